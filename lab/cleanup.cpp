@@ -1,0 +1,58 @@
+#include "lab/cleanup.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "lab/plan.h"
+#include "lab/run_state.h"
+#include "netns/namespace.h"
+#include "netns/pidfd.h"
+
+namespace vpnlab {
+
+Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::string>& only) {
+  CleanupReport report;
+  std::vector<std::string> names = list_namespaces(kLabPrefix);
+  if (!only.empty())
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&](const std::string& n) { return std::find(only.begin(), only.end(), n) == only.end(); }),
+                names.end());
+  std::vector<uint64_t> inodes;
+  for (const auto& n : names) {
+    int fd = open((std::string(kNetnsDir) + "/" + n).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      inodes.push_back(inode_of(fd));
+      close(fd);
+    }
+  }
+  if (dry_run) {
+    for (const auto& p : processes_in_namespaces(inodes))
+      report.actions.push_back("would end process " + std::to_string(p.pid) + " (" + p.comm + ")");
+    for (const auto& n : names) report.actions.push_back("would remove namespace " + n);
+  } else {
+    for (const auto& p : end_processes_in_namespaces(inodes, 2000))
+      report.actions.push_back("ended process " + std::to_string(p.pid) + " (" + p.comm + ")");
+    Status first = ok_status();
+    for (const auto& n : names) {
+      auto s = remove_namespace_file(n);
+      if (s) report.actions.push_back("removed namespace " + n);
+      else if (first) first = s;
+    }
+    if (!first) return first.error();
+    if (auto s = wait_namespaces_released(inodes, 10); !s) return s.error();
+  }
+  // State files whose run is gone (cleanup holds the run lock, so none is live).
+  for (const auto& st : list_states()) {
+    if (!only.empty() && st.namespaces != only) continue;
+    if (dry_run) {
+      report.actions.push_back("would remove state of run " + st.run_id);
+    } else if (remove_state(st.run_id)) {
+      report.actions.push_back("removed state of run " + st.run_id);
+    }
+  }
+  return report;
+}
+
+}  // namespace vpnlab

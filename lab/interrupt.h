@@ -1,0 +1,13 @@
+// SIGINT/SIGTERM become an event: an eventfd that every wait polls next to its own fd,
+// so an interrupted run stops the current step promptly and then tears down in order.
+#pragma once
+
+namespace vpnlab {
+
+// Installs the handlers (once). Returns the fd to poll (readable once interrupted).
+int install_interrupt_handlers();
+int interrupt_fd();
+bool interrupted();
+int interrupt_signal();  // the signal that arrived, 0 if none
+
+}  // namespace vpnlab

@@ -1,0 +1,38 @@
+// iperf3: the argv vpnlab runs and what it reads back from `iperf3 -J`.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/result.h"
+
+namespace vpnlab {
+
+inline constexpr int kIperfPort = 5201;
+
+struct IperfClientOptions {
+  std::string server_address;
+  int port = kIperfPort;
+  double duration_s = 10;
+  int streams = 1;
+  bool reverse = false;
+  std::optional<int> mss;
+};
+
+std::vector<std::string> iperf_client_argv(const IperfClientOptions& o);
+std::vector<std::string> iperf_server_argv(int port);
+
+struct IperfSample {
+  double gbps = 0;               // what the receiver got, Gbit/s (10^9)
+  uint64_t bytes_received = 0;
+  uint64_t bytes_sent = 0;
+  int64_t retransmits = -1;      // -1: not reported
+  double seconds = 0;
+  int streams = 0;
+};
+
+// Parses the client's JSON. An iperf3-reported error comes back as an Error with its text.
+Result<IperfSample> parse_iperf_json(const std::string& json_text);
+
+}  // namespace vpnlab

@@ -1,0 +1,32 @@
+// IPv4 addresses and prefixes as plain values (no syscalls), for the pure plan.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace vpnlab {
+
+struct Ipv4Addr {
+  uint32_t value = 0;  // host byte order
+  std::string str() const;
+  bool operator==(const Ipv4Addr&) const = default;
+};
+
+struct Ipv4Prefix {
+  Ipv4Addr network;
+  int length = 0;
+
+  // Number of usable host addresses (excludes network and broadcast for /0../30).
+  uint64_t host_count() const;
+  // Host address number n (1-based): 10.77.0.0/24 host 1 = 10.77.0.1. nullopt if out of range.
+  std::optional<Ipv4Addr> host(uint64_t n) const;
+  bool overlaps(const Ipv4Prefix& other) const;
+  std::string str() const;
+  bool operator==(const Ipv4Prefix&) const = default;
+};
+
+std::optional<Ipv4Addr> parse_ipv4(const std::string& text);
+// Strict: "a.b.c.d/len" with no host bits set; the reason on failure goes to *why.
+std::optional<Ipv4Prefix> parse_ipv4_prefix(const std::string& text, std::string* why);
+
+}  // namespace vpnlab

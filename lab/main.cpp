@@ -1,0 +1,300 @@
+// vpnlab: the command line. A verb table; each verb has its own --help.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "lab/cleanup.h"
+#include "lab/interrupt.h"
+#include "lab/plan.h"
+#include "lab/product_spec.h"
+#include "lab/run_state.h"
+#include "lab/runner.h"
+#include "lab/toml_reader.h"
+#include "lab/topology.h"
+#include "netns/live_topology.h"
+
+using namespace vpnlab;
+
+namespace {
+
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;
+
+struct Args {
+  std::vector<std::string> positional;
+  std::vector<std::string> products;
+  std::optional<int> samples;
+  std::optional<double> duration_s;
+  std::string out_dir = "results";
+  std::string keys_dir;
+  bool dry_run = false;
+  bool help = false;
+};
+
+int fail(const Error& e) {
+  std::cerr << e.format() << "\n";
+  return kExitError;
+}
+
+int usage_error(const std::string& verb, const std::string& msg) {
+  std::cerr << "vpnlab: error: " << msg << "\nhint: see 'vpnlab " << verb << " --help'\n";
+  return kExitUsage;
+}
+
+// Parses the options every verb may take; a verb rejects those it does not use.
+std::optional<Args> parse_args(const std::string& verb, const std::vector<std::string>& argv, const std::vector<std::string>& allowed) {
+  Args a;
+  auto allowed_opt = [&](const std::string& o) { return std::find(allowed.begin(), allowed.end(), o) != allowed.end(); };
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& s = argv[i];
+    if (s == "-h" || s == "--help") { a.help = true; continue; }
+    if (s.rfind("--", 0) != 0) { a.positional.push_back(s); continue; }
+    if (!allowed_opt(s)) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "'"); return std::nullopt; }
+    if (s == "--dry-run") { a.dry_run = true; continue; }
+    if (i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
+    const std::string& v = argv[++i];
+    if (s == "--product") a.products.push_back(v);
+    else if (s == "--out") a.out_dir = v;
+    else if (s == "--keys") a.keys_dir = v;
+    else if (s == "--samples") {
+      try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.samples = n; }
+      catch (...) { usage_error(verb, "--samples '" + v + "' is not a number"); return std::nullopt; }
+    } else if (s == "--duration") {
+      a.duration_s = parse_duration(v);
+      if (!a.duration_s) { usage_error(verb, "--duration '" + v + "' is not a duration (e.g. 10s, 500ms)"); return std::nullopt; }
+    }
+  }
+  return a;
+}
+
+bool need_root(const std::string& verb) {
+  if (geteuid() == 0) return true;
+  std::cerr << "vpnlab: error: '" << verb << "' creates network namespaces and needs root\nhint: run it as root\n";
+  return false;
+}
+
+std::string make_run_id(std::string* tag) {
+  std::random_device rd;
+  char hex[8];
+  snprintf(hex, sizeof hex, "%04x", rd() & 0xffff);
+  *tag = hex;
+  char buf[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
+  return std::string(buf) + "-" + hex;
+}
+
+int cpu_count() { return static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)); }
+
+Result<Plan> plan_from(const std::string& file, const Args& a) {
+  auto topo = load_topology(file);
+  if (!topo) return topo.error();
+  PlanOptions po;
+  po.run_id = make_run_id(&po.tag);
+  po.products = a.products;
+  po.samples = a.samples;
+  po.duration_s = a.duration_s;
+  po.cpu_count = cpu_count();
+  auto plan = make_plan(topo.value(), po);
+  if (!plan) return plan;
+  if (a.products.empty() && a.samples && *a.samples < 1) return make_error("--samples must be at least 1");
+  // "--product all" means every product in products/.
+  if (std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end())
+    plan->products = list_products(find_products_dir());
+  for (const auto& p : plan->products) {
+    auto spec = load_product(find_products_dir(), p);
+    if (!spec) return spec.error();
+  }
+  return plan;
+}
+
+int cmd_validate(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("validate", "give one topology file");
+  auto plan = plan_from(a.positional[0], a);
+  if (!plan) return fail(plan.error());
+  std::cout << a.positional[0] << ": ok (" << plan->nodes.size() << " nodes, " << plan->veths.size() << " veth pairs, "
+            << plan->bridges.size() << " bridges, " << plan->tests.size() << " tests)\n";
+  return 0;
+}
+
+int cmd_plan(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("plan", "give one topology file");
+  auto plan = plan_from(a.positional[0], a);
+  if (!plan) return fail(plan.error());
+  std::cout << describe_plan(plan.value());
+  return 0;
+}
+
+int cmd_up(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("up", "give one topology file");
+  if (!need_root("up")) return kExitError;
+  auto plan = plan_from(a.positional[0], a);
+  if (!plan) return fail(plan.error());
+  for (const auto& st : list_states())
+    if (st.kept && st.lab == plan->lab)
+      return fail(make_error("lab '" + plan->lab + "' is already up (run " + st.run_id + ")", "run 'vpnlab down " + a.positional[0] + "' first"));
+  auto lock = RunLock::acquire();
+  if (!lock) return fail(lock.error());
+  RunState st{plan->run_id, plan->lab, a.positional[0], "", static_cast<int>(getpid()), true, plan->namespaces()};
+  if (auto s = write_state(st); !s) return fail(s.error());
+  BuildTimings timings;
+  auto topo = LiveTopology::build(plan.value(), &timings);
+  if (!topo) {
+    (void)remove_state(plan->run_id);
+    return fail(topo.error());
+  }
+  // The namespaces outlive this process: release our handles without tearing down.
+  std::vector<std::string> names = plan->namespaces();
+  topo.value().release();
+  std::cout << "up: lab '" << plan->lab << "', " << names.size() << " namespaces in " << timings.namespaces_ms + timings.links_ms << " ms\n";
+  for (const auto& n : plan->nodes) std::cout << "  node " << n.name << ": ip netns exec " << n.ns << " ...\n";
+  return 0;
+}
+
+int cmd_down(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("down", "give the topology file given to 'up'");
+  if (!need_root("down")) return kExitError;
+  auto topo = load_topology(a.positional[0]);
+  if (!topo) return fail(topo.error());
+  auto lock = RunLock::acquire();
+  if (!lock) return fail(lock.error());
+  int found = 0;
+  for (const auto& st : list_states()) {
+    if (!st.kept || st.lab != topo->lab_name) continue;
+    ++found;
+    auto report = cleanup_lab_objects(false, st.namespaces);
+    if (!report) return fail(report.error());
+    (void)remove_state(st.run_id);
+    std::cout << "down: lab '" << st.lab << "' (run " << st.run_id << "): " << report->actions.size() << " objects removed\n";
+  }
+  if (!found) std::cout << "down: lab '" << topo->lab_name << "' is not up; nothing to do\n";
+  return 0;
+}
+
+int cmd_run(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("run", "give one topology file");
+  auto plan = plan_from(a.positional[0], a);
+  if (!plan) return fail(plan.error());
+  if (!need_root("run")) return kExitError;
+  auto lock = RunLock::acquire();
+  if (!lock) return fail(lock.error());
+  RunOptions opts;
+  opts.run_dir = a.out_dir + "/" + plan->run_id;
+  opts.products_dir = find_products_dir();
+  opts.keys_dir = a.keys_dir;
+  opts.interrupt_fd = install_interrupt_handlers();
+  spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan->run_id, plan->products.size(),
+               plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
+  auto report = run_bench(plan.value(), opts);
+  if (!report) return fail(report.error());
+  std::cout << "\n" << summary_table(report->rows);
+  for (const auto& p : report->products) {
+    if (!p.failure.empty()) std::cout << "! " << p.product << ": " << p.failure.substr(0, p.failure.find('\n')) << "\n";
+    for (const auto& l : p.leftovers) std::cout << "! " << p.product << " left behind: " << l << "\n";
+  }
+  std::cout << "results: " << opts.run_dir << "/results.csv\n";
+  if (report->interrupted) {
+    std::cerr << "vpnlab: interrupted: finished samples are kept in " << opts.run_dir << "/results.csv\n";
+    return kExitInterrupted;
+  }
+  return 0;
+}
+
+int cmd_cleanup(const Args& a) {
+  if (!a.positional.empty()) return usage_error("cleanup", "cleanup takes no file");
+  if (!need_root("cleanup")) return kExitError;
+  auto lock = RunLock::acquire();
+  if (!lock) return fail(lock.error());
+  auto report = cleanup_lab_objects(a.dry_run);
+  if (!report) return fail(report.error());
+  for (const auto& line : report->actions) std::cout << line << "\n";
+  if (report->actions.empty()) std::cout << "cleanup: nothing of vpnlab's on this machine\n";
+  return 0;
+}
+
+int cmd_products(const Args&) {
+  std::string dir = find_products_dir();
+  for (const auto& name : list_products(dir)) {
+    auto spec = load_product(dir, name);
+    if (!spec) {
+      std::cout << name << "  invalid: " << spec.error().where_and_what() << "\n";
+      continue;
+    }
+    auto av = check_availability(spec.value());
+    std::cout << name << "  " << (av.available ? "available  " + av.version : "unavailable: " + av.reason) << "  cipher: " << spec->cipher << "\n";
+  }
+  return 0;
+}
+
+struct Verb {
+  const char* name;
+  const char* synopsis;
+  const char* help;
+  std::vector<std::string> options;
+  std::function<int(const Args&)> run;
+};
+
+const std::vector<Verb>& verbs() {
+  static const std::vector<Verb> v = {
+      {"validate", "validate FILE", "Checks a topology file and the products it names; creates nothing, needs no root.", {"--product"}, cmd_validate},
+      {"plan", "plan FILE", "Prints what a run would create and do; creates nothing, needs no root.",
+       {"--product", "--samples", "--duration"}, cmd_plan},
+      {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
+      {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
+      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR]",
+       "Measures each product in turn on a freshly built topology and writes DIR/<run_id>/results.csv.\n"
+       "  --product NAME   measure this product (repeatable; 'all' = every product); default: [bench] products\n"
+       "  --samples N      samples per test (default: [bench] samples)\n"
+       "  --duration D     seconds per sample, e.g. 10s (default: [bench] duration)\n"
+       "  --out DIR        parent of the run directory (default: results)\n"
+       "  --keys DIR       reuse the key set in DIR, so two runs use the very same keys",
+       {"--product", "--samples", "--duration", "--out", "--keys"}, cmd_run},
+      {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
+       {"--dry-run"}, cmd_cleanup},
+      {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},
+  };
+  return v;
+}
+
+void print_usage() {
+  std::cout << "usage: vpnlab VERB [ARGS]\n\nverbs:\n";
+  for (const auto& v : verbs()) std::cout << "  " << v.synopsis << "\n";
+  std::cout << "\n'vpnlab VERB --help' describes one verb.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_pattern("%v");
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    print_usage();
+    return argc < 2 ? kExitUsage : 0;
+  }
+  std::string verb = argv[1];
+  for (const auto& v : verbs()) {
+    if (verb != v.name) continue;
+    auto args = parse_args(verb, std::vector<std::string>(argv + 2, argv + argc), v.options);
+    if (!args) return kExitUsage;
+    if (args->help) {
+      std::cout << "usage: vpnlab " << v.synopsis << "\n\n" << v.help << "\n";
+      return 0;
+    }
+    return v.run(*args);
+  }
+  std::vector<std::string> names;
+  for (const auto& v : verbs()) names.push_back(v.name);
+  std::string guess = closest_match(verb, names);
+  std::cerr << "vpnlab: error: unknown verb '" << verb << "'\nhint: " << (guess.empty() ? "see 'vpnlab --help'" : "did you mean '" + guess + "'?") << "\n";
+  return kExitUsage;
+}

@@ -1,0 +1,73 @@
+// One product running on one freshly built topology: its files rendered with the run's
+// identical values (addresses, port, MTU, keys), its steps carried out in each node, its
+// tunnel proven to pass traffic, and its daemons stopped again.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab/keys.h"
+#include "lab/plan.h"
+#include "lab/process.h"
+#include "lab/product_spec.h"
+#include "netns/live_topology.h"
+
+namespace vpnlab {
+
+struct TunnelCounters {
+  uint64_t if_rx = 0, if_tx = 0;            // overlay interface (netlink stats)
+  bool has_product = false;
+  uint64_t product_rx = 0, product_tx = 0;  // the product's own peer counters
+};
+
+class ProductSession {
+ public:
+  struct Context {
+    const Plan* plan = nullptr;
+    LiveTopology* topo = nullptr;
+    const ProductSpec* spec = nullptr;
+    const std::map<std::string, X25519KeyPair>* keys = nullptr;
+    std::string run_dir;
+    int interrupt_fd = -1;
+  };
+
+  // Starts the product on every node and waits until each node's pings to every peer's
+  // overlay address are answered. On failure everything started is stopped again and
+  // the error carries the tail of the relevant log.
+  static Result<std::unique_ptr<ProductSession>> start(const Context& ctx);
+  ~ProductSession();
+
+  double bringup_seconds() const { return bringup_s_; }
+  // Where iperf3's client connects: the server's overlay address, or its underlay address
+  // on the shared link for the no-tunnel baseline.
+  Ipv4Addr target_address(const PlanTest& test) const;
+  Result<TunnelCounters> read_counters(const std::string& node);
+  // Daemons alive right now; a dead one is named with its log tail.
+  Status check_daemons();
+  // Stops daemons, last started first (TERM, grace, KILL).
+  void stop();
+
+  // Parses "<key> <rx> <tx>" style output: sums the 1-based fields over all lines.
+  static bool parse_counter_output(const std::string& text, int rx_field, int tx_field, uint64_t* rx, uint64_t* tx);
+
+ private:
+  explicit ProductSession(const Context& ctx) : ctx_(ctx) {}
+  Status render_files(const PlanNode& node);
+  Status run_steps(const PlanNode& node);
+  Status wait_ready();
+  std::map<std::string, std::string> vars_for(const PlanNode& node) const;
+  std::string expand(const std::string& text, const PlanNode& node) const;
+
+  struct Daemon {
+    std::string node;
+    std::string log;
+    std::unique_ptr<Child> child;
+  };
+  Context ctx_;
+  std::vector<Daemon> daemons_;
+  double bringup_s_ = 0;
+  int log_seq_ = 0;
+};
+
+}  // namespace vpnlab

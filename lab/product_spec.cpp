@@ -1,0 +1,211 @@
+#include "lab/product_spec.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "lab/process.h"
+#include "lab/toml_reader.h"
+
+#ifndef VPNLAB_SOURCE_DIR
+#define VPNLAB_SOURCE_DIR "."
+#endif
+
+namespace vpnlab {
+
+namespace {
+
+bool is_dir(const std::string& p) {
+  struct stat st{};
+  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
+  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "env", "timeout"}); !s) return s;
+  int kinds = 0;
+  if (t.get("daemon")) { step->kind = ProductStep::Kind::Daemon; ++kinds; }
+  if (t.get("run")) { step->kind = ProductStep::Kind::Run; ++kinds; }
+  if (t.get("wait_link")) { step->kind = ProductStep::Kind::WaitLink; ++kinds; }
+  if (t.get("configure")) { step->kind = ProductStep::Kind::Configure; ++kinds; }
+  if (kinds != 1)
+    return r.at(pos_of(t), "step: give exactly one of daemon, run, wait_link, configure",
+                "e.g. run = [\"wg\", \"setconf\", \"{{interface}}\", \"{{secrets}}/wg.conf\"]");
+  SourcePos argv_pos;
+  if (auto s = get_string_list(r, t, step->kind == ProductStep::Kind::Daemon ? "daemon" : "run", "step", &step->argv, &argv_pos); !s) return s;
+  if ((step->kind == ProductStep::Kind::Daemon || step->kind == ProductStep::Kind::Run) && step->argv.empty())
+    return r.at(argv_pos, "step: empty argv", "name the program and its arguments");
+  if (auto s = get_string(r, t, "wait_link", "step", &step->ifname, false, pos_of(t)); !s) return s;
+  if (auto s = get_string(r, t, "configure", "step", &step->ifname, false, pos_of(t)); !s) return s;
+  if (auto s = get_duration(r, t, "timeout", "step", &step->timeout_s, 0.001); !s) return s;
+  if (const toml::node* env = t.get("env")) {
+    if (!env->is_table()) return r.at(*env, "step: 'env' must be a table", "write env = { NAME = \"value\" }");
+    for (auto&& [k, v] : *env->as_table()) {
+      if (!v.is_string()) return r.at(v, "step: env value must be a string", "write NAME = \"value\"");
+      step->env[std::string(k.str())] = v.as_string()->get();
+    }
+  }
+  return ok_status();
+}
+
+Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
+  if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "packages", "binaries", "version", "tunnel",
+                                             "interface", "keys", "file", "step", "ready", "counters"}); !s)
+    return s;
+  std::string name;
+  if (auto s = get_string(r, root, "name", "product", &name, true, SourcePos{1, 1}); !s) return s;
+  if (name != spec->name)
+    return r.at(*root.get("name"), "product: name '" + name + "' differs from its folder '" + spec->name + "'", "make them equal");
+  if (auto s = get_string(r, root, "description", "product", &spec->description, false, {}); !s) return s;
+  if (auto s = get_string(r, root, "cipher", "product", &spec->cipher, true, SourcePos{1, 1}); !s) return s;
+  if (auto s = get_string_list(r, root, "packages", "product", &spec->packages, nullptr); !s) return s;
+  if (auto s = get_string_list(r, root, "binaries", "product", &spec->binaries, nullptr); !s) return s;
+  if (auto s = get_string_list(r, root, "version", "product", &spec->version_argv, nullptr); !s) return s;
+  if (auto s = get_bool(r, root, "tunnel", "product", &spec->tunnel); !s) return s;
+  if (auto s = get_string(r, root, "interface", "product", &spec->interface, spec->tunnel, SourcePos{1, 1}); !s) return s;
+  if (auto s = get_string(r, root, "keys", "product", &spec->keys, false, {}); !s) return s;
+  if (spec->keys != "none" && spec->keys != "x25519")
+    return r.at(*root.get("keys"), "product: unknown key type '" + spec->keys + "'", "use keys = \"x25519\" or \"none\"");
+  if (spec->interface.size() > 15)
+    return r.at(*root.get("interface"), "product: interface name '" + spec->interface + "' is longer than 15 characters", "shorten it");
+
+  if (const toml::node* files = root.get("file")) {
+    if (!files->is_array_of_tables()) return r.at(*files, "'file' must be an array of tables", "write [[file]]");
+    for (const auto& item : *files->as_array()) {
+      const toml::table& t = *item.as_table();
+      if (auto s = r.only_keys(t, "file", {"name", "template", "secret"}); !s) return s;
+      ProductFile f;
+      std::string tmpl;
+      if (auto s = get_string(r, t, "name", "file", &f.name, true, pos_of(t)); !s) return s;
+      if (f.name.find('/') != std::string::npos || f.name.empty() || f.name[0] == '.')
+        return r.at(*t.get("name"), "file: name '" + f.name + "' must be a plain file name", "no '/' and no leading '.'");
+      if (auto s = get_string(r, t, "template", "file", &tmpl, true, pos_of(t)); !s) return s;
+      if (auto s = get_bool(r, t, "secret", "file", &f.secret); !s) return s;
+      f.template_path = spec->dir + "/" + tmpl;
+      auto text = read_file(f.template_path);
+      if (!text) return r.at(*t.get("template"), "file: cannot read template " + f.template_path, "put the template next to product.toml");
+      f.template_text = *text;
+      spec->files.push_back(std::move(f));
+    }
+  }
+  if (const toml::node* steps = root.get("step")) {
+    if (!steps->is_array_of_tables()) return r.at(*steps, "'step' must be an array of tables", "write [[step]]");
+    for (const auto& item : *steps->as_array()) {
+      ProductStep step;
+      if (auto s = parse_step(r, *item.as_table(), &step); !s) return s;
+      spec->steps.push_back(std::move(step));
+    }
+  }
+  if (const toml::node* ready = root.get("ready")) {
+    if (!ready->is_table()) return r.at(*ready, "'ready' must be a table", "write [ready]");
+    if (auto s = r.only_keys(*ready->as_table(), "ready", {"timeout"}); !s) return s;
+    if (auto s = get_duration(r, *ready->as_table(), "timeout", "ready", &spec->ready_timeout_s, 0.1); !s) return s;
+  }
+  if (const toml::node* c = root.get("counters")) {
+    if (!c->is_table()) return r.at(*c, "'counters' must be a table", "write [counters]");
+    const toml::table& t = *c->as_table();
+    if (auto s = r.only_keys(t, "counters", {"argv", "rx_field", "tx_field"}); !s) return s;
+    CounterSpec cs;
+    if (auto s = get_string_list(r, t, "argv", "counters", &cs.argv, nullptr); !s) return s;
+    if (auto s = get_int(r, t, "rx_field", "counters", &cs.rx_field, 1, 64); !s) return s;
+    if (auto s = get_int(r, t, "tx_field", "counters", &cs.tx_field, 1, 64); !s) return s;
+    if (cs.argv.empty() || !cs.rx_field || !cs.tx_field)
+      return r.at(*c, "counters: argv, rx_field and tx_field are all required", "see products/README.md");
+    spec->counters = cs;
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<ProductSpec> load_product(const std::string& products_dir, const std::string& name) {
+  ProductSpec spec;
+  spec.name = name;
+  spec.dir = products_dir + "/" + name;
+  std::string path = spec.dir + "/product.toml";
+  auto text = read_file(path);
+  if (!text) {
+    auto known = list_products(products_dir);
+    std::string guess = closest_match(name, known);
+    std::string all;
+    for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
+    return make_error("unknown product '" + name + "' (no " + path + ")",
+                      guess.empty() ? "known products: " + all : "did you mean '" + guess + "'?");
+  }
+  TomlReader r(path);
+  toml::table root;
+  try {
+    root = toml::parse(*text, path);
+  } catch (const toml::parse_error& err) {
+    return r.at(SourcePos{static_cast<int>(err.source().begin.line), static_cast<int>(err.source().begin.column)},
+                "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
+  }
+  if (auto s = parse_spec(r, root, &spec); !s) return s.error();
+  return spec;
+}
+
+std::vector<std::string> list_products(const std::string& products_dir) {
+  std::vector<std::string> out;
+  DIR* dir = opendir(products_dir.c_str());
+  if (!dir) return out;
+  while (dirent* e = readdir(dir)) {
+    std::string n = e->d_name;
+    if (n[0] != '.' && access((products_dir + "/" + n + "/product.toml").c_str(), R_OK) == 0) out.push_back(n);
+  }
+  closedir(dir);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string find_products_dir() {
+  if (const char* env = getenv("VPNLAB_PRODUCTS"); env && *env) return env;
+  std::string built_in = std::string(VPNLAB_SOURCE_DIR) + "/products";
+  if (is_dir(built_in)) return built_in;
+  return "products";
+}
+
+Availability check_availability(const ProductSpec& spec) {
+  Availability a;
+  std::string pkgs;
+  for (const auto& p : spec.packages) pkgs += (pkgs.empty() ? "" : " ") + p;
+  for (const auto& bin : spec.binaries) {
+    if (find_program(bin).empty()) {
+      a.reason = "'" + bin + "' is not installed (apt-get install --no-install-recommends " + pkgs + ")";
+      return a;
+    }
+  }
+  a.available = true;
+  if (!spec.version_argv.empty()) {
+    char tmpl[] = "/tmp/vpnlab-version-XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd >= 0) {
+      close(fd);
+      SpawnSpec s;
+      s.argv = spec.version_argv;
+      s.stdout_path = tmpl;
+      auto out = run_command(s, 5);
+      std::ifstream in(tmpl);
+      std::string line;
+      while (std::getline(in, line) && line.find_first_not_of(" \t") == std::string::npos) {
+      }
+      a.version = line;
+      unlink(tmpl);
+    }
+  } else {
+    a.version = "-";
+  }
+  return a;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,44 @@
+// results.csv: tidy long format, one row per sample, each row flushed and fsync'ed so an
+// interrupted run keeps every finished sample and never a half row.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/result.h"
+#include "netns/unique_fd.h"
+
+namespace vpnlab {
+
+struct SampleRow {
+  std::string run_id, timestamp, product, test, pattern = "one-to-one", direction, protocol = "tcp";
+  int sample = 0;  // 1-based
+  std::string client, server;
+  int streams = 1;
+  bool reverse = false;
+  int mss = 0;     // 0: not set
+  double duration_s = 0;
+  double gbps = 0;
+  int64_t retransmits = -1;
+  bool valid = false;
+  std::string status;  // "ok" or "failed"
+  std::string reason;
+};
+
+const std::vector<std::string>& results_csv_header();
+std::string csv_escape(const std::string& field);
+std::string format_row(const SampleRow& row);
+
+class ResultsCsv {
+ public:
+  static Result<ResultsCsv> create(const std::string& path);
+  Status append(const SampleRow& row);
+
+ private:
+  UniqueFd fd_;
+  std::string path_;
+};
+
+// Reads rows back (for the summary table and tests).
+Result<std::vector<SampleRow>> read_results_csv(const std::string& path);
+
+}  // namespace vpnlab

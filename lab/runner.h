@@ -1,0 +1,46 @@
+// The bench runner: for each product in turn, build the topology from nothing, start the
+// product, prove it ready, run warm-up + samples of every test, stop it, audit what it
+// left, tear everything down and wait until the kernel has released the namespaces.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/plan.h"
+#include "lab/results_csv.h"
+
+namespace vpnlab {
+
+struct RunOptions {
+  std::string run_dir;       // results/<run_id>
+  std::string products_dir;
+  std::string keys_dir;      // reuse this key set (empty: generate into RUN/secrets/keys)
+  int interrupt_fd = -1;
+};
+
+
+struct ProductOutcome {
+  std::string product;
+  bool started = false;
+  std::string failure;                 // why it did not run, with log tail
+  double bringup_s = 0;
+  std::vector<std::string> leftovers;  // teardown audit
+};
+
+struct RunReport {
+  std::vector<SampleRow> rows;
+  std::vector<ProductOutcome> products;
+  bool interrupted = false;
+};
+
+Result<RunReport> run_bench(const Plan& plan, const RunOptions& opts);
+
+// Decides whether a sample crossed the tunnel: the client's overlay interface (and the
+// product's own counters, when it has them) carried at least the bytes iperf3 delivered.
+// Empty string = valid; otherwise the reason.
+std::string tunnel_check(bool tunnel, bool reverse, uint64_t iperf_bytes, uint64_t if_rx_delta, uint64_t if_tx_delta,
+                         bool has_product, uint64_t product_rx_delta, uint64_t product_tx_delta);
+
+// The end-of-run table: product, test, median Gbit/s, min–max, ratio to baseline.
+std::string summary_table(const std::vector<SampleRow>& rows);
+
+}  // namespace vpnlab

@@ -1,0 +1,57 @@
+// A topology built from a plan: its namespaces, links and addresses, alive until teardown.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab/plan.h"
+#include "lab/result.h"
+#include "netns/namespace.h"
+
+namespace vpnlab {
+
+struct BuildTimings {
+  double namespaces_ms = 0;
+  double links_ms = 0;
+};
+
+struct TeardownReport {
+  std::vector<std::string> leftovers;  // what the audit found before deleting
+  double teardown_ms = 0;
+};
+
+class LiveTopology {
+ public:
+  // Builds every namespace, bridge, veth and address of `plan`; on failure removes
+  // what was already made.
+  static Result<std::unique_ptr<LiveTopology>> build(const Plan& plan, BuildTimings* timings = nullptr);
+  // Re-attaches to a topology made by `vpnlab up` (namespaces found by name).
+  static Result<std::unique_ptr<LiveTopology>> attach(const std::vector<std::string>& ns_names);
+
+  ~LiveTopology();
+  LiveTopology(const LiveTopology&) = delete;
+  LiveTopology& operator=(const LiveTopology&) = delete;
+
+  Netns& ns_of_node(const std::string& node);
+  Netns& ns(const std::string& name);
+  // The node's private mount namespace, made on first use.
+  Result<int> mount_ns_of_node(const std::string& node);
+  std::vector<uint64_t> inodes() const;
+  const std::vector<Netns>& namespaces() const { return namespaces_; }
+
+  // What a product left behind: processes in lab namespaces, links that the plan did not make.
+  std::vector<std::string> audit() const;
+  // Ends every process in the lab namespaces, removes the namespaces and waits until the
+  // kernel has let go of each (no process, fd or nsfs mount refers to its inode).
+  Status teardown(double timeout_s = 10);
+
+ private:
+  LiveTopology() = default;
+  std::vector<Netns> namespaces_;
+  std::map<std::string, std::string> node_ns_;
+  std::map<std::string, std::vector<std::string>> expected_links_;  // ns -> link names
+  bool torn_down_ = false;
+};
+
+}  // namespace vpnlab

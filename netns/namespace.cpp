@@ -1,0 +1,255 @@
+#include "netns/namespace.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "netns/sysctl.h"
+
+namespace vpnlab {
+
+namespace {
+
+std::string ns_path(const std::string& name) { return std::string(kNetnsDir) + "/" + name; }
+
+// Like iproute2: make /run/netns a shared mount point of its own, so that unmounting a
+// namespace file also unmounts its copies in mount namespaces created since.
+Status prepare_netns_dir() {
+  if (mkdir(kNetnsDir, 0755) < 0 && errno != EEXIST)
+    return make_error(std::string("cannot create ") + kNetnsDir + ": " + errno_text(errno), "run vpnlab as root");
+  if (mount("", kNetnsDir, "none", MS_SHARED | MS_REC, nullptr) == 0) return ok_status();
+  if (errno != EINVAL) return make_error(std::string("cannot make ") + kNetnsDir + " shared: " + errno_text(errno), "run vpnlab as root");
+  // Not a mount point yet: bind it onto itself first.
+  if (mount(kNetnsDir, kNetnsDir, "none", MS_BIND | MS_REC, nullptr) < 0)
+    return make_error(std::string("cannot bind-mount ") + kNetnsDir + ": " + errno_text(errno), "run vpnlab as root");
+  if (mount("", kNetnsDir, "none", MS_SHARED | MS_REC, nullptr) < 0)
+    return make_error(std::string("cannot make ") + kNetnsDir + " shared: " + errno_text(errno));
+  return ok_status();
+}
+
+// Runs on the dedicated thread: each unshare() moves this thread into a fresh namespace.
+Result<Netns> create_one(const NetnsRequest& req) {
+  std::string path = ns_path(req.name);
+  UniqueFd file(open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
+  if (!file.valid())
+    return make_error("namespace '" + req.name + "': cannot create " + path + ": " + errno_text(errno),
+                      errno == EEXIST ? "a namespace of that name exists: run 'vpnlab cleanup'" : "run vpnlab as root");
+  file.reset();
+  auto fail = [&](const std::string& what) {
+    Error e = make_error("namespace '" + req.name + "': " + what + ": " + errno_text(errno), "run vpnlab as root");
+    (void)remove_namespace_file(req.name);
+    return e;
+  };
+  if (unshare(CLONE_NEWNET) < 0) return fail("unshare(CLONE_NEWNET)");
+  if (mount("/proc/thread-self/ns/net", path.c_str(), "none", MS_BIND, nullptr) < 0) return fail("bind mount");
+  Netns ns;
+  ns.name = req.name;
+  ns.fd = UniqueFd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!ns.fd.valid()) return fail("open");
+  ns.inode = inode_of(ns.fd.get());
+  auto sock = open_route_socket();
+  if (!sock) {
+    (void)remove_namespace_file(req.name);
+    return with_context(sock.error(), "namespace '" + req.name + "'");
+  }
+  ns.sock = std::move(sock.value());
+  auto set = apply_sysctls(req.sysctls);
+  if (!set) {
+    (void)remove_namespace_file(req.name);
+    return with_context(set.error(), "namespace '" + req.name + "'");
+  }
+  ns.sysctls = std::move(set.value());
+  // Loopback up: many daemons bind 127.0.0.1 for control sockets.
+  if (auto s = set_link(ns.sock.get(), "lo", 0, true); !s) {
+    (void)remove_namespace_file(req.name);
+    return with_context(s.error(), "namespace '" + req.name + "'");
+  }
+  return ns;
+}
+
+}  // namespace
+
+uint64_t inode_of(int fd) {
+  struct stat st{};
+  if (fstat(fd, &st) < 0) return 0;
+  return st.st_ino;
+}
+
+Result<std::vector<Netns>> create_namespaces(const std::vector<NetnsRequest>& requests) {
+  if (auto s = prepare_netns_dir(); !s) return s.error();
+  Result<std::vector<Netns>> result = std::vector<Netns>{};
+  std::thread worker([&] {
+    std::vector<Netns> made;
+    for (const auto& req : requests) {
+      auto ns = create_one(req);
+      if (!ns) {
+        for (auto& m : made) (void)remove_namespace_file(m.name);
+        result = ns.error();
+        return;
+      }
+      made.push_back(std::move(ns.value()));
+    }
+    result = std::move(made);
+  });
+  worker.join();
+  return result;
+}
+
+Status remove_namespace_file(const std::string& name) {
+  std::string path = ns_path(name);
+  if (umount2(path.c_str(), MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
+    return make_error("namespace '" + name + "': cannot unmount " + path + ": " + errno_text(errno));
+  if (unlink(path.c_str()) < 0 && errno != ENOENT)
+    return make_error("namespace '" + name + "': cannot remove " + path + ": " + errno_text(errno));
+  return ok_status();
+}
+
+Result<Netns> open_namespace(const std::string& name) {
+  Netns ns;
+  ns.name = name;
+  ns.fd = UniqueFd(open(ns_path(name).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!ns.fd.valid()) return make_error("namespace '" + name + "': cannot open: " + errno_text(errno));
+  ns.inode = inode_of(ns.fd.get());
+  Result<NlSock> sock = make_error("unset");
+  if (auto s = run_in_netns(ns.fd.get(), [&] { sock = open_route_socket(); }); !s) return s.error();
+  if (!sock) return with_context(sock.error(), "namespace '" + name + "'");
+  ns.sock = std::move(sock.value());
+  return ns;
+}
+
+std::vector<std::string> list_namespaces(const std::string& prefix) {
+  std::vector<std::string> out;
+  DIR* dir = opendir(kNetnsDir);
+  if (!dir) return out;
+  while (dirent* e = readdir(dir)) {
+    std::string n = e->d_name;
+    if (n.rfind(prefix, 0) == 0) out.push_back(n);
+  }
+  closedir(dir);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status run_in_netns(int netns_fd, const std::function<void()>& fn) {
+  Status result = ok_status();
+  std::thread t([&] {
+    if (setns(netns_fd, CLONE_NEWNET) < 0) {
+      result = make_error("cannot enter network namespace: " + errno_text(errno), "run vpnlab as root");
+      return;
+    }
+    fn();
+  });
+  t.join();
+  return result;
+}
+
+Result<UniqueFd> create_node_mount_ns(int netns_fd) {
+  Result<UniqueFd> result = make_error("unset");
+  std::thread t([&] {
+    auto fail = [&](const std::string& what) {
+      result = make_error("node mount namespace: " + what + ": " + errno_text(errno), "run vpnlab as root");
+    };
+    if (setns(netns_fd, CLONE_NEWNET) < 0) return fail("setns(net)");
+    if (unshare(CLONE_NEWNS) < 0) return fail("unshare(CLONE_NEWNS)");
+    if (mount("", "/", "none", MS_REC | MS_PRIVATE, nullptr) < 0) return fail("make / private");
+    // Drop this copy's view of /run/netns: a copied bind mount would keep every lab
+    // namespace alive as long as this mount namespace lives.
+    umount2(kNetnsDir, MNT_DETACH);
+    if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") < 0) return fail("tmpfs on /run");
+    // sysfs shows the network namespace of whoever mounts it; this thread is in the node's.
+    if (umount2("/sys", MNT_DETACH) == 0) mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+    int fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail("open ns/mnt");
+    result = UniqueFd(fd);
+  });
+  t.join();
+  return result;
+}
+
+namespace {
+
+uint64_t ns_inode_of_link(const std::string& target, const char* kind) {
+  // "net:[4026532001]"
+  std::string head = std::string(kind) + ":[";
+  if (target.rfind(head, 0) != 0) return 0;
+  return std::strtoull(target.c_str() + head.size(), nullptr, 10);
+}
+
+std::string read_link(const std::string& path) {
+  char buf[256];
+  ssize_t n = readlink(path.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  return std::string(buf, n);
+}
+
+std::string comm_of(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/comm");
+  std::string c;
+  std::getline(in, c);
+  return c;
+}
+
+std::vector<std::string> numeric_entries(const std::string& dir_path) {
+  std::vector<std::string> out;
+  DIR* dir = opendir(dir_path.c_str());
+  if (!dir) return out;
+  while (dirent* e = readdir(dir))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') out.emplace_back(e->d_name);
+  closedir(dir);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> namespace_holders(const std::vector<uint64_t>& inodes) {
+  std::set<uint64_t> wanted(inodes.begin(), inodes.end());
+  std::vector<std::string> holders;
+  std::set<uint64_t> mount_namespaces_seen;
+  for (const std::string& pid : numeric_entries("/proc")) {
+    std::string base = "/proc/" + pid;
+    for (const std::string& tid : numeric_entries(base + "/task"))
+      if (wanted.count(ns_inode_of_link(read_link(base + "/task/" + tid + "/ns/net"), "net"))) {
+        holders.push_back("pid " + pid + " (" + comm_of(pid) + ")" + (tid != pid ? " thread " + tid : ""));
+        break;
+      }
+    for (const std::string& fd : numeric_entries(base + "/fd"))
+      if (wanted.count(ns_inode_of_link(read_link(base + "/fd/" + fd), "net")))
+        holders.push_back("fd " + fd + " of pid " + pid + " (" + comm_of(pid) + ")");
+    // nsfs bind mounts: one look per mount namespace is enough.
+    uint64_t mnt = ns_inode_of_link(read_link(base + "/ns/mnt"), "mnt");
+    if (!mnt || !mount_namespaces_seen.insert(mnt).second) continue;
+    std::ifstream info(base + "/mountinfo");
+    std::string line;
+    while (std::getline(info, line)) {
+      auto at = line.find("net:[");
+      if (at != std::string::npos && wanted.count(std::strtoull(line.c_str() + at + 5, nullptr, 10)))
+        holders.push_back("an nsfs mount in the mount namespace of pid " + pid + " (" + comm_of(pid) + ")");
+    }
+  }
+  return holders;
+}
+
+Status wait_namespaces_released(const std::vector<uint64_t>& inodes, double timeout_s) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  auto pause = std::chrono::microseconds(200);
+  for (;;) {
+    auto holders = namespace_holders(inodes);
+    if (holders.empty()) return ok_status();
+    if (std::chrono::steady_clock::now() >= deadline)
+      return make_error("a lab namespace is still referenced by " + holders.front() +
+                        (holders.size() > 1 ? " and " + std::to_string(holders.size() - 1) + " more" : ""),
+                        "run 'vpnlab cleanup'; if it persists, that process was not started by vpnlab");
+    std::this_thread::sleep_for(pause);  // bounded probe: the kernel sends no event for this
+    pause = std::min(pause * 2, std::chrono::microseconds(20000));
+  }
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,33 @@
+// Process control through pidfds: signals reach exactly the process we mean, even if its
+// pid was reused, and exit is an event we can poll() next to other fds.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "netns/unique_fd.h"
+
+namespace vpnlab {
+
+UniqueFd pidfd_open_pid(pid_t pid);
+bool pidfd_signal(int pidfd, int sig);
+// Waits until the process behind `pidfd` exits, `timeout_ms` passes (false), or
+// `interrupt_fd` (may be -1) becomes readable (false, *interrupted = true).
+bool pidfd_wait_exit(int pidfd, int timeout_ms, int interrupt_fd = -1, bool* interrupted = nullptr);
+
+// SIGTERM, wait up to `grace_ms`, then SIGKILL and wait for the exit. The caller reaps
+// its own children; for others the kernel does. Returns true if KILL was needed.
+bool terminate_gracefully(int pidfd, int grace_ms);
+
+struct ProcessRef {
+  pid_t pid = 0;
+  std::string comm;
+};
+// Processes with any thread in one of these network namespaces: a lab process is any
+// process whose /proc/PID/ns/net is a lab namespace (forking daemons escape pid tracking).
+std::vector<ProcessRef> processes_in_namespaces(const std::vector<uint64_t>& netns_inodes);
+// Ends each of them (TERM, grace, KILL), all in parallel; returns what had to be ended.
+std::vector<ProcessRef> end_processes_in_namespaces(const std::vector<uint64_t>& netns_inodes, int grace_ms);
+
+}  // namespace vpnlab

@@ -1,0 +1,18 @@
+// Readiness probes inside a namespace. No kernel event says "the tunnel passes traffic"
+// or "iperf3 is listening", so these are bounded probe loops; neither consumes what it
+// checks (a connect() probe would use up `iperf3 -s -1`'s single test).
+#pragma once
+#include "lab/ipv4.h"
+#include "lab/result.h"
+
+namespace vpnlab {
+
+// ICMP echo from inside the namespace until `target` answers. *rtt_ms gets the answered
+// probe's round trip. `size` is the ICMP payload; with `dont_fragment`, DF is set.
+Status ping_until_answered(int netns_fd, Ipv4Addr target, double timeout_s, int interrupt_fd, double* rtt_ms = nullptr,
+                           int size = 56, bool dont_fragment = false);
+
+// Waits until a TCP socket listens on `port` in the namespace (seen with sock_diag).
+Status wait_tcp_listening(int netns_fd, int port, double timeout_s, int interrupt_fd);
+
+}  // namespace vpnlab
