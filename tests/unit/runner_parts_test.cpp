@@ -1,0 +1,209 @@
+// Pieces of the runner that need no root: iperf3 JSON, CSV rows, templates, keys,
+// product specs, counter parsing, the tunnel check and the summary table.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "lab/iperf.h"
+#include "lab/keys.h"
+#include "lab/product_session.h"
+#include "lab/product_spec.h"
+#include "lab/results_csv.h"
+#include "lab/runner.h"
+#include "lab/template.h"
+
+using namespace vpnlab;
+
+namespace {
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+std::string temp_dir() {
+  char tmpl[] = "/tmp/vpnlab-test-XXXXXX";
+  return mkdtemp(tmpl);
+}
+}  // namespace
+
+TEST(Iperf, ParsesRecordedClientJson) {
+  auto s = parse_iperf_json(read(VPNLAB_TEST_DATA "/iperf3-forward.json"));
+  ASSERT_TRUE(s.ok()) << s.error().format();
+  EXPECT_EQ(s->bytes_received, 89896772u);
+  EXPECT_EQ(s->bytes_sent, 91488256u);
+  EXPECT_EQ(s->retransmits, 3706);
+  EXPECT_NEAR(s->gbps, 0.358585, 1e-6);
+  EXPECT_EQ(s->streams, 1);
+}
+
+TEST(Iperf, ReportsIperfErrorsAndGarbage) {
+  auto e = parse_iperf_json(read(VPNLAB_TEST_DATA "/iperf3-error.json"));
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().message, "iperf3: unable to connect to server: Connection refused");
+  EXPECT_FALSE(parse_iperf_json("not json").ok());
+  EXPECT_FALSE(parse_iperf_json("{\"end\":{}}").ok());
+}
+
+TEST(Iperf, Argv) {
+  IperfClientOptions o;
+  o.server_address = "10.77.0.2";
+  o.duration_s = 2;
+  o.streams = 4;
+  o.reverse = true;
+  o.mss = 1200;
+  EXPECT_EQ(iperf_client_argv(o), (std::vector<std::string>{"iperf3", "-4", "-c", "10.77.0.2", "-p", "5201", "-J", "-t", "2", "-P", "4",
+                                                           "-R", "-M", "1200"}));
+  EXPECT_EQ(iperf_server_argv(5201), (std::vector<std::string>{"iperf3", "-4", "-s", "-1", "-p", "5201"}));
+}
+
+TEST(ResultsCsv, WritesHeaderAndRowsAndReadsThemBack) {
+  std::string dir = temp_dir();
+  std::string path = dir + "/results.csv";
+  {
+    auto csv = ResultsCsv::create(path);
+    ASSERT_TRUE(csv.ok());
+    SampleRow r;
+    r.run_id = "r1";
+    r.product = "wireguard-go";
+    r.test = "a-to-b";
+    r.sample = 2;
+    r.gbps = 0.35;
+    r.valid = true;
+    r.status = "ok";
+    r.reason = "has, a \"comma\"";
+    ASSERT_TRUE(csv->append(r).ok());
+  }
+  // Re-opening appends without a second header.
+  ASSERT_TRUE(ResultsCsv::create(path).ok());
+  std::string text = read(path);
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,"
+            "retransmits,valid,status,reason");
+  EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\"\n"), std::string::npos) << text;
+  auto rows = read_results_csv(path);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].reason, "has, a \"comma\"");
+  EXPECT_EQ((*rows)[0].sample, 2);
+  EXPECT_DOUBLE_EQ((*rows)[0].gbps, 0.35);
+}
+
+TEST(Template, RendersValuesAndPeerBlocks) {
+  TemplateContext c;
+  c.vars = {{"port", "51820"}, {"node", "a"}};
+  c.lists["peers"] = {{{"peer_name", "b"}}, {{"peer_name", "c"}, {"port", "1"}}};
+  auto r = render_template("n={{node}}\n{{#peers}}p={{peer_name}}:{{port}}\n{{/peers}}end", c, "t.tmpl");
+  ASSERT_TRUE(r.ok()) << r.error().format();
+  EXPECT_EQ(r.value(), "n=a\np=b:51820\np=c:1\nend");
+}
+
+TEST(Template, RefusesUnknownNamesAndHostileValues) {
+  TemplateContext c;
+  c.vars = {{"node", "a\nPostUp = rm -rf /"}, {"q", "x\"y"}, {"ok", "fine"}};
+  auto r = render_template("line\nName = {{node}}", c, "products/x/t.tmpl");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().where_and_what(), "products/x/t.tmpl:2: value of 'node' cannot be written safely into a config file");
+  EXPECT_FALSE(render_template("{{q}}", c, "t").ok());
+  auto u = render_template("{{ok}} {{nope}}", c, "t");
+  ASSERT_FALSE(u.ok());
+  EXPECT_EQ(u.error().message, "unknown value '{{nope}}'");
+  EXPECT_FALSE(render_template("{{#peers}}x", c, "t").ok());
+  EXPECT_FALSE(render_template("{{ok", c, "t").ok());
+}
+
+TEST(Keys, MatchesRfc7748Vector) {
+  // RFC 7748, section 6.1 (Alice): the public key derived from the private key.
+  const unsigned char secret[32] = {0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1, 0x72, 0x51, 0xb2, 0x66, 0x45,
+                                    0xdf, 0x4c, 0x2f, 0x87, 0xeb, 0xc0, 0x99, 0x2a, 0xb1, 0x77, 0xfb, 0xa5, 0x1d, 0xb9, 0x2c, 0x2a};
+  const unsigned char pub[32] = {0x85, 0x20, 0xf0, 0x09, 0x89, 0x30, 0xa7, 0x54, 0x74, 0x8b, 0x7d, 0xdc, 0xb4, 0x3e, 0xf7, 0x5a,
+                                 0x0d, 0xbf, 0x3a, 0x0d, 0x26, 0x38, 0x1a, 0xf4, 0xeb, 0xa4, 0xa9, 0x8e, 0xaa, 0x9b, 0x4e, 0x6a};
+  auto kp = x25519_from_secret_base64(to_base64(secret, 32));
+  ASSERT_TRUE(kp.ok());
+  EXPECT_EQ(kp->public_base64(), to_base64(pub, 32));
+}
+
+TEST(Keys, GeneratedOnceThenReusedWithPrivateModes) {
+  std::string dir = temp_dir() + "/keys";
+  auto first = prepare_node_keys(dir, {"a", "b"});
+  ASSERT_TRUE(first.ok());
+  EXPECT_NE(first->at("a").public_base64(), first->at("b").public_base64());
+  struct stat st{};
+  ASSERT_EQ(stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_EQ(stat((dir + "/a.key").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  auto again = prepare_node_keys(dir, {"a", "b"});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->at("a").public_base64(), first->at("a").public_base64());
+  // A generated secret is clamped as `wg genkey` does.
+  EXPECT_EQ(first->at("a").secret[0] & 7, 0);
+  EXPECT_EQ(first->at("a").secret[31] & 0xc0, 0x40);
+}
+
+TEST(ProductSpec, ShippedSpecsLoad) {
+  for (const char* name : {"baseline", "wireguard-go"}) {
+    auto spec = load_product(VPNLAB_PRODUCTS_DIR, name);
+    ASSERT_TRUE(spec.ok()) << spec.error().format();
+  }
+  auto wg = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
+  EXPECT_EQ(wg->interface, "wg0");
+  EXPECT_EQ(wg->steps.size(), 4u);
+  EXPECT_EQ(wg->steps[0].kind, ProductStep::Kind::Daemon);
+  EXPECT_EQ(wg->steps[0].env.at("WG_PROCESS_FOREGROUND"), "1");
+  ASSERT_TRUE(wg->counters);
+  EXPECT_TRUE(wg->files[0].secret);
+}
+
+TEST(ProductSpec, ErrorsNameTheSpecFile) {
+  std::string dir = temp_dir();
+  mkdir((dir + "/bad").c_str(), 0755);
+  std::ofstream(dir + "/bad/product.toml") << "name = \"bad\"\ncipher = \"x\"\ninterface = \"wg0\"\n[[step]]\nrun = []\n";
+  auto spec = load_product(dir, "bad");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().where_and_what(), dir + "/bad/product.toml:5:7: step: empty argv");
+  auto unknown = load_product(VPNLAB_PRODUCTS_DIR, "wireguard");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().hint, "did you mean 'wireguard-go'?");
+}
+
+TEST(Counters, ParsesWgTransferOutput) {
+  uint64_t rx = 0, tx = 0;
+  EXPECT_TRUE(ProductSession::parse_counter_output("keyA=\t100\t2000\nkeyB=\t1\t2\n", 2, 3, &rx, &tx));
+  EXPECT_EQ(rx, 101u);
+  EXPECT_EQ(tx, 2002u);
+  EXPECT_FALSE(ProductSession::parse_counter_output("", 2, 3, &rx, &tx));
+  EXPECT_FALSE(ProductSession::parse_counter_output("keyA= x y\n", 2, 3, &rx, &tx));
+}
+
+TEST(TunnelCheck, RequiresTheTunnelToCarryIperfBytes) {
+  EXPECT_EQ(tunnel_check(false, false, 100, 0, 0, false, 0, 0), "");
+  EXPECT_EQ(tunnel_check(true, false, 1000, 0, 1100, true, 0, 1200), "");
+  EXPECT_EQ(tunnel_check(true, true, 1000, 1100, 0, true, 1200, 0), "");
+  // Traffic that went around the tunnel (underlay) leaves the overlay counters flat.
+  EXPECT_NE(tunnel_check(true, false, 1000, 0, 10, true, 0, 1200).find("did not cross the tunnel"), std::string::npos);
+  EXPECT_NE(tunnel_check(true, false, 1000, 0, 1100, true, 0, 5).find("peer counters"), std::string::npos);
+  EXPECT_NE(tunnel_check(true, false, 0, 0, 0, false, 0, 0), "");
+}
+
+TEST(Summary, MedianRangeAndRatio) {
+  std::vector<SampleRow> rows;
+  auto add = [&](const std::string& product, double gbps, bool valid) {
+    SampleRow r;
+    r.product = product;
+    r.test = "t";
+    r.gbps = gbps;
+    r.valid = valid;
+    r.status = "ok";
+    rows.push_back(r);
+  };
+  for (double g : {10.0, 12.0, 11.0}) add("baseline", g, true);
+  for (double g : {0.3, 0.5, 0.4, 0.45}) add("wireguard-go", g, true);
+  add("wireguard-go", 9.0, false);  // invalid rows are not results
+  std::string table = summary_table(rows);
+  EXPECT_NE(table.find("baseline           t                    11.000       10.000-12.000     1.000     3/3"), std::string::npos) << table;
+  EXPECT_NE(table.find("wireguard-go       t                     0.425         0.300-0.500     0.039     4/5"), std::string::npos) << table;
+}
