@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <system_error>
@@ -62,7 +63,12 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
 
   auto hook = [&](auto& exec) {
     auto fail = [&](const char* what) {
-      exec.set_error(std::error_code(errno, std::system_category()), what);
+      int err = errno;
+      // Boost's error_code path keeps only errno: say which step failed in the log too.
+      (void)!write(2, "vpnlab: ", 8);
+      (void)!write(2, what, strlen(what));
+      (void)!write(2, "\n", 1);
+      exec.set_error(std::error_code(err, std::system_category()), what);
       _exit(127);
     };
     sigset_t none;
@@ -91,7 +97,7 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   }
   if (ec) {
     c->reaped_ = true;
-    return make_error("cannot start '" + spec.argv[0] + "': " + ec.message(), "see " + spec.stdout_path);
+    return make_error("cannot start '" + spec.argv[0] + "': " + ec.message() + "\n" + log_tail(err_path, 2), "see " + err_path);
   }
   c->impl_->pidfd = pidfd_open_pid(c->pid());
   if (!c->impl_->pidfd.valid()) {

@@ -1,0 +1,157 @@
+// Real namespaces, links and processes (root). No mocks: what is checked is the kernel's.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "lab/cleanup.h"
+#include "netns/probes.h"
+#include "root_test_support.h"
+
+using namespace vpnlab;
+using namespace vpnlab::testing;
+
+TEST(Netns, TwoNodesOnAVethPairPingAndLeaveNothing) {
+  VPNLAB_REQUIRE_ROOT();
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml");
+  std::vector<uint64_t> inodes;
+  {
+    auto topo = LiveTopology::build(plan);
+    ASSERT_TRUE(topo.ok()) << topo.error().format();
+    inodes = (*topo)->inodes();
+    ASSERT_EQ(inodes.size(), 2u);
+    Netns& a = (*topo)->ns_of_node("a");
+    EXPECT_TRUE(ping_until_answered(a.fd.get(), plan.underlay_address("b", "lan"), 2, -1).ok());
+    auto lan = get_link(a.sock.get(), "lan");
+    ASSERT_TRUE(lan.ok());
+    EXPECT_EQ(lan->kind, "veth");
+    EXPECT_EQ(lan->mtu, 1500);
+    EXPECT_TRUE(lan->up);
+    EXPECT_EQ(a.sysctls.at("net/ipv4/tcp_no_metrics_save"), "1");
+    EXPECT_TRUE((*topo)->audit().empty());
+    ASSERT_TRUE((*topo)->teardown().ok());
+  }
+  expect_nothing_left(plan, inodes);
+}
+
+TEST(Netns, ThreeNodesOnABridgeInItsOwnNamespace) {
+  VPNLAB_REQUIRE_ROOT();
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/bridge3.toml");
+  std::vector<uint64_t> inodes;
+  {
+    auto topo = LiveTopology::build(plan);
+    ASSERT_TRUE(topo.ok()) << topo.error().format();
+    inodes = (*topo)->inodes();
+    ASSERT_EQ(inodes.size(), 4u);
+    Netns& a = (*topo)->ns_of_node("a");
+    Netns& c = (*topo)->ns_of_node("c");
+    EXPECT_TRUE(ping_until_answered(a.fd.get(), plan.underlay_address("c", "lan"), 2, -1).ok());
+    EXPECT_TRUE(ping_until_answered(c.fd.get(), plan.underlay_address("b", "lan"), 2, -1).ok());
+    auto links = list_links((*topo)->ns(plan.bridges[0].ns).sock.get());
+    ASSERT_TRUE(links.ok());
+    int bridges = 0, ports = 0;
+    for (const auto& l : *links) {
+      bridges += l.kind == "bridge";
+      ports += l.kind == "veth";
+    }
+    EXPECT_EQ(bridges, 1);
+    EXPECT_EQ(ports, 3);
+    ASSERT_TRUE((*topo)->teardown().ok());
+  }
+  expect_nothing_left(plan, inodes);
+}
+
+TEST(Netns, ProcessJoinsNodeNamespacesIsPinnedAndHasAPrivateRun) {
+  VPNLAB_REQUIRE_ROOT();
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml");
+  auto topo = LiveTopology::build(plan);
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  Netns& b = (*topo)->ns_of_node("b");
+  auto mnt = (*topo)->mount_ns_of_node("b");
+  ASSERT_TRUE(mnt.ok()) << mnt.error().format();
+  std::string out = "/tmp/vpnlab-" + plan.ns_prefix + "probe.out";
+  SpawnSpec s;
+  s.argv = {"sh", "-c", "grep Cpus_allowed_list /proc/self/status; stat -L -c %i /proc/self/ns/net; ls -A /run | wc -l; ls /sys/class/net"};
+  s.netns_fd = b.fd.get();
+  s.mntns_fd = *mnt;
+  s.cpus = {0};
+  s.stdout_path = out;
+  auto r = run_command(s, 5);
+  ASSERT_TRUE(r.ok()) << r.error().format();
+  EXPECT_EQ(r->exit_status, 0);
+  std::string text = read_file(out);
+  EXPECT_NE(text.find("Cpus_allowed_list:\t0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::to_string(b.inode) + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n0\n"), std::string::npos) << "the node's /run should start empty: " << text;
+  EXPECT_NE(text.find("lan"), std::string::npos) << "sysfs should show the node's links: " << text;
+  unlink(out.c_str());
+
+  // A daemon that ignores TERM needs KILL; its forked child escapes pid tracking and is
+  // still found (by namespace) and ended at teardown.
+  s.argv = {"sh", "-c", "trap '' TERM; sleep 60 & wait"};
+  s.stdout_path = "/dev/null";
+  auto d = Child::spawn(s);
+  ASSERT_TRUE(d.ok()) << d.error().format();
+  for (int i = 0; i < 200 && processes_in_namespaces({b.inode}).size() < 2; ++i) usleep(5000);
+  EXPECT_EQ(processes_in_namespaces({b.inode}).size(), 2u);
+  EXPECT_TRUE((*d)->stop(300)) << "TERM is ignored, so KILL must have been needed";
+  auto left = (*topo)->audit();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_NE(left[0].find("(sleep)"), std::string::npos) << left[0];
+  auto inodes = (*topo)->inodes();
+  ASSERT_TRUE((*topo)->teardown().ok());
+  expect_nothing_left(plan, inodes);
+}
+
+TEST(Netns, SpawnFailureInTheChildIsReportedToTheCaller) {
+  VPNLAB_REQUIRE_ROOT();
+  SpawnSpec s;
+  s.argv = {"true"};
+  s.cpus = {4095};  // no such CPU: sched_setaffinity fails between fork and exec
+  s.stdout_path = "/tmp/vpnlab-spawn-failure-" + unique_tag() + ".log";
+  auto c = Child::spawn(s);
+  unlink(s.stdout_path.c_str());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("Invalid argument"), std::string::npos) << c.error().message;
+  EXPECT_NE(c.error().message.find("cannot pin to the node's CPUs"), std::string::npos) << c.error().message;
+  EXPECT_FALSE(Child::spawn(SpawnSpec{{"no-such-program-vpnlab"}, {}, -1, -1, {}, "/dev/null"}).ok());
+}
+
+TEST(Netns, CleanupRemovesWhatACrashedRunLeft) {
+  VPNLAB_REQUIRE_ROOT();
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/bridge3.toml");
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // The "run": builds, starts a daemon, then dies without any teardown.
+    auto topo = LiveTopology::build(plan);
+    if (!topo) _exit(3);
+    SpawnSpec s;
+    s.argv = {"sleep", "60"};
+    s.netns_fd = (*topo)->ns_of_node("a").fd.get();
+    s.stdout_path = "/dev/null";
+    auto d = Child::spawn(s);
+    if (!d) _exit(4);
+    d->release();  // no stop: a crash stops nothing
+    kill(getpid(), SIGKILL);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+  auto names = plan.namespaces();
+  ASSERT_EQ(list_namespaces(plan.ns_prefix).size(), names.size());
+  std::vector<uint64_t> inodes;
+  for (const auto& n : names) {
+    auto ns = open_namespace(n);
+    ASSERT_TRUE(ns.ok());
+    inodes.push_back(ns->inode);
+  }
+  ASSERT_EQ(processes_in_namespaces(inodes).size(), 1u);
+
+  auto dry = cleanup_lab_objects(true, names);
+  ASSERT_TRUE(dry.ok());
+  EXPECT_EQ(dry->actions.size(), 1 + names.size());
+  EXPECT_EQ(list_namespaces(plan.ns_prefix).size(), names.size()) << "--dry-run must not remove anything";
+
+  auto done = cleanup_lab_objects(false, names);
+  ASSERT_TRUE(done.ok()) << done.error().format();
+  expect_nothing_left(plan, inodes);
+}
