@@ -88,6 +88,13 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   c->name_ = spec.argv[0];
   std::error_code ec;
   const std::string err_path = spec.stderr_path.empty() ? spec.stdout_path : spec.stderr_path;
+  // Boost v1 opens redirect targets without O_TRUNC: a reused output file would keep the
+  // tail of its previous, longer content. Start every output file empty.
+  for (const std::string* path : {&spec.stdout_path, &err_path}) {
+    int fd = open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    if (fd < 0) return make_error("cannot create " + *path + ": " + errno_text(errno));
+    close(fd);
+  }
   if (err_path == spec.stdout_path) {
     c->impl_->child = bp::child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null,
                                 (bp::std_out & bp::std_err) > spec.stdout_path, bp::extend::on_exec_setup = hook, ec);

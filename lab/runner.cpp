@@ -21,6 +21,7 @@
 #include "lab/product_session.h"
 #include "lab/run_state.h"
 #include "netns/live_topology.h"
+#include "netns/namespace.h"
 #include "netns/probes.h"
 
 namespace vpnlab {
@@ -259,6 +260,8 @@ Result<RunReport> run_bench(const Plan& plan, const RunOptions& opts) {
     outcome.leftovers = (*topo)->audit();
     for (const auto& l : outcome.leftovers) spdlog::warn("{}: teardown leftover: {}", spec.name, l);
     if (auto s = (*topo)->teardown(10); !s) return with_context(s.error(), "tearing down after " + spec.name);
+    // The next product starts on a kernel that has finished destroying this topology.
+    if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
     report.products.push_back(outcome);
     report.interrupted = report.interrupted || interrupted();
   }

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -85,22 +86,32 @@ uint64_t inode_of(int fd) {
 
 Result<std::vector<Netns>> create_namespaces(const std::vector<NetnsRequest>& requests) {
   if (auto s = prepare_netns_dir(); !s) return s.error();
-  Result<std::vector<Netns>> result = std::vector<Netns>{};
-  std::thread worker([&] {
-    std::vector<Netns> made;
-    for (const auto& req : requests) {
-      auto ns = create_one(req);
-      if (!ns) {
-        for (auto& m : made) (void)remove_namespace_file(m.name);
-        result = ns.error();
-        return;
-      }
-      made.push_back(std::move(ns.value()));
+  // Creating a namespace is mostly kernel work that can overlap with another creation, so
+  // requests are split over up to two dedicated threads (each unshare() moves its thread).
+  const size_t workers = requests.size() >= 8 ? 2 : 1;
+  std::vector<Result<Netns>> made;
+  made.reserve(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) made.emplace_back(make_error("not created"));
+  auto work = [&](size_t first) {
+    for (size_t i = first; i < requests.size(); i += workers) {
+      made[i] = create_one(requests[i]);
+      if (!made[i]) return;
     }
-    result = std::move(made);
-  });
-  worker.join();
-  return result;
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 0; w < workers; ++w) threads.emplace_back(work, w);
+  for (auto& t : threads) t.join();
+  std::vector<Netns> out;
+  std::optional<Error> failure;
+  for (size_t i = 0; i < made.size(); ++i) {
+    if (made[i]) out.push_back(std::move(made[i].value()));
+    else if (!failure && made[i].error().message != "not created") failure = made[i].error();
+  }
+  if (failure) {
+    for (auto& m : out) (void)remove_namespace_file(m.name);
+    return *failure;
+  }
+  return out;
 }
 
 Status remove_namespace_file(const std::string& name) {
@@ -250,6 +261,30 @@ Status wait_namespaces_released(const std::vector<uint64_t>& inodes, double time
     std::this_thread::sleep_for(pause);  // bounded probe: the kernel sends no event for this
     pause = std::min(pause * 2, std::chrono::microseconds(20000));
   }
+}
+
+namespace {
+bool netns_work_running() {
+  for (const std::string& pid : numeric_entries("/proc")) {
+    std::string comm = comm_of(pid);
+    if (comm.rfind("kworker/", 0) == 0 && comm.size() > 6 && comm.compare(comm.size() - 6, 6, "+netns") == 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
+Status wait_kernel_netns_cleanup(double timeout_s) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int idle = 0;
+  // Work that is queued but not yet running looks idle: ask for three idle looks in a row.
+  while (idle < 3) {
+    idle = netns_work_running() ? 0 : idle + 1;
+    if (std::chrono::steady_clock::now() >= deadline)
+      return make_error("the kernel is still destroying network namespaces after " + std::to_string(static_cast<int>(timeout_s)) + " s",
+                        "the machine is busy; results taken now would be disturbed");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // bounded probe: no event exists
+  }
+  return ok_status();
 }
 
 }  // namespace vpnlab

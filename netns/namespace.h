@@ -61,4 +61,10 @@ std::vector<std::string> namespace_holders(const std::vector<uint64_t>& inodes);
 // Bounded probe loop (no event exists for "namespace freed") until no holder remains.
 Status wait_namespaces_released(const std::vector<uint64_t>& inodes, double timeout_s);
 
+// After the last reference is gone the kernel destroys a namespace asynchronously, in its
+// "netns" workqueue (its worker is named "kworker/...+netns" while it runs). Waits until
+// that work has been idle for a few consecutive probes, so the next topology is not built
+// while the kernel is still unregistering the previous one's devices.
+Status wait_kernel_netns_cleanup(double timeout_s);
+
 }  // namespace vpnlab

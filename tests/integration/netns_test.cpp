@@ -115,6 +115,18 @@ TEST(Netns, SpawnFailureInTheChildIsReportedToTheCaller) {
   EXPECT_FALSE(Child::spawn(SpawnSpec{{"no-such-program-vpnlab"}, {}, -1, -1, {}, "/dev/null"}).ok());
 }
 
+TEST(Process, OutputFilesStartEmpty) {
+  std::string path = "/tmp/vpnlab-output-" + unique_tag() + ".txt";
+  std::ofstream(path) << "a much longer previous content\nthat must not survive\n";
+  SpawnSpec s;
+  s.argv = {"echo", "short"};
+  s.stdout_path = path;
+  auto r = run_command(s, 5);
+  ASSERT_TRUE(r.ok()) << r.error().format();
+  EXPECT_EQ(read_file(path), "short\n");
+  unlink(path.c_str());
+}
+
 TEST(Netns, CleanupRemovesWhatACrashedRunLeft) {
   VPNLAB_REQUIRE_ROOT();
   Plan plan = plan_for(VPNLAB_TOPOLOGIES "/bridge3.toml");

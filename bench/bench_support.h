@@ -1,0 +1,40 @@
+// Shared by the benchmarks: timing, medians, and running `ip` commands the way a user's
+// script would (one process per command).
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "lab/process.h"
+
+namespace vpnlab::bench {
+
+using Clock = std::chrono::steady_clock;
+
+inline double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Runs argv to completion; returns false (and prints it unless `quiet`) if it failed.
+inline bool run(const std::vector<std::string>& argv, const std::string& out = "/dev/null", bool quiet = false) {
+  SpawnSpec s;
+  s.argv = argv;
+  s.stdout_path = out;
+  auto r = run_command(s, 60);
+  if (!r || r->exit_status != 0) {
+    if (quiet) return false;
+    std::string cmd;
+    for (const auto& a : argv) cmd += a + " ";
+    fprintf(stderr, "bench: failed: %s\n", cmd.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace vpnlab::bench

@@ -1,0 +1,175 @@
+// Benchmark (not a test): time to bring a topology up and down with vpnlab (netlink, one
+// socket per namespace) and with the same work done as `ip` commands. "down" includes the
+// kernel releasing the namespaces (no process, fd or nsfs mount refers to them).
+// Prints figures; asserts nothing.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <random>
+
+#include "bench_support.h"
+#include "lab/plan.h"
+#include "lab/topology.h"
+#include "netns/live_topology.h"
+#include "netns/namespace.h"
+
+using namespace vpnlab;
+using namespace vpnlab::bench;
+
+namespace {
+
+std::string star_toml(int nodes) {
+  std::string t = "[lab]\nname = \"star" + std::to_string(nodes) + "\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n";
+  for (int i = 1; i <= nodes; ++i) t += "[[node]]\nname = \"n" + std::to_string(i) + "\"\n";
+  t += "[[link]]\nname = \"lan\"\nnodes = [";
+  for (int i = 1; i <= nodes; ++i) t += std::string(i > 1 ? ", " : "") + "\"n" + std::to_string(i) + "\"";
+  t += "]\nsubnet = \"192.168.0.0/24\"\n[bench]\n[[bench.test]]\nname = \"t\"\nclient = \"n1\"\nserver = \"n2\"\n";
+  return t;
+}
+
+std::string pair_toml() {
+  return "[lab]\nname = \"pair\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
+         "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n[bench]\n[[bench.test]]\nname = \"t\"\n"
+         "client = \"a\"\nserver = \"b\"\n";
+}
+
+Plan plan_of(const std::string& toml, int round) {
+  auto topo = parse_topology_text(toml, "bench.toml");
+  if (!topo) {
+    fprintf(stderr, "%s\n", topo.error().format().c_str());
+    exit(1);
+  }
+  char tag[16];
+  snprintf(tag, sizeof tag, "b%03d", round);
+  return make_plan(topo.value(), PlanOptions{"bench", tag}).value();
+}
+
+struct Timing {
+  double up_ms = 0, down_ms = 0;
+  double kernel_ms = 0;  // after down: until the kernel's netns workqueue went idle
+};
+
+// Not part of the measured time: every round starts on a kernel that has finished
+// destroying the previous round's namespaces, for both tools alike.
+double settle() {
+  auto t0 = Clock::now();
+  if (auto s = wait_kernel_netns_cleanup(30); !s) fprintf(stderr, "%s\n", s.error().message.c_str());
+  return ms_since(t0);
+}
+
+Timing vpnlab_once(const Plan& plan) {
+  Timing t;
+  auto t0 = Clock::now();
+  auto topo = LiveTopology::build(plan);
+  if (!topo) {
+    fprintf(stderr, "%s\n", topo.error().format().c_str());
+    exit(1);
+  }
+  t.up_ms = ms_since(t0);
+  auto t1 = Clock::now();
+  if (auto s = (*topo)->teardown(); !s) fprintf(stderr, "%s\n", s.error().format().c_str());
+  t.down_ms = ms_since(t1);
+  t.kernel_ms = settle();
+  return t;
+}
+
+// The same objects, made the way a shell script with iproute2 makes them.
+Timing ip_commands_once(const Plan& plan) {
+  std::vector<std::vector<std::string>> up;
+  for (const auto& b : plan.bridges) {
+    up.push_back({"ip", "netns", "add", b.ns});
+    up.push_back({"ip", "-n", b.ns, "link", "add", b.name, "type", "bridge"});
+    up.push_back({"ip", "-n", b.ns, "link", "set", b.name, "up"});
+  }
+  for (const auto& n : plan.nodes) {
+    up.push_back({"ip", "netns", "add", n.ns});
+    up.push_back({"ip", "-n", n.ns, "link", "set", "lo", "up"});
+  }
+  for (const auto& v : plan.veths) {
+    up.push_back({"ip", "-n", v.ns_a, "link", "add", v.if_a, "mtu", std::to_string(v.mtu), "type", "veth", "peer", "name", v.if_b,
+                  "mtu", std::to_string(v.mtu), "netns", v.ns_b});
+    if (v.addr_a) up.push_back({"ip", "-n", v.ns_a, "addr", "add", v.addr_a->str(), "dev", v.if_a});
+    if (v.addr_b) up.push_back({"ip", "-n", v.ns_b, "addr", "add", v.addr_b->str(), "dev", v.if_b});
+    up.push_back({"ip", "-n", v.ns_a, "link", "set", v.if_a, "up"});
+    if (!v.master_b.empty()) up.push_back({"ip", "-n", v.ns_b, "link", "set", v.if_b, "master", v.master_b, "up"});
+    else up.push_back({"ip", "-n", v.ns_b, "link", "set", v.if_b, "up"});
+  }
+  Timing t;
+  auto t0 = Clock::now();
+  for (const auto& argv : up)
+    if (!run(argv)) exit(1);
+  t.up_ms = ms_since(t0);
+  std::vector<uint64_t> inodes;
+  for (const auto& ns : plan.namespaces()) {
+    int fd = open((std::string(kNetnsDir) + "/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+    inodes.push_back(inode_of(fd));
+    close(fd);
+  }
+  auto t1 = Clock::now();
+  for (const auto& ns : plan.namespaces()) run({"ip", "netns", "del", ns});
+  (void)wait_namespaces_released(inodes, 30);
+  t.down_ms = ms_since(t1);
+  t.kernel_ms = settle();
+  return t;
+}
+
+void report(const char* what, const std::vector<Timing>& runs) {
+  std::vector<double> up, down, total, kernel;
+  for (const auto& r : runs) {
+    up.push_back(r.up_ms);
+    down.push_back(r.down_ms);
+    total.push_back(r.up_ms + r.down_ms);
+    kernel.push_back(r.kernel_ms);
+  }
+  printf("  %-12s up %8.2f ms   down %8.2f ms   total %8.2f ms   (+ kernel cleanup after down %6.1f ms; median of %zu)\n", what,
+         median(up), median(down), median(total), median(kernel), runs.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (geteuid() != 0) {
+    fprintf(stderr, "topology_bench: needs root\n");
+    return 1;
+  }
+  bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  int rounds = quick ? 2 : 5;
+  int round = 0;
+  printf("topology up/down, vpnlab (netlink) vs ip commands\n");
+  printf("down = until no process, fd or nsfs mount refers to any of the namespaces\n");
+  settle();
+  std::vector<std::pair<std::string, std::string>> cases = {{"2 nodes (veth pair)", pair_toml()}};
+  for (int n : {25, 50, 100}) cases.push_back({std::to_string(n) + "-node star (one bridge)", star_toml(n)});
+  double star100_vpnlab = 0, star100_ip = 0;
+  for (const auto& [name, toml] : cases) {
+    printf("%s\n", name.c_str());
+    std::vector<Timing> v, ip;
+    for (int i = 0; i < rounds; ++i) v.push_back(vpnlab_once(plan_of(toml, ++round)));
+    report("vpnlab", v);
+    for (int i = 0; i < (quick ? 1 : 3); ++i) ip.push_back(ip_commands_once(plan_of(toml, ++round)));
+    report("ip commands", ip);
+    if (name.rfind("100-", 0) == 0) {
+      std::vector<double> a, b;
+      for (auto& t : v) a.push_back(t.up_ms + t.down_ms);
+      for (auto& t : ip) b.push_back(t.up_ms + t.down_ms);
+      star100_vpnlab = median(a);
+      star100_ip = median(b);
+    }
+  }
+  // The 2-node case as a user sees it: `vpnlab up` + `vpnlab down`, process start included.
+  char dir[] = "/tmp/vpnlab-bench-XXXXXX";
+  std::string file = std::string(mkdtemp(dir)) + "/pair.toml";
+  FILE* f = fopen(file.c_str(), "w");
+  fputs(pair_toml().c_str(), f);
+  fclose(f);
+  std::vector<double> cli;
+  for (int i = 0; i < rounds; ++i) {
+    auto t0 = Clock::now();
+    if (!run({VPNLAB_BINARY, "up", file}) || !run({VPNLAB_BINARY, "down", file})) return 1;
+    cli.push_back(ms_since(t0));
+  }
+  printf("2 nodes, 'vpnlab up' + 'vpnlab down' as processes: %.2f ms (median of %d)\n", median(cli), rounds);
+  if (star100_ip > 0) printf("100-node star: vpnlab is %.1fx faster than ip commands\n", star100_ip / star100_vpnlab);
+  return 0;
+}
