@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "lab/cleanup.h"
@@ -276,6 +277,8 @@ void print_usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Progress and warnings go to stderr; stdout carries only results (the table, listings).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("vpnlab"));
   spdlog::set_pattern("%v");
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     print_usage();

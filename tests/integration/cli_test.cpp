@@ -1,0 +1,99 @@
+// The vpnlab binary as a user runs it: exit codes, messages, SIGINT in the middle of a run.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <thread>
+
+#include "lab/results_csv.h"
+#include "root_test_support.h"
+
+using namespace vpnlab;
+using namespace vpnlab::testing;
+
+namespace {
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+Outcome vpnlab_cli(const std::vector<std::string>& args) {
+  std::string dir = "/tmp/vpnlab-cli-" + unique_tag();
+  mkdir(dir.c_str(), 0700);
+  SpawnSpec s;
+  s.argv = {VPNLAB_BINARY};
+  s.argv.insert(s.argv.end(), args.begin(), args.end());
+  s.stdout_path = dir + "/out";
+  s.stderr_path = dir + "/err";
+  auto r = run_command(s, 120);
+  Outcome o;
+  if (r) o.status = r->exit_status;
+  o.out = read_file(s.stdout_path);
+  o.err = read_file(s.stderr_path);
+  return o;
+}
+}  // namespace
+
+TEST(Cli, ValidateRefusesABrokenFileWithOneClearError) {
+  std::string file = "/tmp/vpnlab-broken-" + unique_tag() + ".toml";
+  std::string text = read_file(VPNLAB_TOPOLOGIES "/quick.toml");
+  text.replace(text.find("nodes = [\"a\", \"b\"]"), 18, "nodes = [\"a\", \"c\"]");
+  std::ofstream(file) << text;
+  auto before = list_namespaces(kLabPrefix);
+  Outcome o = vpnlab_cli({"validate", file});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err.rfind("vpnlab: error: " + file + ":", 0), 0u) << o.err;
+  EXPECT_NE(o.err.find("link 'lan': node 'c' is not defined\nhint: "), std::string::npos) << o.err;
+  EXPECT_EQ(list_namespaces(kLabPrefix), before) << "validate must create nothing";
+  unlink(file.c_str());
+}
+
+TEST(Cli, UnknownVerbAndOptionSuggest) {
+  Outcome o = vpnlab_cli({"rn"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.err.find("did you mean 'run'?"), std::string::npos) << o.err;
+  o = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--sample", "3"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.err.find("unknown option '--sample'"), std::string::npos) << o.err;
+  o = vpnlab_cli({"run", "--help"});
+  EXPECT_EQ(o.status, 0);
+  EXPECT_NE(o.out.find("--samples N"), std::string::npos);
+}
+
+TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  std::string out = "/tmp/vpnlab-sigint-" + unique_tag();
+  SpawnSpec s;
+  s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "50", "--duration", "1s", "--out", out};
+  s.stdout_path = out + ".log";
+  auto child = Child::spawn(s);
+  ASSERT_TRUE(child.ok()) << child.error().format();
+  // Wait (bounded) until at least two rows are on disk, then interrupt mid-run.
+  std::string csv;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::string dir = read_file(out + ".log");
+    auto at = dir.find("results in ");
+    if (at != std::string::npos) {
+      csv = dir.substr(at + 11, dir.find('\n', at) - at - 11) + "/results.csv";
+      auto rows = read_results_csv(csv);
+      if (rows.ok() && rows->size() >= 2) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(csv.empty()) << read_file(out + ".log");
+  kill((*child)->pid(), SIGINT);
+  ASSERT_TRUE((*child)->wait_exit(30000));
+  EXPECT_EQ((*child)->exit_status(), 130) << read_file(out + ".log");
+  auto rows = read_results_csv(csv);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_GE(rows->size(), 2u);
+  EXPECT_LT(rows->size(), 50u);
+  std::string text = read_file(csv);
+  EXPECT_EQ(text.back(), '\n') << "no half row";
+  for (const auto& r : *rows) EXPECT_EQ(r.status, "ok");
+  EXPECT_TRUE(list_namespaces("vpnlab-quick-").empty());
+  EXPECT_NE(read_file(out + ".log").find("interrupted"), std::string::npos);
+}
