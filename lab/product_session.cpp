@@ -8,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "lab/template.h"
 #include "netns/probes.h"
 
 namespace vpnlab {
@@ -45,6 +44,16 @@ std::string peer_underlay(const PlanNode& self, const PlanNode& peer) {
   return peer.underlay.empty() ? "" : peer.underlay.front().addr.addr.str();
 }
 
+std::string to_hex(const unsigned char* data, size_t len) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < len; ++i) {
+    out += digits[data[i] >> 4];
+    out += digits[data[i] & 15];
+  }
+  return out;
+}
+
 std::string file_name_of(const std::string& argv0) {
   auto slash = argv0.rfind('/');
   return slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
@@ -52,95 +61,212 @@ std::string file_name_of(const std::string& argv0) {
 
 }  // namespace
 
-std::map<std::string, std::string> ProductSession::vars_for(const PlanNode& node) const {
+std::string ProductSession::node_dir(const std::string& node) const {
+  return ctx_.run_dir + "/nodes/" + ctx_.spec->name + "/" + node;
+}
+
+std::string ProductSession::secrets_dir(const std::string& node) const {
+  return ctx_.run_dir + "/secrets/" + ctx_.spec->name + "/" + node;
+}
+
+std::map<std::string, std::string> ProductSession::peer_values(const PlanNode& node, const PlanNode& peer) const {
+  std::map<std::string, std::string> p = {{"peer_name", peer.name},
+                                          {"peer_overlay_address", peer.overlay.addr.str()},
+                                          {"peer_underlay_address", peer_underlay(node, peer)},
+                                          {"peer_dir", node_dir(peer.name)},
+                                          {"peer_secrets", secrets_dir(peer.name)}};
+  if (ctx_.keys && ctx_.keys->count(peer.name)) {
+    p["peer_public_key"] = ctx_.keys->at(peer.name).public_base64();
+    p["peer_public_key_hex"] = to_hex(ctx_.keys->at(peer.name).public_key.data(), 32);
+  }
+  auto it = node_captured_.find(peer.name);
+  if (it != node_captured_.end())
+    for (const auto& [k, v] : it->second) p["peer_" + k] = v;
+  return p;
+}
+
+TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode* peer) const {
   const Plan& plan = *ctx_.plan;
   const ProductSpec& spec = *ctx_.spec;
-  std::map<std::string, std::string> v = {
-      {"node", node.name},
+  TemplateContext tc;
+  tc.vars = {
       {"interface", spec.interface},
-      {"overlay_address", node.overlay.addr.str()},
-      {"overlay_prefix", std::to_string(node.overlay.prefix_len)},
-      {"overlay_cidr", node.overlay.str()},
       {"overlay_subnet", plan.overlay_subnet.str()},
+      {"overlay_prefix", std::to_string(plan.overlay_subnet.length)},
       {"mtu", std::to_string(plan.overlay_mtu)},
       {"port", std::to_string(plan.overlay_port)},
-      {"underlay_address", node.underlay.empty() ? "" : node.underlay.front().addr.addr.str()},
-      {"dir", ctx_.run_dir + "/nodes/" + spec.name + "/" + node.name},
-      {"secrets", ctx_.run_dir + "/secrets/" + spec.name + "/" + node.name},
+      {"run_secrets", ctx_.run_dir + "/secrets/" + spec.name},
   };
-  if (ctx_.keys && ctx_.keys->count(node.name)) {
-    v["private_key"] = ctx_.keys->at(node.name).secret_base64();
-    v["public_key"] = ctx_.keys->at(node.name).public_base64();
+  for (const auto& [k, v] : ctx_.run_values) tc.vars[k] = v;
+  for (const auto& [k, v] : run_captured_) tc.vars[k] = v;
+  if (!node) return tc;
+  size_t index = static_cast<size_t>(node - plan.nodes.data());
+  tc.vars["node"] = node->name;
+  tc.vars["node_index"] = std::to_string(index);
+  tc.vars["overlay_address"] = node->overlay.addr.str();
+  tc.vars["overlay_cidr"] = node->overlay.str();
+  tc.vars["underlay_address"] = node->underlay.empty() ? "" : node->underlay.front().addr.addr.str();
+  tc.vars["dir"] = node_dir(node->name);
+  tc.vars["secrets"] = secrets_dir(node->name);
+  if (ctx_.keys && ctx_.keys->count(node->name)) {
+    const X25519KeyPair& kp = ctx_.keys->at(node->name);
+    tc.vars["private_key"] = kp.secret_base64();
+    tc.vars["public_key"] = kp.public_base64();
+    tc.vars["private_key_hex"] = to_hex(kp.secret.data(), 32);
+    tc.vars["public_key_hex"] = to_hex(kp.public_key.data(), 32);
   }
-  return v;
-}
-
-std::string ProductSession::expand(const std::string& text, const PlanNode& node) const {
-  TemplateContext tc;
-  tc.vars = vars_for(node);
-  auto out = render_template(text, tc, ctx_.spec->dir + "/product.toml");
-  return out ? out.value() : text;  // product specs are checked by render_files first
-}
-
-Status ProductSession::render_files(const PlanNode& node) {
-  const ProductSpec& spec = *ctx_.spec;
-  TemplateContext tc;
-  tc.vars = vars_for(node);
+  auto it = node_captured_.find(node->name);
+  if (it != node_captured_.end())
+    for (const auto& [k, v] : it->second) tc.vars[k] = v;
+  if (peer)
+    for (const auto& [k, v] : peer_values(*node, *peer)) tc.vars[k] = v;
   auto& peers = tc.lists["peers"];
-  for (const PlanNode& other : ctx_.plan->nodes) {
-    if (other.name == node.name) continue;
-    TemplateVars p = {{"peer_name", other.name},
-                      {"peer_overlay_address", other.overlay.addr.str()},
-                      {"peer_underlay_address", peer_underlay(node, other)}};
-    if (ctx_.keys && ctx_.keys->count(other.name)) p["peer_public_key"] = ctx_.keys->at(other.name).public_base64();
-    peers.push_back(std::move(p));
-  }
-  if (auto s = make_dirs(tc.vars["dir"], 0750); !s) return s;
-  if (auto s = make_dirs(tc.vars["secrets"], 0700); !s) return s;
-  for (const ProductFile& f : spec.files) {
-    auto text = render_template(f.template_text, tc, f.template_path);
+  for (const PlanNode& other : plan.nodes)
+    if (other.name != node->name) peers.push_back(peer_values(*node, other));
+  // One-item or empty lists: {{#first}}...{{/first}} renders only on the first node.
+  tc.lists["first"] = index == 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
+  tc.lists["others"] = index != 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
+  return tc;
+}
+
+Result<std::string> ProductSession::expand(const std::string& text, const TemplateContext& ctx) const {
+  return render_template(text, ctx, ctx_.spec->dir + "/product.toml");
+}
+
+namespace {
+bool applies(NodeFilter f, size_t index) {
+  return f == NodeFilter::All || (f == NodeFilter::First) == (index == 0);
+}
+
+// Lines of `text` that start with a prefix give the value after it ("" = all, trimmed).
+std::string captured_value(const std::string& text, const std::string& prefix) {
+  auto trim = [](std::string v) {
+    v.erase(0, v.find_first_not_of(" \t\r\n"));
+    v.erase(v.find_last_not_of(" \t\r\n") + 1);
+    return v;
+  };
+  if (prefix.empty()) return trim(text);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(prefix, 0) == 0) return trim(line.substr(prefix.size()));
+  return {};
+}
+}  // namespace
+
+Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer) {
+  const ProductSpec& spec = *ctx_.spec;
+  TemplateContext tc = context_for(node, peer);
+  std::string where = node ? "node '" + node->name + "'" + (peer ? " (peer '" + peer->name + "')" : "") : "run";
+  if (!step.file.empty()) {
+    auto rel = expand(step.file, tc);
+    if (!rel) return rel.error();
+    auto text = render_template(step.template_text, tc, step.template_path);
     if (!text) return text.error();
-    std::string path = (f.secret ? tc.vars["secrets"] : tc.vars["dir"]) + "/" + f.name;
-    if (auto s = write_file(path, text.value(), f.secret ? 0600 : 0640); !s) return s;
+    std::string path = (step.secret ? tc.vars["secrets"] : tc.vars["dir"]) + "/" + rel.value();
+    if (auto s = make_dirs(path.substr(0, path.rfind('/')), step.secret ? 0700 : 0750); !s) return s;
+    return write_file(path, text.value(), step.executable ? (step.secret ? 0700 : 0750) : (step.secret ? 0600 : 0640));
   }
-  // Argv and interface templates are checked here too, so a bad spec fails before any start.
-  for (const ProductStep& step : spec.steps) {
-    std::vector<std::string> texts = step.argv;
-    texts.push_back(step.ifname);
-    for (const auto& [k, v] : step.env) texts.push_back(v);
-    for (const auto& t : texts)
-      if (auto r = render_template(t, tc, spec.dir + "/product.toml"); !r) return r.error();
+  SpawnSpec sp;
+  for (const auto& a : step.argv) {
+    auto v = expand(a, tc);
+    if (!v) return v.error();
+    sp.argv.push_back(v.value());
+  }
+  std::string log_dir = ctx_.run_dir + "/logs/" + spec.name;
+  std::string base = log_dir + "/prepare-" + std::to_string(index) + "-" + (node ? node->name : "run") + (peer ? "-" + peer->name : "");
+  sp.stdout_path = base + ".out";
+  sp.stderr_path = base + ".err";
+  sp.cwd = node ? tc.vars["dir"] : ctx_.run_dir;
+  auto out = run_command(sp, 60, ctx_.interrupt_fd);
+  if (!out) return with_context(out.error(), where);
+  if (out->interrupted) return make_error("interrupted");
+  if (out->timed_out || out->exit_status != 0)
+    return make_error(where + ": preparing with '" + sp.argv[0] + "' failed (" +
+                          (out->timed_out ? "timed out" : "status " + std::to_string(out->exit_status)) + ")\n" + log_tail(sp.stderr_path),
+                      "see " + sp.stderr_path);
+  if (step.capture.empty()) return ok_status();
+  std::ifstream in(sp.stdout_path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  for (const auto& [name, prefix] : step.capture) {
+    std::string value = captured_value(buf.str(), prefix);
+    if (value.empty())
+      return make_error(where + ": '" + sp.argv[0] + "' printed no line starting with '" + prefix + "' (for " + name + ")",
+                        "see " + sp.stdout_path);
+    (node ? node_captured_[node->name][name] : run_captured_[name]) = value;
   }
   return ok_status();
 }
 
-Status ProductSession::run_steps(const PlanNode& node) {
+Status ProductSession::prepare() {
+  const Plan& plan = *ctx_.plan;
+  for (const PlanNode& node : plan.nodes) {
+    if (auto s = make_dirs(node_dir(node.name), 0750); !s) return s;
+    if (auto s = make_dirs(secrets_dir(node.name), 0700); !s) return s;
+  }
+  if (auto s = make_dirs(ctx_.run_dir + "/logs/" + ctx_.spec->name, 0750); !s) return s;
+  // Entry by entry, each for every node, so later entries see what earlier ones made.
+  size_t index = 0;
+  for (const PrepareStep& step : ctx_.spec->prepare) {
+    ++index;
+    if (step.scope == PrepareStep::Scope::Run) {
+      if (auto s = prepare_one(step, index, nullptr, nullptr); !s) return s;
+      continue;
+    }
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+      if (!applies(step.nodes, i)) continue;
+      if (step.scope == PrepareStep::Scope::Node) {
+        if (auto s = prepare_one(step, index, &plan.nodes[i], nullptr); !s) return s;
+        continue;
+      }
+      for (const PlanNode& peer : plan.nodes)
+        if (peer.name != plan.nodes[i].name)
+          if (auto s = prepare_one(step, index, &plan.nodes[i], &peer); !s) return s;
+    }
+  }
+  // Step templates are checked here too, so a bad spec fails before anything starts.
+  for (const PlanNode& node : plan.nodes) {
+    TemplateContext tc = context_for(&node);
+    for (const ProductStep& step : ctx_.spec->steps) {
+      std::vector<std::string> texts = step.argv;
+      texts.push_back(step.ifname);
+      for (const auto& [k, v] : step.env) texts.push_back(v);
+      for (const auto& t : texts)
+        if (auto r = expand(t, tc); !r) return r.error();
+    }
+  }
+  return ok_status();
+}
+
+Status ProductSession::run_steps(const PlanNode& node, size_t index) {
   const ProductSpec& spec = *ctx_.spec;
   Netns& ns = ctx_.topo->ns_of_node(node.name);
   auto mnt = ctx_.topo->mount_ns_of_node(node.name);
   if (!mnt) return mnt.error();
   std::string log_dir = ctx_.run_dir + "/logs/" + spec.name;
-  if (auto s = make_dirs(log_dir, 0750); !s) return s;
+  TemplateContext tc = context_for(&node);
+  auto ex = [&](const std::string& t) { return expand(t, tc).value(); };  // checked in prepare()
   for (const ProductStep& step : spec.steps) {
+    if (!applies(step.nodes, index)) continue;
     if (step.kind == ProductStep::Kind::WaitLink) {
-      if (auto s = wait_for_link(ns.fd.get(), ns.sock.get(), expand(step.ifname, node), step.timeout_s, ctx_.interrupt_fd); !s)
+      if (auto s = wait_for_link(ns.fd.get(), ns.sock.get(), ex(step.ifname), step.timeout_s, ctx_.interrupt_fd); !s)
         return with_context(s.error(), "node '" + node.name + "'");
       continue;
     }
     if (step.kind == ProductStep::Kind::Configure) {
-      std::string ifname = expand(step.ifname, node);
+      std::string ifname = ex(step.ifname);
       if (auto s = add_address(ns.sock.get(), ifname, node.overlay); !s) return with_context(s.error(), "node '" + node.name + "'");
       if (auto s = set_link(ns.sock.get(), ifname, ctx_.plan->overlay_mtu, true); !s)
         return with_context(s.error(), "node '" + node.name + "'");
       continue;
     }
     SpawnSpec sp;
-    for (const auto& a : step.argv) sp.argv.push_back(expand(a, node));
-    for (const auto& [k, v] : step.env) sp.env[k] = expand(v, node);
+    for (const auto& a : step.argv) sp.argv.push_back(ex(a));
+    for (const auto& [k, v] : step.env) sp.env[k] = ex(v);
     sp.netns_fd = ns.fd.get();
     sp.mntns_fd = mnt.value();
     sp.cpus = node.cpus;
-    sp.cwd = vars_for(node)["dir"];
+    sp.cwd = node_dir(node.name);
     sp.stdout_path = log_dir + "/" + node.name + "-" + std::to_string(++log_seq_) + "-" + file_name_of(sp.argv[0]) + ".log";
     if (step.kind == ProductStep::Kind::Daemon) {
       auto child = Child::spawn(sp);
@@ -190,14 +316,34 @@ Status ProductSession::wait_ready() {
   return ok_status();
 }
 
+Status ProductSession::check_mtu() {
+  // Every product carries the same overlay MTU: the interface says so, and a full-size
+  // packet with DF set crosses the tunnel whole (a larger one would black-hole).
+  const Plan& plan = *ctx_.plan;
+  for (const PlanNode& node : plan.nodes) {
+    Netns& ns = ctx_.topo->ns_of_node(node.name);
+    auto link = get_link(ns.sock.get(), ctx_.spec->interface);
+    if (!link) return with_context(link.error(), "node '" + node.name + "'");
+    if (link->mtu != plan.overlay_mtu)
+      return make_error("node '" + node.name + "': " + ctx_.spec->interface + " has MTU " + std::to_string(link->mtu) + ", not the overlay's " +
+                            std::to_string(plan.overlay_mtu),
+                        "the product must take the MTU from its config ({{mtu}}) or a configure step");
+    const PlanNode& peer = plan.nodes[&node == &plan.nodes[0] ? 1 : 0];
+    if (auto s = ping_until_answered(ns.fd.get(), peer.overlay.addr, 3, ctx_.interrupt_fd, nullptr, plan.overlay_mtu - 28, true); !s)
+      return make_error("node '" + node.name + "': a full-size packet (MTU " + std::to_string(plan.overlay_mtu) + ", DF) did not cross the tunnel: " +
+                            s.error().message,
+                        "the product cannot carry this MTU; lower [overlay] mtu");
+  }
+  return ok_status();
+}
+
 Result<std::unique_ptr<ProductSession>> ProductSession::start(const Context& ctx) {
   std::unique_ptr<ProductSession> session(new ProductSession(ctx));
   if (!ctx.spec->tunnel) return session;
-  for (const PlanNode& node : ctx.plan->nodes)
-    if (auto s = session->render_files(node); !s) return s.error();
+  if (auto s = session->prepare(); !s) return s.error();
   auto t0 = std::chrono::steady_clock::now();
-  for (const PlanNode& node : ctx.plan->nodes)
-    if (auto s = session->run_steps(node); !s) {
+  for (size_t i = 0; i < ctx.plan->nodes.size(); ++i)
+    if (auto s = session->run_steps(ctx.plan->nodes[i], i); !s) {
       session->stop();
       return s.error();
     }
@@ -206,6 +352,10 @@ Result<std::unique_ptr<ProductSession>> ProductSession::start(const Context& ctx
     return s.error();
   }
   session->bringup_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (auto s = session->check_mtu(); !s) {
+    session->stop();
+    return s.error();
+  }
   return session;
 }
 
@@ -253,7 +403,12 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
   auto mnt = ctx_.topo->mount_ns_of_node(node_name);
   if (!mnt) return mnt.error();
   SpawnSpec sp;
-  for (const auto& a : spec.counters->argv) sp.argv.push_back(expand(a, node));
+  TemplateContext tc = context_for(&node);
+  for (const auto& a : spec.counters->argv) {
+    auto v = expand(a, tc);
+    if (!v) return v.error();
+    sp.argv.push_back(v.value());
+  }
   sp.netns_fd = ns.fd.get();
   sp.mntns_fd = mnt.value();
   sp.stdout_path = ctx_.run_dir + "/logs/" + spec.name + "/" + node_name + "-counters.out";

@@ -11,6 +11,7 @@
 #include "lab/plan.h"
 #include "lab/process.h"
 #include "lab/product_spec.h"
+#include "lab/template.h"
 #include "netns/live_topology.h"
 
 namespace vpnlab {
@@ -30,6 +31,7 @@ class ProductSession {
     const std::map<std::string, X25519KeyPair>* keys = nullptr;
     std::string run_dir;
     int interrupt_fd = -1;
+    std::map<std::string, std::string> run_values;  // e.g. the run's pre-shared key
   };
 
   // Starts the product on every node and waits until each node's pings to every peer's
@@ -53,11 +55,17 @@ class ProductSession {
 
  private:
   explicit ProductSession(const Context& ctx) : ctx_(ctx) {}
-  Status render_files(const PlanNode& node);
-  Status run_steps(const PlanNode& node);
+  Status prepare();
+  Status prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer);
+  Status run_steps(const PlanNode& node, size_t index);
   Status wait_ready();
-  std::map<std::string, std::string> vars_for(const PlanNode& node) const;
-  std::string expand(const std::string& text, const PlanNode& node) const;
+  Status check_mtu();
+  // Values for templates: the node's own, the run's, and with `peer` that peer's as peer_*.
+  TemplateContext context_for(const PlanNode* node, const PlanNode* peer = nullptr) const;
+  std::map<std::string, std::string> peer_values(const PlanNode& node, const PlanNode& peer) const;
+  Result<std::string> expand(const std::string& text, const TemplateContext& ctx) const;
+  std::string node_dir(const std::string& node) const;
+  std::string secrets_dir(const std::string& node) const;
 
   struct Daemon {
     std::string node;
@@ -65,6 +73,8 @@ class ProductSession {
     std::unique_ptr<Child> child;
   };
   Context ctx_;
+  std::map<std::string, std::string> run_captured_;
+  std::map<std::string, std::map<std::string, std::string>> node_captured_;
   std::vector<Daemon> daemons_;
   double bringup_s_ = 0;
   int log_seq_ = 0;

@@ -32,8 +32,61 @@ std::optional<std::string> read_file(const std::string& path) {
   return buf.str();
 }
 
+Status parse_nodes_filter(const TomlReader& r, const toml::table& t, const std::string& what, NodeFilter* out) {
+  std::string v;
+  if (auto s = get_string(r, t, "nodes", what, &v, false, {}); !s) return s;
+  if (v.empty() || v == "all") *out = NodeFilter::All;
+  else if (v == "first") *out = NodeFilter::First;
+  else if (v == "others") *out = NodeFilter::Others;
+  else return r.at(*t.get("nodes"), what + ": nodes = \"" + v + "\" is not known", "use \"all\", \"first\" or \"others\"");
+  return ok_status();
+}
+
+Status parse_template_file(const TomlReader& r, const toml::table& t, const std::string& dir, const std::string& what, PrepareStep* p) {
+  std::string tmpl;
+  if (auto s = get_string(r, t, "template", what, &tmpl, true, pos_of(t)); !s) return s;
+  if (p->file.empty() || p->file[0] == '/' || p->file.find("..") != std::string::npos)
+    return r.at(pos_of(t), what + ": '" + p->file + "' must be a relative path inside the node's directory", "e.g. \"tinc/tinc.conf\"");
+  p->template_path = dir + "/" + tmpl;
+  auto text = read_file(p->template_path);
+  if (!text) return r.at(*t.get("template"), what + ": cannot read template " + p->template_path, "put the template next to product.toml");
+  p->template_text = *text;
+  if (auto s = get_bool(r, t, "secret", what, &p->secret); !s) return s;
+  return get_bool(r, t, "executable", what, &p->executable);
+}
+
+Status parse_prepare(const TomlReader& r, const toml::table& t, const std::string& dir, PrepareStep* p) {
+  if (auto s = r.only_keys(t, "prepare", {"scope", "run", "file", "template", "secret", "executable", "capture", "nodes"}); !s) return s;
+  std::string scope = "node";
+  if (auto s = get_string(r, t, "scope", "prepare", &scope, false, {}); !s) return s;
+  if (scope == "run") p->scope = PrepareStep::Scope::Run;
+  else if (scope == "node") p->scope = PrepareStep::Scope::Node;
+  else if (scope == "peer") p->scope = PrepareStep::Scope::Peer;
+  else return r.at(*t.get("scope"), "prepare: scope = \"" + scope + "\" is not known", "use \"run\", \"node\" or \"peer\"");
+  if (auto s = parse_nodes_filter(r, t, "prepare", &p->nodes); !s) return s;
+  bool has_run = t.get("run") != nullptr, has_file = t.get("file") != nullptr;
+  if (has_run == has_file) return r.at(pos_of(t), "prepare: give exactly one of run or file", "run = [argv] or file = \"name\" with template");
+  if (has_run) {
+    if (auto s = get_string_list(r, t, "run", "prepare", &p->argv, nullptr); !s) return s;
+    if (p->argv.empty()) return r.at(*t.get("run"), "prepare: empty argv", "name the program and its arguments");
+  } else {
+    if (auto s = get_string(r, t, "file", "prepare", &p->file, true, pos_of(t)); !s) return s;
+    if (auto s = parse_template_file(r, t, dir, "prepare", p); !s) return s;
+  }
+  if (const toml::node* c = t.get("capture")) {
+    if (!c->is_table() || !has_run) return r.at(*c, "prepare: 'capture' must be a table on a run entry", "write capture = { name = \"Prefix: \" }");
+    if (p->scope == PrepareStep::Scope::Peer) return r.at(*c, "prepare: a peer-scope entry cannot capture values", "capture in a node-scope entry");
+    for (auto&& [k, v] : *c->as_table()) {
+      if (!v.is_string()) return r.at(v, "prepare: capture prefix must be a string", "write name = \"Prefix: \"");
+      p->capture.emplace_back(std::string(k.str()), v.as_string()->get());
+    }
+  }
+  return ok_status();
+}
+
 Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
-  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "env", "timeout"}); !s) return s;
+  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "env", "timeout", "nodes"}); !s) return s;
+  if (auto s = parse_nodes_filter(r, t, "step", &step->nodes); !s) return s;
   int kinds = 0;
   if (t.get("daemon")) { step->kind = ProductStep::Kind::Daemon; ++kinds; }
   if (t.get("run")) { step->kind = ProductStep::Kind::Run; ++kinds; }
@@ -61,7 +114,9 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
 
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "packages", "binaries", "version", "tunnel",
-                                             "interface", "keys", "file", "step", "ready", "counters"}); !s)
+                                             "interface", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
+                                             "ready", "counters"});
+      !s)
     return s;
   std::string name;
   if (auto s = get_string(r, root, "name", "product", &name, true, SourcePos{1, 1}); !s) return s;
@@ -77,6 +132,14 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (auto s = get_string(r, root, "keys", "product", &spec->keys, false, {}); !s) return s;
   if (spec->keys != "none" && spec->keys != "x25519")
     return r.at(*root.get("keys"), "product: unknown key type '" + spec->keys + "'", "use keys = \"x25519\" or \"none\"");
+  if (const toml::node* shapes = root.get("topology")) {
+    if (auto s = get_string_list(r, root, "topology", "product", &spec->shapes, nullptr); !s) return s;
+    for (const auto& shape : spec->shapes)
+      if (shape != "p2p" && shape != "mesh" && shape != "hub")
+        return r.at(*shapes, "product: unknown topology shape '" + shape + "'", "use \"p2p\", \"hub\" or \"mesh\"");
+  }
+  if (auto s = get_int(r, root, "max_mtu", "product", &spec->max_mtu, 576, 65535); !s) return s;
+  if (auto s = get_int(r, root, "overhead", "product", &spec->overhead, 0, 1000); !s) return s;
   if (spec->interface.size() > 15)
     return r.at(*root.get("interface"), "product: interface name '" + spec->interface + "' is longer than 15 characters", "shorten it");
 
@@ -84,19 +147,19 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
     if (!files->is_array_of_tables()) return r.at(*files, "'file' must be an array of tables", "write [[file]]");
     for (const auto& item : *files->as_array()) {
       const toml::table& t = *item.as_table();
-      if (auto s = r.only_keys(t, "file", {"name", "template", "secret"}); !s) return s;
-      ProductFile f;
-      std::string tmpl;
-      if (auto s = get_string(r, t, "name", "file", &f.name, true, pos_of(t)); !s) return s;
-      if (f.name.find('/') != std::string::npos || f.name.empty() || f.name[0] == '.')
-        return r.at(*t.get("name"), "file: name '" + f.name + "' must be a plain file name", "no '/' and no leading '.'");
-      if (auto s = get_string(r, t, "template", "file", &tmpl, true, pos_of(t)); !s) return s;
-      if (auto s = get_bool(r, t, "secret", "file", &f.secret); !s) return s;
-      f.template_path = spec->dir + "/" + tmpl;
-      auto text = read_file(f.template_path);
-      if (!text) return r.at(*t.get("template"), "file: cannot read template " + f.template_path, "put the template next to product.toml");
-      f.template_text = *text;
-      spec->files.push_back(std::move(f));
+      if (auto s = r.only_keys(t, "file", {"name", "template", "secret", "executable"}); !s) return s;
+      PrepareStep f;
+      if (auto s = get_string(r, t, "name", "file", &f.file, true, pos_of(t)); !s) return s;
+      if (auto s = parse_template_file(r, t, spec->dir, "file", &f); !s) return s;
+      spec->prepare.push_back(std::move(f));
+    }
+  }
+  if (const toml::node* prep = root.get("prepare")) {
+    if (!prep->is_array_of_tables()) return r.at(*prep, "'prepare' must be an array of tables", "write [[prepare]]");
+    for (const auto& item : *prep->as_array()) {
+      PrepareStep p;
+      if (auto s = parse_prepare(r, *item.as_table(), spec->dir, &p); !s) return s;
+      spec->prepare.push_back(std::move(p));
     }
   }
   if (const toml::node* steps = root.get("step")) {
@@ -166,6 +229,13 @@ std::vector<std::string> list_products(const std::string& products_dir) {
   closedir(dir);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::string overlay_shape(size_t node_count) { return node_count == 2 ? "p2p" : "mesh"; }
+
+int carried_mtu(const ProductSpec& spec, int underlay_mtu) {
+  if (!spec.tunnel) return underlay_mtu;
+  return std::min(spec.max_mtu, underlay_mtu - spec.overhead);
 }
 
 std::string find_products_dir() {

@@ -10,6 +10,10 @@
 
 namespace vpnlab {
 
+// Which nodes a step applies to: every node, only the first (e.g. the one side that
+// initiates), or all but the first.
+enum class NodeFilter { All, First, Others };
+
 struct ProductStep {
   enum class Kind { Daemon, Run, WaitLink, Configure };
   Kind kind = Kind::Run;
@@ -17,13 +21,24 @@ struct ProductStep {
   std::map<std::string, std::string> env;  // Daemon, Run
   std::string ifname;                      // WaitLink, Configure (templated)
   double timeout_s = 10;
+  NodeFilter nodes = NodeFilter::All;
 };
 
-struct ProductFile {
-  std::string name;           // file name in the node's directory
-  std::string template_path;  // for messages
+// Done on the host before any node starts, entry by entry (each entry for every node
+// before the next entry), so that later entries can use what earlier ones produced:
+// rendering a config file, or running a key tool whose output lines become values.
+struct PrepareStep {
+  enum class Scope { Run, Node, Peer };  // once; per node; per (node, other node)
+  Scope scope = Scope::Node;
+  std::vector<std::string> argv;  // a command (templated), or:
+  std::string file;               // a file to render (path relative to the node's directory, templated)
+  std::string template_path;      // for messages
   std::string template_text;
-  bool secret = false;        // holds private keys: rendered into RUN/secrets/
+  bool secret = false;            // the file holds private keys: goes below RUN/secrets/
+  bool executable = false;
+  // value name -> prefix of the output line that holds it ("" = the whole output, trimmed)
+  std::vector<std::pair<std::string, std::string>> capture;
+  NodeFilter nodes = NodeFilter::All;
 };
 
 // How to read the product's own per-peer transfer counters (the tunnel proof).
@@ -44,11 +59,21 @@ struct ProductSpec {
   bool tunnel = true;  // false: the no-tunnel baseline
   std::string interface;
   std::string keys = "none";  // "x25519" or "none"
-  std::vector<ProductFile> files;
+  std::vector<std::string> shapes{"p2p", "mesh"};  // overlay shapes it can carry
+  int max_mtu = 65535;        // largest overlay MTU the product carries at all
+  int overhead = 0;           // bytes its encapsulation adds per packet (IPv4 underlay)
+  std::vector<PrepareStep> prepare;  // [[file]] entries come first, as node-scope files
   std::vector<ProductStep> steps;
   double ready_timeout_s = 10;
   std::optional<CounterSpec> counters;
 };
+
+// The overlay shape of a topology: "p2p" with two nodes, "mesh" with more (every node
+// has every other as a peer).
+std::string overlay_shape(size_t node_count);
+
+// The largest overlay MTU the product carries over underlay links of `underlay_mtu`.
+int carried_mtu(const ProductSpec& spec, int underlay_mtu);
 
 // products_dir: where products/ lives (see find_products_dir()).
 Result<ProductSpec> load_product(const std::string& products_dir, const std::string& name);

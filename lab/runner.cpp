@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -162,7 +163,13 @@ std::string tunnel_check(bool tunnel, bool reverse, uint64_t iperf_bytes, uint64
   return "";
 }
 
-Result<RunReport> run_bench(const Plan& plan, const RunOptions& opts) {
+Result<RunReport> run_bench(const Plan& plan, const RunOptions& given) {
+  // Absolute paths only: a process joining a node's mount namespace has its working
+  // directory reset to that namespace's root, where a relative path means nothing.
+  RunOptions opts = given;
+  std::error_code ec;
+  opts.run_dir = std::filesystem::absolute(given.run_dir, ec).lexically_normal().string();
+  if (!opts.keys_dir.empty()) opts.keys_dir = std::filesystem::absolute(given.keys_dir, ec).lexically_normal().string();
   // Every product is checked before anything is created: a typo fails fast.
   std::vector<ProductSpec> specs;
   for (const auto& name : plan.products) {

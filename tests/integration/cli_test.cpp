@@ -61,6 +61,26 @@ TEST(Cli, UnknownVerbAndOptionSuggest) {
   EXPECT_NE(o.out.find("--samples N"), std::string::npos);
 }
 
+TEST(Cli, RunWithARelativeOutputDirectory) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  // The README's default is the relative "results": daemons that join a node's mount
+  // namespace must still find their files.
+  std::string dir = "/tmp/vpnlab-rel-" + unique_tag();
+  mkdir(dir.c_str(), 0700);
+  SpawnSpec s;
+  s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "1", "--duration", "1s",
+            "--out", "rel-results"};
+  s.cwd = dir;
+  s.stdout_path = dir + "/log";
+  auto r = run_command(s, 120);
+  ASSERT_TRUE(r.ok());
+  std::string log = read_file(dir + "/log");
+  EXPECT_EQ(r->exit_status, 0) << log;
+  EXPECT_NE(log.find("1/1"), std::string::npos) << log;
+}
+
 TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");

@@ -155,7 +155,9 @@ TEST(ProductSpec, ShippedSpecsLoad) {
   EXPECT_EQ(wg->steps[0].kind, ProductStep::Kind::Daemon);
   EXPECT_EQ(wg->steps[0].env.at("WG_PROCESS_FOREGROUND"), "1");
   ASSERT_TRUE(wg->counters);
-  EXPECT_TRUE(wg->files[0].secret);
+  ASSERT_EQ(wg->prepare.size(), 1u);
+  EXPECT_TRUE(wg->prepare[0].secret);
+  EXPECT_EQ(wg->prepare[0].file, "wg.conf");
 }
 
 TEST(ProductSpec, ErrorsNameTheSpecFile) {
