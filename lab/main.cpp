@@ -110,12 +110,29 @@ Result<Plan> plan_from(const std::string& file, const Args& a) {
   auto plan = make_plan(topo.value(), po);
   if (!plan) return plan;
   if (a.products.empty() && a.samples && *a.samples < 1) return make_error("--samples must be at least 1");
-  // "--product all" means every product in products/.
-  if (std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end())
-    plan->products = list_products(find_products_dir());
+  // "--product all" means every product in products/ that can run here, on this shape.
+  const std::string dir = find_products_dir();
+  if (std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end()) {
+    std::vector<std::string> chosen;
+    for (const auto& name : list_products(dir)) {
+      auto spec = load_product(dir, name);
+      if (!spec) return spec.error();
+      if (auto fits = check_product_fits(spec.value(), plan.value()); !fits) {
+        spdlog::warn("skipping {}: {}", name, fits.error().message);
+        continue;
+      }
+      if (auto av = check_availability(spec.value()); !av.available) {
+        spdlog::warn("skipping {}: {}", name, av.reason);
+        continue;
+      }
+      chosen.push_back(name);
+    }
+    plan->products = chosen;
+  }
   for (const auto& p : plan->products) {
-    auto spec = load_product(find_products_dir(), p);
+    auto spec = load_product(dir, p);
     if (!spec) return spec.error();
+    if (auto fits = check_product_fits(spec.value(), plan.value()); !fits) return fits.error();
   }
   return plan;
 }

@@ -54,6 +54,14 @@ std::string to_hex(const unsigned char* data, size_t len) {
   return out;
 }
 
+// Node names may hold '-', which some products refuse in their own names (tinc).
+std::string ident_of(const std::string& name) {
+  std::string out = name;
+  for (char& c : out)
+    if (c == '-') c = '_';
+  return out;
+}
+
 std::string file_name_of(const std::string& argv0) {
   auto slash = argv0.rfind('/');
   return slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
@@ -71,6 +79,7 @@ std::string ProductSession::secrets_dir(const std::string& node) const {
 
 std::map<std::string, std::string> ProductSession::peer_values(const PlanNode& node, const PlanNode& peer) const {
   std::map<std::string, std::string> p = {{"peer_name", peer.name},
+                                          {"peer_node_ident", ident_of(peer.name)},
                                           {"peer_overlay_address", peer.overlay.addr.str()},
                                           {"peer_underlay_address", peer_underlay(node, peer)},
                                           {"peer_dir", node_dir(peer.name)},
@@ -96,12 +105,15 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
       {"mtu", std::to_string(plan.overlay_mtu)},
       {"port", std::to_string(plan.overlay_port)},
       {"run_secrets", ctx_.run_dir + "/secrets/" + spec.name},
+      {"overlay_netmask", Ipv4Addr{plan.overlay_subnet.length == 0 ? 0u : ~uint32_t{0} << (32 - plan.overlay_subnet.length)}.str()},
+      {"first_overlay_address", plan.nodes.front().overlay.addr.str()},
   };
   for (const auto& [k, v] : ctx_.run_values) tc.vars[k] = v;
   for (const auto& [k, v] : run_captured_) tc.vars[k] = v;
   if (!node) return tc;
   size_t index = static_cast<size_t>(node - plan.nodes.data());
   tc.vars["node"] = node->name;
+  tc.vars["node_ident"] = ident_of(node->name);
   tc.vars["node_index"] = std::to_string(index);
   tc.vars["overlay_address"] = node->overlay.addr.str();
   tc.vars["overlay_cidr"] = node->overlay.str();
@@ -118,6 +130,8 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
   auto it = node_captured_.find(node->name);
   if (it != node_captured_.end())
     for (const auto& [k, v] : it->second) tc.vars[k] = v;
+  // In a two-node (p2p) overlay "the peer" is unambiguous: its values are there as peer_*.
+  if (!peer && plan.nodes.size() == 2) peer = &plan.nodes[index == 0 ? 1 : 0];
   if (peer)
     for (const auto& [k, v] : peer_values(*node, *peer)) tc.vars[k] = v;
   auto& peers = tc.lists["peers"];
@@ -205,6 +219,7 @@ Status ProductSession::prepare() {
     if (auto s = make_dirs(secrets_dir(node.name), 0700); !s) return s;
   }
   if (auto s = make_dirs(ctx_.run_dir + "/logs/" + ctx_.spec->name, 0750); !s) return s;
+  if (auto s = make_dirs(ctx_.run_dir + "/secrets/" + ctx_.spec->name, 0700); !s) return s;
   // Entry by entry, each for every node, so later entries see what earlier ones made.
   size_t index = 0;
   for (const PrepareStep& step : ctx_.spec->prepare) {
@@ -342,7 +357,9 @@ Result<std::unique_ptr<ProductSession>> ProductSession::start(const Context& ctx
   if (!ctx.spec->tunnel) return session;
   if (auto s = session->prepare(); !s) return s.error();
   auto t0 = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < ctx.plan->nodes.size(); ++i)
+  // The first node starts last: specs make it the side that initiates (fastd's remote,
+  // strongSwan's initiate), and an initiator whose first packets hit closed ports backs off.
+  for (size_t i = ctx.plan->nodes.size(); i-- > 0;)
     if (auto s = session->run_steps(ctx.plan->nodes[i], i); !s) {
       session->stop();
       return s.error();

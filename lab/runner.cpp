@@ -146,6 +146,27 @@ void write_text(const std::string& path, const std::string& text) { std::ofstrea
 
 }  // namespace
 
+Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
+  if (!spec.tunnel) return ok_status();
+  std::string shape = overlay_shape(plan.nodes.size());
+  if (std::find(spec.shapes.begin(), spec.shapes.end(), shape) == spec.shapes.end())
+    return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay of " + std::to_string(plan.nodes.size()) +
+                          " nodes (it supports: " + [&] {
+                            std::string all;
+                            for (const auto& s : spec.shapes) all += (all.empty() ? "" : ", ") + s;
+                            return all;
+                          }() + ")",
+                      "leave it out of this run, or use a topology of that shape");
+  int underlay = 65535;
+  for (const auto& v : plan.veths) underlay = std::min(underlay, v.mtu);
+  int carried = carried_mtu(spec, underlay);
+  if (plan.overlay_mtu > carried)
+    return make_error("overlay MTU " + std::to_string(plan.overlay_mtu) + " is more than product '" + spec.name + "' carries (" +
+                          std::to_string(carried) + " over a " + std::to_string(underlay) + "-byte underlay)",
+                      "set [overlay] mtu = " + std::to_string(carried) + " or lower: every product gets the same MTU");
+  return ok_status();
+}
+
 std::string tunnel_check(bool tunnel, bool reverse, uint64_t iperf_bytes, uint64_t if_rx_delta, uint64_t if_tx_delta, bool has_product,
                          uint64_t product_rx_delta, uint64_t product_tx_delta) {
   if (!tunnel) return "";
@@ -175,6 +196,7 @@ Result<RunReport> run_bench(const Plan& plan, const RunOptions& given) {
   for (const auto& name : plan.products) {
     auto spec = load_product(opts.products_dir, name);
     if (!spec) return spec.error();
+    if (auto s = check_product_fits(spec.value(), plan); !s) return s.error();
     specs.push_back(std::move(spec.value()));
   }
   if (auto s = mkdir_p(opts.run_dir, 0750); !s) return s.error();

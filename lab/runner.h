@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lab/plan.h"
+#include "lab/product_spec.h"
 #include "lab/results_csv.h"
 
 namespace vpnlab {
@@ -33,6 +34,10 @@ struct RunReport {
 };
 
 Result<RunReport> run_bench(const Plan& plan, const RunOptions& opts);
+
+// Whether a product can carry this plan's overlay (its shape and MTU); checked for every
+// product before anything is created.
+Status check_product_fits(const ProductSpec& spec, const Plan& plan);
 
 // Decides whether a sample crossed the tunnel: the client's overlay interface (and the
 // product's own counters, when it has them) carried at least the bytes iperf3 delivered.
