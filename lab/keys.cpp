@@ -41,6 +41,29 @@ std::string to_base64(const unsigned char* data, size_t len) {
   return out;
 }
 
+std::string to_hex(const unsigned char* data, size_t len) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < len; ++i) {
+    out += digits[data[i] >> 4];
+    out += digits[data[i] & 15];
+  }
+  return out;
+}
+
+Result<std::string> prepare_run_psk(const std::string& dir) {
+  ensure_sodium();
+  std::string path = dir + "/psk";
+  std::ifstream existing(path);
+  std::string psk;
+  if (existing && std::getline(existing, psk) && psk.size() == 64) return psk;
+  unsigned char raw[32];
+  randombytes_buf(raw, sizeof raw);
+  psk = to_hex(raw, sizeof raw);
+  if (auto s = write_private_file(path, psk + "\n"); !s) return s.error();
+  return psk;
+}
+
 std::string X25519KeyPair::secret_base64() const { return to_base64(secret.data(), secret.size()); }
 std::string X25519KeyPair::public_base64() const { return to_base64(public_key.data(), public_key.size()); }
 

@@ -26,5 +26,9 @@ Result<X25519KeyPair> x25519_from_secret_base64(const std::string& b64);
 Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string& dir, const std::vector<std::string>& nodes);
 
 std::string to_base64(const unsigned char* data, size_t len);
+std::string to_hex(const unsigned char* data, size_t len);
+
+// One pre-shared key for the run (hex, 32 random bytes) in `dir`/psk, reused if present.
+Result<std::string> prepare_run_psk(const std::string& dir);
 
 }  // namespace vpnlab

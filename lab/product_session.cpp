@@ -7,6 +7,7 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "netns/probes.h"
 
@@ -42,16 +43,6 @@ std::string peer_underlay(const PlanNode& self, const PlanNode& peer) {
     for (const auto& theirs : peer.underlay)
       if (mine.link == theirs.link) return theirs.addr.addr.str();
   return peer.underlay.empty() ? "" : peer.underlay.front().addr.addr.str();
-}
-
-std::string to_hex(const unsigned char* data, size_t len) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < len; ++i) {
-    out += digits[data[i] >> 4];
-    out += digits[data[i] & 15];
-  }
-  return out;
 }
 
 // Node names may hold '-', which some products refuse in their own names (tinc).
@@ -289,7 +280,14 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
       daemons_.push_back(Daemon{node.name, sp.stdout_path, std::move(child.value())});
       continue;
     }
+    // With `retry`, a failing command is run again until it succeeds or the time is up:
+    // a bounded probe for daemons whose control socket has no readiness event.
+    auto retry_end = std::chrono::steady_clock::now() + std::chrono::duration<double>(step.retry_s);
     auto out = run_command(sp, step.timeout_s, ctx_.interrupt_fd);
+    while (out && !out->interrupted && out->exit_status != 0 && std::chrono::steady_clock::now() < retry_end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      out = run_command(sp, step.timeout_s, ctx_.interrupt_fd);
+    }
     if (!out) return with_context(out.error(), "node '" + node.name + "'");
     if (out->interrupted) return make_error("interrupted");
     if (out->timed_out || out->exit_status != 0)

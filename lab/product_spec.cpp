@@ -85,7 +85,8 @@ Status parse_prepare(const TomlReader& r, const toml::table& t, const std::strin
 }
 
 Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
-  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "env", "timeout", "nodes"}); !s) return s;
+  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "env", "timeout", "retry", "nodes"}); !s) return s;
+  if (auto s = get_duration(r, t, "retry", "step", &step->retry_s, 0.001); !s) return s;
   if (auto s = parse_nodes_filter(r, t, "step", &step->nodes); !s) return s;
   int kinds = 0;
   if (t.get("daemon")) { step->kind = ProductStep::Kind::Daemon; ++kinds; }

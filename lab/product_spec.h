@@ -21,6 +21,7 @@ struct ProductStep {
   std::map<std::string, std::string> env;  // Daemon, Run
   std::string ifname;                      // WaitLink, Configure (templated)
   double timeout_s = 10;
+  double retry_s = 0;  // Run: run again while failing, for up to this long
   NodeFilter nodes = NodeFilter::All;
 };
 

@@ -207,6 +207,8 @@ Result<RunReport> run_bench(const Plan& plan, const RunOptions& given) {
   std::string keys_dir = opts.keys_dir.empty() ? opts.run_dir + "/secrets/keys" : opts.keys_dir;
   auto keys = prepare_node_keys(keys_dir, node_names);
   if (!keys) return keys.error();
+  auto psk = prepare_run_psk(keys_dir);
+  if (!psk) return psk.error();
   if (auto s = mkdir_p(opts.run_dir + "/keys", 0750); !s) return s.error();
   for (const auto& [node, kp] : *keys) write_text(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n");
   write_text(opts.run_dir + "/topology.toml", read_all(plan.topology_file));
@@ -236,7 +238,7 @@ Result<RunReport> run_bench(const Plan& plan, const RunOptions& given) {
       for (const auto& ns : (*topo)->namespaces()) sysctls[ns.name] = ns.sysctls;
       write_text(opts.run_dir + "/sysctls.json", sysctls.dump(2) + "\n");
     }
-    ProductSession::Context ctx{&plan, topo->get(), &spec, &keys.value(), opts.run_dir, opts.interrupt_fd};
+    ProductSession::Context ctx{&plan, topo->get(), &spec, &keys.value(), opts.run_dir, opts.interrupt_fd, {{"psk", psk.value()}}};
     auto session = ProductSession::start(ctx);
     if (!session) {
       outcome.failure = session.error().message;
@@ -320,7 +322,7 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
   };
   std::ostringstream o;
   char line[256];
-  snprintf(line, sizeof line, "%-18s %-16s %10s %19s %9s %7s\n", "product", "test", "median", "min-max Gbit/s", "x baseline", "valid");
+  snprintf(line, sizeof line, "%-20s %-16s %10s %19s %9s %7s\n", "product", "test", "median", "min-max Gbit/s", "x baseline", "valid");
   o << line;
   for (const Key& k : order) {
     auto& v = valid[k];
@@ -332,11 +334,11 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
     }
     std::string valid_text = std::to_string(v.size()) + "/" + std::to_string(total[k]);
     if (v.empty())
-      snprintf(line, sizeof line, "%-18s %-16s %10s %19s %9s %7s\n", k.product.c_str(), k.test.c_str(), "-", "-", "-", valid_text.c_str());
+      snprintf(line, sizeof line, "%-20s %-16s %10s %19s %9s %7s\n", k.product.c_str(), k.test.c_str(), "-", "-", "-", valid_text.c_str());
     else {
       char range[48];
       snprintf(range, sizeof range, "%.3f-%.3f", *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()));
-      snprintf(line, sizeof line, "%-18s %-16s %10.3f %19s %9s %7s\n", k.product.c_str(), k.test.c_str(), median(v), range, ratio.c_str(),
+      snprintf(line, sizeof line, "%-20s %-16s %10.3f %19s %9s %7s\n", k.product.c_str(), k.test.c_str(), median(v), range, ratio.c_str(),
                valid_text.c_str());
     }
     o << line;

@@ -5,8 +5,10 @@ set -euo pipefail
 build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-3-dev
   libtomlplusplus-dev libspdlog-dev libboost-dev libboost-filesystem-dev
   nlohmann-json3-dev libsodium-dev libgtest-dev)
-# wireguard-tools must come without recommends: it would pull a kernel image.
-runtime_pkgs=(iperf3 wireguard-go wireguard-tools iproute2)
+# The VPN products and their tools. wireguard-tools must come without recommends (it would
+# pull a kernel image); libstrongswan-standard-plugins brings GCM and X25519 (openssl).
+runtime_pkgs=(iperf3 iproute2 openssl wireguard-go wireguard-tools nebula openvpn tinc fastd quicktun
+  strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins)
 missing=()
 for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
