@@ -21,6 +21,7 @@ std::vector<std::string> iperf_client_argv(const IperfClientOptions& o) {
     argv.push_back("-M");
     argv.push_back(std::to_string(*o.mss));
   }
+  if (o.repeating_payload) argv.push_back("--repeating-payload");
   return argv;
 }
 

@@ -18,6 +18,7 @@ struct IperfClientOptions {
   int streams = 1;
   bool reverse = false;
   std::optional<int> mss;
+  bool repeating_payload = false;  // "0123456789..." payload, for the plaintext check
 };
 
 std::vector<std::string> iperf_client_argv(const IperfClientOptions& o);

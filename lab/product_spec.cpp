@@ -265,6 +265,7 @@ Availability check_availability(const ProductSpec& spec) {
       SpawnSpec s;
       s.argv = spec.version_argv;
       s.stdout_path = tmpl;
+      s.stderr_path = "/dev/null";  // warnings on stderr are not the version
       auto out = run_command(s, 5);
       std::ifstream in(tmpl);
       std::string line;

@@ -11,7 +11,7 @@ namespace vpnlab {
 const std::vector<std::string>& results_csv_header() {
   static const std::vector<std::string> h = {"run_id", "timestamp", "product", "test", "pattern", "direction", "protocol",
                                              "sample", "client", "server", "streams", "reverse", "mss", "duration_s",
-                                             "gbps", "retransmits", "valid", "status", "reason"};
+                                             "gbps", "retransmits", "valid", "status", "reason", "cipher", "bringup_s"};
   return h;
 }
 
@@ -38,7 +38,7 @@ std::string format_row(const SampleRow& r) {
                                 std::to_string(r.sample), r.client, r.server, std::to_string(r.streams),
                                 r.reverse ? "true" : "false", r.mss ? std::to_string(r.mss) : "",
                                 fmt(r.duration_s, 1), fmt(r.gbps, 4), r.retransmits >= 0 ? std::to_string(r.retransmits) : "",
-                                r.valid ? "true" : "false", r.status, r.reason};
+                                r.valid ? "true" : "false", r.status, r.reason, r.cipher, fmt(r.bringup_s, 3)};
   std::string line;
   for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + csv_escape(f[i]);
   return line + "\n";
@@ -106,7 +106,7 @@ Result<std::vector<SampleRow>> read_results_csv(const std::string& path) {
     r.protocol = f[6]; r.sample = std::stoi(f[7]); r.client = f[8]; r.server = f[9]; r.streams = std::stoi(f[10]);
     r.reverse = f[11] == "true"; r.mss = f[12].empty() ? 0 : std::stoi(f[12]); r.duration_s = std::stod(f[13]);
     r.gbps = std::stod(f[14]); r.retransmits = f[15].empty() ? -1 : std::stoll(f[15]); r.valid = f[16] == "true";
-    r.status = f[17]; r.reason = f[18];
+    r.status = f[17]; r.reason = f[18]; r.cipher = f[19]; r.bringup_s = std::stod(f[20]);
     rows.push_back(std::move(r));
   }
   return rows;

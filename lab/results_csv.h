@@ -22,6 +22,8 @@ struct SampleRow {
   bool valid = false;
   std::string status;  // "ok" or "failed"
   std::string reason;
+  std::string cipher;    // as the product spec states it
+  double bringup_s = 0;  // daemons started -> every overlay ping answered
 };
 
 const std::vector<std::string>& results_csv_header();

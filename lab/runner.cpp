@@ -23,6 +23,7 @@
 #include "lab/run_state.h"
 #include "netns/live_topology.h"
 #include "netns/namespace.h"
+#include "netns/payload_watch.h"
 #include "netns/probes.h"
 
 namespace vpnlab {
@@ -64,6 +65,7 @@ struct SampleContext {
   std::string raw_dir;
   std::string log_dir;
   int interrupt_fd;
+  bool repeating_payload = false;
 };
 
 // One iperf3 run: fresh server, client, counters around it. `label` names the raw files.
@@ -83,6 +85,8 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   row.mss = t.mss.value_or(0);
   row.duration_s = duration_s;
   row.status = "failed";
+  row.cipher = c.spec->cipher;
+  row.bringup_s = c.session->bringup_seconds();
   auto fail = [&](const std::string& why) {
     row.reason = why;
     return row;
@@ -114,6 +118,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   o.streams = t.streams;
   o.reverse = t.reverse;
   o.mss = t.mss;
+  o.repeating_payload = c.repeating_payload;
   client.argv = iperf_client_argv(o);
   client.netns_fd = client_ns.fd.get();
   client.cpus = client_node.load_cpus;
@@ -143,6 +148,29 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
 }
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// Once per product: a short sample with iperf3's repeating payload while the client's
+// underlay interface is watched for that payload in clear. An encrypted tunnel must not
+// show it; the baseline must (or the watch itself is blind). Returns "" when as expected.
+std::string plaintext_check(SampleContext c, bool* interrupted) {
+  const PlanTest& test = *c.test;
+  Netns& client_ns = c.topo->ns_of_node(test.spec.client);
+  std::string ifname;
+  for (const auto& u : c.plan->node(test.spec.client)->underlay)
+    if (u.link == test.underlay_link) ifname = u.ifname;
+  auto index = link_index(client_ns.sock.get(), ifname);
+  if (!index) return "plaintext check: " + index.error().message;
+  auto watch = PayloadWatch::start(client_ns.fd.get(), *index, iperf_repeating_pattern());
+  if (!watch) return "plaintext check: " + watch.error().message;
+  c.repeating_payload = true;
+  SampleRow row = run_sample(c, "plaintext-check", 1, interrupted);
+  PayloadWatch::Summary seen = (*watch)->stop();
+  if (row.status != "ok") return "plaintext check: the sample failed: " + row.reason;
+  std::string frames = std::to_string(seen.frames) + " frames on " + ifname + " watched";
+  if (c.spec->tunnel && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
+  if (!c.spec->tunnel && !seen.pattern_seen) return "plaintext check is blind: no payload seen on the baseline (" + frames + ")";
+  return "";
+}
 
 }  // namespace
 
@@ -256,6 +284,7 @@ Result<RunReport> run_bench(const Plan& plan, const RunOptions& given) {
           row.mss = test.spec.mss.value_or(0);
           row.duration_s = plan.duration_s;
           row.status = "failed";
+          row.cipher = spec.cipher;
           row.reason = "product did not come up: " + session.error().message.substr(0, session.error().message.find('\n'));
           if (auto s = csv->append(row); !s) return s.error();
           report.rows.push_back(row);
@@ -264,6 +293,18 @@ Result<RunReport> run_bench(const Plan& plan, const RunOptions& given) {
       outcome.started = true;
       outcome.bringup_s = (*session)->bringup_seconds();
       if (spec.tunnel) spdlog::info("  up and answering pings after {:.2f} s", outcome.bringup_s);
+      if (!plan.tests.empty()) {
+        const PlanTest& first = plan.tests.front();
+        std::string dir = opts.run_dir + "/raw/" + spec.name + "/" + first.spec.name;
+        std::string logs = opts.run_dir + "/logs/" + spec.name + "/" + first.spec.name;
+        if (auto s = mkdir_p(dir, 0750); !s) return s.error();
+        if (auto s = mkdir_p(logs, 0750); !s) return s.error();
+        outcome.plaintext = plaintext_check(SampleContext{&plan, &first, &spec, topo->get(), session->get(), dir, logs, opts.interrupt_fd},
+                                            &report.interrupted);
+        spdlog::info("  plaintext check: {}", outcome.plaintext.empty() ? (spec.tunnel ? "no payload in clear on the underlay"
+                                                                                      : "payload seen in clear, as it must be without a tunnel")
+                                                                       : outcome.plaintext);
+      }
       for (const auto& test : plan.tests) {
         if (report.interrupted) break;
         std::string raw_dir = opts.run_dir + "/raw/" + spec.name + "/" + test.spec.name;
@@ -279,6 +320,10 @@ Result<RunReport> run_bench(const Plan& plan, const RunOptions& given) {
           SampleRow row = run_sample(sc, "sample-" + std::to_string(i), plan.duration_s, &report.interrupted);
           if (report.interrupted) break;  // a cut-short sample is not a result
           row.sample = i;
+          if (!outcome.plaintext.empty() && spec.tunnel) {
+            row.valid = false;
+            row.reason = outcome.plaintext;
+          }
           if (auto s = csv->append(row); !s) return s.error();
           spdlog::info("  {} sample {}/{}: {:.3f} Gbit/s{}", test.spec.name, i, plan.samples, row.gbps,
                        row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);

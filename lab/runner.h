@@ -24,6 +24,7 @@ struct ProductOutcome {
   bool started = false;
   std::string failure;                 // why it did not run, with log tail
   double bringup_s = 0;
+  std::string plaintext;               // "" = the plaintext check passed; otherwise why not
   std::vector<std::string> leftovers;  // teardown audit
 };
 

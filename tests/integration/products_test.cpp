@@ -1,6 +1,8 @@
 // Every shipped product, for real: comes up on two fresh namespaces, carries the overlay
 // MTU with DF, moves a short iperf3 sample through its tunnel (counters prove it), and
 // leaves nothing behind. A product not installed here is skipped with its reason.
+#include <fstream>
+
 #include "lab/product_spec.h"
 #include "lab/runner.h"
 #include "root_test_support.h"
@@ -62,4 +64,36 @@ TEST(Products, ShapeAndMtuAreRefusedBeforeAnythingStarts) {
   auto m = check_product_fits(swan.value(), p2p);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error().message, "overlay MTU 1420 is more than product 'strongswan-libipsec' carries (1400 over a 1500-byte underlay)");
+}
+
+TEST(Products, QuicktunInRawModeFailsThePlaintextCheck) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("quicktun");
+  // The same spec with the unencrypted raw protocol: the tunnel works, the payload shows.
+  char tmpl[] = "/tmp/vpnlab-raw-XXXXXX";
+  std::string products = mkdtemp(tmpl);
+  std::string cmd = "cp -r " VPNLAB_PRODUCTS_DIR "/quicktun " + products + "/quicktun-raw";
+  ASSERT_EQ(system(cmd.c_str()), 0);
+  std::string spec = read_file(products + "/quicktun-raw/product.toml");
+  spec.replace(spec.find("name = \"quicktun\""), 17, "name = \"quicktun-raw\"");
+  spec.replace(spec.find("IF_QT_PROTOCOL = \"nacltai\""), 26, "IF_QT_PROTOCOL = \"raw\"");
+  std::ofstream(products + "/quicktun-raw/product.toml") << spec;
+
+  PlanOptions o;
+  o.products = {"quicktun-raw"};
+  o.samples = 1;
+  o.duration_s = 1;
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
+  plan.warmup_s = 0;
+  RunOptions ro;
+  ro.run_dir = products + "/run";
+  ro.products_dir = products;
+  auto report = run_bench(plan, ro);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  ASSERT_EQ(report->rows.size(), 1u);
+  EXPECT_EQ(report->rows[0].status, "ok") << report->rows[0].reason;
+  EXPECT_FALSE(report->rows[0].valid);
+  EXPECT_NE(report->rows[0].reason.find("plaintext of the payload seen on the underlay"), std::string::npos) << report->rows[0].reason;
+  EXPECT_TRUE(list_namespaces(plan.ns_prefix).empty());
 }

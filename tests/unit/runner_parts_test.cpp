@@ -57,6 +57,8 @@ TEST(Iperf, Argv) {
   o.mss = 1200;
   EXPECT_EQ(iperf_client_argv(o), (std::vector<std::string>{"iperf3", "-4", "-c", "10.77.0.2", "-p", "5201", "-J", "-t", "2", "-P", "4",
                                                            "-R", "-M", "1200"}));
+  o.repeating_payload = true;
+  EXPECT_EQ(iperf_client_argv(o).back(), "--repeating-payload");
   EXPECT_EQ(iperf_server_argv(5201), (std::vector<std::string>{"iperf3", "-4", "-s", "-1", "-p", "5201"}));
 }
 
@@ -82,8 +84,8 @@ TEST(ResultsCsv, WritesHeaderAndRowsAndReadsThemBack) {
   std::string text = read(path);
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,"
-            "retransmits,valid,status,reason");
-  EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\"\n"), std::string::npos) << text;
+            "retransmits,valid,status,reason,cipher,bringup_s");
+  EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,0.000\n"), std::string::npos) << text;
   auto rows = read_results_csv(path);
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1u);

@@ -1,0 +1,81 @@
+#include "netns/payload_watch.h"
+
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include <cstring>
+#include <vector>
+
+#include "netns/namespace.h"
+
+namespace vpnlab {
+
+std::string iperf_repeating_pattern(size_t length) {
+  std::string p;
+  for (size_t i = 0; i < length; ++i) p += static_cast<char>('0' + i % 10);
+  return p;
+}
+
+Result<std::unique_ptr<PayloadWatch>> PayloadWatch::start(int netns_fd, int ifindex, std::string pattern) {
+  std::unique_ptr<PayloadWatch> w(new PayloadWatch());
+  int err = 0;
+  if (auto s = run_in_netns(netns_fd, [&] {
+        w->sock_.reset(socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL)));
+        err = errno;
+      });
+      !s)
+    return s.error();
+  if (!w->sock_.valid()) return make_error("packet capture: cannot open an AF_PACKET socket: " + errno_text(err), "run vpnlab as root");
+  sockaddr_ll addr{};
+  addr.sll_family = AF_PACKET;
+  addr.sll_protocol = htons(ETH_P_ALL);
+  addr.sll_ifindex = ifindex;
+  if (bind(w->sock_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0)
+    return make_error("packet capture: cannot bind to interface " + std::to_string(ifindex) + ": " + errno_text(errno));
+  w->stop_fd_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  w->pattern_ = std::move(pattern);
+  w->thread_ = std::thread([p = w.get()] { p->loop(); });
+  return w;
+}
+
+void PayloadWatch::loop() {
+  std::vector<char> buf(65536 + 256);
+  // Reads one queued frame; false when none is queued.
+  auto take = [&] {
+    ssize_t n = recv(sock_.get(), buf.data(), buf.size(), MSG_DONTWAIT);
+    if (n <= 0) return false;
+    ++summary_.frames;
+    summary_.bytes += static_cast<uint64_t>(n);
+    if (!summary_.pattern_seen && memmem(buf.data(), static_cast<size_t>(n), pattern_.data(), pattern_.size()))
+      summary_.pattern_seen = true;
+    return true;
+  };
+  for (;;) {
+    pollfd fds[2] = {{sock_.get(), POLLIN, 0}, {stop_fd_.get(), POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0 && errno != EINTR) return;
+    if (fds[1].revents & POLLIN) {
+      while (take()) {
+      }  // drain what is already queued, so nothing sent goes unseen
+      return;
+    }
+    if (fds[0].revents & POLLIN) take();
+  }
+}
+
+PayloadWatch::Summary PayloadWatch::stop() {
+  if (!stopped_) {
+    stopped_ = true;
+    uint64_t one = 1;
+    (void)!write(stop_fd_.get(), &one, sizeof one);
+    thread_.join();
+  }
+  return summary_;
+}
+
+PayloadWatch::~PayloadWatch() { stop(); }
+
+}  // namespace vpnlab

@@ -1,0 +1,45 @@
+// Watches the frames on one interface of a namespace (AF_PACKET) for a byte pattern: the
+// proof that an encrypted tunnel does not carry the payload in clear on the underlay.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "lab/result.h"
+#include "netns/unique_fd.h"
+
+namespace vpnlab {
+
+class PayloadWatch {
+ public:
+  // Starts watching `ifname` in the namespace of `netns_fd` for `pattern`.
+  static Result<std::unique_ptr<PayloadWatch>> start(int netns_fd, int ifindex, std::string pattern);
+  ~PayloadWatch();
+  PayloadWatch(const PayloadWatch&) = delete;
+  PayloadWatch& operator=(const PayloadWatch&) = delete;
+
+  struct Summary {
+    uint64_t frames = 0;
+    uint64_t bytes = 0;
+    bool pattern_seen = false;
+  };
+  // Stops the watch and says what it saw.
+  Summary stop();
+
+ private:
+  PayloadWatch() = default;
+  void loop();
+  UniqueFd sock_;
+  UniqueFd stop_fd_;
+  std::string pattern_;
+  std::thread thread_;
+  Summary summary_;
+  bool stopped_ = false;
+};
+
+// iperf3 --repeating-payload fills its buffers with "0123456789" repeated; 40 bytes of
+// it cannot appear by chance in ciphertext.
+std::string iperf_repeating_pattern(size_t length = 40);
+
+}  // namespace vpnlab
