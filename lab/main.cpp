@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/cleanup.h"
+#include "lab/doctor.h"
 #include "lab/interrupt.h"
 #include "lab/plan.h"
 #include "lab/product_spec.h"
@@ -255,6 +256,13 @@ int cmd_products(const Args&) {
   return 0;
 }
 
+int cmd_doctor(const Args& a) {
+  if (!a.positional.empty()) return usage_error("doctor", "doctor takes no file");
+  if (!need_root("doctor")) return kExitError;
+  std::cout << doctor_report(find_products_dir());
+  return 0;
+}
+
 struct Verb {
   const char* name;
   const char* synopsis;
@@ -281,6 +289,8 @@ const std::vector<Verb>& verbs() {
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},
+      {"doctor", "doctor", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
+       "steal time, products) and says what that means for results.", {}, cmd_doctor},
   };
   return v;
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "netns/capabilities.h"
 #include "netns/probes.h"
 
 namespace vpnlab {
@@ -259,6 +260,11 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
         return with_context(s.error(), "node '" + node.name + "'");
       continue;
     }
+    if (step.kind == ProductStep::Kind::CreateLink) {
+      if (auto s = create_link_of_kind(ns.sock.get(), ex(step.ifname), step.link_kind); !s)
+        return with_context(s.error(), "node '" + node.name + "'");
+      continue;
+    }
     if (step.kind == ProductStep::Kind::Configure) {
       std::string ifname = ex(step.ifname);
       if (auto s = add_address(ns.sock.get(), ifname, node.overlay); !s) return with_context(s.error(), "node '" + node.name + "'");
@@ -337,6 +343,11 @@ Status ProductSession::check_mtu() {
     Netns& ns = ctx_.topo->ns_of_node(node.name);
     auto link = get_link(ns.sock.get(), ctx_.spec->interface);
     if (!link) return with_context(link.error(), "node '" + node.name + "'");
+    // A kernel product must really be the kernel's: a userspace stand-in would show a TUN.
+    if (!ctx_.spec->interface_kind.empty() && link->kind != ctx_.spec->interface_kind)
+      return make_error("node '" + node.name + "': " + ctx_.spec->interface + " is of kind '" + (link->kind.empty() ? "unknown" : link->kind) +
+                            "', not '" + ctx_.spec->interface_kind + "'",
+                        "something other than " + ctx_.spec->name + " answered; results would be mislabelled");
     if (link->mtu != plan.overlay_mtu)
       return make_error("node '" + node.name + "': " + ctx_.spec->interface + " has MTU " + std::to_string(link->mtu) + ", not the overlay's " +
                             std::to_string(plan.overlay_mtu),

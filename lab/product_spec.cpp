@@ -10,6 +10,7 @@
 
 #include "lab/process.h"
 #include "lab/toml_reader.h"
+#include "netns/capabilities.h"
 
 #ifndef VPNLAB_SOURCE_DIR
 #define VPNLAB_SOURCE_DIR "."
@@ -85,7 +86,8 @@ Status parse_prepare(const TomlReader& r, const toml::table& t, const std::strin
 }
 
 Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
-  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "env", "timeout", "retry", "nodes"}); !s) return s;
+  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "create_link", "kind", "env", "timeout", "retry", "nodes"}); !s)
+    return s;
   if (auto s = get_duration(r, t, "retry", "step", &step->retry_s, 0.001); !s) return s;
   if (auto s = parse_nodes_filter(r, t, "step", &step->nodes); !s) return s;
   int kinds = 0;
@@ -93,8 +95,9 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   if (t.get("run")) { step->kind = ProductStep::Kind::Run; ++kinds; }
   if (t.get("wait_link")) { step->kind = ProductStep::Kind::WaitLink; ++kinds; }
   if (t.get("configure")) { step->kind = ProductStep::Kind::Configure; ++kinds; }
+  if (t.get("create_link")) { step->kind = ProductStep::Kind::CreateLink; ++kinds; }
   if (kinds != 1)
-    return r.at(pos_of(t), "step: give exactly one of daemon, run, wait_link, configure",
+    return r.at(pos_of(t), "step: give exactly one of daemon, run, wait_link, configure, create_link",
                 "e.g. run = [\"wg\", \"setconf\", \"{{interface}}\", \"{{secrets}}/wg.conf\"]");
   SourcePos argv_pos;
   if (auto s = get_string_list(r, t, step->kind == ProductStep::Kind::Daemon ? "daemon" : "run", "step", &step->argv, &argv_pos); !s) return s;
@@ -102,6 +105,8 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
     return r.at(argv_pos, "step: empty argv", "name the program and its arguments");
   if (auto s = get_string(r, t, "wait_link", "step", &step->ifname, false, pos_of(t)); !s) return s;
   if (auto s = get_string(r, t, "configure", "step", &step->ifname, false, pos_of(t)); !s) return s;
+  if (auto s = get_string(r, t, "create_link", "step", &step->ifname, false, pos_of(t)); !s) return s;
+  if (auto s = get_string(r, t, "kind", "step", &step->link_kind, step->kind == ProductStep::Kind::CreateLink, pos_of(t)); !s) return s;
   if (auto s = get_duration(r, t, "timeout", "step", &step->timeout_s, 0.001); !s) return s;
   if (const toml::node* env = t.get("env")) {
     if (!env->is_table()) return r.at(*env, "step: 'env' must be a table", "write env = { NAME = \"value\" }");
@@ -115,7 +120,7 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
 
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "packages", "binaries", "version", "tunnel",
-                                             "interface", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
+                                             "interface", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
                                              "ready", "counters"});
       !s)
     return s;
@@ -131,6 +136,8 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (auto s = get_bool(r, root, "tunnel", "product", &spec->tunnel); !s) return s;
   if (auto s = get_string(r, root, "interface", "product", &spec->interface, spec->tunnel, SourcePos{1, 1}); !s) return s;
   if (auto s = get_string(r, root, "keys", "product", &spec->keys, false, {}); !s) return s;
+  if (auto s = get_string(r, root, "interface_kind", "product", &spec->interface_kind, false, {}); !s) return s;
+  if (auto s = get_string_list(r, root, "requires", "product", &spec->requires_caps, nullptr); !s) return s;
   if (spec->keys != "none" && spec->keys != "x25519")
     return r.at(*root.get("keys"), "product: unknown key type '" + spec->keys + "'", "use keys = \"x25519\" or \"none\"");
   if (const toml::node* shapes = root.get("topology")) {
@@ -255,6 +262,17 @@ Availability check_availability(const ProductSpec& spec) {
       a.reason = "'" + bin + "' is not installed (apt-get install --no-install-recommends " + pkgs + ")";
       return a;
     }
+  }
+  if (!spec.requires_caps.empty()) {
+    if (geteuid() != 0) {
+      a.reason = "needs kernel features (" + spec.requires_caps.front() + "): probing them needs root";
+      return a;
+    }
+    for (const auto& c : probe_network_capabilities("vpnlab-probe-" + std::to_string(getpid())))
+      if (!c.available && std::find(spec.requires_caps.begin(), spec.requires_caps.end(), c.name) != spec.requires_caps.end()) {
+        a.reason = "this kernel lacks " + c.name + " (" + c.detail + ")";
+        return a;
+      }
   }
   a.available = true;
   if (!spec.version_argv.empty()) {

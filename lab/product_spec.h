@@ -15,11 +15,12 @@ namespace vpnlab {
 enum class NodeFilter { All, First, Others };
 
 struct ProductStep {
-  enum class Kind { Daemon, Run, WaitLink, Configure };
+  enum class Kind { Daemon, Run, WaitLink, Configure, CreateLink };
   Kind kind = Kind::Run;
   std::vector<std::string> argv;           // Daemon, Run (templated)
   std::map<std::string, std::string> env;  // Daemon, Run
-  std::string ifname;                      // WaitLink, Configure (templated)
+  std::string ifname;                      // WaitLink, Configure, CreateLink (templated)
+  std::string link_kind;                   // CreateLink: the kernel link kind ("wireguard")
   double timeout_s = 10;
   double retry_s = 0;  // Run: run again while failing, for up to this long
   NodeFilter nodes = NodeFilter::All;
@@ -59,6 +60,8 @@ struct ProductSpec {
   std::vector<std::string> version_argv;
   bool tunnel = true;  // false: the no-tunnel baseline
   std::string interface;
+  std::string interface_kind;  // checked after bring-up when set: e.g. "wireguard", not a TUN
+  std::vector<std::string> requires_caps;  // kernel features (see `vpnlab doctor`) it needs
   std::string keys = "none";  // "x25519" or "none"
   std::vector<std::string> shapes{"p2p", "mesh"};  // overlay shapes it can carry
   int max_mtu = 65535;        // largest overlay MTU the product carries at all

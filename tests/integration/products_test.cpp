@@ -3,6 +3,7 @@
 // leaves nothing behind. A product not installed here is skipped with its reason.
 #include <fstream>
 
+#include "lab/keys.h"
 #include "lab/product_spec.h"
 #include "lab/runner.h"
 #include "root_test_support.h"
@@ -96,4 +97,65 @@ TEST(Products, QuicktunInRawModeFailsThePlaintextCheck) {
   EXPECT_FALSE(report->rows[0].valid);
   EXPECT_NE(report->rows[0].reason.find("plaintext of the payload seen on the underlay"), std::string::npos) << report->rows[0].reason;
   EXPECT_TRUE(list_namespaces(plan.ns_prefix).empty());
+}
+
+TEST(Products, AUserspaceStandInForAKernelProductIsRefused) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  // Claims to be the kernel's WireGuard but starts wireguard-go (a TUN device).
+  char tmpl[] = "/tmp/vpnlab-standin-XXXXXX";
+  std::string products = mkdtemp(tmpl);
+  std::string cmd = "cp -r " VPNLAB_PRODUCTS_DIR "/wireguard-go " + products + "/fake-kernel-wg";
+  ASSERT_EQ(system(cmd.c_str()), 0);
+  std::string spec = read_file(products + "/fake-kernel-wg/product.toml");
+  spec.replace(spec.find("name = \"wireguard-go\""), 21, "name = \"fake-kernel-wg\"");
+  spec.replace(spec.find("interface_kind = \"tun\""), 22, "interface_kind = \"wireguard\"");
+  std::ofstream(products + "/fake-kernel-wg/product.toml") << spec;
+  PlanOptions o;
+  o.products = {"fake-kernel-wg"};
+  o.samples = 1;
+  o.duration_s = 1;
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
+  RunOptions ro;
+  ro.run_dir = products + "/run";
+  ro.products_dir = products;
+  auto report = run_bench(plan, ro);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  EXPECT_FALSE(report->products[0].started);
+  EXPECT_NE(report->products[0].failure.find("wg0 is of kind 'tun', not 'wireguard'"), std::string::npos) << report->products[0].failure;
+  EXPECT_TRUE(list_namespaces(plan.ns_prefix).empty());
+}
+
+TEST(Products, NebulaAndQuicktunCarryTheSameX25519KeysAsWireGuard) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("nebula");
+  VPNLAB_REQUIRE_PROGRAM("quicktun");
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  PlanOptions o;
+  o.products = {"nebula", "quicktun"};
+  o.samples = 1;
+  o.duration_s = 1;
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
+  plan.warmup_s = 0;
+  RunOptions ro;
+  char tmpl[] = "/tmp/vpnlab-keys-XXXXXX";
+  ro.run_dir = std::string(mkdtemp(tmpl)) + "/run";
+  ro.products_dir = VPNLAB_PRODUCTS_DIR;
+  auto report = run_bench(plan, ro);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  auto keys = prepare_node_keys(ro.run_dir + "/secrets/keys", {"a", "b"});  // reads the run's keys back
+  ASSERT_TRUE(keys.ok());
+  for (const char* node : {"a", "b"}) {
+    std::string wg_public_hex = to_hex(keys->at(node).public_key.data(), 32);
+    // Nebula: the certificate the run CA signed holds the node's X25519 public key.
+    SpawnSpec s;
+    s.argv = {"nebula-cert", "print", "-json", "-path", ro.run_dir + "/nodes/nebula/" + node + "/host.crt"};
+    s.stdout_path = ro.run_dir + "/cert.json";
+    auto r = run_command(s, 10);
+    ASSERT_TRUE(r.ok() && r->exit_status == 0);
+    EXPECT_NE(read_file(s.stdout_path).find("\"publicKey\":\"" + wg_public_hex + "\""), std::string::npos) << read_file(s.stdout_path);
+    // quicktun: its private key file is the same secret, in hex.
+    std::string qt = read_file(ro.run_dir + "/secrets/quicktun/" + node + "/private.key");
+    EXPECT_EQ(qt, to_hex(keys->at(node).secret.data(), 32) + "\n");
+  }
 }

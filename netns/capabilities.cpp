@@ -1,0 +1,177 @@
+#include "netns/capabilities.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <linux/kvm.h>
+#include <linux/netlink.h>
+#include <linux/xfrm.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+#include <netlink/route/qdisc.h>
+#include <netlink/route/qdisc/netem.h>
+#include <netlink/route/qdisc/tbf.h>
+#include <netlink/route/tc.h>
+
+#include "netns/namespace.h"
+#include "netns/netlink.h"
+#include "netns/sysctl.h"
+
+namespace vpnlab {
+
+Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind) {
+  RtnlLink link(rtnl_link_alloc());
+  rtnl_link_set_name(link.get(), name.c_str());
+  int err = rtnl_link_set_type(link.get(), kind.c_str());
+  // libnl knows only some kinds; for the others the kind string alone is sent.
+  if (err < 0 && err != -NLE_OPNOTSUPP) return make_error("link '" + name + "' of kind " + kind + ": " + nl_geterror(err));
+  err = rtnl_link_add(sock, link.get(), NLM_F_CREATE | NLM_F_EXCL);
+  if (err < 0) return make_error("link '" + name + "' of kind " + kind + ": " + nl_geterror(err));
+  return ok_status();
+}
+
+namespace {
+
+Capability from_status(const std::string& name, const Status& s, const std::string& yes) {
+  return Capability{name, s.ok(), s.ok() ? yes : s.error().message};
+}
+
+Status add_qdisc(nl_sock* sock, int ifindex, const std::string& kind) {
+  std::unique_ptr<rtnl_qdisc, void (*)(rtnl_qdisc*)> q(rtnl_qdisc_alloc(), rtnl_qdisc_put);
+  rtnl_tc* tc = TC_CAST(q.get());
+  rtnl_tc_set_ifindex(tc, ifindex);
+  rtnl_tc_set_parent(tc, TC_H_ROOT);
+  if (int err = rtnl_tc_set_kind(tc, kind.c_str()); err < 0) return make_error(kind + ": " + nl_geterror(err));
+  if (kind == "tbf") {
+    rtnl_qdisc_tbf_set_rate(q.get(), 125000000, 65536, 0);  // 1 Gbit/s
+    rtnl_qdisc_tbf_set_limit(q.get(), 1 << 20);
+  } else {
+    rtnl_netem_set_delay(q.get(), 1000);  // 1 ms
+  }
+  int err = rtnl_qdisc_add(sock, q.get(), NLM_F_CREATE | NLM_F_REPLACE);
+  if (err < 0) return make_error(kind + " qdisc: " + nl_geterror(err));
+  return ok_status();
+}
+
+// A userspace TUN device, the way every userspace VPN makes its interface.
+Status probe_tun() {
+  int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return make_error("/dev/net/tun: " + errno_text(errno));
+  ifreq ifr{};
+  ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+  strncpy(ifr.ifr_name, "vltun0", IFNAMSIZ - 1);
+  int rc = ioctl(fd, TUNSETIFF, &ifr);
+  int err = errno;
+  close(fd);
+  if (rc < 0) return make_error("TUNSETIFF: " + errno_text(err));
+  return ok_status();
+}
+
+// One ESP security association through XFRM netlink: needs the kernel's ESP support.
+Status probe_esp() {
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_XFRM);
+  if (fd < 0) return make_error("NETLINK_XFRM: " + errno_text(errno));
+  struct {
+    nlmsghdr n;
+    xfrm_usersa_info sa;
+    char attrs[256];
+  } req{};
+  req.n.nlmsg_type = XFRM_MSG_NEWSA;
+  req.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
+  req.n.nlmsg_len = NLMSG_LENGTH(sizeof(xfrm_usersa_info));
+  req.sa.family = AF_INET;
+  req.sa.id.proto = IPPROTO_ESP;
+  req.sa.id.spi = htonl(0x1000);
+  inet_pton(AF_INET, "10.255.0.2", &req.sa.id.daddr.a4);
+  inet_pton(AF_INET, "10.255.0.1", &req.sa.saddr.a4);
+  req.sa.mode = XFRM_MODE_TUNNEL;
+  req.sa.reqid = 1;
+  req.sa.lft.soft_byte_limit = req.sa.lft.hard_byte_limit = XFRM_INF;
+  req.sa.lft.soft_packet_limit = req.sa.lft.hard_packet_limit = XFRM_INF;
+  // AES-128-GCM: 128-bit key + 32-bit salt, 128-bit ICV.
+  auto* rta = reinterpret_cast<nlattr*>(reinterpret_cast<char*>(&req) + NLMSG_ALIGN(req.n.nlmsg_len));
+  size_t aead_len = sizeof(xfrm_algo_aead) + 20;
+  rta->nla_type = XFRMA_ALG_AEAD;
+  rta->nla_len = static_cast<uint16_t>(NLA_HDRLEN + aead_len);
+  auto* aead = reinterpret_cast<xfrm_algo_aead*>(reinterpret_cast<char*>(rta) + NLA_HDRLEN);
+  strcpy(aead->alg_name, "rfc4106(gcm(aes))");
+  aead->alg_key_len = 160;
+  aead->alg_icv_len = 128;
+  memset(aead->alg_key, 0x42, 20);
+  req.n.nlmsg_len = NLMSG_ALIGN(req.n.nlmsg_len) + NLA_ALIGN(rta->nla_len);
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  Status result = ok_status();
+  if (sendto(fd, &req, req.n.nlmsg_len, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) {
+    result = make_error("XFRM_MSG_NEWSA: " + errno_text(errno));
+  } else {
+    char buf[1024];
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    auto* h = reinterpret_cast<nlmsghdr*>(buf);
+    if (n < static_cast<ssize_t>(sizeof(nlmsghdr))) result = make_error("XFRM: no answer");
+    else if (h->nlmsg_type == NLMSG_ERROR) {
+      int err = -reinterpret_cast<nlmsgerr*>(NLMSG_DATA(h))->error;
+      if (err) result = make_error("ESP state: " + errno_text(err));
+    }
+  }
+  close(fd);
+  return result;
+}
+
+}  // namespace
+
+std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns) {
+  std::vector<Capability> caps;
+  auto made = create_namespaces({{scratch_ns, {}}});
+  caps.push_back(from_status("netns", made ? ok_status() : Status(made.error()), "unshare(CLONE_NEWNET) works"));
+  if (!made) return caps;
+  Netns& ns = made.value().front();
+  nl_sock* sock = ns.sock.get();
+  Status veth = create_veth(sock, "vlp0", 0, ns.fd.get(), "vlp1", 1500);
+  caps.push_back(from_status("veth", veth, "veth pairs can be made"));
+  caps.push_back(from_status("bridge", create_bridge(sock, "vlbr0", 1500), "bridges can be made"));
+  Status tun = ok_status();
+  (void)run_in_netns(ns.fd.get(), [&] { tun = probe_tun(); });
+  caps.push_back(from_status("tun", tun, "/dev/net/tun gives TUN devices"));
+  caps.push_back(from_status("wireguard-link", create_link_of_kind(sock, "vlwg0", "wireguard"), "the kernel has WireGuard"));
+  Status esp = ok_status();
+  (void)run_in_netns(ns.fd.get(), [&] { esp = probe_esp(); });
+  caps.push_back(from_status("esp-state", esp, "the kernel does ESP (AES-GCM)"));
+  auto idx = link_index(sock, "vlp0");
+  for (const char* kind : {"tbf", "netem"}) {
+    Status q = idx ? add_qdisc(sock, *idx, kind) : Status(idx.error());
+    caps.push_back(from_status(std::string(kind) + "-qdisc", q, std::string(kind) + " qdiscs can be attached"));
+  }
+  for (auto& n : made.value()) {
+    n.sock.reset();
+    (void)remove_namespace_file(n.name);
+  }
+  return caps;
+}
+
+Capability probe_kvm() {
+  Capability c{"kvm", false, ""};
+  int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    c.detail = "/dev/kvm: " + errno_text(errno);
+    return c;
+  }
+  int version = ioctl(fd, KVM_GET_API_VERSION, 0);
+  int vm = ioctl(fd, KVM_CREATE_VM, 0);
+  int err = errno;
+  if (vm >= 0) close(vm);
+  close(fd);
+  c.available = vm >= 0;
+  c.detail = vm >= 0 ? "KVM API " + std::to_string(version) + ", a VM can be created (no guest booted: the timed boot probe comes with the VM backend)"
+                     : "KVM_CREATE_VM: " + errno_text(err);
+  return c;
+}
+
+}  // namespace vpnlab

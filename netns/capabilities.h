@@ -1,0 +1,29 @@
+// What this kernel and machine can do, found by trying: each network object is created in
+// a scratch lab namespace (a module can be built but not loadable, so configs would lie).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/result.h"
+
+struct nl_sock;
+
+namespace vpnlab {
+
+struct Capability {
+  std::string name;    // "netns", "veth", "wireguard-link", ...
+  bool available = false;
+  std::string detail;  // the kernel's answer (errno text) or what was found
+};
+
+// Probes network features in a scratch namespace named `scratch_ns` (lab prefix), which is
+// removed again: netns, veth, bridge, tun, wireguard-link, esp-state, tbf-qdisc, netem-qdisc.
+std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns);
+
+// /dev/kvm: opens it and creates a VM (no guest is booted here).
+Capability probe_kvm();
+
+// Creates a link of a kernel kind ("wireguard", ...) with no further configuration.
+Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind);
+
+}  // namespace vpnlab
