@@ -200,7 +200,43 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
 
 }  // namespace
 
+namespace {
+
+// "name@tag=/path/to/binary": the spec of `name`, shown as "name@tag", with its main
+// binary (the first of `binaries`) replaced by the given one everywhere it is run.
+Result<ProductSpec> load_variant(const std::string& products_dir, const std::string& text) {
+  auto at = text.find('@');
+  auto eq = text.find('=', at);
+  std::string base = text.substr(0, at);
+  std::string tag = eq == std::string::npos ? "" : text.substr(at + 1, eq - at - 1);
+  std::string path = eq == std::string::npos ? "" : text.substr(eq + 1);
+  bool tag_ok = !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+  });
+  if (!tag_ok || path.empty() || path[0] != '/')
+    return make_error("product '" + text + "' is not of the form NAME@TAG=/absolute/path/to/binary",
+                      "e.g. --product nebula@new=/opt/nebula-1.9/nebula (TAG from [a-z0-9.-])");
+  auto spec = load_product(products_dir, base);
+  if (!spec) return spec;
+  if (spec->binaries.empty()) return make_error("product '" + base + "' names no binary to replace", "list it in binaries = [...]");
+  if (access(path.c_str(), X_OK) != 0) return make_error("product '" + text + "': " + path + " is not executable: " + errno_text(errno));
+  const std::string original = spec->binaries.front();
+  auto swap = [&](std::vector<std::string>& argv) {
+    if (!argv.empty() && argv[0] == original) argv[0] = path;
+  };
+  for (auto& step : spec->steps) swap(step.argv);
+  for (auto& p : spec->prepare) swap(p.argv);
+  swap(spec->version_argv);
+  if (spec->counters) swap(spec->counters->argv);
+  spec->binaries.front() = path;
+  spec->name = base + "@" + tag;
+  return spec;
+}
+
+}  // namespace
+
 Result<ProductSpec> load_product(const std::string& products_dir, const std::string& name) {
+  if (name.find('@') != std::string::npos) return load_variant(products_dir, name);
   ProductSpec spec;
   spec.name = name;
   spec.dir = products_dir + "/" + name;
@@ -259,7 +295,8 @@ Availability check_availability(const ProductSpec& spec) {
   for (const auto& p : spec.packages) pkgs += (pkgs.empty() ? "" : " ") + p;
   for (const auto& bin : spec.binaries) {
     if (find_program(bin).empty()) {
-      a.reason = "'" + bin + "' is not installed (apt-get install --no-install-recommends " + pkgs + ")";
+      a.reason = pkgs.empty() ? "'" + bin + "' is not installed and not in Debian: bring your own with --product " + spec.name + "@TAG=/path/to/" + bin
+                              : "'" + bin + "' is not installed (apt-get install --no-install-recommends " + pkgs + ")";
       return a;
     }
   }
