@@ -130,11 +130,24 @@ Result<Plan> plan_from(const std::string& file, const Args& a) {
     }
     plan->products = chosen;
   }
+  std::vector<ProductSpec> specs;
   for (const auto& p : plan->products) {
     auto spec = load_product(dir, p);
     if (!spec) return spec.error();
-    if (auto fits = check_product_fits(spec.value(), plan.value()); !fits) return fits.error();
+    specs.push_back(std::move(spec.value()));
   }
+  if (plan->overlay_mtu == 0) {
+    std::string by;
+    resolve_overlay_mtu(&plan.value(), specs, &by);
+    spdlog::info("overlay MTU auto: {} (limited by {})", plan->overlay_mtu, by);
+    for (const auto& t : plan->tests)
+      if (t.spec.mss && *t.spec.mss > plan->overlay_mtu - 40)
+        return make_error("test '" + t.spec.name + "': mss " + std::to_string(*t.spec.mss) + " does not fit the automatic overlay MTU " +
+                              std::to_string(plan->overlay_mtu),
+                          "use at most " + std::to_string(plan->overlay_mtu - 40));
+  }
+  for (const auto& spec : specs)
+    if (auto fits = check_product_fits(spec, plan.value()); !fits) return fits.error();
   return plan;
 }
 

@@ -174,6 +174,27 @@ std::string plaintext_check(SampleContext c, bool* interrupted) {
 
 }  // namespace
 
+int underlay_mtu(const Plan& plan) {
+  int underlay = 65535;
+  for (const auto& v : plan.veths) underlay = std::min(underlay, v.mtu);
+  return underlay;
+}
+
+void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std::string* limited_by) {
+  if (plan->overlay_mtu > 0) return;
+  int mtu = underlay_mtu(*plan);
+  std::string by = "the underlay";
+  for (const auto& spec : specs) {
+    int carried = carried_mtu(spec, underlay_mtu(*plan));
+    if (carried < mtu) {
+      mtu = carried;
+      by = spec.name;
+    }
+  }
+  plan->overlay_mtu = mtu;
+  if (limited_by) *limited_by = by;
+}
+
 Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
   if (!spec.tunnel) return ok_status();
   std::string shape = overlay_shape(plan.nodes.size());
@@ -185,8 +206,7 @@ Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
                             return all;
                           }() + ")",
                       "leave it out of this run, or use a topology of that shape");
-  int underlay = 65535;
-  for (const auto& v : plan.veths) underlay = std::min(underlay, v.mtu);
+  int underlay = underlay_mtu(plan);
   int carried = carried_mtu(spec, underlay);
   if (plan.overlay_mtu > carried)
     return make_error("overlay MTU " + std::to_string(plan.overlay_mtu) + " is more than product '" + spec.name + "' carries (" +
@@ -212,7 +232,7 @@ std::string tunnel_check(bool tunnel, bool reverse, uint64_t iperf_bytes, uint64
   return "";
 }
 
-Result<RunReport> run_bench(const Plan& plan, const RunOptions& given) {
+Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   // Absolute paths only: a process joining a node's mount namespace has its working
   // directory reset to that namespace's root, where a relative path means nothing.
   RunOptions opts = given;
@@ -221,12 +241,16 @@ Result<RunReport> run_bench(const Plan& plan, const RunOptions& given) {
   if (!opts.keys_dir.empty()) opts.keys_dir = std::filesystem::absolute(given.keys_dir, ec).lexically_normal().string();
   // Every product is checked before anything is created: a typo fails fast.
   std::vector<ProductSpec> specs;
-  for (const auto& name : plan.products) {
+  for (const auto& name : given_plan.products) {
     auto spec = load_product(opts.products_dir, name);
     if (!spec) return spec.error();
-    if (auto s = check_product_fits(spec.value(), plan); !s) return s.error();
     specs.push_back(std::move(spec.value()));
   }
+  Plan resolved = given_plan;
+  resolve_overlay_mtu(&resolved, specs);
+  const Plan& plan = resolved;
+  for (const auto& spec : specs)
+    if (auto s = check_product_fits(spec, plan); !s) return s.error();
   if (auto s = mkdir_p(opts.run_dir, 0750); !s) return s.error();
   chmod(opts.run_dir.c_str(), 0750);
   if (auto s = mkdir_p(opts.run_dir + "/secrets", 0700); !s) return s.error();

@@ -40,6 +40,13 @@ Result<RunReport> run_bench(const Plan& plan, const RunOptions& opts);
 // product before anything is created.
 Status check_product_fits(const ProductSpec& spec, const Plan& plan);
 
+// For mtu = "auto" (plan.overlay_mtu == 0): the largest overlay MTU every product carries
+// over the plan's underlay, and which product limits it. A set MTU is left alone.
+void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std::string* limited_by = nullptr);
+
+// Smallest MTU of the plan's underlay links.
+int underlay_mtu(const Plan& plan);
+
 // Decides whether a sample crossed the tunnel: the client's overlay interface (and the
 // product's own counters, when it has them) carried at least the bytes iperf3 delivered.
 // Empty string = valid; otherwise the reason.

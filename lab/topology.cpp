@@ -49,10 +49,13 @@ Status parse_overlay(const Reader& r, const toml::table& root, Topology* topo) {
   auto prefix = parse_ipv4_prefix(subnet, &why);
   if (!prefix) return r.at(*t.get("subnet"), "overlay: subnet " + why, "write subnet = \"10.77.0.0/24\"");
   topo->overlay_subnet = *prefix;
-  if (const toml::node* mtu = t.get("mtu"); mtu && mtu->is_string())
-    return r.at(*mtu, "overlay: mtu = \"" + mtu->as_string()->get() + "\" is not available in this version",
-                "give an integer, e.g. mtu = 1400");
-  if (auto s = get_int(r, t, "mtu", "overlay", &topo->overlay_mtu, 576, 9000); !s) return s;
+  if (const toml::node* mtu = t.get("mtu"); mtu && mtu->is_string()) {
+    if (mtu->as_string()->get() != "auto")
+      return r.at(*mtu, "overlay: mtu = \"" + mtu->as_string()->get() + "\" is not understood", "give an integer, e.g. mtu = 1400, or \"auto\"");
+    topo->overlay_mtu = 0;  // auto: the largest MTU every selected product carries
+  } else if (auto s = get_int(r, t, "mtu", "overlay", &topo->overlay_mtu, 576, 9000); !s) {
+    return s;
+  }
   if (auto s = get_int(r, t, "port", "overlay", &topo->overlay_port, 1, 65535); !s) return s;
   if (const toml::node* nodes = t.get("nodes"))
     return r.at(*nodes, "overlay: 'nodes' (routed topologies) is not available in this version",
@@ -186,7 +189,7 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
     int mss = 0;
     if (auto s = get_int(r, t, "mss", what, &mss, 88, 9000); !s) return s;
     if (mss) {
-      if (mss > topo->overlay_mtu - 40)
+      if (topo->overlay_mtu > 0 && mss > topo->overlay_mtu - 40)
         return r.at(*t.get("mss"), what + ": mss " + std::to_string(mss) + " does not fit the overlay MTU " + std::to_string(topo->overlay_mtu),
                     "use at most " + std::to_string(topo->overlay_mtu - 40) + " (MTU - 40)");
       ts.mss = mss;

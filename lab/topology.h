@@ -52,7 +52,7 @@ struct Topology {
   std::string lab_name;
   std::string backend = "netns";
   Ipv4Prefix overlay_subnet;
-  int overlay_mtu = 1400;
+  int overlay_mtu = 1400;  // 0 = "auto", resolved once the products are known
   int overlay_port = 51820;
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;

@@ -211,3 +211,23 @@ TEST(Summary, MedianRangeAndRatio) {
   EXPECT_NE(table.find("baseline             t                    11.000       10.000-12.000     1.000     3/3"), std::string::npos) << table;
   EXPECT_NE(table.find("wireguard-go         t                     0.425         0.300-0.500     0.039     4/5"), std::string::npos) << table;
 }
+
+TEST(Mtu, AutoPicksTheLargestEveryProductCarries) {
+  Plan plan;
+  plan.overlay_mtu = 0;
+  plan.veths.push_back(PlanVeth{"lan", "a", "lan", {}, "b", "lan", {}, "", 1500});
+  auto wg = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
+  auto swan = load_product(VPNLAB_PRODUCTS_DIR, "strongswan-libipsec");
+  auto base = load_product(VPNLAB_PRODUCTS_DIR, "baseline");
+  ASSERT_TRUE(wg.ok() && swan.ok() && base.ok());
+  std::string by;
+  resolve_overlay_mtu(&plan, {base.value(), wg.value()}, &by);
+  EXPECT_EQ(plan.overlay_mtu, 1440);  // 1500 - WireGuard's 60 over IPv4
+  EXPECT_EQ(by, "wireguard-go");
+  plan.overlay_mtu = 0;
+  resolve_overlay_mtu(&plan, {base.value(), wg.value(), swan.value()}, &by);
+  EXPECT_EQ(plan.overlay_mtu, 1400);  // libipsec's fixed limit
+  EXPECT_EQ(by, "strongswan-libipsec");
+  resolve_overlay_mtu(&plan, {wg.value()}, &by);
+  EXPECT_EQ(plan.overlay_mtu, 1400) << "a set MTU stays";
+}
