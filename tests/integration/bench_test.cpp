@@ -21,10 +21,6 @@ double median_of(const std::vector<SampleRow>& rows, const std::string& product)
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
-std::string temp_dir() {
-  char tmpl[] = "/tmp/vpnlab-bench-test-XXXXXX";
-  return mkdtemp(tmpl);
-}
 }  // namespace
 
 TEST(Bench, BaselineAndWireguardGoOnTwoNodes) {
@@ -32,40 +28,32 @@ TEST(Bench, BaselineAndWireguardGoOnTwoNodes) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   VPNLAB_REQUIRE_PROGRAM("wg");
-  PlanOptions o;
-  o.products = {"baseline", "wireguard-go"};
-  o.samples = 2;
-  o.duration_s = 1;
-  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
-  plan.warmup_s = 0;
-  RunOptions ro;
-  ro.run_dir = temp_dir() + "/" + plan.run_id;
-  ro.products_dir = VPNLAB_PRODUCTS_DIR;
-  auto report = run_bench(plan, ro);
-  ASSERT_TRUE(report.ok()) << report.error().format();
-  ASSERT_EQ(report->rows.size(), 4u);
-  for (const auto& r : report->rows) {
+  ShortRun run = short_run({"baseline", "wireguard-go"}, VPNLAB_PRODUCTS_DIR, 2);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  const RunReport& report = run.report.value();
+  ASSERT_EQ(report.rows.size(), 4u);
+  for (const auto& r : report.rows) {
     EXPECT_EQ(r.status, "ok") << r.product << ": " << r.reason;
     EXPECT_TRUE(r.valid) << r.product << ": " << r.reason;
     EXPECT_GT(r.gbps, 0.01) << r.product;
   }
-  for (const auto& p : report->products) EXPECT_TRUE(p.leftovers.empty()) << p.product << " left " << p.leftovers.front();
-  EXPECT_LT(median_of(report->rows, "wireguard-go"), median_of(report->rows, "baseline"));
+  for (const auto& p : report.products) EXPECT_TRUE(p.leftovers.empty()) << p.product << " left " << p.leftovers.front();
+  EXPECT_LT(median_of(report.rows, "wireguard-go"), median_of(report.rows, "baseline"));
 
-  auto csv = read_results_csv(ro.run_dir + "/results.csv");
+  auto csv = read_results_csv(run.run_dir + "/results.csv");
   ASSERT_TRUE(csv.ok());
   EXPECT_EQ(csv->size(), 4u);
   struct stat st{};
-  ASSERT_EQ(stat((ro.run_dir + "/secrets").c_str(), &st), 0);
+  ASSERT_EQ(stat((run.run_dir + "/secrets").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
-  EXPECT_TRUE(list_namespaces(plan.ns_prefix).empty());
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
 
 TEST(Bench, AProductThatCannotComeUpIsReportedAndTheRunGoesOn) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   // A product whose daemon exits at once: readiness fails with its log tail.
-  std::string products = temp_dir();
+  std::string products = make_temp_dir("broken");
   std::string cmd = "cp -r " VPNLAB_PRODUCTS_DIR "/baseline " + products + "/";
   ASSERT_EQ(system(cmd.c_str()), 0);
   mkdir((products + "/broken").c_str(), 0755);
@@ -78,23 +66,15 @@ daemon = ["sh", "-c", "echo broken daemon says goodbye; exit 3"]
 [ready]
 timeout = "1s"
 )";
-  PlanOptions o;
-  o.products = {"broken", "baseline"};
-  o.samples = 1;
-  o.duration_s = 1;
-  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
-  plan.warmup_s = 0;
-  RunOptions ro;
-  ro.run_dir = temp_dir() + "/" + plan.run_id;
-  ro.products_dir = products;
-  auto report = run_bench(plan, ro);
-  ASSERT_TRUE(report.ok()) << report.error().format();
-  ASSERT_EQ(report->products.size(), 2u);
-  EXPECT_FALSE(report->products[0].started);
-  EXPECT_NE(report->products[0].failure.find("broken daemon says goodbye"), std::string::npos) << report->products[0].failure;
-  ASSERT_EQ(report->rows.size(), 2u);
-  EXPECT_EQ(report->rows[0].status, "failed");
-  EXPECT_EQ(report->rows[1].product, "baseline");
-  EXPECT_EQ(report->rows[1].status, "ok");
-  EXPECT_TRUE(list_namespaces(plan.ns_prefix).empty());
+  ShortRun run = short_run({"broken", "baseline"}, products);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  const RunReport& report = run.report.value();
+  ASSERT_EQ(report.products.size(), 2u);
+  EXPECT_FALSE(report.products[0].started);
+  EXPECT_NE(report.products[0].failure.find("broken daemon says goodbye"), std::string::npos) << report.products[0].failure;
+  ASSERT_EQ(report.rows.size(), 2u);
+  EXPECT_EQ(report.rows[0].status, "failed");
+  EXPECT_EQ(report.rows[1].product, "baseline");
+  EXPECT_EQ(report.rows[1].status, "ok");
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }

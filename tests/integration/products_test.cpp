@@ -20,26 +20,17 @@ TEST_P(EveryProduct, ComesUpCarriesASampleThroughItsTunnelAndLeavesNothing) {
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   auto av = check_availability(spec.value());
   if (!av.available) GTEST_SKIP() << GetParam() << ": " << av.reason;
-  PlanOptions o;
-  o.products = {GetParam()};
-  o.samples = 1;
-  o.duration_s = 1;
-  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
-  plan.warmup_s = 0;
-  RunOptions ro;
-  char tmpl[] = "/tmp/vpnlab-product-test-XXXXXX";
-  ro.run_dir = std::string(mkdtemp(tmpl)) + "/" + plan.run_id;
-  ro.products_dir = VPNLAB_PRODUCTS_DIR;
-  auto report = run_bench(plan, ro);
-  ASSERT_TRUE(report.ok()) << report.error().format();
-  ASSERT_EQ(report->products.size(), 1u);
-  EXPECT_TRUE(report->products[0].started) << report->products[0].failure;
-  ASSERT_EQ(report->rows.size(), 1u);
-  EXPECT_EQ(report->rows[0].status, "ok") << report->rows[0].reason;
-  EXPECT_TRUE(report->rows[0].valid) << report->rows[0].reason;
-  EXPECT_GT(report->rows[0].gbps, 0.01);
-  EXPECT_TRUE(report->products[0].leftovers.empty()) << report->products[0].leftovers.front();
-  EXPECT_TRUE(list_namespaces(plan.ns_prefix).empty());
+  ShortRun run = short_run({GetParam()});
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  const RunReport& report = run.report.value();
+  ASSERT_EQ(report.products.size(), 1u);
+  EXPECT_TRUE(report.products[0].started) << report.products[0].failure;
+  ASSERT_EQ(report.rows.size(), 1u);
+  EXPECT_EQ(report.rows[0].status, "ok") << report.rows[0].reason;
+  EXPECT_TRUE(report.rows[0].valid) << report.rows[0].reason;
+  EXPECT_GT(report.rows[0].gbps, 0.01);
+  EXPECT_TRUE(report.products[0].leftovers.empty()) << report.products[0].leftovers.front();
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, EveryProduct,
@@ -72,58 +63,28 @@ TEST(Products, QuicktunInRawModeFailsThePlaintextCheck) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("quicktun");
   // The same spec with the unencrypted raw protocol: the tunnel works, the payload shows.
-  char tmpl[] = "/tmp/vpnlab-raw-XXXXXX";
-  std::string products = mkdtemp(tmpl);
-  std::string cmd = "cp -r " VPNLAB_PRODUCTS_DIR "/quicktun " + products + "/quicktun-raw";
-  ASSERT_EQ(system(cmd.c_str()), 0);
-  std::string spec = read_file(products + "/quicktun-raw/product.toml");
-  spec.replace(spec.find("name = \"quicktun\""), 17, "name = \"quicktun-raw\"");
-  spec.replace(spec.find("IF_QT_PROTOCOL = \"nacltai\""), 26, "IF_QT_PROTOCOL = \"raw\"");
-  std::ofstream(products + "/quicktun-raw/product.toml") << spec;
-
-  PlanOptions o;
-  o.products = {"quicktun-raw"};
-  o.samples = 1;
-  o.duration_s = 1;
-  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
-  plan.warmup_s = 0;
-  RunOptions ro;
-  ro.run_dir = products + "/run";
-  ro.products_dir = products;
-  auto report = run_bench(plan, ro);
-  ASSERT_TRUE(report.ok()) << report.error().format();
-  ASSERT_EQ(report->rows.size(), 1u);
-  EXPECT_EQ(report->rows[0].status, "ok") << report->rows[0].reason;
-  EXPECT_FALSE(report->rows[0].valid);
-  EXPECT_NE(report->rows[0].reason.find("plaintext of the payload seen on the underlay"), std::string::npos) << report->rows[0].reason;
-  EXPECT_TRUE(list_namespaces(plan.ns_prefix).empty());
+  std::string products = product_variant("quicktun", "quicktun-raw", "IF_QT_PROTOCOL = \"nacltai\"", "IF_QT_PROTOCOL = \"raw\"");
+  ShortRun run = short_run({"quicktun-raw"}, products);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  const auto& rows = run.report->rows;
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
+  EXPECT_FALSE(rows[0].valid);
+  EXPECT_NE(rows[0].reason.find("plaintext of the payload seen on the underlay"), std::string::npos) << rows[0].reason;
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
 
 TEST(Products, AUserspaceStandInForAKernelProductIsRefused) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   // Claims to be the kernel's WireGuard but starts wireguard-go (a TUN device).
-  char tmpl[] = "/tmp/vpnlab-standin-XXXXXX";
-  std::string products = mkdtemp(tmpl);
-  std::string cmd = "cp -r " VPNLAB_PRODUCTS_DIR "/wireguard-go " + products + "/fake-kernel-wg";
-  ASSERT_EQ(system(cmd.c_str()), 0);
-  std::string spec = read_file(products + "/fake-kernel-wg/product.toml");
-  spec.replace(spec.find("name = \"wireguard-go\""), 21, "name = \"fake-kernel-wg\"");
-  spec.replace(spec.find("interface_kind = \"tun\""), 22, "interface_kind = \"wireguard\"");
-  std::ofstream(products + "/fake-kernel-wg/product.toml") << spec;
-  PlanOptions o;
-  o.products = {"fake-kernel-wg"};
-  o.samples = 1;
-  o.duration_s = 1;
-  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
-  RunOptions ro;
-  ro.run_dir = products + "/run";
-  ro.products_dir = products;
-  auto report = run_bench(plan, ro);
-  ASSERT_TRUE(report.ok()) << report.error().format();
-  EXPECT_FALSE(report->products[0].started);
-  EXPECT_NE(report->products[0].failure.find("wg0 is of kind 'tun', not 'wireguard'"), std::string::npos) << report->products[0].failure;
-  EXPECT_TRUE(list_namespaces(plan.ns_prefix).empty());
+  std::string products = product_variant("wireguard-go", "fake-kernel-wg", "interface_kind = \"tun\"", "interface_kind = \"wireguard\"");
+  ShortRun run = short_run({"fake-kernel-wg"}, products);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  const auto& outcome = run.report->products[0];
+  EXPECT_FALSE(outcome.started);
+  EXPECT_NE(outcome.failure.find("wg0 is of kind 'tun', not 'wireguard'"), std::string::npos) << outcome.failure;
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
 
 TEST(Products, NebulaAndQuicktunCarryTheSameX25519KeysAsWireGuard) {
@@ -131,31 +92,22 @@ TEST(Products, NebulaAndQuicktunCarryTheSameX25519KeysAsWireGuard) {
   VPNLAB_REQUIRE_PROGRAM("nebula");
   VPNLAB_REQUIRE_PROGRAM("quicktun");
   VPNLAB_REQUIRE_PROGRAM("iperf3");
-  PlanOptions o;
-  o.products = {"nebula", "quicktun"};
-  o.samples = 1;
-  o.duration_s = 1;
-  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
-  plan.warmup_s = 0;
-  RunOptions ro;
-  char tmpl[] = "/tmp/vpnlab-keys-XXXXXX";
-  ro.run_dir = std::string(mkdtemp(tmpl)) + "/run";
-  ro.products_dir = VPNLAB_PRODUCTS_DIR;
-  auto report = run_bench(plan, ro);
-  ASSERT_TRUE(report.ok()) << report.error().format();
-  auto keys = prepare_node_keys(ro.run_dir + "/secrets/keys", {"a", "b"});  // reads the run's keys back
+  ShortRun run = short_run({"nebula", "quicktun"});
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  const std::string& run_dir = run.run_dir;
+  auto keys = prepare_node_keys(run_dir + "/secrets/keys", {"a", "b"});  // reads the run's keys back
   ASSERT_TRUE(keys.ok());
   for (const char* node : {"a", "b"}) {
     std::string wg_public_hex = to_hex(keys->at(node).public_key.data(), 32);
     // Nebula: the certificate the run CA signed holds the node's X25519 public key.
     SpawnSpec s;
-    s.argv = {"nebula-cert", "print", "-json", "-path", ro.run_dir + "/nodes/nebula/" + node + "/host.crt"};
-    s.stdout_path = ro.run_dir + "/cert.json";
+    s.argv = {"nebula-cert", "print", "-json", "-path", run_dir + "/nodes/nebula/" + node + "/host.crt"};
+    s.stdout_path = run_dir + "/cert.json";
     auto r = run_command(s, 10);
     ASSERT_TRUE(r.ok() && r->exit_status == 0);
     EXPECT_NE(read_file(s.stdout_path).find("\"publicKey\":\"" + wg_public_hex + "\""), std::string::npos) << read_file(s.stdout_path);
     // quicktun: its private key file is the same secret, in hex.
-    std::string qt = read_file(ro.run_dir + "/secrets/quicktun/" + node + "/private.key");
+    std::string qt = read_file(run_dir + "/secrets/quicktun/" + node + "/private.key");
     EXPECT_EQ(qt, to_hex(keys->at(node).secret.data(), 32) + "\n");
   }
 }

@@ -10,6 +10,7 @@
 
 #include "lab/plan.h"
 #include "lab/process.h"
+#include "lab/runner.h"
 #include "lab/topology.h"
 #include "netns/live_topology.h"
 #include "netns/namespace.h"
@@ -57,6 +58,51 @@ inline void expect_nothing_left(const Plan& plan, const std::vector<uint64_t>& i
   auto holders = namespace_holders(inodes);
   EXPECT_TRUE(holders.empty()) << "still referenced by " << (holders.empty() ? "" : holders.front());
   EXPECT_TRUE(processes_in_namespaces(inodes).empty());
+}
+
+inline std::string make_temp_dir(const std::string& what) {
+  std::string tmpl = "/tmp/vpnlab-" + what + "-XXXXXX";
+  return mkdtemp(tmpl.data());
+}
+
+// A products/ folder holding a copy of shipped product `base` renamed to `name`, with the
+// text `from` in its product.toml replaced by `to` (a deliberately broken variant).
+inline std::string product_variant(const std::string& base, const std::string& name, const std::string& from, const std::string& to) {
+  std::string products = make_temp_dir("variant");
+  std::string cmd = "cp -r " VPNLAB_PRODUCTS_DIR "/" + base + " " + products + "/" + name;
+  EXPECT_EQ(system(cmd.c_str()), 0);
+  std::string spec = read_file(products + "/" + name + "/product.toml");
+  std::string old_name = "name = \"" + base + "\"";
+  EXPECT_NE(spec.find(old_name), std::string::npos);
+  EXPECT_NE(spec.find(from), std::string::npos) << from;
+  spec.replace(spec.find(old_name), old_name.size(), "name = \"" + name + "\"");
+  spec.replace(spec.find(from), from.size(), to);
+  std::ofstream(products + "/" + name + "/product.toml") << spec;
+  return products;
+}
+
+// A short real run on topologies/quick.toml: `samples` samples of 1 s, no warm-up.
+struct ShortRun {
+  Plan plan;
+  std::string run_dir;
+  Result<RunReport> report = make_error("not run");
+};
+
+inline ShortRun short_run(const std::vector<std::string>& products, const std::string& products_dir = VPNLAB_PRODUCTS_DIR,
+                          int samples = 1) {
+  ShortRun r;
+  PlanOptions o;
+  o.products = products;
+  o.samples = samples;
+  o.duration_s = 1;
+  r.plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
+  r.plan.warmup_s = 0;
+  RunOptions ro;
+  ro.run_dir = make_temp_dir("run") + "/" + r.plan.run_id;
+  ro.products_dir = products_dir;
+  r.run_dir = ro.run_dir;
+  r.report = run_bench(r.plan, ro);
+  return r;
 }
 
 }  // namespace vpnlab::testing
