@@ -415,12 +415,24 @@ bool ProductSession::parse_counter_output(const std::string& text, int rx_field,
   return any;
 }
 
+int ProductSession::underlay_port() const {
+  if (!ctx_.spec->tunnel) return 0;
+  auto port = expand(ctx_.spec->underlay_port, context_for(nullptr));
+  return port ? std::atoi(port->c_str()) : 0;
+}
+
 Result<TunnelCounters> ProductSession::read_counters(const std::string& node_name) {
   TunnelCounters c;
   const ProductSpec& spec = *ctx_.spec;
   if (!spec.tunnel) return c;
   const PlanNode& node = *ctx_.plan->node(node_name);
   Netns& ns = ctx_.topo->ns_of_node(node_name);
+  for (const auto& u : node.underlay) {
+    auto l = get_link(ns.sock.get(), u.ifname);
+    if (!l) return with_context(l.error(), "node '" + node_name + "'");
+    c.underlay_rx += l->rx_bytes;
+    c.underlay_tx += l->tx_bytes;
+  }
   auto link = get_link(ns.sock.get(), spec.interface);
   if (!link) return with_context(link.error(), "node '" + node_name + "'");
   c.if_rx = link->rx_bytes;

@@ -18,6 +18,7 @@ namespace vpnlab {
 
 struct TunnelCounters {
   uint64_t if_rx = 0, if_tx = 0;            // overlay interface (netlink stats)
+  uint64_t underlay_rx = 0, underlay_tx = 0;  // the client's underlay interface(s)
   bool has_product = false;
   uint64_t product_rx = 0, product_tx = 0;  // the product's own peer counters
 };
@@ -45,6 +46,8 @@ class ProductSession {
   // on the shared link for the no-tunnel baseline.
   Ipv4Addr target_address(const PlanTest& test) const;
   Result<TunnelCounters> read_counters(const std::string& node);
+  // The UDP/TCP port the product's packets use on the underlay (0 for the baseline).
+  int underlay_port() const;
   // Daemons alive right now; a dead one is named with its log tail.
   Status check_daemons();
   // Stops daemons, last started first (TERM, grace, KILL).

@@ -120,7 +120,7 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
 
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "packages", "binaries", "version", "tunnel",
-                                             "interface", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
+                                             "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
                                              "ready", "counters"});
       !s)
     return s;
@@ -137,6 +137,8 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (auto s = get_string(r, root, "interface", "product", &spec->interface, spec->tunnel, SourcePos{1, 1}); !s) return s;
   if (auto s = get_string(r, root, "keys", "product", &spec->keys, false, {}); !s) return s;
   if (auto s = get_string(r, root, "interface_kind", "product", &spec->interface_kind, false, {}); !s) return s;
+  spec->underlay_port = "{{port}}";
+  if (auto s = get_string(r, root, "underlay_port", "product", &spec->underlay_port, false, {}); !s) return s;
   if (auto s = get_string_list(r, root, "requires", "product", &spec->requires_caps, nullptr); !s) return s;
   if (spec->keys != "none" && spec->keys != "x25519")
     return r.at(*root.get("keys"), "product: unknown key type '" + spec->keys + "'", "use keys = \"x25519\" or \"none\"");

@@ -60,6 +60,7 @@ struct ProductSpec {
   std::vector<std::string> version_argv;
   bool tunnel = true;  // false: the no-tunnel baseline
   std::string interface;
+  std::string underlay_port;   // where its packets travel (templated; default "{{port}}")
   std::string interface_kind;  // checked after bring-up when set: e.g. "wireguard", not a TUN
   std::vector<std::string> requires_caps;  // kernel features (see `vpnlab doctor`) it needs
   std::string keys = "none";  // "x25519" or "none"

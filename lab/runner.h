@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lab/plan.h"
+#include "lab/product_session.h"
 #include "lab/product_spec.h"
 #include "lab/results_csv.h"
 
@@ -47,11 +48,10 @@ void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std:
 // Smallest MTU of the plan's underlay links.
 int underlay_mtu(const Plan& plan);
 
-// Decides whether a sample crossed the tunnel: the client's overlay interface (and the
-// product's own counters, when it has them) carried at least the bytes iperf3 delivered.
-// Empty string = valid; otherwise the reason.
-std::string tunnel_check(bool tunnel, bool reverse, uint64_t iperf_bytes, uint64_t if_rx_delta, uint64_t if_tx_delta,
-                         bool has_product, uint64_t product_rx_delta, uint64_t product_tx_delta);
+// Decides whether a sample crossed the tunnel: the client's overlay interface, its underlay
+// interface (the encrypted packets) and the product's own counters, when it has them, each
+// carried at least the bytes iperf3 delivered. Empty string = valid; otherwise the reason.
+std::string tunnel_check(bool tunnel, bool reverse, uint64_t iperf_bytes, const TunnelCounters& delta);
 
 // The end-of-run table: product, test, median Gbit/s, min–max, ratio to baseline.
 std::string summary_table(const std::vector<SampleRow>& rows);

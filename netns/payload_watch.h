@@ -13,8 +13,9 @@ namespace vpnlab {
 
 class PayloadWatch {
  public:
-  // Starts watching `ifname` in the namespace of `netns_fd` for `pattern`.
-  static Result<std::unique_ptr<PayloadWatch>> start(int netns_fd, int ifindex, std::string pattern);
+  // Starts watching interface `ifindex` in the namespace of `netns_fd` for `pattern`, and
+  // counts the bytes of IPv4 UDP/TCP frames from or to `port` (0: none).
+  static Result<std::unique_ptr<PayloadWatch>> start(int netns_fd, int ifindex, std::string pattern, int port = 0);
   ~PayloadWatch();
   PayloadWatch(const PayloadWatch&) = delete;
   PayloadWatch& operator=(const PayloadWatch&) = delete;
@@ -22,6 +23,9 @@ class PayloadWatch {
   struct Summary {
     uint64_t frames = 0;
     uint64_t bytes = 0;
+    uint64_t ipv4_bytes = 0;  // all IPv4 frames
+    uint64_t port_bytes = 0;  // IPv4 UDP/TCP frames from or to the port
+    uint64_t drops = 0;       // frames the kernel could not queue for us (a lossy sample)
     bool pattern_seen = false;
   };
   // Stops the watch and says what it saw.
@@ -33,6 +37,7 @@ class PayloadWatch {
   UniqueFd sock_;
   UniqueFd stop_fd_;
   std::string pattern_;
+  int port_ = 0;
   std::thread thread_;
   Summary summary_;
   bool stopped_ = false;

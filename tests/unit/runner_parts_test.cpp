@@ -184,13 +184,27 @@ TEST(Counters, ParsesWgTransferOutput) {
 }
 
 TEST(TunnelCheck, RequiresTheTunnelToCarryIperfBytes) {
-  EXPECT_EQ(tunnel_check(false, false, 100, 0, 0, false, 0, 0), "");
-  EXPECT_EQ(tunnel_check(true, false, 1000, 0, 1100, true, 0, 1200), "");
-  EXPECT_EQ(tunnel_check(true, true, 1000, 1100, 0, true, 1200, 0), "");
+  auto counters = [](uint64_t overlay, uint64_t underlay, bool has_product, uint64_t product) {
+    TunnelCounters d;
+    d.if_rx = d.if_tx = overlay;
+    d.underlay_rx = d.underlay_tx = underlay;
+    d.has_product = has_product;
+    d.product_rx = d.product_tx = product;
+    return d;
+  };
+  EXPECT_EQ(tunnel_check(false, false, 100, counters(0, 0, false, 0)), "");
+  EXPECT_EQ(tunnel_check(true, false, 1000, counters(1100, 1200, true, 1200)), "");
+  EXPECT_EQ(tunnel_check(true, true, 1000, counters(1100, 1200, false, 0)), "");
   // Traffic that went around the tunnel (underlay) leaves the overlay counters flat.
-  EXPECT_NE(tunnel_check(true, false, 1000, 0, 10, true, 0, 1200).find("did not cross the tunnel"), std::string::npos);
-  EXPECT_NE(tunnel_check(true, false, 1000, 0, 1100, true, 0, 5).find("peer counters"), std::string::npos);
-  EXPECT_NE(tunnel_check(true, false, 0, 0, 0, false, 0, 0), "");
+  EXPECT_NE(tunnel_check(true, false, 1000, counters(10, 1200, true, 1200)).find("did not cross the tunnel"), std::string::npos);
+  EXPECT_NE(tunnel_check(true, false, 1000, counters(1100, 10, true, 1200)).find("the underlay interface carried 10 bytes"), std::string::npos);
+  EXPECT_NE(tunnel_check(true, false, 1000, counters(1100, 1200, true, 5)).find("peer counters"), std::string::npos);
+  EXPECT_NE(tunnel_check(true, false, 0, counters(0, 0, false, 0)), "");
+  // Direction: a reverse test reads the client's receive side.
+  TunnelCounters one_way = counters(0, 0, false, 0);
+  one_way.if_tx = one_way.underlay_tx = 2000;
+  EXPECT_EQ(tunnel_check(true, false, 1000, one_way), "");
+  EXPECT_NE(tunnel_check(true, true, 1000, one_way), "");
 }
 
 TEST(Summary, MedianRangeAndRatio) {
