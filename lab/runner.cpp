@@ -373,8 +373,11 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
       (*session)->stop();
     }
     session = make_error("released");  // the session ends before the audit
-    outcome.leftovers = (*topo)->audit();
+    auto audit = (*topo)->audit();
+    outcome.leftovers = audit.leftovers;
+    outcome.run_files = audit.run_files;
     for (const auto& l : outcome.leftovers) spdlog::warn("{}: teardown leftover: {}", spec.name, l);
+    for (const auto& f : outcome.run_files) spdlog::info("  {} left {} (discarded with it)", spec.name, f);
     if (auto s = (*topo)->teardown(10); !s) return with_context(s.error(), "tearing down after " + spec.name);
     // The next product starts on a kernel that has finished destroying this topology.
     if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);

@@ -26,7 +26,8 @@ struct ProductOutcome {
   std::string failure;                 // why it did not run, with log tail
   double bringup_s = 0;
   std::string plaintext;               // "" = the plaintext check passed; otherwise why not
-  std::vector<std::string> leftovers;  // teardown audit
+  std::vector<std::string> leftovers;  // teardown audit: what its stop left running or configured
+  std::vector<std::string> run_files;  // files it left in the nodes' private /run (discarded)
 };
 
 struct RunReport {

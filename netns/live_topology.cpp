@@ -104,11 +104,17 @@ std::vector<uint64_t> LiveTopology::inodes() const {
   return out;
 }
 
-std::vector<std::string> LiveTopology::audit() const {
-  std::vector<std::string> found;
+LiveTopology::Audit LiveTopology::audit() const {
+  Audit result;
+  std::vector<std::string>& found = result.leftovers;
   for (const auto& p : processes_in_namespaces(inodes()))
     found.push_back("process " + std::to_string(p.pid) + " (" + p.comm + ") still running in a lab namespace");
   for (const auto& n : namespaces_) {
+    if (auto rules = extra_ipv4_rules(n.sock.get()))
+      for (const auto& r : *rules) found.push_back("ip rule " + r + " left in namespace " + n.name);
+    if (n.mntns.valid())
+      if (auto files = files_in_private_run(n.mntns.get()))
+        for (const auto& f : *files) result.run_files.push_back(f + " in the private /run of " + n.name);
     auto links = list_links(n.sock.get());
     if (!links) continue;
     auto it = expected_links_.find(n.name);
@@ -117,7 +123,7 @@ std::vector<std::string> LiveTopology::audit() const {
       found.push_back("link '" + l.name + "' (" + (l.kind.empty() ? "unknown kind" : l.kind) + ") left in namespace " + n.name);
     }
   }
-  return found;
+  return result;
 }
 
 Status LiveTopology::teardown(double timeout_s) {

@@ -40,8 +40,14 @@ class LiveTopology {
   std::vector<uint64_t> inodes() const;
   const std::vector<Netns>& namespaces() const { return namespaces_; }
 
-  // What a product left behind: processes in lab namespaces, links that the plan did not make.
-  std::vector<std::string> audit() const;
+  // What a product left behind. `leftovers`: processes in lab namespaces, links the plan
+  // did not make, extra ip rules — a failed teardown. `run_files`: files in a node's
+  // private /run, shown but harmless (that tmpfs goes with the node's mount namespace).
+  struct Audit {
+    std::vector<std::string> leftovers;
+    std::vector<std::string> run_files;
+  };
+  Audit audit() const;
   // Ends every process in the lab namespaces, removes the namespaces and waits until the
   // kernel has let go of each (no process, fd or nsfs mount refers to its inode).
   Status teardown(double timeout_s = 10);

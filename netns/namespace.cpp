@@ -185,6 +185,35 @@ Result<UniqueFd> create_node_mount_ns(int netns_fd) {
   return result;
 }
 
+Result<std::vector<std::string>> files_in_private_run(int mntns_fd) {
+  Result<std::vector<std::string>> result = std::vector<std::string>{};
+  std::thread t([&] {
+    // A thread may enter a mount namespace once it no longer shares its fs_struct.
+    if (unshare(CLONE_FS) < 0 || setns(mntns_fd, CLONE_NEWNS) < 0) {
+      result = make_error("cannot enter a node's mount namespace: " + errno_text(errno));
+      return;
+    }
+    std::vector<std::string> found;
+    std::vector<std::string> todo = {"/run"};
+    while (!todo.empty() && found.size() < 100) {
+      std::string dir = todo.back();
+      todo.pop_back();
+      DIR* d = opendir(dir.c_str());
+      if (!d) continue;
+      while (dirent* e = readdir(d)) {
+        std::string n = e->d_name;
+        if (n == "." || n == "..") continue;
+        found.push_back(dir + "/" + n);
+        if (e->d_type == DT_DIR) todo.push_back(dir + "/" + n);
+      }
+      closedir(d);
+    }
+    result = found;
+  });
+  t.join();
+  return result;
+}
+
 namespace {
 
 uint64_t ns_inode_of_link(const std::string& target, const char* kind) {

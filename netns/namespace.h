@@ -54,6 +54,9 @@ Result<UniqueFd> create_node_mount_ns(int netns_fd);
 
 uint64_t inode_of(int fd);
 
+// Paths of the files and directories inside a node mount namespace's private /run.
+Result<std::vector<std::string>> files_in_private_run(int mntns_fd);
+
 // What still refers to a namespace inode: "pid 123 (iperf3)", "fd 7 of pid 9", "mount in
 // pid 10's mount namespace". Empty when the kernel holds no user reference any more.
 std::vector<std::string> namespace_holders(const std::vector<uint64_t>& inodes);

@@ -11,6 +11,7 @@
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
 #include <netlink/route/link/veth.h>
+#include <netlink/route/rule.h>
 #include <netlink/socket.h>
 
 #include "netns/namespace.h"
@@ -150,6 +151,21 @@ Result<std::vector<LinkInfo>> list_links(nl_sock* sock) {
   std::vector<LinkInfo> out;
   for (nl_object* o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o))
     out.push_back(to_info(reinterpret_cast<rtnl_link*>(o)));
+  nl_cache_free(cache);
+  return out;
+}
+
+Result<std::vector<std::string>> extra_ipv4_rules(nl_sock* sock) {
+  nl_cache* cache = nullptr;
+  int err = rtnl_rule_alloc_cache(sock, AF_INET, &cache);
+  if (err < 0) return nl_failure("cannot list rules", err);
+  std::vector<std::string> out;
+  for (nl_object* o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o)) {
+    auto* rule = reinterpret_cast<rtnl_rule*>(o);
+    uint32_t prio = rtnl_rule_get_prio(rule);
+    if (prio == 0 || prio == 32766 || prio == 32767) continue;
+    out.push_back("priority " + std::to_string(prio) + " table " + std::to_string(rtnl_rule_get_table(rule)));
+  }
   nl_cache_free(cache);
   return out;
 }

@@ -45,6 +45,10 @@ Result<LinkInfo> get_link(nl_sock* sock, const std::string& ifname);
 // All links of the namespace (one dump; used by audits, not on hot paths).
 Result<std::vector<LinkInfo>> list_links(nl_sock* sock);
 
+// IPv4 policy rules beyond the kernel's three defaults (priorities 0, 32766, 32767), as
+// "priority N table T": what a product that died uncleanly may leave (strongSwan: 220).
+Result<std::vector<std::string>> extra_ipv4_rules(nl_sock* sock);
+
 // Waits for `ifname` to exist in the namespace of `netns_fd`, driven by RTM_NEWLINK events.
 Status wait_for_link(int netns_fd, nl_sock* sock, const std::string& ifname, double timeout_s, int interrupt_fd);
 

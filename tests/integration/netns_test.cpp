@@ -26,7 +26,7 @@ TEST(Netns, TwoNodesOnAVethPairPingAndLeaveNothing) {
     EXPECT_EQ(lan->mtu, 1500);
     EXPECT_TRUE(lan->up);
     EXPECT_EQ(a.sysctls.at("net/ipv4/tcp_no_metrics_save"), "1");
-    EXPECT_TRUE((*topo)->audit().empty());
+    EXPECT_TRUE((*topo)->audit().leftovers.empty());
     ASSERT_TRUE((*topo)->teardown().ok());
   }
   expect_nothing_left(plan, inodes);
@@ -93,7 +93,7 @@ TEST(Netns, ProcessJoinsNodeNamespacesIsPinnedAndHasAPrivateRun) {
   for (int i = 0; i < 200 && processes_in_namespaces({b.inode}).size() < 2; ++i) usleep(5000);
   EXPECT_EQ(processes_in_namespaces({b.inode}).size(), 2u);
   EXPECT_TRUE((*d)->stop(300)) << "TERM is ignored, so KILL must have been needed";
-  auto left = (*topo)->audit();
+  auto left = (*topo)->audit().leftovers;
   ASSERT_EQ(left.size(), 1u);
   EXPECT_NE(left[0].find("(sleep)"), std::string::npos) << left[0];
   auto inodes = (*topo)->inodes();
