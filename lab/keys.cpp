@@ -1,5 +1,7 @@
 #include "lab/keys.h"
 
+#include "lab/fs_util.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,15 +23,6 @@ void ensure_sodium() {
   });
 }
 
-Status write_private_file(const std::string& path, const std::string& content) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return make_error("cannot write " + path + ": " + errno_text(errno));
-  fchmod(fd, 0600);
-  bool ok = write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
-  close(fd);
-  if (!ok) return make_error("cannot write " + path + ": " + errno_text(errno));
-  return ok_status();
-}
 
 }  // namespace
 
@@ -60,7 +53,7 @@ Result<std::string> prepare_run_psk(const std::string& dir) {
   unsigned char raw[32];
   randombytes_buf(raw, sizeof raw);
   psk = to_hex(raw, sizeof raw);
-  if (auto s = write_private_file(path, psk + "\n"); !s) return s.error();
+  if (auto s = write_file(path, psk + "\n", 0600); !s) return s.error();
   return psk;
 }
 
@@ -105,7 +98,7 @@ Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string
       continue;
     }
     X25519KeyPair kp = generate_x25519();
-    if (auto s = write_private_file(key_path, kp.secret_base64() + "\n"); !s) return s.error();
+    if (auto s = write_file(key_path, kp.secret_base64() + "\n", 0600); !s) return s.error();
     std::ofstream(dir + "/" + node + ".pub") << kp.public_base64() << "\n";
     keys[node] = kp;
   }

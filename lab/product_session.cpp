@@ -1,5 +1,7 @@
 #include "lab/product_session.h"
 
+#include "lab/fs_util.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,234 +18,12 @@ namespace vpnlab {
 
 namespace {
 
-Status make_dirs(const std::string& path, mode_t mode) {
-  std::string cur;
-  std::stringstream ss(path);
-  std::string part;
-  if (!path.empty() && path[0] == '/') cur = "/";
-  while (std::getline(ss, part, '/')) {
-    if (part.empty()) continue;
-    cur += part + "/";
-    if (mkdir(cur.c_str(), mode) < 0 && errno != EEXIST) return make_error("cannot create " + cur + ": " + errno_text(errno));
-  }
-  return ok_status();
-}
-
-Status write_file(const std::string& path, const std::string& content, mode_t mode) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return make_error("cannot write " + path + ": " + errno_text(errno));
-  fchmod(fd, mode);
-  bool ok = write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
-  close(fd);
-  if (!ok) return make_error("cannot write " + path + ": " + errno_text(errno));
-  return ok_status();
-}
-
-std::string peer_underlay(const PlanNode& self, const PlanNode& peer) {
-  for (const auto& mine : self.underlay)
-    for (const auto& theirs : peer.underlay)
-      if (mine.link == theirs.link) return theirs.addr.addr.str();
-  return peer.underlay.empty() ? "" : peer.underlay.front().addr.addr.str();
-}
-
-// Node names may hold '-', which some products refuse in their own names (tinc).
-std::string ident_of(const std::string& name) {
-  std::string out = name;
-  for (char& c : out)
-    if (c == '-') c = '_';
-  return out;
-}
-
 std::string file_name_of(const std::string& argv0) {
   auto slash = argv0.rfind('/');
   return slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
 }
 
 }  // namespace
-
-std::string ProductSession::node_dir(const std::string& node) const {
-  return ctx_.run_dir + "/nodes/" + ctx_.spec->name + "/" + node;
-}
-
-std::string ProductSession::secrets_dir(const std::string& node) const {
-  return ctx_.run_dir + "/secrets/" + ctx_.spec->name + "/" + node;
-}
-
-std::map<std::string, std::string> ProductSession::peer_values(const PlanNode& node, const PlanNode& peer) const {
-  std::map<std::string, std::string> p = {{"peer_name", peer.name},
-                                          {"peer_node_ident", ident_of(peer.name)},
-                                          {"peer_overlay_address", peer.overlay.addr.str()},
-                                          {"peer_underlay_address", peer_underlay(node, peer)},
-                                          {"peer_dir", node_dir(peer.name)},
-                                          {"peer_secrets", secrets_dir(peer.name)}};
-  if (ctx_.keys && ctx_.keys->count(peer.name)) {
-    p["peer_public_key"] = ctx_.keys->at(peer.name).public_base64();
-    p["peer_public_key_hex"] = to_hex(ctx_.keys->at(peer.name).public_key.data(), 32);
-  }
-  auto it = node_captured_.find(peer.name);
-  if (it != node_captured_.end())
-    for (const auto& [k, v] : it->second) p["peer_" + k] = v;
-  return p;
-}
-
-TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode* peer) const {
-  const Plan& plan = *ctx_.plan;
-  const ProductSpec& spec = *ctx_.spec;
-  TemplateContext tc;
-  tc.vars = {
-      {"interface", spec.interface},
-      {"overlay_subnet", plan.overlay_subnet.str()},
-      {"overlay_prefix", std::to_string(plan.overlay_subnet.length)},
-      {"mtu", std::to_string(plan.overlay_mtu)},
-      {"port", std::to_string(plan.overlay_port)},
-      {"run_secrets", ctx_.run_dir + "/secrets/" + spec.name},
-      {"overlay_netmask", Ipv4Addr{plan.overlay_subnet.length == 0 ? 0u : ~uint32_t{0} << (32 - plan.overlay_subnet.length)}.str()},
-      {"first_overlay_address", plan.nodes.front().overlay.addr.str()},
-  };
-  for (const auto& [k, v] : ctx_.run_values) tc.vars[k] = v;
-  for (const auto& [k, v] : run_captured_) tc.vars[k] = v;
-  if (!node) return tc;
-  size_t index = static_cast<size_t>(node - plan.nodes.data());
-  tc.vars["node"] = node->name;
-  tc.vars["node_ident"] = ident_of(node->name);
-  tc.vars["node_index"] = std::to_string(index);
-  tc.vars["overlay_address"] = node->overlay.addr.str();
-  tc.vars["overlay_cidr"] = node->overlay.str();
-  tc.vars["underlay_address"] = node->underlay.empty() ? "" : node->underlay.front().addr.addr.str();
-  tc.vars["dir"] = node_dir(node->name);
-  tc.vars["secrets"] = secrets_dir(node->name);
-  if (ctx_.keys && ctx_.keys->count(node->name)) {
-    const X25519KeyPair& kp = ctx_.keys->at(node->name);
-    tc.vars["private_key"] = kp.secret_base64();
-    tc.vars["public_key"] = kp.public_base64();
-    tc.vars["private_key_hex"] = to_hex(kp.secret.data(), 32);
-    tc.vars["public_key_hex"] = to_hex(kp.public_key.data(), 32);
-  }
-  auto it = node_captured_.find(node->name);
-  if (it != node_captured_.end())
-    for (const auto& [k, v] : it->second) tc.vars[k] = v;
-  // In a two-node (p2p) overlay "the peer" is unambiguous: its values are there as peer_*.
-  if (!peer && plan.nodes.size() == 2) peer = &plan.nodes[index == 0 ? 1 : 0];
-  if (peer)
-    for (const auto& [k, v] : peer_values(*node, *peer)) tc.vars[k] = v;
-  auto& peers = tc.lists["peers"];
-  for (const PlanNode& other : plan.nodes)
-    if (other.name != node->name) peers.push_back(peer_values(*node, other));
-  // One-item or empty lists: {{#first}}...{{/first}} renders only on the first node.
-  tc.lists["first"] = index == 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
-  tc.lists["others"] = index != 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
-  return tc;
-}
-
-Result<std::string> ProductSession::expand(const std::string& text, const TemplateContext& ctx) const {
-  return render_template(text, ctx, ctx_.spec->dir + "/product.toml");
-}
-
-namespace {
-bool applies(NodeFilter f, size_t index) {
-  return f == NodeFilter::All || (f == NodeFilter::First) == (index == 0);
-}
-
-// Lines of `text` that start with a prefix give the value after it ("" = all, trimmed).
-std::string captured_value(const std::string& text, const std::string& prefix) {
-  auto trim = [](std::string v) {
-    v.erase(0, v.find_first_not_of(" \t\r\n"));
-    v.erase(v.find_last_not_of(" \t\r\n") + 1);
-    return v;
-  };
-  if (prefix.empty()) return trim(text);
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind(prefix, 0) == 0) return trim(line.substr(prefix.size()));
-  return {};
-}
-}  // namespace
-
-Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer) {
-  const ProductSpec& spec = *ctx_.spec;
-  TemplateContext tc = context_for(node, peer);
-  std::string where = node ? "node '" + node->name + "'" + (peer ? " (peer '" + peer->name + "')" : "") : "run";
-  if (!step.file.empty()) {
-    auto rel = expand(step.file, tc);
-    if (!rel) return rel.error();
-    auto text = render_template(step.template_text, tc, step.template_path);
-    if (!text) return text.error();
-    std::string path = (step.secret ? tc.vars["secrets"] : tc.vars["dir"]) + "/" + rel.value();
-    if (auto s = make_dirs(path.substr(0, path.rfind('/')), step.secret ? 0700 : 0750); !s) return s;
-    return write_file(path, text.value(), step.executable ? (step.secret ? 0700 : 0750) : (step.secret ? 0600 : 0640));
-  }
-  SpawnSpec sp;
-  for (const auto& a : step.argv) {
-    auto v = expand(a, tc);
-    if (!v) return v.error();
-    sp.argv.push_back(v.value());
-  }
-  std::string log_dir = ctx_.run_dir + "/logs/" + spec.name;
-  std::string base = log_dir + "/prepare-" + std::to_string(index) + "-" + (node ? node->name : "run") + (peer ? "-" + peer->name : "");
-  sp.stdout_path = base + ".out";
-  sp.stderr_path = base + ".err";
-  sp.cwd = node ? tc.vars["dir"] : ctx_.run_dir;
-  auto out = run_command(sp, 60, ctx_.interrupt_fd);
-  if (!out) return with_context(out.error(), where);
-  if (out->interrupted) return make_error("interrupted");
-  if (out->timed_out || out->exit_status != 0)
-    return make_error(where + ": preparing with '" + sp.argv[0] + "' failed (" +
-                          (out->timed_out ? "timed out" : "status " + std::to_string(out->exit_status)) + ")\n" + log_tail(sp.stderr_path),
-                      "see " + sp.stderr_path);
-  if (step.capture.empty()) return ok_status();
-  std::ifstream in(sp.stdout_path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  for (const auto& [name, prefix] : step.capture) {
-    std::string value = captured_value(buf.str(), prefix);
-    if (value.empty())
-      return make_error(where + ": '" + sp.argv[0] + "' printed no line starting with '" + prefix + "' (for " + name + ")",
-                        "see " + sp.stdout_path);
-    (node ? node_captured_[node->name][name] : run_captured_[name]) = value;
-  }
-  return ok_status();
-}
-
-Status ProductSession::prepare() {
-  const Plan& plan = *ctx_.plan;
-  for (const PlanNode& node : plan.nodes) {
-    if (auto s = make_dirs(node_dir(node.name), 0750); !s) return s;
-    if (auto s = make_dirs(secrets_dir(node.name), 0700); !s) return s;
-  }
-  if (auto s = make_dirs(ctx_.run_dir + "/logs/" + ctx_.spec->name, 0750); !s) return s;
-  if (auto s = make_dirs(ctx_.run_dir + "/secrets/" + ctx_.spec->name, 0700); !s) return s;
-  // Entry by entry, each for every node, so later entries see what earlier ones made.
-  size_t index = 0;
-  for (const PrepareStep& step : ctx_.spec->prepare) {
-    ++index;
-    if (step.scope == PrepareStep::Scope::Run) {
-      if (auto s = prepare_one(step, index, nullptr, nullptr); !s) return s;
-      continue;
-    }
-    for (size_t i = 0; i < plan.nodes.size(); ++i) {
-      if (!applies(step.nodes, i)) continue;
-      if (step.scope == PrepareStep::Scope::Node) {
-        if (auto s = prepare_one(step, index, &plan.nodes[i], nullptr); !s) return s;
-        continue;
-      }
-      for (const PlanNode& peer : plan.nodes)
-        if (peer.name != plan.nodes[i].name)
-          if (auto s = prepare_one(step, index, &plan.nodes[i], &peer); !s) return s;
-    }
-  }
-  // Step templates are checked here too, so a bad spec fails before anything starts.
-  for (const PlanNode& node : plan.nodes) {
-    TemplateContext tc = context_for(&node);
-    for (const ProductStep& step : ctx_.spec->steps) {
-      std::vector<std::string> texts = step.argv;
-      texts.push_back(step.ifname);
-      for (const auto& [k, v] : step.env) texts.push_back(v);
-      for (const auto& t : texts)
-        if (auto r = expand(t, tc); !r) return r.error();
-    }
-  }
-  return ok_status();
-}
 
 Status ProductSession::run_steps(const PlanNode& node, size_t index) {
   const ProductSpec& spec = *ctx_.spec;
@@ -254,7 +34,7 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
   TemplateContext tc = context_for(&node);
   auto ex = [&](const std::string& t) { return expand(t, tc).value(); };  // checked in prepare()
   for (const ProductStep& step : spec.steps) {
-    if (!applies(step.nodes, index)) continue;
+    if (!node_filter_applies(step.nodes, index)) continue;
     if (step.kind == ProductStep::Kind::WaitLink) {
       if (auto s = wait_for_link(ns.fd.get(), ns.sock.get(), ex(step.ifname), step.timeout_s, ctx_.interrupt_fd); !s)
         return with_context(s.error(), "node '" + node.name + "'");
@@ -454,11 +234,9 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
   auto out = run_command(sp, 5, ctx_.interrupt_fd);
   if (!out) return out.error();
   if (out->exit_status != 0) return make_error("node '" + node_name + "': counter command failed\n" + log_tail(sp.stderr_path));
-  std::ifstream in(sp.stdout_path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (!parse_counter_output(buf.str(), spec.counters->rx_field, spec.counters->tx_field, &c.product_rx, &c.product_tx))
-    return make_error("node '" + node_name + "': cannot read the product's counters from '" + buf.str() + "'");
+  const std::string output = read_file_text(sp.stdout_path);
+  if (!parse_counter_output(output, spec.counters->rx_field, spec.counters->tx_field, &c.product_rx, &c.product_tx))
+    return make_error("node '" + node_name + "': cannot read the product's counters from '" + output + "'");
   c.has_product = true;
   return c;
 }

@@ -13,6 +13,9 @@ namespace vpnlab {
 // Which nodes a step applies to: every node, only the first (e.g. the one side that
 // initiates), or all but the first.
 enum class NodeFilter { All, First, Others };
+inline bool node_filter_applies(NodeFilter f, size_t node_index) {
+  return f == NodeFilter::All || (f == NodeFilter::First) == (node_index == 0);
+}
 
 struct ProductStep {
   enum class Kind { Daemon, Run, WaitLink, Configure, CreateLink };

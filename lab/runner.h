@@ -8,6 +8,8 @@
 #include "lab/plan.h"
 #include "lab/product_session.h"
 #include "lab/product_spec.h"
+#include "lab/sample.h"
+#include "lab/summary.h"
 #include "lab/results_csv.h"
 
 namespace vpnlab {
@@ -49,12 +51,5 @@ void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std:
 // Smallest MTU of the plan's underlay links.
 int underlay_mtu(const Plan& plan);
 
-// Decides whether a sample crossed the tunnel: the client's overlay interface, its underlay
-// interface (the encrypted packets) and the product's own counters, when it has them, each
-// carried at least the bytes iperf3 delivered. Empty string = valid; otherwise the reason.
-std::string tunnel_check(bool tunnel, bool reverse, uint64_t iperf_bytes, const TunnelCounters& delta);
-
-// The end-of-run table: product, test, median Gbit/s, min–max, ratio to baseline.
-std::string summary_table(const std::vector<SampleRow>& rows);
 
 }  // namespace vpnlab
