@@ -11,7 +11,8 @@ namespace vpnlab {
 const std::vector<std::string>& results_csv_header() {
   static const std::vector<std::string> h = {"run_id", "timestamp", "product", "test", "pattern", "direction", "protocol",
                                              "sample", "client", "server", "streams", "reverse", "mss", "duration_s",
-                                             "gbps", "retransmits", "valid", "status", "reason", "cipher", "bringup_s"};
+                                             "gbps", "retransmits", "valid", "status", "reason", "cipher", "bringup_s",
+                                             "cpu_s", "cpu_user_s", "cpu_sys_s", "cpu_softirq_s", "steal_s", "cpu_s_per_gbit"};
   return h;
 }
 
@@ -38,7 +39,9 @@ std::string format_row(const SampleRow& r) {
                                 std::to_string(r.sample), r.client, r.server, std::to_string(r.streams),
                                 r.reverse ? "true" : "false", r.mss ? std::to_string(r.mss) : "",
                                 fmt(r.duration_s, 1), fmt(r.gbps, 4), r.retransmits >= 0 ? std::to_string(r.retransmits) : "",
-                                r.valid ? "true" : "false", r.status, r.reason, r.cipher, fmt(r.bringup_s, 3)};
+                                r.valid ? "true" : "false", r.status, r.reason, r.cipher, fmt(r.bringup_s, 3),
+                                fmt(r.cpu_s, 3), fmt(r.cpu_user_s, 3), fmt(r.cpu_sys_s, 3), fmt(r.cpu_softirq_s, 3), fmt(r.steal_s, 3),
+                                fmt(r.cpu_s_per_gbit, 3)};
   std::string line;
   for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + csv_escape(f[i]);
   return line + "\n";
@@ -107,6 +110,8 @@ Result<std::vector<SampleRow>> read_results_csv(const std::string& path) {
     r.reverse = f[11] == "true"; r.mss = f[12].empty() ? 0 : std::stoi(f[12]); r.duration_s = std::stod(f[13]);
     r.gbps = std::stod(f[14]); r.retransmits = f[15].empty() ? -1 : std::stoll(f[15]); r.valid = f[16] == "true";
     r.status = f[17]; r.reason = f[18]; r.cipher = f[19]; r.bringup_s = std::stod(f[20]);
+    r.cpu_s = std::stod(f[21]); r.cpu_user_s = std::stod(f[22]); r.cpu_sys_s = std::stod(f[23]);
+    r.cpu_softirq_s = std::stod(f[24]); r.steal_s = std::stod(f[25]); r.cpu_s_per_gbit = std::stod(f[26]);
     rows.push_back(std::move(r));
   }
   return rows;

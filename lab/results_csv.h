@@ -24,6 +24,9 @@ struct SampleRow {
   std::string reason;
   std::string cipher;    // as the product spec states it
   double bringup_s = 0;  // daemons started -> every overlay ping answered
+  // CPU over the sample, system-wide (all CPUs, non-idle non-steal), and per Gbit moved.
+  double cpu_s = 0, cpu_user_s = 0, cpu_sys_s = 0, cpu_softirq_s = 0, steal_s = 0;
+  double cpu_s_per_gbit = 0;
 };
 
 const std::vector<std::string>& results_csv_header();

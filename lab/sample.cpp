@@ -3,6 +3,7 @@
 
 #include <ctime>
 
+#include "lab/cpu_stat.h"
 #include "lab/fs_util.h"
 #include "lab/interrupt.h"
 #include "lab/iperf.h"
@@ -86,7 +87,9 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   client.cpus = client_node.load_cpus;
   client.stdout_path = c.raw_dir + "/" + label + ".json";
   client.stderr_path = c.log_dir + "/" + label + "-client.err";
+  CpuTimes cpu_before = read_cpu_times();
   auto run = run_command(client, duration_s + 20, c.interrupt_fd);
+  CpuTimes cpu = read_cpu_times() - cpu_before;
   if (!run) return fail(run.error().message);
   if (run->interrupted) {
     *interrupted = true;
@@ -98,6 +101,13 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   if (!sample) return fail(sample.error().message);
   row.gbps = sample->gbps;
   row.retransmits = sample->retransmits;
+  row.cpu_s = cpu.busy();
+  row.cpu_user_s = cpu.user + cpu.nice;
+  row.cpu_sys_s = cpu.system + cpu.irq;
+  row.cpu_softirq_s = cpu.softirq;
+  row.steal_s = cpu.steal;
+  double gbit = sample->gbps * sample->seconds;
+  row.cpu_s_per_gbit = gbit > 0 ? row.cpu_s / gbit : 0;
   auto after = c.session->read_counters(row.client);
   if (!after) return fail(after.error().message);
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);

@@ -1,10 +1,11 @@
 #include "lab/summary.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
 #include <tuple>
+
+#include "lab/stats.h"
 
 namespace vpnlab {
 
@@ -13,43 +14,48 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
     std::string product, test;
     bool operator<(const Key& o) const { return std::tie(test, product) < std::tie(o.test, o.product); }
   };
-  std::map<Key, std::vector<double>> valid;
+  std::map<Key, std::vector<double>> gbps, cpu;
   std::map<Key, int> total;
   std::vector<Key> order;
   for (const auto& r : rows) {
     Key k{r.product, r.test};
     if (!total.count(k)) order.push_back(k);
     total[k]++;
-    if (r.status == "ok" && (r.valid || r.product == "baseline")) valid[k].push_back(r.gbps);
+    // Only checked rows count: a sample that did not provably cross the tunnel is no result.
+    if (r.status == "ok" && (r.valid || r.product == "baseline")) {
+      gbps[k].push_back(r.gbps);
+      if (r.cpu_s_per_gbit > 0) cpu[k].push_back(r.cpu_s_per_gbit);
+    }
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  };
   std::ostringstream o;
-  char line[256];
-  snprintf(line, sizeof line, "%-20s %-16s %10s %19s %9s %7s\n", "product", "test", "median", "min-max Gbit/s", "x baseline", "valid");
+  char line[320];
+  snprintf(line, sizeof line, "%-20s %-14s %9s %21s %6s %10s %10s %6s\n", "product", "test", "Gbit/s", "95% interval (median)", "CV",
+           "x baseline", "CPU-s/Gbit", "valid");
   o << line;
+  bool low_coverage = false;
   for (const Key& k : order) {
-    auto& v = valid[k];
-    std::string ratio = "-";
-    if (!v.empty() && valid.count(Key{"baseline", k.test}) && !valid[Key{"baseline", k.test}].empty()) {
-      char b[32];
-      snprintf(b, sizeof b, "%.3f", median(v) / median(valid[Key{"baseline", k.test}]));
-      ratio = b;
+    SampleStats s = describe(gbps[k]);
+    SampleStats c = describe(cpu[k]);
+    std::string valid = std::to_string(s.n) + "/" + std::to_string(total[k]);
+    if (s.n == 0) {
+      snprintf(line, sizeof line, "%-20s %-14s %9s %21s %6s %10s %10s %6s\n", k.product.c_str(), k.test.c_str(), "-", "-", "-", "-", "-",
+               valid.c_str());
+      o << line;
+      continue;
     }
-    std::string valid_text = std::to_string(v.size()) + "/" + std::to_string(total[k]);
-    if (v.empty())
-      snprintf(line, sizeof line, "%-20s %-16s %10s %19s %9s %7s\n", k.product.c_str(), k.test.c_str(), "-", "-", "-", valid_text.c_str());
-    else {
-      char range[48];
-      snprintf(range, sizeof range, "%.3f-%.3f", *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()));
-      snprintf(line, sizeof line, "%-20s %-16s %10.3f %19s %9s %7s\n", k.product.c_str(), k.test.c_str(), median(v), range, ratio.c_str(),
-               valid_text.c_str());
-    }
+    char interval[48], cv[16], ratio[16] = "-", cpu_text[16] = "-";
+    snprintf(interval, sizeof interval, "%.3f-%.3f%s", s.ci_low, s.ci_high, s.coverage < 0.95 ? "*" : "");
+    low_coverage = low_coverage || s.coverage < 0.95;
+    snprintf(cv, sizeof cv, "%.1f%%", 100 * s.cv);
+    SampleStats base = describe(gbps[Key{"baseline", k.test}]);
+    if (base.n > 0 && base.median > 0) snprintf(ratio, sizeof ratio, "%.3f", s.median / base.median);
+    if (c.n > 0) snprintf(cpu_text, sizeof cpu_text, "%.2f", c.median);
+    snprintf(line, sizeof line, "%-20s %-14s %9.3f %21s %6s %10s %10s %6s\n", k.product.c_str(), k.test.c_str(), s.median, interval, cv,
+             ratio, cpu_text, valid.c_str());
     o << line;
   }
+  if (low_coverage)
+    o << "* fewer than 6 samples: [min, max] covers the median with less than 95 % (5 samples: 93.8 %)\n";
   return o.str();
 }
 

@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "lab/iperf.h"
+#include "lab/cpu_stat.h"
 #include "lab/keys.h"
+#include "lab/stats.h"
 #include "lab/product_session.h"
 #include "lab/product_spec.h"
 #include "lab/results_csv.h"
@@ -84,8 +86,8 @@ TEST(ResultsCsv, WritesHeaderAndRowsAndReadsThemBack) {
   std::string text = read(path);
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,"
-            "retransmits,valid,status,reason,cipher,bringup_s");
-  EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,0.000\n"), std::string::npos) << text;
+            "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit");
+  EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,0.000,"), std::string::npos) << text;
   auto rows = read_results_csv(path);
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1u);
@@ -207,7 +209,7 @@ TEST(TunnelCheck, RequiresTheTunnelToCarryIperfBytes) {
   EXPECT_NE(tunnel_check(true, true, 1000, one_way), "");
 }
 
-TEST(Summary, MedianRangeAndRatio) {
+TEST(Summary, MedianIntervalCvAndRatio) {
   std::vector<SampleRow> rows;
   auto add = [&](const std::string& product, double gbps, bool valid) {
     SampleRow r;
@@ -216,14 +218,56 @@ TEST(Summary, MedianRangeAndRatio) {
     r.gbps = gbps;
     r.valid = valid;
     r.status = "ok";
+    r.cpu_s_per_gbit = 1 / gbps;
     rows.push_back(r);
   };
   for (double g : {10.0, 12.0, 11.0}) add("baseline", g, true);
   for (double g : {0.3, 0.5, 0.4, 0.45}) add("wireguard-go", g, true);
   add("wireguard-go", 9.0, false);  // invalid rows are not results
   std::string table = summary_table(rows);
-  EXPECT_NE(table.find("baseline             t                    11.000       10.000-12.000     1.000     3/3"), std::string::npos) << table;
-  EXPECT_NE(table.find("wireguard-go         t                     0.425         0.300-0.500     0.039     4/5"), std::string::npos) << table;
+  EXPECT_NE(table.find("baseline             t                 11.000        10.000-12.000*   9.1%      1.000       0.09    3/3"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("wireguard-go         t                  0.425          0.300-0.500*  20.7%      0.039       2.36    4/5"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("fewer than 6 samples"), std::string::npos);
+}
+
+TEST(Stats, MedianIntervalByOrderStatistics) {
+  auto s = describe({5, 1, 4, 2, 3, 9, 7, 8, 6, 10});
+  EXPECT_EQ(s.n, 10u);
+  EXPECT_DOUBLE_EQ(s.median, 5.5);
+  // n = 10: [x(2), x(9)] covers the median with 1 - 2 * 11/1024 = 97.85 %.
+  EXPECT_DOUBLE_EQ(s.ci_low, 2);
+  EXPECT_DOUBLE_EQ(s.ci_high, 9);
+  EXPECT_NEAR(s.coverage, 1 - 22.0 / 1024, 1e-12);
+  EXPECT_NEAR(s.stdev, 3.0276503540974917, 1e-12);
+  // n = 5: only [min, max], 93.75 %.
+  auto five = describe({3, 1, 2, 5, 4});
+  EXPECT_DOUBLE_EQ(five.ci_low, 1);
+  EXPECT_DOUBLE_EQ(five.ci_high, 5);
+  EXPECT_DOUBLE_EQ(five.coverage, 0.9375);
+  // n = 6: [min, max] reaches 96.9 %.
+  EXPECT_NEAR(describe({1, 2, 3, 4, 5, 6}).coverage, 1 - 2.0 / 64, 1e-12);
+  // n = 20: [x(6), x(15)] (95.86 %), the widest k that still reaches 95 %.
+  std::vector<double> twenty;
+  for (int i = 1; i <= 20; ++i) twenty.push_back(i);
+  auto t = describe(twenty);
+  EXPECT_DOUBLE_EQ(t.ci_low, 6);
+  EXPECT_DOUBLE_EQ(t.ci_high, 15);
+  EXPECT_GE(t.coverage, 0.95);
+  EXPECT_EQ(describe({}).n, 0u);
+}
+
+TEST(CpuStat, ParsesProcStatAndSubtracts) {
+  const char* before = "cpu  100 5 50 1000 10 1 20 4 0 0\ncpu0 50 2 25 500 5 1 10 2 0 0\n";
+  const char* after = "cpu  300 5 150 1100 10 1 70 6 0 0\ncpu0 150 2 75 550 5 1 35 3 0 0\n";
+  CpuTimes d = parse_proc_stat(after, 100) - parse_proc_stat(before, 100);
+  EXPECT_DOUBLE_EQ(d.user, 2.0);
+  EXPECT_DOUBLE_EQ(d.system, 1.0);
+  EXPECT_DOUBLE_EQ(d.softirq, 0.5);
+  EXPECT_DOUBLE_EQ(d.steal, 0.02);
+  EXPECT_DOUBLE_EQ(d.idle, 1.0);
+  EXPECT_DOUBLE_EQ(d.busy(), 3.5);  // user + nice + system + irq + softirq; steal and idle excluded
 }
 
 TEST(Mtu, AutoPicksTheLargestEveryProductCarries) {

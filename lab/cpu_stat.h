@@ -1,0 +1,19 @@
+// CPU time from /proc/stat, system-wide over all CPUs. A tunnel's cost is charged to
+// whatever runs when softirq work happens (veth runs the receiver's softirq on the sender's
+// CPU; kernel WireGuard runs in workers), so per-process CPU alone misattributes it.
+#pragma once
+#include <string>
+
+namespace vpnlab {
+
+struct CpuTimes {
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;  // seconds
+  double busy() const { return user + nice + system + irq + softirq; }  // non-idle, non-steal
+};
+
+// Parses the "cpu " line of /proc/stat text (USER_HZ ticks -> seconds).
+CpuTimes parse_proc_stat(const std::string& text, long ticks_per_second);
+CpuTimes read_cpu_times();
+CpuTimes operator-(const CpuTimes& a, const CpuTimes& b);
+
+}  // namespace vpnlab

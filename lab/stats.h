@@ -1,0 +1,19 @@
+// Statistics of repeated samples, for a noisy machine: the median with a distribution-free
+// confidence interval (order statistics; no normality assumed) and the spread.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+namespace vpnlab {
+
+struct SampleStats {
+  size_t n = 0;
+  double median = 0, mean = 0, stdev = 0, cv = 0, min = 0, max = 0;
+  double ci_low = 0, ci_high = 0;  // interval for the median
+  double coverage = 0;             // what the interval really covers (0.95 needs n >= 6)
+};
+
+// Empty input gives n = 0.
+SampleStats describe(std::vector<double> values);
+
+}  // namespace vpnlab
