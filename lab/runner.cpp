@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "lab/environment.h"
 #include "lab/fs_util.h"
 #include "lab/interrupt.h"
 #include "lab/keys.h"
@@ -95,6 +96,9 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   for (const auto& [node, kp] : *keys) (void)write_file(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n", 0640);
   (void)write_file(opts.run_dir + "/topology.toml", read_file_text(plan.topology_file), 0640);
   (void)write_file(opts.run_dir + "/plan.txt", describe_plan(plan), 0640);
+  std::vector<Availability> availability;
+  for (const auto& spec : specs) availability.push_back(check_availability(spec));
+  (void)write_file(opts.run_dir + "/environment.json", describe_environment(plan, specs, availability).dump(2) + "\n", 0640);
   auto csv = ResultsCsv::create(opts.run_dir + "/results.csv");
   if (!csv) return csv.error();
 
@@ -106,7 +110,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     const ProductSpec& spec = specs[pi];
     ProductOutcome outcome;
     outcome.product = spec.name;
-    auto avail = check_availability(spec);
+    const Availability& avail = availability[pi];
     spdlog::info("[{}/{}] {} ({})", pi + 1, specs.size(), spec.name, avail.available ? avail.version : avail.reason);
     if (!avail.available) {
       outcome.failure = avail.reason;

@@ -32,7 +32,8 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
   snprintf(line, sizeof line, "%-20s %-14s %9s %21s %6s %10s %10s %6s\n", "product", "test", "Gbit/s", "95% interval (median)", "CV",
            "x baseline", "CPU-s/Gbit", "valid");
   o << line;
-  bool low_coverage = false;
+  double lowest_coverage = 1;
+  size_t lowest_n = 0;
   for (const Key& k : order) {
     SampleStats s = describe(gbps[k]);
     SampleStats c = describe(cpu[k]);
@@ -45,7 +46,10 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
     }
     char interval[48], cv[16], ratio[16] = "-", cpu_text[16] = "-";
     snprintf(interval, sizeof interval, "%.3f-%.3f%s", s.ci_low, s.ci_high, s.coverage < 0.95 ? "*" : "");
-    low_coverage = low_coverage || s.coverage < 0.95;
+    if (s.coverage < lowest_coverage) {
+      lowest_coverage = s.coverage;
+      lowest_n = s.n;
+    }
     snprintf(cv, sizeof cv, "%.1f%%", 100 * s.cv);
     SampleStats base = describe(gbps[Key{"baseline", k.test}]);
     if (base.n > 0 && base.median > 0) snprintf(ratio, sizeof ratio, "%.3f", s.median / base.median);
@@ -54,8 +58,11 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
              ratio, cpu_text, valid.c_str());
     o << line;
   }
-  if (low_coverage)
-    o << "* fewer than 6 samples: [min, max] covers the median with less than 95 % (5 samples: 93.8 %)\n";
+  if (lowest_coverage < 0.95) {
+    snprintf(line, sizeof line, "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %% (%zu samples)\n",
+             100 * lowest_coverage, lowest_n);
+    o << line;
+  }
   return o.str();
 }
 

@@ -1,0 +1,18 @@
+// Provenance written next to every run's results: what machine, kernel, CPU, tool and
+// product versions, pinning and settings produced them.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/plan.h"
+#include "lab/product_spec.h"
+
+namespace vpnlab {
+
+// Everything known before the run starts; `availability[i]` belongs to `specs[i]`.
+nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
+                                    const std::vector<Availability>& availability);
+
+}  // namespace vpnlab
