@@ -16,6 +16,8 @@
 
 #include "lab/cleanup.h"
 #include "lab/doctor.h"
+#include "lab/fs_util.h"
+#include "lab/summary.h"
 #include "lab/interrupt.h"
 #include "lab/plan.h"
 #include "lab/product_spec.h"
@@ -269,6 +271,18 @@ int cmd_products(const Args&) {
   return 0;
 }
 
+int cmd_report(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("report", "give one run directory");
+  const std::string dir = a.positional[0];
+  auto rows = read_results_csv(dir + "/results.csv");
+  if (!rows) return fail(with_context(rows.error(), "report"));
+  std::string table = summary_table(rows.value());
+  if (auto s = write_file(dir + "/summary.txt", table, 0640); !s) return fail(s.error());
+  if (auto s = write_file(dir + "/summary.json", summary_json(rows.value()).dump(2) + "\n", 0640); !s) return fail(s.error());
+  std::cout << table;
+  return 0;
+}
+
 int cmd_doctor(const Args& a) {
   if (!a.positional.empty()) return usage_error("doctor", "doctor takes no file");
   if (!need_root("doctor")) return kExitError;
@@ -302,6 +316,8 @@ const std::vector<Verb>& verbs() {
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},
+      {"report", "report RUN_DIR", "Recomputes the table, summary.txt and summary.json of a run from its results.csv alone.", {},
+       cmd_report},
       {"doctor", "doctor", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
        "steal time, products) and says what that means for results.", {}, cmd_doctor},
   };

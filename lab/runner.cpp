@@ -195,6 +195,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   }
   (void)remove_state(plan.run_id);
   (void)write_file(opts.run_dir + "/summary.txt", summary_table(report.rows), 0640);
+  (void)write_file(opts.run_dir + "/summary.json", summary_json(report.rows).dump(2) + "\n", 0640);
   return report;
 }
 

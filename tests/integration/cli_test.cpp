@@ -116,4 +116,12 @@ TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
   for (const auto& r : *rows) EXPECT_EQ(r.status, "ok");
   EXPECT_TRUE(list_namespaces("vpnlab-quick-").empty());
   EXPECT_NE(read_file(out + ".log").find("interrupted"), std::string::npos);
+
+  // The finished rows are enough to redo the summary.
+  std::string run_dir = csv.substr(0, csv.rfind('/'));
+  std::string summary = read_file(run_dir + "/summary.txt");
+  Outcome report = vpnlab_cli({"report", run_dir});
+  EXPECT_EQ(report.status, 0) << report.err;
+  EXPECT_EQ(report.out, summary);
+  EXPECT_NE(read_file(run_dir + "/summary.json").find("\"schema\": 1"), std::string::npos);
 }

@@ -11,6 +11,7 @@
 #include "lab/cpu_stat.h"
 #include "lab/keys.h"
 #include "lab/stats.h"
+#include "lab/summary.h"
 #include "lab/product_session.h"
 #include "lab/product_spec.h"
 #include "lab/results_csv.h"
@@ -230,6 +231,18 @@ TEST(Summary, MedianIntervalCvAndRatio) {
   EXPECT_NE(table.find("wireguard-go         t                  0.425          0.300-0.500*  20.7%      0.039       2.36    4/5"), std::string::npos)
       << table;
   EXPECT_NE(table.find("covers the median with only 75.0 % (3 samples)"), std::string::npos) << table;
+
+  nlohmann::json j = summary_json(rows);
+  EXPECT_EQ(j["schema"], kSummarySchema);
+  ASSERT_EQ(j["results"].size(), 2u);
+  const auto& wg = j["results"][1];
+  EXPECT_EQ(wg["product"], "wireguard-go");
+  EXPECT_EQ(wg["rows"], 5);
+  EXPECT_EQ(wg["valid_rows"], 4);
+  EXPECT_DOUBLE_EQ(wg["gbps"]["median"].get<double>(), 0.425);
+  EXPECT_DOUBLE_EQ(wg["gbps"]["ci95_low"].get<double>(), 0.3);
+  EXPECT_NEAR(wg["ratio_to_baseline"].get<double>(), 0.425 / 11, 1e-12);
+  EXPECT_DOUBLE_EQ(j["results"][0]["ratio_to_baseline"].get<double>(), 1.0);
 }
 
 TEST(Stats, MedianIntervalByOrderStatistics) {
