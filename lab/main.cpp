@@ -42,6 +42,7 @@ struct Args {
   std::optional<double> duration_s;
   std::string out_dir = "results";
   std::string keys_dir;
+  std::string resume_dir;
   bool dry_run = false;
   bool help = false;
 };
@@ -71,6 +72,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s == "--product") a.products.push_back(v);
     else if (s == "--out") a.out_dir = v;
     else if (s == "--keys") a.keys_dir = v;
+    else if (s == "--resume") a.resume_dir = v;
     else if (s == "--samples") {
       try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.samples = n; }
       catch (...) { usage_error(verb, "--samples '" + v + "' is not a number"); return std::nullopt; }
@@ -225,6 +227,15 @@ int cmd_run(const Args& a) {
   if (!lock) return fail(lock.error());
   RunOptions opts;
   opts.run_dir = a.out_dir + "/" + plan->run_id;
+  if (!a.resume_dir.empty()) {
+    std::string dir = a.resume_dir;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (access((dir + "/results.csv").c_str(), R_OK) != 0)
+      return fail(make_error("cannot resume " + dir + ": it has no results.csv", "give the run directory printed by the interrupted run"));
+    plan->run_id = dir.substr(dir.rfind('/') + 1);  // the rows keep the run's id
+    opts.run_dir = dir;
+    opts.resume = true;
+  }
   opts.products_dir = find_products_dir();
   opts.keys_dir = a.keys_dir;
   opts.interrupt_fd = install_interrupt_handlers();
@@ -305,14 +316,15 @@ const std::vector<Verb>& verbs() {
        {"--product", "--samples", "--duration"}, cmd_plan},
       {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
       {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
-      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR]",
+      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR]",
        "Measures each product in turn on a freshly built topology and writes DIR/<run_id>/results.csv.\n"
        "  --product NAME   measure this product (repeatable; 'all' = every product); default: [bench] products\n"
        "  --samples N      samples per test (default: [bench] samples)\n"
        "  --duration D     seconds per sample, e.g. 10s (default: [bench] duration)\n"
        "  --out DIR        parent of the run directory (default: results)\n"
-       "  --keys DIR       reuse the key set in DIR, so two runs use the very same keys",
-       {"--product", "--samples", "--duration", "--out", "--keys"}, cmd_run},
+       "  --keys DIR       reuse the key set in DIR, so two runs use the very same keys\n"
+       "  --resume RUN_DIR continue an interrupted run: same topology and keys, only the missing rows",
+       {"--product", "--samples", "--duration", "--out", "--keys", "--resume"}, cmd_run},
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -94,18 +96,34 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   if (!psk) return psk.error();
   if (auto s = make_dirs(opts.run_dir + "/keys", 0750); !s) return s.error();
   for (const auto& [node, kp] : *keys) (void)write_file(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n", 0640);
-  (void)write_file(opts.run_dir + "/topology.toml", read_file_text(plan.topology_file), 0640);
+  if (!opts.resume) (void)write_file(opts.run_dir + "/topology.toml", read_file_text(plan.topology_file), 0640);
   (void)write_file(opts.run_dir + "/plan.txt", describe_plan(plan), 0640);
   std::vector<Availability> availability;
   for (const auto& spec : specs) availability.push_back(check_availability(spec));
   (void)write_file(opts.run_dir + "/environment.json", describe_environment(plan, specs, availability).dump(2) + "\n", 0640);
+  // Resuming: the same topology, and every row already there counts as done.
+  RunReport report;
+  std::set<std::tuple<std::string, std::string, int>> done;
+  if (opts.resume) {
+    std::string before = read_file_text(opts.run_dir + "/topology.toml");
+    if (before != read_file_text(plan.topology_file))
+      return make_error(opts.run_dir + " was measured with a different topology than " + plan.topology_file,
+                        "resume with the same file (its copy is " + opts.run_dir + "/topology.toml)");
+    auto earlier = read_results_csv(opts.run_dir + "/results.csv");
+    if (!earlier) return with_context(earlier.error(), "resume");
+    for (const auto& r : *earlier) done.insert({r.product, r.test, r.sample});
+    report.rows = earlier.value();
+    spdlog::info("resuming {}: {} rows already measured", plan.run_id, done.size());
+  }
   auto csv = ResultsCsv::create(opts.run_dir + "/results.csv");
   if (!csv) return csv.error();
 
   RunState state{plan.run_id, plan.lab, plan.topology_file, opts.run_dir, static_cast<int>(getpid()), false, plan.namespaces()};
   if (auto s = write_state(state); !s) return s.error();
 
-  RunReport report;
+  auto measured = [&](const std::string& product, const std::string& test, int sample) {
+    return done.count({product, test, sample}) > 0;
+  };
   for (size_t pi = 0; pi < specs.size() && !report.interrupted; ++pi) {
     const ProductSpec& spec = specs[pi];
     ProductOutcome outcome;
@@ -114,6 +132,14 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     spdlog::info("[{}/{}] {} ({})", pi + 1, specs.size(), spec.name, avail.available ? avail.version : avail.reason);
     if (!avail.available) {
       outcome.failure = avail.reason;
+      report.products.push_back(outcome);
+      continue;
+    }
+    bool missing = false;
+    for (const auto& test : plan.tests)
+      for (int i = 1; i <= plan.samples; ++i) missing = missing || !measured(spec.name, test.spec.name, i);
+    if (!missing) {
+      spdlog::info("  already measured");
       report.products.push_back(outcome);
       continue;
     }
@@ -132,6 +158,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
       report.interrupted = interrupted();
       for (const auto& test : plan.tests)
         for (int i = 1; i <= plan.samples && !report.interrupted; ++i) {
+          if (measured(spec.name, test.spec.name, i)) continue;
           SampleRow row = row_for(plan, test, spec, plan.duration_s);
           row.sample = i;
           row.reason = "product did not come up: " + session.error().message.substr(0, session.error().message.find('\n'));
@@ -166,6 +193,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
           spdlog::info("  {} warm-up: {}", test.spec.name, w.status == "ok" ? fmt::format("{:.3f} Gbit/s (discarded)", w.gbps) : w.reason);
         }
         for (int i = 1; i <= plan.samples && !report.interrupted; ++i) {
+          if (measured(spec.name, test.spec.name, i)) continue;
           SampleRow row = run_sample(sc, "sample-" + std::to_string(i), plan.duration_s, &report.interrupted);
           if (report.interrupted) break;  // a cut-short sample is not a result
           row.sample = i;

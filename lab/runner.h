@@ -18,6 +18,7 @@ struct RunOptions {
   std::string run_dir;       // results/<run_id>
   std::string products_dir;
   std::string keys_dir;      // reuse this key set (empty: generate into RUN/secrets/keys)
+  bool resume = false;       // run_dir holds an earlier, unfinished run: add only missing rows
   int interrupt_fd = -1;
 };
 

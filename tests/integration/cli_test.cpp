@@ -125,3 +125,34 @@ TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
   EXPECT_EQ(report.out, summary);
   EXPECT_NE(read_file(run_dir + "/summary.json").find("\"schema\": 1"), std::string::npos);
 }
+
+TEST(Cli, ResumeAddsOnlyTheMissingRows) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  std::string out = make_temp_dir("resume");
+  // A first run of 2 samples stands for an interrupted run of 4.
+  Outcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", out});
+  ASSERT_EQ(first.status, 0) << first.err;
+  // "results: RUN_DIR/results.csv" closes the output.
+  auto at = first.out.find("results: ");
+  ASSERT_NE(at, std::string::npos) << first.out;
+  std::string run_dir = first.out.substr(at + 9, first.out.find("/results.csv", at) - at - 9);
+  auto before = read_results_csv(run_dir + "/results.csv");
+  ASSERT_TRUE(before.ok() && before->size() == 2u) << run_dir;
+  Outcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "4", "--duration", "1s",
+                                "--resume", run_dir});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  auto rows = read_results_csv(run_dir + "/results.csv");
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ((*rows)[i].sample, i + 1);
+    EXPECT_EQ((*rows)[i].run_id, (*before)[0].run_id);
+  }
+  EXPECT_EQ((*rows)[0].timestamp, (*before)[0].timestamp) << "the earlier rows stay as they were";
+  EXPECT_NE(resumed.out.find("4/4"), std::string::npos) << resumed.out;
+  // Another topology cannot resume this run.
+  Outcome wrong = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "baseline", "--resume", run_dir});
+  EXPECT_EQ(wrong.status, 1);
+  EXPECT_NE(wrong.err.find("was measured with a different topology"), std::string::npos) << wrong.err;
+}
