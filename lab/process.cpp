@@ -16,6 +16,7 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 
+#include "netns/fault.h"
 #include "netns/pidfd.h"
 
 namespace bp = boost::process;
@@ -58,6 +59,7 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   CPU_ZERO(&cpus);
   for (int c : spec.cpus) CPU_SET(c, &cpus);
   const bool pin = !spec.cpus.empty();
+  const int fault_signal = fault_signal_due("fork-exec");  // raised by the child, at vpnlab
   const int netns_fd = spec.netns_fd, mntns_fd = spec.mntns_fd;
   const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
 
@@ -71,6 +73,7 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
       exec.set_error(std::error_code(err, std::system_category()), what);
       _exit(127);
     };
+    if (fault_signal) kill(getppid(), fault_signal);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "netns/capabilities.h"
+#include "netns/fault.h"
 #include "netns/probes.h"
 
 namespace vpnlab {
@@ -95,6 +96,7 @@ Status ProductSession::check_daemons() {
 }
 
 Status ProductSession::wait_ready() {
+  fault_point("readiness");
   const Plan& plan = *ctx_.plan;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx_.spec->ready_timeout_s);
   for (const PlanNode& node : plan.nodes) {

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "netns/fault.h"
+
 namespace vpnlab {
 
 const std::vector<std::string>& results_csv_header() {
@@ -64,6 +66,7 @@ Result<ResultsCsv> ResultsCsv::create(const std::string& path) {
 
 Status ResultsCsv::append(const SampleRow& row) {
   std::string line = format_row(row);
+  fault_point("csv-row");
   // One write() per row (O_APPEND): a row is either all there or not there at all.
   ssize_t n = write(fd_.get(), line.data(), line.size());
   if (n != static_cast<ssize_t>(line.size())) {

@@ -8,6 +8,7 @@
 #include "lab/interrupt.h"
 #include "lab/iperf.h"
 #include "lab/process.h"
+#include "netns/fault.h"
 #include "netns/payload_watch.h"
 #include "netns/probes.h"
 
@@ -87,6 +88,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   client.cpus = client_node.load_cpus;
   client.stdout_path = c.raw_dir + "/" + label + ".json";
   client.stderr_path = c.log_dir + "/" + label + "-client.err";
+  fault_point("mid-sample");
   CpuTimes cpu_before = read_cpu_times();
   auto run = run_command(client, duration_s + 20, c.interrupt_fd);
   CpuTimes cpu = read_cpu_times() - cpu_before;

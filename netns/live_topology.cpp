@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "netns/fault.h"
 #include "netns/pidfd.h"
 #include "netns/sysctl.h"
 
@@ -44,6 +45,7 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
     topo->expected_links_[b.ns].push_back(b.name);
   }
   for (const auto& v : plan.veths) {
+    fault_point("link-create");
     Netns& a = topo->ns(v.ns_a);
     Netns& b = topo->ns(v.ns_b);
     Status s = v.master_b.empty()
@@ -130,6 +132,7 @@ Status LiveTopology::teardown(double timeout_s) {
   torn_down_ = true;
   auto ids = inodes();
   end_processes_in_namespaces(ids, 2000);
+  fault_point("teardown");
   Status first = ok_status();
   for (auto& n : namespaces_) {
     n.sock.reset();

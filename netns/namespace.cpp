@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "netns/fault.h"
 #include "netns/sysctl.h"
 
 namespace vpnlab {
@@ -44,6 +45,7 @@ Result<Netns> create_one(const NetnsRequest& req) {
     return make_error("namespace '" + req.name + "': cannot create " + path + ": " + errno_text(errno),
                       errno == EEXIST ? "a namespace of that name exists: run 'vpnlab cleanup'" : "run vpnlab as root");
   file.reset();
+  fault_point("netns-create");
   auto fail = [&](const std::string& what) {
     Error e = make_error("namespace '" + req.name + "': " + what + ": " + errno_text(errno), "run vpnlab as root");
     (void)remove_namespace_file(req.name);

@@ -1,0 +1,110 @@
+// Every fault point x {SIGINT, SIGKILL + cleanup}: a real `vpnlab run` is hit at a named
+// point; afterwards no lab namespace, no lab process and no half-written row remains.
+#include <dirent.h>
+
+#include <fstream>
+
+#include "lab/results_csv.h"
+#include "root_test_support.h"
+
+using namespace vpnlab;
+using namespace vpnlab::testing;
+
+namespace {
+
+struct Fault {
+  const char* point;
+  int pass;
+};
+
+// Processes vpnlab starts in these runs; nothing else on a test machine runs them. A
+// zombie (dead, waiting for PID 1 to reap it after vpnlab was killed) runs nothing and
+// holds no namespace, so it does not count.
+std::vector<std::string> lab_programs_running() {
+  std::vector<std::string> found;
+  DIR* proc = opendir("/proc");
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::string base = std::string("/proc/") + e->d_name;
+    std::string comm = read_file(base + "/comm");
+    if (comm != "wireguard-go\n" && comm != "iperf3\n") continue;
+    std::string stat = read_file(base + "/stat");
+    auto close_paren = stat.rfind(')');
+    char state = close_paren != std::string::npos && close_paren + 2 < stat.size() ? stat[close_paren + 2] : '?';
+    if (state == 'Z') continue;
+    found.push_back(comm.substr(0, comm.size() - 1) + " pid " + e->d_name + " state " + state);
+  }
+  closedir(proc);
+  return found;
+}
+
+// Every line of results.csv (if any) is whole: the header's field count and a newline.
+void expect_whole_rows(const std::string& out_dir) {
+  DIR* d = opendir(out_dir.c_str());
+  if (!d) return;
+  while (dirent* e = readdir(d)) {
+    std::string csv = out_dir + "/" + e->d_name + "/results.csv";
+    std::string text = read_file(csv);
+    if (text.empty()) continue;
+    EXPECT_EQ(text.back(), '\n') << csv;
+    std::ifstream in(csv);
+    for (std::string line; std::getline(in, line);) {
+      size_t fields = 1;
+      bool quoted = false;
+      for (char c : line) {
+        if (c == '"') quoted = !quoted;
+        if (c == ',' && !quoted) ++fields;
+      }
+      EXPECT_EQ(fields, results_csv_header().size()) << csv << ": " << line;
+    }
+  }
+  closedir(d);
+}
+
+}  // namespace
+
+class FaultPoints : public ::testing::TestWithParam<std::tuple<Fault, std::string>> {};
+
+TEST_P(FaultPoints, LeaveNothingBehindAndNoHalfRow) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  auto [fault, signal] = GetParam();
+  std::string out = make_temp_dir("fault");
+  SpawnSpec s;
+  s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--product", "wireguard-go",
+            "--samples", "1", "--duration", "1s", "--out", out};
+  s.env["VPNLAB_FAULT"] = std::string(fault.point) + ":" + std::to_string(fault.pass) + ":" + signal;
+  s.stdout_path = out + "/vpnlab.log";
+  auto r = run_command(s, 120);
+  ASSERT_TRUE(r.ok()) << r.error().format();
+  std::string log = read_file(s.stdout_path);
+  if (signal == "int") {
+    EXPECT_EQ(r->exit_status, 130) << log;
+  } else {
+    EXPECT_EQ(r->exit_status, 128 + 9) << log;
+    SpawnSpec c;
+    c.argv = {VPNLAB_BINARY, "cleanup"};
+    c.stdout_path = out + "/cleanup.log";
+    auto cleaned = run_command(c, 60);
+    ASSERT_TRUE(cleaned.ok());
+    EXPECT_EQ(cleaned->exit_status, 0) << read_file(c.stdout_path);
+  }
+  EXPECT_TRUE(list_namespaces("vpnlab-quick-").empty()) << log;
+  auto running = lab_programs_running();
+  EXPECT_TRUE(running.empty()) << running.front() << "\n" << log;
+  expect_whole_rows(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Every, FaultPoints,
+    ::testing::Combine(::testing::Values(Fault{"netns-create", 1}, Fault{"link-create", 1}, Fault{"fork-exec", 2}, Fault{"readiness", 1},
+                                         Fault{"mid-sample", 1}, Fault{"mid-sample", 3}, Fault{"csv-row", 1}, Fault{"teardown", 2}),
+                       ::testing::Values("int", "kill")),
+    [](const ::testing::TestParamInfo<std::tuple<Fault, std::string>>& i) {
+      std::string n = std::string(std::get<0>(i.param).point) + "_" + std::to_string(std::get<0>(i.param).pass) + "_" +
+                      std::get<1>(i.param);
+      for (char& c : n)
+        if (c == '-') c = '_';
+      return n;
+    });
