@@ -6,6 +6,8 @@
 
 #include <atomic>
 
+#include "netns/pidfd.h"
+
 namespace vpnlab {
 
 namespace {
@@ -14,7 +16,8 @@ std::atomic<int> g_signal{0};
 
 void on_signal(int sig) {
   int saved = errno;
-  g_signal.store(sig);
+  // A second interrupt: the user is waiting; teardown skips its grace periods.
+  if (g_signal.exchange(sig) != 0) set_hurry();
   uint64_t one = 1;
   if (g_fd >= 0) (void)!write(g_fd, &one, sizeof one);  // async-signal-safe
   errno = saved;

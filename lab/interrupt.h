@@ -4,7 +4,8 @@
 
 namespace vpnlab {
 
-// Installs the handlers (once). Returns the fd to poll (readable once interrupted).
+// Installs the handlers (once). Returns the fd to poll (readable once interrupted). A
+// second signal also makes teardown hurry (no grace periods; everything still removed).
 int install_interrupt_handlers();
 int interrupt_fd();
 bool interrupted();

@@ -36,6 +36,8 @@ Child::~Child() {
 
 pid_t Child::pid() const { return impl_->child.id(); }
 
+int Child::pidfd() const { return impl_->pidfd.get(); }
+
 std::string find_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
   return bp::search_path(name).string();

@@ -32,6 +32,7 @@ class Child {
   Child& operator=(const Child&) = delete;
 
   pid_t pid() const;
+  int pidfd() const;  // readable once the process has exited
   const std::string& name() const { return name_; }
   bool running();
   // Waits for exit. False on timeout or interrupt (see *interrupted).

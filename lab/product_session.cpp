@@ -95,6 +95,12 @@ Status ProductSession::check_daemons() {
   return ok_status();
 }
 
+std::vector<int> ProductSession::daemon_pidfds() const {
+  std::vector<int> fds;
+  for (const auto& d : daemons_) fds.push_back(d.child->pidfd());
+  return fds;
+}
+
 Status ProductSession::wait_ready() {
   fault_point("readiness");
   const Plan& plan = *ctx_.plan;

@@ -50,6 +50,8 @@ class ProductSession {
   int underlay_port() const;
   // Daemons alive right now; a dead one is named with its log tail.
   Status check_daemons();
+  // The daemons' pidfds, to wait on next to other events (readable when one exits).
+  std::vector<int> daemon_pidfds() const;
   // Stops daemons, last started first (TERM, grace, KILL).
   void stop();
 

@@ -202,8 +202,11 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
             row.reason = outcome.plaintext;
           }
           if (auto s = csv->append(row); !s) return s.error();
-          spdlog::info("  {} sample {}/{}: {:.3f} Gbit/s{}", test.spec.name, i, plan.samples, row.gbps,
-                       row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);
+          if (row.status != "ok")
+            spdlog::info("  {} sample {}/{}: failed: {}", test.spec.name, i, plan.samples, row.reason);
+          else
+            spdlog::info("  {} sample {}/{}: {:.3f} Gbit/s{}", test.spec.name, i, plan.samples, row.gbps,
+                         row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);
           report.rows.push_back(std::move(row));
         }
       }

@@ -10,6 +10,7 @@
 #include "lab/process.h"
 #include "netns/fault.h"
 #include "netns/payload_watch.h"
+#include "netns/pidfd.h"
 #include "netns/probes.h"
 
 namespace vpnlab {
@@ -56,6 +57,9 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     return row;
   };
 
+  // A product whose daemon is already gone cannot be measured: say so, not a side effect.
+  if (auto d = c.session->check_daemons(); !d) return fail("product daemon died: " + d.error().message);
+
   const PlanNode& server_node = *plan.node(row.server);
   const PlanNode& client_node = *plan.node(row.client);
   Netns& server_ns = c.topo->ns_of_node(row.server);
@@ -90,15 +94,29 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   client.stderr_path = c.log_dir + "/" + label + "-client.err";
   fault_point("mid-sample");
   CpuTimes cpu_before = read_cpu_times();
-  auto run = run_command(client, duration_s + 20, c.interrupt_fd);
+  auto cl = Child::spawn(client);
+  if (!cl) return fail(cl.error().message);
+  // The client ends the sample, unless an interrupt, a product daemon's death (the
+  // tunnel is gone: TCP would only stall) or the time limit comes first.
+  std::vector<int> events = {(*cl)->pidfd()};
+  if (c.interrupt_fd >= 0) events.push_back(c.interrupt_fd);
+  size_t first_daemon = events.size();
+  for (int fd : c.session->daemon_pidfds()) events.push_back(fd);
+  int limit_s = static_cast<int>(duration_s) + 20;
+  int which = wait_any(events, limit_s * 1000);
   CpuTimes cpu = read_cpu_times() - cpu_before;
-  if (!run) return fail(run.error().message);
-  if (run->interrupted) {
-    *interrupted = true;
-    return fail("interrupted");
+  if (which != 0) {
+    (*cl)->stop(1000);
+    if (which < 0) return fail("iperf3 client did not finish within " + std::to_string(limit_s) + " s");
+    if (static_cast<size_t>(which) < first_daemon) {
+      *interrupted = true;
+      return fail("interrupted");
+    }
+    auto d = c.session->check_daemons();
+    return fail("product daemon died during the sample: " + (d ? std::string("it exited") : d.error().message));
   }
+  (*cl)->wait_exit(0);
   if (!(*srv)->wait_exit(5000)) (*srv)->stop(1000);
-  if (run->timed_out) return fail("iperf3 client did not finish within " + std::to_string(static_cast<int>(duration_s + 20)) + " s");
   auto sample = parse_iperf_json(read_file_text(client.stdout_path));
   if (!sample) return fail(sample.error().message);
   row.gbps = sample->gbps;

@@ -6,12 +6,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 
 namespace vpnlab {
+
+namespace {
+std::atomic<bool> g_hurry{false};
+}  // namespace
+
+void set_hurry() { g_hurry.store(true, std::memory_order_relaxed); }
+bool hurry() { return g_hurry.load(std::memory_order_relaxed); }
 
 UniqueFd pidfd_open_pid(pid_t pid) { return UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0))); }
 
@@ -35,9 +43,23 @@ bool pidfd_wait_exit(int pidfd, int timeout_ms, int interrupt_fd, bool* interrup
   }
 }
 
+int wait_any(const std::vector<int>& fds, int timeout_ms) {
+  std::vector<pollfd> p;
+  for (int fd : fds) p.push_back(pollfd{fd, POLLIN, 0});
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    int n = poll(p.data(), p.size(), left > 0 ? static_cast<int>(left) : 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return -1;
+    for (size_t i = 0; i < p.size(); ++i)
+      if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) return static_cast<int>(i);
+  }
+}
+
 bool terminate_gracefully(int pidfd, int grace_ms) {
   if (!pidfd_signal(pidfd, SIGTERM)) return false;  // already gone
-  if (pidfd_wait_exit(pidfd, grace_ms)) return false;
+  if (pidfd_wait_exit(pidfd, hurry() ? 0 : grace_ms)) return false;
   pidfd_signal(pidfd, SIGKILL);
   pidfd_wait_exit(pidfd, 5000);
   return true;
@@ -94,7 +116,7 @@ std::vector<ProcessRef> end_processes_in_namespaces(const std::vector<uint64_t>&
     fds.push_back(pidfd_open_pid(p.pid));
     if (fds.back().valid()) pidfd_signal(fds.back().get(), SIGTERM);
   }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(hurry() ? 0 : grace_ms);
   for (auto& fd : fds) {
     if (!fd.valid()) continue;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();

@@ -16,7 +16,16 @@ bool pidfd_signal(int pidfd, int sig);
 // `interrupt_fd` (may be -1) becomes readable (false, *interrupted = true).
 bool pidfd_wait_exit(int pidfd, int timeout_ms, int interrupt_fd = -1, bool* interrupted = nullptr);
 
-// SIGTERM, wait up to `grace_ms`, then SIGKILL and wait for the exit. The caller reaps
+// After a second interrupt the user wants out fast: graces drop to zero (everything is
+// still ended and removed). Async-signal-safe.
+void set_hurry();
+bool hurry();
+
+// Waits until one of `fds` is readable (a pidfd: its process exited); returns its index,
+// or -1 when `timeout_ms` passed first.
+int wait_any(const std::vector<int>& fds, int timeout_ms);
+
+// SIGTERM, wait up to `grace_ms` (none when hurrying), then SIGKILL and wait for the exit. The caller reaps
 // its own children; for others the kernel does. Returns true if KILL was needed.
 bool terminate_gracefully(int pidfd, int grace_ms);
 

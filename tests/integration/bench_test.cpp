@@ -78,3 +78,30 @@ timeout = "1s"
   EXPECT_EQ(report.rows[1].status, "ok");
   EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
+
+TEST(Bench, ADaemonThatDiesMidRunFailsItsSamplesAndTheNextProductRuns) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  VPNLAB_REQUIRE_PROGRAM("timeout");
+  // wireguard-go that is ended after 3 s: up and ready, then gone in the middle of the samples.
+  std::string products = product_variant("wireguard-go", "wg-dies", "daemon = [\"wireguard-go\", \"{{interface}}\"]",
+                                         "daemon = [\"timeout\", \"3\", \"wireguard-go\", \"{{interface}}\"]");
+  std::string cmd = "cp -r " VPNLAB_PRODUCTS_DIR "/baseline " + products + "/";
+  ASSERT_EQ(system(cmd.c_str()), 0);
+  ShortRun run = short_run({"wg-dies", "baseline"}, products, 6);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  int failed = 0, baseline_ok = 0;
+  std::string reasons;
+  for (const auto& r : run.report->rows) {
+    if (r.product == "wg-dies" && r.status == "failed") {
+      ++failed;
+      reasons += r.reason + "\n";
+    }
+    if (r.product == "baseline" && r.status == "ok") ++baseline_ok;
+  }
+  EXPECT_GE(failed, 1) << "some samples must fail once the daemon is gone";
+  EXPECT_NE(reasons.find("died"), std::string::npos) << reasons;
+  EXPECT_EQ(baseline_ok, 6) << "the next product runs as usual";
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+}
