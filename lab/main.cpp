@@ -243,7 +243,7 @@ int cmd_run(const Args& a) {
                plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
   auto report = run_bench(plan.value(), opts);
   if (!report) return fail(report.error());
-  std::cout << "\n" << summary_table(report->rows);
+  std::cout << "\n" << report->summary;
   for (const auto& p : report->products) {
     if (!p.failure.empty()) std::cout << "! " << p.product << ": " << p.failure.substr(0, p.failure.find('\n')) << "\n";
     for (const auto& l : p.leftovers) std::cout << "! " << p.product << " left behind: " << l << "\n";

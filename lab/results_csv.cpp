@@ -40,7 +40,7 @@ std::string format_row(const SampleRow& r) {
   std::vector<std::string> f = {r.run_id, r.timestamp, r.product, r.test, r.pattern, r.direction, r.protocol,
                                 std::to_string(r.sample), r.client, r.server, std::to_string(r.streams),
                                 r.reverse ? "true" : "false", r.mss ? std::to_string(r.mss) : "",
-                                fmt(r.duration_s, 1), fmt(r.gbps, 4), r.retransmits >= 0 ? std::to_string(r.retransmits) : "",
+                                fmt(r.duration_s, 1), fmt(r.gbps, 6), r.retransmits >= 0 ? std::to_string(r.retransmits) : "",
                                 r.valid ? "true" : "false", r.status, r.reason, r.cipher, fmt(r.bringup_s, 3),
                                 fmt(r.cpu_s, 3), fmt(r.cpu_user_s, 3), fmt(r.cpu_sys_s, 3), fmt(r.cpu_softirq_s, 3), fmt(r.steal_s, 3),
                                 fmt(r.cpu_s_per_gbit, 3)};

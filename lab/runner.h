@@ -35,6 +35,7 @@ struct ProductOutcome {
 
 struct RunReport {
   std::vector<SampleRow> rows;
+  std::string summary;  // the table, computed from results.csv as written (as `report` does)
   std::vector<ProductOutcome> products;
   bool interrupted = false;
 };
