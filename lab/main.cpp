@@ -117,11 +117,12 @@ Result<Plan> plan_from(const std::string& file, const Args& a) {
   if (a.products.empty() && a.samples && *a.samples < 1) return make_error("--samples must be at least 1");
   // "--product all" means every product in products/ that can run here, on this shape.
   const std::string dir = find_products_dir();
-  if (std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end()) {
-    std::vector<std::string> chosen;
-    for (const auto& name : list_products(dir)) {
-      auto spec = load_product(dir, name);
-      if (!spec) return spec.error();
+  const bool all = std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end();
+  std::vector<ProductSpec> specs;
+  for (const auto& name : all ? list_products(dir) : plan->products) {
+    auto spec = load_product(dir, name);
+    if (!spec) return spec.error();
+    if (all) {
       if (auto fits = check_product_fits(spec.value(), plan.value()); !fits) {
         spdlog::warn("skipping {}: {}", name, fits.error().message);
         continue;
@@ -130,15 +131,12 @@ Result<Plan> plan_from(const std::string& file, const Args& a) {
         spdlog::warn("skipping {}: {}", name, av.reason);
         continue;
       }
-      chosen.push_back(name);
     }
-    plan->products = chosen;
-  }
-  std::vector<ProductSpec> specs;
-  for (const auto& p : plan->products) {
-    auto spec = load_product(dir, p);
-    if (!spec) return spec.error();
     specs.push_back(std::move(spec.value()));
+  }
+  if (all) {
+    plan->products.clear();
+    for (const auto& spec : specs) plan->products.push_back(spec.name);
   }
   if (plan->overlay_mtu == 0) {
     std::string by;
