@@ -111,3 +111,19 @@ TEST(Products, NebulaAndQuicktunCarryTheSameX25519KeysAsWireGuard) {
     EXPECT_EQ(qt, to_hex(keys->at(node).secret.data(), 32) + "\n");
   }
 }
+
+TEST(Products, MeshProductsCarryEveryTestOnAThreeNodeBridge) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("nebula");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  // bridge3: a -> c forward and c -> b reverse with MSS 1200, every node a peer of every other.
+  ShortRun run = short_run({"nebula", "wireguard-go"}, VPNLAB_PRODUCTS_DIR, 1, VPNLAB_TOPOLOGIES "/bridge3.toml");
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 4u);
+  for (const auto& r : run.report->rows) {
+    EXPECT_EQ(r.status, "ok") << r.product << " " << r.test << ": " << r.reason;
+    EXPECT_TRUE(r.valid) << r.product << " " << r.test << ": " << r.reason;
+  }
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+}

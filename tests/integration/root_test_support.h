@@ -81,7 +81,7 @@ inline std::string product_variant(const std::string& base, const std::string& n
   return products;
 }
 
-// A short real run on topologies/quick.toml: `samples` samples of 1 s, no warm-up.
+// A short real run (topologies/quick.toml unless told): `samples` samples of 1 s, no warm-up.
 struct ShortRun {
   Plan plan;
   std::string run_dir;
@@ -89,13 +89,13 @@ struct ShortRun {
 };
 
 inline ShortRun short_run(const std::vector<std::string>& products, const std::string& products_dir = VPNLAB_PRODUCTS_DIR,
-                          int samples = 1) {
+                          int samples = 1, const std::string& topology = VPNLAB_TOPOLOGIES "/quick.toml") {
   ShortRun r;
   PlanOptions o;
   o.products = products;
   o.samples = samples;
   o.duration_s = 1;
-  r.plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml", o);
+  r.plan = plan_for(topology, o);
   r.plan.warmup_s = 0;
   RunOptions ro;
   ro.run_dir = make_temp_dir("run") + "/" + r.plan.run_id;
