@@ -84,24 +84,8 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   const Plan& plan = resolved;
   for (const auto& spec : specs)
     if (auto s = check_product_fits(spec, plan); !s) return s.error();
-  if (auto s = make_dirs(opts.run_dir, 0750); !s) return s.error();
-  chmod(opts.run_dir.c_str(), 0750);
-  if (auto s = make_dirs(opts.run_dir + "/secrets", 0700); !s) return s.error();
-  std::vector<std::string> node_names;
-  for (const auto& n : plan.nodes) node_names.push_back(n.name);
-  std::string keys_dir = opts.keys_dir.empty() ? opts.run_dir + "/secrets/keys" : opts.keys_dir;
-  auto keys = prepare_node_keys(keys_dir, node_names);
-  if (!keys) return keys.error();
-  auto psk = prepare_run_psk(keys_dir);
-  if (!psk) return psk.error();
-  if (auto s = make_dirs(opts.run_dir + "/keys", 0750); !s) return s.error();
-  for (const auto& [node, kp] : *keys) (void)write_file(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n", 0640);
-  if (!opts.resume) (void)write_file(opts.run_dir + "/topology.toml", read_file_text(plan.topology_file), 0640);
-  (void)write_file(opts.run_dir + "/plan.txt", describe_plan(plan), 0640);
-  std::vector<Availability> availability;
-  for (const auto& spec : specs) availability.push_back(check_availability(spec));
-  (void)write_file(opts.run_dir + "/environment.json", describe_environment(plan, specs, availability).dump(2) + "\n", 0640);
-  // Resuming: the same topology, and every row already there counts as done.
+  // Resuming: the same topology, and every row already there counts as done. Checked
+  // before anything is written, so a refused resume leaves the earlier run as it was.
   RunReport report;
   std::set<std::tuple<std::string, std::string, int>> done;
   if (opts.resume) {
@@ -114,6 +98,31 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     for (const auto& r : *earlier) done.insert({r.product, r.test, r.sample});
     report.rows = earlier.value();
     spdlog::info("resuming {}: {} rows already measured", plan.run_id, done.size());
+  }
+  if (auto s = make_dirs(opts.run_dir, 0750); !s) return s.error();
+  chmod(opts.run_dir.c_str(), 0750);
+  if (auto s = make_dirs(opts.run_dir + "/secrets", 0700); !s) return s.error();
+  std::vector<std::string> node_names;
+  for (const auto& n : plan.nodes) node_names.push_back(n.name);
+  std::string keys_dir = opts.keys_dir.empty() ? opts.run_dir + "/secrets/keys" : opts.keys_dir;
+  auto keys = prepare_node_keys(keys_dir, node_names);
+  if (!keys) return keys.error();
+  auto psk = prepare_run_psk(keys_dir);
+  if (!psk) return psk.error();
+  if (auto s = make_dirs(opts.run_dir + "/keys", 0750); !s) return s.error();
+  for (const auto& [node, kp] : *keys) (void)write_file(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n", 0640);
+  std::vector<Availability> availability;
+  for (const auto& spec : specs) availability.push_back(check_availability(spec));
+  std::string environment = describe_environment(plan, specs, availability).dump(2) + "\n";
+  if (!opts.resume) {
+    (void)write_file(opts.run_dir + "/topology.toml", read_file_text(plan.topology_file), 0640);
+    (void)write_file(opts.run_dir + "/plan.txt", describe_plan(plan), 0640);
+    (void)write_file(opts.run_dir + "/environment.json", environment, 0640);
+  } else {
+    // Each resumed session adds its own provenance next to the first one's.
+    int n = 1;
+    while (access((opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json").c_str(), F_OK) == 0) ++n;
+    (void)write_file(opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json", environment, 0640);
   }
   auto csv = ResultsCsv::create(opts.run_dir + "/results.csv");
   if (!csv) return csv.error();

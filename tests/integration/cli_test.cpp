@@ -151,8 +151,14 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   }
   EXPECT_EQ((*rows)[0].timestamp, (*before)[0].timestamp) << "the earlier rows stay as they were";
   EXPECT_NE(resumed.out.find("4/4"), std::string::npos) << resumed.out;
-  // Another topology cannot resume this run.
+  EXPECT_NE(read_file(run_dir + "/environment-resume-1.json"), "") << "the resumed session's provenance is added";
+  // Another topology cannot resume this run, and trying changes nothing in it.
+  std::string environment = read_file(run_dir + "/environment.json");
+  std::string plan = read_file(run_dir + "/plan.txt");
   Outcome wrong = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "baseline", "--resume", run_dir});
   EXPECT_EQ(wrong.status, 1);
   EXPECT_NE(wrong.err.find("was measured with a different topology"), std::string::npos) << wrong.err;
+  EXPECT_EQ(read_file(run_dir + "/environment.json"), environment);
+  EXPECT_EQ(read_file(run_dir + "/plan.txt"), plan);
+  EXPECT_EQ(read_results_csv(run_dir + "/results.csv")->size(), 4u);
 }
