@@ -21,6 +21,7 @@
 #include "lab/summary.h"
 #include "netns/live_topology.h"
 #include "netns/namespace.h"
+#include "netns/offloads.h"
 
 namespace vpnlab {
 
@@ -158,6 +159,13 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
       nlohmann::json sysctls;
       for (const auto& ns : (*topo)->namespaces()) sysctls[ns.name] = ns.sysctls;
       (void)write_file(opts.run_dir + "/sysctls.json", sysctls.dump(2) + "\n", 0640);
+      nlohmann::json offloads;
+      for (const auto& ns : (*topo)->namespaces())
+        if (auto links = list_links(ns.sock.get()))
+          for (const auto& l : *links)
+            if (l.name != "lo")
+              if (auto o = read_offloads(ns.fd.get(), l.name)) offloads[ns.name][l.name] = o.value();
+      (void)write_file(opts.run_dir + "/offloads.json", offloads.dump(2) + "\n", 0640);
     }
     ProductSession::Context ctx{&plan, topo->get(), &spec, &keys.value(), opts.run_dir, opts.interrupt_fd, {{"psk", psk.value()}}};
     auto session = ProductSession::start(ctx);

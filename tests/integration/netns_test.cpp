@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include "lab/cleanup.h"
+#include "netns/offloads.h"
 #include "netns/probes.h"
 #include "root_test_support.h"
 
@@ -26,6 +27,10 @@ TEST(Netns, TwoNodesOnAVethPairPingAndLeaveNothing) {
     EXPECT_EQ(lan->mtu, 1500);
     EXPECT_TRUE(lan->up);
     EXPECT_EQ(a.sysctls.at("net/ipv4/tcp_no_metrics_save"), "1");
+    auto offloads = read_offloads(a.fd.get(), "lan");
+    ASSERT_TRUE(offloads.ok()) << offloads.error().format();
+    EXPECT_TRUE(offloads->count("tso") && offloads->at("tso")) << "veth segments with TSO by default";
+    EXPECT_FALSE(read_offloads(a.fd.get(), "no-such-link").ok());
     EXPECT_TRUE((*topo)->audit().leftovers.empty());
     ASSERT_TRUE((*topo)->teardown().ok());
   }
