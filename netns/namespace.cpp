@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "netns/fault.h"
+#include "netns/pidfd.h"
 #include "netns/sysctl.h"
 
 namespace vpnlab {
@@ -255,13 +256,10 @@ std::vector<std::string> namespace_holders(const std::vector<uint64_t>& inodes) 
   std::set<uint64_t> wanted(inodes.begin(), inodes.end());
   std::vector<std::string> holders;
   std::set<uint64_t> mount_namespaces_seen;
+  for (const ProcessRef& p : tasks_in_namespaces(inodes))
+    holders.push_back("pid " + std::to_string(p.pid) + " (" + p.comm + ")" + (p.tid != p.pid ? " thread " + std::to_string(p.tid) : ""));
   for (const std::string& pid : numeric_entries("/proc")) {
     std::string base = "/proc/" + pid;
-    for (const std::string& tid : numeric_entries(base + "/task"))
-      if (wanted.count(ns_inode_of_link(read_link(base + "/task/" + tid + "/ns/net"), "net"))) {
-        holders.push_back("pid " + pid + " (" + comm_of(pid) + ")" + (tid != pid ? " thread " + tid : ""));
-        break;
-      }
     for (const std::string& fd : numeric_entries(base + "/fd"))
       if (wanted.count(ns_inode_of_link(read_link(base + "/fd/" + fd), "net")))
         holders.push_back("fd " + fd + " of pid " + pid + " (" + comm_of(pid) + ")");

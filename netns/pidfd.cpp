@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -77,35 +78,38 @@ uint64_t net_inode(const std::string& link_path) {
 
 }  // namespace
 
-std::vector<ProcessRef> processes_in_namespaces(const std::vector<uint64_t>& netns_inodes) {
+std::vector<ProcessRef> tasks_in_namespaces(const std::vector<uint64_t>& netns_inodes) {
   std::set<uint64_t> wanted(netns_inodes.begin(), netns_inodes.end());
   std::vector<ProcessRef> out;
-  pid_t self = getpid();
   DIR* proc = opendir("/proc");
   if (!proc) return out;
   while (dirent* e = readdir(proc)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    pid_t pid = std::atoi(e->d_name);
-    if (pid == self) continue;  // our own helper threads are joined, never signalled
     std::string base = std::string("/proc/") + e->d_name;
-    bool hit = wanted.count(net_inode(base + "/ns/net")) > 0;
-    if (!hit) {
-      DIR* tasks = opendir((base + "/task").c_str());
-      while (tasks && !hit) {
-        dirent* t = readdir(tasks);
-        if (!t) break;
-        if (t->d_name[0] >= '0' && t->d_name[0] <= '9')
-          hit = wanted.count(net_inode(base + "/task/" + t->d_name + "/ns/net")) > 0;
-      }
-      if (tasks) closedir(tasks);
+    pid_t tid = 0;
+    DIR* tasks = opendir((base + "/task").c_str());
+    while (tasks && !tid) {
+      dirent* t = readdir(tasks);
+      if (!t) break;
+      if (t->d_name[0] >= '0' && t->d_name[0] <= '9' && wanted.count(net_inode(base + "/task/" + t->d_name + "/ns/net")))
+        tid = std::atoi(t->d_name);
     }
-    if (!hit) continue;
+    if (tasks) closedir(tasks);
+    if (!tid) continue;
     std::ifstream comm(base + "/comm");
-    ProcessRef ref{pid, {}};
+    ProcessRef ref{std::atoi(e->d_name), {}, tid};
     std::getline(comm, ref.comm);
     out.push_back(ref);
   }
   closedir(proc);
+  return out;
+}
+
+std::vector<ProcessRef> processes_in_namespaces(const std::vector<uint64_t>& netns_inodes) {
+  std::vector<ProcessRef> out = tasks_in_namespaces(netns_inodes);
+  // Our own helper threads are joined, never signalled.
+  pid_t self = getpid();
+  out.erase(std::remove_if(out.begin(), out.end(), [&](const ProcessRef& p) { return p.pid == self; }), out.end());
   return out;
 }
 

@@ -32,7 +32,11 @@ bool terminate_gracefully(int pidfd, int grace_ms);
 struct ProcessRef {
   pid_t pid = 0;
   std::string comm;
+  pid_t tid = 0;  // the first of its threads found in one of the namespaces
 };
+// Every process (ours included) with a thread in one of these network namespaces: the one
+// /proc scan behind processes_in_namespaces() and namespace_holders().
+std::vector<ProcessRef> tasks_in_namespaces(const std::vector<uint64_t>& netns_inodes);
 // Processes with any thread in one of these network namespaces: a lab process is any
 // process whose /proc/PID/ns/net is a lab namespace (forking daemons escape pid tracking).
 std::vector<ProcessRef> processes_in_namespaces(const std::vector<uint64_t>& netns_inodes);
