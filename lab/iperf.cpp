@@ -17,6 +17,16 @@ std::vector<std::string> iperf_client_argv(const IperfClientOptions& o) {
   std::vector<std::string> argv = {"iperf3", "-4", "-c", o.server_address, "-p", std::to_string(o.port), "-J",
                                    "-t", seconds_arg(o.duration_s), "-P", std::to_string(o.streams)};
   if (o.reverse) argv.push_back("-R");
+  if (o.bidirectional) argv.push_back("--bidir");
+  if (o.udp) argv.push_back("-u");
+  if (o.bitrate_bps > 0) {
+    argv.push_back("-b");
+    argv.push_back(std::to_string(static_cast<uint64_t>(o.bitrate_bps)));
+  }
+  if (o.length > 0) {
+    argv.push_back("-l");
+    argv.push_back(std::to_string(o.length));
+  }
   if (o.mss) {
     argv.push_back("-M");
     argv.push_back(std::to_string(*o.mss));
@@ -45,6 +55,21 @@ Result<IperfSample> parse_iperf_json(const std::string& json_text) {
   s.bytes_sent = tx.value("bytes", uint64_t{0});
   s.seconds = rx.value("seconds", 0.0);
   if (tx.contains("retransmits")) s.retransmits = tx["retransmits"].get<int64_t>();
+  if (end.contains("sum_received_bidir_reverse")) {
+    const auto& back = end["sum_received_bidir_reverse"];
+    s.bytes_received_back = back.value("bytes", uint64_t{0});
+    s.gbps += back.value("bits_per_second", 0.0) / 1e9;
+    if (end.contains("sum_sent_bidir_reverse") && end["sum_sent_bidir_reverse"].contains("retransmits") && s.retransmits >= 0)
+      s.retransmits += end["sum_sent_bidir_reverse"]["retransmits"].get<int64_t>();
+  }
+  if (end.contains("sum") && end["sum"].contains("lost_packets")) {  // UDP: the receiver's count, reported back
+    s.udp_packets = end["sum"].value("packets", uint64_t{0});
+    s.udp_lost = end["sum"].value("lost_packets", uint64_t{0});
+  }
+  if (end.contains("cpu_utilization_percent")) {
+    s.cpu_host_pct = end["cpu_utilization_percent"].value("host_total", 0.0);
+    s.cpu_remote_pct = end["cpu_utilization_percent"].value("remote_total", 0.0);
+  }
   if (end.contains("streams") && end["streams"].is_array()) s.streams = static_cast<int>(end["streams"].size());
   return s;
 }

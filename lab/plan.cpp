@@ -1,5 +1,8 @@
 #include "lab/plan.h"
 
+#include "lab/plan_parts.h"
+#include "lab/traffic.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -30,7 +33,22 @@ double Plan::estimated_seconds() const {
   return per_test * static_cast<double>(tests.size() * products.size());
 }
 
-namespace {
+Ipv4Addr Plan::target_address(const PlanTest& test, size_t server, bool tunnel) const {
+  const PlanNode* s = node(test.spec.servers.at(server));
+  if (!s->vpn) {
+    for (const auto& u : s->underlay)
+      if (underlay_address(s->gateway, u.link) != Ipv4Addr{}) return u.addr.addr;
+  }
+  if (tunnel) return s->overlay.addr;
+  return underlay_address(s->name, test.underlay_links.at(server));
+}
+
+std::vector<const PlanNode*> Plan::vpn_nodes() const {
+  std::vector<const PlanNode*> out;
+  for (const auto& n : nodes)
+    if (n.vpn) out.push_back(&n);
+  return out;
+}
 
 Error plan_error(const Topology& topo, SourcePos pos, std::string message, std::string hint) {
   Error e = make_error(std::move(message), std::move(hint));
@@ -39,6 +57,8 @@ Error plan_error(const Topology& topo, SourcePos pos, std::string message, std::
   e.column = pos.column;
   return e;
 }
+
+namespace {
 
 Status check_cpus(const Topology& topo, int cpu_count) {
   if (cpu_count <= 0) return ok_status();
@@ -67,6 +87,8 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   plan.samples = opts.samples.value_or(topo.bench.samples);
   plan.duration_s = opts.duration_s.value_or(topo.bench.duration_s);
   plan.warmup_s = topo.bench.warmup_s;
+  plan.threads = topo.bench.threads;
+  plan.interleave = topo.bench.interleave;
   if (plan.samples < 1) return make_error("--samples must be at least 1", "use --samples 10 (the default)");
   if (plan.duration_s < 1) return make_error("--duration must be at least 1s", "use --duration 10s");
 
@@ -104,33 +126,35 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
     plan.bridges.push_back(std::move(br));
   }
 
-  for (const TestSpec& t : topo.bench.tests) {
-    PlanTest pt{t, ""};
-    const PlanNode* c = plan.node(t.client);
-    const PlanNode* s = plan.node(t.servers[0]);
-    for (const auto& cu : c->underlay)
-      for (const auto& su : s->underlay)
-        if (pt.underlay_link.empty() && cu.link == su.link) pt.underlay_link = cu.link;
-    if (pt.underlay_link.empty())
-      return plan_error(topo, t.pos, "test '" + t.name + "': client '" + t.client + "' and server '" + t.servers[0] + "' share no link",
-                        "put both nodes on one [[link]] (routed topologies come later)");
-    plan.tests.push_back(std::move(pt));
-  }
+  if (auto s = plan_routing(topo, &plan); !s) return s.error();
+  plan_pinning(opts.cpu_count, opts.no_pin, &plan);
   return plan;
 }
+
+namespace {
+std::string cpu_list(const std::vector<int>& cpus) {
+  std::string out;
+  for (int c : cpus) out += " " + std::to_string(c);
+  return out;
+}
+}  // namespace
 
 std::string describe_plan(const Plan& plan) {
   std::ostringstream o;
   o << "lab " << plan.lab << " (run " << plan.run_id << ")\n";
-  o << "overlay " << plan.overlay_subnet.str() << ", MTU " << plan.overlay_mtu << ", port " << plan.overlay_port << "\n";
+  o << "overlay " << plan.overlay_subnet.str() << ", MTU " << (plan.overlay_mtu > 0 ? std::to_string(plan.overlay_mtu) : "auto")
+    << ", port " << plan.overlay_port << "\n";
   o << "namespaces:\n";
   for (const auto& b : plan.bridges) o << "  " << b.ns << "  (bridge " << b.name << " for link " << b.link << ")\n";
   for (const auto& n : plan.nodes) {
-    o << "  " << n.ns << "  node " << n.name << ", overlay " << n.overlay.str();
-    if (!n.cpus.empty()) { o << ", cpus"; for (int c : n.cpus) o << " " << c; }
-    if (!n.load_cpus.empty()) { o << ", load_cpus"; for (int c : n.load_cpus) o << " " << c; }
+    o << "  " << n.ns << "  node " << n.name;
+    if (n.vpn) o << ", overlay " << n.overlay.str();
+    else o << ", behind gateway " << n.gateway << " (runs no VPN)";
+    if (!n.cpus.empty()) o << ", cpus" << cpu_list(n.cpus);
+    if (!n.load_cpus.empty()) o << ", load_cpus" << cpu_list(n.load_cpus);
     o << "\n";
     for (const auto& u : n.underlay) o << "      " << u.ifname << "  " << u.addr.str() << "  (link " << u.link << ")\n";
+    for (const auto& s : n.sites) o << "      serves site " << s.str() << "\n";
   }
   o << "veth pairs:\n";
   for (const auto& v : plan.veths) {
@@ -138,12 +162,31 @@ std::string describe_plan(const Plan& plan) {
     if (!v.master_b.empty()) o << " (port of " << v.master_b << ")";
     o << ", MTU " << v.mtu << "\n";
   }
-  o << "products (one at a time, topology rebuilt for each):";
+  if (!plan.routes.empty()) {
+    o << "routes:\n";
+    for (const auto& r : plan.routes)
+      o << "  " << r.node << ": " << (r.dest.length == 0 ? std::string("default") : r.dest.str()) << " via " << r.via.str()
+        << (r.when == PlanRoute::When::tunnel ? "  (products: through the tunnel)" : r.when == PlanRoute::When::baseline ? "  (baseline)" : "")
+        << "\n";
+  }
+  o << "pinning:" << (plan.pinned ? "" : " off") << "\n";
+  for (const auto& note : plan.pin_notes) o << "  " << note << "\n";
+  o << "products (" << (plan.interleave ? "interleaved: one sample round of each in turn" : "one after the other")
+    << ", one at a time, topology rebuilt for each):";
   for (const auto& p : plan.products) o << " " << p;
+  if (plan.threads) o << "\n  data-plane threads: " << *plan.threads << " for every product";
   o << "\ntests:\n";
   for (const auto& t : plan.tests) {
-    o << "  " << t.spec.name << ": " << t.spec.client << " -> " << t.spec.servers[0] << ", " << t.spec.streams << " stream(s)"
-      << (t.spec.reverse ? ", reverse" : "") << (t.spec.mss ? ", MSS " + std::to_string(*t.spec.mss) : "") << "\n";
+    const TestSpec& s = t.spec;
+    o << "  " << s.name << ": " << traffic_pattern(s) << ", " << traffic_direction(s) << ", " << s.client << " -> ";
+    for (size_t i = 0; i < s.servers.size(); ++i) o << (i ? "," : "") << s.servers[i];
+    o << ", " << (s.udp ? "UDP" : "TCP") << ", " << s.streams << " stream(s)" << (s.mss ? ", MSS " + std::to_string(*s.mss) : "");
+    if (s.bitrate_bps > 0) o << ", " << s.bitrate_bps / 1e6 << " Mbit/s offered";
+    if (s.udp) o << ", " << (udp_length(s, plan.overlay_mtu) > 0 ? std::to_string(udp_length(s, plan.overlay_mtu)) : "MTU - 28") << "-byte datagrams";
+    o << "\n";
+    for (const auto& p : expand_traffic(plan, t, 5201))
+      o << "    iperf3 " << p.client << (p.client_cpu >= 0 ? "@cpu" + std::to_string(p.client_cpu) : "") << " -> " << p.server
+        << (p.server_cpu >= 0 ? "@cpu" + std::to_string(p.server_cpu) : "") << ":" << p.port << " -P " << p.parallel << "\n";
   }
   o << "samples " << plan.samples << " x " << plan.duration_s << " s after " << plan.warmup_s << " s warm-up; "
     << "estimated measuring time " << static_cast<int>(plan.estimated_seconds()) << " s\n";

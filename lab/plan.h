@@ -42,19 +42,38 @@ struct PlanNode {
   std::string name;
   std::string ns;
   HostAddr overlay;
+  bool vpn = true;        // runs the VPN (false: a site client behind `gateway`)
+  std::string gateway;    // routed: the VPN node this one reaches the overlay through
   std::vector<int> cpus;
   std::vector<int> load_cpus;
+  bool default_cpus = false;  // cpus/load_cpus computed, not written in the topology
   struct Underlay {
     std::string link;
     std::string ifname;
     HostAddr addr;
+    bool carrier = false;  // the link reaches another VPN node: tunnel packets cross it
   };
   std::vector<Underlay> underlay;
+  std::vector<Ipv4Prefix> sites;  // subnets of the site clients behind this gateway
+  // The VPN node whose tunnel this node's traffic uses: itself, or its gateway.
+  const std::string& vpn_node() const { return vpn ? name : gateway; }
+};
+
+// A route the lab adds in a node. `tunnel_only`/`baseline_only` routes differ between a
+// product run (remote sites through the tunnel) and the no-tunnel baseline (plain routing).
+struct PlanRoute {
+  std::string node;
+  Ipv4Prefix dest;
+  Ipv4Addr via;
+  enum class When { always, tunnel, baseline } when = When::always;
 };
 
 struct PlanTest {
   TestSpec spec;
-  std::string underlay_link;  // the link client and server share (baseline traffic crosses it)
+  // Per server: the link the VPN nodes of client and server share (tunnel packets and
+  // baseline traffic cross it).
+  std::vector<std::string> underlay_links;
+  const std::string& underlay_link() const { return underlay_links.front(); }
 };
 
 struct Plan {
@@ -70,6 +89,11 @@ struct Plan {
   std::vector<PlanVeth> veths;
   std::vector<std::string> products;
   std::vector<PlanTest> tests;
+  std::vector<PlanRoute> routes;
+  bool pinned = true;                 // false with --no-pin: no affinity set anywhere
+  std::vector<std::string> pin_notes;  // defaults computed and what they share
+  std::optional<int> threads;         // [bench] threads
+  bool interleave = true;
   int samples = 10;
   double duration_s = 10;
   double warmup_s = 2;
@@ -77,8 +101,12 @@ struct Plan {
   const PlanNode* node(const std::string& name) const;
   // All namespaces in creation order: bridges first (veths are created into them), then nodes.
   std::vector<std::string> namespaces() const;
-  // The server's address on the link it shares with the client.
+  // A node's address on a link (none when it is not on it).
   Ipv4Addr underlay_address(const std::string& node, const std::string& link) const;
+  // Where a test's client reaches server `i`: behind a gateway, its site address; else
+  // through a tunnel its overlay address, without one its address on the shared link.
+  Ipv4Addr target_address(const PlanTest& test, size_t server, bool tunnel) const;
+  std::vector<const PlanNode*> vpn_nodes() const;
   // Estimated wall time of `run` in seconds (bring-up and teardown excluded).
   double estimated_seconds() const;
 };
@@ -89,7 +117,8 @@ struct PlanOptions {
   std::vector<std::string> products;  // overrides [bench] products when non-empty
   std::optional<int> samples;
   std::optional<double> duration_s;
-  int cpu_count = 0;    // 0: do not check CPU numbers
+  int cpu_count = 0;    // 0: do not check CPU numbers nor compute default pinning
+  bool no_pin = false;  // --no-pin: nothing pinned, to show what pinning changes
 };
 
 Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts);

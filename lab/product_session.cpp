@@ -175,12 +175,6 @@ Result<std::unique_ptr<ProductSession>> ProductSession::start(const Context& ctx
 
 ProductSession::~ProductSession() { stop(); }
 
-Ipv4Addr ProductSession::target_address(const PlanTest& test) const {
-  const PlanNode* server = ctx_.plan->node(test.spec.servers[0]);
-  if (!ctx_.spec->tunnel) return ctx_.plan->underlay_address(server->name, test.underlay_link);
-  return server->overlay.addr;
-}
-
 bool ProductSession::parse_counter_output(const std::string& text, int rx_field, int tx_field, uint64_t* rx, uint64_t* tx) {
   std::istringstream lines(text);
   std::string line;
@@ -212,19 +206,26 @@ int ProductSession::underlay_port() const {
 Result<TunnelCounters> ProductSession::read_counters(const std::string& node_name) {
   TunnelCounters c;
   const ProductSpec& spec = *ctx_.spec;
-  if (!spec.tunnel) return c;
   const PlanNode& node = *ctx_.plan->node(node_name);
   Netns& ns = ctx_.topo->ns_of_node(node_name);
+  // Only links toward other VPN nodes: a gateway's link to its site carries the same
+  // bytes in clear and would hide traffic that bypassed the tunnel.
   for (const auto& u : node.underlay) {
+    if (!u.carrier) continue;
     auto l = get_link(ns.sock.get(), u.ifname);
     if (!l) return with_context(l.error(), "node '" + node_name + "'");
     c.underlay_rx += l->rx_bytes;
     c.underlay_tx += l->tx_bytes;
+    c.underlay_rx_packets += l->rx_packets;
+    c.underlay_tx_packets += l->tx_packets;
   }
+  if (!spec.tunnel) return c;
   auto link = get_link(ns.sock.get(), spec.interface);
   if (!link) return with_context(link.error(), "node '" + node_name + "'");
   c.if_rx = link->rx_bytes;
   c.if_tx = link->tx_bytes;
+  c.if_rx_packets = link->rx_packets;
+  c.if_tx_packets = link->tx_packets;
   if (!spec.counters) return c;
   auto mnt = ctx_.topo->mount_ns_of_node(node_name);
   if (!mnt) return mnt.error();

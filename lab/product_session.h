@@ -18,9 +18,12 @@ namespace vpnlab {
 
 struct TunnelCounters {
   uint64_t if_rx = 0, if_tx = 0;            // overlay interface (netlink stats)
-  uint64_t underlay_rx = 0, underlay_tx = 0;  // the client's underlay interface(s)
+  uint64_t if_rx_packets = 0, if_tx_packets = 0;
+  uint64_t underlay_rx = 0, underlay_tx = 0;  // the node's links toward other VPN nodes
+  uint64_t underlay_rx_packets = 0, underlay_tx_packets = 0;
   bool has_product = false;
   uint64_t product_rx = 0, product_tx = 0;  // the product's own peer counters
+  TunnelCounters operator-(const TunnelCounters& before) const;
 };
 
 class ProductSession {
@@ -42,10 +45,17 @@ class ProductSession {
   ~ProductSession();
 
   double bringup_seconds() const { return bringup_s_; }
-  // Where iperf3's client connects: the server's overlay address, or its underlay address
-  // on the shared link for the no-tunnel baseline.
-  Ipv4Addr target_address(const PlanTest& test) const;
+  bool tunnel() const { return ctx_.spec->tunnel; }
+  // Counters of a VPN node (underlay only for the baseline).
   Result<TunnelCounters> read_counters(const std::string& node);
+  // Per node: peak RSS (kB) and OS threads of the product's daemons there, summed.
+  struct DaemonUsage {
+    int64_t rss_kb = 0;
+    int threads = 0;
+  };
+  std::map<std::string, DaemonUsage> daemon_usage() const;
+  // Pins every thread of the node's daemons (again: Go and others start threads later).
+  Status repin_daemons();
   // The UDP/TCP port the product's packets use on the underlay (0 for the baseline).
   int underlay_port() const;
   // Daemons alive right now; a dead one is named with its log tail.

@@ -10,11 +10,54 @@
 
 namespace vpnlab {
 
+namespace {
+
+std::string fmt(double v, int digits) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// One table says how each column is written and read, so the two cannot drift apart.
+struct Column {
+  const char* name;
+  std::string (*get)(const SampleRow&);
+  void (*set)(SampleRow&, const std::string&);
+};
+
+double to_d(const std::string& s) { return s.empty() ? 0 : std::stod(s); }
+int64_t to_i(const std::string& s) { return s.empty() ? 0 : std::stoll(s); }
+
+#define STR_COL(f) {#f, [](const SampleRow& r) { return r.f; }, [](SampleRow& r, const std::string& v) { r.f = v; }}
+#define INT_COL(f) {#f, [](const SampleRow& r) { return std::to_string(r.f); }, [](SampleRow& r, const std::string& v) { r.f = static_cast<decltype(r.f)>(to_i(v)); }}
+#define DBL_COL(f, digits) {#f, [](const SampleRow& r) { return fmt(r.f, digits); }, [](SampleRow& r, const std::string& v) { r.f = to_d(v); }}
+#define BOOL_COL(f) {#f, [](const SampleRow& r) { return std::string(r.f ? "true" : "false"); }, [](SampleRow& r, const std::string& v) { r.f = v == "true"; }}
+
+const std::vector<Column>& columns() {
+  static const std::vector<Column> c = {
+      STR_COL(run_id), STR_COL(timestamp), STR_COL(product), STR_COL(test), STR_COL(pattern), STR_COL(direction), STR_COL(protocol),
+      INT_COL(sample), STR_COL(client), STR_COL(server), INT_COL(streams), BOOL_COL(reverse),
+      {"mss", [](const SampleRow& r) { return r.mss ? std::to_string(r.mss) : std::string(); },
+       [](SampleRow& r, const std::string& v) { r.mss = static_cast<int>(to_i(v)); }},
+      DBL_COL(duration_s, 1), DBL_COL(gbps, 6),
+      {"retransmits", [](const SampleRow& r) { return r.retransmits >= 0 ? std::to_string(r.retransmits) : std::string(); },
+       [](SampleRow& r, const std::string& v) { r.retransmits = v.empty() ? -1 : std::stoll(v); }},
+      BOOL_COL(valid), STR_COL(status), STR_COL(reason), STR_COL(cipher), DBL_COL(bringup_s, 3),
+      DBL_COL(cpu_s, 3), DBL_COL(cpu_user_s, 3), DBL_COL(cpu_sys_s, 3), DBL_COL(cpu_softirq_s, 3), DBL_COL(steal_s, 3),
+      DBL_COL(cpu_s_per_gbit, 3), INT_COL(processes), DBL_COL(pps, 0), DBL_COL(loss_pct, 3), DBL_COL(generator_cpu_pct, 1),
+      INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
+      INT_COL(latency_probes), DBL_COL(outside_load, 2)};
+  return c;
+}
+
+}  // namespace
+
 const std::vector<std::string>& results_csv_header() {
-  static const std::vector<std::string> h = {"run_id", "timestamp", "product", "test", "pattern", "direction", "protocol",
-                                             "sample", "client", "server", "streams", "reverse", "mss", "duration_s",
-                                             "gbps", "retransmits", "valid", "status", "reason", "cipher", "bringup_s",
-                                             "cpu_s", "cpu_user_s", "cpu_sys_s", "cpu_softirq_s", "steal_s", "cpu_s_per_gbit"};
+  static const std::vector<std::string> h = [] {
+    std::vector<std::string> names;
+    for (const auto& c : columns()) names.push_back(c.name);
+    return names;
+  }();
   return h;
 }
 
@@ -28,24 +71,9 @@ std::string csv_escape(const std::string& field) {
   return out + "\"";
 }
 
-namespace {
-std::string fmt(double v, int digits) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-}  // namespace
-
 std::string format_row(const SampleRow& r) {
-  std::vector<std::string> f = {r.run_id, r.timestamp, r.product, r.test, r.pattern, r.direction, r.protocol,
-                                std::to_string(r.sample), r.client, r.server, std::to_string(r.streams),
-                                r.reverse ? "true" : "false", r.mss ? std::to_string(r.mss) : "",
-                                fmt(r.duration_s, 1), fmt(r.gbps, 6), r.retransmits >= 0 ? std::to_string(r.retransmits) : "",
-                                r.valid ? "true" : "false", r.status, r.reason, r.cipher, fmt(r.bringup_s, 3),
-                                fmt(r.cpu_s, 3), fmt(r.cpu_user_s, 3), fmt(r.cpu_sys_s, 3), fmt(r.cpu_softirq_s, 3), fmt(r.steal_s, 3),
-                                fmt(r.cpu_s_per_gbit, 3)};
   std::string line;
-  for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + csv_escape(f[i]);
+  for (const auto& c : columns()) line += (line.empty() ? "" : ",") + csv_escape(c.get(r));
   return line + "\n";
 }
 
@@ -103,18 +131,26 @@ Result<std::vector<SampleRow>> read_results_csv(const std::string& path) {
   if (!in) return make_error("cannot read " + path + ": " + errno_text(errno));
   std::string line;
   std::getline(in, line);
+  std::vector<const Column*> layout;
+  for (const auto& name : split_csv_line(line)) {
+    const Column* found = nullptr;
+    for (const auto& c : columns())
+      if (name == c.name) found = &c;
+    layout.push_back(found);  // an unknown column (a later version's) is skipped
+  }
   std::vector<SampleRow> rows;
+  int line_no = 1;
   while (std::getline(in, line)) {
+    ++line_no;
     auto f = split_csv_line(line);
-    if (f.size() != results_csv_header().size()) continue;
+    if (f.size() != layout.size()) continue;  // a torn last line cannot happen (one write per row), but never trust it
     SampleRow r;
-    r.run_id = f[0]; r.timestamp = f[1]; r.product = f[2]; r.test = f[3]; r.pattern = f[4]; r.direction = f[5];
-    r.protocol = f[6]; r.sample = std::stoi(f[7]); r.client = f[8]; r.server = f[9]; r.streams = std::stoi(f[10]);
-    r.reverse = f[11] == "true"; r.mss = f[12].empty() ? 0 : std::stoi(f[12]); r.duration_s = std::stod(f[13]);
-    r.gbps = std::stod(f[14]); r.retransmits = f[15].empty() ? -1 : std::stoll(f[15]); r.valid = f[16] == "true";
-    r.status = f[17]; r.reason = f[18]; r.cipher = f[19]; r.bringup_s = std::stod(f[20]);
-    r.cpu_s = std::stod(f[21]); r.cpu_user_s = std::stod(f[22]); r.cpu_sys_s = std::stod(f[23]);
-    r.cpu_softirq_s = std::stod(f[24]); r.steal_s = std::stod(f[25]); r.cpu_s_per_gbit = std::stod(f[26]);
+    try {
+      for (size_t i = 0; i < f.size(); ++i)
+        if (layout[i]) layout[i]->set(r, f[i]);
+    } catch (const std::exception&) {
+      return make_error(path + ":" + std::to_string(line_no) + ": a number does not parse", "the file was edited by hand? restore it from the run");
+    }
     rows.push_back(std::move(r));
   }
   return rows;

@@ -27,7 +27,18 @@ struct SampleRow {
   // CPU over the sample, system-wide (all CPUs, non-idle non-steal), and per Gbit moved.
   double cpu_s = 0, cpu_user_s = 0, cpu_sys_s = 0, cpu_softirq_s = 0, steal_s = 0;
   double cpu_s_per_gbit = 0;
+  int processes = 1;          // iperf3 client processes the test ran
+  double pps = 0;             // packets per second delivered (receiving side)
+  double loss_pct = 0;        // UDP datagrams lost
+  double generator_cpu_pct = 0;  // busiest iperf3 process, % of one CPU (>= 90: generator-bound)
+  int64_t daemon_rss_kb = 0;  // peak RSS of the product's daemons on the busiest node
+  int daemon_threads = 0;     // OS threads of the product's daemons on the busiest node
+  double latency_p50_ms = 0, latency_p99_ms = 0;  // ICMP through the tunnel, under load
+  int latency_probes = 0;
+  double outside_load = 0;    // run-queue length from outside the lab just before the sample
 };
+
+inline constexpr double kGeneratorBoundPct = 90;
 
 const std::vector<std::string>& results_csv_header();
 std::string csv_escape(const std::string& field);
@@ -43,7 +54,8 @@ class ResultsCsv {
   std::string path_;
 };
 
-// Reads rows back (for the summary table and tests).
+// Reads rows back (for the summary table and tests), by column name: files written by
+// an earlier version, with fewer columns, read with defaults for the missing ones.
 Result<std::vector<SampleRow>> read_results_csv(const std::string& path);
 
 }  // namespace vpnlab

@@ -1,21 +1,32 @@
-// One iperf3 sample on a running product, and the checks that make its row valid.
+// One sample on a running product. A test's iperf3 processes (expand_traffic) start
+// together, each pinned to one load CPU; each runs exactly the sample's duration, and
+// the sample is their sum. The lab's window is "all processes running": their starts
+// are recorded and a sample whose starts spread over more than 1 % of the duration is
+// not valid (iperf3's own start stamps have 1 s resolution, too coarse to align them).
 #include "lab/sample.h"
 
+#include <chrono>
 #include <ctime>
+#include <fstream>
+#include <map>
 
 #include "lab/cpu_stat.h"
 #include "lab/fs_util.h"
 #include "lab/interrupt.h"
 #include "lab/iperf.h"
 #include "lab/process.h"
+#include "lab/traffic.h"
 #include "netns/fault.h"
-#include "netns/payload_watch.h"
+#include "netns/latency_probe.h"
 #include "netns/pidfd.h"
 #include "netns/probes.h"
 
 namespace vpnlab {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kLatencyIntervalMs = 10;
 
 std::string now_iso() {
   char buf[32];
@@ -24,10 +35,25 @@ std::string now_iso() {
   return buf;
 }
 
+// Runnable tasks right now, minus this one: with the lab idle between samples, that is
+// load from outside the lab.
+double runnable_now() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c, running;
+  in >> a >> b >> c >> running;
+  try {
+    return std::max(0, std::stoi(running.substr(0, running.find('/'))) - 1);
+  } catch (...) {
+    return 0;
+  }
+}
+
+std::string process_label(const std::string& label, size_t i, size_t count) {
+  return count == 1 ? label : label + "-p" + std::to_string(i + 1);
+}
+
 }  // namespace
 
-// What a row says about its sample before it ran: which product, test and shape. It
-// starts out failed; only a finished, checked sample turns it "ok".
 SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spec, double duration_s) {
   const TestSpec& t = test.spec;
   SampleRow row;
@@ -35,9 +61,11 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
   row.timestamp = now_iso();
   row.product = spec.name;
   row.test = t.name;
-  row.direction = t.reverse ? "reverse" : "forward";
+  row.pattern = traffic_pattern(t);
+  row.direction = traffic_direction(t);
+  row.protocol = t.udp ? "udp" : "tcp";
   row.client = t.client;
-  row.server = t.servers[0];
+  for (size_t i = 0; i < t.servers.size(); ++i) row.server += (i ? ";" : "") + t.servers[i];
   row.streams = t.streams;
   row.reverse = t.reverse;
   row.mss = t.mss.value_or(0);
@@ -50,64 +78,108 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
 SampleRow run_sample(const SampleContext& c, const std::string& label, double duration_s, bool* interrupted) {
   const Plan& plan = *c.plan;
   const TestSpec& t = c.test->spec;
+  const bool tunnel = c.session->tunnel();
   SampleRow row = row_for(plan, *c.test, *c.spec, duration_s);
   row.bringup_s = c.session->bringup_seconds();
   auto fail = [&](const std::string& why) {
     row.reason = why;
     return row;
   };
-
   // A product whose daemon is already gone cannot be measured: say so, not a side effect.
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died: " + d.error().message);
+  if (auto p = c.session->repin_daemons(); !p) return fail(p.error().message);
 
-  const PlanNode& server_node = *plan.node(row.server);
-  const PlanNode& client_node = *plan.node(row.client);
-  Netns& server_ns = c.topo->ns_of_node(row.server);
-  Netns& client_ns = c.topo->ns_of_node(row.client);
-
-  SpawnSpec server;
-  server.argv = iperf_server_argv(kIperfPort);
-  server.netns_fd = server_ns.fd.get();
-  server.cpus = server_node.load_cpus;
-  server.stdout_path = c.log_dir + "/" + label + "-server.log";
-  auto srv = Child::spawn(server);
-  if (!srv) return fail(srv.error().message);
-  if (auto s = wait_tcp_listening(server_ns.fd.get(), kIperfPort, 5, c.interrupt_fd); !s) {
-    *interrupted = interrupt_signal() != 0;
-    return fail(s.error().message + " " + log_tail(server.stdout_path, 3));
+  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, kIperfPort);
+  row.processes = static_cast<int>(procs.size());
+  std::vector<std::unique_ptr<Child>> servers;
+  for (size_t i = 0; i < procs.size(); ++i) {
+    SpawnSpec server;
+    server.argv = iperf_server_argv(procs[i].port);
+    server.netns_fd = c.topo->ns_of_node(procs[i].server).fd.get();
+    if (procs[i].server_cpu >= 0) server.cpus = {procs[i].server_cpu};
+    server.stdout_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-server.log";
+    auto srv = Child::spawn(server);
+    if (!srv) return fail(srv.error().message);
+    servers.push_back(std::move(srv.value()));
+    if (auto s = wait_tcp_listening(server.netns_fd, procs[i].port, 5, c.interrupt_fd); !s) {
+      *interrupted = interrupt_signal() != 0;
+      return fail(s.error().message + " " + log_tail(server.stdout_path, 3));
+    }
   }
-  auto before = c.session->read_counters(row.client);
-  if (!before) return fail(before.error().message);
+  // The VPN nodes whose tunnels the test crosses, with the bytes each must carry.
+  std::map<std::string, TunnelCounters> before;
+  auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
+  for (const auto& node : {vpn_of(t.client)})
+    if (auto r = c.session->read_counters(node)) before[node] = r.value(); else return fail(r.error().message);
+  for (const auto& p : procs)
+    if (!before.count(vpn_of(p.server))) {
+      auto r = c.session->read_counters(vpn_of(p.server));
+      if (!r) return fail(r.error().message);
+      before[vpn_of(p.server)] = r.value();
+    }
+  row.outside_load = runnable_now();
 
-  SpawnSpec client;
-  IperfClientOptions o;
-  o.server_address = c.session->target_address(*c.test).str();
-  o.duration_s = duration_s;
-  o.streams = t.streams;
-  o.reverse = t.reverse;
-  o.mss = t.mss;
-  o.repeating_payload = c.repeating_payload;
-  client.argv = iperf_client_argv(o);
-  client.netns_fd = client_ns.fd.get();
-  client.cpus = client_node.load_cpus;
-  client.stdout_path = c.raw_dir + "/" + label + ".json";
-  client.stderr_path = c.log_dir + "/" + label + "-client.err";
+  Netns& client_ns = c.topo->ns_of_node(t.client);
+  std::unique_ptr<LatencyProbe> probe;
+  if (!c.repeating_payload) {
+    auto lp = LatencyProbe::start(client_ns.fd.get(), plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
+    if (!lp) return fail(lp.error().message);
+    probe = std::move(lp.value());
+  }
+  std::vector<SpawnSpec> specs(procs.size());
+  for (size_t i = 0; i < procs.size(); ++i) {
+    IperfClientOptions o;
+    o.server_address = plan.target_address(*c.test, procs[i].server_index, tunnel).str();
+    o.port = procs[i].port;
+    o.duration_s = duration_s;
+    o.streams = procs[i].parallel;
+    o.reverse = t.reverse;
+    o.bidirectional = t.bidirectional;
+    o.udp = t.udp;
+    o.bitrate_bps = procs[i].bitrate_bps;
+    o.length = procs[i].length;
+    o.mss = t.mss;
+    o.repeating_payload = c.repeating_payload;
+    specs[i].argv = iperf_client_argv(o);
+    specs[i].netns_fd = client_ns.fd.get();
+    if (procs[i].client_cpu >= 0) specs[i].cpus = {procs[i].client_cpu};
+    specs[i].stdout_path = c.raw_dir + "/" + process_label(label, i, procs.size()) + ".json";
+    specs[i].stderr_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-client.err";
+  }
   fault_point("mid-sample");
   CpuTimes cpu_before = read_cpu_times();
-  auto cl = Child::spawn(client);
-  if (!cl) return fail(cl.error().message);
-  // The client ends the sample, unless an interrupt, a product daemon's death (the
-  // tunnel is gone: TCP would only stall) or the time limit comes first.
-  std::vector<int> events = {(*cl)->pidfd()};
-  if (c.interrupt_fd >= 0) events.push_back(c.interrupt_fd);
-  size_t first_daemon = events.size();
-  for (int fd : c.session->daemon_pidfds()) events.push_back(fd);
-  int limit_s = static_cast<int>(duration_s) + 20;
-  int which = wait_any(events, limit_s * 1000);
-  CpuTimes cpu = read_cpu_times() - cpu_before;
-  if (which != 0) {
-    (*cl)->stop(1000);
-    if (which < 0) return fail("iperf3 client did not finish within " + std::to_string(limit_s) + " s");
+  std::vector<std::unique_ptr<Child>> clients;
+  auto first_start = Clock::now();
+  for (auto& spec : specs) {
+    auto cl = Child::spawn(spec);
+    if (!cl) return fail(cl.error().message);
+    clients.push_back(std::move(cl.value()));
+  }
+  double start_spread_ms = std::chrono::duration<double, std::milli>(Clock::now() - first_start).count();
+  // The clients end the sample, unless an interrupt, a product daemon's death (the tunnel
+  // is gone: TCP would only stall) or the time limit comes first.
+  int limit_ms = (static_cast<int>(duration_s) + 20) * 1000;
+  auto deadline = Clock::now() + std::chrono::milliseconds(limit_ms);
+  std::vector<bool> done(clients.size(), false);
+  for (size_t left = clients.size(); left > 0;) {
+    std::vector<int> events;
+    std::vector<size_t> which_client;
+    for (size_t i = 0; i < clients.size(); ++i)
+      if (!done[i]) events.push_back(clients[i]->pidfd()), which_client.push_back(i);
+    size_t first_other = events.size();
+    if (c.interrupt_fd >= 0) events.push_back(c.interrupt_fd);
+    size_t first_daemon = events.size();
+    for (int fd : c.session->daemon_pidfds()) events.push_back(fd);
+    int remaining = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+    int which = wait_any(events, std::max(remaining, 0));
+    if (which >= 0 && static_cast<size_t>(which) < first_other) {
+      clients[which_client[which]]->wait_exit(0);
+      done[which_client[which]] = true;
+      --left;
+      continue;
+    }
+    for (auto& cl : clients) cl->stop(1000);
+    if (which < 0) return fail("iperf3 clients did not finish within " + std::to_string(limit_ms / 1000) + " s");
     if (static_cast<size_t>(which) < first_daemon) {
       *interrupted = true;
       return fail("interrupted");
@@ -115,84 +187,69 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     auto d = c.session->check_daemons();
     return fail("product daemon died during the sample: " + (d ? std::string("it exited") : d.error().message));
   }
-  (*cl)->wait_exit(0);
-  if (!(*srv)->wait_exit(5000)) (*srv)->stop(1000);
-  auto sample = parse_iperf_json(read_file_text(client.stdout_path));
-  if (!sample) return fail(sample.error().message);
-  row.gbps = sample->gbps;
-  row.retransmits = sample->retransmits;
+  CpuTimes cpu = read_cpu_times() - cpu_before;
+  if (probe) {
+    LatencyProbe::Summary lat = probe->stop();
+    row.latency_p50_ms = lat.p50_ms;
+    row.latency_p99_ms = lat.p99_ms;
+    row.latency_probes = lat.answered;
+  }
+  for (const auto& [node, use] : c.session->daemon_usage()) {
+    row.daemon_rss_kb = std::max(row.daemon_rss_kb, use.rss_kb);
+    row.daemon_threads = std::max(row.daemon_threads, use.threads);
+  }
+  for (auto& srv : servers)
+    if (!srv->wait_exit(5000)) srv->stop(1000);
+
+  std::map<std::string, std::pair<uint64_t, uint64_t>> expect;  // node -> {sent, received}
+  uint64_t delivered = 0, udp_packets = 0, udp_lost = 0;
+  row.gbps = 0;
+  row.retransmits = t.udp ? -1 : 0;
+  double gbit = 0;
+  for (size_t i = 0; i < procs.size(); ++i) {
+    auto sample = parse_iperf_json(read_file_text(specs[i].stdout_path));
+    if (!sample) return fail(procs.size() == 1 ? sample.error().message : "process " + std::to_string(i + 1) + ": " + sample.error().message);
+    row.gbps += sample->gbps;
+    gbit += sample->gbps * sample->seconds;
+    if (sample->retransmits >= 0 && row.retransmits >= 0) row.retransmits += sample->retransmits;
+    row.generator_cpu_pct = std::max({row.generator_cpu_pct, sample->cpu_host_pct, sample->cpu_remote_pct});
+    udp_packets += sample->udp_packets;
+    udp_lost += sample->udp_lost;
+    // Forward bytes go client -> server, reverse ones server -> client; --bidir has both.
+    uint64_t forward = t.reverse ? 0 : sample->bytes_received;
+    uint64_t back = t.reverse ? sample->bytes_received : sample->bytes_received_back;
+    expect[vpn_of(t.client)].first += forward;
+    expect[vpn_of(t.client)].second += back;
+    expect[vpn_of(procs[i].server)].first += back;
+    expect[vpn_of(procs[i].server)].second += forward;
+    delivered += forward + back;
+  }
   row.cpu_s = cpu.busy();
   row.cpu_user_s = cpu.user + cpu.nice;
   row.cpu_sys_s = cpu.system + cpu.irq;
   row.cpu_softirq_s = cpu.softirq;
   row.steal_s = cpu.steal;
-  double gbit = sample->gbps * sample->seconds;
   row.cpu_s_per_gbit = gbit > 0 ? row.cpu_s / gbit : 0;
-  auto after = c.session->read_counters(row.client);
-  if (!after) return fail(after.error().message);
+  if (udp_packets > 0) row.loss_pct = 100.0 * static_cast<double>(udp_lost) / static_cast<double>(udp_packets);
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);
-  TunnelCounters delta;
-  delta.if_rx = after->if_rx - before->if_rx;
-  delta.if_tx = after->if_tx - before->if_tx;
-  delta.underlay_rx = after->underlay_rx - before->underlay_rx;
-  delta.underlay_tx = after->underlay_tx - before->underlay_tx;
-  delta.has_product = after->has_product;
-  delta.product_rx = after->product_rx - before->product_rx;
-  delta.product_tx = after->product_tx - before->product_tx;
-  row.reason = tunnel_check(c.spec->tunnel, t.reverse, sample->bytes_received, delta);
-  if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = sample->bytes_received;
+  uint64_t rx_packets = 0;
+  for (const auto& [node, sent_received] : expect) {
+    auto after = c.session->read_counters(node);
+    if (!after) return fail(after.error().message);
+    TunnelCounters delta = after.value() - before[node];
+    // Packets delivered: what the receiving sides' interfaces took in.
+    if (sent_received.second > 0) rx_packets += tunnel ? delta.if_rx_packets : delta.underlay_rx_packets;
+    std::string why = tunnel_check(tunnel, sent_received.first, sent_received.second, delta);
+    if (!why.empty() && row.reason.empty()) row.reason = "VPN node '" + node + "': " + why;
+  }
+  row.pps = static_cast<double>(rx_packets) / duration_s;
+  if (row.reason.empty() && start_spread_ms > duration_s * 10)  // 1 % of the duration, in ms
+    row.reason = "the iperf3 processes started " + std::to_string(static_cast<int>(start_spread_ms)) + " ms apart: their sum is not one window";
+  if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = delivered;
   row.valid = row.reason.empty();
   row.status = "ok";
-  if (!c.spec->tunnel) row.reason = "no tunnel (baseline)";
+  if (!tunnel && row.valid) row.reason = "no tunnel (baseline)";
   return row;
-}
-
-// Once per product: a short sample with iperf3's repeating payload while the client's
-// underlay interface is watched for that payload in clear. An encrypted tunnel must not
-// show it; the baseline must (or the watch itself is blind). Returns "" when as expected.
-std::string plaintext_check(SampleContext c, bool* interrupted) {
-  const PlanTest& test = *c.test;
-  Netns& client_ns = c.topo->ns_of_node(test.spec.client);
-  std::string ifname;
-  for (const auto& u : c.plan->node(test.spec.client)->underlay)
-    if (u.link == test.underlay_link) ifname = u.ifname;
-  auto index = link_index(client_ns.sock.get(), ifname);
-  if (!index) return "plaintext check: " + index.error().message;
-  int port = c.session->underlay_port();
-  auto watch = PayloadWatch::start(client_ns.fd.get(), *index, iperf_repeating_pattern(), port);
-  if (!watch) return "plaintext check: " + watch.error().message;
-  c.repeating_payload = true;
-  uint64_t delivered = 0;
-  c.port_bytes_out = &delivered;
-  SampleRow row = run_sample(c, "plaintext-check", 1, interrupted);
-  PayloadWatch::Summary seen = (*watch)->stop();
-  if (row.status != "ok") return "plaintext check: the sample failed: " + row.reason;
-  std::string frames = std::to_string(seen.frames) + " frames on " + ifname + " watched, " + std::to_string(seen.drops) + " not captured";
-  if (c.spec->tunnel && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
-  // Each row proves with exact counters that the underlay carried at least iperf3's bytes;
-  // the watch (which may miss frames under load) proves those bytes used the product's port.
-  if (c.spec->tunnel && (delivered == 0 || seen.ipv4_bytes == 0 || seen.port_bytes < seen.ipv4_bytes * 99 / 100))
-    return "only " + std::to_string(seen.port_bytes) + " of " + std::to_string(seen.ipv4_bytes) + " IPv4 bytes on the underlay used port " +
-           std::to_string(port) + " (" + frames + ")";
-  if (!c.spec->tunnel && !seen.pattern_seen) return "plaintext check is blind: no payload seen on the baseline (" + frames + ")";
-  return "";
-}
-
-
-std::string tunnel_check(bool tunnel, bool reverse, uint64_t iperf_bytes, const TunnelCounters& d) {
-  if (!tunnel) return "";
-  if (iperf_bytes == 0) return "iperf3 moved no data";
-  // The client sends on forward tests and receives on reverse ones.
-  auto check = [&](uint64_t rx, uint64_t tx, const std::string& what) -> std::string {
-    uint64_t bytes = reverse ? rx : tx;
-    if (bytes >= iperf_bytes) return "";
-    return what + " carried " + std::to_string(bytes) + " bytes, less than iperf3's " + std::to_string(iperf_bytes);
-  };
-  if (auto r = check(d.if_rx, d.if_tx, "the overlay interface"); !r.empty()) return r + ": traffic did not cross the tunnel";
-  if (auto r = check(d.underlay_rx, d.underlay_tx, "the underlay interface"); !r.empty()) return r + ": the tunnel's packets went elsewhere";
-  if (d.has_product)
-    if (auto r = check(d.product_rx, d.product_tx, "the product's peer counters"); !r.empty()) return r;
-  return "";
 }
 
 }  // namespace vpnlab

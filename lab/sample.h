@@ -1,5 +1,6 @@
-// One iperf3 sample on a running product: a fresh server, the client, the tunnel's
-// counters around it, and the checks that make its row valid.
+// One sample on a running product: fresh iperf3 servers, the test's client processes
+// started together, the tunnel's counters around them, latency probes through it, and
+// the checks that make its row valid.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -25,8 +26,6 @@ struct SampleContext {
   uint64_t* port_bytes_out = nullptr;  // gets iperf3's delivered bytes of a valid sample
 };
 
-// One iperf3 run: fresh server, client, counters around it. `label` names the raw files.
-
 // What a row says about its sample before it ran: product, test and shape. It starts out
 // failed; only a finished, checked sample turns it "ok".
 SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spec, double duration_s);
@@ -34,15 +33,16 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
 // Runs one sample; `label` names its raw files. *interrupted is set on SIGINT/SIGTERM.
 SampleRow run_sample(const SampleContext& c, const std::string& label, double duration_s, bool* interrupted);
 
-// Once per product: a short sample with iperf3's repeating payload while the client's
-// underlay interface is watched. An encrypted tunnel must not show the payload in clear and
-// must carry its traffic on its own port; the baseline must show it (or the watch is blind).
-// Returns "" when as expected, otherwise why not.
+// Once per product: a short sample with iperf3's repeating payload while the underlay
+// interface of the client's VPN node is watched. An encrypted tunnel must not show the
+// payload in clear and must carry its traffic on its own port; the baseline must show it
+// (or the watch is blind). Returns "" when as expected, otherwise why not.
 std::string plaintext_check(SampleContext c, bool* interrupted);
 
-// Decides whether a sample crossed the tunnel: the client's overlay interface, its underlay
-// interface (the encrypted packets) and the product's own counters, when it has them, each
-// carried at least the bytes iperf3 delivered. Empty string = valid; otherwise the reason.
-std::string tunnel_check(bool tunnel, bool reverse, uint64_t iperf_bytes, const TunnelCounters& delta);
+// Decides whether a VPN node's share of a sample crossed the tunnel: its overlay
+// interface, its links toward other VPN nodes (the encrypted packets) and the product's
+// own counters, when it has them, each carried at least the bytes iperf3 delivered from
+// (sent) and to (received) the node. Empty string = valid; otherwise the reason.
+std::string tunnel_check(bool tunnel, uint64_t sent, uint64_t received, const TunnelCounters& delta);
 
 }  // namespace vpnlab

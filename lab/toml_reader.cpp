@@ -1,5 +1,6 @@
 #include "lab/toml_reader.h"
 
+#include <cctype>
 #include <cmath>
 
 namespace vpnlab {
@@ -152,6 +153,32 @@ std::optional<double> parse_duration(const std::string& text) {
   else if (unit == "m") value *= 60;
   else if (unit != "s") return std::nullopt;
   if (!std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_rate(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  if (i == 0) return std::nullopt;
+  double value = 0;
+  try {
+    size_t used = 0;
+    value = std::stod(text.substr(0, i), &used);
+    if (used != i) return std::nullopt;
+  } catch (...) {
+    return std::nullopt;
+  }
+  std::string unit = text.substr(i);
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Bits per second, SI prefixes, as both iperf3 ("500M") and tc ("500mbit") write them.
+  // tc's "mbps" means megabytes: refused rather than silently read as bits.
+  if (unit.size() > 3 && unit.substr(unit.size() - 3) == "bit") unit.resize(unit.size() - 3);
+  else if (unit.find("bps") != std::string::npos) return std::nullopt;
+  if (unit == "k") value *= 1e3;
+  else if (unit == "m") value *= 1e6;
+  else if (unit == "g") value *= 1e9;
+  else if (!unit.empty()) return std::nullopt;
+  if (!std::isfinite(value) || value <= 0) return std::nullopt;
   return value;
 }
 

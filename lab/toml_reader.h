@@ -17,6 +17,9 @@ SourcePos pos_of(const toml::node& n);
 // "10s", "1.5s", "500ms", "2m" -> seconds.
 std::optional<double> parse_duration(const std::string& text);
 
+// "500M", "1G", "100mbit", "2gbit", "64k", "1000000" -> bits per second (SI prefixes).
+std::optional<double> parse_rate(const std::string& text);
+
 // Closest candidate within a small edit distance ("did you mean"), or empty.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 

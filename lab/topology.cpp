@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "lab/toml_reader.h"
+#include "lab/topology_parse.h"
 
 namespace vpnlab {
 
@@ -57,9 +58,8 @@ Status parse_overlay(const Reader& r, const toml::table& root, Topology* topo) {
     return s;
   }
   if (auto s = get_int(r, t, "port", "overlay", &topo->overlay_port, 1, 65535); !s) return s;
-  if (const toml::node* nodes = t.get("nodes"))
-    return r.at(*nodes, "overlay: 'nodes' (routed topologies) is not available in this version",
-                "remove it: every node runs the VPN");
+  // Names are checked once the nodes are known (check_routing).
+  if (t.get("nodes")) return get_string_list(r, t, "nodes", "overlay", &topo->vpn_nodes, &topo->vpn_nodes_pos);
   return ok_status();
 }
 
@@ -80,14 +80,23 @@ Status parse_nodes(const Reader& r, const toml::table& root, Topology* topo) {
       return r.at(*t.get("name"), what + " is defined twice", "give every node a unique name");
     if (auto s = get_cpu_list(r, t, "cpus", what, &n.cpus); !s) return s;
     if (auto s = get_cpu_list(r, t, "load_cpus", what, &n.load_cpus); !s) return s;
-    if (const toml::node* gw = t.get("gateway"))
-      return r.at(*gw, what + ": 'gateway' (routed topologies) is not available in this version",
-                  "remove it: every node runs the VPN");
+    if (const toml::node* gw = t.get("gateway")) {
+      std::string name;
+      if (auto s = get_string(r, t, "gateway", what, &name, false, n.pos); !s) return s;
+      n.gateway = name;
+      n.gateway_pos = pos_of(*gw);
+    }
     topo->nodes.push_back(std::move(n));
   }
   if (topo->nodes.size() < 2)
     return r.at(pos_of(*nodes), "a topology needs at least two nodes", "add another [[node]]");
   return ok_status();
+}
+
+}  // namespace
+
+bool runs_vpn(const Topology& topo, const std::string& node) {
+  return topo.vpn_nodes.empty() || std::find(topo.vpn_nodes.begin(), topo.vpn_nodes.end(), node) != topo.vpn_nodes.end();
 }
 
 bool has_node(const Topology& topo, const std::string& name) {
@@ -108,6 +117,38 @@ Status unknown_node(const Reader& r, SourcePos pos, const std::string& what, con
                             : "did you mean '" + guess + "'?");
 }
 
+namespace {
+
+// rate: a token bucket on every end of the link; delay/jitter/loss: netem, which not every
+// kernel has (the run finds out by creating the qdisc and stops with its name if it fails).
+Status parse_shaping(const Reader& r, const toml::table& t, const std::string& what, LinkSpec* l) {
+  for (const char* key : {"rate", "delay", "jitter", "loss"})
+    if (const toml::node* n = t.get(key); n && l->shaping_pos.line == 0) l->shaping_pos = pos_of(*n);
+  if (const toml::node* rate = t.get("rate")) {
+    std::optional<double> bps = rate->is_string() ? parse_rate(rate->as_string()->get()) : std::nullopt;
+    if (!bps || *bps < 8000) return r.at(*rate, what + ": 'rate' is not a rate of at least 8kbit", "write rate = \"1gbit\" (bits/s: kbit, mbit, gbit)");
+    l->rate_bps = *bps;
+  }
+  for (auto [key, out] : {std::pair{"delay", &l->delay_ms}, std::pair{"jitter", &l->jitter_ms}}) {
+    if (!t.get(key)) continue;
+    double seconds = 0;
+    if (auto s = get_duration(r, t, key, what, &seconds, 0); !s) return s;
+    *out = seconds * 1000;
+  }
+  if (l->jitter_ms > 0 && l->delay_ms == 0)
+    return r.at(*t.get("jitter"), what + ": 'jitter' without 'delay'", "add delay = \"10ms\": jitter varies the delay");
+  if (const toml::node* loss = t.get("loss")) {
+    std::string text = loss->is_string() ? loss->as_string()->get() : "";
+    double pct = -1;
+    if (!text.empty() && text.back() == '%') {
+      try { pct = std::stod(text.substr(0, text.size() - 1)); } catch (...) { pct = -1; }
+    }
+    if (pct < 0 || pct > 100) return r.at(*loss, what + ": 'loss' is not a percentage", "write loss = \"0.1%\"");
+    l->loss_pct = pct;
+  }
+  return ok_status();
+}
+
 Status parse_links(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* links = root.get("link");
   if (!links) return r.at(SourcePos{1, 1}, "no [[link]] defined", "add a [[link]] with nodes = [\"a\", \"b\"] and subnet");
@@ -117,7 +158,7 @@ Status parse_links(const Reader& r, const toml::table& root, Topology* topo) {
     const toml::table& t = *item.as_table();
     LinkSpec l;
     l.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "link", {"name", "nodes", "subnet", "mtu", "rate"}); !s) return s;
+    if (auto s = r.only_keys(t, "link", {"name", "nodes", "subnet", "mtu", "rate", "delay", "jitter", "loss"}); !s) return s;
     if (auto s = get_string(r, t, "name", "link", &l.name, true, l.pos); !s) return s;
     std::string what = "link '" + l.name + "'";
     if (auto s = check_name(r, pos_of(*t.get("name")), "link", l.name, kMaxLinkName); !s) return s;
@@ -151,70 +192,38 @@ Status parse_links(const Reader& r, const toml::table& root, Topology* topo) {
     int mtu = 0;
     if (auto s = get_int(r, t, "mtu", what, &mtu, 1280, 65535); !s) return s;
     if (mtu) l.mtu = mtu;
-    if (const toml::node* rate = t.get("rate"))
-      return r.at(*rate, what + ": 'rate' (link shaping) is not available in this version", "remove it");
+    if (auto s = parse_shaping(r, t, what, &l); !s) return s;
     topo->links.push_back(std::move(l));
   }
   return ok_status();
 }
 
-Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
-  const toml::node* tests = bench.get("test");
-  if (!tests) return r.at(pos_of(bench), "bench: no [[bench.test]] defined",
-                          "add [[bench.test]] with name, client and server");
-  if (!tests->is_array_of_tables()) return r.at(*tests, "bench: 'test' must be an array of tables", "write [[bench.test]]");
+// Which nodes run the VPN, and which reach it through a gateway (site-to-site).
+Status check_routing(const Reader& r, const toml::table&, Topology* topo) {
   std::set<std::string> seen;
-  for (const auto& item : *tests->as_array()) {
-    const toml::table& t = *item.as_table();
-    TestSpec ts;
-    ts.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "test", {"name", "client", "server", "streams", "reverse", "mss", "bidirectional", "udp", "bitrate", "length"}); !s)
-      return s;
-    if (auto s = get_string(r, t, "name", "test", &ts.name, true, ts.pos); !s) return s;
-    std::string what = "test '" + ts.name + "'";
-    if (auto s = check_name(r, pos_of(*t.get("name")), "test", ts.name, 32); !s) return s;
-    if (!seen.insert(ts.name).second) return r.at(*t.get("name"), what + " is defined twice", "give every test a unique name");
-    if (auto s = get_string(r, t, "client", what, &ts.client, true, ts.pos); !s) return s;
-    if (!has_node(*topo, ts.client)) return unknown_node(r, pos_of(*t.get("client")), what, ts.client, *topo);
-    const toml::node* server = t.get("server");
-    if (!server) return r.at(ts.pos, what + ": missing key 'server'", "add server = \"b\"");
-    if (!server->is_string())
-      return r.at(*server, what + ": 'server' must be a node name" + std::string(server->is_array() ? " (lists are not available in this version)" : ""),
-                  "write server = \"b\"");
-    ts.servers = {server->as_string()->get()};
-    if (!has_node(*topo, ts.servers[0])) return unknown_node(r, pos_of(*server), what, ts.servers[0], *topo);
-    if (ts.servers[0] == ts.client) return r.at(*server, what + ": client and server are both '" + ts.client + "'", "use two different nodes");
-    if (auto s = get_int(r, t, "streams", what, &ts.streams, 1, 128); !s) return s;
-    if (auto s = get_bool(r, t, "reverse", what, &ts.reverse); !s) return s;
-    int mss = 0;
-    if (auto s = get_int(r, t, "mss", what, &mss, 88, 9000); !s) return s;
-    if (mss) {
-      if (topo->overlay_mtu > 0 && mss > topo->overlay_mtu - 40)
-        return r.at(*t.get("mss"), what + ": mss " + std::to_string(mss) + " does not fit the overlay MTU " + std::to_string(topo->overlay_mtu),
-                    "use at most " + std::to_string(topo->overlay_mtu - 40) + " (MTU - 40)");
-      ts.mss = mss;
-    }
-    for (const char* later : {"bidirectional", "udp", "bitrate", "length"})
-      if (const toml::node* n = t.get(later))
-        return r.at(*n, what + ": '" + std::string(later) + "' is not available in this version", "remove it");
-    topo->bench.tests.push_back(std::move(ts));
+  for (const auto& name : topo->vpn_nodes) {
+    if (!has_node(*topo, name)) return unknown_node(r, topo->vpn_nodes_pos, "overlay: nodes", name, *topo);
+    if (!seen.insert(name).second) return r.at(topo->vpn_nodes_pos, "overlay: node '" + name + "' is listed twice", "list each node once");
+  }
+  if (!topo->vpn_nodes.empty() && topo->vpn_nodes.size() < 2)
+    return r.at(topo->vpn_nodes_pos, "overlay: a VPN needs at least two nodes", "list two or more nodes in [overlay] nodes");
+  for (const auto& n : topo->nodes) {
+    if (!n.gateway) continue;
+    std::string what = "node '" + n.name + "'";
+    if (!has_node(*topo, *n.gateway)) return unknown_node(r, n.gateway_pos, what + ": gateway", *n.gateway, *topo);
+    if (runs_vpn(*topo, n.name))
+      return r.at(n.gateway_pos, what + " runs the VPN itself, so it has no gateway",
+                  "list only the gateways in [overlay] nodes = [...], or remove this gateway");
+    if (!runs_vpn(*topo, *n.gateway))
+      return r.at(n.gateway_pos, what + ": gateway '" + *n.gateway + "' does not run the VPN", "add it to [overlay] nodes");
+    bool shared = std::any_of(topo->links.begin(), topo->links.end(), [&](const LinkSpec& l) {
+      return std::count(l.nodes.begin(), l.nodes.end(), n.name) && std::count(l.nodes.begin(), l.nodes.end(), *n.gateway);
+    });
+    if (!shared)
+      return r.at(n.gateway_pos, what + ": no link connects it to its gateway '" + *n.gateway + "'",
+                  "add a [[link]] with nodes = [\"" + n.name + "\", \"" + *n.gateway + "\"]");
   }
   return ok_status();
-}
-
-Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
-  const toml::node* b = root.get("bench");
-  if (!b || !b->is_table()) return r.at(SourcePos{1, 1}, "missing [bench] table", "add [bench] with products and [[bench.test]]");
-  const toml::table& t = *b->as_table();
-  if (auto s = r.only_keys(t, "bench", {"products", "samples", "duration", "warmup", "test", "threads"}); !s) return s;
-  if (auto s = get_string_list(r, t, "products", "bench", &topo->bench.products, &topo->bench.products_pos); !s) return s;
-  if (topo->bench.products.empty()) return r.at(topo->bench.products_pos, "bench: 'products' is empty", "write products = [\"baseline\", \"wireguard-go\"]");
-  if (auto s = get_int(r, t, "samples", "bench", &topo->bench.samples, 1, 1000); !s) return s;
-  if (auto s = get_duration(r, t, "duration", "bench", &topo->bench.duration_s, 1); !s) return s;
-  if (auto s = get_duration(r, t, "warmup", "bench", &topo->bench.warmup_s, 0); !s) return s;
-  if (const toml::node* th = t.get("threads"))
-    return r.at(*th, "bench: 'threads' is not available in this version", "remove it");
-  return parse_tests(r, t, topo);
 }
 
 }  // namespace
@@ -235,8 +244,9 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
   if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "node", "link", "bench"}); !s) return s.error();
   Topology topo;
   topo.file = file;
-  for (auto step : {parse_lab, parse_overlay, parse_nodes, parse_links, parse_bench})
+  for (auto step : {parse_lab, parse_overlay, parse_nodes, parse_links, check_routing, parse_bench})
     if (auto s = step(r, root, &topo); !s) return s.error();
+  // Node i (file order) gets overlay host i + 1, whether it runs the VPN or not.
   if (topo.overlay_subnet.host_count() < topo.nodes.size())
     return r.at(SourcePos{1, 1}, "overlay: subnet " + topo.overlay_subnet.str() + " has room for fewer hosts than the " +
                 std::to_string(topo.nodes.size()) + " nodes", "use a larger overlay subnet");

@@ -14,7 +14,8 @@ struct NodeSpec {
   std::string name;
   std::vector<int> cpus;       // VPN data-plane CPUs
   std::vector<int> load_cpus;  // iperf3 CPUs
-  std::optional<std::string> gateway;
+  std::optional<std::string> gateway;  // routed: reaches the overlay through this VPN node
+  SourcePos gateway_pos;
   SourcePos pos;
 };
 
@@ -23,8 +24,10 @@ struct LinkSpec {
   std::vector<std::string> nodes;
   Ipv4Prefix subnet;
   std::optional<int> mtu;
-  std::optional<std::string> rate;
+  double rate_bps = 0;     // 0: unshaped; otherwise a TBF on every end
+  double delay_ms = 0, jitter_ms = 0, loss_pct = 0;  // netem, where the kernel has it
   SourcePos pos;
+  SourcePos shaping_pos;   // of the first shaping key, for errors found at run time
   SourcePos nodes_pos;
 };
 
@@ -35,7 +38,12 @@ struct TestSpec {
   int streams = 1;
   bool reverse = false;
   std::optional<int> mss;
+  bool bidirectional = false;  // both directions at once (iperf3 --bidir)
+  bool udp = false;
+  double bitrate_bps = 0;      // total offered load of the test (0: iperf3's TCP default)
+  int length = 0;              // UDP payload bytes (0: overlay MTU - 28)
   SourcePos pos;
+  SourcePos length_pos;
 };
 
 struct BenchSpec {
@@ -44,6 +52,8 @@ struct BenchSpec {
   int samples = 10;
   double duration_s = 10;
   double warmup_s = 2;
+  std::optional<int> threads;  // data-plane threads for every product alike
+  bool interleave = true;      // rounds of A B C instead of all of A, then all of B
   std::vector<TestSpec> tests;
 };
 
@@ -54,6 +64,8 @@ struct Topology {
   Ipv4Prefix overlay_subnet;
   int overlay_mtu = 1400;  // 0 = "auto", resolved once the products are known
   int overlay_port = 51820;
+  std::vector<std::string> vpn_nodes;  // nodes that run the VPN; empty = all
+  SourcePos vpn_nodes_pos;
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
   BenchSpec bench;

@@ -27,14 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint16_t checksum(const unsigned char* data, size_t len) {
-  uint32_t sum = 0;
-  for (size_t i = 0; i + 1 < len; i += 2) sum += static_cast<uint32_t>(data[i] << 8 | data[i + 1]);
-  if (len & 1) sum += static_cast<uint32_t>(data[len - 1] << 8);
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  return htons(static_cast<uint16_t>(~sum));
-}
-
 bool interrupted(int interrupt_fd) {
   if (interrupt_fd < 0) return false;
   pollfd p{interrupt_fd, POLLIN, 0};
@@ -42,6 +34,14 @@ bool interrupted(int interrupt_fd) {
 }
 
 }  // namespace
+
+uint16_t icmp_checksum(const unsigned char* data, size_t len) {
+  uint32_t sum = 0;
+  for (size_t i = 0; i + 1 < len; i += 2) sum += static_cast<uint32_t>(data[i] << 8 | data[i + 1]);
+  if (len & 1) sum += static_cast<uint32_t>(data[len - 1] << 8);
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return htons(static_cast<uint16_t>(~sum));
+}
 
 Status ping_until_answered(int netns_fd, Ipv4Addr target, double timeout_s, int interrupt_fd, double* rtt_ms, int size,
                            bool dont_fragment) {
@@ -72,7 +72,7 @@ Status ping_until_answered(int netns_fd, Ipv4Addr target, double timeout_s, int 
     icmp->checksum = 0;
     icmp->un.echo.id = htons(id);
     icmp->un.echo.sequence = htons(seq);
-    icmp->checksum = checksum(packet.data(), packet.size());
+    icmp->checksum = icmp_checksum(packet.data(), packet.size());
     auto sent_at = Clock::now();
     if (sendto(sock.get(), packet.data(), packet.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) < 0)
       last_error = "send: " + errno_text(errno);  // e.g. no route yet while the tunnel comes up

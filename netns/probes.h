@@ -5,7 +5,13 @@
 #include "lab/ipv4.h"
 #include "lab/result.h"
 
+#include <cstddef>
+#include <cstdint>
+
 namespace vpnlab {
+
+// The Internet checksum of an ICMP message, in network byte order.
+uint16_t icmp_checksum(const unsigned char* data, size_t len);
 
 // ICMP echo from inside the namespace until `target` answers. *rtt_ms gets the answered
 // probe's round trip. `size` is the ICMP payload; with `dont_fragment`, DF is set.

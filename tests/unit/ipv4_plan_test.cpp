@@ -83,7 +83,7 @@ TEST(Plan, AssignsAddressesNamesAndOrder) {
   EXPECT_FALSE(p.veths[0].addr_b);
   EXPECT_EQ(p.veths[3].mtu, 9000);
   EXPECT_EQ(p.veths[3].master_b, "");
-  EXPECT_EQ(p.tests[0].underlay_link, "lan");
+  EXPECT_EQ(p.tests[0].underlay_link(), "lan");
   EXPECT_EQ(p.products, std::vector<std::string>{"baseline"});
   EXPECT_EQ(p.samples, 10);
 }
@@ -134,5 +134,5 @@ server = "c"
   ASSERT_TRUE(t.ok());
   auto plan = make_plan(t.value(), PlanOptions{"r", "t"});
   ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.error().where_and_what(), "x.toml:20:1: test 't': client 'a' and server 'c' share no link");
+  EXPECT_EQ(plan.error().where_and_what(), "x.toml:20:1: test 't': VPN nodes 'a' and 'c' share no link");
 }

@@ -87,8 +87,23 @@ TEST(ResultsCsv, WritesHeaderAndRowsAndReadsThemBack) {
   std::string text = read(path);
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,"
-            "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit");
+            "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit,"
+            "processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_probes,outside_load");
   EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,0.000,"), std::string::npos) << text;
+  // A file of the first version (27 columns) still reads, the new columns at defaults.
+  std::string old_path = path + ".v1";
+  {
+    std::ofstream old(old_path);
+    old << "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,"
+           "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit\n"
+        << "r1,t,baseline,a-to-b,one-to-one,forward,tcp,1,a,b,1,false,,5.0,8.5,3,true,ok,,none,0.000,1.0,0.1,0.8,0.1,0.0,0.02\n";
+  }
+  auto old_rows = read_results_csv(old_path);
+  ASSERT_TRUE(old_rows.ok());
+  ASSERT_EQ(old_rows->size(), 1u);
+  EXPECT_DOUBLE_EQ((*old_rows)[0].gbps, 8.5);
+  EXPECT_EQ((*old_rows)[0].processes, 1);
+  EXPECT_DOUBLE_EQ((*old_rows)[0].latency_p99_ms, 0);
   auto rows = read_results_csv(path);
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1u);
@@ -195,19 +210,22 @@ TEST(TunnelCheck, RequiresTheTunnelToCarryIperfBytes) {
     d.product_rx = d.product_tx = product;
     return d;
   };
-  EXPECT_EQ(tunnel_check(false, false, 100, counters(0, 0, false, 0)), "");
-  EXPECT_EQ(tunnel_check(true, false, 1000, counters(1100, 1200, true, 1200)), "");
-  EXPECT_EQ(tunnel_check(true, true, 1000, counters(1100, 1200, false, 0)), "");
+  EXPECT_EQ(tunnel_check(false, 100, 0, counters(0, 0, false, 0)), "");
+  EXPECT_EQ(tunnel_check(true, 1000, 0, counters(1100, 1200, true, 1200)), "");
+  EXPECT_EQ(tunnel_check(true, 0, 1000, counters(1100, 1200, false, 0)), "");
   // Traffic that went around the tunnel (underlay) leaves the overlay counters flat.
-  EXPECT_NE(tunnel_check(true, false, 1000, counters(10, 1200, true, 1200)).find("did not cross the tunnel"), std::string::npos);
-  EXPECT_NE(tunnel_check(true, false, 1000, counters(1100, 10, true, 1200)).find("the underlay interface carried 10 bytes"), std::string::npos);
-  EXPECT_NE(tunnel_check(true, false, 1000, counters(1100, 1200, true, 5)).find("peer counters"), std::string::npos);
-  EXPECT_NE(tunnel_check(true, false, 0, counters(0, 0, false, 0)), "");
-  // Direction: a reverse test reads the client's receive side.
+  EXPECT_NE(tunnel_check(true, 1000, 0, counters(10, 1200, true, 1200)).find("did not cross the tunnel"), std::string::npos);
+  EXPECT_NE(tunnel_check(true, 1000, 0, counters(1100, 10, true, 1200)).find("the underlay toward the peers sent 10 bytes"), std::string::npos);
+  EXPECT_NE(tunnel_check(true, 1000, 0, counters(1100, 1200, true, 5)).find("peer counters"), std::string::npos);
+  EXPECT_NE(tunnel_check(true, 0, 0, counters(0, 0, false, 0)), "");
+  // Direction: what a node received is read on its receive side.
   TunnelCounters one_way = counters(0, 0, false, 0);
   one_way.if_tx = one_way.underlay_tx = 2000;
-  EXPECT_EQ(tunnel_check(true, false, 1000, one_way), "");
-  EXPECT_NE(tunnel_check(true, true, 1000, one_way), "");
+  EXPECT_EQ(tunnel_check(true, 1000, 0, one_way), "");
+  EXPECT_NE(tunnel_check(true, 0, 1000, one_way), "");
+  // Bidirectional: both sides must hold.
+  EXPECT_NE(tunnel_check(true, 1000, 1000, one_way), "");
+  EXPECT_EQ(tunnel_check(true, 1000, 1000, counters(1100, 1200, false, 0)), "");
 }
 
 TEST(Summary, MedianIntervalCvAndRatio) {

@@ -117,7 +117,7 @@ TEST(Topology, ValidationErrors) {
        "topologies/x.toml:20:10: link 'lan': subnet 192.168.77.0/32 has room for 1 hosts, not 2"},
       {"samples = 10", "samples = 0", "topologies/x.toml:25:11: bench: 'samples' = 0 is out of range"},
       {R"(duration = "10s")", R"(duration = "10 parsecs")", "topologies/x.toml:26:12: bench: 'duration' is not a duration"},
-      {R"(server = "b")", R"(server = "a")", "topologies/x.toml:32:10: test 'a-to-b': client and server are both 'a'"},
+      {R"(server = "b")", R"(server = "a")", "topologies/x.toml:32:10: test 'a-to-b': 'a' is both client and server"},
       {R"(client = "a")", R"(client = "z")", "topologies/x.toml:31:10: test 'a-to-b': node 'z' is not defined"},
       {"mss = 1200", "mss = 1380", "topologies/x.toml:35:7: test 'a-to-b': mss 1380 does not fit the overlay MTU 1400"},
       {"reverse = false", "reverse = \"no\"", "topologies/x.toml:34:11: test 'a-to-b': 'reverse' must be true or false, not a string"},
@@ -149,9 +149,32 @@ TEST(Topology, MalformedEmptyAndBinaryFiles) {
   EXPECT_NE(broken.find("not valid TOML"), std::string::npos) << broken;
 }
 
-TEST(Topology, LaterFeaturesAreRefusedNotIgnored) {
-  EXPECT_EQ(error_of(std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\nrate = \"1gbit\"\n"),
-            "topologies/x.toml:41:8: link 'wan': 'rate' (link shaping) is not available in this version");
+TEST(Topology, LinkShapingIsParsed) {
+  auto r = parse_topology_text(std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\n"
+                               "rate = \"1gbit\"\ndelay = \"5ms\"\njitter = \"1ms\"\nloss = \"0.5%\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.error().format();
+  const LinkSpec& wan = r->links.back();
+  EXPECT_DOUBLE_EQ(wan.rate_bps, 1e9);
+  EXPECT_DOUBLE_EQ(wan.delay_ms, 5);
+  EXPECT_DOUBLE_EQ(wan.jitter_ms, 1);
+  EXPECT_DOUBLE_EQ(wan.loss_pct, 0.5);
+  EXPECT_EQ(wan.shaping_pos.line, 41);
+  EXPECT_EQ(error_of(std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\nrate = \"10mbps\"\n"),
+            "topologies/x.toml:41:8: link 'wan': 'rate' is not a rate of at least 8kbit");
+  EXPECT_EQ(error_of(std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\njitter = \"1ms\"\n"),
+            "topologies/x.toml:41:10: link 'wan': 'jitter' without 'delay'");
+}
+
+TEST(Rate, Parses) {
+  EXPECT_DOUBLE_EQ(*parse_rate("500M"), 500e6);
+  EXPECT_DOUBLE_EQ(*parse_rate("1gbit"), 1e9);
+  EXPECT_DOUBLE_EQ(*parse_rate("64k"), 64e3);
+  EXPECT_DOUBLE_EQ(*parse_rate("1000000"), 1e6);
+  EXPECT_DOUBLE_EQ(*parse_rate("2.5Gbit"), 2.5e9);
+  EXPECT_FALSE(parse_rate("10mbps"));  // tc: megabytes, refused rather than misread
+  EXPECT_FALSE(parse_rate("fast"));
+  EXPECT_FALSE(parse_rate("0"));
+  EXPECT_FALSE(parse_rate("5x"));
 }
 
 TEST(Duration, Parses) {

@@ -1,0 +1,200 @@
+// Test patterns expanded into iperf3 processes, routed topologies planned into routes,
+// default pinning, latency quantiles and the iperf3 JSON of the newer patterns.
+#include <gtest/gtest.h>
+
+#include "lab/iperf.h"
+#include "lab/plan.h"
+#include "lab/topology.h"
+#include "lab/traffic.h"
+#include "netns/latency_probe.h"
+
+using namespace vpnlab;
+
+namespace {
+
+Plan plan_of(const std::string& file, int cpu_count = 0, bool no_pin = false) {
+  auto topo = load_topology(std::string(VPNLAB_TOPOLOGIES) + "/" + file);
+  EXPECT_TRUE(topo.ok()) << (topo.ok() ? "" : topo.error().format());
+  PlanOptions o{"r", "t"};
+  o.cpu_count = cpu_count;
+  o.no_pin = no_pin;
+  auto plan = make_plan(topo.value(), o);
+  EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().format());
+  return plan.value();
+}
+
+const PlanTest& test_named(const Plan& p, const std::string& name) {
+  for (const auto& t : p.tests)
+    if (t.spec.name == name) return t;
+  throw std::runtime_error("no test " + name);
+}
+
+std::string with_test(const std::string& test_body) {
+  return "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
+         "[[node]]\nname = \"a\"\nload_cpus = [0, 1]\n[[node]]\nname = \"b\"\n[[node]]\nname = \"c\"\n"
+         "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.77.0/24\"\n"
+         "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\n" + test_body;
+}
+
+}  // namespace
+
+TEST(Traffic, OneToManyGivesEveryServerAProcessAndKeepsTheStreamTotal) {
+  Plan p = plan_of("mesh5.toml", 2);
+  const PlanTest& t = test_named(p, "one-to-four");
+  auto procs = expand_traffic(p, t, 5201);
+  ASSERT_EQ(procs.size(), 4u);  // a has one load CPU, but every server needs its own process
+  int streams = 0;
+  for (size_t i = 0; i < procs.size(); ++i) {
+    EXPECT_EQ(procs[i].server, t.spec.servers[i]);
+    EXPECT_EQ(procs[i].port, 5201 + static_cast<int>(i));
+    EXPECT_EQ(procs[i].client_cpu, 0);  // a: node 0 -> CPU 0 by default
+    streams += procs[i].parallel;
+  }
+  EXPECT_EQ(streams, 4);
+  EXPECT_EQ(traffic_pattern(t.spec), "one-to-many");
+  EXPECT_EQ(traffic_pattern(test_named(p, "four-to-one").spec), "many-to-one");
+  EXPECT_EQ(traffic_direction(test_named(p, "bidirectional").spec), "bidirectional");
+}
+
+TEST(Traffic, StreamsAreSpreadOverOneProcessPerLoadCpu) {
+  auto topo = parse_topology_text(with_test("server = \"b\"\nstreams = 5\n"), "x.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  auto plan = make_plan(topo.value(), PlanOptions{"r", "t"});
+  ASSERT_TRUE(plan.ok());
+  auto procs = expand_traffic(plan.value(), plan->tests[0], 6000);
+  ASSERT_EQ(procs.size(), 2u);  // k = 2 load CPUs
+  EXPECT_EQ(procs[0].parallel, 3);
+  EXPECT_EQ(procs[1].parallel, 2);
+  EXPECT_EQ(procs[0].client_cpu, 0);
+  EXPECT_EQ(procs[1].client_cpu, 1);
+  EXPECT_EQ(procs[0].server, "b");
+  EXPECT_EQ(procs[1].server, "b");
+  // One stream is one process, whatever the CPUs.
+  auto one = parse_topology_text(with_test("server = \"b\"\n"), "x.toml");
+  auto one_plan = make_plan(one.value(), PlanOptions{"r", "t"});
+  EXPECT_EQ(expand_traffic(one_plan.value(), one_plan->tests[0], 6000).size(), 1u);
+}
+
+TEST(Traffic, UdpBitrateIsTheTotalAndLengthDefaultsToTheMtu) {
+  auto topo = parse_topology_text(with_test("server = \"b\"\nstreams = 4\nudp = true\nbitrate = \"400M\"\n"), "x.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  auto plan = make_plan(topo.value(), PlanOptions{"r", "t"});
+  auto procs = expand_traffic(plan.value(), plan->tests[0], 6000);
+  ASSERT_EQ(procs.size(), 2u);
+  EXPECT_DOUBLE_EQ(procs[0].bitrate_bps, 100e6);  // per stream: 400M over 4 streams
+  EXPECT_EQ(procs[0].length, 1372);               // 1400 - 28
+  IperfClientOptions o;
+  o.server_address = "10.77.0.2";
+  o.udp = true;
+  o.bitrate_bps = procs[0].bitrate_bps;
+  o.length = procs[0].length;
+  auto argv = iperf_client_argv(o);
+  std::string joined;
+  for (const auto& a : argv) joined += a + " ";
+  EXPECT_NE(joined.find("-u -b 100000000 -l 1372"), std::string::npos) << joined;
+}
+
+TEST(Traffic, PatternErrorsNameTheLine) {
+  auto error = [](const std::string& body) {
+    auto r = parse_topology_text(with_test(body), "x.toml");
+    return r.ok() ? std::string() : r.error().where_and_what();
+  };
+  EXPECT_EQ(error("server = [\"b\", \"c\"]\n"), "x.toml:19:1: test 't': 1 stream(s) cannot reach 2 servers");
+  EXPECT_EQ(error("server = [\"b\", \"b\"]\nstreams = 2\n"), "x.toml:22:16: test 't': server 'b' is listed twice");
+  EXPECT_EQ(error("server = [\"b\", \"z\"]\nstreams = 2\n"), "x.toml:22:16: test 't': node 'z' is not defined");
+  EXPECT_EQ(error("server = \"b\"\nudp = true\n"), "x.toml:23:7: test 't': a UDP test needs 'bitrate' (iperf3 would send 1 Mbit/s)");
+  EXPECT_EQ(error("server = \"b\"\nudp = true\nbitrate = \"1G\"\nlength = 1400\n"),
+            "x.toml:25:10: test 't': length 1400 does not fit the overlay MTU 1400");
+  EXPECT_EQ(error("server = \"b\"\nreverse = true\nbidirectional = true\n"), "x.toml:24:17: test 't': 'reverse' and 'bidirectional' together");
+  EXPECT_EQ(error("server = \"b\"\nlength = 100\n"), "x.toml:23:10: test 't': 'length' is the UDP payload size and this test is TCP");
+}
+
+TEST(Routing, SiteToSiteRoutesClientsThroughTheGatewaysTunnel) {
+  Plan p = plan_of("site-to-site.toml");
+  const PlanNode& c1 = *p.node("c1");
+  const PlanNode& gw1 = *p.node("gw1");
+  EXPECT_FALSE(c1.vpn);
+  EXPECT_EQ(c1.vpn_node(), "gw1");
+  EXPECT_TRUE(gw1.vpn);
+  ASSERT_EQ(gw1.sites.size(), 1u);
+  EXPECT_EQ(gw1.sites[0].str(), "192.168.1.0/24");
+  // Only gw1's link toward gw2 carries tunnel packets; its site link does not.
+  for (const auto& u : gw1.underlay) EXPECT_EQ(u.carrier, u.link == "wan") << u.link;
+  for (const auto& u : c1.underlay) EXPECT_FALSE(u.carrier);
+  // c1: default via gw1; gw1: site2 via gw2's overlay address (products) or its wan address (baseline).
+  std::vector<std::string> routes;
+  for (const auto& r : p.routes)
+    routes.push_back(r.node + " " + (r.dest.length ? r.dest.str() : "default") + " " + r.via.str() + " " +
+                     (r.when == PlanRoute::When::tunnel ? "tunnel" : r.when == PlanRoute::When::baseline ? "baseline" : "always"));
+  EXPECT_EQ(routes, (std::vector<std::string>{"c1 default 192.168.1.2 always", "c2 default 192.168.2.1 always",
+                                              "gw1 192.168.2.0/24 10.77.0.3 tunnel", "gw1 192.168.2.0/24 192.168.77.2 baseline",
+                                              "gw2 192.168.1.0/24 10.77.0.2 tunnel", "gw2 192.168.1.0/24 192.168.77.1 baseline"}));
+  const PlanTest& t = test_named(p, "c1-to-c2");
+  EXPECT_EQ(t.underlay_link(), "wan");
+  EXPECT_EQ(p.target_address(t, 0, true).str(), "192.168.2.2");   // c2's site address, tunnel or not
+  EXPECT_EQ(p.target_address(t, 0, false).str(), "192.168.2.2");
+  EXPECT_EQ(p.vpn_nodes().size(), 2u);
+}
+
+TEST(Routing, GatewayErrors) {
+  auto error = [](const std::string& extra_node, const std::string& overlay_nodes) {
+    std::string text = "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n" + overlay_nodes +
+                       "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n" + extra_node +
+                       "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n"
+                       "[bench]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n";
+    auto r = parse_topology_text(text, "x.toml");
+    return r.ok() ? std::string() : r.error().where_and_what();
+  };
+  EXPECT_EQ(error("[[node]]\nname = \"c\"\ngateway = \"a\"\n", "nodes = [\"a\", \"b\"]\n"),
+            "x.toml:12:11: node 'c': no link connects it to its gateway 'a'");
+  EXPECT_EQ(error("[[node]]\nname = \"c\"\ngateway = \"a\"\n", ""), "x.toml:11:11: node 'c' runs the VPN itself, so it has no gateway");
+  EXPECT_EQ(error("[[node]]\nname = \"c\"\ngateway = \"q\"\n", "nodes = [\"a\", \"b\"]\n"), "x.toml:12:11: node 'c': gateway: node 'q' is not defined");
+  EXPECT_EQ(error("", "nodes = [\"a\"]\n"), "x.toml:5:9: overlay: a VPN needs at least two nodes");
+}
+
+TEST(Pinning, DefaultsAreComputedAndSharingIsSaid) {
+  Plan p = plan_of("mesh5.toml", 2);
+  EXPECT_EQ(p.node("a")->cpus, std::vector<int>{0});
+  EXPECT_EQ(p.node("b")->cpus, std::vector<int>{1});
+  EXPECT_EQ(p.node("c")->load_cpus, std::vector<int>{0});
+  EXPECT_TRUE(p.node("e")->default_cpus);
+  std::string notes;
+  for (const auto& n : p.pin_notes) notes += n + "\n";
+  EXPECT_NE(notes.find("CPU 0 is shared: a (data plane + iperf3), c (data plane + iperf3), e (data plane + iperf3)"), std::string::npos) << notes;
+  Plan unpinned = plan_of("mesh5.toml", 2, true);
+  EXPECT_FALSE(unpinned.pinned);
+  EXPECT_TRUE(unpinned.node("a")->cpus.empty());
+  EXPECT_TRUE(unpinned.node("a")->load_cpus.empty());
+  // Given CPUs are kept.
+  Plan quick = plan_of("quick.toml", 2);
+  EXPECT_FALSE(quick.node("a")->default_cpus);
+  EXPECT_EQ(quick.node("b")->cpus, std::vector<int>{1});
+}
+
+TEST(Latency, NearestRankQuantiles) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  EXPECT_DOUBLE_EQ(LatencyProbe::quantile(v, 0.5), 50);
+  EXPECT_DOUBLE_EQ(LatencyProbe::quantile(v, 0.99), 99);
+  EXPECT_DOUBLE_EQ(LatencyProbe::quantile(v, 1.0), 100);
+  EXPECT_DOUBLE_EQ(LatencyProbe::quantile({}, 0.99), 0);
+  EXPECT_DOUBLE_EQ(LatencyProbe::quantile({7}, 0.99), 7);
+}
+
+TEST(IperfJson, BidirectionalAndUdpSums) {
+  auto bidir = parse_iperf_json(R"({"end": {"sum_sent": {"bytes": 1000, "retransmits": 2}, "sum_received": {"bytes": 900, "bits_per_second": 9e8, "seconds": 1},
+    "sum_sent_bidir_reverse": {"bytes": 500, "retransmits": 1}, "sum_received_bidir_reverse": {"bytes": 400, "bits_per_second": 4e8},
+    "cpu_utilization_percent": {"host_total": 95.5, "remote_total": 40}}})");
+  ASSERT_TRUE(bidir.ok());
+  EXPECT_DOUBLE_EQ(bidir->gbps, 1.3);
+  EXPECT_EQ(bidir->bytes_received, 900u);
+  EXPECT_EQ(bidir->bytes_received_back, 400u);
+  EXPECT_EQ(bidir->retransmits, 3);
+  EXPECT_DOUBLE_EQ(bidir->cpu_host_pct, 95.5);
+  auto udp = parse_iperf_json(R"({"end": {"sum": {"packets": 1000, "lost_packets": 10}, "sum_sent": {"bytes": 1200000},
+    "sum_received": {"bytes": 1188000, "bits_per_second": 9.5e6, "seconds": 1}}})");
+  ASSERT_TRUE(udp.ok());
+  EXPECT_EQ(udp->udp_packets, 1000u);
+  EXPECT_EQ(udp->udp_lost, 10u);
+  EXPECT_EQ(udp->retransmits, -1);
+}
