@@ -112,7 +112,8 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
     if (link.nodes.size() == 2) {
       auto a = node_of(link.nodes[0]);
       auto b = node_of(link.nodes[1]);
-      plan.veths.push_back(PlanVeth{link.name, a->ns, link.name, addr(0), b->ns, link.name, addr(1), "", mtu});
+      plan.veths.push_back(PlanVeth{link.name, a->ns, link.name, addr(0), b->ns, link.name, addr(1), "", mtu,
+                                    link.rate_bps, link.delay_ms, link.jitter_ms, link.loss_pct});
       a->underlay.push_back({link.name, link.name, addr(0)});
       b->underlay.push_back({link.name, link.name, addr(1)});
       continue;
@@ -120,7 +121,8 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
     PlanBridge br{link.name, plan.ns_prefix + "l-" + link.name, "br0", mtu};
     for (size_t k = 0; k < link.nodes.size(); ++k) {
       auto n = node_of(link.nodes[k]);
-      plan.veths.push_back(PlanVeth{link.name, n->ns, link.name, addr(k), br.ns, "p" + std::to_string(k), std::nullopt, br.name, mtu});
+      plan.veths.push_back(PlanVeth{link.name, n->ns, link.name, addr(k), br.ns, "p" + std::to_string(k), std::nullopt, br.name, mtu,
+                                    link.rate_bps, link.delay_ms, link.jitter_ms, link.loss_pct});
       n->underlay.push_back({link.name, link.name, addr(k)});
     }
     plan.bridges.push_back(std::move(br));
@@ -160,7 +162,12 @@ std::string describe_plan(const Plan& plan) {
   for (const auto& v : plan.veths) {
     o << "  " << v.link << ": " << v.ns_a << "/" << v.if_a << " <-> " << v.ns_b << "/" << v.if_b;
     if (!v.master_b.empty()) o << " (port of " << v.master_b << ")";
-    o << ", MTU " << v.mtu << "\n";
+    o << ", MTU " << v.mtu;
+    if (v.rate_bps > 0) o << ", rate " << v.rate_bps / 1e6 << " Mbit/s (TBF)";
+    if (v.delay_ms > 0) o << ", delay " << v.delay_ms << " ms";
+    if (v.jitter_ms > 0) o << " +- " << v.jitter_ms << " ms";
+    if (v.loss_pct > 0) o << ", loss " << v.loss_pct << " %";
+    o << "\n";
   }
   if (!plan.routes.empty()) {
     o << "routes:\n";

@@ -29,6 +29,9 @@ struct PlanVeth {
   std::optional<HostAddr> addr_b;
   std::string master_b;  // bridge name in ns_b, empty for a node-to-node pair
   int mtu = 1500;
+  // Shaping on the node-side ends' egress (end B too when it is a node): every packet
+  // is shaped once, by its sender, as on a real link.
+  double rate_bps = 0, delay_ms = 0, jitter_ms = 0, loss_pct = 0;
 };
 
 struct PlanBridge {

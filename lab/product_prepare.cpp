@@ -17,6 +17,13 @@ std::string peer_underlay(const PlanNode& self, const PlanNode& peer) {
   return peer.underlay.empty() ? "" : peer.underlay.front().addr.addr.str();
 }
 
+// "a/24, b/24" (with `first` in front when given): the subnets a gateway serves.
+std::string join_prefixes(const std::vector<Ipv4Prefix>& prefixes, const std::string& first = "") {
+  std::string out = first;
+  for (const auto& p : prefixes) out += (out.empty() ? "" : ", ") + p.str();
+  return out;
+}
+
 // Node names may hold '-', which some products refuse in their own names (tinc).
 std::string ident_of(const std::string& name) {
   std::string out = name;
@@ -39,6 +46,8 @@ std::map<std::string, std::string> ProductSession::peer_values(const PlanNode& n
   std::map<std::string, std::string> p = {{"peer_name", peer.name},
                                           {"peer_node_ident", ident_of(peer.name)},
                                           {"peer_overlay_address", peer.overlay.addr.str()},
+                                          {"peer_subnets", join_prefixes(peer.sites)},
+                                          {"peer_allowed_ips", join_prefixes(peer.sites, peer.overlay.addr.str() + "/32")},
                                           {"peer_underlay_address", peer_underlay(node, peer)},
                                           {"peer_dir", node_dir(peer.name)},
                                           {"peer_secrets", secrets_dir(peer.name)}};
@@ -75,7 +84,11 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
   tc.vars["node_index"] = std::to_string(index);
   tc.vars["overlay_address"] = node->overlay.addr.str();
   tc.vars["overlay_cidr"] = node->overlay.str();
+  // The address the tunnel's packets leave from: on a link toward other VPN nodes.
   tc.vars["underlay_address"] = node->underlay.empty() ? "" : node->underlay.front().addr.addr.str();
+  for (auto it = node->underlay.rbegin(); it != node->underlay.rend(); ++it)
+    if (it->carrier) tc.vars["underlay_address"] = it->addr.addr.str();
+  tc.vars["subnets"] = join_prefixes(node->sites);
   tc.vars["dir"] = node_dir(node->name);
   tc.vars["secrets"] = secrets_dir(node->name);
   if (ctx_.keys && ctx_.keys->count(node->name)) {
@@ -93,8 +106,12 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
   if (peer)
     for (const auto& [k, v] : peer_values(*node, *peer)) tc.vars[k] = v;
   auto& peers = tc.lists["peers"];
-  for (const PlanNode& other : plan.nodes)
-    if (other.name != node->name) peers.push_back(peer_values(*node, other));
+  auto& sites = tc.lists["remote_sites"];  // every other gateway's site, via its overlay address
+  for (const PlanNode& other : plan.nodes) {
+    if (other.name == node->name) continue;
+    peers.push_back(peer_values(*node, other));
+    for (const auto& site : other.sites) sites.push_back({{"site", site.str()}, {"site_via", other.overlay.addr.str()}});
+  }
   // One-item or empty lists: {{#first}}...{{/first}} renders only on the first node.
   tc.lists["first"] = index == 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
   tc.lists["others"] = index != 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};

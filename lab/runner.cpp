@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -15,13 +16,11 @@
 #include "lab/fs_util.h"
 #include "lab/interrupt.h"
 #include "lab/keys.h"
+#include "lab/product_round.h"
 #include "lab/product_session.h"
 #include "lab/run_state.h"
 #include "lab/sample.h"
 #include "lab/summary.h"
-#include "netns/live_topology.h"
-#include "netns/namespace.h"
-#include "netns/offloads.h"
 
 namespace vpnlab {
 
@@ -48,15 +47,18 @@ void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std:
 
 Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
   if (!spec.tunnel) return ok_status();
-  std::string shape = overlay_shape(plan.nodes.size());
-  if (std::find(spec.shapes.begin(), spec.shapes.end(), shape) == spec.shapes.end())
-    return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay of " + std::to_string(plan.nodes.size()) +
-                          " nodes (it supports: " + [&] {
-                            std::string all;
-                            for (const auto& s : spec.shapes) all += (all.empty() ? "" : ", ") + s;
-                            return all;
-                          }() + ")",
-                      "leave it out of this run, or use a topology of that shape");
+  size_t vpn_count = plan.vpn_nodes().size();
+  std::vector<std::string> needed = {overlay_shape(vpn_count)};
+  if (vpn_count < plan.nodes.size()) needed.push_back("site-to-site");  // some node reaches the overlay through a gateway
+  for (const auto& shape : needed)
+    if (std::find(spec.shapes.begin(), spec.shapes.end(), shape) == spec.shapes.end())
+      return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay of " + std::to_string(vpn_count) +
+                            " VPN nodes (it supports: " + [&] {
+                              std::string all;
+                              for (const auto& s : spec.shapes) all += (all.empty() ? "" : ", ") + s;
+                              return all;
+                            }() + ")",
+                        "leave it out of this run, or use a topology of that shape");
   int underlay = underlay_mtu(plan);
   int carried = carried_mtu(spec, underlay);
   if (plan.overlay_mtu > carried)
@@ -85,6 +87,15 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   const Plan& plan = resolved;
   for (const auto& spec : specs)
     if (auto s = check_product_fits(spec, plan); !s) return s.error();
+  for (const auto& t : plan.tests)
+    if (t.spec.udp && t.spec.length > plan.overlay_mtu - 28)
+      return make_error(plan.topology_file + ": test '" + t.spec.name + "': length " + std::to_string(t.spec.length) +
+                            " does not fit the overlay MTU " + std::to_string(plan.overlay_mtu) + " the products resolved to",
+                        "use length <= " + std::to_string(plan.overlay_mtu - 28) + ", or leave it out (MTU - 28 is the default)");
+  // Products run on the VPN nodes only; site clients behind gateways run none.
+  Plan vpn_plan = plan;
+  vpn_plan.nodes.clear();
+  for (const auto* n : plan.vpn_nodes()) vpn_plan.nodes.push_back(*n);
   // Resuming: the same topology, and every row already there counts as done. Checked
   // before anything is written, so a refused resume leaves the earlier run as it was.
   RunReport report;
@@ -134,113 +145,68 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   auto measured = [&](const std::string& product, const std::string& test, int sample) {
     return done.count({product, test, sample}) > 0;
   };
-  for (size_t pi = 0; pi < specs.size() && !report.interrupted; ++pi) {
-    const ProductSpec& spec = specs[pi];
-    ProductOutcome outcome;
-    outcome.product = spec.name;
+  // Which products run, and whether anything is left to measure for them.
+  std::vector<size_t> runnable;
+  for (size_t pi = 0; pi < specs.size(); ++pi) {
     const Availability& avail = availability[pi];
-    spdlog::info("[{}/{}] {} ({})", pi + 1, specs.size(), spec.name, avail.available ? avail.version : avail.reason);
-    if (!avail.available) {
-      outcome.failure = avail.reason;
-      report.products.push_back(outcome);
-      continue;
-    }
+    spdlog::info("{} ({})", specs[pi].name, avail.available ? avail.version : avail.reason);
     bool missing = false;
     for (const auto& test : plan.tests)
-      for (int i = 1; i <= plan.samples; ++i) missing = missing || !measured(spec.name, test.spec.name, i);
-    if (!missing) {
-      spdlog::info("  already measured");
-      report.products.push_back(outcome);
-      continue;
-    }
-    auto topo = LiveTopology::build(plan);
-    if (!topo) return with_context(topo.error(), "building the topology for " + spec.name);
-    if (pi == 0) {
-      nlohmann::json sysctls;
-      for (const auto& ns : (*topo)->namespaces()) sysctls[ns.name] = ns.sysctls;
-      (void)write_file(opts.run_dir + "/sysctls.json", sysctls.dump(2) + "\n", 0640);
-      nlohmann::json offloads;
-      for (const auto& ns : (*topo)->namespaces())
-        if (auto links = list_links(ns.sock.get()))
-          for (const auto& l : *links)
-            if (l.name != "lo")
-              if (auto o = read_offloads(ns.fd.get(), l.name)) offloads[ns.name][l.name] = o.value();
-      (void)write_file(opts.run_dir + "/offloads.json", offloads.dump(2) + "\n", 0640);
-    }
-    ProductSession::Context ctx{&plan, topo->get(), &spec, &keys.value(), opts.run_dir, opts.interrupt_fd, {{"psk", psk.value()}}};
-    auto session = ProductSession::start(ctx);
-    if (!session) {
-      outcome.failure = session.error().message;
-      spdlog::error("{}: did not come up: {}", spec.name, session.error().message);
-      report.interrupted = interrupted();
-      for (const auto& test : plan.tests)
-        for (int i = 1; i <= plan.samples && !report.interrupted; ++i) {
-          if (measured(spec.name, test.spec.name, i)) continue;
-          SampleRow row = row_for(plan, test, spec, plan.duration_s);
-          row.sample = i;
-          row.reason = "product did not come up: " + session.error().message.substr(0, session.error().message.find('\n'));
-          if (auto s = csv->append(row); !s) return s.error();
-          report.rows.push_back(row);
-        }
-    } else {
-      outcome.started = true;
-      outcome.bringup_s = (*session)->bringup_seconds();
-      if (spec.tunnel) spdlog::info("  up and answering pings after {:.2f} s", outcome.bringup_s);
-      if (!plan.tests.empty()) {
-        const PlanTest& first = plan.tests.front();
-        std::string dir = opts.run_dir + "/raw/" + spec.name + "/" + first.spec.name;
-        std::string logs = opts.run_dir + "/logs/" + spec.name + "/" + first.spec.name;
-        if (auto s = make_dirs(dir, 0750); !s) return s.error();
-        if (auto s = make_dirs(logs, 0750); !s) return s.error();
-        outcome.plaintext = plaintext_check(SampleContext{&plan, &first, &spec, topo->get(), session->get(), dir, logs, opts.interrupt_fd},
-                                            &report.interrupted);
-        spdlog::info("  plaintext check: {}", outcome.plaintext.empty() ? (spec.tunnel ? "no payload in clear on the underlay"
-                                                                                      : "payload seen in clear, as it must be without a tunnel")
-                                                                       : outcome.plaintext);
-      }
-      for (const auto& test : plan.tests) {
-        if (report.interrupted) break;
-        std::string raw_dir = opts.run_dir + "/raw/" + spec.name + "/" + test.spec.name;
-        std::string log_dir = opts.run_dir + "/logs/" + spec.name + "/" + test.spec.name;
-        if (auto s = make_dirs(raw_dir, 0750); !s) return s.error();
-        if (auto s = make_dirs(log_dir, 0750); !s) return s.error();
-        SampleContext sc{&plan, &test, &spec, topo->get(), session->get(), raw_dir, log_dir, opts.interrupt_fd};
-        if (plan.warmup_s >= 1) {
-          SampleRow w = run_sample(sc, "warmup", plan.warmup_s, &report.interrupted);
-          spdlog::info("  {} warm-up: {}", test.spec.name, w.status == "ok" ? fmt::format("{:.3f} Gbit/s (discarded)", w.gbps) : w.reason);
-        }
-        for (int i = 1; i <= plan.samples && !report.interrupted; ++i) {
-          if (measured(spec.name, test.spec.name, i)) continue;
-          SampleRow row = run_sample(sc, "sample-" + std::to_string(i), plan.duration_s, &report.interrupted);
-          if (report.interrupted) break;  // a cut-short sample is not a result
-          row.sample = i;
-          if (!outcome.plaintext.empty() && spec.tunnel) {
-            row.valid = false;
-            row.reason = outcome.plaintext;
-          }
-          if (auto s = csv->append(row); !s) return s.error();
-          if (row.status != "ok")
-            spdlog::info("  {} sample {}/{}: failed: {}", test.spec.name, i, plan.samples, row.reason);
-          else
-            spdlog::info("  {} sample {}/{}: {:.3f} Gbit/s{}", test.spec.name, i, plan.samples, row.gbps,
-                         row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);
-          report.rows.push_back(std::move(row));
-        }
-      }
-      (*session)->stop();
-    }
-    session = make_error("released");  // the session ends before the audit
-    auto audit = (*topo)->audit();
-    outcome.leftovers = audit.leftovers;
-    outcome.run_files = audit.run_files;
-    for (const auto& l : outcome.leftovers) spdlog::warn("{}: teardown leftover: {}", spec.name, l);
-    for (const auto& f : outcome.run_files) spdlog::info("  {} left {} (discarded with it)", spec.name, f);
-    if (auto s = (*topo)->teardown(10); !s) return with_context(s.error(), "tearing down after " + spec.name);
-    // The next product starts on a kernel that has finished destroying this topology.
-    if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
-    report.products.push_back(outcome);
-    report.interrupted = report.interrupted || interrupted();
+      for (int i = 1; i <= plan.samples; ++i) missing = missing || !measured(specs[pi].name, test.spec.name, i);
+    if (avail.available && missing) runnable.push_back(pi);
   }
+  std::map<size_t, ProductOutcome> outcomes;
+  for (size_t pi = 0; pi < specs.size(); ++pi) {
+    outcomes[pi].product = specs[pi].name;
+    if (!availability[pi].available) outcomes[pi].failure = availability[pi].reason;
+  }
+  // Interleaved: round r runs sample r of every product in turn, each on a fresh topology,
+  // so slow drifts of the machine hit all products alike and rounds pair up for ratios.
+  std::vector<std::vector<int>> rounds;
+  std::vector<int> all;
+  for (int i = 1; i <= plan.samples; ++i) all.push_back(i);
+  if (plan.interleave) {
+    for (int i : all) rounds.push_back({i});
+  } else {
+    rounds.push_back(all);
+  }
+  bool first_build = true;
+  for (size_t r = 0; r < rounds.size() && !report.interrupted; ++r) {
+    for (size_t k = 0; k < runnable.size() && !report.interrupted; ++k) {
+      size_t pi = runnable[k];
+      const ProductSpec& spec = specs[pi];
+      ProductOutcome& outcome = outcomes[pi];
+      std::vector<int> todo;
+      for (int i : rounds[r]) {
+        bool missing = false;
+        for (const auto& test : plan.tests) missing = missing || !measured(spec.name, test.spec.name, i);
+        if (missing) todo.push_back(i);
+      }
+      if (todo.empty()) continue;
+      // A product that never came up is not brought up again every round.
+      if (!outcome.failure.empty() && !outcome.started && r > 0) {
+        for (const auto& test : plan.tests)
+          for (int i : todo) {
+            if (measured(spec.name, test.spec.name, i)) continue;
+            SampleRow row = row_for(plan, test, spec, plan.duration_s);
+            row.sample = i;
+            row.reason = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));
+            if (auto s = csv->append(row); !s) return s.error();
+            report.rows.push_back(row);
+          }
+        continue;
+      }
+      if (rounds.size() > 1) spdlog::info("round {}/{}: [{}/{}] {}", r + 1, rounds.size(), k + 1, runnable.size(), spec.name);
+      else spdlog::info("[{}/{}] {}", k + 1, runnable.size(), spec.name);
+      RoundContext rc{&plan, &vpn_plan, &spec, &keys.value(), psk.value(), &opts, &csv.value(), first_build,
+                      [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
+      first_build = false;
+      bool plaintext = !outcome.plaintext_checked;
+      if (auto s = run_product_round(rc, todo, plaintext, &outcome, &report.rows, &report.interrupted); !s) return s.error();
+      report.interrupted = report.interrupted || interrupted();
+    }
+  }
+  for (size_t pi = 0; pi < specs.size(); ++pi) report.products.push_back(outcomes[pi]);
   (void)remove_state(plan.run_id);
   // The summary comes from the file, the source of truth: `vpnlab report` gives the same.
   auto written = read_results_csv(opts.run_dir + "/results.csv");

@@ -1,6 +1,7 @@
-// The bench runner: for each product in turn, build the topology from nothing, start the
-// product, prove it ready, run warm-up + samples of every test, stop it, audit what it
-// left, tear everything down and wait until the kernel has released the namespaces.
+// The bench runner: checks every product first, records provenance, then runs rounds
+// (interleaved: sample r of every product in turn; sequential: all samples of one product,
+// then the next), each product on a topology built from nothing and torn down after it
+// (product_round.h). The summary is computed from results.csv as written.
 #pragma once
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ struct ProductOutcome {
   std::string failure;                 // why it did not run, with log tail
   double bringup_s = 0;
   std::string plaintext;               // "" = the plaintext check passed; otherwise why not
+  bool plaintext_checked = false;      // done once per product, on its first bring-up
   std::vector<std::string> leftovers;  // teardown audit: what its stop left running or configured
   std::vector<std::string> run_files;  // files it left in the nodes' private /run (discarded)
 };

@@ -24,7 +24,7 @@ std::string plaintext_check(SampleContext c, bool* interrupted) {
   c.port_bytes_out = &delivered;
   SampleRow row = run_sample(c, "plaintext-check", 1, interrupted);
   PayloadWatch::Summary seen = (*watch)->stop();
-  if (row.status != "ok") return "plaintext check: the sample failed: " + row.reason;
+  if (row.status != "ok" || (c.spec->tunnel && !row.valid)) return "plaintext check: the sample failed: " + row.reason;
   std::string frames = std::to_string(seen.frames) + " frames on " + vpn_node + "/" + ifname + " watched, " + std::to_string(seen.drops) +
                        " not captured";
   if (c.spec->tunnel && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";

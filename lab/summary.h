@@ -11,14 +11,23 @@
 
 namespace vpnlab {
 
-inline constexpr int kSummarySchema = 1;
+inline constexpr int kSummarySchema = 2;
+inline constexpr double kHighCv = 0.10;  // flagged: the median of such samples moves a lot
 
 struct ProductTestSummary {
   std::string product, test;
   int rows = 0;              // all rows, failed ones included
-  SampleStats gbps;          // valid rows only
-  SampleStats cpu_per_gbit;  // valid rows only
+  SampleStats gbps;          // valid rows only (as all below)
+  SampleStats cpu_per_gbit;
   double ratio_to_baseline = 0;  // median / baseline median of the same test; 0 = none
+  // Per round (sample i of this product and of the baseline): the ratio's median and its
+  // interval. Interleaved runs measure both in the same round, close in time.
+  SampleStats paired_ratio;
+  double cpu_over_baseline = 0;  // CPU-s/Gbit minus the baseline's (medians)
+  SampleStats rss_kb, pps, latency_p50_ms, latency_p99_ms;
+  int threads = 0;               // most OS threads seen on one node
+  int generator_bound = 0;       // rows where an iperf3 process used >= 90 % of a CPU
+  int loaded_rows = 0;           // rows that found a task from outside the lab runnable before them
 };
 
 // In order of first appearance.

@@ -1,4 +1,5 @@
 #include "netns/capabilities.h"
+#include "netns/shaping.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -16,8 +17,6 @@
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
 #include <netlink/route/qdisc.h>
-#include <netlink/route/qdisc/netem.h>
-#include <netlink/route/qdisc/tbf.h>
 #include <netlink/route/tc.h>
 
 #include "netns/namespace.h"
@@ -41,23 +40,6 @@ namespace {
 
 Capability from_status(const std::string& name, const Status& s, const std::string& yes) {
   return Capability{name, s.ok(), s.ok() ? yes : s.error().message};
-}
-
-Status add_qdisc(nl_sock* sock, int ifindex, const std::string& kind) {
-  std::unique_ptr<rtnl_qdisc, void (*)(rtnl_qdisc*)> q(rtnl_qdisc_alloc(), rtnl_qdisc_put);
-  rtnl_tc* tc = TC_CAST(q.get());
-  rtnl_tc_set_ifindex(tc, ifindex);
-  rtnl_tc_set_parent(tc, TC_H_ROOT);
-  if (int err = rtnl_tc_set_kind(tc, kind.c_str()); err < 0) return make_error(kind + ": " + nl_geterror(err));
-  if (kind == "tbf") {
-    rtnl_qdisc_tbf_set_rate(q.get(), 125000000, 65536, 0);  // 1 Gbit/s
-    rtnl_qdisc_tbf_set_limit(q.get(), 1 << 20);
-  } else {
-    rtnl_netem_set_delay(q.get(), 1000);  // 1 ms
-  }
-  int err = rtnl_qdisc_add(sock, q.get(), NLM_F_CREATE | NLM_F_REPLACE);
-  if (err < 0) return make_error(kind + " qdisc: " + nl_geterror(err));
-  return ok_status();
 }
 
 // A userspace TUN device, the way every userspace VPN makes its interface.
@@ -146,7 +128,7 @@ std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns
   caps.push_back(from_status("esp-state", esp, "the kernel does ESP (AES-GCM)"));
   auto idx = link_index(sock, "vlp0");
   for (const char* kind : {"tbf", "netem"}) {
-    Status q = idx ? add_qdisc(sock, *idx, kind) : Status(idx.error());
+    Status q = idx ? add_test_qdisc(sock, *idx, kind) : Status(idx.error());
     caps.push_back(from_status(std::string(kind) + "-qdisc", q, std::string(kind) + " qdiscs can be attached"));
   }
   for (auto& n : made.value()) {

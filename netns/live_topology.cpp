@@ -5,6 +5,8 @@
 
 #include "netns/fault.h"
 #include "netns/pidfd.h"
+#include "netns/route.h"
+#include "netns/shaping.h"
 #include "netns/sysctl.h"
 
 namespace vpnlab {
@@ -20,7 +22,10 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
   std::vector<NetnsRequest> requests;
   for (const auto& b : plan.bridges) requests.push_back({b.ns, bridge_sysctls()});
   for (const auto& n : plan.nodes) {
-    requests.push_back({n.ns, node_sysctls()});
+    SysctlList sysctls = node_sysctls();
+    // A gateway forwards between its site and the tunnel (or, for the baseline, the wan).
+    if (!n.sites.empty()) sysctls.push_back({"net/ipv4/ip_forward", "1"});
+    requests.push_back({n.ns, sysctls});
     topo->node_ns_[n.name] = n.ns;
   }
   auto t0 = std::chrono::steady_clock::now();
@@ -62,9 +67,22 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
       if (auto r = add_address(a.sock.get(), v.if_a, *v.addr_a); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
     if (v.addr_b)
       if (auto r = add_address(b.sock.get(), v.if_b, *v.addr_b); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
+    Shaping shaping{v.rate_bps, v.delay_ms, v.jitter_ms, v.loss_pct, v.mtu};
+    if (auto r = apply_shaping(a.sock.get(), v.if_a, shaping); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
+    if (v.master_b.empty())
+      if (auto r = apply_shaping(b.sock.get(), v.if_b, shaping); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
   }
+  if (auto r = topo->add_routes(plan, PlanRoute::When::always); !r) return fail(r.error());
   if (timings) timings->links_ms = ms_since(t1);
   return topo;
+}
+
+Status LiveTopology::add_routes(const Plan& plan, PlanRoute::When when) {
+  for (const auto& r : plan.routes) {
+    if (r.when != when) continue;
+    if (auto s = replace_route(ns_of_node(r.node).sock.get(), r.dest, r.via); !s) return with_context(s.error(), "node '" + r.node + "'");
+  }
+  return ok_status();
 }
 
 Result<std::unique_ptr<LiveTopology>> LiveTopology::attach(const std::vector<std::string>& ns_names) {

@@ -26,6 +26,10 @@ class LiveTopology {
   // Builds every namespace, bridge, veth and address of `plan`; on failure removes
   // what was already made.
   static Result<std::unique_ptr<LiveTopology>> build(const Plan& plan, BuildTimings* timings = nullptr);
+  // Adds (replaces) the plan's routes of one kind: `always` ones are part of build();
+  // the runner adds the `tunnel` ones once a product is up, `baseline` ones for the
+  // no-tunnel baseline.
+  Status add_routes(const Plan& plan, PlanRoute::When when);
   // Re-attaches to a topology made by `vpnlab up` (namespaces found by name).
   static Result<std::unique_ptr<LiveTopology>> attach(const std::vector<std::string>& ns_names);
 

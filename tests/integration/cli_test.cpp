@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "lab/results_csv.h"
+#include "lab/summary.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;
@@ -123,7 +124,7 @@ TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
   Outcome report = vpnlab_cli({"report", run_dir});
   EXPECT_EQ(report.status, 0) << report.err;
   EXPECT_EQ(report.out, summary);
-  EXPECT_NE(read_file(run_dir + "/summary.json").find("\"schema\": 1"), std::string::npos);
+  EXPECT_NE(read_file(run_dir + "/summary.json").find("\"schema\": " + std::to_string(kSummarySchema)), std::string::npos);
 }
 
 TEST(Cli, ResumeAddsOnlyTheMissingRows) {

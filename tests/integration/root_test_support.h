@@ -89,7 +89,7 @@ struct ShortRun {
 };
 
 inline ShortRun short_run(const std::vector<std::string>& products, const std::string& products_dir = VPNLAB_PRODUCTS_DIR,
-                          int samples = 1, const std::string& topology = VPNLAB_TOPOLOGIES "/quick.toml") {
+                          int samples = 1, const std::string& topology = VPNLAB_TOPOLOGIES "/quick.toml", bool interleave = true) {
   ShortRun r;
   PlanOptions o;
   o.products = products;
@@ -97,6 +97,7 @@ inline ShortRun short_run(const std::vector<std::string>& products, const std::s
   o.duration_s = 1;
   r.plan = plan_for(topology, o);
   r.plan.warmup_s = 0;
+  r.plan.interleave = interleave;
   RunOptions ro;
   ro.run_dir = make_temp_dir("run") + "/" + r.plan.run_id;
   ro.products_dir = products_dir;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "lab/iperf.h"
@@ -230,8 +231,10 @@ TEST(TunnelCheck, RequiresTheTunnelToCarryIperfBytes) {
 
 TEST(Summary, MedianIntervalCvAndRatio) {
   std::vector<SampleRow> rows;
+  std::map<std::string, int> next_sample;
   auto add = [&](const std::string& product, double gbps, bool valid) {
     SampleRow r;
+    r.sample = ++next_sample[product];
     r.product = product;
     r.test = "t";
     r.gbps = gbps;
@@ -244,10 +247,13 @@ TEST(Summary, MedianIntervalCvAndRatio) {
   for (double g : {0.3, 0.5, 0.4, 0.45}) add("wireguard-go", g, true);
   add("wireguard-go", 9.0, false);  // invalid rows are not results
   std::string table = summary_table(rows);
-  EXPECT_NE(table.find("baseline             t                 11.000        10.000-12.000*   9.1%      1.000       0.09    3/3"), std::string::npos)
+  EXPECT_NE(table.find("baseline             t                11.000      10.000-12.000*    9.1%                     1       0.09        -       -        -        -    -    3/3"),
+            std::string::npos)
       << table;
-  EXPECT_NE(table.find("wireguard-go         t                  0.425          0.300-0.500*  20.7%      0.039       2.36    4/5"), std::string::npos)
+  // Paired by round: 0.3/10, 0.5/12, 0.4/11 (sample 4 has no baseline partner).
+  EXPECT_NE(table.find("wireguard-go         t                 0.425        0.300-0.500*  20.7%!   0.036 (0.030-0.042)       2.36    +2.27"), std::string::npos)
       << table;
+  EXPECT_NE(table.find("! wireguard-go / t: CV 20.7%! is high"), std::string::npos) << table;
   EXPECT_NE(table.find("covers the median with only 75.0 % (3 samples)"), std::string::npos) << table;
 
   nlohmann::json j = summary_json(rows);

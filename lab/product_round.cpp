@@ -1,0 +1,141 @@
+#include "lab/product_round.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lab/fs_util.h"
+#include "lab/interrupt.h"
+#include "lab/product_session.h"
+#include "lab/sample.h"
+#include "netns/live_topology.h"
+#include "netns/namespace.h"
+#include "netns/netlink.h"
+#include "netns/offloads.h"
+
+namespace vpnlab {
+
+namespace {
+
+void record_topology(const std::string& run_dir, LiveTopology& topo) {
+  nlohmann::json sysctls;
+  for (const auto& ns : topo.namespaces()) sysctls[ns.name] = ns.sysctls;
+  (void)write_file(run_dir + "/sysctls.json", sysctls.dump(2) + "\n", 0640);
+  nlohmann::json offloads;
+  for (const auto& ns : topo.namespaces())
+    if (auto links = list_links(ns.sock.get()))
+      for (const auto& l : *links)
+        if (l.name != "lo")
+          if (auto o = read_offloads(ns.fd.get(), l.name)) offloads[ns.name][l.name] = o.value();
+  (void)write_file(run_dir + "/offloads.json", offloads.dump(2) + "\n", 0640);
+}
+
+Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw, std::string* logs) {
+  *raw = run_dir + "/raw/" + product + "/" + test;
+  *logs = run_dir + "/logs/" + product + "/" + test;
+  if (auto s = make_dirs(*raw, 0750); !s) return s;
+  return make_dirs(*logs, 0750);
+}
+
+// Rows for samples a product could not run, with the reason.
+Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why, std::vector<SampleRow>* rows, bool* interrupted) {
+  for (const auto& test : c.plan->tests)
+    for (int i : samples) {
+      if (*interrupted) return ok_status();
+      if (c.measured(test.spec.name, i)) continue;
+      SampleRow row = row_for(*c.plan, test, *c.spec, c.plan->duration_s);
+      row.sample = i;
+      row.reason = why;
+      if (auto s = c.csv->append(row); !s) return s;
+      rows->push_back(row);
+    }
+  return ok_status();
+}
+
+}  // namespace
+
+Status run_product_round(const RoundContext& c, const std::vector<int>& samples, bool check_plaintext, ProductOutcome* outcome,
+                         std::vector<SampleRow>* rows, bool* interrupted) {
+  const Plan& plan = *c.plan;
+  const ProductSpec& spec = *c.spec;
+  const std::string& run_dir = c.opts->run_dir;
+  auto topo = LiveTopology::build(plan);
+  if (!topo) return with_context(topo.error(), "building the topology for " + spec.name);
+  if (c.write_topology_records) record_topology(run_dir, **topo);
+  ProductSession::Context ctx{c.vpn_plan, topo->get(), &spec, c.keys, run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}};
+  auto session = ProductSession::start(ctx);
+  // Remote sites: through the tunnel once it is up, or plainly routed for the baseline.
+  if (session)
+    if (auto r = (*topo)->add_routes(plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r) {
+      (*session)->stop();
+      session = r.error();
+    }
+  if (!session) {
+    outcome->failure = session.error().message;
+    spdlog::error("{}: did not come up: {}", spec.name, session.error().message);
+    *interrupted = vpnlab::interrupted();
+    if (auto s = fail_rows(c, samples, "product did not come up: " + outcome->failure.substr(0, outcome->failure.find('\n')), rows, interrupted); !s)
+      return s;
+  } else {
+    if (!outcome->started) outcome->bringup_s = (*session)->bringup_seconds();
+    outcome->started = true;
+    if (spec.tunnel) spdlog::info("  up and answering pings after {:.2f} s", (*session)->bringup_seconds());
+    if (check_plaintext && !plan.tests.empty()) {
+      std::string raw, logs;
+      if (auto s = dirs_for(run_dir, spec.name, plan.tests.front().spec.name, &raw, &logs); !s) return s;
+      outcome->plaintext = plaintext_check(SampleContext{&plan, &plan.tests.front(), &spec, topo->get(), session->get(), raw, logs, c.opts->interrupt_fd},
+                                           interrupted);
+      outcome->plaintext_checked = true;
+      spdlog::info("  plaintext check: {}", outcome->plaintext.empty() ? (spec.tunnel ? "no payload in clear on the underlay"
+                                                                                     : "payload seen in clear, as it must be without a tunnel")
+                                                                      : outcome->plaintext);
+    }
+    for (const auto& test : plan.tests) {
+      if (*interrupted) break;
+      std::string raw, logs;
+      if (auto s = dirs_for(run_dir, spec.name, test.spec.name, &raw, &logs); !s) return s;
+      SampleContext sc{&plan, &test, &spec, topo->get(), session->get(), raw, logs, c.opts->interrupt_fd};
+      if (plan.warmup_s >= 1) {
+        SampleRow w = run_sample(sc, "warmup-" + std::to_string(samples.front()), plan.warmup_s, interrupted);
+        spdlog::info("  {} warm-up: {}", test.spec.name, w.status == "ok" ? fmt::format("{:.3f} Gbit/s (discarded)", w.gbps) : w.reason);
+      }
+      for (int i : samples) {
+        if (*interrupted) break;
+        if (c.measured(test.spec.name, i)) continue;
+        SampleRow row = run_sample(sc, "sample-" + std::to_string(i), plan.duration_s, interrupted);
+        if (*interrupted) break;  // a cut-short sample is not a result
+        row.sample = i;
+        if (!outcome->plaintext.empty() && spec.tunnel) {
+          row.valid = false;
+          row.reason = outcome->plaintext;
+        }
+        if (auto s = c.csv->append(row); !s) return s;
+        if (row.status != "ok")
+          spdlog::info("  {} sample {}/{}: failed: {}", test.spec.name, i, plan.samples, row.reason);
+        else
+          spdlog::info("  {} sample {}/{}: {:.3f} Gbit/s{}", test.spec.name, i, plan.samples, row.gbps,
+                       row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);
+        rows->push_back(std::move(row));
+      }
+    }
+    (*session)->stop();
+  }
+  session = make_error("released");  // the session ends before the audit
+  auto audit = (*topo)->audit();
+  for (const auto& l : audit.leftovers) {
+    spdlog::warn("{}: teardown leftover: {}", spec.name, l);
+    outcome->leftovers.push_back(l);
+  }
+  for (const auto& f : audit.run_files) {
+    if (std::find(outcome->run_files.begin(), outcome->run_files.end(), f) != outcome->run_files.end()) continue;
+    spdlog::info("  {} left {} (discarded with it)", spec.name, f);
+    outcome->run_files.push_back(f);
+  }
+  if (auto s = (*topo)->teardown(10); !s) return with_context(s.error(), "tearing down after " + spec.name);
+  // The next product starts on a kernel that has finished destroying this topology.
+  if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
+  return ok_status();
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,37 @@
+// One product on a freshly built topology: bring it up, prove it, run the given sample
+// numbers of every test (after a warm-up), stop it, audit and tear down. Interleaved
+// runs call this once per round and product (A B C, A B C, ...); sequential runs once
+// per product with every sample.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lab/keys.h"
+#include "lab/plan.h"
+#include "lab/product_spec.h"
+#include "lab/results_csv.h"
+#include "lab/runner.h"
+
+namespace vpnlab {
+
+struct RoundContext {
+  const Plan* plan = nullptr;      // the whole topology
+  const Plan* vpn_plan = nullptr;  // the same with only the nodes that run the VPN
+  const ProductSpec* spec = nullptr;
+  const std::map<std::string, X25519KeyPair>* keys = nullptr;
+  std::string psk;
+  const RunOptions* opts = nullptr;
+  ResultsCsv* csv = nullptr;
+  bool write_topology_records = false;  // the first build records sysctls and offloads
+  std::function<bool(const std::string& test, int sample)> measured;  // already in the CSV (resume)
+};
+
+// Runs `samples` (1-based numbers) of every test. Rows go to the CSV and into *rows;
+// what the product did goes into *outcome (merged over rounds). A failure of the lab
+// itself (not of the product) comes back as an error.
+Status run_product_round(const RoundContext& c, const std::vector<int>& samples, bool plaintext_check, ProductOutcome* outcome,
+                         std::vector<SampleRow>* rows, bool* interrupted);
+
+}  // namespace vpnlab

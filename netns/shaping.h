@@ -1,0 +1,28 @@
+// Link shaping on one interface: a token bucket (TBF) for `rate`, netem for delay,
+// jitter and loss. Whether the kernel has them is found out by creating the qdisc: a
+// missing one is an error that names it, never a silent unshaped link.
+#pragma once
+#include <string>
+
+#include "lab/result.h"
+
+struct nl_sock;
+
+namespace vpnlab {
+
+struct Shaping {
+  double rate_bps = 0;
+  double delay_ms = 0, jitter_ms = 0, loss_pct = 0;
+  int mtu = 1500;
+  bool any() const { return rate_bps > 0 || needs_netem(); }
+  bool needs_netem() const { return delay_ms > 0 || jitter_ms > 0 || loss_pct > 0; }
+};
+
+// Root qdisc on `ifname`: TBF (handle 1:), with netem as its child when both are asked
+// for, or netem alone.
+Status apply_shaping(nl_sock* sock, const std::string& ifname, const Shaping& s);
+
+// Attaches a test qdisc of `kind` ("tbf" or "netem") as the root of the interface.
+Status add_test_qdisc(nl_sock* sock, int ifindex, const std::string& kind);
+
+}  // namespace vpnlab
