@@ -2,18 +2,17 @@
 
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdio>
 #include <sstream>
 
 #include "lab/fs_util.h"
 
 namespace vpnlab {
 
-CpuTimes parse_proc_stat(const std::string& text, long ticks_per_second) {
+namespace {
+CpuTimes parse_fields(std::istringstream& in, long ticks_per_second) {
   CpuTimes t;
-  std::istringstream in(text);
-  std::string label;
-  in >> label;
-  if (label != "cpu") return t;
   double* fields[] = {&t.user, &t.nice, &t.system, &t.idle, &t.iowait, &t.irq, &t.softirq, &t.steal};
   for (double* f : fields) {
     unsigned long long ticks = 0;
@@ -22,8 +21,51 @@ CpuTimes parse_proc_stat(const std::string& text, long ticks_per_second) {
   }
   return t;
 }
+}  // namespace
+
+CpuTimes parse_proc_stat(const std::string& text, long ticks_per_second, int cpu) {
+  std::string want = cpu < 0 ? "cpu" : "cpu" + std::to_string(cpu);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::string label;
+    in >> label;
+    if (label == want) return parse_fields(in, ticks_per_second);
+  }
+  return CpuTimes{};
+}
+
+std::vector<CpuTimes> parse_proc_stat_per_cpu(const std::string& text, long ticks_per_second) {
+  std::vector<CpuTimes> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
+    std::istringstream in(line);
+    std::string label;
+    in >> label;
+    size_t index = std::stoul(label.substr(3));
+    if (out.size() <= index) out.resize(index + 1);
+    out[index] = parse_fields(in, ticks_per_second);
+  }
+  return out;
+}
 
 CpuTimes read_cpu_times() { return parse_proc_stat(read_file_text("/proc/stat"), sysconf(_SC_CLK_TCK)); }
+
+std::vector<CpuTimes> read_cpu_times_per_cpu() { return parse_proc_stat_per_cpu(read_file_text("/proc/stat"), sysconf(_SC_CLK_TCK)); }
+
+std::string softirq_shares(const std::vector<CpuTimes>& delta) {
+  double total = 0;
+  for (const auto& c : delta) total += c.softirq;
+  if (total <= 0) return "";
+  std::string out;
+  char buf[32];
+  for (size_t i = 0; i < delta.size(); ++i) {
+    snprintf(buf, sizeof buf, "%s%zu:%.2f", i ? ";" : "", i, delta[i].softirq / total);
+    out += buf;
+  }
+  return out;
+}
 
 CpuTimes operator-(const CpuTimes& a, const CpuTimes& b) {
   return CpuTimes{a.user - b.user, a.nice - b.nice, a.system - b.system, a.idle - b.idle,

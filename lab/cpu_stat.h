@@ -3,6 +3,7 @@
 // CPU; kernel WireGuard runs in workers), so per-process CPU alone misattributes it.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace vpnlab {
 
@@ -11,9 +12,14 @@ struct CpuTimes {
   double busy() const { return user + nice + system + irq + softirq; }  // non-idle, non-steal
 };
 
-// Parses the "cpu " line of /proc/stat text (USER_HZ ticks -> seconds).
-CpuTimes parse_proc_stat(const std::string& text, long ticks_per_second);
+// Parses the "cpu " line (or, with cpu >= 0, the "cpuN " line) of /proc/stat text
+// (USER_HZ ticks -> seconds).
+CpuTimes parse_proc_stat(const std::string& text, long ticks_per_second, int cpu = -1);
+std::vector<CpuTimes> parse_proc_stat_per_cpu(const std::string& text, long ticks_per_second);
 CpuTimes read_cpu_times();
+std::vector<CpuTimes> read_cpu_times_per_cpu();
+// Each CPU's share of the softirq time in `delta` (per-CPU differences): "0:0.62;1:0.38".
+std::string softirq_shares(const std::vector<CpuTimes>& delta);
 CpuTimes operator-(const CpuTimes& a, const CpuTimes& b);
 
 }  // namespace vpnlab

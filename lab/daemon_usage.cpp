@@ -53,6 +53,12 @@ std::map<std::string, ProductSession::DaemonUsage> ProductSession::daemon_usage(
   return out;
 }
 
+std::vector<std::pair<std::string, pid_t>> ProductSession::daemon_pids() const {
+  std::vector<std::pair<std::string, pid_t>> out;
+  for (const auto& d : daemons_) out.emplace_back(d.node, d.child->pid());
+  return out;
+}
+
 Status ProductSession::repin_daemons() {
   for (const auto& d : daemons_) {
     const PlanNode& node = *ctx_.plan->node(d.node);

@@ -54,12 +54,16 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
                 {"smt_active", trimmed(read_file_text("/sys/devices/system/cpu/smt/active"))},
                 {"governor", trimmed(read_file_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"))}};
   env["overlay"] = {{"subnet", plan.overlay_subnet.str()}, {"mtu", plan.overlay_mtu}, {"port", plan.overlay_port}};
-  env["bench"] = {{"samples", plan.samples}, {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s}};
+  env["bench"] = {{"samples", plan.samples},       {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s},
+                  {"interleaved", plan.interleave}, {"pinned", plan.pinned},       {"rps", plan.pinned && plan.rps},
+                  {"threads", plan.threads ? nlohmann::json(*plan.threads) : nlohmann::json("per node: its cpus")}};
   for (const auto& n : plan.nodes)
-    env["pinning"][n.name] = {{"cpus", n.cpus}, {"load_cpus", n.load_cpus}};
+    env["pinning"][n.name] = {{"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"computed", n.default_cpus}, {"runs_vpn", n.vpn}};
+  env["pinning_notes"] = plan.pin_notes;
   for (size_t i = 0; i < specs.size(); ++i) {
     const Availability& a = availability[i];
-    env["products"][specs[i].name] = {{"version", a.version}, {"cipher", specs[i].cipher}, {"available", a.available}, {"reason", a.reason}};
+    env["products"][specs[i].name] = {{"version", a.version},     {"cipher", specs[i].cipher}, {"available", a.available},
+                                      {"reason", a.reason},       {"threads_knob", specs[i].threads}};
   }
   return env;
 }

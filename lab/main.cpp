@@ -44,6 +44,8 @@ struct Args {
   std::string keys_dir;
   std::string resume_dir;
   bool dry_run = false;
+  bool no_pin = false;
+  bool sequential = false;
   bool help = false;
 };
 
@@ -67,6 +69,8 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s.rfind("--", 0) != 0) { a.positional.push_back(s); continue; }
     if (!allowed_opt(s)) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "'"); return std::nullopt; }
     if (s == "--dry-run") { a.dry_run = true; continue; }
+    if (s == "--no-pin") { a.no_pin = true; continue; }
+    if (s == "--sequential") { a.sequential = true; continue; }
     if (i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
     const std::string& v = argv[++i];
     if (s == "--product") a.products.push_back(v);
@@ -112,7 +116,9 @@ Result<Plan> plan_from(const std::string& file, const Args& a) {
   po.samples = a.samples;
   po.duration_s = a.duration_s;
   po.cpu_count = cpu_count();
+  po.no_pin = a.no_pin;
   auto plan = make_plan(topo.value(), po);
+  if (plan && a.sequential) plan->interleave = false;
   if (!plan) return plan;
   if (a.products.empty() && a.samples && *a.samples < 1) return make_error("--samples must be at least 1");
   // "--product all" means every product in products/ that can run here, on this shape.
@@ -311,18 +317,20 @@ const std::vector<Verb>& verbs() {
   static const std::vector<Verb> v = {
       {"validate", "validate FILE", "Checks a topology file and the products it names; creates nothing, needs no root.", {"--product"}, cmd_validate},
       {"plan", "plan FILE", "Prints what a run would create and do; creates nothing, needs no root.",
-       {"--product", "--samples", "--duration"}, cmd_plan},
+       {"--product", "--samples", "--duration", "--no-pin", "--sequential"}, cmd_plan},
       {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
       {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
-      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR]",
-       "Measures each product in turn on a freshly built topology and writes DIR/<run_id>/results.csv.\n"
+      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential]",
+       "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
        "  --product NAME   measure this product (repeatable; 'all' = every product); default: [bench] products\n"
        "  --samples N      samples per test (default: [bench] samples)\n"
        "  --duration D     seconds per sample, e.g. 10s (default: [bench] duration)\n"
        "  --out DIR        parent of the run directory (default: results)\n"
        "  --keys DIR       reuse the key set in DIR, so two runs use the very same keys\n"
-       "  --resume RUN_DIR continue an interrupted run: same topology and keys, only the missing rows",
-       {"--product", "--samples", "--duration", "--out", "--keys", "--resume"}, cmd_run},
+       "  --resume RUN_DIR continue an interrupted run: same topology and keys, only the missing rows\n"
+       "  --no-pin         pin nothing (daemons, iperf3, softirq), to show what pinning changes\n"
+       "  --sequential     all samples of one product, then the next (default: interleaved rounds)",
+       {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential"}, cmd_run},
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},

@@ -29,8 +29,11 @@ Ipv4Addr Plan::underlay_address(const std::string& node_name, const std::string&
 }
 
 double Plan::estimated_seconds() const {
-  double per_test = warmup_s + samples * duration_s;
-  return per_test * static_cast<double>(tests.size() * products.size());
+  // Interleaved: every round brings each product up anew (about 2 s with teardown) and
+  // warms up before its samples; sequential runs do both once per product.
+  double rounds = interleave ? samples : 1;
+  double per_product = rounds * (2 + warmup_s * static_cast<double>(tests.size())) + samples * duration_s * static_cast<double>(tests.size());
+  return per_product * static_cast<double>(products.size());
 }
 
 Ipv4Addr Plan::target_address(const PlanTest& test, size_t server, bool tunnel) const {
@@ -89,6 +92,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   plan.warmup_s = topo.bench.warmup_s;
   plan.threads = topo.bench.threads;
   plan.interleave = topo.bench.interleave;
+  plan.rps = topo.bench.rps;
   if (plan.samples < 1) return make_error("--samples must be at least 1", "use --samples 10 (the default)");
   if (plan.duration_s < 1) return make_error("--duration must be at least 1s", "use --duration 10s");
 

@@ -97,6 +97,7 @@ struct Plan {
   std::vector<std::string> pin_notes;  // defaults computed and what they share
   std::optional<int> threads;         // [bench] threads
   bool interleave = true;
+  bool rps = true;                    // [bench] rps: steer receive softirq to node cpus
   int samples = 10;
   double duration_s = 10;
   double warmup_s = 2;
@@ -110,7 +111,7 @@ struct Plan {
   // through a tunnel its overlay address, without one its address on the shared link.
   Ipv4Addr target_address(const PlanTest& test, size_t server, bool tunnel) const;
   std::vector<const PlanNode*> vpn_nodes() const;
-  // Estimated wall time of `run` in seconds (bring-up and teardown excluded).
+  // Estimated wall time of `run` in seconds (bring-up counted as 2 s per product and round).
   double estimated_seconds() const;
 };
 

@@ -115,6 +115,8 @@ void plan_pinning(int cpu_count, bool no_pin, Plan* plan) {
       plan->pin_notes.push_back(line + "; with softirq work of packets received there");
     }
   }
+  plan->pin_notes.push_back(plan->rps ? "receive packet steering: each node's interfaces hand received packets to the node's cpus"
+                                      : "receive packet steering off ([bench] rps = false): softirq runs where packets arrive");
   for (const auto& n : plan->nodes)
     if (n.default_cpus) {
       std::string line = "node " + n.name + ": computed cpus";

@@ -1,7 +1,9 @@
 // The product session's values and preparation: what templates see (the node's own values,
 // the run's, each peer's as peer_*, values captured from key tools), and the host-side
 // [[prepare]] entries that render files and run key tools before any node starts.
+#include <algorithm>
 #include <sstream>
+#include <thread>
 
 #include "lab/fs_util.h"
 #include "lab/product_session.h"
@@ -82,6 +84,10 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
   tc.vars["node"] = node->name;
   tc.vars["node_ident"] = ident_of(node->name);
   tc.vars["node_index"] = std::to_string(index);
+  // Data-plane threads, alike for every product: [bench] threads, else the node's CPUs.
+  size_t threads = plan.threads ? static_cast<size_t>(*plan.threads)
+                                : !node->cpus.empty() ? node->cpus.size() : std::max(1u, std::thread::hardware_concurrency());
+  tc.vars["threads"] = std::to_string(threads);
   tc.vars["overlay_address"] = node->overlay.addr.str();
   tc.vars["overlay_cidr"] = node->overlay.str();
   // The address the tunnel's packets leave from: on a link toward other VPN nodes.

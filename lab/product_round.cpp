@@ -13,6 +13,7 @@
 #include "netns/namespace.h"
 #include "netns/netlink.h"
 #include "netns/offloads.h"
+#include "netns/rps.h"
 
 namespace vpnlab {
 
@@ -70,6 +71,21 @@ Status run_product_round(const RoundContext& c, const std::vector<int>& samples,
     if (auto r = (*topo)->add_routes(plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r) {
       (*session)->stop();
       session = r.error();
+    }
+  // Softirq work of what a node receives lands on its own CPUs (its interfaces, and the
+  // product's once it exists).
+  if (session && plan.pinned && plan.rps)
+    for (const auto& node : plan.nodes) {
+      std::vector<std::string> ifnames;
+      for (const auto& u : node.underlay) ifnames.push_back(u.ifname);
+      if (spec.tunnel && node.vpn) ifnames.push_back(spec.interface);
+      auto mnt = (*topo)->mount_ns_of_node(node.name);
+      Status rps = mnt ? set_rps((*topo)->ns_of_node(node.name).fd.get(), mnt.value(), ifnames, node.cpus) : Status(mnt.error());
+      if (!rps) {
+        (*session)->stop();
+        session = with_context(rps.error(), "node '" + node.name + "'");
+        break;
+      }
     }
   if (!session) {
     outcome->failure = session.error().message;

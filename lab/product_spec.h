@@ -58,6 +58,7 @@ struct ProductSpec {
   std::string dir;
   std::string description;
   std::string cipher;
+  std::string threads;  // how its data-plane thread count is set ({{threads}} in its files), or why it is fixed
   std::vector<std::string> packages;
   std::vector<std::string> binaries;
   std::vector<std::string> version_argv;

@@ -36,6 +36,7 @@ struct SampleRow {
   double latency_p50_ms = 0, latency_p99_ms = 0;  // ICMP through the tunnel, under load
   int latency_probes = 0;
   double outside_load = 0;    // run-queue length from outside the lab just before the sample
+  std::string softirq_by_cpu;  // each CPU's share of the sample's softirq time, "0:0.62;1:0.38"
 };
 
 inline constexpr double kGeneratorBoundPct = 90;

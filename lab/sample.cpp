@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <ctime>
-#include <fstream>
 #include <map>
 
 #include "lab/cpu_stat.h"
@@ -18,6 +17,7 @@
 #include "lab/traffic.h"
 #include "netns/fault.h"
 #include "netns/latency_probe.h"
+#include "netns/outside_load.h"
 #include "netns/pidfd.h"
 #include "netns/probes.h"
 
@@ -33,19 +33,6 @@ std::string now_iso() {
   std::time_t t = std::time(nullptr);
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
-}
-
-// Runnable tasks right now, minus this one: with the lab idle between samples, that is
-// load from outside the lab.
-double runnable_now() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c, running;
-  in >> a >> b >> c >> running;
-  try {
-    return std::max(0, std::stoi(running.substr(0, running.find('/'))) - 1);
-  } catch (...) {
-    return 0;
-  }
 }
 
 std::string process_label(const std::string& label, size_t i, size_t count) {
@@ -117,7 +104,9 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
       if (!r) return fail(r.error().message);
       before[vpn_of(p.server)] = r.value();
     }
-  row.outside_load = runnable_now();
+  // The machine should be idle before a sample starts: wait a little for it, then record
+  // whatever still runs outside the lab.
+  row.outside_load = wait_outside_idle(c.topo->inodes(), 500);
 
   Netns& client_ns = c.topo->ns_of_node(t.client);
   std::unique_ptr<LatencyProbe> probe;
@@ -148,6 +137,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   }
   fault_point("mid-sample");
   CpuTimes cpu_before = read_cpu_times();
+  std::vector<CpuTimes> per_cpu_before = read_cpu_times_per_cpu();
   std::vector<std::unique_ptr<Child>> clients;
   auto first_start = Clock::now();
   for (auto& spec : specs) {
@@ -188,6 +178,9 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     return fail("product daemon died during the sample: " + (d ? std::string("it exited") : d.error().message));
   }
   CpuTimes cpu = read_cpu_times() - cpu_before;
+  std::vector<CpuTimes> per_cpu = read_cpu_times_per_cpu();
+  for (size_t i = 0; i < per_cpu.size() && i < per_cpu_before.size(); ++i) per_cpu[i] = per_cpu[i] - per_cpu_before[i];
+  row.softirq_by_cpu = softirq_shares(per_cpu);
   if (probe) {
     LatencyProbe::Summary lat = probe->stop();
     row.latency_p50_ms = lat.p50_ms;

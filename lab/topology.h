@@ -54,6 +54,7 @@ struct BenchSpec {
   double warmup_s = 2;
   std::optional<int> threads;  // data-plane threads for every product alike
   bool interleave = true;      // rounds of A B C instead of all of A, then all of B
+  bool rps = true;             // receive packet steering to each node's cpus (when pinned)
   std::vector<TestSpec> tests;
 };
 

@@ -113,7 +113,7 @@ Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* b = root.get("bench");
   if (!b || !b->is_table()) return r.at(SourcePos{1, 1}, "missing [bench] table", "add [bench] with products and [[bench.test]]");
   const toml::table& t = *b->as_table();
-  if (auto s = r.only_keys(t, "bench", {"products", "samples", "duration", "warmup", "test", "threads", "interleave"}); !s) return s;
+  if (auto s = r.only_keys(t, "bench", {"products", "samples", "duration", "warmup", "test", "threads", "interleave", "rps"}); !s) return s;
   if (auto s = get_string_list(r, t, "products", "bench", &topo->bench.products, &topo->bench.products_pos); !s) return s;
   if (topo->bench.products.empty()) return r.at(topo->bench.products_pos, "bench: 'products' is empty", "write products = [\"baseline\", \"wireguard-go\"]");
   if (auto s = get_int(r, t, "samples", "bench", &topo->bench.samples, 1, 1000); !s) return s;
@@ -125,6 +125,7 @@ Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
     topo->bench.threads = threads;
   }
   if (auto s = get_bool(r, t, "interleave", "bench", &topo->bench.interleave); !s) return s;
+  if (auto s = get_bool(r, t, "rps", "bench", &topo->bench.rps); !s) return s;
   return parse_tests(r, t, topo);
 }
 

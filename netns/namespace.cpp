@@ -188,15 +188,27 @@ Result<UniqueFd> create_node_mount_ns(int netns_fd) {
   return result;
 }
 
-Result<std::vector<std::string>> files_in_private_run(int mntns_fd) {
-  Result<std::vector<std::string>> result = std::vector<std::string>{};
+Status run_in_node(int netns_fd, int mntns_fd, const std::function<void()>& fn) {
+  Status result = ok_status();
   std::thread t([&] {
     // A thread may enter a mount namespace once it no longer shares its fs_struct.
     if (unshare(CLONE_FS) < 0 || setns(mntns_fd, CLONE_NEWNS) < 0) {
       result = make_error("cannot enter a node's mount namespace: " + errno_text(errno));
       return;
     }
-    std::vector<std::string> found;
+    if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) < 0) {
+      result = make_error("cannot enter a node's network namespace: " + errno_text(errno));
+      return;
+    }
+    fn();
+  });
+  t.join();
+  return result;
+}
+
+Result<std::vector<std::string>> files_in_private_run(int mntns_fd) {
+  std::vector<std::string> found;
+  auto s = run_in_node(-1, mntns_fd, [&] {
     std::vector<std::string> todo = {"/run"};
     while (!todo.empty() && found.size() < 100) {
       std::string dir = todo.back();
@@ -211,10 +223,9 @@ Result<std::vector<std::string>> files_in_private_run(int mntns_fd) {
       }
       closedir(d);
     }
-    result = found;
   });
-  t.join();
-  return result;
+  if (!s) return s.error();
+  return found;
 }
 
 namespace {

@@ -57,6 +57,10 @@ uint64_t inode_of(int fd);
 // Paths of the files and directories inside a node mount namespace's private /run.
 Result<std::vector<std::string>> files_in_private_run(int mntns_fd);
 
+// Runs `fn` on a fresh thread inside a node's mount namespace (its private /run and
+// /sys) and, unless netns_fd is -1, its network namespace.
+Status run_in_node(int netns_fd, int mntns_fd, const std::function<void()>& fn);
+
 // What still refers to a namespace inode: "pid 123 (iperf3)", "fd 7 of pid 9", "mount in
 // pid 10's mount namespace". Empty when the kernel holds no user reference any more.
 std::vector<std::string> namespace_holders(const std::vector<uint64_t>& inodes);

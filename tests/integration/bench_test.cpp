@@ -42,7 +42,11 @@ TEST(Bench, BaselineAndWireguardGoOnTwoNodes) {
 
   auto csv = read_results_csv(run.run_dir + "/results.csv");
   ASSERT_TRUE(csv.ok());
-  EXPECT_EQ(csv->size(), 4u);
+  ASSERT_EQ(csv->size(), 4u);
+  // Interleaved by default: round 1 of both products, then round 2.
+  std::string order;
+  for (const auto& r : *csv) order += r.product + ":" + std::to_string(r.sample) + " ";
+  EXPECT_EQ(order, "baseline:1 wireguard-go:1 baseline:2 wireguard-go:2 ");
   struct stat st{};
   ASSERT_EQ(stat((run.run_dir + "/secrets").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);

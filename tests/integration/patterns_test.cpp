@@ -1,0 +1,259 @@
+// Methodology on real namespaces: multi-process patterns sum right, site-to-site traffic
+// crosses the gateways' tunnel (and a mis-routed sample is caught), every daemon thread
+// is pinned, CPU accounting adds up, and link shaping is applied or refused by name.
+#include <sched.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/cpu_stat.h"
+#include "lab/keys.h"
+#include "lab/product_session.h"
+#include "lab/sample.h"
+#include "netns/probes.h"
+#include "root_test_support.h"
+
+using namespace vpnlab;
+using namespace vpnlab::testing;
+
+namespace {
+
+// A topology file in a temporary directory, for tests that need one of their own.
+std::string write_topology(const std::string& text) {
+  std::string path = make_temp_dir("topo") + "/t.toml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* kThreeNodes = R"([lab]
+name = "pat"
+[overlay]
+subnet = "10.77.0.0/24"
+mtu = 1400
+[[node]]
+name = "a"
+cpus = [0]
+load_cpus = [0]
+[[node]]
+name = "b"
+cpus = [1]
+[[node]]
+name = "c"
+cpus = [1]
+[[link]]
+name = "lan"
+nodes = ["a", "b", "c"]
+subnet = "192.168.77.0/24"
+[bench]
+products = ["baseline"]
+[[bench.test]]
+name = "one-to-two"
+client = "a"
+server = ["b", "c"]
+streams = 2
+[[bench.test]]
+name = "bidir"
+client = "a"
+server = "b"
+bidirectional = true
+[[bench.test]]
+name = "udp"
+client = "a"
+server = "b"
+udp = true
+bitrate = "40M"
+)";
+
+double json_receiver_gbps(const std::string& path) {
+  auto j = nlohmann::json::parse(read_file(path));
+  return j["end"]["sum_received"]["bits_per_second"].get<double>() / 1e9;
+}
+
+std::vector<std::string> allowed_cpus_of_threads(pid_t pid) {
+  std::vector<std::string> out;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    std::ifstream in(task.path() / "status");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) out.push_back(line.substr(line.find_first_not_of(" \t", 18)));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Patterns, OneToManyBidirectionalAndUdpSumTheirProcesses) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  ShortRun run = short_run({"baseline", "wireguard-go"}, VPNLAB_PRODUCTS_DIR, 1, write_topology(kThreeNodes));
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 6u);
+  for (const auto& r : run.report->rows) {
+    EXPECT_EQ(r.status, "ok") << r.product << "/" << r.test << ": " << r.reason;
+    EXPECT_TRUE(r.valid) << r.product << "/" << r.test << ": " << r.reason;
+    if (r.test == "one-to-two") {
+      // Two processes, one per server; the row is their sum, read back from the raw JSON.
+      EXPECT_EQ(r.processes, 2);
+      EXPECT_EQ(r.pattern, "one-to-many");
+      std::string raw = run.run_dir + "/raw/" + r.product + "/one-to-two/";
+      double sum = json_receiver_gbps(raw + "sample-1-p1.json") + json_receiver_gbps(raw + "sample-1-p2.json");
+      EXPECT_NEAR(r.gbps, sum, 1e-5);
+    }
+    if (r.test == "bidir") EXPECT_EQ(r.direction, "bidirectional");
+    if (r.test == "udp") {
+      EXPECT_EQ(r.protocol, "udp");
+      EXPECT_NEAR(r.gbps, 0.040, 0.006) << "UDP at 40 Mbit/s offered";
+      // 40 Mbit/s of 1372-byte datagrams (MTU 1400 - 28) is about 3640 packets/s.
+      EXPECT_NEAR(r.pps, 40e6 / (1372 * 8), 900) << r.product;
+    }
+    if (r.product == "wireguard-go") {
+      EXPECT_GT(r.daemon_rss_kb, 1000);
+      EXPECT_GT(r.daemon_threads, 1);
+      EXPECT_GT(r.latency_probes, 50);
+      EXPECT_GT(r.latency_p99_ms, 0);
+    }
+  }
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+}
+
+TEST(Routing, SiteToSiteTrafficCrossesTheGatewaysTunnel) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  ShortRun run = short_run({"baseline", "wireguard-go"}, VPNLAB_PRODUCTS_DIR, 1, VPNLAB_TOPOLOGIES "/site-to-site.toml");
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 4u);
+  for (const auto& r : run.report->rows) {
+    EXPECT_TRUE(r.valid) << r.product << "/" << r.test << ": " << r.reason;
+    EXPECT_EQ(r.client, "c1");
+  }
+  for (const auto& p : run.report->products) EXPECT_TRUE(p.plaintext.empty()) << p.product << ": " << p.plaintext;
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+}
+
+// The gateways route the sites around the tunnel (the baseline's routes) while the
+// product runs: iperf3 still works, but the overlay counters stay flat and the row says so.
+TEST(Routing, AMisroutedSampleFailsTheTunnelCheck) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/site-to-site.toml");
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
+  ASSERT_TRUE(spec.ok());
+  Plan vpn_plan = plan;
+  vpn_plan.nodes.clear();
+  for (const auto* n : plan.vpn_nodes()) vpn_plan.nodes.push_back(*n);
+  std::string dir = make_temp_dir("misroute");
+  std::vector<std::string> names;
+  for (const auto& n : plan.nodes) names.push_back(n.name);
+  auto keys = prepare_node_keys(dir + "/keys", names);
+  ASSERT_TRUE(keys.ok());
+  auto topo = LiveTopology::build(plan);
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  auto session = ProductSession::start({&vpn_plan, topo->get(), &spec.value(), &keys.value(), dir, -1, {}});
+  ASSERT_TRUE(session.ok()) << session.error().format();
+  ASSERT_TRUE((*topo)->add_routes(plan, PlanRoute::When::tunnel).ok());
+  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo->get(), session->get(), dir, dir, -1};
+  bool interrupted = false;
+  SampleRow good = run_sample(sc, "routed", 1, &interrupted);
+  EXPECT_TRUE(good.valid) << good.reason;
+  ASSERT_TRUE((*topo)->add_routes(plan, PlanRoute::When::baseline).ok());  // around the tunnel
+  SampleRow bad = run_sample(sc, "misrouted", 1, &interrupted);
+  EXPECT_EQ(bad.status, "ok") << bad.reason;
+  EXPECT_FALSE(bad.valid);
+  EXPECT_NE(bad.reason.find("did not cross the tunnel"), std::string::npos) << bad.reason;
+  (*session)->stop();
+  EXPECT_TRUE((*topo)->teardown(10).ok());
+}
+
+TEST(Pinning, EveryDaemonThreadIsPinnedAlsoThoseStartedUnderLoad) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml");
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
+  ASSERT_TRUE(spec.ok());
+  std::string dir = make_temp_dir("pin");
+  auto keys = prepare_node_keys(dir + "/keys", {"a", "b"});
+  auto topo = LiveTopology::build(plan);
+  ASSERT_TRUE(topo.ok());
+  auto session = ProductSession::start({&plan, topo->get(), &spec.value(), &keys.value(), dir, -1, {}});
+  ASSERT_TRUE(session.ok()) << session.error().format();
+  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo->get(), session->get(), dir, dir, -1};
+  bool interrupted = false;
+  SampleRow row = run_sample(sc, "load", 2, &interrupted);
+  EXPECT_TRUE(row.valid) << row.reason;
+  ASSERT_EQ((*session)->daemon_pids().size(), 2u);
+  for (const auto& [node, pid] : (*session)->daemon_pids()) {
+    std::string want = std::to_string(plan.node(node)->cpus.front());
+    auto threads = allowed_cpus_of_threads(pid);
+    EXPECT_GT(threads.size(), 1u);
+    for (const auto& allowed : threads) EXPECT_EQ(allowed, want) << node << " thread of pid " << pid;
+    // A thread that changed its own affinity is put back before the next sample.
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    CPU_SET(0, &all);
+    CPU_SET(1, &all);
+    ASSERT_EQ(sched_setaffinity(pid, sizeof all, &all), 0);
+    ASSERT_TRUE((*session)->repin_daemons().ok());
+    for (const auto& allowed : allowed_cpus_of_threads(pid)) EXPECT_EQ(allowed, want);
+  }
+  (*session)->stop();
+  EXPECT_TRUE((*topo)->teardown(10).ok());
+}
+
+TEST(Cpu, APinnedTwoSecondBusyLoopIsAccountedAsTwoCpuSeconds) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("timeout");
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  SpawnSpec spin;
+  spin.argv = {"timeout", "2", "sh", "-c", "while :; do :; done"};
+  spin.cpus = {1};
+  spin.stdout_path = make_temp_dir("spin") + "/spin.log";
+  CpuTimes before = read_cpu_times();
+  std::vector<CpuTimes> per_cpu_before = read_cpu_times_per_cpu();
+  auto child = Child::spawn(spin);
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE((*child)->wait_exit(5000));
+  double on_cpu1 = (read_cpu_times_per_cpu()[1] - per_cpu_before[1]).busy();
+  double everywhere = (read_cpu_times() - before).busy();
+  EXPECT_NEAR(on_cpu1, 2.0, 0.1);
+  EXPECT_GE(everywhere, 1.9);  // the system-wide figure samples use includes it
+}
+
+TEST(Shaping, ARateOnTheLinkLimitsTheBaseline) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  std::string text = read_file(VPNLAB_TOPOLOGIES "/quick.toml");
+  text.replace(text.find("mtu = 1500"), 10, "mtu = 1500\nrate = \"200mbit\"");
+  ShortRun run = short_run({"baseline"}, VPNLAB_PRODUCTS_DIR, 1, write_topology(text));
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 1u);
+  EXPECT_GT(run.report->rows[0].gbps, 0.15);
+  EXPECT_LE(run.report->rows[0].gbps, 0.205);
+}
+
+TEST(Shaping, DelayUsesNetemOrIsRefusedNamingIt) {
+  VPNLAB_REQUIRE_ROOT();
+  std::string text = read_file(VPNLAB_TOPOLOGIES "/quick.toml");
+  text.replace(text.find("mtu = 1500"), 10, "mtu = 1500\ndelay = \"5ms\"");
+  Plan plan = plan_for(write_topology(text));
+  auto topo = LiveTopology::build(plan);
+  if (!topo.ok()) {
+    // This kernel has no netem: the error names the qdisc and the link, never a silent pass.
+    EXPECT_NE(topo.error().message.find("netem"), std::string::npos) << topo.error().format();
+    EXPECT_NE(topo.error().message.find("link 'lan'"), std::string::npos) << topo.error().format();
+    EXPECT_FALSE(topo.error().hint.empty());
+    EXPECT_TRUE(list_namespaces(plan.ns_prefix).empty());
+    return;
+  }
+  double rtt = 0;
+  ASSERT_TRUE(ping_until_answered((*topo)->ns_of_node("a").fd.get(), plan.underlay_address("b", "lan"), 5, -1, &rtt).ok());
+  EXPECT_GE(rtt, 9.5);  // 5 ms each way
+  EXPECT_TRUE((*topo)->teardown(10).ok());
+}
