@@ -79,6 +79,8 @@ double vpnlab_sample(const Topology& topo, double duration_s, const std::string&
   o.duration_s = duration_s;
   auto plan = make_plan(topo, o);
   if (!plan) return -1;
+  // The hand-made veth pair has no receive packet steering: compare like with like.
+  plan->rps = false;
   // quick.toml's warm-up stays: the hand-run namespaces are warm from the earlier pairs,
   // and a freshly built topology's first seconds are not what either side measures.
   RunOptions ro;

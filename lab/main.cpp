@@ -11,18 +11,22 @@
 #include <string>
 #include <vector>
 
-#include <spdlog/sinks/stdout_color_sinks.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "lab/cleanup.h"
+#include "lab/diff_command.h"
 #include "lab/doctor.h"
 #include "lab/fs_util.h"
-#include "lab/summary.h"
 #include "lab/interrupt.h"
 #include "lab/plan.h"
 #include "lab/product_spec.h"
+#include "lab/progress.h"
+#include "lab/report.h"
+#include "lab/run_request.h"
 #include "lab/run_state.h"
 #include "lab/runner.h"
+#include "lab/summary.h"
 #include "lab/toml_reader.h"
 #include "lab/topology.h"
 #include "netns/live_topology.h"
@@ -33,6 +37,7 @@ namespace {
 
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitGate = 3;  // `diff --threshold`: a product got slower by more than allowed
 constexpr int kExitInterrupted = 130;
 
 struct Args {
@@ -43,10 +48,14 @@ struct Args {
   std::string out_dir = "results";
   std::string keys_dir;
   std::string resume_dir;
+  std::string from_dir;
+  std::optional<double> threshold;
   bool dry_run = false;
   bool no_pin = false;
   bool sequential = false;
   bool help = false;
+  bool quiet = false;    // -q: warnings and errors only (the table still goes to stdout)
+  bool verbose = false;  // -v: debug detail
 };
 
 int fail(const Error& e) {
@@ -66,6 +75,8 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& s = argv[i];
     if (s == "-h" || s == "--help") { a.help = true; continue; }
+    if (s == "-q" || s == "--quiet") { a.quiet = true; continue; }
+    if (s == "-v" || s == "--verbose") { a.verbose = true; continue; }
     if (s.rfind("--", 0) != 0) { a.positional.push_back(s); continue; }
     if (!allowed_opt(s)) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "'"); return std::nullopt; }
     if (s == "--dry-run") { a.dry_run = true; continue; }
@@ -77,6 +88,11 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     else if (s == "--out") a.out_dir = v;
     else if (s == "--keys") a.keys_dir = v;
     else if (s == "--resume") a.resume_dir = v;
+    else if (s == "--from") a.from_dir = v;
+    else if (s == "--threshold") {
+      try { size_t used; double x = std::stod(v, &used); if (used != v.size() || x < 0 || x >= 1) throw 1; a.threshold = x; }
+      catch (...) { usage_error(verb, "--threshold '" + v + "' is not a fraction in [0, 1), e.g. 0.1 for 10 %"); return std::nullopt; }
+    }
     else if (s == "--samples") {
       try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.samples = n; }
       catch (...) { usage_error(verb, "--samples '" + v + "' is not a number"); return std::nullopt; }
@@ -94,74 +110,13 @@ bool need_root(const std::string& verb) {
   return false;
 }
 
-std::string make_run_id(std::string* tag) {
-  std::random_device rd;
-  char hex[8];
-  snprintf(hex, sizeof hex, "%04x", rd() & 0xffff);
-  *tag = hex;
-  char buf[32];
-  std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
-  return std::string(buf) + "-" + hex;
-}
-
-int cpu_count() { return static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)); }
-
-Result<Plan> plan_from(const std::string& file, const Args& a) {
-  auto topo = load_topology(file);
-  if (!topo) return topo.error();
-  PlanOptions po;
-  po.run_id = make_run_id(&po.tag);
-  po.products = a.products;
-  po.samples = a.samples;
-  po.duration_s = a.duration_s;
-  po.cpu_count = cpu_count();
-  po.no_pin = a.no_pin;
-  auto plan = make_plan(topo.value(), po);
-  if (plan && a.sequential) plan->interleave = false;
-  if (!plan) return plan;
-  if (a.products.empty() && a.samples && *a.samples < 1) return make_error("--samples must be at least 1");
-  // "--product all" means every product in products/ that can run here, on this shape.
-  const std::string dir = find_products_dir();
-  const bool all = std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end();
-  std::vector<ProductSpec> specs;
-  for (const auto& name : all ? list_products(dir) : plan->products) {
-    auto spec = load_product(dir, name);
-    if (!spec) return spec.error();
-    if (all) {
-      if (auto fits = check_product_fits(spec.value(), plan.value()); !fits) {
-        spdlog::warn("skipping {}: {}", name, fits.error().message);
-        continue;
-      }
-      if (auto av = check_availability(spec.value()); !av.available) {
-        spdlog::warn("skipping {}: {}", name, av.reason);
-        continue;
-      }
-    }
-    specs.push_back(std::move(spec.value()));
-  }
-  if (all) {
-    plan->products.clear();
-    for (const auto& spec : specs) plan->products.push_back(spec.name);
-  }
-  if (plan->overlay_mtu == 0) {
-    std::string by;
-    resolve_overlay_mtu(&plan.value(), specs, &by);
-    spdlog::info("overlay MTU auto: {} (limited by {})", plan->overlay_mtu, by);
-    for (const auto& t : plan->tests)
-      if (t.spec.mss && *t.spec.mss > plan->overlay_mtu - 40)
-        return make_error("test '" + t.spec.name + "': mss " + std::to_string(*t.spec.mss) + " does not fit the automatic overlay MTU " +
-                              std::to_string(plan->overlay_mtu),
-                          "use at most " + std::to_string(plan->overlay_mtu - 40));
-  }
-  for (const auto& spec : specs)
-    if (auto fits = check_product_fits(spec, plan.value()); !fits) return fits.error();
-  return plan;
+RunRequest request_of(const Args& a, const std::string& file) {
+  return RunRequest{file, a.products, a.samples, a.duration_s, a.no_pin, a.sequential, a.keys_dir};
 }
 
 int cmd_validate(const Args& a) {
   if (a.positional.size() != 1) return usage_error("validate", "give one topology file");
-  auto plan = plan_from(a.positional[0], a);
+  auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
   std::cout << a.positional[0] << ": ok (" << plan->nodes.size() << " nodes, " << plan->veths.size() << " veth pairs, "
             << plan->bridges.size() << " bridges, " << plan->tests.size() << " tests)\n";
@@ -170,7 +125,7 @@ int cmd_validate(const Args& a) {
 
 int cmd_plan(const Args& a) {
   if (a.positional.size() != 1) return usage_error("plan", "give one topology file");
-  auto plan = plan_from(a.positional[0], a);
+  auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
   std::cout << describe_plan(plan.value());
   return 0;
@@ -179,7 +134,7 @@ int cmd_plan(const Args& a) {
 int cmd_up(const Args& a) {
   if (a.positional.size() != 1) return usage_error("up", "give one topology file");
   if (!need_root("up")) return kExitError;
-  auto plan = plan_from(a.positional[0], a);
+  auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
   for (const auto& st : list_states())
     if (st.kept && st.lab == plan->lab)
@@ -222,9 +177,12 @@ int cmd_down(const Args& a) {
   return 0;
 }
 
-int cmd_run(const Args& a) {
-  if (a.positional.size() != 1) return usage_error("run", "give one topology file");
-  auto plan = plan_from(a.positional[0], a);
+int cmd_run(const Args& given) {
+  Args a = given;
+  if (a.from_dir.empty() && a.positional.size() != 1) return usage_error("run", "give one topology file (or --from RUN_DIR)");
+  if (!a.from_dir.empty() && !a.positional.empty()) return usage_error("run", "--from RUN_DIR takes the topology of that run: give no file");
+  RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
+  auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(a.from_dir, &request);
   if (!plan) return fail(plan.error());
   if (!need_root("run")) return kExitError;
   auto lock = RunLock::acquire();
@@ -241,7 +199,7 @@ int cmd_run(const Args& a) {
     opts.resume = true;
   }
   opts.products_dir = find_products_dir();
-  opts.keys_dir = a.keys_dir;
+  opts.keys_dir = request.keys_dir;
   opts.interrupt_fd = install_interrupt_handlers();
   spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan->run_id, plan->products.size(),
                plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
@@ -294,8 +252,17 @@ int cmd_report(const Args& a) {
   std::string table = summary_table(rows.value());
   if (auto s = write_file(dir + "/summary.txt", table, 0640); !s) return fail(s.error());
   if (auto s = write_file(dir + "/summary.json", summary_json(rows.value()).dump(2) + "\n", 0640); !s) return fail(s.error());
+  if (auto s = write_report(dir); !s) return fail(with_context(s.error(), "report"));
   std::cout << table;
   return 0;
+}
+
+int cmd_diff(const Args& a) {
+  if (a.positional.size() != 2) return usage_error("diff", "give two run directories: RUN_A (before) and RUN_B (after)");
+  auto d = diff_runs(a.positional[0], a.positional[1], a.threshold);
+  if (!d) return fail(d.error());
+  std::cout << d->text;
+  return d->gate_failed ? kExitGate : 0;
 }
 
 int cmd_doctor(const Args& a) {
@@ -320,7 +287,7 @@ const std::vector<Verb>& verbs() {
        {"--product", "--samples", "--duration", "--no-pin", "--sequential"}, cmd_plan},
       {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
       {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
-      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential]",
+      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
        "  --product NAME   measure this product (repeatable; 'all' = every product); default: [bench] products\n"
        "  --samples N      samples per test (default: [bench] samples)\n"
@@ -329,12 +296,18 @@ const std::vector<Verb>& verbs() {
        "  --keys DIR       reuse the key set in DIR, so two runs use the very same keys\n"
        "  --resume RUN_DIR continue an interrupted run: same topology and keys, only the missing rows\n"
        "  --no-pin         pin nothing (daemons, iperf3, softirq), to show what pinning changes\n"
-       "  --sequential     all samples of one product, then the next (default: interleaved rounds)",
-       {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential"}, cmd_run},
+       "  --sequential     all samples of one product, then the next (default: interleaved rounds)\n"
+       "  --from RUN_DIR   rerun exactly what that run did (its topology copy, products, samples, keys); versions must match",
+       {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from"}, cmd_run},
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},
-      {"report", "report RUN_DIR", "Recomputes the table, summary.txt and summary.json of a run from its results.csv alone.", {},
+      {"diff", "diff RUN_A RUN_B [--threshold X]",
+       "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
+       "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
+       "  --threshold X    exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best",
+       {"--threshold"}, cmd_diff},
+      {"report", "report RUN_DIR", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.", {},
        cmd_report},
       {"doctor", "doctor", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
        "steal time, products) and says what that means for results.", {}, cmd_doctor},
@@ -345,15 +318,14 @@ const std::vector<Verb>& verbs() {
 void print_usage() {
   std::cout << "usage: vpnlab VERB [ARGS]\n\nverbs:\n";
   for (const auto& v : verbs()) std::cout << "  " << v.synopsis << "\n";
-  std::cout << "\n'vpnlab VERB --help' describes one verb.\n";
+  std::cout << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   // Progress and warnings go to stderr; stdout carries only results (the table, listings).
-  spdlog::set_default_logger(spdlog::stderr_color_mt("vpnlab"));
-  spdlog::set_pattern("%v");
+  Progress::install_logger();
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     print_usage();
     return argc < 2 ? kExitUsage : 0;
@@ -363,6 +335,8 @@ int main(int argc, char** argv) {
     if (verb != v.name) continue;
     auto args = parse_args(verb, std::vector<std::string>(argv + 2, argv + argc), v.options);
     if (!args) return kExitUsage;
+    if (args->quiet) spdlog::set_level(spdlog::level::warn);
+    if (args->verbose) spdlog::set_level(spdlog::level::debug);
     if (args->help) {
       std::cout << "usage: vpnlab " << v.synopsis << "\n\n" << v.help << "\n";
       return 0;

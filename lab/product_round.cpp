@@ -7,6 +7,7 @@
 
 #include "lab/fs_util.h"
 #include "lab/interrupt.h"
+#include "lab/progress.h"
 #include "lab/product_session.h"
 #include "lab/sample.h"
 #include "netns/live_topology.h"
@@ -64,6 +65,11 @@ Status run_product_round(const RoundContext& c, const std::vector<int>& samples,
   auto topo = LiveTopology::build(plan);
   if (!topo) return with_context(topo.error(), "building the topology for " + spec.name);
   if (c.write_topology_records) record_topology(run_dir, **topo);
+  if (!spec.offloads)
+    for (const auto& node : plan.nodes)
+      for (const auto& u : node.underlay)
+        if (auto s = set_segmentation_offloads((*topo)->ns_of_node(node.name).fd.get(), u.ifname, false); !s)
+          return with_context(s.error(), spec.name + ": node '" + node.name + "'");
   ProductSession::Context ctx{c.vpn_plan, topo->get(), &spec, c.keys, run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}};
   auto session = ProductSession::start(ctx);
   // Remote sites: through the tunnel once it is up, or plainly routed for the baseline.
@@ -127,11 +133,17 @@ Status run_product_round(const RoundContext& c, const std::vector<int>& samples,
           row.reason = outcome->plaintext;
         }
         if (auto s = c.csv->append(row); !s) return s;
+        // On a terminal the live progress line shows each sample; in logs, one line each.
+        auto level = Progress::get().live() ? spdlog::level::debug : spdlog::level::info;
         if (row.status != "ok")
-          spdlog::info("  {} sample {}/{}: failed: {}", test.spec.name, i, plan.samples, row.reason);
+          spdlog::log(level, "  {} sample {}/{}: failed: {}", test.spec.name, i, plan.samples, row.reason);
         else
-          spdlog::info("  {} sample {}/{}: {:.3f} Gbit/s{}", test.spec.name, i, plan.samples, row.gbps,
-                       row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);
+          spdlog::log(level, "  {} sample {}/{}: {:.3f} Gbit/s{}", test.spec.name, i, plan.samples, row.gbps,
+                      row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);
+        if (row.status == "ok" && !row.valid && spec.tunnel && level == spdlog::level::debug)
+          spdlog::warn("  {} sample {}: INVALID: {}", test.spec.name, i, row.reason);
+        Progress::get().sample_done(spec.name + " " + test.spec.name + " sample " + std::to_string(i) + "/" + std::to_string(plan.samples), row.gbps,
+                                    row.status == "ok");
         rows->push_back(std::move(row));
       }
     }

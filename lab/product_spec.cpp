@@ -119,7 +119,7 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
 }
 
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
-  if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "packages", "binaries", "version", "tunnel",
+  if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
                                              "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
                                              "ready", "counters"});
       !s)
@@ -131,6 +131,7 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (auto s = get_string(r, root, "description", "product", &spec->description, false, {}); !s) return s;
   if (auto s = get_string(r, root, "cipher", "product", &spec->cipher, true, SourcePos{1, 1}); !s) return s;
   if (auto s = get_string(r, root, "threads", "product", &spec->threads, false, SourcePos{1, 1}); !s) return s;
+  if (auto s = get_bool(r, root, "offloads", "product", &spec->offloads); !s) return s;
   if (auto s = get_string_list(r, root, "packages", "product", &spec->packages, nullptr); !s) return s;
   if (auto s = get_string_list(r, root, "binaries", "product", &spec->binaries, nullptr); !s) return s;
   if (auto s = get_string_list(r, root, "version", "product", &spec->version_argv, nullptr); !s) return s;

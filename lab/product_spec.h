@@ -58,7 +58,8 @@ struct ProductSpec {
   std::string dir;
   std::string description;
   std::string cipher;
-  std::string threads;  // how its data-plane thread count is set ({{threads}} in its files), or why it is fixed
+  std::string threads;
+  bool offloads = true;  // false: TSO/GSO/GRO off on every underlay interface (baseline-nooffload)  // how its data-plane thread count is set ({{threads}} in its files), or why it is fixed
   std::vector<std::string> packages;
   std::vector<std::string> binaries;
   std::vector<std::string> version_argv;

@@ -18,6 +18,8 @@
 #include "lab/keys.h"
 #include "lab/product_round.h"
 #include "lab/product_session.h"
+#include "lab/progress.h"
+#include "lab/report.h"
 #include "lab/run_state.h"
 #include "lab/sample.h"
 #include "lab/summary.h"
@@ -171,6 +173,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     rounds.push_back(all);
   }
   bool first_build = true;
+  Progress::get().start(static_cast<int>(runnable.size() * plan.tests.size()) * plan.samples, plan.estimated_seconds());
   for (size_t r = 0; r < rounds.size() && !report.interrupted; ++r) {
     for (size_t k = 0; k < runnable.size() && !report.interrupted; ++k) {
       size_t pi = runnable[k];
@@ -206,6 +209,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
       report.interrupted = report.interrupted || interrupted();
     }
   }
+  Progress::get().finish();
   for (size_t pi = 0; pi < specs.size(); ++pi) report.products.push_back(outcomes[pi]);
   (void)remove_state(plan.run_id);
   // The summary comes from the file, the source of truth: `vpnlab report` gives the same.
@@ -214,6 +218,12 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   report.summary = summary_table(rows);
   (void)write_file(opts.run_dir + "/summary.txt", report.summary, 0640);
   (void)write_file(opts.run_dir + "/summary.json", summary_json(rows).dump(2) + "\n", 0640);
+  // What teardown audits found, for the report (which reads only files of the run).
+  nlohmann::json audit = nlohmann::json::object();
+  for (const auto& p : report.products)
+    if (!p.leftovers.empty()) audit[p.product] = p.leftovers;
+  (void)write_file(opts.run_dir + "/audit.json", audit.dump(2) + "\n", 0640);
+  if (auto s = write_report(opts.run_dir); !s) spdlog::warn("report: {}", s.error().message);
   return report;
 }
 

@@ -11,7 +11,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
   std::vector<ProductTestSummary> out;
   std::map<std::pair<std::string, std::string>, size_t> index;
   struct Series {
-    std::vector<double> gbps, cpu, rss, pps, p50, p99;
+    std::vector<double> gbps, cpu, rss, pps, p50, p99, user, sys, softirq, bringup;
     std::map<int, double> by_sample;  // sample number -> Gbit/s, for pairing by round
   };
   std::vector<Series> series;
@@ -31,6 +31,10 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     s.by_sample[r.sample] = r.gbps;
     if (r.cpu_s_per_gbit > 0) s.cpu.push_back(r.cpu_s_per_gbit);
     if (r.daemon_rss_kb > 0) s.rss.push_back(static_cast<double>(r.daemon_rss_kb));
+    s.user.push_back(r.cpu_user_s);
+    s.sys.push_back(r.cpu_sys_s);
+    s.softirq.push_back(r.cpu_softirq_s);
+    if (r.bringup_s > 0) s.bringup.push_back(r.bringup_s);
     if (r.pps > 0) s.pps.push_back(r.pps);
     if (r.latency_probes > 0) s.p50.push_back(r.latency_p50_ms), s.p99.push_back(r.latency_p99_ms);
     out[i].threads = std::max(out[i].threads, r.daemon_threads);
@@ -44,6 +48,10 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     out[i].pps = describe(series[i].pps);
     out[i].latency_p50_ms = describe(series[i].p50);
     out[i].latency_p99_ms = describe(series[i].p99);
+    out[i].cpu_user_s = describe(series[i].user);
+    out[i].cpu_sys_s = describe(series[i].sys);
+    out[i].cpu_softirq_s = describe(series[i].softirq);
+    out[i].bringup_s = describe(series[i].bringup);
   }
   for (size_t i = 0; i < out.size(); ++i) {
     ProductTestSummary& s = out[i];
@@ -71,7 +79,6 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
   o << line;
   double lowest_coverage = 1;
   size_t lowest_n = 0;
-  std::vector<std::string> warnings;
   for (const auto& s : summarize(rows)) {
     std::string valid = std::to_string(s.gbps.n) + "/" + std::to_string(s.rows);
     if (s.gbps.n == 0) {
@@ -80,7 +87,7 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
       continue;
     }
     char median[16], interval[48], cv[16], ratio[48] = "-", cpu_text[16] = "-", over[16] = "-", rss[16] = "-", pps[16] = "-", p99[16] = "-",
-         threads[8] = "-";
+         threads[16] = "-";
     snprintf(median, sizeof median, "%.3f", s.gbps.median);
     snprintf(interval, sizeof interval, "%.3f-%.3f%s", s.gbps.ci_low, s.gbps.ci_high, s.gbps.coverage < 0.95 ? "*" : "");
     if (s.gbps.coverage < lowest_coverage) {
@@ -100,8 +107,28 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
     snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), median, interval, cv, ratio, cpu_text, over, rss, pps, p99, threads,
              valid.c_str());
     o << line;
+  }
+  if (lowest_coverage < 0.95) {
+    snprintf(line, sizeof line, "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %% (%zu samples)\n",
+             100 * lowest_coverage, lowest_n);
+    o << line;
+  }
+  o << "x baseline: median of per-round ratios (sample i of the product over sample i of 'baseline', veth with its offloads as in "
+       "offloads.json); +over bl: CPU-s/Gbit above the baseline's\n";
+  for (const auto& w : summary_warnings(summarize(rows))) o << "! " << w << "\n";
+  return o.str();
+}
+
+std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>& summaries) {
+  std::vector<std::string> warnings;
+  char cv[32];
+  for (const auto& s : summaries) {
     std::string who = s.product + " / " + s.test + ": ";
-    if (s.gbps.cv > kHighCv) warnings.push_back(who + "CV " + std::string(cv) + " is high: the median is less certain than on a quiet machine");
+    if (s.gbps.n < static_cast<size_t>(s.rows))
+      warnings.push_back(who + std::to_string(s.rows - static_cast<int>(s.gbps.n)) + " of " + std::to_string(s.rows) +
+                         " sample(s) not valid (see the reason column of results.csv)");
+    snprintf(cv, sizeof cv, "%.1f%%", 100 * s.gbps.cv);
+    if (s.gbps.n > 1 && s.gbps.cv > kHighCv) warnings.push_back(who + "CV " + std::string(cv) + " is high: the median is less certain than on a quiet machine");
     if (s.generator_bound > 0)
       warnings.push_back(who + std::to_string(s.generator_bound) + " sample(s) generator-bound (an iperf3 process used >= 90 % of a CPU): " +
                          "this measures iperf3 as much as the product");
@@ -109,14 +136,7 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
     if (s.loaded_rows * 2 > static_cast<int>(s.gbps.n))
       warnings.push_back(who + std::to_string(s.loaded_rows) + " sample(s) started with tasks from outside the lab runnable: the machine was not idle");
   }
-  if (lowest_coverage < 0.95) {
-    snprintf(line, sizeof line, "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %% (%zu samples)\n",
-             100 * lowest_coverage, lowest_n);
-    o << line;
-  }
-  o << "x baseline: median of per-round ratios (sample i of the product over sample i of the baseline); +over bl: CPU-s/Gbit above the baseline's\n";
-  for (const auto& w : warnings) o << "! " << w << "\n";
-  return o.str();
+  return warnings;
 }
 
 nlohmann::json summary_json(const std::vector<SampleRow>& rows) {

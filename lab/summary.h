@@ -25,6 +25,7 @@ struct ProductTestSummary {
   SampleStats paired_ratio;
   double cpu_over_baseline = 0;  // CPU-s/Gbit minus the baseline's (medians)
   SampleStats rss_kb, pps, latency_p50_ms, latency_p99_ms;
+  SampleStats cpu_user_s, cpu_sys_s, cpu_softirq_s, bringup_s;
   int threads = 0;               // most OS threads seen on one node
   int generator_bound = 0;       // rows where an iperf3 process used >= 90 % of a CPU
   int loaded_rows = 0;           // rows that found a task from outside the lab runnable before them
@@ -34,6 +35,8 @@ struct ProductTestSummary {
 std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows);
 
 std::string summary_table(const std::vector<SampleRow>& rows);
+// What a reader must not miss: invalid rows, high CV, generator-bound samples, outside load.
+std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>& summaries);
 nlohmann::json summary_json(const std::vector<SampleRow>& rows);
 
 }  // namespace vpnlab

@@ -14,6 +14,7 @@
 #include "lab/keys.h"
 #include "lab/product_session.h"
 #include "lab/sample.h"
+#include "netns/offloads.h"
 #include "netns/probes.h"
 #include "root_test_support.h"
 
@@ -103,7 +104,9 @@ TEST(Patterns, OneToManyBidirectionalAndUdpSumTheirProcesses) {
       double sum = json_receiver_gbps(raw + "sample-1-p1.json") + json_receiver_gbps(raw + "sample-1-p2.json");
       EXPECT_NEAR(r.gbps, sum, 1e-5);
     }
-    if (r.test == "bidir") EXPECT_EQ(r.direction, "bidirectional");
+    if (r.test == "bidir") {
+      EXPECT_EQ(r.direction, "bidirectional");
+    }
     if (r.test == "udp") {
       EXPECT_EQ(r.protocol, "udp");
       EXPECT_NEAR(r.gbps, 0.040, 0.006) << "UDP at 40 Mbit/s offered";
@@ -224,6 +227,24 @@ TEST(Cpu, APinnedTwoSecondBusyLoopIsAccountedAsTwoCpuSeconds) {
   double everywhere = (read_cpu_times() - before).busy();
   EXPECT_NEAR(on_cpu1, 2.0, 0.1);
   EXPECT_GE(everywhere, 1.9);  // the system-wide figure samples use includes it
+}
+
+TEST(Offloads, TheNoOffloadBaselineTurnsSegmentationOff) {
+  VPNLAB_REQUIRE_ROOT();
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick.toml");
+  auto topo = LiveTopology::build(plan);
+  ASSERT_TRUE(topo.ok());
+  int fd = (*topo)->ns_of_node("a").fd.get();
+  auto before = read_offloads(fd, "lan");
+  ASSERT_TRUE(before.ok());
+  EXPECT_TRUE(before->at("tso")) << "veth starts with TSO on";
+  ASSERT_TRUE(set_segmentation_offloads(fd, "lan", false).ok());
+  auto after = read_offloads(fd, "lan");
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(after->at("tso"));
+  EXPECT_FALSE(after->at("gso"));
+  EXPECT_FALSE(after->at("gro"));
+  EXPECT_TRUE((*topo)->teardown(10).ok());
 }
 
 TEST(Shaping, ARateOnTheLinkLimitsTheBaseline) {

@@ -1,0 +1,112 @@
+// `vpnlab diff` statistics against known values and synthetic runs with known effects.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "lab/compare.h"
+
+using namespace vpnlab;
+
+namespace {
+
+std::vector<double> lognormal(std::mt19937& rng, size_t n, double median, double cv) {
+  std::normal_distribution<double> z(0, cv);
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i) v.push_back(median * std::exp(z(rng)));
+  return v;
+}
+
+std::vector<SampleRow> rows_of(const std::string& product, const std::vector<double>& gbps) {
+  std::vector<SampleRow> rows;
+  int i = 0;
+  for (double g : gbps) {
+    SampleRow r;
+    r.product = product;
+    r.test = "t";
+    r.sample = ++i;
+    r.gbps = g;
+    r.valid = true;
+    r.status = "ok";
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST(Compare, MannWhitneyExactPValues) {
+  EXPECT_NEAR(mann_whitney_p(0, 3, 3), 0.1, 1e-12);  // 2 of 20 arrangements are as extreme
+  EXPECT_NEAR(mann_whitney_p(4.5, 3, 3), 1.0, 1e-12);
+  // m = n = 10: 23 is the largest U significant at 5 % two-sided (published tables).
+  EXPECT_LT(mann_whitney_p(23, 10, 10), 0.05);
+  EXPECT_GT(mann_whitney_p(24, 10, 10), 0.05);
+  EXPECT_NEAR(mann_whitney_p(77, 10, 10), mann_whitney_p(23, 10, 10), 1e-12);  // symmetric
+}
+
+TEST(Compare, HolmAdjustment) {
+  auto adj = holm_adjust({0.01, 0.04, 0.03});
+  EXPECT_NEAR(adj[0], 0.03, 1e-12);
+  EXPECT_NEAR(adj[1], 0.06, 1e-12);
+  EXPECT_NEAR(adj[2], 0.06, 1e-12);
+  EXPECT_NEAR(holm_adjust({0.5, 0.9})[1], 1.0, 1e-12);
+}
+
+TEST(Compare, VerdictsForKnownEffects) {
+  std::mt19937 rng(42);
+  auto verdict_of = [&](double ratio, double cv) {
+    auto a = rows_of("p", lognormal(rng, 10, 1.0, cv));
+    auto b = rows_of("p", lognormal(rng, 10, ratio, cv));
+    return compare_runs(a, b).front();
+  };
+  Comparison none = verdict_of(1.0, 0.03);
+  EXPECT_EQ(none.verdict, "no significant difference");
+  Comparison five = verdict_of(0.95, 0.02);
+  EXPECT_EQ(five.verdict, "slower");
+  EXPECT_LT(five.ci_high, 1.0);
+  Comparison twenty = verdict_of(0.80, 0.05);
+  EXPECT_EQ(twenty.verdict, "slower");
+  EXPECT_NEAR(twenty.ratio, 0.80, 0.04);  // coverage of the interval: the many-runs test below
+  EXPECT_TRUE(fails_threshold(twenty, 0.1));
+  EXPECT_FALSE(fails_threshold(five, 0.1)) << "5 % slower must not trip a 10 % gate";
+  Comparison faster = verdict_of(1.25, 0.05);
+  EXPECT_EQ(faster.verdict, "faster");
+  EXPECT_FALSE(fails_threshold(faster, 0.1));
+  Comparison noisy = verdict_of(0.95, 0.30);
+  EXPECT_EQ(noisy.verdict, "no significant difference");
+}
+
+TEST(Compare, IntervalCoverageAndFalseAlarmsOverManyRuns) {
+  std::mt19937 rng(7);
+  int covered = 0, false_alarms = 0;
+  const int runs = 400;
+  for (int i = 0; i < runs; ++i) {
+    auto a = lognormal(rng, 10, 1.0, 0.08);
+    auto b = lognormal(rng, 10, 0.8, 0.08);
+    Comparison c = compare_samples(a, b);
+    if (c.ci_low <= 0.8 && c.ci_high >= 0.8) ++covered;
+    auto same = compare_runs(rows_of("p", lognormal(rng, 10, 1.0, 0.08)), rows_of("p", lognormal(rng, 10, 1.0, 0.08)));
+    if (same.front().verdict != "no significant difference") ++false_alarms;
+  }
+  EXPECT_GE(covered, runs * 93 / 100) << "a 95 % interval covers the true ratio";
+  EXPECT_LE(false_alarms, runs * 8 / 100) << "same-build pairs fire about 5 % of the time";
+}
+
+TEST(Compare, HolmCorrectsAcrossProductsAndTests) {
+  std::mt19937 rng(3);
+  std::vector<SampleRow> a, b;
+  for (const char* p : {"p1", "p2", "p3", "p4", "p5", "p6"}) {
+    auto ra = rows_of(p, lognormal(rng, 6, 1.0, 0.05));
+    auto rb = rows_of(p, lognormal(rng, 6, 1.0, 0.05));
+    a.insert(a.end(), ra.begin(), ra.end());
+    b.insert(b.end(), rb.begin(), rb.end());
+  }
+  auto cs = compare_runs(a, b);
+  ASSERT_EQ(cs.size(), 6u);
+  for (const auto& c : cs) EXPECT_GE(c.p_holm, c.p_value);
+  std::string table = comparison_table(cs);
+  EXPECT_NE(table.find("Holm"), std::string::npos);
+  // One valid sample is not a comparison.
+  auto lonely = compare_runs(rows_of("x", {1.0}), rows_of("x", {1.0, 1.1}));
+  EXPECT_EQ(lonely.front().verdict, "not comparable: fewer than 2 valid samples in run A");
+}

@@ -1,0 +1,79 @@
+// Golden files: report.md and the plots of a recorded run directory (tests/data/
+// run-golden: results.csv, environment.json, audit.json and the raw iperf3 JSON of a real
+// quick.toml run). Any change to the report shows up here; after a deliberate one,
+// regenerate with VPNLAB_UPDATE_GOLDEN=1 and review the difference.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lab/report.h"
+#include "lab/svg.h"
+
+using namespace vpnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+std::string copy_of_golden_run() {
+  char tmpl[] = "/tmp/vpnlab-golden-XXXXXX";
+  fs::path dir = mkdtemp(tmpl);
+  fs::path src = fs::path(VPNLAB_TEST_DATA) / "run-golden";
+  for (const char* f : {"results.csv", "environment.json", "audit.json"}) fs::copy_file(src / f, dir / f);
+  fs::copy(src / "raw", dir / "raw", fs::copy_options::recursive);
+  return dir.string();
+}
+
+}  // namespace
+
+TEST(Report, MarkdownAndPlotsMatchTheGoldenFiles) {
+  std::string run = copy_of_golden_run();
+  ASSERT_TRUE(write_report(run).ok());
+  fs::path expected = fs::path(VPNLAB_TEST_DATA) / "report-golden";
+  std::vector<std::string> files = {"report.md", "plots/a-to-b-throughput.svg", "plots/a-to-b-over-time.svg", "plots/a-to-b-cpu.svg"};
+  if (getenv("VPNLAB_UPDATE_GOLDEN")) {
+    for (const auto& f : files) {
+      fs::create_directories((expected / f).parent_path());
+      fs::copy_file(fs::path(run) / f, expected / f, fs::copy_options::overwrite_existing);
+    }
+    GTEST_SKIP() << "golden files rewritten in " << expected;
+  }
+  for (const auto& f : files) EXPECT_EQ(slurp(fs::path(run) / f), slurp(expected / f)) << f << " differs from " << (expected / f);
+  // The HTML is self-contained: the plots inline, nothing fetched.
+  std::string html = slurp(fs::path(run) / "report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  fs::remove_all(run);
+}
+
+TEST(Report, ThroughputOverTimeSumsTheProcessesOfASample) {
+  std::string run = copy_of_golden_run();
+  auto series = throughput_over_time(run, "baseline", "a-to-b", 1);
+  ASSERT_EQ(series.size(), 2u);  // a 2-second sample, one interval per second
+  EXPECT_NEAR(series[0].first, 1.0, 0.05);
+  EXPECT_GT(series[0].second, 1.0);
+  EXPECT_TRUE(throughput_over_time(run, "baseline", "a-to-b", 9).empty());
+  fs::remove_all(run);
+}
+
+TEST(Svg, EscapesTextAndDrawsEveryBar) {
+  std::string svg = svg_bar_chart("a<b & \"c\"", "Gbit/s", {{"x<1>", 2.0, 1.5, 2.5}, {"y", 0.5, 0.4, 0.6}});
+  EXPECT_NE(svg.find("a&lt;b &amp; &quot;c&quot;"), std::string::npos);
+  EXPECT_NE(svg.find("x&lt;1&gt;"), std::string::npos);
+  EXPECT_EQ(svg.find("x<1>"), std::string::npos);
+  size_t rects = 0;
+  for (size_t at = svg.find("<rect x="); at != std::string::npos; at = svg.find("<rect x=", at + 1)) ++rects;
+  EXPECT_EQ(rects, 2u);
+  EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
+}
