@@ -2,6 +2,7 @@
 // the run's, each peer's as peer_*, values captured from key tools), and the host-side
 // [[prepare]] entries that render files and run key tools before any node starts.
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -146,7 +147,6 @@ std::string captured_value(const std::string& text, const std::string& prefix) {
 }  // namespace
 
 Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer) {
-  const ProductSpec& spec = *ctx_.spec;
   TemplateContext tc = context_for(node, peer);
   std::string where = node ? "node '" + node->name + "'" + (peer ? " (peer '" + peer->name + "')" : "") : "run";
   if (!step.file.empty()) {
@@ -164,7 +164,7 @@ Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const 
     if (!v) return v.error();
     sp.argv.push_back(v.value());
   }
-  std::string log_dir = ctx_.run_dir + "/logs/" + spec.name;
+  std::string log_dir = this->log_dir();
   std::string base = log_dir + "/prepare-" + std::to_string(index) + "-" + (node ? node->name : "run") + (peer ? "-" + peer->name : "");
   sp.stdout_path = base + ".out";
   sp.stderr_path = base + ".err";
@@ -188,13 +188,22 @@ Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const 
   return ok_status();
 }
 
+std::string ProductSession::log_dir() const {
+  return ctx_.run_dir + "/logs/" + ctx_.spec->name + (ctx_.round > 0 ? "/round-" + std::to_string(ctx_.round) : "");
+}
+
 Status ProductSession::prepare() {
   const Plan& plan = *ctx_.plan;
+  // Every bring-up starts from clean product directories: key tools refuse to overwrite
+  // what an earlier round made (nebula-cert: "refusing to overwrite existing CA key").
+  std::error_code ec;
+  std::filesystem::remove_all(ctx_.run_dir + "/nodes/" + ctx_.spec->name, ec);
+  std::filesystem::remove_all(ctx_.run_dir + "/secrets/" + ctx_.spec->name, ec);
   for (const PlanNode& node : plan.nodes) {
     if (auto s = make_dirs(node_dir(node.name), 0750); !s) return s;
     if (auto s = make_dirs(secrets_dir(node.name), 0700); !s) return s;
   }
-  if (auto s = make_dirs(ctx_.run_dir + "/logs/" + ctx_.spec->name, 0750); !s) return s;
+  if (auto s = make_dirs(log_dir(), 0750); !s) return s;
   if (auto s = make_dirs(ctx_.run_dir + "/secrets/" + ctx_.spec->name, 0700); !s) return s;
   // Entry by entry, each for every node, so later entries see what earlier ones made.
   size_t index = 0;

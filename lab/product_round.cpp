@@ -70,7 +70,7 @@ Status run_product_round(const RoundContext& c, const std::vector<int>& samples,
       for (const auto& u : node.underlay)
         if (auto s = set_segmentation_offloads((*topo)->ns_of_node(node.name).fd.get(), u.ifname, false); !s)
           return with_context(s.error(), spec.name + ": node '" + node.name + "'");
-  ProductSession::Context ctx{c.vpn_plan, topo->get(), &spec, c.keys, run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}};
+  ProductSession::Context ctx{c.vpn_plan, topo->get(), &spec, c.keys, run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round};
   auto session = ProductSession::start(ctx);
   // Remote sites: through the tunnel once it is up, or plainly routed for the baseline.
   if (session)

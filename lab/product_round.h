@@ -25,6 +25,7 @@ struct RoundContext {
   const RunOptions* opts = nullptr;
   ResultsCsv* csv = nullptr;
   bool write_topology_records = false;  // the first build records sysctls and offloads
+  int round = 0;                        // interleaved: the round number (1-based); 0: one bring-up for all
   std::function<bool(const std::string& test, int sample)> measured;  // already in the CSV (resume)
 };
 

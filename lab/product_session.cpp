@@ -31,7 +31,7 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
   Netns& ns = ctx_.topo->ns_of_node(node.name);
   auto mnt = ctx_.topo->mount_ns_of_node(node.name);
   if (!mnt) return mnt.error();
-  std::string log_dir = ctx_.run_dir + "/logs/" + spec.name;
+  std::string log_dir = this->log_dir();
   TemplateContext tc = context_for(&node);
   auto ex = [&](const std::string& t) { return expand(t, tc).value(); };  // checked in prepare()
   for (const ProductStep& step : spec.steps) {
@@ -238,8 +238,8 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
   }
   sp.netns_fd = ns.fd.get();
   sp.mntns_fd = mnt.value();
-  sp.stdout_path = ctx_.run_dir + "/logs/" + spec.name + "/" + node_name + "-counters.out";
-  sp.stderr_path = ctx_.run_dir + "/logs/" + spec.name + "/" + node_name + "-counters.err";
+  sp.stdout_path = log_dir() + "/" + node_name + "-counters.out";
+  sp.stderr_path = log_dir() + "/" + node_name + "-counters.err";
   auto out = run_command(sp, 5, ctx_.interrupt_fd);
   if (!out) return out.error();
   if (out->exit_status != 0) return make_error("node '" + node_name + "': counter command failed\n" + log_tail(sp.stderr_path));

@@ -36,6 +36,7 @@ class ProductSession {
     std::string run_dir;
     int interrupt_fd = -1;
     std::map<std::string, std::string> run_values;  // e.g. the run's pre-shared key
+    int round = 0;  // interleaved runs: the round (logs go to logs/PRODUCT/round-N); 0: none
   };
 
   // Starts the product on every node and waits until each node's pings to every peer's
@@ -82,6 +83,7 @@ class ProductSession {
   std::map<std::string, std::string> peer_values(const PlanNode& node, const PlanNode& peer) const;
   Result<std::string> expand(const std::string& text, const TemplateContext& ctx) const;
   std::string node_dir(const std::string& node) const;
+  std::string log_dir() const;
   std::string secrets_dir(const std::string& node) const;
 
   struct Daemon {

@@ -202,6 +202,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
       if (rounds.size() > 1) spdlog::info("round {}/{}: [{}/{}] {}", r + 1, rounds.size(), k + 1, runnable.size(), spec.name);
       else spdlog::info("[{}/{}] {}", k + 1, runnable.size(), spec.name);
       RoundContext rc{&plan, &vpn_plan, &spec, &keys.value(), psk.value(), &opts, &csv.value(), first_build,
+                      rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
                       [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
       first_build = false;
       bool plaintext = !outcome.plaintext_checked;

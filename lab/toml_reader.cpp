@@ -136,19 +136,30 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   return best;
 }
 
-std::optional<double> parse_duration(const std::string& text) {
+namespace {
+
+// "1.5ms" -> 1.5 and "ms". False when there is no leading number.
+bool number_and_unit(const std::string& text, double* value, std::string* unit) {
   size_t i = 0;
   while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-  if (i == 0 || i == text.size()) return std::nullopt;
-  double value = 0;
+  if (i == 0) return false;
   try {
     size_t used = 0;
-    value = std::stod(text.substr(0, i), &used);
-    if (used != i) return std::nullopt;
+    *value = std::stod(text.substr(0, i), &used);
+    if (used != i) return false;
   } catch (...) {
-    return std::nullopt;
+    return false;
   }
-  std::string unit = text.substr(i);
+  *unit = text.substr(i);
+  return true;
+}
+
+}  // namespace
+
+std::optional<double> parse_duration(const std::string& text) {
+  double value = 0;
+  std::string unit;
+  if (!number_and_unit(text, &value, &unit) || unit.empty()) return std::nullopt;
   if (unit == "ms") value /= 1000;
   else if (unit == "m") value *= 60;
   else if (unit != "s") return std::nullopt;
@@ -157,18 +168,9 @@ std::optional<double> parse_duration(const std::string& text) {
 }
 
 std::optional<double> parse_rate(const std::string& text) {
-  size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-  if (i == 0) return std::nullopt;
   double value = 0;
-  try {
-    size_t used = 0;
-    value = std::stod(text.substr(0, i), &used);
-    if (used != i) return std::nullopt;
-  } catch (...) {
-    return std::nullopt;
-  }
-  std::string unit = text.substr(i);
+  std::string unit;
+  if (!number_and_unit(text, &value, &unit)) return std::nullopt;
   for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   // Bits per second, SI prefixes, as both iperf3 ("500M") and tc ("500mbit") write them.
   // tc's "mbps" means megabytes: refused rather than silently read as bits.

@@ -110,3 +110,21 @@ TEST(Bench, ADaemonThatDiesMidRunFailsItsSamplesAndTheNextProductRuns) {
   EXPECT_EQ(baseline_ok, 6) << "the next product runs as usual";
   EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
+
+// Interleaved rounds bring every product up anew: tools that refuse to overwrite what an
+// earlier round made (nebula-cert's CA) must still work, and each round keeps its logs.
+TEST(Bench, EveryRoundBringsTheProductUpAnew) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("nebula");
+  VPNLAB_REQUIRE_PROGRAM("nebula-cert");
+  ShortRun run = short_run({"baseline", "nebula"}, VPNLAB_PRODUCTS_DIR, 3);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 6u);
+  for (const auto& r : run.report->rows) EXPECT_TRUE(r.valid) << r.product << " sample " << r.sample << ": " << r.reason;
+  for (int round = 1; round <= 3; ++round) {
+    struct stat st{};
+    EXPECT_EQ(stat((run.run_dir + "/logs/nebula/round-" + std::to_string(round)).c_str(), &st), 0) << "round " << round;
+  }
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+}
