@@ -16,6 +16,7 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 
+#include "lab/fs_util.h"
 #include "netns/fault.h"
 #include "netns/pidfd.h"
 
@@ -43,6 +44,22 @@ std::string find_program(const std::string& name) {
   return bp::search_path(name).string();
 }
 
+// Next to a process's output: what ran, so anyone can rerun it by hand ("LOG.cmd": the
+// argv, one word per line after "argv:", the environment added to the fixed one, the
+// CPUs). Argv and env never hold key material: products read keys from files.
+static void record_command(const SpawnSpec& spec, const std::string& exe) {
+  if (spec.stdout_path.empty() || spec.stdout_path == "/dev/null") return;
+  std::string text = "exe: " + exe + "\nargv:\n";
+  for (const auto& a : spec.argv) text += "  " + a + "\n";
+  text += "env (added to PATH, LANG=C.UTF-8, HOME=/root):\n";
+  for (const auto& [k, v] : spec.env) text += "  " + k + "=" + v + "\n";
+  text += "cpus:";
+  for (int c : spec.cpus) text += " " + std::to_string(c);
+  text += spec.cpus.empty() ? " not pinned\n" : "\n";
+  text += std::string("network namespace: ") + (spec.netns_fd >= 0 ? "the node's" : "the host's") + "\n";
+  (void)write_file(spec.stdout_path + ".cmd", text, 0640);
+}
+
 Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   if (spec.argv.empty()) return make_error("internal: empty argv");
   std::string exe = find_program(spec.argv[0]);
@@ -54,6 +71,7 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   env["HOME"] = "/root";
   for (const auto& [k, v] : spec.env) env[k] = v;
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  record_command(spec, exe);
 
   // Everything the hook needs is prepared here: after fork() in a threaded parent the
   // child may only make async-signal-safe calls (no allocation).

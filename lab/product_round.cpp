@@ -55,6 +55,45 @@ Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const s
   return ok_status();
 }
 
+// Starts the product on a built topology: session, routes to remote sites (through the
+// tunnel, or plainly routed for the baseline), and receive packet steering so that the
+// softirq work of what a node receives lands on its own CPUs.
+Result<std::unique_ptr<ProductSession>> start_product(const RoundContext& c, LiveTopology& topo) {
+  const Plan& plan = *c.plan;
+  const ProductSpec& spec = *c.spec;
+  ProductSession::Context ctx{c.vpn_plan, &topo, &spec, c.keys, c.opts->run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round};
+  auto session = ProductSession::start(ctx);
+  if (!session) return session;
+  auto give_up = [&](Error e) -> Result<std::unique_ptr<ProductSession>> {
+    (*session)->stop();
+    return e;
+  };
+  if (auto r = topo.add_routes(plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r) return give_up(r.error());
+  if (plan.pinned && plan.rps)
+    for (const auto& node : plan.nodes) {
+      std::vector<std::string> ifnames;
+      for (const auto& u : node.underlay) ifnames.push_back(u.ifname);
+      if (spec.tunnel && node.vpn) ifnames.push_back(spec.interface);
+      auto mnt = topo.mount_ns_of_node(node.name);
+      Status rps = mnt ? set_rps(topo.ns_of_node(node.name).fd.get(), mnt.value(), ifnames, node.cpus) : Status(mnt.error());
+      if (!rps) return give_up(with_context(rps.error(), "node '" + node.name + "'"));
+    }
+  return session;
+}
+
+Result<std::unique_ptr<LiveTopology>> build_topology(const RoundContext& c) {
+  const Plan& plan = *c.plan;
+  auto topo = LiveTopology::build(plan);
+  if (!topo) return with_context(topo.error(), "building the topology for " + c.spec->name);
+  if (c.write_topology_records) record_topology(c.opts->run_dir, **topo);
+  if (!c.spec->offloads)
+    for (const auto& node : plan.nodes)
+      for (const auto& u : node.underlay)
+        if (auto s = set_segmentation_offloads((*topo)->ns_of_node(node.name).fd.get(), u.ifname, false); !s)
+          return with_context(s.error(), c.spec->name + ": node '" + node.name + "'");
+  return topo;
+}
+
 }  // namespace
 
 Status run_product_round(const RoundContext& c, const std::vector<int>& samples, bool check_plaintext, ProductOutcome* outcome,
@@ -62,37 +101,22 @@ Status run_product_round(const RoundContext& c, const std::vector<int>& samples,
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
   const std::string& run_dir = c.opts->run_dir;
-  auto topo = LiveTopology::build(plan);
-  if (!topo) return with_context(topo.error(), "building the topology for " + spec.name);
-  if (c.write_topology_records) record_topology(run_dir, **topo);
-  if (!spec.offloads)
-    for (const auto& node : plan.nodes)
-      for (const auto& u : node.underlay)
-        if (auto s = set_segmentation_offloads((*topo)->ns_of_node(node.name).fd.get(), u.ifname, false); !s)
-          return with_context(s.error(), spec.name + ": node '" + node.name + "'");
-  ProductSession::Context ctx{c.vpn_plan, topo->get(), &spec, c.keys, run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round};
-  auto session = ProductSession::start(ctx);
-  // Remote sites: through the tunnel once it is up, or plainly routed for the baseline.
-  if (session)
-    if (auto r = (*topo)->add_routes(plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r) {
-      (*session)->stop();
-      session = r.error();
-    }
-  // Softirq work of what a node receives lands on its own CPUs (its interfaces, and the
-  // product's once it exists).
-  if (session && plan.pinned && plan.rps)
-    for (const auto& node : plan.nodes) {
-      std::vector<std::string> ifnames;
-      for (const auto& u : node.underlay) ifnames.push_back(u.ifname);
-      if (spec.tunnel && node.vpn) ifnames.push_back(spec.interface);
-      auto mnt = (*topo)->mount_ns_of_node(node.name);
-      Status rps = mnt ? set_rps((*topo)->ns_of_node(node.name).fd.get(), mnt.value(), ifnames, node.cpus) : Status(mnt.error());
-      if (!rps) {
-        (*session)->stop();
-        session = with_context(rps.error(), "node '" + node.name + "'");
-        break;
-      }
-    }
+  auto topo = build_topology(c);
+  if (!topo) return topo.error();
+  auto session = start_product(c, **topo);
+  // A bring-up that fails is tried once more on a topology built anew: one transient
+  // failure (wireguard-go once could not bind its control socket) should not cost a
+  // whole round. Both attempts are logged; a second failure is the product's result.
+  if (!session && !vpnlab::interrupted()) {
+    spdlog::warn("{}: bring-up failed, trying once more on a new topology: {}", spec.name,
+                 session.error().message.substr(0, session.error().message.find('\n')));
+    outcome->retried_bringups++;
+    if (auto s = (*topo)->teardown(10); !s) return with_context(s.error(), "tearing down after " + spec.name);
+    if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
+    topo = build_topology(c);
+    if (!topo) return topo.error();
+    session = start_product(c, **topo);
+  }
   if (!session) {
     outcome->failure = session.error().message;
     spdlog::error("{}: did not come up: {}", spec.name, session.error().message);

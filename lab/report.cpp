@@ -203,8 +203,11 @@ Status write_report(const std::string& run_dir) {
   doc.push_back({Block::Kind::heading, "vpnlab run " + run_id, {"title"}, {}, {}});
   std::vector<std::string> warnings = summary_warnings(summaries);
   if (!audit.is_discarded())
-    for (const auto& [product, left] : audit.items())
-      for (const auto& l : left) warnings.push_back(product + ": teardown left " + l.get<std::string>());
+    for (const auto& [product, a] : audit.items()) {
+      for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
+      if (a.value("bringups_retried", 0) > 0)
+        warnings.push_back(product + ": " + std::to_string(a.value("bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
+    }
   doc.push_back({Block::Kind::heading, "Warnings", {}, {}, {}});
   if (warnings.empty()) doc.push_back({Block::Kind::para, "None: every row valid, no high CV, no generator-bound sample, no outside load, nothing left behind.", {}, {}, {}});
   else doc.push_back({Block::Kind::list, "", warnings, {}, {}});

@@ -222,7 +222,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   // What teardown audits found, for the report (which reads only files of the run).
   nlohmann::json audit = nlohmann::json::object();
   for (const auto& p : report.products)
-    if (!p.leftovers.empty()) audit[p.product] = p.leftovers;
+    if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
   (void)write_file(opts.run_dir + "/audit.json", audit.dump(2) + "\n", 0640);
   if (auto s = write_report(opts.run_dir); !s) spdlog::warn("report: {}", s.error().message);
   return report;
