@@ -1,6 +1,7 @@
 #include "lab/diff_command.h"
 
 #include <cstdio>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,21 @@ std::string text_at(const nlohmann::json& j, const nlohmann::json::json_pointer&
 
 }  // namespace
 
-Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, std::optional<double> threshold) {
+std::vector<SampleRow> relative_to_baseline(const std::vector<SampleRow>& rows) {
+  std::map<std::pair<std::string, int>, double> base;  // (test, sample) -> baseline Gbit/s
+  for (const auto& r : rows)
+    if (r.product == "baseline" && r.status == "ok" && r.gbps > 0) base[{r.test, r.sample}] = r.gbps;
+  std::vector<SampleRow> out;
+  for (auto r : rows) {
+    auto b = base.find({r.test, r.sample});
+    if (r.product == "baseline" || b == base.end()) continue;
+    r.gbps /= b->second;
+    out.push_back(r);
+  }
+  return out;
+}
+
+Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, std::optional<double> threshold, bool relative) {
   auto a = read_results_csv(run_a + "/results.csv");
   if (!a) return with_context(a.error(), "run A");
   auto b = read_results_csv(run_b + "/results.csv");
@@ -43,7 +58,12 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
     nlohmann::json::json_pointer p(key);
     if (text_at(ea, p) != text_at(eb, p)) out.text += "note: " + std::string(key + 1) + " differs: '" + text_at(ea, p) + "' vs '" + text_at(eb, p) + "'\n";
   }
-  out.comparisons = compare_runs(a.value(), b.value());
+  if (relative) {
+    out.text += "relative: each product's samples divided by its own run's baseline of the same round\n";
+    out.comparisons = compare_runs(relative_to_baseline(a.value()), relative_to_baseline(b.value()));
+  } else {
+    out.comparisons = compare_runs(a.value(), b.value());
+  }
   out.text += comparison_table(out.comparisons);
   if (threshold) {
     for (const auto& c : out.comparisons)

@@ -15,6 +15,12 @@ struct DiffOutcome {
   bool gate_failed = false;   // some comparison is slower by more than the threshold
 };
 
-Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, std::optional<double> threshold);
+// With `relative`, each product's samples are first divided by the baseline of the same
+// run and round: what drifts for the whole machine between two runs cancels out.
+Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, std::optional<double> threshold, bool relative = false);
+
+// Rows as ratios to the same run's baseline in the same round (sample number); baseline
+// rows and rows without a valid baseline partner are dropped.
+std::vector<SampleRow> relative_to_baseline(const std::vector<SampleRow>& rows);
 
 }  // namespace vpnlab

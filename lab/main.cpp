@@ -53,6 +53,7 @@ struct Args {
   bool dry_run = false;
   bool no_pin = false;
   bool sequential = false;
+  bool relative = false;
   bool help = false;
   bool quiet = false;    // -q: warnings and errors only (the table still goes to stdout)
   bool verbose = false;  // -v: debug detail
@@ -82,6 +83,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s == "--dry-run") { a.dry_run = true; continue; }
     if (s == "--no-pin") { a.no_pin = true; continue; }
     if (s == "--sequential") { a.sequential = true; continue; }
+    if (s == "--relative") { a.relative = true; continue; }
     if (i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
     const std::string& v = argv[++i];
     if (s == "--product") a.products.push_back(v);
@@ -259,7 +261,7 @@ int cmd_report(const Args& a) {
 
 int cmd_diff(const Args& a) {
   if (a.positional.size() != 2) return usage_error("diff", "give two run directories: RUN_A (before) and RUN_B (after)");
-  auto d = diff_runs(a.positional[0], a.positional[1], a.threshold);
+  auto d = diff_runs(a.positional[0], a.positional[1], a.threshold, a.relative);
   if (!d) return fail(d.error());
   std::cout << d->text;
   return d->gate_failed ? kExitGate : 0;
@@ -302,11 +304,12 @@ const std::vector<Verb>& verbs() {
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},
-      {"diff", "diff RUN_A RUN_B [--threshold X]",
+      {"diff", "diff RUN_A RUN_B [--threshold X] [--relative]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
        "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
-       "  --threshold X    exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best",
-       {"--threshold"}, cmd_diff},
+       "  --threshold X    exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best\n"
+       "  --relative       compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs",
+       {"--threshold", "--relative"}, cmd_diff},
       {"report", "report RUN_DIR", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.", {},
        cmd_report},
       {"doctor", "doctor", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"

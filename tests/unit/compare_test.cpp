@@ -5,6 +5,7 @@
 #include <random>
 
 #include "lab/compare.h"
+#include "lab/diff_command.h"
 
 using namespace vpnlab;
 
@@ -90,6 +91,23 @@ TEST(Compare, IntervalCoverageAndFalseAlarmsOverManyRuns) {
   }
   EXPECT_GE(covered, runs * 93 / 100) << "a 95 % interval covers the true ratio";
   EXPECT_LE(false_alarms, runs * 8 / 100) << "same-build pairs fire about 5 % of the time";
+}
+
+TEST(Compare, RelativeToBaselineCancelsMachineDrift) {
+  // Run B's machine is 30 % slower for everything; the product itself did not change.
+  auto with_product = [](double machine) {
+    std::vector<SampleRow> rows = rows_of("baseline", {10 * machine, 10.2 * machine, 9.9 * machine, 10.1 * machine, 9.8 * machine, 10.3 * machine});
+    auto p = rows_of("p", {0.30 * machine, 0.31 * machine, 0.29 * machine, 0.30 * machine, 0.295 * machine, 0.305 * machine});
+    rows.insert(rows.end(), p.begin(), p.end());
+    return rows;
+  };
+  auto a = with_product(1.0), b = with_product(0.7);
+  EXPECT_EQ(compare_runs(a, b)[1].verdict, "slower");  // raw: the drift looks like a regression
+  auto rel = compare_runs(relative_to_baseline(a), relative_to_baseline(b));
+  ASSERT_EQ(rel.size(), 1u);  // baseline rows are the reference, not compared
+  EXPECT_EQ(rel[0].product, "p");
+  EXPECT_EQ(rel[0].verdict, "no significant difference");
+  EXPECT_NEAR(rel[0].ratio, 1.0, 0.01);
 }
 
 TEST(Compare, HolmCorrectsAcrossProductsAndTests) {
