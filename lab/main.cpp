@@ -209,7 +209,9 @@ int cmd_run(const Args& given) {
   if (!report) return fail(report.error());
   std::cout << "\n" << report->summary;
   for (const auto& p : report->products) {
-    if (!p.failure.empty()) std::cout << "! " << p.product << ": " << p.failure.substr(0, p.failure.find('\n')) << "\n";
+    if (!p.failure.empty())
+      std::cout << "! " << p.product << (p.started ? ": a bring-up failed (its round's rows say so): " : ": never came up: ")
+                << p.failure.substr(0, p.failure.find('\n')) << "\n";
     for (const auto& l : p.leftovers) std::cout << "! " << p.product << " left behind: " << l << "\n";
   }
   std::cout << "results: " << opts.run_dir << "/results.csv\n";

@@ -90,10 +90,11 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
   if (env.is_discarded() || !env.contains("requested_products"))
     return make_error("cannot rerun " + from + ": no environment.json with the requested products", "give a run directory made by this vpnlab");
   a->products = env["requested_products"].get<std::vector<std::string>>();
-  a->samples = env["bench"].value("samples", 10);
-  a->duration_s = env["bench"].value("duration_s", 10.0);
-  a->no_pin = !env["bench"].value("pinned", true);
-  a->sequential = !env["bench"].value("interleaved", true);
+  const nlohmann::json bench = env.value("bench", nlohmann::json::object());
+  a->samples = bench.value("samples", 10);
+  a->duration_s = bench.value("duration_s", 10.0);
+  a->no_pin = !bench.value("pinned", true);
+  a->sequential = !bench.value("interleaved", true);
   if (a->keys_dir.empty()) a->keys_dir = from + "/secrets/keys";
   a->topology_file = from + "/topology.toml";
   auto plan = plan_request(*a);
@@ -101,7 +102,7 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
   for (const auto& name : plan->products) {
     auto spec = load_product(find_products_dir(), name);
     if (!spec) return spec.error();
-    std::string then = env["products"].value(spec->name, nlohmann::json::object()).value("version", std::string());
+    std::string then = env.value("products", nlohmann::json::object()).value(spec->name, nlohmann::json::object()).value("version", std::string());
     std::string now = check_availability(spec.value()).version;
     if (then != now)
       return make_error("product '" + spec->name + "' was '" + then + "' in " + from + ", here it is '" + (now.empty() ? "not available" : now) + "'",

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "lab/results_csv.h"
@@ -162,4 +163,34 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   EXPECT_EQ(read_file(run_dir + "/environment.json"), environment);
   EXPECT_EQ(read_file(run_dir + "/plan.txt"), plan);
   EXPECT_EQ(read_results_csv(run_dir + "/results.csv")->size(), 4u);
+}
+
+// A run, its rerun with --from (same keys, same products, same samples), the report of
+// each, and diff between them: the verbs that make results reproducible and comparable.
+TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  std::string out = "/tmp/vpnlab-from-" + unique_tag();
+  auto vpnlab = [&](std::vector<std::string> args, const std::string& log) {
+    SpawnSpec s;
+    s.argv = {VPNLAB_BINARY};
+    s.argv.insert(s.argv.end(), args.begin(), args.end());
+    s.stdout_path = out + "-" + log;
+    auto r = run_command(s, 180);
+    return r.ok() ? r->exit_status : -1;
+  };
+  ASSERT_EQ(vpnlab({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", out + "/a"}, "a.log"), 0)
+      << read_file(out + "-a.log");
+  std::string a = out + "/a/" + std::filesystem::directory_iterator(out + "/a")->path().filename().string();
+  ASSERT_EQ(vpnlab({"run", "--from", a, "--out", out + "/b"}, "b.log"), 0) << read_file(out + "-b.log");
+  std::string b = out + "/b/" + std::filesystem::directory_iterator(out + "/b")->path().filename().string();
+  auto rows = read_results_csv(b + "/results.csv");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->size(), 2u);
+  EXPECT_EQ(read_file(a + "/keys/a.pub"), read_file(b + "/keys/a.pub")) << "the rerun uses the same keys";
+  EXPECT_NE(read_file(b + "/report.html").find("<svg"), std::string::npos);
+  EXPECT_EQ(vpnlab({"report", b}, "report.log"), 0);
+  EXPECT_EQ(vpnlab({"diff", a, b, "--threshold", "0.9"}, "diff.log"), 0) << read_file(out + "-diff.log");
+  EXPECT_NE(read_file(out + "-diff.log").find("baseline"), std::string::npos);
+  EXPECT_EQ(vpnlab({"diff", a}, "diff1.log"), 2) << "one run is a usage error";
 }
