@@ -53,6 +53,13 @@ std::vector<const PlanNode*> Plan::vpn_nodes() const {
   return out;
 }
 
+Plan Plan::vpn_only() const {
+  Plan out = *this;
+  out.nodes.clear();
+  for (const auto* n : vpn_nodes()) out.nodes.push_back(*n);
+  return out;
+}
+
 Error plan_error(const Topology& topo, SourcePos pos, std::string message, std::string hint) {
   Error e = make_error(std::move(message), std::move(hint));
   e.file = topo.file;

@@ -111,6 +111,9 @@ struct Plan {
   // through a tunnel its overlay address, without one its address on the shared link.
   Ipv4Addr target_address(const PlanTest& test, size_t server, bool tunnel) const;
   std::vector<const PlanNode*> vpn_nodes() const;
+  // The same plan with only the nodes that run the VPN: what a product session sees
+  // (site clients behind gateways run no product).
+  Plan vpn_only() const;
   // Estimated wall time of `run` in seconds (bring-up counted as 2 s per product and round).
   double estimated_seconds() const;
 };

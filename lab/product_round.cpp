@@ -40,7 +40,8 @@ Status dirs_for(const std::string& run_dir, const std::string& product, const st
   return make_dirs(*logs, 0750);
 }
 
-// Rows for samples a product could not run, with the reason.
+}  // namespace
+
 Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why, std::vector<SampleRow>* rows, bool* interrupted) {
   for (const auto& test : c.plan->tests)
     for (int i : samples) {
@@ -54,6 +55,8 @@ Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const s
     }
   return ok_status();
 }
+
+namespace {
 
 // Starts the product on a built topology: session, routes to remote sites (through the
 // tunnel, or plainly routed for the baseline), and receive packet steering so that the

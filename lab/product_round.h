@@ -32,6 +32,11 @@ struct RoundContext {
 // Runs `samples` (1-based numbers) of every test. Rows go to the CSV and into *rows;
 // what the product did goes into *outcome (merged over rounds). A failure of the lab
 // itself (not of the product) comes back as an error.
+// Rows for samples a product could not run (not measured yet, unless interrupted), with
+// the reason; they go to the CSV and into *rows.
+Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why, std::vector<SampleRow>* rows,
+                 bool* interrupted);
+
 Status run_product_round(const RoundContext& c, const std::vector<int>& samples, bool plaintext_check, ProductOutcome* outcome,
                          std::vector<SampleRow>* rows, bool* interrupted);
 

@@ -95,9 +95,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
                             " does not fit the overlay MTU " + std::to_string(plan.overlay_mtu) + " the products resolved to",
                         "use length <= " + std::to_string(plan.overlay_mtu - 28) + ", or leave it out (MTU - 28 is the default)");
   // Products run on the VPN nodes only; site clients behind gateways run none.
-  Plan vpn_plan = plan;
-  vpn_plan.nodes.clear();
-  for (const auto* n : plan.vpn_nodes()) vpn_plan.nodes.push_back(*n);
+  const Plan vpn_plan = plan.vpn_only();
   // Resuming: the same topology, and every row already there counts as done. Checked
   // before anything is written, so a refused resume leaves the earlier run as it was.
   RunReport report;
@@ -147,15 +145,19 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   auto measured = [&](const std::string& product, const std::string& test, int sample) {
     return done.count({product, test, sample}) > 0;
   };
+  auto missing = [&](const std::string& product, int sample) {
+    for (const auto& test : plan.tests)
+      if (!measured(product, test.spec.name, sample)) return true;
+    return false;
+  };
   // Which products run, and whether anything is left to measure for them.
   std::vector<size_t> runnable;
   for (size_t pi = 0; pi < specs.size(); ++pi) {
     const Availability& avail = availability[pi];
     spdlog::info("{} ({})", specs[pi].name, avail.available ? avail.version : avail.reason);
-    bool missing = false;
-    for (const auto& test : plan.tests)
-      for (int i = 1; i <= plan.samples; ++i) missing = missing || !measured(specs[pi].name, test.spec.name, i);
-    if (avail.available && missing) runnable.push_back(pi);
+    bool any = false;
+    for (int i = 1; i <= plan.samples; ++i) any = any || missing(specs[pi].name, i);
+    if (avail.available && any) runnable.push_back(pi);
   }
   std::map<size_t, ProductOutcome> outcomes;
   for (size_t pi = 0; pi < specs.size(); ++pi) {
@@ -180,30 +182,20 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
       const ProductSpec& spec = specs[pi];
       ProductOutcome& outcome = outcomes[pi];
       std::vector<int> todo;
-      for (int i : rounds[r]) {
-        bool missing = false;
-        for (const auto& test : plan.tests) missing = missing || !measured(spec.name, test.spec.name, i);
-        if (missing) todo.push_back(i);
-      }
+      for (int i : rounds[r])
+        if (missing(spec.name, i)) todo.push_back(i);
       if (todo.empty()) continue;
+      RoundContext rc{&plan, &vpn_plan, &spec, &keys.value(), psk.value(), &opts, &csv.value(), first_build,
+                      rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
+                      [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
       // A product that never came up is not brought up again every round.
       if (!outcome.failure.empty() && !outcome.started && r > 0) {
-        for (const auto& test : plan.tests)
-          for (int i : todo) {
-            if (measured(spec.name, test.spec.name, i)) continue;
-            SampleRow row = row_for(plan, test, spec, plan.duration_s);
-            row.sample = i;
-            row.reason = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));
-            if (auto s = csv->append(row); !s) return s.error();
-            report.rows.push_back(row);
-          }
+        std::string why = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));
+        if (auto s = fail_rows(rc, todo, why, &report.rows, &report.interrupted); !s) return s.error();
         continue;
       }
       if (rounds.size() > 1) spdlog::info("round {}/{}: [{}/{}] {}", r + 1, rounds.size(), k + 1, runnable.size(), spec.name);
       else spdlog::info("[{}/{}] {}", k + 1, runnable.size(), spec.name);
-      RoundContext rc{&plan, &vpn_plan, &spec, &keys.value(), psk.value(), &opts, &csv.value(), first_build,
-                      rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
-                      [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
       first_build = false;
       bool plaintext = !outcome.plaintext_checked;
       if (auto s = run_product_round(rc, todo, plaintext, &outcome, &report.rows, &report.interrupted); !s) return s.error();

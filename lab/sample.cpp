@@ -96,14 +96,14 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   // The VPN nodes whose tunnels the test crosses, with the bytes each must carry.
   std::map<std::string, TunnelCounters> before;
   auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
-  for (const auto& node : {vpn_of(t.client)})
-    if (auto r = c.session->read_counters(node)) before[node] = r.value(); else return fail(r.error().message);
-  for (const auto& p : procs)
-    if (!before.count(vpn_of(p.server))) {
-      auto r = c.session->read_counters(vpn_of(p.server));
-      if (!r) return fail(r.error().message);
-      before[vpn_of(p.server)] = r.value();
-    }
+  std::vector<std::string> crossed = {vpn_of(t.client)};
+  for (const auto& p : procs) crossed.push_back(vpn_of(p.server));
+  for (const auto& node : crossed) {
+    if (before.count(node)) continue;
+    auto r = c.session->read_counters(node);
+    if (!r) return fail(r.error().message);
+    before[node] = r.value();
+  }
   // The machine should be idle before a sample starts: wait a little for it, then record
   // whatever still runs outside the lab.
   row.outside_load = wait_outside_idle(c.topo->inodes(), 500);

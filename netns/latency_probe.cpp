@@ -105,12 +105,11 @@ void LatencyProbe::loop() {
       ssize_t got = recvfrom(sock_.get(), buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &flen);
       if (got < 0) break;
       auto at = Clock::now();
-      size_t ihl = static_cast<size_t>(buf[0] & 0x0f) * 4;
-      if (got < static_cast<ssize_t>(ihl + sizeof(icmphdr))) continue;
-      const auto* reply = reinterpret_cast<const icmphdr*>(buf + ihl);
-      if (reply->type != ICMP_ECHOREPLY || ntohs(reply->un.echo.id) != id_ || ntohl(from.sin_addr.s_addr) != target_.value) continue;
+      uint16_t reply_seq = 0;
+      size_t icmp_len = 0;
+      if (!is_echo_reply(buf, got, Ipv4Addr{ntohl(from.sin_addr.s_addr)}, id_, target_, &reply_seq, &icmp_len)) continue;
       // Sequence numbers wrap at 65536: more than 10 minutes at 10 ms, longer than any sample.
-      size_t seq = ntohs(reply->un.echo.sequence);
+      size_t seq = reply_seq;
       if (seq >= sent_at.size() || answered[seq]) continue;
       answered[seq] = true;
       rtts_ms_.push_back(std::chrono::duration<double, std::milli>(at - sent_at[seq]).count());

@@ -1,7 +1,6 @@
 #include "netns/outside_load.h"
 
 #include <dirent.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -9,6 +8,8 @@
 #include <set>
 #include <string>
 #include <thread>
+
+#include "netns/pidfd.h"
 
 namespace vpnlab {
 
@@ -20,11 +21,6 @@ bool task_runnable(const std::string& task_dir) {
   std::getline(in, line);
   auto close = line.rfind(')');  // comm may hold spaces and parentheses
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'R';
-}
-
-uint64_t net_inode_of(const std::string& task_dir) {
-  struct stat st{};
-  return stat((task_dir + "/ns/net").c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
 }  // namespace
@@ -43,7 +39,7 @@ int runnable_outside(const std::vector<uint64_t>& lab_netns_inodes) {
     while (dirent* t = readdir(tasks)) {
       if (t->d_name[0] < '0' || t->d_name[0] > '9') continue;
       std::string dir = base + "/" + t->d_name;
-      if (task_runnable(dir) && !lab.count(net_inode_of(dir))) ++count;
+      if (task_runnable(dir) && !lab.count(net_inode(dir + "/ns/net"))) ++count;
     }
     closedir(tasks);
   }

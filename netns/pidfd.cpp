@@ -66,8 +66,6 @@ bool terminate_gracefully(int pidfd, int grace_ms) {
   return true;
 }
 
-namespace {
-
 uint64_t net_inode(const std::string& link_path) {
   char buf[64];
   ssize_t n = readlink(link_path.c_str(), buf, sizeof buf - 1);
@@ -75,8 +73,6 @@ uint64_t net_inode(const std::string& link_path) {
   buf[n] = 0;
   return std::strtoull(buf + 5, nullptr, 10);  // "net:[N]"
 }
-
-}  // namespace
 
 std::vector<ProcessRef> tasks_in_namespaces(const std::vector<uint64_t>& netns_inodes) {
   std::set<uint64_t> wanted(netns_inodes.begin(), netns_inodes.end());

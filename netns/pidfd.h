@@ -29,6 +29,9 @@ int wait_any(const std::vector<int>& fds, int timeout_ms);
 // its own children; for others the kernel does. Returns true if KILL was needed.
 bool terminate_gracefully(int pidfd, int grace_ms);
 
+// The network namespace inode behind a "/proc/PID/task/TID/ns/net" link; 0 if gone.
+uint64_t net_inode(const std::string& link_path);
+
 struct ProcessRef {
   pid_t pid = 0;
   std::string comm;

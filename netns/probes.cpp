@@ -43,6 +43,17 @@ uint16_t icmp_checksum(const unsigned char* data, size_t len) {
   return htons(static_cast<uint16_t>(~sum));
 }
 
+bool is_echo_reply(const unsigned char* buf, long got, Ipv4Addr from, uint16_t id, Ipv4Addr target, uint16_t* seq, size_t* icmp_len) {
+  if (got < static_cast<long>(sizeof(iphdr))) return false;
+  size_t ihl = static_cast<size_t>(buf[0] & 0x0f) * 4;
+  if (got < static_cast<long>(ihl + sizeof(icmphdr))) return false;
+  const auto* reply = reinterpret_cast<const icmphdr*>(buf + ihl);
+  if (reply->type != ICMP_ECHOREPLY || ntohs(reply->un.echo.id) != id || from != target) return false;
+  *seq = ntohs(reply->un.echo.sequence);
+  *icmp_len = static_cast<size_t>(got) - ihl;
+  return true;
+}
+
 Status ping_until_answered(int netns_fd, Ipv4Addr target, double timeout_s, int interrupt_fd, double* rtt_ms, int size,
                            bool dont_fragment) {
   UniqueFd sock;
@@ -89,12 +100,10 @@ Status ping_until_answered(int netns_fd, Ipv4Addr target, double timeout_s, int 
       sockaddr_in from{};
       socklen_t flen = sizeof from;
       ssize_t got = recvfrom(sock.get(), buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &flen);
-      if (got < static_cast<ssize_t>(sizeof(iphdr))) continue;
-      size_t ihl = static_cast<size_t>(buf[0] & 0x0f) * 4;
-      if (got < static_cast<ssize_t>(ihl + sizeof(icmphdr))) continue;
-      const auto* reply = reinterpret_cast<const icmphdr*>(buf + ihl);
-      if (reply->type != ICMP_ECHOREPLY || ntohs(reply->un.echo.id) != id || ntohl(from.sin_addr.s_addr) != target.value) continue;
-      if (static_cast<size_t>(got) - ihl != packet.size()) continue;  // a full-size probe must come back whole
+      uint16_t reply_seq = 0;
+      size_t icmp_len = 0;
+      if (!is_echo_reply(buf, got, Ipv4Addr{ntohl(from.sin_addr.s_addr)}, id, target, &reply_seq, &icmp_len)) continue;
+      if (icmp_len != packet.size()) continue;  // a full-size probe must come back whole
       if (rtt_ms) *rtt_ms = std::chrono::duration<double, std::milli>(Clock::now() - sent_at).count();
       return ok_status();
     }

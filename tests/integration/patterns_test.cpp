@@ -147,9 +147,7 @@ TEST(Routing, AMisroutedSampleFailsTheTunnelCheck) {
   Plan plan = plan_for(VPNLAB_TOPOLOGIES "/site-to-site.toml");
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
   ASSERT_TRUE(spec.ok());
-  Plan vpn_plan = plan;
-  vpn_plan.nodes.clear();
-  for (const auto* n : plan.vpn_nodes()) vpn_plan.nodes.push_back(*n);
+  Plan vpn_plan = plan.vpn_only();
   std::string dir = make_temp_dir("misroute");
   std::vector<std::string> names;
   for (const auto& n : plan.nodes) names.push_back(n.name);
