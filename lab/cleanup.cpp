@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "lab/plan.h"
 #include "lab/run_state.h"
@@ -42,6 +43,21 @@ Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::s
     }
     if (!first) return first.error();
     if (auto s = wait_namespaces_released(inodes, 10); !s) return s.error();
+  }
+  // The VM backend's /run/<prefix>vm (agent sockets, embedded libvirt state): made only by
+  // vpnlab (it holds libvirt/), removed once no namespace of its run is left.
+  std::error_code ec;
+  for (auto& e : std::filesystem::directory_iterator("/run", ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(kLabPrefix, 0) != 0 || name.size() < 3 || name.substr(name.size() - 3) != "-vm") continue;
+    if (!std::filesystem::exists(e.path() / "libvirt")) continue;
+    std::string host_ns = name + "host";  // "<prefix>vm" + "host" = the VM-host namespace
+    if (!only.empty() && std::find(only.begin(), only.end(), host_ns) == only.end()) continue;
+    if (dry_run) {
+      report.actions.push_back("would remove " + e.path().string());
+    } else if (std::filesystem::remove_all(e.path(), ec); !ec) {
+      report.actions.push_back("removed " + e.path().string());
+    }
   }
   // State files whose run is gone (cleanup holds the run lock, so none is live).
   for (const auto& st : list_states()) {

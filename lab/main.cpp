@@ -30,6 +30,7 @@
 #include "lab/toml_reader.h"
 #include "lab/topology.h"
 #include "netns/live_topology.h"
+#include "vm/image_command.h"
 
 using namespace vpnlab;
 
@@ -54,6 +55,7 @@ struct Args {
   bool no_pin = false;
   bool sequential = false;
   bool relative = false;
+  bool rebuild = false;
   bool help = false;
   bool quiet = false;    // -q: warnings and errors only (the table still goes to stdout)
   bool verbose = false;  // -v: debug detail
@@ -62,6 +64,11 @@ struct Args {
 int fail(const Error& e) {
   std::cerr << e.format() << "\n";
   return kExitError;
+}
+
+Error vm_not_driven_yet(const std::string& file, const std::string& verb) {
+  return make_error(file + ": backend 'vm': '" + verb + "' does not drive guests yet (guests boot and run commands; the runner is next)",
+                    "measure with backend = \"netns\"; the root test Vm.* exercises the VM backend for now");
 }
 
 int usage_error(const std::string& verb, const std::string& msg) {
@@ -84,6 +91,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s == "--no-pin") { a.no_pin = true; continue; }
     if (s == "--sequential") { a.sequential = true; continue; }
     if (s == "--relative") { a.relative = true; continue; }
+    if (s == "--rebuild") { a.rebuild = true; continue; }
     if (i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
     const std::string& v = argv[++i];
     if (s == "--product") a.products.push_back(v);
@@ -138,6 +146,7 @@ int cmd_up(const Args& a) {
   if (!need_root("up")) return kExitError;
   auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
+  if (plan->backend == "vm") return fail(vm_not_driven_yet(a.positional[0], "up"));
   for (const auto& st : list_states())
     if (st.kept && st.lab == plan->lab)
       return fail(make_error("lab '" + plan->lab + "' is already up (run " + st.run_id + ")", "run 'vpnlab down " + a.positional[0] + "' first"));
@@ -186,6 +195,7 @@ int cmd_run(const Args& given) {
   RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
   auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(a.from_dir, &request);
   if (!plan) return fail(plan.error());
+  if (plan->backend == "vm") return fail(vm_not_driven_yet(request.topology_file, "run"));
   if (!need_root("run")) return kExitError;
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
@@ -314,6 +324,11 @@ const std::vector<Verb>& verbs() {
        {"--threshold", "--relative"}, cmd_diff},
       {"report", "report RUN_DIR", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.", {},
        cmd_report},
+      {"image", "image build [RECIPE] [--rebuild] | image list | image clean",
+       "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"
+       "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.\n"
+       "  --rebuild        build again even if the cache holds the image",
+       {"--rebuild"}, [](const Args& a) { return image_command(a.positional, a.rebuild); }},
       {"doctor", "doctor", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
        "steal time, products) and says what that means for results.", {}, cmd_doctor},
   };

@@ -96,21 +96,6 @@ Frame frame_for(const std::vector<Series>& series) {
 
 }  // namespace
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string svg_bar_chart(const std::string& title, const std::string& y_label, const std::vector<Bar>& bars) {
   Frame f;
   double top = 0;

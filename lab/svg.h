@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "lab/xml_escape.h"
+
 namespace vpnlab {
 
 struct Bar {
@@ -18,7 +20,6 @@ struct Series {
   std::vector<std::pair<double, double>> points;  // (x, y)
 };
 
-std::string xml_escape(const std::string& text);
 
 std::string svg_bar_chart(const std::string& title, const std::string& y_label, const std::vector<Bar>& bars);
 std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);

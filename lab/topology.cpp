@@ -30,11 +30,9 @@ Status parse_lab(const Reader& r, const toml::table& root, Topology* topo) {
   if (auto s = get_string(r, t, "name", "lab", &topo->lab_name, true, pos_of(t)); !s) return s;
   if (auto s = check_name(r, pos_of(*t.get("name")), "lab", topo->lab_name, kMaxLabName); !s) return s;
   if (auto s = get_string(r, t, "backend", "lab", &topo->backend, false, pos_of(t)); !s) return s;
-  if (topo->backend == "vm")
-    return r.at(*t.get("backend"), "lab: backend 'vm' is not available in this version",
-                "use backend = \"netns\" (the VM backend is a later feature)");
-  if (topo->backend != "netns")
-    return r.at(*t.get("backend"), "lab: unknown backend '" + topo->backend + "'", "use backend = \"netns\"");
+  if (topo->backend != "netns" && topo->backend != "vm")
+    return r.at(*t.get("backend"), "lab: unknown backend '" + topo->backend + "'",
+                "use backend = \"netns\" (namespaces) or \"vm\" (QEMU guests through libvirt)");
   return ok_status();
 }
 

@@ -4,11 +4,14 @@
 set -euo pipefail
 build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-3-dev
   libtomlplusplus-dev libspdlog-dev libboost-dev libboost-filesystem-dev
-  nlohmann-json3-dev libsodium-dev libgtest-dev)
+  nlohmann-json3-dev libsodium-dev libgtest-dev libvirt-dev libarchive-dev)
 # The VPN products and their tools. wireguard-tools must come without recommends (it would
 # pull a kernel image); libstrongswan-standard-plugins brings GCM and X25519 (openssl).
 runtime_pkgs=(iperf3 iproute2 openssl wireguard-go wireguard-tools nebula openvpn tinc fastd quicktun
-  strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins)
+  strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins
+  # The VM backend: QEMU, libvirt's QEMU driver (embedded in vpnlab-vmhost: no libvirtd, no
+  # libvirt network on the host), busybox for the guest initramfs, kmod's depmod, xz.
+  qemu-system-x86 libvirt-daemon-driver-qemu libvirt-daemon busybox-static kmod xz-utils)
 missing=()
 for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,4 +23,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "install-deps: everything present"
+fi
+
+# libvirt's privileged QEMU driver refuses to start unless the user it would run QEMU as
+# exists (it looks it up before reading any configuration; vpnlab's config then runs QEMU as
+# root). Debian creates it in libvirt-daemon-system, which would also start libvirtd and its
+# default network on the host: only the system user and group are made here, the same way.
+if ! getent passwd libvirt-qemu >/dev/null; then
+  getent group libvirt-qemu >/dev/null || groupadd --system libvirt-qemu
+  useradd --system --gid libvirt-qemu --no-create-home --home-dir /var/lib/libvirt --shell /usr/sbin/nologin libvirt-qemu
+  echo "install-deps: created system user libvirt-qemu (libvirt's QEMU driver needs it to exist)"
 fi

@@ -1,0 +1,87 @@
+// The VM backend for real (root): an image built from images/, guests booted through the
+// embedded libvirt driver (TCG here; KVM where a boot probe says it works), commands run by
+// the guest agent, and a teardown that leaves no domain, QEMU, namespace or socket behind.
+#include <filesystem>
+
+#include "root_test_support.h"
+#include "vm/accel.h"
+#include "vm/guest_lab.h"
+#include "vm/image.h"
+
+using namespace vpnlab;
+using namespace vpnlab::testing;
+
+namespace {
+
+#define VPNLAB_REQUIRE_VM()                                                                                  \
+  do {                                                                                                       \
+    VPNLAB_REQUIRE_ROOT();                                                                                   \
+    VPNLAB_REQUIRE_PROGRAM("qemu-system-x86_64");                                                            \
+    if (!std::filesystem::exists("/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_qemu.so")) \
+      GTEST_SKIP() << "libvirt's QEMU driver is not installed (libvirt-daemon-driver-qemu): skipped";       \
+  } while (0)
+
+Image test_image() {
+  auto rc = load_recipe(VPNLAB_IMAGES "/debian12.toml");
+  EXPECT_TRUE(rc.ok()) << (rc.ok() ? "" : rc.error().format());
+  auto im = ensure_image(*rc, image_cache_root());
+  EXPECT_TRUE(im.ok()) << (im.ok() ? "" : im.error().format());
+  return im.ok() ? *im : Image{};
+}
+
+GuestLabOptions options(const std::string& run_dir, const Image& im) {
+  GuestLabOptions o;
+  o.run_dir = run_dir;
+  o.accel = choose_accel(im, image_cache_root()).accel;
+  o.agent_path = VPNLAB_BIN_DIR "/vpnlab-agent";
+  o.vmhost_path = VPNLAB_BIN_DIR "/vpnlab-vmhost";
+  return o;
+}
+
+// Runs argv in a guest and returns its exit status; output into `out`.
+int run_in_guest(AgentClient& agent, const std::vector<std::string>& argv, const std::string& out) {
+  auto id = agent.spawn({argv, {}, {}, out, "", ""});
+  EXPECT_TRUE(id.ok()) << (id.ok() ? "" : id.error().format());
+  if (!id) return -1;
+  auto st = agent.wait(*id, 30);
+  EXPECT_TRUE(st.ok() && st->has_value());
+  return st.ok() && st->has_value() ? **st : -1;
+}
+
+}  // namespace
+
+TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
+  VPNLAB_REQUIRE_VM();
+  Image im = test_image();
+  ASSERT_FALSE(im.vmlinux.empty());
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick-vm.toml");
+  std::string run_dir = make_temp_dir("vm");
+  std::vector<uint64_t> inodes;
+  {
+    auto lab = GuestLab::start(plan, im, options(run_dir, im));
+    ASSERT_TRUE(lab.ok()) << lab.error().format();
+    inodes = (*lab)->inodes();
+    ASSERT_EQ((*lab)->guests().size(), 2u);
+    for (const auto& g : (*lab)->guests()) {
+      EXPECT_EQ(g.kernel, im.kernel_release) << g.node << " runs the image's kernel, not the host's";
+      EXPECT_GT(g.boot_s, 0.5);
+      std::printf("guest %s: ready %.2f s after start, kernel %s\n", g.node.c_str(), g.boot_s, g.kernel.c_str());
+    }
+    AgentClient& a = (*lab)->agent("a");
+    // The run directory is shared read-write at the same path: output lands on the host.
+    EXPECT_EQ(run_in_guest(a, {"uname", "-r"}, run_dir + "/uname.txt"), 0);
+    EXPECT_EQ(read_file(run_dir + "/uname.txt"), im.kernel_release + "\n");
+    // Guests reach each other over the lab's bridge, at the plan's underlay addresses.
+    std::string b_addr = plan.underlay_address("b", "lan").str();
+    EXPECT_EQ(run_in_guest(a, {"ping", "-c", "2", "-W", "5", b_addr}, run_dir + "/ping.txt"), 0) << read_file(run_dir + "/ping.txt");
+    // The interface carries the plan's name and MTU inside the guest.
+    EXPECT_EQ(run_in_guest(a, {"cat", "/sys/class/net/lan/mtu"}, run_dir + "/mtu.txt"), 0);
+    EXPECT_EQ(read_file(run_dir + "/mtu.txt"), "1500\n");
+    // A failing command reports its status (the agent does not pretend).
+    EXPECT_NE(run_in_guest(a, {"false"}, run_dir + "/false.txt"), 0);
+    ASSERT_TRUE((*lab)->teardown().ok());
+  }
+  expect_nothing_left(plan, inodes);
+  EXPECT_FALSE(std::filesystem::exists("/run/" + plan.ns_prefix + "vm")) << "VM sockets and libvirt state removed";
+  std::filesystem::remove_all(run_dir);
+}

@@ -1,0 +1,98 @@
+#include "vm/agent_client.h"
+
+#include <chrono>
+#include <optional>
+
+namespace vpnlab {
+
+using nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+static double since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+Result<std::unique_ptr<AgentClient>> AgentClient::connect(const std::string& socket, double timeout_s, int interrupt_fd,
+                                                          GuestHello* hello) {
+  auto t0 = clock_type::now();
+  std::unique_ptr<AgentClient> c;
+  // QEMU creates the socket as it starts; a bounded probe until it accepts.
+  for (;;) {
+    auto fd = connect_unix(socket);
+    if (fd) {
+      c.reset(new AgentClient(std::move(*fd)));
+      break;
+    }
+    if (since(t0) > timeout_s) return with_context(fd.error(), "guest agent");
+    pollfd p{interrupt_fd, POLLIN, 0};
+    if (::poll(&p, interrupt_fd >= 0 ? 1 : 0, 50) > 0) return make_error("interrupted");
+  }
+  for (;;) {
+    long seq = ++c->seq_;
+    if (auto s = c->ch_.send({{"op", "hello"}, {"seq", seq}}); !s) return s.error();
+    // Until the guest opens its port, QEMU keeps the request; a repeat every second
+    // covers an agent that restarted its port in between.
+    auto deadline = clock_type::now() + std::chrono::seconds(1);
+    while (clock_type::now() < deadline) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
+      auto r = c->ch_.receive(static_cast<int>(left), interrupt_fd);
+      if (!r) {
+        if (r.error().message == "interrupted" || c->ch_.at_eof()) return r.error();
+        break;
+      }
+      if (r->value("ok", false) && r->value("seq", 0L) >= 1) {
+        if (hello) *hello = GuestHello{r->value("kernel", ""), r->value("uptime_s", 0.0)};
+        c->seq_ = std::max(c->seq_, r->value("seq", 0L));
+        return c;
+      }
+    }
+    if (since(t0) > timeout_s)
+      return make_error("guest agent did not answer within " + std::to_string(static_cast<int>(timeout_s)) + " s",
+                        "see the guest's console log for how far its boot got");
+  }
+}
+
+Result<json> AgentClient::call(json req, int timeout_ms) {
+  long seq = ++seq_;
+  req["seq"] = seq;
+  if (auto s = ch_.send(req); !s) return s.error();
+  for (;;) {
+    auto r = ch_.receive(timeout_ms);
+    if (!r) return with_context(r.error(), "guest agent, " + req.value("op", ""));
+    if (r->value("seq", 0L) != seq) continue;  // a late answer to an earlier hello
+    if (!r->value("ok", false)) {
+      Error e = make_error("in the guest: " + r->value("error", "unknown error"), r->value("hint", ""));
+      return e;
+    }
+    return *r;
+  }
+}
+
+Result<int> AgentClient::spawn(const Spawn& s) {
+  json req{{"op", "spawn"}, {"argv", s.argv}, {"env", s.env}, {"cpus", s.cpus}, {"stdout", s.stdout_path}};
+  if (!s.stderr_path.empty()) req["stderr"] = s.stderr_path;
+  if (!s.cwd.empty()) req["cwd"] = s.cwd;
+  auto r = call(req);
+  if (!r) return r.error();
+  return r->value("id", 0);
+}
+
+Result<std::optional<int>> AgentClient::wait(int id, double timeout_s, int interrupt_fd) {
+  auto t0 = clock_type::now();
+  for (;;) {
+    auto r = call({{"op", "wait"}, {"id", id}, {"timeout_ms", 500}});
+    if (!r) return r.error();
+    if (r->value("exited", false)) return std::optional<int>(r->value("status", -1));
+    if (since(t0) >= timeout_s) return std::optional<int>();
+    pollfd p{interrupt_fd, POLLIN, 0};
+    if (interrupt_fd >= 0 && ::poll(&p, 1, 0) > 0) return make_error("interrupted");
+  }
+}
+
+Result<bool> AgentClient::stop(int id, int grace_ms) {
+  auto r = call({{"op", "stop"}, {"id", id}, {"grace_ms", grace_ms}}, grace_ms + 10000);
+  if (!r) return r.error();
+  return r->value("killed", false);
+}
+
+}  // namespace vpnlab

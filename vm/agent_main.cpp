@@ -1,0 +1,211 @@
+// vpnlab-agent: runs inside a guest as its PID 1 (the initramfs chroots into the host's
+// root, shared read-only over 9p, and execs it). It answers JSON lines on the virtio-serial
+// port named "vpnlab.agent": hello, spawn/wait/stop of processes (the same launcher as in a
+// namespace: pinning, closed fds, TERM -> grace -> KILL), and network setup over netlink.
+// Own agent rather than qemu-guest-agent: it reuses the lab's process launcher and netlink
+// code unchanged, needs nothing installed in the guest, and speaks the lab's JSON.
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/reboot.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "lab/ipv4.h"
+#include "lab/process.h"
+#include "netns/netlink.h"
+#include "netns/route.h"
+#include "netns/sysctl.h"
+#include "vm/guest_net.h"
+#include "vm/json_lines.h"
+
+using namespace vpnlab;
+using nlohmann::json;
+
+namespace {
+
+std::string find_port() {
+  const std::string base = "/sys/class/virtio-ports";
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(base.c_str()), ::closedir);
+  if (!d) return {};
+  while (dirent* e = ::readdir(d.get())) {
+    std::ifstream f(base + "/" + e->d_name + "/name");
+    std::string name;
+    if (f >> name && name == "vpnlab.agent") return std::string("/dev/") + e->d_name;
+  }
+  return {};
+}
+
+// As PID 1 the agent inherits every orphan (daemons that fork). Reaps zombies it did not
+// start itself; its own children are reaped by their Child objects.
+void reap_orphans(const std::set<pid_t>& own) {
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir("/proc"), ::closedir);
+  if (!d) return;
+  while (dirent* e = ::readdir(d.get())) {
+    pid_t pid = std::atoi(e->d_name);
+    if (pid <= 1 || own.count(pid)) continue;
+    std::ifstream st(std::string("/proc/") + e->d_name + "/stat");
+    std::string line;
+    std::getline(st, line);
+    auto close = line.rfind(')');
+    if (close == std::string::npos || close + 2 >= line.size()) continue;
+    if (line[close + 2] == 'Z') ::waitpid(pid, nullptr, WNOHANG);
+  }
+}
+
+struct Agent {
+  std::map<int, std::unique_ptr<Child>> children;
+  int next_id = 1;
+  NlSock sock;
+
+  std::set<pid_t> own_pids() const {
+    std::set<pid_t> s;
+    for (const auto& [id, c] : children) s.insert(c->pid());
+    return s;
+  }
+
+  static json fail(const Error& e) { return {{"ok", false}, {"error", e.message}, {"hint", e.hint}}; }
+
+  json spawn(const json& req) {
+    SpawnSpec spec;
+    spec.argv = req.value("argv", std::vector<std::string>{});
+    spec.env = req.value("env", std::map<std::string, std::string>{});
+    spec.cpus = req.value("cpus", std::vector<int>{});
+    spec.stdout_path = req.value("stdout", "/dev/null");
+    spec.stderr_path = req.value("stderr", "");
+    spec.cwd = req.value("cwd", "");
+    auto c = Child::spawn(spec);
+    if (!c) return fail(c.error());
+    int id = next_id++;
+    pid_t pid = (*c)->pid();
+    children[id] = std::move(*c);
+    return {{"ok", true}, {"id", id}, {"pid", pid}};
+  }
+
+  Child* child(const json& req) {
+    auto it = children.find(req.value("id", 0));
+    return it == children.end() ? nullptr : it->second.get();
+  }
+
+  json wait(const json& req) {
+    Child* c = child(req);
+    if (!c) return {{"ok", false}, {"error", "no such process id"}};
+    // Short waits only: the agent serves one request at a time; the host repeats.
+    int timeout = std::min(req.value("timeout_ms", 0), 1000);
+    bool exited = c->wait_exit(timeout);
+    json r{{"ok", true}, {"exited", exited}};
+    if (exited) {
+      r["status"] = c->exit_status();
+      children.erase(req.value("id", 0));
+    }
+    return r;
+  }
+
+  json stop(const json& req) {
+    Child* c = child(req);
+    if (!c) return {{"ok", true}, {"gone", true}};  // already gone: success
+    bool killed = c->stop(req.value("grace_ms", 2000));
+    json r{{"ok", true}, {"status", c->exit_status()}, {"killed", killed}};
+    children.erase(req.value("id", 0));
+    return r;
+  }
+
+  json link(const json& req) {
+    std::string name = req.value("name", "");
+    if (req.contains("mac"))
+      if (auto s = rename_link_by_mac(sock.get(), req.value("mac", ""), name); !s) return fail(s.error());
+    for (const auto& a : req.value("addrs", std::vector<std::string>{})) {
+      auto slash = a.find('/');
+      auto addr = parse_ipv4(a.substr(0, slash));
+      if (!addr || slash == std::string::npos) return fail(make_error("bad interface address '" + a + "'"));
+      HostAddr host{*addr, std::atoi(a.c_str() + slash + 1)};
+      if (auto s = add_address(sock.get(), name, host); !s) return fail(s.error());
+    }
+    if (auto s = set_link(sock.get(), name, req.value("mtu", 0), req.value("up", true)); !s) return fail(s.error());
+    return {{"ok", true}};
+  }
+
+  json route(const json& req) {
+    std::string why;
+    auto dest = parse_ipv4_prefix(req.value("dest", ""), &why);
+    if (!dest) return fail(make_error("bad route destination: " + why));
+    auto via = parse_ipv4(req.value("via", ""));
+    if (!via) return fail(make_error("bad gateway '" + req.value("via", "") + "'"));
+    if (auto s = replace_route(sock.get(), *dest, *via); !s) return fail(s.error());
+    return {{"ok", true}};
+  }
+
+  json sysctl(const json& req) {
+    SysctlList list;
+    for (const auto& [k, v] : req.value("settings", std::map<std::string, std::string>{})) list.emplace_back(k, v);
+    auto r = apply_sysctls(list);
+    if (!r) return fail(r.error());
+    return {{"ok", true}, {"values", *r}};
+  }
+
+  json handle(const json& req) {
+    std::string op = req.value("op", "");
+    json r;
+    if (op == "hello") {
+      utsname u{};
+      ::uname(&u);
+      std::ifstream up("/proc/uptime");
+      double uptime = 0;
+      up >> uptime;
+      r = {{"ok", true}, {"kernel", u.release}, {"uptime_s", uptime}, {"pid", ::getpid()}};
+    } else if (op == "spawn") r = spawn(req);
+    else if (op == "wait") r = wait(req);
+    else if (op == "stop") r = stop(req);
+    else if (op == "link") r = link(req);
+    else if (op == "route") r = route(req);
+    else if (op == "sysctl") r = sysctl(req);
+    else if (op == "poweroff") {
+      for (auto& [id, c] : children) c->stop(1000);
+      ::sync();
+      ::reboot(RB_POWER_OFF);
+      r = {{"ok", false}, {"error", "poweroff failed"}};
+    } else r = {{"ok", false}, {"error", "unknown op '" + op + "'"}};
+    if (req.contains("seq")) r["seq"] = req["seq"];
+    return r;
+  }
+};
+
+}  // namespace
+
+int main() {
+  Agent agent;
+  auto sock = open_route_socket();
+  if (!sock) {
+    std::fprintf(stderr, "vpnlab-agent: %s\n", sock.error().message.c_str());
+    return 1;
+  }
+  agent.sock = std::move(*sock);
+  std::string port = find_port();
+  if (port.empty()) {
+    std::fprintf(stderr, "vpnlab-agent: no virtio port named vpnlab.agent (virtio_console loaded?)\n");
+    return 1;
+  }
+  std::fprintf(stderr, "vpnlab-agent: serving on %s\n", port.c_str());
+  for (;;) {
+    JsonLines ch(UniqueFd(::open(port.c_str(), O_RDWR | O_CLOEXEC)));
+    if (ch.fd() < 0) return 1;
+    for (;;) {
+      auto req = ch.receive(1000);
+      reap_orphans(agent.own_pids());
+      if (!req) {
+        if (ch.at_eof()) break;
+        continue;  // idle second: reaped, wait again
+      }
+      if (!ch.send(agent.handle(*req))) break;
+    }
+    // No host on the other end: a bounded retry, as no event says when one connects.
+    ::poll(nullptr, 0, 100);
+  }
+}

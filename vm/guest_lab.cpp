@@ -1,0 +1,215 @@
+#include "vm/guest_lab.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "lab/fs_util.h"
+#include "netns/pidfd.h"
+#include "netns/sysctl.h"
+
+namespace fs = std::filesystem;
+
+namespace vpnlab {
+namespace {
+
+std::vector<std::string> link_order(const Plan& plan) {
+  std::vector<std::string> links;
+  for (const auto& v : plan.veths)
+    if (std::find(links.begin(), links.end(), v.link) == links.end()) links.push_back(v.link);
+  return links;
+}
+
+int link_mtu(const Plan& plan, const std::string& link) {
+  for (const auto& v : plan.veths)
+    if (v.link == link) return v.mtu;
+  return 1500;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::string own_binary_dir() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : p.parent_path().string();
+}
+
+std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const GuestLabOptions& opts,
+                                   const std::string& vm_dir) {
+  auto links = link_order(plan);
+  std::vector<GuestSpec> out;
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    const PlanNode& n = plan.nodes[i];
+    GuestSpec g;
+    g.name = plan.ns_prefix + n.name;
+    g.accel = opts.accel;
+    g.memory_mib = opts.memory_mib;
+    // The guest runs the node's VPN and its iperf3: one vCPU per distinct host CPU given
+    // to it, each vCPU pinned to one of them; QEMU's own threads on the first.
+    std::vector<int> cpus = n.cpus;
+    for (int c : n.load_cpus)
+      if (std::find(cpus.begin(), cpus.end(), c) == cpus.end()) cpus.push_back(c);
+    g.vcpus = std::max<int>(1, static_cast<int>(cpus.size()));
+    if (plan.pinned && !cpus.empty()) {
+      g.vcpu_pins = cpus;
+      g.emulator_pins = {cpus.front()};
+    }
+    g.kernel = image.vmlinux;
+    g.initrd = image.initrd;
+    g.cmdline = "console=ttyS0 quiet panic=-1 vpnlab.node=" + n.name + " vpnlab.run=" + opts.run_dir +
+                " vpnlab.agent=" + opts.agent_path;
+    g.shares = {{"/", "root", true}, {image.modules_root, "modules", true}, {opts.run_dir, "run", false}};
+    for (const auto& u : n.underlay) {
+      auto li = std::find(links.begin(), links.end(), u.link) - links.begin();
+      g.nics.push_back({"br" + std::to_string(li), "vl" + std::to_string(i) + "-" + std::to_string(li),
+                        lab_mac(static_cast<int>(i), static_cast<int>(li)), link_mtu(plan, u.link)});
+    }
+    g.agent_socket = vm_dir + "/" + n.name + ".agent";
+    g.console_log = opts.run_dir + "/vm/" + n.name + ".console.log";
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image& image, const GuestLabOptions& opts) {
+  if (opts.run_dir.find_first_of(" \t\n") != std::string::npos)
+    return make_error("run directory '" + opts.run_dir + "' contains white space",
+                      "the guests get its path on the kernel command line: use --out with a path without spaces");
+  std::unique_ptr<GuestLab> lab(new GuestLab());
+  lab->vm_dir_ = "/run/" + plan.ns_prefix + "vm";
+  auto fail = [&](Error e) -> Result<std::unique_ptr<GuestLab>> {
+    (void)lab->teardown(10);
+    return e;
+  };
+  if (auto s = make_dirs(lab->vm_dir_ + "/libvirt", 0700); !s) return s.error();
+  if (auto s = make_dirs(opts.run_dir + "/vm", 0755); !s) return s.error();
+
+  // The VM-host namespace: one bridge per link; libvirt adds each guest's tap to it.
+  auto made = create_namespaces({{plan.ns_prefix + "vmhost", bridge_sysctls()}});
+  if (!made) return fail(made.error());
+  lab->ns_ = std::move(made.value());
+  Netns& host = lab->ns_.front();
+  auto links = link_order(plan);
+  for (size_t i = 0; i < links.size(); ++i) {
+    std::string br = "br" + std::to_string(i);
+    if (auto s = create_bridge(host.sock.get(), br, link_mtu(plan, links[i])); !s)
+      return fail(with_context(s.error(), "link '" + links[i] + "'"));
+    if (auto s = set_link(host.sock.get(), br, 0, true); !s) return fail(with_context(s.error(), "link '" + links[i] + "'"));
+  }
+
+  // The helper starts inside that namespace, before it has any thread of its own.
+  SpawnSpec helper;
+  std::string sock = lab->vm_dir_ + "/vmhost.sock";
+  helper.argv = {opts.vmhost_path, lab->vm_dir_ + "/libvirt", sock};
+  helper.netns_fd = host.fd.get();
+  helper.stdout_path = opts.run_dir + "/vm/vmhost.log";
+  auto child = Child::spawn(helper);
+  if (!child) return fail(with_context(child.error(), "vpnlab-vmhost"));
+  lab->helper_ = std::move(*child);
+  auto t0 = std::chrono::steady_clock::now();
+  for (;;) {  // bounded probe: no event says "the helper is listening"
+    if (auto fd = connect_unix(sock)) {
+      lab->helper_ch_ = std::make_unique<JsonLines>(std::move(*fd));
+      break;
+    }
+    if (!lab->helper_->running() || seconds_since(t0) > 10)
+      return fail(make_error("vpnlab-vmhost did not start", log_tail(helper.stdout_path, 4)));
+    ::usleep(20000);
+  }
+  auto ready = lab->helper_ch_->receive(30000, opts.interrupt_fd);
+  if (!ready) return fail(with_context(ready.error(), "vpnlab-vmhost"));
+  if (!ready->value("ok", false)) return fail(make_error(ready->value("error", "libvirt failed"), ready->value("hint", "")));
+
+  // Start every guest, then wait for each: they boot in parallel.
+  auto specs = guest_specs(plan, image, opts, lab->vm_dir_);
+  std::vector<std::chrono::steady_clock::time_point> started;
+  for (const auto& g : specs) {
+    if (auto s = write_file(opts.run_dir + "/vm/" + g.name + ".xml", domain_xml(g), 0644); !s) return fail(s.error());
+    if (auto s = lab->helper_ch_->send({{"op", "start"}, {"xml", domain_xml(g)}}); !s) return fail(s.error());
+    auto r = lab->helper_ch_->receive(60000, opts.interrupt_fd);
+    if (!r) return fail(with_context(r.error(), "guest " + g.name));
+    if (!r->value("ok", false))
+      return fail(make_error("guest " + g.name + ": libvirt: " + r->value("error", "?"), "its domain XML is in " + opts.run_dir + "/vm/"));
+    started.push_back(std::chrono::steady_clock::now());
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const PlanNode& n = plan.nodes[i];
+    GuestHello hello;
+    auto agent = AgentClient::connect(specs[i].agent_socket, opts.boot_timeout_s, opts.interrupt_fd, &hello);
+    if (!agent)
+      return fail(make_error("guest '" + n.name + "' (" + std::string(accel_name(opts.accel)) + "): " + agent.error().message,
+                             "its console: " + specs[i].console_log + "\n" + log_tail(specs[i].console_log, 6)));
+    lab->guests_.push_back({n.name, specs[i].name, hello.kernel, seconds_since(started[i]), specs[i].console_log});
+    if (auto s = lab->configure(plan, n, **agent); !s) return fail(with_context(s.error(), "guest '" + n.name + "'"));
+    lab->agents_[n.name] = std::move(*agent);
+  }
+  return lab;
+}
+
+Status GuestLab::configure(const Plan& plan, const PlanNode& node, AgentClient& agent) {
+  auto links = link_order(plan);
+  size_t index = std::find_if(plan.nodes.begin(), plan.nodes.end(), [&](auto& n) { return n.name == node.name; }) - plan.nodes.begin();
+  if (auto r = agent.call({{"op", "link"}, {"name", "lo"}, {"up", true}}); !r) return r.error();
+  for (const auto& u : node.underlay) {
+    auto li = std::find(links.begin(), links.end(), u.link) - links.begin();
+    nlohmann::json req{{"op", "link"}, {"mac", lab_mac(static_cast<int>(index), static_cast<int>(li))}, {"name", u.ifname},
+                       {"addrs", {u.addr.str()}}, {"mtu", link_mtu(plan, u.link)}, {"up", true}};
+    if (auto r = agent.call(req); !r) return with_context(r.error(), "link '" + u.link + "'");
+  }
+  nlohmann::json settings = nlohmann::json::object();
+  for (const auto& [k, v] : node_sysctls()) settings[k] = v;
+  if (!node.sites.empty()) settings["net/ipv4/ip_forward"] = "1";
+  if (auto r = agent.call({{"op", "sysctl"}, {"settings", settings}}); !r) return r.error();
+  for (const auto& rt : plan.routes)
+    if (rt.node == node.name && rt.when == PlanRoute::When::always)
+      if (auto r = agent.call({{"op", "route"}, {"dest", rt.dest.str()}, {"via", rt.via.str()}}); !r) return r.error();
+  return ok_status();
+}
+
+std::vector<uint64_t> GuestLab::inodes() const {
+  std::vector<uint64_t> out;
+  for (const auto& n : ns_) out.push_back(n.inode);
+  return out;
+}
+
+Status GuestLab::teardown(double timeout_s) {
+  if (torn_down_) return ok_status();
+  torn_down_ = true;
+  agents_.clear();
+  Status first = ok_status();
+  if (helper_ch_) {
+    // The helper destroys every guest it started (transient domains: nothing to undefine).
+    if (helper_ch_->send({{"op", "quit"}}))
+      if (auto r = helper_ch_->receive(30000); !r && first) first = with_context(r.error(), "vpnlab-vmhost quit");
+    helper_ch_.reset();
+  }
+  if (helper_) {
+    helper_->wait_exit(5000);
+    helper_->stop(2000);
+    helper_.reset();
+  }
+  auto ids = inodes();
+  end_processes_in_namespaces(ids, 2000);  // anything QEMU or libvirt left
+  for (auto& n : ns_) {
+    n.sock.reset();
+    if (auto s = remove_namespace_file(n.name); !s && first) first = s;
+    n.fd.reset();
+  }
+  ns_.clear();
+  std::error_code ec;
+  fs::remove_all(vm_dir_, ec);
+  if (ec && first) first = make_error("cannot remove " + vm_dir_ + ": " + ec.message());
+  if (!first) return first;
+  return wait_namespaces_released(ids, timeout_s);
+}
+
+GuestLab::~GuestLab() { (void)teardown(); }
+
+}  // namespace vpnlab

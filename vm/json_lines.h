@@ -1,0 +1,33 @@
+// One JSON object per line over a stream fd: the protocol of the VM-host helper and of
+// the guest agent. Reads are bounded by a timeout and can be interrupted (SIGINT fd).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "lab/result.h"
+#include "netns/unique_fd.h"
+
+namespace vpnlab {
+
+class JsonLines {
+ public:
+  explicit JsonLines(UniqueFd fd) : fd_(std::move(fd)) {}
+  int fd() const { return fd_.get(); }
+  Status send(const nlohmann::json& msg);
+  // The next message; error on timeout, EOF, a malformed line, or `interrupt_fd` readable.
+  // timeout_ms < 0 waits forever.
+  Result<nlohmann::json> receive(int timeout_ms, int interrupt_fd = -1);
+  bool at_eof() const { return eof_; }
+
+ private:
+  UniqueFd fd_;
+  std::string buffer_;
+  bool eof_ = false;
+};
+
+// Connects to a unix stream socket.
+Result<UniqueFd> connect_unix(const std::string& path);
+// Listens on a unix stream socket (an old file at `path` is replaced).
+Result<UniqueFd> listen_unix(const std::string& path);
+
+}  // namespace vpnlab
