@@ -6,7 +6,9 @@
 #include <ctime>
 #include <sstream>
 
+#include "lab/cpu_stat.h"
 #include "lab/fs_util.h"
+#include "lab/keys.h"
 
 #ifndef VPNLAB_VERSION
 #define VPNLAB_VERSION "unknown"
@@ -28,7 +30,33 @@ std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
   return "";
 }
 
+std::string or_absent(const std::string& text, const std::string& why) {
+  std::string t = trimmed(text);
+  return t.empty() ? "not exposed (" + why + ")" : t;
+}
+
+// Turbo/boost as the kernel exposes it: acpi-cpufreq's boost, intel_pstate's no_turbo, or
+// nothing (VMs usually hide it: then the record says so instead of staying empty).
+std::string turbo_state() {
+  std::string boost = trimmed(read_file_text("/sys/devices/system/cpu/cpufreq/boost"));
+  if (!boost.empty()) return boost == "1" ? "on (cpufreq boost)" : "off (cpufreq boost)";
+  std::string no_turbo = trimmed(read_file_text("/sys/devices/system/cpu/intel_pstate/no_turbo"));
+  if (!no_turbo.empty()) return no_turbo == "0" ? "on (intel_pstate)" : "off (intel_pstate)";
+  return "not exposed (no cpufreq boost control)";
+}
+
 }  // namespace
+
+void record_run_end(const std::string& environment_json) {
+  auto env = nlohmann::json::parse(read_file_text(environment_json), nullptr, false);
+  if (env.is_discarded()) return;
+  char at[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  env["finished"] = at;
+  env["steal_s_at_end"] = read_cpu_times().steal;
+  (void)write_file(environment_json, env.dump(2) + "\n", 0640);
+}
 
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability) {
@@ -44,15 +72,27 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   env["vpnlab_version"] = VPNLAB_VERSION;
   env["started"] = started;
   env["run_id"] = plan.run_id;
-  env["backend"] = "netns";
+  env["backend"] = plan.backend;
+  env["accel"] = plan.backend == "vm" ? "to be probed" : "none (namespaces share the host kernel)";
+  env["topology_sha256"] = sha256_hex(read_file_text(plan.topology_file));
+  env["iperf3"] = first_output_line({"iperf3", "--version"});
+  env["steal_s_at_start"] = read_cpu_times().steal;
+  nlohmann::json host_sysctls;
+  // Host-wide values a namespace inherits or is bounded by (the per-namespace ones the lab
+  // sets are in sysctls.json).
+  for (const char* k : {"net/core/rmem_max", "net/core/wmem_max", "net/core/default_qdisc", "net/core/netdev_max_backlog",
+                        "net/ipv4/tcp_congestion_control", "net/ipv4/tcp_available_congestion_control", "kernel/sched_autogroup_enabled"})
+    host_sysctls[k] = trimmed(read_file_text(std::string("/proc/sys/") + k));
+  env["host_sysctls"] = host_sysctls;
   env["topology_file"] = plan.topology_file;
   env["kernel"] = {{"release", u.release}, {"version", u.version}, {"machine", u.machine},
                    {"cmdline", trimmed(read_file_text("/proc/cmdline"))}};
   env["cpu"] = {{"model", cpuinfo_field(cpuinfo, "model name")},
                 {"count", sysconf(_SC_NPROCESSORS_ONLN)},
                 {"aes_ni", flags.find(" aes ") != std::string::npos},
-                {"smt_active", trimmed(read_file_text("/sys/devices/system/cpu/smt/active"))},
-                {"governor", trimmed(read_file_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"))}};
+                {"smt_active", or_absent(read_file_text("/sys/devices/system/cpu/smt/active"), "no SMT control")},
+                {"governor", or_absent(read_file_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "no cpufreq")},
+                {"turbo", turbo_state()}};
   env["overlay"] = {{"subnet", plan.overlay_subnet.str()}, {"mtu", plan.overlay_mtu}, {"port", plan.overlay_port}};
   env["bench"] = {{"samples", plan.samples},       {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s},
                   {"interleaved", plan.interleave}, {"pinned", plan.pinned},       {"rps", plan.pinned && plan.rps},
@@ -63,8 +103,10 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   env["requested_products"] = plan.products;  // as given (NAME@TAG=/path too), for `run --from`
   for (size_t i = 0; i < specs.size(); ++i) {
     const Availability& a = availability[i];
-    env["products"][specs[i].name] = {{"version", a.version},     {"cipher", specs[i].cipher}, {"available", a.available},
-                                      {"reason", a.reason},       {"threads_knob", specs[i].threads}};
+    auto& p = env["products"][specs[i].name];
+    p = {{"version", a.version}, {"cipher", specs[i].cipher}, {"available", a.available},
+         {"threads_knob", specs[i].threads.empty() ? "none (no data-plane threads of its own)" : specs[i].threads}};
+    if (!a.available) p["reason"] = a.reason;
   }
   return env;
 }

@@ -15,4 +15,7 @@ namespace vpnlab {
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability);
 
+// Adds the end time and the steal counter at the end to a run's environment.json.
+void record_run_end(const std::string& environment_json);
+
 }  // namespace vpnlab

@@ -105,4 +105,10 @@ Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string
   return keys;
 }
 
+std::string sha256_hex(const std::string& data) {
+  unsigned char out[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(out, reinterpret_cast<const unsigned char*>(data.data()), data.size());
+  return to_hex(out, sizeof out);
+}
+
 }  // namespace vpnlab

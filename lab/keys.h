@@ -27,6 +27,8 @@ Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string
 
 std::string to_base64(const unsigned char* data, size_t len);
 std::string to_hex(const unsigned char* data, size_t len);
+// SHA-256 of `data`, in hex (libsodium).
+std::string sha256_hex(const std::string& data);
 
 // One pre-shared key for the run (hex, 32 random bytes) in `dir`/psk, reused if present.
 Result<std::string> prepare_run_psk(const std::string& dir);

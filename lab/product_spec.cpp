@@ -293,6 +293,25 @@ std::string find_products_dir() {
   return "products";
 }
 
+std::string first_output_line(const std::vector<std::string>& argv) {
+  char tmpl[] = "/tmp/vpnlab-version-XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd < 0) return "";
+  close(fd);
+  SpawnSpec s;
+  s.argv = argv;
+  s.stdout_path = tmpl;
+  s.stderr_path = "/dev/null";  // warnings on stderr are not the version
+  (void)run_command(s, 5);
+  std::ifstream in(tmpl);
+  std::string line;
+  while (std::getline(in, line) && line.find_first_not_of(" \t") == std::string::npos) {
+  }
+  unlink(tmpl);
+  unlink((std::string(tmpl) + ".cmd").c_str());
+  return line;
+}
+
 Availability check_availability(const ProductSpec& spec) {
   Availability a;
   std::string pkgs;
@@ -316,26 +335,7 @@ Availability check_availability(const ProductSpec& spec) {
       }
   }
   a.available = true;
-  if (!spec.version_argv.empty()) {
-    char tmpl[] = "/tmp/vpnlab-version-XXXXXX";
-    int fd = mkstemp(tmpl);
-    if (fd >= 0) {
-      close(fd);
-      SpawnSpec s;
-      s.argv = spec.version_argv;
-      s.stdout_path = tmpl;
-      s.stderr_path = "/dev/null";  // warnings on stderr are not the version
-      auto out = run_command(s, 5);
-      std::ifstream in(tmpl);
-      std::string line;
-      while (std::getline(in, line) && line.find_first_not_of(" \t") == std::string::npos) {
-      }
-      a.version = line;
-      unlink(tmpl);
-    }
-  } else {
-    a.version = "-";
-  }
+  a.version = spec.version_argv.empty() ? "-" : first_output_line(spec.version_argv);
   return a;
 }
 

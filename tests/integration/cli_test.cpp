@@ -9,6 +9,10 @@
 
 #include "lab/results_csv.h"
 #include "lab/summary.h"
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
 #include "root_test_support.h"
 
 using namespace vpnlab;
@@ -193,4 +197,25 @@ TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
   EXPECT_EQ(vpnlab({"diff", a, b, "--threshold", "0.9"}, "diff.log"), 0) << read_file(out + "-diff.log");
   EXPECT_NE(read_file(out + "-diff.log").find("baseline"), std::string::npos);
   EXPECT_EQ(vpnlab({"diff", a}, "diff1.log"), 2) << "one run is a usage error";
+  // Provenance of a real run: every field filled (a value the machine does not expose is
+  // recorded as "not exposed (...)", never left empty).
+  auto env = nlohmann::json::parse(read_file(a + "/environment.json"), nullptr, false);
+  ASSERT_FALSE(env.is_discarded());
+  std::vector<std::string> empty;
+  std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& j, const std::string& at) {
+    if (j.is_object() || j.is_array()) {
+      if (j.empty() && at != "/pinning_notes") empty.push_back(at);
+      for (auto it = j.begin(); it != j.end(); ++it) walk(*it, at + "/" + (j.is_object() ? it.key() : "#"));
+    } else if (j.is_null() || (j.is_string() && j.get<std::string>().empty())) {
+      empty.push_back(at);
+    }
+  };
+  walk(env, "");
+  EXPECT_TRUE(empty.empty()) << "empty provenance fields: " << nlohmann::json(empty).dump();
+  for (const char* key : {"/vpnlab_version", "/topology_sha256", "/kernel/cmdline", "/cpu/model", "/cpu/aes_ni", "/cpu/governor",
+                          "/cpu/turbo", "/cpu/smt_active", "/steal_s_at_start", "/steal_s_at_end", "/host_sysctls", "/iperf3",
+                          "/products/baseline/version", "/pinning", "/backend", "/accel", "/started", "/finished"})
+    EXPECT_TRUE(env.contains(nlohmann::json::json_pointer(key))) << key;
+  EXPECT_NE(read_file(a + "/sysctls.json"), "") << "per-namespace sysctls";
+  EXPECT_NE(read_file(a + "/offloads.json").find("tso"), std::string::npos) << "offloads of every lab interface";
 }
