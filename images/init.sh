@@ -29,5 +29,14 @@ mkdir -p /host/run/vpnlab-modules
 mount -t 9p -o "$opts,ro" modules /host/run/vpnlab-modules || echo "vpnlab-init: no module tree"
 # A run directory under /tmp lands in the guest's fresh tmpfs: make its mount point there.
 [ -n "$RUN" ] && { mkdir -p "/host$RUN" 2>/dev/null; mount -t 9p -o "$opts" run "/host$RUN" || echo "vpnlab-init: cannot mount $RUN"; }
+# The kernel loads modules on demand (a wireguard link, tun, sock_diag, sch_netem) through
+# a usermode helper. Kernel threads share PID 1's root, which becomes /host with the chroot
+# below, so the helper lives at /run/vpnlab-modprobe there; the same path in this initramfs
+# covers a helper started before the chroot. Both run kmod's modprobe on the image's tree.
+printf '#!/bin/sh\nexec /sbin/modprobe -d /run/vpnlab-modules "$@"\n' > /host/run/vpnlab-modprobe
+mkdir -p /run
+printf '#!/bin/busybox sh\nexec /bin/busybox chroot /host /sbin/modprobe -d /run/vpnlab-modules "$@"\n' > /run/vpnlab-modprobe
+chmod 755 /host/run/vpnlab-modprobe /run/vpnlab-modprobe
+echo /run/vpnlab-modprobe > /proc/sys/kernel/modprobe
 echo "vpnlab-init: ready for the agent after $(cut -d' ' -f1 /proc/uptime) s"
 exec chroot /host "$AGENT"

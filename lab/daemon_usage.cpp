@@ -46,7 +46,8 @@ ProductSession::DaemonUsage read_status(pid_t pid) {
 std::map<std::string, ProductSession::DaemonUsage> ProductSession::daemon_usage() const {
   std::map<std::string, DaemonUsage> out;
   for (const auto& d : daemons_) {
-    DaemonUsage u = read_status(d.child->pid());
+    if (d.child->host_pid() == 0) continue;  // in a guest: not readable from this host's /proc
+    DaemonUsage u = read_status(d.child->host_pid());
     out[d.node].rss_kb += u.rss_kb;
     out[d.node].threads += u.threads;
   }
@@ -55,19 +56,21 @@ std::map<std::string, ProductSession::DaemonUsage> ProductSession::daemon_usage(
 
 std::vector<std::pair<std::string, pid_t>> ProductSession::daemon_pids() const {
   std::vector<std::pair<std::string, pid_t>> out;
-  for (const auto& d : daemons_) out.emplace_back(d.node, d.child->pid());
+  for (const auto& d : daemons_)
+    if (d.child->host_pid() != 0) out.emplace_back(d.node, d.child->host_pid());
   return out;
 }
 
 Status ProductSession::repin_daemons() {
   for (const auto& d : daemons_) {
     const PlanNode& node = *ctx_.plan->node(d.node);
-    if (node.cpus.empty()) continue;
+    // In a guest the daemon's threads run on the node's vCPUs, which are pinned themselves.
+    if (node.cpus.empty() || d.child->host_pid() == 0) continue;
     cpu_set_t want;
     CPU_ZERO(&want);
     for (int c : node.cpus) CPU_SET(c, &want);
     std::error_code ec;
-    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(d.child->pid()) + "/task", ec)) {
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(d.child->host_pid()) + "/task", ec)) {
       pid_t tid = std::stoi(task.path().filename().string());
       cpu_set_t have;
       CPU_ZERO(&have);

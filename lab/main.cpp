@@ -30,6 +30,7 @@
 #include "lab/toml_reader.h"
 #include "lab/topology.h"
 #include "netns/live_topology.h"
+#include "vm/guest_runtime.h"
 #include "vm/image_command.h"
 
 using namespace vpnlab;
@@ -67,8 +68,8 @@ int fail(const Error& e) {
 }
 
 Error vm_not_driven_yet(const std::string& file, const std::string& verb) {
-  return make_error(file + ": backend 'vm': '" + verb + "' does not drive guests yet (guests boot and run commands; the runner is next)",
-                    "measure with backend = \"netns\"; the root test Vm.* exercises the VM backend for now");
+  return make_error(file + ": backend 'vm': '" + verb + "' is for namespaces only (guests live as long as a run's round)",
+                    "use 'vpnlab run' with this file, or backend = \"netns\" to keep a topology up");
 }
 
 int usage_error(const std::string& verb, const std::string& msg) {
@@ -195,7 +196,6 @@ int cmd_run(const Args& given) {
   RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
   auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(a.from_dir, &request);
   if (!plan) return fail(plan.error());
-  if (plan->backend == "vm") return fail(vm_not_driven_yet(request.topology_file, "run"));
   if (!need_root("run")) return kExitError;
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
@@ -213,6 +213,20 @@ int cmd_run(const Args& given) {
   opts.products_dir = find_products_dir();
   opts.keys_dir = request.keys_dir;
   opts.interrupt_fd = install_interrupt_handlers();
+  std::optional<VmBackend> vm;
+  if (plan->backend == "vm") {
+    // Guests see the run directory at the same path: it must be absolute.
+    opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
+    spdlog::info("vm backend: preparing the guest image and probing KVM");
+    auto prepared = prepare_vm_backend(default_image_recipe(), own_binary_dir());
+    if (!prepared) return fail(prepared.error());
+    vm = std::move(*prepared);
+    spdlog::info("vm backend: image {} (kernel {}), accel {}: {}", vm->image.name, vm->image.kernel_release, accel_name(vm->accel.accel),
+                 vm->accel.reason);
+    opts.build_nodes = [&vm](const Plan& p, const std::string& run_dir, int interrupt_fd) {
+      return build_guest_runtime(*vm, p, run_dir, interrupt_fd);
+    };
+  }
   spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan->run_id, plan->products.size(),
                plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
   auto report = run_bench(plan.value(), opts);

@@ -172,16 +172,20 @@ bool Child::stop(int grace_ms) {
   return killed;
 }
 
+RunOutcome finish_run(NodeProcess& p, double timeout_s, int interrupt_fd) {
+  RunOutcome out;
+  if (!p.wait_exit(static_cast<int>(timeout_s * 1000), interrupt_fd, &out.interrupted)) {
+    out.timed_out = !out.interrupted;
+    p.stop(1000);
+  }
+  out.exit_status = p.exit_status();
+  return out;
+}
+
 Result<RunOutcome> run_command(const SpawnSpec& spec, double timeout_s, int interrupt_fd) {
   auto child = Child::spawn(spec);
   if (!child) return child.error();
-  RunOutcome out;
-  if (!(*child)->wait_exit(static_cast<int>(timeout_s * 1000), interrupt_fd, &out.interrupted)) {
-    out.timed_out = !out.interrupted;
-    (*child)->stop(1000);
-  }
-  out.exit_status = (*child)->exit_status();
-  return out;
+  return finish_run(**child, timeout_s, interrupt_fd);
 }
 
 std::string log_tail(const std::string& path, int lines) {

@@ -24,23 +24,41 @@ struct SpawnSpec {
   std::string cwd;
 };
 
-class Child {
+// A process started in a node: a Child on this host, or one in a guest (vm/).
+class NodeProcess {
+ public:
+  virtual ~NodeProcess() = default;
+  virtual const std::string& name() const = 0;
+  virtual bool running() = 0;
+  // Readable once the process has exited (a pidfd, or an eventfd the backend signals).
+  virtual int exit_fd() const = 0;
+  virtual bool wait_exit(int timeout_ms, int interrupt_fd = -1, bool* interrupted = nullptr) = 0;
+  virtual int exit_status() const = 0;
+  // TERM, grace, KILL; reaps. True if KILL was needed.
+  virtual bool stop(int grace_ms = 2000) = 0;
+  // The pid on this host, or 0 when the process is not visible here (in a guest).
+  virtual pid_t host_pid() const = 0;
+};
+
+class Child : public NodeProcess {
  public:
   static Result<std::unique_ptr<Child>> spawn(const SpawnSpec& spec);
-  ~Child();  // a child still running is stopped, never left behind
+  ~Child() override;  // a child still running is stopped, never left behind
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
 
   pid_t pid() const;
   int pidfd() const;  // readable once the process has exited
-  const std::string& name() const { return name_; }
-  bool running();
+  const std::string& name() const override { return name_; }
+  bool running() override;
+  int exit_fd() const override { return pidfd(); }
   // Waits for exit. False on timeout or interrupt (see *interrupted).
-  bool wait_exit(int timeout_ms, int interrupt_fd = -1, bool* interrupted = nullptr);
+  bool wait_exit(int timeout_ms, int interrupt_fd = -1, bool* interrupted = nullptr) override;
   // Exit status after wait_exit()/stop(): code, or 128+signal if killed by a signal.
-  int exit_status() const { return exit_status_; }
+  int exit_status() const override { return exit_status_; }
   // TERM, grace, KILL; reaps. Returns true if KILL was needed.
-  bool stop(int grace_ms = 2000);
+  bool stop(int grace_ms = 2000) override;
+  pid_t host_pid() const override { return pid(); }
 
  private:
   Child();
@@ -57,6 +75,8 @@ struct RunOutcome {
   bool timed_out = false;
   bool interrupted = false;
 };
+// Waits for a started process (bounded by timeout_s; stopped if it overruns).
+RunOutcome finish_run(NodeProcess& p, double timeout_s, int interrupt_fd);
 // Runs to completion (bounded by timeout_s); output goes to spec.stdout_path.
 Result<RunOutcome> run_command(const SpawnSpec& spec, double timeout_s, int interrupt_fd = -1);
 

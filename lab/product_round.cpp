@@ -20,19 +20,6 @@ namespace vpnlab {
 
 namespace {
 
-void record_topology(const std::string& run_dir, LiveTopology& topo) {
-  nlohmann::json sysctls;
-  for (const auto& ns : topo.namespaces()) sysctls[ns.name] = ns.sysctls;
-  (void)write_file(run_dir + "/sysctls.json", sysctls.dump(2) + "\n", 0640);
-  nlohmann::json offloads;
-  for (const auto& ns : topo.namespaces())
-    if (auto links = list_links(ns.sock.get()))
-      for (const auto& l : *links)
-        if (l.name != "lo")
-          if (auto o = read_offloads(ns.fd.get(), l.name)) offloads[ns.name][l.name] = o.value();
-  (void)write_file(run_dir + "/offloads.json", offloads.dump(2) + "\n", 0640);
-}
-
 Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw, std::string* logs) {
   *raw = run_dir + "/raw/" + product + "/" + test;
   *logs = run_dir + "/logs/" + product + "/" + test;
@@ -61,7 +48,7 @@ namespace {
 // Starts the product on a built topology: session, routes to remote sites (through the
 // tunnel, or plainly routed for the baseline), and receive packet steering so that the
 // softirq work of what a node receives lands on its own CPUs.
-Result<std::unique_ptr<ProductSession>> start_product(const RoundContext& c, LiveTopology& topo) {
+Result<std::unique_ptr<ProductSession>> start_product(const RoundContext& c, NodeRuntime& topo) {
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
   ProductSession::Context ctx{c.vpn_plan, &topo, &spec, c.keys, c.opts->run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round};
@@ -77,22 +64,22 @@ Result<std::unique_ptr<ProductSession>> start_product(const RoundContext& c, Liv
       std::vector<std::string> ifnames;
       for (const auto& u : node.underlay) ifnames.push_back(u.ifname);
       if (spec.tunnel && node.vpn) ifnames.push_back(spec.interface);
-      auto mnt = topo.mount_ns_of_node(node.name);
-      Status rps = mnt ? set_rps(topo.ns_of_node(node.name).fd.get(), mnt.value(), ifnames, node.cpus) : Status(mnt.error());
+      Status rps = topo.set_rps(node.name, ifnames, node.cpus);
       if (!rps) return give_up(with_context(rps.error(), "node '" + node.name + "'"));
     }
   return session;
 }
 
-Result<std::unique_ptr<LiveTopology>> build_topology(const RoundContext& c) {
+Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
   const Plan& plan = *c.plan;
-  auto topo = LiveTopology::build(plan);
+  const RuntimeFactory& build = c.opts->build_nodes ? c.opts->build_nodes : RuntimeFactory(build_netns_runtime);
+  auto topo = build(plan, c.opts->run_dir, c.opts->interrupt_fd);
   if (!topo) return with_context(topo.error(), "building the topology for " + c.spec->name);
-  if (c.write_topology_records) record_topology(c.opts->run_dir, **topo);
+  if (c.write_topology_records) (*topo)->record(c.opts->run_dir);
   if (!c.spec->offloads)
     for (const auto& node : plan.nodes)
       for (const auto& u : node.underlay)
-        if (auto s = set_segmentation_offloads((*topo)->ns_of_node(node.name).fd.get(), u.ifname, false); !s)
+        if (auto s = (*topo)->set_offloads(node.name, u.ifname, false); !s)
           return with_context(s.error(), c.spec->name + ": node '" + node.name + "'");
   return topo;
 }
@@ -114,7 +101,7 @@ Status run_product_round(const RoundContext& c, const std::vector<int>& samples,
     spdlog::warn("{}: bring-up failed, trying once more on a new topology: {}", spec.name,
                  session.error().message.substr(0, session.error().message.find('\n')));
     outcome->retried_bringups++;
-    if (auto s = (*topo)->teardown(10); !s) return with_context(s.error(), "tearing down after " + spec.name);
+    if (auto s = (*topo)->teardown(15); !s) return with_context(s.error(), "tearing down after " + spec.name);
     if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
     topo = build_topology(c);
     if (!topo) return topo.error();
@@ -187,7 +174,7 @@ Status run_product_round(const RoundContext& c, const std::vector<int>& samples,
     spdlog::info("  {} left {} (discarded with it)", spec.name, f);
     outcome->run_files.push_back(f);
   }
-  if (auto s = (*topo)->teardown(10); !s) return with_context(s.error(), "tearing down after " + spec.name);
+  if (auto s = (*topo)->teardown(15); !s) return with_context(s.error(), "tearing down after " + spec.name);
   // The next product starts on a kernel that has finished destroying this topology.
   if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
   return ok_status();

@@ -28,41 +28,35 @@ std::string file_name_of(const std::string& argv0) {
 
 Status ProductSession::run_steps(const PlanNode& node, size_t index) {
   const ProductSpec& spec = *ctx_.spec;
-  Netns& ns = ctx_.topo->ns_of_node(node.name);
-  auto mnt = ctx_.topo->mount_ns_of_node(node.name);
-  if (!mnt) return mnt.error();
+  NodeRuntime& nodes = *ctx_.nodes;
   std::string log_dir = this->log_dir();
   TemplateContext tc = context_for(&node);
   auto ex = [&](const std::string& t) { return expand(t, tc).value(); };  // checked in prepare()
   for (const ProductStep& step : spec.steps) {
     if (!node_filter_applies(step.nodes, index)) continue;
     if (step.kind == ProductStep::Kind::WaitLink) {
-      if (auto s = wait_for_link(ns.fd.get(), ns.sock.get(), ex(step.ifname), step.timeout_s, ctx_.interrupt_fd); !s)
+      if (auto s = nodes.wait_for_link(node.name, ex(step.ifname), step.timeout_s, ctx_.interrupt_fd); !s)
         return with_context(s.error(), "node '" + node.name + "'");
       continue;
     }
     if (step.kind == ProductStep::Kind::CreateLink) {
-      if (auto s = create_link_of_kind(ns.sock.get(), ex(step.ifname), step.link_kind); !s)
+      if (auto s = nodes.create_link_of_kind(node.name, ex(step.ifname), step.link_kind); !s)
         return with_context(s.error(), "node '" + node.name + "'");
       continue;
     }
     if (step.kind == ProductStep::Kind::Configure) {
-      std::string ifname = ex(step.ifname);
-      if (auto s = add_address(ns.sock.get(), ifname, node.overlay); !s) return with_context(s.error(), "node '" + node.name + "'");
-      if (auto s = set_link(ns.sock.get(), ifname, ctx_.plan->overlay_mtu, true); !s)
+      if (auto s = nodes.configure_link(node.name, ex(step.ifname), node.overlay, ctx_.plan->overlay_mtu); !s)
         return with_context(s.error(), "node '" + node.name + "'");
       continue;
     }
     SpawnSpec sp;
     for (const auto& a : step.argv) sp.argv.push_back(ex(a));
     for (const auto& [k, v] : step.env) sp.env[k] = ex(v);
-    sp.netns_fd = ns.fd.get();
-    sp.mntns_fd = mnt.value();
     sp.cpus = node.cpus;
     sp.cwd = node_dir(node.name);
     sp.stdout_path = log_dir + "/" + node.name + "-" + std::to_string(++log_seq_) + "-" + file_name_of(sp.argv[0]) + ".log";
     if (step.kind == ProductStep::Kind::Daemon) {
-      auto child = Child::spawn(sp);
+      auto child = nodes.spawn(node.name, sp, true);
       if (!child) return with_context(child.error(), "node '" + node.name + "'");
       daemons_.push_back(Daemon{node.name, sp.stdout_path, std::move(child.value())});
       continue;
@@ -70,10 +64,10 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
     // With `retry`, a failing command is run again until it succeeds or the time is up:
     // a bounded probe for daemons whose control socket has no readiness event.
     auto retry_end = std::chrono::steady_clock::now() + std::chrono::duration<double>(step.retry_s);
-    auto out = run_command(sp, step.timeout_s, ctx_.interrupt_fd);
+    auto out = nodes.run(node.name, sp, true, step.timeout_s, ctx_.interrupt_fd);
     while (out && !out->interrupted && out->exit_status != 0 && std::chrono::steady_clock::now() < retry_end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      out = run_command(sp, step.timeout_s, ctx_.interrupt_fd);
+      out = nodes.run(node.name, sp, true, step.timeout_s, ctx_.interrupt_fd);
     }
     if (!out) return with_context(out.error(), "node '" + node.name + "'");
     if (out->interrupted) return make_error("interrupted");
@@ -97,7 +91,7 @@ Status ProductSession::check_daemons() {
 
 std::vector<int> ProductSession::daemon_pidfds() const {
   std::vector<int> fds;
-  for (const auto& d : daemons_) fds.push_back(d.child->pidfd());
+  for (const auto& d : daemons_) fds.push_back(d.child->exit_fd());
   return fds;
 }
 
@@ -106,11 +100,10 @@ Status ProductSession::wait_ready() {
   const Plan& plan = *ctx_.plan;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx_.spec->ready_timeout_s);
   for (const PlanNode& node : plan.nodes) {
-    Netns& ns = ctx_.topo->ns_of_node(node.name);
     for (const PlanNode& peer : plan.nodes) {
       if (peer.name == node.name) continue;
       double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-      auto s = ping_until_answered(ns.fd.get(), peer.overlay.addr, std::max(left, 0.2), ctx_.interrupt_fd);
+      auto s = ctx_.nodes->ping(node.name, peer.overlay.addr, std::max(left, 0.2), ctx_.interrupt_fd);
       if (!s) {
         if (auto d = check_daemons(); !d) return d;
         std::string tails;
@@ -128,8 +121,7 @@ Status ProductSession::check_mtu() {
   // packet with DF set crosses the tunnel whole (a larger one would black-hole).
   const Plan& plan = *ctx_.plan;
   for (const PlanNode& node : plan.nodes) {
-    Netns& ns = ctx_.topo->ns_of_node(node.name);
-    auto link = get_link(ns.sock.get(), ctx_.spec->interface);
+    auto link = ctx_.nodes->get_link(node.name, ctx_.spec->interface);
     if (!link) return with_context(link.error(), "node '" + node.name + "'");
     // A kernel product must really be the kernel's: a userspace stand-in would show a TUN.
     if (!ctx_.spec->interface_kind.empty() && link->kind != ctx_.spec->interface_kind)
@@ -141,7 +133,7 @@ Status ProductSession::check_mtu() {
                             std::to_string(plan.overlay_mtu),
                         "the product must take the MTU from its config ({{mtu}}) or a configure step");
     const PlanNode& peer = plan.nodes[&node == &plan.nodes[0] ? 1 : 0];
-    if (auto s = ping_until_answered(ns.fd.get(), peer.overlay.addr, 3, ctx_.interrupt_fd, nullptr, plan.overlay_mtu - 28, true); !s)
+    if (auto s = ctx_.nodes->ping(node.name, peer.overlay.addr, 3, ctx_.interrupt_fd, plan.overlay_mtu - 28, true); !s)
       return make_error("node '" + node.name + "': a full-size packet (MTU " + std::to_string(plan.overlay_mtu) + ", DF) did not cross the tunnel: " +
                             s.error().message,
                         "the product cannot carry this MTU; lower [overlay] mtu");
@@ -207,12 +199,11 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
   TunnelCounters c;
   const ProductSpec& spec = *ctx_.spec;
   const PlanNode& node = *ctx_.plan->node(node_name);
-  Netns& ns = ctx_.topo->ns_of_node(node_name);
   // Only links toward other VPN nodes: a gateway's link to its site carries the same
   // bytes in clear and would hide traffic that bypassed the tunnel.
   for (const auto& u : node.underlay) {
     if (!u.carrier) continue;
-    auto l = get_link(ns.sock.get(), u.ifname);
+    auto l = ctx_.nodes->get_link(node_name, u.ifname);
     if (!l) return with_context(l.error(), "node '" + node_name + "'");
     c.underlay_rx += l->rx_bytes;
     c.underlay_tx += l->tx_bytes;
@@ -220,15 +211,13 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
     c.underlay_tx_packets += l->tx_packets;
   }
   if (!spec.tunnel) return c;
-  auto link = get_link(ns.sock.get(), spec.interface);
+  auto link = ctx_.nodes->get_link(node_name, spec.interface);
   if (!link) return with_context(link.error(), "node '" + node_name + "'");
   c.if_rx = link->rx_bytes;
   c.if_tx = link->tx_bytes;
   c.if_rx_packets = link->rx_packets;
   c.if_tx_packets = link->tx_packets;
   if (!spec.counters) return c;
-  auto mnt = ctx_.topo->mount_ns_of_node(node_name);
-  if (!mnt) return mnt.error();
   SpawnSpec sp;
   TemplateContext tc = context_for(&node);
   for (const auto& a : spec.counters->argv) {
@@ -236,11 +225,9 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
     if (!v) return v.error();
     sp.argv.push_back(v.value());
   }
-  sp.netns_fd = ns.fd.get();
-  sp.mntns_fd = mnt.value();
   sp.stdout_path = log_dir() + "/" + node_name + "-counters.out";
   sp.stderr_path = log_dir() + "/" + node_name + "-counters.err";
-  auto out = run_command(sp, 5, ctx_.interrupt_fd);
+  auto out = ctx_.nodes->run(node_name, sp, true, 5, ctx_.interrupt_fd);
   if (!out) return out.error();
   if (out->exit_status != 0) return make_error("node '" + node_name + "': counter command failed\n" + log_tail(sp.stderr_path));
   const std::string output = read_file_text(sp.stdout_path);

@@ -12,7 +12,7 @@
 #include "lab/process.h"
 #include "lab/product_spec.h"
 #include "lab/template.h"
-#include "netns/live_topology.h"
+#include "lab/node_runtime.h"
 
 namespace vpnlab {
 
@@ -30,7 +30,7 @@ class ProductSession {
  public:
   struct Context {
     const Plan* plan = nullptr;
-    LiveTopology* topo = nullptr;
+    NodeRuntime* nodes = nullptr;
     const ProductSpec* spec = nullptr;
     const std::map<std::string, X25519KeyPair>* keys = nullptr;
     std::string run_dir;
@@ -56,7 +56,7 @@ class ProductSession {
   };
   std::map<std::string, DaemonUsage> daemon_usage() const;
   // (node, pid) of every daemon started.
-  std::vector<std::pair<std::string, pid_t>> daemon_pids() const;
+  std::vector<std::pair<std::string, pid_t>> daemon_pids() const;  // host pids (none in guests)
   // Pins every thread of the node's daemons (again: Go and others start threads later).
   Status repin_daemons();
   // The UDP/TCP port the product's packets use on the underlay (0 for the baseline).
@@ -89,7 +89,7 @@ class ProductSession {
   struct Daemon {
     std::string node;
     std::string log;
-    std::unique_ptr<Child> child;
+    std::unique_ptr<NodeProcess> child;
   };
   Context ctx_;
   std::map<std::string, std::string> run_captured_;

@@ -101,6 +101,7 @@ struct Availability {
   std::string reason;   // why not, naming the package to install
   std::string version;  // first line of the version command
 };
-Availability check_availability(const ProductSpec& spec);
+// `backend` "vm": kernel features are not probed on this host (guests have their own).
+Availability check_availability(const ProductSpec& spec, const std::string& backend = "netns");
 
 }  // namespace vpnlab

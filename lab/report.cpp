@@ -128,6 +128,16 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
       "A row is valid only if every VPN node it crossed carried iperf3's bytes on its overlay interface, its links to the other VPN nodes and the "
       "product's own counters; once per product the underlay was watched for the payload in clear.",
   };
+  // Guests: which accelerator (results of different ones are never compared), their
+  // kernel, boot-to-ready time, and what this version does not measure in them.
+  if (env.contains("guests")) {
+    std::string boots;
+    for (const auto& g : env["guests"])
+      boots += (boots.empty() ? "" : ", ") + g.value("node", std::string("?")) + " " + fmt("%.1f", g.value("boot_s", 0.0)) + " s";
+    items.push_back("Guests: accelerator " + jtext(env, "/accel") + "; guest kernel " + env["guests"][0].value("kernel", std::string("?")) +
+                    "; boot to agent-ready (first round): " + boots + ".");
+    if (env.contains("vm_limits")) items.push_back("Not measured: " + jtext(env, "/vm_limits") + ".");
+  }
   if (env.contains("pinning_notes"))
     for (const auto& n : env["pinning_notes"]) items.push_back("Pinning: " + n.get<std::string>());
   if (env.contains("products"))

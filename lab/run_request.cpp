@@ -58,7 +58,7 @@ Result<Plan> plan_request(const RunRequest& a) {
         spdlog::warn("skipping {}: {}", name, fits.error().message);
         continue;
       }
-      if (auto av = check_availability(spec.value()); !av.available) {
+      if (auto av = check_availability(spec.value(), plan->backend); !av.available) {
         spdlog::warn("skipping {}: {}", name, av.reason);
         continue;
       }

@@ -124,7 +124,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   if (auto s = make_dirs(opts.run_dir + "/keys", 0750); !s) return s.error();
   for (const auto& [node, kp] : *keys) (void)write_file(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n", 0640);
   std::vector<Availability> availability;
-  for (const auto& spec : specs) availability.push_back(check_availability(spec));
+  for (const auto& spec : specs) availability.push_back(check_availability(spec, plan.backend));
   std::string environment = describe_environment(plan, specs, availability).dump(2) + "\n";
   if (!opts.resume) {
     (void)write_file(opts.run_dir + "/topology.toml", read_file_text(plan.topology_file), 0640);

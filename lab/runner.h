@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/node_runtime.h"
 #include "lab/plan.h"
 #include "lab/product_session.h"
 #include "lab/product_spec.h"
@@ -21,6 +22,9 @@ struct RunOptions {
   std::string keys_dir;      // reuse this key set (empty: generate into RUN/secrets/keys)
   bool resume = false;       // run_dir holds an earlier, unfinished run: add only missing rows
   int interrupt_fd = -1;
+  // Builds the topology of one round; empty: the netns backend (the CLI passes the VM
+  // backend's for backend = "vm", so the runner itself does not depend on vm/).
+  RuntimeFactory build_nodes;
 };
 
 

@@ -78,17 +78,17 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
 
   std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, kIperfPort);
   row.processes = static_cast<int>(procs.size());
-  std::vector<std::unique_ptr<Child>> servers;
+  NodeRuntime& nodes = *c.nodes;
+  std::vector<std::unique_ptr<NodeProcess>> servers;
   for (size_t i = 0; i < procs.size(); ++i) {
     SpawnSpec server;
     server.argv = iperf_server_argv(procs[i].port);
-    server.netns_fd = c.topo->ns_of_node(procs[i].server).fd.get();
     if (procs[i].server_cpu >= 0) server.cpus = {procs[i].server_cpu};
     server.stdout_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-server.log";
-    auto srv = Child::spawn(server);
+    auto srv = nodes.spawn(procs[i].server, server, false);
     if (!srv) return fail(srv.error().message);
     servers.push_back(std::move(srv.value()));
-    if (auto s = wait_tcp_listening(server.netns_fd, procs[i].port, 5, c.interrupt_fd); !s) {
+    if (auto s = nodes.wait_tcp_listening(procs[i].server, procs[i].port, 5, c.interrupt_fd); !s) {
       *interrupted = interrupt_signal() != 0;
       return fail(s.error().message + " " + log_tail(server.stdout_path, 3));
     }
@@ -106,12 +106,11 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   }
   // The machine should be idle before a sample starts: wait a little for it, then record
   // whatever still runs outside the lab.
-  row.outside_load = wait_outside_idle(c.topo->inodes(), 500);
+  row.outside_load = wait_outside_idle(nodes.inodes(), 500);
 
-  Netns& client_ns = c.topo->ns_of_node(t.client);
-  std::unique_ptr<LatencyProbe> probe;
+  std::unique_ptr<LatencyProbe> probe;  // stays empty where the backend has none
   if (!c.repeating_payload) {
-    auto lp = LatencyProbe::start(client_ns.fd.get(), plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
+    auto lp = nodes.latency_probe(t.client, plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
     if (!lp) return fail(lp.error().message);
     probe = std::move(lp.value());
   }
@@ -130,7 +129,6 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     o.mss = t.mss;
     o.repeating_payload = c.repeating_payload;
     specs[i].argv = iperf_client_argv(o);
-    specs[i].netns_fd = client_ns.fd.get();
     if (procs[i].client_cpu >= 0) specs[i].cpus = {procs[i].client_cpu};
     specs[i].stdout_path = c.raw_dir + "/" + process_label(label, i, procs.size()) + ".json";
     specs[i].stderr_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-client.err";
@@ -138,14 +136,18 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   fault_point("mid-sample");
   CpuTimes cpu_before = read_cpu_times();
   std::vector<CpuTimes> per_cpu_before = read_cpu_times_per_cpu();
-  std::vector<std::unique_ptr<Child>> clients;
-  auto first_start = Clock::now();
+  std::vector<std::unique_ptr<NodeProcess>> clients;
+  // The spread is from the first process's start to the last one's: a launch that takes
+  // long by itself (a guest's agent round trip) delays all alike and is no spread.
+  Clock::time_point first_start, last_start;
   for (auto& spec : specs) {
-    auto cl = Child::spawn(spec);
+    auto cl = nodes.spawn(t.client, spec, false);
     if (!cl) return fail(cl.error().message);
+    last_start = Clock::now();
+    if (clients.empty()) first_start = last_start;
     clients.push_back(std::move(cl.value()));
   }
-  double start_spread_ms = std::chrono::duration<double, std::milli>(Clock::now() - first_start).count();
+  double start_spread_ms = std::chrono::duration<double, std::milli>(last_start - first_start).count();
   // The clients end the sample, unless an interrupt, a product daemon's death (the tunnel
   // is gone: TCP would only stall) or the time limit comes first.
   int limit_ms = (static_cast<int>(duration_s) + 20) * 1000;
@@ -155,7 +157,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     std::vector<int> events;
     std::vector<size_t> which_client;
     for (size_t i = 0; i < clients.size(); ++i)
-      if (!done[i]) events.push_back(clients[i]->pidfd()), which_client.push_back(i);
+      if (!done[i]) events.push_back(clients[i]->exit_fd()), which_client.push_back(i);
     size_t first_other = events.size();
     if (c.interrupt_fd >= 0) events.push_back(c.interrupt_fd);
     size_t first_daemon = events.size();

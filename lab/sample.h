@@ -9,7 +9,7 @@
 #include "lab/product_session.h"
 #include "lab/product_spec.h"
 #include "lab/results_csv.h"
-#include "netns/live_topology.h"
+#include "lab/node_runtime.h"
 
 namespace vpnlab {
 
@@ -17,7 +17,7 @@ struct SampleContext {
   const Plan* plan;
   const PlanTest* test;
   const ProductSpec* spec;
-  LiveTopology* topo;
+  NodeRuntime* nodes;
   ProductSession* session;
   std::string raw_dir;
   std::string log_dir;

@@ -48,10 +48,10 @@ AccelChoice choose_accel(const Image& image, const std::string& cache_root) {
   while (!boot_id.empty() && boot_id.back() == '\n') boot_id.pop_back();
   std::string cache = cache_root + "/accel.json";
   auto j = nlohmann::json::parse(read_file_text(cache), nullptr, false);
-  if (!j.is_discarded() && j.value("boot_id", "") == boot_id && j.value("image", "") == image.key)
+  if (!j.is_discarded() && j.value("boot_id", "") == boot_id && j.value("kernel", "") == image.kernel_release)
     return {j.value("accel", "tcg") == "kvm" ? Accel::kvm : Accel::tcg, j.value("reason", "") + " (probed earlier this boot)"};
   AccelChoice c = kvm_boot_probe(image, cache_root);
-  nlohmann::json out{{"boot_id", boot_id}, {"image", image.key}, {"accel", accel_name(c.accel)}, {"reason", c.reason}};
+  nlohmann::json out{{"boot_id", boot_id}, {"kernel", image.kernel_release}, {"accel", accel_name(c.accel)}, {"reason", c.reason}};
   (void)write_file(cache, out.dump(2) + "\n", 0644);
   return c;
 }

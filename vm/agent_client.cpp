@@ -53,6 +53,7 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect(const std::string& soc
 }
 
 Result<json> AgentClient::call(json req, int timeout_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
   long seq = ++seq_;
   req["seq"] = seq;
   if (auto s = ch_.send(req); !s) return s.error();

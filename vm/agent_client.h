@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <poll.h>
 
@@ -24,7 +25,8 @@ class AgentClient {
   // timeout_s passes (there is no event for "the guest finished booting").
   static Result<std::unique_ptr<AgentClient>> connect(const std::string& socket, double timeout_s, int interrupt_fd,
                                                       GuestHello* hello);
-  // One request, its answer; an answer with ok=false becomes an error naming `what`.
+  // One request, its answer; an answer with ok=false becomes an error. Thread-safe: the
+  // runtime's exit watcher and the runner share the channel, one request at a time.
   Result<nlohmann::json> call(nlohmann::json req, int timeout_ms = 10000);
 
   // A process in the guest: started with spawn, waited or stopped by id.
@@ -44,6 +46,7 @@ class AgentClient {
   explicit AgentClient(UniqueFd fd) : ch_(std::move(fd)) {}
   JsonLines ch_;
   long seq_ = 0;
+  std::mutex mu_;
 };
 
 }  // namespace vpnlab

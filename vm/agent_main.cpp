@@ -20,7 +20,10 @@
 
 #include "lab/ipv4.h"
 #include "lab/process.h"
+#include "netns/capabilities.h"
 #include "netns/netlink.h"
+#include "netns/offloads.h"
+#include "netns/probes.h"
 #include "netns/route.h"
 #include "netns/sysctl.h"
 #include "vm/guest_net.h"
@@ -71,7 +74,10 @@ struct Agent {
     return s;
   }
 
+  UniqueFd own_ns;  // the guest's one network namespace, for the calls that take a netns fd
+
   static json fail(const Error& e) { return {{"ok", false}, {"error", e.message}, {"hint", e.hint}}; }
+  static json done(const Status& s) { return s ? json{{"ok", true}} : fail(s.error()); }
 
   json spawn(const json& req) {
     SpawnSpec spec;
@@ -132,6 +138,29 @@ struct Agent {
     return {{"ok", true}};
   }
 
+  // Processes that exited since the last call, with their status (the host's watcher
+  // turns them into events).
+  json reap() {
+    json done = json::array();
+    for (auto it = children.begin(); it != children.end();) {
+      if (it->second->wait_exit(0)) {
+        done.push_back({{"id", it->first}, {"status", it->second->exit_status()}});
+        it = children.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return {{"ok", true}, {"exited", done}};
+  }
+
+  json get_link_info(const json& req) {
+    auto l = get_link(sock.get(), req.value("ifname", ""));
+    if (!l) return fail(l.error());
+    return {{"ok", true},          {"name", l->name},         {"kind", l->kind},
+            {"mtu", l->mtu},       {"up", l->up},             {"rx_bytes", l->rx_bytes},
+            {"tx_bytes", l->tx_bytes}, {"rx_packets", l->rx_packets}, {"tx_packets", l->tx_packets}};
+  }
+
   json route(const json& req) {
     std::string why;
     auto dest = parse_ipv4_prefix(req.value("dest", ""), &why);
@@ -166,6 +195,18 @@ struct Agent {
     else if (op == "link") r = link(req);
     else if (op == "route") r = route(req);
     else if (op == "sysctl") r = sysctl(req);
+    else if (op == "reap") r = reap();
+    else if (op == "get_link") r = get_link_info(req);
+    else if (op == "wait_link") r = done(wait_for_link(own_ns.get(), sock.get(), req.value("ifname", ""), req.value("timeout_s", 5.0), -1));
+    else if (op == "create_link") r = done(create_link_of_kind(sock.get(), req.value("ifname", ""), req.value("kind", "")));
+    else if (op == "wait_listen") r = done(wait_tcp_listening(own_ns.get(), req.value("port", 0), req.value("timeout_s", 5.0), -1));
+    else if (op == "offloads") r = done(set_segmentation_offloads(own_ns.get(), req.value("ifname", ""), req.value("on", true)));
+    else if (op == "ping") {
+      auto addr = parse_ipv4(req.value("addr", ""));
+      r = addr ? done(ping_until_answered(own_ns.get(), *addr, req.value("timeout_s", 1.0), -1, nullptr, req.value("payload", 56),
+                                          req.value("df", false)))
+               : fail(make_error("bad address '" + req.value("addr", "") + "'"));
+    }
     else if (op == "poweroff") {
       for (auto& [id, c] : children) c->stop(1000);
       ::sync();
@@ -187,6 +228,7 @@ int main() {
     return 1;
   }
   agent.sock = std::move(*sock);
+  agent.own_ns = UniqueFd(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
   std::string port = find_port();
   if (port.empty()) {
     std::fprintf(stderr, "vpnlab-agent: no virtio port named vpnlab.agent (virtio_console loaded?)\n");

@@ -70,6 +70,9 @@ std::string domain_xml(const GuestSpec& g) {
     << "      <target port='0'/>\n    </serial>\n";
   x << "    <channel type='unix'>\n      <source mode='bind' path='" << xml_escape(g.agent_socket) << "'/>\n"
     << "      <target type='virtio' name='vpnlab.agent'/>\n    </channel>\n";
+  // Entropy from the host: without it a guest's RNG initializes late (few interrupts under
+  // TCG), and kernel WireGuard did not complete a handshake until it had.
+  x << "    <rng model='virtio'>\n      <backend model='random'>/dev/urandom</backend>\n    </rng>\n";
   x << "    <memballoon model='none'/>\n";
   x << "  </devices>\n</domain>\n";
   return x.str();

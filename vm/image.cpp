@@ -72,6 +72,13 @@ Result<ImageRecipe> load_recipe(const std::string& path) {
   return parse_recipe_text(text, path);
 }
 
+// Module names treat '-' and '_' alike (virtio-rng.ko is "virtio_rng"), as modprobe does.
+static std::string module_name(std::string n) {
+  for (char& c : n)
+    if (c == '-') c = '_';
+  return n;
+}
+
 Result<std::vector<std::string>> module_load_order(const std::string& modules_dep, const std::vector<std::string>& wanted) {
   std::map<std::string, std::vector<std::string>> deps;  // path -> deps as listed
   std::map<std::string, std::string> by_name;            // "virtio_net" -> path
@@ -86,12 +93,12 @@ Result<std::vector<std::string>> module_load_order(const std::string& modules_de
     for (std::string p; rest >> p;) d.push_back(p);
     deps[path] = d;
     std::string base = fs::path(path).filename().string();
-    by_name[base.substr(0, base.find(".ko"))] = path;
+    by_name[module_name(base.substr(0, base.find(".ko")))] = path;
   }
   std::vector<std::string> order;
   std::set<std::string> seen;
   for (const auto& name : wanted) {
-    auto it = by_name.find(name);
+    auto it = by_name.find(module_name(name));
     if (it == by_name.end())
       return make_error("module '" + name + "' is not in the kernel's modules.dep",
                         "it may be built in (nothing to load: remove it from the recipe) or misspelled");

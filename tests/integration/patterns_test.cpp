@@ -153,7 +153,7 @@ TEST(Routing, AMisroutedSampleFailsTheTunnelCheck) {
   for (const auto& n : plan.nodes) names.push_back(n.name);
   auto keys = prepare_node_keys(dir + "/keys", names);
   ASSERT_TRUE(keys.ok());
-  auto topo = LiveTopology::build(plan);
+  auto topo = build_netns_runtime(plan, dir, -1);
   ASSERT_TRUE(topo.ok()) << topo.error().format();
   auto session = ProductSession::start({&vpn_plan, topo->get(), &spec.value(), &keys.value(), dir, -1, {}});
   ASSERT_TRUE(session.ok()) << session.error().format();
@@ -181,7 +181,7 @@ TEST(Pinning, EveryDaemonThreadIsPinnedAlsoThoseStartedUnderLoad) {
   ASSERT_TRUE(spec.ok());
   std::string dir = make_temp_dir("pin");
   auto keys = prepare_node_keys(dir + "/keys", {"a", "b"});
-  auto topo = LiveTopology::build(plan);
+  auto topo = build_netns_runtime(plan, dir, -1);
   ASSERT_TRUE(topo.ok());
   auto session = ProductSession::start({&plan, topo->get(), &spec.value(), &keys.value(), dir, -1, {}});
   ASSERT_TRUE(session.ok()) << session.error().format();

@@ -77,6 +77,15 @@ TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
     // The interface carries the plan's name and MTU inside the guest.
     EXPECT_EQ(run_in_guest(a, {"cat", "/sys/class/net/lan/mtu"}, run_dir + "/mtu.txt"), 0);
     EXPECT_EQ(read_file(run_dir + "/mtu.txt"), "1500\n");
+    // The guest kernel loads modules on demand from the image's tree: a WireGuard link
+    // (this host may have no module at all) and sock_diag for readiness checks.
+    ASSERT_TRUE(a.call({{"op", "create_link"}, {"ifname", "wg0"}, {"kind", "wireguard"}}).ok());
+    auto wg = a.call({{"op", "get_link"}, {"ifname", "wg0"}});
+    ASSERT_TRUE(wg.ok()) << wg.error().format();
+    EXPECT_EQ(wg->value("kind", ""), "wireguard");
+    auto listen = a.call({{"op", "wait_listen"}, {"port", 5999}, {"timeout_s", 0.3}});
+    ASSERT_FALSE(listen.ok());
+    EXPECT_EQ(listen.error().message.find("sock_diag"), std::string::npos) << "sock_diag works in guests: " << listen.error().message;
     // A failing command reports its status (the agent does not pretend).
     EXPECT_NE(run_in_guest(a, {"false"}, run_dir + "/false.txt"), 0);
     ASSERT_TRUE((*lab)->teardown().ok());

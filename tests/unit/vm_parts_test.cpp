@@ -117,6 +117,9 @@ TEST(ImageRecipe, ModulesLoadDependenciesFirstOnce) {
                                    "kernel/net/9p/9pnet_virtio.ko", "kernel/fs/netfs/netfs.ko", "kernel/fs/fscache/fscache.ko",
                                    "kernel/fs/9p/9p.ko"};
   EXPECT_EQ(*order, want);
+  auto hyphen = module_load_order("kernel/drivers/char/hw_random/virtio-rng.ko:\n", {"virtio_rng"});
+  ASSERT_TRUE(hyphen.ok()) << "'-' and '_' are one in module names, as for modprobe";
+  EXPECT_EQ(hyphen->front(), "kernel/drivers/char/hw_random/virtio-rng.ko");
   auto unknown = module_load_order(dep, {"virtio_blk"});
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "module 'virtio_blk' is not in the kernel's modules.dep");

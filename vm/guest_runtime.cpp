@@ -1,0 +1,271 @@
+#include "vm/guest_runtime.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "lab/fs_util.h"
+
+namespace vpnlab {
+namespace {
+
+using nlohmann::json;
+
+class GuestRuntime;
+
+class GuestProcess : public NodeProcess {
+ public:
+  GuestProcess(GuestRuntime* rt, AgentClient* agent, std::string node, int id, std::string name)
+      : rt_(rt), agent_(agent), node_(std::move(node)), id_(id), name_(std::move(name)), efd_(::eventfd(0, EFD_CLOEXEC)) {}
+  ~GuestProcess() override;
+  const std::string& name() const override { return name_; }
+  bool running() override { return !exited_; }
+  int exit_fd() const override { return efd_.get(); }
+  bool wait_exit(int timeout_ms, int interrupt_fd, bool* interrupted) override {
+    if (exited_) return true;
+    pollfd p[2] = {{efd_.get(), POLLIN, 0}, {interrupt_fd, POLLIN, 0}};
+    int r = ::poll(p, interrupt_fd >= 0 ? 2 : 1, timeout_ms);
+    if (r > 0 && interrupt_fd >= 0 && (p[1].revents & POLLIN) && !exited_) {
+      if (interrupted) *interrupted = true;
+      return false;
+    }
+    return exited_;
+  }
+  int exit_status() const override { return status_; }
+  bool stop(int grace_ms) override;
+  pid_t host_pid() const override { return 0; }
+
+  // From the watcher: the agent saw it exit.
+  void exited(int status) {
+    status_ = status;
+    exited_ = true;
+    uint64_t one = 1;
+    (void)!::write(efd_.get(), &one, sizeof one);
+  }
+  int id() const { return id_; }
+  const std::string& node() const { return node_; }
+
+ private:
+  GuestRuntime* rt_;
+  AgentClient* agent_;
+  std::string node_;
+  int id_;
+  std::string name_;
+  UniqueFd efd_;
+  std::atomic<bool> exited_{false};
+  std::atomic<int> status_{-1};
+};
+
+class GuestRuntime : public NodeRuntime {
+ public:
+  GuestRuntime(std::unique_ptr<GuestLab> lab, const Plan& plan, std::string accel) : lab_(std::move(lab)), accel_(std::move(accel)) {
+    for (const auto& n : plan.nodes) {
+      std::vector<int> cpus = n.cpus;  // vCPU i runs on host CPU cpus[i] (see guest_specs)
+      for (int c : n.load_cpus)
+        if (std::find(cpus.begin(), cpus.end(), c) == cpus.end()) cpus.push_back(c);
+      vcpus_[n.name] = cpus;
+    }
+    watcher_ = std::thread([this] { watch(); });
+  }
+  ~GuestRuntime() override { (void)teardown(15); }
+
+  std::string backend() const override { return "vm"; }
+
+  Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool) override {
+    // Host CPU numbers of the plan become the guest's vCPU numbers.
+    std::vector<int> guest_cpus;
+    const auto& v = vcpus_.at(node);
+    for (int c : spec.cpus) {
+      auto it = std::find(v.begin(), v.end(), c);
+      if (it != v.end()) guest_cpus.push_back(static_cast<int>(it - v.begin()));
+    }
+    AgentClient& a = lab_->agent(node);
+    auto id = a.spawn({spec.argv, spec.env, guest_cpus, spec.stdout_path, spec.stderr_path, spec.cwd});
+    if (!id) return with_context(id.error(), "guest '" + node + "'");
+    std::string name = spec.argv.empty() ? "?" : spec.argv[0].substr(spec.argv[0].rfind('/') + 1);
+    auto p = std::make_unique<GuestProcess>(this, &a, node, *id, name);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tracked_[node][*id] = p.get();
+    }
+    return std::unique_ptr<NodeProcess>(std::move(p));
+  }
+  void forget(GuestProcess* p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    tracked_[p->node()].erase(p->id());
+  }
+
+  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
+    return call(node, {{"op", "wait_link"}, {"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s);
+  }
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind) override {
+    return call(node, {{"op", "create_link"}, {"ifname", ifname}, {"kind", kind}}, 10);
+  }
+  Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
+    return call(node, {{"op", "link"}, {"name", ifname}, {"addrs", {addr.str()}}, {"mtu", mtu}, {"up", true}}, 5);
+  }
+  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override {
+    auto r = lab_->agent(node).call({{"op", "get_link"}, {"ifname", ifname}});
+    if (!r) return with_context(r.error(), "guest '" + node + "'");
+    LinkInfo l;
+    l.name = r->value("name", "");
+    l.kind = r->value("kind", "");
+    l.mtu = r->value("mtu", 0);
+    l.up = r->value("up", false);
+    l.rx_bytes = r->value("rx_bytes", uint64_t{0});
+    l.tx_bytes = r->value("tx_bytes", uint64_t{0});
+    l.rx_packets = r->value("rx_packets", uint64_t{0});
+    l.tx_packets = r->value("tx_packets", uint64_t{0});
+    return l;
+  }
+  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int, int payload, bool df) override {
+    return call(node, {{"op", "ping"}, {"addr", target.str()}, {"timeout_s", timeout_s}, {"payload", payload}, {"df", df}}, timeout_s);
+  }
+  Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int) override {
+    return call(node, {{"op", "wait_listen"}, {"port", port}, {"timeout_s", timeout_s}}, timeout_s);
+  }
+  Status add_routes(const Plan& plan, PlanRoute::When when) override {
+    for (const auto& r : plan.routes)
+      if (r.when == when)
+        if (auto s = call(r.node, {{"op", "route"}, {"dest", r.dest.str()}, {"via", r.via.str()}}, 5); !s) return s;
+    return ok_status();
+  }
+  // A guest's receive softirq runs on its own vCPUs, which are pinned: nothing to steer.
+  Status set_rps(const std::string&, const std::vector<std::string>&, const std::vector<int>&) override { return ok_status(); }
+  Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
+    return call(node, {{"op", "offloads"}, {"ifname", ifname}, {"on", on}}, 5);
+  }
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr, int) override {
+    return std::unique_ptr<LatencyProbe>();
+  }
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&, int) override {
+    return std::unique_ptr<PayloadWatch>();
+  }
+  std::string limits() const override {
+    return "in guests this version takes no latency under load, no plaintext capture, no daemon RSS/threads and sets no RPS";
+  }
+  std::vector<uint64_t> inodes() const override { return lab_->inodes(); }
+
+  void record(const std::string& run_dir) override {
+    json guests = json::array();
+    for (const auto& g : lab_->guests())
+      guests.push_back({{"node", g.node}, {"domain", g.domain}, {"kernel", g.kernel}, {"boot_s", g.boot_s}});
+    std::string path = run_dir + "/environment.json";
+    auto env = json::parse(read_file_text(path), nullptr, false);
+    if (env.is_discarded()) return;
+    env["accel"] = accel_;
+    env["guests"] = guests;
+    env["vm_limits"] = limits();
+    (void)write_file(path, env.dump(2) + "\n", 0640);
+  }
+  Audit audit() override {
+    Audit a;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [node, procs] : tracked_)
+      for (const auto& [id, p] : procs) a.leftovers.push_back("guest '" + node + "': process " + p->name() + " still tracked");
+    return a;
+  }
+  Status teardown(double timeout_s) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return ok_status();
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (watcher_.joinable()) watcher_.join();
+    return lab_->teardown(timeout_s);
+  }
+
+ private:
+  Status call(const std::string& node, json req, double timeout_s) {
+    auto r = lab_->agent(node).call(std::move(req), static_cast<int>(timeout_s * 1000) + 10000);
+    if (!r) return with_context(r.error(), "guest '" + node + "'");
+    return ok_status();
+  }
+  // Asks each guest with running processes which of them exited, ten times a second
+  // (the agent channel carries no unsolicited events).
+  void watch() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(100));
+      if (stopping_) break;
+      std::vector<std::string> nodes;
+      for (const auto& [node, procs] : tracked_)
+        if (!procs.empty()) nodes.push_back(node);
+      lock.unlock();
+      for (const auto& node : nodes) {
+        auto r = lab_->agent(node).call({{"op", "reap"}}, 5000);
+        if (!r) continue;
+        std::lock_guard<std::mutex> g(mu_);
+        for (const auto& e : (*r)["exited"]) {
+          auto it = tracked_[node].find(e.value("id", 0));
+          if (it == tracked_[node].end()) continue;
+          it->second->exited(e.value("status", -1));
+          tracked_[node].erase(it);
+        }
+      }
+      lock.lock();
+    }
+  }
+
+  std::unique_ptr<GuestLab> lab_;
+  std::string accel_;
+  std::map<std::string, std::vector<int>> vcpus_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::map<std::string, std::map<int, GuestProcess*>> tracked_;
+  std::thread watcher_;
+};
+
+GuestProcess::~GuestProcess() {
+  if (!exited_) stop(1000);
+  rt_->forget(this);
+}
+
+bool GuestProcess::stop(int grace_ms) {
+  if (exited_) return false;
+  rt_->forget(this);
+  auto killed = agent_->stop(id_, grace_ms);
+  exited(-1);
+  return killed.ok() && *killed;
+}
+
+}  // namespace
+
+Result<VmBackend> prepare_vm_backend(const std::string& recipe, const std::string& bin_dir) {
+  auto rc = load_recipe(recipe);
+  if (!rc) return rc.error();
+  auto im = ensure_image(*rc, image_cache_root());
+  if (!im) return im.error();
+  VmBackend vm;
+  vm.image = *im;
+  vm.accel = choose_accel(vm.image, image_cache_root());
+  vm.agent_path = bin_dir + "/vpnlab-agent";
+  vm.vmhost_path = bin_dir + "/vpnlab-vmhost";
+  return vm;
+}
+
+Result<std::unique_ptr<NodeRuntime>> build_guest_runtime(const VmBackend& vm, const Plan& plan, const std::string& run_dir,
+                                                         int interrupt_fd) {
+  GuestLabOptions o;
+  o.run_dir = run_dir;
+  o.accel = vm.accel.accel;
+  o.memory_mib = vm.memory_mib;
+  o.interrupt_fd = interrupt_fd;
+  o.agent_path = vm.agent_path;
+  o.vmhost_path = vm.vmhost_path;
+  auto lab = GuestLab::start(plan, vm.image, o);
+  if (!lab) return lab.error();
+  std::string accel = std::string(accel_name(vm.accel.accel)) + " (" + vm.accel.reason + ")";
+  return std::unique_ptr<NodeRuntime>(new GuestRuntime(std::move(*lab), plan, accel));
+}
+
+}  // namespace vpnlab
