@@ -81,6 +81,7 @@ class NetnsRuntime : public NodeRuntime {
     return PayloadWatch::start(ns.fd.get(), *index, pattern, port);
   }
   std::string limits() const override { return ""; }
+  bool can_watch_payload() const override { return true; }
   std::vector<uint64_t> inodes() const override { return topo_->inodes(); }
 
   void record(const std::string& run_dir) override {

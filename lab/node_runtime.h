@@ -49,6 +49,7 @@ class NodeRuntime {
                                                               const std::string& pattern, int port) = 0;
   // Why the optional measurements are missing ("" when they are all there).
   virtual std::string limits() const = 0;
+  virtual bool can_watch_payload() const = 0;
   // The lab's namespaces on this host (outside-load accounting).
   virtual std::vector<uint64_t> inodes() const = 0;
 

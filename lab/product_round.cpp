@@ -117,7 +117,10 @@ Status run_product_round(const RoundContext& c, const std::vector<int>& samples,
     if (!outcome->started) outcome->bringup_s = (*session)->bringup_seconds();
     outcome->started = true;
     if (spec.tunnel) spdlog::info("  up and answering pings after {:.2f} s", (*session)->bringup_seconds());
-    if (check_plaintext && !plan.tests.empty()) {
+    if (check_plaintext && !plan.tests.empty() && !(*topo)->can_watch_payload()) {
+      outcome->plaintext_checked = true;  // asked once, answered once: not here
+      spdlog::info("  plaintext check: not taken ({} backend: {})", (*topo)->backend(), (*topo)->limits());
+    } else if (check_plaintext && !plan.tests.empty()) {
       std::string raw, logs;
       if (auto s = dirs_for(run_dir, spec.name, plan.tests.front().spec.name, &raw, &logs); !s) return s;
       outcome->plaintext = plaintext_check(SampleContext{&plan, &plan.tests.front(), &spec, topo->get(), session->get(), raw, logs, c.opts->interrupt_fd},

@@ -338,6 +338,8 @@ Availability check_availability(const ProductSpec& spec, const std::string& back
   }
   a.available = true;
   a.version = spec.version_argv.empty() ? "-" : first_output_line(spec.version_argv);
+  // A kernel product's version is the kernel it runs in: in guests, theirs, not this host's.
+  if (backend == "vm" && !spec.requires_caps.empty()) a.version = "the guests' kernel (environment.json: guests)";
   return a;
 }
 

@@ -16,7 +16,7 @@ std::string plaintext_check(SampleContext c, bool* interrupted) {
   int port = c.session->underlay_port();
   auto watch = c.nodes->payload_watch(vpn_node, ifname, iperf_repeating_pattern(), port);
   if (!watch) return "plaintext check: " + watch.error().message;
-  if (!*watch) return "";  // the backend cannot watch (said once per run, in its limits)
+  if (!*watch) return "plaintext check: this backend cannot watch the underlay";
   c.repeating_payload = true;
   uint64_t delivered = 0;
   c.port_bytes_out = &delivered;

@@ -113,8 +113,8 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
              100 * lowest_coverage, lowest_n);
     o << line;
   }
-  o << "x baseline: median of per-round ratios (sample i of the product over sample i of 'baseline', veth with its offloads as in "
-       "offloads.json); +over bl: CPU-s/Gbit above the baseline's\n";
+  o << "x baseline: median of per-round ratios (sample i of the product over sample i of 'baseline': the underlay link with its "
+       "offloads, offloads.json; virtio-net in guests); +over bl: CPU-s/Gbit above the baseline's\n";
   for (const auto& w : summary_warnings(summarize(rows))) o << "! " << w << "\n";
   return o.str();
 }

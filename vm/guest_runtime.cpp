@@ -151,6 +151,7 @@ class GuestRuntime : public NodeRuntime {
   std::string limits() const override {
     return "in guests this version takes no latency under load, no plaintext capture, no daemon RSS/threads and sets no RPS";
   }
+  bool can_watch_payload() const override { return false; }
   std::vector<uint64_t> inodes() const override { return lab_->inodes(); }
 
   void record(const std::string& run_dir) override {
