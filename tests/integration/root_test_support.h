@@ -89,7 +89,8 @@ struct ShortRun {
 };
 
 inline ShortRun short_run(const std::vector<std::string>& products, const std::string& products_dir = VPNLAB_PRODUCTS_DIR,
-                          int samples = 1, const std::string& topology = VPNLAB_TOPOLOGIES "/quick.toml", bool interleave = true) {
+                          int samples = 1, const std::string& topology = VPNLAB_TOPOLOGIES "/quick.toml", bool interleave = true,
+                          RuntimeFactory build_nodes = {}) {
   ShortRun r;
   PlanOptions o;
   o.products = products;
@@ -101,6 +102,7 @@ inline ShortRun short_run(const std::vector<std::string>& products, const std::s
   RunOptions ro;
   ro.run_dir = make_temp_dir("run") + "/" + r.plan.run_id;
   ro.products_dir = products_dir;
+  ro.build_nodes = std::move(build_nodes);
   r.run_dir = ro.run_dir;
   r.report = run_bench(r.plan, ro);
   return r;

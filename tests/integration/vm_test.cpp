@@ -3,9 +3,12 @@
 // the guest agent, and a teardown that leaves no domain, QEMU, namespace or socket behind.
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "root_test_support.h"
 #include "vm/accel.h"
 #include "vm/guest_lab.h"
+#include "vm/guest_runtime.h"
 #include "vm/image.h"
 
 using namespace vpnlab;
@@ -93,4 +96,39 @@ TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
   expect_nothing_left(plan, inodes);
   EXPECT_FALSE(std::filesystem::exists("/run/" + plan.ns_prefix + "vm")) << "VM sockets and libvirt state removed";
   std::filesystem::remove_all(run_dir);
+}
+
+// The issue's own case: two guests, kernel WireGuard (which this host may lack) up between
+// them through the runner, its overlay ping answered, and a sample whose bytes crossed the
+// tunnel by the interface and the product's counters; then nothing left.
+TEST(Vm, KernelWireguardBetweenTwoGuestsCarriesAValidSample) {
+  VPNLAB_REQUIRE_VM();
+  VPNLAB_REQUIRE_PROGRAM("wg");
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  Image im = test_image();
+  ASSERT_FALSE(im.vmlinux.empty());
+  VmBackend vm;
+  vm.image = im;
+  vm.accel = choose_accel(im, image_cache_root());
+  vm.agent_path = VPNLAB_BIN_DIR "/vpnlab-agent";
+  vm.vmhost_path = VPNLAB_BIN_DIR "/vpnlab-vmhost";
+  auto factory = [&vm](const Plan& p, const std::string& run_dir, int interrupt_fd) {
+    return build_guest_runtime(vm, p, run_dir, interrupt_fd);
+  };
+  ShortRun run = short_run({"wireguard-kernel"}, VPNLAB_PRODUCTS_DIR, 1, VPNLAB_TOPOLOGIES "/quick-vm.toml", true, factory);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 1u);
+  const SampleRow& row = run.report->rows[0];
+  EXPECT_EQ(row.status, "ok") << row.reason;
+  EXPECT_TRUE(row.valid) << row.reason;
+  EXPECT_GT(row.gbps, 0.001);
+  ASSERT_EQ(run.report->products.size(), 1u);
+  EXPECT_TRUE(run.report->products[0].failure.empty()) << run.report->products[0].failure;
+  auto env = nlohmann::json::parse(read_file(run.run_dir + "/environment.json"), nullptr, false);
+  ASSERT_FALSE(env.is_discarded());
+  EXPECT_EQ(env.value("backend", ""), "vm");
+  EXPECT_EQ(env["guests"].size(), 2u) << "boot times recorded";
+  EXPECT_EQ(env.value("accel", "").substr(0, 3), accel_name(vm.accel.accel));
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+  EXPECT_FALSE(std::filesystem::exists("/run/" + run.plan.ns_prefix + "vm"));
 }
