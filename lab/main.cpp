@@ -286,8 +286,11 @@ int cmd_report(const Args& a) {
 }
 
 int cmd_diff(const Args& a) {
-  if (a.positional.size() != 2) return usage_error("diff", "give two run directories: RUN_A (before) and RUN_B (after)");
-  auto d = diff_runs(a.positional[0], a.positional[1], a.threshold, a.relative);
+  if (a.positional.size() != 1 && a.positional.size() != 2)
+    return usage_error("diff", "give two run directories, RUN_A (before) and RUN_B (after), or one run with two tagged versions");
+  if (a.positional.size() == 1 && a.relative) return usage_error("diff", "--relative compares two runs; one run's versions share their rounds already");
+  auto d = a.positional.size() == 1 ? diff_tagged_run(a.positional[0], a.threshold)
+                                    : diff_runs(a.positional[0], a.positional[1], a.threshold, a.relative);
   if (!d) return fail(d.error());
   std::cout << d->text;
   return d->gate_failed ? kExitGate : 0;
@@ -330,11 +333,13 @@ const std::vector<Verb>& verbs() {
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},
-      {"diff", "diff RUN_A RUN_B [--threshold X] [--relative]",
+      {"diff", "diff RUN_A RUN_B [--threshold X] [--relative] | diff RUN [--threshold X]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
        "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
        "  --threshold X    exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best\n"
-       "  --relative       compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs",
+       "  --relative       compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs\n"
+       "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
+       "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
        {"--threshold", "--relative"}, cmd_diff},
       {"report", "report RUN_DIR", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.", {},
        cmd_report},

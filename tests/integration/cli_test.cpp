@@ -196,7 +196,9 @@ TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
   EXPECT_EQ(vpnlab({"report", b}, "report.log"), 0);
   EXPECT_EQ(vpnlab({"diff", a, b, "--threshold", "0.9"}, "diff.log"), 0) << read_file(out + "-diff.log");
   EXPECT_NE(read_file(out + "-diff.log").find("baseline"), std::string::npos);
-  EXPECT_EQ(vpnlab({"diff", a}, "diff1.log"), 2) << "one run is a usage error";
+  EXPECT_EQ(vpnlab({"diff", a}, "diff1.log"), 1) << "one run without two tagged versions is refused";
+  EXPECT_NE(read_file(out + "-diff1.log").find("NAME@old"), std::string::npos) << read_file(out + "-diff1.log");
+  EXPECT_EQ(vpnlab({"diff", a, b, a}, "diff3.log"), 2) << "three runs are a usage error";
   // Provenance of a real run: every field filled (a value the machine does not expose is
   // recorded as "not exposed (...)", never left empty).
   auto env = nlohmann::json::parse(read_file(a + "/environment.json"), nullptr, false);

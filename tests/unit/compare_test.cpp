@@ -128,3 +128,22 @@ TEST(Compare, HolmCorrectsAcrossProductsAndTests) {
   auto lonely = compare_runs(rows_of("x", {1.0}), rows_of("x", {1.0, 1.1}));
   EXPECT_EQ(lonely.front().verdict, "not comparable: fewer than 2 valid samples in run A");
 }
+
+TEST(Compare, TwoTaggedVersionsInOneRunPairUp) {
+  std::mt19937 rng(7);
+  auto rows = rows_of("baseline", lognormal(rng, 8, 6.0, 0.1));
+  auto old_rows = rows_of("nebula@old", lognormal(rng, 8, 0.30, 0.03));
+  auto new_rows = rows_of("nebula@new", lognormal(rng, 8, 0.24, 0.03));  // 20 % slower
+  rows.insert(rows.end(), new_rows.begin(), new_rows.end());  // CSV order need not be the asked order
+  rows.insert(rows.end(), old_rows.begin(), old_rows.end());
+  TaggedPairs pairs = tagged_versions(rows, {"baseline", "nebula@old=/opt/old/nebula", "nebula@new=/opt/new/nebula"});
+  ASSERT_EQ(pairs.labels, std::vector<std::string>{"nebula@old -> @new"});
+  ASSERT_EQ(pairs.a.size(), 8u);
+  ASSERT_EQ(pairs.b.size(), 8u);
+  auto c = compare_runs(pairs.a, pairs.b);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].verdict, "slower");
+  EXPECT_LT(c[0].ci_low, 0.8);
+  EXPECT_GT(c[0].ci_high, 0.8);
+  EXPECT_TRUE(tagged_versions(rows_of("nebula", {1, 2}), {}).labels.empty()) << "an untagged product is no pair";
+}
