@@ -20,6 +20,10 @@ done
 opts=trans=virtio,version=9p2000.L,msize=262144
 mkdir -p /host
 mount -t 9p -o "$opts,ro" root /host || { echo "vpnlab-init: cannot mount the host root"; poweroff -f; }
+# The agent's directory is bound aside before tmpfs hides the host's /tmp (a build tree
+# under /tmp, as in CI's clean clones, would vanish with it), then put under /run.
+mkdir -p /agent
+mount --bind "/host${AGENT%/*}" /agent || echo "vpnlab-init: cannot reach ${AGENT%/*}"
 mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
 mount -t devtmpfs dev /host/dev
@@ -39,4 +43,6 @@ printf '#!/bin/busybox sh\nexec /bin/busybox chroot /host /sbin/modprobe -d /run
 chmod 755 /host/run/vpnlab-modprobe /run/vpnlab-modprobe
 echo /run/vpnlab-modprobe > /proc/sys/kernel/modprobe
 echo "vpnlab-init: ready for the agent after $(cut -d' ' -f1 /proc/uptime) s"
-exec chroot /host "$AGENT"
+mkdir -p /host/run/vpnlab-agent
+mount --move /agent /host/run/vpnlab-agent
+exec chroot /host "/run/vpnlab-agent/${AGENT##*/}"

@@ -44,8 +44,8 @@ class NetnsRuntime : public NodeRuntime {
     Netns& ns = topo_->ns_of_node(node);
     return vpnlab::wait_for_link(ns.fd.get(), ns.sock.get(), ifname, timeout_s, interrupt_fd);
   }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind) override {
-    return vpnlab::create_link_of_kind(topo_->ns_of_node(node).sock.get(), ifname, kind);
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
+    return vpnlab::create_link_of_kind(topo_->ns_of_node(node).sock.get(), ifname, kind, static_cast<uint32_t>(if_id));
   }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
     nl_sock* sock = topo_->ns_of_node(node).sock.get();

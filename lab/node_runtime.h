@@ -32,7 +32,7 @@ class NodeRuntime {
   Result<RunOutcome> run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s, int interrupt_fd);
 
   virtual Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int interrupt_fd) = 0;
-  virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind) = 0;
+  virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) = 0;
   // Address, MTU, up: what a product's `configure` step does to its interface.
   virtual Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) = 0;
   virtual Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) = 0;

@@ -40,7 +40,7 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
       continue;
     }
     if (step.kind == ProductStep::Kind::CreateLink) {
-      if (auto s = nodes.create_link_of_kind(node.name, ex(step.ifname), step.link_kind); !s)
+      if (auto s = nodes.create_link_of_kind(node.name, ex(step.ifname), step.link_kind, step.if_id); !s)
         return with_context(s.error(), "node '" + node.name + "'");
       continue;
     }

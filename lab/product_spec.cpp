@@ -86,7 +86,7 @@ Status parse_prepare(const TomlReader& r, const toml::table& t, const std::strin
 }
 
 Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
-  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "create_link", "kind", "env", "timeout", "retry", "nodes"}); !s)
+  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "create_link", "kind", "if_id", "env", "timeout", "retry", "nodes"}); !s)
     return s;
   if (auto s = get_duration(r, t, "retry", "step", &step->retry_s, 0.001); !s) return s;
   if (auto s = parse_nodes_filter(r, t, "step", &step->nodes); !s) return s;
@@ -107,6 +107,7 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   if (auto s = get_string(r, t, "configure", "step", &step->ifname, false, pos_of(t)); !s) return s;
   if (auto s = get_string(r, t, "create_link", "step", &step->ifname, false, pos_of(t)); !s) return s;
   if (auto s = get_string(r, t, "kind", "step", &step->link_kind, step->kind == ProductStep::Kind::CreateLink, pos_of(t)); !s) return s;
+  if (auto s = get_int(r, t, "if_id", "step", &step->if_id, 1, 0x7fffffff); !s) return s;
   if (auto s = get_duration(r, t, "timeout", "step", &step->timeout_s, 0.001); !s) return s;
   if (const toml::node* env = t.get("env")) {
     if (!env->is_table()) return r.at(*env, "step: 'env' must be a table", "write env = { NAME = \"value\" }");
@@ -339,7 +340,8 @@ Availability check_availability(const ProductSpec& spec, const std::string& back
   a.available = true;
   a.version = spec.version_argv.empty() ? "-" : first_output_line(spec.version_argv);
   // A kernel product's version is the kernel it runs in: in guests, theirs, not this host's.
-  if (backend == "vm" && !spec.requires_caps.empty()) a.version = "the guests' kernel (environment.json: guests)";
+  if (backend == "vm" && spec.version_argv == std::vector<std::string>{"uname", "-r"})
+    a.version = "the guests' kernel (environment.json: guests)";
   return a;
 }
 

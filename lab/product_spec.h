@@ -24,6 +24,7 @@ struct ProductStep {
   std::map<std::string, std::string> env;  // Daemon, Run
   std::string ifname;                      // WaitLink, Configure, CreateLink (templated)
   std::string link_kind;                   // CreateLink: the kernel link kind ("wireguard")
+  int if_id = 0;                           // CreateLink of kind "xfrm": the XFRM interface id (policies match it)
   double timeout_s = 10;
   double retry_s = 0;  // Run: run again while failing, for up to this long
   NodeFilter nodes = NodeFilter::All;

@@ -16,6 +16,7 @@
 
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/xfrmi.h>
 #include <netlink/route/qdisc.h>
 #include <netlink/route/tc.h>
 
@@ -25,12 +26,19 @@
 
 namespace vpnlab {
 
-Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind) {
+Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind, uint32_t if_id) {
   RtnlLink link(rtnl_link_alloc());
   rtnl_link_set_name(link.get(), name.c_str());
   int err = rtnl_link_set_type(link.get(), kind.c_str());
   // libnl knows only some kinds; for the others the kind string alone is sent.
   if (err < 0 && err != -NLE_OPNOTSUPP) return make_error("link '" + name + "' of kind " + kind + ": " + nl_geterror(err));
+  // An XFRM interface carries the traffic of the IPsec policies with its if_id (route-based
+  // IPsec); the kernel refuses if_id 0.
+  if (kind == "xfrm") {
+    if (if_id == 0) return make_error("link '" + name + "' of kind xfrm needs an if_id", "add if_id = N (N > 0) to the create_link step");
+    if ((err = rtnl_link_xfrmi_set_if_id(link.get(), if_id)) < 0)
+      return make_error("link '" + name + "': if_id: " + nl_geterror(err));
+  }
   err = rtnl_link_add(sock, link.get(), NLM_F_CREATE | NLM_F_EXCL);
   if (err < 0) return make_error("link '" + name + "' of kind " + kind + ": " + nl_geterror(err));
   return ok_status();

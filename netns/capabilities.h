@@ -24,6 +24,6 @@ std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns
 Capability probe_kvm();
 
 // Creates a link of a kernel kind ("wireguard", ...) with no further configuration.
-Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind);
+Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind, uint32_t if_id = 0);
 
 }  // namespace vpnlab

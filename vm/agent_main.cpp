@@ -198,7 +198,7 @@ struct Agent {
     else if (op == "reap") r = reap();
     else if (op == "get_link") r = get_link_info(req);
     else if (op == "wait_link") r = done(wait_for_link(own_ns.get(), sock.get(), req.value("ifname", ""), req.value("timeout_s", 5.0), -1));
-    else if (op == "create_link") r = done(create_link_of_kind(sock.get(), req.value("ifname", ""), req.value("kind", "")));
+    else if (op == "create_link") r = done(create_link_of_kind(sock.get(), req.value("ifname", ""), req.value("kind", ""), req.value("if_id", 0u)));
     else if (op == "wait_listen") r = done(wait_tcp_listening(own_ns.get(), req.value("port", 0), req.value("timeout_s", 5.0), -1));
     else if (op == "offloads") r = done(set_segmentation_offloads(own_ns.get(), req.value("ifname", ""), req.value("on", true)));
     else if (op == "ping") {

@@ -105,8 +105,8 @@ class GuestRuntime : public NodeRuntime {
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
     return call(node, {{"op", "wait_link"}, {"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s);
   }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind) override {
-    return call(node, {{"op", "create_link"}, {"ifname", ifname}, {"kind", kind}}, 10);
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
+    return call(node, {{"op", "create_link"}, {"ifname", ifname}, {"kind", kind}, {"if_id", if_id}}, 10);
   }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
     return call(node, {{"op", "link"}, {"name", ifname}, {"addrs", {addr.str()}}, {"mtu", mtu}, {"up", true}}, 5);

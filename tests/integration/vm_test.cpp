@@ -98,13 +98,10 @@ TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
   std::filesystem::remove_all(run_dir);
 }
 
-// The issue's own case: two guests, kernel WireGuard (which this host may lack) up between
-// them through the runner, its overlay ping answered, and a sample whose bytes crossed the
-// tunnel by the interface and the product's counters; then nothing left.
-TEST(Vm, KernelWireguardBetweenTwoGuestsCarriesAValidSample) {
-  VPNLAB_REQUIRE_VM();
-  VPNLAB_REQUIRE_PROGRAM("wg");
-  VPNLAB_REQUIRE_PROGRAM("iperf3");
+// Kernel products between two guests through the runner (this host may have neither
+// WireGuard nor ESP): the tunnel up, its overlay ping answered, a sample whose bytes
+// crossed it by the interface (and the product's counters), then nothing left.
+void kernel_product_in_guests(const std::string& product) {
   Image im = test_image();
   ASSERT_FALSE(im.vmlinux.empty());
   VmBackend vm;
@@ -115,7 +112,7 @@ TEST(Vm, KernelWireguardBetweenTwoGuestsCarriesAValidSample) {
   auto factory = [&vm](const Plan& p, const std::string& run_dir, int interrupt_fd) {
     return build_guest_runtime(vm, p, run_dir, interrupt_fd);
   };
-  ShortRun run = short_run({"wireguard-kernel"}, VPNLAB_PRODUCTS_DIR, 1, VPNLAB_TOPOLOGIES "/quick-vm.toml", true, factory);
+  ShortRun run = short_run({product}, VPNLAB_PRODUCTS_DIR, 1, VPNLAB_TOPOLOGIES "/quick-vm.toml", true, factory);
   ASSERT_TRUE(run.report.ok()) << run.report.error().format();
   ASSERT_EQ(run.report->rows.size(), 1u);
   const SampleRow& row = run.report->rows[0];
@@ -131,4 +128,18 @@ TEST(Vm, KernelWireguardBetweenTwoGuestsCarriesAValidSample) {
   EXPECT_EQ(env.value("accel", "").substr(0, 3), accel_name(vm.accel.accel));
   EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
   EXPECT_FALSE(std::filesystem::exists("/run/" + run.plan.ns_prefix + "vm"));
+}
+
+TEST(Vm, KernelWireguardBetweenTwoGuestsCarriesAValidSample) {
+  VPNLAB_REQUIRE_VM();
+  VPNLAB_REQUIRE_PROGRAM("wg");
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  kernel_product_in_guests("wireguard-kernel");
+}
+
+TEST(Vm, KernelIpsecOnAnXfrmInterfaceBetweenTwoGuestsCarriesAValidSample) {
+  VPNLAB_REQUIRE_VM();
+  VPNLAB_REQUIRE_PROGRAM("swanctl");
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  kernel_product_in_guests("strongswan-kernel");
 }
