@@ -1,8 +1,9 @@
 #!/bin/busybox sh
-# PID 1 of a vpnlab guest (from images/debian12.toml): loads the modules listed in
-# /modules.order, mounts the host's root read-only over 9p (tag "root"), the kernel's
-# module tree (tag "modules") and the run directory read-write (tag "run", at the same path
-# as on the host), then chroots into the host root and becomes the vpnlab agent.
+# PID 1 of a vpnlab guest (images/*.toml): loads the modules listed in /modules.order,
+# mounts the root read-only over 9p (tag "root": the host's, or with vpnlab.overlay=1 an
+# image's own tree under a tmpfs overlay), the kernel's module tree (tag "modules"), the run
+# directory read-write (tag "run", at the same path as on the host) and the agent's
+# directory (tag "agent"), then chroots into the root and becomes the vpnlab agent.
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -15,15 +16,22 @@ for arg in $(cat /proc/cmdline); do
     vpnlab.run=*) RUN="${arg#vpnlab.run=}" ;;
     vpnlab.agent=*) AGENT="${arg#vpnlab.agent=}" ;;
     vpnlab.node=*) hostname "${arg#vpnlab.node=}" ;;
+    vpnlab.overlay=1) OVERLAY=1 ;;
   esac
 done
 opts=trans=virtio,version=9p2000.L,msize=262144
 mkdir -p /host
-mount -t 9p -o "$opts,ro" root /host || { echo "vpnlab-init: cannot mount the host root"; poweroff -f; }
-# The agent's directory is bound aside before tmpfs hides the host's /tmp (a build tree
-# under /tmp, as in CI's clean clones, would vanish with it), then put under /run.
-mkdir -p /agent
-mount --bind "/host${AGENT%/*}" /agent || echo "vpnlab-init: cannot reach ${AGENT%/*}"
+if [ -n "$OVERLAY" ]; then
+  # An image's own root tree: read-only for all guests, writable per guest through a tmpfs
+  # overlay (so the run directory's mount point can be made in it).
+  mkdir -p /lower /rw
+  mount -t 9p -o "$opts,ro" root /lower || { echo "vpnlab-init: cannot mount the image root"; poweroff -f; }
+  mount -t tmpfs rw /rw
+  mkdir -p /rw/upper /rw/work
+  mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /host || { echo "vpnlab-init: overlay failed"; poweroff -f; }
+else
+  mount -t 9p -o "$opts,ro" root /host || { echo "vpnlab-init: cannot mount the host root"; poweroff -f; }
+fi
 mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
 mount -t devtmpfs dev /host/dev
@@ -43,6 +51,8 @@ printf '#!/bin/busybox sh\nexec /bin/busybox chroot /host /sbin/modprobe -d /run
 chmod 755 /host/run/vpnlab-modprobe /run/vpnlab-modprobe
 echo /run/vpnlab-modprobe > /proc/sys/kernel/modprobe
 echo "vpnlab-init: ready for the agent after $(cut -d' ' -f1 /proc/uptime) s"
+# The agent's directory comes as its own share: the root may be the image's, and a build
+# tree under the host's /tmp would be hidden by the guest's tmpfs.
 mkdir -p /host/run/vpnlab-agent
-mount --move /agent /host/run/vpnlab-agent
-exec chroot /host "/run/vpnlab-agent/${AGENT##*/}"
+mount -t 9p -o "$opts,ro" agent /host/run/vpnlab-agent || echo "vpnlab-init: cannot mount the agent's directory"
+exec chroot /host "/run/vpnlab-agent/$AGENT"

@@ -218,7 +218,7 @@ int cmd_run(const Args& given) {
     // Guests see the run directory at the same path: it must be absolute.
     opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
     spdlog::info("vm backend: preparing the guest image and probing KVM");
-    auto prepared = prepare_vm_backend(default_image_recipe(), own_binary_dir());
+    auto prepared = prepare_vm_backend(image_recipe_path(plan->image), own_binary_dir());
     if (!prepared) return fail(prepared.error());
     vm = std::move(*prepared);
     spdlog::info("vm backend: image {} (kernel {}), accel {}: {}", vm->image.name, vm->image.kernel_release, accel_name(vm->accel.accel),

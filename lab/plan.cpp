@@ -89,6 +89,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   plan.run_id = opts.run_id;
   plan.lab = topo.lab_name;
   plan.backend = topo.backend;
+  plan.image = topo.image;
   plan.ns_prefix = std::string(kLabPrefix) + topo.lab_name + "-" + opts.tag + "-";
   plan.topology_file = topo.file;
   plan.overlay_subnet = topo.overlay_subnet;

@@ -26,13 +26,17 @@ Status parse_lab(const Reader& r, const toml::table& root, Topology* topo) {
   if (!lab || !lab->is_table())
     return r.at(SourcePos{1, 1}, "missing [lab] table", "start the file with [lab] and name = \"...\"");
   const toml::table& t = *lab->as_table();
-  if (auto s = r.only_keys(t, "lab", {"name", "backend"}); !s) return s;
+  if (auto s = r.only_keys(t, "lab", {"name", "backend", "image"}); !s) return s;
   if (auto s = get_string(r, t, "name", "lab", &topo->lab_name, true, pos_of(t)); !s) return s;
   if (auto s = check_name(r, pos_of(*t.get("name")), "lab", topo->lab_name, kMaxLabName); !s) return s;
   if (auto s = get_string(r, t, "backend", "lab", &topo->backend, false, pos_of(t)); !s) return s;
   if (topo->backend != "netns" && topo->backend != "vm")
     return r.at(*t.get("backend"), "lab: unknown backend '" + topo->backend + "'",
                 "use backend = \"netns\" (namespaces) or \"vm\" (QEMU guests through libvirt)");
+  if (auto s = get_string(r, t, "image", "lab", &topo->image, false, pos_of(t)); !s) return s;
+  if (!topo->image.empty() && topo->backend != "vm")
+    return r.at(*t.get("image"), "lab: image '" + topo->image + "' is for guests, but the backend is '" + topo->backend + "'",
+                "add backend = \"vm\", or remove image");
   return ok_status();
 }
 

@@ -62,6 +62,7 @@ struct Topology {
   std::string file;  // as given by the user, for messages
   std::string lab_name;
   std::string backend = "netns";
+  std::string image;       // vm: a recipe in images/ ("debian12-rootfs") or a path; empty: debian12
   Ipv4Prefix overlay_subnet;
   int overlay_mtu = 1400;  // 0 = "auto", resolved once the products are known
   int overlay_port = 51820;

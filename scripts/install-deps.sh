@@ -10,8 +10,9 @@ build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-
 runtime_pkgs=(iperf3 iproute2 openssl wireguard-go wireguard-tools nebula openvpn tinc fastd quicktun
   strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins
   # The VM backend: QEMU, libvirt's QEMU driver (embedded in vpnlab-vmhost: no libvirtd, no
-  # libvirt network on the host), busybox for the guest initramfs, kmod's depmod, xz.
-  qemu-system-x86 libvirt-daemon-driver-qemu libvirt-daemon busybox-static kmod xz-utils)
+  # libvirt network on the host), busybox for the guest initramfs, kmod's depmod, xz,
+  # mmdebstrap for the reproducible guest root (images/debian12-rootfs.toml).
+  qemu-system-x86 libvirt-daemon-driver-qemu libvirt-daemon busybox-static kmod xz-utils mmdebstrap)
 missing=()
 for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -63,9 +63,14 @@ std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const G
     }
     g.kernel = image.vmlinux;
     g.initrd = image.initrd;
+    auto slash = opts.agent_path.rfind('/');
+    std::string agent_dir = slash == std::string::npos ? "." : opts.agent_path.substr(0, slash);
     g.cmdline = "console=ttyS0 quiet panic=-1 vpnlab.node=" + n.name + " vpnlab.run=" + opts.run_dir +
-                " vpnlab.agent=" + opts.agent_path;
-    g.shares = {{"/", "root", true}, {image.modules_root, "modules", true}, {opts.run_dir, "run", false}};
+                " vpnlab.agent=" + opts.agent_path.substr(slash + 1) + (image.rootfs.empty() ? "" : " vpnlab.overlay=1");
+    g.shares = {{image.rootfs.empty() ? "/" : image.rootfs, "root", true},
+                {image.modules_root, "modules", true},
+                {opts.run_dir, "run", false},
+                {agent_dir, "agent", true}};
     for (const auto& u : n.underlay) {
       auto li = std::find(links.begin(), links.end(), u.link) - links.begin();
       g.nics.push_back({"br" + std::to_string(li), "vl" + std::to_string(i) + "-" + std::to_string(li),

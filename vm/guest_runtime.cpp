@@ -65,7 +65,8 @@ class GuestProcess : public NodeProcess {
 
 class GuestRuntime : public NodeRuntime {
  public:
-  GuestRuntime(std::unique_ptr<GuestLab> lab, const Plan& plan, std::string accel) : lab_(std::move(lab)), accel_(std::move(accel)) {
+  GuestRuntime(std::unique_ptr<GuestLab> lab, const Plan& plan, std::string accel, json image)
+      : lab_(std::move(lab)), accel_(std::move(accel)), image_(std::move(image)) {
     for (const auto& n : plan.nodes) {
       std::vector<int> cpus = n.cpus;  // vCPU i runs on host CPU cpus[i] (see guest_specs)
       for (int c : n.load_cpus)
@@ -162,6 +163,7 @@ class GuestRuntime : public NodeRuntime {
     auto env = json::parse(read_file_text(path), nullptr, false);
     if (env.is_discarded()) return;
     env["accel"] = accel_;
+    env["image"] = image_;
     env["guests"] = guests;
     env["vm_limits"] = limits();
     (void)write_file(path, env.dump(2) + "\n", 0640);
@@ -218,6 +220,7 @@ class GuestRuntime : public NodeRuntime {
 
   std::unique_ptr<GuestLab> lab_;
   std::string accel_;
+  json image_;
   std::map<std::string, std::vector<int>> vcpus_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -266,7 +269,9 @@ Result<std::unique_ptr<NodeRuntime>> build_guest_runtime(const VmBackend& vm, co
   auto lab = GuestLab::start(plan, vm.image, o);
   if (!lab) return lab.error();
   std::string accel = std::string(accel_name(vm.accel.accel)) + " (" + vm.accel.reason + ")";
-  return std::unique_ptr<NodeRuntime>(new GuestRuntime(std::move(*lab), plan, accel));
+  json image{{"name", vm.image.name}, {"key", vm.image.key}, {"kernel", vm.image.kernel_package},
+             {"root", vm.image.rootfs.empty() ? "the host's, read-only over 9p" : "own tree (mmdebstrap): " + vm.image.rootfs}};
+  return std::unique_ptr<NodeRuntime>(new GuestRuntime(std::move(*lab), plan, accel, image));
 }
 
 }  // namespace vpnlab

@@ -29,9 +29,10 @@ Result<ImageRecipe> parse_recipe_text(const std::string& text, const std::string
   ImageRecipe rc;
   rc.file = file;
   rc.dir = fs::path(file).parent_path().string();
-  if (auto s = r.only_keys(t, "image recipe", {"image", "kernel", "initramfs"}); !s) return s.error();
+  if (auto s = r.only_keys(t, "image recipe", {"image", "kernel", "initramfs", "rootfs"}); !s) return s.error();
   const std::pair<const char*, std::vector<std::string>> known[] = {
-      {"image", {"name", "root"}}, {"kernel", {"package"}}, {"initramfs", {"busybox", "init", "modules", "module_dirs"}}};
+      {"image", {"name", "root"}}, {"kernel", {"package"}}, {"initramfs", {"busybox", "init", "modules", "module_dirs"}},
+      {"rootfs", {"suite", "variant", "packages"}}};
   for (const auto& [table, keys] : known)
     if (const toml::table* tt = t[table].as_table())
       if (auto s = r.only_keys(*tt, table, keys); !s) return s.error();
@@ -59,9 +60,13 @@ Result<ImageRecipe> parse_recipe_text(const std::string& text, const std::string
                  str("initramfs", "busybox", &rc.busybox), str("initramfs", "init", &rc.init),
                  list("initramfs", "modules", &rc.modules), list("initramfs", "module_dirs", &rc.module_dirs)})
     if (!s) return s.error();
-  if (rc.root != "host-9p")
-    return r.at(pos_of(*t["image"]["root"].node()), "image: root '" + rc.root + "' is not available in this version",
-                "use root = \"host-9p\" (the mmdebstrap root is not built yet)");
+  if (rc.root == "mmdebstrap") {
+    for (auto s : {str("rootfs", "suite", &rc.suite), str("rootfs", "variant", &rc.variant), list("rootfs", "packages", &rc.packages)})
+      if (!s) return s.error();
+  } else if (rc.root != "host-9p") {
+    return r.at(pos_of(*t["image"]["root"].node()), "image: unknown root '" + rc.root + "'",
+                "use root = \"host-9p\" (the host's root, read-only) or \"mmdebstrap\" (a root built from [rootfs] packages)");
+  }
   rc.init = (fs::path(rc.dir) / rc.init).string();
   return rc;
 }

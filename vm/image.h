@@ -20,6 +20,10 @@ struct ImageRecipe {
   std::string init;            // absolute path of the init script
   std::vector<std::string> modules;
   std::vector<std::string> module_dirs;  // kept in the cache's module tree
+  // root = "mmdebstrap": a root tree of its own, built from this package list (the guest
+  // then sees nothing of the host but the agent and the run directory).
+  std::string suite, variant;
+  std::vector<std::string> packages;
 };
 
 Result<ImageRecipe> parse_recipe_text(const std::string& text, const std::string& file);
@@ -40,6 +44,7 @@ struct Image {
   std::string dir;
   std::string vmlinux, initrd;
   std::string modules_root;    // contains lib/modules/<release>
+  std::string rootfs;          // the guest's root tree; empty: the host's root ("host-9p")
   std::string kernel_release;  // "6.1.0-57-amd64"
   std::string kernel_package;  // "linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb"
   double build_s = 0;

@@ -55,6 +55,27 @@ Result<std::pair<std::string, std::string>> resolve_kernel(const std::string& pa
   return make_error("apt knows no version of " + name, "run apt-get update, or name an available kernel package in the recipe");
 }
 
+// "pkg=candidate-version" for every package of a root tree, from apt's local lists: part of
+// the image key, so a changed package (a point release) builds a new root.
+Result<std::string> resolve_packages(const std::vector<std::string>& packages, const std::string& tmp) {
+  if (packages.empty()) return std::string();
+  std::string log = tmp + "/apt-policy.log";
+  std::vector<std::string> argv = {"apt-cache", "policy"};
+  argv.insert(argv.end(), packages.begin(), packages.end());
+  if (auto s = run_tool(argv, tmp, log); !s) return s.error();
+  std::string out, current;
+  std::istringstream in(read_file_text(log));
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != ' ' && line.back() == ':') current = line.substr(0, line.size() - 1);
+    auto c = line.find("Candidate: ");
+    if (c == std::string::npos) continue;
+    std::string version = line.substr(c + 11);
+    if (version == "(none)") return make_error("package '" + current + "' of the root tree is unknown to apt", "run apt-get update, or fix the recipe's [rootfs] packages");
+    out += current + "=" + version + "\n";
+  }
+  return out;
+}
+
 // The bzImage carries the kernel as an xz stream; the uncompressed ELF boots ~2x faster
 // under TCG (PVH entry, no decompression in the guest).
 Status extract_vmlinux(const std::string& bzimage, const std::string& out, const std::string& tmp) {
@@ -132,6 +153,7 @@ Result<Image> read_image_json(const std::string& dir) {
   im.vmlinux = dir + "/vmlinux";
   im.initrd = dir + "/initrd.img";
   im.modules_root = dir + "/tree";
+  if (fs::exists(dir + "/rootfs")) im.rootfs = dir + "/rootfs";
   return im;
 }
 
@@ -173,7 +195,13 @@ Status build_into(const ImageRecipe& rc, const std::string& pkg, const std::stri
     if (e.path().filename().string().rfind("vmlinuz-", 0) == 0) bz = e.path().string();
   if (auto s = extract_vmlinux(bz, tmp + "/vmlinux", tmp); !s) return s;
   fs::remove_all(tmp + "/tree/boot");
-  return write_initramfs(rc, kdir, *order, tmp + "/initrd.img");
+  if (auto s = write_initramfs(rc, kdir, *order, tmp + "/initrd.img"); !s) return s;
+  if (rc.root != "mmdebstrap") return ok_status();
+  // The reproducible root: Debian's own packages, installed by mmdebstrap into a tree that
+  // guests mount read-only (each with a tmpfs overlay of its own).
+  std::string include;
+  for (const auto& p : rc.packages) include += (include.empty() ? "" : ",") + p;
+  return run_tool({"mmdebstrap", "--variant=" + rc.variant, "--mode=root", "--include=" + include, rc.suite, tmp + "/rootfs"}, tmp, log, 900);
 }
 
 }  // namespace
@@ -187,7 +215,11 @@ Result<Image> ensure_image(const ImageRecipe& rc, const std::string& cache_root,
   auto kernel = resolve_kernel(rc.kernel_package, scratch);
   fs::remove_all(scratch);
   if (!kernel) return kernel.error();
-  std::string key = image_key(read_file_text(rc.file), read_file_text(rc.init), kernel->first + "=" + kernel->second,
+  fs::create_directories(scratch);
+  auto packages = resolve_packages(rc.packages, scratch);
+  fs::remove_all(scratch);
+  if (!packages) return packages.error();
+  std::string key = image_key(read_file_text(rc.file), read_file_text(rc.init), kernel->first + "=" + kernel->second + "\n" + *packages,
                               read_file_text(rc.busybox));
   std::string dir = images + "/" + rc.name + "-" + key.substr(0, 16);
   if (!rebuild && fs::exists(dir + "/image.json")) return read_image_json(dir);

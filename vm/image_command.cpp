@@ -15,6 +15,12 @@ std::string default_image_recipe() {
   return (std::filesystem::path(find_products_dir()).parent_path() / "images" / "debian12.toml").string();
 }
 
+std::string image_recipe_path(const std::string& image) {
+  if (image.empty()) return default_image_recipe();
+  if (image.find('/') != std::string::npos || (image.size() > 5 && image.substr(image.size() - 5) == ".toml")) return image;
+  return (std::filesystem::path(default_image_recipe()).parent_path() / (image + ".toml")).string();
+}
+
 int image_command(const std::vector<std::string>& positional, bool rebuild) {
   std::string what = positional.empty() ? "" : positional[0];
   std::string cache = image_cache_root();

@@ -24,8 +24,8 @@ namespace {
       GTEST_SKIP() << "libvirt's QEMU driver is not installed (libvirt-daemon-driver-qemu): skipped";       \
   } while (0)
 
-Image test_image() {
-  auto rc = load_recipe(VPNLAB_IMAGES "/debian12.toml");
+Image test_image(const std::string& recipe = "debian12") {
+  auto rc = load_recipe(VPNLAB_IMAGES "/" + recipe + ".toml");
   EXPECT_TRUE(rc.ok()) << (rc.ok() ? "" : rc.error().format());
   auto im = ensure_image(*rc, image_cache_root());
   EXPECT_TRUE(im.ok()) << (im.ok() ? "" : im.error().format());
@@ -95,6 +95,34 @@ TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
   }
   expect_nothing_left(plan, inodes);
   EXPECT_FALSE(std::filesystem::exists("/run/" + plan.ns_prefix + "vm")) << "VM sockets and libvirt state removed";
+  std::filesystem::remove_all(run_dir);
+}
+
+// The reproducible root (mmdebstrap): the guests run the image's own tree, not the host's,
+// each with a writable overlay; the agent and the run directory still come in.
+TEST(Vm, ReproducibleRootIsTheImagesOwnTree) {
+  VPNLAB_REQUIRE_VM();
+  VPNLAB_REQUIRE_PROGRAM("mmdebstrap");
+  Image im = test_image("debian12-rootfs");
+  ASSERT_FALSE(im.rootfs.empty());
+  Plan plan = plan_for(VPNLAB_TOPOLOGIES "/quick-vm.toml");
+  std::string run_dir = make_temp_dir("vmroot");
+  std::vector<uint64_t> inodes;
+  {
+    auto lab = GuestLab::start(plan, im, options(run_dir, im));
+    ASSERT_TRUE(lab.ok()) << lab.error().format();
+    inodes = (*lab)->inodes();
+    AgentClient& a = (*lab)->agent("a");
+    EXPECT_EQ(run_in_guest(a, {"iperf3", "--version"}, run_dir + "/iperf3.txt"), 0) << "iperf3 comes from the image";
+    EXPECT_NE(run_in_guest(a, {"test", "-e", VPNLAB_TOPOLOGIES "/quick.toml"}, run_dir + "/host.txt"), 0)
+        << "the host's files are not in the guest";
+    EXPECT_EQ(run_in_guest(a, {"sh", "-c", "echo x > /etc/vpnlab-written"}, run_dir + "/write.txt"), 0) << "the overlay is writable";
+    EXPECT_FALSE(std::filesystem::exists(im.rootfs + "/etc/vpnlab-written")) << "writes stay in the guest";
+    auto ping = a.call({{"op", "ping"}, {"addr", plan.underlay_address("b", "lan").str()}, {"timeout_s", 5}});
+    EXPECT_TRUE(ping.ok()) << ping.error().format();
+    ASSERT_TRUE((*lab)->teardown().ok());
+  }
+  expect_nothing_left(plan, inodes);
   std::filesystem::remove_all(run_dir);
 }
 

@@ -89,6 +89,16 @@ TEST(ImageRecipe, ShippedRecipeParses) {
   EXPECT_NE(std::find(rc->modules.begin(), rc->modules.end(), "9p"), rc->modules.end());
 }
 
+TEST(ImageRecipe, ReproducibleRootRecipeListsWhatGuestsRun) {
+  auto rc = load_recipe(VPNLAB_IMAGES "/debian12-rootfs.toml");
+  ASSERT_TRUE(rc.ok()) << rc.error().format();
+  EXPECT_EQ(rc->root, "mmdebstrap");
+  EXPECT_EQ(rc->suite, "bookworm");
+  for (const char* p : {"iperf3", "libnl-route-3-200", "wireguard-tools", "strongswan-swanctl"})
+    EXPECT_NE(std::find(rc->packages.begin(), rc->packages.end(), p), rc->packages.end()) << p;
+  EXPECT_NE(std::find(rc->modules.begin(), rc->modules.end(), "overlay"), rc->modules.end()) << "each guest's writable layer";
+}
+
 TEST(ImageRecipe, ErrorsNameFileLineAndFix) {
   auto missing = parse_recipe_text("[image]\nname = \"x\"\nroot = \"host-9p\"\n[kernel]\n[initramfs]\n", "images/x.toml");
   ASSERT_FALSE(missing.ok());
@@ -98,7 +108,13 @@ TEST(ImageRecipe, ErrorsNameFileLineAndFix) {
       "modules = []\nmodule_dirs = []\n",
       "images/x.toml");
   ASSERT_FALSE(root.ok());
-  EXPECT_EQ(root.error().where_and_what(), "images/x.toml:3:8: image: root 'mmdebstrap' is not available in this version");
+  EXPECT_EQ(root.error().where_and_what(), "images/x.toml:1:1: [rootfs] needs suite (a string)") << "mmdebstrap needs its package list";
+  auto unknown = parse_recipe_text(
+      "[image]\nname = \"x\"\nroot = \"squashfs\"\n[kernel]\npackage = \"k\"\n[initramfs]\nbusybox = \"b\"\ninit = \"i\"\n"
+      "modules = []\nmodule_dirs = []\n",
+      "images/x.toml");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().where_and_what(), "images/x.toml:3:8: image: unknown root 'squashfs'");
   auto typo = parse_recipe_text("[image]\nnmae = \"x\"\n", "images/x.toml");
   ASSERT_FALSE(typo.ok());
   EXPECT_EQ(typo.error().hint, "did you mean 'name'?");
