@@ -25,9 +25,9 @@ int image_command(const std::vector<std::string>& positional, bool rebuild) {
   std::string what = positional.empty() ? "" : positional[0];
   std::string cache = image_cache_root();
   if (what == "build") {
-    if (geteuid() != 0) {
+    if (geteuid() != 0 && !getenv("VPNLAB_CACHE")) {
       std::cerr << "vpnlab: error: 'image build' writes the cache " << cache << " and needs root\nhint: run it as root, or set VPNLAB_CACHE to a directory you own\n";
-      if (!getenv("VPNLAB_CACHE")) return 1;
+      return 1;
     }
     auto rc = load_recipe(positional.size() > 1 ? positional[1] : default_image_recipe());
     if (!rc) {
