@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lab/fs_util.h"
 #include "lab/report.h"
 #include "lab/svg.h"
 
@@ -17,12 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
+std::string slurp(const fs::path& p) { return read_file_text(p.string()); }
 
 std::string copy_of_golden_run() {
   char tmpl[] = "/tmp/vpnlab-golden-XXXXXX";

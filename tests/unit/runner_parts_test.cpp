@@ -11,6 +11,7 @@
 #include "lab/iperf.h"
 #include "lab/cpu_stat.h"
 #include "lab/keys.h"
+#include "lab/fs_util.h"
 #include "lab/stats.h"
 #include "lab/summary.h"
 #include "lab/product_session.h"
@@ -22,12 +23,7 @@
 using namespace vpnlab;
 
 namespace {
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
+std::string read(const std::string& path) { return read_file_text(path); }
 std::string temp_dir() {
   char tmpl[] = "/tmp/vpnlab-test-XXXXXX";
   return mkdtemp(tmpl);

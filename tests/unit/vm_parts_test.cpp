@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "lab/fs_util.h"
 #include "lab/plan.h"
 #include "lab/topology.h"
 #include "vm/domain_xml.h"
@@ -16,13 +16,6 @@
 using namespace vpnlab;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
 
 Plan quick_vm_plan() {
   auto topo = load_topology(VPNLAB_TOPOLOGIES "/quick-vm.toml");
@@ -56,7 +49,7 @@ TEST(DomainXml, QuickVmGuestsMatchGoldenFiles) {
       std::ofstream(file) << domain_xml(g);
       continue;
     }
-    EXPECT_EQ(domain_xml(g), slurp(file)) << file;
+    EXPECT_EQ(domain_xml(g), read_file_text(file)) << file;
   }
   // Node b: its own CPU, its NIC on the link's bridge with the MAC the guest looks for.
   EXPECT_EQ(specs[1].vcpu_pins, std::vector<int>{1});
