@@ -1,8 +1,5 @@
 // The netns backend behind NodeRuntime: every call goes straight to the node's network
 // namespace (and, for products, its private mount namespace) on this host.
-#include <chrono>
-#include <thread>
-
 #include <nlohmann/json.hpp>
 
 #include "lab/fs_util.h"
