@@ -33,15 +33,16 @@ Result<VirConnect> open_embedded_qemu(const std::string& root) {
   // Unix sockets of the driver live under ROOT: their paths must stay below 108 bytes.
   if (root.size() > 60)
     return make_error("libvirt root '" + root + "' is " + std::to_string(root.size()) + " characters long",
-                      "the embedded driver's sockets live under it and must stay below 108 bytes: use a shorter --out directory");
+                      "the embedded driver's sockets live under it and must stay below 108 bytes: use a shorter [lab] name");
   std::error_code ec;
-  std::filesystem::create_directories(root + "/etc/qemu", ec);
-  if (ec) return make_error("cannot create " + root + "/etc/qemu: " + ec.message());
-  // The embedded driver reads ROOT/etc/qemu.conf (its config dir is ROOT/etc).
-  for (const char* at : {"/etc/qemu.conf", "/etc/qemu/qemu.conf"}) {
-    std::ofstream conf(root + at);
+  std::filesystem::create_directories(root + "/etc", ec);
+  if (ec) return make_error("cannot create " + root + "/etc: " + ec.message());
+  // The embedded driver reads ROOT/etc/qemu.conf (checked: a copy in ROOT/etc/qemu/ is ignored
+  // and the domain start then hangs waiting for virtlogd).
+  {
+    std::ofstream conf(root + "/etc/qemu.conf");
     conf << embedded_qemu_conf();
-    if (!conf) return make_error("cannot write " + root + at);
+    if (!conf) return make_error("cannot write " + root + "/etc/qemu.conf");
   }
   if (virEventRegisterDefaultImpl() < 0) return make_error("libvirt: cannot register its event loop: " + virt_error_text());
   std::thread([] {
