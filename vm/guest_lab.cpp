@@ -8,7 +8,7 @@
 #include <set>
 
 #include "lab/fs_util.h"
-#include "netns/pidfd.h"
+#include "netns/live_topology.h"
 #include "netns/sysctl.h"
 
 namespace fs = std::filesystem;
@@ -41,6 +41,13 @@ std::string own_binary_dir() {
   return ec ? std::string(".") : p.parent_path().string();
 }
 
+std::vector<int> guest_host_cpus(const PlanNode& node) {
+  std::vector<int> cpus = node.cpus;
+  for (int c : node.load_cpus)
+    if (std::find(cpus.begin(), cpus.end(), c) == cpus.end()) cpus.push_back(c);
+  return cpus;
+}
+
 std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const GuestLabOptions& opts,
                                    const std::string& vm_dir) {
   auto links = link_order(plan);
@@ -53,9 +60,7 @@ std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const G
     g.memory_mib = opts.memory_mib;
     // The guest runs the node's VPN and its iperf3: one vCPU per distinct host CPU given
     // to it, each vCPU pinned to one of them; QEMU's own threads on the first.
-    std::vector<int> cpus = n.cpus;
-    for (int c : n.load_cpus)
-      if (std::find(cpus.begin(), cpus.end(), c) == cpus.end()) cpus.push_back(c);
+    std::vector<int> cpus = guest_host_cpus(n);
     g.vcpus = std::max<int>(1, static_cast<int>(cpus.size()));
     if (plan.pinned && !cpus.empty()) {
       g.vcpu_pins = cpus;
@@ -152,20 +157,19 @@ Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image&
       return fail(make_error("guest '" + n.name + "' (" + std::string(accel_name(opts.accel)) + "): " + agent.error().message,
                              "its console: " + specs[i].console_log + "\n" + log_tail(specs[i].console_log, 6)));
     lab->guests_.push_back({n.name, specs[i].name, hello.kernel, seconds_since(started[i]), specs[i].console_log});
-    if (auto s = lab->configure(plan, n, **agent); !s) return fail(with_context(s.error(), "guest '" + n.name + "'"));
+    if (auto s = lab->configure(plan, n, specs[i], **agent); !s) return fail(with_context(s.error(), "guest '" + n.name + "'"));
     lab->agents_[n.name] = std::move(*agent);
   }
   return lab;
 }
 
-Status GuestLab::configure(const Plan& plan, const PlanNode& node, AgentClient& agent) {
-  auto links = link_order(plan);
-  size_t index = std::find_if(plan.nodes.begin(), plan.nodes.end(), [&](auto& n) { return n.name == node.name; }) - plan.nodes.begin();
+Status GuestLab::configure(const Plan& plan, const PlanNode& node, const GuestSpec& spec, AgentClient& agent) {
   if (auto r = agent.call({{"op", "link"}, {"name", "lo"}, {"up", true}}); !r) return r.error();
-  for (const auto& u : node.underlay) {
-    auto li = std::find(links.begin(), links.end(), u.link) - links.begin();
-    nlohmann::json req{{"op", "link"}, {"mac", lab_mac(static_cast<int>(index), static_cast<int>(li))}, {"name", u.ifname},
-                       {"addrs", {u.addr.str()}}, {"mtu", link_mtu(plan, u.link)}, {"up", true}};
+  // The guest finds each NIC by the MAC its domain XML gave it.
+  for (size_t k = 0; k < node.underlay.size(); ++k) {
+    const auto& u = node.underlay[k];
+    nlohmann::json req{{"op", "link"}, {"mac", spec.nics.at(k).mac}, {"name", u.ifname},
+                       {"addrs", {u.addr.str()}}, {"mtu", spec.nics.at(k).mtu}, {"up", true}};
     if (auto r = agent.call(req); !r) return with_context(r.error(), "link '" + u.link + "'");
   }
   nlohmann::json settings = nlohmann::json::object();
@@ -200,19 +204,12 @@ Status GuestLab::teardown(double timeout_s) {
     helper_->stop(2000);
     helper_.reset();
   }
-  auto ids = inodes();
-  end_processes_in_namespaces(ids, 2000);  // anything QEMU or libvirt left
-  for (auto& n : ns_) {
-    n.sock.reset();
-    if (auto s = remove_namespace_file(n.name); !s && first) first = s;
-    n.fd.reset();
-  }
-  ns_.clear();
+  // Anything QEMU or libvirt left in the VM-host namespace ends with it.
+  if (auto s = remove_namespaces(ns_, timeout_s); !s && first) first = s;
   std::error_code ec;
   fs::remove_all(vm_dir_, ec);
   if (ec && first) first = make_error("cannot remove " + vm_dir_ + ": " + ec.message());
-  if (!first) return first;
-  return wait_namespaces_released(ids, timeout_s);
+  return first;
 }
 
 GuestLab::~GuestLab() { (void)teardown(); }

@@ -35,7 +35,12 @@ struct GuestInfo {
   std::string console_log;
 };
 
+// The host CPUs of a node's guest, in vCPU order: vCPU i runs on host CPU i of this list
+// (the node's VPN CPUs, then its other load CPUs).
+std::vector<int> guest_host_cpus(const PlanNode& node);
+
 // The guests' part of a plan (pure): their names, NICs, pinning and kernel command line.
+// NIC k of guest i belongs to underlay k of plan.nodes[i].
 std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const GuestLabOptions& opts,
                                    const std::string& vm_dir);
 
@@ -55,7 +60,7 @@ class GuestLab {
 
  private:
   GuestLab() = default;
-  Status configure(const Plan& plan, const PlanNode& node, AgentClient& agent);
+  Status configure(const Plan& plan, const PlanNode& node, const GuestSpec& spec, AgentClient& agent);
   std::string vm_dir_;
   std::vector<Netns> ns_;
   std::unique_ptr<Child> helper_;

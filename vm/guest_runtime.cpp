@@ -67,12 +67,7 @@ class GuestRuntime : public NodeRuntime {
  public:
   GuestRuntime(std::unique_ptr<GuestLab> lab, const Plan& plan, std::string accel, json image)
       : lab_(std::move(lab)), accel_(std::move(accel)), image_(std::move(image)) {
-    for (const auto& n : plan.nodes) {
-      std::vector<int> cpus = n.cpus;  // vCPU i runs on host CPU cpus[i] (see guest_specs)
-      for (int c : n.load_cpus)
-        if (std::find(cpus.begin(), cpus.end(), c) == cpus.end()) cpus.push_back(c);
-      vcpus_[n.name] = cpus;
-    }
+    for (const auto& n : plan.nodes) vcpus_[n.name] = guest_host_cpus(n);
     watcher_ = std::thread([this] { watch(); });
   }
   ~GuestRuntime() override { (void)teardown(15); }
