@@ -30,6 +30,13 @@ std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
   return "";
 }
 
+std::string utc_now() {
+  char at[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return at;
+}
+
 std::string or_absent(const std::string& text, const std::string& why) {
   std::string t = trimmed(text);
   return t.empty() ? "not exposed (" + why + ")" : t;
@@ -47,15 +54,16 @@ std::string turbo_state() {
 
 }  // namespace
 
-void record_run_end(const std::string& environment_json) {
-  auto env = nlohmann::json::parse(read_file_text(environment_json), nullptr, false);
+void amend_environment(const std::string& run_dir, const nlohmann::json& fields) {
+  std::string path = run_dir + "/environment.json";
+  auto env = nlohmann::json::parse(read_file_text(path), nullptr, false);
   if (env.is_discarded()) return;
-  char at[32];
-  std::time_t t = std::time(nullptr);
-  std::strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  env["finished"] = at;
-  env["steal_s_at_end"] = read_cpu_times().steal;
-  (void)write_file(environment_json, env.dump(2) + "\n", 0640);
+  env.update(fields);
+  (void)write_file(path, env.dump(2) + "\n", 0640);
+}
+
+void record_run_end(const std::string& run_dir) {
+  amend_environment(run_dir, {{"finished", utc_now()}, {"steal_s_at_end", read_cpu_times().steal}});
 }
 
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
@@ -63,9 +71,7 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   nlohmann::json env;
   utsname u{};
   uname(&u);
-  char started[32];
-  std::time_t t = std::time(nullptr);
-  std::strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::string started = utc_now();
   std::string cpuinfo = read_file_text("/proc/cpuinfo");
   std::string flags = " " + cpuinfo_field(cpuinfo, "flags") + " ";
   env["schema"] = 1;

@@ -15,7 +15,9 @@ namespace vpnlab {
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability);
 
-// Adds the end time and the steal counter at the end to a run's environment.json.
-void record_run_end(const std::string& environment_json);
+// Sets top-level fields of RUN_DIR/environment.json (what is learnt during a run).
+void amend_environment(const std::string& run_dir, const nlohmann::json& fields);
+// Adds the end time and the steal counter at the end.
+void record_run_end(const std::string& run_dir);
 
 }  // namespace vpnlab

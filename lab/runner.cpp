@@ -216,7 +216,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   for (const auto& p : report.products)
     if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
   (void)write_file(opts.run_dir + "/audit.json", audit.dump(2) + "\n", 0640);
-  if (!opts.resume) record_run_end(opts.run_dir + "/environment.json");
+  if (!opts.resume) record_run_end(opts.run_dir);
   if (auto s = write_report(opts.run_dir); !s) spdlog::warn("report: {}", s.error().message);
   return report;
 }

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-#include "lab/fs_util.h"
+#include "lab/environment.h"
 
 namespace vpnlab {
 namespace {
@@ -154,14 +154,7 @@ class GuestRuntime : public NodeRuntime {
     json guests = json::array();
     for (const auto& g : lab_->guests())
       guests.push_back({{"node", g.node}, {"domain", g.domain}, {"kernel", g.kernel}, {"boot_s", g.boot_s}});
-    std::string path = run_dir + "/environment.json";
-    auto env = json::parse(read_file_text(path), nullptr, false);
-    if (env.is_discarded()) return;
-    env["accel"] = accel_;
-    env["image"] = image_;
-    env["guests"] = guests;
-    env["vm_limits"] = limits();
-    (void)write_file(path, env.dump(2) + "\n", 0640);
+    amend_environment(run_dir, {{"accel", accel_}, {"image", image_}, {"guests", guests}, {"vm_limits", limits()}});
   }
   Audit audit() override {
     Audit a;
