@@ -1,6 +1,5 @@
 #include "vm/image.h"
 
-#include <sodium.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/fs_util.h"
+#include "lab/keys.h"
 #include "lab/toml_reader.h"
 
 namespace fs = std::filesystem;
@@ -118,19 +118,13 @@ Result<std::vector<std::string>> module_load_order(const std::string& modules_de
 
 std::string image_key(const std::string& recipe_text, const std::string& init_text, const std::string& kernel_deb,
                       const std::string& busybox_bytes) {
-  crypto_hash_sha256_state st;
-  crypto_hash_sha256_init(&st);
+  std::string all;
   for (const std::string* part : {&recipe_text, &init_text, &kernel_deb, &busybox_bytes}) {
     uint64_t n = part->size();  // length-prefixed: parts cannot run into each other
-    crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(&n), sizeof n);
-    crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(part->data()), part->size());
+    all.append(reinterpret_cast<const char*>(&n), sizeof n);
+    all += *part;
   }
-  unsigned char out[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256_final(&st, out);
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  for (unsigned char b : out) s += {hex[b >> 4], hex[b & 15]};
-  return s;
+  return sha256_hex(all);
 }
 
 std::string image_cache_root() {

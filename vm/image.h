@@ -48,6 +48,7 @@ struct Image {
   std::string kernel_release;  // "6.1.0-57-amd64"
   std::string kernel_package;  // "linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb"
   double build_s = 0;
+  bool cached = false;         // found in the cache, not built now
 };
 
 // Default cache: $VPNLAB_CACHE or /var/cache/vpnlab; images live in CACHE/images/<key>.

@@ -222,7 +222,11 @@ Result<Image> ensure_image(const ImageRecipe& rc, const std::string& cache_root,
   std::string key = image_key(read_file_text(rc.file), read_file_text(rc.init), kernel->first + "=" + kernel->second + "\n" + *packages,
                               read_file_text(rc.busybox));
   std::string dir = images + "/" + rc.name + "-" + key.substr(0, 16);
-  if (!rebuild && fs::exists(dir + "/image.json")) return read_image_json(dir);
+  if (!rebuild && fs::exists(dir + "/image.json")) {
+    auto im = read_image_json(dir);
+    if (im) im->cached = true;
+    return im;
+  }
   std::string tmp = dir + ".partial";
   fs::remove_all(tmp);
   fs::create_directories(tmp);

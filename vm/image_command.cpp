@@ -39,8 +39,8 @@ int image_command(const std::vector<std::string>& positional, bool rebuild) {
       std::cerr << im.error().format() << "\n";
       return 1;
     }
-    std::printf("%s  kernel %s (%s)\n  %s\n  built in %.1f s\n", im->name.c_str(), im->kernel_release.c_str(),
-                im->kernel_package.c_str(), im->dir.c_str(), im->build_s);
+    std::printf("%s  kernel %s (%s)\n  %s\n  %s %.1f s\n", im->name.c_str(), im->kernel_release.c_str(), im->kernel_package.c_str(),
+                im->dir.c_str(), im->cached ? "in the cache (--rebuild to build it again); it was built in" : "built in", im->build_s);
     return 0;
   }
   if (what == "list") {
