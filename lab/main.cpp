@@ -67,11 +67,6 @@ int fail(const Error& e) {
   return kExitError;
 }
 
-Error vm_not_driven_yet(const std::string& file, const std::string& verb) {
-  return make_error(file + ": backend 'vm': '" + verb + "' is for namespaces only (guests live as long as a run's round)",
-                    "use 'vpnlab run' with this file, or backend = \"netns\" to keep a topology up");
-}
-
 int usage_error(const std::string& verb, const std::string& msg) {
   std::cerr << "vpnlab: error: " << msg << "\nhint: see 'vpnlab " << verb << " --help'\n";
   return kExitUsage;
@@ -147,7 +142,9 @@ int cmd_up(const Args& a) {
   if (!need_root("up")) return kExitError;
   auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
-  if (plan->backend == "vm") return fail(vm_not_driven_yet(a.positional[0], "up"));
+  if (plan->backend == "vm")
+    return fail(make_error(a.positional[0] + ": backend 'vm': 'up' is for namespaces only (guests live as long as a run's round)",
+                           "use 'vpnlab run' with this file, or backend = \"netns\" to keep a topology up"));
   for (const auto& st : list_states())
     if (st.kept && st.lab == plan->lab)
       return fail(make_error("lab '" + plan->lab + "' is already up (run " + st.run_id + ")", "run 'vpnlab down " + a.positional[0] + "' first"));
