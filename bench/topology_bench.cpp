@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <random>
 
 #include "bench_support.h"
@@ -174,5 +175,7 @@ int main(int argc, char** argv) {
   auto [lo, hi] = std::minmax_element(cli.begin(), cli.end());
   printf("2 nodes, 'vpnlab up' + 'vpnlab down' as processes: %.2f ms (median of %d, %.2f-%.2f)\n", median(cli), cli_rounds, *lo, *hi);
   if (star100_ip > 0) printf("100-node star: vpnlab is %.1fx faster than ip commands\n", star100_ip / star100_vpnlab);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);  // the topology file written above
   return 0;
 }

@@ -25,8 +25,7 @@ struct Outcome {
 };
 
 Outcome vpnlab_cli(const std::vector<std::string>& args) {
-  std::string dir = "/tmp/vpnlab-cli-" + unique_tag();
-  mkdir(dir.c_str(), 0700);
+  std::string dir = make_temp_dir("cli");
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY};
   s.argv.insert(s.argv.end(), args.begin(), args.end());
@@ -42,7 +41,7 @@ Outcome vpnlab_cli(const std::vector<std::string>& args) {
 }  // namespace
 
 TEST(Cli, ValidateRefusesABrokenFileWithOneClearError) {
-  std::string file = "/tmp/vpnlab-broken-" + unique_tag() + ".toml";
+  std::string file = make_temp_dir("broken") + "/quick.toml";
   std::string text = read_file(VPNLAB_TOPOLOGIES "/quick.toml");
   text.replace(text.find("nodes = [\"a\", \"b\"]"), 18, "nodes = [\"a\", \"c\"]");
   std::ofstream(file) << text;
@@ -73,8 +72,7 @@ TEST(Cli, RunWithARelativeOutputDirectory) {
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   // The README's default is the relative "results": daemons that join a node's mount
   // namespace must still find their files.
-  std::string dir = "/tmp/vpnlab-rel-" + unique_tag();
-  mkdir(dir.c_str(), 0700);
+  std::string dir = make_temp_dir("rel");
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "1", "--duration", "1s",
             "--out", "rel-results"};
@@ -90,7 +88,7 @@ TEST(Cli, RunWithARelativeOutputDirectory) {
 TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
-  std::string out = "/tmp/vpnlab-sigint-" + unique_tag();
+  std::string out = make_temp_dir("sigint") + "/out";
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "50", "--duration", "1s", "--out", out};
   s.stdout_path = out + ".log";
@@ -174,7 +172,7 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
 TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
-  std::string out = "/tmp/vpnlab-from-" + unique_tag();
+  std::string out = make_temp_dir("from") + "/out";
   auto vpnlab = [&](std::vector<std::string> args, const std::string& log) {
     SpawnSpec s;
     s.argv = {VPNLAB_BINARY};

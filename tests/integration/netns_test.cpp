@@ -72,7 +72,7 @@ TEST(Netns, ProcessJoinsNodeNamespacesIsPinnedAndHasAPrivateRun) {
   Netns& b = (*topo)->ns_of_node("b");
   auto mnt = (*topo)->mount_ns_of_node("b");
   ASSERT_TRUE(mnt.ok()) << mnt.error().format();
-  std::string out = "/tmp/vpnlab-" + plan.ns_prefix + "probe.out";
+  std::string out = make_temp_dir("probe") + "/probe.out";
   SpawnSpec s;
   s.argv = {"sh", "-c", "grep Cpus_allowed_list /proc/self/status; stat -L -c %i /proc/self/ns/net; ls -A /run | wc -l; ls /sys/class/net"};
   s.netns_fd = b.fd.get();
@@ -111,7 +111,7 @@ TEST(Netns, SpawnFailureInTheChildIsReportedToTheCaller) {
   SpawnSpec s;
   s.argv = {"true"};
   s.cpus = {4095};  // no such CPU: sched_setaffinity fails between fork and exec
-  s.stdout_path = "/tmp/vpnlab-spawn-failure-" + unique_tag() + ".log";
+  s.stdout_path = make_temp_dir("spawn-failure") + "/true.log";
   auto c = Child::spawn(s);
   unlink(s.stdout_path.c_str());
   ASSERT_FALSE(c.ok());
@@ -121,7 +121,7 @@ TEST(Netns, SpawnFailureInTheChildIsReportedToTheCaller) {
 }
 
 TEST(Process, OutputFilesStartEmpty) {
-  std::string path = "/tmp/vpnlab-output-" + unique_tag() + ".txt";
+  std::string path = make_temp_dir("output") + "/out.txt";
   std::ofstream(path) << "a much longer previous content\nthat must not survive\n";
   SpawnSpec s;
   s.argv = {"echo", "short"};

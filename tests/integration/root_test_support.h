@@ -15,6 +15,7 @@
 #include "netns/live_topology.h"
 #include "netns/namespace.h"
 #include "netns/pidfd.h"
+#include "../temp_paths.h"
 
 #define VPNLAB_REQUIRE_ROOT()                                                     \
   do {                                                                            \
@@ -58,11 +59,6 @@ inline void expect_nothing_left(const Plan& plan, const std::vector<uint64_t>& i
   auto holders = namespace_holders(inodes);
   EXPECT_TRUE(holders.empty()) << "still referenced by " << (holders.empty() ? "" : holders.front());
   EXPECT_TRUE(processes_in_namespaces(inodes).empty());
-}
-
-inline std::string make_temp_dir(const std::string& what) {
-  std::string tmpl = "/tmp/vpnlab-" + what + "-XXXXXX";
-  return mkdtemp(tmpl.data());
 }
 
 // A products/ folder holding a copy of shipped product `base` renamed to `name`, with the

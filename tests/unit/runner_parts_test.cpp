@@ -19,15 +19,13 @@
 #include "lab/results_csv.h"
 #include "lab/runner.h"
 #include "lab/template.h"
+#include "../temp_paths.h"
 
 using namespace vpnlab;
 
 namespace {
 std::string read(const std::string& path) { return read_file_text(path); }
-std::string temp_dir() {
-  char tmpl[] = "/tmp/vpnlab-test-XXXXXX";
-  return mkdtemp(tmpl);
-}
+std::string temp_dir() { return make_temp_dir("test"); }
 }  // namespace
 
 TEST(Iperf, ParsesRecordedClientJson) {
