@@ -295,8 +295,10 @@ std::string find_products_dir() {
 }
 
 std::string first_output_line(const std::vector<std::string>& argv) {
-  char tmpl[] = "/tmp/vpnlab-version-XXXXXX";
-  int fd = mkstemp(tmpl);
+  // The pid in the name lets `vpnlab cleanup` remove the file if this process is killed
+  // before it unlinks it (see kVersionProbePrefix).
+  std::string tmpl = std::string(kVersionProbePrefix) + std::to_string(getpid()) + "-XXXXXX";
+  int fd = mkstemp(tmpl.data());
   if (fd < 0) return "";
   close(fd);
   SpawnSpec s;
@@ -308,8 +310,8 @@ std::string first_output_line(const std::vector<std::string>& argv) {
   std::string line;
   while (std::getline(in, line) && line.find_first_not_of(" \t") == std::string::npos) {
   }
-  unlink(tmpl);
-  unlink((std::string(tmpl) + ".cmd").c_str());
+  unlink(tmpl.c_str());
+  unlink((tmpl + ".cmd").c_str());
   return line;
 }
 

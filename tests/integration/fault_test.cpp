@@ -2,6 +2,7 @@
 // point; afterwards no lab namespace, no lab process and no half-written row remains.
 #include <dirent.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "lab/results_csv.h"
@@ -94,6 +95,15 @@ TEST_P(FaultPoints, LeaveNothingBehindAndNoHalfRow) {
   auto running = lab_programs_running();
   EXPECT_TRUE(running.empty()) << running.front() << "\n" << log;
   expect_whole_rows(out);
+  // No version probe output of a killed vpnlab (/tmp/vpnlab-version-<pid>-XXXXXX) outlives
+  // the cleanup.
+  for (const auto& e : std::filesystem::directory_iterator("/tmp")) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("vpnlab-version-", 0) != 0) continue;
+    std::string pid = name.substr(15, name.find('-', 15) - 15);
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;  // not vpnlab's naming
+    EXPECT_TRUE(std::filesystem::exists("/proc/" + pid)) << e.path() << " left by a process that is gone\n" << log;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
