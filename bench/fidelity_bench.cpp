@@ -32,6 +32,7 @@
 #include "lab/iperf.h"
 #include "lab/product_spec.h"
 #include "lab/runner.h"
+#include "lab/stats.h"
 #include "lab/topology.h"
 #include "netns/namespace.h"
 #include "netns/probes.h"
@@ -129,13 +130,6 @@ double vpnlab_sample(const Topology& topo, double duration_s, const std::string&
   return report->rows[0].gbps;
 }
 
-double cv_percent(const std::vector<double>& x) {
-  double m = 0, v = 0;
-  for (double e : x) m += e / static_cast<double>(x.size());
-  for (double e : x) v += (e - m) * (e - m) / static_cast<double>(x.size() - 1);
-  return 100 * std::sqrt(v) / m;
-}
-
 // Student t quantile (0.975) for `df` degrees of freedom.
 double t975(size_t df) {
   static const double t[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -189,16 +183,14 @@ int main(int argc, char** argv) {
     printf("  pair %2d: vpnlab %7.3f Gbit/s   hand %7.3f Gbit/s   ratio %.3f\n", i + 1, v, h, v / h);
     fflush(stdout);
   }
-  size_t n = ratios.size();
-  if (n < 2) return 1;
-  double mean = 0, var = 0;
-  for (double r : ratios) mean += r / static_cast<double>(n);
-  for (double r : ratios) var += (r - mean) * (r - mean) / static_cast<double>(n - 1);
-  double half = t975(n - 1) * std::sqrt(var / static_cast<double>(n));
-  printf("ratio vpnlab/hand: mean %.3f, median %.3f, 95%% interval [%.3f, %.3f] (n = %zu)%s\n", mean, median(ratios), mean - half,
-         mean + half, n, mean - half >= 0.95 && mean + half <= 1.05 ? ", within [0.95, 1.05]" : ", NOT within [0.95, 1.05]");
+  SampleStats r = describe(ratios);
+  if (r.n < 2) return 1;
+  // The t-interval of the mean ratio (describe()'s interval is the median's).
+  double mean = r.mean, half = t975(r.n - 1) * r.stdev / std::sqrt(static_cast<double>(r.n));
+  printf("ratio vpnlab/hand: mean %.3f, median %.3f, 95%% interval [%.3f, %.3f] (n = %zu)%s\n", mean, r.median, mean - half,
+         mean + half, r.n, mean - half >= 0.95 && mean + half <= 1.05 ? ", within [0.95, 1.05]" : ", NOT within [0.95, 1.05]");
   printf("pair-to-pair CV: vpnlab %.1f%%, hand %.1f%%, ratio %.1f%% (machine drift shows in the first two; the pairing\n"
          "cancels what both sides share)\n",
-         cv_percent(vs), cv_percent(hs), cv_percent(ratios));
+         100 * describe(vs).cv, 100 * describe(hs).cv, 100 * r.cv);
   return 0;
 }

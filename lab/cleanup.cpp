@@ -64,18 +64,21 @@ Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::s
     }
   }
   // Version probes' output files of a vpnlab that was killed before it removed them
-  // (PREFIX<pid>-XXXXXX[.cmd]): only those whose process no longer exists.
-  std::string probe_dir = std::filesystem::path(kVersionProbePrefix).parent_path().string();
-  std::string probe_name = std::filesystem::path(kVersionProbePrefix).filename().string();
-  for (auto& e : std::filesystem::directory_iterator(probe_dir, ec)) {
-    std::string name = e.path().filename().string();
-    if (name.rfind(probe_name, 0) != 0) continue;
-    long pid = std::strtol(name.c_str() + probe_name.size(), nullptr, 10);
-    if (pid <= 0 || kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
-    if (dry_run) {
-      report.actions.push_back("would remove " + e.path().string());
-    } else if (std::filesystem::remove(e.path(), ec)) {
-      report.actions.push_back("removed " + e.path().string());
+  // (PREFIX<pid>-XXXXXX[.cmd]): only those whose process no longer exists, and only in a
+  // full cleanup (they belong to no lab, and `down` need not scan /tmp).
+  if (only.empty()) {
+    std::string probe_dir = std::filesystem::path(kVersionProbePrefix).parent_path().string();
+    std::string probe_name = std::filesystem::path(kVersionProbePrefix).filename().string();
+    for (auto& e : std::filesystem::directory_iterator(probe_dir, ec)) {
+      std::string name = e.path().filename().string();
+      if (name.rfind(probe_name, 0) != 0) continue;
+      long pid = std::strtol(name.c_str() + probe_name.size(), nullptr, 10);
+      if (pid <= 0 || kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      if (dry_run) {
+        report.actions.push_back("would remove " + e.path().string());
+      } else if (std::filesystem::remove(e.path(), ec)) {
+        report.actions.push_back("removed " + e.path().string());
+      }
     }
   }
   // State files whose run is gone (cleanup holds the run lock, so none is live).

@@ -98,9 +98,10 @@ TEST_P(FaultPoints, LeaveNothingBehindAndNoHalfRow) {
   // No version probe output of a killed vpnlab (/tmp/vpnlab-version-<pid>-XXXXXX) outlives
   // the cleanup.
   for (const auto& e : std::filesystem::directory_iterator("/tmp")) {
+    const std::string prefix = "vpnlab-version-";
     std::string name = e.path().filename().string();
-    if (name.rfind("vpnlab-version-", 0) != 0) continue;
-    std::string pid = name.substr(15, name.find('-', 15) - 15);
+    if (name.rfind(prefix, 0) != 0) continue;
+    std::string pid = name.substr(prefix.size(), name.find('-', prefix.size()) - prefix.size());
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;  // not vpnlab's naming
     EXPECT_TRUE(std::filesystem::exists("/proc/" + pid)) << e.path() << " left by a process that is gone\n" << log;
   }
