@@ -93,4 +93,28 @@ Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::s
   return report;
 }
 
+Status refuse_debris() {
+  // Called with the run lock held: no other run is live, so a lab namespace that no
+  // `vpnlab up` keeps belongs to a run that was killed, and its daemons may still be
+  // running and load the machine (a row once started with outside load 122 from them).
+  std::vector<std::string> kept;
+  for (const auto& st : list_states())
+    if (st.kept) kept.insert(kept.end(), st.namespaces.begin(), st.namespaces.end());
+  std::vector<std::string> debris;
+  for (const auto& n : list_namespaces(kLabPrefix)) {
+    if (std::find(kept.begin(), kept.end(), n) != kept.end()) continue;
+    // A `vpnlab products` or `doctor` probing right now (they take no lock).
+    const std::string probe = std::string(kLabPrefix) + "probe-";
+    if (n.rfind(probe, 0) == 0 && kill(static_cast<pid_t>(std::strtol(n.c_str() + probe.size(), nullptr, 10)), 0) == 0) continue;
+    debris.push_back(n);
+  }
+  if (debris.empty()) return ok_status();
+  std::string names;
+  for (size_t i = 0; i < debris.size() && i < 3; ++i) names += (names.empty() ? "" : ", ") + debris[i];
+  if (debris.size() > 3) names += ", ...";
+  return make_error(std::to_string(debris.size()) + " namespace(s) of an earlier run are still there (" + names +
+                        "), with whatever still runs in them: they would load the machine and skew this run",
+                    "run 'vpnlab cleanup' first (it ends the processes in them and removes them; '--dry-run' lists them)");
+}
+
 }  // namespace vpnlab

@@ -15,4 +15,8 @@ struct CleanupReport {
 // `only`: restrict to these namespace names (from a state file); empty = every lab namespace.
 Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::string>& only = {});
 
+// Refuses (with the names and `vpnlab cleanup` as the hint) when lab namespaces of a run
+// that is gone are still there; `up`'s kept labs are not debris. Needs the run lock.
+Status refuse_debris();
+
 }  // namespace vpnlab

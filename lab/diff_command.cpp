@@ -7,15 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/fs_util.h"
+#include "lab/run_files.h"
 
 namespace vpnlab {
 
 namespace {
-
-nlohmann::json environment_of(const std::string& run) {
-  auto j = nlohmann::json::parse(read_file_text(run + "/environment.json"), nullptr, false);
-  return j.is_discarded() ? nlohmann::json::object() : j;
-}
 
 std::string text_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p) {
   if (!j.contains(p)) return "";
@@ -88,9 +84,10 @@ Result<DiffOutcome> diff_tagged_run(const std::string& run, std::optional<double
   auto rows = read_results_csv(run + "/results.csv");
   if (!rows) return rows.error();
   std::vector<std::string> order;
-  nlohmann::json env = environment_of(run);
-  if (env.contains("requested_products"))
-    for (const auto& p : env["requested_products"]) order.push_back(p.get<std::string>());
+  auto env = read_environment(run, /*required=*/false);
+  if (!env) return env.error();
+  if (env->contains("requested_products"))
+    for (const auto& p : (*env)["requested_products"]) order.push_back(p.get<std::string>());
   TaggedPairs pairs = tagged_versions(*rows, order);
   if (pairs.labels.empty())
     return make_error(run + " has no product measured in two tagged versions",
@@ -109,7 +106,13 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
   auto b = read_results_csv(run_b + "/results.csv");
   if (!b) return with_context(b.error(), "run B");
   DiffOutcome out;
-  nlohmann::json ea = environment_of(run_a), eb = environment_of(run_b);
+  // Without provenance there is nothing to say whether the runs are comparable at all.
+  auto env_a = read_environment(run_a, /*required=*/true);
+  if (!env_a) return with_context(env_a.error(), "run A");
+  auto env_b = read_environment(run_b, /*required=*/true);
+  if (!env_b) return with_context(env_b.error(), "run B");
+  const nlohmann::json& ea = *env_a;
+  const nlohmann::json& eb = *env_b;
   // A different backend or accelerator measures a different machine: refused.
   for (const char* key : {"/backend", "/accel"}) {
     nlohmann::json::json_pointer p(key);

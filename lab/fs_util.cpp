@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -35,6 +36,17 @@ std::string read_file_text(const std::string& path) {
   std::stringstream buf;
   buf << in.rdbuf();
   return buf.str();
+}
+
+Status check_free_space(const std::string& dir, uint64_t need_bytes) {
+  struct statvfs st{};
+  if (statvfs(dir.c_str(), &st) < 0) return make_error("cannot check the free space of " + dir + ": " + errno_text(errno));
+  uint64_t free_bytes = static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+  if (free_bytes >= need_bytes && (st.f_files == 0 || st.f_favail > 16)) return ok_status();
+  return make_error(dir + ": disk full: " + std::to_string(free_bytes / 1024) + " KiB free (" + std::to_string(st.f_favail) +
+                        " inodes), a sample needs at least " + std::to_string(need_bytes / 1024) + " KiB: " + errno_text(ENOSPC),
+                    "free space there, or give --out a larger file system; finished rows are kept: measure the rest with "
+                    "'vpnlab run FILE --resume RUN_DIR'");
 }
 
 }  // namespace vpnlab

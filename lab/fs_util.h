@@ -2,6 +2,8 @@
 #pragma once
 #include <sys/types.h>
 
+#include <cstdint>
+
 #include <string>
 
 #include "lab/result.h"
@@ -14,5 +16,11 @@ Status make_dirs(const std::string& path, mode_t mode);
 Status write_file(const std::string& path, const std::string& content, mode_t mode);
 // The whole file, or "" if it cannot be read.
 std::string read_file_text(const std::string& path);
+
+// What one sample writes at most (iperf3 JSON of every process, logs, a row), with room.
+inline constexpr uint64_t kSampleDiskReserve = 1u << 20;
+// An error naming ENOSPC when the file system of `dir` has less than `need_bytes` (or
+// almost no inodes) free for an unprivileged writer.
+Status check_free_space(const std::string& dir, uint64_t need_bytes = kSampleDiskReserve);
 
 }  // namespace vpnlab

@@ -31,9 +31,17 @@ int install_interrupt_handlers() {
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  // A closed terminal or a dropped SSH session (SIGHUP) ends the run like Ctrl-C: stop the
+  // sample, tear down, keep the rows.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   return g_fd;
+}
+
+void ignore_broken_pipes() {
+  // A reader that went away (`| head`, a dying `| tee`) must not kill vpnlab mid-run: with
+  // SIGPIPE ignored a write to the pipe fails with EPIPE, output is lost and the run goes
+  // on to its end and its teardown. Children get the default back before exec.
+  signal(SIGPIPE, SIG_IGN);
 }
 
 int interrupt_fd() { return g_fd; }

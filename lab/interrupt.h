@@ -1,4 +1,4 @@
-// SIGINT/SIGTERM become an event: an eventfd that every wait polls next to its own fd,
+// SIGINT/SIGTERM/SIGHUP become an event: an eventfd that every wait polls next to its own fd,
 // so an interrupted run stops the current step promptly and then tears down in order.
 #pragma once
 
@@ -8,6 +8,9 @@ namespace vpnlab {
 // second signal also makes teardown hurry (no grace periods; everything still removed).
 int install_interrupt_handlers();
 int interrupt_fd();
+// SIGPIPE ignored for the whole process: a closed pipe on stdout or stderr stops the
+// output, not the run (whose results go to files).
+void ignore_broken_pipes();
 bool interrupted();
 int interrupt_signal();  // the signal that arrived, 0 if none
 

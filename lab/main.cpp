@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "lab/bounds.h"
 #include "lab/cleanup.h"
 #include "lab/diff_command.h"
 #include "lab/doctor.h"
@@ -40,6 +41,8 @@ namespace {
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitGate = 3;  // `diff --threshold`: a product got slower by more than allowed
+constexpr int kExitNoValidRow = 4;  // `run`: a requested product x test has no valid row (broken product)
+constexpr int kExitSomeInvalid = 5;  // `run`: every product x test has valid rows, but some rows failed or are invalid
 constexpr int kExitInterrupted = 130;
 
 struct Args {
@@ -100,11 +103,21 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
       catch (...) { usage_error(verb, "--threshold '" + v + "' is not a fraction in [0, 1), e.g. 0.1 for 10 %"); return std::nullopt; }
     }
     else if (s == "--samples") {
+      // The same bounds as [bench] samples: a typo must not grow vpnlab until the OOM killer.
       try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.samples = n; }
       catch (...) { usage_error(verb, "--samples '" + v + "' is not a number"); return std::nullopt; }
+      if (*a.samples < kMinSamples || *a.samples > kMaxSamples) {
+        usage_error(verb, "--samples " + v + " is out of range: " + std::to_string(kMinSamples) + " to " + std::to_string(kMaxSamples));
+        return std::nullopt;
+      }
     } else if (s == "--duration") {
       a.duration_s = parse_duration(v);
       if (!a.duration_s) { usage_error(verb, "--duration '" + v + "' is not a duration (e.g. 10s, 500ms)"); return std::nullopt; }
+      if (*a.duration_s < kMinSampleSeconds || *a.duration_s > kMaxSampleSeconds) {
+        usage_error(verb, "--duration " + v + " is out of range: " + std::to_string(static_cast<int>(kMinSampleSeconds)) + "s to " +
+                              std::to_string(static_cast<int>(kMaxSampleSeconds)) + "s per sample");
+        return std::nullopt;
+      }
     }
   }
   return a;
@@ -150,6 +163,7 @@ int cmd_up(const Args& a) {
       return fail(make_error("lab '" + plan->lab + "' is already up (run " + st.run_id + ")", "run 'vpnlab down " + a.positional[0] + "' first"));
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
+  if (auto s = refuse_debris(); !s) return fail(s.error());
   RunState st{plan->run_id, plan->lab, a.positional[0], "", static_cast<int>(getpid()), true, plan->namespaces()};
   if (auto s = write_state(st); !s) return fail(s.error());
   BuildTimings timings;
@@ -186,16 +200,43 @@ int cmd_down(const Args& a) {
   return 0;
 }
 
+// The exit code says whether the run measured what was asked: CI turns red on a product
+// that never came up, not only on a slowdown.
+int run_exit_code(const Completeness& c, const std::string& run_dir) {
+  if (!c.without_valid.empty()) {
+    std::string pairs;
+    for (const auto& p : c.without_valid) pairs += (pairs.empty() ? "" : ", ") + p;
+    std::cerr << "vpnlab: error: no valid row for " << pairs << "\nhint: the reasons are in " << run_dir
+              << "/results.csv (column 'reason') and the logs in " << run_dir << "/logs/\n";
+    return kExitNoValidRow;
+  }
+  if (c.not_valid > 0) {
+    std::cerr << "vpnlab: warning: " << c.not_valid << " of " << c.rows << " rows failed or are invalid (every product and test has valid ones)\n"
+              << "hint: the reasons are in " << run_dir << "/results.csv (column 'reason')\n";
+    return kExitSomeInvalid;
+  }
+  return 0;
+}
+
 int cmd_run(const Args& given) {
   Args a = given;
   if (a.from_dir.empty() && a.positional.size() != 1) return usage_error("run", "give one topology file (or --from RUN_DIR)");
   if (!a.from_dir.empty() && !a.positional.empty()) return usage_error("run", "--from RUN_DIR takes the topology of that run: give no file");
+  // --from repeats a run exactly: an option that would change it is refused, not ignored.
+  if (!a.from_dir.empty())
+    for (const auto& [given_opt, name] : {std::pair{!a.products.empty(), "--product"}, {a.samples.has_value(), "--samples"},
+                                          {a.duration_s.has_value(), "--duration"}, {a.no_pin, "--no-pin"}, {a.sequential, "--sequential"},
+                                          {!a.resume_dir.empty(), "--resume"}})
+      if (given_opt)
+        return usage_error("run", std::string(name) + " cannot be given with --from: --from repeats exactly what that run did (" +
+                                      "its products, samples, duration, pinning and order); measure anew with 'vpnlab run FILE " + name + " ...'");
   RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
   auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(a.from_dir, &request);
   if (!plan) return fail(plan.error());
   if (!need_root("run")) return kExitError;
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
+  if (auto s = refuse_debris(); !s) return fail(s.error());
   RunOptions opts;
   opts.run_dir = a.out_dir + "/" + plan->run_id;
   if (!a.resume_dir.empty()) {
@@ -203,7 +244,10 @@ int cmd_run(const Args& given) {
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     if (access((dir + "/results.csv").c_str(), R_OK) != 0)
       return fail(make_error("cannot resume " + dir + ": it has no results.csv", "give the run directory printed by the interrupted run"));
-    plan->run_id = dir.substr(dir.rfind('/') + 1);  // the rows keep the run's id
+    // The rows keep the run's id (the directory may have been renamed or copied).
+    auto earlier = read_results_csv(dir + "/results.csv", /*drop_torn_tail=*/true);
+    if (!earlier) return fail(with_context(earlier.error(), "cannot resume"));
+    plan->run_id = earlier->empty() ? dir.substr(dir.rfind('/') + 1) : earlier->front().run_id;
     opts.run_dir = dir;
     opts.resume = true;
   }
@@ -240,7 +284,7 @@ int cmd_run(const Args& given) {
     std::cerr << "vpnlab: interrupted: finished samples are kept in " << opts.run_dir << "/results.csv\n";
     return kExitInterrupted;
   }
-  return 0;
+  return run_exit_code(report->completeness, opts.run_dir);
 }
 
 int cmd_cleanup(const Args& a) {
@@ -362,6 +406,7 @@ void print_usage() {
 int main(int argc, char** argv) {
   // Progress and warnings go to stderr; stdout carries only results (the table, listings).
   Progress::install_logger();
+  ignore_broken_pipes();
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     print_usage();
     return argc < 2 ? kExitUsage : 0;
@@ -377,7 +422,15 @@ int main(int argc, char** argv) {
       std::cout << "usage: vpnlab " << v.synopsis << "\n\n" << v.help << "\n";
       return 0;
     }
-    return v.run(*args);
+    // Every expected failure is a Result; anything that still escapes (a bug, memory) is
+    // one line and exit 1, not an abort: the run's RAII has already torn the lab down.
+    try {
+      return v.run(*args);
+    } catch (const std::exception& e) {
+      std::cerr << "vpnlab: error: " << verb << ": unexpected failure: " << e.what()
+                << "\nhint: this is a bug in vpnlab; 'vpnlab cleanup' removes anything a run left\n";
+      return kExitError;
+    }
   }
   std::vector<std::string> names;
   for (const auto& v : verbs()) names.push_back(v.name);

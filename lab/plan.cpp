@@ -209,7 +209,7 @@ std::string describe_plan(const Plan& plan) {
         << (p.server_cpu >= 0 ? "@cpu" + std::to_string(p.server_cpu) : "") << ":" << p.port << " -P " << p.parallel << "\n";
   }
   o << "samples " << plan.samples << " x " << plan.duration_s << " s after " << plan.warmup_s << " s warm-up; "
-    << "estimated measuring time " << static_cast<int>(plan.estimated_seconds()) << " s\n";
+    << "estimated measuring time " << static_cast<long long>(plan.estimated_seconds()) << " s\n";
   return o.str();
 }
 

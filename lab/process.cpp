@@ -97,6 +97,7 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGPIPE, SIG_DFL);  // vpnlab ignores it; an ignored signal would survive exec
     setpgid(0, 0);  // a terminal's Ctrl-C reaches vpnlab, which then stops us in order
     if (mntns_fd >= 0 && setns(mntns_fd, CLONE_NEWNS) < 0) fail("cannot join the node's mount namespace");
     if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) < 0) fail("cannot join the node's network namespace");

@@ -142,8 +142,13 @@ Status run_product_round(const RoundContext& c, const std::vector<int>& samples,
       for (int i : samples) {
         if (*interrupted) break;
         if (c.measured(test.spec.name, i)) continue;
+        // A full disk is the lab's failure, not the product's: stop before a sample whose
+        // output could not be kept, and never record a row that failed for want of space.
+        if (auto s = check_free_space(run_dir); !s) return s;
         SampleRow row = run_sample(sc, "sample-" + std::to_string(i), plan.duration_s, interrupted);
         if (*interrupted) break;  // a cut-short sample is not a result
+        if (row.status != "ok")
+          if (auto s = check_free_space(run_dir); !s) return with_context(s.error(), spec.name + " " + test.spec.name + " sample " + std::to_string(i) + " not kept");
         row.sample = i;
         if (!outcome->plaintext.empty() && spec.tunnel) {
           row.valid = false;

@@ -10,6 +10,7 @@
 
 #include "lab/fs_util.h"
 #include "lab/results_csv.h"
+#include "lab/run_files.h"
 #include "lab/summary.h"
 #include "lab/svg.h"
 
@@ -186,13 +187,23 @@ std::vector<std::pair<double, double>> throughput_over_time(const std::string& r
   for (const auto& f : files) {
     auto j = nlohmann::json::parse(read_file_text(f), nullptr, false);
     if (j.is_discarded() || !j.contains("intervals")) continue;
-    size_t i = 0;
-    for (const auto& iv : j["intervals"]) {
-      double gbps = iv.value("sum", nlohmann::json::object()).value("bits_per_second", 0.0) / 1e9;
-      if (iv.contains("sum_bidir_reverse")) gbps += iv["sum_bidir_reverse"].value("bits_per_second", 0.0) / 1e9;
-      auto& slot = by_interval[i++];
-      slot.first = std::max(slot.first, iv.value("sum", nlohmann::json::object()).value("end", 0.0));
-      slot.second += gbps;
+    // iperf3's own output, kept raw: a file of another shape (cut short, another version)
+    // only loses its over-time plot; the figures come from results.csv.
+    try {
+      std::map<size_t, std::pair<double, double>> from_file;
+      size_t i = 0;
+      for (const auto& iv : j.at("intervals")) {
+        double gbps = iv.value("sum", nlohmann::json::object()).value("bits_per_second", 0.0) / 1e9;
+        if (iv.contains("sum_bidir_reverse")) gbps += iv["sum_bidir_reverse"].value("bits_per_second", 0.0) / 1e9;
+        from_file[i++] = {iv.value("sum", nlohmann::json::object()).value("end", 0.0), gbps};
+      }
+      for (const auto& [k, v] : from_file) {
+        auto& slot = by_interval[k];
+        slot.first = std::max(slot.first, v.first);
+        slot.second += v.second;
+      }
+    } catch (const nlohmann::json::exception&) {
+      continue;
     }
   }
   std::vector<std::pair<double, double>> out;
@@ -203,21 +214,23 @@ std::vector<std::pair<double, double>> throughput_over_time(const std::string& r
 Status write_report(const std::string& run_dir) {
   auto rows = read_results_csv(run_dir + "/results.csv");
   if (!rows) return rows.error();
-  auto env = nlohmann::json::parse(read_file_text(run_dir + "/environment.json"), nullptr, false);
-  if (env.is_discarded()) env = nlohmann::json::object();
-  auto audit = nlohmann::json::parse(read_file_text(run_dir + "/audit.json"), nullptr, false);
+  auto read_env = read_environment(run_dir, /*required=*/false);
+  if (!read_env) return read_env.error();
+  auto read_aud = read_audit(run_dir);
+  if (!read_aud) return read_aud.error();
+  const nlohmann::json& env = *read_env;
+  const nlohmann::json& audit = *read_aud;
   std::vector<ProductTestSummary> summaries = summarize(rows.value());
   std::string run_id = rows->empty() ? jtext(env, "/run_id") : rows->front().run_id;
 
   std::vector<Block> doc;
   doc.push_back({Block::Kind::heading, "vpnlab run " + run_id, {"title"}, {}, {}});
   std::vector<std::string> warnings = summary_warnings(summaries);
-  if (!audit.is_discarded())
-    for (const auto& [product, a] : audit.items()) {
-      for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
-      if (a.value("bringups_retried", 0) > 0)
-        warnings.push_back(product + ": " + std::to_string(a.value("bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
-    }
+  for (const auto& [product, a] : audit.items()) {
+    for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
+    if (a.value("bringups_retried", 0) > 0)
+      warnings.push_back(product + ": " + std::to_string(a.value("bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
+  }
   doc.push_back({Block::Kind::heading, "Warnings", {}, {}, {}});
   if (warnings.empty()) doc.push_back({Block::Kind::para, "None: every row valid, no high CV, no generator-bound sample, no outside load, nothing left behind.", {}, {}, {}});
   else doc.push_back({Block::Kind::list, "", warnings, {}, {}});

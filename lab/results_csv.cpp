@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include "netns/fault.h"
 
@@ -25,13 +27,32 @@ struct Column {
   void (*set)(SampleRow&, const std::string&);
 };
 
-double to_d(const std::string& s) { return s.empty() ? 0 : std::stod(s); }
-int64_t to_i(const std::string& s) { return s.empty() ? 0 : std::stoll(s); }
+bool parse_bool(const std::string& v) {
+  if (v == "true") return true;
+  if (v == "false" || v.empty()) return false;
+  throw std::invalid_argument(v);
+}
+
+// Whole fields only: "12abc" is not 12.
+double to_d(const std::string& s) {
+  if (s.empty()) return 0;
+  size_t used = 0;
+  double v = std::stod(s, &used);
+  if (used != s.size()) throw std::invalid_argument(s);
+  return v;
+}
+int64_t to_i(const std::string& s) {
+  if (s.empty()) return 0;
+  size_t used = 0;
+  int64_t v = std::stoll(s, &used);
+  if (used != s.size()) throw std::invalid_argument(s);
+  return v;
+}
 
 #define STR_COL(f) {#f, [](const SampleRow& r) { return r.f; }, [](SampleRow& r, const std::string& v) { r.f = v; }}
 #define INT_COL(f) {#f, [](const SampleRow& r) { return std::to_string(r.f); }, [](SampleRow& r, const std::string& v) { r.f = static_cast<decltype(r.f)>(to_i(v)); }}
 #define DBL_COL(f, digits) {#f, [](const SampleRow& r) { return fmt(r.f, digits); }, [](SampleRow& r, const std::string& v) { r.f = to_d(v); }}
-#define BOOL_COL(f) {#f, [](const SampleRow& r) { return std::string(r.f ? "true" : "false"); }, [](SampleRow& r, const std::string& v) { r.f = v == "true"; }}
+#define BOOL_COL(f) {#f, [](const SampleRow& r) { return std::string(r.f ? "true" : "false"); }, [](SampleRow& r, const std::string& v) { r.f = parse_bool(v); }}
 
 const std::vector<Column>& columns() {
   static const std::vector<Column> c = {
@@ -41,8 +62,8 @@ const std::vector<Column>& columns() {
        [](SampleRow& r, const std::string& v) { r.mss = static_cast<int>(to_i(v)); }},
       DBL_COL(duration_s, 1), DBL_COL(gbps, 6),
       {"retransmits", [](const SampleRow& r) { return r.retransmits >= 0 ? std::to_string(r.retransmits) : std::string(); },
-       [](SampleRow& r, const std::string& v) { r.retransmits = v.empty() ? -1 : std::stoll(v); }},
-      BOOL_COL(valid), STR_COL(status), STR_COL(reason), STR_COL(cipher), DBL_COL(bringup_s, 3),
+       [](SampleRow& r, const std::string& v) { r.retransmits = v.empty() ? -1 : to_i(v); }},
+      BOOL_COL(valid), STR_COL(status), {"reason", [](const SampleRow& r) { return one_line(r.reason); }, [](SampleRow& r, const std::string& v) { r.reason = v; }}, STR_COL(cipher), DBL_COL(bringup_s, 3),
       DBL_COL(cpu_s, 3), DBL_COL(cpu_user_s, 3), DBL_COL(cpu_sys_s, 3), DBL_COL(cpu_softirq_s, 3), DBL_COL(steal_s, 3),
       DBL_COL(cpu_s_per_gbit, 3), INT_COL(processes), DBL_COL(pps, 0), DBL_COL(loss_pct, 3), DBL_COL(generator_cpu_pct, 1),
       INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
@@ -77,12 +98,21 @@ std::string format_row(const SampleRow& r) {
   return line + "\n";
 }
 
-Result<ResultsCsv> ResultsCsv::create(const std::string& path) {
+Result<ResultsCsv> ResultsCsv::create(const std::string& path, std::string* repaired) {
   ResultsCsv csv;
   csv.path_ = path;
   csv.fd_ = UniqueFd(open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640));
   if (!csv.fd_.valid()) return make_error("cannot create " + path + ": " + errno_text(errno));
-  if (lseek(csv.fd_.get(), 0, SEEK_END) == 0) {
+  // A row cut short (a full disk, a crash of an older version, a hand edit) is removed
+  // before anything is appended: a new row glued onto it would be lost with it.
+  auto tail = inspect_csv_tail(path);
+  if (!tail) return tail.error();
+  if (tail->whole_size < tail->size) {
+    if (ftruncate(csv.fd_.get(), tail->whole_size) < 0) return make_error("cannot truncate the torn last row of " + path + ": " + errno_text(errno));
+    if (repaired)
+      *repaired = path + ": removed a torn last row (" + std::to_string(tail->size - tail->whole_size) + " bytes without an end of line)";
+  }
+  if (tail->whole_size == 0) {
     std::string header;
     for (const auto& h : results_csv_header()) header += (header.empty() ? "" : ",") + h;
     header += "\n";
@@ -107,53 +137,161 @@ Status ResultsCsv::append(const SampleRow& row) {
 }
 
 namespace {
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out;
+
+// Splits CSV text into records of fields: a quoted field may hold commas, quotes ("") and
+// newlines. *lines gets the 1-based line each record starts on, for messages. A record
+// that ends inside quotes, or text without a final newline, is reported as torn.
+struct CsvRecords {
+  std::vector<std::vector<std::string>> records;
+  std::vector<int> lines;
+  bool torn = false;  // the last record is not whole (no final newline, or an open quote)
+};
+
+CsvRecords split_csv(const std::string& text) {
+  CsvRecords out;
+  std::vector<std::string> fields;
   std::string cur;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
+  bool quoted = false, in_record = false;
+  int line = 1, start_line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (!in_record) { in_record = true; start_line = line; }
+    if (c == '\n') ++line;
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') { cur += '"'; ++i; }
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') { cur += '"'; ++i; }
       else if (c == '"') quoted = false;
       else cur += c;
     } else if (c == '"') quoted = true;
-    else if (c == ',') { out.push_back(cur); cur.clear(); }
-    else cur += c;
+    else if (c == ',') { fields.push_back(std::move(cur)); cur.clear(); }
+    else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
+    else if (c == '\n') {
+      fields.push_back(std::move(cur));
+      cur.clear();
+      out.records.push_back(std::move(fields));
+      out.lines.push_back(start_line);
+      fields.clear();
+      in_record = false;
+    } else cur += c;
   }
-  out.push_back(cur);
+  if (in_record) {  // no final newline: a torn record, kept apart so the caller decides
+    fields.push_back(std::move(cur));
+    out.records.push_back(std::move(fields));
+    out.lines.push_back(start_line);
+    out.torn = true;
+  }
   return out;
 }
+
+Error row_error(const std::string& path, int line, const std::string& what) {
+  return make_error(path + ":" + std::to_string(line) + ": " + what,
+                    "the file was cut or edited by hand: restore it from a copy, or delete that row and run 'vpnlab run FILE --resume RUN_DIR' to measure it again");
+}
+
 }  // namespace
 
-Result<std::vector<SampleRow>> read_results_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error("cannot read " + path + ": " + errno_text(errno));
-  std::string line;
-  std::getline(in, line);
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n' || c == '\r') {
+      if (!out.empty() && out.back() != ' ') out += " | ";
+      else if (!out.empty()) out += "| ";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '|')) out.pop_back();
+  return out;
+}
+
+Result<CsvTail> inspect_csv_tail(const std::string& path) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return make_error("cannot read " + path + ": " + errno_text(errno));
+  off_t size = lseek(fd.get(), 0, SEEK_END);
+  CsvTail tail;
+  tail.size = size;
+  tail.whole_size = size;
+  // Walk back from the end to the last newline: what follows it is a torn row.
+  char buf[4096];
+  off_t pos = size;
+  while (pos > 0) {
+    off_t n = std::min<off_t>(pos, sizeof buf);
+    if (pread(fd.get(), buf, n, pos - n) != n) return make_error("cannot read " + path + ": " + errno_text(errno));
+    for (off_t i = n - 1; i >= 0; --i)
+      if (buf[i] == '\n') {
+        tail.whole_size = pos - n + i + 1;
+        return tail;
+      }
+    pos -= n;
+  }
+  tail.whole_size = 0;
+  return tail;
+}
+
+Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail) {
+  std::string text;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return make_error("cannot read " + path + ": " + errno_text(errno));
+    std::stringstream b;
+    b << in.rdbuf();
+    text = b.str();
+  }
+  CsvRecords csv = split_csv(text);
+  if (csv.records.empty()) return make_error(path + ": empty file, not even a header", "give the results.csv of a run");
+  if (csv.torn && drop_torn_tail && csv.records.size() > 1) {
+    csv.records.pop_back();
+    csv.lines.pop_back();
+  } else if (csv.torn)
+    return row_error(path, csv.lines.back(), csv.records.size() == 1 ? "the header is cut short (no end of line)" : "the last row is cut short (no end of line)");
   std::vector<const Column*> layout;
-  for (const auto& name : split_csv_line(line)) {
+  bool known = false;
+  for (const auto& name : csv.records[0]) {
     const Column* found = nullptr;
     for (const auto& c : columns())
       if (name == c.name) found = &c;
+    known = known || found;
     layout.push_back(found);  // an unknown column (a later version's) is skipped
   }
+  if (!known) return row_error(path, 1, "the first line is not a results.csv header");
   std::vector<SampleRow> rows;
-  int line_no = 1;
-  while (std::getline(in, line)) {
-    ++line_no;
-    auto f = split_csv_line(line);
-    if (f.size() != layout.size()) continue;  // a torn last line cannot happen (one write per row), but never trust it
+  for (size_t k = 1; k < csv.records.size(); ++k) {
+    const auto& f = csv.records[k];
+    const int line_no = csv.lines[k];
+    if (f.size() != layout.size())
+      return row_error(path, line_no, "the row has " + std::to_string(f.size()) + " fields, the header " + std::to_string(layout.size()));
     SampleRow r;
-    try {
-      for (size_t i = 0; i < f.size(); ++i)
-        if (layout[i]) layout[i]->set(r, f[i]);
-    } catch (const std::exception&) {
-      return make_error(path + ":" + std::to_string(line_no) + ": a number does not parse", "the file was edited by hand? restore it from the run");
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!layout[i]) continue;
+      try {
+        layout[i]->set(r, f[i]);
+      } catch (const std::exception&) {
+        return row_error(path, line_no, std::string("column '") + layout[i]->name + "': '" + f[i] + "' does not parse");
+      }
     }
+    if (auto s = check_row(r); !s) return row_error(path, line_no, s.error().message);
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+Status check_row(const SampleRow& r) {
+  // The run id names files (/run/vpnlab/<run_id>.json on resume): nothing but a plain name.
+  if (r.run_id.empty() || r.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
+      r.run_id[0] == '.')
+    return make_error("run_id '" + r.run_id + "' is not a run id (letters, digits, '.', '_', '-')");
+  if (r.product.empty()) return make_error("the product name is empty");
+  if (r.test.empty()) return make_error("the test name is empty");
+  if (r.sample < 1) return make_error("sample " + std::to_string(r.sample) + " is not a sample number (1, 2, ...)");
+  if (r.status != "ok" && r.status != "failed") return make_error("status '" + r.status + "' is neither 'ok' nor 'failed'");
+  const std::pair<const char*, double> figures[] = {{"gbps", r.gbps},       {"duration_s", r.duration_s}, {"cpu_s", r.cpu_s},
+                                                    {"cpu_s_per_gbit", r.cpu_s_per_gbit}, {"pps", r.pps}, {"bringup_s", r.bringup_s},
+                                                    {"latency_p50_ms", r.latency_p50_ms}, {"latency_p99_ms", r.latency_p99_ms}};
+  for (const auto& [name, v] : figures)
+    if (!std::isfinite(v) || v < 0) return make_error(std::string("column '") + name + "': " + fmt(v, 3) + " is not a figure (negative or not finite)");
+  if (r.valid && r.status != "ok") return make_error("a failed row cannot be valid");
+  return ok_status();
 }
 
 }  // namespace vpnlab

@@ -1,6 +1,8 @@
 // results.csv: tidy long format, one row per sample, each row flushed and fsync'ed so an
 // interrupted run keeps every finished sample and never a half row.
 #pragma once
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -47,7 +49,9 @@ std::string format_row(const SampleRow& row);
 
 class ResultsCsv {
  public:
-  static Result<ResultsCsv> create(const std::string& path);
+  // Opens (or creates, with the header) the file for appending. A torn last row is cut
+  // off first, and *repaired (if given) says so.
+  static Result<ResultsCsv> create(const std::string& path, std::string* repaired = nullptr);
   Status append(const SampleRow& row);
 
  private:
@@ -56,7 +60,25 @@ class ResultsCsv {
 };
 
 // Reads rows back (for the summary table and tests), by column name: files written by
-// an earlier version, with fewer columns, read with defaults for the missing ones.
-Result<std::vector<SampleRow>> read_results_csv(const std::string& path);
+// an earlier version, with fewer columns, read with defaults for the missing ones. Rows
+// are CSV records (a quoted field may span lines); a row that does not parse, or has the
+// wrong field count, or figures no run writes, is an error naming its line, never skipped.
+// With drop_torn_tail, a last row without its end of line is left out (resume cuts it off
+// before appending); otherwise it is an error too.
+Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail = false);
+
+// What a row must hold to be a result: a product, a test, a sample number, a status, and
+// finite non-negative figures.
+Status check_row(const SampleRow& row);
+
+// A reason as one CSV line: newlines become " | ", control characters spaces (the full
+// text, e.g. a log tail, lives in logs/).
+std::string one_line(const std::string& text);
+
+// The file's size and the size up to its last newline (what is whole).
+struct CsvTail {
+  off_t size = 0, whole_size = 0;
+};
+Result<CsvTail> inspect_csv_tail(const std::string& path);
 
 }  // namespace vpnlab

@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "lab/bounds.h"
 #include "lab/fs_util.h"
+#include "lab/run_files.h"
 #include "lab/product_spec.h"
 #include "lab/runner.h"
 #include "lab/topology.h"
@@ -86,15 +88,28 @@ Result<Plan> plan_request(const RunRequest& a) {
 
 
 Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
-  auto env = nlohmann::json::parse(read_file_text(from + "/environment.json"), nullptr, false);
-  if (env.is_discarded() || !env.contains("requested_products"))
-    return make_error("cannot rerun " + from + ": no environment.json with the requested products", "give a run directory made by this vpnlab");
+  auto read = read_environment(from, /*required=*/true);
+  if (!read) return with_context(read.error(), "cannot rerun " + from);
+  const nlohmann::json& env = *read;
+  const std::string file = from + "/environment.json";
+  // A rerun repeats what was recorded, never a default: a missing field is refused.
+  auto missing = [&](const std::string& what) {
+    return make_error(file + ": no " + what + ": the run cannot be repeated exactly", "measure anew with 'vpnlab run FILE'");
+  };
+  if (!env.contains("schema")) return missing("schema");
+  if (!env.contains("requested_products")) return missing("requested_products");
+  if (!env.contains("bench")) return missing("bench section (samples, duration, pinning, order)");
+  const nlohmann::json& bench = env["bench"];
+  for (const char* key : {"samples", "duration_s", "pinned", "interleaved"})
+    if (!bench.contains(key)) return missing(std::string("bench.") + key);
   a->products = env["requested_products"].get<std::vector<std::string>>();
-  const nlohmann::json bench = env.value("bench", nlohmann::json::object());
-  a->samples = bench.value("samples", 10);
-  a->duration_s = bench.value("duration_s", 10.0);
-  a->no_pin = !bench.value("pinned", true);
-  a->sequential = !bench.value("interleaved", true);
+  a->samples = bench["samples"].get<int>();
+  a->duration_s = bench["duration_s"].get<double>();
+  if (*a->samples < kMinSamples || *a->samples > kMaxSamples || *a->duration_s < kMinSampleSeconds || *a->duration_s > kMaxSampleSeconds)
+    return make_error(file + ": bench.samples " + std::to_string(*a->samples) + " or bench.duration_s " + bench["duration_s"].dump() +
+                          " is out of range", "restore the file from the run, or measure anew with 'vpnlab run FILE'");
+  a->no_pin = !bench["pinned"].get<bool>();
+  a->sequential = !bench["interleaved"].get<bool>();
   if (a->keys_dir.empty()) a->keys_dir = from + "/secrets/keys";
   a->topology_file = from + "/topology.toml";
   auto plan = plan_request(*a);

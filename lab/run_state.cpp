@@ -49,13 +49,17 @@ Result<RunState> read_state(const std::string& path) {
   auto j = nlohmann::json::parse(buf.str(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return make_error(path + " is not a vpnlab state file");
   RunState s;
-  s.run_id = j.value("run_id", "");
-  s.lab = j.value("lab", "");
-  s.topology_file = j.value("topology_file", "");
-  s.run_dir = j.value("run_dir", "");
-  s.pid = j.value("pid", 0);
-  s.kept = j.value("kept", false);
-  s.namespaces = j.value("namespaces", std::vector<std::string>{});
+  try {
+    s.run_id = j.value("run_id", "");
+    s.lab = j.value("lab", "");
+    s.topology_file = j.value("topology_file", "");
+    s.run_dir = j.value("run_dir", "");
+    s.pid = j.value("pid", 0);
+    s.kept = j.value("kept", false);
+    s.namespaces = j.value("namespaces", std::vector<std::string>{});
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(path + ": a field has the wrong type (" + e.what() + ")", "'vpnlab cleanup' removes it with the lab's namespaces");
+  }
   return s;
 }
 

@@ -23,6 +23,7 @@
 #include "lab/run_state.h"
 #include "lab/sample.h"
 #include "lab/summary.h"
+#include "netns/namespace.h"
 
 namespace vpnlab {
 
@@ -105,7 +106,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     if (before != read_file_text(plan.topology_file))
       return make_error(opts.run_dir + " was measured with a different topology than " + plan.topology_file,
                         "resume with the same file (its copy is " + opts.run_dir + "/topology.toml)");
-    auto earlier = read_results_csv(opts.run_dir + "/results.csv");
+    auto earlier = read_results_csv(opts.run_dir + "/results.csv", /*drop_torn_tail=*/true);
     if (!earlier) return with_context(earlier.error(), "resume");
     for (const auto& r : *earlier) done.insert({r.product, r.test, r.sample});
     report.rows = earlier.value();
@@ -114,6 +115,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   if (auto s = make_dirs(opts.run_dir, 0750); !s) return s.error();
   chmod(opts.run_dir.c_str(), 0750);
   if (auto s = make_dirs(opts.run_dir + "/secrets", 0700); !s) return s.error();
+  if (auto s = check_free_space(opts.run_dir); !s) return s.error();
   std::vector<std::string> node_names;
   for (const auto& n : plan.nodes) node_names.push_back(n.name);
   std::string keys_dir = opts.keys_dir.empty() ? opts.run_dir + "/secrets/keys" : opts.keys_dir;
@@ -126,21 +128,34 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   std::vector<Availability> availability;
   for (const auto& spec : specs) availability.push_back(check_availability(spec, plan.backend));
   std::string environment = describe_environment(plan, specs, availability).dump(2) + "\n";
+  // Provenance is part of the result: a run that cannot record it does not start.
   if (!opts.resume) {
-    (void)write_file(opts.run_dir + "/topology.toml", read_file_text(plan.topology_file), 0640);
-    (void)write_file(opts.run_dir + "/plan.txt", describe_plan(plan), 0640);
-    (void)write_file(opts.run_dir + "/environment.json", environment, 0640);
+    for (const auto& [name, text] : {std::pair<std::string, std::string>{"topology.toml", read_file_text(plan.topology_file)},
+                                     {"plan.txt", describe_plan(plan)}, {"environment.json", environment}})
+      if (auto s = write_file(opts.run_dir + "/" + name, text, 0640); !s) return s.error();
   } else {
     // Each resumed session adds its own provenance next to the first one's.
     int n = 1;
     while (access((opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json").c_str(), F_OK) == 0) ++n;
-    (void)write_file(opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json", environment, 0640);
+    if (auto s = write_file(opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json", environment, 0640); !s) return s.error();
   }
-  auto csv = ResultsCsv::create(opts.run_dir + "/results.csv");
+  std::string repaired;
+  auto csv = ResultsCsv::create(opts.run_dir + "/results.csv", &repaired);
   if (!csv) return csv.error();
+  if (!repaired.empty()) spdlog::warn("{}", repaired);
 
   RunState state{plan.run_id, plan.lab, plan.topology_file, opts.run_dir, static_cast<int>(getpid()), false, plan.namespaces()};
   if (auto s = write_state(state); !s) return s.error();
+  // However the run ends (an error returns after the rounds' RAII teardown), its record
+  // goes once nothing of it is left; what teardown could not remove stays on record for
+  // `vpnlab cleanup`.
+  struct StateRecord {
+    const Plan& plan;
+    ~StateRecord() {
+      if (list_namespaces(plan.ns_prefix).empty()) (void)remove_state(plan.run_id);
+      else spdlog::warn("namespaces of run {} remain: run 'vpnlab cleanup'", plan.run_id);
+    }
+  } state_record{plan};
 
   auto measured = [&](const std::string& product, const std::string& test, int sample) {
     return done.count({product, test, sample}) > 0;
@@ -204,11 +219,14 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   }
   Progress::get().finish();
   for (size_t pi = 0; pi < specs.size(); ++pi) report.products.push_back(outcomes[pi]);
-  (void)remove_state(plan.run_id);
   // The summary comes from the file, the source of truth: `vpnlab report` gives the same.
   auto written = read_results_csv(opts.run_dir + "/results.csv");
   const std::vector<SampleRow>& rows = written ? written.value() : report.rows;
   report.summary = summary_table(rows);
+  std::vector<std::string> product_names, test_names;
+  for (const auto& spec : specs) product_names.push_back(spec.name);
+  for (const auto& t : plan.tests) test_names.push_back(t.spec.name);
+  report.completeness = completeness(rows, product_names, test_names);
   (void)write_file(opts.run_dir + "/summary.txt", report.summary, 0640);
   (void)write_file(opts.run_dir + "/summary.json", summary_json(rows).dump(2) + "\n", 0640);
   // What teardown audits found, for the report (which reads only files of the run).

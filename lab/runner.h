@@ -45,6 +45,7 @@ struct RunReport {
   std::string summary;  // the table, computed from results.csv as written (as `report` does)
   std::vector<ProductOutcome> products;
   bool interrupted = false;
+  Completeness completeness;  // of results.csv as written, against the plan's products x tests
 };
 
 Result<RunReport> run_bench(const Plan& plan, const RunOptions& opts);

@@ -150,7 +150,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   double start_spread_ms = std::chrono::duration<double, std::milli>(last_start - first_start).count();
   // The clients end the sample, unless an interrupt, a product daemon's death (the tunnel
   // is gone: TCP would only stall) or the time limit comes first.
-  int limit_ms = (static_cast<int>(duration_s) + 20) * 1000;
+  int64_t limit_ms = (static_cast<int64_t>(duration_s) + 20) * 1000;
   auto deadline = Clock::now() + std::chrono::milliseconds(limit_ms);
   std::vector<bool> done(clients.size(), false);
   for (size_t left = clients.size(); left > 0;) {

@@ -165,4 +165,20 @@ nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
   return j;
 }
 
+Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<std::string>& products, const std::vector<std::string>& tests) {
+  Completeness c;
+  for (const auto& product : products)
+    for (const auto& test : tests) {
+      bool any_valid = false;
+      for (const auto& r : rows) {
+        if (r.product != product || r.test != test) continue;
+        ++c.rows;
+        if (r.valid) any_valid = true;
+        else ++c.not_valid;
+      }
+      if (!any_valid) c.without_valid.push_back(product + " / " + test);
+    }
+  return c;
+}
+
 }  // namespace vpnlab

@@ -39,4 +39,14 @@ std::string summary_table(const std::vector<SampleRow>& rows);
 std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>& summaries);
 nlohmann::json summary_json(const std::vector<SampleRow>& rows);
 
+// A run against what was asked of it: every requested product x test pair without a single
+// valid row ("wireguard-go / a-to-b"), and how many rows failed or are invalid. The exit
+// code of `run` comes from it.
+struct Completeness {
+  std::vector<std::string> without_valid;
+  int not_valid = 0;
+  int rows = 0;
+};
+Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<std::string>& products, const std::vector<std::string>& tests);
+
 }  // namespace vpnlab

@@ -103,7 +103,8 @@ Status check_name(const TomlReader& r, SourcePos pos, const std::string& what, c
   return ok_status();
 }
 
-Status get_duration(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, double* out, double min_s) {
+Status get_duration(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, double* out, double min_s,
+                    double max_s) {
   const toml::node* n = t.get(key);
   if (!n) return ok_status();
   std::optional<double> d;
@@ -111,6 +112,8 @@ Status get_duration(const TomlReader& r, const toml::table& t, const std::string
   if (!d) return r.at(*n, what + ": '" + key + "' is not a duration", "write " + key + " = \"10s\" (units: ms, s, m)");
   if (*d < min_s)
     return r.at(*n, what + ": '" + key + "' is too short", "use at least " + std::to_string(static_cast<int>(min_s)) + "s");
+  if (*d > max_s)
+    return r.at(*n, what + ": '" + key + "' is too long", "use at most " + std::to_string(static_cast<long>(max_s)) + "s");
   *out = *d;
   return ok_status();
 }

@@ -8,6 +8,7 @@
 
 #include <toml++/toml.h>
 
+#include "lab/bounds.h"
 #include "lab/result.h"
 
 namespace vpnlab {
@@ -77,6 +78,7 @@ Status get_string_list(const TomlReader& r, const toml::table& t, const std::str
 Status get_cpu_list(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
                     std::vector<int>* out);
 Status check_name(const TomlReader& r, SourcePos pos, const std::string& what, const std::string& name, size_t max_len);
-Status get_duration(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, double* out, double min_s);
+Status get_duration(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, double* out, double min_s,
+                    double max_s = kMaxAnySeconds);
 
 }  // namespace vpnlab

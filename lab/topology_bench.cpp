@@ -116,9 +116,9 @@ Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
   if (auto s = r.only_keys(t, "bench", {"products", "samples", "duration", "warmup", "test", "threads", "interleave", "rps"}); !s) return s;
   if (auto s = get_string_list(r, t, "products", "bench", &topo->bench.products, &topo->bench.products_pos); !s) return s;
   if (topo->bench.products.empty()) return r.at(topo->bench.products_pos, "bench: 'products' is empty", "write products = [\"baseline\", \"wireguard-go\"]");
-  if (auto s = get_int(r, t, "samples", "bench", &topo->bench.samples, 1, 1000); !s) return s;
-  if (auto s = get_duration(r, t, "duration", "bench", &topo->bench.duration_s, 1); !s) return s;
-  if (auto s = get_duration(r, t, "warmup", "bench", &topo->bench.warmup_s, 0); !s) return s;
+  if (auto s = get_int(r, t, "samples", "bench", &topo->bench.samples, kMinSamples, kMaxSamples); !s) return s;
+  if (auto s = get_duration(r, t, "duration", "bench", &topo->bench.duration_s, kMinSampleSeconds, kMaxSampleSeconds); !s) return s;
+  if (auto s = get_duration(r, t, "warmup", "bench", &topo->bench.warmup_s, 0, kMaxWarmupSeconds); !s) return s;
   if (t.get("threads")) {
     int threads = 0;
     if (auto s = get_int(r, t, "threads", "bench", &threads, 1, 64); !s) return s;
