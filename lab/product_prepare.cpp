@@ -238,4 +238,56 @@ Status ProductSession::prepare() {
   return ok_status();
 }
 
+Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan) {
+  if (!spec.tunnel || plan.nodes.empty()) return ok_status();
+  // Stand-ins for what exists only during a run: keys (all zero), the PSK, captured values.
+  std::map<std::string, X25519KeyPair> keys;
+  for (const auto& n : plan.nodes) keys[n.name] = X25519KeyPair{};
+  ProductSession dry(Context{&plan, nullptr, &spec, &keys, "/validate", -1, {{"psk", std::string(64, '0')}}, 0});
+  for (const PrepareStep& step : spec.prepare)
+    for (const auto& [name, prefix] : step.capture) {
+      if (step.scope == PrepareStep::Scope::Run) dry.run_captured_[name] = "captured";
+      else
+        for (const auto& n : plan.nodes) dry.node_captured_[n.name][name] = "captured";
+    }
+  auto render = [&](const PrepareStep& step, const PlanNode* node, const PlanNode* peer) -> Status {
+    TemplateContext tc = dry.context_for(node, peer);
+    if (!step.file.empty()) {
+      if (auto r = dry.expand(step.file, tc); !r) return r.error();
+      if (auto r = render_template(step.template_text, tc, step.template_path); !r) return r.error();
+    }
+    for (const auto& a : step.argv)
+      if (auto r = dry.expand(a, tc); !r) return r.error();
+    return ok_status();
+  };
+  for (const PrepareStep& step : spec.prepare) {
+    if (step.scope == PrepareStep::Scope::Run) {
+      if (auto s = render(step, nullptr, nullptr); !s) return s;
+      continue;
+    }
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+      if (!node_filter_applies(step.nodes, i)) continue;
+      if (step.scope == PrepareStep::Scope::Node) {
+        if (auto s = render(step, &plan.nodes[i], nullptr); !s) return s;
+        continue;
+      }
+      for (const PlanNode& peer : plan.nodes)
+        if (peer.name != plan.nodes[i].name)
+          if (auto s = render(step, &plan.nodes[i], &peer); !s) return s;
+    }
+  }
+  for (const PlanNode& node : plan.nodes) {
+    TemplateContext tc = dry.context_for(&node);
+    std::vector<std::string> texts = spec.counters ? spec.counters->argv : std::vector<std::string>{};
+    for (const ProductStep& step : spec.steps) {
+      texts.insert(texts.end(), step.argv.begin(), step.argv.end());
+      texts.push_back(step.ifname);
+      for (const auto& [k, v] : step.env) texts.push_back(v);
+    }
+    for (const auto& t : texts)
+      if (auto r = dry.expand(t, tc); !r) return r.error();
+  }
+  return ok_status();
+}
+
 }  // namespace vpnlab

@@ -45,6 +45,11 @@ class ProductSession {
   static Result<std::unique_ptr<ProductSession>> start(const Context& ctx);
   ~ProductSession();
 
+  // Renders every template, file name, argv, env value and link name of `spec` for every
+  // node of `plan` (its VPN nodes) with stand-in keys and captured values, starting
+  // nothing: a spec that cannot render is refused at validate, not at bring-up.
+  static Status check_templates(const ProductSpec& spec, const Plan& plan);
+
   double bringup_seconds() const { return bringup_s_; }
   bool tunnel() const { return ctx_.spec->tunnel; }
   // Counters of a VPN node (underlay only for the baseline).

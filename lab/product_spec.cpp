@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -48,6 +49,14 @@ Status parse_template_file(const TomlReader& r, const toml::table& t, const std:
   if (auto s = get_string(r, t, "template", what, &tmpl, true, pos_of(t)); !s) return s;
   if (p->file.empty() || p->file[0] == '/' || p->file.find("..") != std::string::npos)
     return r.at(pos_of(t), what + ": '" + p->file + "' must be a relative path inside the node's directory", "e.g. \"tinc/tinc.conf\"");
+  // The template is part of the product folder: a path that leaves it (../, absolute, a
+  // symlink out) would copy any file of the host into logs and configs.
+  std::error_code ec;
+  auto folder = std::filesystem::weakly_canonical(dir, ec).string() + "/";
+  auto target = std::filesystem::weakly_canonical(std::filesystem::path(dir) / tmpl, ec).string();
+  if (tmpl.empty() || tmpl[0] == '/' || ec || target.rfind(folder, 0) != 0)
+    return r.at(*t.get("template"), what + ": template '" + tmpl + "' is outside the product folder " + dir,
+                "put the template next to product.toml and name it relative to it, e.g. template = \"wg.conf.tmpl\"");
   p->template_path = dir + "/" + tmpl;
   auto text = read_file(p->template_path);
   if (!text) return r.at(*t.get("template"), what + ": cannot read template " + p->template_path, "put the template next to product.toml");

@@ -13,6 +13,7 @@
 #include "lab/bounds.h"
 #include "lab/fs_util.h"
 #include "lab/run_files.h"
+#include "lab/product_session.h"
 #include "lab/product_spec.h"
 #include "lab/runner.h"
 #include "lab/topology.h"
@@ -81,8 +82,12 @@ Result<Plan> plan_request(const RunRequest& a) {
                               std::to_string(plan->overlay_mtu),
                           "use at most " + std::to_string(plan->overlay_mtu - 40));
   }
-  for (const auto& spec : specs)
+  const Plan vpn_plan = plan->vpn_only();
+  for (const auto& spec : specs) {
     if (auto fits = check_product_fits(spec, plan.value()); !fits) return fits.error();
+    if (auto rendered = ProductSession::check_templates(spec, vpn_plan); !rendered)
+      return with_context(rendered.error(), "product '" + spec.name + "'");
+  }
   return plan;
 }
 
