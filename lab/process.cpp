@@ -4,6 +4,7 @@
 #include <linux/close_range.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,8 +41,12 @@ pid_t Child::pid() const { return impl_->child.id(); }
 int Child::pidfd() const { return impl_->pidfd.get(); }
 
 std::string find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
-  return bp::search_path(name).string();
+  // A directory has the execute bit too: only a regular file (or a link to one) is a program.
+  struct stat st{};
+  if (name.find('/') != std::string::npos)
+    return access(name.c_str(), X_OK) == 0 && stat(name.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? name : "";
+  std::string found = bp::search_path(name).string();
+  return !found.empty() && stat(found.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? found : "";
 }
 
 // Next to a process's output: what ran, so anyone can rerun it by hand ("LOG.cmd": the

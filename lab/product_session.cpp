@@ -26,6 +26,13 @@ std::string file_name_of(const std::string& argv0) {
 
 }  // namespace
 
+// A daemon that died explains what failed after it (a link that never appeared, pings
+// unanswered): its exit status and log tail are the message, not the symptom.
+Error ProductSession::explain(Error symptom) {
+  if (auto d = check_daemons(); !d) return d.error();
+  return symptom;
+}
+
 Status ProductSession::run_steps(const PlanNode& node, size_t index) {
   const ProductSpec& spec = *ctx_.spec;
   NodeRuntime& nodes = *ctx_.nodes;
@@ -36,7 +43,7 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
     if (!node_filter_applies(step.nodes, index)) continue;
     if (step.kind == ProductStep::Kind::WaitLink) {
       if (auto s = nodes.wait_for_link(node.name, ex(step.ifname), step.timeout_s, ctx_.interrupt_fd); !s)
-        return with_context(s.error(), "node '" + node.name + "'");
+        return explain(with_context(s.error(), "node '" + node.name + "'"));
       continue;
     }
     if (step.kind == ProductStep::Kind::CreateLink) {
@@ -72,10 +79,10 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
     if (!out) return with_context(out.error(), "node '" + node.name + "'");
     if (out->interrupted) return make_error("interrupted");
     if (out->timed_out || out->exit_status != 0)
-      return make_error("node '" + node.name + "': '" + sp.argv[0] + "' " +
+      return explain(make_error("node '" + node.name + "': '" + sp.argv[0] + "' " +
                             (out->timed_out ? "did not finish in time" : "exited with status " + std::to_string(out->exit_status)) +
                             "\n" + log_tail(sp.stdout_path),
-                        "see " + sp.stdout_path);
+                        "see " + sp.stdout_path));
   }
   return ok_status();
 }
@@ -154,8 +161,9 @@ Result<std::unique_ptr<ProductSession>> ProductSession::start(const Context& ctx
       return s.error();
     }
   if (auto s = session->wait_ready(); !s) {
+    Error e = session->explain(s.error());
     session->stop();
-    return s.error();
+    return e;
   }
   session->bringup_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (auto s = session->check_mtu(); !s) {

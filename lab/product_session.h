@@ -81,6 +81,7 @@ class ProductSession {
   Status prepare();
   Status prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer);
   Status run_steps(const PlanNode& node, size_t index);
+  Error explain(Error symptom);
   Status wait_ready();
   Status check_mtu();
   // Values for templates: the node's own, the run's, and with `peer` that peer's as peer_*.

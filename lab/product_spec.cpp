@@ -234,6 +234,8 @@ Result<ProductSpec> load_variant(const std::string& products_dir, const std::str
   if (!spec) return spec;
   if (spec->binaries.empty()) return make_error("product '" + base + "' names no binary to replace", "list it in binaries = [...]");
   if (access(path.c_str(), X_OK) != 0) return make_error("product '" + text + "': " + path + " is not executable: " + errno_text(errno));
+  if (!std::filesystem::is_regular_file(path))
+    return make_error("product '" + text + "': " + path + " is not a program file (a directory?)", "give the path of the binary itself");
   const std::string original = spec->binaries.front();
   auto swap = [&](std::vector<std::string>& argv) {
     if (!argv.empty() && argv[0] == original) argv[0] = path;

@@ -33,20 +33,34 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+// Text from products and runs (versions, ciphers, reasons) as Markdown text: no raw HTML
+// (a '<' starts a tag, '&' an entity), no line break, and in a table cell no '|'.
+std::string md_text(const std::string& text, bool cell = false) {
+  std::string o;
+  for (char c : text) {
+    if (c == '<') o += "&lt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '\n' || c == '\r') o += ' ';
+    else if (c == '|' && cell) o += "\\|";
+    else o += c;
+  }
+  return o;
+}
+
 std::string markdown(const std::vector<Block>& doc) {
   std::string o;
   for (const auto& b : doc) {
     switch (b.kind) {
-      case Block::Kind::heading: o += (b.items.empty() ? "## " : "# ") + b.text + "\n\n"; break;
-      case Block::Kind::para: o += b.text + "\n\n"; break;
+      case Block::Kind::heading: o += (b.items.empty() ? "## " : "# ") + md_text(b.text) + "\n\n"; break;
+      case Block::Kind::para: o += md_text(b.text) + "\n\n"; break;
       case Block::Kind::list:
-        for (const auto& i : b.items) o += "- " + i + "\n";
+        for (const auto& i : b.items) o += "- " + md_text(i) + "\n";
         o += "\n";
         break;
       case Block::Kind::table:
         for (size_t r = 0; r < b.rows.size(); ++r) {
           o += "|";
-          for (const auto& c : b.rows[r]) o += " " + c + " |";
+          for (const auto& c : b.rows[r]) o += " " + md_text(c, true) + " |";
           o += "\n";
           if (r == 0) {
             o += "|";

@@ -55,6 +55,14 @@ Result<Plan> plan_request(const RunRequest& a) {
   std::vector<ProductSpec> specs;
   for (const auto& name : all ? list_products(dir) : plan->products) {
     auto spec = load_product(dir, name);
+    if (!spec && spec.error().file.empty() && a.products.empty()) {
+      // The name came from [bench] products: point at it.
+      Error e = spec.error();
+      e.file = a.topology_file;
+      e.line = topo->bench.products_pos.line;
+      e.column = topo->bench.products_pos.column;
+      return e;
+    }
     if (!spec) return spec.error();
     if (all) {
       if (auto fits = check_product_fits(spec.value(), plan.value()); !fits) {

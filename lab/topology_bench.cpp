@@ -45,6 +45,8 @@ Status parse_servers(const Reader& r, const toml::table& t, const std::string& w
 }
 
 Status parse_traffic_options(const Reader& r, const toml::table& t, const std::string& what, const Topology& topo, TestSpec* ts) {
+  // Left out, one stream per server (a 1-to-N test must reach every server).
+  if (!t.get("streams")) ts->streams = std::max(1, static_cast<int>(ts->servers.size()));
   if (auto s = get_int(r, t, "streams", what, &ts->streams, 1, 128); !s) return s;
   if (ts->streams < static_cast<int>(ts->servers.size()))
     return r.at(t.get("streams") ? pos_of(*t.get("streams")) : ts->pos,

@@ -119,7 +119,9 @@ Status probe_esp() {
 
 std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns) {
   std::vector<Capability> caps;
-  auto made = create_namespaces({{scratch_ns, {}}});
+  NetnsRequest scratch{scratch_ns, {}};
+  scratch.anonymous = true;  // nothing in /run/netns, nothing to clean up after a kill
+  auto made = create_namespaces({scratch});
   caps.push_back(from_status("netns", made ? ok_status() : Status(made.error()), "unshare(CLONE_NEWNET) works"));
   if (!made) return caps;
   Netns& ns = made.value().front();
@@ -139,11 +141,7 @@ std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns
     Status q = idx ? add_test_qdisc(sock, *idx, kind) : Status(idx.error());
     caps.push_back(from_status(std::string(kind) + "-qdisc", q, std::string(kind) + " qdiscs can be attached"));
   }
-  for (auto& n : made.value()) {
-    n.sock.reset();
-    (void)remove_namespace_file(n.name);
-  }
-  return caps;
+  return caps;  // the anonymous namespace goes with its fds
 }
 
 Capability probe_kvm() {

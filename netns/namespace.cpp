@@ -41,20 +41,21 @@ Status prepare_netns_dir() {
 
 // Runs on the dedicated thread: each unshare() moves this thread into a fresh namespace.
 Result<Netns> create_one(const NetnsRequest& req) {
-  std::string path = ns_path(req.name);
-  UniqueFd file(open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
-  if (!file.valid())
-    return make_error("namespace '" + req.name + "': cannot create " + path + ": " + errno_text(errno),
-                      errno == EEXIST ? "a namespace of that name exists: run 'vpnlab cleanup'" : "run vpnlab as root");
-  file.reset();
+  std::string path = req.anonymous ? "/proc/thread-self/ns/net" : ns_path(req.name);
+  if (!req.anonymous) {
+    UniqueFd file(open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
+    if (!file.valid())
+      return make_error("namespace '" + req.name + "': cannot create " + path + ": " + errno_text(errno),
+                        errno == EEXIST ? "a namespace of that name exists: run 'vpnlab cleanup'" : "run vpnlab as root");
+  }
   fault_point("netns-create");
   auto fail = [&](const std::string& what) {
     Error e = make_error("namespace '" + req.name + "': " + what + ": " + errno_text(errno), "run vpnlab as root");
-    (void)remove_namespace_file(req.name);
+    if (!req.anonymous) (void)remove_namespace_file(req.name);
     return e;
   };
   if (unshare(CLONE_NEWNET) < 0) return fail("unshare(CLONE_NEWNET)");
-  if (mount("/proc/thread-self/ns/net", path.c_str(), "none", MS_BIND, nullptr) < 0) return fail("bind mount");
+  if (!req.anonymous && mount("/proc/thread-self/ns/net", path.c_str(), "none", MS_BIND, nullptr) < 0) return fail("bind mount");
   Netns ns;
   ns.name = req.name;
   ns.fd = UniqueFd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -89,7 +90,9 @@ uint64_t inode_of(int fd) {
 }
 
 Result<std::vector<Netns>> create_namespaces(const std::vector<NetnsRequest>& requests) {
-  if (auto s = prepare_netns_dir(); !s) return s.error();
+  bool pinned = std::any_of(requests.begin(), requests.end(), [](const NetnsRequest& r) { return !r.anonymous; });
+  if (pinned)
+    if (auto s = prepare_netns_dir(); !s) return s.error();
   // Creating a namespace is mostly kernel work that can overlap with another creation, so
   // requests are split over up to two dedicated threads (each unshare() moves its thread).
   const size_t workers = requests.size() >= 8 ? 2 : 1;

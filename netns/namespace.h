@@ -28,6 +28,9 @@ struct Netns {
 struct NetnsRequest {
   std::string name;
   std::vector<std::pair<std::string, std::string>> sysctls;  // "net/ipv4/..." -> value
+  // Not pinned in /run/netns: held only by the returned fds, gone when they close (a
+  // scratch namespace for probes, which must leave nothing even if vpnlab is killed).
+  bool anonymous = false;
 };
 
 // Creates every namespace in order on one dedicated thread (a worker thread's own netns

@@ -99,7 +99,8 @@ TEST(Traffic, PatternErrorsNameTheLine) {
     auto r = parse_topology_text(with_test(body), "x.toml");
     return r.ok() ? std::string() : r.error().where_and_what();
   };
-  EXPECT_EQ(error("server = [\"b\", \"c\"]\n"), "x.toml:19:1: test 't': 1 stream(s) cannot reach 2 servers");
+  EXPECT_EQ(error("server = [\"b\", \"c\"]\nstreams = 1\n"), "x.toml:23:11: test 't': 1 stream(s) cannot reach 2 servers");
+  EXPECT_EQ(error("server = [\"b\", \"c\"]\n"), "") << "left out, streams is one per server";
   EXPECT_EQ(error("server = [\"b\", \"b\"]\nstreams = 2\n"), "x.toml:22:16: test 't': server 'b' is listed twice");
   EXPECT_EQ(error("server = [\"b\", \"z\"]\nstreams = 2\n"), "x.toml:22:16: test 't': node 'z' is not defined");
   EXPECT_EQ(error("server = \"b\"\nudp = true\n"), "x.toml:23:7: test 't': a UDP test needs 'bitrate' (iperf3 would send 1 Mbit/s)");
