@@ -191,7 +191,9 @@ Error row_error(const std::string& path, int line, const std::string& what) {
 
 std::string one_line(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;  // CRLF is one break
     if (c == '\n' || c == '\r') {
       if (!out.empty() && out.back() != ' ') out += " | ";
       else if (!out.empty()) out += "| ";

@@ -1,0 +1,325 @@
+// What users must be able to trust without root: rows are never lost or invented from a
+// hand-edited file, run files that do not parse give located errors (not aborts), bounds
+// hold, templates are checked before anything runs, and the exit code's input is right.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lab/fs_util.h"
+#include "lab/process.h"
+#include "lab/product_session.h"
+#include "lab/product_spec.h"
+#include "lab/report.h"
+#include "lab/results_csv.h"
+#include "lab/run_files.h"
+#include "lab/run_request.h"
+#include "lab/summary.h"
+#include "lab/topology.h"
+#include "lab/diff_command.h"
+#include "../temp_paths.h"
+
+using namespace vpnlab;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+SampleRow row(const std::string& product, int sample, bool valid, const std::string& reason = "") {
+  SampleRow r;
+  r.run_id = "20261201-120000-abcd";
+  r.product = product;
+  r.test = "a-to-b";
+  r.sample = sample;
+  r.valid = valid;
+  r.status = valid ? "ok" : "failed";
+  r.gbps = valid ? 1.5 : 0;
+  r.reason = reason;
+  return r;
+}
+
+// A CSV with the current header and the given data lines.
+std::string csv_with(const std::string& dir, const std::vector<std::string>& lines, bool final_newline = true) {
+  std::string path = dir + "/results.csv";
+  std::string text;
+  for (const auto& h : results_csv_header()) text += (text.empty() ? "" : ",") + h;
+  text += "\n";
+  for (size_t i = 0; i < lines.size(); ++i) text += lines[i] + (i + 1 < lines.size() || final_newline ? "\n" : "");
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string error_of(const Status& s) { return s ? "" : s.error().where_and_what(); }
+
+}  // namespace
+
+TEST(Trust, ReasonsAreWrittenOnOneLineAndReadBack) {
+  std::string dir = make_temp_dir("trust");
+  std::string path = dir + "/results.csv";
+  {
+    auto csv = ResultsCsv::create(path);
+    ASSERT_TRUE(csv.ok());
+    ASSERT_TRUE(csv->append(row("wireguard-go", 1, false, "product daemon died during the sample: 'wireguard-go' exited with status 137\nlast log line\n")).ok());
+    ASSERT_TRUE(csv->append(row("wireguard-go", 2, true)).ok());
+  }
+  std::string text = slurp(path);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;  // header + 2 rows, one line each
+  auto rows = read_results_csv(path);
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].reason, "product daemon died during the sample: 'wireguard-go' exited with status 137 | last log line");
+  EXPECT_EQ(one_line("a\r\nb\tc\n"), "a | b c");
+}
+
+TEST(Trust, AQuotedFieldSpanningLinesIsOneRowNotALostOne) {
+  // What versions before this one wrote for a daemon that died mid-sample.
+  std::string dir = make_temp_dir("trust");
+  std::string r1 = format_row(row("wireguard-go", 1, false, "x"));
+  r1.pop_back();
+  r1.replace(r1.find(",x,"), 3, ",\"exited with status 137\n\",");
+  std::string r2 = format_row(row("wireguard-go", 2, true));
+  r2.pop_back();
+  auto rows = read_results_csv(csv_with(dir, {r1, r2}));
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].reason, "exited with status 137\n");
+  EXPECT_EQ((*rows)[1].sample, 2);
+  // And both count in the summary: 1 valid of 2.
+  auto s = summarize(*rows);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].rows, 2);
+  EXPECT_EQ(s[0].gbps.n, 1);
+}
+
+TEST(Trust, AMalformedRowIsAnErrorNamingItsLine) {
+  std::string dir = make_temp_dir("trust");
+  std::string good = format_row(row("baseline", 1, true));
+  good.pop_back();
+  auto r = read_results_csv(csv_with(dir, {good, "20261201-120000-abcd,2026,baseline,a-to-b"}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, dir + "/results.csv:3: the row has 4 fields, the header 38");
+  EXPECT_NE(r.error().hint.find("--resume"), std::string::npos);
+  std::string bad_number = good;
+  bad_number.replace(bad_number.find(",1.500000,"), 10, ",1.5x,");
+  r = read_results_csv(csv_with(dir, {good, bad_number}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, dir + "/results.csv:3: column 'gbps': '1.5x' does not parse");
+}
+
+TEST(Trust, RowsNoRunWritesAreRefused) {
+  SampleRow nan_row = row("baseline", 1, true);
+  nan_row.gbps = std::nan("");
+  EXPECT_EQ(error_of(check_row(nan_row)), "column 'gbps': nan is not a figure (negative or not finite)");
+  SampleRow negative = row("baseline", 1, true);
+  negative.gbps = -2;
+  EXPECT_EQ(error_of(check_row(negative)), "column 'gbps': -2.000 is not a figure (negative or not finite)");
+  EXPECT_EQ(error_of(check_row(row("", 1, true))), "the product name is empty");
+  EXPECT_EQ(error_of(check_row(row("baseline", 0, true))), "sample 0 is not a sample number (1, 2, ...)");
+  SampleRow escape = row("baseline", 1, true);
+  escape.run_id = "../../etc/x";
+  EXPECT_EQ(error_of(check_row(escape)), "run_id '../../etc/x' is not a run id (letters, digits, '.', '_', '-')");
+  // Read from a file, the same check names the line.
+  std::string dir = make_temp_dir("trust");
+  std::string line = format_row(negative);
+  line.pop_back();
+  auto r = read_results_csv(csv_with(dir, {line}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, dir + "/results.csv:2: column 'gbps': -2.000 is not a figure (negative or not finite)");
+}
+
+TEST(Trust, ATornLastRowIsCutBeforeAppendingAndReportedOtherwise) {
+  std::string dir = make_temp_dir("trust");
+  std::string good = format_row(row("baseline", 1, true));
+  good.pop_back();
+  std::string path = csv_with(dir, {good, "20261201-120000-abcd,2026-12-01T12:00:00Z,base"}, /*final_newline=*/false);
+  auto strict = read_results_csv(path);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.error().message, path + ":3: the last row is cut short (no end of line)");
+  auto lenient = read_results_csv(path, /*drop_torn_tail=*/true);
+  ASSERT_TRUE(lenient.ok());
+  EXPECT_EQ(lenient->size(), 1u);
+  std::string repaired;
+  {
+    auto csv = ResultsCsv::create(path, &repaired);
+    ASSERT_TRUE(csv.ok());
+    ASSERT_TRUE(csv->append(row("baseline", 2, true)).ok());
+  }
+  EXPECT_EQ(repaired, path + ": removed a torn last row (46 bytes without an end of line)");
+  auto rows = read_results_csv(path);
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[1].sample, 2);
+}
+
+TEST(Trust, CompletenessNamesEveryPairWithoutAValidRow) {
+  std::vector<SampleRow> rows = {row("baseline", 1, true), row("baseline", 2, true), row("wireguard-go", 1, false, "died"),
+                                 row("wireguard-go", 2, true), row("nebula", 1, false, "did not come up")};
+  auto c = completeness(rows, {"baseline", "wireguard-go", "nebula", "openvpn"}, {"a-to-b"});
+  EXPECT_EQ(c.without_valid, (std::vector<std::string>{"nebula / a-to-b", "openvpn / a-to-b"}));
+  EXPECT_EQ(c.not_valid, 2);
+  EXPECT_EQ(c.rows, 5);
+  auto all_good = completeness({row("baseline", 1, true)}, {"baseline"}, {"a-to-b"});
+  EXPECT_TRUE(all_good.without_valid.empty());
+  EXPECT_EQ(all_good.not_valid, 0);
+}
+
+namespace {
+// A copy of the golden run whose environment.json has `path` (a JSON pointer) set to `value`.
+std::string golden_with(const std::string& pointer, const nlohmann::json& value) {
+  std::string dir = make_temp_dir("trust-run");
+  std::filesystem::copy(VPNLAB_TEST_DATA "/run-golden", dir, std::filesystem::copy_options::recursive);
+  auto env = nlohmann::json::parse(slurp(dir + "/environment.json"));
+  nlohmann::json::json_pointer p(pointer);
+  if (value.is_discarded()) env[p.parent_pointer()].erase(p.back());
+  else env[p] = value;
+  std::ofstream(dir + "/environment.json") << env.dump(2);
+  return dir;
+}
+}  // namespace
+
+TEST(Trust, HandEditedEnvironmentGivesALocatedErrorNotAnAbort) {
+  std::string dir = golden_with("/products/wireguard-go/version", 5);
+  auto s = write_report(dir);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, dir + "/environment.json: products.wireguard-go.version is a whole number, expected a string");
+  dir = golden_with("/bench/samples", "two");
+  RunRequest req;
+  auto plan = plan_like_run(dir, &req);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message, "cannot rerun " + dir + ": " + dir + "/environment.json: bench.samples is a string, expected a whole number");
+  dir = golden_with("/requested_products", nlohmann::json::array({1, 2}));
+  plan = plan_like_run(dir, &req);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message, "cannot rerun " + dir + ": " + dir + "/environment.json: requested_products[0] is a whole number, expected a string");
+  dir = golden_with("/schema", 99);
+  s = write_report(dir);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, dir + "/environment.json: schema 99 is not one this vpnlab reads (1)");
+  std::ofstream(dir + "/environment.json") << "{\"schema\": 1, \"bench\": ";
+  s = write_report(dir);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, dir + "/environment.json: not valid JSON");
+  std::ofstream(dir + "/audit.json") << "{\"wireguard-go\": {\"leftovers\": \"one\"}}";
+  std::ofstream(dir + "/environment.json") << "{}";
+  s = write_report(dir);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, dir + "/audit.json: wireguard-go.leftovers is a string, expected a list (JSON array)");
+}
+
+TEST(Trust, RunFromRepeatsOnlyWhatWasRecorded) {
+  RunRequest req;
+  std::string dir = golden_with("/bench", nlohmann::json::value_t::discarded);
+  auto plan = plan_like_run(dir, &req);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message, dir + "/environment.json: no bench section (samples, duration, pinning, order): the run cannot be repeated exactly");
+  dir = golden_with("/bench/pinned", nlohmann::json::value_t::discarded);
+  plan = plan_like_run(dir, &req);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message, dir + "/environment.json: no bench.pinned: the run cannot be repeated exactly");
+  dir = golden_with("/bench/samples", 1000000000);
+  plan = plan_like_run(dir, &req);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message, dir + "/environment.json: bench.samples 1000000000 or bench.duration_s 2.0 is out of range");
+}
+
+TEST(Trust, DiffWithoutProvenanceSaysSo) {
+  std::string a = golden_with("/schema", 1);
+  std::string b = golden_with("/schema", 1);
+  std::filesystem::remove(b + "/environment.json");
+  auto d = diff_runs(a, b, std::nullopt, false);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().message, "run B: " + b + "/environment.json: No such file or directory (ENOENT)");
+}
+
+TEST(Trust, DurationsAndCountsHaveOneSetOfBounds) {
+  std::string text = slurp(VPNLAB_TOPOLOGIES "/quick.toml");
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    auto r = parse_topology_text(t, "x.toml");
+    return r.ok() ? std::string() : r.error().where_and_what() + " / " + r.error().hint;
+  };
+  EXPECT_EQ(with("duration = \"10s\"", "duration = \"99999999999999999999s\""),
+            "x.toml:32:12: bench: 'duration' is too long / use at most 3600s");
+  EXPECT_EQ(with("samples = 10", "samples = 1001"), "x.toml:31:11: bench: 'samples' = 1001 is out of range / use a value from 1 to 1000");
+  EXPECT_EQ(with("warmup = \"2s\"", "warmup = \"2h\""), "x.toml:33:10: bench: 'warmup' is not a duration / write warmup = \"10s\" (units: ms, s, m)");
+  EXPECT_EQ(with("warmup = \"2s\"", "warmup = \"11m\""), "x.toml:33:10: bench: 'warmup' is too long / use at most 600s");
+}
+
+TEST(Trust, TemplatesAreRenderedBeforeAnythingRuns) {
+  // A copy of wireguard-go whose config template uses a value that does not exist.
+  std::string products = make_temp_dir("trust-products");
+  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/wireguard-go", products + "/wireguard-go", std::filesystem::copy_options::recursive);
+  std::ofstream(products + "/wireguard-go/wg.conf.tmpl", std::ios::app) << "Extra = {{no_such_value}}\n";
+  auto spec = load_product(products, "wireguard-go");
+  ASSERT_TRUE(spec.ok()) << "loading alone does not render";
+  auto topo = load_topology(VPNLAB_TOPOLOGIES "/quick.toml");
+  ASSERT_TRUE(topo.ok());
+  PlanOptions po;
+  po.run_id = "t";
+  po.tag = "t";
+  auto plan = make_plan(*topo, po);
+  ASSERT_TRUE(plan.ok());
+  auto s = ProductSession::check_templates(*spec, plan->vpn_only());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().where_and_what(), products + "/wireguard-go/wg.conf.tmpl:11: unknown value '{{no_such_value}}'");
+  // An unclosed block, likewise.
+  std::filesystem::copy_file(VPNLAB_PRODUCTS_DIR "/wireguard-go/wg.conf.tmpl", products + "/wireguard-go/wg.conf.tmpl",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(products + "/wireguard-go/wg.conf.tmpl", std::ios::app) << "{{#peers}}\n";
+  spec = load_product(products, "wireguard-go");
+  ASSERT_TRUE(spec.ok());
+  s = ProductSession::check_templates(*spec, plan->vpn_only());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "block 'peers' is not closed");
+  // Every shipped product renders on the shapes it supports.
+  for (const auto& name : list_products(VPNLAB_PRODUCTS_DIR)) {
+    auto shipped = load_product(VPNLAB_PRODUCTS_DIR, name);
+    ASSERT_TRUE(shipped.ok()) << name;
+    EXPECT_TRUE(ProductSession::check_templates(*shipped, plan->vpn_only()).ok()) << name;
+  }
+}
+
+TEST(Trust, ATemplatePathMustStayInTheProductFolder) {
+  std::string products = make_temp_dir("trust-products");
+  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/wireguard-go", products + "/wireguard-go", std::filesystem::copy_options::recursive);
+  std::string spec_path = products + "/wireguard-go/product.toml";
+  std::string spec = slurp(spec_path);
+  spec.replace(spec.find("template = \"wg.conf.tmpl\""), 25, "template = \"../../../../etc/shadow\"");
+  std::ofstream(spec_path) << spec;
+  auto r = load_product(products, "wireguard-go");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().where_and_what(),
+            spec_path + ":17:12: file: template '../../../../etc/shadow' is outside the product folder " + products + "/wireguard-go");
+  // A symlink out of the folder is outside too.
+  std::filesystem::create_symlink("/etc/hostname", products + "/wireguard-go/link.tmpl");
+  spec.replace(spec.find("template = \"../../../../etc/shadow\""), 35, "template = \"link.tmpl\"");
+  std::ofstream(spec_path) << spec;
+  r = load_product(products, "wireguard-go");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("template 'link.tmpl' is outside the product folder"), std::string::npos) << r.error().message;
+}
+
+TEST(Trust, ADirectoryIsNoProgram) {
+  std::string dir = make_temp_dir("trust-dir");
+  EXPECT_EQ(find_program(dir), "");
+  EXPECT_EQ(find_program("/bin/sh"), "/bin/sh");
+  auto r = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go@x=" + dir);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "product 'wireguard-go@x=" + dir + "': " + dir + " is not a program file (a directory?)");
+}
+
+TEST(Trust, FreeSpaceCheckNamesEnospc) {
+  EXPECT_TRUE(check_free_space("/tmp", 1).ok());
+  auto s = check_free_space("/tmp", uint64_t{1} << 62);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("/tmp: disk full: "), std::string::npos);
+  EXPECT_NE(s.error().message.find("No space left on device (ENOSPC)"), std::string::npos) << s.error().message;
+}
