@@ -41,7 +41,7 @@ FaultState* state() {
       std::getline(parts, pass, ':');
       std::getline(parts, sig, ':');
       f.pass = pass.empty() ? 1 : std::atoi(pass.c_str());
-      f.signal = sig == "kill" ? SIGKILL : sig == "term" ? SIGTERM : SIGINT;
+      f.signal = sig == "kill" ? SIGKILL : sig == "term" ? SIGTERM : sig == "hup" ? SIGHUP : SIGINT;
       st->specs.push_back(f);
     }
     return st;

@@ -1,4 +1,4 @@
-// Every fault point x {SIGINT, SIGKILL + cleanup}: a real `vpnlab run` is hit at a named
+// Every fault point x {SIGINT, SIGHUP, SIGKILL + cleanup}: a real `vpnlab run` is hit at a named
 // point; afterwards no lab namespace, no lab process and no half-written row remains.
 #include <dirent.h>
 
@@ -80,7 +80,7 @@ TEST_P(FaultPoints, LeaveNothingBehindAndNoHalfRow) {
   auto r = run_command(s, 120);
   ASSERT_TRUE(r.ok()) << r.error().format();
   std::string log = read_file(s.stdout_path);
-  if (signal == "int") {
+  if (signal == "int" || signal == "hup") {  // Ctrl-C, or a closed terminal
     EXPECT_EQ(r->exit_status, 130) << log;
   } else {
     EXPECT_EQ(r->exit_status, 128 + 9) << log;
@@ -111,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(
     Every, FaultPoints,
     ::testing::Combine(::testing::Values(Fault{"netns-create", 1}, Fault{"link-create", 1}, Fault{"fork-exec", 2}, Fault{"readiness", 1},
                                          Fault{"mid-sample", 1}, Fault{"mid-sample", 3}, Fault{"csv-row", 1}, Fault{"teardown", 2}),
-                       ::testing::Values("int", "kill")),
+                       ::testing::Values("int", "hup", "kill")),
     [](const ::testing::TestParamInfo<std::tuple<Fault, std::string>>& i) {
       std::string n = std::string(std::get<0>(i.param).point) + "_" + std::to_string(std::get<0>(i.param).pass) + "_" +
                       std::get<1>(i.param);
