@@ -244,10 +244,7 @@ int cmd_run(const Args& given) {
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     if (access((dir + "/results.csv").c_str(), R_OK) != 0)
       return fail(make_error("cannot resume " + dir + ": it has no results.csv", "give the run directory printed by the interrupted run"));
-    // The rows keep the run's id (the directory may have been renamed or copied).
-    auto earlier = read_results_csv(dir + "/results.csv", /*drop_torn_tail=*/true);
-    if (!earlier) return fail(with_context(earlier.error(), "cannot resume"));
-    plan->run_id = earlier->empty() ? dir.substr(dir.rfind('/') + 1) : earlier->front().run_id;
+    plan->run_id = dir.substr(dir.rfind('/') + 1);  // run_bench takes the rows' own id, if there are rows
     opts.run_dir = dir;
     opts.resume = true;
   }
@@ -371,7 +368,14 @@ const std::vector<Verb>& verbs() {
        "  --resume RUN_DIR continue an interrupted run: same topology and keys, only the missing rows\n"
        "  --no-pin         pin nothing (daemons, iperf3, softirq), to show what pinning changes\n"
        "  --sequential     all samples of one product, then the next (default: interleaved rounds)\n"
-       "  --from RUN_DIR   rerun exactly what that run did (its topology copy, products, samples, keys); versions must match",
+       "  --from RUN_DIR   rerun exactly what that run did (its topology copy, products, samples, keys); versions must match;\n"
+       "                   --product, --samples, --duration, --no-pin, --sequential and --resume cannot change it\n"
+       "Bounds: 1 to 1000 samples, 1 s to 3600 s per sample (as in [bench]).\n"
+       "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
+       "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
+       "Exit codes: 0 every row valid; 4 a product x test has no valid row (a product that never came up, every sample\n"
+       "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
+       "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from"}, cmd_run},
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
@@ -400,7 +404,9 @@ const std::vector<Verb>& verbs() {
 void print_usage() {
   std::cout << "usage: vpnlab VERB [ARGS]\n\nverbs:\n";
   for (const auto& v : verbs()) std::cout << "  " << v.synopsis << "\n";
-  std::cout << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n";
+  std::cout << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n"
+               "\nexit codes: 0 ok; 1 error; 2 usage; 3 'diff --threshold' gate fired; 4 'run': a product x test has no valid row;\n"
+               "5 'run': some rows failed or are invalid; 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n";
 }
 
 }  // namespace

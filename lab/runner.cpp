@@ -95,8 +95,6 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
       return make_error(plan.topology_file + ": test '" + t.spec.name + "': length " + std::to_string(t.spec.length) +
                             " does not fit the overlay MTU " + std::to_string(plan.overlay_mtu) + " the products resolved to",
                         "use length <= " + std::to_string(plan.overlay_mtu - 28) + ", or leave it out (MTU - 28 is the default)");
-  // Products run on the VPN nodes only; site clients behind gateways run none.
-  const Plan vpn_plan = plan.vpn_only();
   // Resuming: the same topology, and every row already there counts as done. Checked
   // before anything is written, so a refused resume leaves the earlier run as it was.
   RunReport report;
@@ -108,10 +106,14 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
                         "resume with the same file (its copy is " + opts.run_dir + "/topology.toml)");
     auto earlier = read_results_csv(opts.run_dir + "/results.csv", /*drop_torn_tail=*/true);
     if (!earlier) return with_context(earlier.error(), "resume");
+    // New rows keep the run's id, also in a directory that was renamed or copied.
+    if (!earlier->empty()) resolved.run_id = earlier->front().run_id;
     for (const auto& r : *earlier) done.insert({r.product, r.test, r.sample});
     report.rows = earlier.value();
     spdlog::info("resuming {}: {} rows already measured", plan.run_id, done.size());
   }
+  // Products run on the VPN nodes only; site clients behind gateways run none.
+  const Plan vpn_plan = plan.vpn_only();
   if (auto s = make_dirs(opts.run_dir, 0750); !s) return s.error();
   chmod(opts.run_dir.c_str(), 0750);
   if (auto s = make_dirs(opts.run_dir + "/secrets", 0700); !s) return s.error();

@@ -18,27 +18,6 @@
 using namespace vpnlab;
 using namespace vpnlab::testing;
 
-namespace {
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-Outcome vpnlab_cli(const std::vector<std::string>& args) {
-  std::string dir = make_temp_dir("cli");
-  SpawnSpec s;
-  s.argv = {VPNLAB_BINARY};
-  s.argv.insert(s.argv.end(), args.begin(), args.end());
-  s.stdout_path = dir + "/out";
-  s.stderr_path = dir + "/err";
-  auto r = run_command(s, 120);
-  Outcome o;
-  if (r) o.status = r->exit_status;
-  o.out = read_file(s.stdout_path);
-  o.err = read_file(s.stderr_path);
-  return o;
-}
-}  // namespace
 
 TEST(Cli, ValidateRefusesABrokenFileWithOneClearError) {
   std::string file = make_temp_dir("broken") + "/quick.toml";
@@ -46,7 +25,7 @@ TEST(Cli, ValidateRefusesABrokenFileWithOneClearError) {
   text.replace(text.find("nodes = [\"a\", \"b\"]"), 18, "nodes = [\"a\", \"c\"]");
   std::ofstream(file) << text;
   auto before = list_namespaces(kLabPrefix);
-  Outcome o = vpnlab_cli({"validate", file});
+  CliOutcome o = vpnlab_cli({"validate", file});
   EXPECT_EQ(o.status, 1);
   EXPECT_EQ(o.err.rfind("vpnlab: error: " + file + ":", 0), 0u) << o.err;
   EXPECT_NE(o.err.find("link 'lan': node 'c' is not defined\nhint: "), std::string::npos) << o.err;
@@ -55,7 +34,7 @@ TEST(Cli, ValidateRefusesABrokenFileWithOneClearError) {
 }
 
 TEST(Cli, UnknownVerbAndOptionSuggest) {
-  Outcome o = vpnlab_cli({"rn"});
+  CliOutcome o = vpnlab_cli({"rn"});
   EXPECT_EQ(o.status, 2);
   EXPECT_NE(o.err.find("did you mean 'run'?"), std::string::npos) << o.err;
   o = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--sample", "3"});
@@ -124,7 +103,7 @@ TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
   // The finished rows are enough to redo the summary.
   std::string run_dir = csv.substr(0, csv.rfind('/'));
   std::string summary = read_file(run_dir + "/summary.txt");
-  Outcome report = vpnlab_cli({"report", run_dir});
+  CliOutcome report = vpnlab_cli({"report", run_dir});
   EXPECT_EQ(report.status, 0) << report.err;
   EXPECT_EQ(report.out, summary);
   EXPECT_NE(read_file(run_dir + "/summary.json").find("\"schema\": " + std::to_string(kSummarySchema)), std::string::npos);
@@ -135,7 +114,7 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   std::string out = make_temp_dir("resume");
   // A first run of 2 samples stands for an interrupted run of 4.
-  Outcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", out});
+  CliOutcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", out});
   ASSERT_EQ(first.status, 0) << first.err;
   // "results: RUN_DIR/results.csv" closes the output.
   auto at = first.out.find("results: ");
@@ -143,7 +122,7 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   std::string run_dir = first.out.substr(at + 9, first.out.find("/results.csv", at) - at - 9);
   auto before = read_results_csv(run_dir + "/results.csv");
   ASSERT_TRUE(before.ok() && before->size() == 2u) << run_dir;
-  Outcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "4", "--duration", "1s",
+  CliOutcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "4", "--duration", "1s",
                                 "--resume", run_dir});
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   auto rows = read_results_csv(run_dir + "/results.csv");
@@ -159,7 +138,7 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   // Another topology cannot resume this run, and trying changes nothing in it.
   std::string environment = read_file(run_dir + "/environment.json");
   std::string plan = read_file(run_dir + "/plan.txt");
-  Outcome wrong = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "baseline", "--resume", run_dir});
+  CliOutcome wrong = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "baseline", "--resume", run_dir});
   EXPECT_EQ(wrong.status, 1);
   EXPECT_NE(wrong.err.find("was measured with a different topology"), std::string::npos) << wrong.err;
   EXPECT_EQ(read_file(run_dir + "/environment.json"), environment);

@@ -18,24 +18,11 @@ struct Fault {
   int pass;
 };
 
-// Processes vpnlab starts in these runs; nothing else on a test machine runs them. A
-// zombie (dead, waiting for PID 1 to reap it after vpnlab was killed) runs nothing and
-// holds no namespace, so it does not count.
+// Processes vpnlab starts in these runs; nothing else on a test machine runs them.
 std::vector<std::string> lab_programs_running() {
   std::vector<std::string> found;
-  DIR* proc = opendir("/proc");
-  while (dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::string base = std::string("/proc/") + e->d_name;
-    std::string comm = read_file(base + "/comm");
-    if (comm != "wireguard-go\n" && comm != "iperf3\n") continue;
-    std::string stat = read_file(base + "/stat");
-    auto close_paren = stat.rfind(')');
-    char state = close_paren != std::string::npos && close_paren + 2 < stat.size() ? stat[close_paren + 2] : '?';
-    if (state == 'Z') continue;
-    found.push_back(comm.substr(0, comm.size() - 1) + " pid " + e->d_name + " state " + state);
-  }
-  closedir(proc);
+  for (const char* comm : {"wireguard-go", "iperf3"})
+    for (pid_t pid : pids_named(comm)) found.push_back(std::string(comm) + " pid " + std::to_string(pid));
   return found;
 }
 

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -51,6 +53,44 @@ inline std::string read_file(const std::string& path) {
   std::stringstream b;
   b << in.rdbuf();
   return b.str();
+}
+
+// The vpnlab binary as a user runs it (with `env` added): exit status, stdout, stderr.
+struct CliOutcome {
+  int status = -1;
+  std::string out, err;
+};
+
+inline CliOutcome vpnlab_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
+  std::string dir = make_temp_dir("cli");
+  SpawnSpec s;
+  s.argv = {VPNLAB_BINARY};
+  s.argv.insert(s.argv.end(), args.begin(), args.end());
+  s.env = env;
+  s.stdout_path = dir + "/out";
+  s.stderr_path = dir + "/err";
+  auto r = run_command(s, 240);
+  CliOutcome o;
+  if (r) o.status = r->exit_status;
+  o.out = read_file(s.stdout_path);
+  o.err = read_file(s.stderr_path);
+  return o;
+}
+
+// Pids of the running processes named `comm`. A zombie (dead, waiting for PID 1 to reap
+// it after vpnlab was killed) runs nothing and holds no namespace: not counted.
+inline std::vector<pid_t> pids_named(const std::string& comm) {
+  std::vector<pid_t> pids;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (read_file(e.path().string() + "/comm") != comm + "\n") continue;
+    std::string stat = read_file(e.path().string() + "/stat");
+    auto paren = stat.rfind(')');
+    if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z') continue;
+    pids.push_back(std::stoi(name));
+  }
+  return pids;
 }
 
 // Nothing of the plan remains: no namespace file, no inode referenced, no process inside.

@@ -323,3 +323,16 @@ TEST(Trust, FreeSpaceCheckNamesEnospc) {
   EXPECT_NE(s.error().message.find("/tmp: disk full: "), std::string::npos);
   EXPECT_NE(s.error().message.find("No space left on device (ENOSPC)"), std::string::npos) << s.error().message;
 }
+
+TEST(Trust, AnUnknownProductInTheFileNamesItsLine) {
+  std::string file = make_temp_dir("trust-topo") + "/quick.toml";
+  std::string text = slurp(VPNLAB_TOPOLOGIES "/quick.toml");
+  text.replace(text.find("products = [\"baseline\", \"wireguard-go\"]"), 39, "products = [\"baseline\", \"wireguard-goo\"]");
+  std::ofstream(file) << text;
+  RunRequest req;
+  req.topology_file = file;
+  auto plan = plan_request(req);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().where_and_what().substr(0, file.size() + 39), file + ":30:12: unknown product 'wireguard-goo'");
+  EXPECT_EQ(plan.error().hint, "did you mean 'wireguard-go'?");
+}
