@@ -54,16 +54,16 @@ std::string turbo_state() {
 
 }  // namespace
 
-void amend_environment(const std::string& run_dir, const nlohmann::json& fields) {
+Status amend_environment(const std::string& run_dir, const nlohmann::json& fields) {
   std::string path = run_dir + "/environment.json";
   auto env = nlohmann::json::parse(read_file_text(path), nullptr, false);
-  if (env.is_discarded()) return;
+  if (env.is_discarded()) return make_error(path + ": not valid JSON, not amended");
   env.update(fields);
-  (void)write_file(path, env.dump(2) + "\n", 0640);
+  return replace_file(path, env.dump(2) + "\n", 0640);  // never a truncated provenance
 }
 
-void record_run_end(const std::string& run_dir) {
-  amend_environment(run_dir, {{"finished", utc_now()}, {"steal_s_at_end", read_cpu_times().steal}});
+Status record_run_end(const std::string& run_dir) {
+  return amend_environment(run_dir, {{"finished", utc_now()}, {"steal_s_at_end", read_cpu_times().steal}});
 }
 
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,

@@ -16,8 +16,8 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
                                     const std::vector<Availability>& availability);
 
 // Sets top-level fields of RUN_DIR/environment.json (what is learnt during a run).
-void amend_environment(const std::string& run_dir, const nlohmann::json& fields);
+Status amend_environment(const std::string& run_dir, const nlohmann::json& fields);
 // Adds the end time and the steal counter at the end.
-void record_run_end(const std::string& run_dir);
+Status record_run_end(const std::string& run_dir);
 
 }  // namespace vpnlab

@@ -38,6 +38,20 @@ std::string read_file_text(const std::string& path) {
   return buf.str();
 }
 
+Status replace_file(const std::string& path, const std::string& content, mode_t mode) {
+  const std::string tmp = path + ".new";
+  if (auto s = write_file(tmp, content, mode); !s) {
+    unlink(tmp.c_str());
+    return s;
+  }
+  if (rename(tmp.c_str(), path.c_str()) < 0) {
+    int err = errno;
+    unlink(tmp.c_str());
+    return make_error("cannot replace " + path + ": " + errno_text(err));
+  }
+  return ok_status();
+}
+
 Status check_free_space(const std::string& dir, uint64_t need_bytes) {
   struct statvfs st{};
   if (statvfs(dir.c_str(), &st) < 0) return make_error("cannot check the free space of " + dir + ": " + errno_text(errno));

@@ -14,6 +14,9 @@ namespace vpnlab {
 Status make_dirs(const std::string& path, mode_t mode);
 // Writes `content` to `path` (created or truncated) with exactly `mode`.
 Status write_file(const std::string& path, const std::string& content, mode_t mode);
+// Writes a new version next to `path` and renames it over: the old content stays whole
+// if the write fails (a full disk), for files that already hold something of value.
+Status replace_file(const std::string& path, const std::string& content, mode_t mode);
 // The whole file, or "" if it cannot be read.
 std::string read_file_text(const std::string& path);
 

@@ -283,6 +283,11 @@ int cmd_run(const Args& given) {
     std::cerr << "vpnlab: interrupted: finished samples are kept in " << opts.run_dir << "/results.csv\n";
     return kExitInterrupted;
   }
+  if (!report->output_error.empty()) {
+    std::cerr << "vpnlab: error: " << report->output_error << "\nhint: every row is in " << opts.run_dir
+              << "/results.csv; once the cause is fixed, 'vpnlab report " << opts.run_dir << "' writes the summary and report\n";
+    return kExitError;
+  }
   return run_exit_code(report->completeness, opts.run_dir);
 }
 

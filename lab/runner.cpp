@@ -229,15 +229,20 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   for (const auto& spec : specs) product_names.push_back(spec.name);
   for (const auto& t : plan.tests) test_names.push_back(t.spec.name);
   report.completeness = completeness(rows, product_names, test_names);
-  (void)write_file(opts.run_dir + "/summary.txt", report.summary, 0640);
-  (void)write_file(opts.run_dir + "/summary.json", summary_json(rows).dump(2) + "\n", 0640);
+  // The rows are complete whatever happens now; what cannot be written (a disk that filled
+  // at the very end) is reported, and `vpnlab report` can redo it from the rows.
+  auto keep_first_error = [&](Status s) {
+    if (!s && report.output_error.empty()) report.output_error = s.error().message;
+  };
+  keep_first_error(write_file(opts.run_dir + "/summary.txt", report.summary, 0640));
+  keep_first_error(write_file(opts.run_dir + "/summary.json", summary_json(rows).dump(2) + "\n", 0640));
   // What teardown audits found, for the report (which reads only files of the run).
   nlohmann::json audit = nlohmann::json::object();
   for (const auto& p : report.products)
     if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
-  (void)write_file(opts.run_dir + "/audit.json", audit.dump(2) + "\n", 0640);
-  if (!opts.resume) record_run_end(opts.run_dir);
-  if (auto s = write_report(opts.run_dir); !s) spdlog::warn("report: {}", s.error().message);
+  keep_first_error(write_file(opts.run_dir + "/audit.json", audit.dump(2) + "\n", 0640));
+  if (!opts.resume) keep_first_error(record_run_end(opts.run_dir));
+  keep_first_error(write_report(opts.run_dir));
   return report;
 }
 

@@ -46,6 +46,7 @@ struct RunReport {
   std::vector<ProductOutcome> products;
   bool interrupted = false;
   Completeness completeness;  // of results.csv as written, against the plan's products x tests
+  std::string output_error;   // summary, audit or report that could not be written (rows are complete)
 };
 
 Result<RunReport> run_bench(const Plan& plan, const RunOptions& opts);

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include <spdlog/spdlog.h>
+
 #include "lab/environment.h"
 
 namespace vpnlab {
@@ -154,7 +156,8 @@ class GuestRuntime : public NodeRuntime {
     json guests = json::array();
     for (const auto& g : lab_->guests())
       guests.push_back({{"node", g.node}, {"domain", g.domain}, {"kernel", g.kernel}, {"boot_s", g.boot_s}});
-    amend_environment(run_dir, {{"accel", accel_}, {"image", image_}, {"guests", guests}, {"vm_limits", limits()}});
+    if (auto s = amend_environment(run_dir, {{"accel", accel_}, {"image", image_}, {"guests", guests}, {"vm_limits", limits()}}); !s)
+      spdlog::warn("guests not recorded in environment.json: {}", s.error().message);
   }
   Audit audit() override {
     Audit a;

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "lab/results_csv.h"
+#include "lab/run_files.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;
@@ -203,6 +204,8 @@ TEST(Trust, AFullDiskStopsTheRunAndSaysSo) {
   EXPECT_GE(rows->size(), 1u);
   EXPECT_LT(rows->size(), 30u);
   for (const auto& r : *rows) EXPECT_EQ(r.status, "ok") << "no row blames the product for the disk: " << r.reason;
+  auto env = read_environment(run_dir_in(mnt), /*required=*/true);
+  EXPECT_TRUE(env.ok()) << "provenance is never left truncated: " << env.error().format();
   expect_lab_gone(log);
 }
 

@@ -336,3 +336,15 @@ TEST(Trust, AnUnknownProductInTheFileNamesItsLine) {
   EXPECT_EQ(plan.error().where_and_what().substr(0, file.size() + 39), file + ":30:12: unknown product 'wireguard-goo'");
   EXPECT_EQ(plan.error().hint, "did you mean 'wireguard-go'?");
 }
+
+TEST(Trust, ReplaceFileSwapsWholeVersions) {
+  std::string dir = make_temp_dir("trust-replace");
+  ASSERT_TRUE(write_file(dir + "/environment.json", "{\"a\": 1}\n", 0640).ok());
+  ASSERT_TRUE(replace_file(dir + "/environment.json", "{\"a\": 2}\n", 0640).ok());
+  EXPECT_EQ(slurp(dir + "/environment.json"), "{\"a\": 2}\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/environment.json.new"));
+  // Where the new version cannot be written, the old one stays as it was.
+  auto s = replace_file(dir + "/no-such-dir/environment.json", "x", 0640);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(slurp(dir + "/environment.json"), "{\"a\": 2}\n");
+}
