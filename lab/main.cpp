@@ -65,6 +65,12 @@ struct Args {
   bool verbose = false;  // -v: debug detail
 };
 
+// "results/run/" and "results/run" name one run: messages then say ".../environment.json".
+std::string run_dir_arg(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
 int fail(const Error& e) {
   std::cerr << e.format() << "\n";
   return kExitError;
@@ -231,7 +237,7 @@ int cmd_run(const Args& given) {
         return usage_error("run", std::string(name) + " cannot be given with --from: --from repeats exactly what that run did (" +
                                       "its products, samples, duration, pinning and order); measure anew with 'vpnlab run FILE " + name + " ...'");
   RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
-  auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(a.from_dir, &request);
+  auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(run_dir_arg(a.from_dir), &request);
   if (!plan) return fail(plan.error());
   if (!need_root("run")) return kExitError;
   auto lock = RunLock::acquire();
@@ -240,8 +246,7 @@ int cmd_run(const Args& given) {
   RunOptions opts;
   opts.run_dir = a.out_dir + "/" + plan->run_id;
   if (!a.resume_dir.empty()) {
-    std::string dir = a.resume_dir;
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    std::string dir = run_dir_arg(a.resume_dir);
     if (access((dir + "/results.csv").c_str(), R_OK) != 0)
       return fail(make_error("cannot resume " + dir + ": it has no results.csv", "give the run directory printed by the interrupted run"));
     plan->run_id = dir.substr(dir.rfind('/') + 1);  // run_bench takes the rows' own id, if there are rows
@@ -319,7 +324,7 @@ int cmd_products(const Args&) {
 
 int cmd_report(const Args& a) {
   if (a.positional.size() != 1) return usage_error("report", "give one run directory");
-  const std::string dir = a.positional[0];
+  const std::string dir = run_dir_arg(a.positional[0]);
   auto rows = read_results_csv(dir + "/results.csv");
   if (!rows) return fail(with_context(rows.error(), "report"));
   std::string table = summary_table(rows.value());
@@ -334,8 +339,8 @@ int cmd_diff(const Args& a) {
   if (a.positional.size() != 1 && a.positional.size() != 2)
     return usage_error("diff", "give two run directories, RUN_A (before) and RUN_B (after), or one run with two tagged versions");
   if (a.positional.size() == 1 && a.relative) return usage_error("diff", "--relative compares two runs; one run's versions share their rounds already");
-  auto d = a.positional.size() == 1 ? diff_tagged_run(a.positional[0], a.threshold)
-                                    : diff_runs(a.positional[0], a.positional[1], a.threshold, a.relative);
+  auto d = a.positional.size() == 1 ? diff_tagged_run(run_dir_arg(a.positional[0]), a.threshold)
+                                    : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), a.threshold, a.relative);
   if (!d) return fail(d.error());
   std::cout << d->text;
   return d->gate_failed ? kExitGate : 0;
