@@ -62,62 +62,34 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
   return row;
 }
 
-SampleRow run_sample(const SampleContext& c, const std::string& label, double duration_s, bool* interrupted) {
-  const Plan& plan = *c.plan;
-  const TestSpec& t = c.test->spec;
-  const bool tunnel = c.session->tunnel();
-  SampleRow row = row_for(plan, *c.test, *c.spec, duration_s);
-  row.bringup_s = c.session->bringup_seconds();
-  auto fail = [&](const std::string& why) {
-    row.reason = why;
-    return row;
-  };
-  // A product whose daemon is already gone cannot be measured: say so, not a side effect.
-  if (auto d = c.session->check_daemons(); !d) return fail("product daemon died: " + d.error().message);
-  if (auto p = c.session->repin_daemons(); !p) return fail(p.error().message);
+namespace {
 
-  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, kIperfPort);
-  row.processes = static_cast<int>(procs.size());
-  NodeRuntime& nodes = *c.nodes;
-  std::vector<std::unique_ptr<NodeProcess>> servers;
+// Phase 1: one iperf3 server per process, each listening before the next starts.
+Status start_servers(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
+                     std::vector<std::unique_ptr<NodeProcess>>* servers, bool* interrupted) {
   for (size_t i = 0; i < procs.size(); ++i) {
     SpawnSpec server;
     server.argv = iperf_server_argv(procs[i].port);
     if (procs[i].server_cpu >= 0) server.cpus = {procs[i].server_cpu};
     server.stdout_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-server.log";
-    auto srv = nodes.spawn(procs[i].server, server, false);
-    if (!srv) return fail(srv.error().message);
-    servers.push_back(std::move(srv.value()));
-    if (auto s = nodes.wait_tcp_listening(procs[i].server, procs[i].port, 5, c.interrupt_fd); !s) {
+    auto srv = c.nodes->spawn(procs[i].server, server, false);
+    if (!srv) return srv.error();
+    servers->push_back(std::move(srv.value()));
+    if (auto s = c.nodes->wait_tcp_listening(procs[i].server, procs[i].port, 5, c.interrupt_fd); !s) {
       *interrupted = interrupt_signal() != 0;
-      return fail(s.error().message + " " + log_tail(server.stdout_path, 3));
+      return make_error(s.error().message + " " + log_tail(server.stdout_path, 3));
     }
   }
-  // The VPN nodes whose tunnels the test crosses, with the bytes each must carry.
-  std::map<std::string, TunnelCounters> before;
-  auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
-  std::vector<std::string> crossed = {vpn_of(t.client)};
-  for (const auto& p : procs) crossed.push_back(vpn_of(p.server));
-  for (const auto& node : crossed) {
-    if (before.count(node)) continue;
-    auto r = c.session->read_counters(node);
-    if (!r) return fail(r.error().message);
-    before[node] = r.value();
-  }
-  // The machine should be idle before a sample starts: wait a little for it, then record
-  // whatever still runs outside the lab.
-  row.outside_load = wait_outside_idle(nodes.inodes(), 500);
+  return ok_status();
+}
 
-  std::unique_ptr<LatencyProbe> probe;  // stays empty where the backend has none
-  if (!c.repeating_payload) {
-    auto lp = nodes.latency_probe(t.client, plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
-    if (!lp) return fail(lp.error().message);
-    probe = std::move(lp.value());
-  }
+// The iperf3 client processes of the test, each pinned to its load CPU.
+std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs, double duration_s) {
+  const TestSpec& t = c.test->spec;
   std::vector<SpawnSpec> specs(procs.size());
   for (size_t i = 0; i < procs.size(); ++i) {
     IperfClientOptions o;
-    o.server_address = plan.target_address(*c.test, procs[i].server_index, tunnel).str();
+    o.server_address = c.plan->target_address(*c.test, procs[i].server_index, c.session->tunnel()).str();
     o.port = procs[i].port;
     o.duration_s = duration_s;
     o.streams = procs[i].parallel;
@@ -133,23 +105,25 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     specs[i].stdout_path = c.raw_dir + "/" + process_label(label, i, procs.size()) + ".json";
     specs[i].stderr_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-client.err";
   }
-  fault_point("mid-sample");
-  CpuTimes cpu_before = read_cpu_times();
-  std::vector<CpuTimes> per_cpu_before = read_cpu_times_per_cpu();
+  return specs;
+}
+
+// Phase 2: the clients, started together; returns how far apart their starts were. The
+// clients end the sample, unless an interrupt, a product daemon's death (the tunnel is
+// gone: TCP would only stall) or the time limit comes first.
+Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>& specs, double duration_s, bool* interrupted) {
   std::vector<std::unique_ptr<NodeProcess>> clients;
   // The spread is from the first process's start to the last one's: a launch that takes
   // long by itself (a guest's agent round trip) delays all alike and is no spread.
   Clock::time_point first_start, last_start;
-  for (auto& spec : specs) {
-    auto cl = nodes.spawn(t.client, spec, false);
-    if (!cl) return fail(cl.error().message);
+  for (const auto& spec : specs) {
+    auto cl = c.nodes->spawn(c.test->spec.client, spec, false);
+    if (!cl) return cl.error();
     last_start = Clock::now();
     if (clients.empty()) first_start = last_start;
     clients.push_back(std::move(cl.value()));
   }
   double start_spread_ms = std::chrono::duration<double, std::milli>(last_start - first_start).count();
-  // The clients end the sample, unless an interrupt, a product daemon's death (the tunnel
-  // is gone: TCP would only stall) or the time limit comes first.
   int64_t limit_ms = (static_cast<int64_t>(duration_s) + 20) * 1000;
   auto deadline = Clock::now() + std::chrono::milliseconds(limit_ms);
   std::vector<bool> done(clients.size(), false);
@@ -171,15 +145,119 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
       continue;
     }
     for (auto& cl : clients) cl->stop(1000);
-    if (which < 0) return fail("iperf3 clients did not finish within " + std::to_string(limit_ms / 1000) + " s");
+    if (which < 0) return make_error("iperf3 clients did not finish within " + std::to_string(limit_ms / 1000) + " s");
     if (static_cast<size_t>(which) < first_daemon) {
       *interrupted = true;
-      return fail("interrupted");
+      return make_error("interrupted");
     }
     auto d = c.session->check_daemons();
-    return fail("product daemon died during the sample: " + (d ? std::string("it exited") : d.error().message));
+    return make_error("product daemon died during the sample: " + (d ? std::string("it exited") : d.error().message));
   }
-  CpuTimes cpu = read_cpu_times() - cpu_before;
+  return start_spread_ms;
+}
+
+// Phase 3: iperf3's own results, summed over the processes, into the row; per VPN node
+// the bytes it sent and received (for the tunnel proof); the bytes delivered.
+Status merge_iperf(const SampleContext& c, const std::vector<TrafficProcess>& procs, const std::vector<SpawnSpec>& specs, SampleRow* row,
+                   std::map<std::string, std::pair<uint64_t, uint64_t>>* expect, uint64_t* delivered) {
+  const TestSpec& t = c.test->spec;
+  auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };
+  uint64_t udp_packets = 0, udp_lost = 0;
+  row->gbps = 0;
+  row->retransmits = t.udp ? -1 : 0;
+  double gbit = 0;
+  for (size_t i = 0; i < procs.size(); ++i) {
+    auto sample = parse_iperf_json(read_file_text(specs[i].stdout_path));
+    if (!sample) return make_error(procs.size() == 1 ? sample.error().message : "process " + std::to_string(i + 1) + ": " + sample.error().message);
+    row->gbps += sample->gbps;
+    gbit += sample->gbps * sample->seconds;
+    if (sample->retransmits >= 0 && row->retransmits >= 0) row->retransmits += sample->retransmits;
+    row->generator_cpu_pct = std::max({row->generator_cpu_pct, sample->cpu_host_pct, sample->cpu_remote_pct});
+    udp_packets += sample->udp_packets;
+    udp_lost += sample->udp_lost;
+    // Forward bytes go client -> server, reverse ones server -> client; --bidir has both.
+    uint64_t forward = t.reverse ? 0 : sample->bytes_received;
+    uint64_t back = t.reverse ? sample->bytes_received : sample->bytes_received_back;
+    (*expect)[vpn_of(t.client)].first += forward;
+    (*expect)[vpn_of(t.client)].second += back;
+    (*expect)[vpn_of(procs[i].server)].first += back;
+    (*expect)[vpn_of(procs[i].server)].second += forward;
+    *delivered += forward + back;
+  }
+  row->cpu_s_per_gbit = gbit > 0 ? row->cpu_s / gbit : 0;
+  if (udp_packets > 0) row->loss_pct = 100.0 * static_cast<double>(udp_lost) / static_cast<double>(udp_packets);
+  return ok_status();
+}
+
+void record_cpu(const CpuTimes& cpu, SampleRow* row) {
+  row->cpu_s = cpu.busy();
+  row->cpu_user_s = cpu.user + cpu.nice;
+  row->cpu_sys_s = cpu.system + cpu.irq;
+  row->cpu_softirq_s = cpu.softirq;
+  row->steal_s = cpu.steal;
+}
+
+}  // namespace
+
+std::string score_sample(const SampleScore& s) {
+  for (const auto& [node, sent_received] : s.expect) {
+    auto delta = s.delta.find(node);
+    std::string why = delta == s.delta.end() ? std::string("no counters") : tunnel_check(s.tunnel, sent_received.first, sent_received.second, delta->second);
+    if (!why.empty()) return "VPN node '" + node + "': " + why;
+  }
+  // Starts more than 2 % of the duration (at least 50 ms: forking a few processes on a
+  // busy 2-CPU machine takes 10-25 ms) apart do not make one window. Not a measurement,
+  // the plaintext check needs no window.
+  if (!s.repeating_payload && s.start_spread_ms > std::max(s.duration_s * 20, 50.0))
+    return "the iperf3 processes started " + std::to_string(static_cast<int>(s.start_spread_ms)) + " ms apart: their sum is not one window";
+  return "";
+}
+
+SampleRow run_sample(const SampleContext& c, const std::string& label, double duration_s, bool* interrupted) {
+  const Plan& plan = *c.plan;
+  const TestSpec& t = c.test->spec;
+  const bool tunnel = c.session->tunnel();
+  SampleRow row = row_for(plan, *c.test, *c.spec, duration_s);
+  row.bringup_s = c.session->bringup_seconds();
+  auto fail = [&](const std::string& why) {
+    row.reason = why;
+    return row;
+  };
+  // A product whose daemon is already gone cannot be measured: say so, not a side effect.
+  if (auto d = c.session->check_daemons(); !d) return fail("product daemon died: " + d.error().message);
+  if (auto p = c.session->repin_daemons(); !p) return fail(p.error().message);
+
+  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, kIperfPort);
+  row.processes = static_cast<int>(procs.size());
+  std::vector<std::unique_ptr<NodeProcess>> servers;
+  if (auto s = start_servers(c, label, procs, &servers, interrupted); !s) return fail(s.error().message);
+  // The VPN nodes whose tunnels the test crosses, with their counters before.
+  std::map<std::string, TunnelCounters> before;
+  auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
+  std::vector<std::string> crossed = {vpn_of(t.client)};
+  for (const auto& p : procs) crossed.push_back(vpn_of(p.server));
+  for (const auto& node : crossed) {
+    if (before.count(node)) continue;
+    auto r = c.session->read_counters(node);
+    if (!r) return fail(r.error().message);
+    before[node] = r.value();
+  }
+  // The machine should be idle before a sample starts: wait a little for it, then record
+  // whatever still runs outside the lab.
+  row.outside_load = wait_outside_idle(c.nodes->inodes(), 500);
+  std::unique_ptr<LatencyProbe> probe;  // stays empty where the backend has none
+  if (!c.repeating_payload) {
+    auto lp = c.nodes->latency_probe(t.client, plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
+    if (!lp) return fail(lp.error().message);
+    probe = std::move(lp.value());
+  }
+  std::vector<SpawnSpec> specs = client_specs(c, label, procs, duration_s);
+  fault_point("mid-sample");
+  CpuTimes cpu_before = read_cpu_times();
+  std::vector<CpuTimes> per_cpu_before = read_cpu_times_per_cpu();
+  auto spread = run_clients(c, specs, duration_s, interrupted);
+  if (!spread) return fail(spread.error().message);
+  record_cpu(read_cpu_times() - cpu_before, &row);
   std::vector<CpuTimes> per_cpu = read_cpu_times_per_cpu();
   for (size_t i = 0; i < per_cpu.size() && i < per_cpu_before.size(); ++i) per_cpu[i] = per_cpu[i] - per_cpu_before[i];
   row.softirq_by_cpu = softirq_shares(per_cpu);
@@ -196,53 +274,21 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   for (auto& srv : servers)
     if (!srv->wait_exit(5000)) srv->stop(1000);
 
-  std::map<std::string, std::pair<uint64_t, uint64_t>> expect;  // node -> {sent, received}
-  uint64_t delivered = 0, udp_packets = 0, udp_lost = 0;
-  row.gbps = 0;
-  row.retransmits = t.udp ? -1 : 0;
-  double gbit = 0;
-  for (size_t i = 0; i < procs.size(); ++i) {
-    auto sample = parse_iperf_json(read_file_text(specs[i].stdout_path));
-    if (!sample) return fail(procs.size() == 1 ? sample.error().message : "process " + std::to_string(i + 1) + ": " + sample.error().message);
-    row.gbps += sample->gbps;
-    gbit += sample->gbps * sample->seconds;
-    if (sample->retransmits >= 0 && row.retransmits >= 0) row.retransmits += sample->retransmits;
-    row.generator_cpu_pct = std::max({row.generator_cpu_pct, sample->cpu_host_pct, sample->cpu_remote_pct});
-    udp_packets += sample->udp_packets;
-    udp_lost += sample->udp_lost;
-    // Forward bytes go client -> server, reverse ones server -> client; --bidir has both.
-    uint64_t forward = t.reverse ? 0 : sample->bytes_received;
-    uint64_t back = t.reverse ? sample->bytes_received : sample->bytes_received_back;
-    expect[vpn_of(t.client)].first += forward;
-    expect[vpn_of(t.client)].second += back;
-    expect[vpn_of(procs[i].server)].first += back;
-    expect[vpn_of(procs[i].server)].second += forward;
-    delivered += forward + back;
-  }
-  row.cpu_s = cpu.busy();
-  row.cpu_user_s = cpu.user + cpu.nice;
-  row.cpu_sys_s = cpu.system + cpu.irq;
-  row.cpu_softirq_s = cpu.softirq;
-  row.steal_s = cpu.steal;
-  row.cpu_s_per_gbit = gbit > 0 ? row.cpu_s / gbit : 0;
-  if (udp_packets > 0) row.loss_pct = 100.0 * static_cast<double>(udp_lost) / static_cast<double>(udp_packets);
+  SampleScore score{tunnel, c.repeating_payload, duration_s, *spread, {}, {}};
+  uint64_t delivered = 0;
+  if (auto s = merge_iperf(c, procs, specs, &row, &score.expect, &delivered); !s) return fail(s.error().message);
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);
   uint64_t rx_packets = 0;
-  for (const auto& [node, sent_received] : expect) {
+  for (const auto& [node, sent_received] : score.expect) {
     auto after = c.session->read_counters(node);
     if (!after) return fail(after.error().message);
     TunnelCounters delta = after.value() - before[node];
+    score.delta[node] = delta;
     // Packets delivered: what the receiving sides' interfaces took in.
     if (sent_received.second > 0) rx_packets += tunnel ? delta.if_rx_packets : delta.underlay_rx_packets;
-    std::string why = tunnel_check(tunnel, sent_received.first, sent_received.second, delta);
-    if (!why.empty() && row.reason.empty()) row.reason = "VPN node '" + node + "': " + why;
   }
   row.pps = static_cast<double>(rx_packets) / duration_s;
-  // Starts more than 2 % of the duration (at least 50 ms: forking a few processes on a
-  // busy 2-CPU machine takes 10-25 ms) apart do not make one window. Not a measurement,
-  // the plaintext check needs no window.
-  if (row.reason.empty() && !c.repeating_payload && start_spread_ms > std::max(duration_s * 20, 50.0))
-    row.reason = "the iperf3 processes started " + std::to_string(static_cast<int>(start_spread_ms)) + " ms apart: their sum is not one window";
+  row.reason = score_sample(score);
   if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = delivered;
   row.valid = row.reason.empty();
   row.status = "ok";

@@ -3,6 +3,7 @@
 // the checks that make its row valid.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "lab/plan.h"
@@ -32,6 +33,21 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
 
 // Runs one sample; `label` names its raw files. *interrupted is set on SIGINT/SIGTERM.
 SampleRow run_sample(const SampleContext& c, const std::string& label, double duration_s, bool* interrupted);
+
+// What decides a finished sample's validity, apart from the run: per VPN node crossed, the
+// bytes iperf3 sent and received there and its counters' change over the sample, and how
+// far apart the client processes started.
+struct SampleScore {
+  bool tunnel = true;
+  bool repeating_payload = false;  // the plaintext check: one process, no window needed
+  double duration_s = 0;
+  double start_spread_ms = 0;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> expect;  // node -> {sent, received}
+  std::map<std::string, TunnelCounters> delta;
+};
+// "" for a valid sample; otherwise why not (the first VPN node whose counters fall short,
+// or starts too far apart to make one window).
+std::string score_sample(const SampleScore& score);
 
 // Once per product: a short sample with iperf3's repeating payload while the underlay
 // interface of the client's VPN node is watched. An encrypted tunnel must not show the

@@ -16,6 +16,7 @@
 #include "lab/results_csv.h"
 #include "lab/run_files.h"
 #include "lab/run_request.h"
+#include "lab/sample.h"
 #include "lab/summary.h"
 #include "lab/topology.h"
 #include "lab/diff_command.h"
@@ -347,4 +348,56 @@ TEST(Trust, ReplaceFileSwapsWholeVersions) {
   auto s = replace_file(dir + "/no-such-dir/environment.json", "x", 0640);
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(slurp(dir + "/environment.json"), "{\"a\": 2}\n");
+}
+
+// The pure part of a sample's validity (issue: sample scoring without root).
+TEST(SampleScoring, ValidBypassedAndSpreadSamples) {
+  TunnelCounters crossed;
+  crossed.if_rx = crossed.if_tx = 2'000'000;
+  crossed.underlay_rx = crossed.underlay_tx = 2'100'000;
+  SampleScore s;
+  s.tunnel = true;
+  s.duration_s = 10;
+  s.start_spread_ms = 12;
+  s.expect = {{"a", {1'000'000, 0}}, {"b", {0, 1'000'000}}};
+  s.delta = {{"a", crossed}, {"b", crossed}};
+  EXPECT_EQ(score_sample(s), "");
+  // The bytes went around the tunnel: the overlay interface of b saw less than iperf3 got.
+  TunnelCounters bypassed = crossed;
+  bypassed.if_rx = 1000;
+  s.delta["b"] = bypassed;
+  EXPECT_EQ(score_sample(s), "VPN node 'b': the overlay interface received 1000 bytes, less than iperf3's 1000000: traffic did not cross the tunnel");
+  // The tunnel's packets took another way than the links toward the peers.
+  TunnelCounters elsewhere = crossed;
+  elsewhere.underlay_tx = 10;
+  s.delta["b"] = crossed;
+  s.delta["a"] = elsewhere;
+  EXPECT_EQ(score_sample(s), "VPN node 'a': the underlay toward the peers sent 10 bytes, less than iperf3's 1000000: the tunnel's packets went elsewhere");
+  // The product's own peer counters must agree too.
+  TunnelCounters product = crossed;
+  product.has_product = true;
+  product.product_tx = 5;
+  s.delta["a"] = product;
+  EXPECT_EQ(score_sample(s), "VPN node 'a': the product's peer counters sent 5 bytes, less than iperf3's 1000000");
+  // Starts further apart than 2 % of the duration are no one window; 50 ms at least.
+  s.delta["a"] = crossed;
+  s.start_spread_ms = 201;
+  EXPECT_EQ(score_sample(s), "the iperf3 processes started 201 ms apart: their sum is not one window");
+  s.start_spread_ms = 199;
+  EXPECT_EQ(score_sample(s), "");
+  s.duration_s = 1;
+  s.start_spread_ms = 49;
+  EXPECT_EQ(score_sample(s), "");
+  s.start_spread_ms = 51;
+  EXPECT_NE(score_sample(s), "");
+  s.repeating_payload = true;  // the plaintext check needs no window
+  EXPECT_EQ(score_sample(s), "");
+  // No tunnel: the counters prove nothing and are not asked; nothing moved is still no data for a tunnel.
+  SampleScore baseline = s;
+  baseline.tunnel = false;
+  baseline.delta["a"] = TunnelCounters{};
+  EXPECT_EQ(score_sample(baseline), "");
+  SampleScore idle = s;
+  idle.expect = {{"a", {0, 0}}};
+  EXPECT_EQ(score_sample(idle), "VPN node 'a': iperf3 moved no data");
 }
