@@ -72,4 +72,11 @@ CpuTimes operator-(const CpuTimes& a, const CpuTimes& b) {
                   a.iowait - b.iowait, a.irq - b.irq, a.softirq - b.softirq, a.steal - b.steal};
 }
 
+std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
+  std::istringstream in(cpuinfo);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key, 0) == 0) return line.substr(line.find(':') + 2);
+  return "";
+}
+
 }  // namespace vpnlab

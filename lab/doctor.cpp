@@ -7,6 +7,8 @@
 #include <sstream>
 #include <thread>
 
+#include "lab/cpu_stat.h"
+#include "lab/fs_util.h"
 #include "lab/product_spec.h"
 #include "netns/capabilities.h"
 
@@ -21,31 +23,15 @@ std::string first_line(const std::string& path) {
   return line;
 }
 
-std::string cpu_field(const std::string& key) {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(key, 0) == 0) return line.substr(line.find(':') + 2);
-  return "";
-}
+std::string cpu_field(const std::string& key) { return cpuinfo_field(read_file_text("/proc/cpuinfo"), key); }
 
 // Share of CPU time stolen by the hypervisor over a short window.
 double steal_percent(std::chrono::milliseconds window) {
-  auto read = [] {
-    std::ifstream in("/proc/stat");
-    std::string cpu;
-    uint64_t v, total = 0, steal = 0;
-    in >> cpu;
-    for (int i = 0; i < 8 && in >> v; ++i) {
-      total += v;
-      if (i == 7) steal = v;
-    }
-    return std::make_pair(total, steal);
-  };
-  auto a = read();
+  CpuTimes a = read_cpu_times();
   std::this_thread::sleep_for(window);  // a measuring window, not a wait for an event
-  auto b = read();
-  uint64_t total = b.first - a.first;
-  return total ? 100.0 * static_cast<double>(b.second - a.second) / static_cast<double>(total) : 0;
+  CpuTimes d = read_cpu_times() - a;
+  double total = d.busy() + d.idle + d.iowait + d.steal;
+  return total > 0 ? 100.0 * d.steal / total : 0;
 }
 
 void row(std::ostringstream& o, const std::string& name, const std::string& state, const std::string& detail) {

@@ -23,13 +23,6 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
-  std::istringstream in(cpuinfo);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(key, 0) == 0) return line.substr(line.find(':') + 2);
-  return "";
-}
-
 std::string utc_now() {
   char at[32];
   std::time_t t = std::time(nullptr);

@@ -31,11 +31,17 @@ Status write_file(const std::string& path, const std::string& content, mode_t mo
   return ok_status();
 }
 
-std::string read_file_text(const std::string& path) {
+Result<std::string> read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot read " + path + ": " + errno_text(errno));
   std::stringstream buf;
   buf << in.rdbuf();
   return buf.str();
+}
+
+std::string read_file_text(const std::string& path) {
+  auto text = read_whole_file(path);
+  return text ? text.value() : std::string();
 }
 
 Status replace_file(const std::string& path, const std::string& content, mode_t mode) {

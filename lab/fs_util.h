@@ -17,6 +17,8 @@ Status write_file(const std::string& path, const std::string& content, mode_t mo
 // Writes a new version next to `path` and renames it over: the old content stays whole
 // if the write fails (a full disk), for files that already hold something of value.
 Status replace_file(const std::string& path, const std::string& content, mode_t mode);
+// The whole file, or an error naming it and errno.
+Result<std::string> read_whole_file(const std::string& path);
 // The whole file, or "" if it cannot be read.
 std::string read_file_text(const std::string& path);
 

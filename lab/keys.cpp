@@ -1,7 +1,5 @@
 #include "lab/keys.h"
 
-#include "lab/fs_util.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +9,8 @@
 #include <sstream>
 
 #include <sodium.h>
+
+#include "lab/fs_util.h"
 
 namespace vpnlab {
 
@@ -88,11 +88,8 @@ Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string
   std::map<std::string, X25519KeyPair> keys;
   for (const auto& node : nodes) {
     std::string key_path = dir + "/" + node + ".key";
-    std::ifstream existing(key_path);
-    if (existing) {
-      std::stringstream buf;
-      buf << existing.rdbuf();
-      auto kp = x25519_from_secret_base64(buf.str());
+    if (auto existing = read_whole_file(key_path)) {
+      auto kp = x25519_from_secret_base64(*existing);
       if (!kp) return with_context(kp.error(), key_path);
       keys[node] = kp.value();
       continue;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lab/fs_util.h"
 #include "lab/process.h"
 #include "lab/toml_reader.h"
 #include "netns/capabilities.h"
@@ -24,14 +25,6 @@ namespace {
 bool is_dir(const std::string& p) {
   struct stat st{};
   return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
 }
 
 Status parse_nodes_filter(const TomlReader& r, const toml::table& t, const std::string& what, NodeFilter* out) {
@@ -58,7 +51,7 @@ Status parse_template_file(const TomlReader& r, const toml::table& t, const std:
     return r.at(*t.get("template"), what + ": template '" + tmpl + "' is outside the product folder " + dir,
                 "put the template next to product.toml and name it relative to it, e.g. template = \"wg.conf.tmpl\"");
   p->template_path = dir + "/" + tmpl;
-  auto text = read_file(p->template_path);
+  auto text = read_whole_file(p->template_path);
   if (!text) return r.at(*t.get("template"), what + ": cannot read template " + p->template_path, "put the template next to product.toml");
   p->template_text = *text;
   if (auto s = get_bool(r, t, "secret", what, &p->secret); !s) return s;
@@ -257,7 +250,7 @@ Result<ProductSpec> load_product(const std::string& products_dir, const std::str
   spec.name = name;
   spec.dir = products_dir + "/" + name;
   std::string path = spec.dir + "/product.toml";
-  auto text = read_file(path);
+  auto text = read_whole_file(path);
   if (!text) {
     auto known = list_products(products_dir);
     std::string guess = closest_match(name, known);

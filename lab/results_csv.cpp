@@ -5,9 +5,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
 
+#include "lab/fs_util.h"
 #include "netns/fault.h"
 
 namespace vpnlab {
@@ -232,15 +232,9 @@ Result<CsvTail> inspect_csv_tail(const std::string& path) {
 }
 
 Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail) {
-  std::string text;
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return make_error("cannot read " + path + ": " + errno_text(errno));
-    std::stringstream b;
-    b << in.rdbuf();
-    text = b.str();
-  }
-  CsvRecords csv = split_csv(text);
+  auto text = read_whole_file(path);
+  if (!text) return text.error();
+  CsvRecords csv = split_csv(*text);
   if (csv.records.empty()) return make_error(path + ": empty file, not even a header", "give the results.csv of a run");
   if (csv.torn && drop_torn_tail && csv.records.size() > 1) {
     csv.records.pop_back();

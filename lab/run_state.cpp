@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/fs_util.h"
+
 namespace vpnlab {
 
 namespace {
@@ -42,11 +44,9 @@ Status write_state(const RunState& s) {
 }
 
 Result<RunState> read_state(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error("cannot read " + path + ": " + errno_text(errno));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  auto j = nlohmann::json::parse(buf.str(), nullptr, false);
+  auto text = read_whole_file(path);
+  if (!text) return text.error();
+  auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return make_error(path + " is not a vpnlab state file");
   RunState s;
   try {

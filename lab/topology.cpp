@@ -8,6 +8,7 @@
 
 #include <toml++/toml.h>
 
+#include "lab/fs_util.h"
 #include "lab/toml_reader.h"
 #include "lab/topology_parse.h"
 
@@ -256,15 +257,13 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
 }
 
 Result<Topology> load_topology(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto text = read_whole_file(path);
+  if (!text) {
     Error e = make_error("cannot read topology: " + errno_text(errno), "check the path; examples are in topologies/");
     e.file = path;
     return e;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_topology_text(buf.str(), path);
+  return parse_topology_text(*text, path);
 }
 
 }  // namespace vpnlab
