@@ -224,7 +224,7 @@ Status run_rounds(const Rounds& in, RunReport* report) {
 // The table, summary, audit and report from results.csv as written (the source of truth:
 // `vpnlab report` gives the same). The rows are complete whatever happens now; what cannot
 // be written (a disk that filled at the very end) goes into report->output_error.
-void finish_run(const Plan& plan, const RunOptions& opts, const std::vector<ProductSpec>& specs, RunReport* report) {
+void write_run_outputs(const Plan& plan, const RunOptions& opts, const std::vector<ProductSpec>& specs, RunReport* report) {
   auto written = read_results_csv(opts.run_dir + "/results.csv");
   const std::vector<SampleRow>& rows = written ? written.value() : report->rows;
   report->summary = summary_table(rows);
@@ -286,7 +286,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     }
   } state_record{plan};
   if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done}, &report); !s) return s.error();
-  finish_run(plan, opts, *specs, &report);
+  write_run_outputs(plan, opts, *specs, &report);
   return report;
 }
 

@@ -1,0 +1,145 @@
+// A NodeRuntime for unit tests of the logic above the kernel: it creates nothing, records
+// every call as one line ("spawn b wireguard-go wg0", "configure b wg0 10.77.0.2/24 1400")
+// and answers as the test scripts it. It checks the runner's and the session's logic, not
+// the kernel (root tests do that with real namespaces).
+#pragma once
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lab/node_runtime.h"
+#include "netns/unique_fd.h"
+
+namespace vpnlab::testing {
+
+// What a test can see of a fake process after its owner dropped it.
+struct FakeProcState {
+  std::string name;
+  bool running = true;
+  int status = -1;
+};
+
+class FakeProcess : public NodeProcess {
+ public:
+  FakeProcess(std::shared_ptr<FakeProcState> state, bool keeps_running, int status)
+      : state_(std::move(state)), fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (!keeps_running) exit_with(status);
+  }
+  const std::string& name() const override { return state_->name; }
+  bool running() override { return state_->running; }
+  int exit_fd() const override { return fd_.get(); }
+  bool wait_exit(int timeout_ms, int = -1, bool* interrupted = nullptr) override {
+    if (interrupted) *interrupted = false;
+    if (!state_->running) return true;
+    pollfd p{fd_.get(), POLLIN, 0};
+    (void)poll(&p, 1, timeout_ms);
+    return !state_->running;
+  }
+  int exit_status() const override { return state_->status; }
+  bool stop(int = 2000) override {
+    if (state_->running) exit_with(128 + 15);
+    return false;
+  }
+  pid_t host_pid() const override { return 0; }
+  void exit_with(int status) {
+    state_->running = false;
+    state_->status = status;
+    uint64_t one = 1;
+    (void)!write(fd_.get(), &one, sizeof one);
+  }
+
+ private:
+  std::shared_ptr<FakeProcState> state_;
+  UniqueFd fd_;
+};
+
+class FakeRuntime : public NodeRuntime {
+ public:
+  // The script: programs that keep running when spawned (daemons), exit statuses of the
+  // others (default 0), programs that cannot be started, links that never appear.
+  std::set<std::string> daemons;
+  std::map<std::string, int> exit_status;
+  std::set<std::string> unstartable;
+  bool links_appear = true;
+  bool pings_answered = true;
+  std::string link_kind = "tun";
+
+  std::vector<std::string> calls;
+  std::vector<std::shared_ptr<FakeProcState>> started;
+
+  std::string backend() const override { return "fake"; }
+  Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool) override {
+    std::string line = "spawn " + node;
+    for (const auto& a : spec.argv) line += " " + a;
+    calls.push_back(line);
+    const std::string prog = spec.argv.empty() ? "" : spec.argv[0];
+    if (unstartable.count(prog)) return make_error("cannot start '" + prog + "'");
+    auto status = exit_status.find(prog);
+    started.push_back(std::make_shared<FakeProcState>(FakeProcState{prog}));
+    return std::unique_ptr<NodeProcess>(
+        std::make_unique<FakeProcess>(started.back(), daemons.count(prog) > 0, status == exit_status.end() ? 0 : status->second));
+  }
+  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
+    calls.push_back("wait_for_link " + node + " " + ifname);
+    if (links_appear) return ok_status();
+    return make_error("link '" + ifname + "' did not appear within " + std::to_string(static_cast<int>(timeout_s)) + " s");
+  }
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int) override {
+    calls.push_back("create_link " + node + " " + ifname + " " + kind);
+    return ok_status();
+  }
+  Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
+    calls.push_back("configure " + node + " " + ifname + " " + addr.str() + " " + std::to_string(mtu));
+    mtu_[node + "/" + ifname] = mtu;
+    return ok_status();
+  }
+  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override {
+    LinkInfo l;
+    l.name = ifname;
+    l.kind = link_kind;
+    l.mtu = mtu_[node + "/" + ifname];
+    l.up = true;
+    return l;
+  }
+  Status ping(const std::string& node, Ipv4Addr target, double, int, int payload, bool df) override {
+    calls.push_back("ping " + node + " " + target.str() + (df ? " df " + std::to_string(payload) : ""));
+    if (pings_answered) return ok_status();
+    return make_error("no answer from " + target.str());
+  }
+  Status wait_tcp_listening(const std::string&, int, double, int) override { return ok_status(); }
+  Status add_routes(const Plan&, PlanRoute::When) override { return ok_status(); }
+  Status set_rps(const std::string&, const std::vector<std::string>&, const std::vector<int>&) override { return ok_status(); }
+  Status set_offloads(const std::string&, const std::string&, bool) override { return ok_status(); }
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr, int) override { return std::unique_ptr<LatencyProbe>(); }
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&, int) override {
+    return std::unique_ptr<PayloadWatch>();
+  }
+  std::string limits() const override { return "a fake"; }
+  bool can_watch_payload() const override { return false; }
+  std::vector<uint64_t> inodes() const override { return {}; }
+  void record(const std::string&) override {}
+  Audit audit() override { return {}; }
+  Status teardown(double) override {
+    calls.push_back("teardown");
+    return ok_status();
+  }
+
+  // The recorded calls that start with `prefix`, in order.
+  std::vector<std::string> calls_starting(const std::string& prefix) const {
+    std::vector<std::string> out;
+    for (const auto& c : calls)
+      if (c.rfind(prefix, 0) == 0) out.push_back(c);
+    return out;
+  }
+
+ private:
+  std::map<std::string, int> mtu_;
+};
+
+}  // namespace vpnlab::testing
