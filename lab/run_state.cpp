@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -17,15 +18,20 @@ namespace vpnlab {
 
 namespace {
 Status ensure_state_dir() {
-  if (mkdir(kStateDir, 0700) < 0 && errno != EEXIST)
-    return make_error(std::string("cannot create ") + kStateDir + ": " + errno_text(errno), "run vpnlab as root");
-  std::string runs = std::string(kStateDir) + "/runs";
+  if (mkdir(state_dir().c_str(), 0700) < 0 && errno != EEXIST)
+    return make_error("cannot create " + state_dir() + ": " + errno_text(errno), "run vpnlab as root");
+  std::string runs = state_dir() + "/runs";
   if (mkdir(runs.c_str(), 0700) < 0 && errno != EEXIST) return make_error("cannot create " + runs + ": " + errno_text(errno));
   return ok_status();
 }
 }  // namespace
 
-std::string state_path(const std::string& run_id) { return std::string(kStateDir) + "/runs/" + run_id + ".json"; }
+std::string state_dir() {
+  const char* dir = getenv("VPNLAB_STATE_DIR");
+  return dir && *dir ? dir : kStateDir;
+}
+
+std::string state_path(const std::string& run_id) { return state_dir() + "/runs/" + run_id + ".json"; }
 
 Status write_state(const RunState& s) {
   if (auto d = ensure_state_dir(); !d) return d;
@@ -65,7 +71,7 @@ Result<RunState> read_state(const std::string& path) {
 
 std::vector<RunState> list_states() {
   std::vector<RunState> out;
-  std::string dir_path = std::string(kStateDir) + "/runs";
+  std::string dir_path = state_dir() + "/runs";
   DIR* dir = opendir(dir_path.c_str());
   if (!dir) return out;
   while (dirent* e = readdir(dir)) {
@@ -85,7 +91,7 @@ Status remove_state(const std::string& run_id) {
 
 Result<RunLock> RunLock::acquire() {
   if (auto d = ensure_state_dir(); !d) return d.error();
-  std::string path = std::string(kStateDir) + "/lock";
+  std::string path = state_dir() + "/lock";
   RunLock lock;
   lock.fd_ = UniqueFd(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (!lock.fd_.valid()) return make_error("cannot open " + path + ": " + errno_text(errno), "run vpnlab as root");

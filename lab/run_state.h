@@ -10,6 +10,9 @@
 namespace vpnlab {
 
 inline constexpr const char* kStateDir = "/run/vpnlab";
+// kStateDir, or $VPNLAB_STATE_DIR (unit tests run the runner on a fake backend without
+// root; two labs that must not share a lock use different ones).
+std::string state_dir();
 
 struct RunState {
   std::string run_id;

@@ -7,6 +7,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -69,33 +71,37 @@ class FakeRuntime : public NodeRuntime {
   bool links_appear = true;
   bool pings_answered = true;
   std::string link_kind = "tun";
+  std::string iperf_client_output;  // what a fake `iperf3 -c` writes to its stdout file
 
   std::vector<std::string> calls;
+  std::vector<std::string>* also_to = nullptr;  // a log that outlives this runtime (the runner drops it)
   std::vector<std::shared_ptr<FakeProcState>> started;
 
   std::string backend() const override { return "fake"; }
   Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool) override {
     std::string line = "spawn " + node;
     for (const auto& a : spec.argv) line += " " + a;
-    calls.push_back(line);
+    note(line);
     const std::string prog = spec.argv.empty() ? "" : spec.argv[0];
     if (unstartable.count(prog)) return make_error("cannot start '" + prog + "'");
+    if (prog == "iperf3" && std::find(spec.argv.begin(), spec.argv.end(), "-c") != spec.argv.end() && !spec.stdout_path.empty())
+      std::ofstream(spec.stdout_path) << iperf_client_output;
     auto status = exit_status.find(prog);
     started.push_back(std::make_shared<FakeProcState>(FakeProcState{prog}));
     return std::unique_ptr<NodeProcess>(
         std::make_unique<FakeProcess>(started.back(), daemons.count(prog) > 0, status == exit_status.end() ? 0 : status->second));
   }
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
-    calls.push_back("wait_for_link " + node + " " + ifname);
+    note("wait_for_link " + node + " " + ifname);
     if (links_appear) return ok_status();
     return make_error("link '" + ifname + "' did not appear within " + std::to_string(static_cast<int>(timeout_s)) + " s");
   }
   Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int) override {
-    calls.push_back("create_link " + node + " " + ifname + " " + kind);
+    note("create_link " + node + " " + ifname + " " + kind);
     return ok_status();
   }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
-    calls.push_back("configure " + node + " " + ifname + " " + addr.str() + " " + std::to_string(mtu));
+    note("configure " + node + " " + ifname + " " + addr.str() + " " + std::to_string(mtu));
     mtu_[node + "/" + ifname] = mtu;
     return ok_status();
   }
@@ -108,7 +114,7 @@ class FakeRuntime : public NodeRuntime {
     return l;
   }
   Status ping(const std::string& node, Ipv4Addr target, double, int, int payload, bool df) override {
-    calls.push_back("ping " + node + " " + target.str() + (df ? " df " + std::to_string(payload) : ""));
+    note("ping " + node + " " + target.str() + (df ? " df " + std::to_string(payload) : ""));
     if (pings_answered) return ok_status();
     return make_error("no answer from " + target.str());
   }
@@ -126,8 +132,13 @@ class FakeRuntime : public NodeRuntime {
   void record(const std::string&) override {}
   Audit audit() override { return {}; }
   Status teardown(double) override {
-    calls.push_back("teardown");
+    note("teardown");
     return ok_status();
+  }
+
+  void note(const std::string& line) {
+    calls.push_back(line);
+    if (also_to) also_to->push_back(line);
   }
 
   // The recorded calls that start with `prefix`, in order.

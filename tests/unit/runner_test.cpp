@@ -1,0 +1,110 @@
+// The runner's scheduling on a FakeRuntime, without root: interleaved rounds, a product
+// that never comes up (tried twice in its first round, never again, its rows failed with
+// the reason), resume measuring only what is missing. iperf3's output is a recorded one.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "fake_runtime.h"
+#include "lab/fs_util.h"
+#include "lab/process.h"
+#include "lab/results_csv.h"
+#include "lab/runner.h"
+#include "lab/topology.h"
+#include "../temp_paths.h"
+
+using namespace vpnlab;
+using namespace vpnlab::testing;
+
+namespace {
+
+// Every call made on every topology the runner built, in order.
+struct FakeRun {
+  std::vector<std::string> calls;
+  std::function<void(FakeRuntime&)> script;
+  std::string run_dir;
+  int count(const std::string& prefix) const {
+    int n = 0;
+    for (const auto& c : calls) n += c.rfind(prefix, 0) == 0;
+    return n;
+  }
+};
+
+Plan quick_plan(std::vector<std::string> products, int samples) {
+  auto topo = load_topology(VPNLAB_TOPOLOGIES "/quick.toml");
+  EXPECT_TRUE(topo.ok());
+  PlanOptions po;
+  po.run_id = "20261201-000000-fake";
+  po.tag = "fake";
+  po.products = std::move(products);
+  po.samples = samples;
+  po.duration_s = 1;
+  Plan plan = make_plan(*topo, po).value();
+  plan.warmup_s = 0;
+  return plan;
+}
+
+Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false) {
+  setenv("VPNLAB_STATE_DIR", make_temp_dir("state").c_str(), 1);
+  RunOptions ro;
+  if (r->run_dir.empty()) r->run_dir = make_temp_dir("fake-run") + "/" + plan.run_id;
+  ro.run_dir = r->run_dir;
+  ro.products_dir = VPNLAB_PRODUCTS_DIR;
+  ro.resume = resume;
+  ro.build_nodes = [r](const Plan&, const std::string&, int) -> Result<std::unique_ptr<NodeRuntime>> {
+    auto fake = std::make_unique<FakeRuntime>();
+    fake->iperf_client_output = read_file_text(VPNLAB_TEST_DATA "/iperf3-forward.json");
+    fake->also_to = &r->calls;
+    r->calls.push_back("build");
+    if (r->script) r->script(*fake);
+    return std::unique_ptr<NodeRuntime>(std::move(fake));
+  };
+  return run_bench(plan, ro);
+}
+
+}  // namespace
+
+TEST(Runner, AProductThatNeverComesUpIsTriedTwiceThenFailsEveryRoundWithItsReason) {
+  if (find_program("iperf3").empty() || find_program("wireguard-go").empty()) GTEST_SKIP() << "availability probes need iperf3 and wireguard-go";
+  FakeRun r;
+  r.script = [](FakeRuntime& f) { f.unstartable = {"wireguard-go"}; };
+  auto report = run_fake(&r, quick_plan({"baseline", "wireguard-go"}, 3));
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  // Round 1: baseline, then wireguard-go twice (a retry on a new topology); rounds 2 and
+  // 3: baseline only: a product that never came up is not brought up again.
+  EXPECT_EQ(r.count("build"), 1 + 2 + 1 + 1);
+  EXPECT_EQ(r.count("spawn b wireguard-go"), 2);
+  EXPECT_EQ(r.count("teardown"), 5) << "every topology built is torn down";
+  auto rows = read_results_csv(r.run_dir + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  std::vector<std::string> order;
+  for (const auto& row : *rows) order.push_back(row.product + " " + std::to_string(row.sample) + (row.valid ? " valid" : " failed"));
+  EXPECT_EQ(order, (std::vector<std::string>{"baseline 1 valid", "wireguard-go 1 failed", "baseline 2 valid", "wireguard-go 2 failed",
+                                             "baseline 3 valid", "wireguard-go 3 failed"}));
+  EXPECT_EQ((*rows)[5].reason, "product did not come up: node 'b': cannot start 'wireguard-go'");
+  EXPECT_EQ(report->completeness.without_valid, (std::vector<std::string>{"wireguard-go / a-to-b"}));
+  ASSERT_EQ(report->products.size(), 2u);
+  EXPECT_EQ(report->products[1].retried_bringups, 1);
+  EXPECT_FALSE(report->products[1].started);
+  EXPECT_NE(read_file_text(r.run_dir + "/summary.txt").find("0/3"), std::string::npos) << read_file_text(r.run_dir + "/summary.txt");
+}
+
+TEST(Runner, ResumeMeasuresOnlyTheMissingSamples) {
+  if (find_program("iperf3").empty()) GTEST_SKIP() << "the availability probe needs iperf3";
+  FakeRun first;
+  ASSERT_TRUE(run_fake(&first, quick_plan({"baseline"}, 2)).ok());
+  EXPECT_EQ(first.count("spawn a iperf3 -4 -c"), 2);
+  FakeRun resumed;
+  resumed.run_dir = first.run_dir;
+  auto report = run_fake(&resumed, quick_plan({"baseline"}, 4), /*resume=*/true);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  EXPECT_EQ(resumed.count("spawn a iperf3 -4 -c"), 2) << "samples 3 and 4 only";
+  auto rows = read_results_csv(first.run_dir + "/results.csv");
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ((*rows)[i].sample, i + 1);
+  // Nothing left to measure: nothing is built.
+  FakeRun again;
+  again.run_dir = first.run_dir;
+  ASSERT_TRUE(run_fake(&again, quick_plan({"baseline"}, 4), /*resume=*/true).ok());
+  EXPECT_EQ(again.count("build"), 0);
+}
