@@ -33,56 +33,76 @@ Error ProductSession::explain(Error symptom) {
   return symptom;
 }
 
-Status ProductSession::run_steps(const PlanNode& node, size_t index) {
-  const ProductSpec& spec = *ctx_.spec;
+// One executor per step kind (product_spec.h's step_kinds()): what the step does in a node.
+using StepExecutor = Status (ProductSession::*)(const PlanNode&, const ProductStep&, const TemplateContext&);
+
+Status ProductSession::wait_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  if (auto s = ctx_.nodes->wait_for_link(node.name, expand(step.ifname, tc).value(), step.timeout_s, ctx_.interrupt_fd); !s)
+    return explain(with_context(s.error(), "node '" + node.name + "'"));
+  return ok_status();
+}
+
+Status ProductSession::create_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  if (auto s = ctx_.nodes->create_link_of_kind(node.name, expand(step.ifname, tc).value(), step.link_kind, step.if_id); !s)
+    return with_context(s.error(), "node '" + node.name + "'");
+  return ok_status();
+}
+
+Status ProductSession::configure_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  if (auto s = ctx_.nodes->configure_link(node.name, expand(step.ifname, tc).value(), node.overlay, ctx_.plan->overlay_mtu); !s)
+    return with_context(s.error(), "node '" + node.name + "'");
+  return ok_status();
+}
+
+SpawnSpec ProductSession::step_process(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  SpawnSpec sp;
+  for (const auto& a : step.argv) sp.argv.push_back(expand(a, tc).value());  // every value checked at validate and in prepare()
+  for (const auto& [k, v] : step.env) sp.env[k] = expand(v, tc).value();
+  sp.cpus = node.cpus;
+  sp.cwd = node_dir(node.name);
+  sp.stdout_path = log_dir() + "/" + node.name + "-" + std::to_string(++log_seq_) + "-" + file_name_of(sp.argv[0]) + ".log";
+  return sp;
+}
+
+Status ProductSession::daemon_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  SpawnSpec sp = step_process(node, step, tc);
+  auto child = ctx_.nodes->spawn(node.name, sp, true);
+  if (!child) return with_context(child.error(), "node '" + node.name + "'");
+  daemons_.push_back(Daemon{node.name, sp.stdout_path, std::move(child.value())});
+  return ok_status();
+}
+
+Status ProductSession::run_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  SpawnSpec sp = step_process(node, step, tc);
   NodeRuntime& nodes = *ctx_.nodes;
-  std::string log_dir = this->log_dir();
+  // With `retry`, a failing command is run again until it succeeds or the time is up:
+  // a bounded probe for daemons whose control socket has no readiness event.
+  auto retry_end = std::chrono::steady_clock::now() + std::chrono::duration<double>(step.retry_s);
+  auto out = nodes.run(node.name, sp, true, step.timeout_s, ctx_.interrupt_fd);
+  while (out && !out->interrupted && out->exit_status != 0 && std::chrono::steady_clock::now() < retry_end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    out = nodes.run(node.name, sp, true, step.timeout_s, ctx_.interrupt_fd);
+  }
+  if (!out) return with_context(out.error(), "node '" + node.name + "'");
+  if (out->interrupted) return make_error("interrupted");
+  if (out->timed_out || out->exit_status != 0)
+    return explain(make_error("node '" + node.name + "': '" + sp.argv[0] + "' " +
+                                  (out->timed_out ? "did not finish in time" : "exited with status " + std::to_string(out->exit_status)) + "\n" +
+                                  log_tail(sp.stdout_path),
+                              "see " + sp.stdout_path));
+  return ok_status();
+}
+
+Status ProductSession::run_steps(const PlanNode& node, size_t index) {
+  static const std::map<ProductStep::Kind, StepExecutor> executors = {
+      {ProductStep::Kind::Daemon, &ProductSession::daemon_step},         {ProductStep::Kind::Run, &ProductSession::run_step},
+      {ProductStep::Kind::WaitLink, &ProductSession::wait_link_step},    {ProductStep::Kind::Configure, &ProductSession::configure_step},
+      {ProductStep::Kind::CreateLink, &ProductSession::create_link_step},
+  };
   TemplateContext tc = context_for(&node);
-  auto ex = [&](const std::string& t) { return expand(t, tc).value(); };  // checked in prepare()
-  for (const ProductStep& step : spec.steps) {
+  for (const ProductStep& step : ctx_.spec->steps) {
     if (!node_filter_applies(step.nodes, index)) continue;
-    if (step.kind == ProductStep::Kind::WaitLink) {
-      if (auto s = nodes.wait_for_link(node.name, ex(step.ifname), step.timeout_s, ctx_.interrupt_fd); !s)
-        return explain(with_context(s.error(), "node '" + node.name + "'"));
-      continue;
-    }
-    if (step.kind == ProductStep::Kind::CreateLink) {
-      if (auto s = nodes.create_link_of_kind(node.name, ex(step.ifname), step.link_kind, step.if_id); !s)
-        return with_context(s.error(), "node '" + node.name + "'");
-      continue;
-    }
-    if (step.kind == ProductStep::Kind::Configure) {
-      if (auto s = nodes.configure_link(node.name, ex(step.ifname), node.overlay, ctx_.plan->overlay_mtu); !s)
-        return with_context(s.error(), "node '" + node.name + "'");
-      continue;
-    }
-    SpawnSpec sp;
-    for (const auto& a : step.argv) sp.argv.push_back(ex(a));
-    for (const auto& [k, v] : step.env) sp.env[k] = ex(v);
-    sp.cpus = node.cpus;
-    sp.cwd = node_dir(node.name);
-    sp.stdout_path = log_dir + "/" + node.name + "-" + std::to_string(++log_seq_) + "-" + file_name_of(sp.argv[0]) + ".log";
-    if (step.kind == ProductStep::Kind::Daemon) {
-      auto child = nodes.spawn(node.name, sp, true);
-      if (!child) return with_context(child.error(), "node '" + node.name + "'");
-      daemons_.push_back(Daemon{node.name, sp.stdout_path, std::move(child.value())});
-      continue;
-    }
-    // With `retry`, a failing command is run again until it succeeds or the time is up:
-    // a bounded probe for daemons whose control socket has no readiness event.
-    auto retry_end = std::chrono::steady_clock::now() + std::chrono::duration<double>(step.retry_s);
-    auto out = nodes.run(node.name, sp, true, step.timeout_s, ctx_.interrupt_fd);
-    while (out && !out->interrupted && out->exit_status != 0 && std::chrono::steady_clock::now() < retry_end) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      out = nodes.run(node.name, sp, true, step.timeout_s, ctx_.interrupt_fd);
-    }
-    if (!out) return with_context(out.error(), "node '" + node.name + "'");
-    if (out->interrupted) return make_error("interrupted");
-    if (out->timed_out || out->exit_status != 0)
-      return explain(make_error("node '" + node.name + "': '" + sp.argv[0] + "' " +
-                            (out->timed_out ? "did not finish in time" : "exited with status " + std::to_string(out->exit_status)) +
-                            "\n" + log_tail(sp.stdout_path),
-                        "see " + sp.stdout_path));
+    if (auto s = (this->*executors.at(step.kind))(node, step, tc); !s) return s;
   }
   return ok_status();
 }

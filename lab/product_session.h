@@ -81,6 +81,13 @@ class ProductSession {
   Status prepare();
   Status prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer);
   Status run_steps(const PlanNode& node, size_t index);
+  // The executors of the step kinds (see run_steps' table).
+  Status daemon_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status run_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status wait_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status configure_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status create_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  SpawnSpec step_process(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
   Error explain(Error symptom);
   Status wait_ready();
   Status check_mtu();

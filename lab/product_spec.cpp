@@ -87,27 +87,43 @@ Status parse_prepare(const TomlReader& r, const toml::table& t, const std::strin
   return ok_status();
 }
 
+}  // namespace
+
+const std::vector<StepKindDef>& step_kinds() {
+  static const std::vector<StepKindDef> kinds = {
+      {ProductStep::Kind::Daemon, "daemon", true},         {ProductStep::Kind::Run, "run", true},
+      {ProductStep::Kind::WaitLink, "wait_link", false},   {ProductStep::Kind::Configure, "configure", false},
+      {ProductStep::Kind::CreateLink, "create_link", false},
+  };
+  return kinds;
+}
+
+namespace {
+
 Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
-  if (auto s = r.only_keys(t, "step", {"daemon", "run", "wait_link", "configure", "create_link", "kind", "if_id", "env", "timeout", "retry", "nodes"}); !s)
-    return s;
+  std::vector<std::string> keys = {"kind", "if_id", "env", "timeout", "retry", "nodes"};
+  std::string kind_keys;
+  for (const auto& k : step_kinds()) {
+    keys.push_back(k.key);
+    kind_keys += std::string(kind_keys.empty() ? "" : ", ") + k.key;
+  }
+  if (auto s = r.only_keys(t, "step", keys); !s) return s;
   if (auto s = get_duration(r, t, "retry", "step", &step->retry_s, 0.001); !s) return s;
   if (auto s = parse_nodes_filter(r, t, "step", &step->nodes); !s) return s;
+  const StepKindDef* def = nullptr;
   int kinds = 0;
-  if (t.get("daemon")) { step->kind = ProductStep::Kind::Daemon; ++kinds; }
-  if (t.get("run")) { step->kind = ProductStep::Kind::Run; ++kinds; }
-  if (t.get("wait_link")) { step->kind = ProductStep::Kind::WaitLink; ++kinds; }
-  if (t.get("configure")) { step->kind = ProductStep::Kind::Configure; ++kinds; }
-  if (t.get("create_link")) { step->kind = ProductStep::Kind::CreateLink; ++kinds; }
+  for (const auto& k : step_kinds())
+    if (t.get(k.key)) def = &k, ++kinds;
   if (kinds != 1)
-    return r.at(pos_of(t), "step: give exactly one of daemon, run, wait_link, configure, create_link",
-                "e.g. run = [\"wg\", \"setconf\", \"{{interface}}\", \"{{secrets}}/wg.conf\"]");
-  SourcePos argv_pos;
-  if (auto s = get_string_list(r, t, step->kind == ProductStep::Kind::Daemon ? "daemon" : "run", "step", &step->argv, &argv_pos); !s) return s;
-  if ((step->kind == ProductStep::Kind::Daemon || step->kind == ProductStep::Kind::Run) && step->argv.empty())
-    return r.at(argv_pos, "step: empty argv", "name the program and its arguments");
-  if (auto s = get_string(r, t, "wait_link", "step", &step->ifname, false, pos_of(t)); !s) return s;
-  if (auto s = get_string(r, t, "configure", "step", &step->ifname, false, pos_of(t)); !s) return s;
-  if (auto s = get_string(r, t, "create_link", "step", &step->ifname, false, pos_of(t)); !s) return s;
+    return r.at(pos_of(t), "step: give exactly one of " + kind_keys, "e.g. run = [\"wg\", \"setconf\", \"{{interface}}\", \"{{secrets}}/wg.conf\"]");
+  step->kind = def->kind;
+  if (def->argv) {
+    SourcePos argv_pos;
+    if (auto s = get_string_list(r, t, def->key, "step", &step->argv, &argv_pos); !s) return s;
+    if (step->argv.empty()) return r.at(argv_pos, "step: empty argv", "name the program and its arguments");
+  } else if (auto s = get_string(r, t, def->key, "step", &step->ifname, false, pos_of(t)); !s) {
+    return s;
+  }
   if (auto s = get_string(r, t, "kind", "step", &step->link_kind, step->kind == ProductStep::Kind::CreateLink, pos_of(t)); !s) return s;
   if (auto s = get_int(r, t, "if_id", "step", &step->if_id, 1, 0x7fffffff); !s) return s;
   if (auto s = get_duration(r, t, "timeout", "step", &step->timeout_s, 0.001); !s) return s;

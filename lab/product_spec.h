@@ -30,6 +30,16 @@ struct ProductStep {
   NodeFilter nodes = NodeFilter::All;
 };
 
+// The step kinds, one entry each: its key in [[step]] and whether its value is an argv
+// (daemon, run) or an interface name. A new kind is an entry here, an executor in
+// product_session.cpp's table and the NodeRuntime operation it needs.
+struct StepKindDef {
+  ProductStep::Kind kind;
+  const char* key;
+  bool argv;
+};
+const std::vector<StepKindDef>& step_kinds();
+
 // Done on the host before any node starts, entry by entry (each entry for every node
 // before the next entry), so that later entries can use what earlier ones produced:
 // rendering a config file, or running a key tool whose output lines become values.
