@@ -47,6 +47,8 @@ std::string turbo_state() {
 
 }  // namespace
 
+std::string vpnlab_version() { return VPNLAB_VERSION; }
+
 Status amend_environment(const std::string& run_dir, const nlohmann::json& fields) {
   std::string path = run_dir + "/environment.json";
   auto env = nlohmann::json::parse(read_file_text(path), nullptr, false);
@@ -68,7 +70,7 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   std::string cpuinfo = read_file_text("/proc/cpuinfo");
   std::string flags = " " + cpuinfo_field(cpuinfo, "flags") + " ";
   env["schema"] = 1;
-  env["vpnlab_version"] = VPNLAB_VERSION;
+  env["vpnlab_version"] = vpnlab_version();
   env["started"] = started;
   env["run_id"] = plan.run_id;
   env["backend"] = plan.backend;

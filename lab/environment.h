@@ -15,6 +15,9 @@ namespace vpnlab {
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability);
 
+// This build's version (git describe at configure time), as environment.json records it.
+std::string vpnlab_version();
+
 // Sets top-level fields of RUN_DIR/environment.json (what is learnt during a run).
 Status amend_environment(const std::string& run_dir, const nlohmann::json& fields);
 // Adds the end time and the steal counter at the end.

@@ -18,6 +18,7 @@
 #include "lab/cleanup.h"
 #include "lab/diff_command.h"
 #include "lab/doctor.h"
+#include "lab/environment.h"
 #include "lab/fs_util.h"
 #include "lab/interrupt.h"
 #include "lab/plan.h"
@@ -81,24 +82,68 @@ int usage_error(const std::string& verb, const std::string& msg) {
   return kExitUsage;
 }
 
+// Every option once: its value's name ("" for a flag) and its help line. A verb lists the
+// options it takes; its --help is generated from this table.
+struct OptionDef {
+  const char* name;
+  const char* value;
+  const char* help;
+};
+
+const std::vector<OptionDef>& option_defs() {
+  static const std::vector<OptionDef> o = {
+      {"--product", "NAME", "measure this product (repeatable; 'all' = every product; NAME@TAG=/path: another build); default: [bench] products"},
+      {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)"},
+      {"--duration", "D", "seconds per sample, 1s to 3600s, e.g. 10s (default: [bench] duration)"},
+      {"--out", "DIR", "parent of the run directory (default: results)"},
+      {"--keys", "DIR", "reuse the key set in DIR, so two runs use the very same keys"},
+      {"--resume", "RUN_DIR", "continue an interrupted run: same topology and keys, only the missing rows"},
+      {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes"},
+      {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)"},
+      {"--from", "RUN_DIR", "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
+                            "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it"},
+      {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best"},
+      {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
+      {"--rebuild", "", "build again even if the cache holds the image"},
+      {"--dry-run", "", "list what would be removed; remove nothing"},
+  };
+  return o;
+}
+
+const OptionDef* option_def(const std::string& name) {
+  for (const auto& o : option_defs())
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
 // Parses the options every verb may take; a verb rejects those it does not use.
 std::optional<Args> parse_args(const std::string& verb, const std::vector<std::string>& argv, const std::vector<std::string>& allowed) {
   Args a;
   auto allowed_opt = [&](const std::string& o) { return std::find(allowed.begin(), allowed.end(), o) != allowed.end(); };
+  bool options_end = false;
   for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& s = argv[i];
+    std::string s = argv[i];
+    if (options_end || s == "-" || s.empty() || s[0] != '-') { a.positional.push_back(s); continue; }
+    if (s == "--") { options_end = true; continue; }  // what follows is a file, even if it starts with '-'
     if (s == "-h" || s == "--help") { a.help = true; continue; }
     if (s == "-q" || s == "--quiet") { a.quiet = true; continue; }
     if (s == "-v" || s == "--verbose") { a.verbose = true; continue; }
-    if (s.rfind("--", 0) != 0) { a.positional.push_back(s); continue; }
+    if (s.rfind("--", 0) != 0) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "' (short ones: -h, -q, -v)"); return std::nullopt; }
+    std::optional<std::string> inline_value;  // --opt=value
+    if (auto eq = s.find('='); eq != std::string::npos) {
+      inline_value = s.substr(eq + 1);
+      s = s.substr(0, eq);
+    }
     if (!allowed_opt(s)) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "'"); return std::nullopt; }
+    const bool takes_value = option_def(s) && *option_def(s)->value;
+    if (!takes_value && inline_value) { usage_error(verb, s + " takes no value"); return std::nullopt; }
     if (s == "--dry-run") { a.dry_run = true; continue; }
     if (s == "--no-pin") { a.no_pin = true; continue; }
     if (s == "--sequential") { a.sequential = true; continue; }
     if (s == "--relative") { a.relative = true; continue; }
     if (s == "--rebuild") { a.rebuild = true; continue; }
-    if (i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
-    const std::string& v = argv[++i];
+    if (!inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
+    const std::string v = inline_value ? *inline_value : argv[++i];
     if (s == "--product") a.products.push_back(v);
     else if (s == "--out") a.out_dir = v;
     else if (s == "--keys") a.keys_dir = v;
@@ -363,24 +408,14 @@ struct Verb {
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> v = {
-      {"validate", "validate FILE", "Checks a topology file and the products it names; creates nothing, needs no root.", {"--product"}, cmd_validate},
-      {"plan", "plan FILE", "Prints what a run would create and do; creates nothing, needs no root.",
+      {"validate", "validate FILE [--product NAME]...", "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
+       "creates nothing, needs no root.", {"--product"}, cmd_validate},
+      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential]", "Prints what a run would create and do; creates nothing, needs no root.",
        {"--product", "--samples", "--duration", "--no-pin", "--sequential"}, cmd_plan},
       {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
       {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
-       "  --product NAME   measure this product (repeatable; 'all' = every product); default: [bench] products\n"
-       "  --samples N      samples per test (default: [bench] samples)\n"
-       "  --duration D     seconds per sample, e.g. 10s (default: [bench] duration)\n"
-       "  --out DIR        parent of the run directory (default: results)\n"
-       "  --keys DIR       reuse the key set in DIR, so two runs use the very same keys\n"
-       "  --resume RUN_DIR continue an interrupted run: same topology and keys, only the missing rows\n"
-       "  --no-pin         pin nothing (daemons, iperf3, softirq), to show what pinning changes\n"
-       "  --sequential     all samples of one product, then the next (default: interleaved rounds)\n"
-       "  --from RUN_DIR   rerun exactly what that run did (its topology copy, products, samples, keys); versions must match;\n"
-       "                   --product, --samples, --duration, --no-pin, --sequential and --resume cannot change it\n"
-       "Bounds: 1 to 1000 samples, 1 s to 3600 s per sample (as in [bench]).\n"
        "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
        "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
        "Exit codes: 0 every row valid; 4 a product x test has no valid row (a product that never came up, every sample\n"
@@ -393,8 +428,6 @@ const std::vector<Verb>& verbs() {
       {"diff", "diff RUN_A RUN_B [--threshold X] [--relative] | diff RUN [--threshold X]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
        "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
-       "  --threshold X    exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best\n"
-       "  --relative       compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs\n"
        "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
        "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
        {"--threshold", "--relative"}, cmd_diff},
@@ -402,8 +435,7 @@ const std::vector<Verb>& verbs() {
        cmd_report},
       {"image", "image build [RECIPE] [--rebuild] | image list | image clean",
        "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"
-       "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.\n"
-       "  --rebuild        build again even if the cache holds the image",
+       "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.",
        {"--rebuild"}, [](const Args& a) { return image_command(a.positional, a.rebuild); }},
       {"doctor", "doctor", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
        "steal time, products) and says what that means for results.", {}, cmd_doctor},
@@ -412,7 +444,7 @@ const std::vector<Verb>& verbs() {
 }
 
 void print_usage() {
-  std::cout << "usage: vpnlab VERB [ARGS]\n\nverbs:\n";
+  std::cout << "usage: vpnlab VERB [ARGS]   (vpnlab --version: the version)\n\nverbs:\n";
   for (const auto& v : verbs()) std::cout << "  " << v.synopsis << "\n";
   std::cout << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n"
                "\nexit codes: 0 ok; 1 error; 2 usage; 3 'diff --threshold' gate fired; 4 'run': a product x test has no valid row;\n"
@@ -425,6 +457,10 @@ int main(int argc, char** argv) {
   // Progress and warnings go to stderr; stdout carries only results (the table, listings).
   Progress::install_logger();
   ignore_broken_pipes();
+  if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+    std::cout << "vpnlab " << vpnlab_version() << "\n";
+    return 0;
+  }
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     print_usage();
     return argc < 2 ? kExitUsage : 0;
@@ -437,7 +473,14 @@ int main(int argc, char** argv) {
     if (args->quiet) spdlog::set_level(spdlog::level::warn);
     if (args->verbose) spdlog::set_level(spdlog::level::debug);
     if (args->help) {
-      std::cout << "usage: vpnlab " << v.synopsis << "\n\n" << v.help << "\n";
+      std::cout << "usage: vpnlab " << v.synopsis << "\n\n" << v.help << "\n\noptions:\n";
+      for (const auto& name : v.options) {
+        const OptionDef* o = option_def(name);
+        std::string head = std::string(o->name) + (*o->value ? std::string(" ") + o->value : "");
+        std::cout << "  " << head << std::string(head.size() < 17 ? 17 - head.size() : 1, ' ') << o->help << "\n";
+      }
+      std::cout << "  -q, --quiet      warnings and errors only\n  -v, --verbose    debug detail\n  -h, --help       this help\n"
+                   "  --               what follows is a file name, even if it starts with '-'\n";
       return 0;
     }
     // Every expected failure is a Result; anything that still escapes (a bug, memory) is

@@ -287,3 +287,27 @@ TEST(Trust, StrongswanLibipsecCarriesASmallerOverlayMtu) {
   EXPECT_EQ(rows->size(), 3u);
   for (const auto& r : *rows) EXPECT_TRUE(r.valid) << r.reason;
 }
+
+// One definition per option: every verb's --help lists what it accepts, `-x` is not a
+// file, `--opt=value` and `--` work, and there is a --version. No root needed.
+TEST(Trust, OptionsAndHelpComeFromOneDefinition) {
+  CliOutcome o = vpnlab_cli({"plan", "--help"});
+  EXPECT_EQ(o.status, 0);
+  for (const char* opt : {"--product NAME", "--samples N", "--duration D", "--no-pin", "--sequential"})
+    EXPECT_NE(o.out.find(std::string("\n  ") + opt), std::string::npos) << opt << " missing in:\n" << o.out;
+  o = vpnlab_cli({"validate", "--help"});
+  EXPECT_NE(o.out.find("\n  --product NAME"), std::string::npos) << o.out;
+  o = vpnlab_cli({"validate", VPNLAB_TOPOLOGIES "/quick.toml", "-x"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err, "vpnlab: error: unknown option '-x' for 'validate' (short ones: -h, -q, -v)\nhint: see 'vpnlab validate --help'\n");
+  o = vpnlab_cli({"plan", "--samples=3", "--product=baseline", "--", VPNLAB_TOPOLOGIES "/quick.toml"});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("samples 3 x 10 s"), std::string::npos) << o.out;
+  o = vpnlab_cli({"cleanup", "--dry-run=yes"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err, "vpnlab: error: --dry-run takes no value\nhint: see 'vpnlab cleanup --help'\n");
+  o = vpnlab_cli({"--version"});
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.out.rfind("vpnlab ", 0), 0u) << o.out;
+  EXPECT_EQ(vpnlab_cli({"version"}).out, o.out);
+}
