@@ -33,21 +33,17 @@ bool parse_bool(const std::string& v) {
   throw std::invalid_argument(v);
 }
 
-// Whole fields only: "12abc" is not 12.
-double to_d(const std::string& s) {
+// Whole fields only: "12abc" is not 12. Empty is 0 (a column an older version left empty).
+template <typename T, typename Parse>
+T whole(const std::string& s, Parse parse) {
   if (s.empty()) return 0;
   size_t used = 0;
-  double v = std::stod(s, &used);
+  T v = parse(s, &used);
   if (used != s.size()) throw std::invalid_argument(s);
   return v;
 }
-int64_t to_i(const std::string& s) {
-  if (s.empty()) return 0;
-  size_t used = 0;
-  int64_t v = std::stoll(s, &used);
-  if (used != s.size()) throw std::invalid_argument(s);
-  return v;
-}
+double to_d(const std::string& s) { return whole<double>(s, [](const std::string& t, size_t* n) { return std::stod(t, n); }); }
+int64_t to_i(const std::string& s) { return whole<int64_t>(s, [](const std::string& t, size_t* n) { return std::stoll(t, n); }); }
 
 #define STR_COL(f) {#f, [](const SampleRow& r) { return r.f; }, [](SampleRow& r, const std::string& v) { r.f = v; }}
 #define INT_COL(f) {#f, [](const SampleRow& r) { return std::to_string(r.f); }, [](SampleRow& r, const std::string& v) { r.f = static_cast<decltype(r.f)>(to_i(v)); }}
