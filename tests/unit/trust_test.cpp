@@ -401,3 +401,12 @@ TEST(SampleScoring, ValidBypassedAndSpreadSamples) {
   idle.expect = {{"a", {0, 0}}};
   EXPECT_EQ(score_sample(idle), "VPN node 'a': iperf3 moved no data");
 }
+
+TEST(Trust, ReportMarkdownCarriesNoRawHtmlFromProductStrings) {
+  std::string dir = golden_with("/products/wireguard-go/cipher", "<img src=x onerror=alert(1)> | AES & co");
+  ASSERT_TRUE(write_report(dir).ok());
+  std::string md = slurp(dir + "/report.md");
+  EXPECT_EQ(md.find("<img"), std::string::npos) << md;
+  EXPECT_NE(md.find("cipher &lt;img src=x onerror=alert(1)> | AES &amp; co"), std::string::npos) << md;
+  EXPECT_EQ(slurp(dir + "/report.html").find("<img"), std::string::npos);
+}
