@@ -153,22 +153,21 @@ TEST(Routing, AMisroutedSampleFailsTheTunnelCheck) {
   for (const auto& n : plan.nodes) names.push_back(n.name);
   auto keys = prepare_node_keys(dir + "/keys", names);
   ASSERT_TRUE(keys.ok());
-  auto topo = build_netns_runtime(plan, dir, -1);
-  ASSERT_TRUE(topo.ok()) << topo.error().format();
-  auto session = ProductSession::start({&vpn_plan, topo->get(), &spec.value(), &keys.value(), dir, -1, {}});
+  std::unique_ptr<NodeRuntime> topo;
+  auto session = start_session(plan, vpn_plan, spec.value(), keys.value(), dir, &topo);
   ASSERT_TRUE(session.ok()) << session.error().format();
-  ASSERT_TRUE((*topo)->add_routes(plan, PlanRoute::When::tunnel).ok());
-  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo->get(), session->get(), dir, dir, -1};
+  ASSERT_TRUE(topo->add_routes(plan, PlanRoute::When::tunnel).ok());
+  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo.get(), session->get(), dir, dir, -1};
   bool interrupted = false;
   SampleRow good = run_sample(sc, "routed", 1, &interrupted);
   EXPECT_TRUE(good.valid) << good.reason;
-  ASSERT_TRUE((*topo)->add_routes(plan, PlanRoute::When::baseline).ok());  // around the tunnel
+  ASSERT_TRUE(topo->add_routes(plan, PlanRoute::When::baseline).ok());  // around the tunnel
   SampleRow bad = run_sample(sc, "misrouted", 1, &interrupted);
   EXPECT_EQ(bad.status, "ok") << bad.reason;
   EXPECT_FALSE(bad.valid);
   EXPECT_NE(bad.reason.find("did not cross the tunnel"), std::string::npos) << bad.reason;
   (*session)->stop();
-  EXPECT_TRUE((*topo)->teardown(10).ok());
+  EXPECT_TRUE(topo->teardown(10).ok());
 }
 
 TEST(Pinning, EveryDaemonThreadIsPinnedAlsoThoseStartedUnderLoad) {
@@ -181,11 +180,10 @@ TEST(Pinning, EveryDaemonThreadIsPinnedAlsoThoseStartedUnderLoad) {
   ASSERT_TRUE(spec.ok());
   std::string dir = make_temp_dir("pin");
   auto keys = prepare_node_keys(dir + "/keys", {"a", "b"});
-  auto topo = build_netns_runtime(plan, dir, -1);
-  ASSERT_TRUE(topo.ok());
-  auto session = ProductSession::start({&plan, topo->get(), &spec.value(), &keys.value(), dir, -1, {}});
+  std::unique_ptr<NodeRuntime> topo;
+  auto session = start_session(plan, plan, spec.value(), keys.value(), dir, &topo);
   ASSERT_TRUE(session.ok()) << session.error().format();
-  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo->get(), session->get(), dir, dir, -1};
+  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo.get(), session->get(), dir, dir, -1};
   bool interrupted = false;
   SampleRow row = run_sample(sc, "load", 2, &interrupted);
   EXPECT_TRUE(row.valid) << row.reason;
@@ -205,7 +203,7 @@ TEST(Pinning, EveryDaemonThreadIsPinnedAlsoThoseStartedUnderLoad) {
     for (const auto& allowed : allowed_cpus_of_threads(pid)) EXPECT_EQ(allowed, want);
   }
   (*session)->stop();
-  EXPECT_TRUE((*topo)->teardown(10).ok());
+  EXPECT_TRUE(topo->teardown(10).ok());
 }
 
 TEST(Cpu, APinnedTwoSecondBusyLoopIsAccountedAsTwoCpuSeconds) {
