@@ -69,7 +69,7 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   std::string started = utc_now();
   std::string cpuinfo = read_file_text("/proc/cpuinfo");
   std::string flags = " " + cpuinfo_field(cpuinfo, "flags") + " ";
-  env["schema"] = 1;
+  env["schema"] = kEnvironmentSchema;
   env["vpnlab_version"] = vpnlab_version();
   env["started"] = started;
   env["run_id"] = plan.run_id;

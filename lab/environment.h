@@ -15,6 +15,8 @@ namespace vpnlab {
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability);
 
+inline constexpr int kEnvironmentSchema = 1;  // environment.json's "schema": what its readers check
+
 // This build's version (git describe at configure time), as environment.json records it.
 std::string vpnlab_version();
 

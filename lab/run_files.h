@@ -8,11 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/environment.h"  // kEnvironmentSchema
 #include "lab/result.h"
 
 namespace vpnlab {
-
-inline constexpr int kEnvironmentSchema = 1;  // environment.json's "schema"
 
 enum class JsonType { string, number, integer, boolean, object, array };
 
