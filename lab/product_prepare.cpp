@@ -3,6 +3,7 @@
 // [[prepare]] entries that render files and run key tools before any node starts.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -144,6 +145,43 @@ std::string captured_value(const std::string& text, const std::string& prefix) {
     if (line.rfind(prefix, 0) == 0) return trim(line.substr(prefix.size()));
   return {};
 }
+// Calls fn for every (entry, 1-based entry number, node, peer) [[prepare]] is done for, in
+// order: entry by entry, each for every node (and, scope "peer", every other node) before
+// the next, so later entries see what earlier ones made. Run scope: no node, no peer.
+Status for_each_prepare(const ProductSpec& spec, const Plan& plan,
+                        const std::function<Status(const PrepareStep&, size_t, const PlanNode*, const PlanNode*)>& fn) {
+  size_t index = 0;
+  for (const PrepareStep& step : spec.prepare) {
+    ++index;
+    if (step.scope == PrepareStep::Scope::Run) {
+      if (auto s = fn(step, index, nullptr, nullptr); !s) return s;
+      continue;
+    }
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+      if (!node_filter_applies(step.nodes, i)) continue;
+      if (step.scope == PrepareStep::Scope::Node) {
+        if (auto s = fn(step, index, &plan.nodes[i], nullptr); !s) return s;
+        continue;
+      }
+      for (const PlanNode& peer : plan.nodes)
+        if (peer.name != plan.nodes[i].name)
+          if (auto s = fn(step, index, &plan.nodes[i], &peer); !s) return s;
+    }
+  }
+  return ok_status();
+}
+
+// The templated texts a node's steps and counters use (argv, link names, env values).
+std::vector<std::string> step_texts(const ProductSpec& spec) {
+  std::vector<std::string> texts = spec.counters ? spec.counters->argv : std::vector<std::string>{};
+  for (const ProductStep& step : spec.steps) {
+    texts.insert(texts.end(), step.argv.begin(), step.argv.end());
+    texts.push_back(step.ifname);
+    for (const auto& [k, v] : step.env) texts.push_back(v);
+  }
+  return texts;
+}
+
 }  // namespace
 
 Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer) {
@@ -205,35 +243,15 @@ Status ProductSession::prepare() {
   }
   if (auto s = make_dirs(log_dir(), 0750); !s) return s;
   if (auto s = make_dirs(ctx_.run_dir + "/secrets/" + ctx_.spec->name, 0700); !s) return s;
-  // Entry by entry, each for every node, so later entries see what earlier ones made.
-  size_t index = 0;
-  for (const PrepareStep& step : ctx_.spec->prepare) {
-    ++index;
-    if (step.scope == PrepareStep::Scope::Run) {
-      if (auto s = prepare_one(step, index, nullptr, nullptr); !s) return s;
-      continue;
-    }
-    for (size_t i = 0; i < plan.nodes.size(); ++i) {
-      if (!node_filter_applies(step.nodes, i)) continue;
-      if (step.scope == PrepareStep::Scope::Node) {
-        if (auto s = prepare_one(step, index, &plan.nodes[i], nullptr); !s) return s;
-        continue;
-      }
-      for (const PlanNode& peer : plan.nodes)
-        if (peer.name != plan.nodes[i].name)
-          if (auto s = prepare_one(step, index, &plan.nodes[i], &peer); !s) return s;
-    }
-  }
+  auto prepare = [&](const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer) {
+    return prepare_one(step, index, node, peer);
+  };
+  if (auto s = for_each_prepare(*ctx_.spec, plan, prepare); !s) return s;
   // Step templates are checked here too, so a bad spec fails before anything starts.
   for (const PlanNode& node : plan.nodes) {
     TemplateContext tc = context_for(&node);
-    for (const ProductStep& step : ctx_.spec->steps) {
-      std::vector<std::string> texts = step.argv;
-      texts.push_back(step.ifname);
-      for (const auto& [k, v] : step.env) texts.push_back(v);
-      for (const auto& t : texts)
-        if (auto r = expand(t, tc); !r) return r.error();
-    }
+    for (const auto& t : step_texts(*ctx_.spec))
+      if (auto r = expand(t, tc); !r) return r.error();
   }
   return ok_status();
 }
@@ -250,7 +268,7 @@ Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan
       else
         for (const auto& n : plan.nodes) dry.node_captured_[n.name][name] = "captured";
     }
-  auto render = [&](const PrepareStep& step, const PlanNode* node, const PlanNode* peer) -> Status {
+  auto render = [&](const PrepareStep& step, size_t, const PlanNode* node, const PlanNode* peer) -> Status {
     TemplateContext tc = dry.context_for(node, peer);
     if (!step.file.empty()) {
       if (auto r = dry.expand(step.file, tc); !r) return r.error();
@@ -260,31 +278,10 @@ Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan
       if (auto r = dry.expand(a, tc); !r) return r.error();
     return ok_status();
   };
-  for (const PrepareStep& step : spec.prepare) {
-    if (step.scope == PrepareStep::Scope::Run) {
-      if (auto s = render(step, nullptr, nullptr); !s) return s;
-      continue;
-    }
-    for (size_t i = 0; i < plan.nodes.size(); ++i) {
-      if (!node_filter_applies(step.nodes, i)) continue;
-      if (step.scope == PrepareStep::Scope::Node) {
-        if (auto s = render(step, &plan.nodes[i], nullptr); !s) return s;
-        continue;
-      }
-      for (const PlanNode& peer : plan.nodes)
-        if (peer.name != plan.nodes[i].name)
-          if (auto s = render(step, &plan.nodes[i], &peer); !s) return s;
-    }
-  }
+  if (auto s = for_each_prepare(spec, plan, render); !s) return s;
   for (const PlanNode& node : plan.nodes) {
     TemplateContext tc = dry.context_for(&node);
-    std::vector<std::string> texts = spec.counters ? spec.counters->argv : std::vector<std::string>{};
-    for (const ProductStep& step : spec.steps) {
-      texts.insert(texts.end(), step.argv.begin(), step.argv.end());
-      texts.push_back(step.ifname);
-      for (const auto& [k, v] : step.env) texts.push_back(v);
-    }
-    for (const auto& t : texts)
+    for (const auto& t : step_texts(spec))
       if (auto r = dry.expand(t, tc); !r) return r.error();
   }
   return ok_status();

@@ -187,19 +187,19 @@ Error row_error(const std::string& path, int line, const std::string& what) {
 
 std::string one_line(const std::string& text) {
   std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;  // CRLF is one break
+  bool pending_break = false;  // a run of line breaks becomes one " | " before the next text
+  for (char c : text) {
     if (c == '\n' || c == '\r') {
-      if (!out.empty() && out.back() != ' ') out += " | ";
-      else if (!out.empty()) out += "| ";
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      out += ' ';
-    } else {
-      out += c;
+      pending_break = !out.empty();
+      continue;
     }
+    if (pending_break) {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += " | ";
+      pending_break = false;
+    }
+    out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
   }
-  while (!out.empty() && (out.back() == ' ' || out.back() == '|')) out.pop_back();
   return out;
 }
 

@@ -77,6 +77,7 @@ TEST(Trust, ReasonsAreWrittenOnOneLineAndReadBack) {
   ASSERT_EQ(rows->size(), 2u);
   EXPECT_EQ((*rows)[0].reason, "product daemon died during the sample: 'wireguard-go' exited with status 137 | last log line");
   EXPECT_EQ(one_line("a\r\nb\tc\n"), "a | b c");
+  EXPECT_EQ(one_line("x\n\n\ny |z"), "x | y |z") << "a run of breaks is one separator; a '|' of the text stays";
 }
 
 TEST(Trust, AQuotedFieldSpanningLinesIsOneRowNotALostOne) {
