@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/process.h"
+#include "lab/base/process.h"
 
 namespace vpnlab::bench {
 

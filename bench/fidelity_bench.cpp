@@ -29,11 +29,11 @@
 #include <spdlog/spdlog.h>
 
 #include "bench_support.h"
-#include "lab/iperf.h"
-#include "lab/product_spec.h"
-#include "lab/runner.h"
-#include "lab/stats.h"
-#include "lab/topology.h"
+#include "lab/run/iperf.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/runner.h"
+#include "lab/base/stats.h"
+#include "lab/model/topology.h"
 #include "netns/namespace.h"
 #include "netns/probes.h"
 #include "netns/sysctl.h"

@@ -10,10 +10,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "lab/product_spec.h"
-#include "lab/runner.h"
-#include "lab/stats.h"
-#include "lab/topology.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/runner.h"
+#include "lab/base/stats.h"
+#include "lab/model/topology.h"
 
 using namespace vpnlab;
 

@@ -10,9 +10,9 @@
 #include <random>
 
 #include "bench_support.h"
-#include "lab/plan.h"
-#include "lab/topology.h"
-#include "netns/live_topology.h"
+#include "lab/model/plan.h"
+#include "lab/model/topology.h"
+#include "lab/netns_backend/live_topology.h"
 #include "netns/namespace.h"
 
 using namespace vpnlab;

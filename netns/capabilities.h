@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/result.h"
+#include "lab/base/result.h"
 
 struct nl_sock;
 

@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "lab/ipv4.h"
-#include "lab/result.h"
-#include "netns/unique_fd.h"
+#include "lab/base/ipv4.h"
+#include "lab/base/result.h"
+#include "lab/base/unique_fd.h"
 
 namespace vpnlab {
 

@@ -14,8 +14,8 @@
 #include <set>
 #include <thread>
 
-#include "netns/fault.h"
-#include "netns/pidfd.h"
+#include "lab/base/fault.h"
+#include "lab/base/pidfd.h"
 #include "netns/sysctl.h"
 
 namespace vpnlab {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "lab/result.h"
+#include "lab/base/result.h"
 #include "netns/netlink.h"
-#include "netns/unique_fd.h"
+#include "lab/base/unique_fd.h"
 
 namespace vpnlab {
 

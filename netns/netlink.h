@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "lab/plan.h"
-#include "lab/result.h"
+#include "lab/model/plan.h"
+#include "lab/base/result.h"
 
 struct nl_sock;
 struct rtnl_link;

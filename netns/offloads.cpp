@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "netns/namespace.h"
-#include "netns/unique_fd.h"
+#include "lab/base/unique_fd.h"
 
 namespace vpnlab {
 

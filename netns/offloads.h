@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "lab/result.h"
+#include "lab/base/result.h"
 
 namespace vpnlab {
 

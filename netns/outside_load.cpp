@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "netns/pidfd.h"
+#include "lab/base/pidfd.h"
 
 namespace vpnlab {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <thread>
 
-#include "lab/result.h"
-#include "netns/unique_fd.h"
+#include "lab/base/result.h"
+#include "lab/base/unique_fd.h"
 
 namespace vpnlab {
 

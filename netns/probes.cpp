@@ -19,7 +19,7 @@
 #include <netlink/netlink.h>
 
 #include "netns/namespace.h"
-#include "netns/unique_fd.h"
+#include "lab/base/unique_fd.h"
 
 namespace vpnlab {
 

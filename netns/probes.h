@@ -2,8 +2,8 @@
 // or "iperf3 is listening", so these are bounded probe loops; neither consumes what it
 // checks (a connect() probe would use up `iperf3 -s -1`'s single test).
 #pragma once
-#include "lab/ipv4.h"
-#include "lab/result.h"
+#include "lab/base/ipv4.h"
+#include "lab/base/result.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // IPv4 routes inside a lab namespace, over netlink.
 #pragma once
-#include "lab/ipv4.h"
-#include "lab/result.h"
+#include "lab/base/ipv4.h"
+#include "lab/base/result.h"
 
 struct nl_sock;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/result.h"
+#include "lab/base/result.h"
 
 namespace vpnlab {
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/fs_util.h"
-#include "lab/process.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/process.h"
 
 namespace vpnlab {
 namespace {

@@ -18,8 +18,8 @@
 #include <set>
 #include <string>
 
-#include "lab/ipv4.h"
-#include "lab/process.h"
+#include "lab/base/ipv4.h"
+#include "lab/base/process.h"
 #include "netns/capabilities.h"
 #include "netns/netlink.h"
 #include "netns/offloads.h"

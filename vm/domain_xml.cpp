@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "lab/xml_escape.h"
+#include "lab/base/xml_escape.h"
 
 namespace vpnlab {
 

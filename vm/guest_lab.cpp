@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <set>
 
-#include "lab/fs_util.h"
-#include "netns/live_topology.h"
+#include "lab/base/fs_util.h"
+#include "lab/netns_backend/live_topology.h"
 #include "netns/sysctl.h"
 
 namespace fs = std::filesystem;

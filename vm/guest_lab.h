@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "lab/plan.h"
-#include "lab/process.h"
+#include "lab/model/plan.h"
+#include "lab/base/process.h"
 #include "netns/namespace.h"
 #include "vm/agent_client.h"
 #include "vm/domain_xml.h"

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "lab/result.h"
+#include "lab/base/result.h"
 
 struct nl_sock;
 

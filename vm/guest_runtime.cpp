@@ -13,7 +13,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "lab/environment.h"
+#include "lab/run/environment.h"
 
 namespace vpnlab {
 namespace {

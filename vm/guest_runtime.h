@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "lab/node_runtime.h"
+#include "lab/runtime/node_runtime.h"
 #include "vm/accel.h"
 #include "vm/guest_lab.h"
 #include "vm/image.h"

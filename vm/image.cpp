@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/fs_util.h"
-#include "lab/keys.h"
-#include "lab/toml_reader.h"
+#include "lab/base/fs_util.h"
+#include "lab/run/keys.h"
+#include "lab/model/toml_reader.h"
 
 namespace fs = std::filesystem;
 

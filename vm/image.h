@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/result.h"
+#include "lab/base/result.h"
 
 namespace vpnlab {
 

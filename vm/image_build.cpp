@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/fs_util.h"
-#include "lab/process.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/process.h"
 #include "vm/image.h"
 
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "lab/product_spec.h"
+#include "lab/model/product_spec.h"
 #include "vm/image.h"
 
 namespace vpnlab {

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "lab/result.h"
-#include "netns/unique_fd.h"
+#include "lab/base/result.h"
+#include "lab/base/unique_fd.h"
 
 namespace vpnlab {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "lab/result.h"
+#include "lab/base/result.h"
 
 typedef struct _virConnect* virConnectPtr;
 typedef struct _virDomain* virDomainPtr;

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "lab/product_spec.h"
-#include "lab/results_csv.h"
-#include "lab/runner.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/results_csv.h"
+#include "lab/run/runner.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "lab/results_csv.h"
-#include "lab/summary.h"
+#include "lab/run/results_csv.h"
+#include "lab/results/summary.h"
 #include <functional>
 
 #include <nlohmann/json.hpp>

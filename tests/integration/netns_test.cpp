@@ -2,7 +2,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "lab/cleanup.h"
+#include "lab/cli/cleanup.h"
 #include "netns/offloads.h"
 #include "netns/probes.h"
 #include "root_test_support.h"

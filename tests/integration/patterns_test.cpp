@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/cpu_stat.h"
-#include "lab/keys.h"
-#include "lab/product_session.h"
-#include "lab/sample.h"
+#include "lab/base/cpu_stat.h"
+#include "lab/run/keys.h"
+#include "lab/run/product_session.h"
+#include "lab/run/sample.h"
 #include "netns/offloads.h"
 #include "netns/probes.h"
 #include "root_test_support.h"

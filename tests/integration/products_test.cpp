@@ -3,9 +3,9 @@
 // leaves nothing behind. A product not installed here is skipped with its reason.
 #include <fstream>
 
-#include "lab/keys.h"
-#include "lab/product_spec.h"
-#include "lab/runner.h"
+#include "lab/run/keys.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/runner.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;

@@ -10,13 +10,13 @@
 #include <sstream>
 #include <string>
 
-#include "lab/plan.h"
-#include "lab/process.h"
-#include "lab/runner.h"
-#include "lab/topology.h"
-#include "netns/live_topology.h"
+#include "lab/model/plan.h"
+#include "lab/base/process.h"
+#include "lab/run/runner.h"
+#include "lab/model/topology.h"
+#include "lab/netns_backend/live_topology.h"
 #include "netns/namespace.h"
-#include "netns/pidfd.h"
+#include "lab/base/pidfd.h"
 #include "../temp_paths.h"
 
 #define VPNLAB_REQUIRE_ROOT()                                                     \

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "lab/results_csv.h"
-#include "lab/run_files.h"
+#include "lab/run/results_csv.h"
+#include "lab/results/run_files.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;

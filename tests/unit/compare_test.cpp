@@ -4,8 +4,8 @@
 #include <cmath>
 #include <random>
 
-#include "lab/compare.h"
-#include "lab/diff_command.h"
+#include "lab/results/compare.h"
+#include "lab/cli/diff_command.h"
 
 using namespace vpnlab;
 

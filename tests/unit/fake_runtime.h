@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "lab/node_runtime.h"
-#include "netns/unique_fd.h"
+#include "lab/runtime/node_runtime.h"
+#include "lab/base/unique_fd.h"
 
 namespace vpnlab::testing {
 

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "lab/ipv4.h"
-#include "lab/plan.h"
-#include "lab/topology.h"
+#include "lab/base/ipv4.h"
+#include "lab/model/plan.h"
+#include "lab/model/topology.h"
 
 using namespace vpnlab;
 

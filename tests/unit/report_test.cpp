@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "lab/fs_util.h"
-#include "lab/report.h"
-#include "lab/svg.h"
+#include "lab/base/fs_util.h"
+#include "lab/results/report.h"
+#include "lab/results/svg.h"
 
 using namespace vpnlab;
 namespace fs = std::filesystem;

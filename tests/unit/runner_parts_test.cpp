@@ -8,17 +8,17 @@
 #include <map>
 #include <sstream>
 
-#include "lab/iperf.h"
-#include "lab/cpu_stat.h"
-#include "lab/keys.h"
-#include "lab/fs_util.h"
-#include "lab/stats.h"
-#include "lab/summary.h"
-#include "lab/product_session.h"
-#include "lab/product_spec.h"
-#include "lab/results_csv.h"
-#include "lab/runner.h"
-#include "lab/template.h"
+#include "lab/run/iperf.h"
+#include "lab/base/cpu_stat.h"
+#include "lab/run/keys.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/stats.h"
+#include "lab/results/summary.h"
+#include "lab/run/product_session.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/results_csv.h"
+#include "lab/run/runner.h"
+#include "lab/model/template.h"
 #include "../temp_paths.h"
 
 using namespace vpnlab;

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 
 #include "fake_runtime.h"
-#include "lab/fs_util.h"
-#include "lab/process.h"
-#include "lab/results_csv.h"
-#include "lab/runner.h"
-#include "lab/topology.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/process.h"
+#include "lab/run/results_csv.h"
+#include "lab/run/runner.h"
+#include "lab/model/topology.h"
 #include "../temp_paths.h"
 
 using namespace vpnlab;

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "fake_runtime.h"
-#include "lab/keys.h"
-#include "lab/product_session.h"
-#include "lab/product_spec.h"
-#include "lab/topology.h"
+#include "lab/run/keys.h"
+#include "lab/run/product_session.h"
+#include "lab/model/product_spec.h"
+#include "lab/model/topology.h"
 #include "../temp_paths.h"
 
 using namespace vpnlab;

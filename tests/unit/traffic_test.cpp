@@ -2,10 +2,10 @@
 // default pinning, latency quantiles and the iperf3 JSON of the newer patterns.
 #include <gtest/gtest.h>
 
-#include "lab/iperf.h"
-#include "lab/plan.h"
-#include "lab/topology.h"
-#include "lab/traffic.h"
+#include "lab/run/iperf.h"
+#include "lab/model/plan.h"
+#include "lab/model/topology.h"
+#include "lab/model/traffic.h"
 #include "netns/latency_probe.h"
 
 using namespace vpnlab;

@@ -8,18 +8,18 @@
 #include <fstream>
 #include <sstream>
 
-#include "lab/fs_util.h"
-#include "lab/process.h"
-#include "lab/product_session.h"
-#include "lab/product_spec.h"
-#include "lab/report.h"
-#include "lab/results_csv.h"
-#include "lab/run_files.h"
-#include "lab/run_request.h"
-#include "lab/sample.h"
-#include "lab/summary.h"
-#include "lab/topology.h"
-#include "lab/diff_command.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/process.h"
+#include "lab/run/product_session.h"
+#include "lab/model/product_spec.h"
+#include "lab/results/report.h"
+#include "lab/run/results_csv.h"
+#include "lab/results/run_files.h"
+#include "lab/cli/run_request.h"
+#include "lab/run/sample.h"
+#include "lab/results/summary.h"
+#include "lab/model/topology.h"
+#include "lab/cli/diff_command.h"
 #include "../temp_paths.h"
 
 using namespace vpnlab;

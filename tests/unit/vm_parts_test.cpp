@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lab/fs_util.h"
-#include "lab/plan.h"
-#include "lab/topology.h"
+#include "lab/base/fs_util.h"
+#include "lab/model/plan.h"
+#include "lab/model/topology.h"
 #include "vm/domain_xml.h"
 #include "vm/guest_lab.h"
 #include "vm/image.h"

@@ -1,0 +1,72 @@
+#include "lab/base/fs_util.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace vpnlab {
+
+Status make_dirs(const std::string& path, mode_t mode) {
+  std::string cur;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if ((i == path.size() || path[i] == '/') && !cur.empty() && mkdir(cur.c_str(), mode) < 0 && errno != EEXIST)
+      return make_error("cannot create " + cur + ": " + errno_text(errno));
+    if (i < path.size()) cur += path[i];
+  }
+  return ok_status();
+}
+
+Status write_file(const std::string& path, const std::string& content, mode_t mode) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return make_error("cannot write " + path + ": " + errno_text(errno));
+  fchmod(fd, mode);  // an existing file keeps its old mode otherwise
+  bool ok = write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
+  int err = errno;
+  close(fd);
+  if (!ok) return make_error("cannot write " + path + ": " + errno_text(err));
+  return ok_status();
+}
+
+Result<std::string> read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot read " + path + ": " + errno_text(errno));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+std::string read_file_text(const std::string& path) {
+  auto text = read_whole_file(path);
+  return text ? text.value() : std::string();
+}
+
+Status replace_file(const std::string& path, const std::string& content, mode_t mode) {
+  const std::string tmp = path + ".new";
+  if (auto s = write_file(tmp, content, mode); !s) {
+    unlink(tmp.c_str());
+    return s;
+  }
+  if (rename(tmp.c_str(), path.c_str()) < 0) {
+    int err = errno;
+    unlink(tmp.c_str());
+    return make_error("cannot replace " + path + ": " + errno_text(err));
+  }
+  return ok_status();
+}
+
+Status check_free_space(const std::string& dir, uint64_t need_bytes) {
+  struct statvfs st{};
+  if (statvfs(dir.c_str(), &st) < 0) return make_error("cannot check the free space of " + dir + ": " + errno_text(errno));
+  uint64_t free_bytes = static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+  if (free_bytes >= need_bytes && (st.f_files == 0 || st.f_favail > 16)) return ok_status();
+  return make_error(dir + ": disk full: " + std::to_string(free_bytes / 1024) + " KiB free (" + std::to_string(st.f_favail) +
+                        " inodes), a sample needs at least " + std::to_string(need_bytes / 1024) + " KiB: " + errno_text(ENOSPC),
+                    "free space there, or give --out a larger file system; finished rows are kept: measure the rest with "
+                    "'vpnlab run FILE --resume RUN_DIR'");
+}
+
+}  // namespace vpnlab

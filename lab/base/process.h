@@ -1,0 +1,89 @@
+// Processes inside a node: launched with Boost.Process (v1) and a fork-to-exec hook that
+// joins the node's network and mount namespaces, pins CPUs, and closes inherited fds;
+// stopped with TERM -> grace -> KILL through a pidfd (Boost v1's terminate() is SIGKILL).
+#pragma once
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab/base/result.h"
+
+namespace vpnlab {
+
+struct SpawnSpec {
+  std::vector<std::string> argv;            // argv[0] is looked up in PATH unless absolute
+  std::map<std::string, std::string> env;   // added to a small fixed environment
+  int netns_fd = -1;                        // -1: stay in the caller's namespace
+  int mntns_fd = -1;
+  std::vector<int> cpus;                    // empty: no pinning
+  std::string stdout_path;                  // where stdout goes (required)
+  std::string stderr_path;                  // empty: same file as stdout
+  std::string cwd;
+};
+
+// A process started in a node: a Child on this host, or one in a guest (vm/).
+class NodeProcess {
+ public:
+  virtual ~NodeProcess() = default;
+  virtual const std::string& name() const = 0;
+  virtual bool running() = 0;
+  // Readable once the process has exited (a pidfd, or an eventfd the backend signals).
+  virtual int exit_fd() const = 0;
+  virtual bool wait_exit(int timeout_ms, int interrupt_fd = -1, bool* interrupted = nullptr) = 0;
+  virtual int exit_status() const = 0;
+  // TERM, grace, KILL; reaps. True if KILL was needed.
+  virtual bool stop(int grace_ms = 2000) = 0;
+  // The pid on this host, or 0 when the process is not visible here (in a guest).
+  virtual pid_t host_pid() const = 0;
+};
+
+class Child : public NodeProcess {
+ public:
+  static Result<std::unique_ptr<Child>> spawn(const SpawnSpec& spec);
+  ~Child() override;  // a child still running is stopped, never left behind
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  pid_t pid() const;
+  int pidfd() const;  // readable once the process has exited
+  const std::string& name() const override { return name_; }
+  bool running() override;
+  int exit_fd() const override { return pidfd(); }
+  // Waits for exit. False on timeout or interrupt (see *interrupted).
+  bool wait_exit(int timeout_ms, int interrupt_fd = -1, bool* interrupted = nullptr) override;
+  // Exit status after wait_exit()/stop(): code, or 128+signal if killed by a signal.
+  int exit_status() const override { return exit_status_; }
+  // TERM, grace, KILL; reaps. Returns true if KILL was needed.
+  bool stop(int grace_ms = 2000) override;
+  pid_t host_pid() const override { return pid(); }
+
+ private:
+  Child();
+  void reap();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string name_;
+  int exit_status_ = -1;
+  bool reaped_ = false;
+};
+
+struct RunOutcome {
+  int exit_status = -1;
+  bool timed_out = false;
+  bool interrupted = false;
+};
+// Waits for a started process (bounded by timeout_s; stopped if it overruns).
+RunOutcome finish_run(NodeProcess& p, double timeout_s, int interrupt_fd);
+// Runs to completion (bounded by timeout_s); output goes to spec.stdout_path.
+Result<RunOutcome> run_command(const SpawnSpec& spec, double timeout_s, int interrupt_fd = -1);
+
+// The last `lines` lines of a log file, for error reports.
+std::string log_tail(const std::string& path, int lines = 8);
+
+// Full path of a program in PATH, or empty.
+std::string find_program(const std::string& name);
+
+}  // namespace vpnlab

@@ -1,0 +1,46 @@
+#include "lab/base/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vpnlab {
+
+namespace {
+// P(X <= k) for X ~ Binomial(n, 1/2).
+double binomial_half_cdf(size_t n, size_t k) {
+  double sum = 0, term = std::pow(0.5, static_cast<double>(n));  // C(n,0) / 2^n
+  for (size_t i = 0; i <= k; ++i) {
+    sum += term;
+    term = term * static_cast<double>(n - i) / static_cast<double>(i + 1);
+  }
+  return sum;
+}
+}  // namespace
+
+SampleStats describe(std::vector<double> v) {
+  SampleStats s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  s.min = v.front();
+  s.max = v.back();
+  for (double x : v) s.mean += x / static_cast<double>(n);
+  if (n > 1) {
+    double ss = 0;
+    for (double x : v) ss += (x - s.mean) * (x - s.mean);
+    s.stdev = std::sqrt(ss / static_cast<double>(n - 1));
+  }
+  s.cv = s.mean != 0 ? s.stdev / s.mean : 0;
+  // [x_(k), x_(n+1-k)] covers the median with 1 - 2 P(X <= k-1): take the widest k whose
+  // coverage is still >= 95 %; with fewer than 6 samples even [min, max] falls short.
+  size_t k = 1;
+  while (k + 1 <= n / 2 && 1 - 2 * binomial_half_cdf(n, k) >= 0.95) ++k;
+  s.ci_low = v[k - 1];
+  s.ci_high = v[n - k];
+  s.coverage = 1 - 2 * binomial_half_cdf(n, k - 1);
+  return s;
+}
+
+}  // namespace vpnlab

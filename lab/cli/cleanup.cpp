@@ -1,0 +1,117 @@
+#include "lab/cli/cleanup.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <algorithm>
+#include <filesystem>
+
+#include "lab/model/plan.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/run_state.h"
+#include "netns/namespace.h"
+#include "lab/base/pidfd.h"
+
+namespace vpnlab {
+
+Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::string>& only) {
+  CleanupReport report;
+  std::vector<std::string> names = list_namespaces(kLabPrefix);
+  if (!only.empty())
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&](const std::string& n) { return std::find(only.begin(), only.end(), n) == only.end(); }),
+                names.end());
+  std::vector<uint64_t> inodes;
+  for (const auto& n : names) {
+    int fd = open((std::string(kNetnsDir) + "/" + n).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      inodes.push_back(inode_of(fd));
+      close(fd);
+    }
+  }
+  if (dry_run) {
+    for (const auto& p : processes_in_namespaces(inodes))
+      report.actions.push_back("would end process " + std::to_string(p.pid) + " (" + p.comm + ")");
+    for (const auto& n : names) report.actions.push_back("would remove namespace " + n);
+  } else {
+    for (const auto& p : end_processes_in_namespaces(inodes, 2000))
+      report.actions.push_back("ended process " + std::to_string(p.pid) + " (" + p.comm + ")");
+    Status first = ok_status();
+    for (const auto& n : names) {
+      auto s = remove_namespace_file(n);
+      if (s) report.actions.push_back("removed namespace " + n);
+      else if (first) first = s;
+    }
+    if (!first) return first.error();
+    if (auto s = wait_namespaces_released(inodes, 10); !s) return s.error();
+  }
+  // The VM backend's /run/<prefix>vm (agent sockets, embedded libvirt state): made only by
+  // vpnlab (it holds libvirt/), removed once no namespace of its run is left.
+  std::error_code ec;
+  for (auto& e : std::filesystem::directory_iterator("/run", ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(kLabPrefix, 0) != 0 || name.size() < 3 || name.substr(name.size() - 3) != "-vm") continue;
+    if (!std::filesystem::exists(e.path() / "libvirt")) continue;
+    std::string host_ns = name + "host";  // "<prefix>vm" + "host" = the VM-host namespace
+    if (!only.empty() && std::find(only.begin(), only.end(), host_ns) == only.end()) continue;
+    if (dry_run) {
+      report.actions.push_back("would remove " + e.path().string());
+    } else if (std::filesystem::remove_all(e.path(), ec); !ec) {
+      report.actions.push_back("removed " + e.path().string());
+    }
+  }
+  // Version probes' output files of a vpnlab that was killed before it removed them
+  // (PREFIX<pid>-XXXXXX[.cmd]): only those whose process no longer exists, and only in a
+  // full cleanup (they belong to no lab, and `down` need not scan /tmp).
+  if (only.empty()) {
+    std::string probe_dir = std::filesystem::path(kVersionProbePrefix).parent_path().string();
+    std::string probe_name = std::filesystem::path(kVersionProbePrefix).filename().string();
+    for (auto& e : std::filesystem::directory_iterator(probe_dir, ec)) {
+      std::string name = e.path().filename().string();
+      if (name.rfind(probe_name, 0) != 0) continue;
+      long pid = std::strtol(name.c_str() + probe_name.size(), nullptr, 10);
+      if (pid <= 0 || kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      if (dry_run) {
+        report.actions.push_back("would remove " + e.path().string());
+      } else if (std::filesystem::remove(e.path(), ec)) {
+        report.actions.push_back("removed " + e.path().string());
+      }
+    }
+  }
+  // State files whose run is gone (cleanup holds the run lock, so none is live).
+  for (const auto& st : list_states()) {
+    if (!only.empty() && st.namespaces != only) continue;
+    if (dry_run) {
+      report.actions.push_back("would remove state of run " + st.run_id);
+    } else if (remove_state(st.run_id)) {
+      report.actions.push_back("removed state of run " + st.run_id);
+    }
+  }
+  return report;
+}
+
+Status refuse_debris() {
+  // Called with the run lock held: no other run is live, so a lab namespace that no
+  // `vpnlab up` keeps belongs to a run that was killed, and its daemons may still be
+  // running and load the machine (a row once started with outside load 122 from them).
+  std::vector<std::string> kept;
+  for (const auto& st : list_states())
+    if (st.kept) kept.insert(kept.end(), st.namespaces.begin(), st.namespaces.end());
+  std::vector<std::string> debris;
+  for (const auto& n : list_namespaces(kLabPrefix)) {
+    // (`products` and `doctor` probe in anonymous namespaces: never listed here.)
+    if (std::find(kept.begin(), kept.end(), n) == kept.end()) debris.push_back(n);
+  }
+  if (debris.empty()) return ok_status();
+  std::string names;
+  for (size_t i = 0; i < debris.size() && i < 3; ++i) names += (names.empty() ? "" : ", ") + debris[i];
+  if (debris.size() > 3) names += ", ...";
+  return make_error(std::to_string(debris.size()) + " namespace(s) of an earlier run are still there (" + names +
+                        "), with whatever still runs in them: they would load the machine and skew this run",
+                    "run 'vpnlab cleanup' first (it ends the processes in them and removes them; '--dry-run' lists them)");
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,140 @@
+#include "lab/cli/diff_command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/base/fs_util.h"
+#include "lab/results/run_files.h"
+
+namespace vpnlab {
+
+namespace {
+
+std::string text_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p) {
+  if (!j.contains(p)) return "";
+  const auto& v = j.at(p);
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+std::vector<SampleRow> relative_to_baseline(const std::vector<SampleRow>& rows) {
+  std::map<std::pair<std::string, int>, double> base;  // (test, sample) -> baseline Gbit/s
+  for (const auto& r : rows)
+    if (r.product == "baseline" && r.status == "ok" && r.gbps > 0) base[{r.test, r.sample}] = r.gbps;
+  std::vector<SampleRow> out;
+  for (auto r : rows) {
+    auto b = base.find({r.test, r.sample});
+    if (r.product == "baseline" || b == base.end()) continue;
+    r.gbps /= b->second;
+    out.push_back(r);
+  }
+  return out;
+}
+
+TaggedPairs tagged_versions(const std::vector<SampleRow>& rows, const std::vector<std::string>& order) {
+  // Products in the order they were asked for (then in order of appearance).
+  std::vector<std::string> products;
+  auto add = [&](const std::string& p) {
+    if (std::find(products.begin(), products.end(), p) == products.end()) products.push_back(p);
+  };
+  for (const auto& o : order) add(o.substr(0, o.find('=')));
+  for (const auto& r : rows) add(r.product);
+  std::map<std::string, std::vector<std::string>> tags;  // base -> its tagged names, in order
+  for (const auto& p : products)
+    if (auto at = p.find('@'); at != std::string::npos && std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.product == p; }))
+      tags[p.substr(0, at)].push_back(p);
+  TaggedPairs out;
+  for (const auto& [base, names] : tags) {
+    if (names.size() < 2) continue;
+    // Both sides carry one name, so that compare_runs pairs them per test.
+    std::string label = names[0] + " -> @" + names[1].substr(names[1].find('@') + 1);
+    out.labels.push_back(label);
+    for (auto r : rows) {
+      if (r.product != names[0] && r.product != names[1]) continue;
+      bool first = r.product == names[0];
+      r.product = label;
+      (first ? out.a : out.b).push_back(r);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+void apply_gate(DiffOutcome* out, std::optional<double> threshold) {
+  if (!threshold) return;
+  for (const auto& c : out->comparisons)
+    if (fails_threshold(c, *threshold)) {
+      out->gate_failed = true;
+      char line[256];
+      snprintf(line, sizeof line, "GATE: %s / %s is slower by more than %.0f %% (B/A at most %.3f)\n", c.product.c_str(), c.test.c_str(),
+               100 * *threshold, c.ci_high);
+      out->text += line;
+    }
+  if (!out->gate_failed) out->text += "gate: nothing is slower by more than " + std::to_string(static_cast<int>(100 * *threshold)) + " %\n";
+}
+
+}  // namespace
+
+Result<DiffOutcome> diff_tagged_run(const std::string& run, std::optional<double> threshold) {
+  auto rows = read_results_csv(run + "/results.csv");
+  if (!rows) return rows.error();
+  std::vector<std::string> order;
+  auto env = read_environment(run, /*required=*/false);
+  if (!env) return env.error();
+  if (env->contains("requested_products"))
+    for (const auto& p : (*env)["requested_products"]) order.push_back(p.get<std::string>());
+  TaggedPairs pairs = tagged_versions(*rows, order);
+  if (pairs.labels.empty())
+    return make_error(run + " has no product measured in two tagged versions",
+                      "give two run directories, or measure two versions in one run: --product NAME@old=/path --product NAME@new=/path");
+  DiffOutcome out;
+  out.text = "one run, two versions interleaved in the same rounds: A = the first tag, B = the second\n";
+  out.comparisons = compare_runs(pairs.a, pairs.b);
+  out.text += comparison_table(out.comparisons);
+  apply_gate(&out, threshold);
+  return out;
+}
+
+Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, std::optional<double> threshold, bool relative) {
+  auto a = read_results_csv(run_a + "/results.csv");
+  if (!a) return with_context(a.error(), "run A");
+  auto b = read_results_csv(run_b + "/results.csv");
+  if (!b) return with_context(b.error(), "run B");
+  DiffOutcome out;
+  // Without provenance there is nothing to say whether the runs are comparable at all.
+  auto env_a = read_environment(run_a, /*required=*/true);
+  if (!env_a) return with_context(env_a.error(), "run A");
+  auto env_b = read_environment(run_b, /*required=*/true);
+  if (!env_b) return with_context(env_b.error(), "run B");
+  const nlohmann::json& ea = *env_a;
+  const nlohmann::json& eb = *env_b;
+  // A different backend or accelerator measures a different machine: refused.
+  for (const char* key : {"/backend", "/accel"}) {
+    nlohmann::json::json_pointer p(key);
+    if (text_at(ea, p) != text_at(eb, p))
+      return make_error(std::string("the runs differ in ") + (key + 1) + ": '" + text_at(ea, p) + "' vs '" + text_at(eb, p) + "'",
+                        "compare runs made on the same backend (netns with netns, vm/kvm with vm/kvm)");
+  }
+  // Other differences are what a comparison may be about, but the reader must see them.
+  for (const char* key : {"/kernel/release", "/cpu/model", "/cpu/count", "/vpnlab_version", "/bench/pinned", "/bench/rps", "/bench/interleaved",
+                          "/overlay/mtu"}) {
+    nlohmann::json::json_pointer p(key);
+    if (text_at(ea, p) != text_at(eb, p)) out.text += "note: " + std::string(key + 1) + " differs: '" + text_at(ea, p) + "' vs '" + text_at(eb, p) + "'\n";
+  }
+  if (relative) {
+    out.text += "relative: each product's samples divided by its own run's baseline of the same round\n";
+    out.comparisons = compare_runs(relative_to_baseline(a.value()), relative_to_baseline(b.value()));
+  } else {
+    out.comparisons = compare_runs(a.value(), b.value());
+  }
+  out.text += comparison_table(out.comparisons);
+  apply_gate(&out, threshold);
+  return out;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,501 @@
+// vpnlab: the command line. A verb table; each verb has its own --help.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lab/base/bounds.h"
+#include "lab/cli/cleanup.h"
+#include "lab/cli/diff_command.h"
+#include "lab/cli/doctor.h"
+#include "lab/run/environment.h"
+#include "lab/base/fs_util.h"
+#include "lab/run/interrupt.h"
+#include "lab/model/plan.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/progress.h"
+#include "lab/results/report.h"
+#include "lab/cli/run_request.h"
+#include "lab/run/run_state.h"
+#include "lab/run/runner.h"
+#include "lab/results/summary.h"
+#include "lab/model/toml_reader.h"
+#include "lab/model/topology.h"
+#include "lab/netns_backend/live_topology.h"
+#include "vm/guest_runtime.h"
+#include "vm/image_command.h"
+
+using namespace vpnlab;
+
+namespace {
+
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitGate = 3;  // `diff --threshold`: a product got slower by more than allowed
+constexpr int kExitNoValidRow = 4;  // `run`: a requested product x test has no valid row (broken product)
+constexpr int kExitSomeInvalid = 5;  // `run`: every product x test has valid rows, but some rows failed or are invalid
+constexpr int kExitInterrupted = 130;
+
+struct Args {
+  std::vector<std::string> positional;
+  std::vector<std::string> products;
+  std::optional<int> samples;
+  std::optional<double> duration_s;
+  std::string out_dir = "results";
+  std::string keys_dir;
+  std::string resume_dir;
+  std::string from_dir;
+  std::optional<double> threshold;
+  bool dry_run = false;
+  bool no_pin = false;
+  bool sequential = false;
+  bool relative = false;
+  bool rebuild = false;
+  bool help = false;
+  bool quiet = false;    // -q: warnings and errors only (the table still goes to stdout)
+  bool verbose = false;  // -v: debug detail
+};
+
+// "results/run/" and "results/run" name one run: messages then say ".../environment.json".
+std::string run_dir_arg(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+int fail(const Error& e) {
+  std::cerr << e.format() << "\n";
+  return kExitError;
+}
+
+int usage_error(const std::string& verb, const std::string& msg) {
+  std::cerr << "vpnlab: error: " << msg << "\nhint: see 'vpnlab " << verb << " --help'\n";
+  return kExitUsage;
+}
+
+// Every option once: its value's name ("" for a flag) and its help line. A verb lists the
+// options it takes; its --help is generated from this table.
+struct OptionDef {
+  const char* name;
+  const char* value;
+  const char* help;
+};
+
+const std::vector<OptionDef>& option_defs() {
+  static const std::vector<OptionDef> o = {
+      {"--product", "NAME", "measure this product (repeatable; 'all' = every product; NAME@TAG=/path: another build); default: [bench] products"},
+      {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)"},
+      {"--duration", "D", "seconds per sample, 1s to 3600s, e.g. 10s (default: [bench] duration)"},
+      {"--out", "DIR", "parent of the run directory (default: results)"},
+      {"--keys", "DIR", "reuse the key set in DIR, so two runs use the very same keys"},
+      {"--resume", "RUN_DIR", "continue an interrupted run: same topology and keys, only the missing rows"},
+      {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes"},
+      {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)"},
+      {"--from", "RUN_DIR", "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
+                            "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it"},
+      {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best"},
+      {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
+      {"--rebuild", "", "build again even if the cache holds the image"},
+      {"--dry-run", "", "list what would be removed; remove nothing"},
+  };
+  return o;
+}
+
+const OptionDef* option_def(const std::string& name) {
+  for (const auto& o : option_defs())
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+// Parses the options every verb may take; a verb rejects those it does not use.
+std::optional<Args> parse_args(const std::string& verb, const std::vector<std::string>& argv, const std::vector<std::string>& allowed) {
+  Args a;
+  auto allowed_opt = [&](const std::string& o) { return std::find(allowed.begin(), allowed.end(), o) != allowed.end(); };
+  bool options_end = false;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string s = argv[i];
+    if (options_end || s == "-" || s.empty() || s[0] != '-') { a.positional.push_back(s); continue; }
+    if (s == "--") { options_end = true; continue; }  // what follows is a file, even if it starts with '-'
+    if (s == "-h" || s == "--help") { a.help = true; continue; }
+    if (s == "-q" || s == "--quiet") { a.quiet = true; continue; }
+    if (s == "-v" || s == "--verbose") { a.verbose = true; continue; }
+    if (s.rfind("--", 0) != 0) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "' (short ones: -h, -q, -v)"); return std::nullopt; }
+    std::optional<std::string> inline_value;  // --opt=value
+    if (auto eq = s.find('='); eq != std::string::npos) {
+      inline_value = s.substr(eq + 1);
+      s = s.substr(0, eq);
+    }
+    if (!allowed_opt(s)) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "'"); return std::nullopt; }
+    const bool takes_value = option_def(s) && *option_def(s)->value;
+    if (!takes_value && inline_value) { usage_error(verb, s + " takes no value"); return std::nullopt; }
+    if (s == "--dry-run") { a.dry_run = true; continue; }
+    if (s == "--no-pin") { a.no_pin = true; continue; }
+    if (s == "--sequential") { a.sequential = true; continue; }
+    if (s == "--relative") { a.relative = true; continue; }
+    if (s == "--rebuild") { a.rebuild = true; continue; }
+    if (!inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
+    const std::string v = inline_value ? *inline_value : argv[++i];
+    if (s == "--product") a.products.push_back(v);
+    else if (s == "--out") a.out_dir = v;
+    else if (s == "--keys") a.keys_dir = v;
+    else if (s == "--resume") a.resume_dir = v;
+    else if (s == "--from") a.from_dir = v;
+    else if (s == "--threshold") {
+      try { size_t used; double x = std::stod(v, &used); if (used != v.size() || x < 0 || x >= 1) throw 1; a.threshold = x; }
+      catch (...) { usage_error(verb, "--threshold '" + v + "' is not a fraction in [0, 1), e.g. 0.1 for 10 %"); return std::nullopt; }
+    }
+    else if (s == "--samples") {
+      // The same bounds as [bench] samples: a typo must not grow vpnlab until the OOM killer.
+      try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.samples = n; }
+      catch (...) { usage_error(verb, "--samples '" + v + "' is not a number"); return std::nullopt; }
+      if (*a.samples < kMinSamples || *a.samples > kMaxSamples) {
+        usage_error(verb, "--samples " + v + " is out of range: " + std::to_string(kMinSamples) + " to " + std::to_string(kMaxSamples));
+        return std::nullopt;
+      }
+    } else if (s == "--duration") {
+      a.duration_s = parse_duration(v);
+      if (!a.duration_s) { usage_error(verb, "--duration '" + v + "' is not a duration (e.g. 10s, 500ms)"); return std::nullopt; }
+      if (*a.duration_s < kMinSampleSeconds || *a.duration_s > kMaxSampleSeconds) {
+        usage_error(verb, "--duration " + v + " is out of range: " + std::to_string(static_cast<int>(kMinSampleSeconds)) + "s to " +
+                              std::to_string(static_cast<int>(kMaxSampleSeconds)) + "s per sample");
+        return std::nullopt;
+      }
+    }
+  }
+  return a;
+}
+
+bool need_root(const std::string& verb) {
+  if (geteuid() == 0) return true;
+  std::cerr << "vpnlab: error: '" << verb << "' creates network namespaces and needs root\nhint: run it as root\n";
+  return false;
+}
+
+RunRequest request_of(const Args& a, const std::string& file) {
+  return RunRequest{file, a.products, a.samples, a.duration_s, a.no_pin, a.sequential, a.keys_dir};
+}
+
+int cmd_validate(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("validate", "give one topology file");
+  auto plan = plan_request(request_of(a, a.positional[0]));
+  if (!plan) return fail(plan.error());
+  std::cout << a.positional[0] << ": ok (" << plan->nodes.size() << " nodes, " << plan->veths.size() << " veth pairs, "
+            << plan->bridges.size() << " bridges, " << plan->tests.size() << " tests)\n";
+  return 0;
+}
+
+int cmd_plan(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("plan", "give one topology file");
+  auto plan = plan_request(request_of(a, a.positional[0]));
+  if (!plan) return fail(plan.error());
+  std::cout << describe_plan(plan.value());
+  return 0;
+}
+
+int cmd_up(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("up", "give one topology file");
+  if (!need_root("up")) return kExitError;
+  auto plan = plan_request(request_of(a, a.positional[0]));
+  if (!plan) return fail(plan.error());
+  if (plan->backend == "vm")
+    return fail(make_error(a.positional[0] + ": backend 'vm': 'up' is for namespaces only (guests live as long as a run's round)",
+                           "use 'vpnlab run' with this file, or backend = \"netns\" to keep a topology up"));
+  for (const auto& st : list_states())
+    if (st.kept && st.lab == plan->lab)
+      return fail(make_error("lab '" + plan->lab + "' is already up (run " + st.run_id + ")", "run 'vpnlab down " + a.positional[0] + "' first"));
+  auto lock = RunLock::acquire();
+  if (!lock) return fail(lock.error());
+  if (auto s = refuse_debris(); !s) return fail(s.error());
+  RunState st{plan->run_id, plan->lab, a.positional[0], "", static_cast<int>(getpid()), true, plan->namespaces()};
+  if (auto s = write_state(st); !s) return fail(s.error());
+  BuildTimings timings;
+  auto topo = LiveTopology::build(plan.value(), &timings);
+  if (!topo) {
+    (void)remove_state(plan->run_id);
+    return fail(topo.error());
+  }
+  // The namespaces outlive this process: release our handles without tearing down.
+  std::vector<std::string> names = plan->namespaces();
+  topo.value().release();
+  std::cout << "up: lab '" << plan->lab << "', " << names.size() << " namespaces in " << timings.namespaces_ms + timings.links_ms << " ms\n";
+  for (const auto& n : plan->nodes) std::cout << "  node " << n.name << ": ip netns exec " << n.ns << " ...\n";
+  return 0;
+}
+
+int cmd_down(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("down", "give the topology file given to 'up'");
+  if (!need_root("down")) return kExitError;
+  auto topo = load_topology(a.positional[0]);
+  if (!topo) return fail(topo.error());
+  auto lock = RunLock::acquire();
+  if (!lock) return fail(lock.error());
+  int found = 0;
+  for (const auto& st : list_states()) {
+    if (!st.kept || st.lab != topo->lab_name) continue;
+    ++found;
+    auto report = cleanup_lab_objects(false, st.namespaces);
+    if (!report) return fail(report.error());
+    (void)remove_state(st.run_id);
+    std::cout << "down: lab '" << st.lab << "' (run " << st.run_id << "): " << report->actions.size() << " objects removed\n";
+  }
+  if (!found) std::cout << "down: lab '" << topo->lab_name << "' is not up; nothing to do\n";
+  return 0;
+}
+
+// The exit code says whether the run measured what was asked: CI turns red on a product
+// that never came up, not only on a slowdown.
+int run_exit_code(const Completeness& c, const std::string& run_dir) {
+  if (!c.without_valid.empty()) {
+    std::string pairs;
+    for (const auto& p : c.without_valid) pairs += (pairs.empty() ? "" : ", ") + p;
+    std::cerr << "vpnlab: error: no valid row for " << pairs << "\nhint: the reasons are in " << run_dir
+              << "/results.csv (column 'reason') and the logs in " << run_dir << "/logs/\n";
+    return kExitNoValidRow;
+  }
+  if (c.not_valid > 0) {
+    std::cerr << "vpnlab: warning: " << c.not_valid << " of " << c.rows << " rows failed or are invalid (every product and test has valid ones)\n"
+              << "hint: the reasons are in " << run_dir << "/results.csv (column 'reason')\n";
+    return kExitSomeInvalid;
+  }
+  return 0;
+}
+
+int cmd_run(const Args& given) {
+  Args a = given;
+  if (a.from_dir.empty() && a.positional.size() != 1) return usage_error("run", "give one topology file (or --from RUN_DIR)");
+  if (!a.from_dir.empty() && !a.positional.empty()) return usage_error("run", "--from RUN_DIR takes the topology of that run: give no file");
+  // --from repeats a run exactly: an option that would change it is refused, not ignored.
+  if (!a.from_dir.empty())
+    for (const auto& [given_opt, name] : {std::pair{!a.products.empty(), "--product"}, {a.samples.has_value(), "--samples"},
+                                          {a.duration_s.has_value(), "--duration"}, {a.no_pin, "--no-pin"}, {a.sequential, "--sequential"},
+                                          {!a.resume_dir.empty(), "--resume"}})
+      if (given_opt)
+        return usage_error("run", std::string(name) + " cannot be given with --from: --from repeats exactly what that run did (" +
+                                      "its products, samples, duration, pinning and order); measure anew with 'vpnlab run FILE " + name + " ...'");
+  RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
+  auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(run_dir_arg(a.from_dir), &request);
+  if (!plan) return fail(plan.error());
+  if (!need_root("run")) return kExitError;
+  auto lock = RunLock::acquire();
+  if (!lock) return fail(lock.error());
+  if (auto s = refuse_debris(); !s) return fail(s.error());
+  RunOptions opts;
+  opts.run_dir = a.out_dir + "/" + plan->run_id;
+  if (!a.resume_dir.empty()) {
+    std::string dir = run_dir_arg(a.resume_dir);
+    if (access((dir + "/results.csv").c_str(), R_OK) != 0)
+      return fail(make_error("cannot resume " + dir + ": it has no results.csv", "give the run directory printed by the interrupted run"));
+    plan->run_id = dir.substr(dir.rfind('/') + 1);  // run_bench takes the rows' own id, if there are rows
+    opts.run_dir = dir;
+    opts.resume = true;
+  }
+  opts.products_dir = find_products_dir();
+  opts.keys_dir = request.keys_dir;
+  opts.interrupt_fd = install_interrupt_handlers();
+  std::optional<VmBackend> vm;
+  if (plan->backend == "vm") {
+    // Guests see the run directory at the same path: it must be absolute.
+    opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
+    spdlog::info("vm backend: preparing the guest image and probing KVM");
+    auto prepared = prepare_vm_backend(image_recipe_path(plan->image), own_binary_dir());
+    if (!prepared) return fail(prepared.error());
+    vm = std::move(*prepared);
+    spdlog::info("vm backend: image {} (kernel {}), accel {}: {}", vm->image.name, vm->image.kernel_release, accel_name(vm->accel.accel),
+                 vm->accel.reason);
+    opts.build_nodes = [&vm](const Plan& p, const std::string& run_dir, int interrupt_fd) {
+      return build_guest_runtime(*vm, p, run_dir, interrupt_fd);
+    };
+  }
+  if (std::find(plan->products.begin(), plan->products.end(), "baseline") == plan->products.end())
+    spdlog::warn("no 'baseline' in this run: no ratio to the no-tunnel ceiling and no CPU over it (add --product baseline)");
+  spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan->run_id, plan->products.size(),
+               plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
+  auto report = run_bench(plan.value(), opts);
+  if (!report) return fail(report.error());
+  std::cout << "\n" << report->summary;
+  for (const auto& p : report->products) {
+    if (!p.failure.empty())
+      std::cout << "! " << p.product << (p.started ? ": a bring-up failed (its round's rows say so): " : ": never came up: ")
+                << p.failure.substr(0, p.failure.find('\n')) << "\n";
+    for (const auto& l : p.leftovers) std::cout << "! " << p.product << " left behind: " << l << "\n";
+  }
+  std::cout << "results: " << opts.run_dir << "/results.csv\n";
+  if (report->interrupted) {
+    std::cerr << "vpnlab: interrupted: finished samples are kept in " << opts.run_dir << "/results.csv\n";
+    return kExitInterrupted;
+  }
+  if (!report->output_error.empty()) {
+    std::cerr << "vpnlab: error: " << report->output_error << "\nhint: every row is in " << opts.run_dir
+              << "/results.csv; once the cause is fixed, 'vpnlab report " << opts.run_dir << "' writes the summary and report\n";
+    return kExitError;
+  }
+  return run_exit_code(report->completeness, opts.run_dir);
+}
+
+int cmd_cleanup(const Args& a) {
+  if (!a.positional.empty()) return usage_error("cleanup", "cleanup takes no file");
+  if (!need_root("cleanup")) return kExitError;
+  auto lock = RunLock::acquire();
+  if (!lock) return fail(lock.error());
+  auto report = cleanup_lab_objects(a.dry_run);
+  if (!report) return fail(report.error());
+  for (const auto& line : report->actions) std::cout << line << "\n";
+  if (report->actions.empty()) std::cout << "cleanup: nothing of vpnlab's on this machine\n";
+  return 0;
+}
+
+int cmd_products(const Args&) {
+  std::string dir = find_products_dir();
+  for (const auto& name : list_products(dir)) {
+    auto spec = load_product(dir, name);
+    if (!spec) {
+      std::cout << name << "  invalid: " << spec.error().where_and_what() << "\n";
+      continue;
+    }
+    auto av = check_availability(spec.value());
+    std::cout << name << "  " << (av.available ? "available  " + av.version : "unavailable: " + av.reason) << "  cipher: " << spec->cipher << "\n";
+  }
+  return 0;
+}
+
+int cmd_report(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("report", "give one run directory");
+  const std::string dir = run_dir_arg(a.positional[0]);
+  auto rows = read_results_csv(dir + "/results.csv");
+  if (!rows) return fail(with_context(rows.error(), "report"));
+  std::string table = summary_table(rows.value());
+  if (auto s = write_file(dir + "/summary.txt", table, 0640); !s) return fail(s.error());
+  if (auto s = write_file(dir + "/summary.json", summary_json(rows.value()).dump(2) + "\n", 0640); !s) return fail(s.error());
+  if (auto s = write_report(dir); !s) return fail(with_context(s.error(), "report"));
+  std::cout << table;
+  return 0;
+}
+
+int cmd_diff(const Args& a) {
+  if (a.positional.size() != 1 && a.positional.size() != 2)
+    return usage_error("diff", "give two run directories, RUN_A (before) and RUN_B (after), or one run with two tagged versions");
+  if (a.positional.size() == 1 && a.relative) return usage_error("diff", "--relative compares two runs; one run's versions share their rounds already");
+  auto d = a.positional.size() == 1 ? diff_tagged_run(run_dir_arg(a.positional[0]), a.threshold)
+                                    : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), a.threshold, a.relative);
+  if (!d) return fail(d.error());
+  std::cout << d->text;
+  return d->gate_failed ? kExitGate : 0;
+}
+
+int cmd_doctor(const Args& a) {
+  if (!a.positional.empty()) return usage_error("doctor", "doctor takes no file");
+  if (!need_root("doctor")) return kExitError;
+  std::cout << doctor_report(find_products_dir());
+  return 0;
+}
+
+struct Verb {
+  const char* name;
+  const char* synopsis;
+  const char* help;
+  std::vector<std::string> options;
+  std::function<int(const Args&)> run;
+};
+
+const std::vector<Verb>& verbs() {
+  static const std::vector<Verb> v = {
+      {"validate", "validate FILE [--product NAME]...", "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
+       "creates nothing, needs no root.", {"--product"}, cmd_validate},
+      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential]", "Prints what a run would create and do; creates nothing, needs no root.",
+       {"--product", "--samples", "--duration", "--no-pin", "--sequential"}, cmd_plan},
+      {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
+      {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
+      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]",
+       "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
+       "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
+       "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
+       "Exit codes: 0 every row valid; 4 a product x test has no valid row (a product that never came up, every sample\n"
+       "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
+       "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
+       {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from"}, cmd_run},
+      {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
+       {"--dry-run"}, cmd_cleanup},
+      {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},
+      {"diff", "diff RUN_A RUN_B [--threshold X] [--relative] | diff RUN [--threshold X]",
+       "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
+       "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
+       "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
+       "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
+       {"--threshold", "--relative"}, cmd_diff},
+      {"report", "report RUN_DIR", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.", {},
+       cmd_report},
+      {"image", "image build [RECIPE] [--rebuild] | image list | image clean",
+       "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"
+       "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.",
+       {"--rebuild"}, [](const Args& a) { return image_command(a.positional, a.rebuild); }},
+      {"doctor", "doctor", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
+       "steal time, products) and says what that means for results.", {}, cmd_doctor},
+  };
+  return v;
+}
+
+void print_usage() {
+  std::cout << "usage: vpnlab VERB [ARGS]   (vpnlab --version: the version)\n\nverbs:\n";
+  for (const auto& v : verbs()) std::cout << "  " << v.synopsis << "\n";
+  std::cout << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n"
+               "\nexit codes: 0 ok; 1 error; 2 usage; 3 'diff --threshold' gate fired; 4 'run': a product x test has no valid row;\n"
+               "5 'run': some rows failed or are invalid; 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Progress and warnings go to stderr; stdout carries only results (the table, listings).
+  Progress::install_logger();
+  ignore_broken_pipes();
+  if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+    std::cout << "vpnlab " << vpnlab_version() << "\n";
+    return 0;
+  }
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    print_usage();
+    return argc < 2 ? kExitUsage : 0;
+  }
+  std::string verb = argv[1];
+  for (const auto& v : verbs()) {
+    if (verb != v.name) continue;
+    auto args = parse_args(verb, std::vector<std::string>(argv + 2, argv + argc), v.options);
+    if (!args) return kExitUsage;
+    if (args->quiet) spdlog::set_level(spdlog::level::warn);
+    if (args->verbose) spdlog::set_level(spdlog::level::debug);
+    if (args->help) {
+      std::cout << "usage: vpnlab " << v.synopsis << "\n\n" << v.help << "\n\noptions:\n";
+      for (const auto& name : v.options) {
+        const OptionDef* o = option_def(name);
+        std::string head = std::string(o->name) + (*o->value ? std::string(" ") + o->value : "");
+        std::cout << "  " << head << std::string(head.size() < 17 ? 17 - head.size() : 1, ' ') << o->help << "\n";
+      }
+      std::cout << "  -q, --quiet      warnings and errors only\n  -v, --verbose    debug detail\n  -h, --help       this help\n"
+                   "  --               what follows is a file name, even if it starts with '-'\n";
+      return 0;
+    }
+    // Every expected failure is a Result; anything that still escapes (a bug, memory) is
+    // one line and exit 1, not an abort: the run's RAII has already torn the lab down.
+    try {
+      return v.run(*args);
+    } catch (const std::exception& e) {
+      std::cerr << "vpnlab: error: " << verb << ": unexpected failure: " << e.what()
+                << "\nhint: this is a bug in vpnlab; 'vpnlab cleanup' removes anything a run left\n";
+      return kExitError;
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& v : verbs()) names.push_back(v.name);
+  std::string guess = closest_match(verb, names);
+  std::cerr << "vpnlab: error: unknown verb '" << verb << "'\nhint: " << (guess.empty() ? "see 'vpnlab --help'" : "did you mean '" + guess + "'?") << "\n";
+  return kExitUsage;
+}

@@ -1,0 +1,142 @@
+#include "lab/cli/run_request.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <random>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lab/base/bounds.h"
+#include "lab/base/fs_util.h"
+#include "lab/results/run_files.h"
+#include "lab/run/product_session.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/runner.h"
+#include "lab/model/topology.h"
+
+namespace vpnlab {
+
+namespace {
+int cpu_count() { return static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)); }
+}  // namespace
+
+std::string make_run_id(std::string* tag) {
+  std::random_device rd;
+  char hex[8];
+  snprintf(hex, sizeof hex, "%04x", rd() & 0xffff);
+  *tag = hex;
+  char buf[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
+  return std::string(buf) + "-" + hex;
+}
+
+Result<Plan> plan_request(const RunRequest& a) {
+  auto topo = load_topology(a.topology_file);
+  if (!topo) return topo.error();
+  PlanOptions po;
+  po.run_id = make_run_id(&po.tag);
+  po.products = a.products;
+  po.samples = a.samples;
+  po.duration_s = a.duration_s;
+  po.cpu_count = cpu_count();
+  po.no_pin = a.no_pin;
+  auto plan = make_plan(topo.value(), po);
+  if (plan && a.sequential) plan->interleave = false;
+  if (!plan) return plan;
+  if (a.products.empty() && a.samples && *a.samples < 1) return make_error("--samples must be at least 1");
+  // "--product all" means every product in products/ that can run here, on this shape.
+  const std::string dir = find_products_dir();
+  const bool all = std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end();
+  std::vector<ProductSpec> specs;
+  for (const auto& name : all ? list_products(dir) : plan->products) {
+    auto spec = load_product(dir, name);
+    if (!spec && spec.error().file.empty() && a.products.empty()) {
+      // The name came from [bench] products: point at it.
+      Error e = spec.error();
+      e.file = a.topology_file;
+      e.line = topo->bench.products_pos.line;
+      e.column = topo->bench.products_pos.column;
+      return e;
+    }
+    if (!spec) return spec.error();
+    if (all) {
+      if (auto fits = check_product_fits(spec.value(), plan.value()); !fits) {
+        spdlog::warn("skipping {}: {}", name, fits.error().message);
+        continue;
+      }
+      if (auto av = check_availability(spec.value(), plan->backend); !av.available) {
+        spdlog::warn("skipping {}: {}", name, av.reason);
+        continue;
+      }
+    }
+    specs.push_back(std::move(spec.value()));
+  }
+  if (all) {
+    plan->products.clear();
+    for (const auto& spec : specs) plan->products.push_back(spec.name);
+  }
+  if (plan->overlay_mtu == 0) {
+    std::string by;
+    resolve_overlay_mtu(&plan.value(), specs, &by);
+    spdlog::info("overlay MTU auto: {} (limited by {})", plan->overlay_mtu, by);
+    for (const auto& t : plan->tests)
+      if (t.spec.mss && *t.spec.mss > plan->overlay_mtu - 40)
+        return make_error("test '" + t.spec.name + "': mss " + std::to_string(*t.spec.mss) + " does not fit the automatic overlay MTU " +
+                              std::to_string(plan->overlay_mtu),
+                          "use at most " + std::to_string(plan->overlay_mtu - 40));
+  }
+  const Plan vpn_plan = plan->vpn_only();
+  for (const auto& spec : specs) {
+    if (auto fits = check_product_fits(spec, plan.value()); !fits) return fits.error();
+    if (auto rendered = ProductSession::check_templates(spec, vpn_plan); !rendered)
+      return with_context(rendered.error(), "product '" + spec.name + "'");
+  }
+  return plan;
+}
+
+
+Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
+  auto read = read_environment(from, /*required=*/true);
+  if (!read) return with_context(read.error(), "cannot rerun " + from);
+  const nlohmann::json& env = *read;
+  const std::string file = from + "/environment.json";
+  // A rerun repeats what was recorded, never a default: a missing field is refused.
+  auto missing = [&](const std::string& what) {
+    return make_error(file + ": no " + what + ": the run cannot be repeated exactly", "measure anew with 'vpnlab run FILE'");
+  };
+  if (!env.contains("schema")) return missing("schema");
+  if (!env.contains("requested_products")) return missing("requested_products");
+  if (!env.contains("bench")) return missing("bench section (samples, duration, pinning, order)");
+  const nlohmann::json& bench = env["bench"];
+  for (const char* key : {"samples", "duration_s", "pinned", "interleaved"})
+    if (!bench.contains(key)) return missing(std::string("bench.") + key);
+  a->products = env["requested_products"].get<std::vector<std::string>>();
+  a->samples = bench["samples"].get<int>();
+  a->duration_s = bench["duration_s"].get<double>();
+  if (*a->samples < kMinSamples || *a->samples > kMaxSamples || *a->duration_s < kMinSampleSeconds || *a->duration_s > kMaxSampleSeconds)
+    return make_error(file + ": bench.samples " + std::to_string(*a->samples) + " or bench.duration_s " + bench["duration_s"].dump() +
+                          " is out of range", "restore the file from the run, or measure anew with 'vpnlab run FILE'");
+  a->no_pin = !bench["pinned"].get<bool>();
+  a->sequential = !bench["interleaved"].get<bool>();
+  if (a->keys_dir.empty()) a->keys_dir = from + "/secrets/keys";
+  a->topology_file = from + "/topology.toml";
+  auto plan = plan_request(*a);
+  if (!plan) return plan;
+  for (const auto& name : plan->products) {
+    auto spec = load_product(find_products_dir(), name);
+    if (!spec) return spec.error();
+    std::string then = env.value("products", nlohmann::json::object()).value(spec->name, nlohmann::json::object()).value("version", std::string());
+    std::string now = check_availability(spec.value()).version;
+    if (then != now)
+      return make_error("product '" + spec->name + "' was '" + then + "' in " + from + ", here it is '" + (now.empty() ? "not available" : now) + "'",
+                        "install the version the run used, or measure anew with 'vpnlab run FILE'");
+  }
+  return plan;
+}
+
+}  // namespace vpnlab

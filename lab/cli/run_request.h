@@ -1,0 +1,33 @@
+// What `run`, `plan`, `validate` and `up` ask for, turned into a checked plan: products
+// resolved ("all" = every product that can run here on this shape), "auto" MTU resolved,
+// every product checked against the shape and MTU. `run --from` rebuilds a request from
+// an earlier run's provenance.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/model/plan.h"
+
+namespace vpnlab {
+
+struct RunRequest {
+  std::string topology_file;
+  std::vector<std::string> products;  // empty: [bench] products
+  std::optional<int> samples;
+  std::optional<double> duration_s;
+  bool no_pin = false;
+  bool sequential = false;
+  std::string keys_dir;
+};
+
+// "20261130-093226-ba66", and its last part (the namespace tag) in *tag.
+std::string make_run_id(std::string* tag);
+
+Result<Plan> plan_request(const RunRequest& request);
+
+// `run --from RUN_DIR`: the earlier run's topology copy, products as requested, samples,
+// duration, pinning, interleaving and keys; the products' versions must still match.
+Result<Plan> plan_like_run(const std::string& run_dir, RunRequest* request);
+
+}  // namespace vpnlab

@@ -1,0 +1,134 @@
+// [bench] and its [[bench.test]] patterns: which traffic a run measures.
+#include <set>
+
+#include "lab/model/topology_parse.h"
+
+namespace vpnlab {
+
+namespace {
+
+using Reader = TomlReader;
+
+// A test's endpoint must be reachable over the overlay: a VPN node, or behind one.
+Status check_endpoint(const Reader& r, const toml::node& at, const std::string& what, const std::string& node, const Topology& topo) {
+  if (!has_node(topo, node)) return unknown_node(r, pos_of(at), what, node, topo);
+  if (runs_vpn(topo, node)) return ok_status();
+  for (const auto& n : topo.nodes)
+    if (n.name == node && n.gateway) return ok_status();
+  return r.at(at, what + ": node '" + node + "' neither runs the VPN nor has a gateway",
+              "add it to [overlay] nodes, or give it gateway = \"<a VPN node>\"");
+}
+
+Status parse_servers(const Reader& r, const toml::table& t, const std::string& what, const Topology& topo, TestSpec* ts) {
+  const toml::node* server = t.get("server");
+  if (!server) return r.at(ts->pos, what + ": missing key 'server'", "add server = \"b\", or a list: server = [\"b\", \"c\"]");
+  if (server->is_string()) {
+    ts->servers = {server->as_string()->get()};
+    if (auto s = check_endpoint(r, *server, what, ts->servers[0], topo); !s) return s;
+  } else if (server->is_array()) {
+    const toml::array& arr = *server->as_array();
+    if (arr.empty()) return r.at(*server, what + ": 'server' is an empty list", "write server = [\"b\", \"c\"]");
+    std::set<std::string> seen;
+    for (const auto& item : arr) {
+      if (!item.is_string()) return r.at(item, what + ": 'server' lists node names, not " + std::string(type_name(item)), "write server = [\"b\", \"c\"]");
+      std::string name = item.as_string()->get();
+      if (auto s = check_endpoint(r, item, what, name, topo); !s) return s;
+      if (!seen.insert(name).second) return r.at(item, what + ": server '" + name + "' is listed twice", "list each server once");
+      ts->servers.push_back(name);
+    }
+  } else {
+    return r.at(*server, what + ": 'server' must be a node name or a list of them", "write server = \"b\"");
+  }
+  for (const auto& s : ts->servers)
+    if (s == ts->client) return r.at(*server, what + ": '" + s + "' is both client and server", "use different nodes");
+  return ok_status();
+}
+
+Status parse_traffic_options(const Reader& r, const toml::table& t, const std::string& what, const Topology& topo, TestSpec* ts) {
+  // Left out, one stream per server (a 1-to-N test must reach every server).
+  if (!t.get("streams")) ts->streams = std::max(1, static_cast<int>(ts->servers.size()));
+  if (auto s = get_int(r, t, "streams", what, &ts->streams, 1, 128); !s) return s;
+  if (ts->streams < static_cast<int>(ts->servers.size()))
+    return r.at(t.get("streams") ? pos_of(*t.get("streams")) : ts->pos,
+                what + ": " + std::to_string(ts->streams) + " stream(s) cannot reach " + std::to_string(ts->servers.size()) + " servers",
+                "set streams = " + std::to_string(ts->servers.size()) + " or more (streams counts all servers together)");
+  if (auto s = get_bool(r, t, "reverse", what, &ts->reverse); !s) return s;
+  if (auto s = get_bool(r, t, "bidirectional", what, &ts->bidirectional); !s) return s;
+  if (ts->reverse && ts->bidirectional)
+    return r.at(*t.get("bidirectional"), what + ": 'reverse' and 'bidirectional' together", "bidirectional already runs both directions: drop reverse");
+  if (auto s = get_bool(r, t, "udp", what, &ts->udp); !s) return s;
+  int mss = 0;
+  if (auto s = get_int(r, t, "mss", what, &mss, 88, 9000); !s) return s;
+  if (mss) {
+    if (ts->udp) return r.at(*t.get("mss"), what + ": 'mss' is a TCP setting and this test is UDP", "use length = ... for UDP payload size");
+    if (topo.overlay_mtu > 0 && mss > topo.overlay_mtu - 40)
+      return r.at(*t.get("mss"), what + ": mss " + std::to_string(mss) + " does not fit the overlay MTU " + std::to_string(topo.overlay_mtu),
+                  "use at most " + std::to_string(topo.overlay_mtu - 40) + " (MTU - 40)");
+    ts->mss = mss;
+  }
+  if (const toml::node* b = t.get("bitrate")) {
+    std::optional<double> rate = b->is_string() ? parse_rate(b->as_string()->get()) : std::nullopt;
+    if (!rate) return r.at(*b, what + ": 'bitrate' is not a rate", "write bitrate = \"500M\" (bits/s; k, M, G)");
+    ts->bitrate_bps = *rate;
+  }
+  if (ts->udp && ts->bitrate_bps == 0)
+    return r.at(t.get("udp") ? pos_of(*t.get("udp")) : ts->pos, what + ": a UDP test needs 'bitrate' (iperf3 would send 1 Mbit/s)",
+                "add bitrate = \"500M\": the total offered load, spread over the streams");
+  if (const toml::node* l = t.get("length")) {
+    if (!ts->udp) return r.at(*l, what + ": 'length' is the UDP payload size and this test is TCP", "set udp = true, or use mss for TCP");
+    if (auto s = get_int(r, t, "length", what, &ts->length, 16, 65507); !s) return s;
+    ts->length_pos = pos_of(*l);
+    if (topo.overlay_mtu > 0 && ts->length > topo.overlay_mtu - 28)
+      return r.at(*l, what + ": length " + std::to_string(ts->length) + " does not fit the overlay MTU " + std::to_string(topo.overlay_mtu),
+                  "use at most " + std::to_string(topo.overlay_mtu - 28) + " (MTU - 28: IPv4 and UDP headers)");
+  }
+  return ok_status();
+}
+
+Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
+  const toml::node* tests = bench.get("test");
+  if (!tests) return r.at(pos_of(bench), "bench: no [[bench.test]] defined", "add [[bench.test]] with name, client and server");
+  if (!tests->is_array_of_tables()) return r.at(*tests, "bench: 'test' must be an array of tables", "write [[bench.test]]");
+  std::set<std::string> seen;
+  for (const auto& item : *tests->as_array()) {
+    const toml::table& t = *item.as_table();
+    TestSpec ts;
+    ts.pos = pos_of(t);
+    if (auto s = r.only_keys(t, "test", {"name", "client", "server", "streams", "reverse", "mss", "bidirectional", "udp", "bitrate", "length"}); !s)
+      return s;
+    if (auto s = get_string(r, t, "name", "test", &ts.name, true, ts.pos); !s) return s;
+    std::string what = "test '" + ts.name + "'";
+    if (auto s = check_name(r, pos_of(*t.get("name")), "test", ts.name, 32); !s) return s;
+    if (!seen.insert(ts.name).second) return r.at(*t.get("name"), what + " is defined twice", "give every test a unique name");
+    if (auto s = get_string(r, t, "client", what, &ts.client, true, ts.pos); !s) return s;
+    if (auto s = check_endpoint(r, *t.get("client"), what, ts.client, *topo); !s) return s;
+    if (auto s = parse_servers(r, t, what, *topo, &ts); !s) return s;
+    if (auto s = parse_traffic_options(r, t, what, *topo, &ts); !s) return s;
+    topo->bench.tests.push_back(std::move(ts));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
+  const toml::node* b = root.get("bench");
+  if (!b || !b->is_table()) return r.at(SourcePos{1, 1}, "missing [bench] table", "add [bench] with products and [[bench.test]]");
+  const toml::table& t = *b->as_table();
+  if (auto s = r.only_keys(t, "bench", {"products", "samples", "duration", "warmup", "test", "threads", "interleave", "rps"}); !s) return s;
+  if (auto s = get_string_list(r, t, "products", "bench", &topo->bench.products, &topo->bench.products_pos); !s) return s;
+  if (topo->bench.products.empty()) return r.at(topo->bench.products_pos, "bench: 'products' is empty", "write products = [\"baseline\", \"wireguard-go\"]");
+  if (auto s = get_int(r, t, "samples", "bench", &topo->bench.samples, kMinSamples, kMaxSamples); !s) return s;
+  if (auto s = get_duration(r, t, "duration", "bench", &topo->bench.duration_s, kMinSampleSeconds, kMaxSampleSeconds); !s) return s;
+  if (auto s = get_duration(r, t, "warmup", "bench", &topo->bench.warmup_s, 0, kMaxWarmupSeconds); !s) return s;
+  if (t.get("threads")) {
+    int threads = 0;
+    if (auto s = get_int(r, t, "threads", "bench", &threads, 1, 64); !s) return s;
+    topo->bench.threads = threads;
+  }
+  if (auto s = get_bool(r, t, "interleave", "bench", &topo->bench.interleave); !s) return s;
+  if (auto s = get_bool(r, t, "rps", "bench", &topo->bench.rps); !s) return s;
+  return parse_tests(r, t, topo);
+}
+
+}  // namespace vpnlab

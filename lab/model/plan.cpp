@@ -1,0 +1,216 @@
+#include "lab/model/plan.h"
+
+#include "lab/model/plan_parts.h"
+#include "lab/model/traffic.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace vpnlab {
+
+const PlanNode* Plan::node(const std::string& name) const {
+  for (const auto& n : nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+std::vector<std::string> Plan::namespaces() const {
+  std::vector<std::string> out;
+  for (const auto& b : bridges) out.push_back(b.ns);
+  for (const auto& n : nodes) out.push_back(n.ns);
+  return out;
+}
+
+Ipv4Addr Plan::underlay_address(const std::string& node_name, const std::string& link) const {
+  const PlanNode* n = node(node_name);
+  for (const auto& u : n->underlay)
+    if (u.link == link) return u.addr.addr;
+  return Ipv4Addr{};
+}
+
+double Plan::estimated_seconds() const {
+  // Interleaved: every round brings each product up anew (about 2 s with teardown) and
+  // warms up before its samples; sequential runs do both once per product.
+  double rounds = interleave ? samples : 1;
+  double per_product = rounds * (2 + warmup_s * static_cast<double>(tests.size())) + samples * duration_s * static_cast<double>(tests.size());
+  return per_product * static_cast<double>(products.size());
+}
+
+Ipv4Addr Plan::target_address(const PlanTest& test, size_t server, bool tunnel) const {
+  const PlanNode* s = node(test.spec.servers.at(server));
+  if (!s->vpn) {
+    for (const auto& u : s->underlay)
+      if (underlay_address(s->gateway, u.link) != Ipv4Addr{}) return u.addr.addr;
+  }
+  if (tunnel) return s->overlay.addr;
+  return underlay_address(s->name, test.underlay_links.at(server));
+}
+
+std::vector<const PlanNode*> Plan::vpn_nodes() const {
+  std::vector<const PlanNode*> out;
+  for (const auto& n : nodes)
+    if (n.vpn) out.push_back(&n);
+  return out;
+}
+
+Plan Plan::vpn_only() const {
+  Plan out = *this;
+  out.nodes.clear();
+  for (const auto* n : vpn_nodes()) out.nodes.push_back(*n);
+  return out;
+}
+
+Error plan_error(const Topology& topo, SourcePos pos, std::string message, std::string hint) {
+  Error e = make_error(std::move(message), std::move(hint));
+  e.file = topo.file;
+  e.line = pos.line;
+  e.column = pos.column;
+  return e;
+}
+
+namespace {
+
+Status check_cpus(const Topology& topo, int cpu_count) {
+  if (cpu_count <= 0) return ok_status();
+  for (const auto& n : topo.nodes)
+    for (const auto* list : {&n.cpus, &n.load_cpus})
+      for (int cpu : *list)
+        if (cpu >= cpu_count)
+          return plan_error(topo, n.pos, "node '" + n.name + "': CPU " + std::to_string(cpu) + " does not exist",
+                            "this machine has CPUs 0.." + std::to_string(cpu_count - 1));
+  return ok_status();
+}
+
+}  // namespace
+
+Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
+  if (auto s = check_cpus(topo, opts.cpu_count); !s) return s.error();
+  Plan plan;
+  plan.run_id = opts.run_id;
+  plan.lab = topo.lab_name;
+  plan.backend = topo.backend;
+  plan.image = topo.image;
+  plan.ns_prefix = std::string(kLabPrefix) + topo.lab_name + "-" + opts.tag + "-";
+  plan.topology_file = topo.file;
+  plan.overlay_subnet = topo.overlay_subnet;
+  plan.overlay_mtu = topo.overlay_mtu;
+  plan.overlay_port = topo.overlay_port;
+  plan.products = opts.products.empty() ? topo.bench.products : opts.products;
+  plan.samples = opts.samples.value_or(topo.bench.samples);
+  plan.duration_s = opts.duration_s.value_or(topo.bench.duration_s);
+  plan.warmup_s = topo.bench.warmup_s;
+  plan.threads = topo.bench.threads;
+  plan.interleave = topo.bench.interleave;
+  plan.rps = topo.bench.rps;
+  if (plan.samples < 1) return make_error("--samples must be at least 1", "use --samples 10 (the default)");
+  if (plan.duration_s < 1) return make_error("--duration must be at least 1s", "use --duration 10s");
+
+  for (size_t i = 0; i < topo.nodes.size(); ++i) {
+    const NodeSpec& spec = topo.nodes[i];
+    PlanNode n;
+    n.name = spec.name;
+    n.ns = plan.ns_prefix + "n-" + spec.name;
+    n.overlay = HostAddr{*topo.overlay_subnet.host(i + 1), topo.overlay_subnet.length};
+    n.cpus = spec.cpus;
+    n.load_cpus = spec.load_cpus;
+    plan.nodes.push_back(std::move(n));
+  }
+  auto node_of = [&](const std::string& name) {
+    return std::find_if(plan.nodes.begin(), plan.nodes.end(), [&](const PlanNode& n) { return n.name == name; });
+  };
+
+  for (const LinkSpec& link : topo.links) {
+    int mtu = link.mtu.value_or(1500);
+    auto addr = [&](size_t k) { return HostAddr{*link.subnet.host(k + 1), link.subnet.length}; };
+    if (link.nodes.size() == 2) {
+      auto a = node_of(link.nodes[0]);
+      auto b = node_of(link.nodes[1]);
+      plan.veths.push_back(PlanVeth{link.name, a->ns, link.name, addr(0), b->ns, link.name, addr(1), "", mtu,
+                                    link.rate_bps, link.delay_ms, link.jitter_ms, link.loss_pct});
+      a->underlay.push_back({link.name, link.name, addr(0)});
+      b->underlay.push_back({link.name, link.name, addr(1)});
+      continue;
+    }
+    PlanBridge br{link.name, plan.ns_prefix + "l-" + link.name, "br0", mtu};
+    for (size_t k = 0; k < link.nodes.size(); ++k) {
+      auto n = node_of(link.nodes[k]);
+      plan.veths.push_back(PlanVeth{link.name, n->ns, link.name, addr(k), br.ns, "p" + std::to_string(k), std::nullopt, br.name, mtu,
+                                    link.rate_bps, link.delay_ms, link.jitter_ms, link.loss_pct});
+      n->underlay.push_back({link.name, link.name, addr(k)});
+    }
+    plan.bridges.push_back(std::move(br));
+  }
+
+  if (auto s = plan_routing(topo, &plan); !s) return s.error();
+  plan_pinning(opts.cpu_count, opts.no_pin, &plan);
+  return plan;
+}
+
+namespace {
+std::string cpu_list(const std::vector<int>& cpus) {
+  std::string out;
+  for (int c : cpus) out += " " + std::to_string(c);
+  return out;
+}
+}  // namespace
+
+std::string describe_plan(const Plan& plan) {
+  std::ostringstream o;
+  o << "lab " << plan.lab << " (run " << plan.run_id << ")\n";
+  o << "overlay " << plan.overlay_subnet.str() << ", MTU " << (plan.overlay_mtu > 0 ? std::to_string(plan.overlay_mtu) : "auto")
+    << ", port " << plan.overlay_port << "\n";
+  o << "namespaces:\n";
+  for (const auto& b : plan.bridges) o << "  " << b.ns << "  (bridge " << b.name << " for link " << b.link << ")\n";
+  for (const auto& n : plan.nodes) {
+    o << "  " << n.ns << "  node " << n.name;
+    if (n.vpn) o << ", overlay " << n.overlay.str();
+    else o << ", behind gateway " << n.gateway << " (runs no VPN)";
+    if (!n.cpus.empty()) o << ", cpus" << cpu_list(n.cpus);
+    if (!n.load_cpus.empty()) o << ", load_cpus" << cpu_list(n.load_cpus);
+    o << "\n";
+    for (const auto& u : n.underlay) o << "      " << u.ifname << "  " << u.addr.str() << "  (link " << u.link << ")\n";
+    for (const auto& s : n.sites) o << "      serves site " << s.str() << "\n";
+  }
+  o << "veth pairs:\n";
+  for (const auto& v : plan.veths) {
+    o << "  " << v.link << ": " << v.ns_a << "/" << v.if_a << " <-> " << v.ns_b << "/" << v.if_b;
+    if (!v.master_b.empty()) o << " (port of " << v.master_b << ")";
+    o << ", MTU " << v.mtu;
+    if (v.rate_bps > 0) o << ", rate " << v.rate_bps / 1e6 << " Mbit/s (TBF)";
+    if (v.delay_ms > 0) o << ", delay " << v.delay_ms << " ms";
+    if (v.jitter_ms > 0) o << " +- " << v.jitter_ms << " ms";
+    if (v.loss_pct > 0) o << ", loss " << v.loss_pct << " %";
+    o << "\n";
+  }
+  if (!plan.routes.empty()) {
+    o << "routes:\n";
+    for (const auto& r : plan.routes)
+      o << "  " << r.node << ": " << (r.dest.length == 0 ? std::string("default") : r.dest.str()) << " via " << r.via.str()
+        << (r.when == PlanRoute::When::tunnel ? "  (products: through the tunnel)" : r.when == PlanRoute::When::baseline ? "  (baseline)" : "")
+        << "\n";
+  }
+  o << "pinning:" << (plan.pinned ? "" : " off") << "\n";
+  for (const auto& note : plan.pin_notes) o << "  " << note << "\n";
+  o << "products (" << (plan.interleave ? "interleaved: one sample round of each in turn" : "one after the other")
+    << ", one at a time, topology rebuilt for each):";
+  for (const auto& p : plan.products) o << " " << p;
+  if (plan.threads) o << "\n  data-plane threads: " << *plan.threads << " for every product";
+  o << "\ntests:\n";
+  for (const auto& t : plan.tests) {
+    const TestSpec& s = t.spec;
+    o << "  " << s.name << ": " << traffic_pattern(s) << ", " << traffic_direction(s) << ", " << s.client << " -> ";
+    for (size_t i = 0; i < s.servers.size(); ++i) o << (i ? "," : "") << s.servers[i];
+    o << ", " << (s.udp ? "UDP" : "TCP") << ", " << s.streams << " stream(s)" << (s.mss ? ", MSS " + std::to_string(*s.mss) : "");
+    if (s.bitrate_bps > 0) o << ", " << s.bitrate_bps / 1e6 << " Mbit/s offered";
+    if (s.udp) o << ", " << (udp_length(s, plan.overlay_mtu) > 0 ? std::to_string(udp_length(s, plan.overlay_mtu)) : "MTU - 28") << "-byte datagrams";
+    o << "\n";
+    for (const auto& p : expand_traffic(plan, t, 5201))
+      o << "    iperf3 " << p.client << (p.client_cpu >= 0 ? "@cpu" + std::to_string(p.client_cpu) : "") << " -> " << p.server
+        << (p.server_cpu >= 0 ? "@cpu" + std::to_string(p.server_cpu) : "") << ":" << p.port << " -P " << p.parallel << "\n";
+  }
+  o << "samples " << plan.samples << " x " << plan.duration_s << " s after " << plan.warmup_s << " s warm-up; "
+    << "estimated measuring time " << static_cast<long long>(plan.estimated_seconds()) << " s\n";
+  return o.str();
+}
+
+}  // namespace vpnlab

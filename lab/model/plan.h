@@ -1,0 +1,138 @@
+// The plan: everything a run will create and do, computed from the topology alone.
+// Pure (no syscalls), so `vpnlab plan` works without root and is unit-testable.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/base/ipv4.h"
+#include "lab/model/topology.h"
+
+namespace vpnlab {
+
+// Every object the lab creates starts with this, so cleanup finds it and nothing else.
+inline constexpr const char* kLabPrefix = "vpnlab-";
+
+struct HostAddr {
+  Ipv4Addr addr;
+  int prefix_len = 0;
+  std::string str() const { return addr.str() + "/" + std::to_string(prefix_len); }
+};
+
+// One veth pair. End A always lives in a node namespace; end B is in the peer node's
+// namespace (two-node link) or in the link's bridge namespace, enslaved to its bridge.
+struct PlanVeth {
+  std::string link;
+  std::string ns_a, if_a;
+  std::optional<HostAddr> addr_a;
+  std::string ns_b, if_b;
+  std::optional<HostAddr> addr_b;
+  std::string master_b;  // bridge name in ns_b, empty for a node-to-node pair
+  int mtu = 1500;
+  // Shaping on the node-side ends' egress (end B too when it is a node): every packet
+  // is shaped once, by its sender, as on a real link.
+  double rate_bps = 0, delay_ms = 0, jitter_ms = 0, loss_pct = 0;
+};
+
+struct PlanBridge {
+  std::string link;
+  std::string ns;
+  std::string name = "br0";
+  int mtu = 1500;
+};
+
+struct PlanNode {
+  std::string name;
+  std::string ns;
+  HostAddr overlay;
+  bool vpn = true;        // runs the VPN (false: a site client behind `gateway`)
+  std::string gateway;    // routed: the VPN node this one reaches the overlay through
+  std::vector<int> cpus;
+  std::vector<int> load_cpus;
+  bool default_cpus = false;  // cpus/load_cpus computed, not written in the topology
+  struct Underlay {
+    std::string link;
+    std::string ifname;
+    HostAddr addr;
+    bool carrier = false;  // the link reaches another VPN node: tunnel packets cross it
+  };
+  std::vector<Underlay> underlay;
+  std::vector<Ipv4Prefix> sites;  // subnets of the site clients behind this gateway
+  // The VPN node whose tunnel this node's traffic uses: itself, or its gateway.
+  const std::string& vpn_node() const { return vpn ? name : gateway; }
+};
+
+// A route the lab adds in a node. `tunnel_only`/`baseline_only` routes differ between a
+// product run (remote sites through the tunnel) and the no-tunnel baseline (plain routing).
+struct PlanRoute {
+  std::string node;
+  Ipv4Prefix dest;
+  Ipv4Addr via;
+  enum class When { always, tunnel, baseline } when = When::always;
+};
+
+struct PlanTest {
+  TestSpec spec;
+  // Per server: the link the VPN nodes of client and server share (tunnel packets and
+  // baseline traffic cross it).
+  std::vector<std::string> underlay_links;
+  const std::string& underlay_link() const { return underlay_links.front(); }
+};
+
+struct Plan {
+  std::string run_id;
+  std::string lab;
+  std::string backend = "netns";  // or "vm": each node a QEMU guest (vm/guest_lab.h)
+  std::string image;              // vm: the guest image recipe as written ("" = default)
+  std::string ns_prefix;  // "vpnlab-<lab>-<tag>-"
+  std::string topology_file;
+  Ipv4Prefix overlay_subnet;
+  int overlay_mtu = 1400;
+  int overlay_port = 51820;
+  std::vector<PlanNode> nodes;
+  std::vector<PlanBridge> bridges;
+  std::vector<PlanVeth> veths;
+  std::vector<std::string> products;
+  std::vector<PlanTest> tests;
+  std::vector<PlanRoute> routes;
+  bool pinned = true;                 // false with --no-pin: no affinity set anywhere
+  std::vector<std::string> pin_notes;  // defaults computed and what they share
+  std::optional<int> threads;         // [bench] threads
+  bool interleave = true;
+  bool rps = true;                    // [bench] rps: steer receive softirq to node cpus
+  int samples = 10;
+  double duration_s = 10;
+  double warmup_s = 2;
+
+  const PlanNode* node(const std::string& name) const;
+  // All namespaces in creation order: bridges first (veths are created into them), then nodes.
+  std::vector<std::string> namespaces() const;
+  // A node's address on a link (none when it is not on it).
+  Ipv4Addr underlay_address(const std::string& node, const std::string& link) const;
+  // Where a test's client reaches server `i`: behind a gateway, its site address; else
+  // through a tunnel its overlay address, without one its address on the shared link.
+  Ipv4Addr target_address(const PlanTest& test, size_t server, bool tunnel) const;
+  std::vector<const PlanNode*> vpn_nodes() const;
+  // The same plan with only the nodes that run the VPN: what a product session sees
+  // (site clients behind gateways run no product).
+  Plan vpn_only() const;
+  // Estimated wall time of `run` in seconds (bring-up counted as 2 s per product and round).
+  double estimated_seconds() const;
+};
+
+struct PlanOptions {
+  std::string run_id;   // results/<run_id>/
+  std::string tag;      // short unique part of namespace names
+  std::vector<std::string> products;  // overrides [bench] products when non-empty
+  std::optional<int> samples;
+  std::optional<double> duration_s;
+  int cpu_count = 0;    // 0: do not check CPU numbers nor compute default pinning
+  bool no_pin = false;  // --no-pin: nothing pinned, to show what pinning changes
+};
+
+Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts);
+
+// Human-readable listing of a plan (for `vpnlab plan`).
+std::string describe_plan(const Plan& plan);
+
+}  // namespace vpnlab

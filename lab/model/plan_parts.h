@@ -1,0 +1,15 @@
+// Internal to make_plan: its parts in separate files.
+#pragma once
+#include <string>
+
+#include "lab/model/plan.h"
+
+namespace vpnlab {
+
+Error plan_error(const Topology& topo, SourcePos pos, std::string message, std::string hint);
+// Fills vpn/gateway/carrier/sites, the lab's routes and each test's underlay links.
+Status plan_routing(const Topology& topo, Plan* plan);
+// Computes cpus/load_cpus a node lacks (or clears all with no_pin) and notes what is shared.
+void plan_pinning(int cpu_count, bool no_pin, Plan* plan);
+
+}  // namespace vpnlab

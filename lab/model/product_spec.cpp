@@ -1,0 +1,370 @@
+#include "lab/model/product_spec.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lab/base/fs_util.h"
+#include "lab/base/process.h"
+#include "lab/model/toml_reader.h"
+#include "netns/capabilities.h"
+
+#ifndef VPNLAB_SOURCE_DIR
+#define VPNLAB_SOURCE_DIR "."
+#endif
+
+namespace vpnlab {
+
+namespace {
+
+bool is_dir(const std::string& p) {
+  struct stat st{};
+  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Status parse_nodes_filter(const TomlReader& r, const toml::table& t, const std::string& what, NodeFilter* out) {
+  std::string v;
+  if (auto s = get_string(r, t, "nodes", what, &v, false, {}); !s) return s;
+  if (v.empty() || v == "all") *out = NodeFilter::All;
+  else if (v == "first") *out = NodeFilter::First;
+  else if (v == "others") *out = NodeFilter::Others;
+  else return r.at(*t.get("nodes"), what + ": nodes = \"" + v + "\" is not known", "use \"all\", \"first\" or \"others\"");
+  return ok_status();
+}
+
+Status parse_template_file(const TomlReader& r, const toml::table& t, const std::string& dir, const std::string& what, PrepareStep* p) {
+  std::string tmpl;
+  if (auto s = get_string(r, t, "template", what, &tmpl, true, pos_of(t)); !s) return s;
+  if (p->file.empty() || p->file[0] == '/' || p->file.find("..") != std::string::npos)
+    return r.at(pos_of(t), what + ": '" + p->file + "' must be a relative path inside the node's directory", "e.g. \"tinc/tinc.conf\"");
+  // The template is part of the product folder: a path that leaves it (../, absolute, a
+  // symlink out) would copy any file of the host into logs and configs.
+  std::error_code ec;
+  auto folder = std::filesystem::weakly_canonical(dir, ec).string() + "/";
+  auto target = std::filesystem::weakly_canonical(std::filesystem::path(dir) / tmpl, ec).string();
+  if (tmpl.empty() || tmpl[0] == '/' || ec || target.rfind(folder, 0) != 0)
+    return r.at(*t.get("template"), what + ": template '" + tmpl + "' is outside the product folder " + dir,
+                "put the template next to product.toml and name it relative to it, e.g. template = \"wg.conf.tmpl\"");
+  p->template_path = dir + "/" + tmpl;
+  auto text = read_whole_file(p->template_path);
+  if (!text) return r.at(*t.get("template"), what + ": cannot read template " + p->template_path, "put the template next to product.toml");
+  p->template_text = *text;
+  if (auto s = get_bool(r, t, "secret", what, &p->secret); !s) return s;
+  return get_bool(r, t, "executable", what, &p->executable);
+}
+
+Status parse_prepare(const TomlReader& r, const toml::table& t, const std::string& dir, PrepareStep* p) {
+  if (auto s = r.only_keys(t, "prepare", {"scope", "run", "file", "template", "secret", "executable", "capture", "nodes"}); !s) return s;
+  std::string scope = "node";
+  if (auto s = get_string(r, t, "scope", "prepare", &scope, false, {}); !s) return s;
+  if (scope == "run") p->scope = PrepareStep::Scope::Run;
+  else if (scope == "node") p->scope = PrepareStep::Scope::Node;
+  else if (scope == "peer") p->scope = PrepareStep::Scope::Peer;
+  else return r.at(*t.get("scope"), "prepare: scope = \"" + scope + "\" is not known", "use \"run\", \"node\" or \"peer\"");
+  if (auto s = parse_nodes_filter(r, t, "prepare", &p->nodes); !s) return s;
+  bool has_run = t.get("run") != nullptr, has_file = t.get("file") != nullptr;
+  if (has_run == has_file) return r.at(pos_of(t), "prepare: give exactly one of run or file", "run = [argv] or file = \"name\" with template");
+  if (has_run) {
+    if (auto s = get_string_list(r, t, "run", "prepare", &p->argv, nullptr); !s) return s;
+    if (p->argv.empty()) return r.at(*t.get("run"), "prepare: empty argv", "name the program and its arguments");
+  } else {
+    if (auto s = get_string(r, t, "file", "prepare", &p->file, true, pos_of(t)); !s) return s;
+    if (auto s = parse_template_file(r, t, dir, "prepare", p); !s) return s;
+  }
+  if (const toml::node* c = t.get("capture")) {
+    if (!c->is_table() || !has_run) return r.at(*c, "prepare: 'capture' must be a table on a run entry", "write capture = { name = \"Prefix: \" }");
+    if (p->scope == PrepareStep::Scope::Peer) return r.at(*c, "prepare: a peer-scope entry cannot capture values", "capture in a node-scope entry");
+    for (auto&& [k, v] : *c->as_table()) {
+      if (!v.is_string()) return r.at(v, "prepare: capture prefix must be a string", "write name = \"Prefix: \"");
+      p->capture.emplace_back(std::string(k.str()), v.as_string()->get());
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+const std::vector<StepKindDef>& step_kinds() {
+  static const std::vector<StepKindDef> kinds = {
+      {ProductStep::Kind::Daemon, "daemon", true},         {ProductStep::Kind::Run, "run", true},
+      {ProductStep::Kind::WaitLink, "wait_link", false},   {ProductStep::Kind::Configure, "configure", false},
+      {ProductStep::Kind::CreateLink, "create_link", false},
+  };
+  return kinds;
+}
+
+namespace {
+
+Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
+  std::vector<std::string> keys = {"kind", "if_id", "env", "timeout", "retry", "nodes"};
+  std::string kind_keys;
+  for (const auto& k : step_kinds()) {
+    keys.push_back(k.key);
+    kind_keys += std::string(kind_keys.empty() ? "" : ", ") + k.key;
+  }
+  if (auto s = r.only_keys(t, "step", keys); !s) return s;
+  if (auto s = get_duration(r, t, "retry", "step", &step->retry_s, 0.001); !s) return s;
+  if (auto s = parse_nodes_filter(r, t, "step", &step->nodes); !s) return s;
+  const StepKindDef* def = nullptr;
+  int kinds = 0;
+  for (const auto& k : step_kinds())
+    if (t.get(k.key)) def = &k, ++kinds;
+  if (kinds != 1)
+    return r.at(pos_of(t), "step: give exactly one of " + kind_keys, "e.g. run = [\"wg\", \"setconf\", \"{{interface}}\", \"{{secrets}}/wg.conf\"]");
+  step->kind = def->kind;
+  if (def->argv) {
+    SourcePos argv_pos;
+    if (auto s = get_string_list(r, t, def->key, "step", &step->argv, &argv_pos); !s) return s;
+    if (step->argv.empty()) return r.at(argv_pos, "step: empty argv", "name the program and its arguments");
+  } else if (auto s = get_string(r, t, def->key, "step", &step->ifname, false, pos_of(t)); !s) {
+    return s;
+  }
+  if (auto s = get_string(r, t, "kind", "step", &step->link_kind, step->kind == ProductStep::Kind::CreateLink, pos_of(t)); !s) return s;
+  if (auto s = get_int(r, t, "if_id", "step", &step->if_id, 1, 0x7fffffff); !s) return s;
+  if (auto s = get_duration(r, t, "timeout", "step", &step->timeout_s, 0.001); !s) return s;
+  if (const toml::node* env = t.get("env")) {
+    if (!env->is_table()) return r.at(*env, "step: 'env' must be a table", "write env = { NAME = \"value\" }");
+    for (auto&& [k, v] : *env->as_table()) {
+      if (!v.is_string()) return r.at(v, "step: env value must be a string", "write NAME = \"value\"");
+      step->env[std::string(k.str())] = v.as_string()->get();
+    }
+  }
+  return ok_status();
+}
+
+Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
+  if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
+                                             "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
+                                             "ready", "counters"});
+      !s)
+    return s;
+  std::string name;
+  if (auto s = get_string(r, root, "name", "product", &name, true, SourcePos{1, 1}); !s) return s;
+  if (name != spec->name)
+    return r.at(*root.get("name"), "product: name '" + name + "' differs from its folder '" + spec->name + "'", "make them equal");
+  if (auto s = get_string(r, root, "description", "product", &spec->description, false, {}); !s) return s;
+  if (auto s = get_string(r, root, "cipher", "product", &spec->cipher, true, SourcePos{1, 1}); !s) return s;
+  if (auto s = get_string(r, root, "threads", "product", &spec->threads, false, SourcePos{1, 1}); !s) return s;
+  if (auto s = get_bool(r, root, "offloads", "product", &spec->offloads); !s) return s;
+  if (auto s = get_string_list(r, root, "packages", "product", &spec->packages, nullptr); !s) return s;
+  if (auto s = get_string_list(r, root, "binaries", "product", &spec->binaries, nullptr); !s) return s;
+  if (auto s = get_string_list(r, root, "version", "product", &spec->version_argv, nullptr); !s) return s;
+  if (auto s = get_bool(r, root, "tunnel", "product", &spec->tunnel); !s) return s;
+  if (auto s = get_string(r, root, "interface", "product", &spec->interface, spec->tunnel, SourcePos{1, 1}); !s) return s;
+  if (auto s = get_string(r, root, "keys", "product", &spec->keys, false, {}); !s) return s;
+  if (auto s = get_string(r, root, "interface_kind", "product", &spec->interface_kind, false, {}); !s) return s;
+  spec->underlay_port = "{{port}}";
+  if (auto s = get_string(r, root, "underlay_port", "product", &spec->underlay_port, false, {}); !s) return s;
+  if (auto s = get_string_list(r, root, "requires", "product", &spec->requires_caps, nullptr); !s) return s;
+  if (spec->keys != "none" && spec->keys != "x25519")
+    return r.at(*root.get("keys"), "product: unknown key type '" + spec->keys + "'", "use keys = \"x25519\" or \"none\"");
+  if (const toml::node* shapes = root.get("topology")) {
+    if (auto s = get_string_list(r, root, "topology", "product", &spec->shapes, nullptr); !s) return s;
+    for (const auto& shape : spec->shapes)
+      if (shape != "p2p" && shape != "mesh" && shape != "hub" && shape != "site-to-site")
+        return r.at(*shapes, "product: unknown topology shape '" + shape + "'", "use \"p2p\", \"hub\", \"mesh\" or \"site-to-site\"");
+  }
+  if (auto s = get_int(r, root, "max_mtu", "product", &spec->max_mtu, 576, 65535); !s) return s;
+  if (auto s = get_int(r, root, "overhead", "product", &spec->overhead, 0, 1000); !s) return s;
+  if (spec->interface.size() > 15)
+    return r.at(*root.get("interface"), "product: interface name '" + spec->interface + "' is longer than 15 characters", "shorten it");
+
+  if (const toml::node* files = root.get("file")) {
+    if (!files->is_array_of_tables()) return r.at(*files, "'file' must be an array of tables", "write [[file]]");
+    for (const auto& item : *files->as_array()) {
+      const toml::table& t = *item.as_table();
+      if (auto s = r.only_keys(t, "file", {"name", "template", "secret", "executable"}); !s) return s;
+      PrepareStep f;
+      if (auto s = get_string(r, t, "name", "file", &f.file, true, pos_of(t)); !s) return s;
+      if (auto s = parse_template_file(r, t, spec->dir, "file", &f); !s) return s;
+      spec->prepare.push_back(std::move(f));
+    }
+  }
+  if (const toml::node* prep = root.get("prepare")) {
+    if (!prep->is_array_of_tables()) return r.at(*prep, "'prepare' must be an array of tables", "write [[prepare]]");
+    for (const auto& item : *prep->as_array()) {
+      PrepareStep p;
+      if (auto s = parse_prepare(r, *item.as_table(), spec->dir, &p); !s) return s;
+      spec->prepare.push_back(std::move(p));
+    }
+  }
+  if (const toml::node* steps = root.get("step")) {
+    if (!steps->is_array_of_tables()) return r.at(*steps, "'step' must be an array of tables", "write [[step]]");
+    for (const auto& item : *steps->as_array()) {
+      ProductStep step;
+      if (auto s = parse_step(r, *item.as_table(), &step); !s) return s;
+      spec->steps.push_back(std::move(step));
+    }
+  }
+  if (const toml::node* ready = root.get("ready")) {
+    if (!ready->is_table()) return r.at(*ready, "'ready' must be a table", "write [ready]");
+    if (auto s = r.only_keys(*ready->as_table(), "ready", {"timeout"}); !s) return s;
+    if (auto s = get_duration(r, *ready->as_table(), "timeout", "ready", &spec->ready_timeout_s, 0.1); !s) return s;
+  }
+  if (const toml::node* c = root.get("counters")) {
+    if (!c->is_table()) return r.at(*c, "'counters' must be a table", "write [counters]");
+    const toml::table& t = *c->as_table();
+    if (auto s = r.only_keys(t, "counters", {"argv", "rx_field", "tx_field"}); !s) return s;
+    CounterSpec cs;
+    if (auto s = get_string_list(r, t, "argv", "counters", &cs.argv, nullptr); !s) return s;
+    if (auto s = get_int(r, t, "rx_field", "counters", &cs.rx_field, 1, 64); !s) return s;
+    if (auto s = get_int(r, t, "tx_field", "counters", &cs.tx_field, 1, 64); !s) return s;
+    if (cs.argv.empty() || !cs.rx_field || !cs.tx_field)
+      return r.at(*c, "counters: argv, rx_field and tx_field are all required", "see products/README.md");
+    spec->counters = cs;
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+namespace {
+
+// "name@tag=/path/to/binary": the spec of `name`, shown as "name@tag", with its main
+// binary (the first of `binaries`) replaced by the given one everywhere it is run.
+Result<ProductSpec> load_variant(const std::string& products_dir, const std::string& text) {
+  auto at = text.find('@');
+  auto eq = text.find('=', at);
+  std::string base = text.substr(0, at);
+  std::string tag = eq == std::string::npos ? "" : text.substr(at + 1, eq - at - 1);
+  std::string path = eq == std::string::npos ? "" : text.substr(eq + 1);
+  bool tag_ok = !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+  });
+  if (!tag_ok || path.empty() || path[0] != '/')
+    return make_error("product '" + text + "' is not of the form NAME@TAG=/absolute/path/to/binary",
+                      "e.g. --product nebula@new=/opt/nebula-1.9/nebula (TAG from [a-z0-9.-])");
+  auto spec = load_product(products_dir, base);
+  if (!spec) return spec;
+  if (spec->binaries.empty()) return make_error("product '" + base + "' names no binary to replace", "list it in binaries = [...]");
+  if (access(path.c_str(), X_OK) != 0) return make_error("product '" + text + "': " + path + " is not executable: " + errno_text(errno));
+  if (!std::filesystem::is_regular_file(path))
+    return make_error("product '" + text + "': " + path + " is not a program file (a directory?)", "give the path of the binary itself");
+  const std::string original = spec->binaries.front();
+  auto swap = [&](std::vector<std::string>& argv) {
+    if (!argv.empty() && argv[0] == original) argv[0] = path;
+  };
+  for (auto& step : spec->steps) swap(step.argv);
+  for (auto& p : spec->prepare) swap(p.argv);
+  swap(spec->version_argv);
+  if (spec->counters) swap(spec->counters->argv);
+  spec->binaries.front() = path;
+  spec->name = base + "@" + tag;
+  return spec;
+}
+
+}  // namespace
+
+Result<ProductSpec> load_product(const std::string& products_dir, const std::string& name) {
+  if (name.find('@') != std::string::npos) return load_variant(products_dir, name);
+  ProductSpec spec;
+  spec.name = name;
+  spec.dir = products_dir + "/" + name;
+  std::string path = spec.dir + "/product.toml";
+  auto text = read_whole_file(path);
+  if (!text) {
+    auto known = list_products(products_dir);
+    std::string guess = closest_match(name, known);
+    std::string all;
+    for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
+    return make_error("unknown product '" + name + "' (no " + path + ")",
+                      guess.empty() ? "known products: " + all : "did you mean '" + guess + "'?");
+  }
+  TomlReader r(path);
+  toml::table root;
+  try {
+    root = toml::parse(*text, path);
+  } catch (const toml::parse_error& err) {
+    return r.at(SourcePos{static_cast<int>(err.source().begin.line), static_cast<int>(err.source().begin.column)},
+                "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
+  }
+  if (auto s = parse_spec(r, root, &spec); !s) return s.error();
+  return spec;
+}
+
+std::vector<std::string> list_products(const std::string& products_dir) {
+  std::vector<std::string> out;
+  DIR* dir = opendir(products_dir.c_str());
+  if (!dir) return out;
+  while (dirent* e = readdir(dir)) {
+    std::string n = e->d_name;
+    if (n[0] != '.' && access((products_dir + "/" + n + "/product.toml").c_str(), R_OK) == 0) out.push_back(n);
+  }
+  closedir(dir);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string overlay_shape(size_t node_count) { return node_count == 2 ? "p2p" : "mesh"; }
+
+int carried_mtu(const ProductSpec& spec, int underlay_mtu) {
+  if (!spec.tunnel) return underlay_mtu;
+  return std::min(spec.max_mtu, underlay_mtu - spec.overhead);
+}
+
+std::string find_products_dir() {
+  if (const char* env = getenv("VPNLAB_PRODUCTS"); env && *env) return env;
+  std::string built_in = std::string(VPNLAB_SOURCE_DIR) + "/products";
+  if (is_dir(built_in)) return built_in;
+  return "products";
+}
+
+std::string first_output_line(const std::vector<std::string>& argv) {
+  // The pid in the name lets `vpnlab cleanup` remove the file if this process is killed
+  // before it unlinks it (see kVersionProbePrefix).
+  std::string tmpl = std::string(kVersionProbePrefix) + std::to_string(getpid()) + "-XXXXXX";
+  int fd = mkstemp(tmpl.data());
+  if (fd < 0) return "";
+  close(fd);
+  SpawnSpec s;
+  s.argv = argv;
+  s.stdout_path = tmpl;
+  s.stderr_path = "/dev/null";  // warnings on stderr are not the version
+  (void)run_command(s, 5);
+  std::ifstream in(tmpl);
+  std::string line;
+  while (std::getline(in, line) && line.find_first_not_of(" \t") == std::string::npos) {
+  }
+  unlink(tmpl.c_str());
+  unlink((tmpl + ".cmd").c_str());
+  return line;
+}
+
+Availability check_availability(const ProductSpec& spec, const std::string& backend) {
+  Availability a;
+  std::string pkgs;
+  for (const auto& p : spec.packages) pkgs += (pkgs.empty() ? "" : " ") + p;
+  for (const auto& bin : spec.binaries) {
+    if (find_program(bin).empty()) {
+      a.reason = pkgs.empty() ? "'" + bin + "' is not installed and not in Debian: bring your own with --product " + spec.name + "@TAG=/path/to/" + bin
+                              : "'" + bin + "' is not installed (apt-get install --no-install-recommends " + pkgs + ")";
+      return a;
+    }
+  }
+  // In guests the kernel features are the guest kernel's (images/ picks one that has
+  // them); the bring-up there still refuses an interface of the wrong kind.
+  if (!spec.requires_caps.empty() && backend != "vm") {
+    if (geteuid() != 0) {
+      a.reason = "needs kernel features (" + spec.requires_caps.front() + "): probing them needs root";
+      return a;
+    }
+    for (const auto& c : probe_network_capabilities("vpnlab-probe-" + std::to_string(getpid())))
+      if (!c.available && std::find(spec.requires_caps.begin(), spec.requires_caps.end(), c.name) != spec.requires_caps.end()) {
+        a.reason = "this kernel lacks " + c.name + " (" + c.detail + ")";
+        return a;
+      }
+  }
+  a.available = true;
+  a.version = spec.version_argv.empty() ? "-" : first_output_line(spec.version_argv);
+  // A kernel product's version is the kernel it runs in: in guests, theirs, not this host's.
+  if (backend == "vm" && spec.version_argv == std::vector<std::string>{"uname", "-r"})
+    a.version = "the guests' kernel (environment.json: guests)";
+  return a;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,120 @@
+// Products are data: products/<name>/product.toml plus config templates. This module
+// reads a spec into plain structs; product_session.cpp carries it out on a topology.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/base/result.h"
+
+namespace vpnlab {
+
+// Which nodes a step applies to: every node, only the first (e.g. the one side that
+// initiates), or all but the first.
+enum class NodeFilter { All, First, Others };
+inline bool node_filter_applies(NodeFilter f, size_t node_index) {
+  return f == NodeFilter::All || (f == NodeFilter::First) == (node_index == 0);
+}
+
+struct ProductStep {
+  enum class Kind { Daemon, Run, WaitLink, Configure, CreateLink };
+  Kind kind = Kind::Run;
+  std::vector<std::string> argv;           // Daemon, Run (templated)
+  std::map<std::string, std::string> env;  // Daemon, Run
+  std::string ifname;                      // WaitLink, Configure, CreateLink (templated)
+  std::string link_kind;                   // CreateLink: the kernel link kind ("wireguard")
+  int if_id = 0;                           // CreateLink of kind "xfrm": the XFRM interface id (policies match it)
+  double timeout_s = 10;
+  double retry_s = 0;  // Run: run again while failing, for up to this long
+  NodeFilter nodes = NodeFilter::All;
+};
+
+// The step kinds, one entry each: its key in [[step]] and whether its value is an argv
+// (daemon, run) or an interface name. A new kind is an entry here, an executor in
+// product_session.cpp's table and the NodeRuntime operation it needs.
+struct StepKindDef {
+  ProductStep::Kind kind;
+  const char* key;
+  bool argv;
+};
+const std::vector<StepKindDef>& step_kinds();
+
+// Done on the host before any node starts, entry by entry (each entry for every node
+// before the next entry), so that later entries can use what earlier ones produced:
+// rendering a config file, or running a key tool whose output lines become values.
+struct PrepareStep {
+  enum class Scope { Run, Node, Peer };  // once; per node; per (node, other node)
+  Scope scope = Scope::Node;
+  std::vector<std::string> argv;  // a command (templated), or:
+  std::string file;               // a file to render (path relative to the node's directory, templated)
+  std::string template_path;      // for messages
+  std::string template_text;
+  bool secret = false;            // the file holds private keys: goes below RUN/secrets/
+  bool executable = false;
+  // value name -> prefix of the output line that holds it ("" = the whole output, trimmed)
+  std::vector<std::pair<std::string, std::string>> capture;
+  NodeFilter nodes = NodeFilter::All;
+};
+
+// How to read the product's own per-peer transfer counters (the tunnel proof).
+struct CounterSpec {
+  std::vector<std::string> argv;
+  int rx_field = 0;  // 1-based whitespace-separated fields, summed over lines
+  int tx_field = 0;
+};
+
+struct ProductSpec {
+  std::string name;
+  std::string dir;
+  std::string description;
+  std::string cipher;
+  std::string threads;
+  bool offloads = true;  // false: TSO/GSO/GRO off on every underlay interface (baseline-nooffload)  // how its data-plane thread count is set ({{threads}} in its files), or why it is fixed
+  std::vector<std::string> packages;
+  std::vector<std::string> binaries;
+  std::vector<std::string> version_argv;
+  bool tunnel = true;  // false: the no-tunnel baseline
+  std::string interface;
+  std::string underlay_port;   // where its packets travel (templated; default "{{port}}")
+  std::string interface_kind;  // checked after bring-up when set: e.g. "wireguard", not a TUN
+  std::vector<std::string> requires_caps;  // kernel features (see `vpnlab doctor`) it needs
+  std::string keys = "none";  // "x25519" or "none"
+  std::vector<std::string> shapes{"p2p", "mesh"};  // overlay shapes it can carry
+  int max_mtu = 65535;        // largest overlay MTU the product carries at all
+  int overhead = 0;           // bytes its encapsulation adds per packet (IPv4 underlay)
+  std::vector<PrepareStep> prepare;  // [[file]] entries come first, as node-scope files
+  std::vector<ProductStep> steps;
+  double ready_timeout_s = 10;
+  std::optional<CounterSpec> counters;
+};
+
+// The overlay shape of a topology: "p2p" with two nodes, "mesh" with more (every node
+// has every other as a peer).
+std::string overlay_shape(size_t node_count);
+
+// The largest overlay MTU the product carries over underlay links of `underlay_mtu`.
+int carried_mtu(const ProductSpec& spec, int underlay_mtu);
+
+// products_dir: where products/ lives (see find_products_dir()).
+Result<ProductSpec> load_product(const std::string& products_dir, const std::string& name);
+std::vector<std::string> list_products(const std::string& products_dir);
+
+// $VPNLAB_PRODUCTS, else products/ next to the binary's source tree, else ./products.
+std::string find_products_dir();
+
+// The first non-empty line a command prints on stdout ("iperf 3.12 (cJSON 1.7.15)"), run
+// with a 5 s limit; empty if it cannot run.
+std::string first_output_line(const std::vector<std::string>& argv);
+// Where it keeps the output meanwhile: PREFIX<pid>-XXXXXX (and its LOG.cmd).
+inline constexpr const char* kVersionProbePrefix = "/tmp/vpnlab-version-";
+
+struct Availability {
+  bool available = false;
+  std::string reason;   // why not, naming the package to install
+  std::string version;  // first line of the version command
+};
+// `backend` "vm": kernel features are not probed on this host (guests have their own).
+Availability check_availability(const ProductSpec& spec, const std::string& backend = "netns");
+
+}  // namespace vpnlab

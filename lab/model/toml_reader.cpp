@@ -1,0 +1,190 @@
+#include "lab/model/toml_reader.h"
+
+#include <cctype>
+#include <cmath>
+
+namespace vpnlab {
+
+SourcePos pos_of(const toml::node& n) {
+  return SourcePos{static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
+}
+
+
+const char* type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::table: return "a table";
+    default: return "a date/time";
+  }
+}
+
+Status get_string(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
+                  std::string* out, bool required, SourcePos parent) {
+  const toml::node* n = t.get(key);
+  if (!n) {
+    if (required) return r.at(parent, what + ": missing key '" + key + "'", "add " + key + " = \"...\"");
+    return ok_status();
+  }
+  if (!n->is_string())
+    return r.at(*n, what + ": '" + key + "' must be a string, not " + type_name(*n),
+                "write " + key + " = \"...\"");
+  *out = n->as_string()->get();
+  return ok_status();
+}
+
+Status get_int(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
+               int* out, int min, int max) {
+  const toml::node* n = t.get(key);
+  if (!n) return ok_status();
+  if (!n->is_integer())
+    return r.at(*n, what + ": '" + key + "' must be an integer, not " + type_name(*n),
+                "write " + key + " = <integer>");
+  int64_t v = n->as_integer()->get();
+  if (v < min || v > max)
+    return r.at(*n, what + ": '" + key + "' = " + std::to_string(v) + " is out of range",
+                "use a value from " + std::to_string(min) + " to " + std::to_string(max));
+  *out = static_cast<int>(v);
+  return ok_status();
+}
+
+Status get_bool(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
+                bool* out) {
+  const toml::node* n = t.get(key);
+  if (!n) return ok_status();
+  if (!n->is_boolean())
+    return r.at(*n, what + ": '" + key + "' must be true or false, not " + type_name(*n),
+                "write " + key + " = true");
+  *out = n->as_boolean()->get();
+  return ok_status();
+}
+
+Status get_string_list(const TomlReader& r, const toml::table& t, const std::string& key,
+                       const std::string& what, std::vector<std::string>* out, SourcePos* pos) {
+  const toml::node* n = t.get(key);
+  if (!n) return ok_status();
+  if (pos) *pos = pos_of(*n);
+  if (!n->is_array())
+    return r.at(*n, what + ": '" + key + "' must be an array of strings", "write " + key + " = [\"a\", \"b\"]");
+  out->clear();
+  for (const auto& item : *n->as_array()) {
+    if (!item.is_string())
+      return r.at(item, what + ": '" + key + "' must contain strings, not " + type_name(item),
+                  "write " + key + " = [\"a\", \"b\"]");
+    out->push_back(item.as_string()->get());
+  }
+  return ok_status();
+}
+
+Status get_cpu_list(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
+                    std::vector<int>* out) {
+  const toml::node* n = t.get(key);
+  if (!n) return ok_status();
+  if (!n->is_array()) return r.at(*n, what + ": '" + key + "' must be an array of CPU numbers", "write " + key + " = [0]");
+  for (const auto& item : *n->as_array()) {
+    if (!item.is_integer() || item.as_integer()->get() < 0 || item.as_integer()->get() > 4095)
+      return r.at(item, what + ": '" + key + "' must contain CPU numbers (0..4095)", "write " + key + " = [0, 1]");
+    out->push_back(static_cast<int>(item.as_integer()->get()));
+  }
+  return ok_status();
+}
+
+Status check_name(const TomlReader& r, SourcePos pos, const std::string& what, const std::string& name, size_t max_len) {
+  bool good = !name.empty() && name.size() <= max_len && name.front() != '-' &&
+              std::all_of(name.begin(), name.end(), [](char c) {
+                return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+              });
+  if (!good)
+    return r.at(pos, what + " name '" + name + "' is invalid",
+                "use 1 to " + std::to_string(max_len) + " characters from [a-z0-9-], not starting with '-'");
+  return ok_status();
+}
+
+Status get_duration(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, double* out, double min_s,
+                    double max_s) {
+  const toml::node* n = t.get(key);
+  if (!n) return ok_status();
+  std::optional<double> d;
+  if (n->is_string()) d = parse_duration(n->as_string()->get());
+  if (!d) return r.at(*n, what + ": '" + key + "' is not a duration", "write " + key + " = \"10s\" (units: ms, s, m)");
+  if (*d < min_s)
+    return r.at(*n, what + ": '" + key + "' is too short", "use at least " + std::to_string(static_cast<int>(min_s)) + "s");
+  if (*d > max_s)
+    return r.at(*n, what + ": '" + key + "' is too long", "use at most " + std::to_string(static_cast<long>(max_s)) + "s");
+  *out = *d;
+  return ok_status();
+}
+
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);
+    for (size_t j = 0; j <= c.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= word.size(); ++i) {
+      cur[0] = i;
+      for (size_t j = 1; j <= c.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (word[i - 1] == c[j - 1] ? 0 : 1)});
+      std::swap(prev, cur);
+    }
+    if (prev[c.size()] < best_d) {
+      best_d = prev[c.size()];
+      best = c;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// "1.5ms" -> 1.5 and "ms". False when there is no leading number.
+bool number_and_unit(const std::string& text, double* value, std::string* unit) {
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  if (i == 0) return false;
+  try {
+    size_t used = 0;
+    *value = std::stod(text.substr(0, i), &used);
+    if (used != i) return false;
+  } catch (...) {
+    return false;
+  }
+  *unit = text.substr(i);
+  return true;
+}
+
+}  // namespace
+
+std::optional<double> parse_duration(const std::string& text) {
+  double value = 0;
+  std::string unit;
+  if (!number_and_unit(text, &value, &unit) || unit.empty()) return std::nullopt;
+  if (unit == "ms") value /= 1000;
+  else if (unit == "m") value *= 60;
+  else if (unit != "s") return std::nullopt;
+  if (!std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_rate(const std::string& text) {
+  double value = 0;
+  std::string unit;
+  if (!number_and_unit(text, &value, &unit)) return std::nullopt;
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Bits per second, SI prefixes, as both iperf3 ("500M") and tc ("500mbit") write them.
+  // tc's "mbps" means megabytes: refused rather than silently read as bits.
+  if (unit.size() > 3 && unit.substr(unit.size() - 3) == "bit") unit.resize(unit.size() - 3);
+  else if (unit.find("bps") != std::string::npos) return std::nullopt;
+  if (unit == "k") value *= 1e3;
+  else if (unit == "m") value *= 1e6;
+  else if (unit == "g") value *= 1e9;
+  else if (!unit.empty()) return std::nullopt;
+  if (!std::isfinite(value) || value <= 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,80 @@
+// The topology file's model: plain structs filled from TOML, with the source position of
+// every object so that later validation can point at the right line.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/base/ipv4.h"
+#include "lab/base/result.h"
+
+namespace vpnlab {
+
+struct NodeSpec {
+  std::string name;
+  std::vector<int> cpus;       // VPN data-plane CPUs
+  std::vector<int> load_cpus;  // iperf3 CPUs
+  std::optional<std::string> gateway;  // routed: reaches the overlay through this VPN node
+  SourcePos gateway_pos;
+  SourcePos pos;
+};
+
+struct LinkSpec {
+  std::string name;
+  std::vector<std::string> nodes;
+  Ipv4Prefix subnet;
+  std::optional<int> mtu;
+  double rate_bps = 0;     // 0: unshaped; otherwise a TBF on every end
+  double delay_ms = 0, jitter_ms = 0, loss_pct = 0;  // netem, where the kernel has it
+  SourcePos pos;
+  SourcePos shaping_pos;   // of the first shaping key, for errors found at run time
+  SourcePos nodes_pos;
+};
+
+struct TestSpec {
+  std::string name;
+  std::string client;
+  std::vector<std::string> servers;
+  int streams = 1;
+  bool reverse = false;
+  std::optional<int> mss;
+  bool bidirectional = false;  // both directions at once (iperf3 --bidir)
+  bool udp = false;
+  double bitrate_bps = 0;      // total offered load of the test (0: iperf3's TCP default)
+  int length = 0;              // UDP payload bytes (0: overlay MTU - 28)
+  SourcePos pos;
+  SourcePos length_pos;
+};
+
+struct BenchSpec {
+  std::vector<std::string> products{"baseline"};
+  SourcePos products_pos;
+  int samples = 10;
+  double duration_s = 10;
+  double warmup_s = 2;
+  std::optional<int> threads;  // data-plane threads for every product alike
+  bool interleave = true;      // rounds of A B C instead of all of A, then all of B
+  bool rps = true;             // receive packet steering to each node's cpus (when pinned)
+  std::vector<TestSpec> tests;
+};
+
+struct Topology {
+  std::string file;  // as given by the user, for messages
+  std::string lab_name;
+  std::string backend = "netns";
+  std::string image;       // vm: a recipe in images/ ("debian12-rootfs") or a path; empty: debian12
+  Ipv4Prefix overlay_subnet;
+  int overlay_mtu = 1400;  // 0 = "auto", resolved once the products are known
+  int overlay_port = 51820;
+  std::vector<std::string> vpn_nodes;  // nodes that run the VPN; empty = all
+  SourcePos vpn_nodes_pos;
+  std::vector<NodeSpec> nodes;
+  std::vector<LinkSpec> links;
+  BenchSpec bench;
+};
+
+// Parses and validates a topology. Every error names file:line:column and carries a hint.
+Result<Topology> parse_topology_text(const std::string& text, const std::string& file);
+Result<Topology> load_topology(const std::string& path);
+
+}  // namespace vpnlab

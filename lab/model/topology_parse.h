@@ -1,0 +1,21 @@
+// Internal to the topology parser: helpers shared by its parts (nodes and links in
+// topology.cpp, [bench] and its tests in topology_bench.cpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "lab/model/toml_reader.h"
+#include "lab/model/topology.h"
+
+namespace vpnlab {
+
+bool has_node(const Topology& topo, const std::string& name);
+std::vector<std::string> node_names(const Topology& topo);
+Status unknown_node(const TomlReader& r, SourcePos pos, const std::string& what, const std::string& name, const Topology& topo);
+// True when the node runs the VPN ([overlay] nodes, default all).
+bool runs_vpn(const Topology& topo, const std::string& node);
+Status parse_bench(const TomlReader& r, const toml::table& root, Topology* topo);
+
+}  // namespace vpnlab

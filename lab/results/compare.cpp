@@ -1,0 +1,174 @@
+#include "lab/results/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace vpnlab {
+
+namespace {
+
+// Number of arrangements of m x's and n y's with U = u, for every u in 0..m*n; the
+// classic recursion c(m, n, u) = c(m-1, n, u-n) + c(m, n-1, u), in doubles (exact up to
+// 2^53, far beyond the sample counts of a run).
+std::vector<double> u_counts(size_t m, size_t n) {
+  // prev[j][u] for the current i.
+  std::vector<std::vector<double>> cur(n + 1), prev(n + 1);
+  for (size_t j = 0; j <= n; ++j) prev[j] = std::vector<double>(1, 1.0);  // i = 0: one arrangement, U = 0
+  for (size_t i = 1; i <= m; ++i) {
+    cur[0] = std::vector<double>(1, 1.0);
+    for (size_t j = 1; j <= n; ++j) {
+      cur[j].assign(i * j + 1, 0.0);
+      for (size_t u = 0; u < prev[j].size(); ++u) cur[j][u + j] += prev[j][u];    // x last: it beats all j y's
+      for (size_t u = 0; u < cur[j - 1].size(); ++u) cur[j][u] += cur[j - 1][u];  // y last
+    }
+    std::swap(cur, prev);
+  }
+  return prev[n];
+}
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+}  // namespace
+
+double mann_whitney_p(double u, size_t m, size_t n) {
+  if (m == 0 || n == 0) return 1;
+  double mean = static_cast<double>(m * n) / 2;
+  double dist = std::fabs(u - mean);
+  if (m > 60 || n > 60) {  // normal approximation with continuity correction
+    double sd = std::sqrt(static_cast<double>(m * n) * static_cast<double>(m + n + 1) / 12);
+    return std::min(1.0, 2 * (1 - normal_cdf((dist - 0.5) / sd)));
+  }
+  auto counts = u_counts(m, n);
+  double total = 0, extreme = 0;
+  for (size_t k = 0; k < counts.size(); ++k) {
+    total += counts[k];
+    if (std::fabs(static_cast<double>(k) - mean) >= dist - 1e-9) extreme += counts[k];
+  }
+  return std::min(1.0, extreme / total);
+}
+
+std::vector<double> holm_adjust(const std::vector<double>& p) {
+  std::vector<size_t> order(p.size());
+  for (size_t i = 0; i < p.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  std::vector<double> out(p.size());
+  double running = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    double adj = std::min(1.0, static_cast<double>(p.size() - k) * p[order[k]]);
+    running = std::max(running, adj);  // adjusted p-values never decrease along the order
+    out[order[k]] = running;
+  }
+  return out;
+}
+
+Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b) {
+  Comparison c;
+  c.n_a = a.size();
+  c.n_b = b.size();
+  if (a.empty() || b.empty()) return c;
+  std::vector<double> diffs;
+  double u = 0;  // pairs where b beats a (ties count half)
+  for (double x : a)
+    for (double y : b) {
+      diffs.push_back(std::log(y) - std::log(x));
+      u += y > x ? 1 : y == x ? 0.5 : 0;
+    }
+  std::sort(diffs.begin(), diffs.end());
+  size_t total = diffs.size();
+  double hl = total % 2 ? diffs[total / 2] : (diffs[total / 2 - 1] + diffs[total / 2]) / 2;
+  c.ratio = std::exp(hl);
+  // Interval [d_(k+1), d_(mn-k)] with the largest k whose two-sided tail stays <= 5 %.
+  auto counts = u_counts(c.n_a, c.n_b);
+  double all = 0;
+  for (double v : counts) all += v;
+  size_t k = 0;
+  double tail = 0;
+  while (k < total / 2) {
+    double next = tail + counts[k] / all;
+    if (2 * next > 0.05) break;
+    tail = next;
+    ++k;
+  }
+  c.coverage = 1 - 2 * tail;
+  c.ci_low = std::exp(diffs[k]);
+  c.ci_high = std::exp(diffs[total - 1 - k]);
+  c.p_value = mann_whitney_p(u, c.n_a, c.n_b);
+  return c;
+}
+
+std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha) {
+  using Key = std::pair<std::string, std::string>;
+  std::vector<Key> order;
+  std::map<Key, std::vector<double>> va, vb;
+  auto collect = [&](const std::vector<SampleRow>& rows, std::map<Key, std::vector<double>>* out) {
+    for (const auto& r : rows) {
+      Key key{r.product, r.test};
+      if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
+      if (r.status == "ok" && (r.valid || r.product == "baseline") && r.gbps > 0) (*out)[key].push_back(r.gbps);
+    }
+  };
+  collect(a, &va);
+  collect(b, &vb);
+  std::vector<Comparison> out;
+  std::vector<double> p;
+  std::vector<size_t> tested;
+  for (const auto& key : order) {
+    Comparison c;
+    if (va[key].size() >= 2 && vb[key].size() >= 2) {
+      c = compare_samples(va[key], vb[key]);
+      tested.push_back(out.size());
+      p.push_back(c.p_value);
+    } else {
+      c.n_a = va[key].size();
+      c.n_b = vb[key].size();
+      c.verdict = "not comparable: fewer than 2 valid samples in " + std::string(c.n_a < 2 ? "run A" : "run B");
+    }
+    c.product = key.first;
+    c.test = key.second;
+    out.push_back(c);
+  }
+  auto adjusted = holm_adjust(p);
+  for (size_t i = 0; i < tested.size(); ++i) {
+    Comparison& c = out[tested[i]];
+    c.p_holm = adjusted[i];
+    c.verdict = c.p_holm >= alpha ? "no significant difference" : c.ratio < 1 ? "slower" : "faster";
+  }
+  return out;
+}
+
+bool fails_threshold(const Comparison& c, double threshold) { return c.verdict == "slower" && c.ci_high < 1 - threshold; }
+
+std::string comparison_table(const std::vector<Comparison>& cs) {
+  std::ostringstream o;
+  char line[400];
+  snprintf(line, sizeof line, "%-20s %-14s %5s %8s %19s %8s %8s  %s\n", "product", "test", "n A/B", "B/A", "95% interval", "p", "p(Holm)",
+           "verdict");
+  o << line;
+  for (const auto& c : cs) {
+    std::string n = std::to_string(c.n_a) + "/" + std::to_string(c.n_b);
+    if (c.ratio <= 0) {
+      snprintf(line, sizeof line, "%-20s %-14s %5s %8s %19s %8s %8s  %s\n", c.product.c_str(), c.test.c_str(), n.c_str(), "-", "-", "-", "-",
+               c.verdict.c_str());
+    } else {
+      char interval[48];
+      snprintf(interval, sizeof interval, "%.3f-%.3f%s", c.ci_low, c.ci_high, c.coverage < 0.95 - 1e-9 ? "*" : "");
+      std::string verdict = c.verdict;
+      if (verdict != "no significant difference") {
+        char pct[64];
+        snprintf(pct, sizeof pct, " (%+.1f %%)", 100 * (c.ratio - 1));
+        verdict += pct;
+      }
+      snprintf(line, sizeof line, "%-20s %-14s %5s %8.3f %19s %8.4f %8.4f  %s\n", c.product.c_str(), c.test.c_str(), n.c_str(), c.ratio, interval,
+               c.p_value, c.p_holm, verdict.c_str());
+    }
+    o << line;
+  }
+  o << "B/A: Hodges-Lehmann ratio of run B to run A with a distribution-free 95 % interval (* covers less: too few samples);\n"
+       "verdicts use Holm-corrected Mann-Whitney p-values at 5 %.\n";
+  return o.str();
+}
+
+}  // namespace vpnlab

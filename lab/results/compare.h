@@ -1,0 +1,41 @@
+// `vpnlab diff`: product x test verdicts between two runs. Each run's samples are an
+// independent set, so the comparison is distribution-free: the ratio B/A is estimated
+// as exp(Hodges-Lehmann shift of the log throughputs), its 95 % interval comes from the
+// Mann-Whitney order statistics of the pairwise log differences, and the p-value from
+// the exact Mann-Whitney U distribution. Holm's correction across all comparisons
+// decides the verdict, so many product x test pairs do not turn noise into findings.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/run/results_csv.h"
+
+namespace vpnlab {
+
+struct Comparison {
+  std::string product, test;
+  size_t n_a = 0, n_b = 0;
+  double ratio = 0;               // B / A
+  double ci_low = 0, ci_high = 0;  // 95 % interval of the ratio
+  double coverage = 0;            // what the interval really covers (discrete U distribution)
+  double p_value = 1, p_holm = 1;
+  std::string verdict;            // "faster", "slower", "no significant difference", "not comparable: ..."
+};
+
+// Two-sided exact p-value of the Mann-Whitney U statistic for sample sizes m and n.
+double mann_whitney_p(double u, size_t m, size_t n);
+// Holm-adjusted p-values, in the given order.
+std::vector<double> holm_adjust(const std::vector<double>& p);
+// Compares two samples: the ratio b/a with its interval and the test's p-value.
+Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b);
+
+// Every product x test with valid rows in both runs, Holm-corrected together.
+std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha = 0.05);
+
+// The gate of `diff --threshold X`: a comparison fails it when the whole interval lies
+// more than X below 1 (slower by more than X even at its best).
+bool fails_threshold(const Comparison& c, double threshold);
+
+std::string comparison_table(const std::vector<Comparison>& cs);
+
+}  // namespace vpnlab

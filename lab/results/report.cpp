@@ -1,0 +1,298 @@
+#include "lab/results/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/base/fs_util.h"
+#include "lab/run/results_csv.h"
+#include "lab/results/run_files.h"
+#include "lab/results/summary.h"
+#include "lab/results/svg.h"
+
+namespace vpnlab {
+
+namespace {
+
+// The report as blocks, rendered twice: Markdown and HTML.
+struct Block {
+  enum class Kind { heading, para, list, table, plot } kind;
+  std::string text;                            // heading/para text, plot file name
+  std::vector<std::string> items;              // list items
+  std::vector<std::vector<std::string>> rows;  // table rows, the first is the header
+  std::string svg;                             // plot
+};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Text from products and runs (versions, ciphers, reasons) as Markdown text: no raw HTML
+// (a '<' starts a tag, '&' an entity), no line break, and in a table cell no '|'.
+std::string md_text(const std::string& text, bool cell = false) {
+  std::string o;
+  for (char c : text) {
+    if (c == '<') o += "&lt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '\n' || c == '\r') o += ' ';
+    else if (c == '|' && cell) o += "\\|";
+    else o += c;
+  }
+  return o;
+}
+
+std::string markdown(const std::vector<Block>& doc) {
+  std::string o;
+  for (const auto& b : doc) {
+    switch (b.kind) {
+      case Block::Kind::heading: o += (b.items.empty() ? "## " : "# ") + md_text(b.text) + "\n\n"; break;
+      case Block::Kind::para: o += md_text(b.text) + "\n\n"; break;
+      case Block::Kind::list:
+        for (const auto& i : b.items) o += "- " + md_text(i) + "\n";
+        o += "\n";
+        break;
+      case Block::Kind::table:
+        for (size_t r = 0; r < b.rows.size(); ++r) {
+          o += "|";
+          for (const auto& c : b.rows[r]) o += " " + md_text(c, true) + " |";
+          o += "\n";
+          if (r == 0) {
+            o += "|";
+            for (size_t c = 0; c < b.rows[0].size(); ++c) o += c < 2 ? "---|" : "---:|";
+            o += "\n";
+          }
+        }
+        o += "\n";
+        break;
+      case Block::Kind::plot: o += "![" + b.text + "](plots/" + b.text + ")\n\n"; break;
+    }
+  }
+  return o;
+}
+
+std::string html(const std::vector<Block>& doc, const std::string& title) {
+  std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + xml_escape(title) +
+                  "</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+                  "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+                  "td:first-child,td:nth-child(2),th{text-align:left}th{background:#f4f4f4}.plots{display:flex;flex-wrap:wrap;gap:8px}"
+                  "li.warn{color:#a40}</style></head><body>\n";
+  bool in_plots = false;
+  for (const auto& b : doc) {
+    if (in_plots && b.kind != Block::Kind::plot) o += "</div>\n", in_plots = false;
+    switch (b.kind) {
+      case Block::Kind::heading: o += (b.items.empty() ? "<h2>" : "<h1>") + xml_escape(b.text) + (b.items.empty() ? "</h2>\n" : "</h1>\n"); break;
+      case Block::Kind::para: o += "<p>" + xml_escape(b.text) + "</p>\n"; break;
+      case Block::Kind::list:
+        o += "<ul>\n";
+        for (const auto& i : b.items) o += "<li>" + xml_escape(i) + "</li>\n";
+        o += "</ul>\n";
+        break;
+      case Block::Kind::table:
+        o += "<table>\n";
+        for (size_t r = 0; r < b.rows.size(); ++r) {
+          o += "<tr>";
+          for (const auto& c : b.rows[r]) o += (r == 0 ? "<th>" : "<td>") + xml_escape(c) + (r == 0 ? "</th>" : "</td>");
+          o += "</tr>\n";
+        }
+        o += "</table>\n";
+        break;
+      case Block::Kind::plot:
+        if (!in_plots) o += "<div class=\"plots\">\n", in_plots = true;
+        o += b.svg;
+        break;
+    }
+  }
+  if (in_plots) o += "</div>\n";
+  return o + "</body></html>\n";
+}
+
+std::string jtext(const nlohmann::json& j, const char* pointer) {
+  nlohmann::json::json_pointer p(pointer);
+  if (!j.contains(p)) return "not recorded";
+  const auto& v = j.at(p);
+  if (v.is_string()) return v.get<std::string>().empty() ? "not available" : v.get<std::string>();
+  return v.dump();
+}
+
+// "on"/"off" for a recorded boolean, "not recorded" for a run made before it was.
+std::string flag(const nlohmann::json& j, const char* pointer, const char* on, const char* off) {
+  nlohmann::json::json_pointer p(pointer);
+  if (!j.contains(p) || !j.at(p).is_boolean()) return "not recorded";
+  return j.at(p).get<bool>() ? on : off;
+}
+
+// "How this was measured", from the provenance the run recorded.
+std::vector<std::string> method_items(const nlohmann::json& env) {
+  std::vector<std::string> items = {
+      "Topology " + jtext(env, "/topology_file") + ", backend " + jtext(env, "/backend") + "; every product on a topology built from nothing and torn down after it.",
+      "Overlay " + jtext(env, "/overlay/subnet") + ", MTU " + jtext(env, "/overlay/mtu") + ", port " + jtext(env, "/overlay/port") +
+          ": the same addresses, port, MTU and key material for every product.",
+      jtext(env, "/bench/samples") + " samples of " + jtext(env, "/bench/duration_s") + " s per product and test after a " + jtext(env, "/bench/warmup_s") +
+          " s warm-up (discarded); order: " + flag(env, "/bench/interleaved", "interleaved rounds (A B C, A B C, ...)", "one product after the other") + ".",
+      "Pinning " + flag(env, "/bench/pinned", "on", "off") + ", receive packet steering " + flag(env, "/bench/rps", "on", "off") +
+          ", data-plane threads: " + jtext(env, "/bench/threads") + ".",
+      "Kernel " + jtext(env, "/kernel/release") + "; CPU " + jtext(env, "/cpu/model") + " x " + jtext(env, "/cpu/count") + " (AES-NI " +
+          jtext(env, "/cpu/aes_ni") + ", SMT " + jtext(env, "/cpu/smt_active") + ", governor " + jtext(env, "/cpu/governor") + ").",
+      "vpnlab " + jtext(env, "/vpnlab_version") + ", run started " + jtext(env, "/started") + ".",
+      "A row is valid only if every VPN node it crossed carried iperf3's bytes on its overlay interface, its links to the other VPN nodes and the "
+      "product's own counters; once per product the underlay was watched for the payload in clear.",
+  };
+  // Guests: which accelerator (results of different ones are never compared), their
+  // kernel, boot-to-ready time, and what this version does not measure in them.
+  if (env.contains("guests")) {
+    std::string boots;
+    for (const auto& g : env["guests"])
+      boots += (boots.empty() ? "" : ", ") + g.value("node", std::string("?")) + " " + fmt("%.1f", g.value("boot_s", 0.0)) + " s";
+    items.push_back("Guests: accelerator " + jtext(env, "/accel") + "; guest kernel " + env["guests"][0].value("kernel", std::string("?")) +
+                    "; boot to agent-ready (first round): " + boots + ".");
+    if (env.contains("vm_limits")) items.push_back("Not measured: " + jtext(env, "/vm_limits") + ".");
+  }
+  if (env.contains("pinning_notes"))
+    for (const auto& n : env["pinning_notes"]) items.push_back("Pinning: " + n.get<std::string>());
+  if (env.contains("products"))
+    for (const auto& [name, p] : env["products"].items())
+      items.push_back(name + ": " + p.value("version", std::string("?")) + ", cipher " + p.value("cipher", std::string("?")) +
+                      (p.value("threads_knob", std::string()).empty() ? "" : ", threads: " + p.value("threads_knob", std::string())));
+  return items;
+}
+
+std::vector<std::string> result_header() {
+  return {"product", "test", "Gbit/s", "95 % interval", "CV", "x baseline (95 %)", "CPU-s/Gbit", "over baseline", "user/sys/softirq s",
+          "RSS MB", "kpps", "p99 ms", "bring-up s", "valid"};
+}
+
+std::vector<std::string> result_row(const ProductTestSummary& s) {
+  std::string valid = std::to_string(s.gbps.n) + "/" + std::to_string(s.rows);
+  if (s.gbps.n == 0) return {s.product, s.test, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid};
+  std::string ratio = s.product == "baseline" ? "1" : s.paired_ratio.n ? fmt("%.3f", s.paired_ratio.median) + " (" + fmt("%.3f", s.paired_ratio.ci_low) + "-" + fmt("%.3f", s.paired_ratio.ci_high) + ")" : "-";
+  return {s.product,
+          s.test,
+          fmt("%.3f", s.gbps.median),
+          fmt("%.3f", s.gbps.ci_low) + "-" + fmt("%.3f", s.gbps.ci_high) + (s.gbps.coverage < 0.95 ? "*" : ""),
+          fmt("%.1f%%", 100 * s.gbps.cv),
+          ratio,
+          s.cpu_per_gbit.n ? fmt("%.2f", s.cpu_per_gbit.median) : "-",
+          s.product == "baseline" || s.cpu_over_baseline == 0 ? "-" : fmt("%+.2f", s.cpu_over_baseline),
+          fmt("%.2f", s.cpu_user_s.median) + "/" + fmt("%.2f", s.cpu_sys_s.median) + "/" + fmt("%.2f", s.cpu_softirq_s.median),
+          s.rss_kb.n ? fmt("%.1f", s.rss_kb.median / 1024) : "-",
+          s.pps.n ? fmt("%.1f", s.pps.median / 1000) : "-",
+          s.latency_p99_ms.n ? fmt("%.2f", s.latency_p99_ms.median) : "-",
+          s.bringup_s.n ? fmt("%.2f", s.bringup_s.median) : "-",
+          valid};
+}
+
+}  // namespace
+
+std::vector<std::pair<double, double>> throughput_over_time(const std::string& run_dir, const std::string& product, const std::string& test,
+                                                            int sample) {
+  std::string dir = run_dir + "/raw/" + product + "/" + test + "/";
+  std::vector<std::string> files;
+  std::string one = dir + "sample-" + std::to_string(sample) + ".json";
+  if (std::filesystem::exists(one)) files.push_back(one);
+  for (int k = 1; std::filesystem::exists(dir + "sample-" + std::to_string(sample) + "-p" + std::to_string(k) + ".json"); ++k)
+    files.push_back(dir + "sample-" + std::to_string(sample) + "-p" + std::to_string(k) + ".json");
+  std::map<size_t, std::pair<double, double>> by_interval;  // index -> (end time, Gbit/s)
+  for (const auto& f : files) {
+    auto j = nlohmann::json::parse(read_file_text(f), nullptr, false);
+    if (j.is_discarded() || !j.contains("intervals")) continue;
+    // iperf3's own output, kept raw: a file of another shape (cut short, another version)
+    // only loses its over-time plot; the figures come from results.csv.
+    try {
+      std::map<size_t, std::pair<double, double>> from_file;
+      size_t i = 0;
+      for (const auto& iv : j.at("intervals")) {
+        double gbps = iv.value("sum", nlohmann::json::object()).value("bits_per_second", 0.0) / 1e9;
+        if (iv.contains("sum_bidir_reverse")) gbps += iv["sum_bidir_reverse"].value("bits_per_second", 0.0) / 1e9;
+        from_file[i++] = {iv.value("sum", nlohmann::json::object()).value("end", 0.0), gbps};
+      }
+      for (const auto& [k, v] : from_file) {
+        auto& slot = by_interval[k];
+        slot.first = std::max(slot.first, v.first);
+        slot.second += v.second;
+      }
+    } catch (const nlohmann::json::exception&) {
+      continue;
+    }
+  }
+  std::vector<std::pair<double, double>> out;
+  for (const auto& [i, v] : by_interval) out.push_back(v);
+  return out;
+}
+
+Status write_report(const std::string& run_dir) {
+  auto rows = read_results_csv(run_dir + "/results.csv");
+  if (!rows) return rows.error();
+  auto read_env = read_environment(run_dir, /*required=*/false);
+  if (!read_env) return read_env.error();
+  auto read_aud = read_audit(run_dir);
+  if (!read_aud) return read_aud.error();
+  const nlohmann::json& env = *read_env;
+  const nlohmann::json& audit = *read_aud;
+  std::vector<ProductTestSummary> summaries = summarize(rows.value());
+  std::string run_id = rows->empty() ? jtext(env, "/run_id") : rows->front().run_id;
+
+  std::vector<Block> doc;
+  doc.push_back({Block::Kind::heading, "vpnlab run " + run_id, {"title"}, {}, {}});
+  std::vector<std::string> warnings = summary_warnings(summaries);
+  for (const auto& [product, a] : audit.items()) {
+    for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
+    if (a.value("bringups_retried", 0) > 0)
+      warnings.push_back(product + ": " + std::to_string(a.value("bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
+  }
+  doc.push_back({Block::Kind::heading, "Warnings", {}, {}, {}});
+  if (warnings.empty()) doc.push_back({Block::Kind::para, "None: every row valid, no high CV, no generator-bound sample, no outside load, nothing left behind.", {}, {}, {}});
+  else doc.push_back({Block::Kind::list, "", warnings, {}, {}});
+
+  std::vector<std::string> tests;
+  for (const auto& s : summaries)
+    if (std::find(tests.begin(), tests.end(), s.test) == tests.end()) tests.push_back(s.test);
+  if (auto s = make_dirs(run_dir + "/plots", 0750); !s) return s;
+  for (const auto& test : tests) {
+    doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
+    Block table{Block::Kind::table, "", {}, {result_header()}, {}};
+    std::vector<Bar> bars;
+    std::vector<Series> over_time, cpu;
+    for (const auto& s : summaries) {
+      if (s.test != test) continue;
+      table.rows.push_back(result_row(s));
+      if (s.gbps.n == 0) continue;
+      bars.push_back({s.product, s.gbps.median, s.gbps.ci_low, s.gbps.ci_high});
+      Series scatter{s.product, {}}, line{s.product, {}};
+      int first_valid = 0;
+      for (const auto& r : rows.value())
+        if (r.product == s.product && r.test == test && r.status == "ok" && (r.valid || r.product == "baseline")) {
+          scatter.points.push_back({r.gbps, r.cpu_s});
+          if (!first_valid) first_valid = r.sample;
+        }
+      line.points = throughput_over_time(run_dir, s.product, test, first_valid);
+      cpu.push_back(scatter);
+      if (!line.points.empty()) over_time.push_back(line);
+    }
+    doc.push_back(table);
+    const std::vector<std::pair<std::string, std::string>> plots = {
+        {test + "-throughput.svg", svg_bar_chart(test + ": median throughput, 95 % interval", "Gbit/s", bars)},
+        {test + "-over-time.svg", svg_line_chart(test + ": throughput over time (first valid sample)", "seconds", "Gbit/s", over_time)},
+        {test + "-cpu.svg", svg_scatter(test + ": CPU vs throughput per sample", "Gbit/s", "CPU-seconds (all CPUs)", cpu)}};
+    for (const auto& [name, svg] : plots) {
+      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
+      doc.push_back({Block::Kind::plot, name, {}, {}, svg});
+    }
+  }
+  doc.push_back({Block::Kind::heading, "How this was measured", {}, {}, {}});
+  doc.push_back({Block::Kind::list, "", method_items(env), {}, {}});
+  doc.push_back({Block::Kind::para,
+                 "Interval: distribution-free 95 % interval of the median (marked * where fewer than 6 samples cover less). x baseline: median of "
+                 "per-round ratios to 'baseline' with its interval. CPU: system-wide non-idle time over all CPUs per Gbit moved. kpps: packets "
+                 "per second on the receiving side. p99: ICMP round trip through the tunnel every 10 ms during the sample.",
+                 {}, {}, {}});
+  if (auto s = write_file(run_dir + "/report.md", markdown(doc), 0640); !s) return s;
+  return write_file(run_dir + "/report.html", html(doc, "vpnlab run " + run_id), 0640);
+}
+
+}  // namespace vpnlab

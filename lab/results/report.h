@@ -1,0 +1,19 @@
+// report.md and report.html (self-contained: inline SVG, inline CSS) plus plots/*.svg,
+// generated from a run directory's raw files alone (results.csv, raw iperf3 JSON,
+// environment.json, audit.json), so `vpnlab report RUN_DIR` redoes them exactly.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/base/result.h"
+
+namespace vpnlab {
+
+// Per-second Gbit/s of one sample, summed over its iperf3 processes (raw/PRODUCT/TEST/
+// sample-N.json or sample-N-pK.json); empty when the files are missing.
+std::vector<std::pair<double, double>> throughput_over_time(const std::string& run_dir, const std::string& product, const std::string& test,
+                                                            int sample);
+
+Status write_report(const std::string& run_dir);
+
+}  // namespace vpnlab

@@ -1,0 +1,128 @@
+#include "lab/results/run_files.h"
+
+#include <sys/stat.h>
+
+#include "lab/base/fs_util.h"
+
+namespace vpnlab {
+
+namespace {
+
+const char* type_name(JsonType t) {
+  switch (t) {
+    case JsonType::string: return "a string";
+    case JsonType::number: return "a number";
+    case JsonType::integer: return "a whole number";
+    case JsonType::boolean: return "true or false";
+    case JsonType::object: return "a table (JSON object)";
+    case JsonType::array: return "a list (JSON array)";
+  }
+  return "?";
+}
+
+const char* found_name(const nlohmann::json& v) {
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer() || v.is_number_unsigned()) return "a whole number";
+  if (v.is_number()) return "a number";
+  if (v.is_object()) return "a table";
+  if (v.is_array()) return "a list";
+  return "null";
+}
+
+bool has_type(const nlohmann::json& v, JsonType t) {
+  switch (t) {
+    case JsonType::string: return v.is_string();
+    case JsonType::number: return v.is_number();
+    case JsonType::integer: return v.is_number_integer() || v.is_number_unsigned();
+    case JsonType::boolean: return v.is_boolean();
+    case JsonType::object: return v.is_object();
+    case JsonType::array: return v.is_array();
+  }
+  return false;
+}
+
+// Walks `parts` from `at`; `where` is the dotted path so far, for the message.
+Status check_at(const nlohmann::json& at, const std::vector<std::string>& parts, size_t i, const std::string& where, JsonType type,
+                const std::string& file) {
+  if (i == parts.size()) {
+    if (has_type(at, type)) return ok_status();
+    return make_error(file + ": " + where + " is " + found_name(at) + ", expected " + type_name(type),
+                      "the file was edited by hand or cut short: restore it from the run, or measure anew");
+  }
+  const std::string& key = parts[i];
+  auto next = [&](const std::string& k) { return where.empty() ? k : where + "." + k; };
+  if (key == "*") {
+    if (at.is_object()) {
+      for (const auto& [k, v] : at.items())
+        if (auto s = check_at(v, parts, i + 1, next(k), type, file); !s) return s;
+    } else if (at.is_array()) {
+      for (size_t n = 0; n < at.size(); ++n)
+        if (auto s = check_at(at[n], parts, i + 1, where + "[" + std::to_string(n) + "]", type, file); !s) return s;
+    }
+    return ok_status();
+  }
+  if (!at.is_object() || !at.contains(key)) return ok_status();  // absent: "not recorded"
+  return check_at(at[key], parts, i + 1, next(key), type, file);
+}
+
+}  // namespace
+
+Status check_json_fields(const nlohmann::json& j, const std::vector<JsonField>& fields, const std::string& file) {
+  if (!j.is_object()) return make_error(file + ": the top level is " + found_name(j) + ", expected a table", "restore it from the run");
+  for (const auto& f : fields) {
+    std::vector<std::string> parts;
+    std::string p = f.pointer;
+    for (size_t start = 1; start <= p.size();) {
+      size_t end = p.find('/', start);
+      if (end == std::string::npos) end = p.size();
+      parts.push_back(p.substr(start, end - start));
+      start = end + 1;
+    }
+    if (auto s = check_at(j, parts, 0, "", f.type, file); !s) return s;
+  }
+  return ok_status();
+}
+
+Result<nlohmann::json> read_json_file(const std::string& file, const std::vector<JsonField>& fields, bool required) {
+  struct stat st{};
+  if (stat(file.c_str(), &st) < 0) {
+    if (!required) return nlohmann::json::object();
+    return make_error(file + ": " + errno_text(errno), "give a run directory made by 'vpnlab run'");
+  }
+  nlohmann::json j = nlohmann::json::parse(read_file_text(file), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return make_error(file + ": not valid JSON", "the file was edited by hand or cut short: restore it from the run");
+  if (auto s = check_json_fields(j, fields, file); !s) return s.error();
+  return j;
+}
+
+Result<nlohmann::json> read_environment(const std::string& run_dir, bool required) {
+  static const std::vector<JsonField> fields = {
+      {"/schema", JsonType::integer},          {"/run_id", JsonType::string},           {"/backend", JsonType::string},
+      {"/topology_file", JsonType::string},    {"/requested_products", JsonType::array}, {"/requested_products/*", JsonType::string},
+      {"/bench", JsonType::object},            {"/bench/samples", JsonType::integer},   {"/bench/duration_s", JsonType::number},
+      {"/bench/warmup_s", JsonType::number},   {"/bench/pinned", JsonType::boolean},    {"/bench/interleaved", JsonType::boolean},
+      {"/bench/rps", JsonType::boolean},       {"/products", JsonType::object},         {"/products/*", JsonType::object},
+      {"/products/*/version", JsonType::string}, {"/products/*/cipher", JsonType::string}, {"/products/*/threads_knob", JsonType::string},
+      {"/guests", JsonType::array},            {"/guests/*", JsonType::object},         {"/guests/*/node", JsonType::string},
+      {"/guests/*/kernel", JsonType::string},  {"/guests/*/boot_s", JsonType::number},  {"/pinning_notes", JsonType::array},
+      {"/pinning_notes/*", JsonType::string},
+  };
+  std::string file = run_dir + "/environment.json";
+  auto env = read_json_file(file, fields, required);
+  if (!env) return env;
+  if (env->contains("schema") && (*env)["schema"].get<int>() != kEnvironmentSchema)
+    return make_error(file + ": schema " + (*env)["schema"].dump() + " is not one this vpnlab reads (" + std::to_string(kEnvironmentSchema) + ")",
+                      "use the vpnlab version that made the run");
+  return env;
+}
+
+Result<nlohmann::json> read_audit(const std::string& run_dir) {
+  static const std::vector<JsonField> fields = {{"/*", JsonType::object},
+                                                {"/*/leftovers", JsonType::array},
+                                                {"/*/leftovers/*", JsonType::string},
+                                                {"/*/bringups_retried", JsonType::integer}};
+  return read_json_file(run_dir + "/audit.json", fields, false);
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,184 @@
+#include "lab/results/summary.h"
+
+#include <cstdio>
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace vpnlab {
+
+std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
+  std::vector<ProductTestSummary> out;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  struct Series {
+    std::vector<double> gbps, cpu, rss, pps, p50, p99, user, sys, softirq, bringup;
+    std::map<int, double> by_sample;  // sample number -> Gbit/s, for pairing by round
+  };
+  std::vector<Series> series;
+  for (const auto& r : rows) {
+    auto key = std::make_pair(r.product, r.test);
+    if (!index.count(key)) {
+      index[key] = out.size();
+      out.push_back(ProductTestSummary{r.product, r.test});
+      series.emplace_back();
+    }
+    size_t i = index[key];
+    out[i].rows++;
+    // Only checked rows count: a sample that did not provably cross the tunnel is no result.
+    if (r.status != "ok" || !(r.valid || r.product == "baseline")) continue;
+    Series& s = series[i];
+    s.gbps.push_back(r.gbps);
+    s.by_sample[r.sample] = r.gbps;
+    if (r.cpu_s_per_gbit > 0) s.cpu.push_back(r.cpu_s_per_gbit);
+    if (r.daemon_rss_kb > 0) s.rss.push_back(static_cast<double>(r.daemon_rss_kb));
+    s.user.push_back(r.cpu_user_s);
+    s.sys.push_back(r.cpu_sys_s);
+    s.softirq.push_back(r.cpu_softirq_s);
+    if (r.bringup_s > 0) s.bringup.push_back(r.bringup_s);
+    if (r.pps > 0) s.pps.push_back(r.pps);
+    if (r.latency_probes > 0) s.p50.push_back(r.latency_p50_ms), s.p99.push_back(r.latency_p99_ms);
+    out[i].threads = std::max(out[i].threads, r.daemon_threads);
+    if (r.outside_load >= 1) out[i].loaded_rows++;
+    if (r.generator_cpu_pct >= kGeneratorBoundPct) out[i].generator_bound++;
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].gbps = describe(series[i].gbps);
+    out[i].cpu_per_gbit = describe(series[i].cpu);
+    out[i].rss_kb = describe(series[i].rss);
+    out[i].pps = describe(series[i].pps);
+    out[i].latency_p50_ms = describe(series[i].p50);
+    out[i].latency_p99_ms = describe(series[i].p99);
+    out[i].cpu_user_s = describe(series[i].user);
+    out[i].cpu_sys_s = describe(series[i].sys);
+    out[i].cpu_softirq_s = describe(series[i].softirq);
+    out[i].bringup_s = describe(series[i].bringup);
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    ProductTestSummary& s = out[i];
+    auto base = index.find({"baseline", s.test});
+    if (base == index.end() || s.gbps.n == 0) continue;
+    const ProductTestSummary& b = out[base->second];
+    if (b.gbps.n > 0 && b.gbps.median > 0) s.ratio_to_baseline = s.gbps.median / b.gbps.median;
+    if (b.cpu_per_gbit.n > 0 && s.cpu_per_gbit.n > 0) s.cpu_over_baseline = s.cpu_per_gbit.median - b.cpu_per_gbit.median;
+    std::vector<double> ratios;
+    for (const auto& [sample, gbps] : series[i].by_sample) {
+      auto other = series[base->second].by_sample.find(sample);
+      if (other != series[base->second].by_sample.end() && other->second > 0) ratios.push_back(gbps / other->second);
+    }
+    s.paired_ratio = describe(ratios);
+  }
+  return out;
+}
+
+std::string summary_table(const std::vector<SampleRow>& rows) {
+  std::ostringstream o;
+  char line[512];
+  const char* format = "%-20s %-14s %8s %19s %7s %21s %10s %8s %7s %8s %8s %4s %6s\n";
+  snprintf(line, sizeof line, format, "product", "test", "Gbit/s", "95% int. (median)", "CV", "x baseline (95% int.)", "CPU-s/Gbit",
+           "+over bl", "RSS MB", "kpps", "p99 ms", "thr", "valid");
+  o << line;
+  double lowest_coverage = 1;
+  size_t lowest_n = 0;
+  for (const auto& s : summarize(rows)) {
+    std::string valid = std::to_string(s.gbps.n) + "/" + std::to_string(s.rows);
+    if (s.gbps.n == 0) {
+      snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid.c_str());
+      o << line;
+      continue;
+    }
+    char median[16], interval[48], cv[16], ratio[48] = "-", cpu_text[16] = "-", over[16] = "-", rss[16] = "-", pps[16] = "-", p99[16] = "-",
+         threads[16] = "-";
+    snprintf(median, sizeof median, "%.3f", s.gbps.median);
+    snprintf(interval, sizeof interval, "%.3f-%.3f%s", s.gbps.ci_low, s.gbps.ci_high, s.gbps.coverage < 0.95 ? "*" : "");
+    if (s.gbps.coverage < lowest_coverage) {
+      lowest_coverage = s.gbps.coverage;
+      lowest_n = s.gbps.n;
+    }
+    snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.gbps.cv, s.gbps.cv > kHighCv ? "!" : "");
+    if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
+    else if (s.paired_ratio.n > 0)
+      snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high);
+    if (s.cpu_per_gbit.n > 0) snprintf(cpu_text, sizeof cpu_text, "%.2f", s.cpu_per_gbit.median);
+    if (s.product != "baseline" && s.cpu_over_baseline != 0) snprintf(over, sizeof over, "%+.2f", s.cpu_over_baseline);
+    if (s.rss_kb.n > 0) snprintf(rss, sizeof rss, "%.1f", s.rss_kb.median / 1024);
+    if (s.pps.n > 0) snprintf(pps, sizeof pps, "%.1f", s.pps.median / 1000);
+    if (s.latency_p99_ms.n > 0) snprintf(p99, sizeof p99, "%.2f", s.latency_p99_ms.median);
+    if (s.threads > 0) snprintf(threads, sizeof threads, "%d", s.threads);
+    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), median, interval, cv, ratio, cpu_text, over, rss, pps, p99, threads,
+             valid.c_str());
+    o << line;
+  }
+  if (lowest_coverage < 0.95) {
+    snprintf(line, sizeof line, "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %% (%zu samples)\n",
+             100 * lowest_coverage, lowest_n);
+    o << line;
+  }
+  o << "x baseline: median of per-round ratios (sample i of the product over sample i of 'baseline': the underlay link with its "
+       "offloads, offloads.json; virtio-net in guests); +over bl: CPU-s/Gbit above the baseline's\n";
+  for (const auto& w : summary_warnings(summarize(rows))) o << "! " << w << "\n";
+  return o.str();
+}
+
+std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>& summaries) {
+  std::vector<std::string> warnings;
+  char cv[32];
+  for (const auto& s : summaries) {
+    std::string who = s.product + " / " + s.test + ": ";
+    if (s.gbps.n < static_cast<size_t>(s.rows))
+      warnings.push_back(who + std::to_string(s.rows - static_cast<int>(s.gbps.n)) + " of " + std::to_string(s.rows) +
+                         " sample(s) not valid (see the reason column of results.csv)");
+    snprintf(cv, sizeof cv, "%.1f%%", 100 * s.gbps.cv);
+    if (s.gbps.n > 1 && s.gbps.cv > kHighCv) warnings.push_back(who + "CV " + std::string(cv) + " is high: the median is less certain than on a quiet machine");
+    if (s.generator_bound > 0)
+      warnings.push_back(who + std::to_string(s.generator_bound) + " sample(s) generator-bound (an iperf3 process used >= 90 % of a CPU): " +
+                         "this measures iperf3 as much as the product");
+    // One runnable task now and then is a kernel worker; most samples is a busy machine.
+    if (s.loaded_rows * 2 > static_cast<int>(s.gbps.n))
+      warnings.push_back(who + std::to_string(s.loaded_rows) + " sample(s) started with tasks from outside the lab runnable: the machine was not idle");
+  }
+  return warnings;
+}
+
+nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
+  auto stats = [](const SampleStats& s) {
+    return nlohmann::json{{"n", s.n},         {"median", s.median}, {"mean", s.mean},         {"stdev", s.stdev},
+                          {"cv", s.cv},       {"min", s.min},       {"max", s.max},           {"ci95_low", s.ci_low},
+                          {"ci95_high", s.ci_high}, {"ci_coverage", s.coverage}};
+  };
+  nlohmann::json j = {{"schema", kSummarySchema}, {"results", nlohmann::json::array()}};
+  if (!rows.empty()) j["run_id"] = rows.front().run_id;
+  for (const auto& s : summarize(rows)) {
+    nlohmann::json r = {{"product", s.product}, {"test", s.test}, {"rows", s.rows}, {"valid_rows", s.gbps.n},
+                        {"gbps", stats(s.gbps)}, {"cpu_s_per_gbit", stats(s.cpu_per_gbit)}};
+    if (s.ratio_to_baseline > 0) r["ratio_to_baseline"] = s.ratio_to_baseline;
+    if (s.paired_ratio.n > 0) r["paired_ratio_to_baseline"] = stats(s.paired_ratio);
+    if (s.cpu_over_baseline != 0) r["cpu_s_per_gbit_over_baseline"] = s.cpu_over_baseline;
+    r["daemon_rss_kb"] = stats(s.rss_kb);
+    r["pps"] = stats(s.pps);
+    r["latency_p50_ms"] = stats(s.latency_p50_ms);
+    r["latency_p99_ms"] = stats(s.latency_p99_ms);
+    r["daemon_threads_max"] = s.threads;
+    r["generator_bound_rows"] = s.generator_bound;
+    r["rows_started_under_outside_load"] = s.loaded_rows;
+    j["results"].push_back(r);
+  }
+  return j;
+}
+
+Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<std::string>& products, const std::vector<std::string>& tests) {
+  Completeness c;
+  for (const auto& product : products)
+    for (const auto& test : tests) {
+      bool any_valid = false;
+      for (const auto& r : rows) {
+        if (r.product != product || r.test != test) continue;
+        ++c.rows;
+        if (r.valid) any_valid = true;
+        else ++c.not_valid;
+      }
+      if (!any_valid) c.without_valid.push_back(product + " / " + test);
+    }
+  return c;
+}
+
+}  // namespace vpnlab

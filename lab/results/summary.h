@@ -1,0 +1,52 @@
+// What a run's rows add up to, per product x test: the table printed at the end of a run
+// and summary.json. Both come from results.csv alone (`vpnlab report` redoes them).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/run/results_csv.h"
+#include "lab/base/stats.h"
+
+namespace vpnlab {
+
+inline constexpr int kSummarySchema = 2;
+inline constexpr double kHighCv = 0.10;  // flagged: the median of such samples moves a lot
+
+struct ProductTestSummary {
+  std::string product, test;
+  int rows = 0;              // all rows, failed ones included
+  SampleStats gbps;          // valid rows only (as all below)
+  SampleStats cpu_per_gbit;
+  double ratio_to_baseline = 0;  // median / baseline median of the same test; 0 = none
+  // Per round (sample i of this product and of the baseline): the ratio's median and its
+  // interval. Interleaved runs measure both in the same round, close in time.
+  SampleStats paired_ratio;
+  double cpu_over_baseline = 0;  // CPU-s/Gbit minus the baseline's (medians)
+  SampleStats rss_kb, pps, latency_p50_ms, latency_p99_ms;
+  SampleStats cpu_user_s, cpu_sys_s, cpu_softirq_s, bringup_s;
+  int threads = 0;               // most OS threads seen on one node
+  int generator_bound = 0;       // rows where an iperf3 process used >= 90 % of a CPU
+  int loaded_rows = 0;           // rows that found a task from outside the lab runnable before them
+};
+
+// In order of first appearance.
+std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows);
+
+std::string summary_table(const std::vector<SampleRow>& rows);
+// What a reader must not miss: invalid rows, high CV, generator-bound samples, outside load.
+std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>& summaries);
+nlohmann::json summary_json(const std::vector<SampleRow>& rows);
+
+// A run against what was asked of it: every requested product x test pair without a single
+// valid row ("wireguard-go / a-to-b"), and how many rows failed or are invalid. The exit
+// code of `run` comes from it.
+struct Completeness {
+  std::vector<std::string> without_valid;
+  int not_valid = 0;
+  int rows = 0;
+};
+Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<std::string>& products, const std::vector<std::string>& tests);
+
+}  // namespace vpnlab

@@ -1,0 +1,146 @@
+#include "lab/results/svg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace vpnlab {
+
+namespace {
+
+constexpr double kWidth = 640, kHeight = 360;
+constexpr double kLeft = 70, kRight = 20, kTop = 40, kBottom = 70;
+constexpr int kTicks = 5;  // axis maxima are 1, 2 or 5 x 10^k: five steps give round numbers
+const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+std::string num(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+std::string tick_text(double v) {
+  char buf[32];
+  if (std::fabs(v) >= 1000) snprintf(buf, sizeof buf, "%.0f", v);
+  else snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// A "nice" axis maximum: 1, 2 or 5 times a power of ten, at least `v`.
+double nice_max(double v) {
+  if (v <= 0) return 1;
+  double p = std::pow(10, std::floor(std::log10(v)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= v) return m * p;
+  return 10 * p;
+}
+
+struct Frame {
+  double x_max = 1, y_max = 1;
+  double px(double x) const { return kLeft + (kWidth - kLeft - kRight) * x / x_max; }
+  double py(double y) const { return kHeight - kBottom - (kHeight - kTop - kBottom) * y / y_max; }
+};
+
+std::string open_svg(const std::string& title) {
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" + num(kHeight) + "\" viewBox=\"0 0 " + num(kWidth) +
+         " " + num(kHeight) + "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
+         "<text x=\"" + num(kWidth / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" + xml_escape(title) + "</text>\n";
+}
+
+std::string y_axis(const Frame& f, const std::string& label) {
+  std::string s = "<line x1=\"" + num(kLeft) + "\" y1=\"" + num(kTop) + "\" x2=\"" + num(kLeft) + "\" y2=\"" + num(kHeight - kBottom) +
+                  "\" stroke=\"black\"/>\n";
+  for (int i = 0; i <= kTicks; ++i) {
+    double v = f.y_max * i / kTicks;
+    s += "<line x1=\"" + num(kLeft - 4) + "\" y1=\"" + num(f.py(v)) + "\" x2=\"" + num(kWidth - kRight) + "\" y2=\"" + num(f.py(v)) +
+         "\" stroke=\"#ddd\"/>\n<text x=\"" + num(kLeft - 6) + "\" y=\"" + num(f.py(v) + 4) + "\" text-anchor=\"end\">" + tick_text(v) + "</text>\n";
+  }
+  s += "<text x=\"16\" y=\"" + num((kTop + kHeight - kBottom) / 2) + "\" text-anchor=\"middle\" transform=\"rotate(-90 16 " +
+       num((kTop + kHeight - kBottom) / 2) + ")\">" + xml_escape(label) + "</text>\n";
+  return s;
+}
+
+std::string x_axis(const Frame& f, const std::string& label) {
+  std::string s = "<line x1=\"" + num(kLeft) + "\" y1=\"" + num(kHeight - kBottom) + "\" x2=\"" + num(kWidth - kRight) + "\" y2=\"" +
+                  num(kHeight - kBottom) + "\" stroke=\"black\"/>\n";
+  for (int i = 0; i <= kTicks; ++i) {
+    double v = f.x_max * i / kTicks;
+    s += "<text x=\"" + num(f.px(v)) + "\" y=\"" + num(kHeight - kBottom + 16) + "\" text-anchor=\"middle\">" + tick_text(v) + "</text>\n";
+  }
+  s += "<text x=\"" + num((kLeft + kWidth - kRight) / 2) + "\" y=\"" + num(kHeight - kBottom + 34) + "\" text-anchor=\"middle\">" +
+       xml_escape(label) + "</text>\n";
+  return s;
+}
+
+std::string legend(const std::vector<Series>& series) {
+  std::string s;
+  double x = kLeft;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const char* color = kPalette[i % 10];
+    s += "<rect x=\"" + num(x) + "\" y=\"" + num(kHeight - 18) + "\" width=\"10\" height=\"10\" fill=\"" + color + "\"/>\n<text x=\"" +
+         num(x + 14) + "\" y=\"" + num(kHeight - 9) + "\">" + xml_escape(series[i].label) + "</text>\n";
+    x += 24 + 7 * static_cast<double>(series[i].label.size());
+  }
+  return s;
+}
+
+Frame frame_for(const std::vector<Series>& series) {
+  Frame f;
+  double xm = 0, ym = 0;
+  for (const auto& s : series)
+    for (const auto& [x, y] : s.points) xm = std::max(xm, x), ym = std::max(ym, y);
+  f.x_max = nice_max(xm);
+  f.y_max = nice_max(ym * 1.05);
+  return f;
+}
+
+}  // namespace
+
+std::string svg_bar_chart(const std::string& title, const std::string& y_label, const std::vector<Bar>& bars) {
+  Frame f;
+  double top = 0;
+  for (const auto& b : bars) top = std::max({top, b.value, b.high});
+  f.y_max = nice_max(top * 1.05);
+  std::string s = open_svg(title) + y_axis(f, y_label);
+  double slot = (kWidth - kLeft - kRight) / std::max<double>(1, static_cast<double>(bars.size()));
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const Bar& b = bars[i];
+    double cx = kLeft + slot * (static_cast<double>(i) + 0.5);
+    double w = slot * 0.6;
+    s += "<rect x=\"" + num(cx - w / 2) + "\" y=\"" + num(f.py(b.value)) + "\" width=\"" + num(w) + "\" height=\"" +
+         num(f.py(0) - f.py(b.value)) + "\" fill=\"" + kPalette[i % 10] + "\"><title>" + xml_escape(b.label) + ": " + tick_text(b.value) +
+         "</title></rect>\n";
+    if (b.high > b.low)
+      s += "<line x1=\"" + num(cx) + "\" y1=\"" + num(f.py(b.low)) + "\" x2=\"" + num(cx) + "\" y2=\"" + num(f.py(b.high)) +
+           "\" stroke=\"black\" stroke-width=\"1.5\"/>\n<line x1=\"" + num(cx - 6) + "\" y1=\"" + num(f.py(b.low)) + "\" x2=\"" + num(cx + 6) +
+           "\" y2=\"" + num(f.py(b.low)) + "\" stroke=\"black\"/>\n<line x1=\"" + num(cx - 6) + "\" y1=\"" + num(f.py(b.high)) + "\" x2=\"" +
+           num(cx + 6) + "\" y2=\"" + num(f.py(b.high)) + "\" stroke=\"black\"/>\n";
+    // The value above the bar (and its whisker): small bars next to a large baseline stay readable.
+    s += "<text x=\"" + num(cx) + "\" y=\"" + num(f.py(std::max(b.value, b.high)) - 5) + "\" text-anchor=\"middle\">" + tick_text(b.value) + "</text>\n";
+    s += "<text x=\"" + num(cx) + "\" y=\"" + num(kHeight - kBottom + 16) + "\" text-anchor=\"middle\">" + xml_escape(b.label) + "</text>\n";
+  }
+  s += "<line x1=\"" + num(kLeft) + "\" y1=\"" + num(f.py(0)) + "\" x2=\"" + num(kWidth - kRight) + "\" y2=\"" + num(f.py(0)) + "\" stroke=\"black\"/>\n";
+  return s + "</svg>\n";
+}
+
+std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series) {
+  Frame f = frame_for(series);
+  std::string s = open_svg(title) + y_axis(f, y_label) + x_axis(f, x_label);
+  for (size_t i = 0; i < series.size(); ++i) {
+    std::string pts;
+    for (const auto& [x, y] : series[i].points) pts += (pts.empty() ? "" : " ") + num(f.px(x)) + "," + num(f.py(y));
+    s += "<polyline fill=\"none\" stroke=\"" + std::string(kPalette[i % 10]) + "\" stroke-width=\"2\" points=\"" + pts + "\"/>\n";
+  }
+  return s + legend(series) + "</svg>\n";
+}
+
+std::string svg_scatter(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series) {
+  Frame f = frame_for(series);
+  std::string s = open_svg(title) + y_axis(f, y_label) + x_axis(f, x_label);
+  for (size_t i = 0; i < series.size(); ++i)
+    for (const auto& [x, y] : series[i].points)
+      s += "<circle cx=\"" + num(f.px(x)) + "\" cy=\"" + num(f.py(y)) + "\" r=\"4\" fill=\"" + kPalette[i % 10] + "\" fill-opacity=\"0.8\"/>\n";
+  return s + legend(series) + "</svg>\n";
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,28 @@
+// Small SVG charts for reports: bars with interval whiskers, lines over time, and a
+// scatter. Written by hand because the three shapes are simple and Debian packages no
+// C++ plotting library that writes SVG without a toolkit; the output is deterministic
+// (fixed number formatting), so reports can be golden-tested. Text is XML-escaped.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/base/xml_escape.h"
+
+namespace vpnlab {
+
+struct Bar {
+  std::string label;
+  double value = 0, low = 0, high = 0;  // whisker from low to high
+};
+
+struct Series {
+  std::string label;
+  std::vector<std::pair<double, double>> points;  // (x, y)
+};
+
+
+std::string svg_bar_chart(const std::string& title, const std::string& y_label, const std::vector<Bar>& bars);
+std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);
+std::string svg_scatter(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);
+
+}  // namespace vpnlab

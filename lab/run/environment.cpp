@@ -1,0 +1,115 @@
+#include "lab/run/environment.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <sstream>
+
+#include "lab/base/cpu_stat.h"
+#include "lab/base/fs_util.h"
+#include "lab/run/keys.h"
+
+#ifndef VPNLAB_VERSION
+#define VPNLAB_VERSION "unknown"
+#endif
+
+namespace vpnlab {
+
+namespace {
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string utc_now() {
+  char at[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return at;
+}
+
+std::string or_absent(const std::string& text, const std::string& why) {
+  std::string t = trimmed(text);
+  return t.empty() ? "not exposed (" + why + ")" : t;
+}
+
+// Turbo/boost as the kernel exposes it: acpi-cpufreq's boost, intel_pstate's no_turbo, or
+// nothing (VMs usually hide it: then the record says so instead of staying empty).
+std::string turbo_state() {
+  std::string boost = trimmed(read_file_text("/sys/devices/system/cpu/cpufreq/boost"));
+  if (!boost.empty()) return boost == "1" ? "on (cpufreq boost)" : "off (cpufreq boost)";
+  std::string no_turbo = trimmed(read_file_text("/sys/devices/system/cpu/intel_pstate/no_turbo"));
+  if (!no_turbo.empty()) return no_turbo == "0" ? "on (intel_pstate)" : "off (intel_pstate)";
+  return "not exposed (no cpufreq boost control)";
+}
+
+}  // namespace
+
+std::string vpnlab_version() { return VPNLAB_VERSION; }
+
+Status amend_environment(const std::string& run_dir, const nlohmann::json& fields) {
+  std::string path = run_dir + "/environment.json";
+  auto env = nlohmann::json::parse(read_file_text(path), nullptr, false);
+  if (env.is_discarded()) return make_error(path + ": not valid JSON, not amended");
+  env.update(fields);
+  return replace_file(path, env.dump(2) + "\n", 0640);  // never a truncated provenance
+}
+
+Status record_run_end(const std::string& run_dir) {
+  return amend_environment(run_dir, {{"finished", utc_now()}, {"steal_s_at_end", read_cpu_times().steal}});
+}
+
+nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
+                                    const std::vector<Availability>& availability) {
+  nlohmann::json env;
+  utsname u{};
+  uname(&u);
+  std::string started = utc_now();
+  std::string cpuinfo = read_file_text("/proc/cpuinfo");
+  std::string flags = " " + cpuinfo_field(cpuinfo, "flags") + " ";
+  env["schema"] = kEnvironmentSchema;
+  env["vpnlab_version"] = vpnlab_version();
+  env["started"] = started;
+  env["run_id"] = plan.run_id;
+  env["backend"] = plan.backend;
+  env["accel"] = plan.backend == "vm" ? "to be probed" : "none (namespaces share the host kernel)";
+  env["topology_sha256"] = sha256_hex(read_file_text(plan.topology_file));
+  env["iperf3"] = first_output_line({"iperf3", "--version"});
+  env["steal_s_at_start"] = read_cpu_times().steal;
+  nlohmann::json host_sysctls;
+  // Host-wide values a namespace inherits or is bounded by (the per-namespace ones the lab
+  // sets are in sysctls.json).
+  for (const char* k : {"net/core/rmem_max", "net/core/wmem_max", "net/core/default_qdisc", "net/core/netdev_max_backlog",
+                        "net/ipv4/tcp_congestion_control", "net/ipv4/tcp_available_congestion_control", "kernel/sched_autogroup_enabled"})
+    host_sysctls[k] = trimmed(read_file_text(std::string("/proc/sys/") + k));
+  env["host_sysctls"] = host_sysctls;
+  env["topology_file"] = plan.topology_file;
+  env["kernel"] = {{"release", u.release}, {"version", u.version}, {"machine", u.machine},
+                   {"cmdline", trimmed(read_file_text("/proc/cmdline"))}};
+  env["cpu"] = {{"model", cpuinfo_field(cpuinfo, "model name")},
+                {"count", sysconf(_SC_NPROCESSORS_ONLN)},
+                {"aes_ni", flags.find(" aes ") != std::string::npos},
+                {"smt_active", or_absent(read_file_text("/sys/devices/system/cpu/smt/active"), "no SMT control")},
+                {"governor", or_absent(read_file_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "no cpufreq")},
+                {"turbo", turbo_state()}};
+  env["overlay"] = {{"subnet", plan.overlay_subnet.str()}, {"mtu", plan.overlay_mtu}, {"port", plan.overlay_port}};
+  env["bench"] = {{"samples", plan.samples},       {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s},
+                  {"interleaved", plan.interleave}, {"pinned", plan.pinned},       {"rps", plan.pinned && plan.rps},
+                  {"threads", plan.threads ? nlohmann::json(*plan.threads) : nlohmann::json("per node: its cpus")}};
+  for (const auto& n : plan.nodes)
+    env["pinning"][n.name] = {{"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"computed", n.default_cpus}, {"runs_vpn", n.vpn}};
+  env["pinning_notes"] = plan.pin_notes;
+  env["requested_products"] = plan.products;  // as given (NAME@TAG=/path too), for `run --from`
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const Availability& a = availability[i];
+    auto& p = env["products"][specs[i].name];
+    p = {{"version", a.version}, {"cipher", specs[i].cipher}, {"available", a.available},
+         {"threads_knob", specs[i].threads.empty() ? "none (no data-plane threads of its own)" : specs[i].threads}};
+    if (!a.available) p["reason"] = a.reason;
+  }
+  return env;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,28 @@
+// Provenance written next to every run's results: what machine, kernel, CPU, tool and
+// product versions, pinning and settings produced them.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/model/plan.h"
+#include "lab/model/product_spec.h"
+
+namespace vpnlab {
+
+// Everything known before the run starts; `availability[i]` belongs to `specs[i]`.
+nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
+                                    const std::vector<Availability>& availability);
+
+inline constexpr int kEnvironmentSchema = 1;  // environment.json's "schema": what its readers check
+
+// This build's version (git describe at configure time), as environment.json records it.
+std::string vpnlab_version();
+
+// Sets top-level fields of RUN_DIR/environment.json (what is learnt during a run).
+Status amend_environment(const std::string& run_dir, const nlohmann::json& fields);
+// Adds the end time and the steal counter at the end.
+Status record_run_end(const std::string& run_dir);
+
+}  // namespace vpnlab

@@ -1,0 +1,290 @@
+// The product session's values and preparation: what templates see (the node's own values,
+// the run's, each peer's as peer_*, values captured from key tools), and the host-side
+// [[prepare]] entries that render files and run key tools before any node starts.
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "lab/base/fs_util.h"
+#include "lab/run/product_session.h"
+
+namespace vpnlab {
+
+namespace {
+
+std::string peer_underlay(const PlanNode& self, const PlanNode& peer) {
+  for (const auto& mine : self.underlay)
+    for (const auto& theirs : peer.underlay)
+      if (mine.link == theirs.link) return theirs.addr.addr.str();
+  return peer.underlay.empty() ? "" : peer.underlay.front().addr.addr.str();
+}
+
+// "a/24, b/24" (with `first` in front when given): the subnets a gateway serves.
+std::string join_prefixes(const std::vector<Ipv4Prefix>& prefixes, const std::string& first = "") {
+  std::string out = first;
+  for (const auto& p : prefixes) out += (out.empty() ? "" : ", ") + p.str();
+  return out;
+}
+
+// Node names may hold '-', which some products refuse in their own names (tinc).
+std::string ident_of(const std::string& name) {
+  std::string out = name;
+  for (char& c : out)
+    if (c == '-') c = '_';
+  return out;
+}
+
+}  // namespace
+
+std::string ProductSession::node_dir(const std::string& node) const {
+  return ctx_.run_dir + "/nodes/" + ctx_.spec->name + "/" + node;
+}
+
+std::string ProductSession::secrets_dir(const std::string& node) const {
+  return ctx_.run_dir + "/secrets/" + ctx_.spec->name + "/" + node;
+}
+
+std::map<std::string, std::string> ProductSession::peer_values(const PlanNode& node, const PlanNode& peer) const {
+  std::map<std::string, std::string> p = {{"peer_name", peer.name},
+                                          {"peer_node_ident", ident_of(peer.name)},
+                                          {"peer_overlay_address", peer.overlay.addr.str()},
+                                          {"peer_subnets", join_prefixes(peer.sites)},
+                                          {"peer_allowed_ips", join_prefixes(peer.sites, peer.overlay.addr.str() + "/32")},
+                                          {"peer_underlay_address", peer_underlay(node, peer)},
+                                          {"peer_dir", node_dir(peer.name)},
+                                          {"peer_secrets", secrets_dir(peer.name)}};
+  if (ctx_.keys && ctx_.keys->count(peer.name)) {
+    p["peer_public_key"] = ctx_.keys->at(peer.name).public_base64();
+    p["peer_public_key_hex"] = to_hex(ctx_.keys->at(peer.name).public_key.data(), 32);
+  }
+  auto it = node_captured_.find(peer.name);
+  if (it != node_captured_.end())
+    for (const auto& [k, v] : it->second) p["peer_" + k] = v;
+  return p;
+}
+
+TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode* peer) const {
+  const Plan& plan = *ctx_.plan;
+  const ProductSpec& spec = *ctx_.spec;
+  TemplateContext tc;
+  tc.vars = {
+      {"interface", spec.interface},
+      {"overlay_subnet", plan.overlay_subnet.str()},
+      {"overlay_prefix", std::to_string(plan.overlay_subnet.length)},
+      {"mtu", std::to_string(plan.overlay_mtu)},
+      {"port", std::to_string(plan.overlay_port)},
+      {"run_secrets", ctx_.run_dir + "/secrets/" + spec.name},
+      {"overlay_netmask", Ipv4Addr{plan.overlay_subnet.length == 0 ? 0u : ~uint32_t{0} << (32 - plan.overlay_subnet.length)}.str()},
+      {"first_overlay_address", plan.nodes.front().overlay.addr.str()},
+  };
+  for (const auto& [k, v] : ctx_.run_values) tc.vars[k] = v;
+  for (const auto& [k, v] : run_captured_) tc.vars[k] = v;
+  if (!node) return tc;
+  size_t index = static_cast<size_t>(node - plan.nodes.data());
+  tc.vars["node"] = node->name;
+  tc.vars["node_ident"] = ident_of(node->name);
+  tc.vars["node_index"] = std::to_string(index);
+  // Data-plane threads, alike for every product: [bench] threads, else the node's CPUs.
+  size_t threads = plan.threads ? static_cast<size_t>(*plan.threads)
+                                : !node->cpus.empty() ? node->cpus.size() : std::max(1u, std::thread::hardware_concurrency());
+  tc.vars["threads"] = std::to_string(threads);
+  tc.vars["overlay_address"] = node->overlay.addr.str();
+  tc.vars["overlay_cidr"] = node->overlay.str();
+  // The address the tunnel's packets leave from: on a link toward other VPN nodes.
+  tc.vars["underlay_address"] = node->underlay.empty() ? "" : node->underlay.front().addr.addr.str();
+  for (auto it = node->underlay.rbegin(); it != node->underlay.rend(); ++it)
+    if (it->carrier) tc.vars["underlay_address"] = it->addr.addr.str();
+  tc.vars["subnets"] = join_prefixes(node->sites);
+  tc.vars["dir"] = node_dir(node->name);
+  tc.vars["secrets"] = secrets_dir(node->name);
+  if (ctx_.keys && ctx_.keys->count(node->name)) {
+    const X25519KeyPair& kp = ctx_.keys->at(node->name);
+    tc.vars["private_key"] = kp.secret_base64();
+    tc.vars["public_key"] = kp.public_base64();
+    tc.vars["private_key_hex"] = to_hex(kp.secret.data(), 32);
+    tc.vars["public_key_hex"] = to_hex(kp.public_key.data(), 32);
+  }
+  auto it = node_captured_.find(node->name);
+  if (it != node_captured_.end())
+    for (const auto& [k, v] : it->second) tc.vars[k] = v;
+  // In a two-node (p2p) overlay "the peer" is unambiguous: its values are there as peer_*.
+  if (!peer && plan.nodes.size() == 2) peer = &plan.nodes[index == 0 ? 1 : 0];
+  if (peer)
+    for (const auto& [k, v] : peer_values(*node, *peer)) tc.vars[k] = v;
+  auto& peers = tc.lists["peers"];
+  auto& sites = tc.lists["remote_sites"];  // every other gateway's site, via its overlay address
+  for (const PlanNode& other : plan.nodes) {
+    if (other.name == node->name) continue;
+    peers.push_back(peer_values(*node, other));
+    for (const auto& site : other.sites) sites.push_back({{"site", site.str()}, {"site_via", other.overlay.addr.str()}});
+  }
+  // One-item or empty lists: {{#first}}...{{/first}} renders only on the first node.
+  tc.lists["first"] = index == 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
+  tc.lists["others"] = index != 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
+  return tc;
+}
+
+Result<std::string> ProductSession::expand(const std::string& text, const TemplateContext& ctx) const {
+  return render_template(text, ctx, ctx_.spec->dir + "/product.toml");
+}
+
+namespace {
+
+// Lines of `text` that start with a prefix give the value after it ("" = all, trimmed).
+std::string captured_value(const std::string& text, const std::string& prefix) {
+  auto trim = [](std::string v) {
+    v.erase(0, v.find_first_not_of(" \t\r\n"));
+    v.erase(v.find_last_not_of(" \t\r\n") + 1);
+    return v;
+  };
+  if (prefix.empty()) return trim(text);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(prefix, 0) == 0) return trim(line.substr(prefix.size()));
+  return {};
+}
+// Calls fn for every (entry, 1-based entry number, node, peer) [[prepare]] is done for, in
+// order: entry by entry, each for every node (and, scope "peer", every other node) before
+// the next, so later entries see what earlier ones made. Run scope: no node, no peer.
+Status for_each_prepare(const ProductSpec& spec, const Plan& plan,
+                        const std::function<Status(const PrepareStep&, size_t, const PlanNode*, const PlanNode*)>& fn) {
+  size_t index = 0;
+  for (const PrepareStep& step : spec.prepare) {
+    ++index;
+    if (step.scope == PrepareStep::Scope::Run) {
+      if (auto s = fn(step, index, nullptr, nullptr); !s) return s;
+      continue;
+    }
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+      if (!node_filter_applies(step.nodes, i)) continue;
+      if (step.scope == PrepareStep::Scope::Node) {
+        if (auto s = fn(step, index, &plan.nodes[i], nullptr); !s) return s;
+        continue;
+      }
+      for (const PlanNode& peer : plan.nodes)
+        if (peer.name != plan.nodes[i].name)
+          if (auto s = fn(step, index, &plan.nodes[i], &peer); !s) return s;
+    }
+  }
+  return ok_status();
+}
+
+// The templated texts a node's steps and counters use (argv, link names, env values).
+std::vector<std::string> step_texts(const ProductSpec& spec) {
+  std::vector<std::string> texts = spec.counters ? spec.counters->argv : std::vector<std::string>{};
+  for (const ProductStep& step : spec.steps) {
+    texts.insert(texts.end(), step.argv.begin(), step.argv.end());
+    texts.push_back(step.ifname);
+    for (const auto& [k, v] : step.env) texts.push_back(v);
+  }
+  return texts;
+}
+
+}  // namespace
+
+Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer) {
+  TemplateContext tc = context_for(node, peer);
+  std::string where = node ? "node '" + node->name + "'" + (peer ? " (peer '" + peer->name + "')" : "") : "run";
+  if (!step.file.empty()) {
+    auto rel = expand(step.file, tc);
+    if (!rel) return rel.error();
+    auto text = render_template(step.template_text, tc, step.template_path);
+    if (!text) return text.error();
+    std::string path = (step.secret ? tc.vars["secrets"] : tc.vars["dir"]) + "/" + rel.value();
+    if (auto s = make_dirs(path.substr(0, path.rfind('/')), step.secret ? 0700 : 0750); !s) return s;
+    return write_file(path, text.value(), step.executable ? (step.secret ? 0700 : 0750) : (step.secret ? 0600 : 0640));
+  }
+  SpawnSpec sp;
+  for (const auto& a : step.argv) {
+    auto v = expand(a, tc);
+    if (!v) return v.error();
+    sp.argv.push_back(v.value());
+  }
+  std::string log_dir = this->log_dir();
+  std::string base = log_dir + "/prepare-" + std::to_string(index) + "-" + (node ? node->name : "run") + (peer ? "-" + peer->name : "");
+  sp.stdout_path = base + ".out";
+  sp.stderr_path = base + ".err";
+  sp.cwd = node ? tc.vars["dir"] : ctx_.run_dir;
+  auto out = run_command(sp, 60, ctx_.interrupt_fd);
+  if (!out) return with_context(out.error(), where);
+  if (out->interrupted) return make_error("interrupted");
+  if (out->timed_out || out->exit_status != 0)
+    return make_error(where + ": preparing with '" + sp.argv[0] + "' failed (" +
+                          (out->timed_out ? "timed out" : "status " + std::to_string(out->exit_status)) + ")\n" + log_tail(sp.stderr_path),
+                      "see " + sp.stderr_path);
+  if (step.capture.empty()) return ok_status();
+  const std::string output = read_file_text(sp.stdout_path);
+  for (const auto& [name, prefix] : step.capture) {
+    std::string value = captured_value(output, prefix);
+    if (value.empty())
+      return make_error(where + ": '" + sp.argv[0] + "' printed no line starting with '" + prefix + "' (for " + name + ")",
+                        "see " + sp.stdout_path);
+    (node ? node_captured_[node->name][name] : run_captured_[name]) = value;
+  }
+  return ok_status();
+}
+
+std::string ProductSession::log_dir() const {
+  return ctx_.run_dir + "/logs/" + ctx_.spec->name + (ctx_.round > 0 ? "/round-" + std::to_string(ctx_.round) : "");
+}
+
+Status ProductSession::prepare() {
+  const Plan& plan = *ctx_.plan;
+  // Every bring-up starts from clean product directories: key tools refuse to overwrite
+  // what an earlier round made (nebula-cert: "refusing to overwrite existing CA key").
+  std::error_code ec;
+  std::filesystem::remove_all(ctx_.run_dir + "/nodes/" + ctx_.spec->name, ec);
+  std::filesystem::remove_all(ctx_.run_dir + "/secrets/" + ctx_.spec->name, ec);
+  for (const PlanNode& node : plan.nodes) {
+    if (auto s = make_dirs(node_dir(node.name), 0750); !s) return s;
+    if (auto s = make_dirs(secrets_dir(node.name), 0700); !s) return s;
+  }
+  if (auto s = make_dirs(log_dir(), 0750); !s) return s;
+  if (auto s = make_dirs(ctx_.run_dir + "/secrets/" + ctx_.spec->name, 0700); !s) return s;
+  auto prepare = [&](const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer) {
+    return prepare_one(step, index, node, peer);
+  };
+  if (auto s = for_each_prepare(*ctx_.spec, plan, prepare); !s) return s;
+  // Step templates are checked here too, so a bad spec fails before anything starts.
+  for (const PlanNode& node : plan.nodes) {
+    TemplateContext tc = context_for(&node);
+    for (const auto& t : step_texts(*ctx_.spec))
+      if (auto r = expand(t, tc); !r) return r.error();
+  }
+  return ok_status();
+}
+
+Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan) {
+  if (!spec.tunnel || plan.nodes.empty()) return ok_status();
+  // Stand-ins for what exists only during a run: keys (all zero), the PSK, captured values.
+  std::map<std::string, X25519KeyPair> keys;
+  for (const auto& n : plan.nodes) keys[n.name] = X25519KeyPair{};
+  ProductSession dry(Context{&plan, nullptr, &spec, &keys, "/validate", -1, {{"psk", std::string(64, '0')}}, 0});
+  for (const PrepareStep& step : spec.prepare)
+    for (const auto& [name, prefix] : step.capture) {
+      if (step.scope == PrepareStep::Scope::Run) dry.run_captured_[name] = "captured";
+      else
+        for (const auto& n : plan.nodes) dry.node_captured_[n.name][name] = "captured";
+    }
+  auto render = [&](const PrepareStep& step, size_t, const PlanNode* node, const PlanNode* peer) -> Status {
+    TemplateContext tc = dry.context_for(node, peer);
+    if (!step.file.empty()) {
+      if (auto r = dry.expand(step.file, tc); !r) return r.error();
+      if (auto r = render_template(step.template_text, tc, step.template_path); !r) return r.error();
+    }
+    for (const auto& a : step.argv)
+      if (auto r = dry.expand(a, tc); !r) return r.error();
+    return ok_status();
+  };
+  if (auto s = for_each_prepare(spec, plan, render); !s) return s;
+  for (const PlanNode& node : plan.nodes) {
+    TemplateContext tc = dry.context_for(&node);
+    for (const auto& t : step_texts(spec))
+      if (auto r = dry.expand(t, tc); !r) return r.error();
+  }
+  return ok_status();
+}
+
+}  // namespace vpnlab

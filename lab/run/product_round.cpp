@@ -1,0 +1,231 @@
+#include "lab/run/product_round.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lab/base/fs_util.h"
+#include "lab/run/interrupt.h"
+#include "lab/run/progress.h"
+#include "lab/run/product_session.h"
+#include "lab/run/sample.h"
+#include "lab/netns_backend/live_topology.h"
+#include "netns/namespace.h"
+#include "netns/netlink.h"
+#include "netns/offloads.h"
+#include "netns/rps.h"
+
+namespace vpnlab {
+
+namespace {
+
+Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw, std::string* logs) {
+  *raw = run_dir + "/raw/" + product + "/" + test;
+  *logs = run_dir + "/logs/" + product + "/" + test;
+  if (auto s = make_dirs(*raw, 0750); !s) return s;
+  return make_dirs(*logs, 0750);
+}
+
+}  // namespace
+
+Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why, std::vector<SampleRow>* rows, bool* interrupted) {
+  for (const auto& test : c.plan->tests)
+    for (int i : samples) {
+      if (*interrupted) return ok_status();
+      if (c.measured(test.spec.name, i)) continue;
+      SampleRow row = row_for(*c.plan, test, *c.spec, c.plan->duration_s);
+      row.sample = i;
+      row.reason = why;
+      if (auto s = c.csv->append(row); !s) return s;
+      rows->push_back(row);
+    }
+  return ok_status();
+}
+
+namespace {
+
+// Starts the product on a built topology: session, routes to remote sites (through the
+// tunnel, or plainly routed for the baseline), and receive packet steering so that the
+// softirq work of what a node receives lands on its own CPUs.
+Result<std::unique_ptr<ProductSession>> start_product(const RoundContext& c, NodeRuntime& topo) {
+  const Plan& plan = *c.plan;
+  const ProductSpec& spec = *c.spec;
+  ProductSession::Context ctx{c.vpn_plan, &topo, &spec, c.keys, c.opts->run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round};
+  auto session = ProductSession::start(ctx);
+  if (!session) return session;
+  auto give_up = [&](Error e) -> Result<std::unique_ptr<ProductSession>> {
+    (*session)->stop();
+    return e;
+  };
+  if (auto r = topo.add_routes(plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r) return give_up(r.error());
+  if (plan.pinned && plan.rps)
+    for (const auto& node : plan.nodes) {
+      std::vector<std::string> ifnames;
+      for (const auto& u : node.underlay) ifnames.push_back(u.ifname);
+      if (spec.tunnel && node.vpn) ifnames.push_back(spec.interface);
+      Status rps = topo.set_rps(node.name, ifnames, node.cpus);
+      if (!rps) return give_up(with_context(rps.error(), "node '" + node.name + "'"));
+    }
+  return session;
+}
+
+Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
+  const Plan& plan = *c.plan;
+  const RuntimeFactory& build = c.opts->build_nodes ? c.opts->build_nodes : RuntimeFactory(build_netns_runtime);
+  auto topo = build(plan, c.opts->run_dir, c.opts->interrupt_fd);
+  if (!topo) return with_context(topo.error(), "building the topology for " + c.spec->name);
+  if (c.write_topology_records) (*topo)->record(c.opts->run_dir);
+  if (!c.spec->offloads)
+    for (const auto& node : plan.nodes)
+      for (const auto& u : node.underlay)
+        if (auto s = (*topo)->set_offloads(node.name, u.ifname, false); !s)
+          return with_context(s.error(), c.spec->name + ": node '" + node.name + "'");
+  return topo;
+}
+
+using NodesPtr = std::unique_ptr<NodeRuntime>;
+using Session = Result<std::unique_ptr<ProductSession>>;
+
+// A bring-up that fails is tried once more on a topology built anew: one transient
+// failure (wireguard-go once could not bind its control socket) should not cost a whole
+// round. Both attempts are logged; a second failure is the product's result. A failure of
+// the lab itself (building, tearing down) is an error of *topo's Result.
+Session bring_up(const RoundContext& c, Result<NodesPtr>* topo, ProductOutcome* outcome) {
+  *topo = build_topology(c);
+  if (!*topo) return topo->error();
+  auto session = start_product(c, ***topo);
+  if (session || vpnlab::interrupted()) return session;
+  spdlog::warn("{}: bring-up failed, trying once more on a new topology: {}", c.spec->name,
+               session.error().message.substr(0, session.error().message.find('\n')));
+  outcome->retried_bringups++;
+  if (auto s = (**topo)->teardown(15); !s) {
+    *topo = with_context(s.error(), "tearing down after " + c.spec->name);
+    return topo->error();
+  }
+  if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
+  *topo = build_topology(c);
+  if (!*topo) return topo->error();
+  return start_product(c, ***topo);
+}
+
+// Once per product, on its first bring-up (see plaintext_check).
+Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductSession& session, ProductOutcome* outcome, bool* interrupted) {
+  const Plan& plan = *c.plan;
+  const ProductSpec& spec = *c.spec;
+  if (!topo.can_watch_payload()) {
+    outcome->plaintext_checked = true;  // asked once, answered once: not here
+    spdlog::info("  plaintext check: not taken ({} backend: {})", topo.backend(), topo.limits());
+    return ok_status();
+  }
+  std::string raw, logs;
+  if (auto s = dirs_for(c.opts->run_dir, spec.name, plan.tests.front().spec.name, &raw, &logs); !s) return s;
+  outcome->plaintext = plaintext_check(SampleContext{&plan, &plan.tests.front(), &spec, &topo, &session, raw, logs, c.opts->interrupt_fd}, interrupted);
+  outcome->plaintext_checked = true;
+  spdlog::info("  plaintext check: {}", outcome->plaintext.empty() ? (spec.tunnel ? "no payload in clear on the underlay"
+                                                                                 : "payload seen in clear, as it must be without a tunnel")
+                                                                  : outcome->plaintext);
+  return ok_status();
+}
+
+// A measured row into the CSV and the run's rows, with one log line (or the live line).
+Status keep_row(const RoundContext& c, const std::string& test, int i, SampleRow row, const ProductOutcome& outcome, std::vector<SampleRow>* rows) {
+  const ProductSpec& spec = *c.spec;
+  const int samples = c.plan->samples;
+  row.sample = i;
+  if (!outcome.plaintext.empty() && spec.tunnel) {
+    row.valid = false;
+    row.reason = outcome.plaintext;
+  }
+  if (auto s = c.csv->append(row); !s) return s;
+  // On a terminal the live progress line shows each sample; in logs, one line each.
+  auto level = Progress::get().live() ? spdlog::level::debug : spdlog::level::info;
+  if (row.status != "ok")
+    spdlog::log(level, "  {} sample {}/{}: failed: {}", test, i, samples, row.reason);
+  else
+    spdlog::log(level, "  {} sample {}/{}: {:.3f} Gbit/s{}", test, i, samples, row.gbps, row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);
+  if (row.status == "ok" && !row.valid && spec.tunnel && level == spdlog::level::debug)
+    spdlog::warn("  {} sample {}: INVALID: {}", test, i, row.reason);
+  Progress::get().sample_done(spec.name + " " + test + " sample " + std::to_string(i) + "/" + std::to_string(samples), row.gbps, row.status == "ok");
+  rows->push_back(std::move(row));
+  return ok_status();
+}
+
+// Every test: a warm-up (discarded), then the given samples not measured yet.
+Status measure_tests(const RoundContext& c, const std::vector<int>& samples, NodeRuntime& topo, ProductSession& session, const ProductOutcome& outcome,
+                     std::vector<SampleRow>* rows, bool* interrupted) {
+  const Plan& plan = *c.plan;
+  const std::string& run_dir = c.opts->run_dir;
+  for (const auto& test : plan.tests) {
+    if (*interrupted) break;
+    std::string raw, logs;
+    if (auto s = dirs_for(run_dir, c.spec->name, test.spec.name, &raw, &logs); !s) return s;
+    SampleContext sc{&plan, &test, c.spec, &topo, &session, raw, logs, c.opts->interrupt_fd};
+    if (plan.warmup_s >= 1) {
+      SampleRow w = run_sample(sc, "warmup-" + std::to_string(samples.front()), plan.warmup_s, interrupted);
+      spdlog::info("  {} warm-up: {}", test.spec.name, w.status == "ok" ? fmt::format("{:.3f} Gbit/s (discarded)", w.gbps) : w.reason);
+    }
+    for (int i : samples) {
+      if (*interrupted) break;
+      if (c.measured(test.spec.name, i)) continue;
+      // A full disk is the lab's failure, not the product's: stop before a sample whose
+      // output could not be kept, and never record a row that failed for want of space.
+      if (auto s = check_free_space(run_dir); !s) return s;
+      SampleRow row = run_sample(sc, "sample-" + std::to_string(i), plan.duration_s, interrupted);
+      if (*interrupted) break;  // a cut-short sample is not a result
+      if (row.status != "ok")
+        if (auto s = check_free_space(run_dir); !s)
+          return with_context(s.error(), c.spec->name + " " + test.spec.name + " sample " + std::to_string(i) + " not kept");
+      if (auto s = keep_row(c, test.spec.name, i, std::move(row), outcome, rows); !s) return s;
+    }
+  }
+  return ok_status();
+}
+
+// What the product's stop left (recorded), then the topology torn down and released.
+Status audit_and_teardown(const RoundContext& c, NodeRuntime& topo, ProductOutcome* outcome) {
+  const std::string& name = c.spec->name;
+  auto audit = topo.audit();
+  for (const auto& l : audit.leftovers) {
+    spdlog::warn("{}: teardown leftover: {}", name, l);
+    outcome->leftovers.push_back(l);
+  }
+  for (const auto& f : audit.run_files) {
+    if (std::find(outcome->run_files.begin(), outcome->run_files.end(), f) != outcome->run_files.end()) continue;
+    spdlog::info("  {} left {} (discarded with it)", name, f);
+    outcome->run_files.push_back(f);
+  }
+  if (auto s = topo.teardown(15); !s) return with_context(s.error(), "tearing down after " + name);
+  // The next product starts on a kernel that has finished destroying this topology.
+  if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
+  return ok_status();
+}
+
+}  // namespace
+
+Status run_product_round(const RoundContext& c, const std::vector<int>& samples, bool check_plaintext, ProductOutcome* outcome,
+                         std::vector<SampleRow>* rows, bool* interrupted) {
+  const ProductSpec& spec = *c.spec;
+  Result<NodesPtr> topo = make_error("not built");
+  auto session = bring_up(c, &topo, outcome);
+  if (!topo) return topo.error();
+  if (!session) {
+    outcome->failure = session.error().message;
+    spdlog::error("{}: did not come up: {}", spec.name, session.error().message);
+    *interrupted = vpnlab::interrupted();
+    if (auto s = fail_rows(c, samples, "product did not come up: " + outcome->failure.substr(0, outcome->failure.find('\n')), rows, interrupted); !s)
+      return s;
+  } else {
+    if (!outcome->started) outcome->bringup_s = (*session)->bringup_seconds();
+    outcome->started = true;
+    if (spec.tunnel) spdlog::info("  up and answering pings after {:.2f} s", (*session)->bringup_seconds());
+    if (check_plaintext && !c.plan->tests.empty())
+      if (auto s = check_plaintext_once(c, **topo, **session, outcome, interrupted); !s) return s;
+    if (auto s = measure_tests(c, samples, **topo, **session, *outcome, rows, interrupted); !s) return s;
+    (*session)->stop();
+  }
+  session = make_error("released");  // the session ends before the audit
+  return audit_and_teardown(c, **topo, outcome);
+}
+
+}  // namespace vpnlab

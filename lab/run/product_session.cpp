@@ -1,0 +1,273 @@
+#include "lab/run/product_session.h"
+
+#include "lab/base/fs_util.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "netns/capabilities.h"
+#include "lab/base/fault.h"
+#include "netns/probes.h"
+
+namespace vpnlab {
+
+namespace {
+
+std::string file_name_of(const std::string& argv0) {
+  auto slash = argv0.rfind('/');
+  return slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
+}
+
+}  // namespace
+
+// A daemon that died explains what failed after it (a link that never appeared, pings
+// unanswered): its exit status and log tail are the message, not the symptom.
+Error ProductSession::explain(Error symptom) {
+  if (auto d = check_daemons(); !d) return d.error();
+  return symptom;
+}
+
+// One executor per step kind (product_spec.h's step_kinds()): what the step does in a node.
+using StepExecutor = Status (ProductSession::*)(const PlanNode&, const ProductStep&, const TemplateContext&);
+
+Status ProductSession::wait_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  if (auto s = ctx_.nodes->wait_for_link(node.name, expand(step.ifname, tc).value(), step.timeout_s, ctx_.interrupt_fd); !s)
+    return explain(with_context(s.error(), "node '" + node.name + "'"));
+  return ok_status();
+}
+
+Status ProductSession::create_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  if (auto s = ctx_.nodes->create_link_of_kind(node.name, expand(step.ifname, tc).value(), step.link_kind, step.if_id); !s)
+    return with_context(s.error(), "node '" + node.name + "'");
+  return ok_status();
+}
+
+Status ProductSession::configure_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  if (auto s = ctx_.nodes->configure_link(node.name, expand(step.ifname, tc).value(), node.overlay, ctx_.plan->overlay_mtu); !s)
+    return with_context(s.error(), "node '" + node.name + "'");
+  return ok_status();
+}
+
+SpawnSpec ProductSession::step_process(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  SpawnSpec sp;
+  for (const auto& a : step.argv) sp.argv.push_back(expand(a, tc).value());  // every value checked at validate and in prepare()
+  for (const auto& [k, v] : step.env) sp.env[k] = expand(v, tc).value();
+  sp.cpus = node.cpus;
+  sp.cwd = node_dir(node.name);
+  sp.stdout_path = log_dir() + "/" + node.name + "-" + std::to_string(++log_seq_) + "-" + file_name_of(sp.argv[0]) + ".log";
+  return sp;
+}
+
+Status ProductSession::daemon_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  SpawnSpec sp = step_process(node, step, tc);
+  auto child = ctx_.nodes->spawn(node.name, sp, true);
+  if (!child) return with_context(child.error(), "node '" + node.name + "'");
+  daemons_.push_back(Daemon{node.name, sp.stdout_path, std::move(child.value())});
+  return ok_status();
+}
+
+Status ProductSession::run_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  SpawnSpec sp = step_process(node, step, tc);
+  NodeRuntime& nodes = *ctx_.nodes;
+  // With `retry`, a failing command is run again until it succeeds or the time is up:
+  // a bounded probe for daemons whose control socket has no readiness event.
+  auto retry_end = std::chrono::steady_clock::now() + std::chrono::duration<double>(step.retry_s);
+  auto out = nodes.run(node.name, sp, true, step.timeout_s, ctx_.interrupt_fd);
+  while (out && !out->interrupted && out->exit_status != 0 && std::chrono::steady_clock::now() < retry_end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    out = nodes.run(node.name, sp, true, step.timeout_s, ctx_.interrupt_fd);
+  }
+  if (!out) return with_context(out.error(), "node '" + node.name + "'");
+  if (out->interrupted) return make_error("interrupted");
+  if (out->timed_out || out->exit_status != 0)
+    return explain(make_error("node '" + node.name + "': '" + sp.argv[0] + "' " +
+                                  (out->timed_out ? "did not finish in time" : "exited with status " + std::to_string(out->exit_status)) + "\n" +
+                                  log_tail(sp.stdout_path),
+                              "see " + sp.stdout_path));
+  return ok_status();
+}
+
+Status ProductSession::run_steps(const PlanNode& node, size_t index) {
+  static const std::map<ProductStep::Kind, StepExecutor> executors = {
+      {ProductStep::Kind::Daemon, &ProductSession::daemon_step},         {ProductStep::Kind::Run, &ProductSession::run_step},
+      {ProductStep::Kind::WaitLink, &ProductSession::wait_link_step},    {ProductStep::Kind::Configure, &ProductSession::configure_step},
+      {ProductStep::Kind::CreateLink, &ProductSession::create_link_step},
+  };
+  TemplateContext tc = context_for(&node);
+  for (const ProductStep& step : ctx_.spec->steps) {
+    if (!node_filter_applies(step.nodes, index)) continue;
+    if (auto s = (this->*executors.at(step.kind))(node, step, tc); !s) return s;
+  }
+  return ok_status();
+}
+
+Status ProductSession::check_daemons() {
+  for (auto& d : daemons_)
+    if (!d.child->running())
+      return make_error("node '" + d.node + "': '" + d.child->name() + "' exited with status " + std::to_string(d.child->exit_status()) +
+                            "\n" + log_tail(d.log),
+                        "see " + d.log);
+  return ok_status();
+}
+
+std::vector<int> ProductSession::daemon_pidfds() const {
+  std::vector<int> fds;
+  for (const auto& d : daemons_) fds.push_back(d.child->exit_fd());
+  return fds;
+}
+
+Status ProductSession::wait_ready() {
+  fault_point("readiness");
+  const Plan& plan = *ctx_.plan;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx_.spec->ready_timeout_s);
+  for (const PlanNode& node : plan.nodes) {
+    for (const PlanNode& peer : plan.nodes) {
+      if (peer.name == node.name) continue;
+      double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+      auto s = ctx_.nodes->ping(node.name, peer.overlay.addr, std::max(left, 0.2), ctx_.interrupt_fd);
+      if (!s) {
+        if (auto d = check_daemons(); !d) return d;
+        std::string tails;
+        for (auto& d : daemons_) tails += "  " + d.log + ":\n" + log_tail(d.log, 5);
+        return make_error("not ready: from node '" + node.name + "' to '" + peer.name + "': " + s.error().message + "\n" + tails,
+                          s.error().hint);
+      }
+    }
+  }
+  return ok_status();
+}
+
+Status ProductSession::check_mtu() {
+  // Every product carries the same overlay MTU: the interface says so, and a full-size
+  // packet with DF set crosses the tunnel whole (a larger one would black-hole).
+  const Plan& plan = *ctx_.plan;
+  for (const PlanNode& node : plan.nodes) {
+    auto link = ctx_.nodes->get_link(node.name, ctx_.spec->interface);
+    if (!link) return with_context(link.error(), "node '" + node.name + "'");
+    // A kernel product must really be the kernel's: a userspace stand-in would show a TUN.
+    if (!ctx_.spec->interface_kind.empty() && link->kind != ctx_.spec->interface_kind)
+      return make_error("node '" + node.name + "': " + ctx_.spec->interface + " is of kind '" + (link->kind.empty() ? "unknown" : link->kind) +
+                            "', not '" + ctx_.spec->interface_kind + "'",
+                        "something other than " + ctx_.spec->name + " answered; results would be mislabelled");
+    if (link->mtu != plan.overlay_mtu)
+      return make_error("node '" + node.name + "': " + ctx_.spec->interface + " has MTU " + std::to_string(link->mtu) + ", not the overlay's " +
+                            std::to_string(plan.overlay_mtu),
+                        "the product must take the MTU from its config ({{mtu}}) or a configure step");
+    const PlanNode& peer = plan.nodes[&node == &plan.nodes[0] ? 1 : 0];
+    if (auto s = ctx_.nodes->ping(node.name, peer.overlay.addr, 3, ctx_.interrupt_fd, plan.overlay_mtu - 28, true); !s)
+      return make_error("node '" + node.name + "': a full-size packet (MTU " + std::to_string(plan.overlay_mtu) + ", DF) did not cross the tunnel: " +
+                            s.error().message,
+                        "the product cannot carry this MTU; lower [overlay] mtu");
+  }
+  return ok_status();
+}
+
+Result<std::unique_ptr<ProductSession>> ProductSession::start(const Context& ctx) {
+  std::unique_ptr<ProductSession> session(new ProductSession(ctx));
+  if (!ctx.spec->tunnel) return session;
+  if (auto s = session->prepare(); !s) return s.error();
+  auto t0 = std::chrono::steady_clock::now();
+  // The first node starts last: specs make it the side that initiates (fastd's remote,
+  // strongSwan's initiate), and an initiator whose first packets hit closed ports backs off.
+  for (size_t i = ctx.plan->nodes.size(); i-- > 0;)
+    if (auto s = session->run_steps(ctx.plan->nodes[i], i); !s) {
+      session->stop();
+      return s.error();
+    }
+  if (auto s = session->wait_ready(); !s) {
+    Error e = session->explain(s.error());
+    session->stop();
+    return e;
+  }
+  session->bringup_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (auto s = session->check_mtu(); !s) {
+    session->stop();
+    return s.error();
+  }
+  return session;
+}
+
+ProductSession::~ProductSession() { stop(); }
+
+bool ProductSession::parse_counter_output(const std::string& text, int rx_field, int tx_field, uint64_t* rx, uint64_t* tx) {
+  std::istringstream lines(text);
+  std::string line;
+  bool any = false;
+  *rx = *tx = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string w; fields >> w;) f.push_back(w);
+    if (f.empty()) continue;
+    if (static_cast<int>(f.size()) < std::max(rx_field, tx_field)) return false;
+    try {
+      *rx += std::stoull(f[static_cast<size_t>(rx_field - 1)]);
+      *tx += std::stoull(f[static_cast<size_t>(tx_field - 1)]);
+    } catch (...) {
+      return false;
+    }
+    any = true;
+  }
+  return any;
+}
+
+int ProductSession::underlay_port() const {
+  if (!ctx_.spec->tunnel) return 0;
+  auto port = expand(ctx_.spec->underlay_port, context_for(nullptr));
+  return port ? std::atoi(port->c_str()) : 0;
+}
+
+Result<TunnelCounters> ProductSession::read_counters(const std::string& node_name) {
+  TunnelCounters c;
+  const ProductSpec& spec = *ctx_.spec;
+  const PlanNode& node = *ctx_.plan->node(node_name);
+  // Only links toward other VPN nodes: a gateway's link to its site carries the same
+  // bytes in clear and would hide traffic that bypassed the tunnel.
+  for (const auto& u : node.underlay) {
+    if (!u.carrier) continue;
+    auto l = ctx_.nodes->get_link(node_name, u.ifname);
+    if (!l) return with_context(l.error(), "node '" + node_name + "'");
+    c.underlay_rx += l->rx_bytes;
+    c.underlay_tx += l->tx_bytes;
+    c.underlay_rx_packets += l->rx_packets;
+    c.underlay_tx_packets += l->tx_packets;
+  }
+  if (!spec.tunnel) return c;
+  auto link = ctx_.nodes->get_link(node_name, spec.interface);
+  if (!link) return with_context(link.error(), "node '" + node_name + "'");
+  c.if_rx = link->rx_bytes;
+  c.if_tx = link->tx_bytes;
+  c.if_rx_packets = link->rx_packets;
+  c.if_tx_packets = link->tx_packets;
+  if (!spec.counters) return c;
+  SpawnSpec sp;
+  TemplateContext tc = context_for(&node);
+  for (const auto& a : spec.counters->argv) {
+    auto v = expand(a, tc);
+    if (!v) return v.error();
+    sp.argv.push_back(v.value());
+  }
+  sp.stdout_path = log_dir() + "/" + node_name + "-counters.out";
+  sp.stderr_path = log_dir() + "/" + node_name + "-counters.err";
+  auto out = ctx_.nodes->run(node_name, sp, true, 5, ctx_.interrupt_fd);
+  if (!out) return out.error();
+  if (out->exit_status != 0) return make_error("node '" + node_name + "': counter command failed\n" + log_tail(sp.stderr_path));
+  const std::string output = read_file_text(sp.stdout_path);
+  if (!parse_counter_output(output, spec.counters->rx_field, spec.counters->tx_field, &c.product_rx, &c.product_tx))
+    return make_error("node '" + node_name + "': cannot read the product's counters from '" + output + "'");
+  c.has_product = true;
+  return c;
+}
+
+void ProductSession::stop() {
+  for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it) it->child->stop(2000);
+  daemons_.clear();
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,115 @@
+// One product running on one freshly built topology: its files rendered with the run's
+// identical values (addresses, port, MTU, keys), its steps carried out in each node, its
+// tunnel proven to pass traffic, and its daemons stopped again.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab/run/keys.h"
+#include "lab/model/plan.h"
+#include "lab/base/process.h"
+#include "lab/model/product_spec.h"
+#include "lab/model/template.h"
+#include "lab/runtime/node_runtime.h"
+
+namespace vpnlab {
+
+struct TunnelCounters {
+  uint64_t if_rx = 0, if_tx = 0;            // overlay interface (netlink stats)
+  uint64_t if_rx_packets = 0, if_tx_packets = 0;
+  uint64_t underlay_rx = 0, underlay_tx = 0;  // the node's links toward other VPN nodes
+  uint64_t underlay_rx_packets = 0, underlay_tx_packets = 0;
+  bool has_product = false;
+  uint64_t product_rx = 0, product_tx = 0;  // the product's own peer counters
+  TunnelCounters operator-(const TunnelCounters& before) const;
+};
+
+class ProductSession {
+ public:
+  struct Context {
+    const Plan* plan = nullptr;
+    NodeRuntime* nodes = nullptr;
+    const ProductSpec* spec = nullptr;
+    const std::map<std::string, X25519KeyPair>* keys = nullptr;
+    std::string run_dir;
+    int interrupt_fd = -1;
+    std::map<std::string, std::string> run_values;  // e.g. the run's pre-shared key
+    int round = 0;  // interleaved runs: the round (logs go to logs/PRODUCT/round-N); 0: none
+  };
+
+  // Starts the product on every node and waits until each node's pings to every peer's
+  // overlay address are answered. On failure everything started is stopped again and
+  // the error carries the tail of the relevant log.
+  static Result<std::unique_ptr<ProductSession>> start(const Context& ctx);
+  ~ProductSession();
+
+  // Renders every template, file name, argv, env value and link name of `spec` for every
+  // node of `plan` (its VPN nodes) with stand-in keys and captured values, starting
+  // nothing: a spec that cannot render is refused at validate, not at bring-up.
+  static Status check_templates(const ProductSpec& spec, const Plan& plan);
+
+  double bringup_seconds() const { return bringup_s_; }
+  bool tunnel() const { return ctx_.spec->tunnel; }
+  // Counters of a VPN node (underlay only for the baseline).
+  Result<TunnelCounters> read_counters(const std::string& node);
+  // Per node: peak RSS (kB) and OS threads of the product's daemons there, summed.
+  struct DaemonUsage {
+    int64_t rss_kb = 0;
+    int threads = 0;
+  };
+  std::map<std::string, DaemonUsage> daemon_usage() const;
+  // (node, pid) of every daemon started.
+  std::vector<std::pair<std::string, pid_t>> daemon_pids() const;  // host pids (none in guests)
+  // Pins every thread of the node's daemons (again: Go and others start threads later).
+  Status repin_daemons();
+  // The UDP/TCP port the product's packets use on the underlay (0 for the baseline).
+  int underlay_port() const;
+  // Daemons alive right now; a dead one is named with its log tail.
+  Status check_daemons();
+  // The daemons' pidfds, to wait on next to other events (readable when one exits).
+  std::vector<int> daemon_pidfds() const;
+  // Stops daemons, last started first (TERM, grace, KILL).
+  void stop();
+
+  // Parses "<key> <rx> <tx>" style output: sums the 1-based fields over all lines.
+  static bool parse_counter_output(const std::string& text, int rx_field, int tx_field, uint64_t* rx, uint64_t* tx);
+
+ private:
+  explicit ProductSession(const Context& ctx) : ctx_(ctx) {}
+  Status prepare();
+  Status prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer);
+  Status run_steps(const PlanNode& node, size_t index);
+  // The executors of the step kinds (see run_steps' table).
+  Status daemon_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status run_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status wait_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status configure_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status create_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  SpawnSpec step_process(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Error explain(Error symptom);
+  Status wait_ready();
+  Status check_mtu();
+  // Values for templates: the node's own, the run's, and with `peer` that peer's as peer_*.
+  TemplateContext context_for(const PlanNode* node, const PlanNode* peer = nullptr) const;
+  std::map<std::string, std::string> peer_values(const PlanNode& node, const PlanNode& peer) const;
+  Result<std::string> expand(const std::string& text, const TemplateContext& ctx) const;
+  std::string node_dir(const std::string& node) const;
+  std::string log_dir() const;
+  std::string secrets_dir(const std::string& node) const;
+
+  struct Daemon {
+    std::string node;
+    std::string log;
+    std::unique_ptr<NodeProcess> child;
+  };
+  Context ctx_;
+  std::map<std::string, std::string> run_captured_;
+  std::map<std::string, std::map<std::string, std::string>> node_captured_;
+  std::vector<Daemon> daemons_;
+  double bringup_s_ = 0;
+  int log_seq_ = 0;
+};
+
+}  // namespace vpnlab

@@ -1,0 +1,94 @@
+#include "lab/run/progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace vpnlab {
+
+std::string format_seconds(double s) {
+  int t = static_cast<int>(s + 0.5);
+  char buf[32];
+  if (t >= 60) snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
+  else snprintf(buf, sizeof buf, "%ds", t);
+  return buf;
+}
+
+// Log lines go above the live line: clear it, write the message, draw it again.
+class ProgressSink : public spdlog::sinks::base_sink<std::mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    std::string text(formatted.data(), formatted.size());
+    std::string status = Progress::get().line();
+    std::string out = "\r\033[K" + text + status;
+    fwrite(out.data(), 1, out.size(), stderr);
+    fflush(stderr);
+  }
+  void flush_() override { fflush(stderr); }
+};
+
+void Progress::install_logger() {
+  Progress& p = get();
+  p.live_ = isatty(STDERR_FILENO) != 0;
+  std::shared_ptr<spdlog::logger> logger;
+  if (p.live_) logger = std::make_shared<spdlog::logger>("vpnlab", std::make_shared<ProgressSink>());
+  else logger = spdlog::stderr_logger_mt("vpnlab");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("%v");
+}
+
+Progress& Progress::get() {
+  static Progress p;
+  return p;
+}
+
+void Progress::start(int total_samples, double estimated_s) {
+  std::lock_guard<std::mutex> l(mu_);
+  total_ = total_samples;
+  done_ = 0;
+  estimated_s_ = estimated_s;
+  started_ = std::chrono::steady_clock::now();
+  last_.clear();
+}
+
+void Progress::sample_done(const std::string& where, double gbps, bool ok) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    ++done_;
+    char buf[64];
+    snprintf(buf, sizeof buf, ok ? "%.3f Gbit/s" : "failed", gbps);
+    last_ = where + ": " + buf;
+  }
+  if (!live_) return;
+  std::string out = "\r\033[K" + line();
+  fwrite(out.data(), 1, out.size(), stderr);
+  fflush(stderr);
+}
+
+void Progress::finish() {
+  if (!live_) return;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    total_ = 0;
+  }
+  fputs("\r\033[K", stderr);
+  fflush(stderr);
+}
+
+std::string Progress::line() const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!live_ || total_ == 0) return "";
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  // Remaining: the plan's estimate until samples tell the real pace.
+  double remaining = done_ > 0 ? elapsed / done_ * (total_ - done_) : estimated_s_;
+  return "[" + std::to_string(done_) + "/" + std::to_string(total_) + " samples, " + format_seconds(elapsed) + " elapsed, ~" +
+         format_seconds(remaining) + " left] " + last_;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,289 @@
+#include "lab/run/results_csv.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "lab/base/fs_util.h"
+#include "lab/base/fault.h"
+
+namespace vpnlab {
+
+namespace {
+
+std::string fmt(double v, int digits) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// One table says how each column is written and read, so the two cannot drift apart.
+struct Column {
+  const char* name;
+  std::string (*get)(const SampleRow&);
+  void (*set)(SampleRow&, const std::string&);
+};
+
+bool parse_bool(const std::string& v) {
+  if (v == "true") return true;
+  if (v == "false" || v.empty()) return false;
+  throw std::invalid_argument(v);
+}
+
+// Whole fields only: "12abc" is not 12. Empty is 0 (a column an older version left empty).
+template <typename T, typename Parse>
+T whole(const std::string& s, Parse parse) {
+  if (s.empty()) return 0;
+  size_t used = 0;
+  T v = parse(s, &used);
+  if (used != s.size()) throw std::invalid_argument(s);
+  return v;
+}
+double to_d(const std::string& s) { return whole<double>(s, [](const std::string& t, size_t* n) { return std::stod(t, n); }); }
+int64_t to_i(const std::string& s) { return whole<int64_t>(s, [](const std::string& t, size_t* n) { return std::stoll(t, n); }); }
+
+#define STR_COL(f) {#f, [](const SampleRow& r) { return r.f; }, [](SampleRow& r, const std::string& v) { r.f = v; }}
+#define INT_COL(f) {#f, [](const SampleRow& r) { return std::to_string(r.f); }, [](SampleRow& r, const std::string& v) { r.f = static_cast<decltype(r.f)>(to_i(v)); }}
+#define DBL_COL(f, digits) {#f, [](const SampleRow& r) { return fmt(r.f, digits); }, [](SampleRow& r, const std::string& v) { r.f = to_d(v); }}
+#define BOOL_COL(f) {#f, [](const SampleRow& r) { return std::string(r.f ? "true" : "false"); }, [](SampleRow& r, const std::string& v) { r.f = parse_bool(v); }}
+
+const std::vector<Column>& columns() {
+  static const std::vector<Column> c = {
+      STR_COL(run_id), STR_COL(timestamp), STR_COL(product), STR_COL(test), STR_COL(pattern), STR_COL(direction), STR_COL(protocol),
+      INT_COL(sample), STR_COL(client), STR_COL(server), INT_COL(streams), BOOL_COL(reverse),
+      {"mss", [](const SampleRow& r) { return r.mss ? std::to_string(r.mss) : std::string(); },
+       [](SampleRow& r, const std::string& v) { r.mss = static_cast<int>(to_i(v)); }},
+      DBL_COL(duration_s, 1), DBL_COL(gbps, 6),
+      {"retransmits", [](const SampleRow& r) { return r.retransmits >= 0 ? std::to_string(r.retransmits) : std::string(); },
+       [](SampleRow& r, const std::string& v) { r.retransmits = v.empty() ? -1 : to_i(v); }},
+      BOOL_COL(valid), STR_COL(status), {"reason", [](const SampleRow& r) { return one_line(r.reason); }, [](SampleRow& r, const std::string& v) { r.reason = v; }}, STR_COL(cipher), DBL_COL(bringup_s, 3),
+      DBL_COL(cpu_s, 3), DBL_COL(cpu_user_s, 3), DBL_COL(cpu_sys_s, 3), DBL_COL(cpu_softirq_s, 3), DBL_COL(steal_s, 3),
+      DBL_COL(cpu_s_per_gbit, 3), INT_COL(processes), DBL_COL(pps, 0), DBL_COL(loss_pct, 3), DBL_COL(generator_cpu_pct, 1),
+      INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
+      INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu)};
+  return c;
+}
+
+}  // namespace
+
+const std::vector<std::string>& results_csv_header() {
+  static const std::vector<std::string> h = [] {
+    std::vector<std::string> names;
+    for (const auto& c : columns()) names.push_back(c.name);
+    return names;
+  }();
+  return h;
+}
+
+std::string csv_escape(const std::string& field) {
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string format_row(const SampleRow& r) {
+  std::string line;
+  for (const auto& c : columns()) line += (line.empty() ? "" : ",") + csv_escape(c.get(r));
+  return line + "\n";
+}
+
+Result<ResultsCsv> ResultsCsv::create(const std::string& path, std::string* repaired) {
+  ResultsCsv csv;
+  csv.path_ = path;
+  csv.fd_ = UniqueFd(open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640));
+  if (!csv.fd_.valid()) return make_error("cannot create " + path + ": " + errno_text(errno));
+  // A row cut short (a full disk, a crash of an older version, a hand edit) is removed
+  // before anything is appended: a new row glued onto it would be lost with it.
+  auto tail = inspect_csv_tail(path);
+  if (!tail) return tail.error();
+  if (tail->whole_size < tail->size) {
+    if (ftruncate(csv.fd_.get(), tail->whole_size) < 0) return make_error("cannot truncate the torn last row of " + path + ": " + errno_text(errno));
+    if (repaired)
+      *repaired = path + ": removed a torn last row (" + std::to_string(tail->size - tail->whole_size) + " bytes without an end of line)";
+  }
+  if (tail->whole_size == 0) {
+    std::string header;
+    for (const auto& h : results_csv_header()) header += (header.empty() ? "" : ",") + h;
+    header += "\n";
+    if (write(csv.fd_.get(), header.data(), header.size()) != static_cast<ssize_t>(header.size()))
+      return make_error("cannot write " + path + ": " + errno_text(errno));
+  }
+  return csv;
+}
+
+Status ResultsCsv::append(const SampleRow& row) {
+  std::string line = format_row(row);
+  fault_point("csv-row");
+  // One write() per row (O_APPEND): a row is either all there or not there at all.
+  ssize_t n = write(fd_.get(), line.data(), line.size());
+  if (n != static_cast<ssize_t>(line.size())) {
+    int err = n < 0 ? errno : ENOSPC;
+    if (n > 0) (void)ftruncate(fd_.get(), lseek(fd_.get(), 0, SEEK_END) - n);  // drop the half row
+    return make_error("cannot append to " + path_ + ": " + errno_text(err), "free disk space; finished rows are kept");
+  }
+  if (fsync(fd_.get()) < 0) return make_error("fsync " + path_ + ": " + errno_text(errno));
+  return ok_status();
+}
+
+namespace {
+
+// Splits CSV text into records of fields: a quoted field may hold commas, quotes ("") and
+// newlines. *lines gets the 1-based line each record starts on, for messages. A record
+// that ends inside quotes, or text without a final newline, is reported as torn.
+struct CsvRecords {
+  std::vector<std::vector<std::string>> records;
+  std::vector<int> lines;
+  bool torn = false;  // the last record is not whole (no final newline, or an open quote)
+};
+
+CsvRecords split_csv(const std::string& text) {
+  CsvRecords out;
+  std::vector<std::string> fields;
+  std::string cur;
+  bool quoted = false, in_record = false;
+  int line = 1, start_line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (!in_record) { in_record = true; start_line = line; }
+    if (c == '\n') ++line;
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') { cur += '"'; ++i; }
+      else if (c == '"') quoted = false;
+      else cur += c;
+    } else if (c == '"') quoted = true;
+    else if (c == ',') { fields.push_back(std::move(cur)); cur.clear(); }
+    else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
+    else if (c == '\n') {
+      fields.push_back(std::move(cur));
+      cur.clear();
+      out.records.push_back(std::move(fields));
+      out.lines.push_back(start_line);
+      fields.clear();
+      in_record = false;
+    } else cur += c;
+  }
+  if (in_record) {  // no final newline: a torn record, kept apart so the caller decides
+    fields.push_back(std::move(cur));
+    out.records.push_back(std::move(fields));
+    out.lines.push_back(start_line);
+    out.torn = true;
+  }
+  return out;
+}
+
+Error row_error(const std::string& path, int line, const std::string& what) {
+  return make_error(path + ":" + std::to_string(line) + ": " + what,
+                    "the file was cut or edited by hand: restore it from a copy, or delete that row and run 'vpnlab run FILE --resume RUN_DIR' to measure it again");
+}
+
+}  // namespace
+
+std::string one_line(const std::string& text) {
+  std::string out;
+  bool pending_break = false;  // a run of line breaks becomes one " | " before the next text
+  for (char c : text) {
+    if (c == '\n' || c == '\r') {
+      pending_break = !out.empty();
+      continue;
+    }
+    if (pending_break) {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += " | ";
+      pending_break = false;
+    }
+    out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
+  }
+  return out;
+}
+
+Result<CsvTail> inspect_csv_tail(const std::string& path) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return make_error("cannot read " + path + ": " + errno_text(errno));
+  off_t size = lseek(fd.get(), 0, SEEK_END);
+  CsvTail tail;
+  tail.size = size;
+  tail.whole_size = size;
+  // Walk back from the end to the last newline: what follows it is a torn row.
+  char buf[4096];
+  off_t pos = size;
+  while (pos > 0) {
+    off_t n = std::min<off_t>(pos, sizeof buf);
+    if (pread(fd.get(), buf, n, pos - n) != n) return make_error("cannot read " + path + ": " + errno_text(errno));
+    for (off_t i = n - 1; i >= 0; --i)
+      if (buf[i] == '\n') {
+        tail.whole_size = pos - n + i + 1;
+        return tail;
+      }
+    pos -= n;
+  }
+  tail.whole_size = 0;
+  return tail;
+}
+
+Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail) {
+  auto text = read_whole_file(path);
+  if (!text) return text.error();
+  CsvRecords csv = split_csv(*text);
+  if (csv.records.empty()) return make_error(path + ": empty file, not even a header", "give the results.csv of a run");
+  if (csv.torn && drop_torn_tail && csv.records.size() > 1) {
+    csv.records.pop_back();
+    csv.lines.pop_back();
+  } else if (csv.torn)
+    return row_error(path, csv.lines.back(), csv.records.size() == 1 ? "the header is cut short (no end of line)" : "the last row is cut short (no end of line)");
+  std::vector<const Column*> layout;
+  bool known = false;
+  for (const auto& name : csv.records[0]) {
+    const Column* found = nullptr;
+    for (const auto& c : columns())
+      if (name == c.name) found = &c;
+    known = known || found;
+    layout.push_back(found);  // an unknown column (a later version's) is skipped
+  }
+  if (!known) return row_error(path, 1, "the first line is not a results.csv header");
+  std::vector<SampleRow> rows;
+  for (size_t k = 1; k < csv.records.size(); ++k) {
+    const auto& f = csv.records[k];
+    const int line_no = csv.lines[k];
+    if (f.size() != layout.size())
+      return row_error(path, line_no, "the row has " + std::to_string(f.size()) + " fields, the header " + std::to_string(layout.size()));
+    SampleRow r;
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!layout[i]) continue;
+      try {
+        layout[i]->set(r, f[i]);
+      } catch (const std::exception&) {
+        return row_error(path, line_no, std::string("column '") + layout[i]->name + "': '" + f[i] + "' does not parse");
+      }
+    }
+    if (auto s = check_row(r); !s) return row_error(path, line_no, s.error().message);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+Status check_row(const SampleRow& r) {
+  // The run id names files (/run/vpnlab/<run_id>.json on resume): nothing but a plain name.
+  if (r.run_id.empty() || r.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
+      r.run_id[0] == '.')
+    return make_error("run_id '" + r.run_id + "' is not a run id (letters, digits, '.', '_', '-')");
+  if (r.product.empty()) return make_error("the product name is empty");
+  if (r.test.empty()) return make_error("the test name is empty");
+  if (r.sample < 1) return make_error("sample " + std::to_string(r.sample) + " is not a sample number (1, 2, ...)");
+  if (r.status != "ok" && r.status != "failed") return make_error("status '" + r.status + "' is neither 'ok' nor 'failed'");
+  const std::pair<const char*, double> figures[] = {{"gbps", r.gbps},       {"duration_s", r.duration_s}, {"cpu_s", r.cpu_s},
+                                                    {"cpu_s_per_gbit", r.cpu_s_per_gbit}, {"pps", r.pps}, {"bringup_s", r.bringup_s},
+                                                    {"latency_p50_ms", r.latency_p50_ms}, {"latency_p99_ms", r.latency_p99_ms}};
+  for (const auto& [name, v] : figures)
+    if (!std::isfinite(v) || v < 0) return make_error(std::string("column '") + name + "': " + fmt(v, 3) + " is not a figure (negative or not finite)");
+  if (r.valid && r.status != "ok") return make_error("a failed row cannot be valid");
+  return ok_status();
+}
+
+}  // namespace vpnlab

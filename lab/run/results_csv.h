@@ -1,0 +1,84 @@
+// results.csv: tidy long format, one row per sample, each row flushed and fsync'ed so an
+// interrupted run keeps every finished sample and never a half row.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "lab/base/result.h"
+#include "lab/base/unique_fd.h"
+
+namespace vpnlab {
+
+struct SampleRow {
+  std::string run_id, timestamp, product, test, pattern = "one-to-one", direction, protocol = "tcp";
+  int sample = 0;  // 1-based
+  std::string client, server;
+  int streams = 1;
+  bool reverse = false;
+  int mss = 0;     // 0: not set
+  double duration_s = 0;
+  double gbps = 0;
+  int64_t retransmits = -1;
+  bool valid = false;
+  std::string status;  // "ok" or "failed"
+  std::string reason;
+  std::string cipher;    // as the product spec states it
+  double bringup_s = 0;  // daemons started -> every overlay ping answered
+  // CPU over the sample, system-wide (all CPUs, non-idle non-steal), and per Gbit moved.
+  double cpu_s = 0, cpu_user_s = 0, cpu_sys_s = 0, cpu_softirq_s = 0, steal_s = 0;
+  double cpu_s_per_gbit = 0;
+  int processes = 1;          // iperf3 client processes the test ran
+  double pps = 0;             // packets per second delivered (receiving side)
+  double loss_pct = 0;        // UDP datagrams lost
+  double generator_cpu_pct = 0;  // busiest iperf3 process, % of one CPU (>= 90: generator-bound)
+  int64_t daemon_rss_kb = 0;  // peak RSS of the product's daemons on the busiest node
+  int daemon_threads = 0;     // OS threads of the product's daemons on the busiest node
+  double latency_p50_ms = 0, latency_p99_ms = 0;  // ICMP through the tunnel, under load
+  int latency_probes = 0;
+  double outside_load = 0;    // run-queue length from outside the lab just before the sample
+  std::string softirq_by_cpu;  // each CPU's share of the sample's softirq time, "0:0.62;1:0.38"
+};
+
+inline constexpr double kGeneratorBoundPct = 90;
+
+const std::vector<std::string>& results_csv_header();
+std::string csv_escape(const std::string& field);
+std::string format_row(const SampleRow& row);
+
+class ResultsCsv {
+ public:
+  // Opens (or creates, with the header) the file for appending. A torn last row is cut
+  // off first, and *repaired (if given) says so.
+  static Result<ResultsCsv> create(const std::string& path, std::string* repaired = nullptr);
+  Status append(const SampleRow& row);
+
+ private:
+  UniqueFd fd_;
+  std::string path_;
+};
+
+// Reads rows back (for the summary table and tests), by column name: files written by
+// an earlier version, with fewer columns, read with defaults for the missing ones. Rows
+// are CSV records (a quoted field may span lines); a row that does not parse, or has the
+// wrong field count, or figures no run writes, is an error naming its line, never skipped.
+// With drop_torn_tail, a last row without its end of line is left out (resume cuts it off
+// before appending); otherwise it is an error too.
+Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail = false);
+
+// What a row must hold to be a result: a product, a test, a sample number, a status, and
+// finite non-negative figures.
+Status check_row(const SampleRow& row);
+
+// A reason as one CSV line: newlines become " | ", control characters spaces (the full
+// text, e.g. a log tail, lives in logs/).
+std::string one_line(const std::string& text);
+
+// The file's size and the size up to its last newline (what is whole).
+struct CsvTail {
+  off_t size = 0, whole_size = 0;
+};
+Result<CsvTail> inspect_csv_tail(const std::string& path);
+
+}  // namespace vpnlab

@@ -1,0 +1,293 @@
+#include "lab/run/runner.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lab/run/environment.h"
+#include "lab/base/fs_util.h"
+#include "lab/run/interrupt.h"
+#include "lab/run/keys.h"
+#include "lab/run/product_round.h"
+#include "lab/run/product_session.h"
+#include "lab/run/progress.h"
+#include "lab/results/report.h"
+#include "lab/run/run_state.h"
+#include "lab/run/sample.h"
+#include "lab/results/summary.h"
+#include "netns/namespace.h"
+
+namespace vpnlab {
+
+int underlay_mtu(const Plan& plan) {
+  int underlay = 65535;
+  for (const auto& v : plan.veths) underlay = std::min(underlay, v.mtu);
+  return underlay;
+}
+
+void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std::string* limited_by) {
+  if (plan->overlay_mtu > 0) return;
+  int mtu = underlay_mtu(*plan);
+  std::string by = "the underlay";
+  for (const auto& spec : specs) {
+    int carried = carried_mtu(spec, underlay_mtu(*plan));
+    if (carried < mtu) {
+      mtu = carried;
+      by = spec.name;
+    }
+  }
+  plan->overlay_mtu = mtu;
+  if (limited_by) *limited_by = by;
+}
+
+Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
+  if (!spec.tunnel) return ok_status();
+  size_t vpn_count = plan.vpn_nodes().size();
+  std::vector<std::string> needed = {overlay_shape(vpn_count)};
+  if (vpn_count < plan.nodes.size()) needed.push_back("site-to-site");  // some node reaches the overlay through a gateway
+  for (const auto& shape : needed)
+    if (std::find(spec.shapes.begin(), spec.shapes.end(), shape) == spec.shapes.end())
+      return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay of " + std::to_string(vpn_count) +
+                            " VPN nodes (it supports: " + [&] {
+                              std::string all;
+                              for (const auto& s : spec.shapes) all += (all.empty() ? "" : ", ") + s;
+                              return all;
+                            }() + ")",
+                        "leave it out of this run, or use a topology of that shape");
+  int underlay = underlay_mtu(plan);
+  int carried = carried_mtu(spec, underlay);
+  if (plan.overlay_mtu > carried)
+    return make_error("overlay MTU " + std::to_string(plan.overlay_mtu) + " is more than product '" + spec.name + "' carries (" +
+                          std::to_string(carried) + " over a " + std::to_string(underlay) + "-byte underlay)",
+                      "set [overlay] mtu = " + std::to_string(carried) + " or lower: every product gets the same MTU");
+  return ok_status();
+}
+
+namespace {
+
+using DoneRows = std::set<std::tuple<std::string, std::string, int>>;  // (product, test, sample) in results.csv
+
+// Every product loaded and checked against the plan before anything is created (a typo
+// fails fast); "auto" MTU resolved into *resolved.
+Result<std::vector<ProductSpec>> load_checked_products(const std::string& products_dir, Plan* resolved) {
+  std::vector<ProductSpec> specs;
+  for (const auto& name : resolved->products) {
+    auto spec = load_product(products_dir, name);
+    if (!spec) return spec.error();
+    specs.push_back(std::move(spec.value()));
+  }
+  resolve_overlay_mtu(resolved, specs);
+  const Plan& plan = *resolved;
+  for (const auto& spec : specs)
+    if (auto s = check_product_fits(spec, plan); !s) return s.error();
+  for (const auto& t : plan.tests)
+    if (t.spec.udp && t.spec.length > plan.overlay_mtu - 28)
+      return make_error(plan.topology_file + ": test '" + t.spec.name + "': length " + std::to_string(t.spec.length) +
+                            " does not fit the overlay MTU " + std::to_string(plan.overlay_mtu) + " the products resolved to",
+                        "use length <= " + std::to_string(plan.overlay_mtu - 28) + ", or leave it out (MTU - 28 is the default)");
+  return specs;
+}
+
+// Resuming: the same topology, and every row already there counts as done. Checked
+// before anything is written, so a refused resume leaves the earlier run as it was.
+Status read_earlier_rows(const RunOptions& opts, Plan* resolved, DoneRows* done, RunReport* report) {
+  if (read_file_text(opts.run_dir + "/topology.toml") != read_file_text(resolved->topology_file))
+    return make_error(opts.run_dir + " was measured with a different topology than " + resolved->topology_file,
+                      "resume with the same file (its copy is " + opts.run_dir + "/topology.toml)");
+  auto earlier = read_results_csv(opts.run_dir + "/results.csv", /*drop_torn_tail=*/true);
+  if (!earlier) return with_context(earlier.error(), "resume");
+  // New rows keep the run's id, also in a directory that was renamed or copied.
+  if (!earlier->empty()) resolved->run_id = earlier->front().run_id;
+  for (const auto& r : *earlier) done->insert({r.product, r.test, r.sample});
+  report->rows = earlier.value();
+  spdlog::info("resuming {}: {} rows already measured", resolved->run_id, done->size());
+  return ok_status();
+}
+
+struct RunKeys {
+  std::map<std::string, X25519KeyPair> nodes;
+  std::string psk;
+};
+
+// The run directory with its keys and provenance: a run that cannot record what it
+// measures with does not start.
+Result<RunKeys> prepare_run_dir(const Plan& plan, const RunOptions& opts, const std::vector<ProductSpec>& specs,
+                                const std::vector<Availability>& availability) {
+  if (auto s = make_dirs(opts.run_dir, 0750); !s) return s.error();
+  chmod(opts.run_dir.c_str(), 0750);
+  if (auto s = make_dirs(opts.run_dir + "/secrets", 0700); !s) return s.error();
+  if (auto s = check_free_space(opts.run_dir); !s) return s.error();
+  std::vector<std::string> node_names;
+  for (const auto& n : plan.nodes) node_names.push_back(n.name);
+  std::string keys_dir = opts.keys_dir.empty() ? opts.run_dir + "/secrets/keys" : opts.keys_dir;
+  auto keys = prepare_node_keys(keys_dir, node_names);
+  if (!keys) return keys.error();
+  auto psk = prepare_run_psk(keys_dir);
+  if (!psk) return psk.error();
+  if (auto s = make_dirs(opts.run_dir + "/keys", 0750); !s) return s.error();
+  for (const auto& [node, kp] : *keys)
+    if (auto s = write_file(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n", 0640); !s) return s.error();
+  std::string environment = describe_environment(plan, specs, availability).dump(2) + "\n";
+  if (!opts.resume) {
+    for (const auto& [name, text] : {std::pair<std::string, std::string>{"topology.toml", read_file_text(plan.topology_file)},
+                                     {"plan.txt", describe_plan(plan)}, {"environment.json", environment}})
+      if (auto s = write_file(opts.run_dir + "/" + name, text, 0640); !s) return s.error();
+  } else {
+    // Each resumed session adds its own provenance next to the first one's.
+    int n = 1;
+    while (access((opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json").c_str(), F_OK) == 0) ++n;
+    if (auto s = write_file(opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json", environment, 0640); !s) return s.error();
+  }
+  return RunKeys{std::move(keys.value()), std::move(psk.value())};
+}
+
+// What the rounds need besides the plan: products, keys, the CSV, what is done already.
+struct Rounds {
+  const Plan& plan;
+  const Plan& vpn_plan;
+  const std::vector<ProductSpec>& specs;
+  const std::vector<Availability>& availability;
+  const RunKeys& keys;
+  const RunOptions& opts;
+  ResultsCsv& csv;
+  const DoneRows& done;
+};
+
+// Interleaved: round r runs sample r of every product in turn, each on a fresh topology,
+// so slow drifts of the machine hit all products alike and rounds pair up for ratios.
+// Sequential: one round of every sample. Outcomes per product go to report->products.
+Status run_rounds(const Rounds& in, RunReport* report) {
+  const Plan& plan = in.plan;
+  auto measured = [&](const std::string& product, const std::string& test, int sample) { return in.done.count({product, test, sample}) > 0; };
+  auto missing = [&](const std::string& product, int sample) {
+    for (const auto& test : plan.tests)
+      if (!measured(product, test.spec.name, sample)) return true;
+    return false;
+  };
+  // Which products run, and whether anything is left to measure for them.
+  std::vector<size_t> runnable;
+  std::vector<ProductOutcome> outcomes(in.specs.size());
+  for (size_t pi = 0; pi < in.specs.size(); ++pi) {
+    const Availability& avail = in.availability[pi];
+    spdlog::info("{} ({})", in.specs[pi].name, avail.available ? avail.version : avail.reason);
+    outcomes[pi].product = in.specs[pi].name;
+    if (!avail.available) outcomes[pi].failure = avail.reason;
+    bool any = false;
+    for (int i = 1; i <= plan.samples; ++i) any = any || missing(in.specs[pi].name, i);
+    if (avail.available && any) runnable.push_back(pi);
+  }
+  std::vector<std::vector<int>> rounds;
+  for (int i = 1; i <= plan.samples; ++i) {
+    if (plan.interleave || rounds.empty()) rounds.push_back({});
+    rounds.back().push_back(i);
+  }
+  bool first_build = true;
+  Progress::get().start(static_cast<int>(runnable.size() * plan.tests.size()) * plan.samples, plan.estimated_seconds());
+  for (size_t r = 0; r < rounds.size() && !report->interrupted; ++r) {
+    for (size_t k = 0; k < runnable.size() && !report->interrupted; ++k) {
+      const ProductSpec& spec = in.specs[runnable[k]];
+      ProductOutcome& outcome = outcomes[runnable[k]];
+      std::vector<int> todo;
+      for (int i : rounds[r])
+        if (missing(spec.name, i)) todo.push_back(i);
+      if (todo.empty()) continue;
+      RoundContext rc{&plan, &in.vpn_plan, &spec, &in.keys.nodes, in.keys.psk, &in.opts, &in.csv, first_build,
+                      rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
+                      [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
+      // A product that never came up is not brought up again every round.
+      if (!outcome.failure.empty() && !outcome.started && r > 0) {
+        std::string why = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));
+        if (auto s = fail_rows(rc, todo, why, &report->rows, &report->interrupted); !s) return s;
+        continue;
+      }
+      if (rounds.size() > 1) spdlog::info("round {}/{}: [{}/{}] {}", r + 1, rounds.size(), k + 1, runnable.size(), spec.name);
+      else spdlog::info("[{}/{}] {}", k + 1, runnable.size(), spec.name);
+      first_build = false;
+      bool plaintext = !outcome.plaintext_checked;
+      if (auto s = run_product_round(rc, todo, plaintext, &outcome, &report->rows, &report->interrupted); !s) return s;
+      report->interrupted = report->interrupted || interrupted();
+    }
+  }
+  Progress::get().finish();
+  report->products = std::move(outcomes);
+  return ok_status();
+}
+
+// The table, summary, audit and report from results.csv as written (the source of truth:
+// `vpnlab report` gives the same). The rows are complete whatever happens now; what cannot
+// be written (a disk that filled at the very end) goes into report->output_error.
+void write_run_outputs(const Plan& plan, const RunOptions& opts, const std::vector<ProductSpec>& specs, RunReport* report) {
+  auto written = read_results_csv(opts.run_dir + "/results.csv");
+  const std::vector<SampleRow>& rows = written ? written.value() : report->rows;
+  report->summary = summary_table(rows);
+  std::vector<std::string> product_names, test_names;
+  for (const auto& spec : specs) product_names.push_back(spec.name);
+  for (const auto& t : plan.tests) test_names.push_back(t.spec.name);
+  report->completeness = completeness(rows, product_names, test_names);
+  auto keep_first_error = [&](Status s) {
+    if (!s && report->output_error.empty()) report->output_error = s.error().message;
+  };
+  keep_first_error(write_file(opts.run_dir + "/summary.txt", report->summary, 0640));
+  keep_first_error(write_file(opts.run_dir + "/summary.json", summary_json(rows).dump(2) + "\n", 0640));
+  // What teardown audits found, for the report (which reads only files of the run).
+  nlohmann::json audit = nlohmann::json::object();
+  for (const auto& p : report->products)
+    if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
+  keep_first_error(write_file(opts.run_dir + "/audit.json", audit.dump(2) + "\n", 0640));
+  if (!opts.resume) keep_first_error(record_run_end(opts.run_dir));
+  keep_first_error(write_report(opts.run_dir));
+}
+
+}  // namespace
+
+Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
+  // Absolute paths only: a process joining a node's mount namespace has its working
+  // directory reset to that namespace's root, where a relative path means nothing.
+  RunOptions opts = given;
+  std::error_code ec;
+  opts.run_dir = std::filesystem::absolute(given.run_dir, ec).lexically_normal().string();
+  if (!opts.keys_dir.empty()) opts.keys_dir = std::filesystem::absolute(given.keys_dir, ec).lexically_normal().string();
+  Plan plan = given_plan;
+  auto specs = load_checked_products(opts.products_dir, &plan);
+  if (!specs) return specs.error();
+  RunReport report;
+  DoneRows done;
+  if (opts.resume)
+    if (auto s = read_earlier_rows(opts, &plan, &done, &report); !s) return s.error();
+  // Products run on the VPN nodes only; site clients behind gateways run none.
+  const Plan vpn_plan = plan.vpn_only();
+  std::vector<Availability> availability;
+  for (const auto& spec : *specs) availability.push_back(check_availability(spec, plan.backend));
+  auto keys = prepare_run_dir(plan, opts, *specs, availability);
+  if (!keys) return keys.error();
+  std::string repaired;
+  auto csv = ResultsCsv::create(opts.run_dir + "/results.csv", &repaired);
+  if (!csv) return csv.error();
+  if (!repaired.empty()) spdlog::warn("{}", repaired);
+
+  RunState state{plan.run_id, plan.lab, plan.topology_file, opts.run_dir, static_cast<int>(getpid()), false, plan.namespaces()};
+  if (auto s = write_state(state); !s) return s.error();
+  // However the run ends (an error returns after the rounds' RAII teardown), its record
+  // goes once nothing of it is left; what teardown could not remove stays on record for
+  // `vpnlab cleanup`.
+  struct StateRecord {
+    const Plan& plan;
+    ~StateRecord() {
+      if (list_namespaces(plan.ns_prefix).empty()) (void)remove_state(plan.run_id);
+      else spdlog::warn("namespaces of run {} remain: run 'vpnlab cleanup'", plan.run_id);
+    }
+  } state_record{plan};
+  if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done}, &report); !s) return s.error();
+  write_run_outputs(plan, opts, *specs, &report);
+  return report;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,299 @@
+// One sample on a running product. A test's iperf3 processes (expand_traffic) start
+// together, each pinned to one load CPU; each runs exactly the sample's duration, and
+// the sample is their sum. The lab's window is "all processes running": their starts
+// are recorded and a sample whose starts spread over more than 2 % of the duration is
+// not valid (iperf3's own start stamps have 1 s resolution, too coarse to align them).
+#include "lab/run/sample.h"
+
+#include <chrono>
+#include <ctime>
+#include <map>
+
+#include "lab/base/cpu_stat.h"
+#include "lab/base/fs_util.h"
+#include "lab/run/interrupt.h"
+#include "lab/run/iperf.h"
+#include "lab/base/process.h"
+#include "lab/model/traffic.h"
+#include "lab/base/fault.h"
+#include "netns/latency_probe.h"
+#include "netns/outside_load.h"
+#include "lab/base/pidfd.h"
+#include "netns/probes.h"
+
+namespace vpnlab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kLatencyIntervalMs = 10;
+
+std::string now_iso() {
+  char buf[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string process_label(const std::string& label, size_t i, size_t count) {
+  return count == 1 ? label : label + "-p" + std::to_string(i + 1);
+}
+
+}  // namespace
+
+SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spec, double duration_s) {
+  const TestSpec& t = test.spec;
+  SampleRow row;
+  row.run_id = plan.run_id;
+  row.timestamp = now_iso();
+  row.product = spec.name;
+  row.test = t.name;
+  row.pattern = traffic_pattern(t);
+  row.direction = traffic_direction(t);
+  row.protocol = t.udp ? "udp" : "tcp";
+  row.client = t.client;
+  for (size_t i = 0; i < t.servers.size(); ++i) row.server += (i ? ";" : "") + t.servers[i];
+  row.streams = t.streams;
+  row.reverse = t.reverse;
+  row.mss = t.mss.value_or(0);
+  row.duration_s = duration_s;
+  row.status = "failed";
+  row.cipher = spec.cipher;
+  return row;
+}
+
+namespace {
+
+// Phase 1: one iperf3 server per process, each listening before the next starts.
+Status start_servers(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
+                     std::vector<std::unique_ptr<NodeProcess>>* servers, bool* interrupted) {
+  for (size_t i = 0; i < procs.size(); ++i) {
+    SpawnSpec server;
+    server.argv = iperf_server_argv(procs[i].port);
+    if (procs[i].server_cpu >= 0) server.cpus = {procs[i].server_cpu};
+    server.stdout_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-server.log";
+    auto srv = c.nodes->spawn(procs[i].server, server, false);
+    if (!srv) return srv.error();
+    servers->push_back(std::move(srv.value()));
+    if (auto s = c.nodes->wait_tcp_listening(procs[i].server, procs[i].port, 5, c.interrupt_fd); !s) {
+      *interrupted = interrupt_signal() != 0;
+      return make_error(s.error().message + " " + log_tail(server.stdout_path, 3));
+    }
+  }
+  return ok_status();
+}
+
+// The iperf3 client processes of the test, each pinned to its load CPU.
+std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs, double duration_s) {
+  const TestSpec& t = c.test->spec;
+  std::vector<SpawnSpec> specs(procs.size());
+  for (size_t i = 0; i < procs.size(); ++i) {
+    IperfClientOptions o;
+    o.server_address = c.plan->target_address(*c.test, procs[i].server_index, c.session->tunnel()).str();
+    o.port = procs[i].port;
+    o.duration_s = duration_s;
+    o.streams = procs[i].parallel;
+    o.reverse = t.reverse;
+    o.bidirectional = t.bidirectional;
+    o.udp = t.udp;
+    o.bitrate_bps = procs[i].bitrate_bps;
+    o.length = procs[i].length;
+    o.mss = t.mss;
+    o.repeating_payload = c.repeating_payload;
+    specs[i].argv = iperf_client_argv(o);
+    if (procs[i].client_cpu >= 0) specs[i].cpus = {procs[i].client_cpu};
+    specs[i].stdout_path = c.raw_dir + "/" + process_label(label, i, procs.size()) + ".json";
+    specs[i].stderr_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-client.err";
+  }
+  return specs;
+}
+
+// Phase 2: the clients, started together; returns how far apart their starts were. The
+// clients end the sample, unless an interrupt, a product daemon's death (the tunnel is
+// gone: TCP would only stall) or the time limit comes first.
+Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>& specs, double duration_s, bool* interrupted) {
+  std::vector<std::unique_ptr<NodeProcess>> clients;
+  // The spread is from the first process's start to the last one's: a launch that takes
+  // long by itself (a guest's agent round trip) delays all alike and is no spread.
+  Clock::time_point first_start, last_start;
+  for (const auto& spec : specs) {
+    auto cl = c.nodes->spawn(c.test->spec.client, spec, false);
+    if (!cl) return cl.error();
+    last_start = Clock::now();
+    if (clients.empty()) first_start = last_start;
+    clients.push_back(std::move(cl.value()));
+  }
+  double start_spread_ms = std::chrono::duration<double, std::milli>(last_start - first_start).count();
+  int64_t limit_ms = (static_cast<int64_t>(duration_s) + 20) * 1000;
+  auto deadline = Clock::now() + std::chrono::milliseconds(limit_ms);
+  std::vector<bool> done(clients.size(), false);
+  for (size_t left = clients.size(); left > 0;) {
+    std::vector<int> events;
+    std::vector<size_t> which_client;
+    for (size_t i = 0; i < clients.size(); ++i)
+      if (!done[i]) events.push_back(clients[i]->exit_fd()), which_client.push_back(i);
+    size_t first_other = events.size();
+    if (c.interrupt_fd >= 0) events.push_back(c.interrupt_fd);
+    size_t first_daemon = events.size();
+    for (int fd : c.session->daemon_pidfds()) events.push_back(fd);
+    int remaining = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+    int which = wait_any(events, std::max(remaining, 0));
+    if (which >= 0 && static_cast<size_t>(which) < first_other) {
+      clients[which_client[which]]->wait_exit(0);
+      done[which_client[which]] = true;
+      --left;
+      continue;
+    }
+    for (auto& cl : clients) cl->stop(1000);
+    if (which < 0) return make_error("iperf3 clients did not finish within " + std::to_string(limit_ms / 1000) + " s");
+    if (static_cast<size_t>(which) < first_daemon) {
+      *interrupted = true;
+      return make_error("interrupted");
+    }
+    auto d = c.session->check_daemons();
+    return make_error("product daemon died during the sample: " + (d ? std::string("it exited") : d.error().message));
+  }
+  return start_spread_ms;
+}
+
+// Phase 3: iperf3's own results, summed over the processes, into the row; per VPN node
+// the bytes it sent and received (for the tunnel proof); the bytes delivered.
+Status merge_iperf(const SampleContext& c, const std::vector<TrafficProcess>& procs, const std::vector<SpawnSpec>& specs, SampleRow* row,
+                   std::map<std::string, std::pair<uint64_t, uint64_t>>* expect, uint64_t* delivered) {
+  const TestSpec& t = c.test->spec;
+  auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };
+  uint64_t udp_packets = 0, udp_lost = 0;
+  row->gbps = 0;
+  row->retransmits = t.udp ? -1 : 0;
+  double gbit = 0;
+  for (size_t i = 0; i < procs.size(); ++i) {
+    auto sample = parse_iperf_json(read_file_text(specs[i].stdout_path));
+    if (!sample) return make_error(procs.size() == 1 ? sample.error().message : "process " + std::to_string(i + 1) + ": " + sample.error().message);
+    row->gbps += sample->gbps;
+    gbit += sample->gbps * sample->seconds;
+    if (sample->retransmits >= 0 && row->retransmits >= 0) row->retransmits += sample->retransmits;
+    row->generator_cpu_pct = std::max({row->generator_cpu_pct, sample->cpu_host_pct, sample->cpu_remote_pct});
+    udp_packets += sample->udp_packets;
+    udp_lost += sample->udp_lost;
+    // Forward bytes go client -> server, reverse ones server -> client; --bidir has both.
+    uint64_t forward = t.reverse ? 0 : sample->bytes_received;
+    uint64_t back = t.reverse ? sample->bytes_received : sample->bytes_received_back;
+    (*expect)[vpn_of(t.client)].first += forward;
+    (*expect)[vpn_of(t.client)].second += back;
+    (*expect)[vpn_of(procs[i].server)].first += back;
+    (*expect)[vpn_of(procs[i].server)].second += forward;
+    *delivered += forward + back;
+  }
+  row->cpu_s_per_gbit = gbit > 0 ? row->cpu_s / gbit : 0;
+  if (udp_packets > 0) row->loss_pct = 100.0 * static_cast<double>(udp_lost) / static_cast<double>(udp_packets);
+  return ok_status();
+}
+
+void record_cpu(const CpuTimes& cpu, SampleRow* row) {
+  row->cpu_s = cpu.busy();
+  row->cpu_user_s = cpu.user + cpu.nice;
+  row->cpu_sys_s = cpu.system + cpu.irq;
+  row->cpu_softirq_s = cpu.softirq;
+  row->steal_s = cpu.steal;
+}
+
+}  // namespace
+
+std::string score_sample(const SampleScore& s) {
+  for (const auto& [node, sent_received] : s.expect) {
+    auto delta = s.delta.find(node);
+    std::string why = delta == s.delta.end() ? std::string("no counters") : tunnel_check(s.tunnel, sent_received.first, sent_received.second, delta->second);
+    if (!why.empty()) return "VPN node '" + node + "': " + why;
+  }
+  // Starts more than 2 % of the duration (at least 50 ms: forking a few processes on a
+  // busy 2-CPU machine takes 10-25 ms) apart do not make one window. Not a measurement,
+  // the plaintext check needs no window.
+  if (!s.repeating_payload && s.start_spread_ms > std::max(s.duration_s * 20, 50.0))
+    return "the iperf3 processes started " + std::to_string(static_cast<int>(s.start_spread_ms)) + " ms apart: their sum is not one window";
+  return "";
+}
+
+SampleRow run_sample(const SampleContext& c, const std::string& label, double duration_s, bool* interrupted) {
+  const Plan& plan = *c.plan;
+  const TestSpec& t = c.test->spec;
+  const bool tunnel = c.session->tunnel();
+  SampleRow row = row_for(plan, *c.test, *c.spec, duration_s);
+  row.bringup_s = c.session->bringup_seconds();
+  auto fail = [&](const std::string& why) {
+    row.reason = why;
+    return row;
+  };
+  // A product whose daemon is already gone cannot be measured: say so, not a side effect.
+  if (auto d = c.session->check_daemons(); !d) return fail("product daemon died: " + d.error().message);
+  if (auto p = c.session->repin_daemons(); !p) return fail(p.error().message);
+
+  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, kIperfPort);
+  row.processes = static_cast<int>(procs.size());
+  std::vector<std::unique_ptr<NodeProcess>> servers;
+  if (auto s = start_servers(c, label, procs, &servers, interrupted); !s) return fail(s.error().message);
+  // The VPN nodes whose tunnels the test crosses, with their counters before.
+  std::map<std::string, TunnelCounters> before;
+  auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
+  std::vector<std::string> crossed = {vpn_of(t.client)};
+  for (const auto& p : procs) crossed.push_back(vpn_of(p.server));
+  for (const auto& node : crossed) {
+    if (before.count(node)) continue;
+    auto r = c.session->read_counters(node);
+    if (!r) return fail(r.error().message);
+    before[node] = r.value();
+  }
+  // The machine should be idle before a sample starts: wait a little for it, then record
+  // whatever still runs outside the lab.
+  row.outside_load = wait_outside_idle(c.nodes->inodes(), 500);
+  std::unique_ptr<LatencyProbe> probe;  // stays empty where the backend has none
+  if (!c.repeating_payload) {
+    auto lp = c.nodes->latency_probe(t.client, plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
+    if (!lp) return fail(lp.error().message);
+    probe = std::move(lp.value());
+  }
+  std::vector<SpawnSpec> specs = client_specs(c, label, procs, duration_s);
+  fault_point("mid-sample");
+  CpuTimes cpu_before = read_cpu_times();
+  std::vector<CpuTimes> per_cpu_before = read_cpu_times_per_cpu();
+  auto spread = run_clients(c, specs, duration_s, interrupted);
+  if (!spread) return fail(spread.error().message);
+  record_cpu(read_cpu_times() - cpu_before, &row);
+  std::vector<CpuTimes> per_cpu = read_cpu_times_per_cpu();
+  for (size_t i = 0; i < per_cpu.size() && i < per_cpu_before.size(); ++i) per_cpu[i] = per_cpu[i] - per_cpu_before[i];
+  row.softirq_by_cpu = softirq_shares(per_cpu);
+  if (probe) {
+    LatencyProbe::Summary lat = probe->stop();
+    row.latency_p50_ms = lat.p50_ms;
+    row.latency_p99_ms = lat.p99_ms;
+    row.latency_probes = lat.answered;
+  }
+  for (const auto& [node, use] : c.session->daemon_usage()) {
+    row.daemon_rss_kb = std::max(row.daemon_rss_kb, use.rss_kb);
+    row.daemon_threads = std::max(row.daemon_threads, use.threads);
+  }
+  for (auto& srv : servers)
+    if (!srv->wait_exit(5000)) srv->stop(1000);
+
+  SampleScore score{tunnel, c.repeating_payload, duration_s, *spread, {}, {}};
+  uint64_t delivered = 0;
+  if (auto s = merge_iperf(c, procs, specs, &row, &score.expect, &delivered); !s) return fail(s.error().message);
+  if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);
+  uint64_t rx_packets = 0;
+  for (const auto& [node, sent_received] : score.expect) {
+    auto after = c.session->read_counters(node);
+    if (!after) return fail(after.error().message);
+    TunnelCounters delta = after.value() - before[node];
+    score.delta[node] = delta;
+    // Packets delivered: what the receiving sides' interfaces took in.
+    if (sent_received.second > 0) rx_packets += tunnel ? delta.if_rx_packets : delta.underlay_rx_packets;
+  }
+  row.pps = static_cast<double>(rx_packets) / duration_s;
+  row.reason = score_sample(score);
+  if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = delivered;
+  row.valid = row.reason.empty();
+  row.status = "ok";
+  if (!tunnel && row.valid) row.reason = "no tunnel (baseline)";
+  return row;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,64 @@
+// One sample on a running product: fresh iperf3 servers, the test's client processes
+// started together, the tunnel's counters around them, latency probes through it, and
+// the checks that make its row valid.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "lab/model/plan.h"
+#include "lab/run/product_session.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/results_csv.h"
+#include "lab/runtime/node_runtime.h"
+
+namespace vpnlab {
+
+struct SampleContext {
+  const Plan* plan;
+  const PlanTest* test;
+  const ProductSpec* spec;
+  NodeRuntime* nodes;
+  ProductSession* session;
+  std::string raw_dir;
+  std::string log_dir;
+  int interrupt_fd;
+  bool repeating_payload = false;
+  uint64_t* port_bytes_out = nullptr;  // gets iperf3's delivered bytes of a valid sample
+};
+
+// What a row says about its sample before it ran: product, test and shape. It starts out
+// failed; only a finished, checked sample turns it "ok".
+SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spec, double duration_s);
+
+// Runs one sample; `label` names its raw files. *interrupted is set on SIGINT/SIGTERM.
+SampleRow run_sample(const SampleContext& c, const std::string& label, double duration_s, bool* interrupted);
+
+// What decides a finished sample's validity, apart from the run: per VPN node crossed, the
+// bytes iperf3 sent and received there and its counters' change over the sample, and how
+// far apart the client processes started.
+struct SampleScore {
+  bool tunnel = true;
+  bool repeating_payload = false;  // the plaintext check: one process, no window needed
+  double duration_s = 0;
+  double start_spread_ms = 0;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> expect;  // node -> {sent, received}
+  std::map<std::string, TunnelCounters> delta;
+};
+// "" for a valid sample; otherwise why not (the first VPN node whose counters fall short,
+// or starts too far apart to make one window).
+std::string score_sample(const SampleScore& score);
+
+// Once per product: a short sample with iperf3's repeating payload while the underlay
+// interface of the client's VPN node is watched. An encrypted tunnel must not show the
+// payload in clear and must carry its traffic on its own port; the baseline must show it
+// (or the watch is blind). Returns "" when as expected, otherwise why not.
+std::string plaintext_check(SampleContext c, bool* interrupted);
+
+// Decides whether a VPN node's share of a sample crossed the tunnel: its overlay
+// interface, its links toward other VPN nodes (the encrypted packets) and the product's
+// own counters, when it has them, each carried at least the bytes iperf3 delivered from
+// (sent) and to (received) the node. Empty string = valid; otherwise the reason.
+std::string tunnel_check(bool tunnel, uint64_t sent, uint64_t received, const TunnelCounters& delta);
+
+}  // namespace vpnlab

@@ -1,0 +1,53 @@
+// The checks that make a sample's row valid: the traffic crossed the tunnel, and (once
+// per product) the underlay shows no plaintext and carries the product's port.
+#include "lab/run/iperf.h"
+#include "lab/run/sample.h"
+#include "netns/netlink.h"
+#include "netns/payload_watch.h"
+
+namespace vpnlab {
+
+std::string plaintext_check(SampleContext c, bool* interrupted) {
+  const PlanTest& test = *c.test;
+  const std::string& vpn_node = c.plan->node(test.spec.client)->vpn_node();
+  std::string ifname;
+  for (const auto& u : c.plan->node(vpn_node)->underlay)
+    if (u.link == test.underlay_link()) ifname = u.ifname;
+  int port = c.session->underlay_port();
+  auto watch = c.nodes->payload_watch(vpn_node, ifname, iperf_repeating_pattern(), port);
+  if (!watch) return "plaintext check: " + watch.error().message;
+  if (!*watch) return "plaintext check: this backend cannot watch the underlay";
+  c.repeating_payload = true;
+  uint64_t delivered = 0;
+  c.port_bytes_out = &delivered;
+  SampleRow row = run_sample(c, "plaintext-check", 1, interrupted);
+  PayloadWatch::Summary seen = (*watch)->stop();
+  if (row.status != "ok" || (c.spec->tunnel && !row.valid)) return "plaintext check: the sample failed: " + row.reason;
+  std::string frames = std::to_string(seen.frames) + " frames on " + vpn_node + "/" + ifname + " watched, " + std::to_string(seen.drops) +
+                       " not captured";
+  if (c.spec->tunnel && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
+  // Each row proves with exact counters that the underlay carried at least iperf3's bytes;
+  // the watch (which may miss frames under load) proves those bytes used the product's port.
+  if (c.spec->tunnel && (delivered == 0 || seen.ipv4_bytes == 0 || seen.port_bytes < seen.ipv4_bytes * 99 / 100))
+    return "only " + std::to_string(seen.port_bytes) + " of " + std::to_string(seen.ipv4_bytes) + " IPv4 bytes on the underlay used port " +
+           std::to_string(port) + " (" + frames + ")";
+  if (!c.spec->tunnel && !seen.pattern_seen) return "plaintext check is blind: no payload seen on the baseline (" + frames + ")";
+  return "";
+}
+
+std::string tunnel_check(bool tunnel, uint64_t sent, uint64_t received, const TunnelCounters& d) {
+  if (!tunnel) return "";
+  if (sent == 0 && received == 0) return "iperf3 moved no data";
+  auto check = [&](uint64_t rx, uint64_t tx, const std::string& what) -> std::string {
+    if (tx < sent) return what + " sent " + std::to_string(tx) + " bytes, less than iperf3's " + std::to_string(sent);
+    if (rx < received) return what + " received " + std::to_string(rx) + " bytes, less than iperf3's " + std::to_string(received);
+    return "";
+  };
+  if (auto r = check(d.if_rx, d.if_tx, "the overlay interface"); !r.empty()) return r + ": traffic did not cross the tunnel";
+  if (auto r = check(d.underlay_rx, d.underlay_tx, "the underlay toward the peers"); !r.empty()) return r + ": the tunnel's packets went elsewhere";
+  if (d.has_product)
+    if (auto r = check(d.product_rx, d.product_tx, "the product's peer counters"); !r.empty()) return r;
+  return "";
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,72 @@
+// What a product session and a sample do on a node, whichever backend holds the node: a
+// network namespace on this host (NetnsRuntime) or a QEMU guest reached through its agent
+// (vm/guest_runtime.h). Product adapters and the sample code talk only to this, so a
+// product needs nothing to run in a guest that it does not need in a namespace.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab/model/plan.h"
+#include "lab/base/process.h"
+#include "lab/base/result.h"
+#include "netns/latency_probe.h"
+#include "netns/netlink.h"
+#include "netns/payload_watch.h"
+
+namespace vpnlab {
+
+class NodeRuntime {
+ public:
+  virtual ~NodeRuntime() = default;
+  virtual std::string backend() const = 0;
+
+  // Starts spec.argv in `node` (spec.cpus are the host CPUs of the plan; netns_fd and
+  // mntns_fd are the runtime's business). `private_run`: the node's own /run (products).
+  virtual Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) = 0;
+  // Runs to completion within timeout_s.
+  Result<RunOutcome> run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s, int interrupt_fd);
+
+  virtual Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int interrupt_fd) = 0;
+  virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) = 0;
+  // Address, MTU, up: what a product's `configure` step does to its interface.
+  virtual Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) = 0;
+  virtual Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) = 0;
+  virtual Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int interrupt_fd, int payload = 56,
+                      bool dont_fragment = false) = 0;
+  virtual Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int interrupt_fd) = 0;
+  virtual Status add_routes(const Plan& plan, PlanRoute::When when) = 0;
+  virtual Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) = 0;
+  virtual Status set_offloads(const std::string& node, const std::string& ifname, bool on) = 0;
+
+  // Measurements a backend may not offer: nullptr when it cannot.
+  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) = 0;
+  virtual Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
+                                                              const std::string& pattern, int port) = 0;
+  // Why the optional measurements are missing ("" when they are all there).
+  virtual std::string limits() const = 0;
+  virtual bool can_watch_payload() const = 0;
+  // The lab's namespaces on this host (outside-load accounting).
+  virtual std::vector<uint64_t> inodes() const = 0;
+
+  // Sysctls and offloads of every lab interface, for the run's records.
+  virtual void record(const std::string& run_dir) = 0;
+  struct Audit {
+    std::vector<std::string> leftovers;
+    std::vector<std::string> run_files;
+  };
+  virtual Audit audit() = 0;
+  virtual Status teardown(double timeout_s) = 0;
+};
+
+// Builds a plan's topology on a backend; the CLI passes the one for plan.backend.
+using RuntimeFactory = std::function<Result<std::unique_ptr<NodeRuntime>>(const Plan& plan, const std::string& run_dir, int interrupt_fd)>;
+
+// The netns backend: namespaces, veths and bridges on this host.
+Result<std::unique_ptr<NodeRuntime>> build_netns_runtime(const Plan& plan, const std::string& run_dir, int interrupt_fd);
+
+}  // namespace vpnlab
