@@ -31,6 +31,7 @@
 #include "bench_support.h"
 #include "lab/run/iperf.h"
 #include "lab/model/product_spec.h"
+#include "lab/netns_backend/netns_runtime.h"
 #include "lab/run/runner.h"
 #include "lab/base/stats.h"
 #include "lab/model/topology.h"
@@ -125,6 +126,7 @@ double vpnlab_sample(const Topology& topo, double duration_s, const std::string&
   RunOptions ro;
   ro.run_dir = dir + "/" + o.run_id;
   ro.products_dir = find_products_dir();
+  ro.build_nodes = build_netns_runtime;
   auto report = run_bench(plan.value(), ro);
   if (!report || report->rows.size() != 1 || report->rows[0].status != "ok") return -1;
   return report->rows[0].gbps;

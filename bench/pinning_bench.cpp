@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/model/product_spec.h"
+#include "lab/netns_backend/netns_runtime.h"
 #include "lab/run/runner.h"
 #include "lab/base/stats.h"
 #include "lab/model/topology.h"
@@ -36,6 +37,7 @@ std::map<std::string, double> one_round(const Topology& topo, bool pinned, doubl
   RunOptions ro;
   ro.run_dir = dir + "/" + o.run_id;
   ro.products_dir = find_products_dir();
+  ro.build_nodes = build_netns_runtime;
   auto report = run_bench(plan.value(), ro);
   if (!report) return out;
   for (const auto& r : report->rows)

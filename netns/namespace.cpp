@@ -336,4 +336,21 @@ Status wait_kernel_netns_cleanup(double timeout_s) {
   return ok_status();
 }
 
+Status remove_namespaces(std::vector<Netns>& namespaces, double timeout_s) {
+  std::vector<uint64_t> ids;
+  for (const auto& n : namespaces) ids.push_back(n.inode);
+  end_processes_in_namespaces(ids, 2000);
+  fault_point("teardown");
+  Status first = ok_status();
+  for (auto& n : namespaces) {
+    n.sock.reset();
+    n.mntns.reset();
+    if (auto s = remove_namespace_file(n.name); !s && first) first = s;
+    n.fd.reset();
+  }
+  namespaces.clear();
+  if (!first) return first;
+  return wait_namespaces_released(ids, timeout_s);
+}
+
 }  // namespace vpnlab

@@ -71,6 +71,10 @@ std::vector<std::string> namespace_holders(const std::vector<uint64_t>& inodes);
 // Bounded probe loop (no event exists for "namespace freed") until no holder remains.
 Status wait_namespaces_released(const std::vector<uint64_t>& inodes, double timeout_s);
 
+// Ends every process in `namespaces`, removes them (already gone counts as success) and
+// waits until the kernel has let go of each; the vector is empty afterwards.
+Status remove_namespaces(std::vector<Netns>& namespaces, double timeout_s);
+
 // After the last reference is gone the kernel destroys a namespace asynchronously, in its
 // "netns" workqueue (its worker is named "kworker/...+netns" while it runs). Waits until
 // that work has been idle for a few consecutive probes, so the next topology is not built

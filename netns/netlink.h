@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/model/plan.h"
+#include "lab/base/ipv4.h"
 #include "lab/base/result.h"
 
 struct nl_sock;

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "lab/base/fs_util.h"
-#include "lab/netns_backend/live_topology.h"
+#include "netns/namespace.h"
 #include "netns/sysctl.h"
 
 namespace fs = std::filesystem;
@@ -86,6 +86,22 @@ std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const G
     out.push_back(std::move(g));
   }
   return out;
+}
+
+std::vector<std::string> vm_state_dirs(const std::vector<std::string>& only) {
+  // /run/<prefix>vm, made only by vpnlab (it holds libvirt/); its VM-host namespace is
+  // "<prefix>vm" + "host".
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  for (auto& e : fs::directory_iterator("/run", ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(kLabPrefix, 0) != 0 || name.size() < 3 || name.substr(name.size() - 3) != "-vm") continue;
+    if (!fs::exists(e.path() / "libvirt")) continue;
+    std::string host_ns = name + "host";
+    if (!only.empty() && std::find(only.begin(), only.end(), host_ns) == only.end()) continue;
+    dirs.push_back(e.path().string());
+  }
+  return dirs;
 }
 
 Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image& image, const GuestLabOptions& opts) {

@@ -35,6 +35,11 @@ struct GuestInfo {
   std::string console_log;
 };
 
+// The VM backend's directories on this host (/run/<prefix>vm: agent sockets, embedded
+// libvirt state) for `cleanup` to remove: those of the VM-host namespaces in `only`, or
+// all of them when it is empty.
+std::vector<std::string> vm_state_dirs(const std::vector<std::string>& only);
+
 // The host CPUs of a node's guest, in vCPU order: vCPU i runs on host CPU i of this list
 // (the node's VPN CPUs, then its other load CPUs).
 std::vector<int> guest_host_cpus(const PlanNode& node);

@@ -13,7 +13,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "lab/run/environment.h"
 
 namespace vpnlab {
 namespace {
@@ -152,12 +151,11 @@ class GuestRuntime : public NodeRuntime {
   bool can_watch_payload() const override { return false; }
   std::vector<uint64_t> inodes() const override { return lab_->inodes(); }
 
-  void record(const std::string& run_dir) override {
+  json record(const std::string&) override {
     json guests = json::array();
     for (const auto& g : lab_->guests())
       guests.push_back({{"node", g.node}, {"domain", g.domain}, {"kernel", g.kernel}, {"boot_s", g.boot_s}});
-    if (auto s = amend_environment(run_dir, {{"accel", accel_}, {"image", image_}, {"guests", guests}, {"vm_limits", limits()}}); !s)
-      spdlog::warn("guests not recorded in environment.json: {}", s.error().message);
+    return {{"accel", accel_}, {"image", image_}, {"guests", guests}, {"vm_limits", limits()}};
   }
   Audit audit() override {
     Audit a;

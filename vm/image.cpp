@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/fs_util.h"
-#include "lab/run/keys.h"
+#include "lab/base/encoding.h"
 #include "lab/model/toml_reader.h"
 
 namespace fs = std::filesystem;

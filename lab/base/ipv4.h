@@ -25,6 +25,13 @@ struct Ipv4Prefix {
   bool operator==(const Ipv4Prefix&) const = default;
 };
 
+// An address on an interface: 10.77.0.1/24.
+struct HostAddr {
+  Ipv4Addr addr;
+  int prefix_len = 0;
+  std::string str() const { return addr.str() + "/" + std::to_string(prefix_len); }
+};
+
 std::optional<Ipv4Addr> parse_ipv4(const std::string& text);
 // Strict: "a.b.c.d/len" with no host bits set; the reason on failure goes to *why.
 std::optional<Ipv4Prefix> parse_ipv4_prefix(const std::string& text, std::string* why);

@@ -11,9 +11,11 @@
 
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
+#include "lab/run/product_probe.h"
 #include "lab/run/run_state.h"
 #include "netns/namespace.h"
 #include "lab/base/pidfd.h"
+#include "vm/guest_lab.h"
 
 namespace vpnlab {
 
@@ -48,19 +50,13 @@ Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::s
     if (!first) return first.error();
     if (auto s = wait_namespaces_released(inodes, 10); !s) return s.error();
   }
-  // The VM backend's /run/<prefix>vm (agent sockets, embedded libvirt state): made only by
-  // vpnlab (it holds libvirt/), removed once no namespace of its run is left.
+  // The VM backend's own state on this host, once no namespace of its run is left.
   std::error_code ec;
-  for (auto& e : std::filesystem::directory_iterator("/run", ec)) {
-    std::string name = e.path().filename().string();
-    if (name.rfind(kLabPrefix, 0) != 0 || name.size() < 3 || name.substr(name.size() - 3) != "-vm") continue;
-    if (!std::filesystem::exists(e.path() / "libvirt")) continue;
-    std::string host_ns = name + "host";  // "<prefix>vm" + "host" = the VM-host namespace
-    if (!only.empty() && std::find(only.begin(), only.end(), host_ns) == only.end()) continue;
+  for (const auto& dir : vm_state_dirs(only)) {
     if (dry_run) {
-      report.actions.push_back("would remove " + e.path().string());
-    } else if (std::filesystem::remove_all(e.path(), ec); !ec) {
-      report.actions.push_back("removed " + e.path().string());
+      report.actions.push_back("would remove " + dir);
+    } else if (std::filesystem::remove_all(dir, ec); !ec) {
+      report.actions.push_back("removed " + dir);
     }
   }
   // Version probes' output files of a vpnlab that was killed before it removed them

@@ -10,6 +10,7 @@
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
 #include "lab/model/product_spec.h"
+#include "lab/run/product_probe.h"
 #include "netns/capabilities.h"
 
 namespace vpnlab {

@@ -23,8 +23,10 @@
 #include "lab/run/interrupt.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
+#include "lab/run/product_probe.h"
 #include "lab/run/progress.h"
 #include "lab/results/report.h"
+#include "lab/results/run_outputs.h"
 #include "lab/cli/run_request.h"
 #include "lab/run/run_state.h"
 #include "lab/run/runner.h"
@@ -32,6 +34,7 @@
 #include "lab/model/toml_reader.h"
 #include "lab/model/topology.h"
 #include "lab/netns_backend/live_topology.h"
+#include "lab/netns_backend/netns_runtime.h"
 #include "vm/guest_runtime.h"
 #include "vm/image_command.h"
 
@@ -301,6 +304,7 @@ int cmd_run(const Args& given) {
   opts.products_dir = find_products_dir();
   opts.keys_dir = request.keys_dir;
   opts.interrupt_fd = install_interrupt_handlers();
+  opts.build_nodes = build_netns_runtime;
   std::optional<VmBackend> vm;
   if (plan->backend == "vm") {
     // Guests see the run directory at the same path: it must be absolute.
@@ -321,7 +325,8 @@ int cmd_run(const Args& given) {
                plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
   auto report = run_bench(plan.value(), opts);
   if (!report) return fail(report.error());
-  std::cout << "\n" << report->summary;
+  RunOutputs outputs = write_run_outputs(plan.value(), opts.run_dir, *report);
+  std::cout << "\n" << outputs.summary;
   for (const auto& p : report->products) {
     if (!p.failure.empty())
       std::cout << "! " << p.product << (p.started ? ": a bring-up failed (its round's rows say so): " : ": never came up: ")
@@ -333,12 +338,12 @@ int cmd_run(const Args& given) {
     std::cerr << "vpnlab: interrupted: finished samples are kept in " << opts.run_dir << "/results.csv\n";
     return kExitInterrupted;
   }
-  if (!report->output_error.empty()) {
-    std::cerr << "vpnlab: error: " << report->output_error << "\nhint: every row is in " << opts.run_dir
+  if (!outputs.output_error.empty()) {
+    std::cerr << "vpnlab: error: " << outputs.output_error << "\nhint: every row is in " << opts.run_dir
               << "/results.csv; once the cause is fixed, 'vpnlab report " << opts.run_dir << "' writes the summary and report\n";
     return kExitError;
   }
-  return run_exit_code(report->completeness, opts.run_dir);
+  return run_exit_code(outputs.completeness, opts.run_dir);
 }
 
 int cmd_cleanup(const Args& a) {

@@ -12,9 +12,11 @@
 
 #include "lab/base/bounds.h"
 #include "lab/base/fs_util.h"
+#include "lab/model/finalize.h"
 #include "lab/results/run_files.h"
 #include "lab/run/product_session.h"
 #include "lab/model/product_spec.h"
+#include "lab/run/product_probe.h"
 #include "lab/run/runner.h"
 #include "lab/model/topology.h"
 
@@ -80,19 +82,12 @@ Result<Plan> plan_request(const RunRequest& a) {
     plan->products.clear();
     for (const auto& spec : specs) plan->products.push_back(spec.name);
   }
-  if (plan->overlay_mtu == 0) {
-    std::string by;
-    resolve_overlay_mtu(&plan.value(), specs, &by);
-    spdlog::info("overlay MTU auto: {} (limited by {})", plan->overlay_mtu, by);
-    for (const auto& t : plan->tests)
-      if (t.spec.mss && *t.spec.mss > plan->overlay_mtu - 40)
-        return make_error("test '" + t.spec.name + "': mss " + std::to_string(*t.spec.mss) + " does not fit the automatic overlay MTU " +
-                              std::to_string(plan->overlay_mtu),
-                          "use at most " + std::to_string(plan->overlay_mtu - 40));
-  }
+  const bool automatic = plan->overlay_mtu == 0;
+  std::string by;
+  if (auto s = finalize_plan(&plan.value(), specs, &by); !s) return s.error();
+  if (automatic) spdlog::info("overlay MTU auto: {} (limited by {})", plan->overlay_mtu, by);
   const Plan vpn_plan = plan->vpn_only();
   for (const auto& spec : specs) {
-    if (auto fits = check_product_fits(spec, plan.value()); !fits) return fits.error();
     if (auto rendered = ProductSession::check_templates(spec, vpn_plan); !rendered)
       return with_context(rendered.error(), "product '" + spec.name + "'");
   }

@@ -61,9 +61,9 @@ Status parse_traffic_options(const Reader& r, const toml::table& t, const std::s
   if (auto s = get_int(r, t, "mss", what, &mss, 88, 9000); !s) return s;
   if (mss) {
     if (ts->udp) return r.at(*t.get("mss"), what + ": 'mss' is a TCP setting and this test is UDP", "use length = ... for UDP payload size");
-    if (topo.overlay_mtu > 0 && mss > topo.overlay_mtu - 40)
+    if (topo.overlay_mtu > 0 && mss > max_tcp_mss(topo.overlay_mtu))
       return r.at(*t.get("mss"), what + ": mss " + std::to_string(mss) + " does not fit the overlay MTU " + std::to_string(topo.overlay_mtu),
-                  "use at most " + std::to_string(topo.overlay_mtu - 40) + " (MTU - 40)");
+                  "use at most " + std::to_string(max_tcp_mss(topo.overlay_mtu)) + " (MTU - 40)");
     ts->mss = mss;
   }
   if (const toml::node* b = t.get("bitrate")) {
@@ -78,9 +78,9 @@ Status parse_traffic_options(const Reader& r, const toml::table& t, const std::s
     if (!ts->udp) return r.at(*l, what + ": 'length' is the UDP payload size and this test is TCP", "set udp = true, or use mss for TCP");
     if (auto s = get_int(r, t, "length", what, &ts->length, 16, 65507); !s) return s;
     ts->length_pos = pos_of(*l);
-    if (topo.overlay_mtu > 0 && ts->length > topo.overlay_mtu - 28)
+    if (topo.overlay_mtu > 0 && ts->length > max_udp_payload(topo.overlay_mtu))
       return r.at(*l, what + ": length " + std::to_string(ts->length) + " does not fit the overlay MTU " + std::to_string(topo.overlay_mtu),
-                  "use at most " + std::to_string(topo.overlay_mtu - 28) + " (MTU - 28: IPv4 and UDP headers)");
+                  "use at most " + std::to_string(max_udp_payload(topo.overlay_mtu)) + " (MTU - 28: IPv4 and UDP headers)");
   }
   return ok_status();
 }

@@ -13,12 +13,6 @@ namespace vpnlab {
 // Every object the lab creates starts with this, so cleanup finds it and nothing else.
 inline constexpr const char* kLabPrefix = "vpnlab-";
 
-struct HostAddr {
-  Ipv4Addr addr;
-  int prefix_len = 0;
-  std::string str() const { return addr.str() + "/" + std::to_string(prefix_len); }
-};
-
 // One veth pair. End A always lives in a node namespace; end B is in the peer node's
 // namespace (two-node link) or in the link's bridge namespace, enslaved to its bridge.
 struct PlanVeth {

@@ -103,18 +103,4 @@ std::vector<std::string> list_products(const std::string& products_dir);
 // $VPNLAB_PRODUCTS, else products/ next to the binary's source tree, else ./products.
 std::string find_products_dir();
 
-// The first non-empty line a command prints on stdout ("iperf 3.12 (cJSON 1.7.15)"), run
-// with a 5 s limit; empty if it cannot run.
-std::string first_output_line(const std::vector<std::string>& argv);
-// Where it keeps the output meanwhile: PREFIX<pid>-XXXXXX (and its LOG.cmd).
-inline constexpr const char* kVersionProbePrefix = "/tmp/vpnlab-version-";
-
-struct Availability {
-  bool available = false;
-  std::string reason;   // why not, naming the package to install
-  std::string version;  // first line of the version command
-};
-// `backend` "vm": kernel features are not probed on this host (guests have their own).
-Availability check_availability(const ProductSpec& spec, const std::string& backend = "netns");
-
 }  // namespace vpnlab

@@ -10,6 +10,11 @@
 
 namespace vpnlab {
 
+// The largest payloads that fit an overlay MTU: IPv4 + UDP headers take 28 bytes, IPv4 +
+// TCP 40. Every check and default of a test's packet size uses these.
+inline int max_udp_payload(int overlay_mtu) { return overlay_mtu - 28; }
+inline int max_tcp_mss(int overlay_mtu) { return overlay_mtu - 40; }
+
 struct NodeSpec {
   std::string name;
   std::vector<int> cpus;       // VPN data-plane CPUs

@@ -18,7 +18,7 @@ std::string traffic_direction(const TestSpec& t) {
 int udp_length(const TestSpec& t, int overlay_mtu) {
   if (!t.udp) return 0;
   if (t.length > 0) return t.length;
-  return overlay_mtu > 0 ? overlay_mtu - 28 : 0;  // IPv4 20 + UDP 8; 0 until "auto" is resolved
+  return overlay_mtu > 0 ? max_udp_payload(overlay_mtu) : 0;  // IPv4 20 + UDP 8; 0 until "auto" is resolved
 }
 
 std::vector<TrafficProcess> expand_traffic(const Plan& plan, const PlanTest& test, int base_port) {

@@ -21,10 +21,6 @@ struct TeardownReport {
   double teardown_ms = 0;
 };
 
-// Ends every process in `namespaces`, removes them (already gone counts as success) and
-// waits until the kernel has let go of each; the vector is empty afterwards.
-Status remove_namespaces(std::vector<Netns>& namespaces, double timeout_s);
-
 class LiveTopology {
  public:
   // Builds every namespace, bridge, veth and address of `plan`; on failure removes

@@ -2,8 +2,9 @@
 // namespace (and, for products, its private mount namespace) on this host.
 #include <nlohmann/json.hpp>
 
+#include "lab/netns_backend/netns_runtime.h"
+
 #include "lab/base/fs_util.h"
-#include "lab/runtime/node_runtime.h"
 #include "netns/capabilities.h"
 #include "lab/netns_backend/live_topology.h"
 #include "netns/offloads.h"
@@ -11,13 +12,6 @@
 #include "netns/rps.h"
 
 namespace vpnlab {
-
-Result<RunOutcome> NodeRuntime::run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s,
-                                    int interrupt_fd) {
-  auto p = spawn(node, spec, private_run);
-  if (!p) return p.error();
-  return finish_run(**p, timeout_s, interrupt_fd);
-}
 
 namespace {
 
@@ -81,7 +75,7 @@ class NetnsRuntime : public NodeRuntime {
   bool can_watch_payload() const override { return true; }
   std::vector<uint64_t> inodes() const override { return topo_->inodes(); }
 
-  void record(const std::string& run_dir) override {
+  nlohmann::json record(const std::string& run_dir) override {
     nlohmann::json sysctls;
     for (const auto& ns : topo_->namespaces()) sysctls[ns.name] = ns.sysctls;
     (void)write_file(run_dir + "/sysctls.json", sysctls.dump(2) + "\n", 0640);
@@ -92,6 +86,7 @@ class NetnsRuntime : public NodeRuntime {
           if (l.name != "lo")
             if (auto o = read_offloads(ns.fd.get(), l.name)) offloads[ns.name][l.name] = o.value();
     (void)write_file(run_dir + "/offloads.json", offloads.dump(2) + "\n", 0640);
+    return nlohmann::json::object();
   }
   Audit audit() override {
     auto a = topo_->audit();

@@ -8,6 +8,7 @@
 
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
+#include "lab/run/product_probe.h"
 
 namespace vpnlab {
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/base/encoding.h"
 #include "lab/base/result.h"
 
 namespace vpnlab {
@@ -25,10 +26,6 @@ Result<X25519KeyPair> x25519_from_secret_base64(const std::string& b64);
 // with an existing dir whose keys are all present, reuses them.
 Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string& dir, const std::vector<std::string>& nodes);
 
-std::string to_base64(const unsigned char* data, size_t len);
-std::string to_hex(const unsigned char* data, size_t len);
-// SHA-256 of `data`, in hex (libsodium).
-std::string sha256_hex(const std::string& data);
 
 // One pre-shared key for the run (hex, 32 random bytes) in `dir`/psk, reused if present.
 Result<std::string> prepare_run_psk(const std::string& dir);

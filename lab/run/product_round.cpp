@@ -6,15 +6,12 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/base/fs_util.h"
+#include "lab/run/environment.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/progress.h"
 #include "lab/run/product_session.h"
 #include "lab/run/sample.h"
-#include "lab/netns_backend/live_topology.h"
 #include "netns/namespace.h"
-#include "netns/netlink.h"
-#include "netns/offloads.h"
-#include "netns/rps.h"
 
 namespace vpnlab {
 
@@ -72,10 +69,13 @@ Result<std::unique_ptr<ProductSession>> start_product(const RoundContext& c, Nod
 
 Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
   const Plan& plan = *c.plan;
-  const RuntimeFactory& build = c.opts->build_nodes ? c.opts->build_nodes : RuntimeFactory(build_netns_runtime);
-  auto topo = build(plan, c.opts->run_dir, c.opts->interrupt_fd);
+  if (!c.opts->build_nodes) return make_error("no backend to build the topology on (RunOptions::build_nodes is empty)");
+  auto topo = c.opts->build_nodes(plan, c.opts->run_dir, c.opts->interrupt_fd);
   if (!topo) return with_context(topo.error(), "building the topology for " + c.spec->name);
-  if (c.write_topology_records) (*topo)->record(c.opts->run_dir);
+  if (c.write_topology_records)
+    if (auto fields = (*topo)->record(c.opts->run_dir); !fields.empty())
+      if (auto s = amend_environment(c.opts->run_dir, fields); !s)
+        spdlog::warn("the {} backend's records are not in environment.json: {}", (*topo)->backend(), s.error().message);
   if (!c.spec->offloads)
     for (const auto& node : plan.nodes)
       for (const auto& u : node.underlay)

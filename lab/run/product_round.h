@@ -12,7 +12,7 @@
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/results_csv.h"
-#include "lab/run/runner.h"
+#include "lab/run/run_options.h"
 
 namespace vpnlab {
 

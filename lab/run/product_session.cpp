@@ -160,7 +160,7 @@ Status ProductSession::check_mtu() {
                             std::to_string(plan.overlay_mtu),
                         "the product must take the MTU from its config ({{mtu}}) or a configure step");
     const PlanNode& peer = plan.nodes[&node == &plan.nodes[0] ? 1 : 0];
-    if (auto s = ctx_.nodes->ping(node.name, peer.overlay.addr, 3, ctx_.interrupt_fd, plan.overlay_mtu - 28, true); !s)
+    if (auto s = ctx_.nodes->ping(node.name, peer.overlay.addr, 3, ctx_.interrupt_fd, max_udp_payload(plan.overlay_mtu), true); !s)
       return make_error("node '" + node.name + "': a full-size packet (MTU " + std::to_string(plan.overlay_mtu) + ", DF) did not cross the tunnel: " +
                             s.error().message,
                         "the product cannot carry this MTU; lower [overlay] mtu");

@@ -12,87 +12,35 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "lab/model/finalize.h"
 #include "lab/run/environment.h"
 #include "lab/base/fs_util.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_round.h"
+#include "lab/run/product_probe.h"
 #include "lab/run/product_session.h"
 #include "lab/run/progress.h"
-#include "lab/results/report.h"
 #include "lab/run/run_state.h"
 #include "lab/run/sample.h"
-#include "lab/results/summary.h"
 #include "netns/namespace.h"
 
 namespace vpnlab {
-
-int underlay_mtu(const Plan& plan) {
-  int underlay = 65535;
-  for (const auto& v : plan.veths) underlay = std::min(underlay, v.mtu);
-  return underlay;
-}
-
-void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std::string* limited_by) {
-  if (plan->overlay_mtu > 0) return;
-  int mtu = underlay_mtu(*plan);
-  std::string by = "the underlay";
-  for (const auto& spec : specs) {
-    int carried = carried_mtu(spec, underlay_mtu(*plan));
-    if (carried < mtu) {
-      mtu = carried;
-      by = spec.name;
-    }
-  }
-  plan->overlay_mtu = mtu;
-  if (limited_by) *limited_by = by;
-}
-
-Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
-  if (!spec.tunnel) return ok_status();
-  size_t vpn_count = plan.vpn_nodes().size();
-  std::vector<std::string> needed = {overlay_shape(vpn_count)};
-  if (vpn_count < plan.nodes.size()) needed.push_back("site-to-site");  // some node reaches the overlay through a gateway
-  for (const auto& shape : needed)
-    if (std::find(spec.shapes.begin(), spec.shapes.end(), shape) == spec.shapes.end())
-      return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay of " + std::to_string(vpn_count) +
-                            " VPN nodes (it supports: " + [&] {
-                              std::string all;
-                              for (const auto& s : spec.shapes) all += (all.empty() ? "" : ", ") + s;
-                              return all;
-                            }() + ")",
-                        "leave it out of this run, or use a topology of that shape");
-  int underlay = underlay_mtu(plan);
-  int carried = carried_mtu(spec, underlay);
-  if (plan.overlay_mtu > carried)
-    return make_error("overlay MTU " + std::to_string(plan.overlay_mtu) + " is more than product '" + spec.name + "' carries (" +
-                          std::to_string(carried) + " over a " + std::to_string(underlay) + "-byte underlay)",
-                      "set [overlay] mtu = " + std::to_string(carried) + " or lower: every product gets the same MTU");
-  return ok_status();
-}
 
 namespace {
 
 using DoneRows = std::set<std::tuple<std::string, std::string, int>>;  // (product, test, sample) in results.csv
 
-// Every product loaded and checked against the plan before anything is created (a typo
-// fails fast); "auto" MTU resolved into *resolved.
-Result<std::vector<ProductSpec>> load_checked_products(const std::string& products_dir, Plan* resolved) {
+// Every product loaded before anything is created; the plan is final (finalize_plan), but a
+// caller that skipped that gets the same refusal here rather than a half-made lab.
+Result<std::vector<ProductSpec>> load_checked_products(const std::string& products_dir, Plan* plan) {
   std::vector<ProductSpec> specs;
-  for (const auto& name : resolved->products) {
+  for (const auto& name : plan->products) {
     auto spec = load_product(products_dir, name);
     if (!spec) return spec.error();
     specs.push_back(std::move(spec.value()));
   }
-  resolve_overlay_mtu(resolved, specs);
-  const Plan& plan = *resolved;
-  for (const auto& spec : specs)
-    if (auto s = check_product_fits(spec, plan); !s) return s.error();
-  for (const auto& t : plan.tests)
-    if (t.spec.udp && t.spec.length > plan.overlay_mtu - 28)
-      return make_error(plan.topology_file + ": test '" + t.spec.name + "': length " + std::to_string(t.spec.length) +
-                            " does not fit the overlay MTU " + std::to_string(plan.overlay_mtu) + " the products resolved to",
-                        "use length <= " + std::to_string(plan.overlay_mtu - 28) + ", or leave it out (MTU - 28 is the default)");
+  if (auto s = finalize_plan(plan, specs); !s) return s.error();
   return specs;
 }
 
@@ -221,31 +169,6 @@ Status run_rounds(const Rounds& in, RunReport* report) {
   return ok_status();
 }
 
-// The table, summary, audit and report from results.csv as written (the source of truth:
-// `vpnlab report` gives the same). The rows are complete whatever happens now; what cannot
-// be written (a disk that filled at the very end) goes into report->output_error.
-void write_run_outputs(const Plan& plan, const RunOptions& opts, const std::vector<ProductSpec>& specs, RunReport* report) {
-  auto written = read_results_csv(opts.run_dir + "/results.csv");
-  const std::vector<SampleRow>& rows = written ? written.value() : report->rows;
-  report->summary = summary_table(rows);
-  std::vector<std::string> product_names, test_names;
-  for (const auto& spec : specs) product_names.push_back(spec.name);
-  for (const auto& t : plan.tests) test_names.push_back(t.spec.name);
-  report->completeness = completeness(rows, product_names, test_names);
-  auto keep_first_error = [&](Status s) {
-    if (!s && report->output_error.empty()) report->output_error = s.error().message;
-  };
-  keep_first_error(write_file(opts.run_dir + "/summary.txt", report->summary, 0640));
-  keep_first_error(write_file(opts.run_dir + "/summary.json", summary_json(rows).dump(2) + "\n", 0640));
-  // What teardown audits found, for the report (which reads only files of the run).
-  nlohmann::json audit = nlohmann::json::object();
-  for (const auto& p : report->products)
-    if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
-  keep_first_error(write_file(opts.run_dir + "/audit.json", audit.dump(2) + "\n", 0640));
-  if (!opts.resume) keep_first_error(record_run_end(opts.run_dir));
-  keep_first_error(write_report(opts.run_dir));
-}
-
 }  // namespace
 
 Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
@@ -286,7 +209,9 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     }
   } state_record{plan};
   if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done}, &report); !s) return s.error();
-  write_run_outputs(plan, opts, *specs, &report);
+  // A resumed run keeps the end of the session that finished it.
+  if (!opts.resume)
+    if (auto s = record_run_end(opts.run_dir); !s) report.output_error = s.error().message;
   return report;
 }
 

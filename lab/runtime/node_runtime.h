@@ -1,7 +1,9 @@
 // What a product session and a sample do on a node, whichever backend holds the node: a
 // network namespace on this host (NetnsRuntime) or a QEMU guest reached through its agent
 // (vm/guest_runtime.h). Product adapters and the sample code talk only to this, so a
-// product needs nothing to run in a guest that it does not need in a namespace.
+// product needs nothing to run in a guest that it does not need in a namespace. It sits
+// between the layers: the runner (lab/run/) calls it, the backends implement it, and
+// neither sees the other.
 #pragma once
 #include <sys/types.h>
 
@@ -10,6 +12,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "lab/model/plan.h"
 #include "lab/base/process.h"
@@ -53,8 +57,10 @@ class NodeRuntime {
   // The lab's namespaces on this host (outside-load accounting).
   virtual std::vector<uint64_t> inodes() const = 0;
 
-  // Sysctls and offloads of every lab interface, for the run's records.
-  virtual void record(const std::string& run_dir) = 0;
+  // The run's records of the built topology: writes what it has into run_dir (the netns
+  // backend: sysctls.json, offloads.json) and returns fields for environment.json (the vm
+  // backend: accel, image, guests), which the runner adds.
+  virtual nlohmann::json record(const std::string& run_dir) = 0;
   struct Audit {
     std::vector<std::string> leftovers;
     std::vector<std::string> run_files;
@@ -63,10 +69,8 @@ class NodeRuntime {
   virtual Status teardown(double timeout_s) = 0;
 };
 
-// Builds a plan's topology on a backend; the CLI passes the one for plan.backend.
+// Builds a plan's topology on a backend; the CLI passes the one for plan.backend
+// (lab/netns_backend/netns_runtime.h or vm/guest_runtime.h).
 using RuntimeFactory = std::function<Result<std::unique_ptr<NodeRuntime>>(const Plan& plan, const std::string& run_dir, int interrupt_fd)>;
-
-// The netns backend: namespaces, veths and bridges on this host.
-Result<std::unique_ptr<NodeRuntime>> build_netns_runtime(const Plan& plan, const std::string& run_dir, int interrupt_fd);
 
 }  // namespace vpnlab

@@ -4,7 +4,9 @@
 #include <fstream>
 
 #include "lab/run/keys.h"
+#include "lab/model/finalize.h"
 #include "lab/model/product_spec.h"
+#include "lab/run/product_probe.h"
 #include "lab/run/runner.h"
 #include "root_test_support.h"
 

@@ -15,6 +15,8 @@
 #include "lab/run/runner.h"
 #include "lab/model/topology.h"
 #include "lab/netns_backend/live_topology.h"
+#include "lab/netns_backend/netns_runtime.h"
+#include "lab/results/run_outputs.h"
 #include "netns/namespace.h"
 #include "lab/base/pidfd.h"
 #include "../temp_paths.h"
@@ -141,6 +143,7 @@ struct ShortRun {
   Plan plan;
   std::string run_dir;
   Result<RunReport> report = make_error("not run");
+  RunOutputs outputs;  // summary, audit and report, written after the run as the CLI does
 };
 
 inline ShortRun short_run(const std::vector<std::string>& products, const std::string& products_dir = VPNLAB_PRODUCTS_DIR,
@@ -157,9 +160,10 @@ inline ShortRun short_run(const std::vector<std::string>& products, const std::s
   RunOptions ro;
   ro.run_dir = make_temp_dir("run") + "/" + r.plan.run_id;
   ro.products_dir = products_dir;
-  ro.build_nodes = std::move(build_nodes);
+  ro.build_nodes = build_nodes ? std::move(build_nodes) : RuntimeFactory(build_netns_runtime);
   r.run_dir = ro.run_dir;
   r.report = run_bench(r.plan, ro);
+  if (r.report) r.outputs = write_run_outputs(r.plan, r.run_dir, *r.report);
   return r;
 }
 

@@ -129,7 +129,7 @@ class FakeRuntime : public NodeRuntime {
   std::string limits() const override { return "a fake"; }
   bool can_watch_payload() const override { return false; }
   std::vector<uint64_t> inodes() const override { return {}; }
-  void record(const std::string&) override {}
+  nlohmann::json record(const std::string&) override { return nlohmann::json::object(); }
   Audit audit() override { return {}; }
   Status teardown(double) override {
     note("teardown");

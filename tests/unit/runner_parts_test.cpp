@@ -15,6 +15,7 @@
 #include "lab/base/stats.h"
 #include "lab/results/summary.h"
 #include "lab/run/product_session.h"
+#include "lab/model/finalize.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/results_csv.h"
 #include "lab/run/runner.h"

@@ -8,6 +8,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
 #include "lab/run/results_csv.h"
+#include "lab/results/run_outputs.h"
 #include "lab/run/runner.h"
 #include "lab/model/topology.h"
 #include "../temp_paths.h"
@@ -22,6 +23,7 @@ struct FakeRun {
   std::vector<std::string> calls;
   std::function<void(FakeRuntime&)> script;
   std::string run_dir;
+  RunOutputs outputs;  // written after the run, as the CLI does
   int count(const std::string& prefix) const {
     int n = 0;
     for (const auto& c : calls) n += c.rfind(prefix, 0) == 0;
@@ -58,7 +60,9 @@ Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false) {
     if (r->script) r->script(*fake);
     return std::unique_ptr<NodeRuntime>(std::move(fake));
   };
-  return run_bench(plan, ro);
+  auto report = run_bench(plan, ro);
+  if (report) r->outputs = write_run_outputs(plan, r->run_dir, *report);
+  return report;
 }
 
 }  // namespace
@@ -81,7 +85,7 @@ TEST(Runner, AProductThatNeverComesUpIsTriedTwiceThenFailsEveryRoundWithItsReaso
   EXPECT_EQ(order, (std::vector<std::string>{"baseline 1 valid", "wireguard-go 1 failed", "baseline 2 valid", "wireguard-go 2 failed",
                                              "baseline 3 valid", "wireguard-go 3 failed"}));
   EXPECT_EQ((*rows)[5].reason, "product did not come up: node 'b': cannot start 'wireguard-go'");
-  EXPECT_EQ(report->completeness.without_valid, (std::vector<std::string>{"wireguard-go / a-to-b"}));
+  EXPECT_EQ(r.outputs.completeness.without_valid, (std::vector<std::string>{"wireguard-go / a-to-b"}));
   ASSERT_EQ(report->products.size(), 2u);
   EXPECT_EQ(report->products[1].retried_bringups, 1);
   EXPECT_FALSE(report->products[1].started);

@@ -1,0 +1,16 @@
+// Bytes as text (base64, hex) and SHA-256, through libsodium.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace vpnlab {
+
+// libsodium initialised once per process (aborts when it has no usable randomness).
+void ensure_sodium();
+
+std::string to_base64(const unsigned char* data, size_t len);
+std::string to_hex(const unsigned char* data, size_t len);
+// SHA-256 of `data`, in hex.
+std::string sha256_hex(const std::string& data);
+
+}  // namespace vpnlab

@@ -1,0 +1,73 @@
+#include "lab/model/finalize.h"
+
+#include <algorithm>
+
+namespace vpnlab {
+
+int underlay_mtu(const Plan& plan) {
+  int underlay = 65535;
+  for (const auto& v : plan.veths) underlay = std::min(underlay, v.mtu);
+  return underlay;
+}
+
+void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std::string* limited_by) {
+  if (plan->overlay_mtu > 0) return;
+  int mtu = underlay_mtu(*plan);
+  std::string by = "the underlay";
+  for (const auto& spec : specs) {
+    int carried = carried_mtu(spec, underlay_mtu(*plan));
+    if (carried < mtu) {
+      mtu = carried;
+      by = spec.name;
+    }
+  }
+  plan->overlay_mtu = mtu;
+  if (limited_by) *limited_by = by;
+}
+
+Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
+  if (!spec.tunnel) return ok_status();
+  size_t vpn_count = plan.vpn_nodes().size();
+  std::vector<std::string> needed = {overlay_shape(vpn_count)};
+  if (vpn_count < plan.nodes.size()) needed.push_back("site-to-site");  // some node reaches the overlay through a gateway
+  for (const auto& shape : needed)
+    if (std::find(spec.shapes.begin(), spec.shapes.end(), shape) == spec.shapes.end())
+      return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay of " + std::to_string(vpn_count) +
+                            " VPN nodes (it supports: " + [&] {
+                              std::string all;
+                              for (const auto& s : spec.shapes) all += (all.empty() ? "" : ", ") + s;
+                              return all;
+                            }() + ")",
+                        "leave it out of this run, or use a topology of that shape");
+  int underlay = underlay_mtu(plan);
+  int carried = carried_mtu(spec, underlay);
+  if (plan.overlay_mtu > carried)
+    return make_error("overlay MTU " + std::to_string(plan.overlay_mtu) + " is more than product '" + spec.name + "' carries (" +
+                          std::to_string(carried) + " over a " + std::to_string(underlay) + "-byte underlay)",
+                      "set [overlay] mtu = " + std::to_string(carried) + " or lower: every product gets the same MTU");
+  return ok_status();
+}
+
+Status finalize_plan(Plan* plan, const std::vector<ProductSpec>& specs, std::string* limited_by) {
+  const bool automatic = plan->overlay_mtu == 0;
+  resolve_overlay_mtu(plan, specs, limited_by);
+  for (const auto& spec : specs)
+    if (auto s = check_product_fits(spec, *plan); !s) return s;
+  // A set MTU was checked against the tests when the topology was read; an automatic one is
+  // known only now.
+  if (!automatic) return ok_status();
+  const int mtu = plan->overlay_mtu;
+  for (const auto& t : plan->tests) {
+    if (t.spec.mss && *t.spec.mss > max_tcp_mss(mtu))
+      return make_error("test '" + t.spec.name + "': mss " + std::to_string(*t.spec.mss) + " does not fit the automatic overlay MTU " +
+                            std::to_string(mtu),
+                        "use at most " + std::to_string(max_tcp_mss(mtu)));
+    if (t.spec.udp && t.spec.length > max_udp_payload(mtu))
+      return make_error(plan->topology_file + ": test '" + t.spec.name + "': length " + std::to_string(t.spec.length) +
+                            " does not fit the overlay MTU " + std::to_string(mtu) + " the products resolved to",
+                        "use length <= " + std::to_string(max_udp_payload(mtu)) + ", or leave it out (MTU - 28 is the default)");
+  }
+  return ok_status();
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,29 @@
+// Where a plan meets its products, once: "auto" MTU resolved to what every product carries,
+// each product checked against the overlay's shape and MTU, and each test's packet sizes
+// checked against the MTU that resulted. The CLI finalises a plan before it shows or runs
+// it; the runner takes the plan as finished.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/base/result.h"
+#include "lab/model/plan.h"
+#include "lab/model/product_spec.h"
+
+namespace vpnlab {
+
+// Resolves and checks `plan` for `specs` (the plan's products, in order). For an "auto"
+// MTU, *limited_by names what limited it ("the underlay" or a product).
+Status finalize_plan(Plan* plan, const std::vector<ProductSpec>& specs, std::string* limited_by = nullptr);
+
+// Whether a product can carry this plan's overlay (its shape and MTU).
+Status check_product_fits(const ProductSpec& spec, const Plan& plan);
+
+// For mtu = "auto" (plan.overlay_mtu == 0): the largest overlay MTU every product carries
+// over the plan's underlay, and which product limits it. A set MTU is left alone.
+void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std::string* limited_by = nullptr);
+
+// Smallest MTU of the plan's underlay links.
+int underlay_mtu(const Plan& plan);
+
+}  // namespace vpnlab

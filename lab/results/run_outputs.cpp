@@ -1,0 +1,34 @@
+#include "lab/results/run_outputs.h"
+
+#include <nlohmann/json.hpp>
+
+#include "lab/base/fs_util.h"
+#include "lab/results/report.h"
+
+namespace vpnlab {
+
+RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report) {
+  RunOutputs out;
+  out.output_error = report.output_error;
+  auto written = read_results_csv(run_dir + "/results.csv");
+  const std::vector<SampleRow>& rows = written ? written.value() : report.rows;
+  out.summary = summary_table(rows);
+  std::vector<std::string> product_names, test_names;
+  for (const auto& p : report.products) product_names.push_back(p.product);
+  for (const auto& t : plan.tests) test_names.push_back(t.spec.name);
+  out.completeness = completeness(rows, product_names, test_names);
+  auto keep_first_error = [&](Status s) {
+    if (!s && out.output_error.empty()) out.output_error = s.error().message;
+  };
+  keep_first_error(write_file(run_dir + "/summary.txt", out.summary, 0640));
+  keep_first_error(write_file(run_dir + "/summary.json", summary_json(rows).dump(2) + "\n", 0640));
+  // What teardown audits found, for the report (which reads only files of the run).
+  nlohmann::json audit = nlohmann::json::object();
+  for (const auto& p : report.products)
+    if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
+  keep_first_error(write_file(run_dir + "/audit.json", audit.dump(2) + "\n", 0640));
+  keep_first_error(write_report(run_dir));
+  return out;
+}
+
+}  // namespace vpnlab

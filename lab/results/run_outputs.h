@@ -1,0 +1,21 @@
+// What a run leaves besides its rows: summary.txt/.json, audit.json and report.md/.html,
+// all computed from results.csv as written (the source of truth: `vpnlab report` gives the
+// same), and whether every product x test has a valid row.
+#pragma once
+#include <string>
+
+#include "lab/model/plan.h"
+#include "lab/results/summary.h"
+#include "lab/run/runner.h"
+
+namespace vpnlab {
+
+struct RunOutputs {
+  std::string summary;        // the table, as summary.txt holds it
+  Completeness completeness;  // of results.csv as written, against the plan's products x tests
+  std::string output_error;   // what could not be written (the rows are complete whatever happens)
+};
+
+RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report);
+
+}  // namespace vpnlab

@@ -1,0 +1,35 @@
+// What a run is given (RunOptions) and what it learns of each product (ProductOutcome):
+// shared by the runner and one product's round (product_round.h).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/runtime/node_runtime.h"
+
+namespace vpnlab {
+
+struct RunOptions {
+  std::string run_dir;       // results/<run_id>
+  std::string products_dir;
+  std::string keys_dir;      // reuse this key set (empty: generate into RUN/secrets/keys)
+  bool resume = false;       // run_dir holds an earlier, unfinished run: add only missing rows
+  int interrupt_fd = -1;
+  // Builds the topology of one round on the plan's backend (the CLI passes netns's or vm's,
+  // so the runner depends on neither).
+  RuntimeFactory build_nodes;
+};
+
+
+struct ProductOutcome {
+  std::string product;
+  bool started = false;
+  std::string failure;                 // why it did not run, with log tail
+  double bringup_s = 0;
+  std::string plaintext;               // "" = the plaintext check passed; otherwise why not
+  bool plaintext_checked = false;      // done once per product, on its first bring-up
+  int retried_bringups = 0;            // bring-ups that failed once and were tried again
+  std::vector<std::string> leftovers;  // teardown audit: what its stop left running or configured
+  std::vector<std::string> run_files;  // files it left in the nodes' private /run (discarded)
+};
+
+}  // namespace vpnlab

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The layers of vpnlab and which of them each may include; fails on any include that points
+# up or sideways (a planted `#include "lab/cli/main.h"` in lab/model/ is reported as
+# `lab/model/x.cpp:3: model includes cli (lab/cli/main.h)`).
+#   scripts/check-layers.sh [ROOT]          check ROOT (default: this checkout)
+#   scripts/check-layers.sh --counts [ROOT] also print how many includes go from layer to layer
+#   VPNLAB_LAYERS_PLANT=FILE:HEADER         check as if FILE also included HEADER (shows the
+#                                           check can fail without touching a source file)
+set -euo pipefail
+VPNLAB_LAYERS_PLANT="${VPNLAB_LAYERS_PLANT:-}"
+
+counts=0
+if [[ "${1:-}" == "--counts" ]]; then counts=1; shift; fi
+root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+cd "$root"
+
+# Folder -> layer. Lowest first; the order is the architecture (README, "How it works").
+layer_of() {
+  case "$1" in
+    lab/base/*) echo base ;;
+    lab/model/*) echo model ;;
+    netns/*) echo netns ;;
+    lab/runtime/*) echo runtime ;;
+    lab/netns_backend/*) echo netns_backend ;;
+    vm/*) echo vm ;;
+    lab/run/*) echo run ;;
+    lab/results/*) echo results ;;
+    lab/cli/*) echo cli ;;
+    *) echo none ;;
+  esac
+}
+
+# Layer -> the layers it may include (itself included).
+declare -A allowed=(
+  [base]="base"
+  [model]="base model"
+  [netns]="base netns"
+  [runtime]="base model netns runtime"
+  [netns_backend]="base model netns runtime netns_backend"
+  [vm]="base model netns runtime vm"
+  [run]="base model netns runtime run"
+  [results]="base model run results"
+  [cli]="base model netns runtime netns_backend vm run results cli"
+)
+
+declare -A pairs=()
+bad=0
+while IFS= read -r -d '' file; do
+  from=$(layer_of "$file")
+  if [[ "$from" == none ]]; then
+    echo "$file: not in a layer folder (lab/base, lab/model, netns, lab/runtime, lab/netns_backend, vm, lab/run, lab/results, lab/cli)"
+    bad=1
+    continue
+  fi
+  while IFS=: read -r line target; do
+    to=$(layer_of "$target")
+    if [[ "$to" == none ]]; then
+      echo "$file:$line: includes \"$target\", which is in no layer folder"
+      bad=1
+      continue
+    fi
+    pairs["$from -> $to"]=$(( ${pairs["$from -> $to"]:-0} + 1 ))
+    if [[ " ${allowed[$from]} " != *" $to "* ]]; then
+      echo "$file:$line: $from includes $to ($target)"
+      bad=1
+    fi
+  done < <(grep -noE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^"]+"' "$file" | sed -E 's/^([0-9]+):.*"([^"]+)"/\1:\2/'
+           if [[ "${VPNLAB_LAYERS_PLANT%%:*}" == "$file" ]]; then echo "planted:${VPNLAB_LAYERS_PLANT#*:}"; fi)
+done < <(find lab netns vm -type f \( -name '*.h' -o -name '*.cpp' \) -print0 | sort -z)
+
+if (( counts )); then
+  for p in "${!pairs[@]}"; do printf '%5d  %s\n' "${pairs[$p]}" "$p"; done | sort -k2
+fi
+if (( bad )); then
+  echo "hint: a layer may include only the layers below it (scripts/check-layers.sh lists them); move the code down or pass what it needs in" >&2
+  exit 1
+fi
+echo "layers: every include points down"
