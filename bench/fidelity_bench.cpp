@@ -30,6 +30,8 @@
 
 #include "bench_support.h"
 #include "lab/run/iperf.h"
+#include "lab/base/fs_util.h"
+#include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
 #include "lab/netns_backend/netns_runtime.h"
 #include "lab/run/runner.h"
@@ -125,7 +127,7 @@ double vpnlab_sample(const Topology& topo, double duration_s, const std::string&
   plan->rps = false;
   RunOptions ro;
   ro.run_dir = dir + "/" + o.run_id;
-  ro.products_dir = find_products_dir();
+  ro.products_dir = products_path(own_binary_dir());
   ro.build_nodes = build_netns_runtime;
   auto report = run_bench(plan.value(), ro);
   if (!report || report->rows.size() != 1 || report->rows[0].status != "ok") return -1;

@@ -10,6 +10,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "lab/base/fs_util.h"
+#include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
 #include "lab/netns_backend/netns_runtime.h"
 #include "lab/run/runner.h"
@@ -36,7 +38,7 @@ std::map<std::string, double> one_round(const Topology& topo, bool pinned, doubl
   plan->warmup_s = 1;
   RunOptions ro;
   ro.run_dir = dir + "/" + o.run_id;
-  ro.products_dir = find_products_dir();
+  ro.products_dir = products_path(own_binary_dir());
   ro.build_nodes = build_netns_runtime;
   auto report = run_bench(plan.value(), ro);
   if (!report) return out;

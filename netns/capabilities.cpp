@@ -157,7 +157,7 @@ Capability probe_kvm() {
   if (vm >= 0) close(vm);
   close(fd);
   c.available = vm >= 0;
-  c.detail = vm >= 0 ? "KVM API " + std::to_string(version) + ", a VM can be created (no guest booted: the timed boot probe comes with the VM backend)"
+  c.detail = vm >= 0 ? "KVM API " + std::to_string(version) + ", a VM can be created (whether a guest boots is the VM backend's boot probe)"
                      : "KVM_CREATE_VM: " + errno_text(err);
   return c;
 }

@@ -5,7 +5,8 @@
 # The list is read from the sources, not kept by hand: argv literals in C++ (argv = {"x",
 # run_tool({"x", run_in_guest(..., {"x", VPNLAB_REQUIRE_PROGRAM("x"), the ip-command
 # baseline of bench/), and every program a product folder names, unless the product is not
-# in Debian (packages = []). Exit 1 names each missing program and where it is called.
+# in Debian (packages = []), and what test scripts declare on a "# calls: a b" line. Exit 1
+# names each missing program and where it is called.
 # VPNLAB_CHECK_EXTRA="a b" adds names (the test that shows this check can fail uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,10 @@ for spec in products/*/product.toml; do
     grep -oP '^binaries = \[\K[^\]]*' "$spec" | grep -oP '"[^"]+"' | tr -d '"' || true
     grep -oP '^(daemon|run|version|argv) = \["\K[^"{]+' "$spec" || true)
 done
+# Shell scripts the tests run declare what they call on a line "# calls: a b c".
+while IFS=: read -r file line names; do
+  for name in $names; do add "$name" "$file:$line"; done
+done < <(grep -rnoP '^# calls: \K.*' tests scripts CMakeLists.txt)
 for name in ${VPNLAB_CHECK_EXTRA:-}; do add "$name" "VPNLAB_CHECK_EXTRA"; done
 
 missing=0

@@ -4,7 +4,10 @@
 set -euo pipefail
 build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-3-dev
   libtomlplusplus-dev libspdlog-dev libboost-dev libboost-filesystem-dev
-  nlohmann-json3-dev libsodium-dev libgtest-dev libvirt-dev libarchive-dev)
+  nlohmann-json3-dev libsodium-dev libgtest-dev libvirt-dev libarchive-dev
+  # The man page (help2man, from the CLI's own help) and the .deb (CPack: dpkg-deb,
+  # dpkg-shlibdeps for Depends:, file to find the ELF files); man-db renders the page.
+  help2man dpkg-dev file man-db)
 # The VPN products and their tools. wireguard-tools must come without recommends (it would
 # pull a kernel image); libstrongswan-standard-plugins brings GCM and X25519 (openssl).
 runtime_pkgs=(iperf3 iproute2 iputils-ping openssl wireguard-go wireguard-tools nebula openvpn tinc fastd quicktun

@@ -36,6 +36,20 @@ AccelChoice kvm_boot_probe(const Image& image, const std::string& cache_root) {
 
 }  // namespace
 
+namespace {
+std::string this_boot_id() {
+  std::string boot_id = read_file_text("/proc/sys/kernel/random/boot_id");
+  while (!boot_id.empty() && boot_id.back() == '\n') boot_id.pop_back();
+  return boot_id;
+}
+}  // namespace
+
+std::optional<CachedAccel> cached_accel(const std::string& cache_root) {
+  auto j = nlohmann::json::parse(read_file_text(cache_root + "/accel.json"), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("boot_id", "") != this_boot_id()) return std::nullopt;
+  return CachedAccel{{j.value("accel", "tcg") == "kvm" ? Accel::kvm : Accel::tcg, j.value("reason", "")}, j.value("kernel", "")};
+}
+
 AccelChoice choose_accel(const Image& image, const std::string& cache_root) {
   if (const char* f = std::getenv("VPNLAB_ACCEL"); f && *f) {
     std::string v = f;
@@ -44,8 +58,7 @@ AccelChoice choose_accel(const Image& image, const std::string& cache_root) {
   int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
   if (fd < 0) return {Accel::tcg, "no usable /dev/kvm (" + errno_text(errno) + ")"};
   ::close(fd);
-  std::string boot_id = read_file_text("/proc/sys/kernel/random/boot_id");
-  while (!boot_id.empty() && boot_id.back() == '\n') boot_id.pop_back();
+  std::string boot_id = this_boot_id();
   std::string cache = cache_root + "/accel.json";
   auto j = nlohmann::json::parse(read_file_text(cache), nullptr, false);
   if (!j.is_discarded() && j.value("boot_id", "") == boot_id && j.value("kernel", "") == image.kernel_release)

@@ -35,12 +35,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-std::string own_binary_dir() {
-  std::error_code ec;
-  auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : p.parent_path().string();
-}
-
 std::vector<int> guest_host_cpus(const PlanNode& node) {
   std::vector<int> cpus = node.cpus;
   for (int c : node.load_cpus)

@@ -75,7 +75,5 @@ class GuestLab {
   bool torn_down_ = false;
 };
 
-// Directory of the running vpnlab executable (its helper binaries live next to it).
-std::string own_binary_dir();
 
 }  // namespace vpnlab

@@ -6,13 +6,14 @@
 #include <filesystem>
 #include <iostream>
 
-#include "lab/model/product_spec.h"
+#include "lab/base/fs_util.h"
+#include "lab/model/install_layout.h"
 #include "vm/image.h"
 
 namespace vpnlab {
 
 std::string default_image_recipe() {
-  return (std::filesystem::path(find_products_dir()).parent_path() / "images" / "debian12.toml").string();
+  return shipped_dir(own_binary_dir()) + "/images/debian12.toml";
 }
 
 std::string image_recipe_path(const std::string& image) {

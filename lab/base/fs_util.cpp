@@ -1,5 +1,6 @@
 #include "lab/base/fs_util.h"
 
+#include <filesystem>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -67,6 +68,12 @@ Status check_free_space(const std::string& dir, uint64_t need_bytes) {
                         " inodes), a sample needs at least " + std::to_string(need_bytes / 1024) + " KiB: " + errno_text(ENOSPC),
                     "free space there, or give --out a larger file system; finished rows are kept: measure the rest with "
                     "'vpnlab run FILE --resume RUN_DIR'");
+}
+
+std::string own_binary_dir() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : p.parent_path().string();
 }
 
 }  // namespace vpnlab

@@ -26,6 +26,10 @@ std::string read_file_text(const std::string& path);
 inline constexpr uint64_t kSampleDiskReserve = 1u << 20;
 // An error naming ENOSPC when the file system of `dir` has less than `need_bytes` (or
 // almost no inodes) free for an unprivileged writer.
+// The directory holding the running binary (from /proc/self/exe; "." if unknown): where an
+// installed vpnlab finds its share/ and libexec/ directories.
+std::string own_binary_dir();
+
 Status check_free_space(const std::string& dir, uint64_t need_bytes = kSampleDiskReserve);
 
 }  // namespace vpnlab

@@ -22,12 +22,15 @@
 #include "lab/base/fs_util.h"
 #include "lab/run/interrupt.h"
 #include "lab/model/plan.h"
+#include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
 #include "lab/run/progress.h"
 #include "lab/results/report.h"
 #include "lab/results/run_outputs.h"
+#include "lab/cli/json_output.h"
 #include "lab/cli/run_request.h"
+#include "lab/cli/version.h"
 #include "lab/run/run_state.h"
 #include "lab/run/runner.h"
 #include "lab/results/summary.h"
@@ -64,6 +67,7 @@ struct Args {
   bool sequential = false;
   bool relative = false;
   bool rebuild = false;
+  bool json = false;     // --json: machine-readable output (json_output.h)
   bool help = false;
   bool quiet = false;    // -q: warnings and errors only (the table still goes to stdout)
   bool verbose = false;  // -v: debug detail
@@ -109,6 +113,7 @@ const std::vector<OptionDef>& option_defs() {
       {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
       {"--rebuild", "", "build again even if the cache holds the image"},
       {"--dry-run", "", "list what would be removed; remove nothing"},
+      {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text"},
   };
   return o;
 }
@@ -145,6 +150,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s == "--sequential") { a.sequential = true; continue; }
     if (s == "--relative") { a.relative = true; continue; }
     if (s == "--rebuild") { a.rebuild = true; continue; }
+    if (s == "--json") { a.json = true; continue; }
     if (!inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
     const std::string v = inline_value ? *inline_value : argv[++i];
     if (s == "--product") a.products.push_back(v);
@@ -200,7 +206,8 @@ int cmd_plan(const Args& a) {
   if (a.positional.size() != 1) return usage_error("plan", "give one topology file");
   auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
-  std::cout << describe_plan(plan.value());
+  if (a.json) std::cout << plan_json(plan.value()).dump(2) << "\n";
+  else std::cout << describe_plan(plan.value());
   return 0;
 }
 
@@ -301,7 +308,7 @@ int cmd_run(const Args& given) {
     opts.run_dir = dir;
     opts.resume = true;
   }
-  opts.products_dir = find_products_dir();
+  opts.products_dir = products_path(own_binary_dir());
   opts.keys_dir = request.keys_dir;
   opts.interrupt_fd = install_interrupt_handlers();
   opts.build_nodes = build_netns_runtime;
@@ -310,7 +317,7 @@ int cmd_run(const Args& given) {
     // Guests see the run directory at the same path: it must be absolute.
     opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
     spdlog::info("vm backend: preparing the guest image and probing KVM");
-    auto prepared = prepare_vm_backend(image_recipe_path(plan->image), own_binary_dir());
+    auto prepared = prepare_vm_backend(image_recipe_path(plan->image), helper_dir(own_binary_dir()));
     if (!prepared) return fail(prepared.error());
     vm = std::move(*prepared);
     spdlog::info("vm backend: image {} (kernel {}), accel {}: {}", vm->image.name, vm->image.kernel_release, accel_name(vm->accel.accel),
@@ -358,17 +365,26 @@ int cmd_cleanup(const Args& a) {
   return 0;
 }
 
-int cmd_products(const Args&) {
-  std::string dir = find_products_dir();
+// Text: one product per line, tab-separated, the only field that may hold spaces (version
+// or reason) last, so `cut -f` and `awk -F'\t'` read it.
+int cmd_products(const Args& a) {
+  std::string dir = products_path(own_binary_dir());
+  nlohmann::json all = nlohmann::json::array();
+  if (!a.json) std::cout << "NAME\tSTATUS\tCIPHER\tVERSION OR REASON\n";
   for (const auto& name : list_products(dir)) {
     auto spec = load_product(dir, name);
-    if (!spec) {
-      std::cout << name << "  invalid: " << spec.error().where_and_what() << "\n";
-      continue;
+    std::optional<Availability> av;
+    if (spec) av = check_availability(spec.value());
+    if (a.json) {
+      all.push_back(product_json(name, spec, av));
+    } else if (!spec) {
+      std::cout << name << "\tinvalid\t-\t" << one_line(spec.error().where_and_what()) << "\n";
+    } else {
+      std::cout << name << "\t" << (av->available ? "available" : "unavailable") << "\t" << (spec->cipher.empty() ? "-" : spec->cipher)
+                << "\t" << one_line(av->available ? av->version : av->reason) << "\n";
     }
-    auto av = check_availability(spec.value());
-    std::cout << name << "  " << (av.available ? "available  " + av.version : "unavailable: " + av.reason) << "  cipher: " << spec->cipher << "\n";
   }
+  if (a.json) std::cout << nlohmann::json{{"schema", kJsonSchema}, {"products_path", dir}, {"products", all}}.dump(2) << "\n";
   return 0;
 }
 
@@ -392,14 +408,17 @@ int cmd_diff(const Args& a) {
   auto d = a.positional.size() == 1 ? diff_tagged_run(run_dir_arg(a.positional[0]), a.threshold)
                                     : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), a.threshold, a.relative);
   if (!d) return fail(d.error());
-  std::cout << d->text;
+  if (a.json) std::cout << diff_json(*d, a.threshold).dump(2) << "\n";
+  else std::cout << d->text;
   return d->gate_failed ? kExitGate : 0;
 }
 
 int cmd_doctor(const Args& a) {
   if (!a.positional.empty()) return usage_error("doctor", "doctor takes no file");
   if (!need_root("doctor")) return kExitError;
-  std::cout << doctor_report(find_products_dir());
+  DoctorReport report = doctor_report(products_path(own_binary_dir()));
+  if (a.json) std::cout << report.json.dump(2) << "\n";
+  else std::cout << report.text;
   return 0;
 }
 
@@ -415,8 +434,8 @@ const std::vector<Verb>& verbs() {
   static const std::vector<Verb> v = {
       {"validate", "validate FILE [--product NAME]...", "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
        "creates nothing, needs no root.", {"--product"}, cmd_validate},
-      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential]", "Prints what a run would create and do; creates nothing, needs no root.",
-       {"--product", "--samples", "--duration", "--no-pin", "--sequential"}, cmd_plan},
+      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--json]", "Prints what a run would create and do; creates nothing, needs no root.",
+       {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--json"}, cmd_plan},
       {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
       {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]",
@@ -429,28 +448,83 @@ const std::vector<Verb>& verbs() {
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from"}, cmd_run},
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
-      {"products", "products", "Lists the products in products/ with availability, version and cipher.", {}, cmd_products},
-      {"diff", "diff RUN_A RUN_B [--threshold X] [--relative] | diff RUN [--threshold X]",
+      {"products", "products [--json]", "Lists the products with availability, cipher and version (tab-separated; the reason a product cannot run\n"
+       "in place of its version). Looked up in order: the shipped products (PREFIX/share/vpnlab/products, or the source\n"
+       "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.",
+       {"--json"}, cmd_products},
+      {"diff", "diff RUN_A RUN_B [--threshold X] [--relative] [--json] | diff RUN [--threshold X] [--json]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
        "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
        "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
        "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
-       {"--threshold", "--relative"}, cmd_diff},
+       {"--threshold", "--relative", "--json"}, cmd_diff},
       {"report", "report RUN_DIR", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.", {},
        cmd_report},
       {"image", "image build [RECIPE] [--rebuild] | image list | image clean",
        "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"
        "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.",
        {"--rebuild"}, [](const Args& a) { return image_command(a.positional, a.rebuild); }},
-      {"doctor", "doctor", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
-       "steal time, products) and says what that means for results.", {}, cmd_doctor},
+      {"doctor", "doctor [--json]", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
+       "steal time, products) and says what that means for results.", {"--json"}, cmd_doctor},
   };
   return v;
 }
 
-void print_usage() {
+void print_verb_help(const Verb& v, bool for_man = false) {
+  std::cout << (for_man ? "  vpnlab " : "usage: vpnlab ") << v.synopsis << "\n\n" << v.help << "\n\n" << (for_man ? "" : "options:\n");
+  for (const auto& name : v.options) {
+    const OptionDef* o = option_def(name);
+    std::string head = std::string(o->name) + (*o->value ? std::string(" ") + o->value : "");
+    std::cout << "  " << head << std::string(head.size() < 17 ? 17 - head.size() : 1, ' ') << o->help << "\n";
+  }
+  std::cout << "  -q, --quiet      warnings and errors only\n  -v, --verbose    debug detail\n  -h, --help       this help\n"
+               "  --               what follows is a file name, even if it starts with '-'\n";
+}
+
+// What bash completion offers (completion/vpnlab.bash calls `vpnlab _complete CWORD
+// WORDS...`, WORDS without the leading "vpnlab"): verbs, a verb's options, product names
+// after --product; "_files" or "_dirs" where the shell should complete paths.
+int cmd_complete(const std::vector<std::string>& words_in) {
+  if (words_in.empty()) return 0;
+  int cword = 0;
+  try { cword = std::stoi(words_in[0]); } catch (...) { return 0; }
+  std::vector<std::string> words(words_in.begin() + 1, words_in.end());
+  const std::string cur = cword >= 1 && static_cast<size_t>(cword) <= words.size() ? words[cword - 1] : "";
+  auto offer = [&](const std::string& c) {
+    if (c.rfind(cur, 0) == 0) std::cout << c << "\n";
+  };
+  if (cword <= 1) {
+    for (const auto& v : verbs()) offer(v.name);
+    offer("--help");
+    offer("--version");
+    return 0;
+  }
+  const Verb* verb = nullptr;
+  for (const auto& v : verbs())
+    if (words[0] == v.name) verb = &v;
+  if (!verb) return 0;
+  const std::string prev = words[cword - 2];
+  if (const OptionDef* o = option_def(prev); o && *o->value) {
+    if (prev == "--product") {
+      offer("all");
+      for (const auto& p : list_products(products_path(own_binary_dir()))) offer(p);
+    } else if (std::string(o->value).find("DIR") != std::string::npos) {
+      std::cout << "_dirs\n";
+    }
+    return 0;
+  }
+  if (!cur.empty() && cur[0] == '-') {
+    for (const auto& name : verb->options) offer(name);
+    for (const char* o : {"--help", "--quiet", "--verbose"}) offer(o);
+    return 0;
+  }
+  std::cout << "_files\n";
+  return 0;
+}
+
+void print_usage(bool for_man = false) {
   std::cout << "usage: vpnlab VERB [ARGS]   (vpnlab --version: the version)\n\nverbs:\n";
-  for (const auto& v : verbs()) std::cout << "  " << v.synopsis << "\n";
+  for (const auto& v : verbs()) std::cout << (for_man ? "\n" : "  ") << v.synopsis << "\n";
   std::cout << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n"
                "\nexit codes: 0 ok; 1 error; 2 usage; 3 'diff --threshold' gate fired; 4 'run': a product x test has no valid row;\n"
                "5 'run': some rows failed or are invalid; 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n";
@@ -463,9 +537,20 @@ int main(int argc, char** argv) {
   Progress::install_logger();
   ignore_broken_pipes();
   if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
-    std::cout << "vpnlab " << vpnlab_version() << "\n";
+    std::cout << version_text();
     return 0;
   }
+  // Every verb's help in one text, laid out for help2man, which turns it into the man page
+  // (a line "NAME:" starts a section; option lines become tagged paragraphs).
+  if (argc >= 2 && !strcmp(argv[1], "--help-all")) {
+    print_usage(/*for_man=*/true);
+    for (const auto& v : verbs()) {
+      std::cout << "\nvpnlab " << v.name << ":\n";
+      print_verb_help(v, /*for_man=*/true);
+    }
+    return 0;
+  }
+  if (argc >= 2 && !strcmp(argv[1], "_complete")) return cmd_complete(std::vector<std::string>(argv + 2, argv + argc));
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     print_usage();
     return argc < 2 ? kExitUsage : 0;
@@ -478,14 +563,7 @@ int main(int argc, char** argv) {
     if (args->quiet) spdlog::set_level(spdlog::level::warn);
     if (args->verbose) spdlog::set_level(spdlog::level::debug);
     if (args->help) {
-      std::cout << "usage: vpnlab " << v.synopsis << "\n\n" << v.help << "\n\noptions:\n";
-      for (const auto& name : v.options) {
-        const OptionDef* o = option_def(name);
-        std::string head = std::string(o->name) + (*o->value ? std::string(" ") + o->value : "");
-        std::cout << "  " << head << std::string(head.size() < 17 ? 17 - head.size() : 1, ' ') << o->help << "\n";
-      }
-      std::cout << "  -q, --quiet      warnings and errors only\n  -v, --verbose    debug detail\n  -h, --help       this help\n"
-                   "  --               what follows is a file name, even if it starts with '-'\n";
+      print_verb_help(v);
       return 0;
     }
     // Every expected failure is a Result; anything that still escapes (a bug, memory) is

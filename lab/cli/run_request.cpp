@@ -15,6 +15,7 @@
 #include "lab/model/finalize.h"
 #include "lab/results/run_files.h"
 #include "lab/run/product_session.h"
+#include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
 #include "lab/run/runner.h"
@@ -52,7 +53,7 @@ Result<Plan> plan_request(const RunRequest& a) {
   if (!plan) return plan;
   if (a.products.empty() && a.samples && *a.samples < 1) return make_error("--samples must be at least 1");
   // "--product all" means every product in products/ that can run here, on this shape.
-  const std::string dir = find_products_dir();
+  const std::string dir = products_path(own_binary_dir());
   const bool all = std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end();
   std::vector<ProductSpec> specs;
   for (const auto& name : all ? list_products(dir) : plan->products) {
@@ -123,7 +124,7 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
   auto plan = plan_request(*a);
   if (!plan) return plan;
   for (const auto& name : plan->products) {
-    auto spec = load_product(find_products_dir(), name);
+    auto spec = load_product(products_path(own_binary_dir()), name);
     if (!spec) return spec.error();
     std::string then = env.value("products", nlohmann::json::object()).value(spec->name, nlohmann::json::object()).value("version", std::string());
     std::string now = check_availability(spec.value()).version;

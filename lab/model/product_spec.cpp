@@ -12,18 +12,10 @@
 #include "lab/base/fs_util.h"
 #include "lab/model/toml_reader.h"
 
-#ifndef VPNLAB_SOURCE_DIR
-#define VPNLAB_SOURCE_DIR "."
-#endif
 
 namespace vpnlab {
 
 namespace {
-
-bool is_dir(const std::string& p) {
-  struct stat st{};
-  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 Status parse_nodes_filter(const TomlReader& r, const toml::table& t, const std::string& what, NodeFilter* out) {
   std::string v;
@@ -258,19 +250,39 @@ Result<ProductSpec> load_variant(const std::string& products_dir, const std::str
 
 }  // namespace
 
-Result<ProductSpec> load_product(const std::string& products_dir, const std::string& name) {
-  if (name.find('@') != std::string::npos) return load_variant(products_dir, name);
+std::vector<std::string> split_products_path(const std::string& products_path) {
+  std::vector<std::string> dirs;
+  size_t start = 0;
+  while (start <= products_path.size()) {
+    size_t end = products_path.find(':', start);
+    if (end == std::string::npos) end = products_path.size();
+    if (end > start) dirs.push_back(products_path.substr(start, end - start));
+    start = end + 1;
+  }
+  return dirs;
+}
+
+Result<ProductSpec> load_product(const std::string& products_path, const std::string& name) {
+  if (name.find('@') != std::string::npos) return load_variant(products_path, name);
+  const std::vector<std::string> dirs = split_products_path(products_path);
   ProductSpec spec;
   spec.name = name;
-  spec.dir = products_dir + "/" + name;
-  std::string path = spec.dir + "/product.toml";
-  auto text = read_whole_file(path);
+  Result<std::string> text = make_error("no products directory");
+  std::string path;
+  const bool plain_name = name.find('/') == std::string::npos && name != "." && name != "..";
+  for (const auto& dir : dirs) {
+    if (!plain_name) break;
+    spec.dir = dir + "/" + name;
+    path = spec.dir + "/product.toml";
+    if ((text = read_whole_file(path))) break;
+  }
   if (!text) {
-    auto known = list_products(products_dir);
+    auto known = list_products(products_path);
     std::string guess = closest_match(name, known);
     std::string all;
     for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
-    return make_error("unknown product '" + name + "' (no " + path + ")",
+    std::string where = dirs.size() == 1 ? "no " + path : "in none of " + products_path;
+    return make_error("unknown product '" + name + "' (" + where + ")",
                       guess.empty() ? "known products: " + all : "did you mean '" + guess + "'?");
   }
   TomlReader r(path);
@@ -285,16 +297,20 @@ Result<ProductSpec> load_product(const std::string& products_dir, const std::str
   return spec;
 }
 
-std::vector<std::string> list_products(const std::string& products_dir) {
+std::vector<std::string> list_products(const std::string& products_path) {
   std::vector<std::string> out;
-  DIR* dir = opendir(products_dir.c_str());
-  if (!dir) return out;
-  while (dirent* e = readdir(dir)) {
-    std::string n = e->d_name;
-    if (n[0] != '.' && access((products_dir + "/" + n + "/product.toml").c_str(), R_OK) == 0) out.push_back(n);
+  for (const auto& products_dir : split_products_path(products_path)) {
+    DIR* dir = opendir(products_dir.c_str());
+    if (!dir) continue;
+    while (dirent* e = readdir(dir)) {
+      std::string n = e->d_name;
+      if (n[0] != '.' && access((products_dir + "/" + n + "/product.toml").c_str(), R_OK) == 0) out.push_back(n);
+    }
+    closedir(dir);
   }
-  closedir(dir);
+  // A name in two directories is the first one's (load_product takes the first match).
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -305,11 +321,5 @@ int carried_mtu(const ProductSpec& spec, int underlay_mtu) {
   return std::min(spec.max_mtu, underlay_mtu - spec.overhead);
 }
 
-std::string find_products_dir() {
-  if (const char* env = getenv("VPNLAB_PRODUCTS"); env && *env) return env;
-  std::string built_in = std::string(VPNLAB_SOURCE_DIR) + "/products";
-  if (is_dir(built_in)) return built_in;
-  return "products";
-}
 
 }  // namespace vpnlab

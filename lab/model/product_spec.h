@@ -96,11 +96,11 @@ std::string overlay_shape(size_t node_count);
 // The largest overlay MTU the product carries over underlay links of `underlay_mtu`.
 int carried_mtu(const ProductSpec& spec, int underlay_mtu);
 
-// products_dir: where products/ lives (see find_products_dir()).
-Result<ProductSpec> load_product(const std::string& products_dir, const std::string& name);
-std::vector<std::string> list_products(const std::string& products_dir);
+// products_path: directories separated by ':' (as $PATH), searched in order; a name found
+// in two of them is the first one's (see products_path()).
+Result<ProductSpec> load_product(const std::string& products_path, const std::string& name);
+std::vector<std::string> list_products(const std::string& products_path);
+std::vector<std::string> split_products_path(const std::string& products_path);
 
-// $VPNLAB_PRODUCTS, else products/ next to the binary's source tree, else ./products.
-std::string find_products_dir();
 
 }  // namespace vpnlab

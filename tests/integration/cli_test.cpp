@@ -9,7 +9,9 @@
 
 #include "lab/run/results_csv.h"
 #include "lab/results/summary.h"
+#include <algorithm>
 #include <functional>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -198,3 +200,54 @@ TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
   EXPECT_NE(read_file(a + "/sysctls.json"), "") << "per-namespace sysctls";
   EXPECT_NE(read_file(a + "/offloads.json").find("tso"), std::string::npos) << "offloads of every lab interface";
 }
+
+namespace vpnlab::testing {
+namespace {
+
+// What a script reads: `products` as tab-separated columns, `--json` of products and
+// doctor (keys of README "Machine-readable output"), --version with the libraries.
+TEST(Cli, ProductsAndDoctorAreMachineReadable) {
+  CliOutcome o = vpnlab_cli({"products"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::istringstream lines(o.out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "NAME\tSTATUS\tCIPHER\tVERSION OR REASON");
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    EXPECT_GE(std::count(line.begin(), line.end(), '\t'), 3) << line;
+    EXPECT_TRUE(line.find("\tavailable\t") != std::string::npos || line.find("\tunavailable\t") != std::string::npos ||
+                line.find("\tinvalid\t") != std::string::npos) << line;
+  }
+  EXPECT_GE(rows, 10);
+  o = vpnlab_cli({"products", "--json"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto products = nlohmann::json::parse(o.out, nullptr, false);
+  ASSERT_FALSE(products.is_discarded()) << o.out;
+  EXPECT_EQ(products["schema"], 1);
+  EXPECT_EQ(products["products_path"], VPNLAB_PRODUCTS_DIR);
+  EXPECT_EQ(static_cast<int>(products["products"].size()), rows);
+  EXPECT_EQ(products["products"][0]["name"], "baseline");
+  EXPECT_TRUE(products["products"][0]["available"].is_boolean());
+
+  o = vpnlab_cli({"--version"});
+  EXPECT_NE(o.out.find("\nbuilt with: libnl "), std::string::npos) << o.out;
+
+  VPNLAB_REQUIRE_ROOT();
+  o = vpnlab_cli({"doctor", "--json"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto doctor = nlohmann::json::parse(o.out, nullptr, false);
+  ASSERT_FALSE(doctor.is_discarded()) << o.out;
+  for (const char* key : {"kernel", "network_features", "virtualisation", "machine", "products", "meaning", "guest_only_products"})
+    EXPECT_TRUE(doctor.contains(key)) << key;
+  bool boot_probe = false;
+  for (const auto& row : doctor["virtualisation"]) boot_probe = boot_probe || row["name"] == "kvm-boot";
+  EXPECT_TRUE(boot_probe) << doctor["virtualisation"].dump();
+  o = vpnlab_cli({"doctor"});
+  EXPECT_NE(o.out.find("  kvm-boot "), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("comes with the VM backend"), std::string::npos) << o.out;
+}
+
+}  // namespace
+}  // namespace vpnlab::testing

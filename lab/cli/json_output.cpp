@@ -1,0 +1,105 @@
+#include "lab/cli/json_output.h"
+
+namespace vpnlab {
+
+using nlohmann::json;
+
+json product_json(const std::string& name, const Result<ProductSpec>& spec, const std::optional<Availability>& availability) {
+  json p = {{"name", name}};
+  if (!spec) {
+    p["valid"] = false;
+    p["error"] = spec.error().where_and_what();
+    return p;
+  }
+  p["valid"] = true;
+  p["dir"] = spec->dir;
+  p["description"] = spec->description;
+  p["cipher"] = spec->cipher;
+  p["tunnel"] = spec->tunnel;
+  p["shapes"] = spec->shapes;
+  p["overhead"] = spec->overhead;
+  p["max_mtu"] = spec->max_mtu;
+  p["packages"] = spec->packages;
+  if (availability) {
+    p["available"] = availability->available;
+    p["version"] = availability->version;
+    p["reason"] = availability->reason;
+  }
+  return p;
+}
+
+namespace {
+
+const char* when_name(PlanRoute::When w) {
+  switch (w) {
+    case PlanRoute::When::always: return "always";
+    case PlanRoute::When::tunnel: return "tunnel";
+    case PlanRoute::When::baseline: return "baseline";
+  }
+  return "always";
+}
+
+json test_json(const PlanTest& t) {
+  const TestSpec& s = t.spec;
+  json j = {{"name", s.name}, {"client", s.client}, {"servers", s.servers}, {"streams", s.streams}, {"reverse", s.reverse},
+            {"bidirectional", s.bidirectional}, {"udp", s.udp}, {"underlay_links", t.underlay_links}};
+  j["mss"] = s.mss ? json(*s.mss) : json(nullptr);
+  j["bitrate_bps"] = s.bitrate_bps;
+  j["length"] = s.length;
+  return j;
+}
+
+}  // namespace
+
+json plan_json(const Plan& plan) {
+  json nodes = json::array();
+  for (const auto& n : plan.nodes) {
+    json underlay = json::array();
+    for (const auto& u : n.underlay) underlay.push_back({{"link", u.link}, {"ifname", u.ifname}, {"addr", u.addr.str()}, {"carrier", u.carrier}});
+    json sites = json::array();
+    for (const auto& s : n.sites) sites.push_back(s.str());
+    nodes.push_back({{"name", n.name}, {"namespace", n.ns}, {"vpn", n.vpn}, {"gateway", n.gateway}, {"overlay", n.overlay.str()},
+                     {"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"default_cpus", n.default_cpus}, {"underlay", underlay}, {"sites", sites}});
+  }
+  json links = json::array();
+  for (const auto& v : plan.veths)
+    links.push_back({{"link", v.link}, {"ns_a", v.ns_a}, {"if_a", v.if_a}, {"addr_a", v.addr_a ? json(v.addr_a->str()) : json(nullptr)},
+                     {"ns_b", v.ns_b}, {"if_b", v.if_b}, {"addr_b", v.addr_b ? json(v.addr_b->str()) : json(nullptr)},
+                     {"bridge", v.master_b}, {"mtu", v.mtu}, {"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms},
+                     {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct}});
+  json bridges = json::array();
+  for (const auto& b : plan.bridges) bridges.push_back({{"link", b.link}, {"namespace", b.ns}, {"name", b.name}, {"mtu", b.mtu}});
+  json routes = json::array();
+  for (const auto& r : plan.routes) routes.push_back({{"node", r.node}, {"dest", r.dest.str()}, {"via", r.via.str()}, {"when", when_name(r.when)}});
+  json tests = json::array();
+  for (const auto& t : plan.tests) tests.push_back(test_json(t));
+  return {{"schema", kJsonSchema},
+          {"run_id", plan.run_id},
+          {"lab", plan.lab},
+          {"backend", plan.backend},
+          {"topology_file", plan.topology_file},
+          {"overlay", {{"subnet", plan.overlay_subnet.str()}, {"mtu", plan.overlay_mtu}, {"port", plan.overlay_port}}},
+          {"products", plan.products},
+          {"bench",
+           {{"samples", plan.samples}, {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s}, {"interleaved", plan.interleave},
+            {"pinned", plan.pinned}, {"rps", plan.rps}, {"threads", plan.threads ? json(*plan.threads) : json(nullptr)},
+            {"estimated_s", plan.estimated_seconds()}}},
+          {"pin_notes", plan.pin_notes},
+          {"nodes", nodes},
+          {"links", links},
+          {"bridges", bridges},
+          {"routes", routes},
+          {"tests", tests}};
+}
+
+json diff_json(const DiffOutcome& diff, std::optional<double> threshold) {
+  json cs = json::array();
+  for (const auto& c : diff.comparisons)
+    cs.push_back({{"product", c.product}, {"test", c.test}, {"n_a", c.n_a}, {"n_b", c.n_b}, {"ratio", c.ratio},
+                  {"ci_low", c.ci_low}, {"ci_high", c.ci_high}, {"coverage", c.coverage}, {"p", c.p_value}, {"p_holm", c.p_holm},
+                  {"verdict", c.verdict}, {"fails_threshold", threshold ? fails_threshold(c, *threshold) : false}});
+  return {{"schema", kJsonSchema}, {"threshold", threshold ? json(*threshold) : json(nullptr)}, {"gate_failed", diff.gate_failed},
+          {"comparisons", cs}};
+}
+
+}  // namespace vpnlab

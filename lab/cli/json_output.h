@@ -1,0 +1,25 @@
+// `--json` of `products`, `plan` and `diff`: stable keys (README, "Machine-readable output"),
+// pinned by golden files in tests/data/json/. A key is only ever added, never renamed.
+#pragma once
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/cli/diff_command.h"
+#include "lab/model/plan.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/product_probe.h"
+
+namespace vpnlab {
+
+inline constexpr int kJsonSchema = 1;  // "schema" of every --json document
+
+// One product as `products --json` lists it; `spec` is empty when its product.toml is invalid.
+nlohmann::json product_json(const std::string& name, const Result<ProductSpec>& spec, const std::optional<Availability>& availability);
+
+nlohmann::json plan_json(const Plan& plan);
+
+nlohmann::json diff_json(const DiffOutcome& diff, std::optional<double> threshold);
+
+}  // namespace vpnlab

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The .deb as a user gets it: installed with dpkg, used from outside the source tree (/),
+# then removed, leaving nothing. Skips (77) without root, or when a vpnlab package is
+# already installed (it is never replaced or removed by a test).
+#   tests/package/deb_test.sh PACKAGE_DIR
+# calls: dpkg dpkg-deb dpkg-query man awk mktemp stat
+set -euo pipefail
+pkg_dir="$1"
+fail() { echo "deb_test: FAILED: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "deb_test: skipped: needs root (dpkg -i)"; exit 77; }
+if dpkg-query -W -f='${Status}' vpnlab 2>/dev/null | grep -q "install ok installed"; then
+  echo "deb_test: skipped: a vpnlab package is installed already; not touching it"; exit 77
+fi
+deb=$(ls -t "$pkg_dir"/vpnlab_*_amd64.deb 2>/dev/null | head -1)
+[ -n "$deb" ] || fail "no vpnlab_*_amd64.deb in $pkg_dir (the package.build test makes it)"
+out=$(mktemp -d /tmp/vpnlab-deb-test.XXXXXX)
+installed=0
+finish() {
+  if [ "$installed" = 1 ]; then dpkg --purge vpnlab >/dev/null 2>&1 || true; fi
+  rm -rf "$out"
+}
+trap finish EXIT
+
+echo "deb_test: vpnlab $(dpkg-deb -f "$deb" Version), $(stat -c %s "$deb") bytes"
+echo "deb_test: Depends: $(dpkg-deb -f "$deb" Depends)"
+dpkg -i "$deb" >/dev/null || fail "dpkg -i $deb"
+installed=1
+cd /
+[ "$(command -v vpnlab)" = /usr/bin/vpnlab ] || fail "vpnlab is not /usr/bin/vpnlab on PATH"
+vpnlab --version | head -1 | grep -q '^vpnlab ' || fail "vpnlab --version"
+[ -x /usr/libexec/vpnlab/vpnlab-agent ] && [ -x /usr/libexec/vpnlab/vpnlab-vmhost ] || fail "helpers not in /usr/libexec/vpnlab"
+[ -f /usr/share/bash-completion/completions/vpnlab ] || fail "no bash completion"
+[ -f /usr/share/man/man1/vpnlab.1.gz ] || fail "no man page"
+if command -v man >/dev/null; then
+  MANPAGER=cat man vpnlab 2>/dev/null | grep -q "benchmark VPN implementations" || fail "man vpnlab does not render"
+fi
+# Completion offers verbs and product names, from the installed binary.
+complete_out=$(bash -c 'source /usr/share/bash-completion/completions/vpnlab
+  COMP_WORDS=(vpnlab ru); COMP_CWORD=1; _vpnlab; echo "${COMPREPLY[@]}"
+  COMP_WORDS=(vpnlab run --product base); COMP_CWORD=3; _vpnlab; echo "${COMPREPLY[@]}"')
+echo "$complete_out" | grep -qx "run" || fail "completion of 'ru' gave: $complete_out"
+echo "$complete_out" | grep -q "baseline baseline-nooffload" || fail "completion of '--product base' gave: $complete_out"
+# The shipped products are found beside the binary, not in a source tree.
+vpnlab products --json > "$out/products.json"
+grep -q '"products_path": "/usr/share/vpnlab/products' "$out/products.json" || fail "products not looked up in /usr/share/vpnlab/products: $(head -5 "$out/products.json")"
+vpnlab validate /usr/share/vpnlab/topologies/quick.toml || fail "vpnlab validate of the installed quick topology"
+# A real run of the installed topology, from /, with valid rows.
+vpnlab run /usr/share/vpnlab/topologies/quick.toml --product baseline --samples 2 --duration 2s --out "$out" -q > "$out/run.txt" \
+  || fail "vpnlab run exited $? ($(tail -3 "$out/run.txt"))"
+csv=$(ls "$out"/*/results.csv)
+valid=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "valid") col = i; next } $col == "1" || $col == "true" { n++ } END { print n + 0 }' "$csv")
+[ "$valid" = 2 ] || fail "expected 2 valid rows in $csv, got $valid"
+dpkg --purge vpnlab >/dev/null || fail "dpkg --purge vpnlab"
+installed=0
+for p in /usr/bin/vpnlab /usr/libexec/vpnlab /usr/share/vpnlab /usr/share/man/man1/vpnlab.1.gz /usr/share/bash-completion/completions/vpnlab; do
+  [ ! -e "$p" ] || fail "$p is still there after dpkg --purge"
+done
+echo "deb_test: installed, ran 2 valid samples from /, removed cleanly"

@@ -1,0 +1,139 @@
+// Install layout (where an installed or built vpnlab finds products, images and helpers)
+// and the --json documents, against golden files in tests/data/json/ (regenerate with
+// VPNLAB_UPDATE_GOLDEN=1 and review the difference: keys are only ever added).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "lab/base/fs_util.h"
+#include "lab/cli/json_output.h"
+#include "lab/model/install_layout.h"
+#include "lab/model/plan.h"
+#include "lab/model/product_spec.h"
+#include "lab/model/topology.h"
+#include "../temp_paths.h"
+
+namespace vpnlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+void make_product(const std::string& dir, const std::string& name, const std::string& description) {
+  fs::create_directories(dir + "/" + name);
+  std::ofstream(dir + "/" + name + "/product.toml") << "name = \"" << name << "\"\ndescription = \"" << description
+                                                    << "\"\ncipher = \"none\"\ntunnel = false\npackages = [\"iperf3\"]\n";
+}
+
+// Sets an environment variable for one test and restores it afterwards.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> old;
+  ScopedEnv(const std::string& n, const std::optional<std::string>& value) : name(n) {
+    if (const char* v = getenv(n.c_str())) old = v;
+    if (value) setenv(n.c_str(), value->c_str(), 1);
+    else unsetenv(n.c_str());
+  }
+  ~ScopedEnv() {
+    if (old) setenv(name.c_str(), old->c_str(), 1);
+    else unsetenv(name.c_str());
+  }
+};
+
+void expect_golden(const std::string& name, const nlohmann::json& got) {
+  fs::path golden = fs::path(VPNLAB_TEST_DATA) / "json" / name;
+  std::string text = got.dump(2) + "\n";
+  if (getenv("VPNLAB_UPDATE_GOLDEN")) {
+    fs::create_directories(golden.parent_path());
+    std::ofstream(golden) << text;
+    GTEST_SKIP() << "golden file rewritten: " << golden;
+  }
+  EXPECT_EQ(text, read_file_text(golden.string())) << name << " differs from " << golden;
+}
+
+TEST(Install, ProductsAreLookedUpShippedFirstThenTheEnvironmentThenTheUsersDirectory) {
+  std::string root = make_temp_dir("install");
+  make_product(root + "/usr/share/vpnlab/products", "baseline", "shipped");
+  make_product(root + "/extra", "baseline", "a copy in VPNLAB_PRODUCTS");
+  make_product(root + "/extra", "mine", "from VPNLAB_PRODUCTS");
+  make_product(root + "/home/.config/vpnlab/products", "private", "the user's own");
+  fs::create_directories(root + "/usr/bin");
+  ScopedEnv env("VPNLAB_PRODUCTS", root + "/extra:" + root + "/missing");
+  ScopedEnv home("HOME", root + "/home");
+  std::string path = products_path(root + "/usr/bin");
+  EXPECT_EQ(path, root + "/usr/share/vpnlab/products:" + root + "/extra:" + root + "/home/.config/vpnlab/products");
+  EXPECT_EQ(list_products(path), (std::vector<std::string>{"baseline", "mine", "private"}));
+  auto shipped = load_product(path, "baseline");
+  ASSERT_TRUE(shipped.ok()) << shipped.error().format();
+  EXPECT_EQ(shipped->description, "shipped") << "the first directory holding a name wins";
+  auto mine = load_product(path, "private");
+  ASSERT_TRUE(mine.ok()) << mine.error().format();
+  EXPECT_EQ(mine->dir, root + "/home/.config/vpnlab/products/private");
+  auto unknown = load_product(path, "privat");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message, "unknown product 'privat' (in none of " + path + ")");
+  EXPECT_EQ(unknown.error().hint, "did you mean 'private'?");
+  EXPECT_FALSE(load_product(path, "../extra/mine").ok()) << "a name is a name, not a path";
+}
+
+TEST(Install, ABinaryOutsideAnInstallUsesTheSourceTreeAndItsOwnDirectoryForHelpers) {
+  std::string root = make_temp_dir("build-tree");
+  ScopedEnv env("VPNLAB_PRODUCTS", std::nullopt);
+  ScopedEnv home("HOME", root);
+  EXPECT_EQ(shipped_dir(root), fs::path(VPNLAB_PRODUCTS_DIR).parent_path().string());
+  EXPECT_EQ(products_path(root), VPNLAB_PRODUCTS_DIR);
+  EXPECT_EQ(helper_dir(root), root);
+  // Installed: PREFIX/libexec/vpnlab holds the helpers.
+  fs::create_directories(root + "/prefix/bin");
+  fs::create_directories(root + "/prefix/libexec/vpnlab");
+  std::ofstream(root + "/prefix/libexec/vpnlab/vpnlab-agent") << "#!/bin/sh\n";
+  fs::permissions(root + "/prefix/libexec/vpnlab/vpnlab-agent", fs::perms::owner_all);
+  EXPECT_EQ(helper_dir(root + "/prefix/bin"), root + "/prefix/libexec/vpnlab");
+}
+
+TEST(Json, PlanOfTheQuickTopologyMatchesTheGoldenFile) {
+  auto topo = load_topology(VPNLAB_TOPOLOGIES "/quick.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  PlanOptions po;
+  po.run_id = "20261201-000000-json";
+  po.tag = "json";
+  po.cpu_count = 2;
+  auto plan = make_plan(*topo, po);
+  ASSERT_TRUE(plan.ok()) << plan.error().format();
+  plan->topology_file = "topologies/quick.toml";
+  expect_golden("plan-quick.json", plan_json(*plan));
+}
+
+TEST(Json, ProductsListingMatchesTheGoldenFile) {
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  spec->dir = "products/wireguard-go";
+  Availability av{true, "", "wireguard-go v0.0.20220316"};
+  Result<ProductSpec> broken = make_error("products/x/product.toml:3:1: not valid TOML");
+  Availability missing{false, "'nebula' is not installed (apt-get install --no-install-recommends nebula)", ""};
+  nlohmann::json doc = {{"schema", kJsonSchema},
+                        {"products", {product_json("wireguard-go", spec, av), product_json("x", broken, std::nullopt)}}};
+  expect_golden("products.json", doc);
+  EXPECT_EQ(product_json("nebula", spec, missing)["reason"], missing.reason);
+}
+
+TEST(Json, DiffMatchesTheGoldenFile) {
+  DiffOutcome d;
+  Comparison slower;
+  slower.product = "nebula";
+  slower.test = "a-to-b";
+  slower.n_a = slower.n_b = 10;
+  slower.ratio = 0.8;
+  slower.ci_low = 0.75;
+  slower.ci_high = 0.85;
+  slower.coverage = 0.96;
+  slower.p_value = slower.p_holm = 0.0002;
+  slower.verdict = "slower";
+  d.comparisons = {slower};
+  d.gate_failed = true;
+  expect_golden("diff.json", diff_json(d, 0.1));
+}
+
+}  // namespace
+}  // namespace vpnlab
