@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -30,6 +31,9 @@
 #include "lab/results/run_outputs.h"
 #include "lab/cli/json_output.h"
 #include "lab/cli/run_request.h"
+#include "lab/cli/sampling.h"
+#include "lab/results/run_files.h"
+#include "lab/results/sampling_text.h"
 #include "lab/cli/version.h"
 #include "lab/run/run_state.h"
 #include "lab/run/runner.h"
@@ -62,12 +66,16 @@ struct Args {
   std::string resume_dir;
   std::string from_dir;
   std::optional<double> threshold;
+  std::optional<double> precision;   // --precision 2%: adaptive sampling (lab/run/adaptive.h)
+  std::optional<double> max_time_s;  // --max-time 15m
+  std::optional<int> min_rounds;     // --min-rounds 5
   bool dry_run = false;
   bool no_pin = false;
   bool sequential = false;
   bool relative = false;
   bool rebuild = false;
   bool json = false;     // --json: machine-readable output (json_output.h)
+  bool markdown = false; // diff --markdown: the verdicts as a Markdown table (CI step summaries)
   bool help = false;
   bool quiet = false;    // -q: warnings and errors only (the table still goes to stdout)
   bool verbose = false;  // -v: debug detail
@@ -108,12 +116,19 @@ const std::vector<OptionDef>& option_defs() {
       {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes"},
       {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)"},
       {"--from", "RUN_DIR", "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
-                            "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it"},
+                            "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with\n"
+                            "                   'plan --precision': the earlier run whose spread predicts the rounds"},
       {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best"},
+      {"--precision", "P", "adaptive sampling: rounds go on until the 95 % interval of every product's round-paired ratio to the\n"
+                           "                   baseline (or of NAME@new to NAME@old) is within ±P (e.g. 2%), then stop; at most --samples\n"
+                           "                   rounds (default 100) and --max-time (README: 'Adaptive sampling')"},
+      {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)"},
+      {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)"},
       {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
       {"--rebuild", "", "build again even if the cache holds the image"},
       {"--dry-run", "", "list what would be removed; remove nothing"},
       {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text"},
+      {"--markdown", "", "print the verdicts as a Markdown table (a CI job's step summary)"},
   };
   return o;
 }
@@ -151,6 +166,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s == "--relative") { a.relative = true; continue; }
     if (s == "--rebuild") { a.rebuild = true; continue; }
     if (s == "--json") { a.json = true; continue; }
+    if (s == "--markdown") { a.markdown = true; continue; }
     if (!inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
     const std::string v = inline_value ? *inline_value : argv[++i];
     if (s == "--product") a.products.push_back(v);
@@ -158,6 +174,30 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     else if (s == "--keys") a.keys_dir = v;
     else if (s == "--resume") a.resume_dir = v;
     else if (s == "--from") a.from_dir = v;
+    else if (s == "--precision") {
+      // "2%" or 0.02: the relative half-width asked for.
+      try {
+        std::string num = !v.empty() && v.back() == '%' ? v.substr(0, v.size() - 1) : v;
+        size_t used; double x = std::stod(num, &used); if (used != num.size() || !std::isfinite(x)) throw 1;
+        a.precision = v.back() == '%' ? x / 100 : x;
+      } catch (...) { usage_error(verb, "--precision '" + v + "' is not a precision, e.g. 2% or 0.02"); return std::nullopt; }
+      if (*a.precision < 0.001 || *a.precision > 0.5) { usage_error(verb, "--precision " + v + " is out of range: 0.1% to 50%"); return std::nullopt; }
+    } else if (s == "--max-time") {
+      // A budget, unlike a sample's length, may be hours.
+      a.max_time_s = v.size() > 1 && v.back() == 'h' ? parse_duration(v.substr(0, v.size() - 1) + "m") : parse_duration(v);
+      if (a.max_time_s && v.back() == 'h') *a.max_time_s *= 60;
+      if (!a.max_time_s || *a.max_time_s < 1 || *a.max_time_s > 7 * 86400) {
+        usage_error(verb, "--max-time '" + v + "' is not a duration from 1s to 168h (e.g. 15m, 2h)");
+        return std::nullopt;
+      }
+    } else if (s == "--min-rounds") {
+      try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.min_rounds = n; }
+      catch (...) { usage_error(verb, "--min-rounds '" + v + "' is not a number"); return std::nullopt; }
+      if (*a.min_rounds < 2 || *a.min_rounds > kMaxSamples) {
+        usage_error(verb, "--min-rounds " + v + " is out of range: 2 to " + std::to_string(kMaxSamples));
+        return std::nullopt;
+      }
+    }
     else if (s == "--threshold") {
       try { size_t used; double x = std::stod(v, &used); if (used != v.size() || x < 0 || x >= 1) throw 1; a.threshold = x; }
       catch (...) { usage_error(verb, "--threshold '" + v + "' is not a fraction in [0, 1), e.g. 0.1 for 10 %"); return std::nullopt; }
@@ -189,6 +229,10 @@ bool need_root(const std::string& verb) {
   return false;
 }
 
+SamplingRequest sampling_request_of(const Args& a) {
+  return SamplingRequest{a.precision, a.max_time_s, a.min_rounds, a.samples.has_value() || !a.from_dir.empty()};
+}
+
 RunRequest request_of(const Args& a, const std::string& file) {
   return RunRequest{file, a.products, a.samples, a.duration_s, a.no_pin, a.sequential, a.keys_dir};
 }
@@ -206,8 +250,24 @@ int cmd_plan(const Args& a) {
   if (a.positional.size() != 1) return usage_error("plan", "give one topology file");
   auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
-  if (a.json) std::cout << plan_json(plan.value()).dump(2) << "\n";
-  else std::cout << describe_plan(plan.value());
+  auto seq = sequential_request(sampling_request_of(a), &plan.value());
+  if (!seq) return fail(seq.error());
+  if (!a.from_dir.empty() && !*seq) return usage_error("plan", "--from with 'plan' predicts the rounds of --precision from that run: add --precision");
+  std::optional<std::vector<SampleRow>> earlier;
+  if (!a.from_dir.empty()) {
+    auto rows = read_results_csv(run_dir_arg(a.from_dir) + "/results.csv");
+    if (!rows) return fail(with_context(rows.error(), "plan --from"));
+    earlier = std::move(*rows);
+  }
+  if (a.json) {
+    nlohmann::json j = plan_json(plan.value());
+    if (*seq) j["sampling"] = {{"precision", (*seq)->target}, {"min_rounds", (*seq)->min_rounds}, {"max_rounds", (*seq)->max_rounds},
+                               {"max_time_s", a.max_time_s.value_or(0)}, {"looks", (*seq)->looks()}, {"confidence_per_look", (*seq)->confidence_per_look()}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << describe_plan(plan.value());
+    if (*seq) std::cout << describe_sampling(plan.value(), **seq, a.max_time_s.value_or(0), earlier ? &*earlier : nullptr);
+  }
   return 0;
 }
 
@@ -294,6 +354,8 @@ int cmd_run(const Args& given) {
   RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
   auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(run_dir_arg(a.from_dir), &request);
   if (!plan) return fail(plan.error());
+  auto seq = sequential_request(sampling_request_of(a), &plan.value());
+  if (!seq) return fail(seq.error());
   if (!need_root("run")) return kExitError;
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
@@ -310,6 +372,8 @@ int cmd_run(const Args& given) {
   }
   opts.products_dir = products_path(own_binary_dir());
   opts.keys_dir = request.keys_dir;
+  opts.sequential = *seq;
+  opts.max_time_s = a.max_time_s.value_or(0);
   opts.interrupt_fd = install_interrupt_handlers();
   opts.build_nodes = build_netns_runtime;
   std::optional<VmBackend> vm;
@@ -334,6 +398,8 @@ int cmd_run(const Args& given) {
   if (!report) return fail(report.error());
   RunOutputs outputs = write_run_outputs(plan.value(), opts.run_dir, *report);
   std::cout << "\n" << outputs.summary;
+  if (report->sampling)
+    if (auto env = read_environment(opts.run_dir, /*required=*/false); env) std::cout << sampling_line(*env) << "\n";
   for (const auto& p : report->products) {
     if (!p.failure.empty())
       std::cout << "! " << p.product << (p.started ? ": a bring-up failed (its round's rows say so): " : ": never came up: ")
@@ -409,6 +475,7 @@ int cmd_diff(const Args& a) {
                                     : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), a.threshold, a.relative);
   if (!d) return fail(d.error());
   if (a.json) std::cout << diff_json(*d, a.threshold).dump(2) << "\n";
+  else if (a.markdown) std::cout << comparison_markdown(d->comparisons, a.threshold);
   else std::cout << d->text;
   return d->gate_failed ? kExitGate : 0;
 }
@@ -434,30 +501,34 @@ const std::vector<Verb>& verbs() {
   static const std::vector<Verb> v = {
       {"validate", "validate FILE [--product NAME]...", "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
        "creates nothing, needs no root.", {"--product"}, cmd_validate},
-      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--json]", "Prints what a run would create and do; creates nothing, needs no root.",
-       {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--json"}, cmd_plan},
+      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N] [--from RUN_DIR]] [--json]",
+       "Prints what a run would create and do; creates nothing, needs no root. With --precision: the rounds adaptive sampling\n"
+       "may take, and with --from an earlier run, how many its spread suggests.",
+       {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--from", "--json"}, cmd_plan},
       {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
       {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
-      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]",
+      {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
+       "           [--precision P [--max-time D] [--min-rounds N]]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
        "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
        "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
        "Exit codes: 0 every row valid; 4 a product x test has no valid row (a product that never came up, every sample\n"
        "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
        "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
-       {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from"}, cmd_run},
+       {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
+        "--min-rounds"}, cmd_run},
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products [--json]", "Lists the products with availability, cipher and version (tab-separated; the reason a product cannot run\n"
        "in place of its version). Looked up in order: the shipped products (PREFIX/share/vpnlab/products, or the source\n"
        "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.",
        {"--json"}, cmd_products},
-      {"diff", "diff RUN_A RUN_B [--threshold X] [--relative] [--json] | diff RUN [--threshold X] [--json]",
+      {"diff", "diff RUN_A RUN_B [--threshold X] [--relative] [--json|--markdown] | diff RUN [--threshold X] [--json|--markdown]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
        "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
        "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
        "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
-       {"--threshold", "--relative", "--json"}, cmd_diff},
+       {"--threshold", "--relative", "--json", "--markdown"}, cmd_diff},
       {"report", "report RUN_DIR", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.", {},
        cmd_report},
       {"image", "image build [RECIPE] [--rebuild] | image list | image clean",
@@ -489,7 +560,9 @@ int cmd_complete(const std::vector<std::string>& words_in) {
   int cword = 0;
   try { cword = std::stoi(words_in[0]); } catch (...) { return 0; }
   std::vector<std::string> words(words_in.begin() + 1, words_in.end());
-  const std::string cur = cword >= 1 && static_cast<size_t>(cword) <= words.size() ? words[cword - 1] : "";
+  // COMP_CWORD counts "vpnlab" as word 0; the word being completed may be past the end.
+  if (cword < 1 || static_cast<size_t>(cword) > words.size() + 1) return 0;
+  const std::string cur = static_cast<size_t>(cword) <= words.size() ? words[cword - 1] : "";
   auto offer = [&](const std::string& c) {
     if (c.rfind(cur, 0) == 0) std::cout << c << "\n";
   };

@@ -171,4 +171,32 @@ std::string comparison_table(const std::vector<Comparison>& cs) {
   return o.str();
 }
 
+std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold) {
+  std::ostringstream o;
+  o << "| product | test | n A/B | B/A | 95 % interval | p (Holm) | verdict |" << (threshold ? " gate |" : "") << "\n";
+  o << "|---|---|---|---|---|---|---|" << (threshold ? "---|" : "") << "\n";
+  char buf[256];
+  for (const auto& c : cs) {
+    o << "| " << c.product << " | " << c.test << " | " << c.n_a << "/" << c.n_b << " | ";
+    if (c.ratio <= 0) {
+      o << "- | - | - | " << c.verdict << " |";
+    } else {
+      snprintf(buf, sizeof buf, "%.3f | %.3f-%.3f%s | %.4f | ", c.ratio, c.ci_low, c.ci_high, c.coverage < 0.95 - 1e-9 ? "*" : "", c.p_holm);
+      o << buf << c.verdict;
+      if (c.verdict != "no significant difference" && c.verdict.rfind("not comparable", 0) != 0) {
+        snprintf(buf, sizeof buf, " (%+.1f %%)", 100 * (c.ratio - 1));
+        o << buf;
+      }
+      o << " |";
+    }
+    if (threshold) o << (fails_threshold(c, *threshold) ? " **fails** |" : " passes |");
+    o << "\n";
+  }
+  if (threshold) {
+    snprintf(buf, sizeof buf, "%.0f %%", 100 * *threshold);
+    o << "\nGate: a row fails when B is slower than A by more than " << buf << " even at its interval's best.\n";
+  }
+  return o.str();
+}
+
 }  // namespace vpnlab

@@ -5,6 +5,7 @@
 // the exact Mann-Whitney U distribution. Holm's correction across all comparisons
 // decides the verdict, so many product x test pairs do not turn noise into findings.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,8 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
 bool fails_threshold(const Comparison& c, double threshold);
 
 std::string comparison_table(const std::vector<Comparison>& cs);
+// The same as a Markdown table (a CI job's step summary), with the gate's outcome per row
+// when a threshold is given.
+std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold);
 
 }  // namespace vpnlab

@@ -1,3 +1,4 @@
+#include "lab/results/sampling_text.h"
 #include "lab/results/report.h"
 
 #include <algorithm>
@@ -153,6 +154,7 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
                     "; boot to agent-ready (first round): " + boots + ".");
     if (env.contains("vm_limits")) items.push_back("Not measured: " + jtext(env, "/vm_limits") + ".");
   }
+  if (std::string line = sampling_line(env); !line.empty()) items.push_back("Adaptive " + line + ".");
   if (env.contains("pinning_notes"))
     for (const auto& n : env["pinning_notes"]) items.push_back("Pinning: " + n.get<std::string>());
   if (env.contains("products"))

@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "lab/base/sequential.h"
 #include "lab/runtime/node_runtime.h"
 
 namespace vpnlab {
@@ -17,6 +20,11 @@ struct RunOptions {
   // Builds the topology of one round on the plan's backend (the CLI passes netns's or vm's,
   // so the runner depends on neither).
   RuntimeFactory build_nodes;
+  // --precision: rounds go on until every watched ratio is known to the plan's target
+  // (lab/base/sequential.h, lab/run/adaptive.h), at most plan.samples rounds and, with
+  // max_time_s > 0, no round started that would end after it.
+  std::optional<SequentialPlan> sequential;
+  double max_time_s = 0;
 };
 
 

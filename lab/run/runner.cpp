@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <map>
 #include <filesystem>
 #include <set>
@@ -107,7 +109,38 @@ struct Rounds {
   const RunOptions& opts;
   ResultsCsv& csv;
   const DoneRows& done;
+  const std::vector<RatioSeries>& watched;  // --precision: the ratios the stopping rule watches
 };
+
+// --precision: whether sampling stops before round `rounds_done + 1` (time; a watched
+// product that never came up, which no further round can mend) or after round
+// `rounds_done` (a look with every watched interval narrow enough). *report says why.
+bool sampling_stops(const Rounds& in, int rounds_done, double elapsed_s, bool before_round, const std::vector<ProductOutcome>& outcomes,
+                    RunReport* report) {
+  if (!in.opts.sequential) return false;
+  const SequentialPlan& seq = *in.opts.sequential;
+  std::string dead;
+  for (const auto& o : outcomes)
+    for (const auto& w : in.watched)
+      if (!o.started && !o.failure.empty() && (o.product == w.product || o.product == w.reference)) dead = o.product;
+  StopCheck c;
+  if (before_round && rounds_done > 0 && !dead.empty()) {
+    c = check_stop(seq, rounds_done, paired_ratios(in.watched, report->rows));
+    c.why = "a product never came up (" + dead + ")";
+  } else if (before_round) {
+    if (round_fits(elapsed_s, rounds_done, in.opts.max_time_s)) return false;
+    c = check_stop(seq, rounds_done, paired_ratios(in.watched, report->rows));
+    c.why = "time out";
+  } else {
+    c = check_stop(seq, rounds_done, paired_ratios(in.watched, report->rows));
+    if (!c.stop) return false;
+  }
+  std::string widest = in.watched.empty() ? "" : in.watched[c.widest_index].label();
+  report->sampling = SamplingOutcome{c.why, rounds_done, c.widest, widest, seq, in.opts.max_time_s};
+  spdlog::info("sampling stopped after {} rounds: {} (widest {}: {})", rounds_done, c.why,
+               std::isfinite(c.widest) ? fmt::format("±{:.1f} %", 100 * c.widest) : "no interval yet", widest);
+  return true;
+}
 
 // Interleaved: round r runs sample r of every product in turn, each on a fresh topology,
 // so slow drifts of the machine hit all products alike and rounds pair up for ratios.
@@ -139,7 +172,10 @@ Status run_rounds(const Rounds& in, RunReport* report) {
   }
   bool first_build = true;
   Progress::get().start(static_cast<int>(runnable.size() * plan.tests.size()) * plan.samples, plan.estimated_seconds());
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   for (size_t r = 0; r < rounds.size() && !report->interrupted; ++r) {
+    if (sampling_stops(in, static_cast<int>(r), elapsed_s(), /*before_round=*/true, outcomes, report)) break;
     for (size_t k = 0; k < runnable.size() && !report->interrupted; ++k) {
       const ProductSpec& spec = in.specs[runnable[k]];
       ProductOutcome& outcome = outcomes[runnable[k]];
@@ -163,6 +199,7 @@ Status run_rounds(const Rounds& in, RunReport* report) {
       if (auto s = run_product_round(rc, todo, plaintext, &outcome, &report->rows, &report->interrupted); !s) return s;
       report->interrupted = report->interrupted || interrupted();
     }
+    if (!report->interrupted && sampling_stops(in, static_cast<int>(r) + 1, elapsed_s(), /*before_round=*/false, outcomes, report)) break;
   }
   Progress::get().finish();
   report->products = std::move(outcomes);
@@ -181,6 +218,14 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   Plan plan = given_plan;
   auto specs = load_checked_products(opts.products_dir, &plan);
   if (!specs) return specs.error();
+  std::vector<RatioSeries> watched;
+  if (opts.sequential) {
+    if (!plan.interleave) return make_error("--precision needs interleaved rounds", "leave out --sequential");
+    auto w = watched_series(plan);
+    if (!w) return w.error();
+    watched = std::move(*w);
+    opts.sequential->max_rounds = plan.samples;
+  }
   RunReport report;
   DoneRows done;
   if (opts.resume)
@@ -208,10 +253,13 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
       else spdlog::warn("namespaces of run {} remain: run 'vpnlab cleanup'", plan.run_id);
     }
   } state_record{plan};
-  if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done}, &report); !s) return s.error();
+  if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done, watched}, &report); !s) return s.error();
   // A resumed run keeps the end of the session that finished it.
   if (!opts.resume)
     if (auto s = record_run_end(opts.run_dir); !s) report.output_error = s.error().message;
+  if (report.sampling)
+    if (auto s = amend_environment(opts.run_dir, {{"sampling", sampling_json(*report.sampling)}}); !s && report.output_error.empty())
+      report.output_error = s.error().message;
   return report;
 }
 

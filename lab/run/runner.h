@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/run/adaptive.h"
 #include "lab/run/run_options.h"
 #include "lab/model/plan.h"
 #include "lab/run/product_session.h"
@@ -20,6 +21,7 @@ struct RunReport {
   std::vector<SampleRow> rows;
   std::vector<ProductOutcome> products;  // every product of the plan, in its order
   bool interrupted = false;
+  std::optional<SamplingOutcome> sampling;  // --precision: why and when sampling stopped
   std::string output_error;  // the run's end that could not be recorded (rows are complete)
 };
 

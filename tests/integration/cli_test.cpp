@@ -234,6 +234,17 @@ TEST(Cli, ProductsAndDoctorAreMachineReadable) {
   o = vpnlab_cli({"--version"});
   EXPECT_NE(o.out.find("\nbuilt with: libnl "), std::string::npos) << o.out;
 
+  // Completion (completion/vpnlab.bash): verbs, options, products; nonsense gives nothing.
+  EXPECT_EQ(vpnlab_cli({"_complete", "1", "pr"}).out, "products\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "3", "run", "--product", "wireguard-"}).out, "wireguard-go\nwireguard-kernel\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "2", "cleanup", "--d"}).out, "--dry-run\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "2", "run", "topo"}).out, "_files\n");
+  for (std::vector<std::string> nonsense : {std::vector<std::string>{"_complete", "9", "run"}, {"_complete", "-3"}, {"_complete", "x", "y"}}) {
+    o = vpnlab_cli(nonsense);
+    EXPECT_EQ(o.status, 0);
+    EXPECT_EQ(o.out, "");
+  }
+
   VPNLAB_REQUIRE_ROOT();
   o = vpnlab_cli({"doctor", "--json"});
   ASSERT_EQ(o.status, 0) << o.err;

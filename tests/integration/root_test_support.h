@@ -57,6 +57,14 @@ inline std::string read_file(const std::string& path) {
   return b.str();
 }
 
+// The run directory under `out` (there is one), or "" while there is none.
+inline std::string run_dir_in(const std::string& out) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(out, ec))
+    if (e.is_directory()) return e.path().string();
+  return "";
+}
+
 // The vpnlab binary as a user runs it (with `env` added): exit status, stdout, stderr.
 struct CliOutcome {
   int status = -1;

@@ -20,14 +20,6 @@ using namespace vpnlab::testing;
 
 namespace {
 
-// The run directory under `out` (there is one), or "" while there is none.
-std::string run_dir_in(const std::string& out) {
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(out, ec))
-    if (e.is_directory()) return e.path().string();
-  return "";
-}
-
 bool wait_until(const std::function<bool()>& done, int seconds) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (std::chrono::steady_clock::now() < deadline) {

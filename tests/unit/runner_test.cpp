@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
 #include "fake_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
@@ -45,7 +49,7 @@ Plan quick_plan(std::vector<std::string> products, int samples) {
   return plan;
 }
 
-Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false) {
+Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false, std::function<void(RunOptions&)> options = {}) {
   setenv("VPNLAB_STATE_DIR", make_temp_dir("state").c_str(), 1);
   RunOptions ro;
   if (r->run_dir.empty()) r->run_dir = make_temp_dir("fake-run") + "/" + plan.run_id;
@@ -60,6 +64,7 @@ Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false) {
     if (r->script) r->script(*fake);
     return std::unique_ptr<NodeRuntime>(std::move(fake));
   };
+  if (options) options(ro);
   auto report = run_bench(plan, ro);
   if (report) r->outputs = write_run_outputs(plan, r->run_dir, *report);
   return report;
@@ -112,3 +117,52 @@ TEST(Runner, ResumeMeasuresOnlyTheMissingSamples) {
   ASSERT_TRUE(run_fake(&again, quick_plan({"baseline"}, 4), /*resume=*/true).ok());
   EXPECT_EQ(again.count("build"), 0);
 }
+
+namespace vpnlab {
+namespace {
+
+// --precision on the fake backend, which reports the same Gbit/s every sample: every ratio
+// is known exactly at the first look, so sampling stops there; a time limit that no round
+// fits stops it after the first round. Both are recorded in environment.json.
+TEST(Runner, PrecisionStopsAtTheFirstLookWhenEveryRatioIsKnownOrWhenTimeIsUp) {
+  const std::string iperf3 = find_program("iperf3");
+  if (iperf3.empty()) GTEST_SKIP() << "availability probes need iperf3";
+  auto adaptive = [](double max_time_s) {
+    return [max_time_s](RunOptions& o) {
+      SequentialPlan seq;
+      seq.target = 0.02;
+      seq.min_rounds = 5;
+      o.sequential = seq;
+      o.max_time_s = max_time_s;
+    };
+  };
+  FakeRun r;
+  auto report = run_fake(&r, quick_plan({"baseline", "baseline@b=" + iperf3}, 20), false, adaptive(0));
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  ASSERT_TRUE(report->sampling.has_value());
+  EXPECT_EQ(report->sampling->why, "target met");
+  EXPECT_EQ(report->sampling->rounds, 5);
+  EXPECT_EQ(report->sampling->widest_series, "baseline@b / a-to-b vs baseline");
+  EXPECT_EQ(r.count("build"), 10) << "5 rounds of 2 products, not the 20 allowed";
+  auto env = nlohmann::json::parse(read_file_text(r.run_dir + "/environment.json"));
+  EXPECT_EQ(env["sampling"]["stopped"], "target met");
+  EXPECT_EQ(env["sampling"]["looks"], (std::vector<int>{5, 8, 12, 18, 20}));
+
+  FakeRun timed;
+  report = run_fake(&timed, quick_plan({"baseline", "baseline@b=" + iperf3}, 20), false, adaptive(1e-6));
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  ASSERT_TRUE(report->sampling.has_value());
+  EXPECT_EQ(report->sampling->why, "time out");
+  EXPECT_EQ(report->sampling->rounds, 1);
+  EXPECT_EQ(timed.count("build"), 2);
+
+  // Nothing to be precise about: refused before anything is built.
+  FakeRun alone;
+  report = run_fake(&alone, quick_plan({"baseline"}, 20), false, adaptive(0));
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().message, "--precision needs something to be precise about: a ratio to 'baseline', or two tagged versions of one product");
+  EXPECT_EQ(alone.count("build"), 0);
+}
+
+}  // namespace
+}  // namespace vpnlab

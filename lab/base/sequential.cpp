@@ -1,0 +1,114 @@
+#include "lab/base/sequential.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace vpnlab {
+
+std::vector<int> SequentialPlan::looks() const {
+  std::vector<int> out;
+  const int last = std::max(max_rounds, 1);
+  int n = std::min(std::max(min_rounds, 2), last);
+  while (n < last) {
+    out.push_back(n);
+    n = std::max(n + 1, static_cast<int>(std::ceil(n * 1.5)));
+  }
+  out.push_back(last);
+  return out;
+}
+
+double SequentialPlan::confidence_per_look() const { return 1 - alpha / static_cast<double>(looks().size()); }
+
+namespace {
+
+// P(|T| <= t) for Student's t with integer df (Abramowitz & Stegun 26.7.3 and 26.7.4).
+double t_central_probability(double t, int df) {
+  const double theta = std::atan(t / std::sqrt(static_cast<double>(df)));
+  const double c2 = std::cos(theta) * std::cos(theta), s = std::sin(theta);
+  if (df == 1) return 2 * theta / M_PI;
+  if (df % 2 == 1) {
+    double term = 1, sum = 1;
+    for (int k = 2; k <= df - 3; k += 2) {  // 1 + 2/3 c2 + (2*4)/(3*5) c2^2 + ...
+      term *= c2 * k / (k + 1);
+      sum += term;
+    }
+    return 2 / M_PI * (theta + s * std::cos(theta) * sum);
+  }
+  double term = 1, sum = 1;
+  for (int k = 1; k <= df - 3; k += 2) {  // 1 + 1/2 c2 + (1*3)/(2*4) c2^2 + ...
+    term *= c2 * k / (k + 1);
+    sum += term;
+  }
+  return s * sum;
+}
+
+}  // namespace
+
+double t_quantile(double confidence, int df) {
+  if (df < 1) return std::numeric_limits<double>::infinity();
+  double lo = 0, hi = 1;
+  while (t_central_probability(hi, df) < confidence && hi < 1e9) hi *= 2;
+  for (int i = 0; i < 200; ++i) {
+    double mid = (lo + hi) / 2;
+    (t_central_probability(mid, df) < confidence ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+RatioInterval ratio_interval(const std::vector<double>& ratios, double confidence) {
+  RatioInterval r;
+  std::vector<double> logs;
+  for (double x : ratios)
+    if (x > 0 && std::isfinite(x)) logs.push_back(std::log(x));
+  r.n = logs.size();
+  if (logs.empty()) {
+    r.half_width = std::numeric_limits<double>::infinity();
+    return r;
+  }
+  double mean = 0;
+  for (double x : logs) mean += x / static_cast<double>(logs.size());
+  r.ratio = std::exp(mean);
+  if (logs.size() < 2) {
+    r.low = 0;
+    r.high = std::numeric_limits<double>::infinity();
+    r.half_width = std::numeric_limits<double>::infinity();
+    return r;
+  }
+  double ss = 0;
+  for (double x : logs) ss += (x - mean) * (x - mean);
+  const double se = std::sqrt(ss / static_cast<double>(logs.size() - 1) / static_cast<double>(logs.size()));
+  const double h = t_quantile(confidence, static_cast<int>(logs.size()) - 1) * se;
+  r.low = std::exp(mean - h);
+  r.high = std::exp(mean + h);
+  r.half_width = std::max(r.high / r.ratio - 1, 1 - r.low / r.ratio);
+  return r;
+}
+
+StopCheck check_stop(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series) {
+  StopCheck c;
+  const auto looks = plan.looks();
+  const bool is_look = std::find(looks.begin(), looks.end(), rounds) != looks.end();
+  for (size_t i = 0; i < ratio_series.size(); ++i) {
+    double hw = ratio_interval(ratio_series[i], plan.confidence_per_look()).half_width;
+    if (i == 0 || hw > c.widest) {
+      c.widest = hw;
+      c.widest_index = i;
+    }
+  }
+  if (rounds >= plan.max_rounds) {
+    c.stop = true;
+    c.why = c.widest <= plan.target ? "target met" : "max rounds";
+  } else if (is_look && !ratio_series.empty() && c.widest <= plan.target) {
+    c.stop = true;
+    c.why = "target met";
+  }
+  return c;
+}
+
+bool round_fits(double elapsed_s, int rounds_done, double max_time_s) {
+  if (max_time_s <= 0 || rounds_done <= 0) return true;
+  return elapsed_s + elapsed_s / rounds_done <= max_time_s;
+}
+
+}  // namespace vpnlab

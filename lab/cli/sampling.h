@@ -1,0 +1,33 @@
+// `run`/`plan --precision P [--max-time D] [--min-rounds N]`: the checked request as the
+// runner's SequentialPlan, and what `plan` says about the time it will take.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/base/result.h"
+#include "lab/base/sequential.h"
+#include "lab/model/plan.h"
+#include "lab/run/results_csv.h"
+
+namespace vpnlab {
+
+struct SamplingRequest {
+  std::optional<double> precision;
+  std::optional<double> max_time_s;
+  std::optional<int> min_rounds;
+  bool samples_given = false;  // --samples (or a rerun's recorded count): the round limit
+};
+
+// Rounds a --precision run may take when --samples does not say.
+inline constexpr int kDefaultMaxRounds = 100;
+
+// nullopt without --precision (then --max-time and --min-rounds are refused). Sets
+// plan->samples to the round limit.
+Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& request, Plan* plan);
+
+// For `plan`: the bounds in rounds and minutes, and, given an earlier run's rows of the same
+// products and tests, the look at which its noise would have met the target.
+std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s, const std::vector<SampleRow>* earlier);
+
+}  // namespace vpnlab

@@ -1,0 +1,69 @@
+#include "lab/run/adaptive.h"
+
+#include <map>
+
+namespace vpnlab {
+
+namespace {
+
+std::string base_name(const std::string& product) { return product.substr(0, product.find('@')); }
+// "nebula@new=/opt/nebula" as requested is "nebula@new" in the rows.
+std::string shown_name(const std::string& requested) { return requested.substr(0, requested.find('=')); }
+
+}  // namespace
+
+Result<std::vector<RatioSeries>> watched_series(const Plan& plan) {
+  const bool has_baseline = std::find(plan.products.begin(), plan.products.end(), "baseline") != plan.products.end();
+  std::vector<std::string> products;
+  for (const auto& p : plan.products) products.push_back(shown_name(p));
+  std::map<std::string, std::string> first_tag;  // base name -> its first tagged version
+  for (const auto& p : products)
+    if (p.find('@') != std::string::npos && !first_tag.count(base_name(p))) first_tag[base_name(p)] = p;
+  std::vector<RatioSeries> out;
+  for (const auto& p : products) {
+    if (p == "baseline") continue;
+    std::string reference;
+    auto tag = first_tag.find(base_name(p));
+    if (tag != first_tag.end() && tag->second != p) reference = tag->second;
+    else if (has_baseline) reference = "baseline";
+    else continue;
+    for (const auto& t : plan.tests) out.push_back({p, reference, t.spec.name});
+  }
+  if (out.empty())
+    return make_error("--precision needs something to be precise about: a ratio to 'baseline', or two tagged versions of one product",
+                      "add --product baseline, or measure NAME@old=/path --product NAME@new=/path");
+  return out;
+}
+
+std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& series, const std::vector<SampleRow>& rows) {
+  // (product, test) -> sample -> Gbit/s of its valid rows.
+  std::map<std::pair<std::string, std::string>, std::map<int, double>> gbps;
+  for (const auto& r : rows)
+    if (r.status == "ok" && (r.valid || r.product == "baseline") && r.gbps > 0) gbps[{r.product, r.test}][r.sample] = r.gbps;
+  std::vector<std::vector<double>> out;
+  for (const auto& s : series) {
+    std::vector<double> ratios;
+    const auto& mine = gbps[{s.product, s.test}];
+    const auto& ref = gbps[{s.reference, s.test}];
+    for (const auto& [sample, value] : mine)
+      if (auto other = ref.find(sample); other != ref.end()) ratios.push_back(value / other->second);
+    out.push_back(std::move(ratios));
+  }
+  return out;
+}
+
+nlohmann::json sampling_json(const SamplingOutcome& s) {
+  return {{"precision", s.plan.target},
+          {"min_rounds", s.plan.min_rounds},
+          {"max_rounds", s.plan.max_rounds},
+          {"max_time_s", s.max_time_s},
+          {"looks", s.plan.looks()},
+          {"confidence_per_look", s.plan.confidence_per_look()},
+          {"rule", "Student t interval of the mean log round-paired ratio at 1 - 0.05/K, K looks planned (Bonferroni over looks)"},
+          {"stopped", s.why},
+          {"rounds", s.rounds},
+          {"widest_half_width", std::isfinite(s.widest) ? nlohmann::json(s.widest) : nlohmann::json(nullptr)},
+          {"widest_series", s.widest_series}};
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The CI gate: one interleaved run of a product's base and PR builds on the same machine,
+# rounds until the PR/base ratio is known to --precision (or --max-time), then
+# `vpnlab diff RUN --threshold X`. A script rather than a `vpnlab gate` verb: it only
+# strings together verbs that exist (run, diff), so what CI runs is what a user can run by
+# hand, step by step; everything measured and judged stays in vpnlab, which tests it.
+#
+#   scripts/ci-gate.sh --product NAME --base /path/old-binary --pr /path/new-binary
+#                      [--topology topologies/quick.toml] [--threshold 0.1] [--precision 3%]
+#                      [--max-time 10m] [--samples 30] [--duration 3s] [--out results/gate]
+#                      [--vpnlab ./build/lab/vpnlab]
+#
+# Exit: 0 the PR is not slower beyond the threshold; 3 it is (the gate fired); 4 a build is
+# broken (never came up, or no valid row); 1 an error; 2 usage; 130 interrupted.
+# Writes RUN/gate.md and appends it to $GITHUB_STEP_SUMMARY when that is set.
+# calls: date grep tail
+set -euo pipefail
+
+usage() { echo "usage: $0 --product NAME --base PATH --pr PATH [--topology FILE] [--threshold X] [--precision P] [--max-time D] [--samples N] [--duration D] [--out DIR] [--vpnlab PATH]" >&2; exit 2; }
+product= base= pr= topology=topologies/quick.toml threshold=0.1 precision=3% max_time=10m samples=30 duration= out=results/gate
+vpnlab="$(cd "$(dirname "$0")/.." && pwd)/build/lab/vpnlab"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --product) product="$2" ;; --base) base="$2" ;; --pr) pr="$2" ;; --topology) topology="$2" ;;
+    --threshold) threshold="$2" ;; --precision) precision="$2" ;; --max-time) max_time="$2" ;;
+    --samples) samples="$2" ;; --duration) duration="$2" ;; --out) out="$2" ;; --vpnlab) vpnlab="$2" ;;
+    *) echo "ci-gate: unknown argument '$1'" >&2; usage ;;
+  esac
+  [ $# -ge 2 ] || usage
+  shift 2
+done
+[ -n "$product" ] && [ -n "$base" ] && [ -n "$pr" ] || usage
+[ -x "$vpnlab" ] || { echo "ci-gate: error: $vpnlab is not an executable vpnlab (build it, or give --vpnlab)" >&2; exit 1; }
+
+summary() {  # the Markdown summary: into the run directory and the job's step summary
+  local file="$1"
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$file" >> "$GITHUB_STEP_SUMMARY"; fi
+}
+
+mkdir -p "$out"
+log="$out/gate-run-$(date +%Y%m%d-%H%M%S)-$$.txt"
+args=(run "$topology" --product "$product@base=$base" --product "$product@pr=$pr"
+      --precision "$precision" --max-time "$max_time" --samples "$samples" --out "$out")
+[ -n "$duration" ] && args+=(--duration "$duration")
+echo "ci-gate: vpnlab ${args[*]}"
+set +e
+"$vpnlab" "${args[@]}" > "$log" 2> "$log.err"
+rc=$?
+set -e
+cat "$log"
+run=$(grep -oP '^results: \K.*(?=/results\.csv$)' "$log" | tail -1 || true)
+if [ "$rc" -eq 130 ]; then echo "ci-gate: interrupted" >&2; exit 130; fi
+if [ "$rc" -eq 4 ]; then
+  md="${run:-$out}/gate.md"
+  { echo "## vpnlab gate: $product — broken build"; echo; echo '```'; tail -5 "$log.err"; echo '```'; } > "$md"
+  summary "$md"
+  tail -5 "$log.err" >&2
+  echo "ci-gate: broken: a build of $product produced no valid row (the reasons are in ${run:-$out}/results.csv)" >&2
+  exit 4
+fi
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ] || [ -z "$run" ]; then
+  cat "$log.err" >&2
+  echo "ci-gate: error: the run failed (exit $rc)" >&2
+  exit 1
+fi
+[ "$rc" -eq 5 ] && echo "ci-gate: warning: some rows failed or are invalid (every build still has valid ones)" >&2
+
+set +e
+"$vpnlab" diff "$run" --threshold "$threshold"
+gate=$?
+set -e
+md="$run/gate.md"
+{
+  echo "## vpnlab gate: $product@pr against $product@base"
+  echo
+  "$vpnlab" diff "$run" --threshold "$threshold" --markdown || true
+  echo
+  grep '^sampling: ' "$log" || true
+  echo
+  echo "Run directory: \`$run\` (interleaved rounds of both builds on one machine)."
+} > "$md"
+summary "$md"
+case "$gate" in
+  0) echo "ci-gate: pass: $product@pr is not slower than @base by more than $threshold" ;;
+  3) echo "ci-gate: FAIL: $product@pr is slower than @base by more than $threshold even at its interval's best (see $md)" >&2 ;;
+  *) echo "ci-gate: error: vpnlab diff exited $gate" >&2; exit 1 ;;
+esac
+exit "$gate"

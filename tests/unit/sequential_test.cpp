@@ -1,0 +1,112 @@
+// The adaptive-sampling stopping rule (lab/base/sequential.h) on simulated runs: its final
+// interval keeps its coverage although the rule peeks at the data, it stops early when the
+// noise is low, and it honours the time limit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "lab/base/sequential.h"
+
+namespace vpnlab {
+namespace {
+
+TEST(Sequential, StudentQuantilesMatchTheTables) {
+  EXPECT_NEAR(t_quantile(0.95, 1), 12.706, 0.001);
+  EXPECT_NEAR(t_quantile(0.95, 2), 4.303, 0.001);
+  EXPECT_NEAR(t_quantile(0.95, 3), 3.182, 0.001);
+  EXPECT_NEAR(t_quantile(0.95, 10), 2.228, 0.001);
+  EXPECT_NEAR(t_quantile(0.99, 5), 4.032, 0.001);
+  EXPECT_NEAR(t_quantile(0.99, 30), 2.750, 0.001);
+}
+
+TEST(Sequential, LooksAreFixedAndSpaced) {
+  SequentialPlan p;
+  p.min_rounds = 5;
+  p.max_rounds = 60;
+  EXPECT_EQ(p.looks(), (std::vector<int>{5, 8, 12, 18, 27, 41, 60}));
+  EXPECT_NEAR(p.confidence_per_look(), 1 - 0.05 / 7, 1e-12);
+  p.max_rounds = 3;  // fewer rounds allowed than the minimum: one look, at the end
+  EXPECT_EQ(p.looks(), (std::vector<int>{3}));
+}
+
+// One simulated adaptive run of paired ratios with log-normal noise `sigma` around `truth`:
+// the rounds it took and whether its final interval holds the truth.
+struct Simulated {
+  int rounds = 0;
+  bool covered = false;
+  std::string why;
+};
+
+Simulated simulate(std::mt19937& rng, const SequentialPlan& plan, double truth, double sigma, int series = 1) {
+  std::normal_distribution<double> noise(0, sigma);
+  std::vector<std::vector<double>> ratios(series);
+  Simulated s;
+  for (int round = 1; round <= plan.max_rounds; ++round) {
+    for (auto& r : ratios) r.push_back(truth * std::exp(noise(rng)));
+    StopCheck c = check_stop(plan, round, ratios);
+    if (!c.stop) continue;
+    s.rounds = round;
+    s.why = c.why;
+    s.covered = true;
+    for (const auto& r : ratios) {
+      RatioInterval i = ratio_interval(r, plan.confidence_per_look());
+      s.covered = s.covered && i.low <= truth && truth <= i.high;
+    }
+    return s;
+  }
+  return s;
+}
+
+TEST(Sequential, TheFinalIntervalKeepsItsCoverageDespitePeeking) {
+  std::mt19937 rng(20261201);
+  SequentialPlan plan;
+  plan.target = 0.02;
+  plan.min_rounds = 5;
+  plan.max_rounds = 60;
+  // Noise where the target is met after a few looks: the case where peeking would hurt.
+  for (double sigma : {0.01, 0.03, 0.05}) {
+    int covered = 0, runs = 500;
+    double rounds = 0;
+    for (int i = 0; i < runs; ++i) {
+      Simulated s = simulate(rng, plan, 0.8, sigma, 2);
+      covered += s.covered;
+      rounds += s.rounds;
+    }
+    EXPECT_GE(covered, runs * 93 / 100) << "sigma " << sigma << ": " << covered << " of " << runs << " intervals covered the truth";
+    std::cout << "sigma " << sigma << ": coverage " << 100.0 * covered / runs << " %, mean rounds " << rounds / runs << "\n";
+  }
+}
+
+TEST(Sequential, StopsAtTheFirstLookWhenTheNoiseIsLowAndGoesOnWhenItIsHigh) {
+  std::mt19937 rng(7);
+  SequentialPlan plan;
+  plan.target = 0.02;
+  plan.min_rounds = 5;
+  plan.max_rounds = 100;
+  Simulated quiet = simulate(rng, plan, 1.0, 0.003);  // CV 0.3 %, as wireguard-go on a quiet machine
+  EXPECT_EQ(quiet.rounds, 5);
+  EXPECT_EQ(quiet.why, "target met");
+  Simulated noisy = simulate(rng, plan, 1.0, 0.5);  // hopeless: runs to the end and says so
+  EXPECT_EQ(noisy.rounds, 100);
+  EXPECT_EQ(noisy.why, "max rounds");
+}
+
+TEST(Sequential, AnotherRoundStartsOnlyIfItFitsTheTimeLimit) {
+  EXPECT_TRUE(round_fits(0, 0, 60));       // the first round always
+  EXPECT_TRUE(round_fits(40, 4, 60));      // 10 s per round: 50 <= 60
+  EXPECT_FALSE(round_fits(55, 5, 60));     // 11 s per round: 66 > 60
+  EXPECT_TRUE(round_fits(5000, 5, 0));     // no limit
+}
+
+TEST(Sequential, FewOrBadRatiosGiveNoInterval) {
+  EXPECT_TRUE(std::isinf(ratio_interval({}, 0.95).half_width));
+  EXPECT_TRUE(std::isinf(ratio_interval({0.9}, 0.95).half_width));
+  EXPECT_EQ(ratio_interval({0.9, -1, 0, NAN}, 0.95).n, 1u);
+  RatioInterval same = ratio_interval({0.5, 0.5, 0.5}, 0.95);
+  EXPECT_NEAR(same.ratio, 0.5, 1e-12);
+  EXPECT_NEAR(same.half_width, 0, 1e-12);
+}
+
+}  // namespace
+}  // namespace vpnlab
