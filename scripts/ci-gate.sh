@@ -8,7 +8,7 @@
 #   scripts/ci-gate.sh --product NAME --base /path/old-binary --pr /path/new-binary
 #                      [--topology topologies/quick.toml] [--threshold 0.1] [--precision 3%]
 #                      [--max-time 10m] [--samples 30] [--duration 3s] [--out results/gate]
-#                      [--vpnlab ./build/lab/vpnlab]
+#                      [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--vpnlab ./build/lab/vpnlab]
 #
 # Exit: 0 the PR is not slower beyond the threshold; 3 it is (the gate fired); 4 a build is
 # broken (never came up, or no valid row); 1 an error; 2 usage; 130 interrupted.
@@ -18,12 +18,14 @@ set -euo pipefail
 
 usage() { echo "usage: $0 --product NAME --base PATH --pr PATH [--topology FILE] [--threshold X] [--precision P] [--max-time D] [--samples N] [--duration D] [--out DIR] [--vpnlab PATH]" >&2; exit 2; }
 product= base= pr= topology=topologies/quick.toml threshold=0.1 precision=3% max_time=10m samples=30 duration= out=results/gate
+costs=()  # --threshold-cpu/-rss/-p99, passed to vpnlab diff as they are
 vpnlab="$(cd "$(dirname "$0")/.." && pwd)/build/lab/vpnlab"
 while [ $# -gt 0 ]; do
   case "$1" in
     --product) product="$2" ;; --base) base="$2" ;; --pr) pr="$2" ;; --topology) topology="$2" ;;
     --threshold) threshold="$2" ;; --precision) precision="$2" ;; --max-time) max_time="$2" ;;
     --samples) samples="$2" ;; --duration) duration="$2" ;; --out) out="$2" ;; --vpnlab) vpnlab="$2" ;;
+    --threshold-cpu|--threshold-rss|--threshold-p99) costs+=("$1" "$2") ;;
     *) echo "ci-gate: unknown argument '$1'" >&2; usage ;;
   esac
   [ $# -ge 2 ] || usage
@@ -66,14 +68,14 @@ fi
 [ "$rc" -eq 5 ] && echo "ci-gate: warning: some rows failed or are invalid (every build still has valid ones)" >&2
 
 set +e
-"$vpnlab" diff "$run" --threshold "$threshold"
+"$vpnlab" diff "$run" --threshold "$threshold" "${costs[@]}"
 gate=$?
 set -e
 md="$run/gate.md"
 {
   echo "## vpnlab gate: $product@pr against $product@base"
   echo
-  "$vpnlab" diff "$run" --threshold "$threshold" --markdown || true
+  "$vpnlab" diff "$run" --threshold "$threshold" "${costs[@]}" --markdown || true
   echo
   grep '^sampling: ' "$log" || true
   echo
@@ -82,7 +84,7 @@ md="$run/gate.md"
 summary "$md"
 case "$gate" in
   0) echo "ci-gate: pass: $product@pr is not slower than @base by more than $threshold" ;;
-  3) echo "ci-gate: FAIL: $product@pr is slower than @base by more than $threshold even at its interval's best (see $md)" >&2 ;;
+  3) echo "ci-gate: FAIL: $product@pr is slower than @base by more than $threshold, or costlier beyond a cost threshold, even at its interval's best (see $md)" >&2 ;;
   *) echo "ci-gate: error: vpnlab diff exited $gate" >&2; exit 1 ;;
 esac
 exit "$gate"

@@ -65,22 +65,58 @@ TaggedPairs tagged_versions(const std::vector<SampleRow>& rows, const std::vecto
 
 namespace {
 
-void apply_gate(DiffOutcome* out, std::optional<double> threshold) {
-  if (!threshold) return;
-  for (const auto& c : out->comparisons)
-    if (fails_threshold(c, *threshold)) {
-      out->gate_failed = true;
-      char line[256];
-      snprintf(line, sizeof line, "GATE: %s / %s is slower by more than %.0f %% (B/A at most %.3f)\n", c.product.c_str(), c.test.c_str(),
-               100 * *threshold, c.ci_high);
-      out->text += line;
-    }
-  if (!out->gate_failed) out->text += "gate: nothing is slower by more than " + std::to_string(static_cast<int>(100 * *threshold)) + " %\n";
+// The costs both sides measured, one table per metric (the throughput one is already there).
+void add_costs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, DiffOutcome* out) {
+  for (const auto& metric : cost_metrics()) {
+    auto cs = compare_runs(a, b, 0.05, metric);
+    if (cs.empty()) continue;
+    out->text += "\n" + metric.title + " (B/A; lower is better):\n" + comparison_table(cs);
+    out->costs.insert(out->costs.end(), cs.begin(), cs.end());
+  }
+}
+
+void apply_gate(DiffOutcome* out, const Thresholds& t) {
+  if (!t.gbps && !t.cpu && !t.rss && !t.p99) return;
+  std::vector<const Comparison*> all;
+  for (const auto& c : out->comparisons) all.push_back(&c);
+  for (const auto& c : out->costs) all.push_back(&c);
+  for (const Comparison* c : all) {
+    auto limit = t.of(c->metric);
+    if (!limit || !fails_threshold(*c, *limit)) continue;
+    out->gate_failed = true;
+    char line[256];
+    if (c->higher_is_better)
+      snprintf(line, sizeof line, "GATE: %s / %s is slower by more than %.0f %% (B/A at most %.3f)\n", c->product.c_str(), c->test.c_str(),
+               100 * *limit, c->ci_high);
+    else
+      snprintf(line, sizeof line, "GATE: %s / %s: %s is %s by more than %.0f %% (B/A at least %.3f)\n", c->product.c_str(), c->test.c_str(),
+               c->metric.c_str(), c->verdict.c_str(), 100 * *limit, c->ci_low);
+    out->text += line;
+  }
+  if (!out->gate_failed) {
+    std::string limits;
+    auto add = [&](const char* what, std::optional<double> x) {
+      if (x) limits += std::string(limits.empty() ? "" : ", ") + what + " by more than " + std::to_string(static_cast<int>(100 * *x + 0.5)) + " %";
+    };
+    add("slower", t.gbps);
+    add("costlier in CPU-s/Gbit", t.cpu);
+    add("larger in RSS", t.rss);
+    add("higher in p99", t.p99);
+    out->text += "gate: nothing is " + limits + "\n";
+  }
 }
 
 }  // namespace
 
-Result<DiffOutcome> diff_tagged_run(const std::string& run, std::optional<double> threshold) {
+std::optional<double> Thresholds::of(const std::string& key) const {
+  if (key == "gbps") return gbps;
+  if (key == "cpu_s_per_gbit") return cpu;
+  if (key == "daemon_rss_kb") return rss;
+  if (key == "latency_p99_ms") return p99;
+  return std::nullopt;
+}
+
+Result<DiffOutcome> diff_tagged_run(const std::string& run, const Thresholds& thresholds) {
   auto rows = read_results_csv(run + "/results.csv");
   if (!rows) return rows.error();
   std::vector<std::string> order;
@@ -96,11 +132,12 @@ Result<DiffOutcome> diff_tagged_run(const std::string& run, std::optional<double
   out.text = "one run, two versions interleaved in the same rounds: A = the first tag, B = the second\n";
   out.comparisons = compare_runs(pairs.a, pairs.b);
   out.text += comparison_table(out.comparisons);
-  apply_gate(&out, threshold);
+  add_costs(pairs.a, pairs.b, &out);
+  apply_gate(&out, thresholds);
   return out;
 }
 
-Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, std::optional<double> threshold, bool relative) {
+Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds, bool relative) {
   auto a = read_results_csv(run_a + "/results.csv");
   if (!a) return with_context(a.error(), "run A");
   auto b = read_results_csv(run_b + "/results.csv");
@@ -133,7 +170,8 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
     out.comparisons = compare_runs(a.value(), b.value());
   }
   out.text += comparison_table(out.comparisons);
-  apply_gate(&out, threshold);
+  add_costs(a.value(), b.value(), &out);
+  apply_gate(&out, thresholds);
   return out;
 }
 

@@ -10,14 +10,22 @@
 namespace vpnlab {
 
 struct DiffOutcome {
-  std::string text;           // the table, provenance notes first
-  std::vector<Comparison> comparisons;
-  bool gate_failed = false;   // some comparison is slower by more than the threshold
+  std::string text;           // the tables, provenance notes first
+  std::vector<Comparison> comparisons;  // throughput
+  std::vector<Comparison> costs;        // CPU-s/Gbit, daemon RSS, p99: where both runs measured them
+  bool gate_failed = false;   // some comparison is worse by more than its threshold
+};
+
+// The gate's limits, each optional: --threshold (throughput), --threshold-cpu,
+// --threshold-rss, --threshold-p99 (relative, 0.1 = 10 %).
+struct Thresholds {
+  std::optional<double> gbps, cpu, rss, p99;
+  std::optional<double> of(const std::string& metric_key) const;
 };
 
 // With `relative`, each product's samples are first divided by the baseline of the same
 // run and round: what drifts for the whole machine between two runs cancels out.
-Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, std::optional<double> threshold, bool relative = false);
+Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds, bool relative = false);
 
 // One run that measured two versions of a product (NAME@A=..., NAME@B=..., interleaved):
 // A = the first tag asked for, B = the second, both renamed "NAME@A -> @B" so that they
@@ -27,7 +35,7 @@ struct TaggedPairs {
   std::vector<std::string> labels;
 };
 TaggedPairs tagged_versions(const std::vector<SampleRow>& rows, const std::vector<std::string>& order);
-Result<DiffOutcome> diff_tagged_run(const std::string& run, std::optional<double> threshold);
+Result<DiffOutcome> diff_tagged_run(const std::string& run, const Thresholds& thresholds);
 
 // Rows as ratios to the same run's baseline in the same round (sample number); baseline
 // rows and rows without a valid baseline partner are dropped.

@@ -92,14 +92,25 @@ json plan_json(const Plan& plan) {
           {"tests", tests}};
 }
 
-json diff_json(const DiffOutcome& diff, std::optional<double> threshold) {
-  json cs = json::array();
-  for (const auto& c : diff.comparisons)
-    cs.push_back({{"product", c.product}, {"test", c.test}, {"n_a", c.n_a}, {"n_b", c.n_b}, {"ratio", c.ratio},
-                  {"ci_low", c.ci_low}, {"ci_high", c.ci_high}, {"coverage", c.coverage}, {"p", c.p_value}, {"p_holm", c.p_holm},
-                  {"verdict", c.verdict}, {"fails_threshold", threshold ? fails_threshold(c, *threshold) : false}});
-  return {{"schema", kJsonSchema}, {"threshold", threshold ? json(*threshold) : json(nullptr)}, {"gate_failed", diff.gate_failed},
-          {"comparisons", cs}};
+json diff_json(const DiffOutcome& diff, const Thresholds& thresholds) {
+  auto list = [&](const std::vector<Comparison>& from) {
+    json cs = json::array();
+    for (const auto& c : from) {
+      auto limit = thresholds.of(c.metric);
+      cs.push_back({{"product", c.product}, {"test", c.test}, {"metric", c.metric}, {"n_a", c.n_a}, {"n_b", c.n_b}, {"ratio", c.ratio},
+                    {"ci_low", c.ci_low}, {"ci_high", c.ci_high}, {"coverage", c.coverage}, {"p", c.p_value}, {"p_holm", c.p_holm},
+                    {"verdict", c.verdict}, {"fails_threshold", limit ? fails_threshold(c, *limit) : false}});
+    }
+    return cs;
+  };
+  auto opt = [](std::optional<double> x) { return x ? json(*x) : json(nullptr); };
+  return {{"schema", kJsonSchema},
+          {"threshold", opt(thresholds.gbps)},
+          {"thresholds", {{"gbps", opt(thresholds.gbps)}, {"cpu_s_per_gbit", opt(thresholds.cpu)}, {"daemon_rss_kb", opt(thresholds.rss)},
+                          {"latency_p99_ms", opt(thresholds.p99)}}},
+          {"gate_failed", diff.gate_failed},
+          {"comparisons", list(diff.comparisons)},
+          {"costs", list(diff.costs)}};
 }
 
 }  // namespace vpnlab

@@ -20,6 +20,6 @@ nlohmann::json product_json(const std::string& name, const Result<ProductSpec>& 
 
 nlohmann::json plan_json(const Plan& plan);
 
-nlohmann::json diff_json(const DiffOutcome& diff, std::optional<double> threshold);
+nlohmann::json diff_json(const DiffOutcome& diff, const Thresholds& thresholds);
 
 }  // namespace vpnlab

@@ -66,6 +66,7 @@ struct Args {
   std::string resume_dir;
   std::string from_dir;
   std::optional<double> threshold;
+  Thresholds cost_thresholds;  // --threshold-cpu, --threshold-rss, --threshold-p99
   std::optional<double> precision;   // --precision 2%: adaptive sampling (lab/run/adaptive.h)
   std::optional<double> max_time_s;  // --max-time 15m
   std::optional<int> min_rounds;     // --min-rounds 5
@@ -119,6 +120,9 @@ const std::vector<OptionDef>& option_defs() {
                             "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with\n"
                             "                   'plan --precision': the earlier run whose spread predicts the rounds"},
       {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best"},
+      {"--threshold-cpu", "X", "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best"},
+      {"--threshold-rss", "X", "exit 3 when its daemons' peak RSS is larger by more than X (a leak shows here)"},
+      {"--threshold-p99", "X", "exit 3 when its p99 latency under load is higher by more than X"},
       {"--precision", "P", "adaptive sampling: rounds go on until the 95 % interval of every product's round-paired ratio to the\n"
                            "                   baseline (or of NAME@new to NAME@old) is within ±P (e.g. 2%), then stop; at most --samples\n"
                            "                   rounds (default 100) and --max-time (README: 'Adaptive sampling')"},
@@ -197,6 +201,12 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
         usage_error(verb, "--min-rounds " + v + " is out of range: 2 to " + std::to_string(kMaxSamples));
         return std::nullopt;
       }
+    }
+    else if (s == "--threshold-cpu" || s == "--threshold-rss" || s == "--threshold-p99") {
+      // A cost may grow by more than 100 %: up to 10 (= 1000 %).
+      try { size_t used; double x = std::stod(v, &used); if (used != v.size() || !(x >= 0 && x <= 10)) throw 1;
+            (s == "--threshold-cpu" ? a.cost_thresholds.cpu : s == "--threshold-rss" ? a.cost_thresholds.rss : a.cost_thresholds.p99) = x; }
+      catch (...) { usage_error(verb, s + " '" + v + "' is not a fraction from 0 to 10, e.g. 0.2 for 20 %"); return std::nullopt; }
     }
     else if (s == "--threshold") {
       try { size_t used; double x = std::stod(v, &used); if (used != v.size() || x < 0 || x >= 1) throw 1; a.threshold = x; }
@@ -471,12 +481,24 @@ int cmd_diff(const Args& a) {
   if (a.positional.size() != 1 && a.positional.size() != 2)
     return usage_error("diff", "give two run directories, RUN_A (before) and RUN_B (after), or one run with two tagged versions");
   if (a.positional.size() == 1 && a.relative) return usage_error("diff", "--relative compares two runs; one run's versions share their rounds already");
-  auto d = a.positional.size() == 1 ? diff_tagged_run(run_dir_arg(a.positional[0]), a.threshold)
-                                    : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), a.threshold, a.relative);
+  Thresholds t = a.cost_thresholds;
+  t.gbps = a.threshold;
+  auto d = a.positional.size() == 1 ? diff_tagged_run(run_dir_arg(a.positional[0]), t)
+                                    : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), t, a.relative);
   if (!d) return fail(d.error());
-  if (a.json) std::cout << diff_json(*d, a.threshold).dump(2) << "\n";
-  else if (a.markdown) std::cout << comparison_markdown(d->comparisons, a.threshold);
-  else std::cout << d->text;
+  if (a.json) {
+    std::cout << diff_json(*d, t).dump(2) << "\n";
+  } else if (a.markdown) {
+    std::cout << comparison_markdown(d->comparisons, t.gbps);
+    for (const auto& metric : cost_metrics()) {
+      std::vector<Comparison> of_metric;
+      for (const auto& c : d->costs)
+        if (c.metric == metric.key) of_metric.push_back(c);
+      if (!of_metric.empty()) std::cout << "\n" << comparison_markdown(of_metric, t.of(metric.key), metric);
+    }
+  } else {
+    std::cout << d->text;
+  }
   return d->gate_failed ? kExitGate : 0;
 }
 
@@ -523,12 +545,13 @@ const std::vector<Verb>& verbs() {
        "in place of its version). Looked up in order: the shipped products (PREFIX/share/vpnlab/products, or the source\n"
        "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.",
        {"--json"}, cmd_products},
-      {"diff", "diff RUN_A RUN_B [--threshold X] [--relative] [--json|--markdown] | diff RUN [--threshold X] [--json|--markdown]",
+      {"diff", "diff RUN_A RUN_B [--threshold X] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--relative] [--json|--markdown]\n"
+               "           | diff RUN [the same thresholds] [--json|--markdown]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
        "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
        "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
        "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
-       {"--threshold", "--relative", "--json", "--markdown"}, cmd_diff},
+       {"--threshold", "--threshold-cpu", "--threshold-rss", "--threshold-p99", "--relative", "--json", "--markdown"}, cmd_diff},
       {"report", "report RUN_DIR", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.", {},
        cmd_report},
       {"image", "image build [RECIPE] [--rebuild] | image list | image clean",

@@ -99,7 +99,21 @@ Comparison compare_samples(const std::vector<double>& a, const std::vector<doubl
   return c;
 }
 
-std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha) {
+const Metric& throughput_metric() {
+  static const Metric m{"gbps", "Gbit/s", true, "faster", "slower", [](const SampleRow& r) { return r.gbps; }};
+  return m;
+}
+
+const std::vector<Metric>& cost_metrics() {
+  static const std::vector<Metric> m = {
+      {"cpu_s_per_gbit", "CPU-s/Gbit", false, "cheaper", "costlier", [](const SampleRow& r) { return r.cpu_s_per_gbit; }},
+      {"daemon_rss_kb", "daemon peak RSS", false, "smaller", "larger", [](const SampleRow& r) { return static_cast<double>(r.daemon_rss_kb); }},
+      {"latency_p99_ms", "p99 latency", false, "lower", "higher", [](const SampleRow& r) { return r.latency_probes > 0 ? r.latency_p99_ms : 0.0; }},
+  };
+  return m;
+}
+
+std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha, const Metric& metric) {
   using Key = std::pair<std::string, std::string>;
   std::vector<Key> order;
   std::map<Key, std::vector<double>> va, vb;
@@ -107,7 +121,7 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
     for (const auto& r : rows) {
       Key key{r.product, r.test};
       if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
-      if (r.status == "ok" && (r.valid || r.product == "baseline") && r.gbps > 0) (*out)[key].push_back(r.gbps);
+      if (r.status == "ok" && (r.valid || r.product == "baseline") && metric.value(r) > 0) (*out)[key].push_back(metric.value(r));
     }
   };
   collect(a, &va);
@@ -117,6 +131,8 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
   std::vector<size_t> tested;
   for (const auto& key : order) {
     Comparison c;
+    // A cost nobody measured (the baseline has no daemon) is no finding either way.
+    if (!metric.higher_is_better && va[key].empty() && vb[key].empty()) continue;
     if (va[key].size() >= 2 && vb[key].size() >= 2) {
       c = compare_samples(va[key], vb[key]);
       tested.push_back(out.size());
@@ -128,18 +144,24 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
     }
     c.product = key.first;
     c.test = key.second;
+    c.metric = metric.key;
+    c.higher_is_better = metric.higher_is_better;
     out.push_back(c);
   }
   auto adjusted = holm_adjust(p);
   for (size_t i = 0; i < tested.size(); ++i) {
     Comparison& c = out[tested[i]];
     c.p_holm = adjusted[i];
-    c.verdict = c.p_holm >= alpha ? "no significant difference" : c.ratio < 1 ? "slower" : "faster";
+    const bool up = c.ratio > 1;
+    c.verdict = c.p_holm >= alpha ? "no significant difference" : up == metric.higher_is_better ? metric.better : metric.worse;
   }
   return out;
 }
 
-bool fails_threshold(const Comparison& c, double threshold) { return c.verdict == "slower" && c.ci_high < 1 - threshold; }
+bool fails_threshold(const Comparison& c, double threshold) {
+  if (c.ratio <= 0 || c.verdict == "no significant difference" || c.verdict.rfind("not comparable", 0) == 0) return false;
+  return c.higher_is_better ? c.ratio < 1 && c.ci_high < 1 - threshold : c.ratio > 1 && c.ci_low > 1 + threshold;
+}
 
 std::string comparison_table(const std::vector<Comparison>& cs) {
   std::ostringstream o;
@@ -171,9 +193,9 @@ std::string comparison_table(const std::vector<Comparison>& cs) {
   return o.str();
 }
 
-std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold) {
+std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold, const Metric& metric) {
   std::ostringstream o;
-  o << "| product | test | n A/B | B/A | 95 % interval | p (Holm) | verdict |" << (threshold ? " gate |" : "") << "\n";
+  o << "| product | test | n A/B | B/A " << metric.title << " | 95 % interval | p (Holm) | verdict |" << (threshold ? " gate |" : "") << "\n";
   o << "|---|---|---|---|---|---|---|" << (threshold ? "---|" : "") << "\n";
   char buf[256];
   for (const auto& c : cs) {
@@ -194,7 +216,7 @@ std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional
   }
   if (threshold) {
     snprintf(buf, sizeof buf, "%.0f %%", 100 * *threshold);
-    o << "\nGate: a row fails when B is slower than A by more than " << buf << " even at its interval's best.\n";
+    o << "\nGate: a row fails when B is " << metric.worse << " than A by more than " << buf << " even at its interval's best.\n";
   }
   return o.str();
 }

@@ -13,14 +13,30 @@
 
 namespace vpnlab {
 
+// What a comparison judges, from each valid row: throughput (higher is better) or a cost
+// (lower is better: CPU-s per Gbit, the daemons' peak RSS, p99 latency under load). A row
+// that did not measure a cost (0: no daemon, no latency probe) does not count for it.
+struct Metric {
+  std::string key;      // "gbps", "cpu_s_per_gbit", "daemon_rss_kb", "latency_p99_ms"
+  std::string title;    // "Gbit/s", "CPU-s/Gbit", ...
+  bool higher_is_better = true;
+  std::string better, worse;  // verdict words: "faster"/"slower", "cheaper"/"costlier", ...
+  double (*value)(const SampleRow&) = nullptr;
+};
+const Metric& throughput_metric();
+// CPU-s/Gbit, peak RSS, p99 latency: what `diff` judges besides speed.
+const std::vector<Metric>& cost_metrics();
+
 struct Comparison {
   std::string product, test;
+  std::string metric = "gbps";    // Metric::key
+  bool higher_is_better = true;
   size_t n_a = 0, n_b = 0;
   double ratio = 0;               // B / A
   double ci_low = 0, ci_high = 0;  // 95 % interval of the ratio
   double coverage = 0;            // what the interval really covers (discrete U distribution)
   double p_value = 1, p_holm = 1;
-  std::string verdict;            // "faster", "slower", "no significant difference", "not comparable: ..."
+  std::string verdict;            // the metric's better/worse word, "no significant difference", "not comparable: ..."
 };
 
 // Two-sided exact p-value of the Mann-Whitney U statistic for sample sizes m and n.
@@ -30,16 +46,19 @@ std::vector<double> holm_adjust(const std::vector<double>& p);
 // Compares two samples: the ratio b/a with its interval and the test's p-value.
 Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b);
 
-// Every product x test with valid rows in both runs, Holm-corrected together.
-std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha = 0.05);
+// Every product x test with valid rows in both runs, Holm-corrected together (one family
+// per metric). Cost metrics list only the product x tests that measured them in both runs.
+std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha = 0.05,
+                                     const Metric& metric = throughput_metric());
 
 // The gate of `diff --threshold X`: a comparison fails it when the whole interval lies
-// more than X below 1 (slower by more than X even at its best).
+// more than X on the wrong side of 1: slower by more than X even at its best, or (a cost)
+// costlier by more than X even at its best.
 bool fails_threshold(const Comparison& c, double threshold);
 
 std::string comparison_table(const std::vector<Comparison>& cs);
 // The same as a Markdown table (a CI job's step summary), with the gate's outcome per row
 // when a threshold is given.
-std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold);
+std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold, const Metric& metric = throughput_metric());
 
 }  // namespace vpnlab

@@ -77,6 +77,41 @@ TEST(Compare, VerdictsForKnownEffects) {
   EXPECT_EQ(noisy.verdict, "no significant difference");
 }
 
+// Costs are judged like speed, the other way round: a daemon whose RSS grew by half is
+// "larger" and trips a 20 % RSS gate; CPU-s/Gbit 2 % higher does not trip a 10 % gate; a
+// product that never measured a cost (the baseline has no daemon) is not listed for it.
+TEST(Compare, CostVerdictsAndTheirGates) {
+  std::mt19937 rng(11);
+  auto with_costs = [&](double rss_mb, double cpu) {
+    auto rows = rows_of("p", lognormal(rng, 10, 1.0, 0.03));
+    auto rss = lognormal(rng, 10, rss_mb * 1024, 0.02);
+    auto cpus = lognormal(rng, 10, cpu, 0.01);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      rows[i].daemon_rss_kb = static_cast<int64_t>(rss[i]);
+      rows[i].cpu_s_per_gbit = cpus[i];
+    }
+    auto base = rows_of("baseline", lognormal(rng, 10, 5.0, 0.03));
+    rows.insert(rows.end(), base.begin(), base.end());
+    return rows;
+  };
+  auto a = with_costs(100, 5.0), b = with_costs(150, 5.1);
+  const Metric& cpu = cost_metrics()[0];
+  const Metric& rss = cost_metrics()[1];
+  auto rss_cs = compare_runs(a, b, 0.05, rss);
+  ASSERT_EQ(rss_cs.size(), 1u) << "the baseline measured no RSS: not listed";
+  EXPECT_EQ(rss_cs[0].product, "p");
+  EXPECT_EQ(rss_cs[0].verdict, "larger");
+  EXPECT_NEAR(rss_cs[0].ratio, 1.5, 0.05);
+  EXPECT_TRUE(fails_threshold(rss_cs[0], 0.2));
+  EXPECT_FALSE(fails_threshold(rss_cs[0], 0.6)) << "50 % larger must not trip a 60 % gate";
+  auto cpu_cs = compare_runs(a, b, 0.05, cpu);
+  ASSERT_EQ(cpu_cs.size(), 1u);
+  EXPECT_FALSE(fails_threshold(cpu_cs[0], 0.1));
+  auto cheaper = compare_runs(b, a, 0.05, rss);
+  EXPECT_EQ(cheaper[0].verdict, "smaller");
+  EXPECT_FALSE(fails_threshold(cheaper[0], 0.2));
+}
+
 TEST(Compare, IntervalCoverageAndFalseAlarmsOverManyRuns) {
   std::mt19937 rng(7);
   int covered = 0, false_alarms = 0;

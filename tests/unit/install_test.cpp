@@ -131,8 +131,19 @@ TEST(Json, DiffMatchesTheGoldenFile) {
   slower.p_value = slower.p_holm = 0.0002;
   slower.verdict = "slower";
   d.comparisons = {slower};
+  Comparison costlier = slower;
+  costlier.metric = "daemon_rss_kb";
+  costlier.higher_is_better = false;
+  costlier.ratio = 1.5;
+  costlier.ci_low = 1.3;
+  costlier.ci_high = 1.7;
+  costlier.verdict = "larger";
+  d.costs = {costlier};
   d.gate_failed = true;
-  expect_golden("diff.json", diff_json(d, 0.1));
+  Thresholds t;
+  t.gbps = 0.1;
+  t.rss = 0.2;
+  expect_golden("diff.json", diff_json(d, t));
 }
 
 }  // namespace

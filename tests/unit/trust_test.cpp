@@ -235,7 +235,7 @@ TEST(Trust, DiffWithoutProvenanceSaysSo) {
   std::string a = golden_with("/schema", 1);
   std::string b = golden_with("/schema", 1);
   std::filesystem::remove(b + "/environment.json");
-  auto d = diff_runs(a, b, std::nullopt, false);
+  auto d = diff_runs(a, b, Thresholds{}, false);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().message, "run B: " + b + "/environment.json: No such file or directory (ENOENT)");
 }
