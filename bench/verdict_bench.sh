@@ -47,21 +47,24 @@ gated() {  # gated NAME PR_BINARY -> "exit seconds rounds"
   echo "$rc $((t1 - t0)) ${rounds:-?} $(grep -oP '^sampling: \K[a-z ]+(?= after)' "$out/$1.log" | tail -1)"
 }
 
-false_alarms=0 detections=0 same_s=0 slow_s=0
-for i in $(seq "$runs"); do
-  read -r rc s rounds why < <(gated "same-$i" "$wg")
-  echo "  same build, run $i: exit $rc, ${s} s, $rounds rounds ($why)"
-  [ "$rc" = 3 ] && false_alarms=$((false_alarms + 1))
-  same_s=$((same_s + s))
-done
-for i in $(seq "$runs"); do
-  read -r rc s rounds why < <(gated "slow-$i" "$slow")
-  echo "  slowed build, run $i: exit $rc, ${s} s, $rounds rounds ($why)"
-  [ "$rc" = 3 ] && detections=$((detections + 1))
-  slow_s=$((slow_s + s))
-done
+# series NAME BINARY: RUNS gated runs; sets fired (exit 3 count) and seconds (their sum).
+series() {
+  fired=0 seconds=0
+  for i in $(seq "$runs"); do
+    read -r rc s rounds why < <(gated "$1-$i" "$2")
+    echo "  $1 build, run $i: exit $rc, ${s} s, $rounds rounds ($why)"
+    [ "$rc" = 3 ] && fired=$((fired + 1))
+    seconds=$((seconds + s))
+  done
+}
+minutes() { awk -v s="$1" -v n="$runs" 'BEGIN { printf "%.1f", s / n / 60 }'; }
+
 echo "verdict_bench: precision $precision, max time $max_time, threshold $threshold, known effect B/A $effect"
-echo "  false alarms: $false_alarms of $runs same-build runs (target <= 1)"
-echo "  detections:   $detections of $runs slowed-build runs (target >= $((runs * 9 / 10)))"
-echo "  minutes per verdict: same build $(awk -v s="$same_s" -v n="$runs" 'BEGIN { printf "%.1f", s / n / 60 }'), slowed $(awk -v s="$slow_s" -v n="$runs" 'BEGIN { printf "%.1f", s / n / 60 }')"
+# VPNLAB_VERDICT_ONLY=slowed skips the same-build half (to measure another effect).
+if [ "${VPNLAB_VERDICT_ONLY:-}" != slowed ]; then
+  series same "$wg"
+  echo "  false alarms: $fired of $runs same-build runs (target <= 1); $(minutes "$seconds") min per verdict"
+fi
+series slowed "$slow"
+echo "  detections: $fired of $runs slowed-build runs (target >= $((runs * 9 / 10))); $(minutes "$seconds") min per verdict"
 rm -rf "$out"

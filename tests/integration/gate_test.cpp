@@ -18,25 +18,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct GateOutcome {
-  int status = -1;
-  std::string out, err;
-};
-
-GateOutcome gate(const std::string& base, const std::string& pr, const std::string& out_dir) {
-  std::string dir = make_temp_dir("gate-log");
-  SpawnSpec s;
-  s.argv = {"bash", VPNLAB_SOURCE_ROOT "/scripts/ci-gate.sh", "--product", "wireguard-go", "--base", base, "--pr", pr,
-            "--topology", VPNLAB_TOPOLOGIES "/quick.toml", "--threshold", "0.1", "--precision", "5%", "--max-time", "50s",
-            "--duration", "1s", "--out", out_dir, "--vpnlab", VPNLAB_BINARY};
-  s.stdout_path = dir + "/out";
-  s.stderr_path = dir + "/err";
-  auto r = run_command(s, 280);
-  GateOutcome o;
-  if (r) o.status = r->exit_status;
-  o.out = read_file(s.stdout_path);
-  o.err = read_file(s.stderr_path);
-  return o;
+CliOutcome gate(const std::string& base, const std::string& pr, const std::string& out_dir) {
+  return run_program({"bash", VPNLAB_SOURCE_ROOT "/scripts/ci-gate.sh", "--product", "wireguard-go", "--base", base, "--pr", pr,
+                      "--topology", VPNLAB_TOPOLOGIES "/quick.toml", "--threshold", "0.1", "--precision", "5%", "--max-time", "50s",
+                      "--duration", "1s", "--out", out_dir, "--vpnlab", VPNLAB_BINARY},
+                     {}, 280);
 }
 
 // Where this machine's cgroup CPU controller is (v2 unified, or v1 "cpu"), or "".
@@ -86,7 +72,7 @@ TEST(Gate, TheSameBuildTwicePasses) {
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   const std::string wg = find_program("wireguard-go");
   std::string out = make_temp_dir("gate-same");
-  GateOutcome o = gate(wg, wg, out);
+  CliOutcome o = gate(wg, wg, out);
   EXPECT_EQ(o.status, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("ci-gate: pass: wireguard-go@pr is not slower than @base by more than 0.1"), std::string::npos) << o.out;
   std::string run = run_dir_in(out);
@@ -104,7 +90,7 @@ TEST(Gate, ABuildSlowedByACpuQuotaFailsTheGate) {
   ASSERT_FALSE(cgroup.empty()) << "cannot make a cgroup in " << cgroup_root << ": " << strerror(errno);
   std::string slow = slowed_wireguard_go(make_temp_dir("gate-bin"), cgroup);
   std::string out = make_temp_dir("gate-slow");
-  GateOutcome o = gate(find_program("wireguard-go"), slow, out);
+  CliOutcome o = gate(find_program("wireguard-go"), slow, out);
   remove_gate_cgroups(cgroup_root);
   EXPECT_EQ(o.status, 3) << o.out << o.err;
   EXPECT_NE(o.err.find("ci-gate: FAIL: wireguard-go@pr is slower than @base by more than 0.1, or costlier beyond a cost threshold"), std::string::npos)
@@ -121,7 +107,7 @@ TEST(Gate, ABuildThatCannotStartIsBroken) {
   std::ofstream(broken) << "#!/bin/sh\necho 'this build cannot start' >&2\nexit 1\n";
   fs::permissions(broken, fs::perms::owner_all);
   std::string out = make_temp_dir("gate-broken");
-  GateOutcome o = gate(find_program("wireguard-go"), broken, out);
+  CliOutcome o = gate(find_program("wireguard-go"), broken, out);
   EXPECT_EQ(o.status, 4) << o.out << o.err;
   EXPECT_NE(o.err.find("ci-gate: broken: a build of wireguard-go produced no valid row"), std::string::npos) << o.err;
 }

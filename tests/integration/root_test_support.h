@@ -65,26 +65,33 @@ inline std::string run_dir_in(const std::string& out) {
   return "";
 }
 
-// The vpnlab binary as a user runs it (with `env` added): exit status, stdout, stderr.
+// What a program run to its end did: exit status, stdout, stderr.
 struct CliOutcome {
   int status = -1;
   std::string out, err;
 };
 
-inline CliOutcome vpnlab_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
+// A program run to completion (at most `timeout_s`), `env` added to its environment.
+inline CliOutcome run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {}, double timeout_s = 240) {
   std::string dir = make_temp_dir("cli");
   SpawnSpec s;
-  s.argv = {VPNLAB_BINARY};
-  s.argv.insert(s.argv.end(), args.begin(), args.end());
+  s.argv = argv;
   s.env = env;
   s.stdout_path = dir + "/out";
   s.stderr_path = dir + "/err";
-  auto r = run_command(s, 240);
+  auto r = run_command(s, timeout_s);
   CliOutcome o;
   if (r) o.status = r->exit_status;
   o.out = read_file(s.stdout_path);
   o.err = read_file(s.stderr_path);
   return o;
+}
+
+// The vpnlab binary as a user runs it (with `env` added).
+inline CliOutcome vpnlab_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
+  std::vector<std::string> argv = {VPNLAB_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv, env);
 }
 
 // Pids of the running processes named `comm`. A zombie (dead, waiting for PID 1 to reap
