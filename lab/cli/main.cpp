@@ -239,8 +239,10 @@ bool need_root(const std::string& verb) {
   return false;
 }
 
-SamplingRequest sampling_request_of(const Args& a) {
-  return SamplingRequest{a.precision, a.max_time_s, a.min_rounds, a.samples.has_value() || !a.from_dir.empty()};
+// `rerun`: `run --from`, whose recorded sample count is the round limit (for `plan`, --from
+// only lends its spread).
+SamplingRequest sampling_request_of(const Args& a, bool rerun) {
+  return SamplingRequest{a.precision, a.max_time_s, a.min_rounds, a.samples.has_value() || rerun};
 }
 
 RunRequest request_of(const Args& a, const std::string& file) {
@@ -260,7 +262,7 @@ int cmd_plan(const Args& a) {
   if (a.positional.size() != 1) return usage_error("plan", "give one topology file");
   auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
-  auto seq = sequential_request(sampling_request_of(a), &plan.value());
+  auto seq = sequential_request(sampling_request_of(a, /*rerun=*/false), &plan.value());
   if (!seq) return fail(seq.error());
   if (!a.from_dir.empty() && !*seq) return usage_error("plan", "--from with 'plan' predicts the rounds of --precision from that run: add --precision");
   std::optional<std::vector<SampleRow>> earlier;
@@ -364,7 +366,7 @@ int cmd_run(const Args& given) {
   RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
   auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(run_dir_arg(a.from_dir), &request);
   if (!plan) return fail(plan.error());
-  auto seq = sequential_request(sampling_request_of(a), &plan.value());
+  auto seq = sequential_request(sampling_request_of(a, /*rerun=*/!a.from_dir.empty()), &plan.value());
   if (!seq) return fail(seq.error());
   if (!need_root("run")) return kExitError;
   auto lock = RunLock::acquire();
