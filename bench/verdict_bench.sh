@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # How good is the CI gate's verdict? Prints figures, asserts nothing:
-#   - the known effect: a fixed 10-round run of wireguard-go against the same binary held to
-#     QUOTA % of one CPU by a cgroup (a real, repeatable slowdown), measured first;
+#   - the known effect: a fixed 10-round run of wireguard-go against the same binary whose
+#     daemons (both nodes, together) are held to QUOTA % of one CPU by one cgroup quota (a
+#     real, repeatable slowdown), measured first;
 #   - false alarms: RUNS gated runs of the same build against itself (target: <= 1 of 10);
 #   - detections: RUNS gated runs of the slowed copy (target: >= 9 of 10);
 #   - wall time per verdict at the requested precision.
