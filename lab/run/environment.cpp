@@ -10,9 +10,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/run/keys.h"
 
-#ifndef VPNLAB_VERSION
-#define VPNLAB_VERSION "unknown"
-#endif
+#include <vpnlab_version.h>  // generated at build time (cmake/version.cmake)
 
 namespace vpnlab {
 
