@@ -86,7 +86,7 @@ TEST(Trust, DaemonKilledMidSampleKeepsItsRowAndResumeDoesNotRedoIt) {
   std::string out = make_temp_dir("trust-kill");
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "2", "--duration", "3s", "--out", out};
-  s.stdout_path = out + ".log";
+  s.stdout_path = out + "/run.log";  // inside the scratch directory, which goes at the end
   auto child = Child::spawn(s);
   ASSERT_TRUE(child.ok()) << child.error().format();
   // Sample 1's iperf3 client is recorded (LOG.cmd) as it starts: then the daemon dies.
@@ -99,13 +99,13 @@ TEST(Trust, DaemonKilledMidSampleKeepsItsRowAndResumeDoesNotRedoIt) {
     }
     return false;
   };
-  ASSERT_TRUE(wait_until(sample_started, 60)) << read_file(out + ".log");
+  ASSERT_TRUE(wait_until(sample_started, 60)) << read_file(out + "/run.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   auto daemons = pids_named("wireguard-go");
   ASSERT_FALSE(daemons.empty());
   kill(daemons.front(), SIGKILL);
   ASSERT_TRUE((*child)->wait_exit(120000));
-  std::string log = read_file(out + ".log");
+  std::string log = read_file(out + "/run.log");
   EXPECT_EQ((*child)->exit_status(), 5) << log;
   EXPECT_NE(log.find("1 of 2 rows failed or are invalid"), std::string::npos) << log;
   std::string run_dir = run_dir_in(out);
