@@ -77,7 +77,8 @@ RatioInterval ratio_interval(const std::vector<double>& ratios, double confidenc
   }
   double ss = 0;
   for (double x : logs) ss += (x - mean) * (x - mean);
-  const double se = std::sqrt(ss / static_cast<double>(logs.size() - 1) / static_cast<double>(logs.size()));
+  r.log_sd = std::sqrt(ss / static_cast<double>(logs.size() - 1));
+  const double se = r.log_sd / std::sqrt(static_cast<double>(logs.size()));
   const double h = t_quantile(confidence, static_cast<int>(logs.size()) - 1) * se;
   r.low = std::exp(mean - h);
   r.high = std::exp(mean + h);

@@ -34,6 +34,7 @@ struct RatioInterval {
   double ratio = 0;           // geometric mean of the paired ratios
   double low = 0, high = 0;   // interval of that ratio
   double half_width = 0;      // relative: max(high / ratio - 1, 1 - low / ratio); huge with n < 2
+  double log_sd = 0;          // standard deviation of log(ratio) (n >= 2)
 };
 
 // Student t interval of the mean of log(ratios) at `confidence`, back on the ratio scale.

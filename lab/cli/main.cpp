@@ -273,8 +273,7 @@ int cmd_plan(const Args& a) {
   }
   if (a.json) {
     nlohmann::json j = plan_json(plan.value());
-    if (*seq) j["sampling"] = {{"precision", (*seq)->target}, {"min_rounds", (*seq)->min_rounds}, {"max_rounds", (*seq)->max_rounds},
-                               {"max_time_s", a.max_time_s.value_or(0)}, {"looks", (*seq)->looks()}, {"confidence_per_look", (*seq)->confidence_per_look()}};
+    if (*seq) j["sampling"] = sequential_plan_json(**seq, a.max_time_s.value_or(0));
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << describe_plan(plan.value());

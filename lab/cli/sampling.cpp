@@ -1,5 +1,6 @@
 #include "lab/cli/sampling.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -49,19 +50,20 @@ std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, doubl
   if (!series) return out;
   // The first look at which every series' interval, with the earlier run's spread, is
   // narrow enough: the spread of a few rounds is a rough guide, said as such.
-  auto ratios = paired_ratios(*series, *earlier);
-  int expected = 0;
-  for (int n : looks) {
-    bool all = true;
-    for (const auto& r : ratios) {
-      auto i = ratio_interval(r, seq.confidence_per_look());
-      if (i.n < 2) { all = false; break; }
-      const double log_sd = std::log(1 + i.half_width) / t_quantile(seq.confidence_per_look(), static_cast<int>(i.n) - 1) * std::sqrt(double(i.n));
-      const double h = t_quantile(seq.confidence_per_look(), n - 1) * log_sd / std::sqrt(double(n));
-      all = all && std::exp(h) - 1 <= seq.target;
-    }
-    if (all) { expected = n; break; }
+  // The widest spread decides; a series with fewer than 2 ratios has none to go by.
+  double widest_sd = 0;
+  bool known = true;
+  for (const auto& r : paired_ratios(*series, *earlier)) {
+    auto i = ratio_interval(r, seq.confidence_per_look());
+    known = known && i.n >= 2;
+    widest_sd = std::max(widest_sd, i.log_sd);
   }
+  int expected = 0;
+  for (int n : looks)
+    if (known && std::exp(t_quantile(seq.confidence_per_look(), n - 1) * widest_sd / std::sqrt(double(n))) - 1 <= seq.target) {
+      expected = n;
+      break;
+    }
   if (expected > 0)
     out += "  expected from the earlier run's spread: " + std::to_string(expected) + " rounds (~" + minutes(per_round * expected) + ")\n";
   else

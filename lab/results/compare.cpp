@@ -158,6 +158,25 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
   return out;
 }
 
+namespace {
+
+// "0.812-0.905", starred when the interval covers less than 95 % (too few samples).
+std::string interval_text(const Comparison& c) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.3f-%.3f%s", c.ci_low, c.ci_high, c.coverage < 0.95 - 1e-9 ? "*" : "");
+  return buf;
+}
+
+// The verdict with its size when there is one: "slower (-12.3 %)".
+std::string verdict_text(const Comparison& c) {
+  if (c.verdict == "no significant difference") return c.verdict;
+  char pct[64];
+  snprintf(pct, sizeof pct, " (%+.1f %%)", 100 * (c.ratio - 1));
+  return c.verdict + pct;
+}
+
+}  // namespace
+
 bool fails_threshold(const Comparison& c, double threshold) {
   if (c.ratio <= 0 || c.verdict == "no significant difference" || c.verdict.rfind("not comparable", 0) == 0) return false;
   return c.higher_is_better ? c.ratio < 1 && c.ci_high < 1 - threshold : c.ratio > 1 && c.ci_low > 1 + threshold;
@@ -175,16 +194,8 @@ std::string comparison_table(const std::vector<Comparison>& cs) {
       snprintf(line, sizeof line, "%-20s %-14s %5s %8s %19s %8s %8s  %s\n", c.product.c_str(), c.test.c_str(), n.c_str(), "-", "-", "-", "-",
                c.verdict.c_str());
     } else {
-      char interval[48];
-      snprintf(interval, sizeof interval, "%.3f-%.3f%s", c.ci_low, c.ci_high, c.coverage < 0.95 - 1e-9 ? "*" : "");
-      std::string verdict = c.verdict;
-      if (verdict != "no significant difference") {
-        char pct[64];
-        snprintf(pct, sizeof pct, " (%+.1f %%)", 100 * (c.ratio - 1));
-        verdict += pct;
-      }
-      snprintf(line, sizeof line, "%-20s %-14s %5s %8.3f %19s %8.4f %8.4f  %s\n", c.product.c_str(), c.test.c_str(), n.c_str(), c.ratio, interval,
-               c.p_value, c.p_holm, verdict.c_str());
+      snprintf(line, sizeof line, "%-20s %-14s %5s %8.3f %19s %8.4f %8.4f  %s\n", c.product.c_str(), c.test.c_str(), n.c_str(), c.ratio,
+               interval_text(c).c_str(), c.p_value, c.p_holm, verdict_text(c).c_str());
     }
     o << line;
   }
@@ -203,13 +214,9 @@ std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional
     if (c.ratio <= 0) {
       o << "- | - | - | " << c.verdict << " |";
     } else {
-      snprintf(buf, sizeof buf, "%.3f | %.3f-%.3f%s | %.4f | ", c.ratio, c.ci_low, c.ci_high, c.coverage < 0.95 - 1e-9 ? "*" : "", c.p_holm);
-      o << buf << c.verdict;
-      if (c.verdict != "no significant difference" && c.verdict.rfind("not comparable", 0) != 0) {
-        snprintf(buf, sizeof buf, " (%+.1f %%)", 100 * (c.ratio - 1));
-        o << buf;
-      }
-      o << " |";
+      // A compared pair (ratio > 0) never has a "not comparable" verdict.
+      snprintf(buf, sizeof buf, "%.3f | %s | %.4f | ", c.ratio, interval_text(c).c_str(), c.p_holm);
+      o << buf << verdict_text(c) << " |";
     }
     if (threshold) o << (fails_threshold(c, *threshold) ? " **fails** |" : " passes |");
     o << "\n";

@@ -52,18 +52,19 @@ std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& s
   return out;
 }
 
+nlohmann::json sequential_plan_json(const SequentialPlan& plan, double max_time_s) {
+  return {{"precision", plan.target},         {"min_rounds", plan.min_rounds}, {"max_rounds", plan.max_rounds},
+          {"max_time_s", max_time_s},         {"looks", plan.looks()},         {"confidence_per_look", plan.confidence_per_look()}};
+}
+
 nlohmann::json sampling_json(const SamplingOutcome& s) {
-  return {{"precision", s.plan.target},
-          {"min_rounds", s.plan.min_rounds},
-          {"max_rounds", s.plan.max_rounds},
-          {"max_time_s", s.max_time_s},
-          {"looks", s.plan.looks()},
-          {"confidence_per_look", s.plan.confidence_per_look()},
-          {"rule", "Student t interval of the mean log round-paired ratio at 1 - 0.05/K, K looks planned (Bonferroni over looks)"},
-          {"stopped", s.why},
-          {"rounds", s.rounds},
-          {"widest_half_width", std::isfinite(s.widest) ? nlohmann::json(s.widest) : nlohmann::json(nullptr)},
-          {"widest_series", s.widest_series}};
+  nlohmann::json j = sequential_plan_json(s.plan, s.max_time_s);
+  j["rule"] = "Student t interval of the mean log round-paired ratio at 1 - 0.05/K, K looks planned (Bonferroni over looks)";
+  j["stopped"] = s.why;
+  j["rounds"] = s.rounds;
+  j["widest_half_width"] = std::isfinite(s.widest) ? nlohmann::json(s.widest) : nlohmann::json(nullptr);
+  j["widest_series"] = s.widest_series;
+  return j;
 }
 
 }  // namespace vpnlab

@@ -39,5 +39,7 @@ struct SamplingOutcome {
   double max_time_s = 0;
 };
 nlohmann::json sampling_json(const SamplingOutcome& s);
+// The plan part of it (also `plan --json`'s "sampling"): precision, rounds, looks, level.
+nlohmann::json sequential_plan_json(const SequentialPlan& plan, double max_time_s);
 
 }  // namespace vpnlab

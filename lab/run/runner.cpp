@@ -123,18 +123,13 @@ bool sampling_stops(const Rounds& in, int rounds_done, double elapsed_s, bool be
   for (const auto& o : outcomes)
     for (const auto& w : in.watched)
       if (!o.started && !o.failure.empty() && (o.product == w.product || o.product == w.reference)) dead = o.product;
-  StopCheck c;
-  if (before_round && rounds_done > 0 && !dead.empty()) {
-    c = check_stop(seq, rounds_done, paired_ratios(in.watched, report->rows));
-    c.why = "a product never came up (" + dead + ")";
-  } else if (before_round) {
-    if (round_fits(elapsed_s, rounds_done, in.opts.max_time_s)) return false;
-    c = check_stop(seq, rounds_done, paired_ratios(in.watched, report->rows));
-    c.why = "time out";
-  } else {
-    c = check_stop(seq, rounds_done, paired_ratios(in.watched, report->rows));
-    if (!c.stop) return false;
-  }
+  std::string why;
+  if (before_round && rounds_done > 0 && !dead.empty()) why = "a product never came up (" + dead + ")";
+  else if (before_round && !round_fits(elapsed_s, rounds_done, in.opts.max_time_s)) why = "time out";
+  else if (before_round) return false;
+  StopCheck c = check_stop(seq, rounds_done, paired_ratios(in.watched, report->rows));
+  if (before_round) c.why = why;
+  else if (!c.stop) return false;
   std::string widest = in.watched.empty() ? "" : in.watched[c.widest_index].label();
   report->sampling = SamplingOutcome{c.why, rounds_done, c.widest, widest, seq, in.opts.max_time_s};
   spdlog::info("sampling stopped after {} rounds: {} (widest {}: {})", rounds_done, c.why,
