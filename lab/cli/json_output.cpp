@@ -113,4 +113,24 @@ json diff_json(const DiffOutcome& diff, const Thresholds& thresholds) {
           {"costs", list(diff.costs)}};
 }
 
+json compare_json(const CompareOutcome& c) {
+  json cs = json::array();
+  for (const auto& x : c.comparisons) {
+    json one = {{"test", x.test}, {"metric", x.metric}, {"pairs", x.n_a}, {"verdict", x.verdict}};
+    if (x.ratio > 0) {
+      one["ratio_b_over_a"] = x.ratio;
+      one["ci_low"] = x.ci_low;
+      one["ci_high"] = x.ci_high;
+      one["ratio_a_over_b"] = 1 / x.ratio;
+      one["ci_low_a_over_b"] = 1 / x.ci_high;
+      one["ci_high_a_over_b"] = 1 / x.ci_low;
+      one["coverage"] = x.coverage;
+      one["p"] = x.p_value;
+      one["p_holm"] = x.p_holm;
+    }
+    cs.push_back(one);
+  }
+  return {{"schema", kJsonSchema}, {"run_id", c.run_id}, {"a", c.a}, {"b", c.b}, {"comparisons", cs}};
+}
+
 }  // namespace vpnlab

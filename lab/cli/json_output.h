@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/cli/compare_command.h"
 #include "lab/cli/diff_command.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
@@ -21,5 +22,7 @@ nlohmann::json product_json(const std::string& name, const Result<ProductSpec>& 
 nlohmann::json plan_json(const Plan& plan);
 
 nlohmann::json diff_json(const DiffOutcome& diff, const Thresholds& thresholds);
+
+nlohmann::json compare_json(const CompareOutcome& compare);
 
 }  // namespace vpnlab

@@ -17,6 +17,7 @@
 
 #include "lab/base/bounds.h"
 #include "lab/cli/cleanup.h"
+#include "lab/cli/compare_command.h"
 #include "lab/cli/diff_command.h"
 #include "lab/cli/doctor.h"
 #include "lab/run/environment.h"
@@ -65,6 +66,8 @@ struct Args {
   std::string keys_dir;
   std::string resume_dir;
   std::string from_dir;
+  std::string test;  // compare --test T
+  std::string vs;    // run/report --vs PRODUCT: every other product against it
   std::optional<double> threshold;
   Thresholds cost_thresholds;  // --threshold-cpu, --threshold-rss, --threshold-p99
   std::optional<double> precision;   // --precision 2%: adaptive sampling (lab/run/adaptive.h)
@@ -128,6 +131,9 @@ const std::vector<OptionDef>& option_defs() {
                            "                   rounds (default 100) and --max-time (README: 'Adaptive sampling')"},
       {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)"},
       {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)"},
+      {"--test", "T", "only this test (default: every test both products ran)"},
+      {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT,\n"
+                          "                   round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')"},
       {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
       {"--rebuild", "", "build again even if the cache holds the image"},
       {"--dry-run", "", "list what would be removed; remove nothing"},
@@ -178,6 +184,8 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     else if (s == "--keys") a.keys_dir = v;
     else if (s == "--resume") a.resume_dir = v;
     else if (s == "--from") a.from_dir = v;
+    else if (s == "--test") a.test = v;
+    else if (s == "--vs") a.vs = v;
     else if (s == "--precision") {
       // "2%" or 0.02: the relative half-width asked for.
       try {
@@ -367,6 +375,8 @@ int cmd_run(const Args& given) {
   if (!plan) return fail(plan.error());
   auto seq = sequential_request(sampling_request_of(a, /*rerun=*/!a.from_dir.empty()), &plan.value());
   if (!seq) return fail(seq.error());
+  if (!a.vs.empty() && std::find(plan->products.begin(), plan->products.end(), a.vs) == plan->products.end())
+    return usage_error("run", "--vs " + a.vs + ": not a product of this run (give it with --product too)");
   if (!need_root("run")) return kExitError;
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
@@ -407,7 +417,7 @@ int cmd_run(const Args& given) {
                plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
   auto report = run_bench(plan.value(), opts);
   if (!report) return fail(report.error());
-  RunOutputs outputs = write_run_outputs(plan.value(), opts.run_dir, *report);
+  RunOutputs outputs = write_run_outputs(plan.value(), opts.run_dir, *report, a.vs);
   std::cout << "\n" << outputs.summary;
   if (report->sampling)
     if (auto env = read_environment(opts.run_dir, /*required=*/false); env) std::cout << sampling_line(*env) << "\n";
@@ -470,10 +480,13 @@ int cmd_report(const Args& a) {
   const std::string dir = run_dir_arg(a.positional[0]);
   auto rows = read_results_csv(dir + "/results.csv");
   if (!rows) return fail(with_context(rows.error(), "report"));
+  if (!a.vs.empty())
+    if (auto s = check_vs_product(*rows, a.vs, dir + "/results.csv"); !s) return fail(with_context(s.error(), "report --vs"));
   std::string table = summary_table(rows.value());
+  if (!a.vs.empty()) table += "\n" + vs_block(*rows, a.vs);
   if (auto s = write_file(dir + "/summary.txt", table, 0640); !s) return fail(s.error());
   if (auto s = write_file(dir + "/summary.json", summary_json(rows.value()).dump(2) + "\n", 0640); !s) return fail(s.error());
-  if (auto s = write_report(dir); !s) return fail(with_context(s.error(), "report"));
+  if (auto s = write_report(dir, a.vs); !s) return fail(with_context(s.error(), "report"));
   std::cout << table;
   return 0;
 }
@@ -501,6 +514,15 @@ int cmd_diff(const Args& a) {
     std::cout << d->text;
   }
   return d->gate_failed ? kExitGate : 0;
+}
+
+int cmd_compare(const Args& a) {
+  if (a.positional.size() != 3) return usage_error("compare", "give a run directory and two of its products: compare RUN A B");
+  auto c = compare_in_run(run_dir_arg(a.positional[0]), a.positional[1], a.positional[2], a.test);
+  if (!c) return fail(c.error());
+  if (a.json) std::cout << compare_json(*c).dump(2) << "\n";
+  else std::cout << c->text;
+  return 0;
 }
 
 int cmd_doctor(const Args& a) {
@@ -531,7 +553,7 @@ const std::vector<Verb>& verbs() {
       {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
       {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
-       "           [--precision P [--max-time D] [--min-rounds N]]",
+       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
        "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
        "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
@@ -539,7 +561,7 @@ const std::vector<Verb>& verbs() {
        "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
        "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
-        "--min-rounds"}, cmd_run},
+        "--min-rounds", "--vs"}, cmd_run},
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products [--json]", "Lists the products with availability, cipher and version (tab-separated; the reason a product cannot run\n"
@@ -553,7 +575,13 @@ const std::vector<Verb>& verbs() {
        "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
        "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
        {"--threshold", "--threshold-cpu", "--threshold-rss", "--threshold-p99", "--relative", "--json", "--markdown"}, cmd_diff},
-      {"report", "report RUN_DIR", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.", {},
+      {"compare", "compare RUN A B [--test T] [--json]",
+       "Which of two products of one run is faster and cheaper, by how much, how sure: per test, the round-paired ratio B/A\n"
+       "(and A/B) of Gbit/s, CPU-s/Gbit, daemon peak RSS and p99 latency, each with its 95 % interval and a verdict\n"
+       "(Hodges-Lehmann and Wilcoxon signed-rank over the rounds, Holm-corrected per metric). Exit 0 whatever the verdicts.",
+       {"--test", "--json"}, cmd_compare},
+      {"report", "report RUN_DIR [--vs PRODUCT]", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.",
+       {"--vs"},
        cmd_report},
       {"image", "image build [RECIPE] [--rebuild] | image list | image clean",
        "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"

@@ -158,8 +158,6 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
   return out;
 }
 
-namespace {
-
 // "0.812-0.905", starred when the interval covers less than 95 % (too few samples).
 std::string interval_text(const Comparison& c) {
   char buf[64];
@@ -174,8 +172,6 @@ std::string verdict_text(const Comparison& c) {
   snprintf(pct, sizeof pct, " (%+.1f %%)", 100 * (c.ratio - 1));
   return c.verdict + pct;
 }
-
-}  // namespace
 
 bool fails_threshold(const Comparison& c, double threshold) {
   if (c.ratio <= 0 || c.verdict == "no significant difference" || c.verdict.rfind("not comparable", 0) == 0) return false;

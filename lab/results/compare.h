@@ -29,6 +29,7 @@ const std::vector<Metric>& cost_metrics();
 
 struct Comparison {
   std::string product, test;
+  std::string reference;          // `compare`: product A (B is `product`); empty for `diff`
   std::string metric = "gbps";    // Metric::key
   bool higher_is_better = true;
   size_t n_a = 0, n_b = 0;
@@ -55,6 +56,10 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
 // more than X on the wrong side of 1: slower by more than X even at its best, or (a cost)
 // costlier by more than X even at its best.
 bool fails_threshold(const Comparison& c, double threshold);
+
+// "0.812-0.905" ("*" when it covers less than 95 %) and "slower (-12.3 %)".
+std::string interval_text(const Comparison& c);
+std::string verdict_text(const Comparison& c);
 
 std::string comparison_table(const std::vector<Comparison>& cs);
 // The same as a Markdown table (a CI job's step summary), with the gate's outcome per row

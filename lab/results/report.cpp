@@ -11,6 +11,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/run/results_csv.h"
+#include "lab/results/report_pairwise.h"
 #include "lab/results/run_files.h"
 #include "lab/results/summary.h"
 #include "lab/results/svg.h"
@@ -227,7 +228,7 @@ std::vector<std::pair<double, double>> throughput_over_time(const std::string& r
   return out;
 }
 
-Status write_report(const std::string& run_dir) {
+Status write_report(const std::string& run_dir, const std::string& vs) {
   auto rows = read_results_csv(run_dir + "/results.csv");
   if (!rows) return rows.error();
   auto read_env = read_environment(run_dir, /*required=*/false);
@@ -282,6 +283,20 @@ Status write_report(const std::string& run_dir) {
         {test + "-over-time.svg", svg_line_chart(test + ": throughput over time (first valid sample)", "seconds", "Gbit/s", over_time)},
         {test + "-cpu.svg", svg_scatter(test + ": CPU vs throughput per sample", "Gbit/s", "CPU-seconds (all CPUs)", cpu)}};
     for (const auto& [name, svg] : plots) {
+      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
+      doc.push_back({Block::Kind::plot, name, {}, {}, svg});
+    }
+  }
+  if (PairwiseSection pw = pairwise_section(rows.value(), vs); !pw.reference.empty()) {
+    doc.push_back({Block::Kind::heading, "Product vs product: each over " + pw.reference, {}, {}, {}});
+    doc.push_back({Block::Kind::para,
+                   "Ratio of each product to " + pw.reference + " in the same rounds (Hodges-Lehmann, 95 % interval, Wilcoxon signed-rank, "
+                   "Holm-corrected per metric); costs: below 1 is cheaper. 'vpnlab compare RUN A B' gives both directions.",
+                   {}, {}, {}});
+    doc.push_back({Block::Kind::table, "", {}, pw.rows, {}});
+    for (const auto& [test, bars] : pw.gbps_bars) {
+      std::string name = test + "-pairwise.svg";
+      std::string svg = svg_bar_chart(test + ": Gbit/s over " + pw.reference + " (round-paired, 95 % interval)", "ratio", bars);
       if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }

@@ -14,6 +14,8 @@ namespace vpnlab {
 std::vector<std::pair<double, double>> throughput_over_time(const std::string& run_dir, const std::string& product, const std::string& test,
                                                             int sample);
 
-Status write_report(const std::string& run_dir);
+// `vs`: the reference of the "Product vs product" section (default: the first product that
+// is not the baseline).
+Status write_report(const std::string& run_dir, const std::string& vs = "");
 
 }  // namespace vpnlab

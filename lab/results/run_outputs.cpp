@@ -3,16 +3,18 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/fs_util.h"
+#include "lab/results/product_compare.h"
 #include "lab/results/report.h"
 
 namespace vpnlab {
 
-RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report) {
+RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const std::string& vs) {
   RunOutputs out;
   out.output_error = report.output_error;
   auto written = read_results_csv(run_dir + "/results.csv");
   const std::vector<SampleRow>& rows = written ? written.value() : report.rows;
   out.summary = summary_table(rows);
+  if (!vs.empty()) out.summary += "\n" + vs_block(rows, vs);
   std::vector<std::string> product_names, test_names;
   for (const auto& p : report.products) product_names.push_back(p.product);
   for (const auto& t : plan.tests) test_names.push_back(t.spec.name);
@@ -27,7 +29,7 @@ RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const
   for (const auto& p : report.products)
     if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
   keep_first_error(write_file(run_dir + "/audit.json", audit.dump(2) + "\n", 0640));
-  keep_first_error(write_report(run_dir));
+  keep_first_error(write_report(run_dir, vs));
   return out;
 }
 

@@ -16,6 +16,7 @@ struct RunOutputs {
   std::string output_error;   // what could not be written (the rows are complete whatever happens)
 };
 
-RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report);
+// `vs`: with `run --vs PRODUCT`, the table gains a block of every product over it.
+RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const std::string& vs = "");
 
 }  // namespace vpnlab

@@ -1,0 +1,168 @@
+#include "lab/results/product_compare.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "lab/results/paired.h"
+
+namespace vpnlab {
+
+namespace {
+
+bool counts(const SampleRow& r) { return r.status == "ok" && (r.valid || r.product == "baseline"); }
+
+// sample number -> the metric's value, for one product and test (valid rows, value > 0).
+std::map<int, double> by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, const Metric& m) {
+  std::map<int, double> out;
+  for (const auto& r : rows)
+    if (r.product == product && r.test == test && counts(r) && m.value(r) > 0) out[r.sample] = m.value(r);
+  return out;
+}
+
+std::vector<Metric> all_metrics() {
+  std::vector<Metric> ms = {throughput_metric()};
+  for (const auto& m : cost_metrics()) ms.push_back(m);
+  return ms;
+}
+
+}  // namespace
+
+std::vector<std::string> shared_tests(const std::vector<SampleRow>& rows, const std::string& a, const std::string& b) {
+  std::vector<std::string> tests;
+  for (const auto& r : rows) {
+    if (r.product != a || std::find(tests.begin(), tests.end(), r.test) != tests.end()) continue;
+    if (std::any_of(rows.begin(), rows.end(), [&](const SampleRow& o) { return o.product == b && o.test == r.test; })) tests.push_back(r.test);
+  }
+  return tests;
+}
+
+std::vector<Comparison> compare_products(const std::vector<SampleRow>& rows, const std::vector<ProductPair>& pairs, const std::string& test,
+                                         double alpha) {
+  std::vector<Comparison> out;
+  for (const Metric& metric : all_metrics()) {
+    std::vector<size_t> tested;
+    std::vector<double> p;
+    for (const auto& pair : pairs)
+      for (const auto& t : shared_tests(rows, pair.a, pair.b)) {
+        if (!test.empty() && t != test) continue;
+        auto va = by_round(rows, pair.a, t, metric);
+        auto vb = by_round(rows, pair.b, t, metric);
+        if (!metric.higher_is_better && (va.empty() || vb.empty())) continue;  // one side has no such cost (the baseline's daemon)
+        std::vector<double> xa, xb;
+        for (const auto& [round, x] : va)
+          if (auto y = vb.find(round); y != vb.end()) xa.push_back(x), xb.push_back(y->second);
+        Comparison c;
+        c.product = pair.b;
+        c.reference = pair.a;
+        c.test = t;
+        c.metric = metric.key;
+        c.higher_is_better = metric.higher_is_better;
+        PairedEstimate e = paired_ratio(xa, xb);
+        c.n_a = c.n_b = e.n;
+        if (e.n < 2) {
+          c.verdict = "not comparable: fewer than 2 rounds where both are valid";
+        } else {
+          c.ratio = e.ratio;
+          c.ci_low = e.ci_low;
+          c.ci_high = e.ci_high;
+          c.coverage = e.coverage;
+          c.p_value = e.p_value;
+          tested.push_back(out.size());
+          p.push_back(e.p_value);
+        }
+        out.push_back(c);
+      }
+    auto adjusted = holm_adjust(p);
+    for (size_t i = 0; i < tested.size(); ++i) {
+      Comparison& c = out[tested[i]];
+      c.p_holm = adjusted[i];
+      c.verdict = c.p_holm >= alpha ? "no significant difference" : (c.ratio > 1) == metric.higher_is_better ? metric.better : metric.worse;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+const Metric& metric_of(const std::string& key) {
+  if (key == throughput_metric().key) return throughput_metric();
+  for (const auto& m : cost_metrics())
+    if (m.key == key) return m;
+  return throughput_metric();
+}
+
+// "1.123 (1.090-1.160)" for B/A, or its mirror A/B.
+std::string ratio_text(const Comparison& c, bool inverse) {
+  char buf[96];
+  const char* star = c.coverage < 0.95 - 1e-9 ? "*" : "";
+  if (inverse) snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f%s)", 1 / c.ratio, 1 / c.ci_high, 1 / c.ci_low, star);
+  else snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f%s)", c.ratio, c.ci_low, c.ci_high, star);
+  return buf;
+}
+
+}  // namespace
+
+std::string product_comparison_text(const std::vector<Comparison>& cs, const std::string& a, const std::string& b) {
+  std::ostringstream o;
+  o << "B = " << b << ", A = " << a << ": each round's sample of B over the same round's sample of A\n";
+  char line[512];
+  const char* format = "%-14s %-16s %5s %-24s %-24s %8s  %s\n";
+  snprintf(line, sizeof line, format, "test", "metric", "pairs", "B/A (95% interval)", "A/B (95% interval)", "p(Holm)", "verdict");
+  o << line;
+  std::vector<std::string> tests;
+  for (const auto& c : cs)
+    if (std::find(tests.begin(), tests.end(), c.test) == tests.end()) tests.push_back(c.test);
+  bool starred = false;
+  for (const auto& t : tests)
+    for (const auto& c : cs) {
+      if (c.test != t) continue;
+      const std::string title = metric_of(c.metric).title;
+      if (c.ratio <= 0) {
+        snprintf(line, sizeof line, format, t.c_str(), title.c_str(), std::to_string(c.n_a).c_str(), "-", "-", "-", c.verdict.c_str());
+      } else {
+        char p[32];
+        snprintf(p, sizeof p, "%.4f", c.p_holm);
+        std::string verdict = c.verdict == "no significant difference" ? c.verdict : b + " " + verdict_text(c);
+        snprintf(line, sizeof line, format, t.c_str(), title.c_str(), std::to_string(c.n_a).c_str(), ratio_text(c, false).c_str(),
+                 ratio_text(c, true).c_str(), p, verdict.c_str());
+        starred = starred || c.coverage < 0.95 - 1e-9;
+      }
+      o << line;
+    }
+  o << "B/A: Hodges-Lehmann estimate of the round-paired ratio with its distribution-free 95 % interval (Wilcoxon signed-rank);\n"
+       "verdicts use Holm-corrected p-values at 5 % per metric across the tests. Costs: lower is better.\n";
+  if (starred) o << "* fewer than 6 rounds: the interval covers less than 95 %\n";
+  return o.str();
+}
+
+std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref) {
+  std::vector<ProductPair> pairs;
+  for (const auto& r : rows)
+    if (r.product != ref && std::none_of(pairs.begin(), pairs.end(), [&](const ProductPair& p) { return p.b == r.product; }))
+      pairs.push_back({ref, r.product});
+  auto cs = compare_products(rows, pairs);
+  std::ostringstream o;
+  o << "vs " << ref << " (each product over " << ref << " in the same rounds; 95 % interval; Holm-corrected verdict):\n";
+  char line[512];
+  const char* format = "%-20s %-14s %-32s %-32s %-32s %-32s\n";
+  snprintf(line, sizeof line, format, "product", "test", "Gbit/s", "CPU-s/Gbit", "daemon RSS", "p99 latency");
+  o << line;
+  for (const auto& pair : pairs)
+    for (const auto& t : shared_tests(rows, pair.a, pair.b)) {
+      std::vector<std::string> cells;
+      for (const char* key : {"gbps", "cpu_s_per_gbit", "daemon_rss_kb", "latency_p99_ms"}) {
+        auto c = std::find_if(cs.begin(), cs.end(), [&](const Comparison& x) { return x.product == pair.b && x.test == t && x.metric == key; });
+        if (c == cs.end()) cells.push_back("-");
+        else if (c->ratio <= 0) cells.push_back("not comparable");
+        else cells.push_back(ratio_text(*c, false) + " " + (c->verdict == "no significant difference" ? "same" : c->verdict));
+      }
+      snprintf(line, sizeof line, format, pair.b.c_str(), t.c_str(), cells[0].c_str(), cells[1].c_str(), cells[2].c_str(), cells[3].c_str());
+      o << line;
+    }
+  if (pairs.empty()) o << "(no other product in this run)\n";
+  return o.str();
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,137 @@
+// `vpnlab compare`: the paired statistics against known values, and synthetic runs with
+// known effects (rows of two products in the same rounds).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "lab/cli/compare_command.h"
+#include "lab/results/paired.h"
+#include "lab/results/product_compare.h"
+#include "lab/results/report_pairwise.h"
+
+using namespace vpnlab;
+
+namespace {
+
+// Rounds of a and b: each round's machine state (drift) is shared by both products.
+std::vector<SampleRow> paired_rows(std::mt19937& rng, int rounds, double ratio, double noise, double drift) {
+  std::normal_distribution<double> z(0, 1);
+  std::vector<SampleRow> rows;
+  for (int i = 1; i <= rounds; ++i) {
+    double machine = std::exp(drift * z(rng));
+    for (const auto& [product, median] : {std::pair<std::string, double>{"wireguard-go", 1.0}, {"nebula", ratio}}) {
+      SampleRow r;
+      r.run_id = "r1";
+      r.product = product;
+      r.test = "a-to-c";
+      r.sample = i;
+      r.status = "ok";
+      r.valid = true;
+      r.gbps = median * machine * std::exp(noise * z(rng));
+      r.cpu_s_per_gbit = 2.0 / r.gbps * std::exp(noise * z(rng));
+      r.daemon_rss_kb = product == "nebula" ? 30000 : 12000;
+      r.latency_probes = 100;
+      r.latency_p99_ms = 1.0 * std::exp(noise * z(rng));
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+const Comparison& find(const std::vector<Comparison>& cs, const std::string& metric) {
+  for (const auto& c : cs)
+    if (c.metric == metric) return c;
+  throw std::runtime_error("no " + metric);
+}
+
+}  // namespace
+
+TEST(Paired, SignedRankExactPValues) {
+  EXPECT_NEAR(signed_rank_p(15, 5), 2.0 / 32, 1e-12);  // all five positive: 1 of 32 each side
+  EXPECT_NEAR(signed_rank_p(0, 6), 2.0 / 64, 1e-12);
+  // n = 10: 8 is the largest W significant at 5 % two-sided (published tables).
+  EXPECT_LT(signed_rank_p(8, 10), 0.05);
+  EXPECT_GT(signed_rank_p(9, 10), 0.05);
+  EXPECT_NEAR(signed_rank_p(47, 10), signed_rank_p(8, 10), 1e-12);  // symmetric about 27.5
+}
+
+TEST(Paired, RatioAndIntervalOfExactPairs) {
+  auto e = paired_ratio({1, 2, 4, 8, 16, 32}, {1.2, 2.4, 4.8, 9.6, 19.2, 38.4});
+  EXPECT_EQ(e.n, 6u);
+  EXPECT_NEAR(e.ratio, 1.2, 1e-9);
+  EXPECT_NEAR(e.ci_low, 1.2, 1e-9);
+  EXPECT_NEAR(e.ci_high, 1.2, 1e-9);
+  EXPECT_NEAR(e.p_value, 2.0 / 64, 1e-12);
+  // A pair with a missing value (0) is left out.
+  EXPECT_EQ(paired_ratio({1, 0, 2}, {1.1, 1, 2.2}).n, 2u);
+}
+
+TEST(Paired, CoverageOfTheIntervalOnSimulatedRuns) {
+  std::mt19937 rng(7);
+  int covered = 0;
+  const int runs = 400;
+  for (int k = 0; k < runs; ++k) {
+    auto rows = paired_rows(rng, 10, 1.1, 0.05, 0.2);
+    auto c = find(compare_products(rows, {{"wireguard-go", "nebula"}}), "gbps");
+    if (c.ci_low <= 1.1 && 1.1 <= c.ci_high) ++covered;
+  }
+  EXPECT_GE(covered, runs * 0.92) << covered;  // 95 % nominal (97.9 % exact for n = 10)
+}
+
+TEST(Compare, KnownTwentyPercentEffectIsFoundDespiteDrift) {
+  std::mt19937 rng(3);
+  // Machine drift (20 %) far larger than the products' own noise (3 %): pairing cancels it.
+  auto rows = paired_rows(rng, 10, 1.2, 0.03, 0.2);
+  auto cs = compare_products(rows, {{"wireguard-go", "nebula"}});
+  const Comparison& g = find(cs, "gbps");
+  EXPECT_EQ(g.verdict, "faster");
+  EXPECT_NEAR(g.ratio, 1.2, 0.05);
+  EXPECT_LT(g.ci_low, 1.2);
+  EXPECT_GT(g.ci_high, 1.2);
+  EXPECT_GT(g.ci_low, 1.0);
+  EXPECT_EQ(find(cs, "cpu_s_per_gbit").verdict, "cheaper");
+  EXPECT_EQ(find(cs, "daemon_rss_kb").verdict, "larger");
+  EXPECT_NEAR(find(cs, "daemon_rss_kb").ratio, 2.5, 1e-9);
+  std::string text = product_comparison_text(cs, "wireguard-go", "nebula");
+  EXPECT_NE(text.find("nebula faster (+"), std::string::npos) << text;
+  EXPECT_NE(text.find("A/B (95% interval)"), std::string::npos) << text;
+}
+
+TEST(Compare, SameProductTwiceIsNoDifference) {
+  std::mt19937 rng(11);
+  int differences = 0;
+  for (int k = 0; k < 50; ++k) {
+    auto rows = paired_rows(rng, 10, 1.0, 0.05, 0.2);
+    if (find(compare_products(rows, {{"wireguard-go", "nebula"}}), "gbps").verdict != "no significant difference") ++differences;
+  }
+  EXPECT_LE(differences, 5);  // 5 % false alarms expected: 2.5 of 50
+}
+
+TEST(Compare, TooFewRoundsAndMissingProductsAreSaid) {
+  std::mt19937 rng(5);
+  auto rows = paired_rows(rng, 1, 1.2, 0.03, 0.0);
+  auto c = find(compare_products(rows, {{"wireguard-go", "nebula"}}), "gbps");
+  EXPECT_EQ(c.verdict, "not comparable: fewer than 2 rounds where both are valid");
+  EXPECT_EQ(check_vs_product(rows, "tinc", "r/results.csv").error().where_and_what(), "r/results.csv has no rows of product 'tinc'");
+  // The baseline has no daemon: no RSS comparison against it.
+  auto more = paired_rows(rng, 6, 1.2, 0.03, 0.0);
+  for (auto& r : more)
+    if (r.product == "wireguard-go") r.product = "baseline", r.daemon_rss_kb = 0;
+  auto cs = compare_products(more, {{"baseline", "nebula"}});
+  EXPECT_TRUE(std::none_of(cs.begin(), cs.end(), [](const Comparison& x) { return x.metric == "daemon_rss_kb"; }));
+}
+
+TEST(Compare, VsBlockAndReportSection) {
+  std::mt19937 rng(9);
+  auto rows = paired_rows(rng, 8, 1.2, 0.03, 0.1);
+  std::string block = vs_block(rows, "wireguard-go");
+  EXPECT_NE(block.find("vs wireguard-go"), std::string::npos) << block;
+  EXPECT_NE(block.find("nebula"), std::string::npos) << block;
+  EXPECT_NE(block.find(" faster"), std::string::npos) << block;
+  auto section = pairwise_section(rows, "");
+  EXPECT_EQ(section.reference, "wireguard-go");
+  ASSERT_EQ(section.rows.size(), 2u);
+  ASSERT_EQ(section.gbps_bars["a-to-c"].size(), 1u);
+  EXPECT_EQ(section.gbps_bars["a-to-c"][0].label, "nebula");
+}
