@@ -85,6 +85,7 @@ json plan_json(const Plan& plan) {
             {"pinned", plan.pinned}, {"rps", plan.rps}, {"threads", plan.threads ? json(*plan.threads) : json(nullptr)},
             {"estimated_s", plan.estimated_seconds()}}},
           {"pin_notes", plan.pin_notes},
+          {"pin_warnings", plan.pin_warnings},
           {"nodes", nodes},
           {"links", links},
           {"bridges", bridges},

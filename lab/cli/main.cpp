@@ -411,6 +411,7 @@ int cmd_run(const Args& given) {
       return build_guest_runtime(*vm, p, run_dir, interrupt_fd);
     };
   }
+  for (const auto& w : plan->pin_warnings) spdlog::warn("pinning: {}", w);
   if (std::find(plan->products.begin(), plan->products.end(), "baseline") == plan->products.end())
     spdlog::warn("no 'baseline' in this run: no ratio to the no-tunnel ceiling and no CPU over it (add --product baseline)");
   spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan->run_id, plan->products.size(),

@@ -191,6 +191,7 @@ std::string describe_plan(const Plan& plan) {
   }
   o << "pinning:" << (plan.pinned ? "" : " off") << "\n";
   for (const auto& note : plan.pin_notes) o << "  " << note << "\n";
+  for (const auto& w : plan.pin_warnings) o << "  ! " << w << "\n";
   o << "products (" << (plan.interleave ? "interleaved: one sample round of each in turn" : "one after the other")
     << ", one at a time, topology rebuilt for each):";
   for (const auto& p : plan.products) o << " " << p;

@@ -90,7 +90,8 @@ struct Plan {
   std::vector<PlanTest> tests;
   std::vector<PlanRoute> routes;
   bool pinned = true;                 // false with --no-pin: no affinity set anywhere
-  std::vector<std::string> pin_notes;  // defaults computed and what they share
+  std::vector<std::string> pin_notes;  // defaults computed and what each CPU runs
+  std::vector<std::string> pin_warnings;  // a test's sender and receiver on one CPU (plan and run say so)
   std::optional<int> threads;         // [bench] threads
   bool interleave = true;
   bool rps = true;                    // [bench] rps: steer receive softirq to node cpus

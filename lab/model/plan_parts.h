@@ -11,5 +11,7 @@ Error plan_error(const Topology& topo, SourcePos pos, std::string message, std::
 Status plan_routing(const Topology& topo, Plan* plan);
 // Computes cpus/load_cpus a node lacks (or clears all with no_pin) and notes what is shared.
 void plan_pinning(int cpu_count, bool no_pin, Plan* plan);
+// Every test's sending and receiving nodes that share a CPU, as warnings.
+std::vector<std::string> sender_receiver_sharing(const Plan& plan);
 
 }  // namespace vpnlab

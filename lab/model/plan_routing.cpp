@@ -85,8 +85,114 @@ Status plan_routing(const Topology& topo, Plan* plan) {
   return ok_status();
 }
 
-// Default pinning: node i on CPU i mod n, its daemon and its iperf3 processes together.
-// On a small machine that shares CPUs between nodes; the notes say so.
+namespace {
+
+// Which nodes must not share a CPU: for every test, each node on the sending side (the
+// client and the VPN node it sends through) against each on a receiving side (a server and
+// its VPN node). Sharing would make one CPU do both ends' work, so a product's cost and
+// speed would depend on where the scheduler puts the two ends, not on the product.
+std::vector<std::vector<int>> cpu_conflicts(const Plan& plan) {
+  std::vector<std::vector<int>> conflicts(plan.nodes.size(), std::vector<int>(plan.nodes.size(), 0));
+  auto index = [&](const std::string& name) {
+    for (size_t i = 0; i < plan.nodes.size(); ++i)
+      if (plan.nodes[i].name == name) return i;
+    return size_t{0};
+  };
+  for (const auto& t : plan.tests) {
+    const PlanNode& client = *plan.node(t.spec.client);
+    std::vector<size_t> senders = {index(client.name), index(client.vpn_node())};
+    for (const auto& server_name : t.spec.servers) {
+      const PlanNode& server = *plan.node(server_name);
+      for (size_t r : {index(server.name), index(server.vpn_node())})
+        for (size_t s : senders)
+          if (r != s) conflicts[r][s] = conflicts[s][r] = 1;
+    }
+  }
+  return conflicts;
+}
+
+bool on_cpu(const PlanNode& n, int cpu) {
+  return std::count(n.cpus.begin(), n.cpus.end(), cpu) > 0 || std::count(n.load_cpus.begin(), n.load_cpus.end(), cpu) > 0;
+}
+
+// Greedy placement: nodes in most tests first, each on the CPU where it meets the fewest
+// nodes it must not share with, then the least used, then the lowest number. CPUs written
+// in the topology stay.
+void place_nodes(int cpu_count, Plan* plan) {
+  auto conflicts = cpu_conflicts(*plan);
+  std::vector<size_t> order;
+  for (size_t i = 0; i < plan->nodes.size(); ++i) order.push_back(i);
+  auto degree = [&](size_t i) { return std::count(conflicts[i].begin(), conflicts[i].end(), 1); };
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return degree(x) > degree(y); });
+  std::vector<bool> placed(plan->nodes.size());
+  for (size_t i = 0; i < plan->nodes.size(); ++i) placed[i] = !plan->nodes[i].cpus.empty() && !plan->nodes[i].load_cpus.empty();
+  for (size_t i : order) {
+    PlanNode& n = plan->nodes[i];
+    if (placed[i]) continue;
+    n.default_cpus = true;
+    if (n.cpus.empty() && !n.load_cpus.empty()) n.cpus = n.load_cpus;
+    if (n.cpus.empty()) {
+      int best = 0;
+      std::pair<int, int> best_cost{1 << 30, 1 << 30};
+      for (int cpu = 0; cpu < cpu_count; ++cpu) {
+        std::pair<int, int> cost{0, 0};
+        for (size_t j = 0; j < plan->nodes.size(); ++j) {
+          if (j == i || !placed[j] || !on_cpu(plan->nodes[j], cpu)) continue;
+          cost.first += conflicts[i][j];
+          cost.second += 1;
+        }
+        if (cost < best_cost) best_cost = cost, best = cpu;
+      }
+      n.cpus = {best};
+    }
+    if (n.load_cpus.empty()) n.load_cpus = n.cpus;
+    placed[i] = true;
+  }
+}
+
+std::string cpu_users(const Plan& plan, int cpu) {
+  std::string line;
+  for (const auto& n : plan.nodes) {
+    bool data = std::count(n.cpus.begin(), n.cpus.end(), cpu) > 0;
+    bool load = std::count(n.load_cpus.begin(), n.load_cpus.end(), cpu) > 0;
+    if (!data && !load) continue;
+    if (!line.empty()) line += ", ";
+    line += n.name + (!n.vpn ? (load ? " (iperf3)" : " (routing only)") : data && load ? " (daemon + iperf3)" : data ? " (daemon)" : " (iperf3)");
+  }
+  return line;
+}
+
+}  // namespace
+
+std::vector<std::string> sender_receiver_sharing(const Plan& plan) {
+  std::vector<std::string> out;
+  if (!plan.pinned) return out;
+  for (const auto& t : plan.tests) {
+    const PlanNode& client = *plan.node(t.spec.client);
+    for (const auto& server_name : t.spec.servers) {
+      const PlanNode& server = *plan.node(server_name);
+      for (const PlanNode* s : {&client, plan.node(client.vpn_node())})
+        for (const PlanNode* r : {&server, plan.node(server.vpn_node())}) {
+          std::vector<int> common;
+          for (int c : s->cpus)
+            if (on_cpu(*r, c)) common.push_back(c);
+          for (int c : s->load_cpus)
+            if (on_cpu(*r, c) && std::count(common.begin(), common.end(), c) == 0) common.push_back(c);
+          if (common.empty()) continue;
+          std::string line = "test '" + t.spec.name + "': sending node " + s->name + " and receiving node " + r->name + " share CPU";
+          for (int c : common) line += " " + std::to_string(c);
+          out.push_back(line + ": one CPU does both ends' work, so speed and CPU-s/Gbit depend on that (more CPUs, or cpus/load_cpus in the topology)");
+        }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Default pinning, computed from the tests: a test's sending and receiving nodes on
+// different CPUs whenever the CPU count allows; each node's daemon and its iperf3
+// processes together on its CPU.
 void plan_pinning(int cpu_count, bool no_pin, Plan* plan) {
   if (no_pin) {
     plan->pinned = false;
@@ -95,26 +201,10 @@ void plan_pinning(int cpu_count, bool no_pin, Plan* plan) {
     return;
   }
   if (cpu_count <= 0) return;
-  for (size_t i = 0; i < plan->nodes.size(); ++i) {
-    PlanNode& n = plan->nodes[i];
-    if (!n.cpus.empty() && !n.load_cpus.empty()) continue;
-    n.default_cpus = true;
-    if (n.cpus.empty()) n.cpus = n.load_cpus.empty() ? std::vector<int>{static_cast<int>(i) % cpu_count} : n.load_cpus;
-    if (n.load_cpus.empty()) n.load_cpus = n.cpus;
-  }
-  for (int cpu = 0; cpu < cpu_count; ++cpu) {
-    std::vector<std::string> users;
-    for (const auto& n : plan->nodes) {
-      bool data = std::count(n.cpus.begin(), n.cpus.end(), cpu) > 0;
-      bool load = std::count(n.load_cpus.begin(), n.load_cpus.end(), cpu) > 0;
-      if (data || load) users.push_back(n.name + (data && load ? " (data plane + iperf3)" : data ? " (data plane)" : " (iperf3)"));
-    }
-    if (users.size() > 1 || (users.size() == 1 && users[0].find('+') != std::string::npos)) {
-      std::string line = "CPU " + std::to_string(cpu) + " is shared: ";
-      for (size_t k = 0; k < users.size(); ++k) line += (k ? ", " : "") + users[k];
-      plan->pin_notes.push_back(line + "; with softirq work of packets received there");
-    }
-  }
+  place_nodes(cpu_count, plan);
+  for (int cpu = 0; cpu < cpu_count; ++cpu)
+    if (std::string users = cpu_users(*plan, cpu); !users.empty())
+      plan->pin_notes.push_back("CPU " + std::to_string(cpu) + ": " + users + ", and the softirq work of packets received there");
   plan->pin_notes.push_back(plan->rps ? "receive packet steering: each node's interfaces hand received packets to the node's cpus"
                                       : "receive packet steering off ([bench] rps = false): softirq runs where packets arrive");
   for (const auto& n : plan->nodes)
@@ -125,6 +215,7 @@ void plan_pinning(int cpu_count, bool no_pin, Plan* plan) {
       for (int c : n.load_cpus) line += " " + std::to_string(c);
       plan->pin_notes.push_back(line + " (not set in the topology)");
     }
+  plan->pin_warnings = sender_receiver_sharing(*plan);
 }
 
 }  // namespace vpnlab

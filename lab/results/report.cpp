@@ -158,6 +158,8 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
   if (std::string line = sampling_line(env); !line.empty()) items.push_back("Adaptive " + line + ".");
   if (env.contains("pinning_notes"))
     for (const auto& n : env["pinning_notes"]) items.push_back("Pinning: " + n.get<std::string>());
+  if (env.contains("pinning_warnings"))
+    for (const auto& n : env["pinning_warnings"]) items.push_back("Pinning, warning: " + n.get<std::string>());
   if (env.contains("products"))
     for (const auto& [name, p] : env["products"].items())
       items.push_back(name + ": " + p.value("version", std::string("?")) + ", cipher " + p.value("cipher", std::string("?")) +

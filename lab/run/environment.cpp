@@ -99,6 +99,7 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   for (const auto& n : plan.nodes)
     env["pinning"][n.name] = {{"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"computed", n.default_cpus}, {"runs_vpn", n.vpn}};
   env["pinning_notes"] = plan.pin_notes;
+  env["pinning_warnings"] = plan.pin_warnings;
   env["requested_products"] = plan.products;  // as given (NAME@TAG=/path too), for `run --from`
   for (size_t i = 0; i < specs.size(); ++i) {
     const Availability& a = availability[i];
