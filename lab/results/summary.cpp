@@ -11,7 +11,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
   std::vector<ProductTestSummary> out;
   std::map<std::pair<std::string, std::string>, size_t> index;
   struct Series {
-    std::vector<double> gbps, cpu, rss, pps, p50, p99, user, sys, softirq, bringup;
+    std::vector<double> gbps, cpu, rss, pps, p50, p99, user, sys, softirq, bringup, retransmits;
     std::map<int, double> by_sample;  // sample number -> Gbit/s, for pairing by round
   };
   std::vector<Series> series;
@@ -36,6 +36,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     s.softirq.push_back(r.cpu_softirq_s);
     if (r.bringup_s > 0) s.bringup.push_back(r.bringup_s);
     if (r.pps > 0) s.pps.push_back(r.pps);
+    if (r.retransmits >= 0 && r.protocol != "udp") s.retransmits.push_back(static_cast<double>(r.retransmits));
     if (r.latency_probes > 0) s.p50.push_back(r.latency_p50_ms), s.p99.push_back(r.latency_p99_ms);
     out[i].threads = std::max(out[i].threads, r.daemon_threads);
     if (r.outside_load >= 1) out[i].loaded_rows++;
@@ -52,6 +53,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     out[i].cpu_sys_s = describe(series[i].sys);
     out[i].cpu_softirq_s = describe(series[i].softirq);
     out[i].bringup_s = describe(series[i].bringup);
+    out[i].retransmits = describe(series[i].retransmits);
   }
   for (size_t i = 0; i < out.size(); ++i) {
     ProductTestSummary& s = out[i];
@@ -59,6 +61,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     if (base == index.end() || s.gbps.n == 0) continue;
     const ProductTestSummary& b = out[base->second];
     if (b.gbps.n > 0 && b.gbps.median > 0) s.ratio_to_baseline = s.gbps.median / b.gbps.median;
+    if (b.retransmits.n > 0) s.baseline_retransmits = b.retransmits.median;
     if (b.cpu_per_gbit.n > 0 && s.cpu_per_gbit.n > 0) s.cpu_over_baseline = s.cpu_per_gbit.median - b.cpu_per_gbit.median;
     std::vector<double> ratios;
     for (const auto& [sample, gbps] : series[i].by_sample) {
@@ -70,24 +73,32 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
   return out;
 }
 
+std::string compact_interval(const SampleStats& s, const char* format, double scale) {
+  if (s.n == 0 || s.median <= 0) return "-";
+  char value[32], out[48];
+  snprintf(value, sizeof value, format, s.median / scale);
+  double wider = std::max(s.ci_high / s.median - 1, 1 - s.ci_low / s.median);
+  snprintf(out, sizeof out, "%s±%.0f%%%s", value, 100 * wider, s.coverage < 0.95 ? "*" : "");
+  return out;
+}
+
 std::string summary_table(const std::vector<SampleRow>& rows) {
   std::ostringstream o;
-  char line[512];
-  const char* format = "%-20s %-14s %8s %19s %7s %21s %10s %8s %7s %8s %8s %4s %6s\n";
+  char line[640];
+  const char* format = "%-20s %-14s %8s %19s %7s %21s %13s %8s %11s %12s %12s %7s %4s %6s\n";
   snprintf(line, sizeof line, format, "product", "test", "Gbit/s", "95% int. (median)", "CV", "x baseline (95% int.)", "CPU-s/Gbit",
-           "+over bl", "RSS MB", "kpps", "p99 ms", "thr", "valid");
+           "+over bl", "RSS MB", "kpps", "p99 ms", "retr", "thr", "valid");
   o << line;
   double lowest_coverage = 1;
   size_t lowest_n = 0;
   for (const auto& s : summarize(rows)) {
     std::string valid = std::to_string(s.gbps.n) + "/" + std::to_string(s.rows);
     if (s.gbps.n == 0) {
-      snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid.c_str());
+      snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid.c_str());
       o << line;
       continue;
     }
-    char median[16], interval[48], cv[16], ratio[48] = "-", cpu_text[16] = "-", over[16] = "-", rss[16] = "-", pps[16] = "-", p99[16] = "-",
-         threads[16] = "-";
+    char median[16], interval[48], cv[16], ratio[48] = "-", over[16] = "-", retr[16] = "-", threads[16] = "-";
     snprintf(median, sizeof median, "%.3f", s.gbps.median);
     snprintf(interval, sizeof interval, "%.3f-%.3f%s", s.gbps.ci_low, s.gbps.ci_high, s.gbps.coverage < 0.95 ? "*" : "");
     if (s.gbps.coverage < lowest_coverage) {
@@ -98,14 +109,12 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
     if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
     else if (s.paired_ratio.n > 0)
       snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high);
-    if (s.cpu_per_gbit.n > 0) snprintf(cpu_text, sizeof cpu_text, "%.2f", s.cpu_per_gbit.median);
     if (s.product != "baseline" && s.cpu_over_baseline != 0) snprintf(over, sizeof over, "%+.2f", s.cpu_over_baseline);
-    if (s.rss_kb.n > 0) snprintf(rss, sizeof rss, "%.1f", s.rss_kb.median / 1024);
-    if (s.pps.n > 0) snprintf(pps, sizeof pps, "%.1f", s.pps.median / 1000);
-    if (s.latency_p99_ms.n > 0) snprintf(p99, sizeof p99, "%.2f", s.latency_p99_ms.median);
+    if (s.retransmits.n > 0) snprintf(retr, sizeof retr, "%.0f", s.retransmits.median);
     if (s.threads > 0) snprintf(threads, sizeof threads, "%d", s.threads);
-    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), median, interval, cv, ratio, cpu_text, over, rss, pps, p99, threads,
-             valid.c_str());
+    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), median, interval, cv, ratio,
+             compact_interval(s.cpu_per_gbit, "%.2f").c_str(), over, compact_interval(s.rss_kb, "%.1f", 1024).c_str(),
+             compact_interval(s.pps, "%.1f", 1000).c_str(), compact_interval(s.latency_p99_ms, "%.2f").c_str(), retr, threads, valid.c_str());
     o << line;
   }
   if (lowest_coverage < 0.95) {
@@ -114,7 +123,9 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
     o << line;
   }
   o << "x baseline: median of per-round ratios (sample i of the product over sample i of 'baseline': the underlay link with its "
-       "offloads, offloads.json; virtio-net in guests); +over bl: CPU-s/Gbit above the baseline's\n";
+       "offloads, offloads.json; virtio-net in guests); +over bl: CPU-s/Gbit above the baseline's\n"
+       "±: the wider side of the median's 95 % interval; retr: TCP retransmits per sample (median); kpps: packets the receiving "
+       "side's interface counted (the baseline's are GRO-merged, up to 64 KB each: not comparable with a tunnel's)\n";
   for (const auto& w : summary_warnings(summarize(rows))) o << "! " << w << "\n";
   return o.str();
 }
@@ -132,6 +143,20 @@ std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>&
     if (s.generator_bound > 0)
       warnings.push_back(who + std::to_string(s.generator_bound) + " sample(s) generator-bound (an iperf3 process used >= 90 % of a CPU): " +
                          "this measures iperf3 as much as the product");
+    // Many more retransmits than the baseline, far below it, and not the generator's fault:
+    // the product loses throughput to retransmissions. From counters alone the lab cannot
+    // tell where packets were lost or reordered (the product's queues and batching, or a
+    // shaped link's queue the tunnel fills differently).
+    if (s.product != "baseline" && s.retransmits.n > 0 && s.generator_bound == 0 && s.paired_ratio.n > 0 && s.paired_ratio.median < 0.9 &&
+        s.retransmits.median >= 1000 && s.retransmits.median > 4 * std::max(s.baseline_retransmits, 0.0)) {
+      char buf[320];
+      snprintf(buf, sizeof buf,
+               "%.0f TCP retransmits per sample (baseline %.0f) at %.2f of the baseline, not generator-bound: packets are lost or "
+               "reordered on its path, which can cost it throughput; the lab cannot tell where (the product's queues and batching, or "
+               "a link's queue: compare p99 latency; a shaped link's rate, burst and queue limit are in plan.txt)",
+               s.retransmits.median, std::max(s.baseline_retransmits, 0.0), s.paired_ratio.median);
+      warnings.push_back(who + buf);
+    }
     // One runnable task now and then is a kernel worker; most samples is a busy machine.
     if (s.loaded_rows * 2 > static_cast<int>(s.gbps.n))
       warnings.push_back(who + std::to_string(s.loaded_rows) + " sample(s) started with tasks from outside the lab runnable: the machine was not idle");
@@ -157,6 +182,7 @@ nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
     r["pps"] = stats(s.pps);
     r["latency_p50_ms"] = stats(s.latency_p50_ms);
     r["latency_p99_ms"] = stats(s.latency_p99_ms);
+    r["retransmits"] = stats(s.retransmits);
     r["daemon_threads_max"] = s.threads;
     r["generator_bound_rows"] = s.generator_bound;
     r["rows_started_under_outside_load"] = s.loaded_rows;

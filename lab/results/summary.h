@@ -26,6 +26,8 @@ struct ProductTestSummary {
   double cpu_over_baseline = 0;  // CPU-s/Gbit minus the baseline's (medians)
   SampleStats rss_kb, pps, latency_p50_ms, latency_p99_ms;
   SampleStats cpu_user_s, cpu_sys_s, cpu_softirq_s, bringup_s;
+  SampleStats retransmits;       // TCP retransmits per sample (rows that report them)
+  double baseline_retransmits = -1;  // the baseline's median for the same test; -1 = none
   int threads = 0;               // most OS threads seen on one node
   int generator_bound = 0;       // rows where an iperf3 process used >= 90 % of a CPU
   int loaded_rows = 0;           // rows that found a task from outside the lab runnable before them
@@ -35,6 +37,9 @@ struct ProductTestSummary {
 std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows);
 
 std::string summary_table(const std::vector<SampleRow>& rows);
+// "1.23±9%": the median and the wider side of its 95 % interval, relative ("*": covers
+// less than 95 %, fewer than 6 samples); "-" without samples. `scale` divides the values.
+std::string compact_interval(const SampleStats& s, const char* format, double scale = 1);
 // What a reader must not miss: invalid rows, high CV, generator-bound samples, outside load.
 std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>& summaries);
 nlohmann::json summary_json(const std::vector<SampleRow>& rows);

@@ -242,11 +242,11 @@ TEST(Summary, MedianIntervalCvAndRatio) {
   for (double g : {0.3, 0.5, 0.4, 0.45}) add("wireguard-go", g, true);
   add("wireguard-go", 9.0, false);  // invalid rows are not results
   std::string table = summary_table(rows);
-  EXPECT_NE(table.find("baseline             t                11.000      10.000-12.000*    9.1%                     1       0.09        -       -        -        -    -    3/3"),
+  EXPECT_NE(table.find("baseline             t                11.000      10.000-12.000*    9.1%                     1    0.09±10%*        -           -            -            -       -    -    3/3"),
             std::string::npos)
       << table;
   // Paired by round: 0.3/10, 0.5/12, 0.4/11 (sample 4 has no baseline partner).
-  EXPECT_NE(table.find("wireguard-go         t                 0.425        0.300-0.500*  20.7%!   0.036 (0.030-0.042)       2.36    +2.27"), std::string::npos)
+  EXPECT_NE(table.find("wireguard-go         t                 0.425        0.300-0.500*  20.7%!   0.036 (0.030-0.042)    2.36±41%*    +2.27"), std::string::npos)
       << table;
   EXPECT_NE(table.find("! wireguard-go / t: CV 20.7% is high"), std::string::npos) << table;
   EXPECT_NE(table.find("! wireguard-go / t: 1 of 5 sample(s) not valid"), std::string::npos) << table;
