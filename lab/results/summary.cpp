@@ -149,7 +149,7 @@ std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>&
     // shaped link's queue the tunnel fills differently).
     if (s.product != "baseline" && s.retransmits.n > 0 && s.generator_bound == 0 && s.paired_ratio.n > 0 && s.paired_ratio.median < 0.9 &&
         s.retransmits.median >= 1000 && s.retransmits.median > 4 * std::max(s.baseline_retransmits, 0.0)) {
-      char buf[320];
+      char buf[640];
       snprintf(buf, sizeof buf,
                "%.0f TCP retransmits per sample (baseline %.0f) at %.2f of the baseline, not generator-bound: packets are lost or "
                "reordered on its path, which can cost it throughput; the lab cannot tell where (the product's queues and batching, or "
