@@ -1,5 +1,7 @@
 #include "netns/shaping.h"
 
+#include "lab/base/tbf.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -29,12 +31,9 @@ Result<Qdisc> make_qdisc(int ifindex, const std::string& kind, uint32_t parent, 
 }
 
 void set_tbf(rtnl_qdisc* q, double rate_bps, int mtu) {
-  auto bytes_per_s = static_cast<int>(std::min(rate_bps / 8, 4.0e9 / 8 * 2));  // libnl takes an int
-  // Bucket: 4 ms at the rate, and at least one 64 KB GSO segment plus a packet, so that
-  // veth's large segments pass; queue: 20 ms at the rate, at least 256 KB.
-  int bucket = std::max(static_cast<int>(bytes_per_s * 0.004), 65536 + mtu);
-  rtnl_qdisc_tbf_set_rate(q, bytes_per_s, bucket, 0);
-  rtnl_qdisc_tbf_set_limit(q, std::max(static_cast<int>(bytes_per_s * 0.02), 262144));
+  TbfParams p = tbf_params(rate_bps, mtu);  // plan.txt and environment.json say the same
+  rtnl_qdisc_tbf_set_rate(q, static_cast<int>(p.rate_bytes_per_s), static_cast<int>(p.burst_bytes), 0);
+  rtnl_qdisc_tbf_set_limit(q, static_cast<int>(p.limit_bytes));
 }
 
 void set_netem(rtnl_qdisc* q, double delay_ms, double jitter_ms, double loss_pct) {

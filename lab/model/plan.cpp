@@ -1,5 +1,7 @@
 #include "lab/model/plan.h"
 
+#include "lab/base/tbf.h"
+
 #include "lab/model/plan_parts.h"
 #include "lab/model/traffic.h"
 
@@ -176,7 +178,10 @@ std::string describe_plan(const Plan& plan) {
     o << "  " << v.link << ": " << v.ns_a << "/" << v.if_a << " <-> " << v.ns_b << "/" << v.if_b;
     if (!v.master_b.empty()) o << " (port of " << v.master_b << ")";
     o << ", MTU " << v.mtu;
-    if (v.rate_bps > 0) o << ", rate " << v.rate_bps / 1e6 << " Mbit/s (TBF)";
+    if (v.rate_bps > 0) {
+      TbfParams tbf = tbf_params(v.rate_bps, v.mtu);
+      o << ", rate " << v.rate_bps / 1e6 << " Mbit/s (TBF: burst " << tbf.burst_bytes << " B, queue limit " << tbf.limit_bytes << " B)";
+    }
     if (v.delay_ms > 0) o << ", delay " << v.delay_ms << " ms";
     if (v.jitter_ms > 0) o << " +- " << v.jitter_ms << " ms";
     if (v.loss_pct > 0) o << ", loss " << v.loss_pct << " %";

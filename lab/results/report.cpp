@@ -11,6 +11,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/run/results_csv.h"
+#include "lab/results/link_ceiling.h"
 #include "lab/results/report_pairwise.h"
 #include "lab/results/run_files.h"
 #include "lab/results/summary.h"
@@ -156,6 +157,11 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
     if (env.contains("vm_limits")) items.push_back("Not measured: " + jtext(env, "/vm_limits") + ".");
   }
   if (std::string line = sampling_line(env); !line.empty()) items.push_back("Adaptive " + line + ".");
+  if (env.contains("shaped_links"))
+    for (const auto& l : env["shaped_links"])
+      items.push_back("Shaped link " + l.value("link", std::string("?")) + ": " + fmt("%.1f", l.value("rate_bps", 0.0) / 1e6) + " Mbit/s, token bucket " +
+                      fmt("%.0f", l.value("burst_bytes", 0.0)) + " B, queue limit " + fmt("%.0f", l.value("limit_bytes", 0.0)) + " B (TBF on " +
+                      l.value("where", std::string("each end")) + ").");
   if (env.contains("pinning_notes"))
     for (const auto& n : env["pinning_notes"]) items.push_back("Pinning: " + n.get<std::string>());
   if (env.contains("pinning_warnings"))
@@ -295,6 +301,20 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
       if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }
+  }
+  if (auto shares = link_shares(rows.value(), env); !shares.empty()) {
+    doc.push_back({Block::Kind::heading, "Shaped links: share of the rate and of what headers allow", {}, {}, {}});
+    Block table{Block::Kind::table, "", {}, {{"product", "test", "link", "Mbit/s", "of rate", "header ceiling Mbit/s", "of ceiling"}}, {}};
+    for (const auto& l : shares)
+      table.rows.push_back({l.product, l.test, l.link + " " + fmt("%.1f", l.rate_bps / 1e6) + " Mbit/s", l.median_bps > 0 ? fmt("%.1f", l.median_bps / 1e6) : "-",
+                            l.median_bps > 0 ? fmt("%.1f %%", 100 * l.median_bps / l.rate_bps) : "-",
+                            l.ceiling_bps > 0 ? fmt("%.1f", l.ceiling_bps / 1e6) + " (MTU " + std::to_string(l.mtu) + ", +" + std::to_string(l.overhead) + " B)" : l.note,
+                            l.ceiling_bps > 0 && l.median_bps > 0 ? fmt("%.1f %%", 100 * l.median_bps / l.ceiling_bps) : "-"});
+    doc.push_back(table);
+    doc.push_back({Block::Kind::para,
+                   "Header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers with timestamps, "
+                   "the product's declared per-packet overhead, 14 B Ethernet) at the MTU it ran with.",
+                   {}, {}, {}});
   }
   if (PairwiseSection pw = pairwise_section(rows.value(), vs); !pw.reference.empty()) {
     doc.push_back({Block::Kind::heading, "Product vs product: each over " + pw.reference, {}, {}, {}});

@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/fs_util.h"
+#include "lab/results/link_ceiling.h"
 #include "lab/results/product_compare.h"
+#include "lab/results/run_files.h"
 #include "lab/results/report.h"
 
 namespace vpnlab {
@@ -14,6 +16,7 @@ RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const
   auto written = read_results_csv(run_dir + "/results.csv");
   const std::vector<SampleRow>& rows = written ? written.value() : report.rows;
   out.summary = summary_table(rows);
+  if (auto env = read_environment(run_dir, /*required=*/false); env) out.summary += link_share_text(link_shares(rows, *env));
   if (!vs.empty()) out.summary += "\n" + vs_block(rows, vs);
   std::vector<std::string> product_names, test_names;
   for (const auto& p : report.products) product_names.push_back(p.product);

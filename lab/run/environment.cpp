@@ -6,7 +6,11 @@
 #include <ctime>
 #include <sstream>
 
+#include <algorithm>
+#include <thread>
+
 #include "lab/base/cpu_stat.h"
+#include "lab/base/tbf.h"
 #include "lab/base/fs_util.h"
 #include "lab/run/keys.h"
 
@@ -46,6 +50,29 @@ std::string turbo_state() {
 }  // namespace
 
 std::string vpnlab_version() { return VPNLAB_VERSION; }
+
+namespace {
+
+// A product's threads knob as this run set it: "GOMAXPROCS = {{threads}}" becomes
+// "GOMAXPROCS = 1" ([bench] threads, else each VPN node's CPU count, as product_prepare).
+std::string with_threads(std::string knob, const Plan& plan) {
+  std::string value;
+  if (plan.threads) {
+    value = std::to_string(*plan.threads);
+  } else {
+    std::vector<std::string> per_node;
+    for (const auto& n : plan.nodes)
+      if (n.vpn) per_node.push_back(n.cpus.empty() ? "all CPUs" : std::to_string(n.cpus.size()));
+    bool same = std::all_of(per_node.begin(), per_node.end(), [&](const std::string& v) { return v == per_node.front(); });
+    if (per_node.empty()) return knob;
+    value = same ? per_node.front() : "its node's CPU count";
+    if (value == "all CPUs") value = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  for (size_t at; (at = knob.find("{{threads}}")) != std::string::npos;) knob.replace(at, 11, value);
+  return knob;
+}
+
+}  // namespace
 
 Status amend_environment(const std::string& run_dir, const nlohmann::json& fields) {
   std::string path = run_dir + "/environment.json";
@@ -100,12 +127,25 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
     env["pinning"][n.name] = {{"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"computed", n.default_cpus}, {"runs_vpn", n.vpn}};
   env["pinning_notes"] = plan.pin_notes;
   env["pinning_warnings"] = plan.pin_warnings;
+  // Shaped links and which tests cross them: the report's share of the rate and ceilings.
+  env["shaped_links"] = nlohmann::json::array();
+  for (const auto& v : plan.veths) {
+    if (v.rate_bps <= 0) continue;
+    bool seen = false;
+    for (const auto& l : env["shaped_links"]) seen = seen || l["link"] == v.link;
+    if (seen) continue;
+    TbfParams tbf = tbf_params(v.rate_bps, v.mtu);
+    env["shaped_links"].push_back({{"link", v.link}, {"rate_bps", v.rate_bps}, {"burst_bytes", tbf.burst_bytes}, {"limit_bytes", tbf.limit_bytes},
+                                   {"mtu", v.mtu}, {"where", "egress of every end (TBF)"}});
+  }
+  for (const auto& t : plan.tests) env["test_links"][t.spec.name] = t.underlay_links;
   env["requested_products"] = plan.products;  // as given (NAME@TAG=/path too), for `run --from`
   for (size_t i = 0; i < specs.size(); ++i) {
     const Availability& a = availability[i];
     auto& p = env["products"][specs[i].name];
     p = {{"version", a.version}, {"cipher", specs[i].cipher}, {"available", a.available},
-         {"threads_knob", specs[i].threads.empty() ? "none (no data-plane threads of its own)" : specs[i].threads}};
+         {"threads_knob", specs[i].threads.empty() ? "none (no data-plane threads of its own)" : with_threads(specs[i].threads, plan)},
+         {"tunnel", specs[i].tunnel}, {"overhead_bytes", specs[i].overhead}};
     if (!a.available) p["reason"] = a.reason;
   }
   return env;

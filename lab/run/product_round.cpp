@@ -192,7 +192,7 @@ Status audit_and_teardown(const RoundContext& c, NodeRuntime& topo, ProductOutco
   }
   for (const auto& f : audit.run_files) {
     if (std::find(outcome->run_files.begin(), outcome->run_files.end(), f) != outcome->run_files.end()) continue;
-    spdlog::info("  {} left {} (discarded with it)", name, f);
+    spdlog::debug("  {}: {} was in the node's private /run and went with the node (as expected)", name, f);
     outcome->run_files.push_back(f);
   }
   if (auto s = topo.teardown(15); !s) return with_context(s.error(), "tearing down after " + name);

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <random>
 
+#include "lab/base/tbf.h"
 #include "lab/cli/compare_command.h"
+#include "lab/results/link_ceiling.h"
 #include "lab/results/paired.h"
 #include "lab/results/product_compare.h"
 #include "lab/results/report_pairwise.h"
@@ -134,4 +136,40 @@ TEST(Compare, VsBlockAndReportSection) {
   ASSERT_EQ(section.rows.size(), 2u);
   ASSERT_EQ(section.gbps_bars["a-to-c"].size(), 1u);
   EXPECT_EQ(section.gbps_bars["a-to-c"][0].label, "nebula");
+}
+
+TEST(LinkCeiling, ShareOfTheRateAndHeaderCeiling) {
+  EXPECT_NEAR(payload_ceiling_bps(500e6, 1448, 1500), 500e6 * 1448 / 1514, 1e-6);
+  TbfParams tbf = tbf_params(500e6, 1500);
+  EXPECT_EQ(tbf.rate_bytes_per_s, 62500000);
+  EXPECT_EQ(tbf.burst_bytes, 250000);   // 4 ms at the rate
+  EXPECT_EQ(tbf.limit_bytes, 1250000);  // 20 ms at the rate
+  EXPECT_EQ(tbf_params(10e6, 1500).burst_bytes, 65536 + 1500);
+  nlohmann::json env = {
+      {"overlay", {{"mtu", 1420}}},
+      {"shaped_links", {{{"link", "wan"}, {"rate_bps", 500e6}, {"burst_bytes", 250000}, {"limit_bytes", 1250000}, {"mtu", 1500}}}},
+      {"test_links", {{"a-to-b", {"wan"}}}},
+      {"products", {{"baseline", {{"tunnel", false}, {"overhead_bytes", 0}}}, {"wireguard-go", {{"tunnel", true}, {"overhead_bytes", 60}}}}}};
+  std::vector<SampleRow> rows;
+  for (const auto& [product, mbit] : {std::pair<std::string, double>{"baseline", 470}, {"wireguard-go", 360}}) {
+    SampleRow r;
+    r.product = product;
+    r.test = "a-to-b";
+    r.sample = 1;
+    r.status = "ok";
+    r.valid = true;
+    r.direction = "forward";
+    r.gbps = mbit / 1000;
+    rows.push_back(r);
+  }
+  auto shares = link_shares(rows, env);
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_NEAR(shares[0].ceiling_bps, 500e6 * 1448 / 1514, 1);             // baseline: MTU 1500, no overhead
+  EXPECT_NEAR(shares[1].ceiling_bps, 500e6 * 1368 / (1420 + 60 + 14), 1);  // 457.8 Mbit/s
+  std::string text = link_share_text(shares);
+  EXPECT_NE(text.find("shaped link 'wan': 500.0 Mbit/s (TBF: burst 250000 B, queue limit 1250000 B"), std::string::npos) << text;
+  EXPECT_NE(text.find("wireguard-go         a-to-b             360.0   72.0 % 457.8 (MTU 1420, +60 B)     78.6 %"), std::string::npos) << text;
+  // No shaped link crossed: nothing to say.
+  env["test_links"]["a-to-b"] = {"lan"};
+  EXPECT_TRUE(link_shares(rows, env).empty());
 }

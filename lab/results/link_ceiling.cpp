@@ -1,0 +1,94 @@
+#include "lab/results/link_ceiling.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "lab/base/tbf.h"
+#include "lab/results/summary.h"
+
+namespace vpnlab {
+
+namespace {
+
+constexpr int kTcpTimestamps = 12;  // Linux sends the timestamp option on every segment
+
+// The slowest shaped link a test's tunnel crosses (nullptr: none).
+const nlohmann::json* slowest_link(const nlohmann::json& env, const std::string& test) {
+  const nlohmann::json* best = nullptr;
+  if (!env.contains("shaped_links") || !env.contains("test_links") || !env["test_links"].contains(test)) return nullptr;
+  for (const auto& name : env["test_links"][test])
+    for (const auto& l : env["shaped_links"])
+      if (l.value("link", "") == name && (!best || l.value("rate_bps", 0.0) < best->value("rate_bps", 0.0))) best = &l;
+  return best;
+}
+
+}  // namespace
+
+std::vector<LinkShare> link_shares(const std::vector<SampleRow>& rows, const nlohmann::json& env) {
+  std::vector<LinkShare> out;
+  for (const auto& s : summarize(rows)) {
+    const nlohmann::json* link = slowest_link(env, s.test);
+    if (!link) continue;
+    LinkShare share;
+    share.product = s.product;
+    share.test = s.test;
+    share.link = link->value("link", "");
+    share.rate_bps = link->value("rate_bps", 0.0);
+    share.burst_bytes = link->value("burst_bytes", 0.0);
+    share.limit_bytes = link->value("limit_bytes", 0.0);
+    share.median_bps = s.gbps.n ? s.gbps.median * 1e9 : 0;
+    const SampleRow& row = *std::find_if(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.product == s.product && r.test == s.test; });
+    const nlohmann::json product = env.contains("products") ? env["products"].value(s.product, nlohmann::json::object()) : nlohmann::json::object();
+    const bool tunnel = product.value("tunnel", s.product != "baseline");
+    share.overhead = tunnel ? product.value("overhead_bytes", 0) : 0;
+    share.mtu = tunnel ? env.contains("overlay") ? env["overlay"].value("mtu", 0) : 0 : link->value("mtu", 0);
+    const double directions = row.direction == "bidirectional" ? 2 : 1;  // each end's egress has its own bucket
+    if (row.pattern != "one-to-one") share.note = "several streams of tests over several links: not computed";
+    else if (share.mtu <= 0) share.note = "MTU not recorded";
+    else if (row.protocol == "udp") {
+      // Datagrams of MTU - 28 (the default): one full inner packet each.
+      share.ceiling_bps = directions * payload_ceiling_bps(share.rate_bps, share.mtu - 28, share.mtu + share.overhead);
+    } else {
+      int segment = row.mss > 0 ? std::min(row.mss, share.mtu - 40) : share.mtu - 40;
+      int payload = segment - kTcpTimestamps;
+      share.ceiling_bps = directions * payload_ceiling_bps(share.rate_bps, payload, segment + 40 + share.overhead);
+    }
+    out.push_back(share);
+  }
+  return out;
+}
+
+std::string link_share_text(const std::vector<LinkShare>& shares) {
+  if (shares.empty()) return "";
+  std::string o;
+  char line[400];
+  std::vector<std::string> links;
+  for (const auto& s : shares)
+    if (std::find(links.begin(), links.end(), s.link) == links.end()) {
+      links.push_back(s.link);
+      snprintf(line, sizeof line, "shaped link '%s': %.1f Mbit/s (TBF: burst %.0f B, queue limit %.0f B on each end's egress)\n", s.link.c_str(),
+               s.rate_bps / 1e6, s.burst_bytes, s.limit_bytes);
+      o += line;
+    }
+  const char* format = "%-20s %-14s %9s %8s %22s %10s\n";
+  snprintf(line, sizeof line, format, "product", "test", "Mbit/s", "of rate", "header ceiling", "of ceiling");
+  o += line;
+  for (const auto& s : shares) {
+    char mbit[32] = "-", of_rate[32] = "-", ceiling[64] = "-", of_ceiling[32] = "-";
+    if (s.median_bps > 0) {
+      snprintf(mbit, sizeof mbit, "%.1f", s.median_bps / 1e6);
+      snprintf(of_rate, sizeof of_rate, "%.1f %%", 100 * s.median_bps / s.rate_bps);
+    }
+    if (s.ceiling_bps > 0) {
+      snprintf(ceiling, sizeof ceiling, "%.1f (MTU %d, +%d B)", s.ceiling_bps / 1e6, s.mtu, s.overhead);
+      if (s.median_bps > 0) snprintf(of_ceiling, sizeof of_ceiling, "%.1f %%", 100 * s.median_bps / s.ceiling_bps);
+    }
+    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), mbit, of_rate, s.ceiling_bps > 0 ? ceiling : s.note.c_str(), of_ceiling);
+    o += line;
+  }
+  o += "header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers with timestamps, "
+       "the product's declared per-packet overhead, 14 B Ethernet) at the MTU it ran with\n";
+  return o;
+}
+
+}  // namespace vpnlab
