@@ -19,7 +19,69 @@ std::string text_at(const nlohmann::json& j, const nlohmann::json::json_pointer&
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+// "a 0, b 1 (load 1)": each node's data-plane CPUs (and load CPUs where they differ).
+std::string pinning_text(const nlohmann::json& pinning) {
+  if (!pinning.is_object()) return pinning.dump();
+  std::string o;
+  for (const auto& [node, p] : pinning.items()) {
+    auto list = [](const nlohmann::json& cpus) {
+      std::string l;
+      if (cpus.is_array())
+        for (const auto& c : cpus) l += (l.empty() ? "" : ",") + c.dump();
+      return l.empty() ? std::string("any") : l;
+    };
+    std::string cpus = list(p.value("cpus", nlohmann::json::array())), load = list(p.value("load_cpus", nlohmann::json::array()));
+    o += (o.empty() ? "" : ", ") + node + " " + cpus + (load != cpus ? " (load " + load + ")" : "");
+  }
+  return o;
+}
+
 }  // namespace
+
+std::vector<ProvenanceDifference> provenance_differences(const nlohmann::json& a, const nlohmann::json& b) {
+  struct Key {
+    const char* pointer;
+    const char* what;
+    bool refuses;
+  };
+  static const Key keys[] = {
+      {"/topology_sha256", "topology (sha256 of the file)", true},
+      {"/pinning", "pinning (each node's cpus and load_cpus)", true},
+      {"/bench/pinned", "pinning on/off", true},
+      {"/topology_file", "topology file", false},
+      {"/bench/rps", "receive packet steering", false},
+      {"/bench/interleaved", "order (interleaved)", false},
+      {"/bench/threads", "data-plane threads", false},
+      {"/overlay/mtu", "overlay MTU", false},
+      {"/shaped_links", "shaped links", false},
+      {"/cpu/model", "CPU model", false},
+      {"/cpu/count", "CPU count", false},
+      {"/kernel/release", "kernel", false},
+      {"/vpnlab_version", "vpnlab version", false},
+  };
+  std::vector<ProvenanceDifference> out;
+  for (const Key& k : keys) {
+    nlohmann::json::json_pointer p(k.pointer);
+    // Recorded on one side only (a run of an older version): said, never refused.
+    bool both = a.contains(p) && b.contains(p);
+    std::string va = a.contains(p) ? text_at(a, p) : "not recorded", vb = b.contains(p) ? text_at(b, p) : "not recorded";
+    if (va == vb) continue;
+    if (p.to_string() == "/pinning") {
+      va = pinning_text(a.at(p));
+      vb = b.contains(p) ? pinning_text(b.at(p)) : vb;
+    }
+    out.push_back({k.what, va, vb, both && k.refuses});
+  }
+  return out;
+}
+
+std::string provenance_text(const std::vector<ProvenanceDifference>& differences) {
+  if (differences.empty())
+    return "provenance: same topology, pinning, MTU, order, CPU, kernel and vpnlab version in both runs\n";
+  std::string o = "provenance: the runs differ in\n";
+  for (const auto& d : differences) o += "  " + d.what + ": A '" + d.a + "', B '" + d.b + "'" + (d.refuses ? " (refused without --force)" : "") + "\n";
+  return o;
+}
 
 std::vector<SampleRow> relative_to_baseline(const std::vector<SampleRow>& rows) {
   std::map<std::pair<std::string, int>, double> base;  // (test, sample) -> baseline Gbit/s
@@ -137,7 +199,7 @@ Result<DiffOutcome> diff_tagged_run(const std::string& run, const Thresholds& th
   return out;
 }
 
-Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds, bool relative) {
+Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds, bool relative, bool force) {
   auto a = read_results_csv(run_a + "/results.csv");
   if (!a) return with_context(a.error(), "run A");
   auto b = read_results_csv(run_b + "/results.csv");
@@ -157,11 +219,20 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
       return make_error(std::string("the runs differ in ") + (key + 1) + ": '" + text_at(ea, p) + "' vs '" + text_at(eb, p) + "'",
                         "compare runs made on the same backend (netns with netns, vm/kvm with vm/kvm)");
   }
-  // Other differences are what a comparison may be about, but the reader must see them.
-  for (const char* key : {"/kernel/release", "/cpu/model", "/cpu/count", "/vpnlab_version", "/bench/pinned", "/bench/rps", "/bench/interleaved",
-                          "/overlay/mtu"}) {
-    nlohmann::json::json_pointer p(key);
-    if (text_at(ea, p) != text_at(eb, p)) out.text += "note: " + std::string(key + 1) + " differs: '" + text_at(ea, p) + "' vs '" + text_at(eb, p) + "'\n";
+  auto differences = provenance_differences(ea, eb);
+  out.text = provenance_text(differences);
+  out.provenance = differences;
+  // Another topology or pinning measures another thing: a verdict would compare setups, not
+  // builds. Refused unless the user says that is the question (--force).
+  std::vector<std::string> refusing;
+  for (const auto& d : differences)
+    if (d.refuses) refusing.push_back(d.what);
+  if (!refusing.empty() && !force) {
+    std::string what;
+    for (const auto& r : refusing) what += (what.empty() ? "" : " and ") + r;
+    return make_error("the runs differ in " + what + ": their verdicts would compare two setups, not two builds",
+                      "measure both with the same topology file and pinning (vpnlab run --from RUN_A repeats run A), or give --force "
+                      "to compare them anyway (the differences are printed above the verdicts)");
   }
   if (relative) {
     out.text += "relative: each product's samples divided by its own run's baseline of the same round\n";

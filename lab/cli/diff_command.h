@@ -4,16 +4,28 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "lab/results/compare.h"
 #include "lab/base/result.h"
 
 namespace vpnlab {
+
+// What differs between two runs' environment.json, first what refuses a diff (topology,
+// pinning), then what a reader must know (MTU, order, CPU, kernel, version, ...).
+struct ProvenanceDifference {
+  std::string what, a, b;
+  bool refuses = false;  // recorded in both and different: refused unless --force
+};
+std::vector<ProvenanceDifference> provenance_differences(const nlohmann::json& a, const nlohmann::json& b);
+std::string provenance_text(const std::vector<ProvenanceDifference>& differences);
 
 struct DiffOutcome {
   std::string text;           // the tables, provenance notes first
   std::vector<Comparison> comparisons;  // throughput
   std::vector<Comparison> costs;        // CPU-s/Gbit, daemon RSS, p99: where both runs measured them
   bool gate_failed = false;   // some comparison is worse by more than its threshold
+  std::vector<ProvenanceDifference> provenance;  // two runs: what differs between them
 };
 
 // The gate's limits, each optional: --threshold (throughput), --threshold-cpu,
@@ -24,8 +36,11 @@ struct Thresholds {
 };
 
 // With `relative`, each product's samples are first divided by the baseline of the same
-// run and round: what drifts for the whole machine between two runs cancels out.
-Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds, bool relative = false);
+// run and round: what drifts for the whole machine between two runs cancels out. Runs of
+// different topologies or pinning are refused unless `force`; every provenance difference
+// is stated above the verdicts.
+Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds, bool relative = false,
+                              bool force = false);
 
 // One run that measured two versions of a product (NAME@A=..., NAME@B=..., interleaved):
 // A = the first tag asked for, B = the second, both renamed "NAME@A -> @B" so that they

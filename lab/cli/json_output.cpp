@@ -105,11 +105,14 @@ json diff_json(const DiffOutcome& diff, const Thresholds& thresholds) {
     return cs;
   };
   auto opt = [](std::optional<double> x) { return x ? json(*x) : json(nullptr); };
+  json provenance = json::array();
+  for (const auto& d : diff.provenance) provenance.push_back({{"what", d.what}, {"a", d.a}, {"b", d.b}, {"refuses", d.refuses}});
   return {{"schema", kJsonSchema},
           {"threshold", opt(thresholds.gbps)},
           {"thresholds", {{"gbps", opt(thresholds.gbps)}, {"cpu_s_per_gbit", opt(thresholds.cpu)}, {"daemon_rss_kb", opt(thresholds.rss)},
                           {"latency_p99_ms", opt(thresholds.p99)}}},
           {"gate_failed", diff.gate_failed},
+          {"provenance", provenance},
           {"comparisons", list(diff.comparisons)},
           {"costs", list(diff.costs)}};
 }

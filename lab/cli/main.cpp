@@ -78,6 +78,7 @@ struct Args {
   bool no_pin = false;
   bool sequential = false;
   bool relative = false;
+  bool force = false;  // diff --force: compare runs of different topologies or pinning
   bool rebuild = false;
   bool json = false;     // --json: machine-readable output (json_output.h)
   bool markdown = false; // diff --markdown: the verdicts as a Markdown table (CI step summaries)
@@ -136,6 +137,7 @@ const std::vector<OptionDef>& option_defs() {
       {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT,\n"
                           "                   round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')"},
       {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
+      {"--force", "", "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts)"},
       {"--rebuild", "", "build again even if the cache holds the image"},
       {"--dry-run", "", "list what would be removed; remove nothing"},
       {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text"},
@@ -175,6 +177,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s == "--no-pin") { a.no_pin = true; continue; }
     if (s == "--sequential") { a.sequential = true; continue; }
     if (s == "--relative") { a.relative = true; continue; }
+    if (s == "--force") { a.force = true; continue; }
     if (s == "--rebuild") { a.rebuild = true; continue; }
     if (s == "--json") { a.json = true; continue; }
     if (s == "--markdown") { a.markdown = true; continue; }
@@ -501,11 +504,16 @@ int cmd_diff(const Args& a) {
   Thresholds t = a.cost_thresholds;
   t.gbps = a.threshold;
   auto d = a.positional.size() == 1 ? diff_tagged_run(run_dir_arg(a.positional[0]), t)
-                                    : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), t, a.relative);
+                                    : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), t, a.relative, a.force);
   if (!d) return fail(d.error());
   if (a.json) {
     std::cout << diff_json(*d, t).dump(2) << "\n";
   } else if (a.markdown) {
+    if (!d->provenance.empty()) {
+      std::cout << "The runs differ in:\n\n";
+      for (const auto& p : d->provenance) std::cout << "- " << p.what << ": A `" << p.a << "`, B `" << p.b << "`\n";
+      std::cout << "\n";
+    }
     std::cout << comparison_markdown(d->comparisons, t.gbps);
     for (const auto& metric : cost_metrics()) {
       std::vector<Comparison> of_metric;
@@ -571,13 +579,13 @@ const std::vector<Verb>& verbs() {
        "in place of its version). Looked up in order: the shipped products (PREFIX/share/vpnlab/products, or the source\n"
        "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.",
        {"--json"}, cmd_products},
-      {"diff", "diff RUN_A RUN_B [--threshold X] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--relative] [--json|--markdown]\n"
+      {"diff", "diff RUN_A RUN_B [--threshold X] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--relative] [--force] [--json|--markdown]\n"
                "           | diff RUN [the same thresholds] [--json|--markdown]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
        "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
        "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
        "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
-       {"--threshold", "--threshold-cpu", "--threshold-rss", "--threshold-p99", "--relative", "--json", "--markdown"}, cmd_diff},
+       {"--threshold", "--threshold-cpu", "--threshold-rss", "--threshold-p99", "--relative", "--force", "--json", "--markdown"}, cmd_diff},
       {"compare", "compare RUN A B [--test T] [--json]",
        "Which of two products of one run is faster and cheaper, by how much, how sure: per test, the round-paired ratio B/A\n"
        "(and A/B) of Gbit/s, CPU-s/Gbit, daemon peak RSS and p99 latency, each with its 95 % interval and a verdict\n"

@@ -126,18 +126,19 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   for (const auto& n : plan.nodes)
     env["pinning"][n.name] = {{"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"computed", n.default_cpus}, {"runs_vpn", n.vpn}};
   env["pinning_notes"] = plan.pin_notes;
-  env["pinning_warnings"] = plan.pin_warnings;
+  if (!plan.pin_warnings.empty()) env["pinning_warnings"] = plan.pin_warnings;
   // Shaped links and which tests cross them: the report's share of the rate and ceilings.
-  env["shaped_links"] = nlohmann::json::array();
+  nlohmann::json shaped = nlohmann::json::array();
   for (const auto& v : plan.veths) {
     if (v.rate_bps <= 0) continue;
     bool seen = false;
-    for (const auto& l : env["shaped_links"]) seen = seen || l["link"] == v.link;
+    for (const auto& l : shaped) seen = seen || l["link"] == v.link;
     if (seen) continue;
     TbfParams tbf = tbf_params(v.rate_bps, v.mtu);
-    env["shaped_links"].push_back({{"link", v.link}, {"rate_bps", v.rate_bps}, {"burst_bytes", tbf.burst_bytes}, {"limit_bytes", tbf.limit_bytes},
+    shaped.push_back({{"link", v.link}, {"rate_bps", v.rate_bps}, {"burst_bytes", tbf.burst_bytes}, {"limit_bytes", tbf.limit_bytes},
                                    {"mtu", v.mtu}, {"where", "egress of every end (TBF)"}});
   }
+  if (!shaped.empty()) env["shaped_links"] = shaped;  // absent: no link is shaped
   for (const auto& t : plan.tests) env["test_links"][t.spec.name] = t.underlay_links;
   env["requested_products"] = plan.products;  // as given (NAME@TAG=/path too), for `run --from`
   for (size_t i = 0; i < specs.size(); ++i) {

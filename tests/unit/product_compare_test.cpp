@@ -7,6 +7,7 @@
 
 #include "lab/base/tbf.h"
 #include "lab/cli/compare_command.h"
+#include "lab/cli/diff_command.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/paired.h"
 #include "lab/results/product_compare.h"
@@ -172,4 +173,31 @@ TEST(LinkCeiling, ShareOfTheRateAndHeaderCeiling) {
   // No shaped link crossed: nothing to say.
   env["test_links"]["a-to-b"] = {"lan"};
   EXPECT_TRUE(link_shares(rows, env).empty());
+}
+
+TEST(DiffProvenance, DifferencesAreStatedAndTopologyOrPinningRefuse) {
+  nlohmann::json a = {{"topology_sha256", "aa"}, {"pinning", {{"a", {{"cpus", {0}}, {"load_cpus", {0}}}}, {"c", {{"cpus", {1}}, {"load_cpus", {1}}}}}},
+                      {"overlay", {{"mtu", 1420}}}, {"kernel", {{"release", "6.1"}}}};
+  nlohmann::json b = a;
+  EXPECT_TRUE(provenance_differences(a, b).empty());
+  EXPECT_EQ(provenance_text({}), "provenance: same topology, pinning, MTU, order, CPU, kernel and vpnlab version in both runs\n");
+  b["pinning"]["c"]["cpus"] = {0};
+  b["overlay"]["mtu"] = 1380;
+  b["topology_sha256"] = "bb";
+  auto d = provenance_differences(a, b);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].what, "topology (sha256 of the file)");
+  EXPECT_TRUE(d[0].refuses);
+  EXPECT_EQ(d[1].a, "a 0, c 1");
+  EXPECT_EQ(d[1].b, "a 0, c 0 (load 1)");
+  EXPECT_TRUE(d[1].refuses);
+  EXPECT_FALSE(d[2].refuses);  // MTU: said, not refused
+  EXPECT_NE(provenance_text(d).find("  overlay MTU: A '1420', B '1380'\n"), std::string::npos) << provenance_text(d);
+  // Recorded on one side only (an older run): said, not refused.
+  b = a;
+  b.erase("topology_sha256");
+  d = provenance_differences(a, b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].b, "not recorded");
+  EXPECT_FALSE(d[0].refuses);
 }
