@@ -45,6 +45,11 @@ double t_central_probability(double t, int df) {
 
 }  // namespace
 
+double t_two_sided_p(double t, int df) {
+  if (df < 1 || !std::isfinite(t)) return std::isinf(t) ? 0 : 1;
+  return std::clamp(1 - t_central_probability(std::fabs(t), df), 0.0, 1.0);
+}
+
 double t_quantile(double confidence, int df) {
   if (df < 1) return std::numeric_limits<double>::infinity();
   double lo = 0, hi = 1;

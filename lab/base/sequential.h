@@ -43,6 +43,8 @@ RatioInterval ratio_interval(const std::vector<double>& ratios, double confidenc
 
 // Two-sided Student t quantile: P(|T| <= q) = confidence for `df` degrees of freedom.
 double t_quantile(double confidence, int df);
+// Two-sided p-value P(|T| >= |t|) for `df` degrees of freedom.
+double t_two_sided_p(double t, int df);
 
 struct StopCheck {
   bool stop = false;

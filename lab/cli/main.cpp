@@ -589,7 +589,8 @@ const std::vector<Verb>& verbs() {
       {"compare", "compare RUN A B [--test T] [--json]",
        "Which of two products of one run is faster and cheaper, by how much, how sure: per test, the round-paired ratio B/A\n"
        "(and A/B) of Gbit/s, CPU-s/Gbit, daemon peak RSS and p99 latency, each with its 95 % interval and a verdict\n"
-       "(Hodges-Lehmann and Wilcoxon signed-rank over the rounds, Holm-corrected per metric). Exit 0 whatever the verdicts.",
+       "(geometric mean of the round-paired ratios, Student t interval and test as adaptive sampling, Holm-corrected per\n"
+       "metric across the tests). Exit 0 whatever the verdicts.",
        {"--test", "--json"}, cmd_compare},
       {"report", "report RUN_DIR [--vs PRODUCT]", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.",
        {"--vs"},

@@ -67,7 +67,7 @@ std::vector<Comparison> compare_products(const std::vector<SampleRow>& rows, con
           c.ratio = e.ratio;
           c.ci_low = e.ci_low;
           c.ci_high = e.ci_high;
-          c.coverage = e.coverage;
+          c.coverage = 0.95;
           c.p_value = e.p_value;
           tested.push_back(out.size());
           p.push_back(e.p_value);
@@ -114,7 +114,6 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
   std::vector<std::string> tests;
   for (const auto& c : cs)
     if (std::find(tests.begin(), tests.end(), c.test) == tests.end()) tests.push_back(c.test);
-  bool starred = false;
   for (const auto& t : tests)
     for (const auto& c : cs) {
       if (c.test != t) continue;
@@ -127,13 +126,11 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
         std::string verdict = c.verdict == "no significant difference" ? c.verdict : b + " " + verdict_text(c);
         snprintf(line, sizeof line, format, t.c_str(), title.c_str(), std::to_string(c.n_a).c_str(), ratio_text(c, false).c_str(),
                  ratio_text(c, true).c_str(), p, verdict.c_str());
-        starred = starred || c.coverage < 0.95 - 1e-9;
       }
       o << line;
     }
-  o << "B/A: Hodges-Lehmann estimate of the round-paired ratio with its distribution-free 95 % interval (Wilcoxon signed-rank);\n"
-       "verdicts use Holm-corrected p-values at 5 % per metric across the tests. Costs: lower is better.\n";
-  if (starred) o << "* fewer than 6 rounds: the interval covers less than 95 %\n";
+  o << "B/A: geometric mean of the round-paired ratios with its 95 % Student t interval (as adaptive sampling);\n"
+       "verdicts: Holm-corrected p-values at 5 % per metric across the tests. Costs: lower is better.\n";
   return o.str();
 }
 
@@ -156,12 +153,13 @@ std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref)
         auto c = std::find_if(cs.begin(), cs.end(), [&](const Comparison& x) { return x.product == pair.b && x.test == t && x.metric == key; });
         if (c == cs.end()) cells.push_back("-");
         else if (c->ratio <= 0) cells.push_back("not comparable");
-        else cells.push_back(ratio_text(*c, false) + " " + (c->verdict == "no significant difference" ? "same" : c->verdict));
+        else cells.push_back(ratio_text(*c, false) + " " + (c->verdict == "no significant difference" ? "n.s." : c->verdict));
       }
       snprintf(line, sizeof line, format, pair.b.c_str(), t.c_str(), cells[0].c_str(), cells[1].c_str(), cells[2].c_str(), cells[3].c_str());
       o << line;
     }
   if (pairs.empty()) o << "(no other product in this run)\n";
+  else o << "n.s.: no significant difference; 'vpnlab compare RUN " << ref << " PRODUCT' for both directions and p-values\n";
   return o.str();
 }
 

@@ -319,8 +319,8 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
   if (PairwiseSection pw = pairwise_section(rows.value(), vs); !pw.reference.empty()) {
     doc.push_back({Block::Kind::heading, "Product vs product: each over " + pw.reference, {}, {}, {}});
     doc.push_back({Block::Kind::para,
-                   "Ratio of each product to " + pw.reference + " in the same rounds (Hodges-Lehmann, 95 % interval, Wilcoxon signed-rank, "
-                   "Holm-corrected per metric); costs: below 1 is cheaper. 'vpnlab compare RUN A B' gives both directions.",
+                   "Ratio of each product to " + pw.reference + " in the same rounds (geometric mean of the round-paired ratios, 95 % Student t "
+                   "interval, verdicts Holm-corrected per metric); costs: below 1 is cheaper. 'vpnlab compare RUN A B' gives both directions.",
                    {}, {}, {}});
     doc.push_back({Block::Kind::table, "", {}, pw.rows, {}});
     for (const auto& [test, bars] : pw.gbps_bars) {

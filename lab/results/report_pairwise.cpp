@@ -13,7 +13,7 @@ std::string cell(const Comparison& c) {
   if (c.ratio <= 0) return "not comparable";
   char buf[128];
   snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f%s) %s", c.ratio, c.ci_low, c.ci_high, c.coverage < 0.95 - 1e-9 ? "*" : "",
-           c.verdict == "no significant difference" ? "same" : c.verdict.c_str());
+           c.verdict == "no significant difference" ? "n.s." : c.verdict.c_str());
   return buf;
 }
 
