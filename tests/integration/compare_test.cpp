@@ -9,9 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/integration/root_test_support.h"
+#include "root_test_support.h"
 
 using namespace vpnlab;
+using namespace vpnlab::testing;
 
 TEST(CompareRun, ThreeNodesWireguardGoAgainstNebula) {
   VPNLAB_REQUIRE_ROOT();
@@ -45,9 +46,9 @@ TEST(CompareRun, ThreeNodesWireguardGoAgainstNebula) {
   ASSERT_EQ(j["comparisons"].size(), 4u) << json.out;  // Gbit/s, CPU-s/Gbit, RSS, p99
   for (const auto& c : j["comparisons"]) {
     EXPECT_EQ(c["test"], "a-to-c");
-    EXPECT_LE(c["ci_low"].get<double>(), c["ratio_b_over_a"].get<double>()) << c.dump();
-    EXPECT_GE(c["ci_high"].get<double>(), c["ratio_b_over_a"].get<double>()) << c.dump();
-    EXPECT_NEAR(c["ratio_a_over_b"].get<double>() * c["ratio_b_over_a"].get<double>(), 1.0, 1e-9);
+    EXPECT_LE(c["ci_low"].template get<double>(), c["ratio_b_over_a"].template get<double>()) << c.dump();
+    EXPECT_GE(c["ci_high"].template get<double>(), c["ratio_b_over_a"].template get<double>()) << c.dump();
+    EXPECT_NEAR(c["ratio_a_over_b"].template get<double>() * c["ratio_b_over_a"].template get<double>(), 1.0, 1e-9);
   }
   auto missing = vpnlab_cli({"compare", dir, "wireguard-go", "tinc"});
   EXPECT_EQ(missing.status, 1);
