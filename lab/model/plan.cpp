@@ -48,6 +48,12 @@ Ipv4Addr Plan::target_address(const PlanTest& test, size_t server, bool tunnel) 
   return underlay_address(s->name, test.underlay_links.at(server));
 }
 
+int Plan::link_mtu(const std::string& link) const {
+  for (const auto& v : veths)
+    if (v.link == link) return v.mtu;
+  return 0;
+}
+
 std::vector<const PlanNode*> Plan::vpn_nodes() const {
   std::vector<const PlanNode*> out;
   for (const auto& n : nodes)

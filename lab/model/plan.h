@@ -108,6 +108,8 @@ struct Plan {
   // through a tunnel its overlay address, without one its address on the shared link.
   Ipv4Addr target_address(const PlanTest& test, size_t server, bool tunnel) const;
   std::vector<const PlanNode*> vpn_nodes() const;
+  // A link's MTU (0: no such link).
+  int link_mtu(const std::string& link) const;
   // The same plan with only the nodes that run the VPN: what a product session sees
   // (site clients behind gateways run no product).
   Plan vpn_only() const;

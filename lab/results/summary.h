@@ -24,7 +24,7 @@ struct ProductTestSummary {
   // interval. Interleaved runs measure both in the same round, close in time.
   SampleStats paired_ratio;
   double cpu_over_baseline = 0;  // CPU-s/Gbit minus the baseline's (medians)
-  SampleStats rss_kb, pps, latency_p50_ms, latency_p99_ms;
+  SampleStats rss_kb, pps, wire_pps, latency_p50_ms, latency_p99_ms;
   SampleStats cpu_user_s, cpu_sys_s, cpu_softirq_s, bringup_s;
   SampleStats retransmits;       // TCP retransmits per sample (rows that report them)
   double baseline_retransmits = -1;  // the baseline's median for the same test; -1 = none

@@ -63,7 +63,7 @@ const std::vector<Column>& columns() {
       DBL_COL(cpu_s, 3), DBL_COL(cpu_user_s, 3), DBL_COL(cpu_sys_s, 3), DBL_COL(cpu_softirq_s, 3), DBL_COL(steal_s, 3),
       DBL_COL(cpu_s_per_gbit, 3), INT_COL(processes), DBL_COL(pps, 0), DBL_COL(loss_pct, 3), DBL_COL(generator_cpu_pct, 1),
       INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
-      INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu)};
+      INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu), DBL_COL(wire_pps, 0)};
   return c;
 }
 
@@ -108,10 +108,18 @@ Result<ResultsCsv> ResultsCsv::create(const std::string& path, std::string* repa
     if (repaired)
       *repaired = path + ": removed a torn last row (" + std::to_string(tail->size - tail->whole_size) + " bytes without an end of line)";
   }
+  std::string header;
+  for (const auto& h : results_csv_header()) header += (header.empty() ? "" : ",") + h;
+  header += "\n";
+  if (tail->whole_size > 0) {
+    // Rows appended under another header would not parse: a file of another version's
+    // columns is refused, not mixed.
+    std::string text = read_file_text(path);
+    if (text.compare(0, header.size(), header) != 0)
+      return make_error(path + ": its columns are not this vpnlab version's (written by another version)",
+                        "finish it with the version that started it, or start a new run");
+  }
   if (tail->whole_size == 0) {
-    std::string header;
-    for (const auto& h : results_csv_header()) header += (header.empty() ? "" : ",") + h;
-    header += "\n";
     if (write(csv.fd_.get(), header.data(), header.size()) != static_cast<ssize_t>(header.size()))
       return make_error("cannot write " + path + ": " + errno_text(errno));
   }
@@ -278,7 +286,7 @@ Status check_row(const SampleRow& r) {
   if (r.sample < 1) return make_error("sample " + std::to_string(r.sample) + " is not a sample number (1, 2, ...)");
   if (r.status != "ok" && r.status != "failed") return make_error("status '" + r.status + "' is neither 'ok' nor 'failed'");
   const std::pair<const char*, double> figures[] = {{"gbps", r.gbps},       {"duration_s", r.duration_s}, {"cpu_s", r.cpu_s},
-                                                    {"cpu_s_per_gbit", r.cpu_s_per_gbit}, {"pps", r.pps}, {"bringup_s", r.bringup_s},
+                                                    {"cpu_s_per_gbit", r.cpu_s_per_gbit}, {"pps", r.pps}, {"wire_pps", r.wire_pps}, {"bringup_s", r.bringup_s},
                                                     {"latency_p50_ms", r.latency_p50_ms}, {"latency_p99_ms", r.latency_p99_ms}};
   for (const auto& [name, v] : figures)
     if (!std::isfinite(v) || v < 0) return make_error(std::string("column '") + name + "': " + fmt(v, 3) + " is not a figure (negative or not finite)");

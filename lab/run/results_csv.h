@@ -30,7 +30,12 @@ struct SampleRow {
   double cpu_s = 0, cpu_user_s = 0, cpu_sys_s = 0, cpu_softirq_s = 0, steal_s = 0;
   double cpu_s_per_gbit = 0;
   int processes = 1;          // iperf3 client processes the test ran
-  double pps = 0;             // packets per second delivered (receiving side)
+  double pps = 0;             // packets per second delivered (receiving side's interface: GRO-merged for the baseline)
+  // Frames per second the receiving side's underlay took in, as a NIC would carry them:
+  // the larger of the packets counted and the bytes over the link MTU (+14), so a
+  // GRO-merged 64 KB segment counts as the ~44 frames it stands for. Baseline and
+  // products compare on it.
+  double wire_pps = 0;
   double loss_pct = 0;        // UDP datagrams lost
   double generator_cpu_pct = 0;  // busiest iperf3 process, % of one CPU (>= 90: generator-bound)
   int64_t daemon_rss_kb = 0;  // peak RSS of the product's daemons on the busiest node

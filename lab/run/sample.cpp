@@ -279,15 +279,22 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   if (auto s = merge_iperf(c, procs, specs, &row, &score.expect, &delivered); !s) return fail(s.error().message);
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);
   uint64_t rx_packets = 0;
+  double wire_frames = 0;
+  const int link_mtu = plan.link_mtu(c.test->underlay_link());
   for (const auto& [node, sent_received] : score.expect) {
     auto after = c.session->read_counters(node);
     if (!after) return fail(after.error().message);
     TunnelCounters delta = after.value() - before[node];
     score.delta[node] = delta;
     // Packets delivered: what the receiving sides' interfaces took in.
-    if (sent_received.second > 0) rx_packets += tunnel ? delta.if_rx_packets : delta.underlay_rx_packets;
+    if (sent_received.second > 0) {
+      rx_packets += tunnel ? delta.if_rx_packets : delta.underlay_rx_packets;
+      double by_size = link_mtu > 0 ? static_cast<double>(delta.underlay_rx) / (link_mtu + 14) : 0;
+      wire_frames += std::max(static_cast<double>(delta.underlay_rx_packets), by_size);
+    }
   }
   row.pps = static_cast<double>(rx_packets) / duration_s;
+  row.wire_pps = wire_frames / duration_s;
   row.reason = score_sample(score);
   if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = delivered;
   row.valid = row.reason.empty();

@@ -84,7 +84,7 @@ TEST(ResultsCsv, WritesHeaderAndRowsAndReadsThemBack) {
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,"
             "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit,"
-            "processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_probes,outside_load,softirq_by_cpu");
+            "processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_probes,outside_load,softirq_by_cpu,wire_pps");
   EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,0.000,"), std::string::npos) << text;
   // A file of the first version (27 columns) still reads, the new columns at defaults.
   std::string old_path = path + ".v1";
@@ -242,7 +242,7 @@ TEST(Summary, MedianIntervalCvAndRatio) {
   for (double g : {0.3, 0.5, 0.4, 0.45}) add("wireguard-go", g, true);
   add("wireguard-go", 9.0, false);  // invalid rows are not results
   std::string table = summary_table(rows);
-  EXPECT_NE(table.find("baseline             t                11.000      10.000-12.000*    9.1%                     1    0.09±10%*        -           -            -            -       -    -    3/3"),
+  EXPECT_NE(table.find("baseline             t                11.000      10.000-12.000*    9.1%                     1    0.09±10%*        -           -            -            -            -       -    -    3/3"),
             std::string::npos)
       << table;
   // Paired by round: 0.3/10, 0.5/12, 0.4/11 (sample 4 has no baseline partner).

@@ -106,7 +106,7 @@ TEST(Trust, AMalformedRowIsAnErrorNamingItsLine) {
   good.pop_back();
   auto r = read_results_csv(csv_with(dir, {good, "20261201-120000-abcd,2026,baseline,a-to-b"}));
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, dir + "/results.csv:3: the row has 4 fields, the header 38");
+  EXPECT_EQ(r.error().message, dir + "/results.csv:3: the row has 4 fields, the header 39");
   EXPECT_NE(r.error().hint.find("--resume"), std::string::npos);
   std::string bad_number = good;
   bad_number.replace(bad_number.find(",1.500000,"), 10, ",1.5x,");
@@ -410,4 +410,14 @@ TEST(Trust, ReportMarkdownCarriesNoRawHtmlFromProductStrings) {
   EXPECT_EQ(md.find("<img"), std::string::npos) << md;
   EXPECT_NE(md.find("cipher &lt;img src=x onerror=alert(1)> | AES &amp; co"), std::string::npos) << md;
   EXPECT_EQ(slurp(dir + "/report.html").find("<img"), std::string::npos);
+}
+
+TEST(Trust, ResumeRefusesAResultsFileOfOtherColumns) {
+  std::string dir = make_temp_dir("trust-columns");
+  std::ofstream(dir + "/results.csv") << "run_id,timestamp,product\nr,t,baseline\n";
+  auto csv = ResultsCsv::create(dir + "/results.csv");
+  ASSERT_FALSE(csv.ok());
+  EXPECT_EQ(csv.error().message, dir + "/results.csv: its columns are not this vpnlab version's (written by another version)");
+  EXPECT_EQ(read_file_text(dir + "/results.csv"), "run_id,timestamp,product\nr,t,baseline\n") << "nothing appended";
+  std::filesystem::remove_all(dir);
 }
