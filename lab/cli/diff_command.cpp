@@ -24,6 +24,10 @@ std::string pinning_text(const nlohmann::json& pinning) {
   if (!pinning.is_object()) return pinning.dump();
   std::string o;
   for (const auto& [node, p] : pinning.items()) {
+    if (!p.is_object()) {  // edited by hand: shown as it is
+      o += (o.empty() ? "" : ", ") + node + " " + p.dump();
+      continue;
+    }
     auto list = [](const nlohmann::json& cpus) {
       std::string l;
       if (cpus.is_array())

@@ -379,7 +379,8 @@ int cmd_run(const Args& given) {
   if (!plan) return fail(plan.error());
   auto seq = sequential_request(sampling_request_of(a, /*rerun=*/!a.from_dir.empty()), &plan.value());
   if (!seq) return fail(seq.error());
-  if (!a.vs.empty() && std::find(plan->products.begin(), plan->products.end(), a.vs) == plan->products.end())
+  // Products are as given (NAME@TAG=/path too); rows carry the name before '='.
+  if (!a.vs.empty() && std::none_of(plan->products.begin(), plan->products.end(), [&](const std::string& p) { return p.substr(0, p.find('=')) == a.vs; }))
     return usage_error("run", "--vs " + a.vs + ": not a product of this run (give it with --product too)");
   if (!need_root("run")) return kExitError;
   auto lock = RunLock::acquire();
@@ -642,8 +643,8 @@ int cmd_complete(const std::vector<std::string>& words_in) {
   if (!verb) return 0;
   const std::string prev = words[cword - 2];
   if (const OptionDef* o = option_def(prev); o && *o->value) {
-    if (prev == "--product") {
-      offer("all");
+    if (prev == "--product" || prev == "--vs") {
+      if (prev == "--product") offer("all");
       for (const auto& p : list_products(products_path(own_binary_dir()))) offer(p);
     } else if (std::string(o->value).find("DIR") != std::string::npos) {
       std::cout << "_dirs\n";

@@ -37,6 +37,9 @@ std::vector<LinkShare> link_shares(const std::vector<SampleRow>& rows, const nlo
     share.burst_bytes = link->value("burst_bytes", 0.0);
     share.limit_bytes = link->value("limit_bytes", 0.0);
     share.median_bps = s.gbps.n ? s.gbps.median * 1e9 : 0;
+    share.retransmits = s.retransmits.n ? s.retransmits.median : -1;
+    share.baseline_retransmits = s.baseline_retransmits;
+    share.generator_bound = s.generator_bound > 0;
     const SampleRow& row = *std::find_if(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.product == s.product && r.test == s.test; });
     const nlohmann::json product = env.contains("products") ? env["products"].value(s.product, nlohmann::json::object()) : nlohmann::json::object();
     const bool tunnel = product.value("tunnel", s.product != "baseline");
@@ -54,6 +57,23 @@ std::vector<LinkShare> link_shares(const std::vector<SampleRow>& rows, const nlo
       share.ceiling_bps = directions * payload_ceiling_bps(share.rate_bps, payload, segment + 40 + share.overhead);
     }
     out.push_back(share);
+  }
+  return out;
+}
+
+std::vector<std::string> link_share_warnings(const std::vector<LinkShare>& shares) {
+  std::vector<std::string> out;
+  for (const auto& s : shares) {
+    if (s.product == "baseline" || s.ceiling_bps <= 0 || s.median_bps <= 0 || s.retransmits < 1000 || s.generator_bound) continue;
+    const double share = s.median_bps / s.ceiling_bps;
+    if (share >= 0.9 || s.retransmits <= 4 * std::max(s.baseline_retransmits, 0.0)) continue;
+    char buf[640];
+    snprintf(buf, sizeof buf,
+             "%s / %s: %.0f %% of what its headers allow on '%s', not generator-bound, with %.0f TCP retransmits per sample (baseline %.0f): "
+             "it loses packets or order on the way, which costs it throughput; the lab cannot tell where (the product's own queues and "
+             "batching, or the shaped link's queue, which a burstier sender overflows: compare p99 latency, and the queue limit above)",
+             s.product.c_str(), s.test.c_str(), 100 * share, s.link.c_str(), s.retransmits, std::max(s.baseline_retransmits, 0.0));
+    out.push_back(buf);
   }
   return out;
 }
@@ -88,6 +108,7 @@ std::string link_share_text(const std::vector<LinkShare>& shares) {
   }
   o += "header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers with timestamps, "
        "the product's declared per-packet overhead, 14 B Ethernet) at the MTU it ran with\n";
+  for (const auto& w : link_share_warnings(shares)) o += "! " + w + "\n";
   return o;
 }
 

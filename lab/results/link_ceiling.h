@@ -19,7 +19,13 @@ struct LinkShare {
   double ceiling_bps = 0;      // what its headers allow at that MTU (0: not computed)
   double median_bps = 0;       // measured, valid rows
   std::string note;            // why no ceiling was computed
+  double retransmits = -1, baseline_retransmits = -1;  // TCP, medians per sample; -1: none
+  bool generator_bound = false;  // some sample's iperf3 used >= 90 % of a CPU
 };
+
+// A product well below its header ceiling, not generator-bound, retransmitting many times
+// more than the baseline: what the lab can say about it and what it cannot.
+std::vector<std::string> link_share_warnings(const std::vector<LinkShare>& shares);
 
 // From results.csv and environment.json (shaped_links, test_links, products' overhead,
 // overlay MTU): one entry per product x test whose tunnel crosses a shaped link.

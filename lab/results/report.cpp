@@ -259,6 +259,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
   std::vector<Block> doc;
   doc.push_back({Block::Kind::heading, "vpnlab run " + run_id, {"title"}, {}, {}});
   std::vector<std::string> warnings = summary_warnings(summaries);
+  for (const auto& w : link_share_warnings(link_shares(rows.value(), env))) warnings.push_back(w);
   for (const auto& [product, a] : audit.items()) {
     for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
     if (a.value("bringups_retried", 0) > 0)

@@ -106,7 +106,13 @@ Result<nlohmann::json> read_environment(const std::string& run_dir, bool require
       {"/products/*/version", JsonType::string}, {"/products/*/cipher", JsonType::string}, {"/products/*/threads_knob", JsonType::string},
       {"/guests", JsonType::array},            {"/guests/*", JsonType::object},         {"/guests/*/node", JsonType::string},
       {"/guests/*/kernel", JsonType::string},  {"/guests/*/boot_s", JsonType::number},  {"/pinning_notes", JsonType::array},
-      {"/pinning_notes/*", JsonType::string},
+      {"/pinning_notes/*", JsonType::string},  {"/pinning_warnings", JsonType::array},  {"/pinning_warnings/*", JsonType::string},
+      {"/overlay", JsonType::object},          {"/overlay/mtu", JsonType::integer},      {"/products/*/tunnel", JsonType::boolean},
+      {"/products/*/overhead_bytes", JsonType::integer}, {"/shaped_links", JsonType::array}, {"/shaped_links/*", JsonType::object},
+      {"/shaped_links/*/link", JsonType::string}, {"/shaped_links/*/rate_bps", JsonType::number},
+      {"/shaped_links/*/burst_bytes", JsonType::number}, {"/shaped_links/*/limit_bytes", JsonType::number},
+      {"/shaped_links/*/mtu", JsonType::integer}, {"/shaped_links/*/where", JsonType::string}, {"/test_links", JsonType::object},
+      {"/test_links/*", JsonType::array},      {"/test_links/*/*", JsonType::string},
   };
   std::string file = run_dir + "/environment.json";
   auto env = read_json_file(file, fields, required);

@@ -147,20 +147,6 @@ std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>&
     if (s.generator_bound > 0)
       warnings.push_back(who + std::to_string(s.generator_bound) + " sample(s) generator-bound (an iperf3 process used >= 90 % of a CPU): " +
                          "this measures iperf3 as much as the product");
-    // Many more retransmits than the baseline, far below it, and not the generator's fault:
-    // the product loses throughput to retransmissions. From counters alone the lab cannot
-    // tell where packets were lost or reordered (the product's queues and batching, or a
-    // shaped link's queue the tunnel fills differently).
-    if (s.product != "baseline" && s.retransmits.n > 0 && s.generator_bound == 0 && s.paired_ratio.n > 0 && s.paired_ratio.median < 0.9 &&
-        s.retransmits.median >= 1000 && s.retransmits.median > 4 * std::max(s.baseline_retransmits, 0.0)) {
-      char buf[640];
-      snprintf(buf, sizeof buf,
-               "%.0f TCP retransmits per sample (baseline %.0f) at %.2f of the baseline, not generator-bound: packets are lost or "
-               "reordered on its path, which can cost it throughput; the lab cannot tell where (the product's queues and batching, or "
-               "a link's queue: compare p99 latency; a shaped link's rate, burst and queue limit are in plan.txt)",
-               s.retransmits.median, std::max(s.baseline_retransmits, 0.0), s.paired_ratio.median);
-      warnings.push_back(who + buf);
-    }
     // One runnable task now and then is a kernel worker; most samples is a busy machine.
     if (s.loaded_rows * 2 > static_cast<int>(s.gbps.n))
       warnings.push_back(who + std::to_string(s.loaded_rows) + " sample(s) started with tasks from outside the lab runnable: the machine was not idle");

@@ -172,6 +172,7 @@ TEST(LinkCeiling, ShareOfTheRateAndHeaderCeiling) {
     r.valid = true;
     r.direction = "forward";
     r.gbps = mbit / 1000;
+    r.retransmits = product == "baseline" ? 200 : 3000;
     rows.push_back(r);
   }
   auto shares = link_shares(rows, env);
@@ -181,6 +182,16 @@ TEST(LinkCeiling, ShareOfTheRateAndHeaderCeiling) {
   std::string text = link_share_text(shares);
   EXPECT_NE(text.find("shaped link 'wan': 500.0 Mbit/s (TBF: burst 250000 B, queue limit 1250000 B"), std::string::npos) << text;
   EXPECT_NE(text.find("wireguard-go         a-to-b             360.0   72.0 % 457.8 (MTU 1420, +60 B)     78.6 %"), std::string::npos) << text;
+  // 78.6 % of its ceiling with 15x the baseline's retransmits: flagged, the cause not claimed.
+  ASSERT_EQ(link_share_warnings(shares).size(), 1u);
+  EXPECT_EQ(link_share_warnings(shares)[0].rfind("wireguard-go / a-to-b: 79 % of what its headers allow on 'wan', not generator-bound, with 3000 TCP "
+                                                 "retransmits per sample (baseline 200)", 0), 0u) << link_share_warnings(shares)[0];
+  EXPECT_NE(text.find("! wireguard-go / a-to-b: 79 %"), std::string::npos) << text;
+  rows[1].generator_cpu_pct = 95;
+  EXPECT_TRUE(link_share_warnings(link_shares(rows, env)).empty()) << "generator-bound: the generator may be the cause";
+  rows[1].generator_cpu_pct = 0;
+  rows[1].gbps = 0.45;
+  EXPECT_TRUE(link_share_warnings(link_shares(rows, env)).empty()) << "98 % of its ceiling: nothing lost that matters";
   // No shaped link crossed: nothing to say.
   env["test_links"]["a-to-b"] = {"lan"};
   EXPECT_TRUE(link_shares(rows, env).empty());

@@ -421,3 +421,20 @@ TEST(Trust, ResumeRefusesAResultsFileOfOtherColumns) {
   EXPECT_EQ(read_file_text(dir + "/results.csv"), "run_id,timestamp,product\nr,t,baseline\n") << "nothing appended";
   std::filesystem::remove_all(dir);
 }
+
+TEST(Trust, HandEditedShapingAndPinningRecordsAreLocatedErrors) {
+  std::string dir = golden_with("/shaped_links", nlohmann::json::array({{{"link", "lan"}, {"rate_bps", "fast"}}}));
+  auto s = write_report(dir);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, dir + "/environment.json: shaped_links[0].rate_bps is a string, expected a number");
+  dir = golden_with("/test_links", nlohmann::json{{"a-to-b", "lan"}});
+  s = write_report(dir);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, dir + "/environment.json: test_links.a-to-b is a string, expected a list (JSON array)");
+  // diff shows a hand-edited pinning as it is instead of aborting.
+  std::string a = golden_with("/pinning/a", "cpu zero");
+  std::string b = golden_with("/schema", 1);
+  auto d = diff_runs(a, b, Thresholds{}, false, /*force=*/true);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_NE(d->text.find("a \"cpu zero\""), std::string::npos) << d->text;
+}
