@@ -1,0 +1,149 @@
+#include "lab/cli/args.h"
+
+#include <cmath>
+#include <iostream>
+
+#include "lab/base/bounds.h"
+#include "lab/model/toml_reader.h"
+
+namespace vpnlab {
+
+int usage_error(const std::string& verb, const std::string& msg) {
+  std::cerr << "vpnlab: error: " << msg << "\nhint: see 'vpnlab " << verb << " --help'\n";
+  return kExitUsage;
+}
+
+const std::vector<OptionDef>& option_defs() {
+  static const std::vector<OptionDef> o = {
+      {"--product", "NAME", "measure this product (repeatable; 'all' = every product; NAME@TAG=/path: another build); default: [bench] products"},
+      {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)"},
+      {"--duration", "D", "seconds per sample, 1s to 3600s, e.g. 10s (default: [bench] duration)"},
+      {"--out", "DIR", "parent of the run directory (default: results)"},
+      {"--keys", "DIR", "reuse the key set in DIR, so two runs use the very same keys"},
+      {"--resume", "RUN_DIR", "continue an interrupted run: same topology and keys, only the missing rows"},
+      {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes"},
+      {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)"},
+      {"--from", "RUN_DIR", "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
+                            "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with\n"
+                            "                   'plan --precision': the earlier run whose spread predicts the rounds"},
+      {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best"},
+      {"--threshold-cpu", "X", "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best"},
+      {"--threshold-rss", "X", "exit 3 when its daemons' peak RSS is larger by more than X (a leak shows here)"},
+      {"--threshold-p99", "X", "exit 3 when its p99 latency under load is higher by more than X"},
+      {"--precision", "P", "adaptive sampling: rounds go on until the 95 % interval of every product's round-paired ratio to the\n"
+                           "                   baseline (or of NAME@new to NAME@old) is within ±P (e.g. 2%), then stop; at most --samples\n"
+                           "                   rounds (default 100) and --max-time (README: 'Adaptive sampling')"},
+      {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)"},
+      {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)"},
+      {"--test", "T", "only this test (default: every test both products ran)"},
+      {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT,\n"
+                          "                   round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')"},
+      {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
+      {"--force", "", "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts)"},
+      {"--rebuild", "", "build again even if the cache holds the image"},
+      {"--dry-run", "", "list what would be removed; remove nothing"},
+      {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text"},
+      {"--markdown", "", "print the verdicts as a Markdown table (a CI job's step summary)"},
+  };
+  return o;
+}
+
+const OptionDef* option_def(const std::string& name) {
+  for (const auto& o : option_defs())
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+std::optional<Args> parse_args(const std::string& verb, const std::vector<std::string>& argv, const std::vector<std::string>& allowed) {
+  Args a;
+  auto allowed_opt = [&](const std::string& o) { return std::find(allowed.begin(), allowed.end(), o) != allowed.end(); };
+  bool options_end = false;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string s = argv[i];
+    if (options_end || s == "-" || s.empty() || s[0] != '-') { a.positional.push_back(s); continue; }
+    if (s == "--") { options_end = true; continue; }  // what follows is a file, even if it starts with '-'
+    if (s == "-h" || s == "--help") { a.help = true; continue; }
+    if (s == "-q" || s == "--quiet") { a.quiet = true; continue; }
+    if (s == "-v" || s == "--verbose") { a.verbose = true; continue; }
+    if (s.rfind("--", 0) != 0) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "' (short ones: -h, -q, -v)"); return std::nullopt; }
+    std::optional<std::string> inline_value;  // --opt=value
+    if (auto eq = s.find('='); eq != std::string::npos) {
+      inline_value = s.substr(eq + 1);
+      s = s.substr(0, eq);
+    }
+    if (!allowed_opt(s)) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "'"); return std::nullopt; }
+    const bool takes_value = option_def(s) && *option_def(s)->value;
+    if (!takes_value && inline_value) { usage_error(verb, s + " takes no value"); return std::nullopt; }
+    if (s == "--dry-run") { a.dry_run = true; continue; }
+    if (s == "--no-pin") { a.no_pin = true; continue; }
+    if (s == "--sequential") { a.sequential = true; continue; }
+    if (s == "--relative") { a.relative = true; continue; }
+    if (s == "--force") { a.force = true; continue; }
+    if (s == "--rebuild") { a.rebuild = true; continue; }
+    if (s == "--json") { a.json = true; continue; }
+    if (s == "--markdown") { a.markdown = true; continue; }
+    if (!inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
+    const std::string v = inline_value ? *inline_value : argv[++i];
+    if (s == "--product") a.products.push_back(v);
+    else if (s == "--out") a.out_dir = v;
+    else if (s == "--keys") a.keys_dir = v;
+    else if (s == "--resume") a.resume_dir = v;
+    else if (s == "--from") a.from_dir = v;
+    else if (s == "--test") a.test = v;
+    else if (s == "--vs") a.vs = v;
+    else if (s == "--precision") {
+      // "2%" or 0.02: the relative half-width asked for.
+      try {
+        std::string num = !v.empty() && v.back() == '%' ? v.substr(0, v.size() - 1) : v;
+        size_t used; double x = std::stod(num, &used); if (used != num.size() || !std::isfinite(x)) throw 1;
+        a.precision = v.back() == '%' ? x / 100 : x;
+      } catch (...) { usage_error(verb, "--precision '" + v + "' is not a precision, e.g. 2% or 0.02"); return std::nullopt; }
+      if (*a.precision < 0.001 || *a.precision > 0.5) { usage_error(verb, "--precision " + v + " is out of range: 0.1% to 50%"); return std::nullopt; }
+    } else if (s == "--max-time") {
+      // A budget, unlike a sample's length, may be hours.
+      a.max_time_s = v.size() > 1 && v.back() == 'h' ? parse_duration(v.substr(0, v.size() - 1) + "m") : parse_duration(v);
+      if (a.max_time_s && v.back() == 'h') *a.max_time_s *= 60;
+      if (!a.max_time_s || *a.max_time_s < 1 || *a.max_time_s > 7 * 86400) {
+        usage_error(verb, "--max-time '" + v + "' is not a duration from 1s to 168h (e.g. 15m, 2h)");
+        return std::nullopt;
+      }
+    } else if (s == "--min-rounds") {
+      try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.min_rounds = n; }
+      catch (...) { usage_error(verb, "--min-rounds '" + v + "' is not a number"); return std::nullopt; }
+      if (*a.min_rounds < 2 || *a.min_rounds > kMaxSamples) {
+        usage_error(verb, "--min-rounds " + v + " is out of range: 2 to " + std::to_string(kMaxSamples));
+        return std::nullopt;
+      }
+    }
+    else if (s == "--threshold-cpu" || s == "--threshold-rss" || s == "--threshold-p99") {
+      // A cost may grow by more than 100 %: up to 10 (= 1000 %).
+      try { size_t used; double x = std::stod(v, &used); if (used != v.size() || !(x >= 0 && x <= 10)) throw 1;
+            (s == "--threshold-cpu" ? a.cost_thresholds.cpu : s == "--threshold-rss" ? a.cost_thresholds.rss : a.cost_thresholds.p99) = x; }
+      catch (...) { usage_error(verb, s + " '" + v + "' is not a fraction from 0 to 10, e.g. 0.2 for 20 %"); return std::nullopt; }
+    }
+    else if (s == "--threshold") {
+      try { size_t used; double x = std::stod(v, &used); if (used != v.size() || x < 0 || x >= 1) throw 1; a.threshold = x; }
+      catch (...) { usage_error(verb, "--threshold '" + v + "' is not a fraction in [0, 1), e.g. 0.1 for 10 %"); return std::nullopt; }
+    }
+    else if (s == "--samples") {
+      // The same bounds as [bench] samples: a typo must not grow vpnlab until the OOM killer.
+      try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.samples = n; }
+      catch (...) { usage_error(verb, "--samples '" + v + "' is not a number"); return std::nullopt; }
+      if (*a.samples < kMinSamples || *a.samples > kMaxSamples) {
+        usage_error(verb, "--samples " + v + " is out of range: " + std::to_string(kMinSamples) + " to " + std::to_string(kMaxSamples));
+        return std::nullopt;
+      }
+    } else if (s == "--duration") {
+      a.duration_s = parse_duration(v);
+      if (!a.duration_s) { usage_error(verb, "--duration '" + v + "' is not a duration (e.g. 10s, 500ms)"); return std::nullopt; }
+      if (*a.duration_s < kMinSampleSeconds || *a.duration_s > kMaxSampleSeconds) {
+        usage_error(verb, "--duration " + v + " is out of range: " + std::to_string(static_cast<int>(kMinSampleSeconds)) + "s to " +
+                              std::to_string(static_cast<int>(kMaxSampleSeconds)) + "s per sample");
+        return std::nullopt;
+      }
+    }
+  }
+  return a;
+}
+
+}  // namespace vpnlab

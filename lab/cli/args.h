@@ -1,0 +1,62 @@
+// The command line: every option once (its value's name and help line, from which each
+// verb's --help is generated) and the parser every verb shares; a verb rejects the options
+// it does not list.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/cli/diff_command.h"
+
+namespace vpnlab {
+
+inline constexpr int kExitUsage = 2;
+
+struct Args {
+  std::vector<std::string> positional;
+  std::vector<std::string> products;
+  std::optional<int> samples;
+  std::optional<double> duration_s;
+  std::string out_dir = "results";
+  std::string keys_dir;
+  std::string resume_dir;
+  std::string from_dir;
+  std::string test;  // compare --test T
+  std::string vs;    // run/report --vs PRODUCT: every other product against it
+  std::optional<double> threshold;
+  Thresholds cost_thresholds;  // --threshold-cpu, --threshold-rss, --threshold-p99
+  std::optional<double> precision;   // --precision 2%: adaptive sampling (lab/run/adaptive.h)
+  std::optional<double> max_time_s;  // --max-time 15m
+  std::optional<int> min_rounds;     // --min-rounds 5
+  bool dry_run = false;
+  bool no_pin = false;
+  bool sequential = false;
+  bool relative = false;
+  bool force = false;  // diff --force: compare runs of different topologies or pinning
+  bool rebuild = false;
+  bool json = false;     // --json: machine-readable output (json_output.h)
+  bool markdown = false; // diff --markdown: the verdicts as a Markdown table (CI step summaries)
+  bool help = false;
+  bool quiet = false;    // -q: warnings and errors only (the table still goes to stdout)
+  bool verbose = false;  // -v: debug detail
+};
+
+// Every option once: its value's name ("" for a flag) and its help line. A verb lists the
+// options it takes; its --help is generated from this table.
+struct OptionDef {
+  const char* name;
+  const char* value;
+  const char* help;
+};
+
+const std::vector<OptionDef>& option_defs();
+const OptionDef* option_def(const std::string& name);
+
+// Prints "vpnlab: error: MSG" and the verb's help hint; returns kExitUsage.
+int usage_error(const std::string& verb, const std::string& msg);
+
+// Parses the options every verb may take; a verb rejects those it does not use (printed,
+// then nullopt).
+std::optional<Args> parse_args(const std::string& verb, const std::vector<std::string>& argv, const std::vector<std::string>& allowed);
+
+}  // namespace vpnlab
