@@ -20,12 +20,14 @@ using namespace vpnlab::bench;
 
 namespace {
 
+// Subnets grow with the star: /24 up to 250 nodes, /20 beyond (4094 hosts).
 std::string star_toml(int nodes) {
-  std::string t = "[lab]\nname = \"star" + std::to_string(nodes) + "\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n";
+  const bool big = nodes > 250;
+  std::string t = "[lab]\nname = \"star" + std::to_string(nodes) + "\"\n[overlay]\nsubnet = \"" + (big ? "10.64.0.0/20" : "10.77.0.0/24") + "\"\n";
   for (int i = 1; i <= nodes; ++i) t += "[[node]]\nname = \"n" + std::to_string(i) + "\"\n";
   t += "[[link]]\nname = \"lan\"\nnodes = [";
   for (int i = 1; i <= nodes; ++i) t += std::string(i > 1 ? ", " : "") + "\"n" + std::to_string(i) + "\"";
-  t += "]\nsubnet = \"192.168.0.0/24\"\n[bench]\n[[bench.test]]\nname = \"t\"\nclient = \"n1\"\nserver = \"n2\"\n";
+  t += std::string("]\nsubnet = \"") + (big ? "192.168.0.0/20" : "192.168.0.0/24") + "\"\n[bench]\n[[bench.test]]\nname = \"t\"\nclient = \"n1\"\nserver = \"n2\"\n";
   return t;
 }
 
@@ -127,6 +129,28 @@ void report(const char* what, const std::vector<Timing>& runs) {
          median(up), median(down), median(total), median(kernel), runs.size());
 }
 
+// Mesh scale (issue 17): a 100- and a 1000-node star with vpnlab only; the cost per node at
+// 1000 against that at 100 shows whether bring-up and teardown stay linear.
+int scale_bench() {
+  printf("star topologies, vpnlab (netlink): up, down (until the namespaces are released), per node\n");
+  settle();
+  int round = 500;
+  std::vector<std::pair<int, double>> per_node;
+  for (int n : {100, 1000}) {
+    std::vector<Timing> v;
+    for (int i = 0; i < 3; ++i) v.push_back(vpnlab_once(plan_of(star_toml(n), ++round)));
+    std::vector<double> total;
+    for (const auto& t : v) total.push_back(t.up_ms + t.down_ms);
+    printf("%d-node star (one bridge, %d namespaces)\n", n, n + 1);
+    report("vpnlab", v);
+    per_node.push_back({n, median(total) / n});
+    printf("  per node: %.3f ms\n", median(total) / n);
+  }
+  printf("1000-node star: %.2f s up + down (target < 2 s); cost per node at 1000 / at 100: %.2fx (target <= 1.2x)\n",
+         per_node[1].second * 1000 / 1000, per_node[1].second / per_node[0].second);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,6 +159,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  if (argc > 1 && std::string(argv[1]) == "--scale") return scale_bench();
   int rounds = quick ? 2 : 5;
   int round = 0;
   printf("topology up/down, vpnlab (netlink) vs ip commands\n");
