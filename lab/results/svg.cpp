@@ -10,7 +10,8 @@ namespace {
 
 constexpr double kWidth = 640, kHeight = 360;
 constexpr double kLeft = 70, kRight = 20, kTop = 40, kBottom = 70;
-constexpr int kTicks = 5;  // axis maxima are 1, 2 or 5 x 10^k: five steps give round numbers
+constexpr int kTicks = 5;  // axis maxima are 1, 2, 2.5 or 5 x 10^k: five steps give round numbers
+constexpr double kLegendRow = 16;
 const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
 std::string num(double v) {
@@ -26,13 +27,20 @@ std::string tick_text(double v) {
   return buf;
 }
 
-// A "nice" axis maximum: 1, 2 or 5 times a power of ten, at least `v`.
+// A "nice" axis maximum: 1, 2, 2.5 or 5 times a power of ten, at least `v` but for half a
+// percent: a 2 s sample whose last interval ends at 2.001 s gets a 0-2 s axis, not 0-5 s.
 double nice_max(double v) {
   if (v <= 0) return 1;
   double p = std::pow(10, std::floor(std::log10(v)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * p >= v) return m * p;
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * p * 1.005 >= v) return m * p;
   return 10 * p;
+}
+
+// Series beyond the palette's ten colours are told apart by their dashes (lines) or marks.
+const char* dashes(size_t i) {
+  static const char* d[] = {"", "6 3", "2 2", "8 3 2 3"};
+  return d[(i / 10) % 4];
 }
 
 struct Frame {
@@ -41,9 +49,11 @@ struct Frame {
   double py(double y) const { return kHeight - kBottom - (kHeight - kTop - kBottom) * y / y_max; }
 };
 
-std::string open_svg(const std::string& title) {
-  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" + num(kHeight) + "\" viewBox=\"0 0 " + num(kWidth) +
-         " " + num(kHeight) + "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
+// role="img" and a <title> first: screen readers announce the chart by its title.
+std::string open_svg(const std::string& title, double height = kHeight) {
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" + num(kWidth) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " +
+         num(kWidth) + " " + num(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n<title>" + xml_escape(title) +
+         "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
          "<text x=\"" + num(kWidth / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" + xml_escape(title) + "</text>\n";
 }
 
@@ -72,17 +82,33 @@ std::string x_axis(const Frame& f, const std::string& label) {
   return s;
 }
 
-std::string legend(const std::vector<Series>& series) {
+// Entries left to right, wrapping onto new rows below the plot; `rows` says how many.
+std::string legend(const std::vector<Series>& series, bool lines, int* rows) {
   std::string s;
-  double x = kLeft;
+  double x = kLeft, y = kHeight - 18;
+  *rows = series.empty() ? 0 : 1;
   for (size_t i = 0; i < series.size(); ++i) {
+    const double width = 24 + 7 * static_cast<double>(series[i].label.size());
+    if (x > kLeft && x + width > kWidth - kRight) {
+      x = kLeft;
+      y += kLegendRow;
+      ++*rows;
+    }
     const char* color = kPalette[i % 10];
-    s += "<rect x=\"" + num(x) + "\" y=\"" + num(kHeight - 18) + "\" width=\"10\" height=\"10\" fill=\"" + color + "\"/>\n<text x=\"" +
-         num(x + 14) + "\" y=\"" + num(kHeight - 9) + "\">" + xml_escape(series[i].label) + "</text>\n";
-    x += 24 + 7 * static_cast<double>(series[i].label.size());
+    if (lines)
+      s += "<line x1=\"" + num(x) + "\" y1=\"" + num(y + 5) + "\" x2=\"" + num(x + 12) + "\" y2=\"" + num(y + 5) + "\" stroke=\"" + color +
+           "\" stroke-width=\"3\"" + (*dashes(i) ? std::string(" stroke-dasharray=\"") + dashes(i) + "\"" : "") + "/>\n";
+    else
+      s += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"10\" height=\"10\" fill=\"" + color + "\"" +
+           (i >= 10 ? " stroke=\"black\"" : "") + "/>\n";
+    s += "<text x=\"" + num(x + 14) + "\" y=\"" + num(y + 9) + "\">" + xml_escape(series[i].label) + "</text>\n";
+    x += width;
   }
   return s;
 }
+
+// The canvas grows by the legend's extra rows; the plot area stays where it is.
+double height_for(int legend_rows) { return kHeight + kLegendRow * std::max(0, legend_rows - 1); }
 
 Frame frame_for(const std::vector<Series>& series) {
   Frame f;
@@ -125,22 +151,29 @@ std::string svg_bar_chart(const std::string& title, const std::string& y_label, 
 
 std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series) {
   Frame f = frame_for(series);
-  std::string s = open_svg(title) + y_axis(f, y_label) + x_axis(f, x_label);
+  int rows = 0;
+  std::string key = legend(series, true, &rows);
+  std::string s = open_svg(title, height_for(rows)) + y_axis(f, y_label) + x_axis(f, x_label);
   for (size_t i = 0; i < series.size(); ++i) {
     std::string pts;
     for (const auto& [x, y] : series[i].points) pts += (pts.empty() ? "" : " ") + num(f.px(x)) + "," + num(f.py(y));
-    s += "<polyline fill=\"none\" stroke=\"" + std::string(kPalette[i % 10]) + "\" stroke-width=\"2\" points=\"" + pts + "\"/>\n";
+    s += "<polyline fill=\"none\" stroke=\"" + std::string(kPalette[i % 10]) + "\" stroke-width=\"2\"" +
+         (*dashes(i) ? std::string(" stroke-dasharray=\"") + dashes(i) + "\"" : "") + " points=\"" + pts + "\"/>\n";
   }
-  return s + legend(series) + "</svg>\n";
+  return s + key + "</svg>\n";
 }
 
 std::string svg_scatter(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series) {
   Frame f = frame_for(series);
-  std::string s = open_svg(title) + y_axis(f, y_label) + x_axis(f, x_label);
+  int rows = 0;
+  std::string key = legend(series, false, &rows);
+  std::string s = open_svg(title, height_for(rows)) + y_axis(f, y_label) + x_axis(f, x_label);
   for (size_t i = 0; i < series.size(); ++i)
     for (const auto& [x, y] : series[i].points)
-      s += "<circle cx=\"" + num(f.px(x)) + "\" cy=\"" + num(f.py(y)) + "\" r=\"4\" fill=\"" + kPalette[i % 10] + "\" fill-opacity=\"0.8\"/>\n";
-  return s + legend(series) + "</svg>\n";
+      // The eleventh series on: the same colours, outlined, so no two series look alike.
+      s += "<circle cx=\"" + num(f.px(x)) + "\" cy=\"" + num(f.py(y)) + "\" r=\"4\" fill=\"" + kPalette[i % 10] + "\" fill-opacity=\"0.8\"" +
+           (i >= 10 ? " stroke=\"black\"" : "") + "/>\n";
+  return s + key + "</svg>\n";
 }
 
 }  // namespace vpnlab

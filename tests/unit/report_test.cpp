@@ -73,3 +73,18 @@ TEST(Svg, EscapesTextAndDrawsEveryBar) {
   EXPECT_EQ(rects, 2u);
   EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
 }
+
+TEST(Svg, ManySeriesWrapTheirLegendAndStayDistinguishable) {
+  std::vector<Series> series;
+  for (int i = 0; i < 12; ++i) series.push_back({"product-number-" + std::to_string(i), {{0, 1}, {2.001, 1.0 + i}}});
+  std::string svg = svg_line_chart("t", "seconds", "Gbit/s", series);
+  EXPECT_NE(svg.find("role=\"img\""), std::string::npos);
+  EXPECT_NE(svg.find("<title>t</title>"), std::string::npos);
+  // 12 entries of 143 px, 3 to a 550 px row: 4 rows, the canvas 3 rows of 16 px taller.
+  EXPECT_NE(svg.find("height=\"408.0\""), std::string::npos) << svg.substr(0, 200);
+  EXPECT_NE(svg.find(">product-number-11</text>"), std::string::npos);
+  // The 11th and 12th series reuse colours 1 and 2, dashed.
+  EXPECT_NE(svg.find("stroke=\"#4e79a7\" stroke-width=\"2\" stroke-dasharray=\"6 3\""), std::string::npos);
+  // A 2 s sample ending at 2.001 s keeps a 0-2 s axis.
+  EXPECT_NE(svg.find(">2</text>\n<text x=\"345.0\" y=\"324.0\""), std::string::npos) << svg;
+}
