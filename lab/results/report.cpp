@@ -277,22 +277,37 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
   for (const auto& test : tests) {
     doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
     Block table{Block::Kind::table, "Test " + test + ": medians of the valid samples with their 95 % intervals", {}, {result_header()}, {}};
-    std::vector<Bar> bars;
-    std::vector<Series> over_time, cpu;
+    std::vector<Bar> bars, ratios;
+    std::vector<Series> over_time, cpu, strips;
+    std::vector<StackedBar> cpu_parts;
     for (const auto& s : summaries) {
       if (s.test != test) continue;
       table.rows.push_back(result_row(s));
       if (s.gbps.n == 0) continue;
       bars.push_back({s.product, s.gbps.median, s.gbps.ci_low, s.gbps.ci_high});
-      Series scatter{s.product, {}}, line{s.product, {}};
+      if (s.product != "baseline" && s.paired_ratio.n > 0)
+        ratios.push_back({s.product, s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high});
+      // CPU-s per Gbit split by kind: each part's median seconds over the median Gbit moved.
+      const double gbit = s.gbps.median * (s.gbps.n ? 1 : 0);
+      if (gbit > 0 && s.cpu_per_gbit.n > 0) {
+        double seconds = 0;
+        for (const auto& r : rows.value())
+          if (r.product == s.product && r.test == test && r.status == "ok") seconds = std::max(seconds, r.duration_s);
+        if (seconds > 0)
+          cpu_parts.push_back({s.product, {s.cpu_user_s.median / (gbit * seconds), s.cpu_sys_s.median / (gbit * seconds),
+                                           s.cpu_softirq_s.median / (gbit * seconds)}});
+      }
+      Series scatter{s.product, {}}, line{s.product, {}}, strip{s.product, {}};
       int first_valid = 0;
       for (const auto& r : rows.value())
         if (r.product == s.product && r.test == test && r.status == "ok" && (r.valid || r.product == "baseline")) {
           scatter.points.push_back({r.gbps, r.cpu_s});
+          strip.points.push_back({r.sample, r.gbps});
           if (!first_valid) first_valid = r.sample;
         }
       line.points = throughput_over_time(run_dir, s.product, test, first_valid);
       cpu.push_back(scatter);
+      strips.push_back(strip);
       if (!line.points.empty()) over_time.push_back(line);
     }
     doc.push_back(table);
@@ -301,7 +316,17 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
     const std::vector<std::pair<std::string, std::string>> plots = {
         {test + "-throughput.svg", svg_bar_chart(test + ": median throughput, 95 % interval", "Gbit/s", bars)},
         {test + "-over-time.svg", svg_line_chart(test + ": throughput over time (first valid sample)", "seconds", "Gbit/s", over_time)},
-        {test + "-cpu.svg", svg_scatter(test + ": CPU vs throughput per sample", "Gbit/s", "CPU-seconds (all CPUs)", cpu)}};
+        {test + "-cpu.svg", svg_scatter(test + ": CPU vs throughput per sample", "Gbit/s", "CPU-seconds (all CPUs)", cpu)},
+        {test + "-samples.svg", svg_strip_plot(test + ": every valid sample", "Gbit/s", strips)},
+        {test + "-cpu-kinds.svg", svg_stacked_bars(test + ": CPU-s per Gbit by kind (medians)", "CPU-s/Gbit", {"user", "sys", "softirq"}, cpu_parts)}};
+    // The headline number, when there is a baseline: each product's round-paired ratio to it.
+    if (!ratios.empty()) {
+      std::stable_sort(ratios.begin(), ratios.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
+      const std::string name = test + "-vs-baseline.svg";
+      const std::string svg = svg_bar_chart(test + ": ratio to the baseline (round-paired median, 95 % interval)", "x baseline", ratios);
+      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
+      doc.push_back({Block::Kind::plot, name, {}, {}, svg});
+    }
     for (const auto& [name, svg] : plots) {
       if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});

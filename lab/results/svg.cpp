@@ -176,4 +176,61 @@ std::string svg_scatter(const std::string& title, const std::string& x_label, co
   return s + key + "</svg>\n";
 }
 
+std::string svg_strip_plot(const std::string& title, const std::string& y_label, const std::vector<Series>& columns) {
+  Frame f;
+  double top = 0;
+  for (const auto& c : columns)
+    for (const auto& [x, y] : c.points) top = std::max(top, y);
+  f.y_max = nice_max(top * 1.05);
+  std::string s = open_svg(title) + y_axis(f, y_label);
+  const double slot = (kWidth - kLeft - kRight) / std::max<double>(1, static_cast<double>(columns.size()));
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const double cx = kLeft + slot * (static_cast<double>(i) + 0.5);
+    const auto& pts = columns[i].points;
+    for (size_t k = 0; k < pts.size(); ++k) {
+      // Spread across 60 % of the column, in sample order: equal values stay apart.
+      double dx = pts.size() > 1 ? slot * 0.6 * (static_cast<double>(k) / static_cast<double>(pts.size() - 1) - 0.5) : 0;
+      s += "<circle cx=\"" + num(cx + dx) + "\" cy=\"" + num(f.py(pts[k].second)) + "\" r=\"3.5\" fill=\"" + kPalette[i % 10] +
+           "\" fill-opacity=\"0.85\"" + (i >= 10 ? " stroke=\"black\"" : "") + "><title>" + xml_escape(columns[i].label) + " sample " +
+           tick_text(pts[k].first) + ": " + tick_text(pts[k].second) + "</title></circle>\n";
+    }
+    s += "<text x=\"" + num(cx) + "\" y=\"" + num(kHeight - kBottom + 16) + "\" text-anchor=\"middle\">" + xml_escape(columns[i].label) + "</text>\n";
+  }
+  s += "<line x1=\"" + num(kLeft) + "\" y1=\"" + num(f.py(0)) + "\" x2=\"" + num(kWidth - kRight) + "\" y2=\"" + num(f.py(0)) + "\" stroke=\"black\"/>\n";
+  return s + "</svg>\n";
+}
+
+std::string svg_stacked_bars(const std::string& title, const std::string& y_label, const std::vector<std::string>& parts,
+                             const std::vector<StackedBar>& bars) {
+  Frame f;
+  double top = 0;
+  for (const auto& b : bars) {
+    double sum = 0;
+    for (double v : b.values) sum += std::max(0.0, v);
+    top = std::max(top, sum);
+  }
+  f.y_max = nice_max(top * 1.05);
+  std::vector<Series> keys;
+  for (const auto& p : parts) keys.push_back({p, {}});
+  int rows = 0;
+  std::string key = legend(keys, false, &rows);
+  std::string s = open_svg(title, height_for(rows)) + y_axis(f, y_label);
+  const double slot = (kWidth - kLeft - kRight) / std::max<double>(1, static_cast<double>(bars.size()));
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const double cx = kLeft + slot * (static_cast<double>(i) + 0.5), w = slot * 0.6;
+    double base = 0;
+    for (size_t k = 0; k < bars[i].values.size() && k < parts.size(); ++k) {
+      const double v = std::max(0.0, bars[i].values[k]);
+      s += "<rect x=\"" + num(cx - w / 2) + "\" y=\"" + num(f.py(base + v)) + "\" width=\"" + num(w) + "\" height=\"" +
+           num(f.py(base) - f.py(base + v)) + "\" fill=\"" + kPalette[k % 10] + "\"><title>" + xml_escape(bars[i].label) + " " +
+           xml_escape(parts[k]) + ": " + tick_text(v) + "</title></rect>\n";
+      base += v;
+    }
+    s += "<text x=\"" + num(cx) + "\" y=\"" + num(f.py(base) - 5) + "\" text-anchor=\"middle\">" + tick_text(base) + "</text>\n";
+    s += "<text x=\"" + num(cx) + "\" y=\"" + num(kHeight - kBottom + 16) + "\" text-anchor=\"middle\">" + xml_escape(bars[i].label) + "</text>\n";
+  }
+  s += "<line x1=\"" + num(kLeft) + "\" y1=\"" + num(f.py(0)) + "\" x2=\"" + num(kWidth - kRight) + "\" y2=\"" + num(f.py(0)) + "\" stroke=\"black\"/>\n";
+  return s + key + "</svg>\n";
+}
+
 }  // namespace vpnlab

@@ -21,7 +21,20 @@ struct Series {
 };
 
 
+// One bar per product; whiskers from low to high where high > low.
 std::string svg_bar_chart(const std::string& title, const std::string& y_label, const std::vector<Bar>& bars);
+
+// One column per category (series label), each point's y drawn as a dot spread across the
+// column by its order: every sample visible, not only the median.
+std::string svg_strip_plot(const std::string& title, const std::string& y_label, const std::vector<Series>& columns);
+
+// One stacked bar per label, segments in the order of `parts` (named in a legend).
+struct StackedBar {
+  std::string label;
+  std::vector<double> values;  // one per part
+};
+std::string svg_stacked_bars(const std::string& title, const std::string& y_label, const std::vector<std::string>& parts,
+                             const std::vector<StackedBar>& bars);
 std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);
 std::string svg_scatter(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);
 

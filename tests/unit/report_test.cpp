@@ -35,7 +35,8 @@ TEST(Report, MarkdownAndPlotsMatchTheGoldenFiles) {
   std::string run = copy_of_golden_run();
   ASSERT_TRUE(write_report(run).ok());
   fs::path expected = fs::path(VPNLAB_TEST_DATA) / "report-golden";
-  std::vector<std::string> files = {"report.md", "plots/a-to-b-throughput.svg", "plots/a-to-b-over-time.svg", "plots/a-to-b-cpu.svg"};
+  std::vector<std::string> files = {"report.md",           "plots/a-to-b-throughput.svg", "plots/a-to-b-over-time.svg",  "plots/a-to-b-cpu.svg",
+                                    "plots/a-to-b-samples.svg", "plots/a-to-b-cpu-kinds.svg",  "plots/a-to-b-vs-baseline.svg"};
   if (getenv("VPNLAB_UPDATE_GOLDEN")) {
     for (const auto& f : files) {
       fs::create_directories((expected / f).parent_path());
