@@ -69,9 +69,10 @@ std::vector<std::string> link_share_warnings(const std::vector<LinkShare>& share
     if (share >= 0.9 || s.retransmits <= 4 * std::max(s.baseline_retransmits, 0.0)) continue;
     char buf[640];
     snprintf(buf, sizeof buf,
-             "%s / %s: %.0f %% of what its headers allow on '%s', not generator-bound, with %.0f TCP retransmits per sample (baseline %.0f): "
-             "it loses packets or order on the way, which costs it throughput; the lab cannot tell where (the product's own queues and "
-             "batching, or the shaped link's queue, which a burstier sender overflows: compare p99 latency, and the queue limit above)",
+             "%s / %s: %.0f %% of what its headers allow on '%s', not generator-bound, with %.0f TCP retransmits per sample (baseline %.0f). "
+             "The lab cannot tell the cause from its counters: the product may be CPU-bound here (compare its Gbit/s on an unshaped "
+             "link), or lose packets or their order on the way (in its own queues and batching, or in the shaped link's queue, which "
+             "a burstier sender overflows first: compare p99 latency and the queue limit above)",
              s.product.c_str(), s.test.c_str(), 100 * share, s.link.c_str(), s.retransmits, std::max(s.baseline_retransmits, 0.0));
     out.push_back(buf);
   }

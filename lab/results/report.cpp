@@ -84,7 +84,7 @@ std::string html(const std::vector<Block>& doc, const std::string& title) {
                   "</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
                   "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
                   "td:first-child,td:nth-child(2),th{text-align:left}th{background:#f4f4f4}.plots{display:flex;flex-wrap:wrap;gap:8px}"
-                  "li.warn{color:#a40}</style></head><body>\n";
+                  "li.warn{color:#a40}.wide{overflow-x:auto}table{font-size:13px}caption{text-align:left;font-style:italic}</style></head><body>\n";
   bool in_plots = false;
   for (const auto& b : doc) {
     if (in_plots && b.kind != Block::Kind::plot) o += "</div>\n", in_plots = false;
@@ -97,14 +97,14 @@ std::string html(const std::vector<Block>& doc, const std::string& title) {
         o += "</ul>\n";
         break;
       case Block::Kind::table:
-        o += "<table>\n";
+        o += "<div class=\"wide\"><table>\n";  // a wide table scrolls, the page does not
         if (!b.text.empty()) o += "<caption>" + xml_escape(b.text) + "</caption>\n";
         for (size_t r = 0; r < b.rows.size(); ++r) {
           o += "<tr>";
           for (const auto& c : b.rows[r]) o += (r == 0 ? "<th scope=\"col\">" : "<td>") + xml_escape(c) + (r == 0 ? "</th>" : "</td>");
           o += "</tr>\n";
         }
-        o += "</table>\n";
+        o += "</table></div>\n";
         break;
       case Block::Kind::plot:
         if (!in_plots) o += "<div class=\"plots\">\n", in_plots = true;
@@ -271,8 +271,11 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
   else doc.push_back({Block::Kind::list, "", warnings, {}, {}});
 
   std::vector<std::string> tests;
-  for (const auto& s : summaries)
+  std::map<std::string, int> color;  // one colour per product in every chart
+  for (const auto& s : summaries) {
     if (std::find(tests.begin(), tests.end(), s.test) == tests.end()) tests.push_back(s.test);
+    color.emplace(s.product, static_cast<int>(color.size()));
+  }
   if (auto s = make_dirs(run_dir + "/plots", 0750); !s) return s;
   for (const auto& test : tests) {
     doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
@@ -284,9 +287,10 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
       if (s.test != test) continue;
       table.rows.push_back(result_row(s));
       if (s.gbps.n == 0) continue;
-      bars.push_back({s.product, s.gbps.median, s.gbps.ci_low, s.gbps.ci_high});
+      const int c = color[s.product];
+      bars.push_back({s.product, s.gbps.median, s.gbps.ci_low, s.gbps.ci_high, c});
       if (s.product != "baseline" && s.paired_ratio.n > 0)
-        ratios.push_back({s.product, s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high});
+        ratios.push_back({s.product, s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high, c});
       // CPU-s per Gbit split by kind: each part's median seconds over the median Gbit moved.
       const double gbit = s.gbps.median * (s.gbps.n ? 1 : 0);
       if (gbit > 0 && s.cpu_per_gbit.n > 0) {
@@ -297,7 +301,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
           cpu_parts.push_back({s.product, {s.cpu_user_s.median / (gbit * seconds), s.cpu_sys_s.median / (gbit * seconds),
                                            s.cpu_softirq_s.median / (gbit * seconds)}});
       }
-      Series scatter{s.product, {}}, line{s.product, {}}, strip{s.product, {}};
+      Series scatter{s.product, {}, c}, line{s.product, {}, c}, strip{s.product, {}, c};
       int first_valid = 0;
       for (const auto& r : rows.value())
         if (r.product == s.product && r.test == test && r.status == "ok" && (r.valid || r.product == "baseline")) {
@@ -353,7 +357,8 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
                    "interval, verdicts Holm-corrected per metric); costs: below 1 is cheaper. 'vpnlab compare RUN A B' gives both directions.",
                    {}, {}, {}});
     doc.push_back({Block::Kind::table, "Each product over " + pw.reference + ", round-paired, 95 % intervals", {}, pw.rows, {}});
-    for (const auto& [test, bars] : pw.gbps_bars) {
+    for (auto [test, bars] : pw.gbps_bars) {
+      for (auto& b : bars) b.color = color.count(b.label) ? color[b.label] : -1;
       std::string name = test + "-pairwise.svg";
       std::string svg = svg_bar_chart(test + ": Gbit/s over " + pw.reference + " (round-paired, 95 % interval)", "ratio", bars);
       if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;

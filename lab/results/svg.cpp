@@ -37,6 +37,8 @@ double nice_max(double v) {
   return 10 * p;
 }
 
+size_t slot_of(int color, size_t position) { return color >= 0 ? static_cast<size_t>(color) : position; }
+
 // Series beyond the palette's ten colours are told apart by their dashes (lines) or marks.
 const char* dashes(size_t i) {
   static const char* d[] = {"", "6 3", "2 2", "8 3 2 3"};
@@ -94,13 +96,14 @@ std::string legend(const std::vector<Series>& series, bool lines, int* rows) {
       y += kLegendRow;
       ++*rows;
     }
-    const char* color = kPalette[i % 10];
+    const size_t slot = slot_of(series[i].color, i);
+    const char* color = kPalette[slot % 10];
     if (lines)
       s += "<line x1=\"" + num(x) + "\" y1=\"" + num(y + 5) + "\" x2=\"" + num(x + 12) + "\" y2=\"" + num(y + 5) + "\" stroke=\"" + color +
-           "\" stroke-width=\"3\"" + (*dashes(i) ? std::string(" stroke-dasharray=\"") + dashes(i) + "\"" : "") + "/>\n";
+           "\" stroke-width=\"3\"" + (*dashes(slot) ? std::string(" stroke-dasharray=\"") + dashes(slot) + "\"" : "") + "/>\n";
     else
       s += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"10\" height=\"10\" fill=\"" + color + "\"" +
-           (i >= 10 ? " stroke=\"black\"" : "") + "/>\n";
+           (slot >= 10 ? " stroke=\"black\"" : "") + "/>\n";
     s += "<text x=\"" + num(x + 14) + "\" y=\"" + num(y + 9) + "\">" + xml_escape(series[i].label) + "</text>\n";
     x += width;
   }
@@ -134,7 +137,7 @@ std::string svg_bar_chart(const std::string& title, const std::string& y_label, 
     double cx = kLeft + slot * (static_cast<double>(i) + 0.5);
     double w = slot * 0.6;
     s += "<rect x=\"" + num(cx - w / 2) + "\" y=\"" + num(f.py(b.value)) + "\" width=\"" + num(w) + "\" height=\"" +
-         num(f.py(0) - f.py(b.value)) + "\" fill=\"" + kPalette[i % 10] + "\"><title>" + xml_escape(b.label) + ": " + tick_text(b.value) +
+         num(f.py(0) - f.py(b.value)) + "\" fill=\"" + kPalette[slot_of(b.color, i) % 10] + "\"><title>" + xml_escape(b.label) + ": " + tick_text(b.value) +
          "</title></rect>\n";
     if (b.high > b.low)
       s += "<line x1=\"" + num(cx) + "\" y1=\"" + num(f.py(b.low)) + "\" x2=\"" + num(cx) + "\" y2=\"" + num(f.py(b.high)) +
@@ -157,8 +160,9 @@ std::string svg_line_chart(const std::string& title, const std::string& x_label,
   for (size_t i = 0; i < series.size(); ++i) {
     std::string pts;
     for (const auto& [x, y] : series[i].points) pts += (pts.empty() ? "" : " ") + num(f.px(x)) + "," + num(f.py(y));
-    s += "<polyline fill=\"none\" stroke=\"" + std::string(kPalette[i % 10]) + "\" stroke-width=\"2\"" +
-         (*dashes(i) ? std::string(" stroke-dasharray=\"") + dashes(i) + "\"" : "") + " points=\"" + pts + "\"/>\n";
+    const size_t slot = slot_of(series[i].color, i);
+    s += "<polyline fill=\"none\" stroke=\"" + std::string(kPalette[slot % 10]) + "\" stroke-width=\"2\"" +
+         (*dashes(slot) ? std::string(" stroke-dasharray=\"") + dashes(slot) + "\"" : "") + " points=\"" + pts + "\"/>\n";
   }
   return s + key + "</svg>\n";
 }
@@ -171,8 +175,8 @@ std::string svg_scatter(const std::string& title, const std::string& x_label, co
   for (size_t i = 0; i < series.size(); ++i)
     for (const auto& [x, y] : series[i].points)
       // The eleventh series on: the same colours, outlined, so no two series look alike.
-      s += "<circle cx=\"" + num(f.px(x)) + "\" cy=\"" + num(f.py(y)) + "\" r=\"4\" fill=\"" + kPalette[i % 10] + "\" fill-opacity=\"0.8\"" +
-           (i >= 10 ? " stroke=\"black\"" : "") + "/>\n";
+      s += "<circle cx=\"" + num(f.px(x)) + "\" cy=\"" + num(f.py(y)) + "\" r=\"4\" fill=\"" + kPalette[slot_of(series[i].color, i) % 10] +
+           "\" fill-opacity=\"0.8\"" + (slot_of(series[i].color, i) >= 10 ? " stroke=\"black\"" : "") + "/>\n";
   return s + key + "</svg>\n";
 }
 
@@ -190,8 +194,9 @@ std::string svg_strip_plot(const std::string& title, const std::string& y_label,
     for (size_t k = 0; k < pts.size(); ++k) {
       // Spread across 60 % of the column, in sample order: equal values stay apart.
       double dx = pts.size() > 1 ? slot * 0.6 * (static_cast<double>(k) / static_cast<double>(pts.size() - 1) - 0.5) : 0;
-      s += "<circle cx=\"" + num(cx + dx) + "\" cy=\"" + num(f.py(pts[k].second)) + "\" r=\"3.5\" fill=\"" + kPalette[i % 10] +
-           "\" fill-opacity=\"0.85\"" + (i >= 10 ? " stroke=\"black\"" : "") + "><title>" + xml_escape(columns[i].label) + " sample " +
+      const size_t slot = slot_of(columns[i].color, i);
+      s += "<circle cx=\"" + num(cx + dx) + "\" cy=\"" + num(f.py(pts[k].second)) + "\" r=\"3.5\" fill=\"" + kPalette[slot % 10] +
+           "\" fill-opacity=\"0.85\"" + (slot >= 10 ? " stroke=\"black\"" : "") + "><title>" + xml_escape(columns[i].label) + " sample " +
            tick_text(pts[k].first) + ": " + tick_text(pts[k].second) + "</title></circle>\n";
     }
     s += "<text x=\"" + num(cx) + "\" y=\"" + num(kHeight - kBottom + 16) + "\" text-anchor=\"middle\">" + xml_escape(columns[i].label) + "</text>\n";

@@ -10,14 +10,18 @@
 
 namespace vpnlab {
 
+// `color`: a palette slot, so that one product has one colour in every chart of a report;
+// -1 takes the position in the chart.
 struct Bar {
   std::string label;
   double value = 0, low = 0, high = 0;  // whisker from low to high
+  int color = -1;
 };
 
 struct Series {
   std::string label;
   std::vector<std::pair<double, double>> points;  // (x, y)
+  int color = -1;
 };
 
 
