@@ -56,6 +56,7 @@ LatencyProbe::Summary LatencyProbe::stop() {
   s.p50_ms = quantile(rtts_ms_, 0.50);
   s.p99_ms = quantile(rtts_ms_, 0.99);
   s.max_ms = quantile(rtts_ms_, 1.0);
+  s.rtts_ms = rtts_ms_;
   return s;
 }
 

@@ -18,6 +18,7 @@ class LatencyProbe {
   struct Summary {
     int sent = 0, answered = 0;
     double p50_ms = 0, p99_ms = 0, max_ms = 0;
+    std::vector<double> rtts_ms;  // every answered probe's round trip, in send order
   };
   static Result<std::unique_ptr<LatencyProbe>> start(int netns_fd, Ipv4Addr target, int interval_ms);
   ~LatencyProbe();

@@ -11,6 +11,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/run/results_csv.h"
+#include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/report_pairwise.h"
 #include "lab/results/run_files.h"
@@ -281,7 +282,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
     doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
     Block table{Block::Kind::table, "Test " + test + ": medians of the valid samples with their 95 % intervals", {}, {result_header()}, {}};
     std::vector<Bar> bars, ratios;
-    std::vector<Series> over_time, cpu, strips;
+    std::vector<Series> over_time, cpu, strips, latency;
     std::vector<StackedBar> cpu_parts;
     for (const auto& s : summaries) {
       if (s.test != test) continue;
@@ -312,17 +313,24 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
       line.points = throughput_over_time(run_dir, s.product, test, first_valid);
       cpu.push_back(scatter);
       strips.push_back(strip);
+      std::vector<int> valid_samples;
+      for (const auto& [sample, gbps] : strip.points) valid_samples.push_back(static_cast<int>(sample));
+      if (auto cdf = cdf_points(pooled_rtts(run_dir, s.product, test, valid_samples)); !cdf.empty()) latency.push_back({s.product, cdf, c});
       if (!line.points.empty()) over_time.push_back(line);
     }
     doc.push_back(table);
     // Fastest first: the order a reader compares in.
     std::stable_sort(bars.begin(), bars.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
-    const std::vector<std::pair<std::string, std::string>> plots = {
+    std::vector<std::pair<std::string, std::string>> plots = {
         {test + "-throughput.svg", svg_bar_chart(test + ": median throughput, 95 % interval", "Gbit/s", bars)},
         {test + "-over-time.svg", svg_line_chart(test + ": throughput over time (first valid sample)", "seconds", "Gbit/s", over_time)},
         {test + "-cpu.svg", svg_scatter(test + ": CPU vs throughput per sample", "Gbit/s", "CPU-seconds (all CPUs)", cpu)},
         {test + "-samples.svg", svg_strip_plot(test + ": every valid sample", "Gbit/s", strips)},
         {test + "-cpu-kinds.svg", svg_stacked_bars(test + ": CPU-s per Gbit by kind (medians)", "CPU-s/Gbit", {"user", "sys", "softirq"}, cpu_parts)}};
+    // Runs that kept the probes' round trips (not guests, not older runs) also get their distribution.
+    if (!latency.empty())
+      plots.push_back({test + "-latency-cdf.svg",
+                       svg_line_chart(test + ": round trip under load, CDF to the 99.5th percentile", "ms", "fraction of probes", latency, 1.0)});
     // The headline number, when there is a baseline: each product's round-paired ratio to it.
     if (!ratios.empty()) {
       std::stable_sort(ratios.begin(), ratios.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });

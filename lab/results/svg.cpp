@@ -152,8 +152,10 @@ std::string svg_bar_chart(const std::string& title, const std::string& y_label, 
   return s + "</svg>\n";
 }
 
-std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series) {
+std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series,
+                           double y_max) {
   Frame f = frame_for(series);
+  if (y_max > 0) f.y_max = y_max;
   int rows = 0;
   std::string key = legend(series, true, &rows);
   std::string s = open_svg(title, height_for(rows)) + y_axis(f, y_label) + x_axis(f, x_label);

@@ -39,7 +39,9 @@ struct StackedBar {
 };
 std::string svg_stacked_bars(const std::string& title, const std::string& y_label, const std::vector<std::string>& parts,
                              const std::vector<StackedBar>& bars);
-std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);
+// `y_max` > 0 fixes the y axis (a CDF ends at 1); 0 fits it to the data.
+std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series,
+                           double y_max = 0);
 std::string svg_scatter(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);
 
 }  // namespace vpnlab

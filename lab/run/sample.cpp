@@ -266,6 +266,11 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     row.latency_p50_ms = lat.p50_ms;
     row.latency_p99_ms = lat.p99_ms;
     row.latency_probes = lat.answered;
+    // The raw round trips, for the report's latency distribution; the row has the summary.
+    std::string rtts;
+    char buf[32];
+    for (double ms : lat.rtts_ms) snprintf(buf, sizeof buf, "%.4f\n", ms), rtts += buf;
+    if (auto s = write_file(c.raw_dir + "/" + label + "-rtt.txt", rtts, 0640); !s) return fail(s.error().message);
   }
   for (const auto& [node, use] : c.session->daemon_usage()) {
     row.daemon_rss_kb = std::max(row.daemon_rss_kb, use.rss_kb);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "lab/base/fs_util.h"
+#include "lab/results/latency_cdf.h"
 #include "lab/results/report.h"
 #include "lab/results/svg.h"
 
@@ -88,4 +89,22 @@ TEST(Svg, ManySeriesWrapTheirLegendAndStayDistinguishable) {
   EXPECT_NE(svg.find("stroke=\"#4e79a7\" stroke-width=\"2\" stroke-dasharray=\"6 3\""), std::string::npos);
   // A 2 s sample ending at 2.001 s keeps a 0-2 s axis.
   EXPECT_NE(svg.find(">2</text>\n<text x=\"345.0\" y=\"324.0\""), std::string::npos) << svg;
+}
+
+TEST(Report, LatencyCdfFromTheRawRoundTrips) {
+  std::string run = copy_of_golden_run();
+  fs::create_directories(run + "/raw/wireguard-go/a-to-b");
+  std::ofstream(run + "/raw/wireguard-go/a-to-b/sample-1-rtt.txt") << "3.0\n1.0\nnot a number\n2.0\n";
+  std::ofstream(run + "/raw/wireguard-go/a-to-b/sample-2-rtt.txt") << "4.0\n";
+  auto rtts = pooled_rtts(run, "wireguard-go", "a-to-b", {1, 2, 3});
+  EXPECT_EQ(rtts, (std::vector<double>{1, 2, 3, 4}));
+  auto cdf = cdf_points(rtts, 1.0);
+  ASSERT_EQ(cdf.size(), 200u);
+  EXPECT_EQ(cdf.front(), (std::pair<double, double>{1.0, 0.005}));
+  EXPECT_EQ(cdf[99].first, 2.0);  // the median
+  EXPECT_NEAR(cdf.back().second, 1.0, 1e-9);
+  EXPECT_EQ(cdf.back().first, 4.0);
+  ASSERT_TRUE(write_report(run).ok());
+  EXPECT_NE(slurp(fs::path(run) / "report.md").find("a-to-b-latency-cdf.svg"), std::string::npos);
+  fs::remove_all(run);
 }
