@@ -14,6 +14,7 @@
 #include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/report_pairwise.h"
+#include "lab/results/rss_series.h"
 #include "lab/results/run_files.h"
 #include "lab/results/summary.h"
 #include "lab/results/svg.h"
@@ -282,7 +283,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
     doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
     Block table{Block::Kind::table, "Test " + test + ": medians of the valid samples with their 95 % intervals", {}, {result_header()}, {}};
     std::vector<Bar> bars, ratios;
-    std::vector<Series> over_time, cpu, strips, latency;
+    std::vector<Series> over_time, cpu, strips, latency, memory;
     std::vector<StackedBar> cpu_parts;
     for (const auto& s : summaries) {
       if (s.test != test) continue;
@@ -317,6 +318,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
       for (const auto& [sample, gbps] : strip.points) valid_samples.push_back(static_cast<int>(sample));
       if (auto cdf = cdf_points(pooled_rtts(run_dir, s.product, test, valid_samples)); !cdf.empty()) latency.push_back({s.product, cdf, c});
       if (!line.points.empty()) over_time.push_back(line);
+      if (auto rss = rss_over_time(run_dir, s.product, test, first_valid); !rss.empty()) memory.push_back({s.product, rss, c});
     }
     doc.push_back(table);
     // Fastest first: the order a reader compares in.
@@ -328,6 +330,8 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
         {test + "-samples.svg", svg_strip_plot(test + ": every valid sample", "Gbit/s", strips)},
         {test + "-cpu-kinds.svg", svg_stacked_bars(test + ": CPU-s per Gbit by kind (medians)", "CPU-s/Gbit", {"user", "sys", "softirq"}, cpu_parts)}};
     // Runs that kept the probes' round trips (not guests, not older runs) also get their distribution.
+    if (!memory.empty())
+      plots.push_back({test + "-memory.svg", svg_line_chart(test + ": daemons' resident memory, busiest node (first valid sample)", "seconds", "MB", memory)});
     if (!latency.empty())
       plots.push_back({test + "-latency-cdf.svg",
                        svg_line_chart(test + ": round trip under load, CDF to the 99.5th percentile", "ms", "fraction of probes", latency, 1.0)});

@@ -13,6 +13,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/iperf.h"
+#include "lab/run/rss_sampler.h"
 #include "lab/base/process.h"
 #include "lab/model/traffic.h"
 #include "lab/base/fault.h"
@@ -27,6 +28,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kLatencyIntervalMs = 10;
+constexpr int kRssIntervalMs = 100;  // memory over time: ten points a second
 
 std::string now_iso() {
   char buf[32];
@@ -255,8 +257,12 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   fault_point("mid-sample");
   CpuTimes cpu_before = read_cpu_times();
   std::vector<CpuTimes> per_cpu_before = read_cpu_times_per_cpu();
+  RssSampler rss(c.session->daemon_pids(), kRssIntervalMs);
   auto spread = run_clients(c, specs, duration_s, interrupted);
+  std::vector<RssPoint> rss_points = rss.stop();
   if (!spread) return fail(spread.error().message);
+  if (!rss_points.empty())
+    if (auto s = write_file(c.raw_dir + "/" + label + "-rss.txt", RssSampler::format(rss_points), 0640); !s) return fail(s.error().message);
   record_cpu(read_cpu_times() - cpu_before, &row);
   std::vector<CpuTimes> per_cpu = read_cpu_times_per_cpu();
   for (size_t i = 0; i < per_cpu.size() && i < per_cpu_before.size(); ++i) per_cpu[i] = per_cpu[i] - per_cpu_before[i];

@@ -4,7 +4,11 @@
 // regenerate with VPNLAB_UPDATE_GOLDEN=1 and review the difference.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +16,8 @@
 #include "lab/base/fs_util.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/report.h"
+#include "lab/results/rss_series.h"
+#include "lab/run/rss_sampler.h"
 #include "lab/results/svg.h"
 
 using namespace vpnlab;
@@ -106,5 +112,26 @@ TEST(Report, LatencyCdfFromTheRawRoundTrips) {
   EXPECT_EQ(cdf.back().first, 4.0);
   ASSERT_TRUE(write_report(run).ok());
   EXPECT_NE(slurp(fs::path(run) / "report.md").find("a-to-b-latency-cdf.svg"), std::string::npos);
+  fs::remove_all(run);
+}
+
+TEST(Report, MemoryOverTimeFromTheRawRecord) {
+  // The sampler on this very process: evenly spaced points, a real resident set.
+  RssSampler sampler({{"a", getpid()}, {"a", getpid()}}, 20);
+  std::this_thread::sleep_for(std::chrono::milliseconds(110));
+  auto points = sampler.stop();
+  ASSERT_GE(points.size(), 4u);
+  EXPECT_EQ(points[0].node, "a");  // one point per node and time: both pids summed
+  EXPECT_GT(points[0].rss_kb, 1000);
+  EXPECT_NEAR(points[2].t_s - points[1].t_s, 0.020, 0.015);
+  EXPECT_EQ(current_rss_kb(-1), 0);
+  std::string run = copy_of_golden_run();
+  fs::create_directories(run + "/raw/wireguard-go/a-to-b");
+  std::ofstream(run + "/raw/wireguard-go/a-to-b/sample-1-rss.txt") << "0.000 a 10240\n0.000 b 20480\n0.100 a 30720\nbroken line\n0.100 b 1024\n";
+  auto series = rss_over_time(run, "wireguard-go", "a-to-b", 1);
+  EXPECT_EQ(series, (std::vector<std::pair<double, double>>{{0.0, 20.0}, {0.1, 30.0}}));  // the busiest node at each time
+  EXPECT_EQ(RssSampler::format({{0.1, "a", 12}}), "0.100 a 12\n");
+  ASSERT_TRUE(write_report(run).ok());
+  EXPECT_NE(slurp(fs::path(run) / "report.md").find("a-to-b-memory.svg"), std::string::npos);
   fs::remove_all(run);
 }

@@ -1,0 +1,25 @@
+#include "lab/results/rss_series.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace vpnlab {
+
+std::vector<std::pair<double, double>> rss_over_time(const std::string& run_dir, const std::string& product, const std::string& test, int sample) {
+  std::ifstream in(run_dir + "/raw/" + product + "/" + test + "/sample-" + std::to_string(sample) + "-rss.txt");
+  std::map<double, double> busiest;  // t -> MB
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    double t = 0, kb = 0;
+    std::string node;
+    if (!(fields >> t >> node >> kb) || !std::isfinite(t) || !std::isfinite(kb) || t < 0 || kb < 0) continue;
+    double& mb = busiest[t];
+    mb = std::max(mb, kb / 1024);
+  }
+  return {busiest.begin(), busiest.end()};
+}
+
+}  // namespace vpnlab
