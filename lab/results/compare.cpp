@@ -121,7 +121,7 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
     for (const auto& r : rows) {
       Key key{r.product, r.test};
       if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
-      if (r.status == "ok" && (r.valid || r.product == "baseline") && metric.value(r) > 0) (*out)[key].push_back(metric.value(r));
+      if (counts_as_result(r) && metric.value(r) > 0) (*out)[key].push_back(metric.value(r));
     }
   };
   collect(a, &va);

@@ -11,13 +11,11 @@ namespace vpnlab {
 
 namespace {
 
-bool counts(const SampleRow& r) { return r.status == "ok" && (r.valid || r.product == "baseline"); }
-
 // sample number -> the metric's value, for one product and test (valid rows, value > 0).
 std::map<int, double> by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, const Metric& m) {
   std::map<int, double> out;
   for (const auto& r : rows)
-    if (r.product == product && r.test == test && counts(r) && m.value(r) > 0) out[r.sample] = m.value(r);
+    if (r.product == product && r.test == test && counts_as_result(r) && m.value(r) > 0) out[r.sample] = m.value(r);
   return out;
 }
 

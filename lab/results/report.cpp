@@ -293,29 +293,22 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
       bars.push_back({s.product, s.gbps.median, s.gbps.ci_low, s.gbps.ci_high, c});
       if (s.product != "baseline" && s.paired_ratio.n > 0)
         ratios.push_back({s.product, s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high, c});
-      // CPU-s per Gbit split by kind: each part's median seconds over the median Gbit moved.
-      const double gbit = s.gbps.median * (s.gbps.n ? 1 : 0);
-      if (gbit > 0 && s.cpu_per_gbit.n > 0) {
-        double seconds = 0;
-        for (const auto& r : rows.value())
-          if (r.product == s.product && r.test == test && r.status == "ok") seconds = std::max(seconds, r.duration_s);
-        if (seconds > 0)
-          cpu_parts.push_back({s.product, {s.cpu_user_s.median / (gbit * seconds), s.cpu_sys_s.median / (gbit * seconds),
-                                           s.cpu_softirq_s.median / (gbit * seconds)}});
-      }
       Series scatter{s.product, {}, c}, line{s.product, {}, c}, strip{s.product, {}, c};
-      int first_valid = 0;
-      for (const auto& r : rows.value())
-        if (r.product == s.product && r.test == test && r.status == "ok" && (r.valid || r.product == "baseline")) {
-          scatter.points.push_back({r.gbps, r.cpu_s});
-          strip.points.push_back({r.sample, r.gbps});
-          if (!first_valid) first_valid = r.sample;
-        }
+      std::vector<int> valid_samples;
+      std::vector<double> user, sys, softirq;  // CPU-s per Gbit of each kind, per valid sample
+      for (const auto& r : rows.value()) {
+        if (r.product != s.product || r.test != test || !counts_as_result(r)) continue;
+        scatter.points.push_back({r.gbps, r.cpu_s});
+        strip.points.push_back({r.sample, r.gbps});
+        valid_samples.push_back(r.sample);
+        if (const double gbit = r.gbps * r.duration_s; gbit > 0)
+          user.push_back(r.cpu_user_s / gbit), sys.push_back(r.cpu_sys_s / gbit), softirq.push_back(r.cpu_softirq_s / gbit);
+      }
+      if (!user.empty()) cpu_parts.push_back({s.product, {describe(user).median, describe(sys).median, describe(softirq).median}});
+      const int first_valid = valid_samples.empty() ? 0 : valid_samples.front();
       line.points = throughput_over_time(run_dir, s.product, test, first_valid);
       cpu.push_back(scatter);
       strips.push_back(strip);
-      std::vector<int> valid_samples;
-      for (const auto& [sample, gbps] : strip.points) valid_samples.push_back(static_cast<int>(sample));
       if (auto cdf = cdf_points(pooled_rtts(run_dir, s.product, test, valid_samples)); !cdf.empty()) latency.push_back({s.product, cdf, c});
       if (!line.points.empty()) over_time.push_back(line);
       if (auto rss = rss_over_time(run_dir, s.product, test, first_valid); !rss.empty()) memory.push_back({s.product, rss, c});
@@ -328,7 +321,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
         {test + "-over-time.svg", svg_line_chart(test + ": throughput over time (first valid sample)", "seconds", "Gbit/s", over_time)},
         {test + "-cpu.svg", svg_scatter(test + ": CPU vs throughput per sample", "Gbit/s", "CPU-seconds (all CPUs)", cpu)},
         {test + "-samples.svg", svg_strip_plot(test + ": every valid sample", "Gbit/s", strips)},
-        {test + "-cpu-kinds.svg", svg_stacked_bars(test + ": CPU-s per Gbit by kind (medians)", "CPU-s/Gbit", {"user", "sys", "softirq"}, cpu_parts)}};
+        {test + "-cpu-kinds.svg", svg_stacked_bars(test + ": CPU-s per Gbit by kind (median per sample)", "CPU-s/Gbit", {"user", "sys", "softirq"}, cpu_parts)}};
     // Runs that kept the probes' round trips (not guests, not older runs) also get their distribution.
     if (!memory.empty())
       plots.push_back({test + "-memory.svg", svg_line_chart(test + ": daemons' resident memory, busiest node (first valid sample)", "seconds", "MB", memory)});

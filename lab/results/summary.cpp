@@ -25,7 +25,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     size_t i = index[key];
     out[i].rows++;
     // Only checked rows count: a sample that did not provably cross the tunnel is no result.
-    if (r.status != "ok" || !(r.valid || r.product == "baseline")) continue;
+    if (!counts_as_result(r)) continue;
     Series& s = series[i];
     s.gbps.push_back(r.gbps);
     s.by_sample[r.sample] = r.gbps;

@@ -48,6 +48,10 @@ struct SampleRow {
 
 inline constexpr double kGeneratorBoundPct = 90;
 
+// Whether a row is a result: a finished sample that provably crossed the tunnel (the
+// baseline has none to cross). Tables, verdicts and sampling count these rows only.
+inline bool counts_as_result(const SampleRow& r) { return r.status == "ok" && (r.valid || r.product == "baseline"); }
+
 const std::vector<std::string>& results_csv_header();
 std::string csv_escape(const std::string& field);
 std::string format_row(const SampleRow& row);
