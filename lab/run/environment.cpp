@@ -7,12 +7,12 @@
 #include <sstream>
 
 #include <algorithm>
-#include <thread>
 
 #include "lab/base/cpu_stat.h"
 #include "lab/base/tbf.h"
 #include "lab/base/fs_util.h"
 #include "lab/run/keys.h"
+#include "lab/run/product_session.h"
 
 #include <vpnlab_version.h>  // generated at build time (cmake/version.cmake)
 
@@ -54,20 +54,14 @@ std::string vpnlab_version() { return VPNLAB_VERSION; }
 namespace {
 
 // A product's threads knob as this run set it: "GOMAXPROCS = {{threads}}" becomes
-// "GOMAXPROCS = 1" ([bench] threads, else each VPN node's CPU count, as product_prepare).
+// "GOMAXPROCS = 1", the value every VPN node got (or "its node's CPU count" when they differ).
 std::string with_threads(std::string knob, const Plan& plan) {
-  std::string value;
-  if (plan.threads) {
-    value = std::to_string(*plan.threads);
-  } else {
-    std::vector<std::string> per_node;
-    for (const auto& n : plan.nodes)
-      if (n.vpn) per_node.push_back(n.cpus.empty() ? "all CPUs" : std::to_string(n.cpus.size()));
-    bool same = std::all_of(per_node.begin(), per_node.end(), [&](const std::string& v) { return v == per_node.front(); });
-    if (per_node.empty()) return knob;
-    value = same ? per_node.front() : "its node's CPU count";
-    if (value == "all CPUs") value = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
-  }
+  std::vector<int> per_node;
+  for (const auto& n : plan.nodes)
+    if (n.vpn) per_node.push_back(data_plane_threads(plan, n));
+  if (per_node.empty()) return knob;
+  const bool same = std::all_of(per_node.begin(), per_node.end(), [&](int v) { return v == per_node.front(); });
+  const std::string value = same ? std::to_string(per_node.front()) : "its node's CPU count";
   for (size_t at; (at = knob.find("{{threads}}")) != std::string::npos;) knob.replace(at, 11, value);
   return knob;
 }

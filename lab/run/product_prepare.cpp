@@ -12,6 +12,13 @@
 
 namespace vpnlab {
 
+int data_plane_threads(const Plan& plan, const PlanNode& node) {
+  if (plan.threads) return *plan.threads;
+  if (!node.cpus.empty()) return static_cast<int>(node.cpus.size());
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+
 namespace {
 
 std::string peer_underlay(const PlanNode& self, const PlanNode& peer) {
@@ -86,10 +93,7 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
   tc.vars["node"] = node->name;
   tc.vars["node_ident"] = ident_of(node->name);
   tc.vars["node_index"] = std::to_string(index);
-  // Data-plane threads, alike for every product: [bench] threads, else the node's CPUs.
-  size_t threads = plan.threads ? static_cast<size_t>(*plan.threads)
-                                : !node->cpus.empty() ? node->cpus.size() : std::max(1u, std::thread::hardware_concurrency());
-  tc.vars["threads"] = std::to_string(threads);
+  tc.vars["threads"] = std::to_string(data_plane_threads(plan, *node));
   tc.vars["overlay_address"] = node->overlay.addr.str();
   tc.vars["overlay_cidr"] = node->overlay.str();
   // The address the tunnel's packets leave from: on a link toward other VPN nodes.

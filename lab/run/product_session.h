@@ -16,6 +16,10 @@
 
 namespace vpnlab {
 
+// Data-plane threads, alike for every product: [bench] threads, else the node's pinned
+// CPUs, else every CPU ({{threads}} in product templates).
+int data_plane_threads(const Plan& plan, const PlanNode& node);
+
 struct TunnelCounters {
   uint64_t if_rx = 0, if_tx = 0;            // overlay interface (netlink stats)
   uint64_t if_rx_packets = 0, if_tx_packets = 0;
