@@ -47,10 +47,11 @@ std::vector<ProvenanceDifference> provenance_differences(const nlohmann::json& a
     const char* pointer;
     const char* what;
     bool refuses;
+    std::string (*show)(const nlohmann::json&) = nullptr;  // how a value reads (default: as recorded)
   };
   static const Key keys[] = {
       {"/topology_sha256", "topology (sha256 of the file)", true},
-      {"/pinning", "pinning (each node's cpus and load_cpus)", true},
+      {"/pinning", "pinning (each node's cpus and load_cpus)", true, pinning_text},
       {"/bench/pinned", "pinning on/off", true},
       {"/topology_file", "topology file", false},
       {"/bench/rps", "receive packet steering", false},
@@ -68,13 +69,12 @@ std::vector<ProvenanceDifference> provenance_differences(const nlohmann::json& a
     nlohmann::json::json_pointer p(k.pointer);
     // Recorded on one side only (a run of an older version): said, never refused.
     bool both = a.contains(p) && b.contains(p);
-    std::string va = a.contains(p) ? text_at(a, p) : "not recorded", vb = b.contains(p) ? text_at(b, p) : "not recorded";
-    if (va == vb) continue;
-    if (p.to_string() == "/pinning") {
-      va = pinning_text(a.at(p));
-      vb = b.contains(p) ? pinning_text(b.at(p)) : vb;
-    }
-    out.push_back({k.what, va, vb, both && k.refuses});
+    auto shown = [&](const nlohmann::json& j) -> std::string {
+      if (!j.contains(p)) return "not recorded";
+      return k.show ? k.show(j.at(p)) : text_at(j, p);
+    };
+    if (a.contains(p) == b.contains(p) && text_at(a, p) == text_at(b, p)) continue;
+    out.push_back({k.what, shown(a), shown(b), both && k.refuses});
   }
   return out;
 }

@@ -222,4 +222,12 @@ TEST(DiffProvenance, DifferencesAreStatedAndTopologyOrPinningRefuse) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].b, "not recorded");
   EXPECT_FALSE(d[0].refuses);
+  // Pinning recorded on one side only: shown, not refused.
+  b = a;
+  b.erase("pinning");
+  d = provenance_differences(b, a);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].a, "not recorded");
+  EXPECT_EQ(d[0].b, "a 0, c 1");
+  EXPECT_FALSE(d[0].refuses);
 }
