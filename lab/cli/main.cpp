@@ -29,7 +29,6 @@
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
 #include "lab/run/progress.h"
-#include "lab/results/link_ceiling.h"
 #include "lab/results/report.h"
 #include "lab/results/run_outputs.h"
 #include "lab/cli/json_output.h"
@@ -315,9 +314,7 @@ int cmd_report(const Args& a) {
   if (!rows) return fail(with_context(rows.error(), "report"));
   if (!a.vs.empty())
     if (auto s = check_vs_product(*rows, a.vs, dir + "/results.csv"); !s) return fail(with_context(s.error(), "report --vs"));
-  std::string table = summary_table(rows.value());
-  if (auto env = read_environment(dir, /*required=*/false); env) table += link_share_text(link_shares(*rows, *env));
-  if (!a.vs.empty()) table += "\n" + vs_block(*rows, a.vs);
+  std::string table = run_table(dir, *rows, a.vs);
   if (auto s = write_file(dir + "/summary.txt", table, 0640); !s) return fail(s.error());
   if (auto s = write_file(dir + "/summary.json", summary_json(rows.value()).dump(2) + "\n", 0640); !s) return fail(s.error());
   if (auto s = write_report(dir, a.vs); !s) return fail(with_context(s.error(), "report"));

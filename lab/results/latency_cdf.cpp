@@ -4,13 +4,15 @@
 #include <cmath>
 #include <fstream>
 
+#include "lab/run/run_layout.h"
+
 namespace vpnlab {
 
 std::vector<double> pooled_rtts(const std::string& run_dir, const std::string& product, const std::string& test,
                                 const std::vector<int>& samples) {
   std::vector<double> out;
   for (int n : samples) {
-    std::ifstream in(run_dir + "/raw/" + product + "/" + test + "/sample-" + std::to_string(n) + "-rtt.txt");
+    std::ifstream in(raw_sample_file(run_dir, product, test, n, kRttSuffix));
     // A line that is not a round trip (a hand edit) is skipped: the figures in the table
     // come from results.csv, this only draws their distribution.
     for (std::string line; std::getline(in, line);) {

@@ -91,12 +91,11 @@ const Metric& metric_of(const std::string& key) {
   return throughput_metric();
 }
 
-// "1.123 (1.090-1.160)" for B/A, or its mirror A/B.
+// "1.123 (1.090-1.160)" for B/A, or its mirror A/B (a t interval: always 95 %).
 std::string ratio_text(const Comparison& c, bool inverse) {
   char buf[96];
-  const char* star = c.coverage < 0.95 - 1e-9 ? "*" : "";
-  if (inverse) snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f%s)", 1 / c.ratio, 1 / c.ci_high, 1 / c.ci_low, star);
-  else snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f%s)", c.ratio, c.ci_low, c.ci_high, star);
+  if (inverse) snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", 1 / c.ratio, 1 / c.ci_high, 1 / c.ci_low);
+  else snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", c.ratio, c.ci_low, c.ci_high);
   return buf;
 }
 
@@ -132,31 +131,49 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
   return o.str();
 }
 
-std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref) {
+const std::vector<std::string>& vs_metric_titles() {
+  static const std::vector<std::string> t = {"Gbit/s", "CPU-s/Gbit", "daemon RSS", "p99 latency"};
+  return t;
+}
+
+std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline) {
   std::vector<ProductPair> pairs;
   for (const auto& r : rows)
-    if (r.product != ref && std::none_of(pairs.begin(), pairs.end(), [&](const ProductPair& p) { return p.b == r.product; }))
+    if (r.product != ref && (with_baseline || r.product != "baseline") &&
+        std::none_of(pairs.begin(), pairs.end(), [&](const ProductPair& p) { return p.b == r.product; }))
       pairs.push_back({ref, r.product});
   auto cs = compare_products(rows, pairs);
+  std::vector<VsRow> out;
+  for (const auto& pair : pairs)
+    for (const auto& t : shared_tests(rows, pair.a, pair.b)) {
+      VsRow row{pair.b, t, {}, std::nullopt};
+      for (const char* key : {"gbps", "cpu_s_per_gbit", "daemon_rss_kb", "latency_p99_ms"}) {
+        auto c = std::find_if(cs.begin(), cs.end(), [&](const Comparison& x) { return x.product == pair.b && x.test == t && x.metric == key; });
+        if (c == cs.end()) row.cells.push_back("-");
+        else if (c->ratio <= 0) row.cells.push_back("not comparable");
+        else row.cells.push_back(ratio_text(*c, false) + " " + (c->verdict == "no significant difference" ? "n.s." : c->verdict));
+        if (c != cs.end() && c->ratio > 0 && c->metric == "gbps") row.gbps = *c;
+      }
+      out.push_back(row);
+    }
+  return out;
+}
+
+std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref) {
   std::ostringstream o;
   o << "vs " << ref << " (each product over " << ref << " in the same rounds; 95 % interval; Holm-corrected verdict):\n";
   char line[512];
   const char* format = "%-20s %-14s %-32s %-32s %-32s %-32s\n";
-  snprintf(line, sizeof line, format, "product", "test", "Gbit/s", "CPU-s/Gbit", "daemon RSS", "p99 latency");
+  const auto& titles = vs_metric_titles();
+  snprintf(line, sizeof line, format, "product", "test", titles[0].c_str(), titles[1].c_str(), titles[2].c_str(), titles[3].c_str());
   o << line;
-  for (const auto& pair : pairs)
-    for (const auto& t : shared_tests(rows, pair.a, pair.b)) {
-      std::vector<std::string> cells;
-      for (const char* key : {"gbps", "cpu_s_per_gbit", "daemon_rss_kb", "latency_p99_ms"}) {
-        auto c = std::find_if(cs.begin(), cs.end(), [&](const Comparison& x) { return x.product == pair.b && x.test == t && x.metric == key; });
-        if (c == cs.end()) cells.push_back("-");
-        else if (c->ratio <= 0) cells.push_back("not comparable");
-        else cells.push_back(ratio_text(*c, false) + " " + (c->verdict == "no significant difference" ? "n.s." : c->verdict));
-      }
-      snprintf(line, sizeof line, format, pair.b.c_str(), t.c_str(), cells[0].c_str(), cells[1].c_str(), cells[2].c_str(), cells[3].c_str());
-      o << line;
-    }
-  if (pairs.empty()) o << "(no other product in this run)\n";
+  auto vs = vs_rows(rows, ref, /*with_baseline=*/true);
+  for (const auto& r : vs) {
+    snprintf(line, sizeof line, format, r.product.c_str(), r.test.c_str(), r.cells[0].c_str(), r.cells[1].c_str(), r.cells[2].c_str(),
+             r.cells[3].c_str());
+    o << line;
+  }
+  if (vs.empty()) o << "(no other product in this run)\n";
   else o << "n.s.: no significant difference; 'vpnlab compare RUN " << ref << " PRODUCT' for both directions and p-values\n";
   return o.str();
 }

@@ -3,6 +3,7 @@
 // p99 latency, round by round (lab/results/paired.h), Holm-corrected per metric across
 // the tests and products judged together, as `diff` does across runs.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,20 @@ std::vector<std::string> shared_tests(const std::vector<SampleRow>& rows, const 
 // What `compare` prints: one block per test, B/A and A/B with their intervals.
 std::string product_comparison_text(const std::vector<Comparison>& cs, const std::string& a, const std::string& b);
 
-// The run table's block with --vs REF: every other product against REF, one line per
-// product x test, each metric as "B/A (interval) verdict".
+// Every other product over `ref` (the baseline among them unless left out), one row per
+// product x test, with a cell per metric: "1.123 (1.090-1.160) faster", "... n.s.",
+// "not comparable" or "-" (not judged: no such cost). The run table's --vs block and the
+// report's product-vs-product section both show it.
+struct VsRow {
+  std::string product, test;
+  std::vector<std::string> cells;           // Gbit/s, CPU-s/Gbit, daemon RSS, p99 latency
+  std::optional<Comparison> gbps;           // the throughput comparison, when there is one
+};
+std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline);
+// The titles of VsRow::cells, in order.
+const std::vector<std::string>& vs_metric_titles();
+
+// The run table's block with --vs REF.
 std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref);
 
 }  // namespace vpnlab

@@ -18,6 +18,7 @@
 #include "lab/results/run_files.h"
 #include "lab/results/summary.h"
 #include "lab/results/svg.h"
+#include "lab/run/run_layout.h"
 
 namespace vpnlab {
 
@@ -213,12 +214,11 @@ std::vector<std::string> result_row(const ProductTestSummary& s) {
 
 std::vector<std::pair<double, double>> throughput_over_time(const std::string& run_dir, const std::string& product, const std::string& test,
                                                             int sample) {
-  std::string dir = run_dir + "/raw/" + product + "/" + test + "/";
   std::vector<std::string> files;
-  std::string one = dir + "sample-" + std::to_string(sample) + ".json";
+  std::string one = raw_sample_file(run_dir, product, test, sample, kIperfSuffix);
   if (std::filesystem::exists(one)) files.push_back(one);
-  for (int k = 1; std::filesystem::exists(dir + "sample-" + std::to_string(sample) + "-p" + std::to_string(k) + ".json"); ++k)
-    files.push_back(dir + "sample-" + std::to_string(sample) + "-p" + std::to_string(k) + ".json");
+  for (int k = 1; std::filesystem::exists(raw_sample_file(run_dir, product, test, sample, "-p" + std::to_string(k) + kIperfSuffix)); ++k)
+    files.push_back(raw_sample_file(run_dir, product, test, sample, "-p" + std::to_string(k) + kIperfSuffix));
   std::map<size_t, std::pair<double, double>> by_interval;  // index -> (end time, Gbit/s)
   for (const auto& f : files) {
     auto j = nlohmann::json::parse(read_file_text(f), nullptr, false);
@@ -262,7 +262,8 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
   std::vector<Block> doc;
   doc.push_back({Block::Kind::heading, "vpnlab run " + run_id, {"title"}, {}, {}});
   std::vector<std::string> warnings = summary_warnings(summaries);
-  for (const auto& w : link_share_warnings(link_shares(rows.value(), env))) warnings.push_back(w);
+  const std::vector<LinkShare> shares = link_shares(rows.value(), env);
+  for (const auto& w : link_share_warnings(shares)) warnings.push_back(w);
   for (const auto& [product, a] : audit.items()) {
     for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
     if (a.value("bringups_retried", 0) > 0)
@@ -341,7 +342,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }
   }
-  if (auto shares = link_shares(rows.value(), env); !shares.empty()) {
+  if (!shares.empty()) {
     doc.push_back({Block::Kind::heading, "Shaped links: share of the rate and of what headers allow", {}, {}, {}});
     Block table{Block::Kind::table, "Shaped links: each product's share of the rate and of its header ceiling", {}, {{"product", "test", "link", "Mbit/s", "of rate", "header ceiling Mbit/s", "of ceiling"}}, {}};
     for (const auto& l : shares)

@@ -6,10 +6,12 @@
 #include <map>
 #include <sstream>
 
+#include "lab/run/run_layout.h"
+
 namespace vpnlab {
 
 std::vector<std::pair<double, double>> rss_over_time(const std::string& run_dir, const std::string& product, const std::string& test, int sample) {
-  std::ifstream in(run_dir + "/raw/" + product + "/" + test + "/sample-" + std::to_string(sample) + "-rss.txt");
+  std::ifstream in(raw_sample_file(run_dir, product, test, sample, kRssSuffix));
   std::map<double, double> busiest;  // t -> MB
   for (std::string line; std::getline(in, line);) {
     std::istringstream fields(line);

@@ -10,14 +10,19 @@
 
 namespace vpnlab {
 
+std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& rows, const std::string& vs) {
+  std::string table = summary_table(rows);
+  if (auto env = read_environment(run_dir, /*required=*/false); env) table += link_share_text(link_shares(rows, *env));
+  if (!vs.empty()) table += "\n" + vs_block(rows, vs);
+  return table;
+}
+
 RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const std::string& vs) {
   RunOutputs out;
   out.output_error = report.output_error;
   auto written = read_results_csv(run_dir + "/results.csv");
   const std::vector<SampleRow>& rows = written ? written.value() : report.rows;
-  out.summary = summary_table(rows);
-  if (auto env = read_environment(run_dir, /*required=*/false); env) out.summary += link_share_text(link_shares(rows, *env));
-  if (!vs.empty()) out.summary += "\n" + vs_block(rows, vs);
+  out.summary = run_table(run_dir, rows, vs);
   std::vector<std::string> product_names, test_names;
   for (const auto& p : report.products) product_names.push_back(p.product);
   for (const auto& t : plan.tests) test_names.push_back(t.spec.name);

@@ -16,6 +16,10 @@ struct RunOutputs {
   std::string output_error;   // what could not be written (the rows are complete whatever happens)
 };
 
+// The table `run` prints and summary.txt holds: the summary, the shaped links' shares
+// (from environment.json, when it reads) and, with `vs`, every product over that one.
+std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& rows, const std::string& vs);
+
 // `vs`: with `run --vs PRODUCT`, the table gains a block of every product over it.
 RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const std::string& vs = "");
 

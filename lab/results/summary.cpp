@@ -93,7 +93,8 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
   o << line;
   double lowest_coverage = 1;
   size_t lowest_n = 0;
-  for (const auto& s : summarize(rows)) {
+  const std::vector<ProductTestSummary> summaries = summarize(rows);
+  for (const auto& s : summaries) {
     std::string valid = std::to_string(s.gbps.n) + "/" + std::to_string(s.rows);
     if (s.gbps.n == 0) {
       snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid.c_str());
@@ -130,7 +131,7 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
        "±: the wider side of the median's 95 % interval; retr: TCP retransmits per sample (median); kpps: packets the receiving "
        "side's interface counted (the baseline's are GRO-merged, up to 64 KB each: not comparable with a tunnel's); wire kpps: frames "
        "the receiving side's underlay carried, merged segments counted as the full-size frames they stand for: comparable across products and baseline\n";
-  for (const auto& w : summary_warnings(summarize(rows))) o << "! " << w << "\n";
+  for (const auto& w : summary_warnings(summaries)) o << "! " << w << "\n";
   return o.str();
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "lab/run/product_session.h"
+#include "lab/run/rss_sampler.h"
 
 namespace vpnlab {
 
@@ -25,31 +26,14 @@ TunnelCounters TunnelCounters::operator-(const TunnelCounters& b) const {
   return d;
 }
 
-namespace {
-
-// VmHWM (peak resident set) and Threads from /proc/PID/status.
-ProductSession::DaemonUsage read_status(pid_t pid) {
-  ProductSession::DaemonUsage u;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string key;
-  while (in >> key) {
-    if (key == "VmHWM:") in >> u.rss_kb;
-    else if (key == "Threads:") in >> u.threads;
-    std::string rest;
-    std::getline(in, rest);
-  }
-  return u;
-}
-
-}  // namespace
 
 std::map<std::string, ProductSession::DaemonUsage> ProductSession::daemon_usage() const {
   std::map<std::string, DaemonUsage> out;
   for (const auto& d : daemons_) {
     if (d.child->host_pid() == 0) continue;  // in a guest: not readable from this host's /proc
-    DaemonUsage u = read_status(d.child->host_pid());
-    out[d.node].rss_kb += u.rss_kb;
-    out[d.node].threads += u.threads;
+    ProcStatus st = read_proc_status(d.child->host_pid());
+    out[d.node].rss_kb += st.peak_rss_kb;
+    out[d.node].threads += st.threads;
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "lab/run/run_layout.h"
 #include "lab/base/fs_util.h"
 #include "lab/run/environment.h"
 #include "lab/run/interrupt.h"
@@ -18,7 +19,7 @@ namespace vpnlab {
 namespace {
 
 Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw, std::string* logs) {
-  *raw = run_dir + "/raw/" + product + "/" + test;
+  *raw = raw_dir(run_dir, product, test);
   *logs = run_dir + "/logs/" + product + "/" + test;
   if (auto s = make_dirs(*raw, 0750); !s) return s;
   return make_dirs(*logs, 0750);

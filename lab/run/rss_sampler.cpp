@@ -7,19 +7,18 @@
 
 namespace vpnlab {
 
-int64_t current_rss_kb(pid_t pid) {
+ProcStatus read_proc_status(pid_t pid) {
+  ProcStatus st;
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string key;
   while (in >> key) {
-    if (key == "VmRSS:") {
-      int64_t kb = 0;
-      in >> kb;
-      return kb;
-    }
+    if (key == "VmRSS:") in >> st.rss_kb;
+    else if (key == "VmHWM:") in >> st.peak_rss_kb;
+    else if (key == "Threads:") in >> st.threads;
     std::string rest;
     std::getline(in, rest);
   }
-  return 0;
+  return st;
 }
 
 RssSampler::RssSampler(std::vector<std::pair<std::string, pid_t>> daemons, int interval_ms)
@@ -46,7 +45,7 @@ void RssSampler::loop() {
   for (int k = 0;; ++k) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::map<std::string, int64_t> by_node;
-    for (const auto& [node, pid] : daemons_) by_node[node] += current_rss_kb(pid);
+    for (const auto& [node, pid] : daemons_) by_node[node] += read_proc_status(pid).rss_kb;
     std::unique_lock<std::mutex> lock(mu_);
     for (const auto& [node, kb] : by_node) points_.push_back({t, node, kb});
     if (wake_.wait_until(lock, start + std::chrono::milliseconds(interval_ms_ * (k + 1)), [this] { return stopping_; })) return;

@@ -46,7 +46,13 @@ class RssSampler {
   std::thread thread_;
 };
 
-// VmRSS of one process in kB; 0 when it is gone or unreadable.
-int64_t current_rss_kb(pid_t pid);
+// What /proc/PID/status says of a process's memory and threads; zeros when it is gone or
+// unreadable (a daemon that exited between listing and reading).
+struct ProcStatus {
+  int64_t rss_kb = 0;       // VmRSS: resident now
+  int64_t peak_rss_kb = 0;  // VmHWM: the most it was resident
+  int threads = 0;
+};
+ProcStatus read_proc_status(pid_t pid);
 
 }  // namespace vpnlab

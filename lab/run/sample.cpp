@@ -14,6 +14,7 @@
 #include "lab/run/interrupt.h"
 #include "lab/run/iperf.h"
 #include "lab/run/rss_sampler.h"
+#include "lab/run/run_layout.h"
 #include "lab/base/process.h"
 #include "lab/model/traffic.h"
 #include "lab/base/fault.h"
@@ -104,7 +105,7 @@ std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& l
     o.repeating_payload = c.repeating_payload;
     specs[i].argv = iperf_client_argv(o);
     if (procs[i].client_cpu >= 0) specs[i].cpus = {procs[i].client_cpu};
-    specs[i].stdout_path = c.raw_dir + "/" + process_label(label, i, procs.size()) + ".json";
+    specs[i].stdout_path = c.raw_dir + "/" + process_label(label, i, procs.size()) + kIperfSuffix;
     specs[i].stderr_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-client.err";
   }
   return specs;
@@ -262,7 +263,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   std::vector<RssPoint> rss_points = rss.stop();
   if (!spread) return fail(spread.error().message);
   if (!rss_points.empty())
-    if (auto s = write_file(c.raw_dir + "/" + label + "-rss.txt", RssSampler::format(rss_points), 0640); !s) return fail(s.error().message);
+    if (auto s = write_file(c.raw_dir + "/" + label + kRssSuffix, RssSampler::format(rss_points), 0640); !s) return fail(s.error().message);
   record_cpu(read_cpu_times() - cpu_before, &row);
   std::vector<CpuTimes> per_cpu = read_cpu_times_per_cpu();
   for (size_t i = 0; i < per_cpu.size() && i < per_cpu_before.size(); ++i) per_cpu[i] = per_cpu[i] - per_cpu_before[i];
@@ -276,7 +277,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     std::string rtts;
     char buf[32];
     for (double ms : lat.rtts_ms) snprintf(buf, sizeof buf, "%.4f\n", ms), rtts += buf;
-    if (auto s = write_file(c.raw_dir + "/" + label + "-rtt.txt", rtts, 0640); !s) return fail(s.error().message);
+    if (auto s = write_file(c.raw_dir + "/" + label + kRttSuffix, rtts, 0640); !s) return fail(s.error().message);
   }
   for (const auto& [node, use] : c.session->daemon_usage()) {
     row.daemon_rss_kb = std::max(row.daemon_rss_kb, use.rss_kb);

@@ -124,7 +124,11 @@ TEST(Report, MemoryOverTimeFromTheRawRecord) {
   EXPECT_EQ(points[0].node, "a");  // one point per node and time: both pids summed
   EXPECT_GT(points[0].rss_kb, 1000);
   EXPECT_NEAR(points[2].t_s - points[1].t_s, 0.020, 0.015);
-  EXPECT_EQ(current_rss_kb(-1), 0);
+  EXPECT_EQ(read_proc_status(-1).rss_kb, 0);
+  ProcStatus self = read_proc_status(getpid());
+  EXPECT_GE(self.peak_rss_kb, self.rss_kb);
+  EXPECT_GE(self.threads, 1);
+
   std::string run = copy_of_golden_run();
   fs::create_directories(run + "/raw/wireguard-go/a-to-b");
   std::ofstream(run + "/raw/wireguard-go/a-to-b/sample-1-rss.txt") << "0.000 a 10240\n0.000 b 20480\n0.100 a 30720\nbroken line\n0.100 b 1024\n";

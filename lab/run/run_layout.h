@@ -1,0 +1,21 @@
+// Where a run directory keeps each sample's raw files: raw/PRODUCT/TEST/sample-N<suffix>.
+// The run layer writes them, the report reads them; both name them from here.
+#pragma once
+#include <string>
+
+namespace vpnlab {
+
+inline constexpr const char* kIperfSuffix = ".json";    // iperf3's JSON (-pK.json per process when several)
+inline constexpr const char* kRttSuffix = "-rtt.txt";   // the latency probes' round trips, ms, one per line
+inline constexpr const char* kRssSuffix = "-rss.txt";   // "t_s node rss_kb" every 100 ms
+
+inline std::string raw_dir(const std::string& run_dir, const std::string& product, const std::string& test) {
+  return run_dir + "/raw/" + product + "/" + test;
+}
+
+inline std::string raw_sample_file(const std::string& run_dir, const std::string& product, const std::string& test, int sample,
+                                   const std::string& suffix) {
+  return raw_dir(run_dir, product, test) + "/sample-" + std::to_string(sample) + suffix;
+}
+
+}  // namespace vpnlab
