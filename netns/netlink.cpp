@@ -138,6 +138,44 @@ Status set_link(nl_sock* sock, const std::string& ifname, int mtu, bool up) {
   return ok_status();
 }
 
+// Both address the link by its index (a request by name alone would name the new name).
+Status set_link_down(nl_sock* sock, const std::string& ifname) {
+  auto orig = fetch_link(sock, ifname);
+  if (!orig) return orig.error();
+  RtnlLink change(rtnl_link_alloc());
+  rtnl_link_unset_flags(change.get(), IFF_UP);
+  if (int err = rtnl_link_change(sock, orig->get(), change.get(), 0); err < 0) return nl_failure("link '" + ifname + "': cannot set down", err);
+  return ok_status();
+}
+
+Status move_link(nl_sock* sock, const std::string& ifname, int ns_fd, const std::string& new_name) {
+  if (auto s = set_link_down(sock, ifname); !s) return s;
+  auto orig = fetch_link(sock, ifname);
+  if (!orig) return orig.error();
+  RtnlLink change(rtnl_link_alloc());
+  rtnl_link_set_ns_fd(change.get(), ns_fd);
+  rtnl_link_set_name(change.get(), new_name.c_str());
+  if (int err = rtnl_link_change(sock, orig->get(), change.get(), 0); err < 0)
+    return nl_failure("link '" + ifname + "': cannot move it to another namespace as '" + new_name + "'", err);
+  return ok_status();
+}
+
+Result<std::vector<std::string>> link_ipv4_addresses(nl_sock* sock, const std::string& ifname) {
+  auto index = link_index(sock, ifname);
+  if (!index) return index.error();
+  nl_cache* cache = nullptr;
+  if (int err = rtnl_addr_alloc_cache(sock, &cache); err < 0) return nl_failure("cannot list addresses", err);
+  std::vector<std::string> out;
+  for (nl_object* o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o)) {
+    auto* a = reinterpret_cast<rtnl_addr*>(o);
+    if (rtnl_addr_get_ifindex(a) != *index || rtnl_addr_get_family(a) != AF_INET) continue;
+    char buf[64];
+    out.push_back(nl_addr2str(rtnl_addr_get_local(a), buf, sizeof buf));
+  }
+  nl_cache_free(cache);
+  return out;
+}
+
 Result<LinkInfo> get_link(nl_sock* sock, const std::string& ifname) {
   auto link = fetch_link(sock, ifname);
   if (!link) return link.error();

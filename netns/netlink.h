@@ -34,6 +34,14 @@ Status set_master(nl_sock* sock, const std::string& ifname, int master_index);
 Status add_address(nl_sock* sock, const std::string& ifname, const HostAddr& addr);
 Status set_link(nl_sock* sock, const std::string& ifname, int mtu, bool up);
 
+// Takes `ifname` down, then moves it into the namespace of `ns_fd` named `new_name` (one
+// request: a link changes its name only while down). What a host's NIC goes through when a
+// node takes it, and back at teardown.
+Status move_link(nl_sock* sock, const std::string& ifname, int ns_fd, const std::string& new_name);
+Status set_link_down(nl_sock* sock, const std::string& ifname);
+// The link's IPv4 addresses ("192.0.2.1/24"): a NIC the lab would take must have none.
+Result<std::vector<std::string>> link_ipv4_addresses(nl_sock* sock, const std::string& ifname);
+
 struct LinkInfo {
   std::string name;
   std::string kind;  // "veth", "bridge", "tun", "" for loopback/unknown

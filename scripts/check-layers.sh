@@ -23,6 +23,7 @@ layer_of() {
     lab/runtime/*) echo runtime ;;
     lab/netns_backend/*) echo netns_backend ;;
     vm/*) echo vm ;;
+    hosts/*) echo hosts ;;
     lab/run/*) echo run ;;
     lab/results/*) echo results ;;
     lab/cli/*) echo cli ;;
@@ -38,9 +39,10 @@ declare -A allowed=(
   [runtime]="base model netns runtime"
   [netns_backend]="base model netns runtime netns_backend"
   [vm]="base model netns runtime vm"
+  [hosts]="base model netns runtime netns_backend vm hosts"
   [run]="base model netns runtime run"
   [results]="base model run results"
-  [cli]="base model netns runtime netns_backend vm run results cli"
+  [cli]="base model netns runtime netns_backend vm hosts run results cli"
 )
 
 declare -A pairs=()
@@ -48,7 +50,7 @@ bad=0
 while IFS= read -r -d '' file; do
   from=$(layer_of "$file")
   if [[ "$from" == none ]]; then
-    echo "$file: not in a layer folder (lab/base, lab/model, netns, lab/runtime, lab/netns_backend, vm, lab/run, lab/results, lab/cli)"
+    echo "$file: not in a layer folder (lab/base, lab/model, netns, lab/runtime, lab/netns_backend, vm, hosts, lab/run, lab/results, lab/cli)"
     bad=1
     continue
   fi
@@ -66,7 +68,7 @@ while IFS= read -r -d '' file; do
     fi
   done < <(grep -noE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^"]+"' "$file" | sed -E 's/^([0-9]+):.*"([^"]+)"/\1:\2/'
            if [[ "${VPNLAB_LAYERS_PLANT%%:*}" == "$file" ]]; then echo "planted:${VPNLAB_LAYERS_PLANT#*:}"; fi)
-done < <(find lab netns vm -type f \( -name '*.h' -o -name '*.cpp' \) -print0 | sort -z)
+done < <(find lab netns vm hosts -type f \( -name '*.h' -o -name '*.cpp' \) -print0 | sort -z)
 
 if (( counts )); then
   for p in "${!pairs[@]}"; do printf '%5d  %s\n' "${pairs[$p]}" "$p"; done | sort -k2

@@ -15,7 +15,10 @@ runtime_pkgs=(iperf3 iproute2 iputils-ping openssl wireguard-go wireguard-tools 
   # The VM backend: QEMU, libvirt's QEMU driver (embedded in vpnlab-vmhost: no libvirtd, no
   # libvirt network on the host), busybox for the guest initramfs, kmod's depmod, xz,
   # mmdebstrap for the reproducible guest root (images/debian12-rootfs.toml).
-  qemu-system-x86 libvirt-daemon-driver-qemu libvirt-daemon busybox-static kmod xz-utils mmdebstrap)
+  qemu-system-x86 libvirt-daemon-driver-qemu libvirt-daemon busybox-static kmod xz-utils mmdebstrap
+  # The hosts backend: the controller's ssh, and sshd for the tests' emulated hosts (each a
+  # namespace running its own sshd; the package's service must never start on this host).
+  openssh-client openssh-server)
 missing=()
 for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,7 +27,21 @@ if [ "${#missing[@]}" -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
+  # A package's service (openssh-server's sshd) must not start on this host: invoke-rc.d
+  # asks policy-rc.d, and exit 101 means "not allowed". An existing policy is kept.
+  policy=/usr/sbin/policy-rc.d
+  own_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# vpnlab install-deps: no service starts during this install\nexit 101\n' > "$policy"
+    chmod 755 "$policy"
+    own_policy=1
+  fi
+  trap '[ "$own_policy" = 1 ] && rm -f "$policy"' EXIT
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # Installed for the tests only: it must not start at the next boot either.
+  if [[ " ${missing[*]} " == *" openssh-server "* ]] && command -v systemctl >/dev/null; then
+    systemctl disable --quiet ssh.service 2>/dev/null || true
+  fi
 else
   echo "install-deps: everything present"
 fi

@@ -52,6 +52,10 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect(const std::string& soc
   }
 }
 
+std::unique_ptr<AgentClient> AgentClient::over(UniqueFd fd, std::string where) {
+  return std::unique_ptr<AgentClient>(new AgentClient(std::move(fd), std::move(where)));
+}
+
 Result<json> AgentClient::call(json req, int timeout_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   long seq = ++seq_;
@@ -59,10 +63,10 @@ Result<json> AgentClient::call(json req, int timeout_ms) {
   if (auto s = ch_.send(req); !s) return s.error();
   for (;;) {
     auto r = ch_.receive(timeout_ms);
-    if (!r) return with_context(r.error(), "guest agent, " + req.value("op", ""));
+    if (!r) return with_context(r.error(), "agent " + where_ + ", " + req.value("op", ""));
     if (r->value("seq", 0L) != seq) continue;  // a late answer to an earlier hello
     if (!r->value("ok", false)) {
-      Error e = make_error("in the guest: " + r->value("error", "unknown error"), r->value("hint", ""));
+      Error e = make_error(where_ + ": " + r->value("error", "unknown error"), r->value("hint", ""));
       return e;
     }
     return *r;
@@ -73,6 +77,8 @@ Result<int> AgentClient::spawn(const Spawn& s) {
   json req{{"op", "spawn"}, {"argv", s.argv}, {"env", s.env}, {"cpus", s.cpus}, {"stdout", s.stdout_path}};
   if (!s.stderr_path.empty()) req["stderr"] = s.stderr_path;
   if (!s.cwd.empty()) req["cwd"] = s.cwd;
+  if (!s.node.empty()) req["node"] = s.node;
+  if (s.private_run) req["private_run"] = true;
   auto r = call(req);
   if (!r) return r.error();
   return r->value("id", 0);

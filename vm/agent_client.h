@@ -25,6 +25,9 @@ class AgentClient {
   // timeout_s passes (there is no event for "the guest finished booting").
   static Result<std::unique_ptr<AgentClient>> connect(const std::string& socket, double timeout_s, int interrupt_fd,
                                                       GuestHello* hello);
+  // An agent already running at the other end of `fd` (a host's, over ssh). `where` names
+  // it in errors ("on host 'h1'").
+  static std::unique_ptr<AgentClient> over(UniqueFd fd, std::string where);
   // One request, its answer; an answer with ok=false becomes an error. Thread-safe: the
   // runtime's exit watcher and the runner share the channel, one request at a time.
   Result<nlohmann::json> call(nlohmann::json req, int timeout_ms = 10000);
@@ -35,6 +38,8 @@ class AgentClient {
     std::map<std::string, std::string> env;
     std::vector<int> cpus;
     std::string stdout_path, stderr_path, cwd;
+    std::string node;          // a host agent: the node (namespace) to start it in
+    bool private_run = false;  // a host agent: in the node's private /run (products)
   };
   Result<int> spawn(const Spawn& s);
   // Waits up to timeout_s for process `id`; the exit status once it has exited.
@@ -43,8 +48,9 @@ class AgentClient {
   Result<bool> stop(int id, int grace_ms = 2000);
 
  private:
-  explicit AgentClient(UniqueFd fd) : ch_(std::move(fd)) {}
+  explicit AgentClient(UniqueFd fd, std::string where = "in the guest") : ch_(std::move(fd)), where_(std::move(where)) {}
   JsonLines ch_;
+  std::string where_;
   long seq_ = 0;
   std::mutex mu_;
 };

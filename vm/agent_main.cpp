@@ -26,6 +26,7 @@
 #include "netns/probes.h"
 #include "netns/route.h"
 #include "netns/sysctl.h"
+#include "vm/guest_agent.h"
 #include "vm/guest_net.h"
 #include "vm/json_lines.h"
 
@@ -220,7 +221,7 @@ struct Agent {
 
 }  // namespace
 
-int main() {
+int vpnlab::serve_guest_agent() {
   Agent agent;
   auto sock = open_route_socket();
   if (!sock) {

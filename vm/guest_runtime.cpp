@@ -1,17 +1,11 @@
 #include "vm/guest_runtime.h"
 
-#include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <map>
-#include <mutex>
-#include <thread>
 
 #include <spdlog/spdlog.h>
+
+#include "vm/agent_process.h"
 
 
 namespace vpnlab {
@@ -19,57 +13,11 @@ namespace {
 
 using nlohmann::json;
 
-class GuestRuntime;
-
-class GuestProcess : public NodeProcess {
- public:
-  GuestProcess(GuestRuntime* rt, AgentClient* agent, std::string node, int id, std::string name)
-      : rt_(rt), agent_(agent), node_(std::move(node)), id_(id), name_(std::move(name)), efd_(::eventfd(0, EFD_CLOEXEC)) {}
-  ~GuestProcess() override;
-  const std::string& name() const override { return name_; }
-  bool running() override { return !exited_; }
-  int exit_fd() const override { return efd_.get(); }
-  bool wait_exit(int timeout_ms, int interrupt_fd, bool* interrupted) override {
-    if (exited_) return true;
-    pollfd p[2] = {{efd_.get(), POLLIN, 0}, {interrupt_fd, POLLIN, 0}};
-    int r = ::poll(p, interrupt_fd >= 0 ? 2 : 1, timeout_ms);
-    if (r > 0 && interrupt_fd >= 0 && (p[1].revents & POLLIN) && !exited_) {
-      if (interrupted) *interrupted = true;
-      return false;
-    }
-    return exited_;
-  }
-  int exit_status() const override { return status_; }
-  bool stop(int grace_ms) override;
-  pid_t host_pid() const override { return 0; }
-
-  // From the watcher: the agent saw it exit.
-  void exited(int status) {
-    status_ = status;
-    exited_ = true;
-    uint64_t one = 1;
-    (void)!::write(efd_.get(), &one, sizeof one);
-  }
-  int id() const { return id_; }
-  const std::string& node() const { return node_; }
-
- private:
-  GuestRuntime* rt_;
-  AgentClient* agent_;
-  std::string node_;
-  int id_;
-  std::string name_;
-  UniqueFd efd_;
-  std::atomic<bool> exited_{false};
-  std::atomic<int> status_{-1};
-};
-
 class GuestRuntime : public NodeRuntime {
  public:
   GuestRuntime(std::unique_ptr<GuestLab> lab, const Plan& plan, std::string accel, json image)
       : lab_(std::move(lab)), accel_(std::move(accel)), image_(std::move(image)) {
     for (const auto& n : plan.nodes) vcpus_[n.name] = guest_host_cpus(n);
-    watcher_ = std::thread([this] { watch(); });
   }
   ~GuestRuntime() override { (void)teardown(15); }
 
@@ -83,20 +31,8 @@ class GuestRuntime : public NodeRuntime {
       auto it = std::find(v.begin(), v.end(), c);
       if (it != v.end()) guest_cpus.push_back(static_cast<int>(it - v.begin()));
     }
-    AgentClient& a = lab_->agent(node);
-    auto id = a.spawn({spec.argv, spec.env, guest_cpus, spec.stdout_path, spec.stderr_path, spec.cwd});
-    if (!id) return with_context(id.error(), "guest '" + node + "'");
-    std::string name = spec.argv.empty() ? "?" : spec.argv[0].substr(spec.argv[0].rfind('/') + 1);
-    auto p = std::make_unique<GuestProcess>(this, &a, node, *id, name);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      tracked_[node][*id] = p.get();
-    }
-    return std::unique_ptr<NodeProcess>(std::move(p));
-  }
-  void forget(GuestProcess* p) {
-    std::lock_guard<std::mutex> lock(mu_);
-    tracked_[p->node()].erase(p->id());
+    return processes_.spawn(lab_->agent(node), {spec.argv, spec.env, guest_cpus, spec.stdout_path, spec.stderr_path, spec.cwd},
+                            "guest '" + node + "'");
   }
 
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
@@ -157,21 +93,11 @@ class GuestRuntime : public NodeRuntime {
       guests.push_back({{"node", g.node}, {"domain", g.domain}, {"kernel", g.kernel}, {"boot_s", g.boot_s}});
     return {{"accel", accel_}, {"image", image_}, {"guests", guests}, {"vm_limits", limits()}};
   }
-  Audit audit() override {
-    Audit a;
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [node, procs] : tracked_)
-      for (const auto& [id, p] : procs) a.leftovers.push_back("guest '" + node + "': process " + p->name() + " still tracked");
-    return a;
-  }
+  Audit audit() override { return Audit{processes_.still_tracked("a guest"), {}}; }
   Status teardown(double timeout_s) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_) return ok_status();
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    if (watcher_.joinable()) watcher_.join();
+    if (torn_down_) return ok_status();
+    torn_down_ = true;
+    processes_.stop_watching();
     return lab_->teardown(timeout_s);
   }
 
@@ -181,55 +107,13 @@ class GuestRuntime : public NodeRuntime {
     if (!r) return with_context(r.error(), "guest '" + node + "'");
     return ok_status();
   }
-  // Asks each guest with running processes which of them exited, ten times a second
-  // (the agent channel carries no unsolicited events).
-  void watch() {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stopping_) {
-      cv_.wait_for(lock, std::chrono::milliseconds(100));
-      if (stopping_) break;
-      std::vector<std::string> nodes;
-      for (const auto& [node, procs] : tracked_)
-        if (!procs.empty()) nodes.push_back(node);
-      lock.unlock();
-      for (const auto& node : nodes) {
-        auto r = lab_->agent(node).call({{"op", "reap"}}, 5000);
-        if (!r) continue;
-        std::lock_guard<std::mutex> g(mu_);
-        for (const auto& e : (*r)["exited"]) {
-          auto it = tracked_[node].find(e.value("id", 0));
-          if (it == tracked_[node].end()) continue;
-          it->second->exited(e.value("status", -1));
-          tracked_[node].erase(it);
-        }
-      }
-      lock.lock();
-    }
-  }
-
   std::unique_ptr<GuestLab> lab_;
   std::string accel_;
   json image_;
   std::map<std::string, std::vector<int>> vcpus_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::map<std::string, std::map<int, GuestProcess*>> tracked_;
-  std::thread watcher_;
+  AgentProcesses processes_;
+  bool torn_down_ = false;
 };
-
-GuestProcess::~GuestProcess() {
-  if (!exited_) stop(1000);
-  rt_->forget(this);
-}
-
-bool GuestProcess::stop(int grace_ms) {
-  if (exited_) return false;
-  rt_->forget(this);
-  auto killed = agent_->stop(id_, grace_ms);
-  exited(-1);
-  return killed.ok() && *killed;
-}
 
 }  // namespace
 

@@ -14,13 +14,14 @@ namespace vpnlab {
 Status JsonLines::send(const nlohmann::json& msg) {
   std::string line = msg.dump() + "\n";
   size_t off = 0;
+  const int fd = out_.valid() ? out_.get() : fd_.get();
   while (off < line.size()) {
     // A socket whose peer died must give EPIPE, not kill the lab with SIGPIPE.
-    ssize_t n = ::send(fd_.get(), line.data() + off, line.size() - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == ENOTSOCK) n = ::write(fd_.get(), line.data() + off, line.size() - off);
+    ssize_t n = ::send(fd, line.data() + off, line.size() - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK) n = ::write(fd, line.data() + off, line.size() - off);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) {  // a virtio port whose other side is slow to read
-      pollfd p{fd_.get(), POLLOUT, 0};
+      pollfd p{fd, POLLOUT, 0};
       ::poll(&p, 1, 100);
       continue;
     }

@@ -12,6 +12,8 @@ namespace vpnlab {
 class JsonLines {
  public:
   explicit JsonLines(UniqueFd fd) : fd_(std::move(fd)) {}
+  // Reads from `in`, writes to `out` (a process's stdin and stdout).
+  JsonLines(UniqueFd in, UniqueFd out) : fd_(std::move(in)), out_(std::move(out)) {}
   int fd() const { return fd_.get(); }
   Status send(const nlohmann::json& msg);
   // The next message; error on timeout, EOF, a malformed line, or `interrupt_fd` readable.
@@ -21,6 +23,7 @@ class JsonLines {
 
  private:
   UniqueFd fd_;
+  UniqueFd out_;  // invalid: fd_ both ways
   std::string buffer_;
   bool eof_ = false;
 };

@@ -1,5 +1,7 @@
 #include "lab/base/process.h"
 
+#include <sys/prctl.h>
+
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sched.h>
@@ -87,6 +89,8 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   const int fault_signal = fault_signal_due("fork-exec");  // raised by the child, at vpnlab
   const int netns_fd = spec.netns_fd, mntns_fd = spec.mntns_fd;
   const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+  const int stdio_fd = spec.stdio_fd;
+  const bool die_with_parent = spec.die_with_parent;
 
   auto hook = [&](auto& exec) {
     auto fail = [&](const char* what) {
@@ -108,6 +112,9 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
     if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) < 0) fail("cannot join the node's network namespace");
     if (cwd && chdir(cwd) < 0) fail("cannot change to the node's directory");
     if (pin && sched_setaffinity(0, sizeof cpus, &cpus) < 0) fail("cannot pin to the node's CPUs");
+    // After Boost's redirections (this hook runs last): a channel as stdin and stdout.
+    if (stdio_fd >= 0 && (dup2(stdio_fd, 0) < 0 || dup2(stdio_fd, 1) < 0)) fail("cannot connect the child's stdin and stdout");
+    if (die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) fail("cannot set the parent-death signal");
     // Inherited fds (namespace fds, netlink sockets, other children's pipes) must not leak
     // into daemons; close-on-exec keeps Boost's error pipe working until exec.
     syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);

@@ -22,6 +22,8 @@ struct SpawnSpec {
   std::string stdout_path;                  // where stdout goes (required)
   std::string stderr_path;                  // empty: same file as stdout
   std::string cwd;
+  int stdio_fd = -1;                        // >= 0: stdin and stdout are this fd (a socket to the child)
+  bool die_with_parent = false;             // SIGKILL when the spawning thread ends (a test's servers)
 };
 
 // A process started in a node: a Child on this host, or one in a guest (vm/).

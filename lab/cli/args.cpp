@@ -21,6 +21,7 @@ const std::vector<OptionDef>& option_defs() {
       {"--out", "DIR", "parent of the run directory (default: results)"},
       {"--keys", "DIR", "reuse the key set in DIR, so two runs use the very same keys"},
       {"--resume", "RUN_DIR", "continue an interrupted run: same topology and keys, only the missing rows"},
+      {"--backend", "B", "netns, vm or hosts instead of [lab] backend (one file serves all: [[host]] and node hosts are used by 'hosts' only)"},
       {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes"},
       {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)"},
       {"--from", "RUN_DIR", "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
@@ -86,6 +87,10 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     const std::string v = inline_value ? *inline_value : argv[++i];
     if (s == "--product") a.products.push_back(v);
     else if (s == "--out") a.out_dir = v;
+    else if (s == "--backend") {
+      if (v != "netns" && v != "vm" && v != "hosts") { usage_error(verb, "--backend '" + v + "' is not a backend: netns, vm or hosts"); return std::nullopt; }
+      a.backend = v;
+    }
     else if (s == "--keys") a.keys_dir = v;
     else if (s == "--resume") a.resume_dir = v;
     else if (s == "--from") a.from_dir = v;

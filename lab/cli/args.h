@@ -18,6 +18,7 @@ struct Args {
   std::optional<int> samples;
   std::optional<double> duration_s;
   std::string out_dir = "results";
+  std::string backend;  // --backend: instead of [lab] backend
   std::string keys_dir;
   std::string resume_dir;
   std::string from_dir;

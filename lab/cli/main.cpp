@@ -44,6 +44,7 @@
 #include "lab/model/topology.h"
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
+#include "hosts/hosts_runtime.h"
 #include "vm/guest_runtime.h"
 #include "vm/image_command.h"
 
@@ -84,7 +85,7 @@ SamplingRequest sampling_request_of(const Args& a, bool rerun) {
 }
 
 RunRequest request_of(const Args& a, const std::string& file) {
-  return RunRequest{file, a.products, a.samples, a.duration_s, a.no_pin, a.sequential, a.keys_dir};
+  return RunRequest{file, a.products, a.samples, a.duration_s, a.no_pin, a.sequential, a.keys_dir, a.backend};
 }
 
 int cmd_validate(const Args& a) {
@@ -125,9 +126,9 @@ int cmd_up(const Args& a) {
   if (!need_root("up")) return kExitError;
   auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
-  if (plan->backend == "vm")
-    return fail(make_error(a.positional[0] + ": backend 'vm': 'up' is for namespaces only (guests live as long as a run's round)",
-                           "use 'vpnlab run' with this file, or backend = \"netns\" to keep a topology up"));
+  if (plan->backend != "netns")
+    return fail(make_error(a.positional[0] + ": backend '" + plan->backend + "': 'up' is for namespaces only (guests live as long as a run's round)",
+                           "use 'vpnlab run' with this file, or --backend netns to keep a topology up"));
   for (const auto& st : list_states())
     if (st.kept && st.lab == plan->lab)
       return fail(make_error("lab '" + plan->lab + "' is already up (run " + st.run_id + ")", "run 'vpnlab down " + a.positional[0] + "' first"));
@@ -240,6 +241,14 @@ int cmd_run(const Args& given) {
                  vm->accel.reason);
     opts.build_nodes = [&vm](const Plan& p, const std::string& run_dir, int interrupt_fd) {
       return build_guest_runtime(*vm, p, run_dir, interrupt_fd);
+    };
+  }
+  if (plan->backend == "hosts") {
+    // Agents on the hosts get these paths: they must be absolute.
+    opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
+    const std::string agent = helper_dir(own_binary_dir()) + "/vpnlab-agent";
+    opts.build_nodes = [agent](const Plan& p, const std::string& run_dir, int interrupt_fd) {
+      return build_hosts_runtime(p, run_dir, agent, interrupt_fd);
     };
   }
   for (const auto& w : plan->pin_warnings) spdlog::warn("pinning: {}", w);
@@ -380,16 +389,16 @@ struct Verb {
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> v = {
-      {"validate", "validate FILE [--product NAME]...", "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
-       "creates nothing, needs no root.", {"--product"}, cmd_validate},
-      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N] [--from RUN_DIR]] [--json]",
+      {"validate", "validate FILE [--product NAME]... [--backend B]", "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
+       "creates nothing, needs no root.", {"--product", "--backend"}, cmd_validate},
+      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N] [--from RUN_DIR]] [--backend B] [--json]",
        "Prints what a run would create and do; creates nothing, needs no root. With --precision: the rounds adaptive sampling\n"
        "may take, and with --from an earlier run, how many its spread suggests.",
-       {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--from", "--json"}, cmd_plan},
+       {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--from", "--json", "--backend"}, cmd_plan},
       {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
       {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
-       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT]",
+       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--backend B]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
        "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
        "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
@@ -397,7 +406,7 @@ const std::vector<Verb>& verbs() {
        "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
        "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
-        "--min-rounds", "--vs"}, cmd_run},
+        "--min-rounds", "--vs", "--backend"}, cmd_run},
       {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
        {"--dry-run"}, cmd_cleanup},
       {"products", "products [--json]", "Lists the products with availability, cipher and version (tab-separated; the reason a product cannot run\n"

@@ -48,6 +48,7 @@ Result<Plan> plan_request(const RunRequest& a) {
   po.duration_s = a.duration_s;
   po.cpu_count = cpu_count();
   po.no_pin = a.no_pin;
+  po.backend = a.backend;
   auto plan = make_plan(topo.value(), po);
   if (plan && a.sequential) plan->interleave = false;
   if (!plan) return plan;

@@ -19,6 +19,7 @@ struct RunRequest {
   bool no_pin = false;
   bool sequential = false;
   std::string keys_dir;
+  std::string backend;  // --backend ("" = the file's)
 };
 
 // "20261130-093226-ba66", and its last part (the namespace tag) in *tag.

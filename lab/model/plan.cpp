@@ -1,8 +1,11 @@
 #include "lab/model/plan.h"
 
+#include <map>
+
 #include "lab/base/tbf.h"
 
 #include "lab/model/plan_parts.h"
+#include "lab/model/topology_parse.h"
 #include "lab/model/traffic.h"
 
 #include <algorithm>
@@ -96,7 +99,11 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   Plan plan;
   plan.run_id = opts.run_id;
   plan.lab = topo.lab_name;
-  plan.backend = topo.backend;
+  plan.backend = opts.backend.empty() ? topo.backend : opts.backend;
+  if (plan.backend == "hosts" && topo.backend != "hosts")
+    if (auto s = check_hosts_layout(topo); !s) return s.error();
+  if (plan.backend == "hosts")
+    for (const auto& h : topo.hosts) plan.hosts.push_back(PlanHost{h.name, h.ssh, h.nic, h.agent, h.ssh_options});
   plan.image = topo.image;
   plan.ns_prefix = std::string(kLabPrefix) + topo.lab_name + "-" + opts.tag + "-";
   plan.topology_file = topo.file;
@@ -121,6 +128,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
     n.overlay = HostAddr{*topo.overlay_subnet.host(i + 1), topo.overlay_subnet.length};
     n.cpus = spec.cpus;
     n.load_cpus = spec.load_cpus;
+    if (plan.backend == "hosts") n.host = spec.host;
     plan.nodes.push_back(std::move(n));
   }
   auto node_of = [&](const std::string& name) {
@@ -154,6 +162,43 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   return plan;
 }
 
+Plan plan_for_host(const Plan& plan, const std::string& host) {
+  Plan part = plan;
+  part.nodes.clear();
+  part.bridges.clear();
+  part.veths.clear();
+  part.routes.clear();
+  part.nics.clear();
+  std::map<std::string, const PlanNode*> by_ns;
+  for (const auto& n : plan.nodes) by_ns[n.ns] = &n;
+  auto here = [&](const std::string& ns) {
+    auto it = by_ns.find(ns);
+    return it != by_ns.end() && it->second->host == host;
+  };
+  for (const auto& n : plan.nodes)
+    if (n.host == host) part.nodes.push_back(n);
+  const PlanHost* me = nullptr;
+  for (const auto& h : plan.hosts)
+    if (h.name == host) me = &h;
+  for (const auto& v : plan.veths) {
+    if (!v.master_b.empty()) {
+      // A bridge link lies on one host (check_hosts_layout): it is here if its node ends are.
+      if (here(v.ns_a)) part.veths.push_back(v);
+      continue;
+    }
+    bool a = here(v.ns_a), b = here(v.ns_b);
+    if (a && b) part.veths.push_back(v);
+    else if (a || b)
+      part.nics.push_back(PlanNic{v.link, host, me ? me->nic : "", by_ns[a ? v.ns_a : v.ns_b]->name, a ? v.ns_a : v.ns_b,
+                                  a ? v.if_a : v.if_b, a ? *v.addr_a : *v.addr_b, v.mtu});
+  }
+  for (const auto& b : plan.bridges)
+    if (std::any_of(part.veths.begin(), part.veths.end(), [&](const PlanVeth& v) { return v.ns_b == b.ns; })) part.bridges.push_back(b);
+  for (const auto& r : plan.routes)
+    if (const PlanNode* n = plan.node(r.node); n && n->host == host) part.routes.push_back(r);
+  return part;
+}
+
 namespace {
 std::string cpu_list(const std::vector<int>& cpus) {
   std::string out;
@@ -178,6 +223,15 @@ std::string describe_plan(const Plan& plan) {
     o << "\n";
     for (const auto& u : n.underlay) o << "      " << u.ifname << "  " << u.addr.str() << "  (link " << u.link << ")\n";
     for (const auto& s : n.sites) o << "      serves site " << s.str() << "\n";
+  }
+  for (const auto& h : plan.hosts) {
+    o << "host " << h.name << " (ssh " << h.ssh << (h.nic.empty() ? "" : ", nic " + h.nic) << "): nodes";
+    for (const auto& n : plan.nodes)
+      if (n.host == h.name) o << " " << n.name;
+    o << "\n";
+    for (const auto& nic : plan_for_host(plan, h.name).nics)
+      o << "  " << h.nic << " moves into node " << nic.node << " as " << nic.ifname << " " << nic.addr.str() << " (link " << nic.link
+        << "), back at teardown\n";
   }
   o << "veth pairs:\n";
   for (const auto& v : plan.veths) {

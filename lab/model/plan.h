@@ -38,6 +38,7 @@ struct PlanBridge {
 struct PlanNode {
   std::string name;
   std::string ns;
+  std::string host;  // backend "hosts": the machine it lives on
   HostAddr overlay;
   bool vpn = true;        // runs the VPN (false: a site client behind `gateway`)
   std::string gateway;    // routed: the VPN node this one reaches the overlay through
@@ -65,6 +66,22 @@ struct PlanRoute {
   enum class When { always, tunnel, baseline } when = When::always;
 };
 
+// Backend "hosts": a machine reached over SSH, running vpnlab-agent.
+struct PlanHost {
+  std::string name, ssh, nic, agent;
+  std::vector<std::string> ssh_options;
+};
+
+// Backend "hosts": a link's end on another host than its peer. The host's `nic` moves into
+// the node's namespace as `ifname` with the link's address, and back at teardown.
+struct PlanNic {
+  std::string link;
+  std::string host, nic;
+  std::string node, ns, ifname;
+  HostAddr addr;
+  int mtu = 1500;
+};
+
 struct PlanTest {
   TestSpec spec;
   // Per server: the link the VPN nodes of client and server share (tunnel packets and
@@ -86,6 +103,8 @@ struct Plan {
   std::vector<PlanNode> nodes;
   std::vector<PlanBridge> bridges;
   std::vector<PlanVeth> veths;
+  std::vector<PlanHost> hosts;  // backend "hosts"
+  std::vector<PlanNic> nics;    // backend "hosts": in a host's part (plan_for_host) only
   std::vector<std::string> products;
   std::vector<PlanTest> tests;
   std::vector<PlanRoute> routes;
@@ -125,9 +144,14 @@ struct PlanOptions {
   std::optional<double> duration_s;
   int cpu_count = 0;    // 0: do not check CPU numbers nor compute default pinning
   bool no_pin = false;  // --no-pin: nothing pinned, to show what pinning changes
+  std::string backend;  // --backend: overrides [lab] backend ("" = the file's)
 };
 
 Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts);
+
+// Backend "hosts": the part of `plan` that host `host` builds: its nodes, the bridges and
+// veths among them, their routes, and for each link to another host a PlanNic.
+Plan plan_for_host(const Plan& plan, const std::string& host);
 
 // Human-readable listing of a plan (for `vpnlab plan`).
 std::string describe_plan(const Plan& plan);

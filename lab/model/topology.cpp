@@ -31,9 +31,9 @@ Status parse_lab(const Reader& r, const toml::table& root, Topology* topo) {
   if (auto s = get_string(r, t, "name", "lab", &topo->lab_name, true, pos_of(t)); !s) return s;
   if (auto s = check_name(r, pos_of(*t.get("name")), "lab", topo->lab_name, kMaxLabName); !s) return s;
   if (auto s = get_string(r, t, "backend", "lab", &topo->backend, false, pos_of(t)); !s) return s;
-  if (topo->backend != "netns" && topo->backend != "vm")
+  if (topo->backend != "netns" && topo->backend != "vm" && topo->backend != "hosts")
     return r.at(*t.get("backend"), "lab: unknown backend '" + topo->backend + "'",
-                "use backend = \"netns\" (namespaces) or \"vm\" (QEMU guests through libvirt)");
+                "use backend = \"netns\" (namespaces), \"vm\" (QEMU guests through libvirt) or \"hosts\" ([[host]]s over SSH)");
   if (auto s = get_string(r, t, "image", "lab", &topo->image, false, pos_of(t)); !s) return s;
   if (!topo->image.empty() && topo->backend != "vm")
     return r.at(*t.get("image"), "lab: image '" + topo->image + "' is for guests, but the backend is '" + topo->backend + "'",
@@ -75,7 +75,7 @@ Status parse_nodes(const Reader& r, const toml::table& root, Topology* topo) {
     const toml::table& t = *item.as_table();
     NodeSpec n;
     n.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "node", {"name", "cpus", "load_cpus", "gateway"}); !s) return s;
+    if (auto s = r.only_keys(t, "node", {"name", "cpus", "load_cpus", "gateway", "host"}); !s) return s;
     if (auto s = get_string(r, t, "name", "node", &n.name, true, n.pos); !s) return s;
     std::string what = "node '" + n.name + "'";
     if (auto s = check_name(r, pos_of(*t.get("name")), "node", n.name, kMaxNodeName); !s) return s;
@@ -83,6 +83,20 @@ Status parse_nodes(const Reader& r, const toml::table& root, Topology* topo) {
       return r.at(*t.get("name"), what + " is defined twice", "give every node a unique name");
     if (auto s = get_cpu_list(r, t, "cpus", what, &n.cpus); !s) return s;
     if (auto s = get_cpu_list(r, t, "load_cpus", what, &n.load_cpus); !s) return s;
+    if (const toml::node* h = t.get("host")) {
+      if (auto s = get_string(r, t, "host", what, &n.host, false, n.pos); !s) return s;
+      n.host_pos = pos_of(*h);
+      bool known = std::any_of(topo->hosts.begin(), topo->hosts.end(), [&](const HostSpec& hs) { return hs.name == n.host; });
+      if (!known) {
+        std::vector<std::string> names;
+        for (const auto& hs : topo->hosts) names.push_back(hs.name);
+        std::string guess = closest_match(n.host, names);
+        return r.at(*h, what + ": host '" + n.host + "' is not defined",
+                    !guess.empty() ? "did you mean '" + guess + "'?"
+                    : names.empty() ? "add a [[host]] with name = \"" + n.host + "\", ssh = \"root@...\" and nic = \"...\""
+                                    : "use one of: " + Reader::join(names));
+      }
+    }
     if (const toml::node* gw = t.get("gateway")) {
       std::string name;
       if (auto s = get_string(r, t, "gateway", what, &name, false, n.pos); !s) return s;
@@ -244,11 +258,13 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
     return r.at(SourcePos{static_cast<int>(err.source().begin.line), static_cast<int>(err.source().begin.column)},
                 "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
   }
-  if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "node", "link", "bench"}); !s) return s.error();
+  if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "host", "node", "link", "bench"}); !s) return s.error();
   Topology topo;
   topo.file = file;
-  for (auto step : {parse_lab, parse_overlay, parse_nodes, parse_links, check_routing, parse_bench})
+  for (auto step : {parse_lab, parse_overlay, parse_hosts, parse_nodes, parse_links, check_routing, parse_bench})
     if (auto s = step(r, root, &topo); !s) return s.error();
+  if (topo.backend == "hosts")
+    if (auto s = check_hosts_layout(topo); !s) return s.error();
   // Node i (file order) gets overlay host i + 1, whether it runs the VPN or not.
   if (topo.overlay_subnet.host_count() < topo.nodes.size())
     return r.at(SourcePos{1, 1}, "overlay: subnet " + topo.overlay_subnet.str() + " has room for fewer hosts than the " +

@@ -17,6 +17,8 @@ inline int max_tcp_mss(int overlay_mtu) { return overlay_mtu - 40; }
 
 struct NodeSpec {
   std::string name;
+  std::string host;            // backend "hosts": the [[host]] this node lives on
+  SourcePos host_pos;
   std::vector<int> cpus;       // VPN data-plane CPUs
   std::vector<int> load_cpus;  // iperf3 CPUs
   std::optional<std::string> gateway;  // routed: reaches the overlay through this VPN node
@@ -34,6 +36,16 @@ struct LinkSpec {
   SourcePos pos;
   SourcePos shaping_pos;   // of the first shaping key, for errors found at run time
   SourcePos nodes_pos;
+};
+
+// A machine of the hosts backend, reached over SSH (lab/model/hosts_section.cpp).
+struct HostSpec {
+  std::string name;
+  std::string ssh;                       // an OpenSSH destination ("root@h1", a Host of ~/.ssh/config)
+  std::vector<std::string> ssh_options;  // extra ssh argv before the destination (no shell)
+  std::string nic;                       // the interface that carries links to other hosts
+  std::string agent;                     // vpnlab-agent's path there ("" = where this vpnlab has its own)
+  SourcePos pos;
 };
 
 struct TestSpec {
@@ -73,6 +85,7 @@ struct Topology {
   int overlay_port = 51820;
   std::vector<std::string> vpn_nodes;  // nodes that run the VPN; empty = all
   SourcePos vpn_nodes_pos;
+  std::vector<HostSpec> hosts;  // [[host]]: used by backend "hosts", ignored by the others
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
   BenchSpec bench;

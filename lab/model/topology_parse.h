@@ -17,5 +17,10 @@ Status unknown_node(const TomlReader& r, SourcePos pos, const std::string& what,
 // True when the node runs the VPN ([overlay] nodes, default all).
 bool runs_vpn(const Topology& topo, const std::string& node);
 Status parse_bench(const TomlReader& r, const toml::table& root, Topology* topo);
+// [[host]] tables (before the nodes, which name them).
+Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo);
+// What the hosts backend can build: every node on a host, links across hosts of two nodes,
+// one such link per host (its one NIC). Checked when the backend is "hosts".
+Status check_hosts_layout(const Topology& topo);
 
 }  // namespace vpnlab

@@ -1,5 +1,7 @@
 #include "lab/netns_backend/live_topology.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -72,9 +74,54 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
     if (v.master_b.empty())
       if (auto r = apply_shaping(b.sock.get(), v.if_b, shaping); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
   }
+  for (const auto& nic : plan.nics)
+    if (auto r = topo->take_nic(nic); !r) return fail(with_context(r.error(), "link '" + nic.link + "'"));
   if (auto r = topo->add_routes(plan, PlanRoute::When::always); !r) return fail(r.error());
   if (timings) timings->links_ms = ms_since(t1);
   return topo;
+}
+
+Status check_nic_free(const std::string& host, const std::string& nic) {
+  auto sock = open_route_socket();
+  if (!sock) return sock.error();
+  auto addrs = link_ipv4_addresses(sock->get(), nic);
+  if (!addrs)
+    return make_error("host '" + host + "': no interface '" + nic + "'", "set nic = \"...\" in its [[host]] to the interface wired to the other host");
+  if (!addrs->empty())
+    return make_error("host '" + host + "': nic '" + nic + "' has address " + addrs->front() +
+                          ": the lab moves it into a node's namespace, which would cut whatever uses that address",
+                      "give the lab a spare interface without addresses (not the one SSH comes in on)");
+  return ok_status();
+}
+
+Status LiveTopology::take_nic(const PlanNic& nic) {
+  if (!home_fd_.valid()) home_fd_ = UniqueFd(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
+  if (auto s = check_nic_free(nic.host, nic.nic); !s) return s;
+  auto home = open_route_socket();
+  if (!home) return home.error();
+  auto before = get_link(home->get(), nic.nic);
+  if (!before) return before.error();
+  Netns& ns = ns_of_node(nic.node);
+  if (auto s = move_link(home->get(), nic.nic, ns.fd.get(), nic.ifname); !s) return s;
+  taken_.push_back({nic, before->mtu, before->up});
+  expected_links_[ns.name].push_back(nic.ifname);
+  if (auto s = add_address(ns.sock.get(), nic.ifname, nic.addr); !s) return s;
+  return set_link(ns.sock.get(), nic.ifname, nic.mtu, true);
+}
+
+// Before the namespaces go: a physical NIC in a deleted namespace would land in the
+// machine's first namespace (not the host's, for an emulated host), a virtual one be deleted.
+Status LiveTopology::return_nics() {
+  Status result = ok_status();
+  auto home = open_route_socket();
+  for (auto it = taken_.rbegin(); it != taken_.rend(); ++it) {
+    Netns& ns = ns_of_node(it->plan.node);
+    Status s = move_link(ns.sock.get(), it->plan.ifname, home_fd_.get(), it->plan.nic);
+    if (s && home) s = set_link(home->get(), it->plan.nic, it->mtu, it->up);
+    if (!s && result) result = with_context(s.error(), "host '" + it->plan.host + "': returning nic '" + it->plan.nic + "'");
+  }
+  taken_.clear();
+  return result;
 }
 
 Status LiveTopology::add_routes(const Plan& plan, PlanRoute::When when) {
@@ -148,7 +195,9 @@ LiveTopology::Audit LiveTopology::audit() const {
 
 Status LiveTopology::teardown(double timeout_s) {
   torn_down_ = true;
-  return remove_namespaces(namespaces_, timeout_s);
+  Status nics = return_nics();
+  Status removed = remove_namespaces(namespaces_, timeout_s);
+  return removed ? nics : removed;
 }
 
 }  // namespace vpnlab

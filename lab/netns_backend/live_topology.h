@@ -21,6 +21,11 @@ struct TeardownReport {
   double teardown_ms = 0;
 };
 
+// A host NIC the lab may take (hosts backend): it exists in this thread's namespace and
+// has no IPv4 address (one with addresses carries something else: SSH, the host's own
+// traffic). `host` names it in messages.
+Status check_nic_free(const std::string& host, const std::string& nic);
+
 class LiveTopology {
  public:
   // Builds every namespace, bridge, veth and address of `plan`; on failure removes
@@ -62,6 +67,16 @@ class LiveTopology {
   std::map<std::string, std::string> node_ns_;
   std::map<std::string, std::vector<std::string>> expected_links_;  // ns -> link names
   bool torn_down_ = false;
+  // Host NICs taken into node namespaces (plan.nics), given back at teardown.
+  struct TakenNic {
+    PlanNic plan;
+    int mtu = 0;
+    bool up = false;
+  };
+  std::vector<TakenNic> taken_;
+  UniqueFd home_fd_;  // the namespace the NICs came from (the builder's)
+  Status take_nic(const PlanNic& nic);
+  Status return_nics();
 };
 
 }  // namespace vpnlab

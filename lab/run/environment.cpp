@@ -14,7 +14,6 @@
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
 
-#include <vpnlab_version.h>  // generated at build time (cmake/version.cmake)
 
 namespace vpnlab {
 
@@ -48,8 +47,6 @@ std::string turbo_state() {
 }
 
 }  // namespace
-
-std::string vpnlab_version() { return VPNLAB_VERSION; }
 
 namespace {
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/base/version.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
@@ -18,8 +19,6 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
 
 inline constexpr int kEnvironmentSchema = 1;  // environment.json's "schema": what its readers check
 
-// This build's version (git describe at configure time), as environment.json records it.
-std::string vpnlab_version();
 
 // Sets top-level fields of RUN_DIR/environment.json (what is learnt during a run).
 Status amend_environment(const std::string& run_dir, const nlohmann::json& fields);

@@ -1,0 +1,255 @@
+// vpnlab-agent --stdio: the hosts backend's agent, started by the controller over ssh. It
+// builds its host's part of the plan with the netns backend (the very code that builds a
+// lab on one machine) and serves every NodeRuntime operation for the nodes there, as JSON
+// lines on stdin/stdout. Dead man: when stdin closes (the controller died, ssh dropped), it
+// tears down everything it made, gives the NIC back and exits.
+#include "hosts/host_agent.h"
+
+#include <signal.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "hosts/plan_wire.h"
+#include "lab/base/cpu_stat.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/version.h"
+#include "lab/netns_backend/live_topology.h"
+#include "lab/netns_backend/netns_runtime.h"
+#include "vm/json_lines.h"
+
+namespace vpnlab {
+
+namespace {
+
+using nlohmann::json;
+
+json fail(const Error& e) { return {{"ok", false}, {"error", e.message}, {"hint", e.hint}}; }
+json done(const Status& s) { return s ? json{{"ok", true}} : fail(s.error()); }
+
+std::string first_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  std::getline(f, line);
+  return line;
+}
+
+class HostAgent {
+ public:
+  json handle(const json& req) {
+    json r;
+    try {
+      r = dispatch(req);
+    } catch (const std::exception& e) {  // a field of the wrong type: the request is bad, the agent lives on
+      r = fail(make_error(std::string("malformed request: ") + e.what()));
+    }
+    if (req.contains("seq")) r["seq"] = req["seq"];
+    return r;
+  }
+
+  // Ends every process it started, removes its namespaces, returns the NIC.
+  Status teardown(double timeout_s) {
+    for (auto& [id, c] : children_) c->stop(1000);
+    children_.clear();
+    if (!rt_) return ok_status();
+    Status s = rt_->teardown(timeout_s);
+    rt_.reset();
+    return s;
+  }
+
+ private:
+  json dispatch(const json& req) {
+    const std::string op = req.value("op", "");
+    if (op == "hello") return hello();
+    if (op == "check") return check(req);
+    if (op == "build") return build(req);
+    if (op == "teardown") return done(teardown(req.value("timeout_s", 10.0)));
+    if (op == "reap") return reap();
+    if (op == "wait") return wait(req);
+    if (op == "stop") return stop(req);
+    if (op == "cpu") return cpu();
+    if (!rt_) return fail(make_error("'" + op + "' before 'build'"));
+    if (op == "spawn") return spawn(req);
+    if (op == "routes") return routes(req);
+    if (op == "audit") {
+      auto a = rt_->audit();
+      return {{"ok", true}, {"leftovers", a.leftovers}, {"run_files", a.run_files}};
+    }
+    const std::string node = req.at("node").get<std::string>();
+    if (!part_.node(node)) return fail(make_error("node '" + node + "' is not on this host"));
+    if (op == "wait_link") return done(rt_->wait_for_link(node, req.at("ifname"), req.at("timeout_s"), -1));
+    if (op == "create_link") return done(rt_->create_link_of_kind(node, req.at("ifname"), req.at("kind"), req.at("if_id")));
+    if (op == "configure") {
+      auto addr = parse_host_addr(req.at("addr").get<std::string>());
+      if (!addr) return fail(addr.error());
+      return done(rt_->configure_link(node, req.at("ifname"), *addr, req.at("mtu")));
+    }
+    if (op == "get_link") return get_link(node, req.at("ifname"));
+    if (op == "ping") {
+      auto addr = parse_ipv4(req.at("addr").get<std::string>());
+      if (!addr) return fail(make_error("bad address"));
+      return done(rt_->ping(node, *addr, req.at("timeout_s"), -1, req.at("payload"), req.at("df")));
+    }
+    if (op == "wait_listen") return done(rt_->wait_tcp_listening(node, req.at("port"), req.at("timeout_s"), -1));
+    if (op == "rps") return done(rt_->set_rps(node, req.at("ifnames"), req.at("cpus")));
+    if (op == "offloads") return done(rt_->set_offloads(node, req.at("ifname"), req.at("on")));
+    return fail(make_error("unknown op '" + op + "'"));
+  }
+
+  json hello() {
+    utsname u{};
+    ::uname(&u);
+    return {{"ok", true},
+            {"version", vpnlab_version()},
+            {"kernel", u.release},
+            {"hostname", u.nodename},
+            {"boot_id", first_line("/proc/sys/kernel/random/boot_id")},
+            {"cpus", ::sysconf(_SC_NPROCESSORS_CONF)},
+            {"cpu_model", cpuinfo_field(read_file_text("/proc/cpuinfo"), "model name")},
+            {"pid", ::getpid()}};
+  }
+
+  // Before anything is made on any host: the NIC is free, the CPUs exist.
+  json check(const json& req) {
+    const std::string host = req.at("host").get<std::string>();
+    for (const auto& nic : req.at("nics")) {
+      if (auto s = check_nic_free(host, nic.get<std::string>()); !s) return fail(s.error());
+    }
+    const long have = ::sysconf(_SC_NPROCESSORS_CONF);
+    if (int cpu = req.at("max_cpu").get<int>(); cpu >= have)
+      return fail(make_error("host '" + host + "' has CPUs 0.." + std::to_string(have - 1) + ", the plan pins to CPU " + std::to_string(cpu),
+                             "give its nodes cpus that exist there"));
+    return {{"ok", true}};
+  }
+
+  json build(const json& req) {
+    if (rt_) return fail(make_error("this agent has built its part already"));
+    auto part = host_part_from_json(req.at("part"));
+    if (!part) return fail(part.error());
+    auto rt = build_netns_runtime(*part, "", -1);
+    if (!rt) return fail(rt.error());
+    part_ = std::move(*part);
+    rt_ = std::move(*rt);
+    return {{"ok", true}};
+  }
+
+  json spawn(const json& req) {
+    const std::string node = req.at("node").get<std::string>();
+    if (!part_.node(node)) return fail(make_error("node '" + node + "' is not on this host"));
+    SpawnSpec spec;
+    spec.argv = req.at("argv").get<std::vector<std::string>>();
+    spec.env = req.value("env", std::map<std::string, std::string>{});
+    spec.cpus = req.value("cpus", std::vector<int>{});
+    spec.stdout_path = req.value("stdout", "/dev/null");
+    spec.stderr_path = req.value("stderr", "");
+    spec.cwd = req.value("cwd", "");
+    auto c = rt_->spawn(node, spec, req.value("private_run", false));
+    if (!c) return fail(c.error());
+    int id = next_id_++;
+    children_[id] = std::move(*c);
+    return {{"ok", true}, {"id", id}};
+  }
+
+  json wait(const json& req) {
+    auto it = children_.find(req.at("id").get<int>());
+    if (it == children_.end()) return fail(make_error("no such process id"));
+    // Short waits only: one request at a time; the controller repeats.
+    bool exited = it->second->wait_exit(std::min(req.value("timeout_ms", 0), 1000));
+    json r{{"ok", true}, {"exited", exited}};
+    if (exited) {
+      r["status"] = it->second->exit_status();
+      children_.erase(it);
+    }
+    return r;
+  }
+
+  json stop(const json& req) {
+    auto it = children_.find(req.at("id").get<int>());
+    if (it == children_.end()) return {{"ok", true}, {"gone", true}};  // already gone: success
+    bool killed = it->second->stop(req.value("grace_ms", 2000));
+    json r{{"ok", true}, {"status", it->second->exit_status()}, {"killed", killed}};
+    children_.erase(it);
+    return r;
+  }
+
+  json reap() {
+    json exited = json::array();
+    for (auto it = children_.begin(); it != children_.end();) {
+      if (it->second->wait_exit(0)) {
+        exited.push_back({{"id", it->first}, {"status", it->second->exit_status()}});
+        it = children_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return {{"ok", true}, {"exited", exited}};
+  }
+
+  json routes(const json& req) {
+    const std::string when = req.at("when").get<std::string>();
+    PlanRoute::When w = when == "tunnel" ? PlanRoute::When::tunnel : when == "baseline" ? PlanRoute::When::baseline : PlanRoute::When::always;
+    return done(rt_->add_routes(part_, w));
+  }
+
+  json get_link(const std::string& node, const std::string& ifname) {
+    auto l = rt_->get_link(node, ifname);
+    if (!l) return fail(l.error());
+    return {{"ok", true},           {"name", l->name},           {"kind", l->kind},
+            {"mtu", l->mtu},        {"up", l->up},               {"rx_bytes", l->rx_bytes},
+            {"tx_bytes", l->tx_bytes}, {"rx_packets", l->rx_packets}, {"tx_packets", l->tx_packets}};
+  }
+
+  static json cpu() {
+    CpuTimes t = read_cpu_times();
+    return {{"ok", true}, {"user", t.user}, {"nice", t.nice}, {"system", t.system}, {"idle", t.idle}, {"iowait", t.iowait},
+            {"irq", t.irq}, {"softirq", t.softirq}, {"steal", t.steal}};
+  }
+
+  static Result<HostAddr> parse_host_addr(const std::string& text) {
+    auto slash = text.find('/');
+    auto addr = parse_ipv4(text.substr(0, slash));
+    if (!addr || slash == std::string::npos) return make_error("bad interface address '" + text + "'");
+    return HostAddr{*addr, std::atoi(text.c_str() + slash + 1)};
+  }
+
+  Plan part_;
+  std::unique_ptr<NodeRuntime> rt_;
+  std::map<int, std::unique_ptr<NodeProcess>> children_;
+  int next_id_ = 1;
+};
+
+}  // namespace
+
+int serve_host_agent(int in_fd, int out_fd) {
+  // A dropped connection must end in the teardown below, not in a signal's default action:
+  // writes to a closed stdout give EPIPE; a hangup is caught (a handler, unlike SIG_IGN,
+  // does not pass to the products the agent starts).
+  ::signal(SIGPIPE, SIG_IGN);
+  struct sigaction hup{};
+  hup.sa_handler = [](int) {};
+  ::sigaction(SIGHUP, &hup, nullptr);
+  JsonLines ch(UniqueFd(::dup(in_fd)), UniqueFd(::dup(out_fd)));
+  HostAgent agent;
+  for (;;) {
+    auto req = ch.receive(-1);
+    if (!req) {
+      if (!ch.at_eof()) {
+        (void)ch.send(fail(req.error()));  // a malformed line: say so, keep serving
+        continue;
+      }
+      break;
+    }
+    const bool teardown = req->value("op", "") == "teardown";
+    if (!ch.send(agent.handle(*req))) break;
+    if (teardown) continue;  // the controller may still audit; EOF ends the agent
+  }
+  // The controller is gone (or done): nothing of the lab may stay on this host.
+  Status s = agent.teardown(10);
+  if (!s) std::fprintf(stderr, "vpnlab-agent: teardown: %s\n", s.error().message.c_str());
+  return s ? 0 : 1;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,246 @@
+// The hosts backend behind NodeRuntime: one agent per host, reached over ssh; every node
+// operation goes to the agent of the node's host, which runs it with the netns backend
+// there. Nothing is created anywhere until every host has answered hello (same version)
+// and check (its NIC free, its CPUs there).
+#include "hosts/hosts_runtime.h"
+
+#include <algorithm>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "hosts/plan_wire.h"
+#include "hosts/ssh_channel.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/version.h"
+#include "vm/agent_process.h"
+
+namespace vpnlab {
+
+namespace {
+
+using nlohmann::json;
+
+struct HostLink {
+  PlanHost host;
+  SshChannel channel;
+  std::unique_ptr<AgentClient> agent;
+  json hello;
+  bool built = false;
+};
+
+// The last non-empty line of ssh's log: what ssh said when it failed.
+std::string ssh_said(const std::string& log_path) {
+  std::string text = read_file_text(log_path);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  auto nl = text.rfind('\n');
+  return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+class HostsRuntime : public NodeRuntime {
+ public:
+  HostsRuntime(std::vector<std::unique_ptr<HostLink>> hosts, const Plan& plan) : hosts_(std::move(hosts)) {
+    for (const auto& n : plan.nodes) host_of_[n.name] = n.host;
+  }
+  ~HostsRuntime() override { (void)teardown(15); }
+  std::string backend() const override { return "hosts"; }
+
+  Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) override {
+    AgentClient::Spawn s{spec.argv, spec.env, spec.cpus, spec.stdout_path, spec.stderr_path, spec.cwd, node, private_run};
+    return processes_.spawn(agent(node), s, where(node));
+  }
+  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
+    return call(node, {{"op", "wait_link"}, {"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s);
+  }
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
+    return call(node, {{"op", "create_link"}, {"ifname", ifname}, {"kind", kind}, {"if_id", if_id}}, 10);
+  }
+  Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
+    return call(node, {{"op", "configure"}, {"ifname", ifname}, {"addr", addr.str()}, {"mtu", mtu}}, 5);
+  }
+  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override {
+    auto r = agent(node).call({{"op", "get_link"}, {"node", node}, {"ifname", ifname}});
+    if (!r) return with_context(r.error(), where(node));
+    LinkInfo l;
+    l.name = r->value("name", "");
+    l.kind = r->value("kind", "");
+    l.mtu = r->value("mtu", 0);
+    l.up = r->value("up", false);
+    l.rx_bytes = r->value("rx_bytes", uint64_t{0});
+    l.tx_bytes = r->value("tx_bytes", uint64_t{0});
+    l.rx_packets = r->value("rx_packets", uint64_t{0});
+    l.tx_packets = r->value("tx_packets", uint64_t{0});
+    return l;
+  }
+  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int, int payload, bool df) override {
+    return call(node, {{"op", "ping"}, {"addr", target.str()}, {"timeout_s", timeout_s}, {"payload", payload}, {"df", df}}, timeout_s);
+  }
+  Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int) override {
+    return call(node, {{"op", "wait_listen"}, {"port", port}, {"timeout_s", timeout_s}}, timeout_s);
+  }
+  // Each agent holds its part's routes; it adds those of one kind.
+  Status add_routes(const Plan&, PlanRoute::When when) override {
+    const char* kind = when == PlanRoute::When::tunnel ? "tunnel" : when == PlanRoute::When::baseline ? "baseline" : "always";
+    for (auto& h : hosts_)
+      if (auto r = h->agent->call({{"op", "routes"}, {"when", kind}}); !r) return with_context(r.error(), "host '" + h->host.name + "'");
+    return ok_status();
+  }
+  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
+    return call(node, {{"op", "rps"}, {"ifnames", ifnames}, {"cpus", cpus}}, 5);
+  }
+  Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
+    return call(node, {{"op", "offloads"}, {"ifname", ifname}, {"on", on}}, 5);
+  }
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr, int) override {
+    return std::unique_ptr<LatencyProbe>();
+  }
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&, int) override {
+    return std::unique_ptr<PayloadWatch>();
+  }
+  std::string limits() const override {
+    return "on hosts this version takes no latency under load, no plaintext capture and no daemon RSS/threads";
+  }
+  bool can_watch_payload() const override { return false; }
+  // No namespace of this lab is on this machine (outside-load accounting sees none).
+  std::vector<uint64_t> inodes() const override { return {}; }
+
+  json record(const std::string&) override {
+    json hosts = json::array();
+    for (const auto& h : hosts_) {
+      json one = h->hello;
+      one.erase("ok");
+      one.erase("seq");
+      one.erase("pid");
+      one["name"] = h->host.name;
+      one["ssh"] = h->host.ssh;
+      one["nic"] = h->host.nic;
+      hosts.push_back(one);
+    }
+    return {{"hosts", hosts}, {"hosts_limits", limits()}};
+  }
+  Audit audit() override {
+    Audit a{processes_.still_tracked("a host"), {}};
+    for (auto& h : hosts_) {
+      auto r = h->agent->call({{"op", "audit"}});
+      if (!r) {
+        a.leftovers.push_back("host '" + h->host.name + "': no audit: " + r.error().message);
+        continue;
+      }
+      for (const auto& l : (*r)["leftovers"]) a.leftovers.push_back("host '" + h->host.name + "': " + l.get<std::string>());
+      for (const auto& f : (*r)["run_files"]) a.run_files.push_back("host '" + h->host.name + "': " + f.get<std::string>());
+    }
+    return a;
+  }
+  Status teardown(double timeout_s) override {
+    if (torn_down_) return ok_status();
+    torn_down_ = true;
+    processes_.stop_watching();
+    Status result = ok_status();
+    for (auto& h : hosts_) {
+      auto r = h->agent->call({{"op", "teardown"}, {"timeout_s", timeout_s}}, static_cast<int>(timeout_s * 1000) + 5000);
+      if (!r && result) result = with_context(r.error(), "host '" + h->host.name + "': teardown");
+    }
+    close_channels(hosts_);
+    return result;
+  }
+
+  // Closing the socket is the agent's EOF: it exits, and so does ssh.
+  static void close_channels(std::vector<std::unique_ptr<HostLink>>& hosts) {
+    for (auto& h : hosts) {
+      h->agent.reset();
+      h->channel.fd.reset();
+    }
+    for (auto& h : hosts)
+      if (h->channel.ssh && !h->channel.ssh->wait_exit(5000)) h->channel.ssh->stop(1000);
+  }
+
+ private:
+  AgentClient& agent(const std::string& node) {
+    const std::string& host = host_of_.at(node);
+    for (auto& h : hosts_)
+      if (h->host.name == host) return *h->agent;
+    throw std::logic_error("node without a host");  // make_plan gives every node one
+  }
+  std::string where(const std::string& node) const { return "node '" + node + "' on host '" + host_of_.at(node) + "'"; }
+  Status call(const std::string& node, json req, double timeout_s) {
+    req["node"] = node;
+    auto r = agent(node).call(std::move(req), static_cast<int>(timeout_s * 1000) + 10000);
+    if (!r) return with_context(r.error(), where(node));
+    return ok_status();
+  }
+
+  std::vector<std::unique_ptr<HostLink>> hosts_;
+  std::map<std::string, std::string> host_of_;
+  AgentProcesses processes_;
+  bool torn_down_ = false;
+};
+
+// ssh to the host and hello: the connection works, the agent is there and of this version.
+Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::string& default_agent, const std::string& log_dir,
+                                               int interrupt_fd) {
+  auto link = std::make_unique<HostLink>();
+  link->host = h;
+  const std::string agent_path = h.agent.empty() ? default_agent : h.agent;
+  auto ch = open_ssh_channel({h.name, h.ssh, h.ssh_options, agent_path}, log_dir + "/ssh-" + h.name + ".log");
+  if (!ch) return ch.error();
+  link->channel = std::move(*ch);
+  link->agent = AgentClient::over(UniqueFd(::dup(link->channel.fd.get())), "on host '" + h.name + "'");
+  // The first answer waits for ssh's handshake too (ConnectTimeout bounds it).
+  auto hello = link->agent->call({{"op", "hello"}}, 20000);
+  if (!hello) {
+    std::vector<std::unique_ptr<HostLink>> one;
+    one.push_back(std::move(link));
+    HostsRuntime::close_channels(one);
+    std::string said = ssh_said(one.front()->channel.log_path);
+    return make_error("host '" + h.name + "' (ssh " + h.ssh + "): " + (said.empty() ? hello.error().message : said),
+                      "check that 'ssh " + h.ssh + "' logs in without a password as root and that " + agent_path +
+                          " exists there (README, 'Real hosts')");
+  }
+  if (std::string v = hello->value("version", ""); v != vpnlab_version()) {
+    std::vector<std::unique_ptr<HostLink>> one;
+    one.push_back(std::move(link));
+    HostsRuntime::close_channels(one);
+    return make_error("host '" + h.name + "': its vpnlab-agent is version '" + v + "', this vpnlab is '" + vpnlab_version() + "'",
+                      "install the same vpnlab build on every host (README, 'Real hosts')");
+  }
+  link->hello = std::move(*hello);
+  (void)interrupt_fd;
+  return link;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const std::string& default_agent,
+                                                         int interrupt_fd) {
+  std::vector<std::unique_ptr<HostLink>> hosts;
+  auto give_up = [&](Error e) -> Result<std::unique_ptr<NodeRuntime>> {
+    HostsRuntime::close_channels(hosts);  // agents that built something tear it down on EOF
+    return e;
+  };
+  const std::string log_dir = run_dir.empty() ? std::string("/tmp") : run_dir;
+  for (const auto& h : plan.hosts) {
+    if (std::none_of(plan.nodes.begin(), plan.nodes.end(), [&](const PlanNode& n) { return n.host == h.name; })) continue;
+    auto link = connect_host(h, default_agent, log_dir, interrupt_fd);
+    if (!link) return give_up(link.error());
+    hosts.push_back(std::move(*link));
+  }
+  // Every host agrees before anything is made anywhere.
+  for (auto& h : hosts) {
+    Plan part = plan_for_host(plan, h->host.name);
+    json nics = json::array();
+    for (const auto& n : part.nics) nics.push_back(n.nic);
+    int max_cpu = -1;
+    for (const auto& n : part.nodes)
+      for (const auto* list : {&n.cpus, &n.load_cpus})
+        for (int c : *list) max_cpu = std::max(max_cpu, c);
+    if (auto r = h->agent->call({{"op", "check"}, {"host", h->host.name}, {"nics", nics}, {"max_cpu", max_cpu}}); !r) return give_up(r.error());
+  }
+  for (auto& h : hosts) {
+    auto r = h->agent->call({{"op", "build"}, {"part", host_part_json(plan_for_host(plan, h->host.name))}}, 60000);
+    if (!r) return give_up(with_context(r.error(), "host '" + h->host.name + "'"));
+    h->built = true;
+  }
+  return std::unique_ptr<NodeRuntime>(new HostsRuntime(std::move(hosts), plan));
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,18 @@
+// The hosts backend: a plan's nodes as namespaces on several machines, each reached over
+// ssh (hosts/ssh_channel.h) and driven by the vpnlab-agent there (hosts/host_agent.h).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "lab/model/plan.h"
+#include "lab/runtime/node_runtime.h"
+
+namespace vpnlab {
+
+// Connects to every host of the plan, checks versions, NICs and CPUs on all of them, then
+// has each build its part. `default_agent`: vpnlab-agent's path on a host whose [[host]]
+// names none (where this vpnlab keeps its own). ssh's logs go to run_dir/ssh-HOST.log.
+Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const std::string& default_agent,
+                                                         int interrupt_fd);
+
+}  // namespace vpnlab
