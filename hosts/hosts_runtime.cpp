@@ -4,7 +4,10 @@
 // and check (its NIC free, its CPUs there).
 #include "hosts/hosts_runtime.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -176,8 +179,7 @@ class HostsRuntime : public NodeRuntime {
 };
 
 // ssh to the host and hello: the connection works, the agent is there and of this version.
-Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::string& default_agent, const std::string& log_dir,
-                                               int interrupt_fd) {
+Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::string& default_agent, const std::string& log_dir) {
   auto link = std::make_unique<HostLink>();
   link->host = h;
   const std::string agent_path = h.agent.empty() ? default_agent : h.agent;
@@ -204,27 +206,26 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
                       "install the same vpnlab build on every host (README, 'Real hosts')");
   }
   link->hello = std::move(*hello);
-  (void)interrupt_fd;
   return link;
 }
 
 }  // namespace
 
-Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const std::string& default_agent,
-                                                         int interrupt_fd) {
+// Connects to every host of the plan that has nodes and has each check its part; nothing
+// is made anywhere until all of them agree.
+Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& plan, const std::string& default_agent,
+                                                                const std::string& log_dir) {
   std::vector<std::unique_ptr<HostLink>> hosts;
-  auto give_up = [&](Error e) -> Result<std::unique_ptr<NodeRuntime>> {
-    HostsRuntime::close_channels(hosts);  // agents that built something tear it down on EOF
+  auto give_up = [&](Error e) -> Result<std::vector<std::unique_ptr<HostLink>>> {
+    HostsRuntime::close_channels(hosts);
     return e;
   };
-  const std::string log_dir = run_dir.empty() ? std::string("/tmp") : run_dir;
   for (const auto& h : plan.hosts) {
     if (std::none_of(plan.nodes.begin(), plan.nodes.end(), [&](const PlanNode& n) { return n.host == h.name; })) continue;
-    auto link = connect_host(h, default_agent, log_dir, interrupt_fd);
+    auto link = connect_host(h, default_agent, log_dir);
     if (!link) return give_up(link.error());
     hosts.push_back(std::move(*link));
   }
-  // Every host agrees before anything is made anywhere.
   for (auto& h : hosts) {
     Plan part = plan_for_host(plan, h->host.name);
     json nics = json::array();
@@ -235,6 +236,29 @@ Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const
         for (int c : *list) max_cpu = std::max(max_cpu, c);
     if (auto r = h->agent->call({{"op", "check"}, {"host", h->host.name}, {"nics", nics}, {"max_cpu", max_cpu}}); !r) return give_up(r.error());
   }
+  return hosts;
+}
+
+Status check_hosts(const Plan& plan, const std::string& default_agent) {
+  // ssh's logs, read for the error message, then removed.
+  char dir[] = "/tmp/vpnlab-ssh-XXXXXX";
+  if (!::mkdtemp(dir)) return make_error(std::string("cannot make a directory in /tmp: ") + errno_text(errno));
+  auto hosts = connect_and_check(plan, default_agent, dir);
+  if (hosts) HostsRuntime::close_channels(*hosts);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return hosts ? ok_status() : Status(hosts.error());
+}
+
+Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const std::string& default_agent,
+                                                         int) {
+  auto checked = connect_and_check(plan, default_agent, run_dir.empty() ? std::string("/tmp") : run_dir);
+  if (!checked) return checked.error();
+  std::vector<std::unique_ptr<HostLink>> hosts = std::move(*checked);
+  auto give_up = [&](Error e) -> Result<std::unique_ptr<NodeRuntime>> {
+    HostsRuntime::close_channels(hosts);  // agents that built something tear it down on EOF
+    return e;
+  };
   for (auto& h : hosts) {
     auto r = h->agent->call({{"op", "build"}, {"part", host_part_json(plan_for_host(plan, h->host.name))}}, 60000);
     if (!r) return give_up(with_context(r.error(), "host '" + h->host.name + "'"));

@@ -15,4 +15,8 @@ namespace vpnlab {
 Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const std::string& default_agent,
                                                          int interrupt_fd);
 
+// Before a run: every host answers over ssh with an agent of this version, its nic is free
+// and its CPUs exist; nothing is created. The same checks open every round's build.
+Status check_hosts(const Plan& plan, const std::string& default_agent);
+
 }  // namespace vpnlab

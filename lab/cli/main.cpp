@@ -247,6 +247,7 @@ int cmd_run(const Args& given) {
     // Agents on the hosts get these paths: they must be absolute.
     opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
     const std::string agent = helper_dir(own_binary_dir()) + "/vpnlab-agent";
+    if (auto s = check_hosts(*plan, agent); !s) return fail(s.error());
     opts.build_nodes = [agent](const Plan& p, const std::string& run_dir, int interrupt_fd) {
       return build_hosts_runtime(p, run_dir, agent, interrupt_fd);
     };

@@ -234,7 +234,22 @@ std::string describe_plan(const Plan& plan) {
         << "), back at teardown\n";
   }
   o << "veth pairs:\n";
+  auto host_of_ns = [&](const std::string& ns) {
+    for (const auto& n : plan.nodes)
+      if (n.ns == ns) return n.host;
+    return std::string();
+  };
+  auto nic_of = [&](const std::string& host) {
+    for (const auto& h : plan.hosts)
+      if (h.name == host) return h.nic;
+    return std::string();
+  };
   for (const auto& v : plan.veths) {
+    if (const std::string ha = host_of_ns(v.ns_a), hb = host_of_ns(v.ns_b); v.master_b.empty() && !ha.empty() && !hb.empty() && ha != hb) {
+      o << "  " << v.link << ": the wire between " << ha << " and " << hb << " (nic " << nic_of(ha) << " of " << ha << ", " << nic_of(hb)
+        << " of " << hb << "), MTU " << v.mtu << "\n";
+      continue;
+    }
     o << "  " << v.link << ": " << v.ns_a << "/" << v.if_a << " <-> " << v.ns_b << "/" << v.if_b;
     if (!v.master_b.empty()) o << " (port of " << v.master_b << ")";
     o << ", MTU " << v.mtu;

@@ -1,0 +1,231 @@
+// The hosts backend against emulated hosts (tests/support/emulated_hosts.h): namespaces
+// running Debian's sshd, reached from a controller namespace where vpnlab runs, with a
+// veth pair between them as the wire. Everything real: ssh, sshd, the agent, the products.
+#include <signal.h>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+#include "lab/base/fs_util.h"
+#include "lab/run/results_csv.h"
+#include "netns/netlink.h"
+#include "root_test_support.h"
+#include "tests/support/emulated_hosts.h"
+
+using namespace vpnlab;
+using namespace vpnlab::testing;
+
+namespace {
+
+#define VPNLAB_REQUIRE_SSH()                   \
+  do {                                         \
+    VPNLAB_REQUIRE_ROOT();                     \
+    VPNLAB_REQUIRE_PROGRAM("/usr/sbin/sshd");  \
+    VPNLAB_REQUIRE_PROGRAM("ssh");             \
+    VPNLAB_REQUIRE_PROGRAM("ssh-keygen");      \
+  } while (0)
+
+// Nodes a on h1 and b on h2, linked over the hosts' wire; `lab` names the namespaces.
+std::string topology(const EmulatedHosts& eh, const std::string& lab, const std::string& products, const std::string& agent = "") {
+  return "[lab]\nname = \"" + lab + "\"\nbackend = \"hosts\"\n\n" + eh.hosts_toml(agent) +
+         "[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\nport = 51820\n\n"
+         "[[node]]\nname = \"a\"\nhost = \"h1\"\ncpus = [0]\nload_cpus = [0]\n\n"
+         "[[node]]\nname = \"b\"\nhost = \"h2\"\ncpus = [1]\nload_cpus = [1]\n\n"
+         "[[link]]\nname = \"wire\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n\n"
+         "[bench]\nproducts = [" + products + "]\nsamples = 2\nduration = \"2s\"\nwarmup = \"1s\"\n\n"
+         "[[bench.test]]\nname = \"a-to-b\"\nclient = \"a\"\nserver = \"b\"\n";
+}
+
+struct Fixture {
+  std::string dir;
+  std::unique_ptr<EmulatedHosts> hosts;
+};
+
+Fixture start_hosts() {
+  Fixture f;
+  f.dir = make_temp_dir("hosts");
+  auto eh = EmulatedHosts::start(f.dir);
+  EXPECT_TRUE(eh.ok()) << (eh.ok() ? "" : eh.error().format());
+  if (eh) f.hosts = std::move(*eh);
+  return f;
+}
+
+// vpnlab as a user runs it, in the controller's namespace.
+SpawnSpec controller_spec(const EmulatedHosts& eh, const std::vector<std::string>& args, const std::string& dir) {
+  SpawnSpec s;
+  s.argv = {VPNLAB_BINARY};
+  s.argv.insert(s.argv.end(), args.begin(), args.end());
+  s.netns_fd = eh.controller_netns_fd();
+  s.stdout_path = dir + "/vpnlab.out";
+  s.stderr_path = dir + "/vpnlab.err";
+  return s;
+}
+
+CliOutcome run_controller(const EmulatedHosts& eh, const std::vector<std::string>& args, const std::string& dir) {
+  SpawnSpec s = controller_spec(eh, args, dir);
+  auto r = run_command(s, 280);
+  CliOutcome o;
+  if (r) o.status = r->exit_status;
+  o.out = read_file(s.stdout_path);
+  o.err = read_file(s.stderr_path);
+  return o;
+}
+
+// The links of a namespace (by fd): the host's wire must be back as "wire0" after a run.
+std::vector<std::string> links_in(int netns_fd) {
+  std::vector<std::string> names;
+  (void)run_in_netns(netns_fd, [&] {
+    auto sock = open_route_socket();
+    if (!sock) return;
+    if (auto links = list_links(sock->get()))
+      for (const auto& l : *links) names.push_back(l.name);
+  });
+  return names;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+bool wait_until(const std::function<bool()>& done, double seconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+}  // namespace
+
+// The check: baseline, wireguard-go and nebula across two hosts, every row valid
+// (the tunnel's counters on both hosts' nodes prove the crossing), the wires given back;
+// then the same file on the netns backend.
+TEST(Hosts, TwoEmulatedHostsMeasureBaselineWireguardGoAndNebula) {
+  VPNLAB_REQUIRE_SSH();
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  VPNLAB_REQUIRE_PROGRAM("nebula");
+  Fixture f = start_hosts();
+  ASSERT_TRUE(f.hosts);
+  const std::string file = f.dir + "/two-hosts.toml";
+  ASSERT_TRUE(write_file(file, topology(*f.hosts, "hoststest", "\"baseline\", \"wireguard-go\", \"nebula\""), 0644).ok());
+  CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
+  EXPECT_EQ(o.status, 0) << o.out << o.err;
+  auto rows = read_results_csv(run_dir_in(f.dir + "/results") + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << o.err;
+  std::map<std::string, int> valid;
+  for (const auto& r : *rows) {
+    EXPECT_EQ(r.status, "ok") << r.product << ": " << r.reason;
+    if (r.product != "baseline") EXPECT_TRUE(r.valid) << r.product << ": " << r.reason;
+    if (counts_as_result(r)) ++valid[r.product];
+  }
+  EXPECT_EQ(valid["baseline"], 2);
+  EXPECT_EQ(valid["wireguard-go"], 2);
+  EXPECT_EQ(valid["nebula"], 2);
+  std::string env = read_file(run_dir_in(f.dir + "/results") + "/environment.json");
+  EXPECT_NE(env.find("\"hosts\""), std::string::npos);
+  EXPECT_NE(env.find("\"boot_id\""), std::string::npos);
+  for (int i = 0; i < 2; ++i) EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(i)), EmulatedHosts::kNic)) << "host " << i + 1;
+  EXPECT_TRUE(list_namespaces("vpnlab-hoststest-").empty());
+
+  // One file serves both backends: [[host]] and node hosts are ignored by netns.
+  CliOutcome local = vpnlab_cli({"run", file, "--backend", "netns", "--product", "baseline", "--out", f.dir + "/local"});
+  EXPECT_EQ(local.status, 0) << local.out << local.err;
+  EXPECT_NE(local.out.find("baseline"), std::string::npos);
+}
+
+// kill -9 of vpnlab mid-sample: ssh sees its stdin close, each agent its stdin, and they
+// tear down on their own: no namespace left on either host, both wires back, no cleanup.
+TEST(Hosts, KillNineOfTheControllerLeavesBothHostsCleanWithinSeconds) {
+  VPNLAB_REQUIRE_SSH();
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  Fixture f = start_hosts();
+  ASSERT_TRUE(f.hosts);
+  const std::string file = f.dir + "/two-hosts.toml";
+  ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostskill", "\"wireguard-go\""), 0644).ok());
+  SpawnSpec s = controller_spec(*f.hosts, {"run", file, "--duration", "30s", "--out", f.dir + "/results"}, f.dir);
+  auto child = Child::spawn(s);
+  ASSERT_TRUE(child.ok());
+  // Mid-sample: the sample's raw iperf3 output has appeared.
+  ASSERT_TRUE(wait_until([&] {
+    std::string run = run_dir_in(f.dir + "/results");
+    return !run.empty() && std::filesystem::exists(run + "/raw");
+  }, 60)) << read_file(s.stderr_path);
+  EXPECT_FALSE(list_namespaces("vpnlab-hostskill-").empty());
+  ::kill((*child)->pid(), SIGKILL);
+  (*child)->wait_exit(5000);
+  auto t0 = std::chrono::steady_clock::now();
+  bool clean = wait_until([&] {
+    return list_namespaces("vpnlab-hostskill-").empty() && has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic) &&
+           has(links_in(f.hosts->host_netns_fd(1)), EmulatedHosts::kNic);
+  }, 15);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("[ figures ] kill -9 -> both hosts clean (namespaces gone, wires back) after %.2f s\n", seconds);
+  EXPECT_TRUE(clean) << "still there after 15 s";
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_TRUE(wait_until([] { return pids_named("wireguard-go").empty() && pids_named("vpnlab-agent").empty(); }, 5));
+}
+
+// An SSH failure is one line naming the host, before anything is created on any host.
+TEST(Hosts, AnUnreachableHostOrAWrongKeyIsOneLineNamingTheHost) {
+  VPNLAB_REQUIRE_SSH();
+  Fixture f = start_hosts();
+  ASSERT_TRUE(f.hosts);
+  const std::string file = f.dir + "/two-hosts.toml";
+  // h2's sshd is gone: h1 answers, h2 does not.
+  f.hosts->stop_sshd(1);
+  ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsdown", "\"baseline\""), 0644).ok());
+  CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
+  EXPECT_EQ(o.status, 1) << o.out << o.err;
+  EXPECT_EQ(o.err.find("vpnlab: error: host 'h2' (ssh root@10.231.2.2): ssh: connect to host 10.231.2.2 port 22: "), 0u) << o.err;
+  EXPECT_NE(o.err.find("Connection refused"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 2) << "one error line and its hint:\n" << o.err;
+  EXPECT_TRUE(list_namespaces("vpnlab-hostsdown-").empty());
+  EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic)) << "h1 was touched";
+
+  // A key the host does not accept.
+  std::string text = topology(*f.hosts, "hostskey", "\"baseline\"");
+  ASSERT_TRUE(run_program({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", f.dir + "/other_key"}).status == 0);
+  for (size_t at; (at = text.find(f.dir + "/id_ed25519")) != std::string::npos;) text.replace(at, (f.dir + "/id_ed25519").size(), f.dir + "/other_key");
+  ASSERT_TRUE(write_file(file, text, 0644).ok());
+  o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results2"}, f.dir);
+  EXPECT_EQ(o.status, 1) << o.out << o.err;
+  EXPECT_NE(o.err.find("host 'h1' (ssh root@10.231.1.2): "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("Permission denied"), std::string::npos) << o.err;
+  EXPECT_TRUE(list_namespaces("vpnlab-hostskey-").empty());
+}
+
+// An agent of another version is refused before it builds anything.
+TEST(Hosts, AnAgentOfAnotherVersionIsRefused) {
+  VPNLAB_REQUIRE_SSH();
+  Fixture f = start_hosts();
+  ASSERT_TRUE(f.hosts);
+  // Stands in for an older vpnlab-agent: answers hello with its own version.
+  const std::string agent = f.dir + "/old-agent";
+  // calls: sh
+  ASSERT_TRUE(write_file(agent, "#!/bin/sh\nread line\necho '{\"ok\":true,\"version\":\"0.0-old\",\"seq\":1}'\nread line\n", 0755).ok());
+  const std::string file = f.dir + "/two-hosts.toml";
+  ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsver", "\"baseline\"", agent), 0644).ok());
+  CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
+  EXPECT_EQ(o.status, 1) << o.out << o.err;
+  EXPECT_NE(o.err.find("host 'h1': its vpnlab-agent is version '0.0-old', this vpnlab is '"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("hint: install the same vpnlab build on every host"), std::string::npos) << o.err;
+  EXPECT_TRUE(list_namespaces("vpnlab-hostsver-").empty());
+}
+
+// A nic with an address carries something else: refused on its host, nothing built.
+TEST(Hosts, ANicWithAnAddressIsRefused) {
+  VPNLAB_REQUIRE_SSH();
+  Fixture f = start_hosts();
+  ASSERT_TRUE(f.hosts);
+  ASSERT_TRUE(run_in_netns(f.hosts->host_netns_fd(1), [] {
+    auto sock = open_route_socket();
+    if (sock) (void)add_address(sock->get(), EmulatedHosts::kNic, HostAddr{*parse_ipv4("198.51.100.7"), 24});
+  }).ok());
+  const std::string file = f.dir + "/two-hosts.toml";
+  ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsnic", "\"baseline\""), 0644).ok());
+  CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
+  EXPECT_EQ(o.status, 1) << o.out << o.err;
+  EXPECT_NE(o.err.find("host 'h2': nic 'wire0' has address 198.51.100.7/24"), std::string::npos) << o.err;
+  EXPECT_TRUE(list_namespaces("vpnlab-hostsnic-").empty());
+  EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic)) << "h1's nic was taken";
+}

@@ -1,0 +1,203 @@
+// The hosts backend's pure parts: [[host]] parsing and the layouts it refuses, each host's
+// part of a plan, the part's wire form, and ssh's argv.
+#include <gtest/gtest.h>
+
+#include "hosts/plan_wire.h"
+#include "hosts/ssh_channel.h"
+#include "lab/model/plan.h"
+#include "lab/model/topology.h"
+
+using namespace vpnlab;
+
+namespace {
+
+// a and b on h1 (link local between them), c on h2; link wan, a-c, crosses the hosts.
+const char* kHosts = R"([lab]
+name = "hl"
+backend = "hosts"
+
+[[host]]
+name = "h1"
+ssh = "root@192.0.2.10"
+nic = "enp2s0"
+ssh_options = ["-p", "2222"]
+
+[[host]]
+name = "h2"
+ssh = "lab-h2"
+nic = "eth1"
+
+[overlay]
+subnet = "10.77.0.0/24"
+
+[[node]]
+name = "a"
+host = "h1"
+
+[[node]]
+name = "b"
+host = "h1"
+
+[[node]]
+name = "c"
+host = "h2"
+
+[[link]]
+name = "local"
+nodes = ["a", "b"]
+subnet = "192.168.1.0/24"
+
+[[link]]
+name = "wan"
+nodes = ["a", "c"]
+subnet = "192.168.2.0/24"
+
+[bench]
+products = ["baseline"]
+
+[[bench.test]]
+name = "a-to-c"
+client = "a"
+server = "c"
+)";
+
+std::string with(const std::string& from, const std::string& to) {
+  std::string s = kHosts;
+  auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  auto r = parse_topology_text(text, "topologies/x.toml");
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.error().where_and_what() + "\nhint: " + r.error().hint;
+}
+
+Plan plan_of(const std::string& text, const std::string& backend = "") {
+  auto topo = parse_topology_text(text, "topologies/x.toml");
+  EXPECT_TRUE(topo.ok()) << (topo.ok() ? "" : topo.error().format());
+  PlanOptions o;
+  o.run_id = "r";
+  o.tag = "t1";
+  o.backend = backend;
+  auto plan = make_plan(*topo, o);
+  EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().format());
+  return *plan;
+}
+
+}  // namespace
+
+TEST(HostsTopology, HostsAndNodeHostsAreRead) {
+  auto topo = parse_topology_text(kHosts, "x.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  ASSERT_EQ(topo->hosts.size(), 2u);
+  EXPECT_EQ(topo->hosts[0].ssh, "root@192.0.2.10");
+  EXPECT_EQ(topo->hosts[0].ssh_options, (std::vector<std::string>{"-p", "2222"}));
+  EXPECT_EQ(topo->hosts[1].nic, "eth1");
+  EXPECT_EQ(topo->nodes[2].host, "h2");
+}
+
+TEST(HostsTopology, MistakesAreLocatedWithAHint) {
+  EXPECT_EQ(error_of(with("host = \"h2\"", "host = \"h3\"")),
+            "topologies/x.toml:29:8: node 'c': host 'h3' is not defined\nhint: did you mean 'h1'?");
+  EXPECT_EQ(error_of(with("[[node]]\nname = \"c\"\nhost = \"h2\"", "[[node]]\nname = \"c\"")),
+            "topologies/x.toml:27:1: node 'c' has no host (backend 'hosts')\nhint: add host = \"h1\" (one of the [[host]] names)");
+  EXPECT_EQ(error_of(with("ssh = \"lab-h2\"", "ssh = \"-oProxyCommand=x\"")),
+            "topologies/x.toml:13:7: host 'h2': ssh = \"-oProxyCommand=x\" is not an SSH destination\n"
+            "hint: write ssh = \"root@192.0.2.10\" or a Host of ~/.ssh/config");
+  EXPECT_EQ(error_of(with("nic = \"eth1\"", "nic = \"lo\"")),
+            "topologies/x.toml:14:7: host 'h2': nic 'lo' is not an interface the lab may take\n"
+            "hint: name the host's spare interface for the lab's links (no addresses on it, not the one SSH uses)");
+  // A link between hosts is a pair's wire: two nodes.
+  EXPECT_EQ(error_of(with("nodes = [\"a\", \"c\"]", "nodes = [\"a\", \"b\", \"c\"]")),
+            "topologies/x.toml:36:1: link 'wan' joins 3 nodes on several hosts\n"
+            "hint: a link between hosts is that pair's wire: give it two nodes, one on each host, and keep larger links on one host");
+  // One nic per host: b cannot cross too.
+  std::string two = with("[bench]", "[[link]]\nname = \"wan2\"\nnodes = [\"b\", \"c\"]\nsubnet = \"192.168.3.0/24\"\n\n[bench]");
+  EXPECT_NE(error_of(two).find("host 'h1' has one nic ('enp2s0'), but link 'wan' (node 'a') and link 'wan2' (node 'b') both cross to other hosts"),
+            std::string::npos)
+      << error_of(two);
+  EXPECT_EQ(error_of(with("backend = \"hosts\"", "backend = \"host\"")).substr(0, 51), "topologies/x.toml:3:11: lab: unknown backend 'host'");
+  EXPECT_NE(error_of(with("[link]]\nname = \"wan\"", "[link]]\nrate = \"1gbit\"\nname = \"wan\"")).find("link 'wan' crosses hosts and is shaped"),
+            std::string::npos);
+}
+
+// The file's own backend is netns here: --backend hosts still checks the layout, and the
+// hosts tables are ignored by netns.
+TEST(HostsTopology, OneFileServesEveryBackend) {
+  std::string netns = with("backend = \"hosts\"", "backend = \"netns\"");
+  Plan local = plan_of(netns);
+  EXPECT_EQ(local.backend, "netns");
+  EXPECT_TRUE(local.hosts.empty());
+  EXPECT_TRUE(local.node("c")->host.empty());
+  Plan hosts = plan_of(netns, "hosts");
+  EXPECT_EQ(hosts.backend, "hosts");
+  EXPECT_EQ(hosts.hosts.size(), 2u);
+  EXPECT_EQ(hosts.node("c")->host, "h2");
+  std::string no_host = with("[[node]]\nname = \"c\"\nhost = \"h2\"", "[[node]]\nname = \"c\"");
+  no_host = no_host.replace(no_host.find("backend = \"hosts\""), 17, "backend = \"netns\"");
+  auto t2 = parse_topology_text(no_host, "x.toml");
+  ASSERT_TRUE(t2.ok());
+  PlanOptions o;
+  o.backend = "hosts";
+  auto refused = make_plan(*t2, o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "node 'c' has no host (backend 'hosts')");
+}
+
+TEST(HostsPlan, EachHostGetsItsNodesLinksRoutesAndTheNicOfTheCrossingLink) {
+  Plan plan = plan_of(kHosts);
+  Plan h1 = plan_for_host(plan, "h1");
+  ASSERT_EQ(h1.nodes.size(), 2u);
+  EXPECT_EQ(h1.nodes[0].name, "a");
+  ASSERT_EQ(h1.veths.size(), 1u);  // local, a-b
+  EXPECT_EQ(h1.veths[0].link, "local");
+  ASSERT_EQ(h1.nics.size(), 1u);
+  EXPECT_EQ(h1.nics[0].nic, "enp2s0");
+  EXPECT_EQ(h1.nics[0].node, "a");
+  EXPECT_EQ(h1.nics[0].ifname, "wan");
+  EXPECT_EQ(h1.nics[0].addr.str(), "192.168.2.1/24");
+  Plan h2 = plan_for_host(plan, "h2");
+  ASSERT_EQ(h2.nodes.size(), 1u);
+  EXPECT_TRUE(h2.veths.empty());
+  ASSERT_EQ(h2.nics.size(), 1u);
+  EXPECT_EQ(h2.nics[0].nic, "eth1");
+  EXPECT_EQ(h2.nics[0].addr.str(), "192.168.2.2/24");
+  for (const auto& r : h2.routes) EXPECT_EQ(r.node, "c");
+  std::string text = describe_plan(plan);
+  EXPECT_NE(text.find("host h1 (ssh root@192.0.2.10, nic enp2s0): nodes a b\n"
+                      "  enp2s0 moves into node a as wan 192.168.2.1/24 (link wan), back at teardown\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  wan: the wire between h1 and h2 (nic enp2s0 of h1, eth1 of h2), MTU 1500\n"), std::string::npos) << text;
+}
+
+TEST(HostsPlan, APartSurvivesItsWireFormAndAMalformedOneIsRefused) {
+  Plan part = plan_for_host(plan_of(kHosts), "h1");
+  auto back = host_part_from_json(host_part_json(part));
+  ASSERT_TRUE(back.ok()) << back.error().format();
+  EXPECT_EQ(host_part_json(*back), host_part_json(part));
+  EXPECT_EQ(back->nics[0].addr.str(), "192.168.2.1/24");
+  auto j = host_part_json(part);
+  j["veths"][0]["mtu"] = "big";
+  EXPECT_FALSE(host_part_from_json(j).ok());
+  j = host_part_json(part);
+  j["nodes"][0]["ns"] = "other-ns";  // not the lab's prefix: never made
+  auto refused = host_part_from_json(j);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "namespace 'other-ns' lacks the lab's prefix vpnlab-");
+}
+
+TEST(HostsSsh, ArgvKeepsTheDestinationAndQuotesTheRemoteCommand) {
+  SshTarget t{"h1", "root@192.0.2.10", {"-p", "2222"}, "/opt/vpn lab/vpnlab-agent"};
+  std::vector<std::string> argv = ssh_argv(t);
+  ASSERT_GE(argv.size(), 5u);
+  EXPECT_EQ(argv[0], "ssh");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "BatchMode=yes"), argv.end());
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "StrictHostKeyChecking=no"), argv.end());
+  EXPECT_EQ(argv[argv.size() - 3], "--");
+  EXPECT_EQ(argv[argv.size() - 2], "root@192.0.2.10");
+  EXPECT_EQ(argv.back(), "exec '/opt/vpn lab/vpnlab-agent' --stdio");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+}
