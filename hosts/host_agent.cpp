@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 
+#include "hosts/cpu_wire.h"
 #include "hosts/plan_wire.h"
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
@@ -52,6 +53,8 @@ class HostAgent {
 
   // Ends every process it started, removes its namespaces, returns the NIC.
   Status teardown(double timeout_s) {
+    probes_.clear();
+    watches_.clear();
     for (auto& [id, c] : children_) c->stop(1000);
     children_.clear();
     if (!rt_) return ok_status();
@@ -71,8 +74,11 @@ class HostAgent {
     if (op == "wait") return wait(req);
     if (op == "stop") return stop(req);
     if (op == "cpu") return cpu();
+    if (op == "status") return status(req);
     if (!rt_) return fail(make_error("'" + op + "' before 'build'"));
     if (op == "spawn") return spawn(req);
+    if (op == "latency_stop") return latency_stop(req);
+    if (op == "watch_stop") return watch_stop(req);
     if (op == "routes") return routes(req);
     if (op == "audit") {
       auto a = rt_->audit();
@@ -94,6 +100,8 @@ class HostAgent {
       return done(rt_->ping(node, *addr, req.at("timeout_s"), -1, req.at("payload"), req.at("df")));
     }
     if (op == "wait_listen") return done(rt_->wait_tcp_listening(node, req.at("port"), req.at("timeout_s"), -1));
+    if (op == "latency_start") return latency_start(node, req);
+    if (op == "watch_start") return watch_start(node, req);
     if (op == "rps") return done(rt_->set_rps(node, req.at("ifnames"), req.at("cpus")));
     if (op == "offloads") return done(rt_->set_offloads(node, req.at("ifname"), req.at("on")));
     return fail(make_error("unknown op '" + op + "'"));
@@ -133,7 +141,7 @@ class HostAgent {
     if (!rt) return fail(rt.error());
     part_ = std::move(*part);
     rt_ = std::move(*rt);
-    return {{"ok", true}};
+    return {{"ok", true}, {"inodes", rt_->inodes()}};
   }
 
   json spawn(const json& req) {
@@ -175,6 +183,48 @@ class HostAgent {
     return r;
   }
 
+  json status(const json& req) {
+    auto it = children_.find(req.at("id").get<int>());
+    if (it == children_.end()) return fail(make_error("no such process id"));
+    ProcStatus st = it->second->status();
+    return {{"ok", true}, {"rss_kb", st.rss_kb}, {"peak_rss_kb", st.peak_rss_kb}, {"threads", st.threads}};
+  }
+
+  // Latency under load and the plaintext watch run here, on the node's host, until the
+  // controller asks for their summary.
+  json latency_start(const std::string& node, const json& req) {
+    auto addr = parse_ipv4(req.at("addr").get<std::string>());
+    if (!addr) return fail(make_error("bad address"));
+    auto p = rt_->latency_probe(node, *addr, req.at("interval_ms"));
+    if (!p) return fail(p.error());
+    if (!*p) return {{"ok", true}, {"id", 0}};
+    probes_[next_id_] = std::move(*p);
+    return {{"ok", true}, {"id", next_id_++}};
+  }
+  json latency_stop(const json& req) {
+    auto it = probes_.find(req.at("id").get<int>());
+    if (it == probes_.end()) return fail(make_error("no such probe"));
+    LatencyProbe::Summary s = it->second->stop();
+    probes_.erase(it);
+    return {{"ok", true}, {"sent", s.sent}, {"answered", s.answered}, {"p50_ms", s.p50_ms}, {"p99_ms", s.p99_ms}, {"max_ms", s.max_ms},
+            {"rtts_ms", s.rtts_ms}};
+  }
+  json watch_start(const std::string& node, const json& req) {
+    auto w = rt_->payload_watch(node, req.at("ifname"), req.at("pattern"), req.at("port"));
+    if (!w) return fail(w.error());
+    if (!*w) return {{"ok", true}, {"id", 0}};
+    watches_[next_id_] = std::move(*w);
+    return {{"ok", true}, {"id", next_id_++}};
+  }
+  json watch_stop(const json& req) {
+    auto it = watches_.find(req.at("id").get<int>());
+    if (it == watches_.end()) return fail(make_error("no such watch"));
+    PayloadWatch::Summary s = it->second->stop();
+    watches_.erase(it);
+    return {{"ok", true}, {"frames", s.frames}, {"bytes", s.bytes}, {"ipv4_bytes", s.ipv4_bytes}, {"port_bytes", s.port_bytes},
+            {"drops", s.drops}, {"pattern_seen", s.pattern_seen}};
+  }
+
   json reap() {
     json exited = json::array();
     for (auto it = children_.begin(); it != children_.end();) {
@@ -203,9 +253,9 @@ class HostAgent {
   }
 
   static json cpu() {
-    CpuTimes t = read_cpu_times();
-    return {{"ok", true}, {"user", t.user}, {"nice", t.nice}, {"system", t.system}, {"idle", t.idle}, {"iowait", t.iowait},
-            {"irq", t.irq}, {"softirq", t.softirq}, {"steal", t.steal}};
+    json per_cpu = json::array();
+    for (const auto& t : read_cpu_times_per_cpu()) per_cpu.push_back(cpu_json(t));
+    return {{"ok", true}, {"total", cpu_json(read_cpu_times())}, {"per_cpu", per_cpu}};
   }
 
   static Result<HostAddr> parse_host_addr(const std::string& text) {
@@ -218,6 +268,8 @@ class HostAgent {
   Plan part_;
   std::unique_ptr<NodeRuntime> rt_;
   std::map<int, std::unique_ptr<NodeProcess>> children_;
+  std::map<int, std::unique_ptr<LatencyProbe>> probes_;
+  std::map<int, std::unique_ptr<PayloadWatch>> watches_;
   int next_id_ = 1;
 };
 

@@ -12,6 +12,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "hosts/cpu_wire.h"
 #include "hosts/plan_wire.h"
 #include "hosts/ssh_channel.h"
 #include "lab/base/fs_util.h"
@@ -29,8 +30,13 @@ struct HostLink {
   SshChannel channel;
   std::unique_ptr<AgentClient> agent;
   json hello;
-  bool built = false;
+  std::vector<uint64_t> inodes;  // of the namespaces its agent built
 };
+
+std::string first_line(const std::string& path) {
+  std::string text = read_file_text(path);
+  return text.substr(0, text.find('\n'));
+}
 
 // The last non-empty line of ssh's log: what ssh said when it failed.
 std::string ssh_said(const std::string& log_path) {
@@ -39,6 +45,57 @@ std::string ssh_said(const std::string& log_path) {
   auto nl = text.rfind('\n');
   return nl == std::string::npos ? text : text.substr(nl + 1);
 }
+
+// A probe or watch running on a host: stop() fetches its summary once.
+class RemoteLatencyProbe : public LatencyProbe {
+ public:
+  RemoteLatencyProbe(AgentClient* agent, int id) : agent_(agent), id_(id) {}
+  ~RemoteLatencyProbe() override { (void)stop(); }
+  Summary stop() override {
+    if (done_) return summary_;
+    done_ = true;
+    auto r = agent_->call({{"op", "latency_stop"}, {"id", id_}});
+    if (!r) return summary_;
+    summary_.sent = r->value("sent", 0);
+    summary_.answered = r->value("answered", 0);
+    summary_.p50_ms = r->value("p50_ms", 0.0);
+    summary_.p99_ms = r->value("p99_ms", 0.0);
+    summary_.max_ms = r->value("max_ms", 0.0);
+    summary_.rtts_ms = r->value("rtts_ms", std::vector<double>{});
+    return summary_;
+  }
+
+ private:
+  AgentClient* agent_;
+  int id_;
+  bool done_ = false;
+  Summary summary_;
+};
+
+class RemotePayloadWatch : public PayloadWatch {
+ public:
+  RemotePayloadWatch(AgentClient* agent, int id) : agent_(agent), id_(id) {}
+  ~RemotePayloadWatch() override { (void)stop(); }
+  Summary stop() override {
+    if (done_) return summary_;
+    done_ = true;
+    auto r = agent_->call({{"op", "watch_stop"}, {"id", id_}});
+    if (!r) return summary_;
+    summary_.frames = r->value("frames", uint64_t{0});
+    summary_.bytes = r->value("bytes", uint64_t{0});
+    summary_.ipv4_bytes = r->value("ipv4_bytes", uint64_t{0});
+    summary_.port_bytes = r->value("port_bytes", uint64_t{0});
+    summary_.drops = r->value("drops", uint64_t{0});
+    summary_.pattern_seen = r->value("pattern_seen", false);
+    return summary_;
+  }
+
+ private:
+  AgentClient* agent_;
+  int id_;
+  bool done_ = false;
+  Summary summary_;
+};
 
 class HostsRuntime : public NodeRuntime {
  public:
@@ -94,18 +151,59 @@ class HostsRuntime : public NodeRuntime {
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     return call(node, {{"op", "offloads"}, {"ifname", ifname}, {"on", on}}, 5);
   }
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr, int) override {
-    return std::unique_ptr<LatencyProbe>();
+  // From the client's host: the echoes cross the same wire and tunnel as the load.
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
+    auto r = agent(node).call({{"op", "latency_start"}, {"node", node}, {"addr", target.str()}, {"interval_ms", interval_ms}});
+    if (!r) return with_context(r.error(), where(node));
+    if (r->value("id", 0) == 0) return std::unique_ptr<LatencyProbe>();
+    return std::unique_ptr<LatencyProbe>(new RemoteLatencyProbe(&agent(node), r->value("id", 0)));
   }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&, int) override {
-    return std::unique_ptr<PayloadWatch>();
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
+                                                      int port) override {
+    auto r = agent(node).call({{"op", "watch_start"}, {"node", node}, {"ifname", ifname}, {"pattern", pattern}, {"port", port}});
+    if (!r) return with_context(r.error(), where(node));
+    if (r->value("id", 0) == 0) return std::unique_ptr<PayloadWatch>();
+    return std::unique_ptr<PayloadWatch>(new RemotePayloadWatch(&agent(node), r->value("id", 0)));
   }
-  std::string limits() const override {
-    return "on hosts this version takes no latency under load, no plaintext capture and no daemon RSS/threads";
+  // One question per machine: hosts with one boot_id share their CPUs (emulated hosts, or
+  // two nodes' hosts that are one machine) and are counted once.
+  Result<std::vector<MachineCpu>> cpu_times() override {
+    std::vector<MachineCpu> out;
+    std::map<std::string, size_t> by_boot;
+    std::vector<HostLink*> asked;
+    for (auto& h : hosts_) {
+      std::string boot = h->hello.value("boot_id", "");
+      if (auto it = by_boot.find(boot); it != by_boot.end() && !boot.empty()) {
+        out[it->second].name += "+" + h->host.name;
+        continue;
+      }
+      by_boot[boot] = out.size();
+      out.push_back({h->host.name, {}, {}});
+      asked.push_back(h.get());
+    }
+    for (size_t i = 0; i < asked.size(); ++i) {
+      auto r = asked[i]->agent->call({{"op", "cpu"}});
+      if (!r) return with_context(r.error(), "host '" + asked[i]->host.name + "': CPU times");
+      try {
+        out[i].total = cpu_from_json(r->at("total"));
+        for (const auto& c : r->at("per_cpu")) out[i].per_cpu.push_back(cpu_from_json(c));
+      } catch (const std::exception& e) {
+        return make_error("host '" + asked[i]->host.name + "': malformed CPU times: " + e.what());
+      }
+    }
+    return out;
   }
-  bool can_watch_payload() const override { return false; }
-  // No namespace of this lab is on this machine (outside-load accounting sees none).
-  std::vector<uint64_t> inodes() const override { return {}; }
+  std::string limits() const override { return ""; }
+  bool can_watch_payload() const override { return true; }
+  // The lab's namespaces on this machine (outside-load accounting): those of hosts that are
+  // this machine (the same boot_id: emulated hosts), none for real ones.
+  std::vector<uint64_t> inodes() const override {
+    std::vector<uint64_t> out;
+    const std::string here = first_line("/proc/sys/kernel/random/boot_id");
+    for (const auto& h : hosts_)
+      if (h->hello.value("boot_id", "") == here) out.insert(out.end(), h->inodes.begin(), h->inodes.end());
+    return out;
+  }
 
   json record(const std::string&) override {
     json hosts = json::array();
@@ -119,7 +217,7 @@ class HostsRuntime : public NodeRuntime {
       one["nic"] = h->host.nic;
       hosts.push_back(one);
     }
-    return {{"hosts", hosts}, {"hosts_limits", limits()}};
+    return {{"hosts", hosts}};
   }
   Audit audit() override {
     Audit a{processes_.still_tracked("a host"), {}};
@@ -262,7 +360,7 @@ Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const
   for (auto& h : hosts) {
     auto r = h->agent->call({{"op", "build"}, {"part", host_part_json(plan_for_host(plan, h->host.name))}}, 60000);
     if (!r) return give_up(with_context(r.error(), "host '" + h->host.name + "'"));
-    h->built = true;
+    h->inodes = r->value("inodes", std::vector<uint64_t>{});
   }
   return std::unique_ptr<NodeRuntime>(new HostsRuntime(std::move(hosts), plan));
 }

@@ -21,14 +21,17 @@ class LatencyProbe {
     std::vector<double> rtts_ms;  // every answered probe's round trip, in send order
   };
   static Result<std::unique_ptr<LatencyProbe>> start(int netns_fd, Ipv4Addr target, int interval_ms);
-  ~LatencyProbe();
-  Summary stop();
+  virtual ~LatencyProbe();
+  // Idempotent. Virtual: a backend may run the probe elsewhere (the hosts backend's agent).
+  virtual Summary stop();
 
   // Nearest-rank quantile (q in (0, 1]) of unsorted values; 0 for none.
   static double quantile(std::vector<double> values, double q);
 
- private:
+ protected:
   LatencyProbe() = default;
+
+ private:
   void loop();
   UniqueFd sock_;
   UniqueFd stop_fd_;  // eventfd

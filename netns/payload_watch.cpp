@@ -91,7 +91,7 @@ void PayloadWatch::loop() {
 }
 
 PayloadWatch::Summary PayloadWatch::stop() {
-  if (!stopped_) {
+  if (!stopped_ && thread_.joinable()) {
     stopped_ = true;
     uint64_t one = 1;
     (void)!write(stop_fd_.get(), &one, sizeof one);

@@ -16,7 +16,7 @@ class PayloadWatch {
   // Starts watching interface `ifindex` in the namespace of `netns_fd` for `pattern`, and
   // counts the bytes of IPv4 UDP/TCP frames from or to `port` (0: none).
   static Result<std::unique_ptr<PayloadWatch>> start(int netns_fd, int ifindex, std::string pattern, int port = 0);
-  ~PayloadWatch();
+  virtual ~PayloadWatch();
   PayloadWatch(const PayloadWatch&) = delete;
   PayloadWatch& operator=(const PayloadWatch&) = delete;
 
@@ -28,11 +28,14 @@ class PayloadWatch {
     uint64_t drops = 0;       // frames the kernel could not queue for us (a lossy sample)
     bool pattern_seen = false;
   };
-  // Stops the watch and says what it saw.
-  Summary stop();
+  // Stops the watch and says what it saw. Virtual: a backend may watch elsewhere (the
+  // hosts backend's agent).
+  virtual Summary stop();
+
+ protected:
+  PayloadWatch() = default;
 
  private:
-  PayloadWatch() = default;
   void loop();
   UniqueFd sock_;
   UniqueFd stop_fd_;

@@ -197,6 +197,12 @@ struct Agent {
     else if (op == "route") r = route(req);
     else if (op == "sysctl") r = sysctl(req);
     else if (op == "reap") r = reap();
+    else if (op == "status") {
+      Child* c = child(req);
+      ProcStatus st = c ? c->status() : ProcStatus{};
+      r = c ? json{{"ok", true}, {"rss_kb", st.rss_kb}, {"peak_rss_kb", st.peak_rss_kb}, {"threads", st.threads}}
+            : json{{"ok", false}, {"error", "no such process id"}};
+    }
     else if (op == "get_link") r = get_link_info(req);
     else if (op == "wait_link") r = done(wait_for_link(own_ns.get(), sock.get(), req.value("ifname", ""), req.value("timeout_s", 5.0), -1));
     else if (op == "create_link") r = done(create_link_of_kind(sock.get(), req.value("ifname", ""), req.value("kind", ""), req.value("if_id", 0u)));

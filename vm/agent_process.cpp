@@ -27,6 +27,13 @@ bool AgentProcess::wait_exit(int timeout_ms, int interrupt_fd, bool* interrupted
   return exited_;
 }
 
+ProcStatus AgentProcess::status() {
+  if (exited_) return {};
+  auto r = agent_->call({{"op", "status"}, {"id", id_}}, 5000);
+  if (!r) return {};
+  return ProcStatus{r->value("rss_kb", int64_t{0}), r->value("peak_rss_kb", int64_t{0}), r->value("threads", 0)};
+}
+
 void AgentProcess::exited(int status) {
   status_ = status;
   exited_ = true;

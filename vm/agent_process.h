@@ -32,6 +32,7 @@ class AgentProcess : public NodeProcess {
   int exit_status() const override { return status_; }
   bool stop(int grace_ms) override;
   pid_t host_pid() const override { return 0; }  // not in this machine's /proc
+  ProcStatus status() override;  // asks the agent (zeros once exited or if it cannot tell)
 
   void exited(int status);
   int id() const { return id_; }

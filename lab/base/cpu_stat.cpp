@@ -72,6 +72,11 @@ CpuTimes operator-(const CpuTimes& a, const CpuTimes& b) {
                   a.iowait - b.iowait, a.irq - b.irq, a.softirq - b.softirq, a.steal - b.steal};
 }
 
+CpuTimes operator+(const CpuTimes& a, const CpuTimes& b) {
+  return CpuTimes{a.user + b.user, a.nice + b.nice, a.system + b.system, a.idle + b.idle,
+                  a.iowait + b.iowait, a.irq + b.irq, a.softirq + b.softirq, a.steal + b.steal};
+}
+
 std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
   std::istringstream in(cpuinfo);
   for (std::string line; std::getline(in, line);)

@@ -21,6 +21,7 @@ std::vector<CpuTimes> read_cpu_times_per_cpu();
 // Each CPU's share of the softirq time in `delta` (per-CPU differences): "0:0.62;1:0.38".
 std::string softirq_shares(const std::vector<CpuTimes>& delta);
 CpuTimes operator-(const CpuTimes& a, const CpuTimes& b);
+CpuTimes operator+(const CpuTimes& a, const CpuTimes& b);
 
 // The value of the first "key : value" line of /proc/cpuinfo text ("" if none).
 std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key);

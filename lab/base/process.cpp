@@ -67,6 +67,20 @@ static void record_command(const SpawnSpec& spec, const std::string& exe) {
   (void)write_file(spec.stdout_path + ".cmd", text, 0640);
 }
 
+ProcStatus read_proc_status(pid_t pid) {
+  ProcStatus st;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmRSS:") in >> st.rss_kb;
+    else if (key == "VmHWM:") in >> st.peak_rss_kb;
+    else if (key == "Threads:") in >> st.threads;
+    std::string rest;
+    std::getline(in, rest);
+  }
+  return st;
+}
+
 Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   if (spec.argv.empty()) return make_error("internal: empty argv");
   std::string exe = find_program(spec.argv[0]);

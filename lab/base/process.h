@@ -26,6 +26,15 @@ struct SpawnSpec {
   bool die_with_parent = false;             // SIGKILL when the spawning thread ends (a test's servers)
 };
 
+// What /proc/PID/status says of a process's memory and threads; zeros when it is gone or
+// unreadable (a daemon that exited between listing and reading).
+struct ProcStatus {
+  int64_t rss_kb = 0;       // VmRSS: resident now
+  int64_t peak_rss_kb = 0;  // VmHWM: the most it was resident
+  int threads = 0;
+};
+ProcStatus read_proc_status(pid_t pid);
+
 // A process started in a node: a Child on this host, or one in a guest (vm/).
 class NodeProcess {
  public:
@@ -40,6 +49,8 @@ class NodeProcess {
   virtual bool stop(int grace_ms = 2000) = 0;
   // The pid on this host, or 0 when the process is not visible here (in a guest).
   virtual pid_t host_pid() const = 0;
+  // Its memory and threads, read where it runs (this host's /proc, or the agent's).
+  virtual ProcStatus status() { return read_proc_status(host_pid()); }
 };
 
 class Child : public NodeProcess {

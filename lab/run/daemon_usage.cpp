@@ -30,11 +30,16 @@ TunnelCounters TunnelCounters::operator-(const TunnelCounters& b) const {
 std::map<std::string, ProductSession::DaemonUsage> ProductSession::daemon_usage() const {
   std::map<std::string, DaemonUsage> out;
   for (const auto& d : daemons_) {
-    if (d.child->host_pid() == 0) continue;  // in a guest: not readable from this host's /proc
-    ProcStatus st = read_proc_status(d.child->host_pid());
+    ProcStatus st = d.child->status();
     out[d.node].rss_kb += st.peak_rss_kb;
     out[d.node].threads += st.threads;
   }
+  return out;
+}
+
+std::vector<std::pair<std::string, NodeProcess*>> ProductSession::daemon_processes() const {
+  std::vector<std::pair<std::string, NodeProcess*>> out;
+  for (const auto& d : daemons_) out.emplace_back(d.node, d.child.get());
   return out;
 }
 

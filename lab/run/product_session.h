@@ -66,6 +66,7 @@ class ProductSession {
   std::map<std::string, DaemonUsage> daemon_usage() const;
   // (node, pid) of every daemon started.
   std::vector<std::pair<std::string, pid_t>> daemon_pids() const;  // host pids (none in guests)
+  std::vector<std::pair<std::string, NodeProcess*>> daemon_processes() const;
   // Pins every thread of the node's daemons (again: Go and others start threads later).
   Status repin_daemons();
   // The UDP/TCP port the product's packets use on the underlay (0 for the baseline).

@@ -63,7 +63,7 @@ const std::vector<Column>& columns() {
       DBL_COL(cpu_s, 3), DBL_COL(cpu_user_s, 3), DBL_COL(cpu_sys_s, 3), DBL_COL(cpu_softirq_s, 3), DBL_COL(steal_s, 3),
       DBL_COL(cpu_s_per_gbit, 3), INT_COL(processes), DBL_COL(pps, 0), DBL_COL(loss_pct, 3), DBL_COL(generator_cpu_pct, 1),
       INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
-      INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu), DBL_COL(wire_pps, 0)};
+      INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu), DBL_COL(wire_pps, 0), STR_COL(cpu_by_host)};
   return c;
 }
 

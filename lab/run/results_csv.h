@@ -43,7 +43,8 @@ struct SampleRow {
   double latency_p50_ms = 0, latency_p99_ms = 0;  // ICMP through the tunnel, under load
   int latency_probes = 0;
   double outside_load = 0;    // run-queue length from outside the lab just before the sample
-  std::string softirq_by_cpu;  // each CPU's share of the sample's softirq time, "0:0.62;1:0.38"
+  std::string softirq_by_cpu;  // each CPU's share of the sample's softirq time, "0:0.62;1:0.38" (hosts: "h1/0:0.62;...")
+  std::string cpu_by_host;     // hosts backend: each machine's busy CPU seconds, "h1:1.234;h2:0.987" (cpu_s is their sum)
 };
 
 inline constexpr double kGeneratorBoundPct = 90;

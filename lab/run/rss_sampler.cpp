@@ -2,26 +2,11 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
 
 namespace vpnlab {
 
-ProcStatus read_proc_status(pid_t pid) {
-  ProcStatus st;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string key;
-  while (in >> key) {
-    if (key == "VmRSS:") in >> st.rss_kb;
-    else if (key == "VmHWM:") in >> st.peak_rss_kb;
-    else if (key == "Threads:") in >> st.threads;
-    std::string rest;
-    std::getline(in, rest);
-  }
-  return st;
-}
-
-RssSampler::RssSampler(std::vector<std::pair<std::string, pid_t>> daemons, int interval_ms)
+RssSampler::RssSampler(std::vector<std::pair<std::string, NodeProcess*>> daemons, int interval_ms)
     : daemons_(std::move(daemons)), interval_ms_(interval_ms) {
   if (!daemons_.empty()) thread_ = std::thread([this] { loop(); });
 }
@@ -45,7 +30,7 @@ void RssSampler::loop() {
   for (int k = 0;; ++k) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::map<std::string, int64_t> by_node;
-    for (const auto& [node, pid] : daemons_) by_node[node] += read_proc_status(pid).rss_kb;
+    for (const auto& [node, p] : daemons_) by_node[node] += p->status().rss_kb;
     std::unique_lock<std::mutex> lock(mu_);
     for (const auto& [node, kb] : by_node) points_.push_back({t, node, kb});
     if (wake_.wait_until(lock, start + std::chrono::milliseconds(interval_ms_ * (k + 1)), [this] { return stopping_; })) return;

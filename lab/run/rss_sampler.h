@@ -1,7 +1,7 @@
 // Memory over time: while a sample runs, the resident set (VmRSS) of each of the product's
 // daemons every `interval_ms`, summed per node. A peak hides a product whose memory swings
-// by hundreds of MB while another's stays flat; the curve shows it. Host pids only (guests'
-// daemons are not readable from this host's /proc).
+// by hundreds of MB while another's stays flat; the curve shows it. Read where each daemon
+// runs (NodeProcess::status: this host's /proc, or its agent).
 #pragma once
 #include <sys/types.h>
 
@@ -11,6 +11,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "lab/base/process.h"
 
 namespace vpnlab {
 
@@ -22,8 +24,8 @@ struct RssPoint {
 
 class RssSampler {
  public:
-  // `daemons`: (node, host pid). Starts sampling at once.
-  RssSampler(std::vector<std::pair<std::string, pid_t>> daemons, int interval_ms);
+  // `daemons`: (node, process), alive until stop(). Starts sampling at once.
+  RssSampler(std::vector<std::pair<std::string, NodeProcess*>> daemons, int interval_ms);
   ~RssSampler();
   RssSampler(const RssSampler&) = delete;
   RssSampler& operator=(const RssSampler&) = delete;
@@ -37,7 +39,7 @@ class RssSampler {
  private:
   void loop();
 
-  std::vector<std::pair<std::string, pid_t>> daemons_;
+  std::vector<std::pair<std::string, NodeProcess*>> daemons_;
   int interval_ms_;
   std::mutex mu_;
   std::condition_variable wake_;
@@ -46,13 +48,5 @@ class RssSampler {
   std::thread thread_;
 };
 
-// What /proc/PID/status says of a process's memory and threads; zeros when it is gone or
-// unreadable (a daemon that exited between listing and reading).
-struct ProcStatus {
-  int64_t rss_kb = 0;       // VmRSS: resident now
-  int64_t peak_rss_kb = 0;  // VmHWM: the most it was resident
-  int threads = 0;
-};
-ProcStatus read_proc_status(pid_t pid);
 
 }  // namespace vpnlab

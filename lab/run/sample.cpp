@@ -192,7 +192,33 @@ Status merge_iperf(const SampleContext& c, const std::vector<TrafficProcess>& pr
   return ok_status();
 }
 
-void record_cpu(const CpuTimes& cpu, SampleRow* row) {
+// Sums the machines; on hosts, each machine's busy seconds and softirq shares are kept
+// per host ("h1:1.234;h2:0.987", "h1/0:0.62;h1/1:0.38;h2/0:1").
+void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::vector<NodeRuntime::MachineCpu>& after, SampleRow* row) {
+  CpuTimes cpu;
+  std::string by_host, softirq;
+  for (size_t m = 0; m < after.size() && m < before.size(); ++m) {
+    CpuTimes delta = after[m].total - before[m].total;
+    cpu = cpu + delta;
+    std::vector<CpuTimes> per_cpu = after[m].per_cpu;
+    for (size_t i = 0; i < per_cpu.size() && i < before[m].per_cpu.size(); ++i) per_cpu[i] = per_cpu[i] - before[m].per_cpu[i];
+    std::string shares = softirq_shares(per_cpu);
+    if (after[m].name.empty()) {
+      softirq = shares;
+      continue;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3f", delta.busy());
+    by_host += (by_host.empty() ? "" : ";") + after[m].name + ":" + buf;
+    for (size_t at = 0; !shares.empty();) {
+      size_t end = shares.find(';', at);
+      softirq += (softirq.empty() ? "" : ";") + after[m].name + "/" + shares.substr(at, end == std::string::npos ? end : end - at);
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+  }
+  row->cpu_by_host = by_host;
+  row->softirq_by_cpu = softirq;
   row->cpu_s = cpu.busy();
   row->cpu_user_s = cpu.user + cpu.nice;
   row->cpu_sys_s = cpu.system + cpu.irq;
@@ -256,18 +282,17 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   }
   std::vector<SpawnSpec> specs = client_specs(c, label, procs, duration_s);
   fault_point("mid-sample");
-  CpuTimes cpu_before = read_cpu_times();
-  std::vector<CpuTimes> per_cpu_before = read_cpu_times_per_cpu();
-  RssSampler rss(c.session->daemon_pids(), kRssIntervalMs);
+  auto cpu_before = c.nodes->cpu_times();
+  if (!cpu_before) return fail(cpu_before.error().message);
+  RssSampler rss(c.session->daemon_processes(), kRssIntervalMs);
   auto spread = run_clients(c, specs, duration_s, interrupted);
   std::vector<RssPoint> rss_points = rss.stop();
   if (!spread) return fail(spread.error().message);
   if (!rss_points.empty())
     if (auto s = write_file(c.raw_dir + "/" + label + kRssSuffix, RssSampler::format(rss_points), 0640); !s) return fail(s.error().message);
-  record_cpu(read_cpu_times() - cpu_before, &row);
-  std::vector<CpuTimes> per_cpu = read_cpu_times_per_cpu();
-  for (size_t i = 0; i < per_cpu.size() && i < per_cpu_before.size(); ++i) per_cpu[i] = per_cpu[i] - per_cpu_before[i];
-  row.softirq_by_cpu = softirq_shares(per_cpu);
+  auto cpu_after = c.nodes->cpu_times();
+  if (!cpu_after) return fail(cpu_after.error().message);
+  record_cpu(*cpu_before, *cpu_after, &row);
   if (probe) {
     LatencyProbe::Summary lat = probe->stop();
     row.latency_p50_ms = lat.p50_ms;

@@ -9,4 +9,8 @@ Result<RunOutcome> NodeRuntime::run(const std::string& node, const SpawnSpec& sp
   return finish_run(**p, timeout_s, interrupt_fd);
 }
 
+Result<std::vector<NodeRuntime::MachineCpu>> NodeRuntime::cpu_times() {
+  return std::vector<MachineCpu>{{"", read_cpu_times(), read_cpu_times_per_cpu()}};
+}
+
 }  // namespace vpnlab

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/model/plan.h"
+#include "lab/base/cpu_stat.h"
 #include "lab/base/process.h"
 #include "lab/base/result.h"
 #include "netns/latency_probe.h"
@@ -51,6 +52,14 @@ class NodeRuntime {
   virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) = 0;
   virtual Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
                                                               const std::string& pattern, int port) = 0;
+  // System-wide CPU time of every machine that holds nodes, for CPU-s/Gbit: this one by
+  // default; the hosts backend asks each machine once (hosts on one machine are one entry).
+  struct MachineCpu {
+    std::string name;  // "" = this machine; else the host ("h1", or "h1+h2" for hosts on one machine)
+    CpuTimes total;
+    std::vector<CpuTimes> per_cpu;
+  };
+  virtual Result<std::vector<MachineCpu>> cpu_times();
   // Why the optional measurements are missing ("" when they are all there).
   virtual std::string limits() const = 0;
   virtual bool can_watch_payload() const = 0;

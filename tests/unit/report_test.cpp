@@ -115,9 +115,25 @@ TEST(Report, LatencyCdfFromTheRawRoundTrips) {
   fs::remove_all(run);
 }
 
+// This very test process, as a node's daemon (only what the memory sampler asks).
+class ThisProcess : public NodeProcess {
+ public:
+  const std::string& name() const override { return name_; }
+  bool running() override { return true; }
+  int exit_fd() const override { return -1; }
+  bool wait_exit(int, int, bool*) override { return false; }
+  int exit_status() const override { return -1; }
+  bool stop(int) override { return false; }
+  pid_t host_pid() const override { return getpid(); }
+
+ private:
+  std::string name_ = "self";
+};
+
 TEST(Report, MemoryOverTimeFromTheRawRecord) {
   // The sampler on this very process: evenly spaced points, a real resident set.
-  RssSampler sampler({{"a", getpid()}, {"a", getpid()}}, 20);
+  ThisProcess self_a, self_b;
+  RssSampler sampler({{"a", &self_a}, {"a", &self_b}}, 20);
   std::this_thread::sleep_for(std::chrono::milliseconds(110));
   auto points = sampler.stop();
   ASSERT_GE(points.size(), 4u);
