@@ -16,6 +16,7 @@
 #include "hosts/cpu_wire.h"
 #include "hosts/plan_wire.h"
 #include "lab/base/cpu_stat.h"
+#include "lab/base/encoding.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
 #include "lab/netns_backend/live_topology.h"
@@ -74,6 +75,9 @@ class HostAgent {
     if (op == "wait") return wait(req);
     if (op == "stop") return stop(req);
     if (op == "cpu") return cpu();
+    if (op == "peek") return peek(req);
+    if (op == "put") return put(req);
+    if (op == "get") return get(req);
     if (op == "status") return status(req);
     if (!rt_) return fail(make_error("'" + op + "' before 'build'"));
     if (op == "spawn") return spawn(req);
@@ -154,6 +158,12 @@ class HostAgent {
     spec.stdout_path = req.value("stdout", "/dev/null");
     spec.stderr_path = req.value("stderr", "");
     spec.cwd = req.value("cwd", "");
+    // On a host that does not share the controller's files these directories are new.
+    for (const std::string* path : {&spec.stdout_path, &spec.stderr_path})
+      if (path->size() > 1 && path->front() == '/' && *path != "/dev/null")
+        if (auto s = make_dirs(path->substr(0, path->rfind('/')), 0750); !s) return fail(s.error());
+    if (!spec.cwd.empty())
+      if (auto s = make_dirs(spec.cwd, 0750); !s) return fail(s.error());
     auto c = rt_->spawn(node, spec, req.value("private_run", false));
     if (!c) return fail(c.error());
     int id = next_id_++;
@@ -181,6 +191,26 @@ class HostAgent {
     json r{{"ok", true}, {"status", it->second->exit_status()}, {"killed", killed}};
     children_.erase(it);
     return r;
+  }
+
+  // Files of a controller whose filesystem this host does not share (hosts/file_mirror.h).
+  static json peek(const json& req) {
+    std::string text = read_file_text(req.at("path").get<std::string>());
+    return {{"ok", true}, {"text", text.substr(0, 4096)}};
+  }
+  static json put(const json& req) {
+    const std::string path = req.at("path").get<std::string>();
+    auto data = from_base64(req.at("data").get<std::string>());
+    if (!data) return fail(make_error(path + ": the content is not base64"));
+    const mode_t mode = req.at("mode").get<int>() & 07777;
+    if (auto s = make_dirs(path.substr(0, path.rfind('/')), 0750); !s) return fail(s.error());
+    return done(write_file(path, *data, mode));
+  }
+  static json get(const json& req) {
+    const std::string path = req.at("path").get<std::string>();
+    if (::access(path.c_str(), R_OK) != 0) return {{"ok", true}, {"exists", false}};
+    std::string data = read_file_text(path);
+    return {{"ok", true}, {"exists", true}, {"data", to_base64(reinterpret_cast<const unsigned char*>(data.data()), data.size())}};
   }
 
   json status(const json& req) {

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hosts/cpu_wire.h"
+#include "hosts/file_mirror.h"
 #include "hosts/plan_wire.h"
 #include "hosts/ssh_channel.h"
 #include "lab/base/fs_util.h"
@@ -31,6 +32,7 @@ struct HostLink {
   std::unique_ptr<AgentClient> agent;
   json hello;
   std::vector<uint64_t> inodes;  // of the namespaces its agent built
+  std::unique_ptr<FileMirror> mirror;  // set when the host does not see this machine's run directory
 };
 
 std::string first_line(const std::string& path) {
@@ -107,7 +109,15 @@ class HostsRuntime : public NodeRuntime {
 
   Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) override {
     AgentClient::Spawn s{spec.argv, spec.env, spec.cpus, spec.stdout_path, spec.stderr_path, spec.cwd, node, private_run};
-    return processes_.spawn(agent(node), s, where(node));
+    FileMirror* mirror = link(node).mirror.get();
+    if (!mirror) return processes_.spawn(agent(node), s, where(node));
+    if (auto st = mirror->push_inputs(); !st) return with_context(st.error(), where(node));
+    // Its outputs come back before the runner learns that it ended.
+    auto fetch = [mirror, out = spec.stdout_path, err = spec.stderr_path] {
+      (void)mirror->fetch(out);
+      if (err != out) (void)mirror->fetch(err);
+    };
+    return processes_.spawn(agent(node), s, where(node), fetch);
   }
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
     return call(node, {{"op", "wait_link"}, {"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s);
@@ -256,12 +266,13 @@ class HostsRuntime : public NodeRuntime {
   }
 
  private:
-  AgentClient& agent(const std::string& node) {
+  HostLink& link(const std::string& node) {
     const std::string& host = host_of_.at(node);
     for (auto& h : hosts_)
-      if (h->host.name == host) return *h->agent;
+      if (h->host.name == host) return *h;
     throw std::logic_error("node without a host");  // make_plan gives every node one
   }
+  AgentClient& agent(const std::string& node) { return *link(node).agent; }
   std::string where(const std::string& node) const { return "node '" + node + "' on host '" + host_of_.at(node) + "'"; }
   Status call(const std::string& node, json req, double timeout_s) {
     req["node"] = node;
@@ -348,6 +359,8 @@ Status check_hosts(const Plan& plan, const std::string& default_agent) {
   return hosts ? ok_status() : Status(hosts.error());
 }
 
+static std::set<std::string> told_mirror_;
+
 Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const std::string& default_agent,
                                                          int) {
   auto checked = connect_and_check(plan, default_agent, run_dir.empty() ? std::string("/tmp") : run_dir);
@@ -361,6 +374,14 @@ Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const
     auto r = h->agent->call({{"op", "build"}, {"part", host_part_json(plan_for_host(plan, h->host.name))}}, 60000);
     if (!r) return give_up(with_context(r.error(), "host '" + h->host.name + "'"));
     h->inodes = r->value("inodes", std::vector<uint64_t>{});
+    if (run_dir.empty()) continue;
+    auto shares = host_shares_files(*h->agent, run_dir);
+    if (!shares) return give_up(with_context(shares.error(), "host '" + h->host.name + "'"));
+    if (*shares) continue;
+    h->mirror = std::make_unique<FileMirror>(h->agent.get(), run_dir, h->host.name);
+    if (!told_mirror_.count(h->host.name))  // once per run, not per round
+      spdlog::info("host '{}' does not see {}: products' inputs are copied there, outputs back", h->host.name, run_dir);
+    told_mirror_.insert(h->host.name);
   }
   return std::unique_ptr<NodeRuntime>(new HostsRuntime(std::move(hosts), plan));
 }

@@ -8,8 +8,8 @@
 
 namespace vpnlab {
 
-AgentProcess::AgentProcess(AgentProcesses* owner, AgentClient* agent, int id, std::string name)
-    : owner_(owner), agent_(agent), id_(id), name_(std::move(name)), efd_(::eventfd(0, EFD_CLOEXEC)) {}
+AgentProcess::AgentProcess(AgentProcesses* owner, AgentClient* agent, int id, std::string name, std::function<void()> on_exit)
+    : owner_(owner), agent_(agent), id_(id), name_(std::move(name)), on_exit_(std::move(on_exit)), efd_(::eventfd(0, EFD_CLOEXEC)) {}
 
 AgentProcess::~AgentProcess() {
   if (!exited_) stop(1000);
@@ -35,6 +35,11 @@ ProcStatus AgentProcess::status() {
 }
 
 void AgentProcess::exited(int status) {
+  if (on_exit_) {
+    auto hook = std::move(on_exit_);
+    on_exit_ = nullptr;
+    hook();
+  }
   status_ = status;
   exited_ = true;
   uint64_t one = 1;
@@ -62,11 +67,12 @@ void AgentProcesses::stop_watching() {
   if (watcher_.joinable()) watcher_.join();
 }
 
-Result<std::unique_ptr<NodeProcess>> AgentProcesses::spawn(AgentClient& agent, const AgentClient::Spawn& spec, const std::string& where) {
+Result<std::unique_ptr<NodeProcess>> AgentProcesses::spawn(AgentClient& agent, const AgentClient::Spawn& spec, const std::string& where,
+                                                           std::function<void()> on_exit) {
   auto id = agent.spawn(spec);
   if (!id) return with_context(id.error(), where);
   std::string name = spec.argv.empty() ? "?" : spec.argv[0].substr(spec.argv[0].rfind('/') + 1);
-  auto p = std::make_unique<AgentProcess>(this, &agent, *id, name);
+  auto p = std::make_unique<AgentProcess>(this, &agent, *id, name, std::move(on_exit));
   std::lock_guard<std::mutex> lock(mu_);
   tracked_[&agent][*id] = p.get();
   return std::unique_ptr<NodeProcess>(std::move(p));

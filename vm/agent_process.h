@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,7 +24,9 @@ class AgentProcesses;
 
 class AgentProcess : public NodeProcess {
  public:
-  AgentProcess(AgentProcesses* owner, AgentClient* agent, int id, std::string name);
+  // `on_exit`: runs once it has exited, before that is signalled (the hosts backend fetches
+  // its output files there).
+  AgentProcess(AgentProcesses* owner, AgentClient* agent, int id, std::string name, std::function<void()> on_exit = {});
   ~AgentProcess() override;
   const std::string& name() const override { return name_; }
   bool running() override { return !exited_; }
@@ -43,6 +46,7 @@ class AgentProcess : public NodeProcess {
   AgentClient* agent_;
   int id_;
   std::string name_;
+  std::function<void()> on_exit_;
   UniqueFd efd_;
   std::atomic<bool> exited_{false};
   std::atomic<int> status_{-1};
@@ -54,7 +58,8 @@ class AgentProcesses {
   AgentProcesses();
   ~AgentProcesses();  // stops the watcher
   // Spawns through `agent`; `spec` as for Child (cpus in the agent's numbering).
-  Result<std::unique_ptr<NodeProcess>> spawn(AgentClient& agent, const AgentClient::Spawn& spec, const std::string& where);
+  Result<std::unique_ptr<NodeProcess>> spawn(AgentClient& agent, const AgentClient::Spawn& spec, const std::string& where,
+                                             std::function<void()> on_exit = {});
   void forget(AgentProcess* p);
   // "agent X: process Y still tracked" for each process not yet ended.
   std::vector<std::string> still_tracked(const std::string& what) const;

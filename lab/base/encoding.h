@@ -1,6 +1,7 @@
 // Bytes as text (base64, hex) and SHA-256, through libsodium.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace vpnlab {
@@ -9,6 +10,8 @@ namespace vpnlab {
 void ensure_sodium();
 
 std::string to_base64(const unsigned char* data, size_t len);
+// nullopt when `text` is not base64 (the original alphabet, padded).
+std::optional<std::string> from_base64(const std::string& text);
 std::string to_hex(const unsigned char* data, size_t len);
 // SHA-256 of `data`, in hex.
 std::string sha256_hex(const std::string& data);

@@ -236,3 +236,34 @@ TEST(Hosts, ANicWithAnAddressIsRefused) {
   EXPECT_TRUE(list_namespaces("vpnlab-hostsnic-").empty());
   EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic)) << "h1's nic was taken";
 }
+
+// Hosts that do not see this machine's run directory (as real ones): the products'
+// configs and keys are copied there before their daemons start, and iperf3's output comes
+// back; the rows are valid as on hosts that share the files.
+TEST(Hosts, HostsThatDoNotShareTheRunDirectoryGetInputsAndReturnOutputs) {
+  VPNLAB_REQUIRE_SSH();
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  const std::string dir = make_temp_dir("hosts");
+  auto eh = EmulatedHosts::start(dir, 2, dir + "/results");
+  ASSERT_TRUE(eh.ok()) << eh.error().format();
+  const std::string file = dir + "/two-hosts.toml";
+  ASSERT_TRUE(write_file(file, topology(**eh, "hostsfiles", "\"baseline\", \"wireguard-go\""), 0644).ok());
+  CliOutcome o = run_controller(**eh, {"run", file, "--samples", "1", "--out", dir + "/results"}, dir);
+  EXPECT_EQ(o.status, 0) << o.out << o.err;
+  auto rows = read_results_csv(run_dir_in(dir + "/results") + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << o.err;
+  ASSERT_EQ(rows->size(), 2u);
+  for (const auto& r : *rows) {
+    EXPECT_EQ(r.status, "ok") << r.product << ": " << r.reason;
+    EXPECT_GT(r.gbps, 0.01) << r.product;
+  }
+  EXPECT_NE(o.err.find("host 'h2' does not see " + run_dir_in(dir + "/results") + ": products' inputs are copied there, outputs back"),
+            std::string::npos)
+      << o.err;
+  // The daemon's log came back from its host.
+  std::error_code ec;
+  bool logs = false;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(run_dir_in(dir + "/results") + "/logs/wireguard-go", ec))
+    if (e.path().filename().string().find("wireguard-go.log") != std::string::npos) logs = true;
+  EXPECT_TRUE(logs) << "no wireguard-go log fetched";
+}

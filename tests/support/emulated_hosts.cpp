@@ -1,6 +1,11 @@
 #include "tests/support/emulated_hosts.h"
 
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+
+#include <thread>
 
 #include "lab/base/fs_util.h"
 #include "netns/netlink.h"
@@ -52,7 +57,22 @@ std::string EmulatedHosts::hosts_toml(const std::string& agent) const {
   return out;
 }
 
-Result<std::unique_ptr<EmulatedHosts>> EmulatedHosts::start(const std::string& dir, int count) {
+// A mount namespace in which `hidden` is an empty tmpfs; mounts made in it (a tmpfs, the
+// agent's /run/netns entries) do not propagate back to this one.
+Result<UniqueFd> mount_ns_hiding(const std::string& hidden) {
+  Result<UniqueFd> out = make_error("no mount namespace made");
+  std::thread([&] {
+    if (::unshare(CLONE_NEWNS) != 0) { out = make_error("unshare(CLONE_NEWNS): " + errno_text(errno)); return; }
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) { out = make_error("mount --make-rslave /: " + errno_text(errno)); return; }
+    if (::mount("tmpfs", hidden.c_str(), "tmpfs", 0, "mode=0755") != 0) { out = make_error("mount tmpfs on " + hidden + ": " + errno_text(errno)); return; }
+    UniqueFd fd(::open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) { out = make_error("open mount namespace: " + errno_text(errno)); return; }
+    out = std::move(fd);
+  }).join();
+  return out;
+}
+
+Result<std::unique_ptr<EmulatedHosts>> EmulatedHosts::start(const std::string& dir, int count, const std::string& hidden) {
   std::unique_ptr<EmulatedHosts> eh(new EmulatedHosts());
   eh->dir_ = dir;
   std::vector<NetnsRequest> requests;
@@ -94,6 +114,13 @@ Result<std::unique_ptr<EmulatedHosts>> EmulatedHosts::start(const std::string& d
     SpawnSpec spec;
     spec.argv = {"/usr/sbin/sshd", "-D", "-e", "-f", dir + "/sshd" + n + ".conf"};
     spec.netns_fd = eh->namespaces_[1 + i].fd.get();
+    if (!hidden.empty()) {
+      ::mkdir(hidden.c_str(), 0755);
+      auto mnt = mount_ns_hiding(hidden);
+      if (!mnt) return mnt.error();
+      eh->mount_ns_.push_back(std::move(*mnt));
+      spec.mntns_fd = eh->mount_ns_.back().get();
+    }
     spec.stdout_path = dir + "/sshd" + n + ".log";
     spec.die_with_parent = true;
     auto c = Child::spawn(spec);
