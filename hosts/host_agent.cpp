@@ -9,6 +9,9 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
+#include <fcntl.h>
+
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -16,6 +19,7 @@
 #include "hosts/cpu_wire.h"
 #include "hosts/plan_wire.h"
 #include "lab/base/cpu_stat.h"
+#include "lab/base/pidfd.h"
 #include "lab/base/encoding.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
@@ -28,6 +32,9 @@ namespace vpnlab {
 namespace {
 
 using nlohmann::json;
+
+// NIC ledgers of the parts this host holds (see HostAgent::build).
+constexpr const char* kNicLedgerDir = "/run/vpnlab/host-nics";
 
 json fail(const Error& e) { return {{"ok", false}, {"error", e.message}, {"hint", e.hint}}; }
 json done(const Status& s) { return s ? json{{"ok", true}} : fail(s.error()); }
@@ -61,6 +68,7 @@ class HostAgent {
     if (!rt_) return ok_status();
     Status s = rt_->teardown(timeout_s);
     rt_.reset();
+    if (s) ::unlink(ledger_path(part_).c_str());
     return s;
   }
 
@@ -75,6 +83,7 @@ class HostAgent {
     if (op == "wait") return wait(req);
     if (op == "stop") return stop(req);
     if (op == "cpu") return cpu();
+    if (op == "cleanup") return cleanup(req);
     if (op == "peek") return peek(req);
     if (op == "put") return put(req);
     if (op == "get") return get(req);
@@ -137,10 +146,22 @@ class HostAgent {
     return {{"ok", true}};
   }
 
+  // Which NIC each node holds, on disk while the part is up: an agent killed before its
+  // teardown leaves the NIC renamed in a namespace, and `vpnlab cleanup FILE` gives it back.
+  static std::string ledger_path(const Plan& part) {
+    return std::string(kNicLedgerDir) + "/" + part.ns_prefix + (part.nics.empty() ? std::string("none") : part.nics.front().host) + ".json";
+  }
+
   json build(const json& req) {
     if (rt_) return fail(make_error("this agent has built its part already"));
     auto part = host_part_from_json(req.at("part"));
     if (!part) return fail(part.error());
+    if (!part->nics.empty()) {
+      json ledger = json::array();
+      for (const auto& n : part->nics) ledger.push_back({{"host", n.host}, {"ns", n.ns}, {"ifname", n.ifname}, {"nic", n.nic}});
+      if (auto s = make_dirs(kNicLedgerDir, 0700); !s) return fail(s.error());
+      if (auto s = write_file(ledger_path(*part), ledger.dump() + "\n", 0600); !s) return fail(s.error());
+    }
     auto rt = build_netns_runtime(*part, "", -1);
     if (!rt) return fail(rt.error());
     part_ = std::move(*part);
@@ -211,6 +232,56 @@ class HostAgent {
     if (::access(path.c_str(), R_OK) != 0) return {{"ok", true}, {"exists", false}};
     std::string data = read_file_text(path);
     return {{"ok", true}, {"exists", true}, {"data", to_base64(reinterpret_cast<const unsigned char*>(data.data()), data.size())}};
+  }
+
+  // What a killed agent left of one topology's lab on this host: NICs in its namespaces go
+  // back under their own names, then the namespaces go with whatever runs in them. Only
+  // the namespaces of this host's nodes and links ("vpnlab-LAB-<any run>-n-NODE"): another
+  // lab's, or another host's where hosts share a machine, are not touched.
+  json cleanup(const json& req) {
+    const bool dry_run = req.at("dry_run").get<bool>();
+    const std::string host = req.at("host").get<std::string>();
+    const std::string lab_prefix = std::string(kLabPrefix) + req.at("lab").get<std::string>() + "-";
+    const auto suffixes = req.at("suffixes").get<std::vector<std::string>>();
+    std::vector<std::string> names;
+    for (const auto& n : list_namespaces(lab_prefix))
+      for (const auto& s : suffixes)
+        if (n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0 && n.find('-', lab_prefix.size()) == n.size() - s.size())
+          names.push_back(n);
+    json actions = json::array();
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(kNicLedgerDir, ec)) {
+      json ledger = json::parse(read_file_text(e.path().string()), nullptr, false);
+      if (!ledger.is_array()) continue;
+      bool all_mine = true;
+      for (const auto& n : ledger) {
+        const std::string ns = n.value("ns", ""), ifname = n.value("ifname", ""), nic = n.value("nic", "");
+        if (n.value("host", "") != host || std::find(names.begin(), names.end(), ns) == names.end()) {
+          all_mine = false;
+          continue;
+        }
+        if (dry_run) {
+          actions.push_back("would return nic " + nic + " (" + ifname + " in " + ns + ")");
+          continue;
+        }
+        auto netns = open_namespace(ns);
+        UniqueFd home(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
+        if (netns && move_link(netns->sock.get(), ifname, home.get(), nic)) actions.push_back("returned nic " + nic);
+      }
+      if (!dry_run && all_mine) std::filesystem::remove(e.path(), ec);
+    }
+    std::vector<uint64_t> inodes;
+    for (const auto& n : names)
+      if (auto ns = open_namespace(n)) inodes.push_back(ns->inode);
+    for (const auto& p : dry_run ? processes_in_namespaces(inodes) : end_processes_in_namespaces(inodes, 2000))
+      actions.push_back((dry_run ? "would end process " : "ended process ") + std::to_string(p.pid) + " (" + p.comm + ")");
+    for (const auto& n : names) {
+      if (dry_run) actions.push_back("would remove namespace " + n);
+      else if (remove_namespace_file(n)) actions.push_back("removed namespace " + n);
+    }
+    if (!dry_run)
+      if (auto s = wait_namespaces_released(inodes, 10); !s) return fail(s.error());
+    return {{"ok", true}, {"actions", actions}};
   }
 
   json status(const json& req) {

@@ -361,6 +361,39 @@ Status check_hosts(const Plan& plan, const std::string& default_agent) {
 
 static std::set<std::string> told_mirror_;
 
+Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const std::string& default_agent, bool dry_run) {
+  char dir[] = "/tmp/vpnlab-ssh-XXXXXX";
+  if (!::mkdtemp(dir)) return make_error(std::string("cannot make a directory in /tmp: ") + errno_text(errno));
+  std::vector<std::string> lines;
+  Status failed = ok_status();
+  for (const auto& h : plan.hosts) {
+    auto link = connect_host(h, default_agent, dir);
+    if (!link) {
+      failed = link.error();
+      break;
+    }
+    // This host's namespaces by their run-independent ends (make_plan names them).
+    Plan part = plan_for_host(plan, h.name);
+    std::vector<std::string> suffixes;
+    for (const auto& n : part.nodes) suffixes.push_back(n.ns.substr(plan.ns_prefix.size() - 1));
+    for (const auto& b : part.bridges) suffixes.push_back(b.ns.substr(plan.ns_prefix.size() - 1));
+    auto r = (*link)->agent->call({{"op", "cleanup"}, {"dry_run", dry_run}, {"host", h.name}, {"lab", plan.lab}, {"suffixes", suffixes}}, 60000);
+    std::vector<std::unique_ptr<HostLink>> one;
+    one.push_back(std::move(*link));
+    HostsRuntime::close_channels(one);
+    if (!r) {
+      failed = with_context(r.error(), "host '" + h.name + "'");
+      break;
+    }
+    for (const auto& a : (*r)["actions"]) lines.push_back("host '" + h.name + "': " + a.get<std::string>());
+    if ((*r)["actions"].empty()) lines.push_back("host '" + h.name + "': nothing of vpnlab's");
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (!failed) return failed.error();
+  return lines;
+}
+
 Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const std::string& default_agent,
                                                          int) {
   auto checked = connect_and_check(plan, default_agent, run_dir.empty() ? std::string("/tmp") : run_dir);

@@ -19,4 +19,8 @@ Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const
 // and its CPUs exist; nothing is created. The same checks open every round's build.
 Status check_hosts(const Plan& plan, const std::string& default_agent);
 
+// `vpnlab cleanup FILE`: on every host of the plan, what a killed agent left (NICs back
+// under their names, the lab's namespaces and their processes), as "host 'h1': ..." lines.
+Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const std::string& default_agent, bool dry_run);
+
 }  // namespace vpnlab

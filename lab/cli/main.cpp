@@ -283,10 +283,22 @@ int cmd_run(const Args& given) {
 }
 
 int cmd_cleanup(const Args& a) {
-  if (!a.positional.empty()) return usage_error("cleanup", "cleanup takes no file");
+  if (a.positional.size() > 1) return usage_error("cleanup", "give at most one topology file (its hosts are cleaned too)");
+  // A hosts topology: its hosts first (read before anything local is touched).
+  std::optional<Plan> hosts_plan;
+  if (!a.positional.empty()) {
+    auto plan = plan_request(request_of(a, a.positional[0]));
+    if (!plan) return fail(plan.error());
+    if (plan->backend == "hosts") hosts_plan = std::move(*plan);
+  }
   if (!need_root("cleanup")) return kExitError;
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
+  if (hosts_plan) {
+    auto lines = cleanup_hosts(*hosts_plan, helper_dir(own_binary_dir()) + "/vpnlab-agent", a.dry_run);
+    if (!lines) return fail(lines.error());
+    for (const auto& line : *lines) std::cout << line << "\n";
+  }
   auto report = cleanup_lab_objects(a.dry_run);
   if (!report) return fail(report.error());
   for (const auto& line : report->actions) std::cout << line << "\n";
@@ -408,8 +420,10 @@ const std::vector<Verb>& verbs() {
        "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
         "--min-rounds", "--vs", "--backend"}, cmd_run},
-      {"cleanup", "cleanup [--dry-run]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).",
-       {"--dry-run"}, cmd_cleanup},
+      {"cleanup", "cleanup [FILE] [--dry-run] [--backend B]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).\n"
+       "With a hosts topology FILE, on each of its hosts too (over ssh): NICs a killed agent left in a namespace go back\n"
+       "under their own names, then the lab's namespaces and their processes.",
+       {"--dry-run", "--backend"}, cmd_cleanup},
       {"products", "products [--json]", "Lists the products with availability, cipher and version (tab-separated; the reason a product cannot run\n"
        "in place of its version). Looked up in order: the shipped products (PREFIX/share/vpnlab/products, or the source\n"
        "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.",

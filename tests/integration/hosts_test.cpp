@@ -267,3 +267,42 @@ TEST(Hosts, HostsThatDoNotShareTheRunDirectoryGetInputsAndReturnOutputs) {
     if (e.path().filename().string().find("wireguard-go.log") != std::string::npos) logs = true;
   EXPECT_TRUE(logs) << "no wireguard-go log fetched";
 }
+
+// The agents themselves killed with the controller (no dead-man teardown): the lab stays
+// on the hosts with the NICs inside it, until `vpnlab cleanup FILE` reaches every host,
+// lists it with --dry-run, and gives the NICs back under their own names.
+TEST(Hosts, CleanupWithTheFileReachesEveryHostAndReturnsTheNics) {
+  VPNLAB_REQUIRE_SSH();
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  Fixture f = start_hosts();
+  ASSERT_TRUE(f.hosts);
+  const std::string file = f.dir + "/two-hosts.toml";
+  ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsclean", "\"wireguard-go\""), 0644).ok());
+  SpawnSpec s = controller_spec(*f.hosts, {"run", file, "--duration", "30s", "--out", f.dir + "/results"}, f.dir);
+  auto child = Child::spawn(s);
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(wait_until([&] {
+    std::string run = run_dir_in(f.dir + "/results");
+    return !run.empty() && std::filesystem::exists(run + "/raw");
+  }, 60)) << read_file(s.stderr_path);
+  for (pid_t agent : pids_named("vpnlab-agent")) ::kill(agent, SIGKILL);
+  ::kill((*child)->pid(), SIGKILL);
+  (*child)->wait_exit(5000);
+  ASSERT_FALSE(list_namespaces("vpnlab-hostsclean-").empty());
+  ASSERT_FALSE(has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic)) << "the nic should still be in the node";
+
+  CliOutcome dry = run_controller(*f.hosts, {"cleanup", file, "--dry-run"}, f.dir);
+  EXPECT_EQ(dry.status, 0) << dry.out << dry.err;
+  EXPECT_NE(dry.out.find("host 'h1': would return nic wire0 (wire in vpnlab-hostsclean-"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("host 'h2': would return nic wire0 (wire in vpnlab-hostsclean-"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("would remove namespace vpnlab-hostsclean-"), std::string::npos) << dry.out;
+  EXPECT_FALSE(list_namespaces("vpnlab-hostsclean-").empty()) << "--dry-run removed something";
+
+  CliOutcome o = run_controller(*f.hosts, {"cleanup", file}, f.dir);
+  EXPECT_EQ(o.status, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("host 'h1': returned nic wire0"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("host 'h2': returned nic wire0"), std::string::npos) << o.out;
+  EXPECT_TRUE(list_namespaces("vpnlab-hostsclean-").empty());
+  for (int i = 0; i < 2; ++i) EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(i)), EmulatedHosts::kNic)) << "host " << i + 1;
+  EXPECT_TRUE(pids_named("wireguard-go").empty());
+}
