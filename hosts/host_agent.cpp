@@ -25,6 +25,7 @@
 #include "lab/base/version.h"
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
+#include "netns/offloads.h"
 #include "vm/json_lines.h"
 
 namespace vpnlab {
@@ -83,6 +84,7 @@ class HostAgent {
     if (op == "wait") return wait(req);
     if (op == "stop") return stop(req);
     if (op == "cpu") return cpu();
+    if (op == "products") return products(req);
     if (op == "cleanup") return cleanup(req);
     if (op == "peek") return peek(req);
     if (op == "put") return put(req);
@@ -136,14 +138,29 @@ class HostAgent {
   // Before anything is made on any host: the NIC is free, the CPUs exist.
   json check(const json& req) {
     const std::string host = req.at("host").get<std::string>();
+    json nics = json::object();
     for (const auto& nic : req.at("nics")) {
       if (auto s = check_nic_free(host, nic.get<std::string>()); !s) return fail(s.error());
+      nics[nic.get<std::string>()] = nic_facts(nic.get<std::string>());
     }
     const long have = ::sysconf(_SC_NPROCESSORS_CONF);
     if (int cpu = req.at("max_cpu").get<int>(); cpu >= have)
       return fail(make_error("host '" + host + "' has CPUs 0.." + std::to_string(have - 1) + ", the plan pins to CPU " + std::to_string(cpu),
                              "give its nodes cpus that exist there"));
-    return {{"ok", true}};
+    return {{"ok", true}, {"nics", nics}};
+  }
+
+  // What environment.json records of a host's NIC: driver, link speed, offloads.
+  static json nic_facts(const std::string& nic) {
+    std::error_code ec;
+    auto driver = std::filesystem::read_symlink("/sys/class/net/" + nic + "/device/driver", ec);
+    std::string speed = read_file_text("/sys/class/net/" + nic + "/speed");
+    while (!speed.empty() && speed.back() == '\n') speed.pop_back();
+    json facts{{"driver", ec ? std::string("virtual (no device)") : driver.filename().string()},
+               {"speed_mbps", speed.empty() ? std::string("unknown") : speed}};
+    UniqueFd self(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
+    if (auto o = read_offloads(self.get(), nic)) facts["offloads"] = o.value();
+    return facts;
   }
 
   // Which NIC each node holds, on disk while the part is up: an agent killed before its
@@ -282,6 +299,23 @@ class HostAgent {
     if (!dry_run)
       if (auto s = wait_namespaces_released(inodes, 10); !s) return fail(s.error());
     return {{"ok", true}, {"actions", actions}};
+  }
+
+  // The run's products here: a program missing, or the version they report.
+  static json products(const json& req) {
+    json out = json::object();
+    for (const auto& p : req.at("products")) {
+      json one = json::object();
+      for (const auto& bin : p.at("binaries"))
+        if (find_program(bin.get<std::string>()).empty()) {
+          one["missing"] = bin;
+          break;
+        }
+      const auto version = p.at("version").get<std::vector<std::string>>();
+      if (!one.contains("missing")) one["version"] = version.empty() ? "-" : first_output_line(version);
+      out[p.at("name").get<std::string>()] = one;
+    }
+    return {{"ok", true}, {"products", out}};
   }
 
   json status(const json& req) {

@@ -322,7 +322,7 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
 
 // Connects to every host of the plan that has nodes and has each check its part; nothing
 // is made anywhere until all of them agree.
-Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& plan, const std::string& default_agent,
+Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& plan, const HostsOptions& opts,
                                                                 const std::string& log_dir) {
   std::vector<std::unique_ptr<HostLink>> hosts;
   auto give_up = [&](Error e) -> Result<std::vector<std::unique_ptr<HostLink>>> {
@@ -331,10 +331,12 @@ Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& pla
   };
   for (const auto& h : plan.hosts) {
     if (std::none_of(plan.nodes.begin(), plan.nodes.end(), [&](const PlanNode& n) { return n.host == h.name; })) continue;
-    auto link = connect_host(h, default_agent, log_dir);
+    auto link = connect_host(h, opts.default_agent, log_dir);
     if (!link) return give_up(link.error());
     hosts.push_back(std::move(*link));
   }
+  json products = json::array();
+  for (const auto& p : opts.products) products.push_back({{"name", p.name}, {"binaries", p.binaries}, {"version", p.version_argv}});
   for (auto& h : hosts) {
     Plan part = plan_for_host(plan, h->host.name);
     json nics = json::array();
@@ -343,16 +345,25 @@ Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& pla
     for (const auto& n : part.nodes)
       for (const auto* list : {&n.cpus, &n.load_cpus})
         for (int c : *list) max_cpu = std::max(max_cpu, c);
-    if (auto r = h->agent->call({{"op", "check"}, {"host", h->host.name}, {"nics", nics}, {"max_cpu", max_cpu}}); !r) return give_up(r.error());
+    auto checked = h->agent->call({{"op", "check"}, {"host", h->host.name}, {"nics", nics}, {"max_cpu", max_cpu}});
+    if (!checked) return give_up(checked.error());
+    h->hello["nics"] = (*checked)["nics"];
+    auto probed = h->agent->call({{"op", "products"}, {"products", products}}, 30000);
+    if (!probed) return give_up(with_context(probed.error(), "host '" + h->host.name + "'"));
+    for (const auto& [name, p] : (*probed)["products"].items())
+      if (std::string missing = p.value("missing", ""); !missing.empty())
+        return give_up(make_error("host '" + h->host.name + "': product " + name + ": '" + missing + "' is not installed there",
+                                  "install " + name + " on " + h->host.name + " as on this machine (README, 'Real hosts')"));
+    h->hello["products"] = (*probed)["products"];
   }
   return hosts;
 }
 
-Status check_hosts(const Plan& plan, const std::string& default_agent) {
+Status check_hosts(const Plan& plan, const HostsOptions& opts) {
   // ssh's logs, read for the error message, then removed.
   char dir[] = "/tmp/vpnlab-ssh-XXXXXX";
   if (!::mkdtemp(dir)) return make_error(std::string("cannot make a directory in /tmp: ") + errno_text(errno));
-  auto hosts = connect_and_check(plan, default_agent, dir);
+  auto hosts = connect_and_check(plan, opts, dir);
   if (hosts) HostsRuntime::close_channels(*hosts);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
@@ -361,13 +372,13 @@ Status check_hosts(const Plan& plan, const std::string& default_agent) {
 
 static std::set<std::string> told_mirror_;
 
-Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const std::string& default_agent, bool dry_run) {
+Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const HostsOptions& opts, bool dry_run) {
   char dir[] = "/tmp/vpnlab-ssh-XXXXXX";
   if (!::mkdtemp(dir)) return make_error(std::string("cannot make a directory in /tmp: ") + errno_text(errno));
   std::vector<std::string> lines;
   Status failed = ok_status();
   for (const auto& h : plan.hosts) {
-    auto link = connect_host(h, default_agent, dir);
+    auto link = connect_host(h, opts.default_agent, dir);
     if (!link) {
       failed = link.error();
       break;
@@ -394,9 +405,8 @@ Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const std::stri
   return lines;
 }
 
-Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const std::string& default_agent,
-                                                         int) {
-  auto checked = connect_and_check(plan, default_agent, run_dir.empty() ? std::string("/tmp") : run_dir);
+Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const HostsOptions& opts, int) {
+  auto checked = connect_and_check(plan, opts, run_dir.empty() ? std::string("/tmp") : run_dir);
   if (!checked) return checked.error();
   std::vector<std::unique_ptr<HostLink>> hosts = std::move(*checked);
   auto give_up = [&](Error e) -> Result<std::unique_ptr<NodeRuntime>> {

@@ -3,24 +3,37 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lab/model/plan.h"
 #include "lab/runtime/node_runtime.h"
 
 namespace vpnlab {
 
-// Connects to every host of the plan, checks versions, NICs and CPUs on all of them, then
-// has each build its part. `default_agent`: vpnlab-agent's path on a host whose [[host]]
-// names none (where this vpnlab keeps its own). ssh's logs go to run_dir/ssh-HOST.log.
-Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const std::string& default_agent,
+struct HostsOptions {
+  std::string default_agent;  // vpnlab-agent's path on a host whose [[host]] names none
+  // The run's products: each host must have their programs; their versions there go to
+  // environment.json (hosts[].products).
+  struct Product {
+    std::string name;
+    std::vector<std::string> binaries, version_argv;
+  };
+  std::vector<Product> products;
+};
+
+// Connects to every host of the plan, checks versions, NICs, CPUs and the products'
+// programs on all of them, then has each build its part. ssh's logs go to
+// run_dir/ssh-HOST.log.
+Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const HostsOptions& opts,
                                                          int interrupt_fd);
 
-// Before a run: every host answers over ssh with an agent of this version, its nic is free
-// and its CPUs exist; nothing is created. The same checks open every round's build.
-Status check_hosts(const Plan& plan, const std::string& default_agent);
+// Before a run: every host answers over ssh with an agent of this version, its nic is free,
+// its CPUs exist and the products' programs are there; nothing is created. The same checks
+// open every round's build.
+Status check_hosts(const Plan& plan, const HostsOptions& opts);
 
 // `vpnlab cleanup FILE`: on every host of the plan, what a killed agent left (NICs back
 // under their names, the lab's namespaces and their processes), as "host 'h1': ..." lines.
-Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const std::string& default_agent, bool dry_run);
+Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const HostsOptions& opts, bool dry_run);
 
 }  // namespace vpnlab

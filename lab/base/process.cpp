@@ -81,6 +81,27 @@ ProcStatus read_proc_status(pid_t pid) {
   return st;
 }
 
+std::string first_output_line(const std::vector<std::string>& argv) {
+  // The pid in the name lets `vpnlab cleanup` remove the file if this process is killed
+  // before it unlinks it (see kVersionProbePrefix).
+  std::string tmpl = std::string(kVersionProbePrefix) + std::to_string(getpid()) + "-XXXXXX";
+  int fd = mkstemp(tmpl.data());
+  if (fd < 0) return "";
+  close(fd);
+  SpawnSpec s;
+  s.argv = argv;
+  s.stdout_path = tmpl;
+  s.stderr_path = "/dev/null";  // warnings on stderr are not the version
+  (void)run_command(s, 5);
+  std::ifstream in(tmpl);
+  std::string line;
+  while (std::getline(in, line) && line.find_first_not_of(" \t") == std::string::npos) {
+  }
+  unlink(tmpl.c_str());
+  unlink((tmpl + ".cmd").c_str());
+  return line;
+}
+
 Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   if (spec.argv.empty()) return make_error("internal: empty argv");
   std::string exe = find_program(spec.argv[0]);

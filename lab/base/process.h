@@ -26,6 +26,12 @@ struct SpawnSpec {
   bool die_with_parent = false;             // SIGKILL when the spawning thread ends (a test's servers)
 };
 
+// The first non-empty line a command prints on stdout ("iperf 3.12 (cJSON 1.7.15)"), run
+// with a 5 s limit; empty if it cannot run.
+std::string first_output_line(const std::vector<std::string>& argv);
+// Where it keeps the output meanwhile: PREFIX<pid>-XXXXXX (and its LOG.cmd).
+inline constexpr const char* kVersionProbePrefix = "/tmp/vpnlab-version-";
+
 // What /proc/PID/status says of a process's memory and threads; zeros when it is gone or
 // unreadable (a daemon that exited between listing and reading).
 struct ProcStatus {

@@ -246,10 +246,15 @@ int cmd_run(const Args& given) {
   if (plan->backend == "hosts") {
     // Agents on the hosts get these paths: they must be absolute.
     opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
-    const std::string agent = helper_dir(own_binary_dir()) + "/vpnlab-agent";
-    if (auto s = check_hosts(*plan, agent); !s) return fail(s.error());
-    opts.build_nodes = [agent](const Plan& p, const std::string& run_dir, int interrupt_fd) {
-      return build_hosts_runtime(p, run_dir, agent, interrupt_fd);
+    HostsOptions hosts{helper_dir(own_binary_dir()) + "/vpnlab-agent", {}};
+    for (const auto& name : plan->products) {
+      auto spec = load_product(opts.products_dir, name);
+      if (!spec) return fail(spec.error());
+      hosts.products.push_back({spec->name, spec->binaries, spec->version_argv});
+    }
+    if (auto s = check_hosts(*plan, hosts); !s) return fail(s.error());
+    opts.build_nodes = [hosts](const Plan& p, const std::string& run_dir, int interrupt_fd) {
+      return build_hosts_runtime(p, run_dir, hosts, interrupt_fd);
     };
   }
   for (const auto& w : plan->pin_warnings) spdlog::warn("pinning: {}", w);
@@ -295,7 +300,7 @@ int cmd_cleanup(const Args& a) {
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
   if (hosts_plan) {
-    auto lines = cleanup_hosts(*hosts_plan, helper_dir(own_binary_dir()) + "/vpnlab-agent", a.dry_run);
+    auto lines = cleanup_hosts(*hosts_plan, HostsOptions{helper_dir(own_binary_dir()) + "/vpnlab-agent", {}}, a.dry_run);
     if (!lines) return fail(lines.error());
     for (const auto& line : *lines) std::cout << line << "\n";
   }

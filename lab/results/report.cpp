@@ -13,6 +13,7 @@
 #include "lab/run/results_csv.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
+#include "lab/results/report_hosts.h"
 #include "lab/results/report_pairwise.h"
 #include "lab/results/rss_series.h"
 #include "lab/results/run_files.h"
@@ -170,6 +171,7 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
     for (const auto& n : env["pinning_notes"]) items.push_back("Pinning: " + n.get<std::string>());
   if (env.contains("pinning_warnings"))
     for (const auto& n : env["pinning_warnings"]) items.push_back("Pinning, warning: " + n.get<std::string>());
+  for (const auto& line : host_items(env)) items.push_back(line);
   if (env.contains("products"))
     for (const auto& [name, p] : env["products"].items())
       items.push_back(name + ": " + p.value("version", std::string("?")) + ", cipher " + p.value("cipher", std::string("?")) +
@@ -355,6 +357,14 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
                    "Header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers with timestamps, "
                    "the product's declared per-packet overhead, 14 B Ethernet) at the MTU it ran with.",
                    {}, {}, {}});
+  }
+  if (auto host_rows = host_cpu_rows(rows.value()); !host_rows.empty()) {
+    doc.push_back({Block::Kind::heading, "CPU per host", {}, {}, {}});
+    doc.push_back({Block::Kind::para,
+                   "CPU-s/Gbit in the tables is the sum over the machines that held the test's nodes; here each machine's part. Hosts that "
+                   "are one machine (the same boot id) are counted once, named together.",
+                   {}, {}, {}});
+    doc.push_back({Block::Kind::table, "CPU-s per Gbit by machine", {}, host_rows, {}});
   }
   if (PairwiseSection pw = pairwise_section(rows.value(), vs); !pw.reference.empty()) {
     doc.push_back({Block::Kind::heading, "Product vs product: each over " + pw.reference, {}, {}, {}});

@@ -5,15 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "lab/base/process.h"
 #include "lab/model/product_spec.h"
 
 namespace vpnlab {
 
-// The first non-empty line a command prints on stdout ("iperf 3.12 (cJSON 1.7.15)"), run
-// with a 5 s limit; empty if it cannot run.
-std::string first_output_line(const std::vector<std::string>& argv);
-// Where it keeps the output meanwhile: PREFIX<pid>-XXXXXX (and its LOG.cmd).
-inline constexpr const char* kVersionProbePrefix = "/tmp/vpnlab-version-";
 
 struct Availability {
   bool available = false;

@@ -6,6 +6,7 @@
 #include "hosts/ssh_channel.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
+#include "lab/results/report_hosts.h"
 
 using namespace vpnlab;
 
@@ -200,4 +201,33 @@ TEST(HostsSsh, ArgvKeepsTheDestinationAndQuotesTheRemoteCommand) {
   EXPECT_EQ(argv[argv.size() - 2], "root@192.0.2.10");
   EXPECT_EQ(argv.back(), "exec '/opt/vpn lab/vpnlab-agent' --stdio");
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+}
+
+TEST(HostsReport, CpuPerMachineFromTheRowsAndHostsFromTheEnvironment) {
+  EXPECT_EQ(cpu_by_host("h1:1.5;h2+h3:0.25;bad;:1;h4:x;h5:-1"), (std::map<std::string, double>{{"h1", 1.5}, {"h2+h3", 0.25}}));
+  std::vector<SampleRow> rows(3);
+  for (int i = 0; i < 3; ++i) {
+    rows[i].product = "wireguard-go";
+    rows[i].test = "a-to-b";
+    rows[i].status = "ok";
+    rows[i].valid = true;
+    rows[i].gbps = 0.5;
+    rows[i].duration_s = 2;
+    rows[i].cpu_by_host = "h1:" + std::to_string(1 + i) + ";h2:0.5";
+  }
+  rows[2].valid = false;  // does not count
+  auto table = host_cpu_rows(rows);
+  ASSERT_EQ(table.size(), 3u);
+  EXPECT_EQ(table[1], (std::vector<std::string>{"wireguard-go", "a-to-b", "h1", "1.50", "2"}));
+  EXPECT_EQ(table[2], (std::vector<std::string>{"wireguard-go", "a-to-b", "h2", "0.50", "2"}));
+  rows[0].cpu_by_host = rows[1].cpu_by_host = "";
+  EXPECT_TRUE(host_cpu_rows(rows).empty());  // netns and vm runs: no section
+
+  nlohmann::json env = nlohmann::json::parse(R"({"hosts": [{"name": "h1", "ssh": "root@192.0.2.10", "kernel": "6.1.0", "cpu_model": "EPYC",
+      "cpus": 8, "boot_id": "0123456789ab", "version": "v1", "nics": {"enp2s0": {"driver": "ixgbe", "speed_mbps": "10000"}},
+      "products": {"nebula": {"version": "Version: 1.6.1"}}}, 7]})");
+  EXPECT_EQ(host_items(env), (std::vector<std::string>{
+                                 "Host h1 (ssh root@192.0.2.10): kernel 6.1.0, CPU EPYC x 8, boot 01234567, vpnlab-agent v1; nic enp2s0 (ixgbe, "
+                                 "10000 Mbit/s); nebula Version: 1.6.1."}));
+  EXPECT_TRUE(host_items(nlohmann::json::object()).empty());
 }
