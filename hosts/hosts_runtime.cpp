@@ -372,6 +372,32 @@ Status check_hosts(const Plan& plan, const HostsOptions& opts) {
 
 static std::set<std::string> told_mirror_;
 
+json probe_hosts(const Plan& plan, const HostsOptions& opts) {
+  json out = json::array();
+  char dir[] = "/tmp/vpnlab-ssh-XXXXXX";
+  if (!::mkdtemp(dir)) return out;
+  for (const auto& h : plan.hosts) {
+    Plan one = plan;
+    one.hosts = {h};
+    auto hosts = connect_and_check(one, opts, dir);
+    if (!hosts) {
+      out.push_back({{"name", h.name}, {"ssh", h.ssh}, {"error", hosts.error().message}});
+      continue;
+    }
+    json facts = hosts->empty() ? json{{"name", h.name}, {"ssh", h.ssh}, {"error", "host '" + h.name + "': no node of the topology is on it"}} : hosts->front()->hello;
+    facts.erase("ok");
+    facts.erase("seq");
+    facts.erase("pid");
+    facts["name"] = h.name;
+    facts["ssh"] = h.ssh;
+    out.push_back(facts);
+    HostsRuntime::close_channels(*hosts);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return out;
+}
+
 Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const HostsOptions& opts, bool dry_run) {
   char dir[] = "/tmp/vpnlab-ssh-XXXXXX";
   if (!::mkdtemp(dir)) return make_error(std::string("cannot make a directory in /tmp: ") + errno_text(errno));

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lab/model/plan.h"
 #include "lab/runtime/node_runtime.h"
 
@@ -31,6 +33,11 @@ Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const
 // its CPUs exist and the products' programs are there; nothing is created. The same checks
 // open every round's build.
 Status check_hosts(const Plan& plan, const HostsOptions& opts);
+
+// `vpnlab doctor FILE`: each host on its own (one that fails does not hide the others):
+// its facts as environment.json records them (name, ssh, kernel, CPU, nics, products), or
+// {"name", "ssh", "error"}.
+nlohmann::json probe_hosts(const Plan& plan, const HostsOptions& opts);
 
 // `vpnlab cleanup FILE`: on every host of the plan, what a killed agent left (NICs back
 // under their names, the lab's namespaces and their processes), as "host 'h1': ..." lines.

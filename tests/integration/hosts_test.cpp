@@ -188,6 +188,14 @@ TEST(Hosts, AnUnreachableHostOrAWrongKeyIsOneLineNamingTheHost) {
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 2) << "one error line and its hint:\n" << o.err;
   EXPECT_TRUE(list_namespaces("vpnlab-hostsdown-").empty());
   EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic)) << "h1 was touched";
+  // doctor FILE probes each host on its own: h1 is described, h2's failure named.
+  CliOutcome doctor = run_controller(*f.hosts, {"doctor", file}, f.dir);
+  EXPECT_EQ(doctor.status, 1) << doctor.out << doctor.err;
+  EXPECT_NE(doctor.out.find("  ! host 'h2' (ssh root@10.231.2.2): ssh: connect to host 10.231.2.2 port 22: Connection refused"),
+            std::string::npos)
+      << doctor.out;
+  EXPECT_NE(doctor.out.find("  Host h1 (ssh root@10.231.1.2): kernel "), std::string::npos) << doctor.out;
+  EXPECT_NE(doctor.out.find("baseline iperf 3"), std::string::npos) << doctor.out;
 
   // A key the host does not accept.
   std::string text = topology(*f.hosts, "hostskey", "\"baseline\"");
