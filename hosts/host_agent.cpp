@@ -6,26 +6,19 @@
 #include "hosts/host_agent.h"
 
 #include <signal.h>
-#include <unistd.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
-#include <fcntl.h>
-
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 
-#include "hosts/cpu_wire.h"
+#include "hosts/host_chores.h"
 #include "hosts/plan_wire.h"
 #include "lab/base/cpu_stat.h"
-#include "lab/base/pidfd.h"
-#include "lab/base/encoding.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
-#include "netns/offloads.h"
 #include "vm/json_lines.h"
 
 namespace vpnlab {
@@ -34,18 +27,8 @@ namespace {
 
 using nlohmann::json;
 
-// NIC ledgers of the parts this host holds (see HostAgent::build).
-constexpr const char* kNicLedgerDir = "/run/vpnlab/host-nics";
-
-json fail(const Error& e) { return {{"ok", false}, {"error", e.message}, {"hint", e.hint}}; }
-json done(const Status& s) { return s ? json{{"ok", true}} : fail(s.error()); }
-
-std::string first_line(const std::string& path) {
-  std::ifstream f(path);
-  std::string line;
-  std::getline(f, line);
-  return line;
-}
+json fail(const Error& e) { return agent_failure(e); }
+json done(const Status& s) { return agent_done(s); }
 
 class HostAgent {
  public:
@@ -69,7 +52,7 @@ class HostAgent {
     if (!rt_) return ok_status();
     Status s = rt_->teardown(timeout_s);
     rt_.reset();
-    if (s) ::unlink(ledger_path(part_).c_str());
+    if (s) ::unlink(nic_ledger_path(part_).c_str());
     return s;
   }
 
@@ -83,12 +66,12 @@ class HostAgent {
     if (op == "reap") return reap();
     if (op == "wait") return wait(req);
     if (op == "stop") return stop(req);
-    if (op == "cpu") return cpu();
-    if (op == "products") return products(req);
-    if (op == "cleanup") return cleanup(req);
-    if (op == "peek") return peek(req);
-    if (op == "put") return put(req);
-    if (op == "get") return get(req);
+    if (op == "cpu") return host_cpu();
+    if (op == "products") return host_products(req);
+    if (op == "cleanup") return host_cleanup(req);
+    if (op == "peek") return host_peek(req);
+    if (op == "put") return host_put(req);
+    if (op == "get") return host_get(req);
     if (op == "status") return status(req);
     if (!rt_) return fail(make_error("'" + op + "' before 'build'"));
     if (op == "spawn") return spawn(req);
@@ -105,7 +88,7 @@ class HostAgent {
     if (op == "create_link") return done(rt_->create_link_of_kind(node, req.at("ifname"), req.at("kind"), req.at("if_id")));
     if (op == "configure") {
       auto addr = parse_host_addr(req.at("addr").get<std::string>());
-      if (!addr) return fail(addr.error());
+      if (!addr) return fail(make_error("bad interface address '" + req.at("addr").get<std::string>() + "'"));
       return done(rt_->configure_link(node, req.at("ifname"), *addr, req.at("mtu")));
     }
     if (op == "get_link") return get_link(node, req.at("ifname"));
@@ -129,7 +112,7 @@ class HostAgent {
             {"version", vpnlab_version()},
             {"kernel", u.release},
             {"hostname", u.nodename},
-            {"boot_id", first_line("/proc/sys/kernel/random/boot_id")},
+            {"boot_id", boot_id()},
             {"cpus", ::sysconf(_SC_NPROCESSORS_CONF)},
             {"cpu_model", cpuinfo_field(read_file_text("/proc/cpuinfo"), "model name")},
             {"pid", ::getpid()}};
@@ -141,32 +124,13 @@ class HostAgent {
     json nics = json::object();
     for (const auto& nic : req.at("nics")) {
       if (auto s = check_nic_free(host, nic.get<std::string>()); !s) return fail(s.error());
-      nics[nic.get<std::string>()] = nic_facts(nic.get<std::string>());
+      nics[nic.get<std::string>()] = host_nic_facts(nic.get<std::string>());
     }
     const long have = ::sysconf(_SC_NPROCESSORS_CONF);
     if (int cpu = req.at("max_cpu").get<int>(); cpu >= have)
       return fail(make_error("host '" + host + "' has CPUs 0.." + std::to_string(have - 1) + ", the plan pins to CPU " + std::to_string(cpu),
                              "give its nodes cpus that exist there"));
     return {{"ok", true}, {"nics", nics}};
-  }
-
-  // What environment.json records of a host's NIC: driver, link speed, offloads.
-  static json nic_facts(const std::string& nic) {
-    std::error_code ec;
-    auto driver = std::filesystem::read_symlink("/sys/class/net/" + nic + "/device/driver", ec);
-    std::string speed = read_file_text("/sys/class/net/" + nic + "/speed");
-    while (!speed.empty() && speed.back() == '\n') speed.pop_back();
-    json facts{{"driver", ec ? std::string("virtual (no device)") : driver.filename().string()},
-               {"speed_mbps", speed.empty() ? std::string("unknown") : speed}};
-    UniqueFd self(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
-    if (auto o = read_offloads(self.get(), nic)) facts["offloads"] = o.value();
-    return facts;
-  }
-
-  // Which NIC each node holds, on disk while the part is up: an agent killed before its
-  // teardown leaves the NIC renamed in a namespace, and `vpnlab cleanup FILE` gives it back.
-  static std::string ledger_path(const Plan& part) {
-    return std::string(kNicLedgerDir) + "/" + part.ns_prefix + (part.nics.empty() ? std::string("none") : part.nics.front().host) + ".json";
   }
 
   json build(const json& req) {
@@ -177,7 +141,7 @@ class HostAgent {
       json ledger = json::array();
       for (const auto& n : part->nics) ledger.push_back({{"host", n.host}, {"ns", n.ns}, {"ifname", n.ifname}, {"nic", n.nic}});
       if (auto s = make_dirs(kNicLedgerDir, 0700); !s) return fail(s.error());
-      if (auto s = write_file(ledger_path(*part), ledger.dump() + "\n", 0600); !s) return fail(s.error());
+      if (auto s = write_file(nic_ledger_path(*part), ledger.dump() + "\n", 0600); !s) return fail(s.error());
     }
     auto rt = build_netns_runtime(*part, "", -1);
     if (!rt) return fail(rt.error());
@@ -229,93 +193,6 @@ class HostAgent {
     json r{{"ok", true}, {"status", it->second->exit_status()}, {"killed", killed}};
     children_.erase(it);
     return r;
-  }
-
-  // Files of a controller whose filesystem this host does not share (hosts/file_mirror.h).
-  static json peek(const json& req) {
-    std::string text = read_file_text(req.at("path").get<std::string>());
-    return {{"ok", true}, {"text", text.substr(0, 4096)}};
-  }
-  static json put(const json& req) {
-    const std::string path = req.at("path").get<std::string>();
-    auto data = from_base64(req.at("data").get<std::string>());
-    if (!data) return fail(make_error(path + ": the content is not base64"));
-    const mode_t mode = req.at("mode").get<int>() & 07777;
-    if (auto s = make_dirs(path.substr(0, path.rfind('/')), 0750); !s) return fail(s.error());
-    return done(write_file(path, *data, mode));
-  }
-  static json get(const json& req) {
-    const std::string path = req.at("path").get<std::string>();
-    if (::access(path.c_str(), R_OK) != 0) return {{"ok", true}, {"exists", false}};
-    std::string data = read_file_text(path);
-    return {{"ok", true}, {"exists", true}, {"data", to_base64(reinterpret_cast<const unsigned char*>(data.data()), data.size())}};
-  }
-
-  // What a killed agent left of one topology's lab on this host: NICs in its namespaces go
-  // back under their own names, then the namespaces go with whatever runs in them. Only
-  // the namespaces of this host's nodes and links ("vpnlab-LAB-<any run>-n-NODE"): another
-  // lab's, or another host's where hosts share a machine, are not touched.
-  json cleanup(const json& req) {
-    const bool dry_run = req.at("dry_run").get<bool>();
-    const std::string host = req.at("host").get<std::string>();
-    const std::string lab_prefix = std::string(kLabPrefix) + req.at("lab").get<std::string>() + "-";
-    const auto suffixes = req.at("suffixes").get<std::vector<std::string>>();
-    std::vector<std::string> names;
-    for (const auto& n : list_namespaces(lab_prefix))
-      for (const auto& s : suffixes)
-        if (n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0 && n.find('-', lab_prefix.size()) == n.size() - s.size())
-          names.push_back(n);
-    json actions = json::array();
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(kNicLedgerDir, ec)) {
-      json ledger = json::parse(read_file_text(e.path().string()), nullptr, false);
-      if (!ledger.is_array()) continue;
-      bool all_mine = true;
-      for (const auto& n : ledger) {
-        const std::string ns = n.value("ns", ""), ifname = n.value("ifname", ""), nic = n.value("nic", "");
-        if (n.value("host", "") != host || std::find(names.begin(), names.end(), ns) == names.end()) {
-          all_mine = false;
-          continue;
-        }
-        if (dry_run) {
-          actions.push_back("would return nic " + nic + " (" + ifname + " in " + ns + ")");
-          continue;
-        }
-        auto netns = open_namespace(ns);
-        UniqueFd home(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
-        if (netns && move_link(netns->sock.get(), ifname, home.get(), nic)) actions.push_back("returned nic " + nic);
-      }
-      if (!dry_run && all_mine) std::filesystem::remove(e.path(), ec);
-    }
-    std::vector<uint64_t> inodes;
-    for (const auto& n : names)
-      if (auto ns = open_namespace(n)) inodes.push_back(ns->inode);
-    for (const auto& p : dry_run ? processes_in_namespaces(inodes) : end_processes_in_namespaces(inodes, 2000))
-      actions.push_back((dry_run ? "would end process " : "ended process ") + std::to_string(p.pid) + " (" + p.comm + ")");
-    for (const auto& n : names) {
-      if (dry_run) actions.push_back("would remove namespace " + n);
-      else if (remove_namespace_file(n)) actions.push_back("removed namespace " + n);
-    }
-    if (!dry_run)
-      if (auto s = wait_namespaces_released(inodes, 10); !s) return fail(s.error());
-    return {{"ok", true}, {"actions", actions}};
-  }
-
-  // The run's products here: a program missing, or the version they report.
-  static json products(const json& req) {
-    json out = json::object();
-    for (const auto& p : req.at("products")) {
-      json one = json::object();
-      for (const auto& bin : p.at("binaries"))
-        if (find_program(bin.get<std::string>()).empty()) {
-          one["missing"] = bin;
-          break;
-        }
-      const auto version = p.at("version").get<std::vector<std::string>>();
-      if (!one.contains("missing")) one["version"] = version.empty() ? "-" : first_output_line(version);
-      out[p.at("name").get<std::string>()] = one;
-    }
-    return {{"ok", true}, {"products", out}};
   }
 
   json status(const json& req) {
@@ -385,19 +262,6 @@ class HostAgent {
     return {{"ok", true},           {"name", l->name},           {"kind", l->kind},
             {"mtu", l->mtu},        {"up", l->up},               {"rx_bytes", l->rx_bytes},
             {"tx_bytes", l->tx_bytes}, {"rx_packets", l->rx_packets}, {"tx_packets", l->tx_packets}};
-  }
-
-  static json cpu() {
-    json per_cpu = json::array();
-    for (const auto& t : read_cpu_times_per_cpu()) per_cpu.push_back(cpu_json(t));
-    return {{"ok", true}, {"total", cpu_json(read_cpu_times())}, {"per_cpu", per_cpu}};
-  }
-
-  static Result<HostAddr> parse_host_addr(const std::string& text) {
-    auto slash = text.find('/');
-    auto addr = parse_ipv4(text.substr(0, slash));
-    if (!addr || slash == std::string::npos) return make_error("bad interface address '" + text + "'");
-    return HostAddr{*addr, std::atoi(text.c_str() + slash + 1)};
   }
 
   Plan part_;

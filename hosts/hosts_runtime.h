@@ -1,6 +1,7 @@
 // The hosts backend: a plan's nodes as namespaces on several machines, each reached over
 // ssh (hosts/ssh_channel.h) and driven by the vpnlab-agent there (hosts/host_agent.h).
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,12 @@
 
 namespace vpnlab {
 
+// What one run keeps between its rounds (hosts/host_link.h): each host's agent connection,
+// idle between rounds (one ssh session per host for the whole run; closing it at the end,
+// or vpnlab's death, is the agents' EOF), and what the checks before the run learnt.
+struct HostPool;
+std::shared_ptr<HostPool> make_host_pool();
+
 struct HostsOptions {
   std::string default_agent;  // vpnlab-agent's path on a host whose [[host]] names none
   // The run's products: each host must have their programs; their versions there go to
@@ -21,6 +28,7 @@ struct HostsOptions {
     std::vector<std::string> binaries, version_argv;
   };
   std::vector<Product> products;
+  std::shared_ptr<HostPool> pool = make_host_pool();  // shared by the copies of one run's options
 };
 
 // Connects to every host of the plan, checks versions, NICs, CPUs and the products'

@@ -15,11 +15,9 @@ json addr_json(const std::optional<HostAddr>& a) { return a ? json(a->str()) : j
 // Reads what to_json wrote; nlohmann's exceptions (wrong type, missing key) become the
 // Error of the one place that catches them.
 HostAddr host_addr(const json& j) {
-  std::string text = j.get<std::string>();
-  auto slash = text.find('/');
-  auto addr = parse_ipv4(text.substr(0, slash));
-  if (!addr || slash == std::string::npos) throw std::invalid_argument("bad interface address '" + text + "'");
-  return HostAddr{*addr, std::stoi(text.substr(slash + 1))};
+  auto a = parse_host_addr(j.get<std::string>());
+  if (!a) throw std::invalid_argument("bad interface address '" + j.get<std::string>() + "'");
+  return *a;
 }
 
 std::optional<HostAddr> opt_addr(const json& j) {

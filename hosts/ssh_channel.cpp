@@ -1,6 +1,7 @@
 #include "hosts/ssh_channel.h"
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 namespace vpnlab {
 
@@ -10,10 +11,21 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+std::string control_path() {
+  // Per vpnlab process: a master of another run (of another emulated host at the same
+  // address, in the tests) is never reused. %C: a hash of host, port and user.
+  return "/tmp/vpnlab-ssh-" + std::to_string(::getpid()) + "-%C";
+}
+
 std::vector<std::string> ssh_argv(const SshTarget& t) {
-  std::vector<std::string> argv = {"ssh", "-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
-                                   "-o", "ConnectTimeout=10"};
+  std::vector<std::string> argv = {"ssh", "-T", "-o", "BatchMode=yes"};
+  // The topology's options first: for each option ssh keeps the first value it is given.
   argv.insert(argv.end(), t.options.begin(), t.options.end());
+  argv.insert(argv.end(), {"-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=10",
+                           // One connection per host for the whole run: the first session starts a
+                           // master, later ones (every round's agent) reuse it; it ends 15 s after
+                           // its last session, so a killed vpnlab leaves none behind for long.
+                           "-o", "ControlMaster=auto", "-o", "ControlPath=" + control_path(), "-o", "ControlPersist=15s"});
   // "--" ends ssh's options: a destination can never be read as one.
   argv.insert(argv.end(), {"--", t.destination, "exec " + shell_quote(t.agent) + " --stdio"});
   return argv;

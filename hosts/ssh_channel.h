@@ -22,8 +22,9 @@ struct SshTarget {
 
 // ssh's argv. BatchMode: a missing key is an error, never a password prompt on a run's
 // terminal. Host-key checking stays as the user's configuration says. Keepalives end a
-// connection to a vanished host within ~15 s. The remote command is one word, quoted for
-// the remote shell (ssh always hands its command to a shell).
+// connection to a vanished host within ~15 s; a master connection (ControlMaster, per
+// vpnlab process) is reused by every later session to the host. The remote command is one
+// word, quoted for the remote shell (ssh always hands its command to a shell).
 std::vector<std::string> ssh_argv(const SshTarget& t);
 // 'text' for a POSIX shell ("'" inside becomes '\'').
 std::string shell_quote(const std::string& text);

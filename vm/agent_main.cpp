@@ -129,11 +129,9 @@ struct Agent {
     if (req.contains("mac"))
       if (auto s = rename_link_by_mac(sock.get(), req.value("mac", ""), name); !s) return fail(s.error());
     for (const auto& a : req.value("addrs", std::vector<std::string>{})) {
-      auto slash = a.find('/');
-      auto addr = parse_ipv4(a.substr(0, slash));
-      if (!addr || slash == std::string::npos) return fail(make_error("bad interface address '" + a + "'"));
-      HostAddr host{*addr, std::atoi(a.c_str() + slash + 1)};
-      if (auto s = add_address(sock.get(), name, host); !s) return fail(s.error());
+      auto host = parse_host_addr(a);
+      if (!host) return fail(make_error("bad interface address '" + a + "'"));
+      if (auto s = add_address(sock.get(), name, *host); !s) return fail(s.error());
     }
     if (auto s = set_link(sock.get(), name, req.value("mtu", 0), req.value("up", true)); !s) return fail(s.error());
     return {{"ok", true}};

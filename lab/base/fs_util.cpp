@@ -70,6 +70,11 @@ Status check_free_space(const std::string& dir, uint64_t need_bytes) {
                     "'vpnlab run FILE --resume RUN_DIR'");
 }
 
+std::string boot_id() {
+  std::string text = read_file_text("/proc/sys/kernel/random/boot_id");
+  return text.substr(0, text.find('\n'));
+}
+
 std::string own_binary_dir() {
   std::error_code ec;
   auto p = std::filesystem::read_symlink("/proc/self/exe", ec);

@@ -21,6 +21,9 @@ Status replace_file(const std::string& path, const std::string& content, mode_t 
 Result<std::string> read_whole_file(const std::string& path);
 // The whole file, or "" if it cannot be read.
 std::string read_file_text(const std::string& path);
+// This boot of this machine (/proc/sys/kernel/random/boot_id): two hosts with the same one
+// are one machine.
+std::string boot_id();
 
 // What one sample writes at most (iperf3 JSON of every process, logs, a row), with room.
 inline constexpr uint64_t kSampleDiskReserve = 1u << 20;

@@ -51,6 +51,20 @@ std::optional<Ipv4Addr> parse_ipv4(const std::string& text) {
   return Ipv4Addr{value};
 }
 
+std::optional<HostAddr> parse_host_addr(const std::string& text) {
+  auto slash = text.find('/');
+  if (slash == std::string::npos || slash + 1 >= text.size() || text.size() - slash > 3) return std::nullopt;
+  auto addr = parse_ipv4(text.substr(0, slash));
+  if (!addr) return std::nullopt;
+  int len = 0;
+  for (size_t i = slash + 1; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    len = len * 10 + (text[i] - '0');
+  }
+  if (len > 32) return std::nullopt;
+  return HostAddr{*addr, len};
+}
+
 std::optional<Ipv4Prefix> parse_ipv4_prefix(const std::string& text, std::string* why) {
   auto slash = text.find('/');
   if (slash == std::string::npos) {

@@ -33,6 +33,8 @@ struct HostAddr {
 };
 
 std::optional<Ipv4Addr> parse_ipv4(const std::string& text);
+// "a.b.c.d/len" as an interface address (host bits allowed); nullopt if malformed.
+std::optional<HostAddr> parse_host_addr(const std::string& text);
 // Strict: "a.b.c.d/len" with no host bits set; the reason on failure goes to *why.
 std::optional<Ipv4Prefix> parse_ipv4_prefix(const std::string& text, std::string* why);
 

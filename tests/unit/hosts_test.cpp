@@ -231,3 +231,22 @@ TEST(HostsReport, CpuPerMachineFromTheRowsAndHostsFromTheEnvironment) {
                                  "10000 Mbit/s); nebula Version: 1.6.1."}));
   EXPECT_TRUE(host_items(nlohmann::json::object()).empty());
 }
+
+// The shipped two-machine example plans on both backends it is meant for.
+TEST(HostsTopology, TheShippedTwoHostsExamplePlansAsHostsAndAsNetns) {
+  auto topo = load_topology(VPNLAB_TOPOLOGIES "/two-hosts.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  PlanOptions o;
+  o.run_id = "r";
+  o.tag = "t";
+  auto hosts = make_plan(*topo, o);
+  ASSERT_TRUE(hosts.ok()) << hosts.error().format();
+  EXPECT_EQ(hosts->backend, "hosts");
+  EXPECT_EQ(plan_for_host(*hosts, "h1").nics.size(), 1u);
+  EXPECT_EQ(plan_for_host(*hosts, "h2").nics.size(), 1u);
+  o.backend = "netns";
+  auto local = make_plan(*topo, o);
+  ASSERT_TRUE(local.ok());
+  EXPECT_TRUE(local->hosts.empty());
+  EXPECT_EQ(local->veths.size(), 1u);
+}
