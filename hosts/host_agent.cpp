@@ -19,6 +19,7 @@
 #include "lab/base/version.h"
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
+#include "vm/agent_client.h"
 #include "vm/json_lines.h"
 
 namespace vpnlab {
@@ -258,11 +259,9 @@ class HostAgent {
 
   json get_link(const std::string& node, const std::string& ifname) {
     auto l = rt_->get_link(node, ifname);
-    if (!l) return fail(l.error());
-    return {{"ok", true},           {"name", l->name},           {"kind", l->kind},
-            {"mtu", l->mtu},        {"up", l->up},               {"rx_bytes", l->rx_bytes},
-            {"tx_bytes", l->tx_bytes}, {"rx_packets", l->rx_packets}, {"tx_packets", l->tx_packets}};
+    return l ? link_info_json(*l) : fail(l.error());
   }
+
 
   Plan part_;
   std::unique_ptr<NodeRuntime> rt_;

@@ -52,6 +52,25 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect(const std::string& soc
   }
 }
 
+json link_info_json(const LinkInfo& l) {
+  return {{"ok", true},           {"name", l.name},           {"kind", l.kind},
+          {"mtu", l.mtu},        {"up", l.up},               {"rx_bytes", l.rx_bytes},
+          {"tx_bytes", l.tx_bytes}, {"rx_packets", l.rx_packets}, {"tx_packets", l.tx_packets}};
+}
+
+LinkInfo link_info_from_json(const json& j) {
+  LinkInfo l;
+  l.name = j.value("name", "");
+  l.kind = j.value("kind", "");
+  l.mtu = j.value("mtu", 0);
+  l.up = j.value("up", false);
+  l.rx_bytes = j.value("rx_bytes", uint64_t{0});
+  l.tx_bytes = j.value("tx_bytes", uint64_t{0});
+  l.rx_packets = j.value("rx_packets", uint64_t{0});
+  l.tx_packets = j.value("tx_packets", uint64_t{0});
+  return l;
+}
+
 std::unique_ptr<AgentClient> AgentClient::over(UniqueFd fd, std::string where) {
   return std::unique_ptr<AgentClient>(new AgentClient(std::move(fd), std::move(where)));
 }

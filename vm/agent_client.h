@@ -10,6 +10,7 @@
 #include <optional>
 #include <poll.h>
 
+#include "netns/netlink.h"
 #include "vm/json_lines.h"
 
 namespace vpnlab {
@@ -18,6 +19,10 @@ struct GuestHello {
   std::string kernel;
   double uptime_s = 0;
 };
+
+// A link's counters as the agents send them ("get_link") and the runtimes read them.
+nlohmann::json link_info_json(const LinkInfo& l);
+LinkInfo link_info_from_json(const nlohmann::json& j);
 
 class AgentClient {
  public:

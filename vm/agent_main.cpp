@@ -26,6 +26,7 @@
 #include "netns/probes.h"
 #include "netns/route.h"
 #include "netns/sysctl.h"
+#include "vm/agent_client.h"
 #include "vm/guest_agent.h"
 #include "vm/guest_net.h"
 #include "vm/json_lines.h"
@@ -154,11 +155,9 @@ struct Agent {
 
   json get_link_info(const json& req) {
     auto l = get_link(sock.get(), req.value("ifname", ""));
-    if (!l) return fail(l.error());
-    return {{"ok", true},          {"name", l->name},         {"kind", l->kind},
-            {"mtu", l->mtu},       {"up", l->up},             {"rx_bytes", l->rx_bytes},
-            {"tx_bytes", l->tx_bytes}, {"rx_packets", l->rx_packets}, {"tx_packets", l->tx_packets}};
+    return l ? link_info_json(*l) : fail(l.error());
   }
+
 
   json route(const json& req) {
     std::string why;

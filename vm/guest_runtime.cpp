@@ -47,16 +47,7 @@ class GuestRuntime : public NodeRuntime {
   Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override {
     auto r = lab_->agent(node).call({{"op", "get_link"}, {"ifname", ifname}});
     if (!r) return with_context(r.error(), "guest '" + node + "'");
-    LinkInfo l;
-    l.name = r->value("name", "");
-    l.kind = r->value("kind", "");
-    l.mtu = r->value("mtu", 0);
-    l.up = r->value("up", false);
-    l.rx_bytes = r->value("rx_bytes", uint64_t{0});
-    l.tx_bytes = r->value("tx_bytes", uint64_t{0});
-    l.rx_packets = r->value("rx_packets", uint64_t{0});
-    l.tx_packets = r->value("tx_packets", uint64_t{0});
-    return l;
+    return link_info_from_json(*r);
   }
   Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int, int payload, bool df) override {
     return call(node, {{"op", "ping"}, {"addr", target.str()}, {"timeout_s", timeout_s}, {"payload", payload}, {"df", df}}, timeout_s);

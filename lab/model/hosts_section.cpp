@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "lab/model/plan_parts.h"
 #include "lab/model/topology_parse.h"
 
 namespace vpnlab {
@@ -16,13 +17,6 @@ namespace {
 const size_t kMaxHostName = 32;
 const size_t kMaxIfName = 15;  // IFNAMSIZ - 1
 
-Error located(const Topology& topo, SourcePos pos, std::string message, std::string hint) {
-  Error e = make_error(std::move(message), std::move(hint));
-  e.file = topo.file;
-  e.line = pos.line;
-  e.column = pos.column;
-  return e;
-}
 
 }  // namespace
 
@@ -67,12 +61,12 @@ Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo)
 
 Status check_hosts_layout(const Topology& topo) {
   if (topo.hosts.empty())
-    return located(topo, SourcePos{1, 1}, "backend 'hosts' but no [[host]] defined",
+    return plan_error(topo, SourcePos{1, 1}, "backend 'hosts' but no [[host]] defined",
                    "add [[host]] tables with name, ssh and nic, and host = \"...\" in each [[node]]");
   std::map<std::string, std::string> host_of;
   for (const auto& n : topo.nodes) {
     if (n.host.empty())
-      return located(topo, n.pos, "node '" + n.name + "' has no host (backend 'hosts')",
+      return plan_error(topo, n.pos, "node '" + n.name + "' has no host (backend 'hosts')",
                      "add host = \"" + topo.hosts.front().name + "\" (one of the [[host]] names)");
     host_of[n.name] = n.host;
   }
@@ -83,21 +77,21 @@ Status check_hosts_layout(const Topology& topo) {
     if (hosts.size() == 1) continue;
     std::string what = "link '" + l.name + "'";
     if (l.nodes.size() != 2)
-      return located(topo, l.pos, what + " joins " + std::to_string(l.nodes.size()) + " nodes on several hosts",
+      return plan_error(topo, l.pos, what + " joins " + std::to_string(l.nodes.size()) + " nodes on several hosts",
                      "a link between hosts is that pair's wire: give it two nodes, one on each host, and keep larger links on one host");
     if (l.rate_bps > 0 || l.delay_ms > 0 || l.loss_pct > 0)
-      return located(topo, l.shaping_pos, what + " crosses hosts and is shaped",
+      return plan_error(topo, l.shaping_pos, what + " crosses hosts and is shaped",
                      "a physical link is measured as it is: remove rate/delay/loss, or keep both nodes on one host");
     for (const auto& n : l.nodes) {
       const std::string& host = host_of[n];
       auto h = std::find_if(topo.hosts.begin(), topo.hosts.end(), [&](const HostSpec& hs) { return hs.name == host; });
       if (h->nic.empty())
-        return located(topo, h->pos, "host '" + host + "' has no nic, but " + what + " reaches node '" + n + "' from another host",
+        return plan_error(topo, h->pos, "host '" + host + "' has no nic, but " + what + " reaches node '" + n + "' from another host",
                        "add nic = \"...\": the host's spare interface wired to the other host");
       std::string use = what + " (node '" + n + "')";
       auto [it, fresh] = nic_user.emplace(host, use);
       if (!fresh)
-        return located(topo, l.pos, "host '" + host + "' has one nic ('" + h->nic + "'), but " + it->second + " and " + use +
+        return plan_error(topo, l.pos, "host '" + host + "' has one nic ('" + h->nic + "'), but " + it->second + " and " + use +
                                         " both cross to other hosts",
                        "keep one cross-host link end per host (this backend makes no macvlan), or add a host");
     }

@@ -95,6 +95,21 @@ bool wait_until(const std::function<bool()>& done, double seconds) {
   return done();
 }
 
+// `vpnlab run FILE` of 30 s samples in the controller, once a sample is under way (its raw
+// iperf3 output has appeared); nullptr (and a test failure) otherwise.
+std::unique_ptr<Child> start_run_until_mid_sample(const Fixture& f, const std::string& file) {
+  SpawnSpec s = controller_spec(*f.hosts, {"run", file, "--duration", "30s", "--out", f.dir + "/results"}, f.dir);
+  auto child = Child::spawn(s);
+  EXPECT_TRUE(child.ok());
+  if (!child) return nullptr;
+  bool mid = wait_until([&] {
+    std::string run = run_dir_in(f.dir + "/results");
+    return !run.empty() && std::filesystem::exists(run + "/raw");
+  }, 60);
+  EXPECT_TRUE(mid) << read_file(s.stderr_path);
+  return mid ? std::move(*child) : nullptr;
+}
+
 }  // namespace
 
 // The check: baseline, wireguard-go and nebula across two hosts, every row valid
@@ -149,17 +164,11 @@ TEST(Hosts, KillNineOfTheControllerLeavesBothHostsCleanWithinSeconds) {
   ASSERT_TRUE(f.hosts);
   const std::string file = f.dir + "/two-hosts.toml";
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostskill", "\"wireguard-go\""), 0644).ok());
-  SpawnSpec s = controller_spec(*f.hosts, {"run", file, "--duration", "30s", "--out", f.dir + "/results"}, f.dir);
-  auto child = Child::spawn(s);
-  ASSERT_TRUE(child.ok());
-  // Mid-sample: the sample's raw iperf3 output has appeared.
-  ASSERT_TRUE(wait_until([&] {
-    std::string run = run_dir_in(f.dir + "/results");
-    return !run.empty() && std::filesystem::exists(run + "/raw");
-  }, 60)) << read_file(s.stderr_path);
+  auto child = start_run_until_mid_sample(f, file);
+  ASSERT_TRUE(child);
   EXPECT_FALSE(list_namespaces("vpnlab-hostskill-").empty());
-  ::kill((*child)->pid(), SIGKILL);
-  (*child)->wait_exit(5000);
+  ::kill(child->pid(), SIGKILL);
+  child->wait_exit(5000);
   auto t0 = std::chrono::steady_clock::now();
   bool clean = wait_until([&] {
     return list_namespaces("vpnlab-hostskill-").empty() && has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic) &&
@@ -286,16 +295,11 @@ TEST(Hosts, CleanupWithTheFileReachesEveryHostAndReturnsTheNics) {
   ASSERT_TRUE(f.hosts);
   const std::string file = f.dir + "/two-hosts.toml";
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsclean", "\"wireguard-go\""), 0644).ok());
-  SpawnSpec s = controller_spec(*f.hosts, {"run", file, "--duration", "30s", "--out", f.dir + "/results"}, f.dir);
-  auto child = Child::spawn(s);
-  ASSERT_TRUE(child.ok());
-  ASSERT_TRUE(wait_until([&] {
-    std::string run = run_dir_in(f.dir + "/results");
-    return !run.empty() && std::filesystem::exists(run + "/raw");
-  }, 60)) << read_file(s.stderr_path);
+  auto child = start_run_until_mid_sample(f, file);
+  ASSERT_TRUE(child);
   for (pid_t agent : pids_named("vpnlab-agent")) ::kill(agent, SIGKILL);
-  ::kill((*child)->pid(), SIGKILL);
-  (*child)->wait_exit(5000);
+  ::kill(child->pid(), SIGKILL);
+  child->wait_exit(5000);
   ASSERT_FALSE(list_namespaces("vpnlab-hostsclean-").empty());
   ASSERT_FALSE(has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic)) << "the nic should still be in the node";
 
