@@ -1,4 +1,4 @@
-// vpnlab-agent --stdio: the hosts backend's agent, started by the controller over ssh. It
+// vpnlab-host-agent --stdio: the hosts backend's agent, started by the controller over ssh. It
 // builds its host's part of the plan with the netns backend (the very code that builds a
 // lab on one machine) and serves every NodeRuntime operation for the nodes there, as JSON
 // lines on stdin/stdout. Dead man: when stdin closes (the controller died, ssh dropped), it
@@ -298,7 +298,7 @@ int serve_host_agent(int in_fd, int out_fd) {
   }
   // The controller is gone (or done): nothing of the lab may stay on this host.
   Status s = agent.teardown(10);
-  if (!s) std::fprintf(stderr, "vpnlab-agent: teardown: %s\n", s.error().message.c_str());
+  if (!s) std::fprintf(stderr, "vpnlab-host-agent: teardown: %s\n", s.error().message.c_str());
   return s ? 0 : 1;
 }
 

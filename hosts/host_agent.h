@@ -1,4 +1,4 @@
-// The host side of the hosts backend: `vpnlab-agent --stdio` (hosts/host_agent.cpp).
+// The host side of the hosts backend: `vpnlab-host-agent --stdio` (hosts/host_agent.cpp).
 #pragma once
 
 namespace vpnlab {

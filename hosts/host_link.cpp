@@ -84,7 +84,7 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
     std::vector<std::unique_ptr<HostLink>> one;
     one.push_back(std::move(link));
     close_links(one);
-    return make_error("host '" + h.name + "': its vpnlab-agent is version '" + v + "', this vpnlab is '" + vpnlab_version() + "'",
+    return make_error("host '" + h.name + "': its vpnlab-host-agent is version '" + v + "', this vpnlab is '" + vpnlab_version() + "'",
                       "install the same vpnlab build on every host (README, 'Real hosts')");
   }
   link->hello = std::move(*hello);

@@ -24,7 +24,7 @@ struct HostLink {
   std::unique_ptr<AgentClient> agent;
   nlohmann::json hello;
   std::vector<uint64_t> inodes;  // of the namespaces its agent built
-  std::unique_ptr<FileMirror> mirror;  // set when the host does not see this machine's run directory
+  std::shared_ptr<FileMirror> mirror;  // shared with the exit hooks of the processes it serves  // set when the host does not see this machine's run directory
 };
 
 struct HostPool {

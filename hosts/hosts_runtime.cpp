@@ -37,7 +37,7 @@ class HostsRuntime : public NodeRuntime {
 
   Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) override {
     AgentClient::Spawn s{spec.argv, spec.env, spec.cpus, spec.stdout_path, spec.stderr_path, spec.cwd, node, private_run};
-    FileMirror* mirror = link(node).mirror.get();
+    std::shared_ptr<FileMirror> mirror = link(node).mirror;
     if (!mirror) return processes_.spawn(agent(node), s, where(node));
     if (auto st = mirror->push_inputs(); !st) return with_context(st.error(), where(node));
     // Its outputs come back before the runner learns that it ended.
@@ -215,7 +215,7 @@ Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const
     auto shares = host_shares_files(*h->agent, run_dir);
     if (!shares) return give_up(with_context(shares.error(), "host '" + h->host.name + "'"));
     if (*shares) continue;
-    h->mirror = std::make_unique<FileMirror>(h->agent.get(), run_dir, h->host.name);
+    h->mirror = std::make_shared<FileMirror>(h->agent.get(), run_dir, h->host.name);
     if (opts.pool->told_mirror.insert(h->host.name).second)  // once per host and run, not per round
       spdlog::info("host '{}' does not see {}: products' inputs are copied there, outputs back", h->host.name, run_dir);
   }

@@ -1,5 +1,5 @@
 // The hosts backend: a plan's nodes as namespaces on several machines, each reached over
-// ssh (hosts/ssh_channel.h) and driven by the vpnlab-agent there (hosts/host_agent.h).
+// ssh (hosts/ssh_channel.h) and driven by the vpnlab-host-agent there (hosts/host_agent.h).
 #pragma once
 #include <map>
 #include <memory>
@@ -20,7 +20,7 @@ struct HostPool;
 std::shared_ptr<HostPool> make_host_pool();
 
 struct HostsOptions {
-  std::string default_agent;  // vpnlab-agent's path on a host whose [[host]] names none
+  std::string default_agent;  // vpnlab-host-agent's path on a host whose [[host]] names none
   // The run's products: each host must have their programs; their versions there go to
   // environment.json (hosts[].products).
   struct Product {

@@ -1,4 +1,4 @@
-// The controller's way to a host: one ssh connection per host running `vpnlab-agent
+// The controller's way to a host: one ssh connection per host running `vpnlab-host-agent
 // --stdio` there, its stdin and stdout a socket to this process. One connection carries the
 // whole round (no handshake per operation). When this process dies, however it dies, the
 // socket closes, ssh sees EOF on stdin and passes it on: the agent's dead-man teardown.
@@ -17,7 +17,7 @@ struct SshTarget {
   std::string host;                      // the [[host]] name, for messages
   std::string destination;               // ssh's destination
   std::vector<std::string> options;      // the topology's ssh_options
-  std::string agent;                     // vpnlab-agent's path on the host
+  std::string agent;                     // vpnlab-host-agent's path on the host
 };
 
 // ssh's argv. BatchMode: a missing key is an error, never a password prompt on a run's

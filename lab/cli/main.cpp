@@ -247,7 +247,7 @@ int cmd_run(const Args& given) {
   if (plan->backend == "hosts") {
     // Agents on the hosts get these paths: they must be absolute.
     opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
-    HostsOptions hosts{helper_dir(own_binary_dir()) + "/vpnlab-agent", {}};
+    HostsOptions hosts{helper_dir(own_binary_dir()) + "/vpnlab-host-agent", {}};
     for (const auto& name : plan->products) {
       auto spec = load_product(opts.products_dir, name);
       if (!spec) return fail(spec.error());
@@ -301,7 +301,7 @@ int cmd_cleanup(const Args& a) {
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
   if (hosts_plan) {
-    auto lines = cleanup_hosts(*hosts_plan, HostsOptions{helper_dir(own_binary_dir()) + "/vpnlab-agent", {}}, a.dry_run);
+    auto lines = cleanup_hosts(*hosts_plan, HostsOptions{helper_dir(own_binary_dir()) + "/vpnlab-host-agent", {}}, a.dry_run);
     if (!lines) return fail(lines.error());
     for (const auto& line : *lines) std::cout << line << "\n";
   }
@@ -403,7 +403,7 @@ int cmd_doctor(const Args& a) {
   int status = 0;
   if (plan) {
     // Each host as a run would find it: ssh, agent version, nic, CPUs, the products.
-    HostsOptions opts{helper_dir(own_binary_dir()) + "/vpnlab-agent", {}};
+    HostsOptions opts{helper_dir(own_binary_dir()) + "/vpnlab-host-agent", {}};
     for (const auto& name : plan->products)
       if (auto spec = load_product(products_path(own_binary_dir()), name)) opts.products.push_back({spec->name, spec->binaries, spec->version_argv});
     nlohmann::json hosts = probe_hosts(*plan, opts);
@@ -528,6 +528,8 @@ int cmd_complete(const std::vector<std::string>& words_in) {
     if (prev == "--product" || prev == "--vs") {
       if (prev == "--product") offer("all");
       for (const auto& p : list_products(products_path(own_binary_dir()))) offer(p);
+    } else if (prev == "--backend") {
+      for (const char* b : {"netns", "vm", "hosts"}) offer(b);
     } else if (std::string(o->value).find("DIR") != std::string::npos) {
       std::cout << "_dirs\n";
     }

@@ -53,7 +53,7 @@ Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo)
                   "name the host's spare interface for the lab's links (no addresses on it, not the one SSH uses)");
     if (auto s = get_string(r, t, "agent", what, &h.agent, false, h.pos); !s) return s;
     if (!h.agent.empty() && h.agent[0] != '/')
-      return r.at(*t.get("agent"), what + ": agent '" + h.agent + "' is not an absolute path", "write agent = \"/usr/libexec/vpnlab/vpnlab-agent\"");
+      return r.at(*t.get("agent"), what + ": agent '" + h.agent + "' is not an absolute path", "write agent = \"/usr/libexec/vpnlab/vpnlab-host-agent\"");
     topo->hosts.push_back(std::move(h));
   }
   return ok_status();

@@ -66,7 +66,7 @@ struct PlanRoute {
   enum class When { always, tunnel, baseline } when = When::always;
 };
 
-// Backend "hosts": a machine reached over SSH, running vpnlab-agent.
+// Backend "hosts": a machine reached over SSH, running vpnlab-host-agent.
 struct PlanHost {
   std::string name, ssh, nic, agent;
   std::vector<std::string> ssh_options;

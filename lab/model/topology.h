@@ -44,7 +44,7 @@ struct HostSpec {
   std::string ssh;                       // an OpenSSH destination ("root@h1", a Host of ~/.ssh/config)
   std::vector<std::string> ssh_options;  // extra ssh argv before the destination (no shell)
   std::string nic;                       // the interface that carries links to other hosts
-  std::string agent;                     // vpnlab-agent's path there ("" = where this vpnlab has its own)
+  std::string agent;                     // vpnlab-host-agent's path there ("" = where this vpnlab has its own)
   SourcePos pos;
 };
 

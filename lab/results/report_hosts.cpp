@@ -30,7 +30,7 @@ std::vector<std::string> host_items(const nlohmann::json& env) {
     if (!h.is_object()) continue;
     auto text = [&](const char* key) { return h.contains(key) ? (h[key].is_string() ? h[key].get<std::string>() : h[key].dump()) : std::string("?"); };
     std::string line = "Host " + text("name") + " (ssh " + text("ssh") + "): kernel " + text("kernel") + ", CPU " + text("cpu_model") + " x " +
-                       text("cpus") + ", boot " + text("boot_id").substr(0, 8) + ", vpnlab-agent " + text("version");
+                       text("cpus") + ", boot " + text("boot_id").substr(0, 8) + ", agent " + text("version");
     if (h.contains("nics") && h["nics"].is_object())
       for (const auto& [nic, facts] : h["nics"].items())
         line += "; nic " + nic + " (" + facts.value("driver", std::string("?")) + ", " + facts.value("speed_mbps", std::string("?")) + " Mbit/s)";

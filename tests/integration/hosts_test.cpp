@@ -178,7 +178,7 @@ TEST(Hosts, KillNineOfTheControllerLeavesBothHostsCleanWithinSeconds) {
   std::printf("[ figures ] kill -9 -> both hosts clean (namespaces gone, wires back) after %.2f s\n", seconds);
   EXPECT_TRUE(clean) << "still there after 15 s";
   EXPECT_LT(seconds, 5.0);
-  EXPECT_TRUE(wait_until([] { return pids_named("wireguard-go").empty() && pids_named("vpnlab-agent").empty(); }, 5));
+  EXPECT_TRUE(wait_until([] { return pids_named("wireguard-go").empty() && pids_named("vpnlab-host-age").empty(); }, 5));
 }
 
 // An SSH failure is one line naming the host, before anything is created on any host.
@@ -223,7 +223,7 @@ TEST(Hosts, AnAgentOfAnotherVersionIsRefused) {
   VPNLAB_REQUIRE_SSH();
   Fixture f = start_hosts();
   ASSERT_TRUE(f.hosts);
-  // Stands in for an older vpnlab-agent: answers hello with its own version.
+  // Stands in for an older vpnlab-host-agent: answers hello with its own version.
   const std::string agent = f.dir + "/old-agent";
   // calls: sh
   ASSERT_TRUE(write_file(agent, "#!/bin/sh\nread line\necho '{\"ok\":true,\"version\":\"0.0-old\",\"seq\":1}'\nread line\n", 0755).ok());
@@ -231,7 +231,7 @@ TEST(Hosts, AnAgentOfAnotherVersionIsRefused) {
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsver", "\"baseline\"", agent), 0644).ok());
   CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
   EXPECT_EQ(o.status, 1) << o.out << o.err;
-  EXPECT_NE(o.err.find("host 'h1': its vpnlab-agent is version '0.0-old', this vpnlab is '"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("host 'h1': its vpnlab-host-agent is version '0.0-old', this vpnlab is '"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("hint: install the same vpnlab build on every host"), std::string::npos) << o.err;
   EXPECT_TRUE(list_namespaces("vpnlab-hostsver-").empty());
 }
@@ -297,7 +297,7 @@ TEST(Hosts, CleanupWithTheFileReachesEveryHostAndReturnsTheNics) {
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsclean", "\"wireguard-go\""), 0644).ok());
   auto child = start_run_until_mid_sample(f, file);
   ASSERT_TRUE(child);
-  for (pid_t agent : pids_named("vpnlab-agent")) ::kill(agent, SIGKILL);
+  for (pid_t agent : pids_named("vpnlab-host-age")) ::kill(agent, SIGKILL);
   ::kill(child->pid(), SIGKILL);
   child->wait_exit(5000);
   ASSERT_FALSE(list_namespaces("vpnlab-hostsclean-").empty());

@@ -191,7 +191,7 @@ TEST(HostsPlan, APartSurvivesItsWireFormAndAMalformedOneIsRefused) {
 }
 
 TEST(HostsSsh, ArgvKeepsTheDestinationAndQuotesTheRemoteCommand) {
-  SshTarget t{"h1", "root@192.0.2.10", {"-p", "2222"}, "/opt/vpn lab/vpnlab-agent"};
+  SshTarget t{"h1", "root@192.0.2.10", {"-p", "2222"}, "/opt/vpn lab/vpnlab-host-agent"};
   std::vector<std::string> argv = ssh_argv(t);
   ASSERT_GE(argv.size(), 5u);
   EXPECT_EQ(argv[0], "ssh");
@@ -199,7 +199,7 @@ TEST(HostsSsh, ArgvKeepsTheDestinationAndQuotesTheRemoteCommand) {
   EXPECT_EQ(std::find(argv.begin(), argv.end(), "StrictHostKeyChecking=no"), argv.end());
   EXPECT_EQ(argv[argv.size() - 3], "--");
   EXPECT_EQ(argv[argv.size() - 2], "root@192.0.2.10");
-  EXPECT_EQ(argv.back(), "exec '/opt/vpn lab/vpnlab-agent' --stdio");
+  EXPECT_EQ(argv.back(), "exec '/opt/vpn lab/vpnlab-host-agent' --stdio");
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
 }
 
@@ -227,7 +227,7 @@ TEST(HostsReport, CpuPerMachineFromTheRowsAndHostsFromTheEnvironment) {
       "cpus": 8, "boot_id": "0123456789ab", "version": "v1", "nics": {"enp2s0": {"driver": "ixgbe", "speed_mbps": "10000"}},
       "products": {"nebula": {"version": "Version: 1.6.1"}}}, 7]})");
   EXPECT_EQ(host_items(env), (std::vector<std::string>{
-                                 "Host h1 (ssh root@192.0.2.10): kernel 6.1.0, CPU EPYC x 8, boot 01234567, vpnlab-agent v1; nic enp2s0 (ixgbe, "
+                                 "Host h1 (ssh root@192.0.2.10): kernel 6.1.0, CPU EPYC x 8, boot 01234567, agent v1; nic enp2s0 (ixgbe, "
                                  "10000 Mbit/s); nebula Version: 1.6.1."}));
   EXPECT_TRUE(host_items(nlohmann::json::object()).empty());
 }
