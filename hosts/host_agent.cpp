@@ -19,6 +19,7 @@
 #include "lab/base/version.h"
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
+#include "vm/agent_children.h"
 #include "vm/agent_client.h"
 #include "vm/json_lines.h"
 
@@ -48,8 +49,7 @@ class HostAgent {
   Status teardown(double timeout_s) {
     probes_.clear();
     watches_.clear();
-    for (auto& [id, c] : children_) c->stop(1000);
-    children_.clear();
+    children_.stop_all(1000);
     if (!rt_) return ok_status();
     Status s = rt_->teardown(timeout_s);
     rt_.reset();
@@ -64,16 +64,16 @@ class HostAgent {
     if (op == "check") return check(req);
     if (op == "build") return build(req);
     if (op == "teardown") return done(teardown(req.value("timeout_s", 10.0)));
-    if (op == "reap") return reap();
-    if (op == "wait") return wait(req);
-    if (op == "stop") return stop(req);
+    if (op == "reap") return children_.reap();
+    if (op == "wait") return children_.wait(req.at("id").get<int>(), req.value("timeout_ms", 0));
+    if (op == "stop") return children_.stop(req.at("id").get<int>(), req.value("grace_ms", 2000));
     if (op == "cpu") return host_cpu();
     if (op == "products") return host_products(req);
     if (op == "cleanup") return host_cleanup(req);
     if (op == "peek") return host_peek(req);
     if (op == "put") return host_put(req);
     if (op == "get") return host_get(req);
-    if (op == "status") return status(req);
+    if (op == "status") return children_.status(req.at("id").get<int>());
     if (!rt_) return fail(make_error("'" + op + "' before 'build'"));
     if (op == "spawn") return spawn(req);
     if (op == "latency_stop") return latency_stop(req);
@@ -169,38 +169,7 @@ class HostAgent {
       if (auto s = make_dirs(spec.cwd, 0750); !s) return fail(s.error());
     auto c = rt_->spawn(node, spec, req.value("private_run", false));
     if (!c) return fail(c.error());
-    int id = next_id_++;
-    children_[id] = std::move(*c);
-    return {{"ok", true}, {"id", id}};
-  }
-
-  json wait(const json& req) {
-    auto it = children_.find(req.at("id").get<int>());
-    if (it == children_.end()) return fail(make_error("no such process id"));
-    // Short waits only: one request at a time; the controller repeats.
-    bool exited = it->second->wait_exit(std::min(req.value("timeout_ms", 0), 1000));
-    json r{{"ok", true}, {"exited", exited}};
-    if (exited) {
-      r["status"] = it->second->exit_status();
-      children_.erase(it);
-    }
-    return r;
-  }
-
-  json stop(const json& req) {
-    auto it = children_.find(req.at("id").get<int>());
-    if (it == children_.end()) return {{"ok", true}, {"gone", true}};  // already gone: success
-    bool killed = it->second->stop(req.value("grace_ms", 2000));
-    json r{{"ok", true}, {"status", it->second->exit_status()}, {"killed", killed}};
-    children_.erase(it);
-    return r;
-  }
-
-  json status(const json& req) {
-    auto it = children_.find(req.at("id").get<int>());
-    if (it == children_.end()) return fail(make_error("no such process id"));
-    ProcStatus st = it->second->status();
-    return {{"ok", true}, {"rss_kb", st.rss_kb}, {"peak_rss_kb", st.peak_rss_kb}, {"threads", st.threads}};
+    return {{"ok", true}, {"id", children_.add(std::move(*c))}};
   }
 
   // Latency under load and the plaintext watch run here, on the node's host, until the
@@ -238,18 +207,6 @@ class HostAgent {
             {"drops", s.drops}, {"pattern_seen", s.pattern_seen}};
   }
 
-  json reap() {
-    json exited = json::array();
-    for (auto it = children_.begin(); it != children_.end();) {
-      if (it->second->wait_exit(0)) {
-        exited.push_back({{"id", it->first}, {"status", it->second->exit_status()}});
-        it = children_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    return {{"ok", true}, {"exited", exited}};
-  }
 
   json routes(const json& req) {
     const std::string when = req.at("when").get<std::string>();
@@ -265,10 +222,10 @@ class HostAgent {
 
   Plan part_;
   std::unique_ptr<NodeRuntime> rt_;
-  std::map<int, std::unique_ptr<NodeProcess>> children_;
+  AgentChildren children_;
   std::map<int, std::unique_ptr<LatencyProbe>> probes_;
   std::map<int, std::unique_ptr<PayloadWatch>> watches_;
-  int next_id_ = 1;
+  int next_id_ = 1;  // of probes and watches
 };
 
 }  // namespace

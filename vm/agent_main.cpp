@@ -26,6 +26,7 @@
 #include "netns/probes.h"
 #include "netns/route.h"
 #include "netns/sysctl.h"
+#include "vm/agent_children.h"
 #include "vm/agent_client.h"
 #include "vm/guest_agent.h"
 #include "vm/guest_net.h"
@@ -66,15 +67,8 @@ void reap_orphans(const std::set<pid_t>& own) {
 }
 
 struct Agent {
-  std::map<int, std::unique_ptr<Child>> children;
-  int next_id = 1;
+  AgentChildren children;
   NlSock sock;
-
-  std::set<pid_t> own_pids() const {
-    std::set<pid_t> s;
-    for (const auto& [id, c] : children) s.insert(c->pid());
-    return s;
-  }
 
   UniqueFd own_ns;  // the guest's one network namespace, for the calls that take a netns fd
 
@@ -91,38 +85,9 @@ struct Agent {
     spec.cwd = req.value("cwd", "");
     auto c = Child::spawn(spec);
     if (!c) return fail(c.error());
-    int id = next_id++;
     pid_t pid = (*c)->pid();
-    children[id] = std::move(*c);
+    int id = children.add(std::move(*c));
     return {{"ok", true}, {"id", id}, {"pid", pid}};
-  }
-
-  Child* child(const json& req) {
-    auto it = children.find(req.value("id", 0));
-    return it == children.end() ? nullptr : it->second.get();
-  }
-
-  json wait(const json& req) {
-    Child* c = child(req);
-    if (!c) return {{"ok", false}, {"error", "no such process id"}};
-    // Short waits only: the agent serves one request at a time; the host repeats.
-    int timeout = std::min(req.value("timeout_ms", 0), 1000);
-    bool exited = c->wait_exit(timeout);
-    json r{{"ok", true}, {"exited", exited}};
-    if (exited) {
-      r["status"] = c->exit_status();
-      children.erase(req.value("id", 0));
-    }
-    return r;
-  }
-
-  json stop(const json& req) {
-    Child* c = child(req);
-    if (!c) return {{"ok", true}, {"gone", true}};  // already gone: success
-    bool killed = c->stop(req.value("grace_ms", 2000));
-    json r{{"ok", true}, {"status", c->exit_status()}, {"killed", killed}};
-    children.erase(req.value("id", 0));
-    return r;
   }
 
   json link(const json& req) {
@@ -136,21 +101,6 @@ struct Agent {
     }
     if (auto s = set_link(sock.get(), name, req.value("mtu", 0), req.value("up", true)); !s) return fail(s.error());
     return {{"ok", true}};
-  }
-
-  // Processes that exited since the last call, with their status (the host's watcher
-  // turns them into events).
-  json reap() {
-    json done = json::array();
-    for (auto it = children.begin(); it != children.end();) {
-      if (it->second->wait_exit(0)) {
-        done.push_back({{"id", it->first}, {"status", it->second->exit_status()}});
-        it = children.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    return {{"ok", true}, {"exited", done}};
   }
 
   json get_link_info(const json& req) {
@@ -188,18 +138,15 @@ struct Agent {
       up >> uptime;
       r = {{"ok", true}, {"kernel", u.release}, {"uptime_s", uptime}, {"pid", ::getpid()}};
     } else if (op == "spawn") r = spawn(req);
-    else if (op == "wait") r = wait(req);
-    else if (op == "stop") r = stop(req);
+    // Short waits only: the agent serves one request at a time; the host repeats.
+    else if (op == "wait") r = children.wait(req.value("id", 0), req.value("timeout_ms", 0));
+    else if (op == "stop") r = children.stop(req.value("id", 0), req.value("grace_ms", 2000));
     else if (op == "link") r = link(req);
     else if (op == "route") r = route(req);
     else if (op == "sysctl") r = sysctl(req);
-    else if (op == "reap") r = reap();
-    else if (op == "status") {
-      Child* c = child(req);
-      ProcStatus st = c ? c->status() : ProcStatus{};
-      r = c ? json{{"ok", true}, {"rss_kb", st.rss_kb}, {"peak_rss_kb", st.peak_rss_kb}, {"threads", st.threads}}
-            : json{{"ok", false}, {"error", "no such process id"}};
-    }
+    // Processes that exited since the last call (the host's watcher turns them into events).
+    else if (op == "reap") r = children.reap();
+    else if (op == "status") r = children.status(req.value("id", 0));
     else if (op == "get_link") r = get_link_info(req);
     else if (op == "wait_link") r = done(wait_for_link(own_ns.get(), sock.get(), req.value("ifname", ""), req.value("timeout_s", 5.0), -1));
     else if (op == "create_link") r = done(create_link_of_kind(sock.get(), req.value("ifname", ""), req.value("kind", ""), req.value("if_id", 0u)));
@@ -212,7 +159,7 @@ struct Agent {
                : fail(make_error("bad address '" + req.value("addr", "") + "'"));
     }
     else if (op == "poweroff") {
-      for (auto& [id, c] : children) c->stop(1000);
+      children.stop_all(1000);
       ::sync();
       ::reboot(RB_POWER_OFF);
       r = {{"ok", false}, {"error", "poweroff failed"}};
@@ -244,7 +191,7 @@ int vpnlab::serve_guest_agent() {
     if (ch.fd() < 0) return 1;
     for (;;) {
       auto req = ch.receive(1000);
-      reap_orphans(agent.own_pids());
+      reap_orphans(agent.children.pids());
       if (!req) {
         if (ch.at_eof()) break;
         continue;  // idle second: reaped, wait again
