@@ -230,6 +230,7 @@ int cmd_run(const Args& given) {
   opts.max_time_s = a.max_time_s.value_or(0);
   opts.interrupt_fd = install_interrupt_handlers();
   opts.build_nodes = build_netns_runtime;
+  opts.crr_program = helper_dir(own_binary_dir()) + "/vpnlab-crr";
   std::optional<VmBackend> vm;
   if (plan->backend == "vm") {
     // Guests see the run directory at the same path: it must be absolute.

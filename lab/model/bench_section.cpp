@@ -85,6 +85,34 @@ Status parse_traffic_options(const Reader& r, const toml::table& t, const std::s
   return ok_status();
 }
 
+// rr/crr: one client, one server, one TCP connection at a time; iperf3's shape keys are
+// refused by name rather than ignored.
+Status parse_kind(const Reader& r, const toml::table& t, const std::string& what, TestSpec* ts) {
+  if (const toml::node* k = t.get("kind")) {
+    std::string kind = k->is_string() ? k->as_string()->get() : "";
+    if (kind == "throughput") ts->kind = TestKind::throughput;
+    else if (kind == "rr") ts->kind = TestKind::rr;
+    else if (kind == "crr") ts->kind = TestKind::crr;
+    else
+      return r.at(*k, what + ": unknown kind" + (kind.empty() ? std::string() : " '" + kind + "'"),
+                  "write kind = \"throughput\" (iperf3, the default), \"rr\" (request/response) or \"crr\" (a connection per request)");
+  }
+  if (!is_transaction_test(ts->kind)) {
+    if (const toml::node* size = t.get("size"))
+      return r.at(*size, what + ": 'size' is the request/response size of an rr or crr test", "set kind = \"rr\", or drop size");
+    return ok_status();
+  }
+  const std::string kind = test_kind_name(ts->kind);
+  for (const char* key : {"streams", "reverse", "bidirectional", "udp", "bitrate", "length", "mss"})
+    if (const toml::node* n = t.get(key))
+      return r.at(*n, what + ": '" + key + "' is an iperf3 setting and this test is kind = \"" + kind + "\"",
+                  "drop it: an " + kind + " test runs one TCP connection at a time (size = ... sets the request/response bytes)");
+  if (auto s = get_int(r, t, "size", what, &ts->size, kMinTransactionBytes, kMaxTransactionBytes); !s) return s;
+  if (ts->servers.size() != 1)
+    return r.at(*t.get("server"), what + ": an " + kind + " test has one server", "write server = \"" + ts->servers[0] + "\"");
+  return ok_status();
+}
+
 Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
   const toml::node* tests = bench.get("test");
   if (!tests) return r.at(pos_of(bench), "bench: no [[bench.test]] defined", "add [[bench.test]] with name, client and server");
@@ -94,7 +122,7 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
     const toml::table& t = *item.as_table();
     TestSpec ts;
     ts.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "test", {"name", "client", "server", "streams", "reverse", "mss", "bidirectional", "udp", "bitrate", "length"}); !s)
+    if (auto s = r.only_keys(t, "test", {"name", "kind", "size", "client", "server", "streams", "reverse", "mss", "bidirectional", "udp", "bitrate", "length"}); !s)
       return s;
     if (auto s = get_string(r, t, "name", "test", &ts.name, true, ts.pos); !s) return s;
     std::string what = "test '" + ts.name + "'";
@@ -103,6 +131,7 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
     if (auto s = get_string(r, t, "client", what, &ts.client, true, ts.pos); !s) return s;
     if (auto s = check_endpoint(r, *t.get("client"), what, ts.client, *topo); !s) return s;
     if (auto s = parse_servers(r, t, what, *topo, &ts); !s) return s;
+    if (auto s = parse_kind(r, t, what, &ts); !s) return s;
     if (auto s = parse_traffic_options(r, t, what, *topo, &ts); !s) return s;
     topo->bench.tests.push_back(std::move(ts));
   }
@@ -110,6 +139,14 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
 }
 
 }  // namespace
+
+const char* test_kind_name(TestKind k) {
+  switch (k) {
+    case TestKind::rr: return "rr";
+    case TestKind::crr: return "crr";
+    default: return "throughput";
+  }
+}
 
 Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* b = root.get("bench");

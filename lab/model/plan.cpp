@@ -279,6 +279,14 @@ std::string describe_plan(const Plan& plan) {
   o << "\ntests:\n";
   for (const auto& t : plan.tests) {
     const TestSpec& s = t.spec;
+    if (is_transaction_test(s.kind)) {
+      auto p = expand_traffic(plan, t, 5301).front();  // lab/run/transactions.h: kTransactionPort
+      o << "  " << s.name << ": " << test_kind_name(s.kind) << ", " << s.client << " -> " << s.servers[0] << ", TCP, " << s.size << "-byte request and response"
+        << (s.kind == TestKind::crr ? " on a new connection each" : " on one connection") << "\n    "
+        << (s.kind == TestKind::rr ? "sockperf ping-pong " : "vpnlab-crr ") << p.client << (p.client_cpu >= 0 ? "@cpu" + std::to_string(p.client_cpu) : "")
+        << " -> " << p.server << (p.server_cpu >= 0 ? "@cpu" + std::to_string(p.server_cpu) : "") << ":" << p.port << "\n";
+      continue;
+    }
     o << "  " << s.name << ": " << traffic_pattern(s) << ", " << traffic_direction(s) << ", " << s.client << " -> ";
     for (size_t i = 0; i < s.servers.size(); ++i) o << (i ? "," : "") << s.servers[i];
     o << ", " << (s.udp ? "UDP" : "TCP") << ", " << s.streams << " stream(s)" << (s.mss ? ", MSS " + std::to_string(*s.mss) : "");

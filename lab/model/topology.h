@@ -48,8 +48,19 @@ struct HostSpec {
   SourcePos pos;
 };
 
+// What a test measures. throughput: iperf3 bulk transfer; rr: request/response over one
+// TCP connection (sockperf ping-pong: transactions/s and their latency); crr: a new TCP
+// connection per request/response (vpnlab-crr: connections/s).
+enum class TestKind { throughput, rr, crr };
+const char* test_kind_name(TestKind k);
+inline bool is_transaction_test(TestKind k) { return k == TestKind::rr || k == TestKind::crr; }
+inline constexpr int kMinTransactionBytes = 14;  // sockperf's message header: its smallest message
+inline constexpr int kMaxTransactionBytes = 65000;
+
 struct TestSpec {
   std::string name;
+  TestKind kind = TestKind::throughput;
+  int size = kMinTransactionBytes;  // rr/crr: request and response bytes each
   std::string client;
   std::vector<std::string> servers;
   int streams = 1;

@@ -1,5 +1,7 @@
 #include "lab/results/summary.h"
 
+#include "lab/results/transactions_table.h"
+
 #include <cstdio>
 #include <algorithm>
 #include <map>
@@ -16,6 +18,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
   };
   std::vector<Series> series;
   for (const auto& r : rows) {
+    if (r.is_transactions()) continue;  // lab/results/transactions_table.h
     auto key = std::make_pair(r.product, r.test);
     if (!index.count(key)) {
       index[key] = out.size();
@@ -94,6 +97,8 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
   double lowest_coverage = 1;
   size_t lowest_n = 0;
   const std::vector<ProductTestSummary> summaries = summarize(rows);
+  if (summaries.empty())  // rr/crr tests only
+    if (std::string t = transactions_table(rows); !t.empty()) return t.substr(1);
   for (const auto& s : summaries) {
     std::string valid = std::to_string(s.gbps.n) + "/" + std::to_string(s.rows);
     if (s.gbps.n == 0) {
@@ -131,6 +136,7 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
        "±: the wider side of the median's 95 % interval; retr: TCP retransmits per sample (median); kpps: packets the receiving "
        "side's interface counted (the baseline's are GRO-merged, up to 64 KB each: not comparable with a tunnel's); wire kpps: frames "
        "the receiving side's underlay carried, merged segments counted as the full-size frames they stand for: comparable across products and baseline\n";
+  o << transactions_table(rows);
   for (const auto& w : summary_warnings(summaries)) o << "! " << w << "\n";
   return o.str();
 }
@@ -180,6 +186,7 @@ nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
     r["rows_started_under_outside_load"] = s.loaded_rows;
     j["results"].push_back(r);
   }
+  if (auto t = transactions_json(rows); !t.empty()) j["transactions"] = t;
   return j;
 }
 

@@ -57,13 +57,11 @@ void Progress::start(int total_samples, double estimated_s) {
   last_.clear();
 }
 
-void Progress::sample_done(const std::string& where, double gbps, bool ok) {
+void Progress::sample_done(const std::string& where, const std::string& figure, bool ok) {
   {
     std::lock_guard<std::mutex> l(mu_);
     ++done_;
-    char buf[64];
-    snprintf(buf, sizeof buf, ok ? "%.3f Gbit/s" : "failed", gbps);
-    last_ = where + ": " + buf;
+    last_ = where + ": " + (ok ? figure : "failed");
   }
   if (!live_) return;
   std::string out = "\r\033[K" + line();

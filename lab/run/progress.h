@@ -19,7 +19,7 @@ class Progress {
 
   bool live() const { return live_; }
   void start(int total_samples, double estimated_s);
-  void sample_done(const std::string& where, double gbps, bool ok);
+  void sample_done(const std::string& where, const std::string& figure, bool ok);
   void finish();
 
   // For the sink: the current line, and writing it (the sink holds its own lock).

@@ -63,7 +63,8 @@ const std::vector<Column>& columns() {
       DBL_COL(cpu_s, 3), DBL_COL(cpu_user_s, 3), DBL_COL(cpu_sys_s, 3), DBL_COL(cpu_softirq_s, 3), DBL_COL(steal_s, 3),
       DBL_COL(cpu_s_per_gbit, 3), INT_COL(processes), DBL_COL(pps, 0), DBL_COL(loss_pct, 3), DBL_COL(generator_cpu_pct, 1),
       INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
-      INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu), DBL_COL(wire_pps, 0), STR_COL(cpu_by_host)};
+      INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu), DBL_COL(wire_pps, 0), STR_COL(cpu_by_host),
+      STR_COL(kind), DBL_COL(tps, 1), DBL_COL(tx_p50_ms, 4), DBL_COL(tx_p90_ms, 4), DBL_COL(tx_p99_ms, 4), DBL_COL(tx_p999_ms, 4)};
   return c;
 }
 
@@ -276,6 +277,11 @@ Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool dr
   return rows;
 }
 
+std::string headline_figure(const SampleRow& r) {
+  if (!r.is_transactions()) return fmt(r.gbps, 3) + " Gbit/s";
+  return fmt(r.tps, 1) + (r.kind == "crr" ? " connections/s" : " transactions/s") + ", p99 " + fmt(r.tx_p99_ms, 3) + " ms";
+}
+
 Status check_row(const SampleRow& r) {
   // The run id names files (/run/vpnlab/<run_id>.json on resume): nothing but a plain name.
   if (r.run_id.empty() || r.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
@@ -287,10 +293,13 @@ Status check_row(const SampleRow& r) {
   if (r.status != "ok" && r.status != "failed") return make_error("status '" + r.status + "' is neither 'ok' nor 'failed'");
   const std::pair<const char*, double> figures[] = {{"gbps", r.gbps},       {"duration_s", r.duration_s}, {"cpu_s", r.cpu_s},
                                                     {"cpu_s_per_gbit", r.cpu_s_per_gbit}, {"pps", r.pps}, {"wire_pps", r.wire_pps}, {"bringup_s", r.bringup_s},
-                                                    {"latency_p50_ms", r.latency_p50_ms}, {"latency_p99_ms", r.latency_p99_ms}};
+                                                    {"latency_p50_ms", r.latency_p50_ms}, {"latency_p99_ms", r.latency_p99_ms},
+                                                    {"tps", r.tps}, {"tx_p50_ms", r.tx_p50_ms}, {"tx_p99_ms", r.tx_p99_ms}};
   for (const auto& [name, v] : figures)
     if (!std::isfinite(v) || v < 0) return make_error(std::string("column '") + name + "': " + fmt(v, 3) + " is not a figure (negative or not finite)");
   if (r.valid && r.status != "ok") return make_error("a failed row cannot be valid");
+  if (!r.kind.empty() && r.kind != "throughput" && !r.is_transactions())
+    return make_error("kind '" + r.kind + "' is none of throughput, rr, crr");
   return ok_status();
 }
 

@@ -8,6 +8,8 @@ namespace vpnlab {
 inline constexpr const char* kIperfSuffix = ".json";    // iperf3's JSON (-pK.json per process when several)
 inline constexpr const char* kRttSuffix = "-rtt.txt";   // the latency probes' round trips, ms, one per line
 inline constexpr const char* kRssSuffix = "-rss.txt";   // "t_s node rss_kb" every 100 ms
+inline constexpr const char* kSockperfSuffix = "-sockperf.txt";  // rr tests: sockperf ping-pong's report
+inline constexpr const char* kCrrSuffix = "-crr.json";           // crr tests: vpnlab-crr's JSON line
 
 inline std::string raw_dir(const std::string& run_dir, const std::string& product, const std::string& test) {
   return run_dir + "/raw/" + product + "/" + test;

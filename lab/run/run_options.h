@@ -25,6 +25,7 @@ struct RunOptions {
   // max_time_s > 0, no round started that would end after it.
   std::optional<SequentialPlan> sequential;
   double max_time_s = 0;
+  std::string crr_program = "vpnlab-crr";  // the crr tests' generator (the CLI gives its helper's path)
 };
 
 

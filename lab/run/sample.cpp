@@ -14,6 +14,8 @@
 #include "lab/run/interrupt.h"
 #include "lab/run/iperf.h"
 #include "lab/run/rss_sampler.h"
+#include "lab/run/transaction_sample.h"
+#include "lab/run/transactions.h"
 #include "lab/run/run_layout.h"
 #include "lab/base/process.h"
 #include "lab/model/traffic.h"
@@ -60,6 +62,7 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
   row.reverse = t.reverse;
   row.mss = t.mss.value_or(0);
   row.duration_s = duration_s;
+  if (is_transaction_test(t.kind)) row.kind = test_kind_name(t.kind), row.streams = 1;
   row.status = "failed";
   row.cipher = spec.cipher;
   return row;
@@ -67,12 +70,13 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
 
 namespace {
 
-// Phase 1: one iperf3 server per process, each listening before the next starts.
+// Phase 1: one server (iperf3's, or an rr/crr test's) per process, each listening before the next starts.
 Status start_servers(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
                      std::vector<std::unique_ptr<NodeProcess>>* servers, bool* interrupted) {
+  const TestKind kind = c.test->spec.kind;
   for (size_t i = 0; i < procs.size(); ++i) {
     SpawnSpec server;
-    server.argv = iperf_server_argv(procs[i].port);
+    server.argv = is_transaction_test(kind) ? transaction_server_argv(c, procs[i]) : iperf_server_argv(procs[i].port);
     if (procs[i].server_cpu >= 0) server.cpus = {procs[i].server_cpu};
     server.stdout_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-server.log";
     auto srv = c.nodes->spawn(procs[i].server, server, false);
@@ -89,6 +93,7 @@ Status start_servers(const SampleContext& c, const std::string& label, const std
 // The iperf3 client processes of the test, each pinned to its load CPU.
 std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs, double duration_s) {
   const TestSpec& t = c.test->spec;
+  if (is_transaction_test(t.kind)) return {transaction_client_spec(c, label, procs.front(), duration_s)};
   std::vector<SpawnSpec> specs(procs.size());
   for (size_t i = 0; i < procs.size(); ++i) {
     IperfClientOptions o;
@@ -148,7 +153,7 @@ Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>&
       continue;
     }
     for (auto& cl : clients) cl->stop(1000);
-    if (which < 0) return make_error("iperf3 clients did not finish within " + std::to_string(limit_ms / 1000) + " s");
+    if (which < 0) return make_error("the test's clients did not finish within " + std::to_string(limit_ms / 1000) + " s");
     if (static_cast<size_t>(which) < first_daemon) {
       *interrupted = true;
       return make_error("interrupted");
@@ -256,7 +261,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died: " + d.error().message);
   if (auto p = c.session->repin_daemons(); !p) return fail(p.error().message);
 
-  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, kIperfPort);
+  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, is_transaction_test(t.kind) ? kTransactionPort : kIperfPort);
   row.processes = static_cast<int>(procs.size());
   std::vector<std::unique_ptr<NodeProcess>> servers;
   if (auto s = start_servers(c, label, procs, &servers, interrupted); !s) return fail(s.error().message);
@@ -275,7 +280,8 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   // whatever still runs outside the lab.
   row.outside_load = wait_outside_idle(c.nodes->inodes(), 500);
   std::unique_ptr<LatencyProbe> probe;  // stays empty where the backend has none
-  if (!c.repeating_payload) {
+  // rr and crr tests are latency tests of their own: no echoes beside them.
+  if (!c.repeating_payload && !is_transaction_test(t.kind)) {
     auto lp = c.nodes->latency_probe(t.client, plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
     if (!lp) return fail(lp.error().message);
     probe = std::move(lp.value());
@@ -313,7 +319,10 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
 
   SampleScore score{tunnel, c.repeating_payload, duration_s, *spread, {}, {}};
   uint64_t delivered = 0;
-  if (auto s = merge_iperf(c, procs, specs, &row, &score.expect, &delivered); !s) return fail(s.error().message);
+  if (auto s = is_transaction_test(t.kind) ? merge_transactions(c, procs.front(), specs.front(), duration_s, &row, &score.expect, &delivered)
+                                            : merge_iperf(c, procs, specs, &row, &score.expect, &delivered);
+      !s)
+    return fail(s.error().message);
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);
   uint64_t rx_packets = 0;
   double wire_frames = 0;

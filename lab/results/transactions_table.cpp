@@ -1,0 +1,109 @@
+#include "lab/results/transactions_table.h"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "lab/results/summary.h"
+
+namespace vpnlab {
+
+std::vector<TransactionSummary> summarize_transactions(const std::vector<SampleRow>& rows) {
+  struct Series {
+    std::vector<double> tps, p50, p90, p99, p999, cpu, rss;
+    std::map<int, double> by_sample;
+  };
+  std::vector<TransactionSummary> out;
+  std::vector<Series> series;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (const auto& r : rows) {
+    if (!r.is_transactions()) continue;
+    auto [at, added] = index.try_emplace({r.product, r.test}, out.size());
+    if (added) out.push_back({r.product, r.test, r.kind}), series.emplace_back();
+    TransactionSummary& s = out[at->second];
+    ++s.rows;
+    if (!counts_as_result(r) || r.tps <= 0) continue;
+    Series& v = series[at->second];
+    v.tps.push_back(r.tps);
+    v.by_sample[r.sample] = r.tps;
+    v.p50.push_back(r.tx_p50_ms), v.p90.push_back(r.tx_p90_ms), v.p99.push_back(r.tx_p99_ms), v.p999.push_back(r.tx_p999_ms);
+    if (r.cpu_s > 0 && r.duration_s > 0) v.cpu.push_back(1e6 * r.cpu_s / (r.tps * r.duration_s));
+    if (r.daemon_rss_kb > 0) v.rss.push_back(static_cast<double>(r.daemon_rss_kb));
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Series& v = series[i];
+    out[i].tps = describe(v.tps);
+    out[i].p50_ms = describe(v.p50), out[i].p90_ms = describe(v.p90), out[i].p99_ms = describe(v.p99), out[i].p999_ms = describe(v.p999);
+    out[i].cpu_us_per_tx = describe(v.cpu);
+    out[i].rss_kb = describe(v.rss);
+    auto base = index.find({"baseline", out[i].test});
+    if (base == index.end() || out[i].product == "baseline") continue;
+    std::vector<double> ratios;
+    for (const auto& [sample, tps] : v.by_sample) {
+      auto other = series[base->second].by_sample.find(sample);
+      if (other != series[base->second].by_sample.end() && other->second > 0) ratios.push_back(tps / other->second);
+    }
+    out[i].paired_ratio = describe(ratios);
+  }
+  return out;
+}
+
+std::string transactions_table(const std::vector<SampleRow>& rows) {
+  const auto summaries = summarize_transactions(rows);
+  if (summaries.empty()) return "";
+  std::ostringstream o;
+  char line[512];
+  const char* format = "%-20s %-14s %-4s %10s %21s %7s %21s %9s %9s %9s %9s %11s %11s %6s\n";
+  snprintf(line, sizeof line, format, "product", "test", "kind", "per s", "95% int. (median)", "CV", "x baseline (95% int.)", "p50 ms", "p90 ms",
+           "p99 ms", "p99.9 ms", "CPU-us/tx", "RSS MB", "valid");
+  o << "\nrequest/response tests (rr: transactions on one connection; crr: a new connection each)\n" << line;
+  for (const auto& s : summaries) {
+    std::string valid = std::to_string(s.tps.n) + "/" + std::to_string(s.rows);
+    if (s.tps.n == 0) {
+      snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), s.kind.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+               valid.c_str());
+      o << line;
+      continue;
+    }
+    char tps[24], interval[48], cv[16], ratio[48] = "-", p50[16], p90[16], p99[16], p999[16];
+    snprintf(tps, sizeof tps, "%.1f", s.tps.median);
+    snprintf(interval, sizeof interval, "%.1f-%.1f%s", s.tps.ci_low, s.tps.ci_high, s.tps.coverage < 0.95 ? "*" : "");
+    snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.tps.cv, s.tps.cv > kHighCv ? "!" : "");
+    if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
+    else if (s.paired_ratio.n > 0)
+      snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high);
+    snprintf(p50, sizeof p50, "%.3f", s.p50_ms.median);
+    snprintf(p90, sizeof p90, "%.3f", s.p90_ms.median);
+    snprintf(p99, sizeof p99, "%.3f", s.p99_ms.median);
+    snprintf(p999, sizeof p999, "%.3f", s.p999_ms.median);
+    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), s.kind.c_str(), tps, interval, cv, ratio, p50, p90, p99, p999,
+             compact_interval(s.cpu_us_per_tx, "%.1f").c_str(), compact_interval(s.rss_kb, "%.1f", 1024).c_str(), valid.c_str());
+    o << line;
+  }
+  o << "per s: transactions (crr: connections) per second, median over samples; p50-p99.9: one transaction's time, request sent to "
+       "response received (medians over samples of each sample's percentile; rr: sockperf's histogram, crr: vpnlab-crr's, which "
+       "includes the connect); CPU-us/tx: the machine's busy CPU per transaction\n";
+  for (const auto& s : summaries)
+    if (s.tps.n < static_cast<size_t>(s.rows))
+      o << "! " << s.product << " / " << s.test << ": " << s.rows - static_cast<int>(s.tps.n) << " of " << s.rows
+        << " sample(s) not valid (see the reason column of results.csv)\n";
+  return o.str();
+}
+
+nlohmann::json transactions_json(const std::vector<SampleRow>& rows) {
+  auto stats = [](const SampleStats& s) {
+    return nlohmann::json{{"n", s.n}, {"median", s.median}, {"ci95_low", s.ci_low}, {"ci95_high", s.ci_high}, {"cv", s.cv}};
+  };
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : summarize_transactions(rows)) {
+    nlohmann::json j = {{"product", s.product},       {"test", s.test},           {"kind", s.kind},           {"rows", s.rows},
+                        {"valid_rows", s.tps.n},      {"per_second", stats(s.tps)}, {"p50_ms", stats(s.p50_ms)}, {"p90_ms", stats(s.p90_ms)},
+                        {"p99_ms", stats(s.p99_ms)},  {"p999_ms", stats(s.p999_ms)}, {"cpu_us_per_transaction", stats(s.cpu_us_per_tx)},
+                        {"daemon_rss_kb", stats(s.rss_kb)}};
+    if (s.paired_ratio.n > 0) j["paired_ratio_to_baseline"] = stats(s.paired_ratio);
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace vpnlab
