@@ -10,7 +10,7 @@ build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-
   help2man dpkg-dev file man-db)
 # The VPN products and their tools. wireguard-tools must come without recommends (it would
 # pull a kernel image); libstrongswan-standard-plugins brings GCM and X25519 (openssl).
-runtime_pkgs=(iperf3 iproute2 iputils-ping openssl wireguard-go wireguard-tools nebula openvpn tinc fastd quicktun
+runtime_pkgs=(iperf3 sockperf iproute2 iputils-ping openssl wireguard-go wireguard-tools nebula openvpn tinc fastd quicktun
   strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins
   # The VM backend: QEMU, libvirt's QEMU driver (embedded in vpnlab-vmhost: no libvirtd, no
   # libvirt network on the host), busybox for the guest initramfs, kmod's depmod, xz,

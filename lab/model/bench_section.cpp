@@ -93,9 +93,10 @@ Status parse_kind(const Reader& r, const toml::table& t, const std::string& what
     if (kind == "throughput") ts->kind = TestKind::throughput;
     else if (kind == "rr") ts->kind = TestKind::rr;
     else if (kind == "crr") ts->kind = TestKind::crr;
+    else if (kind == "latency") ts->kind = TestKind::latency;
     else
       return r.at(*k, what + ": unknown kind" + (kind.empty() ? std::string() : " '" + kind + "'"),
-                  "write kind = \"throughput\" (iperf3, the default), \"rr\" (request/response) or \"crr\" (a connection per request)");
+                  "write kind = \"throughput\" (iperf3, the default), \"rr\" (request/response), \"crr\" (a connection per request) or \"latency\" (idle round trips)");
   }
   if (!is_transaction_test(ts->kind)) {
     if (const toml::node* size = t.get("size"))
@@ -106,10 +107,16 @@ Status parse_kind(const Reader& r, const toml::table& t, const std::string& what
   for (const char* key : {"streams", "reverse", "bidirectional", "udp", "bitrate", "length", "mss"})
     if (const toml::node* n = t.get(key))
       return r.at(*n, what + ": '" + key + "' is an iperf3 setting and this test is kind = \"" + kind + "\"",
-                  "drop it: an " + kind + " test runs one TCP connection at a time (size = ... sets the request/response bytes)");
-  if (auto s = get_int(r, t, "size", what, &ts->size, kMinTransactionBytes, kMaxTransactionBytes); !s) return s;
+                  ts->kind == TestKind::latency ? std::string("drop it: a latency test sends echoes and nothing else")
+                                                : "drop it: an " + kind + " test runs one TCP connection at a time (size = ... sets the request/response bytes)");
+  if (ts->kind == TestKind::latency) {
+    if (const toml::node* size = t.get("size"))
+      return r.at(*size, what + ": a latency test sends ping's 56-byte echoes", "drop size, or use kind = \"rr\" for other sizes");
+  } else if (auto s = get_int(r, t, "size", what, &ts->size, kMinTransactionBytes, kMaxTransactionBytes); !s) {
+    return s;
+  }
   if (ts->servers.size() != 1)
-    return r.at(*t.get("server"), what + ": an " + kind + " test has one server", "write server = \"" + ts->servers[0] + "\"");
+    return r.at(*t.get("server"), what + ": a" + std::string(kind == "rr" ? "n " : " ") + kind + " test has one server", "write server = \"" + ts->servers[0] + "\"");
   return ok_status();
 }
 
@@ -144,6 +151,7 @@ const char* test_kind_name(TestKind k) {
   switch (k) {
     case TestKind::rr: return "rr";
     case TestKind::crr: return "crr";
+    case TestKind::latency: return "latency";
     default: return "throughput";
   }
 }

@@ -281,6 +281,10 @@ std::string describe_plan(const Plan& plan) {
     const TestSpec& s = t.spec;
     if (is_transaction_test(s.kind)) {
       auto p = expand_traffic(plan, t, 5301).front();  // lab/run/transactions.h: kTransactionPort
+      if (s.kind == TestKind::latency) {
+        o << "  " << s.name << ": latency, " << s.client << " -> " << s.servers[0] << ", ICMP echoes every 10 ms, no load\n";
+        continue;
+      }
       o << "  " << s.name << ": " << test_kind_name(s.kind) << ", " << s.client << " -> " << s.servers[0] << ", TCP, " << s.size << "-byte request and response"
         << (s.kind == TestKind::crr ? " on a new connection each" : " on one connection") << "\n    "
         << (s.kind == TestKind::rr ? "sockperf ping-pong " : "vpnlab-crr ") << p.client << (p.client_cpu >= 0 ? "@cpu" + std::to_string(p.client_cpu) : "")

@@ -50,10 +50,12 @@ struct HostSpec {
 
 // What a test measures. throughput: iperf3 bulk transfer; rr: request/response over one
 // TCP connection (sockperf ping-pong: transactions/s and their latency); crr: a new TCP
-// connection per request/response (vpnlab-crr: connections/s).
-enum class TestKind { throughput, rr, crr };
+// connection per request/response (vpnlab-crr: connections/s); latency: idle round trips,
+// ICMP echoes every 10 ms through the tunnel with no load beside them.
+enum class TestKind { throughput, rr, crr, latency };
 const char* test_kind_name(TestKind k);
-inline bool is_transaction_test(TestKind k) { return k == TestKind::rr || k == TestKind::crr; }
+// One client, one server, no iperf3: the request/response table's tests.
+inline bool is_transaction_test(TestKind k) { return k != TestKind::throughput; }
 inline constexpr int kMinTransactionBytes = 14;  // sockperf's message header: its smallest message
 inline constexpr int kMaxTransactionBytes = 65000;
 

@@ -53,10 +53,10 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
   if (summaries.empty()) return "";
   std::ostringstream o;
   char line[512];
-  const char* format = "%-20s %-14s %-4s %10s %21s %7s %21s %9s %9s %9s %9s %11s %11s %6s\n";
+  const char* format = "%-20s %-14s %-7s %10s %21s %7s %21s %9s %9s %9s %9s %11s %11s %6s\n";
   snprintf(line, sizeof line, format, "product", "test", "kind", "per s", "95% int. (median)", "CV", "x baseline (95% int.)", "p50 ms", "p90 ms",
            "p99 ms", "p99.9 ms", "CPU-us/tx", "RSS MB", "valid");
-  o << "\nrequest/response tests (rr: transactions on one connection; crr: a new connection each)\n" << line;
+  o << "\nrequest/response tests (rr: transactions on one connection; crr: a new connection each; latency: idle ICMP echoes every 10 ms)\n" << line;
   for (const auto& s : summaries) {
     std::string valid = std::to_string(s.tps.n) + "/" + std::to_string(s.rows);
     if (s.tps.n == 0) {
@@ -69,7 +69,8 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
     snprintf(tps, sizeof tps, "%.1f", s.tps.median);
     snprintf(interval, sizeof interval, "%.1f-%.1f%s", s.tps.ci_low, s.tps.ci_high, s.tps.coverage < 0.95 ? "*" : "");
     snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.tps.cv, s.tps.cv > kHighCv ? "!" : "");
-    if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
+    if (s.kind == "latency") snprintf(ratio, sizeof ratio, "-");  // echoes are sent at a fixed rate: their rate is no result
+    else if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
     else if (s.paired_ratio.n > 0)
       snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high);
     snprintf(p50, sizeof p50, "%.3f", s.p50_ms.median);
@@ -80,7 +81,7 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
              compact_interval(s.cpu_us_per_tx, "%.1f").c_str(), compact_interval(s.rss_kb, "%.1f", 1024).c_str(), valid.c_str());
     o << line;
   }
-  o << "per s: transactions (crr: connections) per second, median over samples; p50-p99.9: one transaction's time, request sent to "
+  o << "per s: transactions (crr: connections, latency: answered echoes) per second, median over samples; p50-p99.9: one transaction's time, request sent to "
        "response received (medians over samples of each sample's percentile; rr: sockperf's histogram, crr: vpnlab-crr's, which "
        "includes the connect); CPU-us/tx: the machine's busy CPU per transaction\n";
   for (const auto& s : summaries)

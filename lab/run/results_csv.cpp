@@ -279,6 +279,7 @@ Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool dr
 
 std::string headline_figure(const SampleRow& r) {
   if (!r.is_transactions()) return fmt(r.gbps, 3) + " Gbit/s";
+  if (r.kind == "latency") return "idle round trip p50 " + fmt(r.tx_p50_ms, 3) + " ms, p99 " + fmt(r.tx_p99_ms, 3) + " ms";
   return fmt(r.tps, 1) + (r.kind == "crr" ? " connections/s" : " transactions/s") + ", p99 " + fmt(r.tx_p99_ms, 3) + " ms";
 }
 
@@ -299,7 +300,7 @@ Status check_row(const SampleRow& r) {
     if (!std::isfinite(v) || v < 0) return make_error(std::string("column '") + name + "': " + fmt(v, 3) + " is not a figure (negative or not finite)");
   if (r.valid && r.status != "ok") return make_error("a failed row cannot be valid");
   if (!r.kind.empty() && r.kind != "throughput" && !r.is_transactions())
-    return make_error("kind '" + r.kind + "' is none of throughput, rr, crr");
+    return make_error("kind '" + r.kind + "' is none of throughput, rr, crr, latency");
   return ok_status();
 }
 

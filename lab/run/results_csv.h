@@ -45,11 +45,11 @@ struct SampleRow {
   double outside_load = 0;    // run-queue length from outside the lab just before the sample
   std::string softirq_by_cpu;  // each CPU's share of the sample's softirq time, "0:0.62;1:0.38" (hosts: "h1/0:0.62;...")
   std::string cpu_by_host;     // hosts backend: each machine's busy CPU seconds, "h1:1.234;h2:0.987" (cpu_s is their sum)
-  // rr and crr tests (empty kind: a throughput test, or a row of an older version).
+  // rr, crr and latency tests (empty kind: a throughput test, or a row of an older version).
   std::string kind;
-  double tps = 0;  // transactions (crr: connections) per second
+  double tps = 0;  // transactions (crr: connections, latency: answered echoes) per second
   double tx_p50_ms = 0, tx_p90_ms = 0, tx_p99_ms = 0, tx_p999_ms = 0;  // one transaction, the generator's own histogram
-  bool is_transactions() const { return kind == "rr" || kind == "crr"; }
+  bool is_transactions() const { return kind == "rr" || kind == "crr" || kind == "latency"; }
 };
 
 inline constexpr double kGeneratorBoundPct = 90;

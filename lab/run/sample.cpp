@@ -6,6 +6,7 @@
 #include "lab/run/sample.h"
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <map>
 
@@ -75,6 +76,7 @@ Status start_servers(const SampleContext& c, const std::string& label, const std
                      std::vector<std::unique_ptr<NodeProcess>>* servers, bool* interrupted) {
   const TestKind kind = c.test->spec.kind;
   for (size_t i = 0; i < procs.size(); ++i) {
+    if (kind == TestKind::latency) break;  // echoes need no server
     SpawnSpec server;
     server.argv = is_transaction_test(kind) ? transaction_server_argv(c, procs[i]) : iperf_server_argv(procs[i].port);
     if (procs[i].server_cpu >= 0) server.cpus = {procs[i].server_cpu};
@@ -93,6 +95,7 @@ Status start_servers(const SampleContext& c, const std::string& label, const std
 // The iperf3 client processes of the test, each pinned to its load CPU.
 std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs, double duration_s) {
   const TestSpec& t = c.test->spec;
+  if (t.kind == TestKind::latency) return {};  // the probes alone, over the sample's time
   if (is_transaction_test(t.kind)) return {transaction_client_spec(c, label, procs.front(), duration_s)};
   std::vector<SpawnSpec> specs(procs.size());
   for (size_t i = 0; i < procs.size(); ++i) {
@@ -132,10 +135,13 @@ Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>&
     clients.push_back(std::move(cl.value()));
   }
   double start_spread_ms = std::chrono::duration<double, std::milli>(last_start - first_start).count();
-  int64_t limit_ms = (static_cast<int64_t>(duration_s) + 20) * 1000;
+  // No client (a latency test): the sample is its duration, still cut by an interrupt or
+  // a daemon's death.
+  const bool idle = specs.empty();
+  int64_t limit_ms = idle ? std::llround(duration_s * 1000) : (static_cast<int64_t>(duration_s) + 20) * 1000;
   auto deadline = Clock::now() + std::chrono::milliseconds(limit_ms);
   std::vector<bool> done(clients.size(), false);
-  for (size_t left = clients.size(); left > 0;) {
+  for (size_t left = idle ? 1 : clients.size(); left > 0;) {
     std::vector<int> events;
     std::vector<size_t> which_client;
     for (size_t i = 0; i < clients.size(); ++i)
@@ -152,6 +158,7 @@ Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>&
       --left;
       continue;
     }
+    if (idle && which < 0) return 0.0;
     for (auto& cl : clients) cl->stop(1000);
     if (which < 0) return make_error("the test's clients did not finish within " + std::to_string(limit_ms / 1000) + " s");
     if (static_cast<size_t>(which) < first_daemon) {
@@ -281,7 +288,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   row.outside_load = wait_outside_idle(c.nodes->inodes(), 500);
   std::unique_ptr<LatencyProbe> probe;  // stays empty where the backend has none
   // rr and crr tests are latency tests of their own: no echoes beside them.
-  if (!c.repeating_payload && !is_transaction_test(t.kind)) {
+  if (!c.repeating_payload && (!is_transaction_test(t.kind) || t.kind == TestKind::latency)) {
     auto lp = c.nodes->latency_probe(t.client, plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
     if (!lp) return fail(lp.error().message);
     probe = std::move(lp.value());
@@ -309,6 +316,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     char buf[32];
     for (double ms : lat.rtts_ms) snprintf(buf, sizeof buf, "%.4f\n", ms), rtts += buf;
     if (auto s = write_file(c.raw_dir + "/" + label + kRttSuffix, rtts, 0640); !s) return fail(s.error().message);
+    if (t.kind == TestKind::latency) idle_latency_into(lat, duration_s, &row);
   }
   for (const auto& [node, use] : c.session->daemon_usage()) {
     row.daemon_rss_kb = std::max(row.daemon_rss_kb, use.rss_kb);
@@ -319,8 +327,9 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
 
   SampleScore score{tunnel, c.repeating_payload, duration_s, *spread, {}, {}};
   uint64_t delivered = 0;
-  if (auto s = is_transaction_test(t.kind) ? merge_transactions(c, procs.front(), specs.front(), duration_s, &row, &score.expect, &delivered)
-                                            : merge_iperf(c, procs, specs, &row, &score.expect, &delivered);
+  if (auto s = t.kind == TestKind::latency  ? expect_echoes(c, row, &score.expect, &delivered)
+               : is_transaction_test(t.kind) ? merge_transactions(c, procs.front(), specs.front(), &row, &score.expect, &delivered)
+                                             : merge_iperf(c, procs, specs, &row, &score.expect, &delivered);
       !s)
     return fail(s.error().message);
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);

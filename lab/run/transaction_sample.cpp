@@ -8,9 +8,11 @@ namespace vpnlab {
 
 namespace {
 constexpr uint64_t kCrrHeaderBytes = 2 * 40;  // two packets each way carry at least an IPv4 + TCP header
+constexpr uint64_t kEchoBytes = 20 + 8 + 56;   // IPv4 + ICMP + ping's payload (netns/latency_probe.cpp)
 }
 
 std::vector<std::string> transaction_server_argv(const SampleContext& c, const TrafficProcess& p) {
+  // Not called for latency tests: the kernel answers echoes.
   const TestSpec& t = c.test->spec;
   return t.kind == TestKind::rr ? sockperf_server_argv(p.port) : crr_server_argv(c.crr_program, p.port, t.size);
 }
@@ -27,8 +29,20 @@ SpawnSpec transaction_client_spec(const SampleContext& c, const std::string& lab
   return spec;
 }
 
-Status merge_transactions(const SampleContext& c, const TrafficProcess& p, const SpawnSpec& client, double duration_s, SampleRow* row,
-                          std::map<std::string, std::pair<uint64_t, uint64_t>>* expect, uint64_t* delivered) {
+namespace {
+void expect_both_ways(const SampleContext& c, const std::string& server, uint64_t each_way, ExpectedBytes* expect, uint64_t* delivered) {
+  auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };
+  const std::string& client = c.test->spec.client;
+  (*expect)[vpn_of(client)].first += each_way;
+  (*expect)[vpn_of(client)].second += each_way;
+  (*expect)[vpn_of(server)].first += each_way;
+  (*expect)[vpn_of(server)].second += each_way;
+  *delivered += 2 * each_way;
+}
+}  // namespace
+
+Status merge_transactions(const SampleContext& c, const TrafficProcess& p, const SpawnSpec& client, SampleRow* row, ExpectedBytes* expect,
+                          uint64_t* delivered) {
   const TestSpec& t = c.test->spec;
   // Errors may go to stderr (vpnlab-crr's usage, a missing program's message).
   std::string text = read_file_text(client.stdout_path);
@@ -45,13 +59,22 @@ Status merge_transactions(const SampleContext& c, const TrafficProcess& p, const
   row->retransmits = -1;
   // Over the whole sample, not sockperf's measured part: the counters run the whole time.
   const uint64_t each_way = static_cast<uint64_t>(got->transactions) * (t.size + (t.kind == TestKind::crr ? kCrrHeaderBytes : 0));
-  auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };
-  (*expect)[vpn_of(t.client)].first += each_way;
-  (*expect)[vpn_of(t.client)].second += each_way;
-  (*expect)[vpn_of(p.server)].first += each_way;
-  (*expect)[vpn_of(p.server)].second += each_way;
-  *delivered += 2 * each_way;
-  (void)duration_s;
+  expect_both_ways(c, p.server, each_way, expect, delivered);
+  return ok_status();
+}
+
+void idle_latency_into(const LatencyProbe::Summary& echoes, double duration_s, SampleRow* row) {
+  row->tps = duration_s > 0 ? echoes.answered / duration_s : 0;
+  row->tx_p50_ms = echoes.p50_ms;
+  row->tx_p90_ms = LatencyProbe::quantile(echoes.rtts_ms, 0.90);
+  row->tx_p99_ms = echoes.p99_ms;
+  row->tx_p999_ms = LatencyProbe::quantile(echoes.rtts_ms, 0.999);
+  row->retransmits = -1;
+}
+
+Status expect_echoes(const SampleContext& c, const SampleRow& row, ExpectedBytes* expect, uint64_t* delivered) {
+  if (row.latency_probes == 0) return make_error("no echo was answered");
+  expect_both_ways(c, c.test->spec.servers.front(), static_cast<uint64_t>(row.latency_probes) * kEchoBytes, expect, delivered);
   return ok_status();
 }
 

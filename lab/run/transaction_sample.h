@@ -8,6 +8,7 @@
 
 #include "lab/model/traffic.h"
 #include "lab/run/sample.h"
+#include "netns/latency_probe.h"
 
 namespace vpnlab {
 
@@ -18,7 +19,14 @@ SpawnSpec transaction_client_spec(const SampleContext& c, const std::string& lab
 // Gbit/s (so `diff` and `compare` ratios are transaction-rate ratios); per VPN node the
 // bytes the tunnel must have carried at least: each transaction's request and response,
 // and for crr the 40-byte minimum TCP/IP header of two packets each way besides.
-Status merge_transactions(const SampleContext& c, const TrafficProcess& p, const SpawnSpec& client, double duration_s, SampleRow* row,
-                          std::map<std::string, std::pair<uint64_t, uint64_t>>* expect, uint64_t* delivered);
+using ExpectedBytes = std::map<std::string, std::pair<uint64_t, uint64_t>>;  // VPN node -> {sent, received}
+Status merge_transactions(const SampleContext& c, const TrafficProcess& p, const SpawnSpec& client, SampleRow* row, ExpectedBytes* expect,
+                          uint64_t* delivered);
+
+// A latency test: its echoes are its transactions (answered per second, the round trips'
+// percentiles), and each answered one crossed the tunnel both ways (84 bytes: IPv4, ICMP
+// and ping's 56-byte payload).
+void idle_latency_into(const LatencyProbe::Summary& echoes, double duration_s, SampleRow* row);
+Status expect_echoes(const SampleContext& c, const SampleRow& row, ExpectedBytes* expect, uint64_t* delivered);
 
 }  // namespace vpnlab

@@ -22,11 +22,14 @@ bool number_after(const std::string& line, const std::string& key, double* out) 
 }  // namespace
 
 std::vector<std::string> sockperf_server_argv(int port) {
-  return {"sockperf", "server", "--tcp", "-i", "0.0.0.0", "-p", std::to_string(port)};
+  std::vector<std::string> argv = {"sockperf", "server", "--tcp", "-i", "0.0.0.0", "-p", std::to_string(port)};
+  return argv;  // spelt as argv = {...}: scripts/check-programs.sh reads the program from it
 }
 
 std::vector<std::string> sockperf_client_argv(const std::string& address, int port, int size, double seconds) {
-  return {"sockperf", "ping-pong", "--tcp", "-i", address, "-p", std::to_string(port), "-m", std::to_string(size), "-t", whole_seconds(seconds)};
+  std::vector<std::string> argv = {"sockperf", "ping-pong", "--tcp", "-i", address, "-p", std::to_string(port), "-m", std::to_string(size),
+                                   "-t", whole_seconds(seconds)};
+  return argv;
 }
 
 Result<TransactionSample> parse_sockperf(const std::string& text) {

@@ -13,6 +13,7 @@
 #include "lab/base/cpu_stat.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
+#include "lab/run/results_csv.h"
 #include "lab/run/sample.h"
 #include "netns/offloads.h"
 #include "netns/probes.h"
@@ -273,4 +274,73 @@ TEST(Shaping, DelayUsesNetemOrIsRefusedNamingIt) {
   ASSERT_TRUE(ping_until_answered((*topo)->ns_of_node("a").fd.get(), plan.underlay_address("b", "lan"), 5, -1, &rtt).ok());
   EXPECT_GE(rtt, 9.5);  // 5 ms each way
   EXPECT_TRUE((*topo)->teardown(10).ok());
+}
+
+// rr, crr and idle latency through the real tunnel, run as a user runs them: every row
+// valid with a rate and percentiles, their raw output kept, the table in the summary.
+TEST(Transactions, RrCrrAndIdleLatencyGiveValidRowsThroughTheTunnel) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("sockperf");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  std::string topo = write_topology(R"([lab]
+name = "tx"
+[overlay]
+subnet = "10.77.0.0/24"
+mtu = 1400
+[[node]]
+name = "a"
+cpus = [0]
+load_cpus = [0]
+[[node]]
+name = "b"
+cpus = [1]
+load_cpus = [1]
+[[link]]
+name = "lan"
+nodes = ["a", "b"]
+subnet = "192.168.77.0/24"
+[bench]
+products = ["baseline", "wireguard-go"]
+samples = 1
+duration = "2s"
+warmup = "0s"
+[[bench.test]]
+name = "rr"
+kind = "rr"
+client = "a"
+server = "b"
+size = 100
+[[bench.test]]
+name = "crr"
+kind = "crr"
+client = "a"
+server = "b"
+[[bench.test]]
+name = "idle"
+kind = "latency"
+client = "a"
+server = "b"
+)");
+  std::string out = make_temp_dir("tx-out");
+  auto run = vpnlab_cli({"run", topo, "--out", out});
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  std::string dir = run_dir_in(out);
+  auto rows = read_results_csv(dir + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  ASSERT_EQ(rows->size(), 6u);
+  for (const auto& r : *rows) {
+    std::string who = r.product + "/" + r.test + " sample " + std::to_string(r.sample) + ": ";
+    EXPECT_EQ(r.status, "ok") << who << r.reason;
+    EXPECT_TRUE(r.valid) << who << r.reason;
+    EXPECT_EQ(r.kind, r.test == "idle" ? "latency" : r.test) << who;
+    EXPECT_GT(r.tps, r.test == "idle" ? 90 : 100) << who;
+    EXPECT_GT(r.tx_p50_ms, 0) << who;
+    EXPECT_LE(r.tx_p50_ms, r.tx_p99_ms) << who;
+    const std::string raw = dir + "/raw/" + r.product + "/" + r.test + "/sample-" + std::to_string(r.sample);
+    const std::string file = raw + (r.test == "rr" ? "-sockperf.txt" : r.test == "crr" ? "-crr.json" : "-rtt.txt");
+    EXPECT_TRUE(std::filesystem::exists(file)) << file;
+  }
+  EXPECT_NE((run.out + run.err).find("request/response tests"), std::string::npos) << run.out << run.err;
+  EXPECT_TRUE(pids_named("sockperf").empty());
+  EXPECT_TRUE(pids_named("vpnlab-crr").empty());
 }

@@ -1,0 +1,164 @@
+// rr, crr and latency tests: the topology's refusals, the generators' argv and output,
+// vpnlab-crr on loopback (no root: a socket pair of this process), and the table.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <thread>
+
+#include "lab/model/plan.h"
+#include "lab/model/topology.h"
+#include "lab/results/summary.h"
+#include "lab/results/transactions_table.h"
+#include "lab/run/transactions.h"
+#include "netns/crr.h"
+
+using namespace vpnlab;
+
+namespace {
+
+std::string with_test(const std::string& body) {
+  return "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
+         "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[node]]\nname = \"c\"\n"
+         "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.77.0/24\"\n"
+         "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\n" + body;
+}
+
+std::string error_of(const std::string& body) {
+  auto r = parse_topology_text(with_test(body), "x.toml");
+  return r.ok() ? std::string() : r.error().where_and_what();
+}
+
+const char* kSockperfOutput =
+    "sockperf: == version #3.7-no.git == \n"
+    "sockperf: [Total Run] RunTime=3.001 sec; Warm up time=400 msec; SentMessages=104047; ReceivedMessages=104046\n"
+    "sockperf: ========= Printing statistics for Server No: 0\n"
+    "sockperf: [Valid Duration] RunTime=2.550 sec; SentMessages=87545; ReceivedMessages=87545\n"
+    "sockperf: \x1b[2;35m====> avg-latency=14.559 (std-dev=8.785)\x1b[0m\n"
+    "sockperf: ---> <MAX> observation = 1031.229\n"
+    "sockperf: ---> percentile 99.999 =  953.185\n"
+    "sockperf: ---> percentile 99.990 =  397.765\n"
+    "sockperf: ---> percentile 99.900 =   71.916\n"
+    "sockperf: ---> percentile 99.000 =   35.943\n"
+    "sockperf: ---> percentile 90.000 =   13.976\n"
+    "sockperf: ---> percentile 75.000 =   13.706\n"
+    "sockperf: ---> percentile 50.000 =   13.495\n"
+    "sockperf: ---> <MIN> observation =    7.273\n";
+
+SampleRow tx_row(const std::string& product, int sample, double tps, const std::string& kind = "rr") {
+  SampleRow r;
+  r.run_id = "r";
+  r.product = product;
+  r.test = "t";
+  r.kind = kind;
+  r.sample = sample;
+  r.status = "ok";
+  r.valid = true;
+  r.duration_s = 5;
+  r.cpu_s = 5;
+  r.tps = tps;
+  r.tx_p50_ms = 0.5, r.tx_p90_ms = 0.6, r.tx_p99_ms = 0.9, r.tx_p999_ms = 1.5;
+  return r;
+}
+
+}  // namespace
+
+TEST(Transactions, KindsAndTheirRefusals) {
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"rr\"\nsize = 100\n"), "");
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"crr\"\n"), "");
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"latency\"\n"), "");
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"ping\"\n"), "x.toml:22:8: test 't': unknown kind 'ping'");
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"rr\"\nstreams = 2\n"),
+            "x.toml:23:11: test 't': 'streams' is an iperf3 setting and this test is kind = \"rr\"");
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"crr\"\nudp = true\n"), "x.toml:23:7: test 't': 'udp' is an iperf3 setting and this test is kind = \"crr\"");
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"rr\"\nsize = 1\n"), "x.toml:23:8: test 't': 'size' = 1 is out of range");
+  EXPECT_EQ(error_of("server = [\"b\", \"c\"]\nkind = \"rr\"\n"), "x.toml:21:10: test 't': an rr test has one server");
+  EXPECT_EQ(error_of("server = \"b\"\nsize = 100\n"), "x.toml:22:8: test 't': 'size' is the request/response size of an rr or crr test");
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"latency\"\nsize = 100\n"), "x.toml:23:8: test 't': a latency test sends ping's 56-byte echoes");
+}
+
+TEST(Transactions, PlanSaysWhatRuns) {
+  auto topo = parse_topology_text(with_test("server = \"b\"\nkind = \"crr\"\nsize = 32\n"), "x.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  auto plan = make_plan(*topo, PlanOptions{"r", "t"});
+  ASSERT_TRUE(plan.ok()) << plan.error().format();
+  std::string text = describe_plan(*plan);
+  EXPECT_NE(text.find("t: crr, a -> b, TCP, 32-byte request and response on a new connection each"), std::string::npos) << text;
+  EXPECT_NE(text.find("vpnlab-crr a"), std::string::npos) << text;
+}
+
+TEST(Transactions, SockperfReportIsReadAsWholeRoundTrips) {
+  auto s = parse_sockperf(kSockperfOutput);
+  ASSERT_TRUE(s.ok()) << s.error().format();
+  EXPECT_DOUBLE_EQ(s->transactions, 87545);
+  EXPECT_DOUBLE_EQ(s->seconds, 2.55);
+  EXPECT_NEAR(s->per_second(), 34331.4, 0.1);
+  EXPECT_NEAR(s->p50_ms, 2 * 0.013495, 1e-9) << "sockperf prints half the round trip";
+  EXPECT_NEAR(s->p90_ms, 2 * 0.013976, 1e-9);
+  EXPECT_NEAR(s->p99_ms, 2 * 0.035943, 1e-9);
+  EXPECT_NEAR(s->p999_ms, 2 * 0.071916, 1e-9);
+  auto e = parse_sockperf("sockperf: ERROR: Can`t connect socket (errno=111 Connection refused)\n");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().message, "sockperf: ERROR: Can`t connect socket (errno=111 Connection refused)");
+  EXPECT_FALSE(parse_sockperf("sockperf: == version #3.7 ==\n").ok()) << "cut short: no [Valid Duration]";
+  EXPECT_EQ(sockperf_client_argv("10.0.0.2", 5301, 14, 5),
+            (std::vector<std::string>{"sockperf", "ping-pong", "--tcp", "-i", "10.0.0.2", "-p", "5301", "-m", "14", "-t", "5"}));
+}
+
+TEST(Transactions, CrrJsonAndItsErrors) {
+  auto s = parse_crr(R"({"connections":1200,"errors":0,"seconds":2.0,"p50_ms":0.5,"p90_ms":0.7,"p99_ms":1.1,"p999_ms":2.5})");
+  ASSERT_TRUE(s.ok()) << s.error().format();
+  EXPECT_DOUBLE_EQ(s->per_second(), 600);
+  EXPECT_DOUBLE_EQ(s->p99_ms, 1.1);
+  auto e = parse_crr(R"({"connections":5,"errors":2,"seconds":2.0,"first_error":"connect: Connection refused"})");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().message, "vpnlab-crr: 2 transaction(s) failed, the first: connect: Connection refused");
+  EXPECT_FALSE(parse_crr("usage: vpnlab-crr ...").ok());
+  EXPECT_FALSE(parse_crr(R"({"connections":0,"errors":0,"seconds":2.0})").ok());
+}
+
+// The real generator on loopback: transactions happen, each is timed, and a refused
+// connect is an error, not a rate.
+TEST(Transactions, CrrRunsAgainstItsServerOnLoopback) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const int port = 20000 + getpid() % 20000;
+  std::thread server([&] { crr_serve(port, 20, ready[1]); });
+  server.detach();  // serves until the test binary exits
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  CrrResult r = crr_run("127.0.0.1", port, 20, 0.3);
+  EXPECT_EQ(r.errors, 0u) << r.first_error;
+  EXPECT_GT(r.connections, 50u);
+  EXPECT_EQ(r.ms.size(), r.connections);
+  auto parsed = parse_crr(crr_json(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.error().format();
+  EXPECT_GT(parsed->p50_ms, 0);
+  EXPECT_LE(parsed->p50_ms, parsed->p99_ms);
+
+  CrrResult refused = crr_run("127.0.0.1", port + 1, 20, 0.3);
+  EXPECT_EQ(refused.connections, 0u);
+  EXPECT_NE(refused.first_error.find("Connection refused"), std::string::npos) << refused.first_error;
+  close(ready[0]), close(ready[1]);
+}
+
+TEST(Transactions, TableHasRatesPercentilesAndTheBaselineRatio) {
+  std::vector<SampleRow> rows = {tx_row("baseline", 1, 1000), tx_row("wg", 1, 100), tx_row("baseline", 2, 1000), tx_row("wg", 2, 200)};
+  rows.push_back(tx_row("wg", 3, 0));
+  rows.back().status = "failed", rows.back().valid = false;
+  auto s = summarize_transactions(rows);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[1].product, "wg");
+  EXPECT_EQ(s[1].rows, 3);
+  EXPECT_EQ(s[1].tps.n, 2u);
+  EXPECT_DOUBLE_EQ(s[1].paired_ratio.median, 0.15);
+  EXPECT_DOUBLE_EQ(s[1].cpu_us_per_tx.median, (1e6 * 5 / (100 * 5) + 1e6 * 5 / (200 * 5)) / 2);
+  std::string table = summary_table(rows);
+  EXPECT_EQ(table.find("Gbit/s"), std::string::npos) << "no throughput test, no throughput table:\n" << table;
+  EXPECT_NE(table.find("0.150 (0.100-0.200)"), std::string::npos) << table;
+  EXPECT_NE(table.find("! wg / t: 1 of 3 sample(s) not valid"), std::string::npos) << table;
+  nlohmann::json j = summary_json(rows);
+  ASSERT_TRUE(j.contains("transactions"));
+  EXPECT_EQ(j["transactions"][1]["valid_rows"], 2);
+  EXPECT_TRUE(j["results"].empty());
+}
