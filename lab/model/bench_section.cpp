@@ -85,6 +85,54 @@ Status parse_traffic_options(const Reader& r, const toml::table& t, const std::s
   return ok_status();
 }
 
+// A UDP test's search for its zero-loss rate; `sizes` (parse_tests) sweeps payload sizes.
+Status parse_zero_loss(const Reader& r, const toml::table& t, const std::string& what, double duration_s, TestSpec* ts) {
+  if (auto s = get_bool(r, t, "zero_loss", what, &ts->zero_loss); !s) return s;
+  const toml::node* loss = t.get("max_loss");
+  const toml::node* steps = t.get("steps");
+  if (!ts->zero_loss) {
+    if (loss || steps) return r.at(loss ? *loss : *steps, what + ": 'max_loss' and 'steps' belong to a zero-loss search", "add zero_loss = true");
+    return ok_status();
+  }
+  if (!ts->udp) return r.at(*t.get("zero_loss"), what + ": a zero-loss search offers UDP rates", "add udp = true and bitrate = \"<the highest rate to try>\"");
+  if (loss) {
+    std::optional<double> pct = loss->value<double>();
+    if (!pct || *pct < 0 || *pct > 50)
+      return r.at(*loss, what + ": 'max_loss' is a percentage between 0 and 50", "write max_loss = 0.1 (percent of datagrams)");
+    ts->max_loss_pct = *pct;
+  }
+  if (auto s = get_int(r, t, "steps", what, &ts->steps, 2, 16); !s) return s;
+  if (duration_s / ts->steps < 1)
+    return r.at(steps ? pos_of(*steps) : ts->pos, what + ": " + std::to_string(ts->steps) + " trials do not fit a " + std::to_string(static_cast<int>(duration_s)) + " s sample",
+                "each trial runs at least 1 s (iperf3's whole seconds): set [bench] duration >= " + std::to_string(ts->steps) + "s or fewer steps");
+  return ok_status();
+}
+
+// sizes = [64, 256, 0]: one test per payload size, named <name>-<size> (0: "mtu", the
+// largest that fits).
+Status expand_sizes(const Reader& r, const toml::table& t, const std::string& what, const Topology& topo, const TestSpec& ts,
+                    std::vector<TestSpec>* out) {
+  const toml::node* sizes = t.get("sizes");
+  if (!sizes) return out->push_back(ts), ok_status();
+  if (!ts.udp) return r.at(*sizes, what + ": 'sizes' sweeps UDP payload sizes", "add udp = true");
+  if (t.get("length")) return r.at(*sizes, what + ": 'sizes' and 'length' together", "drop length: sizes lists every payload size");
+  if (!sizes->is_array() || sizes->as_array()->empty())
+    return r.at(*sizes, what + ": 'sizes' is a list of payload sizes", "write sizes = [64, 256, 512, 0] (0: the largest that fits the MTU)");
+  for (const auto& item : *sizes->as_array()) {
+    std::optional<int64_t> v = item.value<int64_t>();
+    int max = topo.overlay_mtu > 0 ? max_udp_payload(topo.overlay_mtu) : 65507;
+    if (!v || (*v != 0 && (*v < 16 || *v > max)))
+      return r.at(item, what + ": payload size " + (v ? std::to_string(*v) : std::string("?")) + " is not between 16 and " + std::to_string(max),
+                  "0 stands for the largest that fits the overlay MTU");
+    TestSpec one = ts;
+    one.length = static_cast<int>(*v);
+    one.length_pos = pos_of(item);
+    one.name = ts.name + "-" + (*v ? std::to_string(*v) : std::string("mtu"));
+    out->push_back(std::move(one));
+  }
+  return ok_status();
+}
+
 // rr/crr: one client, one server, one TCP connection at a time; iperf3's shape keys are
 // refused by name rather than ignored.
 Status parse_kind(const Reader& r, const toml::table& t, const std::string& what, TestSpec* ts) {
@@ -129,7 +177,8 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
     const toml::table& t = *item.as_table();
     TestSpec ts;
     ts.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "test", {"name", "kind", "size", "client", "server", "streams", "reverse", "mss", "bidirectional", "udp", "bitrate", "length"}); !s)
+    if (auto s = r.only_keys(t, "test", {"name", "kind", "size", "client", "server", "streams", "reverse", "mss", "bidirectional", "udp", "bitrate", "length",
+                                     "sizes", "zero_loss", "max_loss", "steps"}); !s)
       return s;
     if (auto s = get_string(r, t, "name", "test", &ts.name, true, ts.pos); !s) return s;
     std::string what = "test '" + ts.name + "'";
@@ -140,7 +189,14 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
     if (auto s = parse_servers(r, t, what, *topo, &ts); !s) return s;
     if (auto s = parse_kind(r, t, what, &ts); !s) return s;
     if (auto s = parse_traffic_options(r, t, what, *topo, &ts); !s) return s;
-    topo->bench.tests.push_back(std::move(ts));
+    if (auto s = parse_zero_loss(r, t, what, topo->bench.duration_s, &ts); !s) return s;
+    std::vector<TestSpec> expanded;
+    if (auto s = expand_sizes(r, t, what, *topo, ts, &expanded); !s) return s;
+    for (auto& one : expanded) {
+      if (one.name.size() > 32) return r.at(*t.get("name"), what + ": '" + one.name + "' is longer than 32 characters", "shorten the test's name");
+      if (one.name != ts.name && !seen.insert(one.name).second) return r.at(*t.get("name"), "test '" + one.name + "' is defined twice", "give every test a unique name");
+      topo->bench.tests.push_back(std::move(one));
+    }
   }
   return ok_status();
 }

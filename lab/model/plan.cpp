@@ -296,6 +296,9 @@ std::string describe_plan(const Plan& plan) {
     o << ", " << (s.udp ? "UDP" : "TCP") << ", " << s.streams << " stream(s)" << (s.mss ? ", MSS " + std::to_string(*s.mss) : "");
     if (s.bitrate_bps > 0) o << ", " << s.bitrate_bps / 1e6 << " Mbit/s offered";
     if (s.udp) o << ", " << (udp_length(s, plan.overlay_mtu) > 0 ? std::to_string(udp_length(s, plan.overlay_mtu)) : "MTU - 28") << "-byte datagrams";
+    if (s.zero_loss)
+      o << ", zero-loss search: up to " << s.steps << " trials of " << std::max(1, static_cast<int>(plan.duration_s / s.steps)) << " s, loss <= " << s.max_loss_pct
+        << " %";
     o << "\n";
     for (const auto& p : expand_traffic(plan, t, 5201))
       o << "    iperf3 " << p.client << (p.client_cpu >= 0 ? "@cpu" + std::to_string(p.client_cpu) : "") << " -> " << p.server

@@ -72,6 +72,11 @@ struct TestSpec {
   bool udp = false;
   double bitrate_bps = 0;      // total offered load of the test (0: iperf3's TCP default)
   int length = 0;              // UDP payload bytes (0: overlay MTU - 28)
+  // UDP: the highest offered rate (up to bitrate) whose loss stays <= max_loss_pct, by
+  // bisection in `steps` trials of duration / steps each (RFC 2544's throughput search).
+  bool zero_loss = false;
+  double max_loss_pct = 0;
+  int steps = 6;
   SourcePos pos;
   SourcePos length_pos;
 };

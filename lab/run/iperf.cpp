@@ -53,6 +53,7 @@ Result<IperfSample> parse_iperf_json(const std::string& json_text) {
   s.gbps = rx.value("bits_per_second", 0.0) / 1e9;
   s.bytes_received = rx.value("bytes", uint64_t{0});
   s.bytes_sent = tx.value("bytes", uint64_t{0});
+  s.sent_bps = tx.value("bits_per_second", 0.0);
   s.seconds = rx.value("seconds", 0.0);
   if (tx.contains("retransmits")) s.retransmits = tx["retransmits"].get<int64_t>();
   if (end.contains("sum_received_bidir_reverse")) {

@@ -32,6 +32,7 @@ struct IperfSample {
   double gbps = 0;               // what the receiver got, Gbit/s (10^9); both directions for --bidir
   uint64_t bytes_received = 0;   // by the receiver of the test's direction
   uint64_t bytes_sent = 0;
+  double sent_bps = 0;           // the rate the sender achieved (UDP: what was really offered, short of -b when generator-bound)
   uint64_t bytes_received_back = 0;  // --bidir: what the client received from the server
   uint64_t udp_packets = 0, udp_lost = 0;
   double cpu_host_pct = 0, cpu_remote_pct = 0;  // each iperf3 process's CPU, % of one CPU

@@ -49,6 +49,10 @@ struct SampleRow {
   std::string kind;
   double tps = 0;  // transactions (crr: connections, latency: answered echoes) per second
   double tx_p50_ms = 0, tx_p90_ms = 0, tx_p99_ms = 0, tx_p999_ms = 0;  // one transaction, the generator's own histogram
+  // UDP tests: the payload size, the rate offered, and a zero-loss search's result (the
+  // highest offered rate within the loss threshold; 0 when none was, or no search).
+  int payload_bytes = 0;
+  double offered_bps = 0, zero_loss_bps = 0;
   bool is_transactions() const { return kind == "rr" || kind == "crr" || kind == "latency"; }
 };
 

@@ -17,6 +17,7 @@
 #include "lab/run/rss_sampler.h"
 #include "lab/run/transaction_sample.h"
 #include "lab/run/transactions.h"
+#include "lab/run/zero_loss.h"
 #include "lab/run/run_layout.h"
 #include "lab/base/process.h"
 #include "lab/model/traffic.h"
@@ -63,6 +64,7 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
   row.reverse = t.reverse;
   row.mss = t.mss.value_or(0);
   row.duration_s = duration_s;
+  if (t.udp) row.payload_bytes = udp_length(t, plan.overlay_mtu), row.offered_bps = t.bitrate_bps;
   if (is_transaction_test(t.kind)) row.kind = test_kind_name(t.kind), row.streams = 1;
   row.status = "failed";
   row.cipher = spec.cipher;
@@ -181,10 +183,12 @@ Status merge_iperf(const SampleContext& c, const std::vector<TrafficProcess>& pr
   row->gbps = 0;
   row->retransmits = t.udp ? -1 : 0;
   double gbit = 0;
+  if (t.udp) row->offered_bps = 0;  // what the senders achieved, not what was asked
   for (size_t i = 0; i < procs.size(); ++i) {
     auto sample = parse_iperf_json(read_file_text(specs[i].stdout_path));
     if (!sample) return make_error(procs.size() == 1 ? sample.error().message : "process " + std::to_string(i + 1) + ": " + sample.error().message);
     row->gbps += sample->gbps;
+    if (t.udp) row->offered_bps += sample->sent_bps;
     gbit += sample->gbps * sample->seconds;
     if (sample->retransmits >= 0 && row->retransmits >= 0) row->retransmits += sample->retransmits;
     row->generator_cpu_pct = std::max({row->generator_cpu_pct, sample->cpu_host_pct, sample->cpu_remote_pct});
@@ -258,6 +262,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   const Plan& plan = *c.plan;
   const TestSpec& t = c.test->spec;
   const bool tunnel = c.session->tunnel();
+  if (t.zero_loss && !c.repeating_payload) return run_zero_loss_search(c, label, duration_s, interrupted);
   SampleRow row = row_for(plan, *c.test, *c.spec, duration_s);
   row.bringup_s = c.session->bringup_seconds();
   auto fail = [&](const std::string& why) {

@@ -1,0 +1,78 @@
+#include "lab/results/udp_table.h"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace vpnlab {
+
+std::vector<UdpSummary> summarize_udp(const std::vector<SampleRow>& rows) {
+  struct Series {
+    std::vector<double> kpps, loss, offered, zl_mbps, zl_kpps;
+  };
+  std::vector<UdpSummary> out;
+  std::vector<Series> series;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (const auto& r : rows) {
+    if (r.protocol != "udp") continue;
+    auto [at, added] = index.try_emplace({r.product, r.test}, out.size());
+    if (added) out.push_back({r.product, r.test, r.payload_bytes}), series.emplace_back();
+    UdpSummary& s = out[at->second];
+    ++s.rows;
+    if (!counts_as_result(r)) continue;
+    Series& v = series[at->second];
+    v.kpps.push_back(r.pps / 1000), v.loss.push_back(r.loss_pct), v.offered.push_back(r.offered_bps / 1e6);
+    if (r.zero_loss_bps > 0) v.zl_mbps.push_back(r.zero_loss_bps / 1e6), v.zl_kpps.push_back(r.pps / 1000);
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].kpps = describe(series[i].kpps);
+    out[i].loss_pct = describe(series[i].loss);
+    out[i].offered_mbps = describe(series[i].offered);
+    out[i].zero_loss_mbps = describe(series[i].zl_mbps);
+    out[i].zero_loss_kpps = describe(series[i].zl_kpps);
+  }
+  return out;
+}
+
+std::string udp_table(const std::vector<SampleRow>& rows) {
+  const auto summaries = summarize_udp(rows);
+  if (summaries.empty()) return "";
+  std::ostringstream o;
+  char line[320];
+  const char* format = "%-20s %-14s %8s %12s %10s %9s %18s %15s %6s\n";
+  o << "\nUDP by payload size\n";
+  snprintf(line, sizeof line, format, "product", "test", "payload", "offered Mb/s", "kpps", "loss %", "zero-loss Mbit/s", "zero-loss kpps", "valid");
+  o << line;
+  char a[32], b[32], c[32], d[32], e[32], f[32], valid[32];
+  for (const auto& s : summaries) {
+    snprintf(valid, sizeof valid, "%zu/%d", s.kpps.n, s.rows);
+    snprintf(a, sizeof a, "%d", s.payload_bytes);
+    auto med = [&](char* buf, const SampleStats& st, const char* fmt) {
+      if (st.n == 0) snprintf(buf, 32, "-");
+      else snprintf(buf, 32, fmt, st.median);
+    };
+    med(b, s.offered_mbps, "%.0f");
+    med(c, s.kpps, "%.1f");
+    med(d, s.loss_pct, "%.3f");
+    med(e, s.zero_loss_mbps, "%.1f");
+    med(f, s.zero_loss_kpps, "%.1f");
+    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), a, b, c, d, e, f, valid);
+    o << line;
+  }
+  o << "kpps: datagrams the receiver's interface counted per second (for a zero-loss search, at the highest rate within its "
+       "threshold); zero-loss: that rate, median over samples (\"-\": no search, or no rate tried met the threshold)\n";
+  return o.str();
+}
+
+nlohmann::json udp_json(const std::vector<SampleRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : summarize_udp(rows)) {
+    out.push_back({{"product", s.product}, {"test", s.test}, {"payload_bytes", s.payload_bytes}, {"rows", s.rows}, {"valid_rows", s.kpps.n},
+                   {"kpps_median", s.kpps.median}, {"loss_pct_median", s.loss_pct.median}, {"offered_mbps_median", s.offered_mbps.median},
+                   {"zero_loss_mbps_median", s.zero_loss_mbps.n ? nlohmann::json(s.zero_loss_mbps.median) : nlohmann::json(nullptr)},
+                   {"zero_loss_kpps_median", s.zero_loss_kpps.n ? nlohmann::json(s.zero_loss_kpps.median) : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
+}  // namespace vpnlab
