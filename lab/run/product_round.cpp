@@ -168,7 +168,12 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
     SampleContext sc{&plan, &test, c.spec, &topo, &session, raw, logs, c.opts->interrupt_fd};
     sc.crr_program = c.opts->crr_program;
     if (plan.warmup_s >= 1) {
-      SampleRow w = run_sample(sc, "warmup-" + std::to_string(samples.front()), plan.warmup_s, interrupted);
+      // A warm-up is one plain sample: a zero-loss search's trials would not fit in it.
+      PlanTest plain = test;
+      plain.spec.zero_loss = false;
+      SampleContext wc = sc;
+      wc.test = &plain;
+      SampleRow w = run_sample(wc, "warmup-" + std::to_string(samples.front()), plan.warmup_s, interrupted);
       spdlog::info("  {} warm-up: {} (discarded)", test.spec.name, w.status == "ok" ? headline_figure(w) : w.reason);
     }
     for (int i : samples) {

@@ -344,3 +344,74 @@ server = "b"
   EXPECT_TRUE(pids_named("sockperf").empty());
   EXPECT_TRUE(pids_named("vpnlab-crr").empty());
 }
+
+// The UDP sweep's zero-loss search stays within its bounds: at most `steps` trials per
+// sample, each a sample of its own on disk, the rate found no higher than the one asked
+// for, and a row per payload size.
+TEST(Transactions, UdpSweepZeroLossSearchEndsWithinItsBounds) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  std::string topo = write_topology(R"([lab]
+name = "zl"
+[overlay]
+subnet = "10.77.0.0/24"
+mtu = 1400
+[[node]]
+name = "a"
+cpus = [0]
+load_cpus = [0]
+[[node]]
+name = "b"
+cpus = [1]
+load_cpus = [1]
+[[link]]
+name = "lan"
+nodes = ["a", "b"]
+subnet = "192.168.77.0/24"
+[bench]
+products = ["baseline"]
+samples = 1
+duration = "3s"
+warmup = "0s"
+[[bench.test]]
+name = "udp"
+client = "a"
+server = "b"
+udp = true
+bitrate = "2G"
+sizes = [256, 0]
+zero_loss = true
+max_loss = 1
+steps = 3
+)");
+  std::string out = make_temp_dir("zl-out");
+  const auto start = std::chrono::steady_clock::now();
+  auto run = vpnlab_cli({"run", topo, "--out", out});
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  std::string dir = run_dir_in(out);
+  auto rows = read_results_csv(dir + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].test, "udp-256");
+  EXPECT_EQ((*rows)[0].payload_bytes, 256);
+  EXPECT_EQ((*rows)[1].test, "udp-mtu");
+  EXPECT_EQ((*rows)[1].payload_bytes, 1372);
+  for (const auto& r : *rows) {
+    EXPECT_EQ(r.status, "ok") << r.test << ": " << r.reason;
+    EXPECT_LE(r.zero_loss_bps, 2e9 * 1.01) << r.test;
+    EXPECT_GT(r.offered_bps, 0) << r.test;
+    if (r.zero_loss_bps > 0) {
+      EXPECT_LE(r.loss_pct, 1.0) << r.test;
+      EXPECT_DOUBLE_EQ(r.zero_loss_bps, r.offered_bps) << r.test;
+    }
+    int trials = 0;
+    for (int k = 1; k <= 5; ++k)
+      if (std::filesystem::exists(dir + "/raw/baseline/" + r.test + "/sample-1-try" + std::to_string(k) + ".json")) ++trials;
+    EXPECT_GE(trials, 1) << r.test;
+    EXPECT_LE(trials, 3) << r.test;
+  }
+  EXPECT_NE((run.out + run.err).find("UDP by payload size"), std::string::npos) << run.out << run.err;
+  // Two sizes x at most 3 one-second trials, plus the lab's bring-up and teardown.
+  EXPECT_LT(took, 60) << "the search must be bounded in time";
+}

@@ -162,3 +162,27 @@ TEST(Transactions, TableHasRatesPercentilesAndTheBaselineRatio) {
   EXPECT_EQ(j["transactions"][1]["valid_rows"], 2);
   EXPECT_TRUE(j["results"].empty());
 }
+
+TEST(Transactions, UdpSweepAndZeroLossSearchAreReadOrRefused) {
+  auto topo = parse_topology_text(with_test("server = \"b\"\nudp = true\nbitrate = \"1G\"\nsizes = [64, 0]\nzero_loss = true\nsteps = 4\n"), "x.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  ASSERT_EQ(topo->bench.tests.size(), 2u);
+  EXPECT_EQ(topo->bench.tests[0].name, "t-64");
+  EXPECT_EQ(topo->bench.tests[0].length, 64);
+  EXPECT_EQ(topo->bench.tests[1].name, "t-mtu");
+  EXPECT_EQ(topo->bench.tests[1].length, 0);
+  EXPECT_TRUE(topo->bench.tests[1].zero_loss);
+  EXPECT_EQ(topo->bench.tests[1].steps, 4);
+  EXPECT_EQ(error_of("server = \"b\"\nsizes = [64]\n"), "x.toml:22:9: test 't': 'sizes' sweeps UDP payload sizes");
+  EXPECT_EQ(error_of("server = \"b\"\nudp = true\nbitrate = \"1G\"\nsizes = [64, 1400]\n"),
+            "x.toml:24:14: test 't': payload size 1400 is not between 16 and 1372");
+  EXPECT_EQ(error_of("server = \"b\"\nudp = true\nbitrate = \"1G\"\nsizes = [64]\nlength = 100\n"),
+            "x.toml:24:9: test 't': 'sizes' and 'length' together");
+  EXPECT_EQ(error_of("server = \"b\"\nzero_loss = true\n"), "x.toml:22:13: test 't': a zero-loss search offers UDP rates");
+  EXPECT_EQ(error_of("server = \"b\"\nudp = true\nbitrate = \"1G\"\nmax_loss = 1\n"),
+            "x.toml:24:12: test 't': 'max_loss' and 'steps' belong to a zero-loss search");
+  EXPECT_EQ(error_of("server = \"b\"\nudp = true\nbitrate = \"1G\"\nzero_loss = true\nmax_loss = 70\n"),
+            "x.toml:25:12: test 't': 'max_loss' is a percentage between 0 and 50");
+  EXPECT_EQ(error_of("server = \"b\"\nudp = true\nbitrate = \"1G\"\nzero_loss = true\nsteps = 16\n"),
+            "x.toml:25:9: test 't': 16 trials do not fit a 10 s sample");
+}
