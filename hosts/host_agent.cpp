@@ -20,6 +20,7 @@
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
 #include "vm/agent_children.h"
+#include "vm/agent_probes.h"
 #include "vm/agent_client.h"
 #include "vm/json_lines.h"
 
@@ -47,8 +48,7 @@ class HostAgent {
 
   // Ends every process it started, removes its namespaces, returns the NIC.
   Status teardown(double timeout_s) {
-    probes_.clear();
-    watches_.clear();
+    probes_ = AgentProbes();
     children_.stop_all(1000);
     if (!rt_) return ok_status();
     Status s = rt_->teardown(timeout_s);
@@ -76,8 +76,8 @@ class HostAgent {
     if (op == "status") return children_.status(req.at("id").get<int>());
     if (!rt_) return fail(make_error("'" + op + "' before 'build'"));
     if (op == "spawn") return spawn(req);
-    if (op == "latency_stop") return latency_stop(req);
-    if (op == "watch_stop") return watch_stop(req);
+    if (op == "latency_stop") return probes_.latency_stop(req);
+    if (op == "watch_stop") return probes_.watch_stop(req);
     if (op == "routes") return routes(req);
     if (op == "audit") {
       auto a = rt_->audit();
@@ -177,36 +177,11 @@ class HostAgent {
   json latency_start(const std::string& node, const json& req) {
     auto addr = parse_ipv4(req.at("addr").get<std::string>());
     if (!addr) return fail(make_error("bad address"));
-    auto p = rt_->latency_probe(node, *addr, req.at("interval_ms"));
-    if (!p) return fail(p.error());
-    if (!*p) return {{"ok", true}, {"id", 0}};
-    probes_[next_id_] = std::move(*p);
-    return {{"ok", true}, {"id", next_id_++}};
-  }
-  json latency_stop(const json& req) {
-    auto it = probes_.find(req.at("id").get<int>());
-    if (it == probes_.end()) return fail(make_error("no such probe"));
-    LatencyProbe::Summary s = it->second->stop();
-    probes_.erase(it);
-    return {{"ok", true}, {"sent", s.sent}, {"answered", s.answered}, {"p50_ms", s.p50_ms}, {"p99_ms", s.p99_ms}, {"max_ms", s.max_ms},
-            {"rtts_ms", s.rtts_ms}};
+    return probes_.add_latency(rt_->latency_probe(node, *addr, req.at("interval_ms")));
   }
   json watch_start(const std::string& node, const json& req) {
-    auto w = rt_->payload_watch(node, req.at("ifname"), req.at("pattern"), req.at("port"));
-    if (!w) return fail(w.error());
-    if (!*w) return {{"ok", true}, {"id", 0}};
-    watches_[next_id_] = std::move(*w);
-    return {{"ok", true}, {"id", next_id_++}};
+    return probes_.add_watch(rt_->payload_watch(node, req.at("ifname"), req.at("pattern"), req.at("port")));
   }
-  json watch_stop(const json& req) {
-    auto it = watches_.find(req.at("id").get<int>());
-    if (it == watches_.end()) return fail(make_error("no such watch"));
-    PayloadWatch::Summary s = it->second->stop();
-    watches_.erase(it);
-    return {{"ok", true}, {"frames", s.frames}, {"bytes", s.bytes}, {"ipv4_bytes", s.ipv4_bytes}, {"port_bytes", s.port_bytes},
-            {"drops", s.drops}, {"pattern_seen", s.pattern_seen}};
-  }
-
 
   json routes(const json& req) {
     const std::string when = req.at("when").get<std::string>();
@@ -223,9 +198,7 @@ class HostAgent {
   Plan part_;
   std::unique_ptr<NodeRuntime> rt_;
   AgentChildren children_;
-  std::map<int, std::unique_ptr<LatencyProbe>> probes_;
-  std::map<int, std::unique_ptr<PayloadWatch>> watches_;
-  int next_id_ = 1;  // of probes and watches
+  AgentProbes probes_;
 };
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include "hosts/cpu_wire.h"
 #include "hosts/host_link.h"
 #include "hosts/plan_wire.h"
-#include "hosts/remote_probes.h"
+#include "vm/agent_probes.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
 #include "vm/agent_process.h"

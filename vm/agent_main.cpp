@@ -25,8 +25,12 @@
 #include "netns/offloads.h"
 #include "netns/probes.h"
 #include "netns/route.h"
+#include "netns/shaping.h"
+#include "netns/latency_probe.h"
+#include "netns/payload_watch.h"
 #include "netns/sysctl.h"
 #include "vm/agent_children.h"
+#include "vm/agent_probes.h"
 #include "vm/agent_client.h"
 #include "vm/guest_agent.h"
 #include "vm/guest_net.h"
@@ -68,6 +72,7 @@ void reap_orphans(const std::set<pid_t>& own) {
 
 struct Agent {
   AgentChildren children;
+  AgentProbes probes;
   NlSock sock;
 
   UniqueFd own_ns;  // the guest's one network namespace, for the calls that take a netns fd
@@ -100,7 +105,30 @@ struct Agent {
       if (auto s = add_address(sock.get(), name, *host); !s) return fail(s.error());
     }
     if (auto s = set_link(sock.get(), name, req.value("mtu", 0), req.value("up", true)); !s) return fail(s.error());
+    // The link's shaping on this end's egress, as the netns backend does: this kernel
+    // (the guest's) has netem where the host's may not.
+    Shaping shaping{req.value("rate_bps", 0.0), req.value("delay_ms", 0.0), req.value("jitter_ms", 0.0), req.value("loss_pct", 0.0),
+                    req.value("mtu", 1500)};
+    if (shaping.any())
+      if (auto s = apply_shaping(sock.get(), name, shaping); !s) return fail(s.error());
     return {{"ok", true}};
+  }
+
+  // Latency under load and the plaintext watch run here, in the guest, until the host asks
+  // for their summary.
+  json latency_start(const json& req) {
+    auto addr = parse_ipv4(req.value("addr", ""));
+    if (!addr) return fail(make_error("bad address '" + req.value("addr", "") + "'"));
+    auto p = LatencyProbe::start(own_ns.get(), *addr, req.value("interval_ms", 10));
+    if (!p) return fail(p.error());
+    return probes.add_latency(std::move(*p));
+  }
+  json watch_start(const json& req) {
+    auto index = link_index(sock.get(), req.value("ifname", ""));
+    if (!index) return fail(index.error());
+    auto w = PayloadWatch::start(own_ns.get(), *index, req.value("pattern", ""), req.value("port", 0));
+    if (!w) return fail(w.error());
+    return probes.add_watch(std::move(*w));
   }
 
   json get_link_info(const json& req) {
@@ -148,6 +176,10 @@ struct Agent {
     else if (op == "reap") r = children.reap();
     else if (op == "status") r = children.status(req.value("id", 0));
     else if (op == "get_link") r = get_link_info(req);
+    else if (op == "latency_start") r = latency_start(req);
+    else if (op == "latency_stop") r = probes.latency_stop(req);
+    else if (op == "watch_start") r = watch_start(req);
+    else if (op == "watch_stop") r = probes.watch_stop(req);
     else if (op == "wait_link") r = done(wait_for_link(own_ns.get(), sock.get(), req.value("ifname", ""), req.value("timeout_s", 5.0), -1));
     else if (op == "create_link") r = done(create_link_of_kind(sock.get(), req.value("ifname", ""), req.value("kind", ""), req.value("if_id", 0u)));
     else if (op == "wait_listen") r = done(wait_tcp_listening(own_ns.get(), req.value("port", 0), req.value("timeout_s", 5.0), -1));

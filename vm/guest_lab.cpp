@@ -180,6 +180,12 @@ Status GuestLab::configure(const Plan& plan, const PlanNode& node, const GuestSp
     const auto& u = node.underlay[k];
     nlohmann::json req{{"op", "link"}, {"mac", spec.nics.at(k).mac}, {"name", u.ifname},
                        {"addrs", {u.addr.str()}}, {"mtu", spec.nics.at(k).mtu}, {"up", true}};
+    // A shaped link is shaped on each node's egress, in the guest (its kernel has netem).
+    for (const auto& v : plan.veths)
+      if (v.link == u.link && (v.rate_bps > 0 || v.delay_ms > 0 || v.jitter_ms > 0 || v.loss_pct > 0)) {
+        req.update({{"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct}});
+        break;
+      }
     if (auto r = agent.call(req); !r) return with_context(r.error(), "link '" + u.link + "'");
   }
   nlohmann::json settings = nlohmann::json::object();

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "vm/agent_process.h"
+#include "vm/agent_probes.h"
 
 
 namespace vpnlab {
@@ -66,16 +67,24 @@ class GuestRuntime : public NodeRuntime {
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     return call(node, {{"op", "offloads"}, {"ifname", ifname}, {"on", on}}, 5);
   }
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr, int) override {
-    return std::unique_ptr<LatencyProbe>();
+  // The guest's agent runs them (vm/agent_probes.h), as a host's agent does.
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
+    AgentClient& agent = lab_->agent(node);
+    auto r = agent.call({{"op", "latency_start"}, {"addr", target.str()}, {"interval_ms", interval_ms}});
+    if (!r) return r.error();
+    return std::unique_ptr<LatencyProbe>(new RemoteLatencyProbe(&agent, r->value("id", 0)));
   }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&, int) override {
-    return std::unique_ptr<PayloadWatch>();
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
+                                                      int port) override {
+    AgentClient& agent = lab_->agent(node);
+    auto r = agent.call({{"op", "watch_start"}, {"ifname", ifname}, {"pattern", pattern}, {"port", port}});
+    if (!r) return r.error();
+    return std::unique_ptr<PayloadWatch>(new RemotePayloadWatch(&agent, r->value("id", 0)));
   }
   std::string limits() const override {
-    return "in guests this version takes no latency under load, no plaintext capture, no daemon RSS/threads and sets no RPS";
+    return "in guests receive packet steering is not set (a guest's receive softirq runs on its own pinned vCPUs)";
   }
-  bool can_watch_payload() const override { return false; }
+  bool can_watch_payload() const override { return true; }
   std::vector<uint64_t> inodes() const override { return lab_->inodes(); }
 
   json record(const std::string&) override {

@@ -14,6 +14,7 @@
 #include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/report_hosts.h"
+#include "lab/results/report_kinds.h"
 #include "lab/results/report_pairwise.h"
 #include "lab/results/rss_series.h"
 #include "lab/results/run_files.h"
@@ -281,6 +282,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
     if (std::find(tests.begin(), tests.end(), s.test) == tests.end()) tests.push_back(s.test);
     color.emplace(s.product, static_cast<int>(color.size()));
   }
+  for (const auto& r : rows.value()) color.emplace(r.product, static_cast<int>(color.size()));  // rr/crr/latency-only products
   if (auto s = make_dirs(run_dir + "/plots", 0750); !s) return s;
   for (const auto& test : tests) {
     doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
@@ -340,6 +342,17 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }
     for (const auto& [name, svg] : plots) {
+      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
+      doc.push_back({Block::Kind::plot, name, {}, {}, svg});
+    }
+  }
+  std::vector<KindSection> kinds = transaction_sections(rows.value(), run_dir, color);
+  for (auto& k : udp_size_sections(rows.value(), color)) kinds.push_back(std::move(k));
+  for (const auto& k : kinds) {
+    doc.push_back({Block::Kind::heading, k.heading, {}, {}, {}});
+    if (!k.table.empty()) doc.push_back({Block::Kind::table, k.caption, {}, k.table, {}});
+    doc.push_back({Block::Kind::para, k.note, {}, {}, {}});
+    for (const auto& [name, svg] : k.plots) {
       if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }

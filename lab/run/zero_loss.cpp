@@ -1,5 +1,6 @@
 #include "lab/run/zero_loss.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace vpnlab {
@@ -29,7 +30,9 @@ SampleRow run_zero_loss_search(const SampleContext& c, const std::string& label,
       // is the limit then, and asking for more would find nothing new).
       if (step == 1 || last.offered_bps < (1 - kCloseEnough) * rate) break;
     } else {
-      fail = rate;
+      // A sender short of the rate asked for failed at what it sent: the next trial
+      // bisects below that, not below a rate it never reached.
+      fail = last.offered_bps > 0 ? std::min(rate, last.offered_bps) : rate;
     }
     if (fail - pass <= kCloseEnough * fail) break;
   }

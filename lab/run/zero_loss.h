@@ -9,7 +9,8 @@
 namespace vpnlab {
 
 // The first trial offers the test's bitrate; while the search goes on, each next one the
-// middle of what is known to pass and what is known to fail, `steps` trials at most (fewer
+// middle of what is known to pass and what is known to fail (the rate a failing sender
+// achieved, when it fell short of the rate asked for), `steps` trials at most (fewer
 // once the two are within 2 %), each duration_s / steps long. The row is the passing
 // trial's at the highest rate (zero_loss_bps = that rate), or, when none passed, the last
 // trial's with zero_loss_bps = 0. A failed or invalid trial ends the search with its row.

@@ -2,9 +2,11 @@
 // embedded libvirt driver (TCG here; KVM where a boot probe says it works), commands run by
 // the guest agent, and a teardown that leaves no domain, QEMU, namespace or socket behind.
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "lab/run/results_csv.h"
 #include "root_test_support.h"
 #include "vm/accel.h"
 #include "vm/guest_lab.h"
@@ -170,4 +172,69 @@ TEST(Vm, KernelIpsecOnAnXfrmInterfaceBetweenTwoGuestsCarriesAValidSample) {
   VPNLAB_REQUIRE_PROGRAM("swanctl");
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   kernel_product_in_guests("strongswan-kernel");
+}
+
+// netem in the guests' kernel: a 10 ms delay on each end's egress is a 20 ms round trip,
+// a 1 % loss loses about 1 % of the datagrams, and the plaintext check runs in the guest.
+TEST(Vm, NetemDelayAndLossInGuestsAreMeasured) {
+  VPNLAB_REQUIRE_VM();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  std::string dir = make_temp_dir("netem");
+  std::string topo = dir + "/wan.toml";
+  std::ofstream(topo) << R"([lab]
+name = "netem"
+backend = "vm"
+[overlay]
+subnet = "10.77.0.0/24"
+mtu = 1400
+[[node]]
+name = "a"
+cpus = [0]
+load_cpus = [0]
+[[node]]
+name = "b"
+cpus = [1]
+load_cpus = [1]
+[[link]]
+name = "lan"
+nodes = ["a", "b"]
+subnet = "192.168.77.0/24"
+delay = "10ms"
+loss = "1%"
+[bench]
+products = ["baseline", "wireguard-go"]
+samples = 1
+duration = "4s"
+warmup = "0s"
+[[bench.test]]
+name = "idle"
+kind = "latency"
+client = "a"
+server = "b"
+[[bench.test]]
+name = "udp"
+client = "a"
+server = "b"
+udp = true
+bitrate = "8M"
+length = 1000
+)";
+  auto run = vpnlab_cli({"run", topo, "--out", dir + "/out"});
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  std::string run_dir = run_dir_in(dir + "/out");
+  auto rows = read_results_csv(run_dir + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  ASSERT_EQ(rows->size(), 4u);
+  for (const auto& r : *rows) {
+    EXPECT_TRUE(r.valid) << r.product << "/" << r.test << ": " << r.reason;
+    if (r.test == "idle") EXPECT_NEAR(r.tx_p50_ms, 20, 3) << r.product << ": 10 ms each way";
+    if (r.test == "udp" && r.product == "baseline") EXPECT_NEAR(r.loss_pct, 1, 0.6) << "1 % on the sender's egress";
+    if (r.test == "udp") EXPECT_GT(r.latency_probes, 0) << r.product << ": latency under load is taken in guests";
+  }
+  std::string out = run.out + run.err;
+  EXPECT_NE(out.find("plaintext check: no payload in clear on the underlay"), std::string::npos) << out;
+  EXPECT_NE(out.find("plaintext check: payload seen in clear, as it must be without a tunnel"), std::string::npos) << out;
+  EXPECT_TRUE(list_namespaces("vpnlab-netem-").empty());
+  std::filesystem::remove_all(dir);
 }

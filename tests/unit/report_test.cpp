@@ -155,3 +155,32 @@ TEST(Report, MemoryOverTimeFromTheRawRecord) {
   EXPECT_NE(slurp(fs::path(run) / "report.md").find("a-to-b-memory.svg"), std::string::npos);
   fs::remove_all(run);
 }
+
+// A recorded run of topologies/latency.toml (rr, crr, idle latency, a UDP sweep with its
+// zero-loss search): its sections and charts against golden files.
+TEST(Report, TransactionAndUdpSweepChartsMatchTheGoldenFiles) {
+  char tmpl[] = "/tmp/vpnlab-golden-XXXXXX";
+  fs::path run = mkdtemp(tmpl);
+  fs::path src = fs::path(VPNLAB_TEST_DATA) / "run-golden-kinds";
+  for (const char* f : {"results.csv", "environment.json", "audit.json"}) fs::copy_file(src / f, run / f);
+  fs::copy(src / "raw", run / "raw", fs::copy_options::recursive);
+  ASSERT_TRUE(write_report(run.string()).ok());
+  fs::path expected = fs::path(VPNLAB_TEST_DATA) / "report-golden-kinds";
+  std::vector<std::string> files = {"report.md", "plots/rr-rate.svg", "plots/rr-percentiles.svg", "plots/crr-rate.svg",
+                                    "plots/idle-percentiles.svg", "plots/idle-latency-cdf.svg", "plots/udp-pps-by-size.svg",
+                                    "plots/udp-zero-loss.svg"};
+  if (getenv("VPNLAB_UPDATE_GOLDEN")) {
+    for (const auto& f : files) {
+      fs::create_directories((expected / f).parent_path());
+      fs::copy_file(run / f, expected / f, fs::copy_options::overwrite_existing);
+    }
+    fs::remove_all(run);
+    GTEST_SKIP() << "golden files rewritten in " << expected;
+  }
+  for (const auto& f : files) EXPECT_EQ(slurp(run / f), slurp(expected / f)) << f << " differs from " << (expected / f);
+  const std::string md = slurp(run / "report.md");
+  EXPECT_NE(md.find("Test rr (rr)"), std::string::npos);
+  EXPECT_NE(md.find("UDP udp: packets per second by payload size"), std::string::npos);
+  EXPECT_EQ(md.find("Test rr\n"), std::string::npos) << "an rr test has no throughput section";
+  fs::remove_all(run);
+}

@@ -1,0 +1,140 @@
+#include "lab/results/report_kinds.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "lab/results/latency_cdf.h"
+#include "lab/results/transactions_table.h"
+#include "lab/results/udp_table.h"
+
+namespace vpnlab {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+int color_of(const std::map<std::string, int>& color, const std::string& product) {
+  auto c = color.find(product);
+  return c == color.end() ? -1 : c->second;
+}
+
+// "udp-64" and "udp-mtu" are one sweep, "udp": the name before a size suffix.
+std::string sweep_of(const std::string& test) {
+  size_t dash = test.rfind('-');
+  if (dash == std::string::npos) return test;
+  std::string suffix = test.substr(dash + 1);
+  bool size = suffix == "mtu" || (!suffix.empty() && std::all_of(suffix.begin(), suffix.end(), ::isdigit));
+  return size ? test.substr(0, dash) : test;
+}
+
+}  // namespace
+
+double nines(double percentile) { return -std::log10(1 - percentile / 100); }
+
+std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows, const std::string& run_dir, const std::map<std::string, int>& color) {
+  const auto summaries = summarize_transactions(rows);
+  std::vector<std::string> tests;
+  for (const auto& s : summaries)
+    if (std::find(tests.begin(), tests.end(), s.test) == tests.end()) tests.push_back(s.test);
+  std::vector<KindSection> out;
+  for (const auto& test : tests) {
+    KindSection k;
+    std::string kind;
+    std::vector<Bar> rates;
+    std::vector<Series> percentiles, cdfs;
+    k.table.push_back({"product", "per s", "95 % interval", "x baseline (95 % int.)", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "CPU-µs/tx", "valid"});
+    for (const auto& s : summaries) {
+      if (s.test != test) continue;
+      kind = s.kind;
+      const std::string valid = std::to_string(s.tps.n) + "/" + std::to_string(s.rows);
+      if (s.tps.n == 0) {
+        k.table.push_back({s.product, "-", "-", "-", "-", "-", "-", "-", "-", valid});
+        continue;
+      }
+      const int c = color_of(color, s.product);
+      std::string ratio = s.product == "baseline" || kind == "latency" ? "-" : "";
+      if (ratio.empty())
+        ratio = s.paired_ratio.n ? fmt("%.3f", s.paired_ratio.median) + " (" + fmt("%.3f", s.paired_ratio.ci_low) + "-" + fmt("%.3f", s.paired_ratio.ci_high) + ")" : "-";
+      k.table.push_back({s.product, fmt("%.1f", s.tps.median), fmt("%.1f", s.tps.ci_low) + "-" + fmt("%.1f", s.tps.ci_high) + (s.tps.coverage < 0.95 ? "*" : ""),
+                         ratio, fmt("%.3f", s.p50_ms.median), fmt("%.3f", s.p90_ms.median), fmt("%.3f", s.p99_ms.median), fmt("%.3f", s.p999_ms.median),
+                         s.cpu_us_per_tx.n ? fmt("%.1f", s.cpu_us_per_tx.median) : "-", valid});
+      rates.push_back({s.product, s.tps.median, s.tps.ci_low, s.tps.ci_high, c});
+      percentiles.push_back({s.product,
+                             {{nines(50), s.p50_ms.median}, {nines(90), s.p90_ms.median}, {nines(99), s.p99_ms.median}, {nines(99.9), s.p999_ms.median}},
+                             c});
+      std::vector<int> samples;
+      for (const auto& r : rows)
+        if (r.product == s.product && r.test == test && counts_as_result(r)) samples.push_back(r.sample);
+      if (auto cdf = cdf_points(pooled_rtts(run_dir, s.product, test, samples)); !cdf.empty()) cdfs.push_back({s.product, cdf, c});
+    }
+    const std::string what = kind == "crr" ? "connections" : kind == "latency" ? "answered echoes" : "transactions";
+    k.heading = "Test " + test + " (" + kind + ")";
+    k.caption = "Test " + test + ": " + what + " per second and one " + (kind == "latency" ? "round trip" : "transaction") + "'s time, medians of the valid samples";
+    k.note = kind == "rr"    ? "sockperf ping-pong over one TCP connection; percentiles from its histogram, as whole round trips."
+             : kind == "crr" ? "vpnlab-crr: connect, request, response, close; percentiles from connect to the response."
+                             : "ICMP echoes every 10 ms through the tunnel with nothing else running: the idle round trip.";
+    std::stable_sort(rates.begin(), rates.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
+    if (kind != "latency") k.plots.push_back({test + "-rate.svg", svg_bar_chart(test + ": " + what + " per second, 95 % interval", what + "/s", rates)});
+    k.plots.push_back({test + "-percentiles.svg", svg_line_chart(test + ": latency percentiles (x: 0.3 = p50, 1 = p90, 2 = p99, 3 = p99.9)",
+                                                                 "nines of the percentile", "ms", percentiles)});
+    if (!cdfs.empty())
+      k.plots.push_back({test + "-latency-cdf.svg", svg_line_chart(test + ": idle round trip, CDF to the 99.5th percentile", "ms", "fraction of echoes", cdfs, 1.0)});
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color) {
+  const auto summaries = summarize_udp(rows);
+  std::map<std::string, std::map<std::string, Series>> sweeps;  // sweep -> product -> kpps by size
+  std::map<std::string, std::map<std::string, Series>> zero_loss;
+  std::vector<std::string> order;
+  for (const auto& s : summaries) {
+    const std::string sweep = sweep_of(s.test);
+    if (std::find(order.begin(), order.end(), sweep) == order.end()) order.push_back(sweep);
+    if (s.kpps.n == 0) continue;
+    Series& line = sweeps[sweep][s.product];
+    line.label = s.product, line.color = color_of(color, s.product);
+    line.points.push_back({static_cast<double>(s.payload_bytes), s.kpps.median});
+    if (s.zero_loss_kpps.n) {
+      Series& z = zero_loss[sweep][s.product];
+      z.label = s.product, z.color = line.color;
+      z.points.push_back({static_cast<double>(s.payload_bytes), s.zero_loss_mbps.median});
+    }
+  }
+  std::vector<KindSection> out;
+  for (const auto& sweep : order) {
+    if (sweeps[sweep].empty()) continue;
+    std::vector<Series> lines, zl;
+    for (auto& [product, line] : sweeps[sweep]) {
+      std::sort(line.points.begin(), line.points.end());
+      if (line.points.size() > 1) lines.push_back(line);
+    }
+    if (lines.empty()) continue;  // one size: the throughput table says it all
+    for (auto& [product, z] : zero_loss[sweep]) std::sort(z.points.begin(), z.points.end()), zl.push_back(z);
+    KindSection k;
+    k.heading = "UDP " + sweep + ": packets per second by payload size";
+    k.table.push_back({"product", "test", "payload B", "kpps", "loss %", "zero-loss Mbit/s", "zero-loss kpps", "valid"});
+    for (const auto& s : summaries) {
+      if (sweep_of(s.test) != sweep) continue;
+      k.table.push_back({s.product, s.test, std::to_string(s.payload_bytes), s.kpps.n ? fmt("%.1f", s.kpps.median) : "-",
+                         s.loss_pct.n ? fmt("%.3f", s.loss_pct.median) : "-", s.zero_loss_mbps.n ? fmt("%.1f", s.zero_loss_mbps.median) : "-",
+                         s.zero_loss_kpps.n ? fmt("%.1f", s.zero_loss_kpps.median) : "-", std::to_string(s.kpps.n) + "/" + std::to_string(s.rows)});
+    }
+    k.caption = "UDP " + sweep + ": per payload size, medians of the valid samples";
+    k.note = "kpps: datagrams per second the receiver's interface counted (with a zero-loss search: at the highest rate within its loss "
+             "threshold). Small datagrams show a product's cost per packet, which bulk TCP's 64 KB segments hide.";
+    k.plots.push_back({sweep + "-pps-by-size.svg", svg_line_chart(sweep + ": packets per second by payload size", "payload bytes", "kpps", lines)});
+    if (!zl.empty())
+      k.plots.push_back({sweep + "-zero-loss.svg", svg_line_chart(sweep + ": zero-loss rate by payload size", "payload bytes", "Mbit/s", zl)});
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,28 @@
+// The report's sections for tests that are not bulk throughput: per rr/crr/latency test its
+// rates and percentiles (a rate chart and a percentile chart; a CDF where raw round trips
+// were kept), and for UDP tests of several payload sizes, packets/s against the size.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lab/results/svg.h"
+#include "lab/run/results_csv.h"
+
+namespace vpnlab {
+
+struct KindSection {
+  std::string heading;
+  std::vector<std::vector<std::string>> table;  // header first; empty: no table
+  std::string caption, note;
+  std::vector<std::pair<std::string, std::string>> plots;  // file name, SVG
+};
+
+// `color`: one palette slot per product, shared with the rest of the report.
+std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows, const std::string& run_dir, const std::map<std::string, int>& color);
+std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color);
+
+// x of a percentile on a "nines" axis: p50 -> 0.3, p90 -> 1, p99 -> 2, p99.9 -> 3.
+double nines(double percentile);
+
+}  // namespace vpnlab
