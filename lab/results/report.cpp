@@ -35,11 +35,6 @@ struct Block {
   std::string svg;                             // plot
 };
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // Text from products and runs (versions, ciphers, reasons) as Markdown text: no raw HTML
 // (a '<' starts a tag, '&' an entity), no line break, and in a table cell no '|'.
@@ -157,7 +152,7 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
   if (env.contains("guests")) {
     std::string boots;
     for (const auto& g : env["guests"])
-      boots += (boots.empty() ? "" : ", ") + g.value("node", std::string("?")) + " " + fmt("%.1f", g.value("boot_s", 0.0)) + " s";
+      boots += (boots.empty() ? "" : ", ") + g.value("node", std::string("?")) + " " + number_text("%.1f", g.value("boot_s", 0.0)) + " s";
     items.push_back("Guests: accelerator " + jtext(env, "/accel") + "; guest kernel " + env["guests"][0].value("kernel", std::string("?")) +
                     "; boot to agent-ready (first round): " + boots + ".");
     if (env.contains("vm_limits")) items.push_back("Not measured: " + jtext(env, "/vm_limits") + ".");
@@ -165,8 +160,8 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
   if (std::string line = sampling_line(env); !line.empty()) items.push_back("Adaptive " + line + ".");
   if (env.contains("shaped_links"))
     for (const auto& l : env["shaped_links"])
-      items.push_back("Shaped link " + l.value("link", std::string("?")) + ": " + fmt("%.1f", l.value("rate_bps", 0.0) / 1e6) + " Mbit/s, token bucket " +
-                      fmt("%.0f", l.value("burst_bytes", 0.0)) + " B, queue limit " + fmt("%.0f", l.value("limit_bytes", 0.0)) + " B (TBF on " +
+      items.push_back("Shaped link " + l.value("link", std::string("?")) + ": " + number_text("%.1f", l.value("rate_bps", 0.0) / 1e6) + " Mbit/s, token bucket " +
+                      number_text("%.0f", l.value("burst_bytes", 0.0)) + " B, queue limit " + number_text("%.0f", l.value("limit_bytes", 0.0)) + " B (TBF on " +
                       l.value("where", std::string("each end")) + ").");
   if (env.contains("pinning_notes"))
     for (const auto& n : env["pinning_notes"]) items.push_back("Pinning: " + n.get<std::string>());
@@ -188,28 +183,28 @@ std::vector<std::string> result_header() {
 // "1.23 (1.10-1.40)": the median and its 95 % interval ("*": covers less), "-" without samples.
 std::string with_interval(const SampleStats& s, const char* f, double scale = 1) {
   if (s.n == 0) return "-";
-  return fmt(f, s.median / scale) + " (" + fmt(f, s.ci_low / scale) + "-" + fmt(f, s.ci_high / scale) + (s.coverage < 0.95 ? "*" : "") + ")";
+  return number_text(f, s.median / scale) + " (" + number_text(f, s.ci_low / scale) + "-" + number_text(f, s.ci_high / scale) + (s.coverage < 0.95 ? "*" : "") + ")";
 }
 
 std::vector<std::string> result_row(const ProductTestSummary& s) {
   std::string valid = std::to_string(s.gbps.n) + "/" + std::to_string(s.rows);
   if (s.gbps.n == 0) return {s.product, s.test, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid};
-  std::string ratio = s.product == "baseline" ? "1" : s.paired_ratio.n ? fmt("%.3f", s.paired_ratio.median) + " (" + fmt("%.3f", s.paired_ratio.ci_low) + "-" + fmt("%.3f", s.paired_ratio.ci_high) + ")" : "-";
+  std::string ratio = s.product == "baseline" ? "1" : s.paired_ratio.n ? number_text("%.3f", s.paired_ratio.median) + " (" + number_text("%.3f", s.paired_ratio.ci_low) + "-" + number_text("%.3f", s.paired_ratio.ci_high) + ")" : "-";
   return {s.product,
           s.test,
-          fmt("%.3f", s.gbps.median),
-          fmt("%.3f", s.gbps.ci_low) + "-" + fmt("%.3f", s.gbps.ci_high) + (s.gbps.coverage < 0.95 ? "*" : ""),
-          fmt("%.1f%%", 100 * s.gbps.cv),
+          number_text("%.3f", s.gbps.median),
+          number_text("%.3f", s.gbps.ci_low) + "-" + number_text("%.3f", s.gbps.ci_high) + (s.gbps.coverage < 0.95 ? "*" : ""),
+          number_text("%.1f%%", 100 * s.gbps.cv),
           ratio,
           with_interval(s.cpu_per_gbit, "%.2f"),
-          s.product == "baseline" || s.cpu_over_baseline == 0 ? "-" : fmt("%+.2f", s.cpu_over_baseline),
-          fmt("%.2f", s.cpu_user_s.median) + "/" + fmt("%.2f", s.cpu_sys_s.median) + "/" + fmt("%.2f", s.cpu_softirq_s.median),
+          s.product == "baseline" || s.cpu_over_baseline == 0 ? "-" : number_text("%+.2f", s.cpu_over_baseline),
+          number_text("%.2f", s.cpu_user_s.median) + "/" + number_text("%.2f", s.cpu_sys_s.median) + "/" + number_text("%.2f", s.cpu_softirq_s.median),
           with_interval(s.rss_kb, "%.1f", 1024),
           with_interval(s.pps, "%.1f", 1000),
           with_interval(s.wire_pps, "%.1f", 1000),
           with_interval(s.latency_p99_ms, "%.2f"),
-          s.retransmits.n ? fmt("%.0f", s.retransmits.median) : "-",
-          s.bringup_s.n ? fmt("%.2f", s.bringup_s.median) : "-",
+          s.retransmits.n ? number_text("%.0f", s.retransmits.median) : "-",
+          s.bringup_s.n ? number_text("%.2f", s.bringup_s.median) : "-",
           valid};
 }
 
@@ -361,10 +356,10 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
     doc.push_back({Block::Kind::heading, "Shaped links: share of the rate and of what headers allow", {}, {}, {}});
     Block table{Block::Kind::table, "Shaped links: each product's share of the rate and of its header ceiling", {}, {{"product", "test", "link", "Mbit/s", "of rate", "header ceiling Mbit/s", "of ceiling"}}, {}};
     for (const auto& l : shares)
-      table.rows.push_back({l.product, l.test, l.link + " " + fmt("%.1f", l.rate_bps / 1e6) + " Mbit/s", l.median_bps > 0 ? fmt("%.1f", l.median_bps / 1e6) : "-",
-                            l.median_bps > 0 ? fmt("%.1f %%", 100 * l.median_bps / l.rate_bps) : "-",
-                            l.ceiling_bps > 0 ? fmt("%.1f", l.ceiling_bps / 1e6) + " (MTU " + std::to_string(l.mtu) + ", +" + std::to_string(l.overhead) + " B)" : l.note,
-                            l.ceiling_bps > 0 && l.median_bps > 0 ? fmt("%.1f %%", 100 * l.median_bps / l.ceiling_bps) : "-"});
+      table.rows.push_back({l.product, l.test, l.link + " " + number_text("%.1f", l.rate_bps / 1e6) + " Mbit/s", l.median_bps > 0 ? number_text("%.1f", l.median_bps / 1e6) : "-",
+                            l.median_bps > 0 ? number_text("%.1f %%", 100 * l.median_bps / l.rate_bps) : "-",
+                            l.ceiling_bps > 0 ? number_text("%.1f", l.ceiling_bps / 1e6) + " (MTU " + std::to_string(l.mtu) + ", +" + std::to_string(l.overhead) + " B)" : l.note,
+                            l.ceiling_bps > 0 && l.median_bps > 0 ? number_text("%.1f %%", 100 * l.median_bps / l.ceiling_bps) : "-"});
     doc.push_back(table);
     doc.push_back({Block::Kind::para,
                    "Header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers with timestamps, "

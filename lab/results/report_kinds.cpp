@@ -12,12 +12,6 @@ namespace vpnlab {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 int color_of(const std::map<std::string, int>& color, const std::string& product) {
   auto c = color.find(product);
   return c == color.end() ? -1 : c->second;
@@ -33,6 +27,12 @@ std::string sweep_of(const std::string& test) {
 }
 
 }  // namespace
+
+std::string number_text(const char* printf_format, double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, printf_format, v);
+  return buf;
+}
 
 double nines(double percentile) { return -std::log10(1 - percentile / 100); }
 
@@ -59,10 +59,10 @@ std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows
       const int c = color_of(color, s.product);
       std::string ratio = s.product == "baseline" || kind == "latency" ? "-" : "";
       if (ratio.empty())
-        ratio = s.paired_ratio.n ? fmt("%.3f", s.paired_ratio.median) + " (" + fmt("%.3f", s.paired_ratio.ci_low) + "-" + fmt("%.3f", s.paired_ratio.ci_high) + ")" : "-";
-      k.table.push_back({s.product, fmt("%.1f", s.tps.median), fmt("%.1f", s.tps.ci_low) + "-" + fmt("%.1f", s.tps.ci_high) + (s.tps.coverage < 0.95 ? "*" : ""),
-                         ratio, fmt("%.3f", s.p50_ms.median), fmt("%.3f", s.p90_ms.median), fmt("%.3f", s.p99_ms.median), fmt("%.3f", s.p999_ms.median),
-                         s.cpu_us_per_tx.n ? fmt("%.1f", s.cpu_us_per_tx.median) : "-", valid});
+        ratio = s.paired_ratio.n ? number_text("%.3f", s.paired_ratio.median) + " (" + number_text("%.3f", s.paired_ratio.ci_low) + "-" + number_text("%.3f", s.paired_ratio.ci_high) + ")" : "-";
+      k.table.push_back({s.product, number_text("%.1f", s.tps.median), number_text("%.1f", s.tps.ci_low) + "-" + number_text("%.1f", s.tps.ci_high) + (s.tps.coverage < 0.95 ? "*" : ""),
+                         ratio, number_text("%.3f", s.p50_ms.median), number_text("%.3f", s.p90_ms.median), number_text("%.3f", s.p99_ms.median), number_text("%.3f", s.p999_ms.median),
+                         s.cpu_us_per_tx.n ? number_text("%.1f", s.cpu_us_per_tx.median) : "-", valid});
       rates.push_back({s.product, s.tps.median, s.tps.ci_low, s.tps.ci_high, c});
       percentiles.push_back({s.product,
                              {{nines(50), s.p50_ms.median}, {nines(90), s.p90_ms.median}, {nines(99), s.p99_ms.median}, {nines(99.9), s.p999_ms.median}},
@@ -122,9 +122,9 @@ std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, c
     k.table.push_back({"product", "test", "payload B", "kpps", "loss %", "zero-loss Mbit/s", "zero-loss kpps", "valid"});
     for (const auto& s : summaries) {
       if (sweep_of(s.test) != sweep) continue;
-      k.table.push_back({s.product, s.test, std::to_string(s.payload_bytes), s.kpps.n ? fmt("%.1f", s.kpps.median) : "-",
-                         s.loss_pct.n ? fmt("%.3f", s.loss_pct.median) : "-", s.zero_loss_mbps.n ? fmt("%.1f", s.zero_loss_mbps.median) : "-",
-                         s.zero_loss_kpps.n ? fmt("%.1f", s.zero_loss_kpps.median) : "-", std::to_string(s.kpps.n) + "/" + std::to_string(s.rows)});
+      k.table.push_back({s.product, s.test, std::to_string(s.payload_bytes), s.kpps.n ? number_text("%.1f", s.kpps.median) : "-",
+                         s.loss_pct.n ? number_text("%.3f", s.loss_pct.median) : "-", s.zero_loss_mbps.n ? number_text("%.1f", s.zero_loss_mbps.median) : "-",
+                         s.zero_loss_kpps.n ? number_text("%.1f", s.zero_loss_kpps.median) : "-", std::to_string(s.kpps.n) + "/" + std::to_string(s.rows)});
     }
     k.caption = "UDP " + sweep + ": per payload size, medians of the valid samples";
     k.note = "kpps: datagrams per second the receiver's interface counted (with a zero-loss search: at the highest rate within its loss "

@@ -22,6 +22,9 @@ struct KindSection {
 std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows, const std::string& run_dir, const std::map<std::string, int>& color);
 std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color);
 
+// One figure in a printf format ("%.3f"), for the report's tables.
+std::string number_text(const char* printf_format, double v);
+
 // x of a percentile on a "nines" axis: p50 -> 0.3, p90 -> 1, p99 -> 2, p99.9 -> 3.
 double nines(double percentile);
 
