@@ -31,6 +31,26 @@ std::string write_topology(const std::string& text) {
   return path;
 }
 
+// Two nodes on one link, each on its own CPU, as in quick.toml: the lab part of a topology.
+std::string two_pinned_nodes(const std::string& lab_name) {
+  return "[lab]\nname = \"" + lab_name + "\"\n" + R"([overlay]
+subnet = "10.77.0.0/24"
+mtu = 1400
+[[node]]
+name = "a"
+cpus = [0]
+load_cpus = [0]
+[[node]]
+name = "b"
+cpus = [1]
+load_cpus = [1]
+[[link]]
+name = "lan"
+nodes = ["a", "b"]
+subnet = "192.168.77.0/24"
+)";
+}
+
 const char* kThreeNodes = R"([lab]
 name = "pat"
 [overlay]
@@ -282,24 +302,7 @@ TEST(Transactions, RrCrrAndIdleLatencyGiveValidRowsThroughTheTunnel) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("sockperf");
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
-  std::string topo = write_topology(R"([lab]
-name = "tx"
-[overlay]
-subnet = "10.77.0.0/24"
-mtu = 1400
-[[node]]
-name = "a"
-cpus = [0]
-load_cpus = [0]
-[[node]]
-name = "b"
-cpus = [1]
-load_cpus = [1]
-[[link]]
-name = "lan"
-nodes = ["a", "b"]
-subnet = "192.168.77.0/24"
-[bench]
+  std::string topo = write_topology(two_pinned_nodes("tx") + R"([bench]
 products = ["baseline", "wireguard-go"]
 samples = 1
 duration = "2s"
@@ -351,24 +354,7 @@ server = "b"
 TEST(Transactions, UdpSweepZeroLossSearchEndsWithinItsBounds) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
-  std::string topo = write_topology(R"([lab]
-name = "zl"
-[overlay]
-subnet = "10.77.0.0/24"
-mtu = 1400
-[[node]]
-name = "a"
-cpus = [0]
-load_cpus = [0]
-[[node]]
-name = "b"
-cpus = [1]
-load_cpus = [1]
-[[link]]
-name = "lan"
-nodes = ["a", "b"]
-subnet = "192.168.77.0/24"
-[bench]
+  std::string topo = write_topology(two_pinned_nodes("zl") + R"([bench]
 products = ["baseline"]
 samples = 1
 duration = "3s"
