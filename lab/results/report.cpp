@@ -384,7 +384,10 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
     for (auto [test, bars] : pw.gbps_bars) {
       for (auto& b : bars) b.color = color.count(b.label) ? color[b.label] : -1;
       std::string name = test + "-pairwise.svg";
-      std::string svg = svg_bar_chart(test + ": Gbit/s over " + pw.reference + " (round-paired, 95 % interval)", "ratio", bars);
+      // An rr/crr row's Gbit/s is its payload both ways: the ratio is one of transaction rates.
+      const bool transactions = std::any_of(rows->begin(), rows->end(), [&](const SampleRow& r) { return r.test == test && r.is_transactions(); });
+      std::string svg = svg_bar_chart(test + (transactions ? ": transactions/s over " : ": Gbit/s over ") + pw.reference + " (round-paired, 95 % interval)",
+                                      "ratio", bars);
       if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }
