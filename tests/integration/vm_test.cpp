@@ -1,6 +1,7 @@
 // The VM backend for real (root): an image built from images/, guests booted through the
 // embedded libvirt driver (TCG here; KVM where a boot probe says it works), commands run by
 // the guest agent, and a teardown that leaves no domain, QEMU, namespace or socket behind.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -228,17 +229,28 @@ length = 500
   ASSERT_EQ(rows->size(), 4u);
   for (const auto& r : *rows) {
     EXPECT_TRUE(r.valid) << r.product << "/" << r.test << ": " << r.reason;
-    // The network's round trip is the baseline's; a userspace product under TCG adds its
-    // own milliseconds (wireguard-go: ~8 ms here) on top of the 20.
-    if (r.test == "idle" && r.product == "baseline") EXPECT_NEAR(r.tx_p50_ms, 20, 3) << "10 ms each way";
-    if (r.test == "idle") EXPECT_GE(r.tx_p50_ms, 17) << r.product << ": the delay is under the tunnel too";
+    if (r.test == "idle") {
+      // The network's round trip is the fastest echo's: netem's delay is a floor, and
+      // emulation only adds to it (TCG put the baseline's median at 22-23 ms in runs
+      // here, a userspace product's ~8 ms more). The raw round trips have the minimum.
+      std::ifstream raw(run_dir + "/raw/" + r.product + "/idle/sample-1-rtt.txt");
+      double ms = 0, fastest = 1e9;
+      while (raw >> ms) fastest = std::min(fastest, ms);
+      ASSERT_LT(fastest, 1e9) << r.product << ": no round trip recorded";
+      EXPECT_GE(fastest, 19.9) << r.product << ": 10 ms each way, under the tunnel too";
+      if (r.product == "baseline") {
+        EXPECT_NEAR(fastest, 20, 3) << "10 ms each way";
+      }
+    }
     // 1 % on the sender's egress, 4000 datagrams: 40 +- 6 lost; TCG itself may drop a few
     // more when a guest's vCPU is busy emulating (1.6 % seen once at 8 Mbit/s).
     if (r.test == "udp" && r.product == "baseline") {
       EXPECT_GE(r.loss_pct, 0.6) << "1 % on the sender's egress";
       EXPECT_LE(r.loss_pct, 2.0) << "1 % on the sender's egress";
     }
-    if (r.test == "udp") EXPECT_GT(r.latency_probes, 0) << r.product << ": latency under load is taken in guests";
+    if (r.test == "udp") {
+      EXPECT_GT(r.latency_probes, 0) << r.product << ": latency under load is taken in guests";
+    }
   }
   std::string out = run.out + run.err;
   EXPECT_NE(out.find("plaintext check: no payload in clear on the underlay"), std::string::npos) << out;
