@@ -31,26 +31,6 @@ std::string write_topology(const std::string& text) {
   return path;
 }
 
-// Two nodes on one link, each on its own CPU, as in quick.toml: the lab part of a topology.
-std::string two_pinned_nodes(const std::string& lab_name) {
-  return "[lab]\nname = \"" + lab_name + "\"\n" + R"([overlay]
-subnet = "10.77.0.0/24"
-mtu = 1400
-[[node]]
-name = "a"
-cpus = [0]
-load_cpus = [0]
-[[node]]
-name = "b"
-cpus = [1]
-load_cpus = [1]
-[[link]]
-name = "lan"
-nodes = ["a", "b"]
-subnet = "192.168.77.0/24"
-)";
-}
-
 const char* kThreeNodes = R"([lab]
 name = "pat"
 [overlay]

@@ -57,6 +57,27 @@ inline std::string read_file(const std::string& path) {
   return b.str();
 }
 
+// Two nodes on one link, each on its own CPU, as in quick.toml: the lab part of a topology.
+// `lab_extra` goes into [lab] (e.g. a backend); the link's table is last, open for keys.
+inline std::string two_pinned_nodes(const std::string& lab_name, const std::string& lab_extra = "") {
+  return "[lab]\nname = \"" + lab_name + "\"\n" + lab_extra + R"([overlay]
+subnet = "10.77.0.0/24"
+mtu = 1400
+[[node]]
+name = "a"
+cpus = [0]
+load_cpus = [0]
+[[node]]
+name = "b"
+cpus = [1]
+load_cpus = [1]
+[[link]]
+name = "lan"
+nodes = ["a", "b"]
+subnet = "192.168.77.0/24"
+)";
+}
+
 // The run directory under `out` (there is one), or "" while there is none.
 inline std::string run_dir_in(const std::string& out) {
   std::error_code ec;

@@ -183,25 +183,7 @@ TEST(Vm, NetemDelayAndLossInGuestsAreMeasured) {
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   std::string dir = make_temp_dir("netem");
   std::string topo = dir + "/wan.toml";
-  std::ofstream(topo) << R"([lab]
-name = "netem"
-backend = "vm"
-[overlay]
-subnet = "10.77.0.0/24"
-mtu = 1400
-[[node]]
-name = "a"
-cpus = [0]
-load_cpus = [0]
-[[node]]
-name = "b"
-cpus = [1]
-load_cpus = [1]
-[[link]]
-name = "lan"
-nodes = ["a", "b"]
-subnet = "192.168.77.0/24"
-delay = "10ms"
+  std::ofstream(topo) << two_pinned_nodes("netem", "backend = \"vm\"\n") + R"(delay = "10ms"
 loss = "1%"
 [bench]
 products = ["baseline", "wireguard-go"]
