@@ -22,28 +22,32 @@ std::string cpu_mask_hex(const std::vector<int>& cpus) {
   return out;
 }
 
-Status set_rps(int netns_fd, int mntns_fd, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) {
+Status write_rps_masks(const std::vector<std::string>& ifnames, const std::vector<int>& cpus) {
   if (cpus.empty()) return ok_status();
   std::string mask = cpu_mask_hex(cpus);
   std::string failure;
-  auto entered = run_in_node(netns_fd, mntns_fd, [&] {
-    for (const auto& ifname : ifnames) {
-      std::error_code ec;
-      int queues = 0;
-      for (const auto& q : std::filesystem::directory_iterator("/sys/class/net/" + ifname + "/queues", ec)) {
-        if (q.path().filename().string().rfind("rx-", 0) != 0) continue;
-        std::ofstream out(q.path() / "rps_cpus");
-        out << mask << "\n";
-        out.flush();
-        if (!out) failure = "interface '" + ifname + "': cannot write " + (q.path() / "rps_cpus").string();
-        ++queues;
-      }
-      if (queues == 0 && failure.empty()) failure = "interface '" + ifname + "': no receive queues under /sys/class/net/" + ifname;
+  for (const auto& ifname : ifnames) {
+    std::error_code ec;
+    int queues = 0;
+    for (const auto& q : std::filesystem::directory_iterator("/sys/class/net/" + ifname + "/queues", ec)) {
+      if (q.path().filename().string().rfind("rx-", 0) != 0) continue;
+      std::ofstream out(q.path() / "rps_cpus");
+      out << mask << "\n";
+      out.flush();
+      if (!out && failure.empty()) failure = "interface '" + ifname + "': cannot write " + (q.path() / "rps_cpus").string();
+      ++queues;
     }
-  });
-  if (!entered) return entered;
+    if (queues == 0 && failure.empty()) failure = "interface '" + ifname + "': no receive queues under /sys/class/net/" + ifname;
+  }
   if (!failure.empty()) return make_error("receive packet steering: " + failure, "the node's /sys must be its own namespace's sysfs");
   return ok_status();
+}
+
+Status set_rps(int netns_fd, int mntns_fd, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) {
+  Status written = ok_status();
+  auto entered = run_in_node(netns_fd, mntns_fd, [&] { written = write_rps_masks(ifnames, cpus); });
+  if (!entered) return entered;
+  return written;
 }
 
 }  // namespace vpnlab

@@ -25,6 +25,7 @@
 #include "netns/offloads.h"
 #include "netns/probes.h"
 #include "netns/route.h"
+#include "netns/rps.h"
 #include "netns/shaping.h"
 #include "netns/latency_probe.h"
 #include "netns/payload_watch.h"
@@ -183,6 +184,7 @@ struct Agent {
     else if (op == "wait_link") r = done(wait_for_link(own_ns.get(), sock.get(), req.value("ifname", ""), req.value("timeout_s", 5.0), -1));
     else if (op == "create_link") r = done(create_link_of_kind(sock.get(), req.value("ifname", ""), req.value("kind", ""), req.value("if_id", 0u)));
     else if (op == "wait_listen") r = done(wait_tcp_listening(own_ns.get(), req.value("port", 0), req.value("timeout_s", 5.0), -1));
+    else if (op == "rps") r = done(write_rps_masks(req.value("ifnames", std::vector<std::string>{}), req.value("cpus", std::vector<int>{})));
     else if (op == "offloads") r = done(set_segmentation_offloads(own_ns.get(), req.value("ifname", ""), req.value("on", true)));
     else if (op == "ping") {
       auto addr = parse_ipv4(req.value("addr", ""));

@@ -35,6 +35,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+std::string vm_dir_of(const Plan& plan) { return "/run/" + plan.ns_prefix + "vm"; }
+
+std::string agent_socket_of(const Plan& plan, const std::string& node) { return vm_dir_of(plan) + "/" + node + ".agent"; }
+
 std::vector<int> guest_host_cpus(const PlanNode& node) {
   std::vector<int> cpus = node.cpus;
   for (int c : node.load_cpus)
@@ -42,8 +46,7 @@ std::vector<int> guest_host_cpus(const PlanNode& node) {
   return cpus;
 }
 
-std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const GuestLabOptions& opts,
-                                   const std::string& vm_dir) {
+std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const GuestLabOptions& opts) {
   auto links = link_order(plan);
   std::vector<GuestSpec> out;
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
@@ -75,7 +78,7 @@ std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const G
       g.nics.push_back({"br" + std::to_string(li), "vl" + std::to_string(i) + "-" + std::to_string(li),
                         lab_mac(static_cast<int>(i), static_cast<int>(li)), link_mtu(plan, u.link)});
     }
-    g.agent_socket = vm_dir + "/" + n.name + ".agent";
+    g.agent_socket = agent_socket_of(plan, n.name);
     g.console_log = opts.run_dir + "/vm/" + n.name + ".console.log";
     out.push_back(std::move(g));
   }
@@ -103,7 +106,7 @@ Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image&
     return make_error("run directory '" + opts.run_dir + "' contains white space",
                       "the guests get its path on the kernel command line: use --out with a path without spaces");
   std::unique_ptr<GuestLab> lab(new GuestLab());
-  lab->vm_dir_ = "/run/" + plan.ns_prefix + "vm";
+  lab->vm_dir_ = vm_dir_of(plan);
   auto fail = [&](Error e) -> Result<std::unique_ptr<GuestLab>> {
     (void)lab->teardown(10);
     return e;
@@ -148,7 +151,7 @@ Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image&
   if (!ready->value("ok", false)) return fail(make_error(ready->value("error", "libvirt failed"), ready->value("hint", "")));
 
   // Start every guest, then wait for each: they boot in parallel.
-  auto specs = guest_specs(plan, image, opts, lab->vm_dir_);
+  auto specs = guest_specs(plan, image, opts);
   std::vector<std::chrono::steady_clock::time_point> started;
   for (const auto& g : specs) {
     if (auto s = write_file(opts.run_dir + "/vm/" + g.name + ".xml", domain_xml(g), 0644); !s) return fail(s.error());
@@ -226,6 +229,20 @@ Status GuestLab::teardown(double timeout_s) {
   fs::remove_all(vm_dir_, ec);
   if (ec && first) first = make_error("cannot remove " + vm_dir_ + ": " + ec.message());
   return first;
+}
+
+Status GuestLab::keep() {
+  if (!helper_ch_ || !helper_) return make_error("the VM helper is not running");
+  if (auto s = helper_ch_->send({{"op", "detach"}}); !s) return with_context(s.error(), "vpnlab-vmhost detach");
+  auto r = helper_ch_->receive(10000);
+  if (!r) return with_context(r.error(), "vpnlab-vmhost detach");
+  agents_.clear();  // the guest agents wait for the next client (`vpnlab exec`)
+  helper_ch_.reset();
+  helper_->disown();
+  helper_.reset();
+  ns_.clear();  // closes our handles; the namespace stays pinned in /run/netns
+  torn_down_ = true;
+  return ok_status();
 }
 
 GuestLab::~GuestLab() { (void)teardown(); }

@@ -40,14 +40,18 @@ struct GuestInfo {
 // all of them when it is empty.
 std::vector<std::string> vm_state_dirs(const std::vector<std::string>& only);
 
+// Where a plan's guests keep their sockets and libvirt state: /run/<prefix>vm.
+std::string vm_dir_of(const Plan& plan);
+// The unix socket of a node's agent channel (QEMU listens on it while the guest lives).
+std::string agent_socket_of(const Plan& plan, const std::string& node);
+
 // The host CPUs of a node's guest, in vCPU order: vCPU i runs on host CPU i of this list
 // (the node's VPN CPUs, then its other load CPUs).
 std::vector<int> guest_host_cpus(const PlanNode& node);
 
 // The guests' part of a plan (pure): their names, NICs, pinning and kernel command line.
 // NIC k of guest i belongs to underlay k of plan.nodes[i].
-std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const GuestLabOptions& opts,
-                                   const std::string& vm_dir);
+std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const GuestLabOptions& opts);
 
 class GuestLab {
  public:
@@ -62,6 +66,9 @@ class GuestLab {
   // Destroys the guests, stops the helper, removes the namespace and /run/<prefix>vm, and
   // waits until the kernel released the namespace. Already gone counts as success.
   Status teardown(double timeout_s = 15);
+  // Leaves the guests up beyond this process (`vpnlab up`): the helper keeps them after its
+  // channel closes, and the namespace stays; `vpnlab down` (or `cleanup`) ends them.
+  Status keep();
 
  private:
   GuestLab() = default;

@@ -25,14 +25,7 @@ class GuestRuntime : public NodeRuntime {
   std::string backend() const override { return "vm"; }
 
   Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool) override {
-    // Host CPU numbers of the plan become the guest's vCPU numbers.
-    std::vector<int> guest_cpus;
-    const auto& v = vcpus_.at(node);
-    for (int c : spec.cpus) {
-      auto it = std::find(v.begin(), v.end(), c);
-      if (it != v.end()) guest_cpus.push_back(static_cast<int>(it - v.begin()));
-    }
-    return processes_.spawn(lab_->agent(node), {spec.argv, spec.env, guest_cpus, spec.stdout_path, spec.stderr_path, spec.cwd},
+    return processes_.spawn(lab_->agent(node), {spec.argv, spec.env, guest_cpus(node, spec.cpus), spec.stdout_path, spec.stderr_path, spec.cwd},
                             "guest '" + node + "'");
   }
 
@@ -62,8 +55,10 @@ class GuestRuntime : public NodeRuntime {
         if (auto s = call(r.node, {{"op", "route"}, {"dest", r.dest.str()}, {"via", r.via.str()}}, 5); !s) return s;
     return ok_status();
   }
-  // A guest's receive softirq runs on its own vCPUs, which are pinned: nothing to steer.
-  Status set_rps(const std::string&, const std::vector<std::string>&, const std::vector<int>&) override { return ok_status(); }
+  // In the guest's kernel, to the vCPUs that run on the node's VPN CPUs.
+  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
+    return call(node, {{"op", "rps"}, {"ifnames", ifnames}, {"cpus", guest_cpus(node, cpus)}}, 5);
+  }
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     return call(node, {{"op", "offloads"}, {"ifname", ifname}, {"on", on}}, 5);
   }
@@ -81,9 +76,7 @@ class GuestRuntime : public NodeRuntime {
     if (!r) return r.error();
     return std::unique_ptr<PayloadWatch>(new RemotePayloadWatch(&agent, r->value("id", 0)));
   }
-  std::string limits() const override {
-    return "in guests receive packet steering is not set (a guest's receive softirq runs on its own pinned vCPUs)";
-  }
+  std::string limits() const override { return ""; }
   bool can_watch_payload() const override { return true; }
   std::vector<uint64_t> inodes() const override { return lab_->inodes(); }
 
@@ -111,6 +104,16 @@ class GuestRuntime : public NodeRuntime {
   std::string accel_;
   json image_;
   std::map<std::string, std::vector<int>> vcpus_;
+  // Host CPU numbers of the plan become the guest's vCPU numbers (vCPU i runs on vcpus_[i]).
+  std::vector<int> guest_cpus(const std::string& node, const std::vector<int>& host_cpus) const {
+    std::vector<int> out;
+    const auto& v = vcpus_.at(node);
+    for (int c : host_cpus) {
+      auto it = std::find(v.begin(), v.end(), c);
+      if (it != v.end()) out.push_back(static_cast<int>(it - v.begin()));
+    }
+    return out;
+  }
   AgentProcesses processes_;
   bool torn_down_ = false;
 };

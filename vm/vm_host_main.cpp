@@ -1,14 +1,17 @@
 // vpnlab-vmhost: the one process that holds the embedded libvirt QEMU driver for a run.
 // vpnlab starts it inside the lab's VM-host network namespace, so it is there before it
 // creates any thread, and the taps and QEMU processes libvirt makes stay in that namespace.
-// It answers JSON lines on a unix socket: start (domain XML), destroy (name), quit. Whatever
-// ends it (quit, EOF, TERM, INT), it destroys every domain it started first.
+// It answers JSON lines on a unix socket: start (domain XML), destroy (name), detach, quit.
+// Whatever ends it (quit, EOF, TERM, INT, HUP), it destroys every domain it started first;
+// after "detach" (`vpnlab up`) the end of its channel does not end it, only a signal
+// (`vpnlab down` or `cleanup` ends the processes of the lab's namespace).
 #include <libvirt/libvirt.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -40,7 +43,7 @@ void destroy_all(virConnectPtr conn, std::set<std::string>& started) {
   started.clear();
 }
 
-json handle(virConnectPtr conn, const json& req, std::set<std::string>& started, bool* quit) {
+json handle(virConnectPtr conn, const json& req, std::set<std::string>& started, bool* quit, bool* detached) {
   std::string op = req.value("op", "");
   if (op == "start") {
     std::string xml = req.value("xml", "");
@@ -55,6 +58,10 @@ json handle(virConnectPtr conn, const json& req, std::set<std::string>& started,
     std::string name = req.value("name", ""), why;
     started.erase(name);
     if (!destroy_domain(conn, name, &why)) return {{"ok", false}, {"error", why}};
+    return {{"ok", true}};
+  }
+  if (op == "detach") {
+    *detached = true;
     return {{"ok", true}};
   }
   if (op == "quit") {
@@ -96,11 +103,17 @@ int main(int argc, char** argv) {
   }
   if (!ch.send({{"ok", true}, {"ready", true}})) return 1;
   std::set<std::string> started;
-  bool quit = false;
+  bool quit = false, detached = false;
   while (!quit) {
     auto req = ch.receive(-1, sfd.get());
     if (!req) break;  // EOF or a signal: destroy and leave
-    if (!ch.send(handle(conn->get(), *req, started, &quit))) break;
+    if (!ch.send(handle(conn->get(), *req, started, &quit, &detached))) break;
+  }
+  if (detached && !quit) {
+    // The guests stay up without a client: wait for the signal that ends the lab.
+    pollfd ps{sfd.get(), POLLIN, 0};
+    while (::poll(&ps, 1, -1) < 0 && errno == EINTR) {
+    }
   }
   destroy_all(conn->get(), started);
   return 0;

@@ -40,6 +40,11 @@ Child::~Child() {
 
 pid_t Child::pid() const { return impl_->child.id(); }
 
+void Child::disown() {
+  reaped_ = true;
+  impl_->child.detach();
+}
+
 int Child::pidfd() const { return impl_->pidfd.get(); }
 
 std::string find_program(const std::string& name) {

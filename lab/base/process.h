@@ -78,6 +78,9 @@ class Child : public NodeProcess {
   // TERM, grace, KILL; reaps. Returns true if KILL was needed.
   bool stop(int grace_ms = 2000) override;
   pid_t host_pid() const override { return pid(); }
+  // Leaves the process running for good (`vpnlab up`'s VM helper): no stop at
+  // destruction; whoever ends it later does so by its namespace or pid.
+  void disown();
 
  private:
   Child();

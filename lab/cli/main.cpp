@@ -35,6 +35,7 @@
 #include "lab/cli/json_output.h"
 #include "lab/cli/run_request.h"
 #include "lab/cli/sampling.h"
+#include "lab/cli/up_command.h"
 #include "lab/results/run_files.h"
 #include "lab/results/sampling_text.h"
 #include "lab/cli/version.h"
@@ -43,7 +44,6 @@
 #include "lab/results/summary.h"
 #include "lab/model/toml_reader.h"
 #include "lab/model/topology.h"
-#include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
 #include "hosts/hosts_runtime.h"
 #include "vm/guest_runtime.h"
@@ -127,28 +127,11 @@ int cmd_up(const Args& a) {
   if (!need_root("up")) return kExitError;
   auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
-  if (plan->backend != "netns")
-    return fail(make_error(a.positional[0] + ": backend '" + plan->backend + "': 'up' is for namespaces only (guests live as long as a run's round)",
-                           "use 'vpnlab run' with this file, or --backend netns to keep a topology up"));
-  for (const auto& st : list_states())
-    if (st.kept && st.lab == plan->lab)
-      return fail(make_error("lab '" + plan->lab + "' is already up (run " + st.run_id + ")", "run 'vpnlab down " + a.positional[0] + "' first"));
-  auto lock = RunLock::acquire();
-  if (!lock) return fail(lock.error());
-  if (auto s = refuse_debris(); !s) return fail(s.error());
-  RunState st{plan->run_id, plan->lab, a.positional[0], "", static_cast<int>(getpid()), true, plan->namespaces()};
-  if (auto s = write_state(st); !s) return fail(s.error());
-  BuildTimings timings;
-  auto topo = LiveTopology::build(plan.value(), &timings);
-  if (!topo) {
-    (void)remove_state(plan->run_id);
-    return fail(topo.error());
+  if (auto s = bring_up(*plan, a.positional[0], helper_dir(own_binary_dir())); !s) {
+    if (!interrupted()) return fail(s.error());
+    std::cerr << "vpnlab: interrupted: lab '" << plan->lab << "' was removed again\n";
+    return kExitInterrupted;
   }
-  // The namespaces outlive this process: release our handles without tearing down.
-  std::vector<std::string> names = plan->namespaces();
-  topo.value().release();
-  std::cout << "up: lab '" << plan->lab << "', " << names.size() << " namespaces in " << timings.namespaces_ms + timings.links_ms << " ms\n";
-  for (const auto& n : plan->nodes) std::cout << "  node " << n.name << ": ip netns exec " << n.ns << " ...\n";
   return 0;
 }
 
@@ -157,19 +140,18 @@ int cmd_down(const Args& a) {
   if (!need_root("down")) return kExitError;
   auto topo = load_topology(a.positional[0]);
   if (!topo) return fail(topo.error());
-  auto lock = RunLock::acquire();
-  if (!lock) return fail(lock.error());
-  int found = 0;
-  for (const auto& st : list_states()) {
-    if (!st.kept || st.lab != topo->lab_name) continue;
-    ++found;
-    auto report = cleanup_lab_objects(false, st.namespaces);
-    if (!report) return fail(report.error());
-    (void)remove_state(st.run_id);
-    std::cout << "down: lab '" << st.lab << "' (run " << st.run_id << "): " << report->actions.size() << " objects removed\n";
-  }
-  if (!found) std::cout << "down: lab '" << topo->lab_name << "' is not up; nothing to do\n";
+  auto found = bring_down(topo->lab_name);
+  if (!found) return fail(found.error());
+  if (!*found) std::cout << "down: lab '" << topo->lab_name << "' is not up; nothing to do\n";
   return 0;
+}
+
+int cmd_exec(const Args& a) {
+  if (a.positional.size() < 3) return usage_error("exec", "give the topology file given to 'up', a node and a command (after --)");
+  if (!need_root("exec")) return kExitError;
+  auto status = exec_in_node(a.positional[0], a.positional[1], std::vector<std::string>(a.positional.begin() + 2, a.positional.end()));
+  if (!status) return fail(status.error());
+  return *status;
 }
 
 // The exit code says whether the run measured what was asked: CI turns red on a product
@@ -214,6 +196,7 @@ int cmd_run(const Args& given) {
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
   if (auto s = refuse_debris(); !s) return fail(s.error());
+  if (auto s = refuse_kept_lab(plan->lab, plan->topology_file); !s) return fail(s.error());
   RunOptions opts;
   opts.run_dir = a.out_dir + "/" + plan->run_id;
   if (!a.resume_dir.empty()) {
@@ -442,8 +425,13 @@ const std::vector<Verb>& verbs() {
        "Prints what a run would create and do; creates nothing, needs no root. With --precision: the rounds adaptive sampling\n"
        "may take, and with --from an earlier run, how many its spread suggests.",
        {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--from", "--json", "--backend"}, cmd_plan},
-      {"up", "up FILE", "Builds the topology's namespaces, links and addresses and leaves them up.", {}, cmd_up},
-      {"down", "down FILE", "Removes a topology made by 'up' and waits until the kernel released it.", {}, cmd_down},
+      {"up", "up FILE [--backend B]", "Builds the topology and leaves it up until 'vpnlab down': namespaces, links and addresses, or with\n"
+       "backend \"vm\" the guests, booted and configured (addresses, MTU, routes, shaping). No product is started.",
+       {"--backend"}, cmd_up},
+      {"exec", "exec FILE NODE -- CMD [ARG]...", "Runs a command in a node of a topology made by 'up' and exits with its status. In a namespace the\n"
+       "command takes over this process (stdin and terminal included); in a guest its agent runs it and its output is\n"
+       "printed when it ends (no stdin).", {}, cmd_exec},
+      {"down", "down FILE", "Removes a topology made by 'up' (guests too) and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
        "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--backend B]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"

@@ -42,7 +42,8 @@ Result<Plan> plan_request(const RunRequest& a) {
   auto topo = load_topology(a.topology_file);
   if (!topo) return topo.error();
   PlanOptions po;
-  po.run_id = make_run_id(&po.tag);
+  po.run_id = a.run_id.empty() ? make_run_id(&po.tag) : a.run_id;
+  if (!a.run_id.empty()) po.tag = a.run_id.substr(a.run_id.rfind('-') + 1);
   po.products = a.products;
   po.samples = a.samples;
   po.duration_s = a.duration_s;

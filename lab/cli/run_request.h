@@ -20,6 +20,7 @@ struct RunRequest {
   bool sequential = false;
   std::string keys_dir;
   std::string backend;  // --backend ("" = the file's)
+  std::string run_id;   // "" = a new one; `exec` plans the kept lab's again (its names)
 };
 
 // "20261130-093226-ba66", and its last part (the namespace tag) in *tag.

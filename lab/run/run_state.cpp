@@ -36,7 +36,7 @@ std::string state_path(const std::string& run_id) { return state_dir() + "/runs/
 Status write_state(const RunState& s) {
   if (auto d = ensure_state_dir(); !d) return d;
   nlohmann::json j = {{"run_id", s.run_id}, {"lab", s.lab}, {"topology_file", s.topology_file}, {"run_dir", s.run_dir},
-                      {"pid", s.pid}, {"kept", s.kept}, {"namespaces", s.namespaces}};
+                      {"pid", s.pid}, {"kept", s.kept}, {"namespaces", s.namespaces}, {"backend", s.backend}};
   std::string path = state_path(s.run_id);
   std::string tmp = path + ".tmp";
   {
@@ -63,6 +63,7 @@ Result<RunState> read_state(const std::string& path) {
     s.pid = j.value("pid", 0);
     s.kept = j.value("kept", false);
     s.namespaces = j.value("namespaces", std::vector<std::string>{});
+    s.backend = j.value("backend", "netns");
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": a field has the wrong type (" + e.what() + ")", "'vpnlab cleanup' removes it with the lab's namespaces");
   }

@@ -22,6 +22,7 @@ struct RunState {
   int pid = 0;
   bool kept = false;  // made by `vpnlab up`: stays until `vpnlab down`
   std::vector<std::string> namespaces;
+  std::string backend = "netns";  // a kept lab's: `exec` reaches its nodes by it
 };
 
 std::string state_path(const std::string& run_id);

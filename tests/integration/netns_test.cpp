@@ -172,3 +172,30 @@ TEST(Netns, CleanupRemovesWhatACrashedRunLeft) {
   ASSERT_TRUE(done.ok()) << done.error().format();
   expect_nothing_left(plan, inodes);
 }
+
+// `vpnlab up` keeps the namespaces after it ended; `exec` becomes the command inside a
+// node (its status is the command's); `down` removes them.
+TEST(Netns, UpKeepsTheNamespacesAndExecRunsInANode) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("ping");
+  std::string dir = make_temp_dir("upns");
+  std::string topo = dir + "/upns.toml";
+  std::ofstream(topo) << two_pinned_nodes("upns") + "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n";
+  auto up = vpnlab_cli({"up", topo});
+  ASSERT_EQ(up.status, 0) << up.err;
+  EXPECT_EQ(list_namespaces("vpnlab-upns-").size(), 2u);
+  auto ping = vpnlab_cli({"exec", topo, "a", "--", "ping", "-c", "1", "-W", "2", "192.168.77.2"});
+  EXPECT_EQ(ping.status, 0) << ping.out << ping.err;
+  EXPECT_NE(ping.out.find("1 received"), std::string::npos) << ping.out;
+  // In b's namespace: its own address, not the host's interfaces.
+  auto addr = vpnlab_cli({"exec", topo, "b", "--", "cat", "/proc/net/fib_trie"});
+  EXPECT_NE(addr.out.find("192.168.77.2"), std::string::npos) << addr.out;
+  EXPECT_EQ(vpnlab_cli({"exec", topo, "b", "--", "sh", "-c", "exit 3"}).status, 3);
+  auto missing = vpnlab_cli({"exec", topo, "a", "--", "no-such-program"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.err.rfind("vpnlab: error: cannot run 'no-such-program' in node 'a': ", 0), 0u) << missing.err;
+  auto down = vpnlab_cli({"down", topo});
+  EXPECT_EQ(down.status, 0) << down.err;
+  EXPECT_TRUE(list_namespaces("vpnlab-upns-").empty());
+  std::filesystem::remove_all(dir);
+}

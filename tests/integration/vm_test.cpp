@@ -240,3 +240,62 @@ length = 500
   EXPECT_TRUE(list_namespaces("vpnlab-netem-").empty());
   std::filesystem::remove_all(dir);
 }
+
+// `vpnlab up` with guests: they outlive the command (the helper keeps them), `exec` runs
+// commands in them over their agents (their own kernel, the link's shaping in place),
+// another `up` or `run` of the lab is refused, and `down` leaves no QEMU, helper,
+// namespace or state behind.
+TEST(Vm, UpKeepsGuestsUntilDownAndExecRunsInThem) {
+  VPNLAB_REQUIRE_VM();
+  std::string dir = make_temp_dir("upvm");
+  std::string topo = dir + "/upvm.toml";
+  std::ofstream(topo) << two_pinned_nodes("upvm", "backend = \"vm\"\n") + R"(delay = "5ms"
+[bench]
+products = ["baseline"]
+[[bench.test]]
+name = "t"
+client = "a"
+server = "b"
+)";
+  auto up = vpnlab_cli({"up", topo});
+  ASSERT_EQ(up.status, 0) << up.out << up.err;
+  EXPECT_NE(up.out.find("node a: vpnlab exec " + topo + " a -- CMD"), std::string::npos) << up.out;
+  EXPECT_EQ(list_namespaces("vpnlab-upvm-").size(), 1u) << "the VM-host namespace stays";
+  EXPECT_EQ(pids_named("vpnlab-vmhost").size(), 1u) << "the helper outlives 'up'";
+
+  // The guests are there after 'up' ended: a's kernel is the image's, b answers a's
+  // echoes over the shaped link (5 ms on each egress: at least 10 ms a round trip).
+  auto uname = vpnlab_cli({"exec", topo, "a", "--", "uname", "-r"});
+  EXPECT_EQ(uname.status, 0) << uname.err;
+  EXPECT_EQ(uname.out, test_image().kernel_release + "\n");
+  auto ping = vpnlab_cli({"exec", topo, "a", "--", "ping", "-c", "3", "-i", "0.2", "-W", "5", "192.168.77.2"});
+  EXPECT_EQ(ping.status, 0) << ping.out << ping.err;
+  auto rtt = ping.out.find("rtt min/avg/max/mdev = ");
+  ASSERT_NE(rtt, std::string::npos) << ping.out;
+  EXPECT_GE(std::stod(ping.out.substr(rtt + 23)), 9.9) << "the link's 5 ms each way, shaped in the guests: " << ping.out;
+  // The command's status and both streams come back; a bad node or program is named.
+  auto failing = vpnlab_cli({"exec", topo, "b", "--", "sh", "-c", "echo out; echo err >&2; exit 7"});
+  EXPECT_EQ(failing.status, 7);
+  EXPECT_EQ(failing.out, "out\n");
+  EXPECT_EQ(failing.err, "err\n");
+  auto no_node = vpnlab_cli({"exec", topo, "c", "--", "true"});
+  EXPECT_EQ(no_node.status, 1);
+  EXPECT_EQ(no_node.err, "vpnlab: error: lab 'upvm' has no node 'c'\nhint: its nodes: a, b\n");
+  auto again = vpnlab_cli({"up", topo});
+  EXPECT_EQ(again.status, 1);
+  EXPECT_NE(again.err.find("lab 'upvm' is up (made by 'vpnlab up', run "), std::string::npos) << again.err;
+  auto run = vpnlab_cli({"run", topo, "--out", dir + "/out"});
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.err.find("hint: run 'vpnlab down " + topo + "' first"), std::string::npos) << run.err;
+
+  auto down = vpnlab_cli({"down", topo});
+  EXPECT_EQ(down.status, 0) << down.err;
+  EXPECT_TRUE(list_namespaces("vpnlab-upvm-").empty());
+  EXPECT_TRUE(pids_named("vpnlab-vmhost").empty());
+  EXPECT_TRUE(pids_named("qemu-system-x86").empty());
+  for (const auto& e : std::filesystem::directory_iterator("/run"))
+    EXPECT_EQ(e.path().filename().string().rfind("vpnlab-upvm-", 0), std::string::npos) << e.path() << " left";
+  auto after = vpnlab_cli({"exec", topo, "a", "--", "true"});
+  EXPECT_EQ(after.err, "vpnlab: error: lab 'upvm' is not up\nhint: run 'vpnlab up " + topo + "' first\n");
+  std::filesystem::remove_all(dir);
+}

@@ -39,7 +39,7 @@ TEST(DomainXml, QuickVmGuestsMatchGoldenFiles) {
   GuestLabOptions o;
   o.run_dir = "/results/golden";
   o.agent_path = "/build/lab/vpnlab-agent";
-  auto specs = guest_specs(quick_vm_plan(), im, o, "/run/vpnlab-quickvm-g1-vm");
+  auto specs = guest_specs(quick_vm_plan(), im, o);
   ASSERT_EQ(specs.size(), 2u);
   std::string dir = VPNLAB_TEST_DATA "/vm";
   for (const auto& g : specs) {
