@@ -132,7 +132,9 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
 }
 
 const std::vector<std::string>& vs_metric_titles() {
-  static const std::vector<std::string> t = {"Gbit/s", "CPU-s/Gbit", "daemon RSS", "p99 latency"};
+  // rr/crr rows carry their payload rate as Gbit/s: their ratios are of transaction rates
+  // and of CPU per transaction.
+  static const std::vector<std::string> t = {"Gbit/s or tx/s", "CPU-s/Gbit or per tx", "daemon RSS", "p99 latency"};
   return t;
 }
 
