@@ -5,51 +5,59 @@
 
 #include <cstring>
 
+#include "lab/base/unique_fd.h"
+
 namespace vpnlab {
 
 namespace {
 
-std::string read_value(const std::string& path) {
-  char buf[512];
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
+std::string value_text(const char* buf, ssize_t n) {
   if (n <= 0) return {};
-  std::string v(buf, n);
+  std::string v(buf, static_cast<size_t>(n));
   while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
   for (char& c : v)
     if (c == '\t') c = ' ';
   return v;
 }
 
+// What the file holds now, read through the descriptor the value was written with.
+std::string read_back(int fd) {
+  char buf[512];
+  return value_text(buf, pread(fd, buf, sizeof buf - 1, 0));
+}
+
 }  // namespace
 
 Result<std::map<std::string, std::string>> apply_sysctls(const SysctlList& settings) {
+  // Every namespace has its own /proc/sys/net, and the kernel keeps the dentries of equal
+  // names from all namespaces on one hash chain: a path lookup from /proc/sys costs more
+  // the more namespaces exist (the 1000-node star). One lookup of "net" per namespace,
+  // then openat() below it and the read-back through the same descriptor.
+  UniqueFd net_dir(open("/proc/sys/net", O_PATH | O_DIRECTORY | O_CLOEXEC));
   std::map<std::string, std::string> recorded;
   for (const auto& [raw_key, value] : settings) {
     bool optional = !raw_key.empty() && raw_key[0] == '?';
     bool preferred = !raw_key.empty() && raw_key[0] == '~';
     std::string key = optional || preferred ? raw_key.substr(1) : raw_key;
-    std::string path = "/proc/sys/" + key;
-    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
+    const bool under_net = key.rfind("net/", 0) == 0 && net_dir.valid();
+    UniqueFd fd(under_net ? openat(net_dir.get(), key.c_str() + 4, O_RDWR | O_CLOEXEC)
+                          : open(("/proc/sys/" + key).c_str(), O_RDWR | O_CLOEXEC));
+    if (!fd.valid()) {
       if (optional && errno == ENOENT) {
         recorded[key] = "absent";
         continue;
       }
       return make_error("sysctl " + key + ": cannot open: " + errno_text(errno), "run vpnlab as root");
     }
-    ssize_t n = write(fd, value.data(), value.size());
+    ssize_t n = write(fd.get(), value.data(), value.size());
     int err = errno;
-    close(fd);
     if (n < 0 && preferred && err == EPERM) {
-      recorded[key] = read_value(path) + " (wanted " + value + ": not in net.ipv4.tcp_allowed_congestion_control)";
+      recorded[key] = read_back(fd.get()) + " (wanted " + value + ": not in net.ipv4.tcp_allowed_congestion_control)";
       continue;
     }
     if (n != static_cast<ssize_t>(value.size()))
       return make_error("sysctl " + key + " = '" + value + "': " + errno_text(err));
-    recorded[key] = read_value(path);
+    recorded[key] = read_back(fd.get());
   }
   return recorded;
 }

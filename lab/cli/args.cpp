@@ -37,6 +37,7 @@ const std::vector<OptionDef>& option_defs() {
       {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)"},
       {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)"},
       {"--test", "T", "only this test (default: every test both products ran)"},
+      {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes"},
       {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT,\n"
                           "                   round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')"},
       {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
@@ -118,6 +119,18 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
       if (*a.min_rounds < 2 || *a.min_rounds > kMaxSamples) {
         usage_error(verb, "--min-rounds " + v + " is out of range: 2 to " + std::to_string(kMaxSamples));
         return std::nullopt;
+      }
+    }
+    else if (s == "--nodes") {
+      // "5,25" -> {5, 25}; the scale file's parser checks each size's range.
+      size_t at = 0;
+      while (at <= v.size()) {
+        size_t comma = v.find(',', at);
+        std::string one = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        try { size_t used; int n = std::stoi(one, &used); if (used != one.size() || n < 3 || n > 1000) throw 1; a.nodes.push_back(n); }
+        catch (...) { usage_error(verb, "--nodes '" + v + "': give mesh sizes from 3 up, e.g. --nodes 5,25"); return std::nullopt; }
+        if (comma == std::string::npos) break;
+        at = comma + 1;
       }
     }
     else if (s == "--threshold-cpu" || s == "--threshold-rss" || s == "--threshold-p99") {

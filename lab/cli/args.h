@@ -29,6 +29,7 @@ struct Args {
   std::optional<double> precision;   // --precision 2%: adaptive sampling (lab/run/adaptive.h)
   std::optional<double> max_time_s;  // --max-time 15m
   std::optional<int> min_rounds;     // --min-rounds 5
+  std::vector<int> nodes;            // scale --nodes 5,25: mesh sizes
   bool dry_run = false;
   bool no_pin = false;
   bool sequential = false;

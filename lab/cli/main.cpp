@@ -35,6 +35,7 @@
 #include "lab/cli/json_output.h"
 #include "lab/cli/run_request.h"
 #include "lab/cli/sampling.h"
+#include "lab/cli/scale_command.h"
 #include "lab/cli/up_command.h"
 #include "lab/results/run_files.h"
 #include "lab/results/sampling_text.h"
@@ -144,6 +145,11 @@ int cmd_down(const Args& a) {
   if (!found) return fail(found.error());
   if (!*found) std::cout << "down: lab '" << topo->lab_name << "' is not up; nothing to do\n";
   return 0;
+}
+
+int cmd_scale(const Args& a) {
+  if (a.positional.size() != 1) return usage_error("scale", "give one scale file (e.g. topologies/mesh-scale.toml)");
+  return run_scale(ScaleRequest{a.positional[0], a.products, a.nodes, a.out_dir});
 }
 
 int cmd_exec(const Args& a) {
@@ -442,6 +448,13 @@ const std::vector<Verb>& verbs() {
        "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
         "--min-rounds", "--vs", "--backend"}, cmd_run},
+      {"scale", "scale FILE [--product NAME]... [--nodes N[,N]...] [--out DIR]",
+       "Mesh scale: for each mesh size of FILE's [scale] (N nodes on one bridge, every node a peer of every other) and each\n"
+       "product, on a fresh mesh: seconds until every node pair answers through the tunnel (all probed at once), the\n"
+       "machine's CPU over that bring-up, each node's daemon RSS and threads, and one throughput sample between the first\n"
+       "and the last node. Rows go to DIR/<run_id>/scale.csv; products that cannot form a mesh are refused with the reason.\n"
+       "Exit codes: 0 every row complete; 5 some row failed (the table says why); 1 error; 130 interrupted.",
+       {"--product", "--nodes", "--out"}, cmd_scale},
       {"cleanup", "cleanup [FILE] [--dry-run] [--backend B]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).\n"
        "With a hosts topology FILE, on each of its hosts too (over ssh): NICs a killed agent left in a namespace go back\n"
        "under their own names, then the lab's namespaces and their processes.",

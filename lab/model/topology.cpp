@@ -18,7 +18,6 @@ namespace {
 
 using Reader = TomlReader;
 
-const size_t kMaxLabName = 12;   // goes into namespace names
 const size_t kMaxLinkName = 15;  // becomes an interface name inside the nodes (IFNAMSIZ - 1)
 const size_t kMaxNodeName = 32;
 

@@ -15,6 +15,8 @@ namespace vpnlab {
 inline int max_udp_payload(int overlay_mtu) { return overlay_mtu - 28; }
 inline int max_tcp_mss(int overlay_mtu) { return overlay_mtu - 40; }
 
+inline constexpr size_t kMaxLabName = 12;  // goes into namespace names
+
 struct NodeSpec {
   std::string name;
   std::string host;            // backend "hosts": the [[host]] this node lives on

@@ -46,6 +46,20 @@ class NetnsRuntime : public NodeRuntime {
   Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override {
     return vpnlab::get_link(topo_->ns_of_node(node).sock.get(), ifname);
   }
+  Result<SweepResult> sweep_mesh(const Plan& plan, double timeout_s, int interrupt_fd) override {
+    std::vector<SweepSource> sources;
+    for (const auto& n : plan.nodes) {
+      if (!n.vpn) continue;
+      SweepSource src{n.name, topo_->ns_of_node(n.name).fd.get(), {}, {}};
+      for (const auto& peer : plan.nodes)
+        if (peer.vpn && peer.name != n.name) {
+          src.targets.push_back(peer.overlay.addr);
+          src.target_names.push_back(peer.name);
+        }
+      sources.push_back(std::move(src));
+    }
+    return sweep_until_answered(sources, timeout_s, interrupt_fd);
+  }
   Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int interrupt_fd, int payload, bool df) override {
     return ping_until_answered(topo_->ns_of_node(node).fd.get(), target, timeout_s, interrupt_fd, nullptr, payload, df);
   }

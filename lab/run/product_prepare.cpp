@@ -85,6 +85,7 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
       {"run_secrets", ctx_.run_dir + "/secrets/" + spec.name},
       {"overlay_netmask", Ipv4Addr{plan.overlay_subnet.length == 0 ? 0u : ~uint32_t{0} << (32 - plan.overlay_subnet.length)}.str()},
       {"first_overlay_address", plan.nodes.front().overlay.addr.str()},
+      {"first_node_ident", ident_of(plan.nodes.front().name)},
   };
   for (const auto& [k, v] : ctx_.run_values) tc.vars[k] = v;
   for (const auto& [k, v] : run_captured_) tc.vars[k] = v;

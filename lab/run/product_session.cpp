@@ -125,6 +125,16 @@ std::vector<int> ProductSession::daemon_pidfds() const {
 Status ProductSession::wait_ready() {
   fault_point("readiness");
   const Plan& plan = *ctx_.plan;
+  if (ctx_.mesh_timeout_s > 0) {
+    auto sweep = ctx_.nodes->sweep_mesh(plan, ctx_.mesh_timeout_s, ctx_.interrupt_fd);
+    if (!sweep) return sweep.error();
+    sweep_ = *sweep;
+    if (sweep_.answered == sweep_.pairs) return ok_status();
+    if (auto d = check_daemons(); !d) return d;
+    return make_error("not converged: " + std::to_string(sweep_.answered) + " of " + std::to_string(sweep_.pairs) + " node pairs answered within " +
+                          std::to_string(static_cast<int>(ctx_.mesh_timeout_s)) + " s (" + sweep_.first_missing + " did not)",
+                      "see the product's logs; a larger mesh may need a longer converge_timeout");
+  }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx_.spec->ready_timeout_s);
   for (const PlanNode& node : plan.nodes) {
     for (const PlanNode& peer : plan.nodes) {

@@ -41,6 +41,9 @@ class ProductSession {
     int interrupt_fd = -1;
     std::map<std::string, std::string> run_values;  // e.g. the run's pre-shared key
     int round = 0;  // interleaved runs: the round (logs go to logs/PRODUCT/round-N); 0: none
+    // > 0: ready once every node pair answered, all probed at once (mesh scale,
+    // netns/mesh_sweep.h), within this many seconds instead of the spec's ready timeout.
+    double mesh_timeout_s = 0;
   };
 
   // Starts the product on every node and waits until each node's pings to every peer's
@@ -55,6 +58,8 @@ class ProductSession {
   static Status check_templates(const ProductSpec& spec, const Plan& plan);
 
   double bringup_seconds() const { return bringup_s_; }
+  // With mesh_timeout_s: the sweep that found the mesh converged.
+  const SweepResult& convergence() const { return sweep_; }
   bool tunnel() const { return ctx_.spec->tunnel; }
   // Counters of a VPN node (underlay only for the baseline).
   Result<TunnelCounters> read_counters(const std::string& node);
@@ -114,6 +119,7 @@ class ProductSession {
   std::map<std::string, std::map<std::string, std::string>> node_captured_;
   std::vector<Daemon> daemons_;
   double bringup_s_ = 0;
+  SweepResult sweep_;
   int log_seq_ = 0;
 };
 

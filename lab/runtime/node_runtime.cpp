@@ -13,4 +13,8 @@ Result<std::vector<NodeRuntime::MachineCpu>> NodeRuntime::cpu_times() {
   return std::vector<MachineCpu>{{"", read_cpu_times(), read_cpu_times_per_cpu()}};
 }
 
+Result<SweepResult> NodeRuntime::sweep_mesh(const Plan&, double, int) {
+  return make_error("the " + backend() + " backend cannot probe a whole mesh at once", "mesh-scale runs ('vpnlab scale') use the netns backend");
+}
+
 }  // namespace vpnlab

@@ -20,6 +20,7 @@
 #include "lab/base/process.h"
 #include "lab/base/result.h"
 #include "netns/latency_probe.h"
+#include "netns/mesh_sweep.h"
 #include "netns/netlink.h"
 #include "netns/payload_watch.h"
 
@@ -60,6 +61,10 @@ class NodeRuntime {
     std::vector<CpuTimes> per_cpu;
   };
   virtual Result<std::vector<MachineCpu>> cpu_times();
+  // Full-mesh convergence (netns/mesh_sweep.h): echoes from every VPN node of `plan` to
+  // every other one's overlay address until each pair answered. By default an error: a
+  // backend that cannot probe all nodes at once says so.
+  virtual Result<SweepResult> sweep_mesh(const Plan& plan, double timeout_s, int interrupt_fd);
   // Why the optional measurements are missing ("" when they are all there).
   virtual std::string limits() const = 0;
   virtual bool can_watch_payload() const = 0;

@@ -1,0 +1,103 @@
+#include "lab/run/mesh_scale.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "lab/base/cpu_stat.h"
+#include "lab/base/fs_util.h"
+#include "lab/run/product_session.h"
+#include "lab/run/run_layout.h"
+#include "lab/run/sample.h"
+#include "netns/namespace.h"
+
+namespace vpnlab {
+namespace {
+
+template <typename T>
+T median_of(std::vector<T> v) {
+  if (v.empty()) return T{};
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// Per-node daemon figures: the median node and the largest.
+void usage_into(const ProductSession& session, ScaleRow* row) {
+  std::vector<double> rss;
+  std::vector<int> threads;
+  for (const auto& [node, u] : session.daemon_usage()) {
+    rss.push_back(u.rss_kb / 1024.0);
+    threads.push_back(u.threads);
+  }
+  row->rss_mb_median = median_of(rss);
+  row->rss_mb_max = rss.empty() ? 0 : *std::max_element(rss.begin(), rss.end());
+  row->threads_median = median_of(threads);
+  row->threads_max = threads.empty() ? 0 : *std::max_element(threads.begin(), threads.end());
+}
+
+// One throughput sample from the first node to the last, through the mesh.
+void sample_into(const ScaleRound& c, const ProductSpec& spec, NodeRuntime& nodes, ProductSession& session, ScaleRow* row, bool* interrupted) {
+  const PlanTest& test = c.plan->tests.front();
+  std::string raw = raw_dir(c.run_dir, spec.name, test.spec.name), logs = c.run_dir + "/logs/" + spec.name + "/" + test.spec.name;
+  if (auto s = make_dirs(raw, 0750); !s) {
+    row->reason = s.error().message;
+    return;
+  }
+  if (auto s = make_dirs(logs, 0750); !s) {
+    row->reason = s.error().message;
+    return;
+  }
+  SampleContext sc{c.plan, &test, &spec, &nodes, &session, raw, logs, c.interrupt_fd};
+  SampleRow sample = run_sample(sc, "sample-1", c.plan->duration_s, interrupted);
+  row->gbps = sample.gbps;
+  row->sample_valid = sample.valid;
+  if (!sample.valid && row->reason.empty()) row->reason = "throughput sample: " + first_line(sample.reason);
+}
+
+}  // namespace
+
+Result<ScaleRow> measure_mesh(const ScaleRound& c, const ProductSpec& spec, bool* interrupted) {
+  const Plan& plan = *c.plan;
+  ScaleRow row;
+  row.product = spec.name;
+  row.nodes = static_cast<int>(plan.nodes.size());
+  row.contended = row.nodes > c.cpu_count;
+  auto nodes = c.build_nodes(plan, c.run_dir, c.interrupt_fd);
+  if (!nodes) return with_context(nodes.error(), "building the mesh of " + std::to_string(row.nodes) + " nodes for " + spec.name);
+  ProductSession::Context ctx{&plan, nodes->get(), &spec, &c.keys, c.run_dir, c.interrupt_fd, {{"psk", c.psk}}, 0, c.converge_timeout_s};
+  CpuTimes before = read_cpu_times();
+  auto session = ProductSession::start(ctx);
+  CpuTimes after = read_cpu_times();
+  row.bringup_cpu_s = (after - before).busy();
+  if (session) {
+    row.converge_s = (*session)->bringup_seconds();
+    row.pairs = (*session)->convergence().pairs;
+    row.answered = (*session)->convergence().answered;
+    usage_into(**session, &row);
+    if (!*interrupted) sample_into(c, spec, **nodes, **session, &row, interrupted);
+    (*session)->stop();
+  } else {
+    row.reason = first_line(session.error().message);
+  }
+  if (auto s = (*nodes)->teardown(30); !s) return with_context(s.error(), "tearing down the mesh of " + std::to_string(row.nodes) + " nodes");
+  if (auto s = wait_kernel_netns_cleanup(30); !s) spdlog::warn("{}", s.error().message);
+  return row;
+}
+
+std::string scale_csv_header() {
+  return "product,nodes,contended,converge_s,pairs,answered,bringup_cpu_s,rss_mb_median,rss_mb_max,threads_median,threads_max,gbps,sample_valid,reason";
+}
+
+std::string scale_csv_line(const ScaleRow& r) {
+  std::string reason = r.reason;
+  std::replace(reason.begin(), reason.end(), '"', '\'');
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s,%d,%d,%.3f,%zu,%zu,%.2f,%.1f,%.1f,%d,%d,%.4f,%d,", r.product.c_str(), r.nodes, r.contended ? 1 : 0, r.converge_s,
+                r.pairs, r.answered, r.bringup_cpu_s, r.rss_mb_median, r.rss_mb_max, r.threads_median, r.threads_max, r.gbps, r.sample_valid ? 1 : 0);
+  return std::string(buf) + "\"" + reason + "\"";
+}
+
+}  // namespace vpnlab

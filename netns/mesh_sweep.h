@@ -1,0 +1,34 @@
+// Full-mesh convergence, measured: from every node, ICMP echoes to every other node's
+// overlay address at once, repeated to the ones that have not answered yet, until every
+// ordered pair has answered once (or the time is up). One raw socket per node, all polled
+// by one thread: a 100-node mesh is 9900 pairs, which one-by-one probing would serialise
+// (and so measure the probe, not the mesh).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/base/ipv4.h"
+#include "lab/base/result.h"
+
+namespace vpnlab {
+
+struct SweepSource {
+  std::string name;           // the node, for messages
+  int netns_fd = -1;
+  std::vector<Ipv4Addr> targets;
+  std::vector<std::string> target_names;
+};
+
+struct SweepResult {
+  size_t pairs = 0, answered = 0;
+  double all_answered_s = -1;   // since the sweep began; -1: not every pair answered
+  double median_first_s = 0;    // the median pair's first answer
+  std::string first_missing;    // "a -> c" of a pair that never answered
+};
+
+// Probes every `round_ms` (each unanswered pair gets one echo per round) until every pair
+// answered or `timeout_s` passed; an interrupt ends it with an error.
+Result<SweepResult> sweep_until_answered(const std::vector<SweepSource>& sources, double timeout_s, int interrupt_fd,
+                                         int round_ms = 100);
+
+}  // namespace vpnlab

@@ -1,0 +1,105 @@
+// Mesh-scale files: what they accept and refuse (located messages), the mesh each size
+// becomes (an ordinary topology, planned like any other), which products can form one,
+// and the table.
+#include <gtest/gtest.h>
+
+#include "lab/model/finalize.h"
+#include "lab/model/plan.h"
+#include "lab/model/product_spec.h"
+#include "lab/model/scale_spec.h"
+#include "lab/model/topology.h"
+#include "lab/results/scale_table.h"
+
+using namespace vpnlab;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  auto r = parse_scale_text(text, "s.toml");
+  return r.ok() ? std::string() : r.error().where_and_what() + "\nhint: " + r.error().hint;
+}
+
+const char* kLab = "[lab]\nname = \"ms\"\n";
+
+}  // namespace
+
+TEST(Scale, TheShippedFileReadsAndEachSizeIsAMeshOfThatManyNodes) {
+  auto spec = load_scale_spec(VPNLAB_TOPOLOGIES "/mesh-scale.toml");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  EXPECT_EQ(spec->sizes, (std::vector<int>{5, 25, 100}));
+  EXPECT_EQ(spec->products, (std::vector<std::string>{"nebula", "wireguard-go", "tinc"}));
+  for (int n : spec->sizes) {
+    auto topo = parse_topology_text(mesh_topology_text(*spec, n), "mesh.toml");
+    ASSERT_TRUE(topo.ok()) << n << ": " << topo.error().format();
+    PlanOptions po;
+    po.run_id = "20261202-000000-abcd";
+    po.tag = "abcd";
+    po.cpu_count = 2;
+    auto plan = make_plan(*topo, po);
+    ASSERT_TRUE(plan.ok()) << n << ": " << plan.error().format();
+    EXPECT_EQ(plan->nodes.size(), static_cast<size_t>(n));
+    EXPECT_EQ(plan->vpn_nodes().size(), static_cast<size_t>(n)) << "every node is a peer";
+    EXPECT_EQ(plan->bridges.size(), 1u) << "one bridge: every node reaches every other directly";
+    ASSERT_EQ(plan->tests.size(), 1u);
+    EXPECT_EQ(plan->tests[0].spec.client, "n1");
+    EXPECT_EQ(plan->tests[0].spec.servers, std::vector<std::string>{"n" + std::to_string(n)});
+    EXPECT_EQ(plan->samples, 1);
+    // The products that form a mesh fit it; the p2p-only ones are refused with what they carry.
+    for (const char* name : {"nebula", "wireguard-go", "openvpn", "fastd"}) {
+      auto ps = load_product(VPNLAB_PRODUCTS_DIR, name);
+      ASSERT_TRUE(ps.ok()) << ps.error().format();
+      auto fits = check_product_fits(*ps, *plan);
+      if (std::string(name) == "openvpn" || std::string(name) == "fastd") {
+        ASSERT_FALSE(fits.ok()) << name;
+        EXPECT_EQ(fits.error().message, "product '" + std::string(name) + "' does not carry a mesh overlay of " + std::to_string(n) +
+                                            " VPN nodes (it supports: p2p)");
+      } else {
+        EXPECT_TRUE(fits.ok()) << name << ": " << fits.error().format();
+      }
+    }
+  }
+}
+
+TEST(Scale, EveryMistakeIsNamedWithItsPlace) {
+  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nproducts = [\"nebula\"]\n"),
+            "s.toml:1:1: scale: missing key 'nodes'\nhint: add nodes = [5, 25, 100] to [scale]");
+  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [2]\nproducts = [\"nebula\"]\n"),
+            "s.toml:4:10: scale: a mesh of 2 nodes\nhint: mesh sizes go from 3 to 250 (two nodes are no mesh: 'vpnlab run' measures them)");
+  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5, 5]\nproducts = [\"nebula\"]\n"),
+            "s.toml:4:13: scale: a mesh of 5 nodes is listed twice\nhint: list each size once");
+  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nnode = 3\n"),
+            "s.toml:6:8: scale: unknown key 'node'\nhint: did you mean 'nodes'?");
+  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5]\n"), "s.toml:3:1: scale: no products\nhint: add products = [\"nebula\", \"wireguard-go\"]");
+  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [100]\nproducts = [\"nebula\"]\noverlay = \"10.9.0.0/26\"\n"),
+            "s.toml:6:11: scale: the overlay subnet 10.9.0.0/26 has room for fewer hosts than 100 nodes\nhint: use a larger subnet (a /16 has room for any mesh)");
+  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nconverge_timeout = \"1s\"\n"),
+            "s.toml:6:20: scale: 'converge_timeout' must be a duration from 5 s to 3600 s\nhint: write converge_timeout = \"60s\"");
+  EXPECT_EQ(error_of("[scale]\nnodes = [5]\nproducts = [\"nebula\"]\n"), "s.toml:1:1: missing table [lab]\nhint: add [lab] with name = \"meshscale\"");
+}
+
+TEST(Scale, TheTableMarksContendedSizesAndSaysWhyARowIsMissing) {
+  ScaleRow ok{"nebula", 5};
+  ok.converge_s = 1.234;
+  ok.pairs = ok.answered = 20;
+  ok.bringup_cpu_s = 2.5;
+  ok.rss_mb_median = 18.2;
+  ok.rss_mb_max = 19.0;
+  ok.threads_median = 9;
+  ok.gbps = 0.21;
+  ok.sample_valid = true;
+  ScaleRow slow{"tinc", 100};
+  slow.contended = true;
+  slow.pairs = 9900;
+  slow.answered = 9000;
+  slow.reason = "not converged: 9000 of 9900 node pairs answered within 180 s (n1 -> n7 did not)";
+  ScaleRow refused{"openvpn", 5};
+  refused.reason = "refused: product 'openvpn' does not carry a mesh overlay of 5 VPN nodes (it supports: p2p)";
+  std::string t = scale_table({ok, slow, refused});
+  EXPECT_NE(t.find("nebula                5       1.23          20       2.5      18.2      19.0         9    0.210"), std::string::npos) << t;
+  EXPECT_NE(t.find("tinc               100*          -   9000/9900"), std::string::npos) << t;
+  EXPECT_NE(t.find("not converged: 9000 of 9900"), std::string::npos) << t;
+  EXPECT_NE(t.find("refused: product 'openvpn'"), std::string::npos) << t;
+  EXPECT_NE(t.find("* contended: more nodes than CPUs"), std::string::npos) << t;
+  EXPECT_EQ(scale_csv_header().substr(0, 30), "product,nodes,contended,conver");
+  EXPECT_EQ(scale_csv_line(refused).substr(0, 17), "openvpn,5,0,-1.00");
+}
