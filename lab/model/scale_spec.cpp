@@ -62,7 +62,7 @@ Result<ScaleSpec> parse_scale_text(const std::string& text, const std::string& f
   ScaleSpec spec;
   spec.file = file;
   spec.overlay = *parse_ipv4_prefix("10.90.0.0/16", nullptr);
-  spec.underlay = *parse_ipv4_prefix("192.168.90.0/22", nullptr);
+  spec.underlay = *parse_ipv4_prefix("192.168.88.0/22", nullptr);
   const toml::table* lab = root["lab"].as_table();
   if (!lab) return r.at(SourcePos{1, 1}, "missing table [lab]", "add [lab] with name = \"meshscale\"");
   if (auto s = r.only_keys(*lab, "lab", {"name"}); !s) return s.error();

@@ -75,6 +75,11 @@ TEST(Scale, EveryMistakeIsNamedWithItsPlace) {
   EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nconverge_timeout = \"1s\"\n"),
             "s.toml:6:20: scale: 'converge_timeout' must be a duration from 5 s to 3600 s\nhint: write converge_timeout = \"60s\"");
   EXPECT_EQ(error_of("[scale]\nnodes = [5]\nproducts = [\"nebula\"]\n"), "s.toml:1:1: missing table [lab]\nhint: add [lab] with name = \"meshscale\"");
+  // Left out, the subnets have room for any mesh.
+  auto plain = parse_scale_text(std::string(kLab) + "[scale]\nnodes = [250]\nproducts = [\"nebula\"]\n", "s.toml");
+  ASSERT_TRUE(plain.ok()) << plain.error().format();
+  EXPECT_EQ(plain->overlay.str(), "10.90.0.0/16");
+  EXPECT_EQ(plain->underlay.str(), "192.168.88.0/22");
 }
 
 TEST(Scale, TheTableMarksContendedSizesAndSaysWhyARowIsMissing) {
