@@ -63,7 +63,7 @@ void take_replies(Prober& p, double now_s) {
 
 }  // namespace
 
-Result<SweepResult> sweep_until_answered(const std::vector<SweepSource>& sources, double timeout_s, int interrupt_fd, int round_ms) {
+Result<SweepResult> sweep_until_answered(const std::vector<SweepSource>& sources, double timeout_s, int interrupt_fd) {
   std::vector<Prober> probers(sources.size());
   SweepResult out;
   for (size_t i = 0; i < sources.size(); ++i) {
@@ -83,6 +83,7 @@ Result<SweepResult> sweep_until_answered(const std::vector<SweepSource>& sources
     p.left = sources[i].targets.size();
     out.pairs += p.left;
   }
+  const int round_ms = std::max<int>(100, static_cast<int>(out.pairs / 10));
   std::vector<pollfd> fds;
   for (const auto& p : probers) fds.push_back({p.sock.get(), POLLIN, 0});
   if (interrupt_fd >= 0) fds.push_back({interrupt_fd, POLLIN, 0});

@@ -147,7 +147,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
       b->underlay.push_back({link.name, link.name, addr(1)});
       continue;
     }
-    PlanBridge br{link.name, plan.ns_prefix + "l-" + link.name, "br0", mtu};
+    PlanBridge br{link.name, plan.ns_prefix + "l-" + link.name, "br0", mtu, link.static_neighbours};
     for (size_t k = 0; k < link.nodes.size(); ++k) {
       auto n = node_of(link.nodes[k]);
       plan.veths.push_back(PlanVeth{link.name, n->ns, link.name, addr(k), br.ns, "p" + std::to_string(k), std::nullopt, br.name, mtu,

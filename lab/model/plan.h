@@ -33,6 +33,7 @@ struct PlanBridge {
   std::string ns;
   std::string name = "br0";
   int mtu = 1500;
+  bool static_neighbours = false;  // [[link]] neighbours = "static"
 };
 
 struct PlanNode {

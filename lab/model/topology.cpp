@@ -174,7 +174,7 @@ Status parse_links(const Reader& r, const toml::table& root, Topology* topo) {
     const toml::table& t = *item.as_table();
     LinkSpec l;
     l.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "link", {"name", "nodes", "subnet", "mtu", "rate", "delay", "jitter", "loss"}); !s) return s;
+    if (auto s = r.only_keys(t, "link", {"name", "nodes", "subnet", "mtu", "rate", "delay", "jitter", "loss", "neighbours"}); !s) return s;
     if (auto s = get_string(r, t, "name", "link", &l.name, true, l.pos); !s) return s;
     std::string what = "link '" + l.name + "'";
     if (auto s = check_name(r, pos_of(*t.get("name")), "link", l.name, kMaxLinkName); !s) return s;
@@ -209,6 +209,11 @@ Status parse_links(const Reader& r, const toml::table& root, Topology* topo) {
     if (auto s = get_int(r, t, "mtu", what, &mtu, 1280, 65535); !s) return s;
     if (mtu) l.mtu = mtu;
     if (auto s = parse_shaping(r, t, what, &l); !s) return s;
+    std::string neighbours = "learned";
+    if (auto s = get_string(r, t, "neighbours", what, &neighbours, false, l.pos); !s) return s;
+    if (neighbours != "learned" && neighbours != "static")
+      return r.at(*t.get("neighbours"), what + ": neighbours = '" + neighbours + "'", "write neighbours = \"static\" or \"learned\" (the default)");
+    l.static_neighbours = neighbours == "static";
     topo->links.push_back(std::move(l));
   }
   return ok_status();

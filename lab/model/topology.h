@@ -35,6 +35,10 @@ struct LinkSpec {
   std::optional<int> mtu;
   double rate_bps = 0;     // 0: unshaped; otherwise a TBF on every end
   double delay_ms = 0, jitter_ms = 0, loss_pct = 0;  // netem, where the kernel has it
+  // neighbours = "static": every node on the (bridged) link gets a permanent ARP entry for
+  // every other one (netns/neighbour.h: learned ones overflow the kernel's shared table in
+  // large meshes); default "learned".
+  bool static_neighbours = false;
   SourcePos pos;
   SourcePos shaping_pos;   // of the first shaping key, for errors found at run time
   SourcePos nodes_pos;

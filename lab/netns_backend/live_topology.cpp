@@ -7,6 +7,7 @@
 
 #include "lab/base/fault.h"
 #include "lab/base/pidfd.h"
+#include "netns/neighbour.h"
 #include "netns/route.h"
 #include "netns/shaping.h"
 #include "netns/sysctl.h"
@@ -74,11 +75,33 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
     if (v.master_b.empty())
       if (auto r = apply_shaping(b.sock.get(), v.if_b, shaping); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
   }
+  for (const auto& b : plan.bridges)
+    if (b.static_neighbours)
+      if (auto r = topo->add_static_neighbours(plan, b); !r) return fail(with_context(r.error(), "link '" + b.link + "'"));
   for (const auto& nic : plan.nics)
     if (auto r = topo->take_nic(nic); !r) return fail(with_context(r.error(), "link '" + nic.link + "'"));
   if (auto r = topo->add_routes(plan, PlanRoute::When::always); !r) return fail(r.error());
   if (timings) timings->links_ms = ms_since(t1);
   return topo;
+}
+
+Status LiveTopology::add_static_neighbours(const Plan& plan, const PlanBridge& bridge) {
+  struct Member {
+    const PlanVeth* veth;
+    MacAddr mac;
+  };
+  std::vector<Member> members;
+  for (const auto& v : plan.veths) {
+    if (v.ns_b != bridge.ns || !v.addr_a) continue;
+    auto mac = link_mac(ns(v.ns_a).sock.get(), v.if_a);
+    if (!mac) return mac.error();
+    members.push_back({&v, *mac});
+  }
+  for (const auto& m : members)
+    for (const auto& other : members)
+      if (&m != &other)
+        if (auto s = add_permanent_neighbour(ns(m.veth->ns_a).sock.get(), m.veth->if_a, other.veth->addr_a->addr, other.mac); !s) return s;
+  return ok_status();
 }
 
 Status check_nic_free(const std::string& host, const std::string& nic) {

@@ -76,6 +76,8 @@ class LiveTopology {
   std::vector<TakenNic> taken_;
   UniqueFd home_fd_;  // the namespace the NICs came from (the builder's)
   Status take_nic(const PlanNic& nic);
+  // neighbours = "static": each node on the bridge knows every other one's MAC for good.
+  Status add_static_neighbours(const Plan& plan, const PlanBridge& bridge);
   Status return_nics();
 };
 

@@ -20,7 +20,8 @@ struct ScaleRow {
   std::string product;
   int nodes = 0;
   bool contended = false;      // more nodes than CPUs: nodes share CPUs
-  double converge_s = -1;      // -1: did not converge (see reason)
+  double converge_s = -1;      // first daemon started -> every pair answered; -1: did not converge (see reason)
+  double sweep_s = -1;         // of that, the first probe -> every pair answered (daemons all configured)
   size_t pairs = 0, answered = 0;
   double bringup_cpu_s = 0;    // system-wide busy CPU seconds, daemons' start -> converged
   double rss_mb_median = 0, rss_mb_max = 0;  // per node: its daemons' peak RSS

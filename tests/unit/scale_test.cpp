@@ -85,6 +85,7 @@ TEST(Scale, EveryMistakeIsNamedWithItsPlace) {
 TEST(Scale, TheTableMarksContendedSizesAndSaysWhyARowIsMissing) {
   ScaleRow ok{"nebula", 5};
   ok.converge_s = 1.234;
+  ok.sweep_s = 0.8;
   ok.pairs = ok.answered = 20;
   ok.bringup_cpu_s = 2.5;
   ok.rss_mb_median = 18.2;
@@ -100,8 +101,8 @@ TEST(Scale, TheTableMarksContendedSizesAndSaysWhyARowIsMissing) {
   ScaleRow refused{"openvpn", 5};
   refused.reason = "refused: product 'openvpn' does not carry a mesh overlay of 5 VPN nodes (it supports: p2p)";
   std::string t = scale_table({ok, slow, refused});
-  EXPECT_NE(t.find("nebula                5       1.23          20       2.5      18.2      19.0         9    0.210"), std::string::npos) << t;
-  EXPECT_NE(t.find("tinc               100*          -   9000/9900"), std::string::npos) << t;
+  EXPECT_NE(t.find("nebula                5       1.23     0.80          20       2.5      18.2      19.0         9    0.210"), std::string::npos) << t;
+  EXPECT_NE(t.find("tinc               100*          -        -   9000/9900"), std::string::npos) << t;
   EXPECT_NE(t.find("not converged: 9000 of 9900"), std::string::npos) << t;
   EXPECT_NE(t.find("refused: product 'openvpn'"), std::string::npos) << t;
   EXPECT_NE(t.find("* contended: more nodes than CPUs"), std::string::npos) << t;
