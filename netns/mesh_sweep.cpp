@@ -24,6 +24,7 @@ struct Prober {
   UniqueFd sock;
   uint16_t id = 0;
   std::unordered_map<uint32_t, size_t> index_of;  // target address -> index
+  std::vector<const double*> after;               // the reverse pair's answer time when it goes first
   std::vector<double> answered_at;                // -1 until the pair answered
   size_t left = 0;
 };
@@ -84,6 +85,18 @@ Result<SweepResult> sweep_until_answered(const std::vector<SweepSource>& sources
     out.pairs += p.left;
   }
   const int round_ms = std::max<int>(100, static_cast<int>(out.pairs / 10));
+  // The reverse of an earlier source's pair waits for that pair's answer.
+  std::unordered_map<uint32_t, size_t> source_of;
+  for (size_t i = 0; i < sources.size(); ++i) source_of[sources[i].self.value] = i;
+  for (size_t i = 0; i < probers.size(); ++i) {
+    probers[i].after.assign(sources[i].targets.size(), nullptr);
+    for (size_t t = 0; t < sources[i].targets.size(); ++t) {
+      auto j = source_of.find(sources[i].targets[t].value);
+      if (j == source_of.end() || j->second >= i) continue;
+      auto back = probers[j->second].index_of.find(sources[i].self.value);
+      if (back != probers[j->second].index_of.end()) probers[i].after[t] = &probers[j->second].answered_at[back->second];
+    }
+  }
   std::vector<pollfd> fds;
   for (const auto& p : probers) fds.push_back({p.sock.get(), POLLIN, 0});
   if (interrupt_fd >= 0) fds.push_back({interrupt_fd, POLLIN, 0});
@@ -93,7 +106,7 @@ Result<SweepResult> sweep_until_answered(const std::vector<SweepSource>& sources
   for (uint16_t seq = 1; left > 0 && since() < timeout_s; ++seq) {
     for (auto& p : probers)
       for (size_t t = 0; t < p.answered_at.size(); ++t)
-        if (p.answered_at[t] < 0) send_echo(p, t, seq);
+        if (p.answered_at[t] < 0 && (!p.after[t] || *p.after[t] >= 0)) send_echo(p, t, seq);
     const double round_end = since() + round_ms / 1000.0;
     while (left > 0 && since() < round_end) {
       int wait_ms = std::max(1, static_cast<int>((round_end - since()) * 1000));

@@ -14,6 +14,7 @@ namespace vpnlab {
 
 struct SweepSource {
   std::string name;           // the node, for messages
+  Ipv4Addr self;              // its own address (a pair is probed from its earlier node first)
   int netns_fd = -1;
   std::vector<Ipv4Addr> targets;
   std::vector<std::string> target_names;
@@ -26,6 +27,10 @@ struct SweepResult {
   std::string first_missing;    // "a -> c" of a pair that never answered
 };
 
+// A pair is probed from its earlier source first and the other way once that answered:
+// both ends starting a handshake at once is a collision some products resolve only by
+// retrying (WireGuard replaces its pending handshake with the peer's, 5 s apart: a 5-node
+// wireguard-go mesh took 20 s to answer both ways at once, not 1).
 // Each unanswered pair gets one echo per round until every pair answered or `timeout_s`
 // passed; an interrupt ends it with an error. A round lasts 100 ms, or longer for large
 // meshes (pairs / 10 ms: at most 10 000 echoes a second), so that the probe does not

@@ -50,7 +50,7 @@ class NetnsRuntime : public NodeRuntime {
     std::vector<SweepSource> sources;
     for (const auto& n : plan.nodes) {
       if (!n.vpn) continue;
-      SweepSource src{n.name, topo_->ns_of_node(n.name).fd.get(), {}, {}};
+      SweepSource src{n.name, n.overlay.addr, topo_->ns_of_node(n.name).fd.get(), {}, {}};
       for (const auto& peer : plan.nodes)
         if (peer.vpn && peer.name != n.name) {
           src.targets.push_back(peer.overlay.addr);
