@@ -51,13 +51,9 @@ Status parse_sizes(const TomlReader& r, const toml::table& t, ScaleSpec* spec) {
 
 Result<ScaleSpec> parse_scale_text(const std::string& text, const std::string& file) {
   TomlReader r(file);
-  toml::table root;
-  try {
-    root = toml::parse(text, file);
-  } catch (const toml::parse_error& err) {
-    return r.at(SourcePos{static_cast<int>(err.source().begin.line), static_cast<int>(err.source().begin.column)},
-                "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
-  }
+  auto parsed = parse_toml(r, text);
+  if (!parsed) return parsed.error();
+  toml::table& root = *parsed;
   if (auto s = r.only_keys(root, "top level", {"lab", "scale"}); !s) return s.error();
   ScaleSpec spec;
   spec.file = file;

@@ -36,6 +36,15 @@ Status get_string(const TomlReader& r, const toml::table& t, const std::string& 
   return ok_status();
 }
 
+Result<toml::table> parse_toml(const TomlReader& r, const std::string& text) {
+  try {
+    return toml::parse(text, r.file());
+  } catch (const toml::parse_error& err) {
+    return r.at(SourcePos{static_cast<int>(err.source().begin.line), static_cast<int>(err.source().begin.column)},
+                "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
+  }
+}
+
 Status get_int(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
                int* out, int min, int max) {
   const toml::node* n = t.get(key);

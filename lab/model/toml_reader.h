@@ -66,6 +66,9 @@ class TomlReader {
   std::string file_;
 };
 
+// The text as a TOML table; a syntax error points at its line and column.
+Result<toml::table> parse_toml(const TomlReader& r, const std::string& text);
+
 const char* type_name(const toml::node& n);
 Status get_string(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
                   std::string* out, bool required, SourcePos parent);

@@ -255,13 +255,9 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
     return r.at(SourcePos{1, 1}, "the file is binary, not TOML", "give the path of a topology .toml file");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     return r.at(SourcePos{1, 1}, "the file is empty", "see topologies/quick.toml for a complete example");
-  toml::table root;
-  try {
-    root = toml::parse(text, file);
-  } catch (const toml::parse_error& err) {
-    return r.at(SourcePos{static_cast<int>(err.source().begin.line), static_cast<int>(err.source().begin.column)},
-                "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
-  }
+  auto parsed = parse_toml(r, text);
+  if (!parsed) return parsed.error();
+  toml::table& root = *parsed;
   if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "host", "node", "link", "bench"}); !s) return s.error();
   Topology topo;
   topo.file = file;

@@ -40,6 +40,7 @@ TEST(Scale, TheShippedFileReadsAndEachSizeIsAMeshOfThatManyNodes) {
     EXPECT_EQ(plan->nodes.size(), static_cast<size_t>(n));
     EXPECT_EQ(plan->vpn_nodes().size(), static_cast<size_t>(n)) << "every node is a peer";
     EXPECT_EQ(plan->bridges.size(), 1u) << "one bridge: every node reaches every other directly";
+    EXPECT_TRUE(plan->bridges[0].static_neighbours) << "learned ARP entries of a large mesh overflow the kernel's shared table";
     ASSERT_EQ(plan->tests.size(), 1u);
     EXPECT_EQ(plan->tests[0].spec.client, "n1");
     EXPECT_EQ(plan->tests[0].spec.servers, std::vector<std::string>{"n" + std::to_string(n)});
@@ -75,6 +76,14 @@ TEST(Scale, EveryMistakeIsNamedWithItsPlace) {
   EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nconverge_timeout = \"1s\"\n"),
             "s.toml:6:20: scale: 'converge_timeout' must be a duration from 5 s to 3600 s\nhint: write converge_timeout = \"60s\"");
   EXPECT_EQ(error_of("[scale]\nnodes = [5]\nproducts = [\"nebula\"]\n"), "s.toml:1:1: missing table [lab]\nhint: add [lab] with name = \"meshscale\"");
+  // A link's neighbours are learned or static, nothing else.
+  auto topo = parse_topology_text("[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
+                                  "[[node]]\nname = \"c\"\n[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.7.0/24\"\n"
+                                  "neighbours = \"fixed\"\n[bench]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n",
+                                  "t.toml");
+  ASSERT_FALSE(topo.ok());
+  EXPECT_EQ(topo.error().where_and_what() + "\nhint: " + topo.error().hint,
+            "t.toml:15:14: link 'lan': neighbours = 'fixed'\nhint: write neighbours = \"static\" or \"learned\" (the default)");
   // Left out, the subnets have room for any mesh.
   auto plain = parse_scale_text(std::string(kLab) + "[scale]\nnodes = [250]\nproducts = [\"nebula\"]\n", "s.toml");
   ASSERT_TRUE(plain.ok()) << plain.error().format();
