@@ -1,5 +1,7 @@
 #include "lab/cli/args.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <iostream>
 
@@ -11,6 +13,17 @@ namespace vpnlab {
 int usage_error(const std::string& verb, const std::string& msg) {
   std::cerr << "vpnlab: error: " << msg << "\nhint: see 'vpnlab " << verb << " --help'\n";
   return kExitUsage;
+}
+
+int fail(const Error& e) {
+  std::cerr << e.format() << "\n";
+  return kExitError;
+}
+
+bool need_root(const std::string& verb) {
+  if (geteuid() == 0) return true;
+  std::cerr << "vpnlab: error: '" << verb << "' creates network namespaces and needs root\nhint: run it as root\n";
+  return false;
 }
 
 const std::vector<OptionDef>& option_defs() {

@@ -6,11 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "lab/base/result.h"
 #include "lab/cli/diff_command.h"
 
 namespace vpnlab {
 
+inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitSomeInvalid = 5;  // `run`/`scale`: some rows failed or are invalid (each product x test has valid ones)
+inline constexpr int kExitInterrupted = 130;
 
 struct Args {
   std::vector<std::string> positional;
@@ -56,6 +60,10 @@ const OptionDef* option_def(const std::string& name);
 
 // Prints "vpnlab: error: MSG" and the verb's help hint; returns kExitUsage.
 int usage_error(const std::string& verb, const std::string& msg);
+// Prints the error (file:line:col, message, hint); returns kExitError.
+int fail(const Error& e);
+// True as root; otherwise prints that `verb` creates network namespaces and needs root.
+bool need_root(const std::string& verb);
 
 // Parses the options every verb may take; a verb rejects those it does not use (printed,
 // then nullopt).

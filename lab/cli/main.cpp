@@ -54,11 +54,8 @@ using namespace vpnlab;
 
 namespace {
 
-constexpr int kExitError = 1;
 constexpr int kExitGate = 3;  // `diff --threshold`: a product got slower by more than allowed
 constexpr int kExitNoValidRow = 4;  // `run`: a requested product x test has no valid row (broken product)
-constexpr int kExitSomeInvalid = 5;  // `run`: every product x test has valid rows, but some rows failed or are invalid
-constexpr int kExitInterrupted = 130;
 
 
 // "results/run/" and "results/run" name one run: messages then say ".../environment.json".
@@ -67,18 +64,6 @@ std::string run_dir_arg(std::string dir) {
   return dir;
 }
 
-int fail(const Error& e) {
-  std::cerr << e.format() << "\n";
-  return kExitError;
-}
-
-
-
-bool need_root(const std::string& verb) {
-  if (geteuid() == 0) return true;
-  std::cerr << "vpnlab: error: '" << verb << "' creates network namespaces and needs root\nhint: run it as root\n";
-  return false;
-}
 
 // `rerun`: `run --from`, whose recorded sample count is the round limit (for `plan`, --from
 // only lends its spread).

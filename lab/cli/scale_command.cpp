@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/base/fs_util.h"
+#include "lab/cli/args.h"
 #include "lab/cli/cleanup.h"
 #include "lab/cli/run_request.h"
 #include "lab/model/install_layout.h"
@@ -22,11 +23,6 @@
 
 namespace vpnlab {
 namespace {
-
-int fail(const Error& e) {
-  std::cerr << e.format() << "\n";
-  return 1;
-}
 
 // One product on one mesh size: planned (a product that cannot form a mesh is refused
 // here, before anything exists), measured, its state on record while its lab exists.
@@ -63,7 +59,7 @@ int run_scale(const ScaleRequest& request) {
   if (!spec) return fail(spec.error());
   if (!request.products.empty()) spec->products = request.products;
   if (!request.sizes.empty()) spec->sizes = request.sizes;
-  if (geteuid() != 0) return fail(make_error("'scale' creates network namespaces and needs root", "run it as root"));
+  if (!need_root("scale")) return kExitError;
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
   if (auto s = refuse_debris(); !s) return fail(s.error());
@@ -103,10 +99,10 @@ int run_scale(const ScaleRequest& request) {
   std::cout << scale_table(rows) << "rows: " << run_dir << "/scale.csv\n";
   if (interrupted || vpnlab::interrupted()) {
     std::cerr << "vpnlab: interrupted: the finished rows are in " << run_dir << "/scale.csv\n";
-    return 130;
+    return kExitInterrupted;
   }
   for (const auto& r : rows)
-    if (!r.reason.empty() && r.reason.rfind("refused: ", 0) != 0) return 5;
+    if (!r.reason.empty() && r.reason.rfind("refused: ", 0) != 0) return kExitSomeInvalid;
   return 0;
 }
 

@@ -63,13 +63,20 @@ Status boot_guests(const Plan& plan, const std::string& bin_dir) {
   return ok_status();
 }
 
+// The state of the lab `up` keeps under this name, if it is up.
+const RunState* kept_state(const std::vector<RunState>& states, const std::string& lab) {
+  for (const auto& st : states)
+    if (st.kept && st.lab == lab) return &st;
+  return nullptr;
+}
+
 }  // namespace
 
 Status refuse_kept_lab(const std::string& lab, const std::string& file) {
-  for (const auto& st : list_states())
-    if (st.kept && st.lab == lab)
-      return make_error("lab '" + lab + "' is up (made by 'vpnlab up', run " + st.run_id + "): its namespaces would collide",
-                        "run 'vpnlab down " + file + "' first");
+  auto states = list_states();
+  if (const RunState* st = kept_state(states, lab))
+    return make_error("lab '" + lab + "' is up (made by 'vpnlab up', run " + st->run_id + "): its namespaces would collide",
+                      "run 'vpnlab down " + file + "' first");
   return ok_status();
 }
 
@@ -116,12 +123,6 @@ Result<bool> bring_down(const std::string& lab) {
 }
 
 namespace {
-
-const RunState* kept_state(const std::vector<RunState>& states, const std::string& lab) {
-  for (const auto& st : states)
-    if (st.kept && st.lab == lab) return &st;
-  return nullptr;
-}
 
 Result<int> exec_in_namespace(const PlanNode& node, const std::vector<std::string>& argv) {
   UniqueFd ns(::open((std::string(kNetnsDir) + "/" + node.ns).c_str(), O_RDONLY | O_CLOEXEC));

@@ -6,9 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/base/cpu_stat.h"
-#include "lab/base/fs_util.h"
+#include "lab/run/product_round.h"
 #include "lab/run/product_session.h"
-#include "lab/run/run_layout.h"
 #include "lab/run/sample.h"
 #include "netns/namespace.h"
 
@@ -41,12 +40,8 @@ void usage_into(const ProductSession& session, ScaleRow* row) {
 // One throughput sample from the first node to the last, through the mesh.
 void sample_into(const ScaleRound& c, const ProductSpec& spec, NodeRuntime& nodes, ProductSession& session, ScaleRow* row, bool* interrupted) {
   const PlanTest& test = c.plan->tests.front();
-  std::string raw = raw_dir(c.run_dir, spec.name, test.spec.name), logs = c.run_dir + "/logs/" + spec.name + "/" + test.spec.name;
-  if (auto s = make_dirs(raw, 0750); !s) {
-    row->reason = s.error().message;
-    return;
-  }
-  if (auto s = make_dirs(logs, 0750); !s) {
+  std::string raw, logs;
+  if (auto s = dirs_for(c.run_dir, spec.name, test.spec.name, &raw, &logs); !s) {
     row->reason = s.error().message;
     return;
   }

@@ -16,16 +16,12 @@
 
 namespace vpnlab {
 
-namespace {
-
 Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw, std::string* logs) {
   *raw = raw_dir(run_dir, product, test);
   *logs = run_dir + "/logs/" + product + "/" + test;
   if (auto s = make_dirs(*raw, 0750); !s) return s;
   return make_dirs(*logs, 0750);
 }
-
-}  // namespace
 
 Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why, std::vector<SampleRow>* rows, bool* interrupted) {
   for (const auto& test : c.plan->tests)

@@ -29,6 +29,10 @@ struct RoundContext {
   std::function<bool(const std::string& test, int sample)> measured;  // already in the CSV (resume)
 };
 
+// Makes a product x test's raw and log directories in the run directory; their paths in
+// *raw and *logs.
+Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw, std::string* logs);
+
 // Runs `samples` (1-based numbers) of every test. Rows go to the CSV and into *rows;
 // what the product did goes into *outcome (merged over rounds). A failure of the lab
 // itself (not of the product) comes back as an error.
