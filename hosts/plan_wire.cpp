@@ -45,7 +45,7 @@ json host_part_json(const Plan& part) {
   for (const auto& n : part.nodes) {
     json sites = json::array();
     for (const auto& s : n.sites) sites.push_back(s.str());
-    nodes.push_back({{"name", n.name}, {"ns", n.ns}, {"sites", sites}});
+    nodes.push_back({{"name", n.name}, {"ns", n.ns}, {"sites", sites}, {"forwards", n.forwards}});
   }
   for (const auto& b : part.bridges) bridges.push_back({{"link", b.link}, {"ns", b.ns}, {"name", b.name}, {"mtu", b.mtu}});
   for (const auto& v : part.veths)
@@ -70,6 +70,7 @@ Result<Plan> host_part_from_json(const json& j) {
       node.name = n.at("name").get<std::string>();
       node.ns = n.at("ns").get<std::string>();
       for (const auto& s : n.at("sites")) node.sites.push_back(prefix(s));
+      node.forwards = n.value("forwards", !node.sites.empty());  // an older vpnlab: gateways only
       part.nodes.push_back(std::move(node));
     }
     for (const auto& b : j.at("bridges"))

@@ -193,7 +193,7 @@ Status GuestLab::configure(const Plan& plan, const PlanNode& node, const GuestSp
   }
   nlohmann::json settings = nlohmann::json::object();
   for (const auto& [k, v] : node_sysctls()) settings[k] = v;
-  if (!node.sites.empty()) settings["net/ipv4/ip_forward"] = "1";
+  if (node.forwards) settings["net/ipv4/ip_forward"] = "1";
   if (auto r = agent.call({{"op", "sysctl"}, {"settings", settings}}); !r) return r.error();
   for (const auto& rt : plan.routes)
     if (rt.node == node.name && rt.when == PlanRoute::When::always)

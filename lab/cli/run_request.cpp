@@ -14,7 +14,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/model/finalize.h"
 #include "lab/results/run_files.h"
-#include "lab/run/product_session.h"
+#include "lab/run/product_tunnels.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
@@ -91,7 +91,7 @@ Result<Plan> plan_request(const RunRequest& a) {
   if (automatic) spdlog::info("overlay MTU auto: {} (limited by {})", plan->overlay_mtu, by);
   const Plan vpn_plan = plan->vpn_only();
   for (const auto& spec : specs) {
-    if (auto rendered = ProductSession::check_templates(spec, vpn_plan); !rendered)
+    if (auto rendered = ProductTunnels::check_templates(spec, vpn_plan); !rendered)
       return with_context(rendered.error(), "product '" + spec.name + "'");
   }
   return plan;

@@ -30,6 +30,10 @@ Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
   size_t vpn_count = plan.vpn_nodes().size();
   std::vector<std::string> needed = {overlay_shape(vpn_count)};
   if (vpn_count < plan.nodes.size()) needed.push_back("site-to-site");  // some node reaches the overlay through a gateway
+  if (plan.chained()) needed.clear();  // checked above: p2p tunnels hop by hop
+  if (plan.chained() && std::find(spec.shapes.begin(), spec.shapes.end(), "chain") == spec.shapes.end())
+    return make_error("product '" + spec.name + "' is not declared to relay along a chain of hops (topology = [\"chain\"] in its product.toml)",
+                      "leave it out of this run: a relay must forward what one hop's tunnel delivers into the next, with other sites' subnets allowed");
   for (const auto& shape : needed)
     if (std::find(spec.shapes.begin(), spec.shapes.end(), shape) == spec.shapes.end())
       return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay of " + std::to_string(vpn_count) +

@@ -262,6 +262,10 @@ std::string describe_plan(const Plan& plan) {
     if (v.loss_pct > 0) o << ", loss " << v.loss_pct << " %";
     o << "\n";
   }
+  for (const auto& h : plan.hops)
+    o << (&h == &plan.hops.front() ? "hops (each its own tunnel; a relay runs one instance per hop):\n" : "") << "  " << h.chain << " hop "
+      << h.index << ": " << h.a << " " << h.addr_a.str() << " <-> " << h.b << " " << h.addr_b.str() << " over link " << h.link << ", port "
+      << h.port << "\n";
   if (!plan.routes.empty()) {
     o << "routes:\n";
     for (const auto& r : plan.routes)

@@ -54,6 +54,7 @@ struct PlanNode {
   };
   std::vector<Underlay> underlay;
   std::vector<Ipv4Prefix> sites;  // subnets of the site clients behind this gateway
+  bool forwards = false;          // routes others' packets: a gateway, or a chain's node (ip_forward)
   // The VPN node whose tunnel this node's traffic uses: itself, or its gateway.
   const std::string& vpn_node() const { return vpn ? name : gateway; }
 };
@@ -83,6 +84,23 @@ struct PlanNic {
   int mtu = 1500;
 };
 
+// One hop of a [[chain]]: a tunnel of its own between neighbours `a` (toward the chain's
+// first node) and `b` over `link`, in a /29 of the overlay subnet, on its own port. Sites
+// on a's side of the chain are reached through a, the rest through b.
+struct PlanHop {
+  std::string chain;
+  int index = 1;  // 1-based along its chain: the interface and port offset
+  std::string a, b, link;
+  Ipv4Prefix subnet;
+  HostAddr addr_a, addr_b;
+  int port = 0;
+  std::vector<Ipv4Prefix> sites_a, sites_b;
+};
+
+// A product's interface on hop `index` of a chain: hop 1 keeps the spec's name, later hops
+// count on from its number ("wg0" -> "wg1", "nebula1" -> "nebula2"; "tun" -> "tun2").
+std::string hop_interface(const std::string& base, int index);
+
 struct PlanTest {
   TestSpec spec;
   // Per server: the link the VPN nodes of client and server share (tunnel packets and
@@ -109,6 +127,7 @@ struct Plan {
   std::vector<std::string> products;
   std::vector<PlanTest> tests;
   std::vector<PlanRoute> routes;
+  std::vector<PlanHop> hops;  // [[chain]]s: every hop, chain by chain in path order
   bool pinned = true;                 // false with --no-pin: no affinity set anywhere
   std::vector<std::string> pin_notes;  // defaults computed and what each CPU runs
   std::vector<std::string> pin_warnings;  // a test's sender and receiver on one CPU (plan and run say so)
@@ -133,6 +152,14 @@ struct Plan {
   // The same plan with only the nodes that run the VPN: what a product session sees
   // (site clients behind gateways run no product).
   Plan vpn_only() const;
+  bool chained() const { return !hops.empty(); }
+  // Hop `i` as a plan of its own: its two nodes with the hop's overlay addresses, subnet and
+  // port, each serving the sites on its side of the chain, only the hop's link a carrier.
+  // What one product session runs (a relay runs two).
+  Plan hop_plan(size_t i) const;
+  // The hops from VPN node `from` to VPN node `to` along their chain, in that order (empty:
+  // not on one chain).
+  std::vector<const PlanHop*> hops_between(const std::string& from, const std::string& to) const;
   // Estimated wall time of `run` in seconds (bring-up counted as 2 s per product and round).
   double estimated_seconds() const;
 };

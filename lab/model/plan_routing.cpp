@@ -47,8 +47,10 @@ Status plan_routing(const Topology& topo, Plan* plan) {
     std::string link = shared_link(client, gw);
     const LinkSpec& ls = *std::find_if(topo.links.begin(), topo.links.end(), [&](const LinkSpec& l) { return l.name == link; });
     if (std::find(gw.sites.begin(), gw.sites.end(), ls.subnet) == gw.sites.end()) gw.sites.push_back(ls.subnet);
+    gw.forwards = true;
     plan->routes.push_back(PlanRoute{spec.name, Ipv4Prefix{}, plan->underlay_address(gw.name, link), PlanRoute::When::always});
   }
+  if (!topo.chains.empty()) return plan_chains(topo, plan);
   // Each gateway reaches the other gateways' sites through the tunnel (the peer's overlay
   // address) or, for the baseline, through the peer's address on a shared link.
   for (const PlanNode& g : plan->nodes) {

@@ -258,10 +258,10 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
   auto parsed = parse_toml(r, text);
   if (!parsed) return parsed.error();
   toml::table& root = *parsed;
-  if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "host", "node", "link", "bench"}); !s) return s.error();
+  if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "host", "node", "link", "chain", "bench"}); !s) return s.error();
   Topology topo;
   topo.file = file;
-  for (auto step : {parse_lab, parse_overlay, parse_hosts, parse_nodes, parse_links, check_routing, parse_bench})
+  for (auto step : {parse_lab, parse_overlay, parse_hosts, parse_nodes, parse_links, parse_chains, check_routing, parse_bench})
     if (auto s = step(r, root, &topo); !s) return s.error();
   if (topo.backend == "hosts")
     if (auto s = check_hosts_layout(topo); !s) return s.error();

@@ -28,6 +28,15 @@ struct NodeSpec {
   SourcePos pos;
 };
 
+// [[chain]]: VPN nodes in order along a path; each neighbouring pair is one hop with its
+// own tunnel (its own interface, port and /29 of the overlay subnet), and a relay forwards
+// what one hop's tunnel delivers into the next (multi-hop, lab/model/plan_chain.cpp).
+struct ChainSpec {
+  std::string name;
+  std::vector<std::string> nodes;
+  SourcePos pos, nodes_pos;
+};
+
 struct LinkSpec {
   std::string name;
   std::vector<std::string> nodes;
@@ -112,6 +121,7 @@ struct Topology {
   std::vector<HostSpec> hosts;  // [[host]]: used by backend "hosts", ignored by the others
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
+  std::vector<ChainSpec> chains;  // [[chain]]: their nodes are the VPN nodes
   BenchSpec bench;
 };
 

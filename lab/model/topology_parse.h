@@ -16,6 +16,8 @@ std::vector<std::string> node_names(const Topology& topo);
 Status unknown_node(const TomlReader& r, SourcePos pos, const std::string& what, const std::string& name, const Topology& topo);
 // True when the node runs the VPN ([overlay] nodes, default all).
 bool runs_vpn(const Topology& topo, const std::string& node);
+// [[chain]] tables (after nodes and links): their nodes become the VPN nodes.
+Status parse_chains(const TomlReader& r, const toml::table& root, Topology* topo);
 Status parse_bench(const TomlReader& r, const toml::table& root, Topology* topo);
 // [[host]] tables (before the nodes, which name them).
 Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo);

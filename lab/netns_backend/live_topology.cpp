@@ -26,8 +26,9 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
   for (const auto& b : plan.bridges) requests.push_back({b.ns, bridge_sysctls()});
   for (const auto& n : plan.nodes) {
     SysctlList sysctls = node_sysctls();
-    // A gateway forwards between its site and the tunnel (or, for the baseline, the wan).
-    if (!n.sites.empty()) sysctls.push_back({"net/ipv4/ip_forward", "1"});
+    // A gateway forwards between its site and the tunnel (or, for the baseline, the wan); a
+    // chain's relay between its hops.
+    if (n.forwards) sysctls.push_back({"net/ipv4/ip_forward", "1"});
     requests.push_back({n.ns, sysctls});
     topo->node_ns_[n.name] = n.ns;
   }

@@ -7,7 +7,7 @@
 
 #include "lab/base/cpu_stat.h"
 #include "lab/run/product_round.h"
-#include "lab/run/product_session.h"
+#include "lab/run/product_tunnels.h"
 #include "lab/run/sample.h"
 #include "netns/namespace.h"
 
@@ -24,7 +24,7 @@ T median_of(std::vector<T> v) {
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // Per-node daemon figures: the median node and the largest.
-void usage_into(const ProductSession& session, ScaleRow* row) {
+void usage_into(const ProductTunnels& session, ScaleRow* row) {
   std::vector<double> rss;
   std::vector<int> threads;
   for (const auto& [node, u] : session.daemon_usage()) {
@@ -38,7 +38,7 @@ void usage_into(const ProductSession& session, ScaleRow* row) {
 }
 
 // One throughput sample from the first node to the last, through the mesh.
-void sample_into(const ScaleRound& c, const ProductSpec& spec, NodeRuntime& nodes, ProductSession& session, ScaleRow* row, bool* interrupted) {
+void sample_into(const ScaleRound& c, const ProductSpec& spec, NodeRuntime& nodes, ProductTunnels& session, ScaleRow* row, bool* interrupted) {
   const PlanTest& test = c.plan->tests.front();
   std::string raw, logs;
   if (auto s = dirs_for(c.run_dir, spec.name, test.spec.name, &raw, &logs); !s) {
@@ -64,14 +64,14 @@ Result<ScaleRow> measure_mesh(const ScaleRound& c, const ProductSpec& spec, bool
   if (!nodes) return with_context(nodes.error(), "building the mesh of " + std::to_string(row.nodes) + " nodes for " + spec.name);
   ProductSession::Context ctx{&plan, nodes->get(), &spec, &c.keys, c.run_dir, c.interrupt_fd, {{"psk", c.psk}}, 0, c.converge_timeout_s};
   CpuTimes before = read_cpu_times();
-  auto session = ProductSession::start(ctx);
+  auto session = ProductTunnels::start(ctx);
   CpuTimes after = read_cpu_times();
   row.bringup_cpu_s = (after - before).busy();
   if (session) {
     row.converge_s = (*session)->bringup_seconds();
-    row.sweep_s = (*session)->convergence().all_answered_s;
-    row.pairs = (*session)->convergence().pairs;
-    row.answered = (*session)->convergence().answered;
+    row.sweep_s = (*session)->first().convergence().all_answered_s;
+    row.pairs = (*session)->first().convergence().pairs;
+    row.answered = (*session)->first().convergence().answered;
     usage_into(**session, &row);
     if (!*interrupted) sample_into(c, spec, **nodes, **session, &row, interrupted);
     (*session)->stop();

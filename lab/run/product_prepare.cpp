@@ -45,12 +45,16 @@ std::string ident_of(const std::string& name) {
 
 }  // namespace
 
+std::string ProductSession::instance() const {
+  return ctx_.spec->name + (ctx_.instance.empty() ? "" : "/" + ctx_.instance);
+}
+
 std::string ProductSession::node_dir(const std::string& node) const {
-  return ctx_.run_dir + "/nodes/" + ctx_.spec->name + "/" + node;
+  return ctx_.run_dir + "/nodes/" + instance() + "/" + node;
 }
 
 std::string ProductSession::secrets_dir(const std::string& node) const {
-  return ctx_.run_dir + "/secrets/" + ctx_.spec->name + "/" + node;
+  return ctx_.run_dir + "/secrets/" + instance() + "/" + node;
 }
 
 std::map<std::string, std::string> ProductSession::peer_values(const PlanNode& node, const PlanNode& peer) const {
@@ -82,7 +86,7 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
       {"overlay_prefix", std::to_string(plan.overlay_subnet.length)},
       {"mtu", std::to_string(plan.overlay_mtu)},
       {"port", std::to_string(plan.overlay_port)},
-      {"run_secrets", ctx_.run_dir + "/secrets/" + spec.name},
+      {"run_secrets", ctx_.run_dir + "/secrets/" + instance()},
       {"overlay_netmask", Ipv4Addr{plan.overlay_subnet.length == 0 ? 0u : ~uint32_t{0} << (32 - plan.overlay_subnet.length)}.str()},
       {"first_overlay_address", plan.nodes.front().overlay.addr.str()},
       {"first_node_ident", ident_of(plan.nodes.front().name)},
@@ -232,7 +236,8 @@ Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const 
 }
 
 std::string ProductSession::log_dir() const {
-  return ctx_.run_dir + "/logs/" + ctx_.spec->name + (ctx_.round > 0 ? "/round-" + std::to_string(ctx_.round) : "");
+  return ctx_.run_dir + "/logs/" + ctx_.spec->name + (ctx_.round > 0 ? "/round-" + std::to_string(ctx_.round) : "") +
+         (ctx_.instance.empty() ? "" : "/" + ctx_.instance);
 }
 
 Status ProductSession::prepare() {
@@ -240,14 +245,14 @@ Status ProductSession::prepare() {
   // Every bring-up starts from clean product directories: key tools refuse to overwrite
   // what an earlier round made (nebula-cert: "refusing to overwrite existing CA key").
   std::error_code ec;
-  std::filesystem::remove_all(ctx_.run_dir + "/nodes/" + ctx_.spec->name, ec);
-  std::filesystem::remove_all(ctx_.run_dir + "/secrets/" + ctx_.spec->name, ec);
+  std::filesystem::remove_all(ctx_.run_dir + "/nodes/" + instance(), ec);
+  std::filesystem::remove_all(ctx_.run_dir + "/secrets/" + instance(), ec);
   for (const PlanNode& node : plan.nodes) {
     if (auto s = make_dirs(node_dir(node.name), 0750); !s) return s;
     if (auto s = make_dirs(secrets_dir(node.name), 0700); !s) return s;
   }
   if (auto s = make_dirs(log_dir(), 0750); !s) return s;
-  if (auto s = make_dirs(ctx_.run_dir + "/secrets/" + ctx_.spec->name, 0700); !s) return s;
+  if (auto s = make_dirs(ctx_.run_dir + "/secrets/" + instance(), 0700); !s) return s;
   auto prepare = [&](const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer) {
     return prepare_one(step, index, node, peer);
   };

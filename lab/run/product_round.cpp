@@ -10,7 +10,7 @@
 #include "lab/run/environment.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/progress.h"
-#include "lab/run/product_session.h"
+#include "lab/run/product_tunnels.h"
 #include "lab/run/sample.h"
 #include "netns/namespace.h"
 
@@ -42,13 +42,13 @@ namespace {
 // Starts the product on a built topology: session, routes to remote sites (through the
 // tunnel, or plainly routed for the baseline), and receive packet steering so that the
 // softirq work of what a node receives lands on its own CPUs.
-Result<std::unique_ptr<ProductSession>> start_product(const RoundContext& c, NodeRuntime& topo) {
+Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, NodeRuntime& topo) {
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
   ProductSession::Context ctx{c.vpn_plan, &topo, &spec, c.keys, c.opts->run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round};
-  auto session = ProductSession::start(ctx);
+  auto session = ProductTunnels::start(ctx);
   if (!session) return session;
-  auto give_up = [&](Error e) -> Result<std::unique_ptr<ProductSession>> {
+  auto give_up = [&](Error e) -> Result<std::unique_ptr<ProductTunnels>> {
     (*session)->stop();
     return e;
   };
@@ -57,7 +57,7 @@ Result<std::unique_ptr<ProductSession>> start_product(const RoundContext& c, Nod
     for (const auto& node : plan.nodes) {
       std::vector<std::string> ifnames;
       for (const auto& u : node.underlay) ifnames.push_back(u.ifname);
-      if (spec.tunnel && node.vpn) ifnames.push_back(spec.interface);
+      for (const auto& ifname : (*session)->interfaces(node.name)) ifnames.push_back(ifname);
       Status rps = topo.set_rps(node.name, ifnames, node.cpus);
       if (!rps) return give_up(with_context(rps.error(), "node '" + node.name + "'"));
     }
@@ -82,7 +82,7 @@ Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
 }
 
 using NodesPtr = std::unique_ptr<NodeRuntime>;
-using Session = Result<std::unique_ptr<ProductSession>>;
+using Session = Result<std::unique_ptr<ProductTunnels>>;
 
 // A bring-up that fails is tried once more on a topology built anew: one transient
 // failure (wireguard-go once could not bind its control socket) should not cost a whole
@@ -107,7 +107,7 @@ Session bring_up(const RoundContext& c, Result<NodesPtr>* topo, ProductOutcome* 
 }
 
 // Once per product, on its first bring-up (see plaintext_check).
-Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductSession& session, ProductOutcome* outcome, bool* interrupted) {
+Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTunnels& session, ProductOutcome* outcome, bool* interrupted) {
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
   if (!topo.can_watch_payload()) {
@@ -153,7 +153,7 @@ Status keep_row(const RoundContext& c, const std::string& test, int i, SampleRow
 }
 
 // Every test: a warm-up (discarded), then the given samples not measured yet.
-Status measure_tests(const RoundContext& c, const std::vector<int>& samples, NodeRuntime& topo, ProductSession& session, const ProductOutcome& outcome,
+Status measure_tests(const RoundContext& c, const std::vector<int>& samples, NodeRuntime& topo, ProductTunnels& session, const ProductOutcome& outcome,
                      std::vector<SampleRow>* rows, bool* interrupted) {
   const Plan& plan = *c.plan;
   const std::string& run_dir = c.opts->run_dir;

@@ -44,6 +44,9 @@ class ProductSession {
     // > 0: ready once every node pair answered, all probed at once (mesh scale,
     // netns/mesh_sweep.h), within this many seconds instead of the spec's ready timeout.
     double mesh_timeout_s = 0;
+    // One of several sessions of the product at once (a chain's hop: "hop-2"): its files,
+    // secrets and logs go below that name, apart from the others'.
+    std::string instance;
   };
 
   // Starts the product on every node and waits until each node's pings to every peer's
@@ -105,6 +108,7 @@ class ProductSession {
   TemplateContext context_for(const PlanNode* node, const PlanNode* peer = nullptr) const;
   std::map<std::string, std::string> peer_values(const PlanNode& node, const PlanNode& peer) const;
   Result<std::string> expand(const std::string& text, const TemplateContext& ctx) const;
+  std::string instance() const;  // "<product>" or "<product>/<instance>"
   std::string node_dir(const std::string& node) const;
   std::string log_dir() const;
   std::string secrets_dir(const std::string& node) const;

@@ -65,7 +65,7 @@ const std::vector<Column>& columns() {
       INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
       INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu), DBL_COL(wire_pps, 0), STR_COL(cpu_by_host),
       STR_COL(kind), DBL_COL(tps, 1), DBL_COL(tx_p50_ms, 4), DBL_COL(tx_p90_ms, 4), DBL_COL(tx_p99_ms, 4), DBL_COL(tx_p999_ms, 4),
-      INT_COL(payload_bytes), DBL_COL(offered_bps, 0), DBL_COL(zero_loss_bps, 0)};
+      INT_COL(payload_bytes), DBL_COL(offered_bps, 0), DBL_COL(zero_loss_bps, 0), INT_COL(hops)};
   return c;
 }
 

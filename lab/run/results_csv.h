@@ -53,6 +53,8 @@ struct SampleRow {
   // highest offered rate within the loss threshold; 0 when none was, or no search).
   int payload_bytes = 0;
   double offered_bps = 0, zero_loss_bps = 0;
+  // [[chain]] topologies: the tunnels in sequence the test's traffic crosses (0: no chain).
+  int hops = 0;
   bool is_transactions() const { return kind == "rr" || kind == "crr" || kind == "latency"; }
 };
 

@@ -68,6 +68,7 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
   if (is_transaction_test(t.kind)) row.kind = test_kind_name(t.kind), row.streams = 1;
   row.status = "failed";
   row.cipher = spec.cipher;
+  row.hops = static_cast<int>(plan.hops_between(plan.node(t.client)->vpn_node(), plan.node(t.servers.front())->vpn_node()).size());
   return row;
 }
 
@@ -277,17 +278,19 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   row.processes = static_cast<int>(procs.size());
   std::vector<std::unique_ptr<NodeProcess>> servers;
   if (auto s = start_servers(c, label, procs, &servers, interrupted); !s) return fail(s.error().message);
-  // The VPN nodes whose tunnels the test crosses, with their counters before.
+  // Where the test's tunnels count its traffic (each VPN node crossed, or every hop's two
+  // ends on a chain), with their counters before.
   std::map<std::string, TunnelCounters> before;
   auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
-  std::vector<std::string> crossed = {vpn_of(t.client)};
-  for (const auto& p : procs) crossed.push_back(vpn_of(p.server));
-  for (const auto& node : crossed) {
-    if (before.count(node)) continue;
-    auto r = c.session->read_counters(node);
-    if (!r) return fail(r.error().message);
-    before[node] = r.value();
-  }
+  std::vector<ProductTunnels::Point> points;
+  for (const auto& p : procs)
+    for (auto& point : c.session->points(vpn_of(t.client), vpn_of(p.server))) {
+      if (before.count(point.key)) continue;
+      auto r = c.session->read_counters(point);
+      if (!r) return fail(r.error().message);
+      before[point.key] = r.value();
+      points.push_back(std::move(point));
+    }
   // The machine should be idle before a sample starts: wait a little for it, then record
   // whatever still runs outside the lab.
   row.outside_load = wait_outside_idle(c.nodes->inodes(), 500);
@@ -341,13 +344,21 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   uint64_t rx_packets = 0;
   double wire_frames = 0;
   const int link_mtu = plan.link_mtu(c.test->underlay_link());
-  for (const auto& [node, sent_received] : score.expect) {
-    auto after = c.session->read_counters(node);
+  // The merges counted by VPN node; each point must carry its side's share.
+  const auto by_node = std::move(score.expect);
+  score.expect.clear();
+  for (const auto& point : points) {
+    auto it = by_node.find(point.side);
+    if (it == by_node.end()) continue;
+    const auto& sent_received = it->second;
+    score.expect[point.key] = sent_received;
+    auto after = c.session->read_counters(point);
     if (!after) return fail(after.error().message);
-    TunnelCounters delta = after.value() - before[node];
-    score.delta[node] = delta;
-    // Packets delivered: what the receiving sides' interfaces took in.
-    if (sent_received.second > 0) {
+    TunnelCounters delta = after.value() - before[point.key];
+    score.delta[point.key] = delta;
+    // Packets delivered: what the receiving sides' interfaces took in (a relay's hops
+    // carry the same packets again).
+    if (sent_received.second > 0 && point.edge) {
       rx_packets += tunnel ? delta.if_rx_packets : delta.underlay_rx_packets;
       double by_size = link_mtu > 0 ? static_cast<double>(delta.underlay_rx) / (link_mtu + 14) : 0;
       wire_frames += std::max(static_cast<double>(delta.underlay_rx_packets), by_size);

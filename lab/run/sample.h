@@ -7,7 +7,7 @@
 #include <string>
 
 #include "lab/model/plan.h"
-#include "lab/run/product_session.h"
+#include "lab/run/product_tunnels.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/results_csv.h"
 #include "lab/runtime/node_runtime.h"
@@ -19,7 +19,7 @@ struct SampleContext {
   const PlanTest* test;
   const ProductSpec* spec;
   NodeRuntime* nodes;
-  ProductSession* session;
+  ProductTunnels* session;
   std::string raw_dir;
   std::string log_dir;
   int interrupt_fd;

@@ -12,6 +12,7 @@
 
 #include "lab/model/plan.h"
 #include "lab/base/process.h"
+#include "lab/run/product_tunnels.h"
 #include "lab/run/runner.h"
 #include "lab/model/topology.h"
 #include "lab/netns_backend/live_topology.h"
@@ -159,16 +160,16 @@ inline std::string product_variant(const std::string& base, const std::string& n
 // new topology if the bring-up fails, as the runner does: wireguard-go now and then exits
 // with "Failed to listen on uapi socket: no such file or directory" (about once in five
 // runs of one test here). Tests of what comes after bring-up should not fail on that.
-inline Result<std::unique_ptr<ProductSession>> start_session(const Plan& plan, const Plan& vpn_plan, const ProductSpec& spec,
+inline Result<std::unique_ptr<ProductTunnels>> start_session(const Plan& plan, const Plan& vpn_plan, const ProductSpec& spec,
                                                              const std::map<std::string, X25519KeyPair>& keys, const std::string& dir,
                                                              std::unique_ptr<NodeRuntime>* topo) {
-  Result<std::unique_ptr<ProductSession>> session = make_error("not started");
+  Result<std::unique_ptr<ProductTunnels>> session = make_error("not started");
   for (int attempt = 0; attempt < 2 && !session; ++attempt) {
     if (*topo) (void)(*topo)->teardown(10);
     auto built = build_netns_runtime(plan, dir, -1);
     if (!built) return built.error();
     *topo = std::move(built.value());
-    session = ProductSession::start({&vpn_plan, topo->get(), &spec, &keys, dir, -1, {}});
+    session = ProductTunnels::start({&vpn_plan, topo->get(), &spec, &keys, dir, -1, {}});
     if (!session && attempt == 0) std::cerr << "bring-up failed, trying once more on a new topology:\n" << session.error().format() << "\n";
   }
   return session;

@@ -1,0 +1,158 @@
+// Multi-hop plans: each hop of a [[chain]] is a tunnel of its own between neighbours, and
+// the routes send a site's traffic hop by hop: every chain node reaches the sites beyond a
+// neighbour through that neighbour's address on the hop they share (its tunnel address
+// for a product, its underlay address for the baseline). A relay so forwards what one
+// hop's tunnel delivers into the next; nothing reaches past a neighbour directly.
+#include <algorithm>
+
+#include "lab/model/plan_parts.h"
+
+namespace vpnlab {
+
+std::string hop_interface(const std::string& base, int index) {
+  if (index <= 1) return base;
+  size_t digits = base.find_last_not_of("0123456789") + 1;
+  if (digits == base.size()) return base + std::to_string(index);
+  return base.substr(0, digits) + std::to_string(std::stoi(base.substr(digits)) + index - 1);
+}
+
+namespace {
+
+std::string link_between(const PlanNode& a, const PlanNode& b) {
+  for (const auto& ua : a.underlay)
+    for (const auto& ub : b.underlay)
+      if (ua.link == ub.link) return ua.link;
+  return "";
+}
+
+PlanNode* find_node(Plan* plan, const std::string& name) {
+  for (auto& n : plan->nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+// The hops of one chain, each in its own /29 (`*next` counts /29s over all chains).
+void add_hops(const ChainSpec& chain, Plan* plan, uint32_t* next) {
+  for (size_t i = 0; i + 1 < chain.nodes.size(); ++i) {
+    PlanHop h;
+    h.chain = chain.name;
+    h.index = static_cast<int>(i + 1);
+    h.a = chain.nodes[i];
+    h.b = chain.nodes[i + 1];
+    find_node(plan, h.a)->forwards = find_node(plan, h.b)->forwards = true;
+    h.link = link_between(*plan->node(h.a), *plan->node(h.b));
+    h.subnet = Ipv4Prefix{Ipv4Addr{plan->overlay_subnet.network.value + 8 * (*next)++}, 29};
+    h.addr_a = HostAddr{*h.subnet.host(1), 29};
+    h.addr_b = HostAddr{*h.subnet.host(2), 29};
+    h.port = plan->overlay_port + h.index - 1;
+    for (size_t j = 0; j < chain.nodes.size(); ++j)
+      for (const auto& site : plan->node(chain.nodes[j])->sites) (j <= i ? h.sites_a : h.sites_b).push_back(site);
+    plan->hops.push_back(std::move(h));
+  }
+}
+
+// Every chain node's routes to the sites of the others: through the neighbour toward them.
+void add_chain_routes(const ChainSpec& chain, Plan* plan, size_t first_hop) {
+  const size_t n = chain.nodes.size();
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const PlanHop& hop = plan->hops[first_hop + (j > i ? i : i - 1)];
+      const bool forward = j > i;  // toward the chain's end: the neighbour is the hop's b
+      const std::string& neighbour = forward ? hop.b : hop.a;
+      const Ipv4Addr tunnel_via = (forward ? hop.addr_b : hop.addr_a).addr;
+      for (const auto& site : plan->node(chain.nodes[j])->sites) {
+        plan->routes.push_back(PlanRoute{chain.nodes[i], site, tunnel_via, PlanRoute::When::tunnel});
+        plan->routes.push_back(PlanRoute{chain.nodes[i], site, plan->underlay_address(neighbour, hop.link), PlanRoute::When::baseline});
+      }
+    }
+}
+
+// A chain test runs between site clients behind the two ends of one chain.
+Status check_chain_test(const Topology& topo, const Plan& plan, const TestSpec& t, PlanTest* pt) {
+  for (const auto& name : [&] {
+         std::vector<std::string> all = {t.client};
+         all.insert(all.end(), t.servers.begin(), t.servers.end());
+         return all;
+       }())
+    if (plan.node(name)->vpn)
+      return plan_error(topo, t.pos, "test '" + t.name + "': '" + name + "' is on a chain itself; a chain's tests run between the site clients behind its ends",
+                        "add a node with gateway = \"" + name + "\" and a link to it, and test from or to that node");
+  const std::string& from = plan.node(t.client)->gateway;
+  for (const auto& server : t.servers) {
+    const std::string& to = plan.node(server)->gateway;
+    auto hops = plan.hops_between(from, to);
+    const auto* chain = hops.empty() ? nullptr : &*std::find_if(topo.chains.begin(), topo.chains.end(), [&](const ChainSpec& c) { return c.name == hops.front()->chain; });
+    if (!chain || !((chain->nodes.front() == from && chain->nodes.back() == to) || (chain->nodes.front() == to && chain->nodes.back() == from)))
+      return plan_error(topo, t.pos, "test '" + t.name + "': '" + t.client + "' (behind " + from + ") and '" + server + "' (behind " + to +
+                                         ") are not behind the two ends of one chain",
+                        "put the client behind a chain's first node and the server behind its last (or the other way round)");
+    pt->underlay_links.push_back(hops.front()->link);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Status plan_chains(const Topology& topo, Plan* plan) {
+  uint32_t next = 0;
+  for (const ChainSpec& chain : topo.chains) {
+    const size_t first_hop = plan->hops.size();
+    add_hops(chain, plan, &next);
+    add_chain_routes(chain, plan, first_hop);
+  }
+  // A chain node's own overlay address, for listings: the one on its first hop.
+  for (auto it = plan->hops.rbegin(); it != plan->hops.rend(); ++it) {
+    find_node(plan, it->b)->overlay = it->addr_b;
+    find_node(plan, it->a)->overlay = it->addr_a;
+  }
+  for (const TestSpec& t : topo.bench.tests) {
+    PlanTest pt{t, {}};
+    if (auto s = check_chain_test(topo, *plan, t, &pt); !s) return s;
+    plan->tests.push_back(std::move(pt));
+  }
+  return ok_status();
+}
+
+std::vector<const PlanHop*> Plan::hops_between(const std::string& from, const std::string& to) const {
+  std::string chain;
+  for (const auto& h : hops)
+    if (h.a == from || h.b == from) chain = h.chain;
+  std::vector<const PlanHop*> path;  // from's whole chain
+  for (const auto& h : hops)
+    if (!chain.empty() && h.chain == chain) path.push_back(&h);
+  // Keep the stretch between from and to, in from's direction.
+  auto at = [&](const std::string& node) {
+    for (size_t i = 0; i < path.size(); ++i)
+      if (path[i]->a == node) return static_cast<int>(i);
+    return !path.empty() && path.back()->b == node ? static_cast<int>(path.size()) : -1;
+  };
+  const int i = at(from), j = at(to);
+  if (i < 0 || j < 0 || i == j) return {};
+  std::vector<const PlanHop*> out(path.begin() + std::min(i, j), path.begin() + std::max(i, j));
+  if (i > j) std::reverse(out.begin(), out.end());
+  return out;
+}
+
+Plan Plan::hop_plan(size_t i) const {
+  const PlanHop& hop = hops.at(i);
+  Plan out = *this;
+  auto end = [&](const std::string& name, const HostAddr& addr, const std::vector<Ipv4Prefix>& sites) {
+    PlanNode n = *node(name);
+    n.overlay = addr;
+    n.sites = sites;
+    for (auto& u : n.underlay) u.carrier = u.link == hop.link;
+    out.nodes.push_back(std::move(n));
+  };
+  out.nodes.clear();
+  end(hop.a, hop.addr_a, hop.sites_a);
+  end(hop.b, hop.addr_b, hop.sites_b);
+  out.overlay_subnet = hop.subnet;
+  out.overlay_port = hop.port;
+  out.routes.clear();
+  out.tests.clear();
+  out.hops.clear();
+  return out;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,128 @@
+#include "lab/run/product_tunnels.h"
+
+#include <chrono>
+
+namespace vpnlab {
+
+Result<std::unique_ptr<ProductTunnels>> ProductTunnels::start(const ProductSession::Context& ctx) {
+  std::unique_ptr<ProductTunnels> t(new ProductTunnels);
+  t->plan_ = ctx.plan;
+  t->spec_ = ctx.spec;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!ctx.plan->chained() || !ctx.spec->tunnel) {
+    auto one = ProductSession::start(ctx);
+    if (!one) return one.error();
+    t->bringup_s_ = (*one)->bringup_seconds();
+    t->sessions_.push_back(std::move(one.value()));
+    return t;
+  }
+  for (size_t i = 0; i < ctx.plan->hops.size(); ++i) {
+    const PlanHop& hop = ctx.plan->hops[i];
+    t->hop_plans_.push_back(std::make_unique<Plan>(ctx.plan->hop_plan(i)));
+    t->hop_specs_.push_back(std::make_unique<ProductSpec>(*ctx.spec));
+    t->hop_specs_.back()->interface = hop_interface(ctx.spec->interface, hop.index);
+    ProductSession::Context hc = ctx;
+    hc.plan = t->hop_plans_.back().get();
+    hc.spec = t->hop_specs_.back().get();
+    hc.instance = hop.chain + "-hop-" + std::to_string(hop.index);
+    auto s = ProductSession::start(hc);
+    if (!s) {
+      t->stop();
+      return with_context(s.error(), hop.chain + " hop " + std::to_string(hop.index) + " (" + hop.a + " - " + hop.b + ")");
+    }
+    t->sessions_.push_back(std::move(s.value()));
+  }
+  t->bringup_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return t;
+}
+
+ProductTunnels::~ProductTunnels() { stop(); }
+
+Status ProductTunnels::check_templates(const ProductSpec& spec, const Plan& plan) {
+  if (!plan.chained()) return ProductSession::check_templates(spec, plan);
+  for (size_t i = 0; i < plan.hops.size(); ++i) {
+    ProductSpec hop_spec = spec;
+    hop_spec.interface = hop_interface(spec.interface, plan.hops[i].index);
+    if (auto s = ProductSession::check_templates(hop_spec, plan.hop_plan(i)); !s) return s;
+  }
+  return ok_status();
+}
+
+std::vector<ProductTunnels::Point> ProductTunnels::points(const std::string& from, const std::string& to) const {
+  if (hop_plans_.empty()) return {Point{from, 0, from, from, true}, Point{to, 0, to, to, true}};
+  std::vector<Point> out;
+  for (const PlanHop* hop : plan_->hops_between(from, to)) {
+    const size_t session = static_cast<size_t>(hop - plan_->hops.data());
+    const bool forward = plan_->hops_between(from, hop->b).size() > plan_->hops_between(from, hop->a).size();
+    const std::string& near = forward ? hop->a : hop->b;
+    const std::string& far = forward ? hop->b : hop->a;
+    const std::string tag = " (hop " + std::to_string(hop->index) + ")";
+    out.push_back(Point{near + tag, session, near, from, near == from});
+    out.push_back(Point{far + tag, session, far, to, far == to});
+  }
+  return out;
+}
+
+Result<TunnelCounters> ProductTunnels::read_counters(const Point& p) { return sessions_.at(p.session)->read_counters(p.node); }
+
+bool ProductTunnels::tunnel() const { return sessions_.front()->tunnel(); }
+
+std::vector<std::string> ProductTunnels::interfaces(const std::string& node) const {
+  if (!tunnel()) return {};
+  if (hop_plans_.empty()) return {spec_->interface};
+  std::vector<std::string> out;
+  for (size_t i = 0; i < hop_plans_.size(); ++i)
+    if (hop_plans_[i]->node(node)) out.push_back(hop_specs_[i]->interface);
+  return out;
+}
+
+std::map<std::string, ProductSession::DaemonUsage> ProductTunnels::daemon_usage() const {
+  std::map<std::string, ProductSession::DaemonUsage> out;
+  for (const auto& s : sessions_)
+    for (const auto& [node, u] : s->daemon_usage()) {
+      out[node].rss_kb += u.rss_kb;
+      out[node].threads += u.threads;
+    }
+  return out;
+}
+
+std::vector<std::pair<std::string, NodeProcess*>> ProductTunnels::daemon_processes() const {
+  std::vector<std::pair<std::string, NodeProcess*>> out;
+  for (const auto& s : sessions_)
+    for (const auto& p : s->daemon_processes()) out.push_back(p);
+  return out;
+}
+
+std::vector<std::pair<std::string, pid_t>> ProductTunnels::daemon_pids() const {
+  std::vector<std::pair<std::string, pid_t>> out;
+  for (const auto& s : sessions_)
+    for (const auto& p : s->daemon_pids()) out.push_back(p);
+  return out;
+}
+
+Status ProductTunnels::repin_daemons() {
+  for (const auto& s : sessions_)
+    if (auto r = s->repin_daemons(); !r) return r;
+  return ok_status();
+}
+
+int ProductTunnels::underlay_port() const { return sessions_.front()->underlay_port(); }
+
+Status ProductTunnels::check_daemons() {
+  for (const auto& s : sessions_)
+    if (auto r = s->check_daemons(); !r) return r;
+  return ok_status();
+}
+
+std::vector<int> ProductTunnels::daemon_pidfds() const {
+  std::vector<int> out;
+  for (const auto& s : sessions_)
+    for (int fd : s->daemon_pidfds()) out.push_back(fd);
+  return out;
+}
+
+void ProductTunnels::stop() {
+  for (auto it = sessions_.rbegin(); it != sessions_.rend(); ++it) (*it)->stop();
+}
+
+}  // namespace vpnlab
