@@ -14,6 +14,7 @@
 #include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/report_hosts.h"
+#include "lab/results/hop_cost.h"
 #include "lab/results/report_kinds.h"
 #include "lab/results/report_pairwise.h"
 #include "lab/results/rss_series.h"
@@ -343,6 +344,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
   }
   std::vector<KindSection> kinds = transaction_sections(rows.value(), run_dir, color);
   for (auto& k : udp_size_sections(rows.value(), color)) kinds.push_back(std::move(k));
+  if (auto hops = hop_cost_section(rows.value(), color); !hops.table.empty()) kinds.insert(kinds.begin(), std::move(hops));
   for (const auto& k : kinds) {
     doc.push_back({Block::Kind::heading, k.heading, {}, {}, {}});
     if (!k.table.empty()) doc.push_back({Block::Kind::table, k.caption, {}, k.table, {}});
@@ -382,7 +384,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
                    {}, {}, {}});
     doc.push_back({Block::Kind::table, "Each product over " + pw.reference + ", round-paired, 95 % intervals", {}, pw.rows, {}});
     for (auto [test, bars] : pw.gbps_bars) {
-      for (auto& b : bars) b.color = color.count(b.label) ? color[b.label] : -1;
+      for (auto& b : bars) b.color = color_of(color, b.label);
       std::string name = test + "-pairwise.svg";
       // An rr/crr row's Gbit/s is its payload both ways: the ratio is one of transaction rates.
       const bool transactions = std::any_of(rows->begin(), rows->end(), [&](const SampleRow& r) { return r.test == test && r.is_transactions(); });

@@ -10,12 +10,12 @@
 
 namespace vpnlab {
 
-namespace {
-
 int color_of(const std::map<std::string, int>& color, const std::string& product) {
   auto c = color.find(product);
   return c == color.end() ? -1 : c->second;
 }
+
+namespace {
 
 // "udp-64" and "udp-mtu" are one sweep, "udp": the name before a size suffix.
 std::string sweep_of(const std::string& test) {

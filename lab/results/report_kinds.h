@@ -22,6 +22,9 @@ struct KindSection {
 std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows, const std::string& run_dir, const std::map<std::string, int>& color);
 std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color);
 
+// A product's palette slot in `color` (-1: none).
+int color_of(const std::map<std::string, int>& color, const std::string& product);
+
 // One figure in a printf format ("%.3f"), for the report's tables.
 std::string number_text(const char* printf_format, double v);
 

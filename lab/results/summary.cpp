@@ -1,5 +1,6 @@
 #include "lab/results/summary.h"
 
+#include "lab/results/hop_cost.h"
 #include "lab/results/transactions_table.h"
 #include "lab/results/udp_table.h"
 
@@ -137,7 +138,7 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
        "±: the wider side of the median's 95 % interval; retr: TCP retransmits per sample (median); kpps: packets the receiving "
        "side's interface counted (the baseline's are GRO-merged, up to 64 KB each: not comparable with a tunnel's); wire kpps: frames "
        "the receiving side's underlay carried, merged segments counted as the full-size frames they stand for: comparable across products and baseline\n";
-  o << udp_table(rows) << transactions_table(rows);
+  o << hop_cost_table(rows) << udp_table(rows) << transactions_table(rows);
   for (const auto& w : summary_warnings(summaries)) o << "! " << w << "\n";
   return o.str();
 }
@@ -189,6 +190,7 @@ nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
   }
   if (auto t = transactions_json(rows); !t.empty()) j["transactions"] = t;
   if (auto u = udp_json(rows); !u.empty()) j["udp"] = u;
+  if (auto h = hop_cost_json(rows); !h.empty()) j["hop_cost"] = h;
   return j;
 }
 

@@ -1,0 +1,178 @@
+#include "lab/results/hop_cost.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "lab/results/summary.h"
+
+namespace vpnlab {
+
+namespace {
+
+// Per sample number, a metric's value of the valid rows of one product x test.
+using ByRound = std::map<int, double>;
+
+ByRound by_round(const std::vector<const SampleRow*>& rows, double (*value)(const SampleRow&)) {
+  ByRound out;
+  for (const SampleRow* r : rows)
+    if (counts_as_result(*r) && value(*r) > 0) out[r->sample] = value(*r);
+  return out;
+}
+
+std::vector<double> values(const ByRound& m) {
+  std::vector<double> out;
+  for (const auto& [round, v] : m) out.push_back(v);
+  return out;
+}
+
+// B over A for the rounds both measured.
+PairedEstimate ratio(const ByRound& a, const ByRound& b) {
+  std::vector<double> va, vb;
+  for (const auto& [round, v] : a)
+    if (auto it = b.find(round); it != b.end()) va.push_back(v), vb.push_back(it->second);
+  return paired_ratio(va, vb);
+}
+
+double gbps_of(const SampleRow& r) { return r.gbps; }
+double cpu_of(const SampleRow& r) { return r.cpu_s_per_gbit; }
+double p99_of(const SampleRow& r) { return r.latency_p99_ms; }
+
+std::string ratio_cell(const PairedEstimate& e) {
+  if (e.n == 0) return "-";
+  char out[64];
+  if (e.n < 2) snprintf(out, sizeof out, "%.2f (1 round)", e.ratio);  // no interval from one pair
+  else snprintf(out, sizeof out, "%.2f (%.2f-%.2f)", e.ratio, e.ci_low, e.ci_high);
+  return out;
+}
+
+}  // namespace
+
+std::vector<HopCost> summarize_hop_costs(const std::vector<SampleRow>& rows) {
+  std::vector<std::string> products;
+  std::map<std::pair<std::string, std::string>, std::vector<const SampleRow*>> groups;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& r : rows) {
+    if (r.hops <= 0 || r.is_transactions()) continue;
+    if (std::find(products.begin(), products.end(), r.product) == products.end()) products.push_back(r.product);
+    auto key = std::make_pair(r.product, r.test);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&r);
+  }
+  std::vector<HopCost> out;
+  for (const auto& product : products) {
+    std::vector<HopCost> mine;
+    for (const auto& key : order) {
+      if (key.first != product) continue;
+      const auto& g = groups[key];
+      HopCost h;
+      h.product = product;
+      h.test = key.second;
+      h.hops = g.front()->hops;
+      h.rows = static_cast<int>(g.size());
+      h.gbps = describe(values(by_round(g, gbps_of)));
+      h.cpu_per_gbit = describe(values(by_round(g, cpu_of)));
+      h.p99_ms = describe(values(by_round(g, p99_of)));
+      mine.push_back(std::move(h));
+    }
+    std::stable_sort(mine.begin(), mine.end(), [](const HopCost& a, const HopCost& b) { return a.hops < b.hops; });
+    // The reference: a one-hop test of the same direction and protocol, else any one-hop test.
+    for (auto& h : mine) {
+      const SampleRow& mine_row = *groups[{product, h.test}].front();
+      const HopCost* ref = nullptr;
+      for (const auto& c : mine) {
+        if (c.hops != 1) continue;
+        const SampleRow& r = *groups[{product, c.test}].front();
+        if (!ref || (r.direction == mine_row.direction && r.protocol == mine_row.protocol && r.reverse == mine_row.reverse)) ref = &c;
+      }
+      if (!ref) continue;
+      h.reference = ref->test;
+      const auto& a = groups[{product, ref->test}];
+      const auto& b = groups[{product, h.test}];
+      h.gbps_ratio = ratio(by_round(a, gbps_of), by_round(b, gbps_of));
+      h.cpu_ratio = ratio(by_round(a, cpu_of), by_round(b, cpu_of));
+      h.p99_ratio = ratio(by_round(a, p99_of), by_round(b, p99_of));
+    }
+    out.insert(out.end(), mine.begin(), mine.end());
+  }
+  return out;
+}
+
+std::string hop_cost_table(const std::vector<SampleRow>& rows) {
+  const auto costs = summarize_hop_costs(rows);
+  if (costs.empty()) return "";
+  std::ostringstream o;
+  char line[512];
+  const char* format = "%-20s %-14s %4s %8s %12s %11s %20s %20s %20s %6s\n";
+  snprintf(line, sizeof line, format, "product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop", "CPU-s/Gbit x 1 hop",
+           "p99 x 1 hop", "valid");
+  o << "\nhop cost (each hop its own tunnel, relays forwarding between them; x 1 hop: this test over the one-hop test, round by round, "
+       "with the 95 % interval)\n"
+    << line;
+  for (const auto& h : costs) {
+    std::string valid = std::to_string(h.gbps.n) + "/" + std::to_string(h.rows);
+    char gbps[16] = "-", cpu[24] = "-", p99[24] = "-";
+    if (h.gbps.n > 0) snprintf(gbps, sizeof gbps, "%.3f", h.gbps.median);
+    if (h.cpu_per_gbit.n > 0) snprintf(cpu, sizeof cpu, "%s", compact_interval(h.cpu_per_gbit, "%.2f").c_str());
+    if (h.p99_ms.n > 0) snprintf(p99, sizeof p99, "%s", compact_interval(h.p99_ms, "%.2f").c_str());
+    const bool is_ref = h.test == h.reference;
+    snprintf(line, sizeof line, format, h.product.c_str(), h.test.c_str(), std::to_string(h.hops).c_str(), gbps, cpu, p99,
+             is_ref ? "1" : ratio_cell(h.gbps_ratio).c_str(), is_ref ? "1" : ratio_cell(h.cpu_ratio).c_str(),
+             is_ref ? "1" : ratio_cell(h.p99_ratio).c_str(), valid.c_str());
+    o << line;
+  }
+  o << "p99 ms: ICMP round trips through the chain under the test's load (median of the samples' p99); the baseline routes through the same "
+       "relays without tunnels\n";
+  return o.str();
+}
+
+nlohmann::json hop_cost_json(const std::vector<SampleRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  auto est = [](const PairedEstimate& e) -> nlohmann::json {
+    if (e.n == 0) return nullptr;
+    return {{"ratio", e.ratio}, {"ci_low", e.ci_low}, {"ci_high", e.ci_high}, {"pairs", e.n}};
+  };
+  for (const auto& h : summarize_hop_costs(rows))
+    out.push_back({{"product", h.product}, {"test", h.test}, {"hops", h.hops}, {"reference", h.reference}, {"rows", h.rows},
+                   {"valid", h.gbps.n}, {"gbps_median", h.gbps.median}, {"cpu_s_per_gbit_median", h.cpu_per_gbit.median},
+                   {"latency_p99_ms_median", h.p99_ms.median}, {"gbps_ratio", est(h.gbps_ratio)}, {"cpu_ratio", est(h.cpu_ratio)},
+                   {"p99_ratio", est(h.p99_ratio)}});
+  return out;
+}
+
+KindSection hop_cost_section(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color) {
+  KindSection k;
+  const auto costs = summarize_hop_costs(rows);
+  if (costs.empty()) return k;
+  k.heading = "Hop cost: the same test across 1, 2, 3... tunnels in sequence";
+  k.table.push_back({"product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop", "CPU-s/Gbit x 1 hop", "p99 x 1 hop", "valid"});
+  std::map<std::string, Series> speed, cpu;
+  for (const auto& h : costs) {
+    const bool is_ref = h.test == h.reference;
+    k.table.push_back({h.product, h.test, std::to_string(h.hops), h.gbps.n ? number_text("%.3f", h.gbps.median) : "-",
+                       h.cpu_per_gbit.n ? number_text("%.2f", h.cpu_per_gbit.median) : "-", h.p99_ms.n ? number_text("%.2f", h.p99_ms.median) : "-",
+                       is_ref ? "1" : ratio_cell(h.gbps_ratio), is_ref ? "1" : ratio_cell(h.cpu_ratio), is_ref ? "1" : ratio_cell(h.p99_ratio),
+                       std::to_string(h.gbps.n) + "/" + std::to_string(h.rows)});
+    const double g = is_ref ? 1 : h.gbps_ratio.ratio, c = is_ref ? 1 : h.cpu_ratio.ratio;
+    for (auto [series, v] : {std::pair{&speed, g}, std::pair{&cpu, c}}) {
+      if (v <= 0 || h.reference.empty()) continue;
+      Series& line = (*series)[h.product];
+      line.label = h.product, line.color = color_of(color, h.product);
+      line.points.push_back({static_cast<double>(h.hops), v});
+    }
+  }
+  k.caption = "Hop cost: medians of the valid samples; x 1 hop: over the one-hop test in the same rounds, with the 95 % interval";
+  k.note = "Each hop is a tunnel of its own between neighbours; a relay runs one instance of the product per hop and forwards between them. "
+           "The baseline routes the same packets through the same relays without tunnels. p99: ICMP round trips through the chain under the "
+           "test's load.";
+  for (auto [name, title, y, series] : {std::tuple{"hops-throughput.svg", "Throughput over one hop's, by hop count", "x 1 hop", &speed},
+                                        std::tuple{"hops-cpu.svg", "CPU-s/Gbit over one hop's, by hop count", "x 1 hop", &cpu}}) {
+    std::vector<Series> lines;
+    for (auto& [product, line] : *series)
+      if (line.points.size() > 1) lines.push_back(line);
+    if (!lines.empty()) k.plots.push_back({name, svg_line_chart(title, "hops", y, lines)});
+  }
+  return k;
+}
+
+}  // namespace vpnlab
