@@ -1,0 +1,216 @@
+// Multi-hop chains: [[chain]] parsing and its errors, the routing plan of 2- and 3-hop
+// chains (per-hop subnets, ports, routes, the sites each hop's ends serve), the refusal of
+// products that do not relay, the hop-cost table.
+#include <gtest/gtest.h>
+
+#include "lab/model/finalize.h"
+#include "lab/model/plan.h"
+#include "lab/model/product_spec.h"
+#include "lab/model/topology.h"
+#include "lab/results/hop_cost.h"
+
+using namespace vpnlab;
+
+namespace {
+
+// client c -- r1 ==== r2 ==== ... ==== rN -- server s; `chain` overrides the [[chain]] table.
+std::string chain_text(int relays, const std::string& chain = "", const std::string& extra = "") {
+  std::string t = "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\nport = 51820\n";
+  t += "[[node]]\nname = \"c\"\ngateway = \"r1\"\n";
+  for (int i = 1; i <= relays; ++i) t += "[[node]]\nname = \"r" + std::to_string(i) + "\"\n";
+  t += "[[node]]\nname = \"s\"\ngateway = \"r" + std::to_string(relays) + "\"\n";
+  t += "[[link]]\nname = \"lc\"\nnodes = [\"c\", \"r1\"]\nsubnet = \"192.168.1.0/24\"\n";
+  for (int i = 1; i < relays; ++i)
+    t += "[[link]]\nname = \"l" + std::to_string(i) + "\"\nnodes = [\"r" + std::to_string(i) + "\", \"r" + std::to_string(i + 1) +
+         "\"]\nsubnet = \"192.168.10" + std::to_string(i) + ".0/24\"\n";
+  t += "[[link]]\nname = \"ls\"\nnodes = [\"r" + std::to_string(relays) + "\", \"s\"]\nsubnet = \"192.168.2.0/24\"\n";
+  if (chain.empty()) {
+    t += "[[chain]]\nname = \"p\"\nnodes = [";
+    for (int i = 1; i <= relays; ++i) t += std::string(i > 1 ? ", " : "") + "\"r" + std::to_string(i) + "\"";
+    t += "]\n";
+  } else {
+    t += chain;
+  }
+  t += extra;
+  t += "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"c\"\nserver = \"s\"\n";
+  return t;
+}
+
+Plan plan_text(const std::string& text) {
+  auto topo = parse_topology_text(text, "topologies/x.toml");
+  EXPECT_TRUE(topo.ok()) << (topo.ok() ? "" : topo.error().format());
+  auto plan = make_plan(topo.value(), PlanOptions{"r", "t"});
+  EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().format());
+  return plan.value();
+}
+
+std::string error_of(const std::string& text) {
+  auto topo = parse_topology_text(text, "topologies/x.toml");
+  if (!topo.ok()) return topo.error().format();
+  auto plan = make_plan(topo.value(), PlanOptions{"r", "t"});
+  return plan.ok() ? "" : plan.error().format();
+}
+
+std::vector<std::string> routes_of(const Plan& p, const std::string& node, PlanRoute::When when) {
+  std::vector<std::string> out;
+  for (const auto& r : p.routes)
+    if (r.node == node && r.when == when) out.push_back(r.dest.str() + " via " + r.via.str());
+  return out;
+}
+
+using V = std::vector<std::string>;
+
+}  // namespace
+
+TEST(Chain, ATwoHopChainHasATunnelPerHopAndRoutesHopByHop) {
+  Plan p = plan_text(chain_text(3));
+  ASSERT_EQ(p.hops.size(), 2u);
+  const PlanHop& h1 = p.hops[0];
+  const PlanHop& h2 = p.hops[1];
+  EXPECT_EQ(h1.a + "-" + h1.b + " " + h1.link + " " + h1.subnet.str() + " " + h1.addr_a.str() + " " + h1.addr_b.str() + " " + std::to_string(h1.port),
+            "r1-r2 l1 10.77.0.0/29 10.77.0.1/29 10.77.0.2/29 51820");
+  EXPECT_EQ(h2.a + "-" + h2.b + " " + h2.link + " " + h2.subnet.str() + " " + h2.addr_a.str() + " " + h2.addr_b.str() + " " + std::to_string(h2.port),
+            "r2-r3 l2 10.77.0.8/29 10.77.0.9/29 10.77.0.10/29 51821");
+  // Allowed subnets per hop: each end serves the sites on its side of the chain.
+  EXPECT_EQ(h1.sites_a.size(), 1u);
+  EXPECT_EQ(h1.sites_a[0].str(), "192.168.1.0/24");
+  EXPECT_EQ(h1.sites_b[0].str(), "192.168.2.0/24");
+  EXPECT_EQ(h2.sites_a[0].str(), "192.168.1.0/24");
+  EXPECT_EQ(h2.sites_b[0].str(), "192.168.2.0/24");
+  // Through the tunnel, every node sends to the neighbour toward the site, on the hop they share.
+  EXPECT_EQ(routes_of(p, "r1", PlanRoute::When::tunnel), V({"192.168.2.0/24 via 10.77.0.2"}));
+  EXPECT_EQ(routes_of(p, "r2", PlanRoute::When::tunnel), V({"192.168.1.0/24 via 10.77.0.1", "192.168.2.0/24 via 10.77.0.10"}));
+  EXPECT_EQ(routes_of(p, "r3", PlanRoute::When::tunnel), V({"192.168.1.0/24 via 10.77.0.9"}));
+  // The baseline routes the same way over the underlay.
+  EXPECT_EQ(routes_of(p, "r1", PlanRoute::When::baseline), V({"192.168.2.0/24 via 192.168.101.2"}));
+  EXPECT_EQ(routes_of(p, "r2", PlanRoute::When::baseline), V({"192.168.1.0/24 via 192.168.101.1", "192.168.2.0/24 via 192.168.102.2"}));
+  for (const char* n : {"r1", "r2", "r3"}) EXPECT_TRUE(p.node(n)->forwards) << n;
+  EXPECT_FALSE(p.node("c")->forwards);
+  ASSERT_EQ(p.tests.size(), 1u);
+  EXPECT_EQ(p.tests[0].underlay_link(), "l1");
+}
+
+TEST(Chain, AHopPlanHasTheHopsTwoEndsWithTheirSitesAndOnlyItsLinkAsCarrier) {
+  Plan p = plan_text(chain_text(4));
+  ASSERT_EQ(p.hops.size(), 3u);
+  Plan h2 = p.hop_plan(1);  // r2 - r3
+  ASSERT_EQ(h2.nodes.size(), 2u);
+  EXPECT_EQ(h2.nodes[0].name, "r2");
+  EXPECT_EQ(h2.nodes[1].name, "r3");
+  EXPECT_EQ(h2.nodes[0].overlay.str(), "10.77.0.9/29");
+  EXPECT_EQ(h2.overlay_subnet.str(), "10.77.0.8/29");
+  EXPECT_EQ(h2.overlay_port, 51821);
+  EXPECT_EQ(h2.nodes[0].sites[0].str(), "192.168.1.0/24");
+  EXPECT_EQ(h2.nodes[1].sites[0].str(), "192.168.2.0/24");
+  for (const auto& n : h2.nodes)
+    for (const auto& u : n.underlay) EXPECT_EQ(u.carrier, u.link == "l2") << n.name << " " << u.link;
+  EXPECT_TRUE(h2.routes.empty());
+  // The hops between the ends, from either side.
+  auto forward = p.hops_between("r1", "r4");
+  ASSERT_EQ(forward.size(), 3u);
+  EXPECT_EQ(forward[0]->a, "r1");
+  auto back = p.hops_between("r4", "r1");
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[0]->b, "r4");
+  EXPECT_EQ(p.hops_between("r2", "r3").size(), 1u);
+  EXPECT_TRUE(p.hops_between("r1", "c").empty());
+  // The three-hop chain's middle relay routes both ways through its own two hops.
+  EXPECT_EQ(routes_of(p, "r3", PlanRoute::When::tunnel), V({"192.168.1.0/24 via 10.77.0.9", "192.168.2.0/24 via 10.77.0.18"}));
+}
+
+TEST(Chain, EachHopsInterfaceCountsOnFromTheProducts) {
+  EXPECT_EQ(hop_interface("wg0", 1), "wg0");
+  EXPECT_EQ(hop_interface("wg0", 2), "wg1");
+  EXPECT_EQ(hop_interface("nebula1", 3), "nebula3");
+  EXPECT_EQ(hop_interface("tun", 2), "tun2");
+}
+
+TEST(Chain, MistakesAreLocatedWithAHint) {
+  EXPECT_EQ(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r3\"]\n")),
+            "vpnlab: error: topologies/x.toml:36:9: chain 'chain-1': hop 'r1' -> 'r3': no link connects them\n"
+            "hint: add a [[link]] with nodes = [\"r1\", \"r3\"]: the underlay that hop's tunnel crosses");
+  EXPECT_EQ(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\", \"rr3\"]\n")),
+            "vpnlab: error: topologies/x.toml:36:9: chain 'chain-1': node 'rr3' is not defined\nhint: did you mean 'r3'?");
+  EXPECT_EQ(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\"]\n")),
+            "vpnlab: error: topologies/x.toml:36:9: chain 'chain-1': a chain needs at least two nodes (one hop)\n"
+            "hint: list the VPN nodes along the path, e.g. [\"r1\", \"r2\", \"r3\"]");
+  EXPECT_EQ(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\"]\n[[chain]]\nnodes = [\"r2\", \"r3\"]\n")),
+            "vpnlab: error: topologies/x.toml:38:9: chain 'chain-2': node 'r2' is on a chain already\nhint: a node relays on one chain, once");
+  EXPECT_NE(error_of(chain_text(3, "[[chain]]\nnodez = [\"r1\", \"r2\"]\n")).find("did you mean 'nodes'"), std::string::npos);
+  // A test must run between the site clients behind the chain's two ends.
+  std::string text = chain_text(3);
+  text.replace(text.find("client = \"c\""), 12, "client = \"r1\"");
+  EXPECT_EQ(error_of(text), "vpnlab: error: topologies/x.toml:40:1: test 't': 'r1' is on a chain itself; a chain's tests run between the site "
+                            "clients behind its ends\nhint: add a node with gateway = \"r1\" and a link to it, and test from or to that node");
+  // [overlay] nodes and chains both naming the VPN nodes is refused.
+  text = chain_text(3);
+  text.replace(text.find("port = 51820\n"), 13, "port = 51820\nnodes = [\"r1\", \"r3\"]\n");
+  EXPECT_EQ(error_of(text), "vpnlab: error: topologies/x.toml:7:9: overlay: nodes and [[chain]] both say which nodes run the VPN\n"
+                            "hint: leave out [overlay] nodes: every chain's nodes run it");
+}
+
+TEST(Chain, OnlyProductsThatDeclareChainsAreRunOnOne) {
+  Plan p = plan_text(chain_text(3));
+  auto wg = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
+  auto nebula = load_product(VPNLAB_PRODUCTS_DIR, "nebula");
+  auto openvpn = load_product(VPNLAB_PRODUCTS_DIR, "openvpn");
+  auto tinc = load_product(VPNLAB_PRODUCTS_DIR, "tinc");
+  auto baseline = load_product(VPNLAB_PRODUCTS_DIR, "baseline");
+  ASSERT_TRUE(wg.ok() && nebula.ok() && openvpn.ok() && tinc.ok() && baseline.ok());
+  EXPECT_TRUE(check_product_fits(wg.value(), p).ok());
+  EXPECT_TRUE(check_product_fits(nebula.value(), p).ok());
+  EXPECT_TRUE(check_product_fits(baseline.value(), p).ok());
+  auto refused = check_product_fits(openvpn.value(), p);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().format(),
+            "vpnlab: error: product 'openvpn' is not declared to relay along a chain of hops (topology = [\"chain\"] in its product.toml)\n"
+            "hint: leave it out of this run: a relay must forward what one hop's tunnel delivers into the next, with other sites' subnets allowed");
+  EXPECT_FALSE(check_product_fits(tinc.value(), p).ok());
+}
+
+TEST(Chain, TheShippedMultihopFileHasOneTwoAndThreeHopTests) {
+  auto topo = load_topology(std::string(VPNLAB_TOPOLOGIES) + "/multihop.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  auto plan = make_plan(topo.value(), PlanOptions{"r", "t"});
+  ASSERT_TRUE(plan.ok()) << plan.error().format();
+  std::vector<size_t> hops;
+  for (const auto& t : plan->tests)
+    hops.push_back(plan->hops_between(plan->node(t.spec.client)->gateway, plan->node(t.spec.servers[0])->gateway).size());
+  EXPECT_EQ(hops, std::vector<size_t>({1, 2, 3}));
+}
+
+TEST(Chain, TheHopCostTableGivesEachHopCountOverOneHopRoundByRound) {
+  std::vector<SampleRow> rows;
+  for (int round = 1; round <= 6; ++round)
+    for (int hops = 1; hops <= 3; ++hops) {
+      SampleRow r;
+      r.product = "wireguard-go";
+      r.test = "hop" + std::to_string(hops);
+      r.hops = hops;
+      r.sample = round;
+      r.status = "ok";
+      r.valid = true;
+      r.gbps = (0.3 + 0.01 * round) / hops;  // each hop count costs exactly its share, whatever the round
+      r.cpu_s_per_gbit = 5.0 * hops;
+      r.latency_p99_ms = 10.0 + hops;
+      rows.push_back(r);
+    }
+  rows.back().valid = false;  // an invalid row (hop3, round 6) drops out of its pair
+  auto costs = summarize_hop_costs(rows);
+  ASSERT_EQ(costs.size(), 3u);
+  EXPECT_EQ(costs[0].reference, "hop1");
+  EXPECT_EQ(costs[2].hops, 3);
+  EXPECT_NEAR(costs[1].gbps_ratio.ratio, 0.5, 1e-9);
+  EXPECT_NEAR(costs[1].gbps_ratio.ci_low, 0.5, 1e-6);
+  EXPECT_NEAR(costs[2].gbps_ratio.ratio, 1.0 / 3, 1e-9);
+  EXPECT_EQ(costs[2].gbps_ratio.n, 5u);
+  EXPECT_NEAR(costs[2].cpu_ratio.ratio, 3, 1e-9);
+  EXPECT_EQ(costs[2].gbps.n, 5u);
+  std::string table = hop_cost_table(rows);
+  EXPECT_NE(table.find("wireguard-go         hop2              2    0.167"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.50 (0.50-0.50)"), std::string::npos) << table;
+  EXPECT_NE(table.find("5/6"), std::string::npos) << table;
+  // No chain, no table.
+  for (auto& r : rows) r.hops = 0;
+  EXPECT_EQ(hop_cost_table(rows), "");
+}
