@@ -1,0 +1,141 @@
+// Multi-hop chains on real namespaces: c -- r1 ==== r2 ==== r3 -- s, each hop its own
+// tunnel (r2 runs two instances of the product). A sample is valid only with the test's
+// bytes on both ends of both hops; a chain routed around one hop is invalid.
+#include <fstream>
+
+#include "lab/run/keys.h"
+#include "lab/run/product_tunnels.h"
+#include "lab/run/sample.h"
+#include "root_test_support.h"
+
+using namespace vpnlab;
+using namespace vpnlab::testing;
+
+namespace {
+
+// c -- r1 ==== r2 ... ==== rN -- s: the sending end on CPU 0, the rest on CPU 1.
+std::string chain_topology(int relays) {
+  std::string t = "[lab]\nname = \"chain\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n";
+  t += "[[node]]\nname = \"c\"\ngateway = \"r1\"\ncpus = [0]\n";
+  for (int i = 1; i <= relays; ++i) t += "[[node]]\nname = \"r" + std::to_string(i) + "\"\ncpus = [" + (i == 1 ? "0" : "1") + "]\n";
+  t += "[[node]]\nname = \"s\"\ngateway = \"r" + std::to_string(relays) + "\"\ncpus = [1]\n[[chain]]\nnodes = [";
+  for (int i = 1; i <= relays; ++i) t += std::string(i > 1 ? ", " : "") + "\"r" + std::to_string(i) + "\"";
+  t += "]\n[[link]]\nname = \"lc\"\nnodes = [\"c\", \"r1\"]\nsubnet = \"192.168.1.0/24\"\n";
+  for (int i = 1; i < relays; ++i)
+    t += "[[link]]\nname = \"h" + std::to_string(i) + "\"\nnodes = [\"r" + std::to_string(i) + "\", \"r" + std::to_string(i + 1) +
+         "\"]\nsubnet = \"192.168.10" + std::to_string(i) + ".0/24\"\n";
+  t += "[[link]]\nname = \"ls\"\nnodes = [\"r" + std::to_string(relays) + "\", \"s\"]\nsubnet = \"192.168.2.0/24\"\n";
+  return t + "[bench]\nproducts = [\"wireguard-go\"]\n[[bench.test]]\nname = \"t\"\nclient = \"c\"\nserver = \"s\"\n";
+}
+
+// Brings `product` up on a chain of `relays` nodes, checks a valid sample's bytes on both
+// ends of every hop, then routes hop `around` around its tunnel (its first node sends the
+// server's site in clear to the next, which tunnels on) and expects an invalid sample
+// that names that hop.
+void chain_carries_the_test_on_every_hop(const std::string& product, int relays, int around) {
+  std::string dir = make_temp_dir("chain");
+  std::string file = dir + "/chain.toml";
+  std::ofstream(file) << chain_topology(relays);
+  Plan plan = plan_for(file);
+  ASSERT_EQ(plan.hops.size(), static_cast<size_t>(relays - 1));
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, product);
+  ASSERT_TRUE(spec.ok());
+  Plan vpn_plan = plan.vpn_only();
+  std::vector<std::string> names;
+  for (int i = 1; i <= relays; ++i) names.push_back("r" + std::to_string(i));
+  auto keys = prepare_node_keys(dir + "/keys", names);
+  ASSERT_TRUE(keys.ok());
+  std::unique_ptr<NodeRuntime> topo;
+  auto session = start_session(plan, vpn_plan, spec.value(), keys.value(), dir, &topo);
+  ASSERT_TRUE(session.ok()) << session.error().format();
+  // r2 runs one instance per hop: two daemons there.
+  int on_r2 = 0;
+  for (const auto& [node, pid] : (*session)->daemon_pids()) on_r2 += node == "r2";
+  EXPECT_EQ(on_r2, 2);
+  EXPECT_EQ((*session)->interfaces("r2").size(), 2u);
+  ASSERT_TRUE(topo->add_routes(plan, PlanRoute::When::tunnel).ok());
+
+  const std::string last = names.back();
+  auto points = (*session)->points("r1", last);
+  ASSERT_EQ(points.size(), 2u * plan.hops.size());
+  EXPECT_EQ(points[0].key, "r1 (hop 1)");
+  EXPECT_EQ(points[1].key, "r2 (hop 1)");
+  EXPECT_EQ(points[2].key, "r2 (hop 2)");
+  EXPECT_EQ(points.back().key, last + " (hop " + std::to_string(relays - 1) + ")");
+  std::map<std::string, TunnelCounters> before;
+  for (const auto& p : points) before[p.key] = (*session)->read_counters(p).value();
+  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo.get(), session->get(), dir, dir, -1};
+  bool interrupted = false;
+  SampleRow good = run_sample(sc, "chained", 2, &interrupted);
+  EXPECT_TRUE(good.valid) << good.reason;
+  EXPECT_EQ(good.hops, relays - 1);
+  // Every hop's tunnel carried at least what iperf3 delivered (the sample's own check, seen
+  // from outside): into each hop at its near end, out of it at its far end.
+  const double bytes = good.gbps * 1e9 / 8 * good.duration_s;
+  EXPECT_GT(bytes, 1e6);
+  for (const auto& p : points) {
+    TunnelCounters d = (*session)->read_counters(p).value() - before[p.key];
+    const uint64_t carried = p.side == "r1" ? d.if_tx : d.if_rx;
+    EXPECT_GE(static_cast<double>(carried), bytes * 0.99) << p.key;
+  }
+
+  Plan bypass = plan;
+  const std::string from = "r" + std::to_string(around);
+  std::erase_if(bypass.routes, [&](const PlanRoute& r) { return r.node != from || r.dest.str() != "192.168.2.0/24"; });
+  ASSERT_EQ(bypass.routes.size(), 2u);
+  ASSERT_TRUE(topo->add_routes(bypass, PlanRoute::When::baseline).ok());
+  SampleRow bad = run_sample(sc, "around-hop", 1, &interrupted);
+  EXPECT_EQ(bad.status, "ok") << bad.reason;
+  EXPECT_FALSE(bad.valid);
+  EXPECT_NE(bad.reason.find("(hop " + std::to_string(around) + ")"), std::string::npos) << bad.reason;
+  EXPECT_NE(bad.reason.find("did not cross the tunnel"), std::string::npos) << bad.reason;
+  (*session)->stop();
+  EXPECT_TRUE(topo->teardown(10).ok());
+}
+
+}  // namespace
+
+TEST(Chain, TwoHopsOfWireguardGoCarryTheTestOnBothHopsAndARouteAroundOneIsInvalid) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  chain_carries_the_test_on_every_hop("wireguard-go", 3, 1);
+}
+
+TEST(Chain, TwoHopsOfNebulaCarryTheTestOnBothHopsAndARouteAroundOneIsInvalid) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("nebula");
+  chain_carries_the_test_on_every_hop("nebula", 3, 1);
+}
+
+// The middle hop of three routed around: both ends' tunnels still carry every byte, so
+// only the relays' counters of hop 2 show the short cut.
+TEST(Chain, AThreeHopChainRoutedAroundItsMiddleHopIsInvalid) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  chain_carries_the_test_on_every_hop("wireguard-go", 4, 2);
+}
+
+// The whole run on topologies/multihop.toml with one short sample: valid rows at 1, 2 and
+// 3 hops, and the hop-cost table in the summary.
+TEST(Chain, TheMultihopRunGivesValidRowsAtEachHopCountAndTheHopCostTable) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  std::string out = make_temp_dir("multihop");
+  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/multihop.toml", "--product", "baseline", "--product", "wireguard-go", "--samples", "1",
+                       "--duration", "1s", "--out", out});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  std::map<std::string, int> valid_hops;
+  for (const auto& row : rows.value())
+    if (row.valid && row.product == "wireguard-go") valid_hops[row.test] = row.hops;
+  EXPECT_EQ(valid_hops, (std::map<std::string, int>{{"hop1", 1}, {"hop2", 2}, {"hop3", 3}}));
+  std::string summary = read_file(run_dir_in(out) + "/summary.txt");
+  EXPECT_NE(summary.find("hop cost"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("wireguard-go         hop3              3"), std::string::npos) << summary;
+  EXPECT_TRUE(list_namespaces("vpnlab-hops-").empty()) << "namespaces left";
+}
