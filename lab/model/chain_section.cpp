@@ -33,7 +33,7 @@ Status parse_chains(const TomlReader& r, const toml::table& root, Topology* topo
     const toml::table& t = *item.as_table();
     ChainSpec c;
     c.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "chain", {"name", "nodes"}); !s) return s;
+    if (auto s = r.only_keys(t, "chain", {"name", "nodes", "relay"}); !s) return s;
     c.name = "chain-" + std::to_string(topo->chains.size() + 1);
     if (auto s = get_string(r, t, "name", "chain", &c.name, false, c.pos); !s) return s;
     const std::string what = "chain '" + c.name + "'";
@@ -42,6 +42,15 @@ Status parse_chains(const TomlReader& r, const toml::table& root, Topology* topo
     if (auto s = get_string_list(r, t, "nodes", what, &c.nodes, &c.nodes_pos); !s) return s;
     if (c.nodes.size() < 2)
       return r.at(c.nodes_pos, what + ": a chain needs at least two nodes (one hop)", "list the VPN nodes along the path, e.g. [\"r1\", \"r2\", \"r3\"]");
+    std::string relay = "hops";
+    if (auto s = get_string(r, t, "relay", what, &relay, false, c.pos); !s) return s;
+    if (relay != "hops" && relay != "native")
+      return r.at(*t.get("relay"), what + ": relay = \"" + relay + "\" is not understood",
+                  "write relay = \"hops\" (the default: a tunnel per hop) or \"native\" (the product relays through the middle node)");
+    c.native_relay = relay == "native";
+    if (c.native_relay && c.nodes.size() != 3)
+      return r.at(c.nodes_pos, what + ": a native relay chain is two ends and the relay between them, not " + std::to_string(c.nodes.size()) + " nodes",
+                  "list three nodes, e.g. [\"a\", \"relay\", \"b\"]: products relay over one node (Nebula's relays do not chain)");
     for (size_t i = 0; i < c.nodes.size(); ++i) {
       const std::string& name = c.nodes[i];
       if (!has_node(*topo, name)) return unknown_node(r, c.nodes_pos, what, name, *topo);
@@ -51,7 +60,7 @@ Status parse_chains(const TomlReader& r, const toml::table& root, Topology* topo
         return r.at(c.nodes_pos, what + ": hop '" + c.nodes[i - 1] + "' -> '" + name + "': no link connects them",
                     "add a [[link]] with nodes = [\"" + c.nodes[i - 1] + "\", \"" + name + "\"]: the underlay that hop's tunnel crosses");
     }
-    hops += c.nodes.size() - 1;
+    hops += c.native_relay ? 1 : c.nodes.size() - 1;  // a native chain is one overlay
     topo->chains.push_back(std::move(c));
   }
   // Each hop gets a /29 of the overlay subnet (lab/model/plan_chain.cpp).

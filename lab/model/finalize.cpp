@@ -31,7 +31,12 @@ Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
   std::vector<std::string> needed = {overlay_shape(vpn_count)};
   if (vpn_count < plan.nodes.size()) needed.push_back("site-to-site");  // some node reaches the overlay through a gateway
   if (plan.chained()) needed.clear();  // checked above: p2p tunnels hop by hop
-  if (plan.chained() && std::find(spec.shapes.begin(), spec.shapes.end(), "chain") == spec.shapes.end())
+  const bool native = std::any_of(plan.hops.begin(), plan.hops.end(), [](const PlanHop& h) { return !h.relays.empty(); });
+  if (native && std::find(spec.shapes.begin(), spec.shapes.end(), "relay") == spec.shapes.end())
+    return make_error("product '" + spec.name + "' has no relay of its own (topology = [\"relay\"] in its product.toml) for a chain with relay = \"native\"",
+                      "leave it out of this run, or make the chain a tunnel per hop (relay = \"hops\")");
+  const bool per_hop = std::any_of(plan.hops.begin(), plan.hops.end(), [](const PlanHop& h) { return h.relays.empty(); });
+  if (per_hop && std::find(spec.shapes.begin(), spec.shapes.end(), "chain") == spec.shapes.end())
     return make_error("product '" + spec.name + "' is not declared to relay along a chain of hops (topology = [\"chain\"] in its product.toml)",
                       "leave it out of this run: a relay must forward what one hop's tunnel delivers into the next, with other sites' subnets allowed");
   for (const auto& shape : needed)

@@ -264,8 +264,9 @@ std::string describe_plan(const Plan& plan) {
   }
   for (const auto& h : plan.hops)
     o << (&h == &plan.hops.front() ? "hops (each its own tunnel; a relay runs one instance per hop):\n" : "") << "  " << h.chain << " hop "
-      << h.index << ": " << h.a << " " << h.addr_a.str() << " <-> " << h.b << " " << h.addr_b.str() << " over link " << h.link << ", port "
-      << h.port << "\n";
+      << h.index << ": " << h.a << " " << h.addr_a.str() << " <-> " << h.b << " " << h.addr_b.str()
+      << (h.relays.empty() ? " over link " + h.link : ", one overlay relayed by the product through " + h.relays.front() + " " + plan.node(h.relays.front())->overlay.str())
+      << ", port " << h.port << "\n";
   if (!plan.routes.empty()) {
     o << "routes:\n";
     for (const auto& r : plan.routes)

@@ -55,6 +55,7 @@ struct PlanNode {
   std::vector<Underlay> underlay;
   std::vector<Ipv4Prefix> sites;  // subnets of the site clients behind this gateway
   bool forwards = false;          // routes others' packets: a gateway, or a chain's node (ip_forward)
+  bool relay = false;             // a native relay chain's middle node (in its hop plan)
   // The VPN node whose tunnel this node's traffic uses: itself, or its gateway.
   const std::string& vpn_node() const { return vpn ? name : gateway; }
 };
@@ -87,10 +88,13 @@ struct PlanNic {
 // One hop of a [[chain]]: a tunnel of its own between neighbours `a` (toward the chain's
 // first node) and `b` over `link`, in a /29 of the overlay subnet, on its own port. Sites
 // on a's side of the chain are reached through a, the rest through b.
+// A native relay chain is one PlanHop from end to end with its relay node in `relays`: one
+// overlay in which the product carries a's packets to b through the relay by itself.
 struct PlanHop {
   std::string chain;
   int index = 1;  // 1-based along its chain: the interface and port offset
-  std::string a, b, link;
+  std::string a, b, link;  // link: a's link toward b (native: toward the relay)
+  std::vector<std::string> relays;
   Ipv4Prefix subnet;
   HostAddr addr_a, addr_b;
   int port = 0;
@@ -160,6 +164,9 @@ struct Plan {
   // The hops from VPN node `from` to VPN node `to` along their chain, in that order (empty:
   // not on one chain).
   std::vector<const PlanHop*> hops_between(const std::string& from, const std::string& to) const;
+  // The underlay hops from `from` to `to` along their chain (a native relay counts its
+  // relay's two): what a row's `hops` says.
+  int hops_crossed(const std::string& from, const std::string& to) const;
   // Estimated wall time of `run` in seconds (bring-up counted as 2 s per product and round).
   double estimated_seconds() const;
 };

@@ -31,39 +31,56 @@ PlanNode* find_node(Plan* plan, const std::string& name) {
   return nullptr;
 }
 
-// The hops of one chain, each in its own /29 (`*next` counts /29s over all chains).
+// The sites of chain nodes [from, to).
+std::vector<Ipv4Prefix> sites_of(const ChainSpec& chain, const Plan& plan, size_t from, size_t to) {
+  std::vector<Ipv4Prefix> out;
+  for (size_t j = from; j < to; ++j)
+    for (const auto& site : plan.node(chain.nodes[j])->sites) out.push_back(site);
+  return out;
+}
+
+// The hops of one chain, each in its own /29 (`*next` counts /29s over all chains); a
+// native relay chain is one hop, its relay in the middle of the /29 (.1 a, .2 relay, .3 b).
 void add_hops(const ChainSpec& chain, Plan* plan, uint32_t* next) {
-  for (size_t i = 0; i + 1 < chain.nodes.size(); ++i) {
+  for (const auto& name : chain.nodes) find_node(plan, name)->forwards = true;
+  const size_t n = chain.nodes.size();
+  for (size_t i = 0; i + 1 < n; ++i) {
     PlanHop h;
     h.chain = chain.name;
     h.index = static_cast<int>(i + 1);
     h.a = chain.nodes[i];
-    h.b = chain.nodes[i + 1];
-    find_node(plan, h.a)->forwards = find_node(plan, h.b)->forwards = true;
-    h.link = link_between(*plan->node(h.a), *plan->node(h.b));
+    h.b = chain.native_relay ? chain.nodes.back() : chain.nodes[i + 1];
+    if (chain.native_relay) h.relays = {chain.nodes[1]};
+    h.link = link_between(*plan->node(h.a), *plan->node(chain.nodes[i + 1]));
     h.subnet = Ipv4Prefix{Ipv4Addr{plan->overlay_subnet.network.value + 8 * (*next)++}, 29};
     h.addr_a = HostAddr{*h.subnet.host(1), 29};
-    h.addr_b = HostAddr{*h.subnet.host(2), 29};
+    h.addr_b = HostAddr{*h.subnet.host(chain.native_relay ? 3 : 2), 29};
     h.port = plan->overlay_port + h.index - 1;
-    for (size_t j = 0; j < chain.nodes.size(); ++j)
-      for (const auto& site : plan->node(chain.nodes[j])->sites) (j <= i ? h.sites_a : h.sites_b).push_back(site);
+    h.sites_a = sites_of(chain, *plan, 0, i + 1);
+    h.sites_b = sites_of(chain, *plan, chain.native_relay ? n - 1 : i + 1, n);
     plan->hops.push_back(std::move(h));
+    if (chain.native_relay) break;
   }
 }
 
-// Every chain node's routes to the sites of the others: through the neighbour toward them.
+// Every chain node's routes to the sites of the others. The baseline goes through the
+// neighbour toward them, over the link they share. So do products on a chain of hops (to
+// the neighbour's address on their hop); on a native relay chain an end sends to the other
+// end's overlay address and the product relays, while the relay routes nothing in clear.
 void add_chain_routes(const ChainSpec& chain, Plan* plan, size_t first_hop) {
   const size_t n = chain.nodes.size();
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j) {
       if (i == j) continue;
-      const PlanHop& hop = plan->hops[first_hop + (j > i ? i : i - 1)];
-      const bool forward = j > i;  // toward the chain's end: the neighbour is the hop's b
-      const std::string& neighbour = forward ? hop.b : hop.a;
+      const bool forward = j > i;
+      const std::string& neighbour = chain.nodes[forward ? i + 1 : i - 1];
+      const std::string link = link_between(*plan->node(chain.nodes[i]), *plan->node(neighbour));
+      const PlanHop& hop = plan->hops[first_hop + (chain.native_relay ? 0 : forward ? i : i - 1)];
+      const bool tunnelled = !chain.native_relay || i != 1;
       const Ipv4Addr tunnel_via = (forward ? hop.addr_b : hop.addr_a).addr;
       for (const auto& site : plan->node(chain.nodes[j])->sites) {
-        plan->routes.push_back(PlanRoute{chain.nodes[i], site, tunnel_via, PlanRoute::When::tunnel});
-        plan->routes.push_back(PlanRoute{chain.nodes[i], site, plan->underlay_address(neighbour, hop.link), PlanRoute::When::baseline});
+        if (tunnelled) plan->routes.push_back(PlanRoute{chain.nodes[i], site, tunnel_via, PlanRoute::When::tunnel});
+        plan->routes.push_back(PlanRoute{chain.nodes[i], site, plan->underlay_address(neighbour, link), PlanRoute::When::baseline});
       }
     }
 }
@@ -105,6 +122,7 @@ Status plan_chains(const Topology& topo, Plan* plan) {
   for (auto it = plan->hops.rbegin(); it != plan->hops.rend(); ++it) {
     find_node(plan, it->b)->overlay = it->addr_b;
     find_node(plan, it->a)->overlay = it->addr_a;
+    for (const auto& r : it->relays) find_node(plan, r)->overlay = HostAddr{*it->subnet.host(2), 29};
   }
   for (const TestSpec& t : topo.bench.tests) {
     PlanTest pt{t, {}};
@@ -134,17 +152,30 @@ std::vector<const PlanHop*> Plan::hops_between(const std::string& from, const st
   return out;
 }
 
+int Plan::hops_crossed(const std::string& from, const std::string& to) const {
+  int n = 0;
+  for (const PlanHop* h : hops_between(from, to)) n += 1 + static_cast<int>(h->relays.size());
+  return n;
+}
+
 Plan Plan::hop_plan(size_t i) const {
   const PlanHop& hop = hops.at(i);
   Plan out = *this;
+  // The links between the hop's nodes carry its packets (a native relay: both of the relay's).
+  std::vector<std::string> carriers = {hop.link};
+  for (const auto& r : hop.relays) carriers.push_back(link_between(*node(r), *node(hop.b)));
   auto end = [&](const std::string& name, const HostAddr& addr, const std::vector<Ipv4Prefix>& sites) {
     PlanNode n = *node(name);
     n.overlay = addr;
     n.sites = sites;
-    for (auto& u : n.underlay) u.carrier = u.link == hop.link;
+    n.relay = std::count(hop.relays.begin(), hop.relays.end(), name) > 0;
+    for (auto& u : n.underlay) u.carrier = std::count(carriers.begin(), carriers.end(), u.link) > 0;
     out.nodes.push_back(std::move(n));
   };
   out.nodes.clear();
+  // A relay comes first: products make their first node the one all others reach (Nebula's
+  // lighthouse), and only the relay is reached by both ends.
+  for (const auto& r : hop.relays) end(r, HostAddr{*hop.subnet.host(2), 29}, {});
   end(hop.a, hop.addr_a, hop.sites_a);
   end(hop.b, hop.addr_b, hop.sites_b);
   out.overlay_subnet = hop.subnet;

@@ -156,8 +156,9 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (const toml::node* shapes = root.get("topology")) {
     if (auto s = get_string_list(r, root, "topology", "product", &spec->shapes, nullptr); !s) return s;
     for (const auto& shape : spec->shapes)
-      if (shape != "p2p" && shape != "mesh" && shape != "hub" && shape != "site-to-site" && shape != "chain")
-        return r.at(*shapes, "product: unknown topology shape '" + shape + "'", "use \"p2p\", \"hub\", \"mesh\", \"site-to-site\" or \"chain\"");
+      if (shape != "p2p" && shape != "mesh" && shape != "hub" && shape != "site-to-site" && shape != "chain" &&
+          shape != "relay")
+        return r.at(*shapes, "product: unknown topology shape '" + shape + "'", "use \"p2p\", \"hub\", \"mesh\", \"site-to-site\", \"chain\" or \"relay\"");
   }
   if (auto s = get_int(r, root, "max_mtu", "product", &spec->max_mtu, 576, 65535); !s) return s;
   if (auto s = get_int(r, root, "overhead", "product", &spec->overhead, 0, 1000); !s) return s;

@@ -31,9 +31,12 @@ struct NodeSpec {
 // [[chain]]: VPN nodes in order along a path; each neighbouring pair is one hop with its
 // own tunnel (its own interface, port and /29 of the overlay subnet), and a relay forwards
 // what one hop's tunnel delivers into the next (multi-hop, lab/model/plan_chain.cpp).
+// relay = "native": one tunnel from end to end that the product itself relays through the
+// middle node (Nebula's relays), which the ends cannot reach past on the underlay.
 struct ChainSpec {
   std::string name;
   std::vector<std::string> nodes;
+  bool native_relay = false;
   SourcePos pos, nodes_pos;
 };
 

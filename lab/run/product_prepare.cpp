@@ -129,6 +129,12 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
     peers.push_back(peer_values(*node, other));
     for (const auto& site : other.sites) sites.push_back({{"site", site.str()}, {"site_via", other.overlay.addr.str()}});
   }
+  // A native relay chain: the relay node gets {{#am_relay}}, the others its overlay address
+  // in {{#relays}} (the relays that may carry packets to them).
+  tc.lists["am_relay"] = node->relay ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
+  auto& relays = tc.lists["relays"];
+  for (const PlanNode& other : plan.nodes)
+    if (other.relay && other.name != node->name) relays.push_back({{"relay_overlay_address", other.overlay.addr.str()}});
   // One-item or empty lists: {{#first}}...{{/first}} renders only on the first node.
   tc.lists["first"] = index == 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
   tc.lists["others"] = index != 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};

@@ -58,6 +58,7 @@ std::vector<ProductTunnels::Point> ProductTunnels::points(const std::string& fro
     const std::string& far = forward ? hop->b : hop->a;
     const std::string tag = " (hop " + std::to_string(hop->index) + ")";
     out.push_back(Point{near + tag, session, near, from, near == from});
+    for (const auto& r : hop->relays) out.push_back(Point{r + " (relay)", session, r, from, false, true});
     out.push_back(Point{far + tag, session, far, to, far == to});
   }
   return out;

@@ -22,7 +22,8 @@ class ProductTunnels {
   static Status check_templates(const ProductSpec& spec, const Plan& plan);
 
   // Where a test's traffic from VPN node `from` to VPN node `to` is counted: each of the
-  // two nodes, or on a chain both ends of every hop between them. `side` is the VPN node
+  // two nodes, or on a chain both ends of every hop between them (and a native relay's
+  // node, `relay`). `side` is the VPN node
   // whose share of the traffic the point must carry (from's or to's); `edge` says the
   // point is that node's own tunnel (not a relay's), where delivered packets are counted.
   struct Point {
@@ -30,6 +31,7 @@ class ProductTunnels {
     size_t session = 0;
     std::string node, side;
     bool edge = true;
+    bool relay = false;  // a native relay: its underlay carries both ways, its tunnel nothing
   };
   std::vector<Point> points(const std::string& from, const std::string& to) const;
   Result<TunnelCounters> read_counters(const Point& p);

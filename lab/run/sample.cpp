@@ -68,7 +68,7 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
   if (is_transaction_test(t.kind)) row.kind = test_kind_name(t.kind), row.streams = 1;
   row.status = "failed";
   row.cipher = spec.cipher;
-  row.hops = static_cast<int>(plan.hops_between(plan.node(t.client)->vpn_node(), plan.node(t.servers.front())->vpn_node()).size());
+  row.hops = plan.hops_crossed(plan.node(t.client)->vpn_node(), plan.node(t.servers.front())->vpn_node());
   return row;
 }
 
@@ -248,7 +248,9 @@ void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::v
 std::string score_sample(const SampleScore& s) {
   for (const auto& [node, sent_received] : s.expect) {
     auto delta = s.delta.find(node);
-    std::string why = delta == s.delta.end() ? std::string("no counters") : tunnel_check(s.tunnel, sent_received.first, sent_received.second, delta->second);
+    std::string why = delta == s.delta.end()       ? std::string("no counters")
+                      : s.tunnel && s.relays.count(node) ? relay_check(sent_received.first, sent_received.second, delta->second)
+                                                        : tunnel_check(s.tunnel, sent_received.first, sent_received.second, delta->second);
     if (!why.empty()) return "VPN node '" + node + "': " + why;
   }
   // Starts more than 2 % of the duration (at least 50 ms: forking a few processes on a
@@ -352,6 +354,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     if (it == by_node.end()) continue;
     const auto& sent_received = it->second;
     score.expect[point.key] = sent_received;
+    if (point.relay) score.relays.insert(point.key);
     auto after = c.session->read_counters(point);
     if (!after) return fail(after.error().message);
     TunnelCounters delta = after.value() - before[point.key];

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 #include "lab/model/plan.h"
@@ -45,6 +46,7 @@ struct SampleScore {
   double start_spread_ms = 0;
   std::map<std::string, std::pair<uint64_t, uint64_t>> expect;  // node -> {sent, received}
   std::map<std::string, TunnelCounters> delta;
+  std::set<std::string> relays;  // keys of native relays: checked by relay_check
 };
 // "" for a valid sample; otherwise why not (the first VPN node whose counters fall short,
 // or starts too far apart to make one window).
@@ -61,5 +63,8 @@ std::string plaintext_check(SampleContext c, bool* interrupted);
 // own counters, when it has them, each carried at least the bytes iperf3 delivered from
 // (sent) and to (received) the node. Empty string = valid; otherwise the reason.
 std::string tunnel_check(bool tunnel, uint64_t sent, uint64_t received, const TunnelCounters& delta);
+// A native relay between the ends (sent/received: the sending end's): its links toward them
+// took in and passed on every byte both ways; its own tunnel interface plays no part.
+std::string relay_check(uint64_t sent, uint64_t received, const TunnelCounters& delta);
 
 }  // namespace vpnlab

@@ -50,4 +50,12 @@ std::string tunnel_check(bool tunnel, uint64_t sent, uint64_t received, const Tu
   return "";
 }
 
+std::string relay_check(uint64_t sent, uint64_t received, const TunnelCounters& d) {
+  const uint64_t both = sent + received;
+  if (d.underlay_rx < both || d.underlay_tx < both)
+    return "its links toward the ends took in " + std::to_string(d.underlay_rx) + " and passed on " + std::to_string(d.underlay_tx) +
+           " bytes, less than the " + std::to_string(both) + " iperf3 moved both ways: the traffic did not go through the relay";
+  return "";
+}
+
 }  // namespace vpnlab

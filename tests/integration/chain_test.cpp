@@ -1,6 +1,7 @@
 // Multi-hop chains on real namespaces: c -- r1 ==== r2 ==== r3 -- s, each hop its own
 // tunnel (r2 runs two instances of the product). A sample is valid only with the test's
 // bytes on both ends of both hops; a chain routed around one hop is invalid.
+#include <filesystem>
 #include <fstream>
 
 #include "lab/run/keys.h"
@@ -138,4 +139,31 @@ TEST(Chain, TheMultihopRunGivesValidRowsAtEachHopCountAndTheHopCostTable) {
   EXPECT_NE(summary.find("hop cost"), std::string::npos) << summary;
   EXPECT_NE(summary.find("wireguard-go         hop3              3"), std::string::npos) << summary;
   EXPECT_TRUE(list_namespaces("vpnlab-hops-").empty()) << "namespaces left";
+}
+
+// Nebula's own relay: a2 and b2 share no link, so Nebula carries their packets through r2.
+// Valid rows need the ends' tunnels and r2's links to carry every byte both ways.
+TEST(Chain, NebulasNativeRelayGivesValidRowsThroughTheRelay) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("nebula");
+  std::string out = make_temp_dir("relay");
+  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/nebula-relay.toml", "--product", "nebula", "--samples", "1", "--duration", "1s", "--out", out});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  std::map<std::string, int> valid_hops;
+  for (const auto& row : rows.value())
+    if (row.valid) valid_hops[row.test] = row.hops;
+  EXPECT_EQ(valid_hops, (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
+  // Nebula says it went through the relay.
+  bool via_relay = false;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(run_dir_in(out) + "/logs/nebula"))
+    if (f.path().filename().string().rfind("a2-", 0) == 0 && read_file(f.path().string()).find("via relay") != std::string::npos) via_relay = true;
+  EXPECT_TRUE(via_relay);
+  EXPECT_TRUE(list_namespaces("vpnlab-relay-").empty()) << "namespaces left";
+  // wireguard-go has no relay of its own: refused before anything exists.
+  auto refused = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/nebula-relay.toml", "--product", "wireguard-go", "--out", out});
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.err.find("product 'wireguard-go' has no relay of its own"), std::string::npos) << refused.err;
 }

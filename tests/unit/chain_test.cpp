@@ -8,6 +8,7 @@
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
 #include "lab/results/hop_cost.h"
+#include "lab/run/sample.h"
 
 using namespace vpnlab;
 
@@ -213,4 +214,59 @@ TEST(Chain, TheHopCostTableGivesEachHopCountOverOneHopRoundByRound) {
   // No chain, no table.
   for (auto& r : rows) r.hops = 0;
   EXPECT_EQ(hop_cost_table(rows), "");
+}
+
+TEST(Chain, ANativeRelayChainIsOneOverlayThroughItsRelay) {
+  std::string text = chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\", \"r3\"]\nrelay = \"native\"\n");
+  Plan p = plan_text(text);
+  ASSERT_EQ(p.hops.size(), 1u);
+  const PlanHop& h = p.hops[0];
+  EXPECT_EQ(h.a + "-" + h.b + " via " + h.relays.at(0) + " " + h.addr_a.str() + " " + h.addr_b.str() + " " + h.link, "r1-r3 via r2 10.77.0.1/29 10.77.0.3/29 l1");
+  // The ends send the other site to the other end's overlay address; the relay routes
+  // nothing in clear through the tunnel, only for the baseline.
+  EXPECT_EQ(routes_of(p, "r1", PlanRoute::When::tunnel), V({"192.168.2.0/24 via 10.77.0.3"}));
+  EXPECT_EQ(routes_of(p, "r3", PlanRoute::When::tunnel), V({"192.168.1.0/24 via 10.77.0.1"}));
+  EXPECT_TRUE(routes_of(p, "r2", PlanRoute::When::tunnel).empty());
+  EXPECT_EQ(routes_of(p, "r2", PlanRoute::When::baseline), V({"192.168.1.0/24 via 192.168.101.1", "192.168.2.0/24 via 192.168.102.2"}));
+  EXPECT_EQ(p.hops_crossed("r1", "r3"), 2);
+  EXPECT_EQ(p.hops_between("r3", "r1").size(), 1u);
+  // Its one session: the relay first (the node every other reaches), both its links carriers.
+  Plan hp = p.hop_plan(0);
+  ASSERT_EQ(hp.nodes.size(), 3u);
+  EXPECT_EQ(hp.nodes[0].name, "r2");
+  EXPECT_TRUE(hp.nodes[0].relay);
+  EXPECT_EQ(hp.nodes[0].overlay.str(), "10.77.0.2/29");
+  EXPECT_FALSE(hp.nodes[1].relay);
+  for (const auto& u : hp.nodes[0].underlay) EXPECT_TRUE(u.carrier) << u.link;
+  // Nebula has relays of its own; wireguard-go does not and is refused.
+  auto nebula = load_product(VPNLAB_PRODUCTS_DIR, "nebula");
+  auto wg = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
+  ASSERT_TRUE(nebula.ok() && wg.ok());
+  EXPECT_TRUE(check_product_fits(nebula.value(), p).ok());
+  auto refused = check_product_fits(wg.value(), p);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "product 'wireguard-go' has no relay of its own (topology = [\"relay\"] in its product.toml) for a chain with relay = \"native\"");
+  // A native chain is exactly two ends and one relay.
+  EXPECT_EQ(error_of(chain_text(4, "[[chain]]\nnodes = [\"r1\", \"r2\", \"r3\", \"r4\"]\nrelay = \"native\"\n")),
+            "vpnlab: error: topologies/x.toml:42:9: chain 'chain-1': a native relay chain is two ends and the relay between them, not 4 nodes\n"
+            "hint: list three nodes, e.g. [\"a\", \"relay\", \"b\"]: products relay over one node (Nebula's relays do not chain)");
+  EXPECT_NE(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\", \"r3\"]\nrelay = \"yes\"\n")).find("relay = \"yes\" is not understood"),
+            std::string::npos);
+}
+
+TEST(Chain, ARelayMustPassOnEveryByteBothWays) {
+  TunnelCounters d;
+  d.underlay_rx = d.underlay_tx = 3000;
+  EXPECT_EQ(relay_check(2000, 1000, d), "");
+  d.underlay_tx = 2999;
+  EXPECT_EQ(relay_check(2000, 1000, d), "its links toward the ends took in 3000 and passed on 2999 bytes, less than the 3000 iperf3 moved both "
+                                        "ways: the traffic did not go through the relay");
+  // In a sample's score a relay's key is checked so, the ends' as tunnels.
+  SampleScore score;
+  score.duration_s = 1;
+  score.expect["r2 (relay)"] = {2000, 1000};
+  score.delta["r2 (relay)"] = d;
+  score.relays.insert("r2 (relay)");
+  EXPECT_EQ(score_sample(score), "VPN node 'r2 (relay)': its links toward the ends took in 3000 and passed on 2999 bytes, less than the 3000 "
+                                 "iperf3 moved both ways: the traffic did not go through the relay");
 }
