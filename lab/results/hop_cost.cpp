@@ -106,8 +106,8 @@ std::string hop_cost_table(const std::vector<SampleRow>& rows) {
   const char* format = "%-20s %-14s %4s %8s %12s %11s %20s %20s %20s %6s\n";
   snprintf(line, sizeof line, format, "product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop", "CPU-s/Gbit x 1 hop",
            "p99 x 1 hop", "valid");
-  o << "\nhop cost (each hop its own tunnel, relays forwarding between them; x 1 hop: this test over the one-hop test, round by round, "
-       "with the 95 % interval)\n"
+  o << "\nhop cost (hops: underlay hops crossed, each its own tunnel unless a product's native relay joins two; x 1 hop: this test over "
+       "the one-hop test, round by round, with the 95 % interval)\n"
     << line;
   for (const auto& h : costs) {
     std::string valid = std::to_string(h.gbps.n) + "/" + std::to_string(h.rows);
