@@ -18,19 +18,6 @@ std::string hop_interface(const std::string& base, int index) {
 
 namespace {
 
-std::string link_between(const PlanNode& a, const PlanNode& b) {
-  for (const auto& ua : a.underlay)
-    for (const auto& ub : b.underlay)
-      if (ua.link == ub.link) return ua.link;
-  return "";
-}
-
-PlanNode* find_node(Plan* plan, const std::string& name) {
-  for (auto& n : plan->nodes)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
 // The sites of chain nodes [from, to).
 std::vector<Ipv4Prefix> sites_of(const ChainSpec& chain, const Plan& plan, size_t from, size_t to) {
   std::vector<Ipv4Prefix> out;
@@ -42,7 +29,7 @@ std::vector<Ipv4Prefix> sites_of(const ChainSpec& chain, const Plan& plan, size_
 // The hops of one chain, each in its own /29 (`*next` counts /29s over all chains); a
 // native relay chain is one hop, its relay in the middle of the /29 (.1 a, .2 relay, .3 b).
 void add_hops(const ChainSpec& chain, Plan* plan, uint32_t* next) {
-  for (const auto& name : chain.nodes) find_node(plan, name)->forwards = true;
+  for (const auto& name : chain.nodes) node_ref(plan, name).forwards = true;
   const size_t n = chain.nodes.size();
   for (size_t i = 0; i + 1 < n; ++i) {
     PlanHop h;
@@ -51,7 +38,7 @@ void add_hops(const ChainSpec& chain, Plan* plan, uint32_t* next) {
     h.a = chain.nodes[i];
     h.b = chain.native_relay ? chain.nodes.back() : chain.nodes[i + 1];
     if (chain.native_relay) h.relays = {chain.nodes[1]};
-    h.link = link_between(*plan->node(h.a), *plan->node(chain.nodes[i + 1]));
+    h.link = shared_link(*plan->node(h.a), *plan->node(chain.nodes[i + 1]));
     h.subnet = Ipv4Prefix{Ipv4Addr{plan->overlay_subnet.network.value + 8 * (*next)++}, 29};
     h.addr_a = HostAddr{*h.subnet.host(1), 29};
     h.addr_b = HostAddr{*h.subnet.host(chain.native_relay ? 3 : 2), 29};
@@ -74,7 +61,7 @@ void add_chain_routes(const ChainSpec& chain, Plan* plan, size_t first_hop) {
       if (i == j) continue;
       const bool forward = j > i;
       const std::string& neighbour = chain.nodes[forward ? i + 1 : i - 1];
-      const std::string link = link_between(*plan->node(chain.nodes[i]), *plan->node(neighbour));
+      const std::string link = shared_link(*plan->node(chain.nodes[i]), *plan->node(neighbour));
       const PlanHop& hop = plan->hops[first_hop + (chain.native_relay ? 0 : forward ? i : i - 1)];
       const bool tunnelled = !chain.native_relay || i != 1;
       const Ipv4Addr tunnel_via = (forward ? hop.addr_b : hop.addr_a).addr;
@@ -120,9 +107,9 @@ Status plan_chains(const Topology& topo, Plan* plan) {
   }
   // A chain node's own overlay address, for listings: the one on its first hop.
   for (auto it = plan->hops.rbegin(); it != plan->hops.rend(); ++it) {
-    find_node(plan, it->b)->overlay = it->addr_b;
-    find_node(plan, it->a)->overlay = it->addr_a;
-    for (const auto& r : it->relays) find_node(plan, r)->overlay = HostAddr{*it->subnet.host(2), 29};
+    node_ref(plan, it->b).overlay = it->addr_b;
+    node_ref(plan, it->a).overlay = it->addr_a;
+    for (const auto& r : it->relays) node_ref(plan, r).overlay = HostAddr{*it->subnet.host(2), 29};
   }
   for (const TestSpec& t : topo.bench.tests) {
     PlanTest pt{t, {}};
@@ -163,7 +150,7 @@ Plan Plan::hop_plan(size_t i) const {
   Plan out = *this;
   // The links between the hop's nodes carry its packets (a native relay: both of the relay's).
   std::vector<std::string> carriers = {hop.link};
-  for (const auto& r : hop.relays) carriers.push_back(link_between(*node(r), *node(hop.b)));
+  for (const auto& r : hop.relays) carriers.push_back(shared_link(*node(r), *node(hop.b)));
   auto end = [&](const std::string& name, const HostAddr& addr, const std::vector<Ipv4Prefix>& sites) {
     PlanNode n = *node(name);
     n.overlay = addr;

@@ -6,6 +6,10 @@
 
 namespace vpnlab {
 
+// The first link both nodes are on ("" if none).
+std::string shared_link(const PlanNode& a, const PlanNode& b);
+// A node the plan has (its name was checked when the topology was read).
+PlanNode& node_ref(Plan* plan, const std::string& name);
 Error plan_error(const Topology& topo, SourcePos pos, std::string message, std::string hint);
 // Fills vpn/gateway/carrier/sites, the lab's routes and each test's underlay links.
 Status plan_routing(const Topology& topo, Plan* plan);

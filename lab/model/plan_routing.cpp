@@ -6,9 +6,6 @@
 
 namespace vpnlab {
 
-namespace {
-
-// The first link both nodes are on.
 std::string shared_link(const PlanNode& a, const PlanNode& b) {
   for (const auto& ua : a.underlay)
     for (const auto& ub : b.underlay)
@@ -19,8 +16,6 @@ std::string shared_link(const PlanNode& a, const PlanNode& b) {
 PlanNode& node_ref(Plan* plan, const std::string& name) {
   return *std::find_if(plan->nodes.begin(), plan->nodes.end(), [&](const PlanNode& n) { return n.name == name; });
 }
-
-}  // namespace
 
 Status plan_routing(const Topology& topo, Plan* plan) {
   for (size_t i = 0; i < topo.nodes.size(); ++i) {
