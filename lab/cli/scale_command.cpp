@@ -15,6 +15,7 @@
 #include "lab/model/product_spec.h"
 #include "lab/model/scale_spec.h"
 #include "lab/netns_backend/netns_runtime.h"
+#include "lab/results/report.h"
 #include "lab/results/scale_table.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/keys.h"
@@ -97,6 +98,10 @@ int run_scale(const ScaleRequest& request) {
     }
   if (!csv) return fail(make_error("cannot write " + run_dir + "/scale.csv", "free some disk space"));
   std::cout << scale_table(rows) << "rows: " << run_dir << "/scale.csv\n";
+  if (auto s = write_sections_report(run_dir, "vpnlab scale " + request.file, {scale_section(rows, round.cpu_count)}); !s)
+    spdlog::warn("no report: {}", s.error().message);
+  else
+    std::cout << "report: " << run_dir << "/report.html\n";
   if (interrupted || vpnlab::interrupted()) {
     std::cerr << "vpnlab: interrupted: the finished rows are in " << run_dir << "/scale.csv\n";
     return kExitInterrupted;

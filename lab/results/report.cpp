@@ -246,6 +246,32 @@ std::vector<std::pair<double, double>> throughput_over_time(const std::string& r
   return out;
 }
 
+namespace {
+
+// Sections as blocks, their plots written to run_dir/plots.
+Status append_sections(const std::string& run_dir, const std::vector<KindSection>& sections, std::vector<Block>* doc) {
+  for (const auto& k : sections) {
+    doc->push_back({Block::Kind::heading, k.heading, {}, {}, {}});
+    if (!k.table.empty()) doc->push_back({Block::Kind::table, k.caption, {}, k.table, {}});
+    doc->push_back({Block::Kind::para, k.note, {}, {}, {}});
+    for (const auto& [name, svg] : k.plots) {
+      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
+      doc->push_back({Block::Kind::plot, name, {}, {}, svg});
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Status write_sections_report(const std::string& dir, const std::string& title, const std::vector<KindSection>& sections) {
+  if (auto s = make_dirs(dir + "/plots", 0750); !s) return s;
+  std::vector<Block> doc = {{Block::Kind::heading, title, {"title"}, {}, {}}};
+  if (auto s = append_sections(dir, sections, &doc); !s) return s;
+  if (auto s = write_file(dir + "/report.md", markdown(doc), 0640); !s) return s;
+  return write_file(dir + "/report.html", html(doc, title), 0640);
+}
+
 Status write_report(const std::string& run_dir, const std::string& vs) {
   auto rows = read_results_csv(run_dir + "/results.csv");
   if (!rows) return rows.error();
@@ -345,15 +371,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
   std::vector<KindSection> kinds = transaction_sections(rows.value(), run_dir, color);
   for (auto& k : udp_size_sections(rows.value(), color)) kinds.push_back(std::move(k));
   if (auto hops = hop_cost_section(rows.value(), color); !hops.table.empty()) kinds.insert(kinds.begin(), std::move(hops));
-  for (const auto& k : kinds) {
-    doc.push_back({Block::Kind::heading, k.heading, {}, {}, {}});
-    if (!k.table.empty()) doc.push_back({Block::Kind::table, k.caption, {}, k.table, {}});
-    doc.push_back({Block::Kind::para, k.note, {}, {}, {}});
-    for (const auto& [name, svg] : k.plots) {
-      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
-      doc.push_back({Block::Kind::plot, name, {}, {}, svg});
-    }
-  }
+  if (auto s = append_sections(run_dir, kinds, &doc); !s) return s;
   if (!shares.empty()) {
     doc.push_back({Block::Kind::heading, "Shaped links: share of the rate and of what headers allow", {}, {}, {}});
     Block table{Block::Kind::table, "Shaped links: each product's share of the rate and of its header ceiling", {}, {{"product", "test", "link", "Mbit/s", "of rate", "header ceiling Mbit/s", "of ceiling"}}, {}};

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lab/base/result.h"
+#include "lab/results/report_kinds.h"
 
 namespace vpnlab {
 
@@ -17,5 +18,9 @@ std::vector<std::pair<double, double>> throughput_over_time(const std::string& r
 // `vs`: the reference of the "Product vs product" section (default: the first product that
 // is not the baseline).
 Status write_report(const std::string& run_dir, const std::string& vs = "");
+
+// A page of its own (report.html and report.md in `dir`, plots in dir/plots) from sections:
+// what `vpnlab scale` writes.
+Status write_sections_report(const std::string& dir, const std::string& title, const std::vector<KindSection>& sections);
 
 }  // namespace vpnlab

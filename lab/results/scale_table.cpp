@@ -1,5 +1,9 @@
 #include "lab/results/scale_table.h"
 
+#include <algorithm>
+#include <map>
+#include <tuple>
+
 #include <cstdio>
 
 namespace vpnlab {
@@ -32,6 +36,44 @@ std::string scale_table(const std::vector<ScaleRow>& rows) {
          "Gbit/s: one sample from the first node to the last with the whole mesh up.\n";
   if (any_contended) out += "* contended: more nodes than CPUs, so nodes share CPUs and every figure includes waiting for one.\n";
   return out;
+}
+
+KindSection scale_section(const std::vector<ScaleRow>& rows, int cpu_count) {
+  KindSection k;
+  k.heading = "Mesh scale: every node a VPN peer of every other";
+  k.table.push_back({"product", "nodes", "converge s", "probe s", "pairs answered", "CPU-s", "RSS MB (median node)", "RSS MB max", "threads",
+                     "Gbit/s", "note"});
+  std::map<std::string, Series> converge, rss, threads;
+  std::vector<std::string> products;  // palette slots in order of appearance
+  for (const auto& r : rows) {
+    if (std::find(products.begin(), products.end(), r.product) == products.end()) products.push_back(r.product);
+    const bool up = r.converge_s >= 0;
+    k.table.push_back({r.product, std::to_string(r.nodes) + (r.contended ? " (contended)" : ""), up ? number_text("%.2f", r.converge_s) : "-",
+                       up ? number_text("%.2f", r.sweep_s) : "-", std::to_string(r.answered) + "/" + std::to_string(r.pairs),
+                       up ? number_text("%.1f", r.bringup_cpu_s) : "-", up ? number_text("%.1f", r.rss_mb_median) : "-",
+                       up ? number_text("%.1f", r.rss_mb_max) : "-", up ? std::to_string(r.threads_median) : "-",
+                       r.sample_valid ? number_text("%.3f", r.gbps) : "-", r.reason});
+    if (!up) continue;
+    for (auto [series, v] : {std::pair{&converge, r.converge_s}, std::pair{&rss, r.rss_mb_median}, std::pair{&threads, double(r.threads_median)}}) {
+      Series& line = (*series)[r.product];
+      line.label = r.product;
+      line.color = static_cast<int>(std::find(products.begin(), products.end(), r.product) - products.begin());
+      line.points.push_back({static_cast<double>(r.nodes), v});
+    }
+  }
+  k.caption = "Mesh scale per product and size; contended: more nodes than this machine's " + std::to_string(cpu_count) + " CPUs";
+  k.note = "converge s: first daemon started until every ordered node pair answered an echo through the tunnel; probe s: of that, from the "
+           "first probe on; CPU-s: the machine's busy CPU over the bring-up; RSS and threads: per node, its daemons'. Figures of contended "
+           "sizes include waiting for a CPU: they show how a product behaves when its nodes share CPUs, not its cost on dedicated ones.";
+  for (auto [name, title, y, series] : {std::tuple{"scale-converge.svg", "Seconds until every pair answers, by mesh size", "seconds", &converge},
+                                        std::tuple{"scale-rss.svg", "Daemon RSS per node (median node), by mesh size", "MB", &rss},
+                                        std::tuple{"scale-threads.svg", "Daemon threads per node, by mesh size", "threads", &threads}}) {
+    std::vector<Series> lines;
+    for (auto& [product, line] : *series)
+      if (line.points.size() > 1) lines.push_back(line);
+    if (!lines.empty()) k.plots.push_back({name, svg_line_chart(title, "nodes", y, lines)});
+  }
+  return k;
 }
 
 }  // namespace vpnlab

@@ -5,10 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "lab/results/report_kinds.h"
 #include "lab/run/mesh_scale.h"
 
 namespace vpnlab {
 
 std::string scale_table(const std::vector<ScaleRow>& rows);
+// The report's section: the table (contended sizes marked) and, per product, convergence
+// seconds, RSS per node and threads per node against the mesh size.
+KindSection scale_section(const std::vector<ScaleRow>& rows, int cpu_count);
 
 }  // namespace vpnlab

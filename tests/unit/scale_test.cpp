@@ -115,6 +115,21 @@ TEST(Scale, TheTableMarksContendedSizesAndSaysWhyARowIsMissing) {
   EXPECT_NE(t.find("not converged: 9000 of 9900"), std::string::npos) << t;
   EXPECT_NE(t.find("refused: product 'openvpn'"), std::string::npos) << t;
   EXPECT_NE(t.find("* contended: more nodes than CPUs"), std::string::npos) << t;
+  // The report's section: every row in its table, contended sizes said so, a line per
+  // product with more than one converged size (here none: no charts).
+  KindSection k = scale_section({ok, slow, refused}, 2);
+  ASSERT_EQ(k.table.size(), 4u);
+  EXPECT_EQ(k.table[2][1], "100 (contended)");
+  EXPECT_EQ(k.table[2][4], "9000/9900");
+  EXPECT_EQ(k.table[2][2], "-");
+  EXPECT_TRUE(k.plots.empty());
+  ScaleRow bigger = ok;
+  bigger.nodes = 25;
+  bigger.contended = true;
+  k = scale_section({ok, bigger}, 2);
+  ASSERT_EQ(k.plots.size(), 3u);
+  EXPECT_EQ(k.plots[0].first, "scale-converge.svg");
+  EXPECT_NE(k.plots[0].second.find("nebula"), std::string::npos);
   EXPECT_EQ(scale_csv_header().substr(0, 30), "product,nodes,contended,conver");
   EXPECT_EQ(scale_csv_line(refused).substr(0, 17), "openvpn,5,0,-1.00");
 }
