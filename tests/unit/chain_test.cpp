@@ -143,6 +143,15 @@ TEST(Chain, MistakesAreLocatedWithAHint) {
   text.replace(text.find("client = \"c\""), 12, "client = \"r1\"");
   EXPECT_EQ(error_of(text), "vpnlab: error: topologies/x.toml:40:1: test 't': 'r1' is on a chain itself; a chain's tests run between the site "
                             "clients behind its ends\nhint: add a node with gateway = \"r1\" and a link to it, and test from or to that node");
+  // Chains run on namespaces only.
+  auto vm = parse_topology_text(chain_text(3), "topologies/x.toml");
+  ASSERT_TRUE(vm.ok());
+  PlanOptions in_guests{"r", "t"};
+  in_guests.backend = "vm";
+  auto refused = make_plan(vm.value(), in_guests);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().format(), "vpnlab: error: topologies/x.toml:35:1: [[chain]] runs on the netns backend only, not 'vm'\n"
+                                      "hint: run it with --backend netns (relays with an instance per hop were not tried in guests or on hosts)");
   // [overlay] nodes and chains both naming the VPN nodes is refused.
   text = chain_text(3);
   text.replace(text.find("port = 51820\n"), 13, "port = 51820\nnodes = [\"r1\", \"r3\"]\n");
