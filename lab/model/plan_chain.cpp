@@ -74,11 +74,9 @@ void add_chain_routes(const ChainSpec& chain, Plan* plan, size_t first_hop) {
 
 // A chain test runs between site clients behind the two ends of one chain.
 Status check_chain_test(const Topology& topo, const Plan& plan, const TestSpec& t, PlanTest* pt) {
-  for (const auto& name : [&] {
-         std::vector<std::string> all = {t.client};
-         all.insert(all.end(), t.servers.begin(), t.servers.end());
-         return all;
-       }())
+  std::vector<std::string> ends = t.servers;
+  ends.insert(ends.begin(), t.client);
+  for (const auto& name : ends)
     if (plan.node(name)->vpn)
       return plan_error(topo, t.pos, "test '" + t.name + "': '" + name + "' is on a chain itself; a chain's tests run between the site clients behind its ends",
                         "add a node with gateway = \"" + name + "\" and a link to it, and test from or to that node");

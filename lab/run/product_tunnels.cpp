@@ -51,15 +51,15 @@ Status ProductTunnels::check_templates(const ProductSpec& spec, const Plan& plan
 std::vector<ProductTunnels::Point> ProductTunnels::points(const std::string& from, const std::string& to) const {
   if (hop_plans_.empty()) return {Point{from, 0, from, from, true}, Point{to, 0, to, to, true}};
   std::vector<Point> out;
+  std::string near = from;  // each hop's end toward `from`: the previous hop's far end
   for (const PlanHop* hop : plan_->hops_between(from, to)) {
     const size_t session = static_cast<size_t>(hop - plan_->hops.data());
-    const bool forward = plan_->hops_between(from, hop->b).size() > plan_->hops_between(from, hop->a).size();
-    const std::string& near = forward ? hop->a : hop->b;
-    const std::string& far = forward ? hop->b : hop->a;
+    const std::string far = hop->a == near ? hop->b : hop->a;
     const std::string tag = " (hop " + std::to_string(hop->index) + ")";
     out.push_back(Point{near + tag, session, near, from, near == from});
     for (const auto& r : hop->relays) out.push_back(Point{r + " (relay)", session, r, from, false, true});
     out.push_back(Point{far + tag, session, far, to, far == to});
+    near = far;
   }
   return out;
 }

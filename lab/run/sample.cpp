@@ -337,18 +337,17 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
 
   SampleScore score{tunnel, c.repeating_payload, duration_s, *spread, {}, {}};
   uint64_t delivered = 0;
-  if (auto s = t.kind == TestKind::latency  ? expect_echoes(c, row, &score.expect, &delivered)
-               : is_transaction_test(t.kind) ? merge_transactions(c, procs.front(), specs.front(), &row, &score.expect, &delivered)
-                                             : merge_iperf(c, procs, specs, &row, &score.expect, &delivered);
+  std::map<std::string, std::pair<uint64_t, uint64_t>> by_node;  // VPN node -> {sent, received}
+  if (auto s = t.kind == TestKind::latency  ? expect_echoes(c, row, &by_node, &delivered)
+               : is_transaction_test(t.kind) ? merge_transactions(c, procs.front(), specs.front(), &row, &by_node, &delivered)
+                                             : merge_iperf(c, procs, specs, &row, &by_node, &delivered);
       !s)
     return fail(s.error().message);
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);
   uint64_t rx_packets = 0;
   double wire_frames = 0;
   const int link_mtu = plan.link_mtu(c.test->underlay_link());
-  // The merges counted by VPN node; each point must carry its side's share.
-  const auto by_node = std::move(score.expect);
-  score.expect.clear();
+  // Each point must carry its side's share.
   for (const auto& point : points) {
     auto it = by_node.find(point.side);
     if (it == by_node.end()) continue;
