@@ -165,13 +165,8 @@ KindSection hop_cost_section(const std::vector<SampleRow>& rows, const std::map<
   k.note = "Each hop is a tunnel of its own between neighbours; a relay runs one instance of the product per hop and forwards between them. "
            "The baseline routes the same packets through the same relays without tunnels. p99: ICMP round trips through the chain under the "
            "test's load.";
-  for (auto [name, title, y, series] : {std::tuple{"hops-throughput.svg", "Throughput over one hop's, by hop count", "x 1 hop", &speed},
-                                        std::tuple{"hops-cpu.svg", "CPU-s/Gbit over one hop's, by hop count", "x 1 hop", &cpu}}) {
-    std::vector<Series> lines;
-    for (auto& [product, line] : *series)
-      if (line.points.size() > 1) lines.push_back(line);
-    if (!lines.empty()) k.plots.push_back({name, svg_line_chart(title, "hops", y, lines)});
-  }
+  add_line_chart(&k, "hops-throughput.svg", "Throughput over one hop's, by hop count", "hops", "x 1 hop", speed);
+  add_line_chart(&k, "hops-cpu.svg", "CPU-s/Gbit over one hop's, by hop count", "hops", "x 1 hop", cpu);
   return k;
 }
 

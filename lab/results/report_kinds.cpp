@@ -10,6 +10,14 @@
 
 namespace vpnlab {
 
+void add_line_chart(KindSection* k, const std::string& name, const std::string& title, const std::string& x_label, const std::string& y_label,
+                    const std::map<std::string, Series>& series) {
+  std::vector<Series> lines;
+  for (const auto& [label, line] : series)
+    if (line.points.size() > 1) lines.push_back(line);
+  if (!lines.empty()) k->plots.push_back({name, svg_line_chart(title, x_label, y_label, lines)});
+}
+
 int color_of(const std::map<std::string, int>& color, const std::string& product) {
   auto c = color.find(product);
   return c == color.end() ? -1 : c->second;

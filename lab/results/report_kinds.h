@@ -22,6 +22,10 @@ struct KindSection {
 std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows, const std::string& run_dir, const std::map<std::string, int>& color);
 std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color);
 
+// Adds plot `name` to k: one line per series with two or more points (none: no plot).
+void add_line_chart(KindSection* k, const std::string& name, const std::string& title, const std::string& x_label, const std::string& y_label,
+                    const std::map<std::string, Series>& series);
+
 // A product's palette slot in `color` (-1: none).
 int color_of(const std::map<std::string, int>& color, const std::string& product);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
 
 #include <cstdio>
 
@@ -65,14 +64,9 @@ KindSection scale_section(const std::vector<ScaleRow>& rows, int cpu_count) {
   k.note = "converge s: first daemon started until every ordered node pair answered an echo through the tunnel; probe s: of that, from the "
            "first probe on; CPU-s: the machine's busy CPU over the bring-up; RSS and threads: per node, its daemons'. Figures of contended "
            "sizes include waiting for a CPU: they show how a product behaves when its nodes share CPUs, not its cost on dedicated ones.";
-  for (auto [name, title, y, series] : {std::tuple{"scale-converge.svg", "Seconds until every pair answers, by mesh size", "seconds", &converge},
-                                        std::tuple{"scale-rss.svg", "Daemon RSS per node (median node), by mesh size", "MB", &rss},
-                                        std::tuple{"scale-threads.svg", "Daemon threads per node, by mesh size", "threads", &threads}}) {
-    std::vector<Series> lines;
-    for (auto& [product, line] : *series)
-      if (line.points.size() > 1) lines.push_back(line);
-    if (!lines.empty()) k.plots.push_back({name, svg_line_chart(title, "nodes", y, lines)});
-  }
+  add_line_chart(&k, "scale-converge.svg", "Seconds until every pair answers, by mesh size", "nodes", "seconds", converge);
+  add_line_chart(&k, "scale-rss.svg", "Daemon RSS per node (median node), by mesh size", "nodes", "MB", rss);
+  add_line_chart(&k, "scale-threads.svg", "Daemon threads per node, by mesh size", "nodes", "threads", threads);
   return k;
 }
 
