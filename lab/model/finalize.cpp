@@ -27,20 +27,21 @@ void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std:
 
 Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
   if (!spec.tunnel) return ok_status();
-  size_t vpn_count = plan.vpn_nodes().size();
-  std::vector<std::string> needed = {overlay_shape(vpn_count)};
-  if (vpn_count < plan.nodes.size()) needed.push_back("site-to-site");  // some node reaches the overlay through a gateway
-  if (plan.chained()) needed.clear();  // checked above: p2p tunnels hop by hop
-  const bool native = std::any_of(plan.hops.begin(), plan.hops.end(), [](const PlanHop& h) { return !h.relays.empty(); });
-  if (native && std::find(spec.shapes.begin(), spec.shapes.end(), "relay") == spec.shapes.end())
+  auto declares = [&](const std::string& shape) { return std::find(spec.shapes.begin(), spec.shapes.end(), shape) != spec.shapes.end(); };
+  auto any_hop = [&](bool native) { return std::any_of(plan.hops.begin(), plan.hops.end(), [&](const PlanHop& h) { return h.relays.empty() != native; }); };
+  if (any_hop(true) && !declares("relay"))
     return make_error("product '" + spec.name + "' has no relay of its own (topology = [\"relay\"] in its product.toml) for a chain with relay = \"native\"",
                       "leave it out of this run, or make the chain a tunnel per hop (relay = \"hops\")");
-  const bool per_hop = std::any_of(plan.hops.begin(), plan.hops.end(), [](const PlanHop& h) { return h.relays.empty(); });
-  if (per_hop && std::find(spec.shapes.begin(), spec.shapes.end(), "chain") == spec.shapes.end())
+  if (any_hop(false) && !declares("chain"))
     return make_error("product '" + spec.name + "' is not declared to relay along a chain of hops (topology = [\"chain\"] in its product.toml)",
                       "leave it out of this run: a relay must forward what one hop's tunnel delivers into the next, with other sites' subnets allowed");
+  // On chains every hop is a p2p overlay of its own: the shapes above say all there is.
+  size_t vpn_count = plan.vpn_nodes().size();
+  std::vector<std::string> needed;
+  if (!plan.chained()) needed.push_back(overlay_shape(vpn_count));
+  if (!plan.chained() && vpn_count < plan.nodes.size()) needed.push_back("site-to-site");  // some node reaches the overlay through a gateway
   for (const auto& shape : needed)
-    if (std::find(spec.shapes.begin(), spec.shapes.end(), shape) == spec.shapes.end())
+    if (!declares(shape))
       return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay of " + std::to_string(vpn_count) +
                             " VPN nodes (it supports: " + [&] {
                               std::string all;

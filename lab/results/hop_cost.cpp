@@ -38,7 +38,9 @@ double gbps_of(const SampleRow& r) { return r.gbps; }
 double cpu_of(const SampleRow& r) { return r.cpu_s_per_gbit; }
 double p99_of(const SampleRow& r) { return r.latency_p99_ms; }
 
-std::string ratio_cell(const PairedEstimate& e) {
+// A ratio over the reference test ("1" in the reference's own row).
+std::string ratio_cell(const HopCost& h, const PairedEstimate& e) {
+  if (h.test == h.reference) return "1";
   if (e.n == 0) return "-";
   char out[64];
   if (e.n < 2) snprintf(out, sizeof out, "%.2f (1 round)", e.ratio);  // no interval from one pair
@@ -115,10 +117,8 @@ std::string hop_cost_table(const std::vector<SampleRow>& rows) {
     if (h.gbps.n > 0) snprintf(gbps, sizeof gbps, "%.3f", h.gbps.median);
     if (h.cpu_per_gbit.n > 0) snprintf(cpu, sizeof cpu, "%s", compact_interval(h.cpu_per_gbit, "%.2f").c_str());
     if (h.p99_ms.n > 0) snprintf(p99, sizeof p99, "%s", compact_interval(h.p99_ms, "%.2f").c_str());
-    const bool is_ref = h.test == h.reference;
     snprintf(line, sizeof line, format, h.product.c_str(), h.test.c_str(), std::to_string(h.hops).c_str(), gbps, cpu, p99,
-             is_ref ? "1" : ratio_cell(h.gbps_ratio).c_str(), is_ref ? "1" : ratio_cell(h.cpu_ratio).c_str(),
-             is_ref ? "1" : ratio_cell(h.p99_ratio).c_str(), valid.c_str());
+             ratio_cell(h, h.gbps_ratio).c_str(), ratio_cell(h, h.cpu_ratio).c_str(), ratio_cell(h, h.p99_ratio).c_str(), valid.c_str());
     o << line;
   }
   o << "p99 ms: ICMP round trips through the chain under the test's load (median of the samples' p99); the baseline routes through the same "
@@ -151,7 +151,7 @@ KindSection hop_cost_section(const std::vector<SampleRow>& rows, const std::map<
     const bool is_ref = h.test == h.reference;
     k.table.push_back({h.product, h.test, std::to_string(h.hops), h.gbps.n ? number_text("%.3f", h.gbps.median) : "-",
                        h.cpu_per_gbit.n ? number_text("%.2f", h.cpu_per_gbit.median) : "-", h.p99_ms.n ? number_text("%.2f", h.p99_ms.median) : "-",
-                       is_ref ? "1" : ratio_cell(h.gbps_ratio), is_ref ? "1" : ratio_cell(h.cpu_ratio), is_ref ? "1" : ratio_cell(h.p99_ratio),
+                       ratio_cell(h, h.gbps_ratio), ratio_cell(h, h.cpu_ratio), ratio_cell(h, h.p99_ratio),
                        std::to_string(h.gbps.n) + "/" + std::to_string(h.rows)});
     const double g = is_ref ? 1 : h.gbps_ratio.ratio, c = is_ref ? 1 : h.cpu_ratio.ratio;
     for (auto [series, v] : {std::pair{&speed, g}, std::pair{&cpu, c}}) {
