@@ -13,24 +13,32 @@
 # Exit: 0 the PR is not slower beyond the threshold; 3 it is (the gate fired); 4 a build is
 # broken (never came up, or no valid row); 1 an error; 2 usage; 130 interrupted.
 # Writes RUN/gate.md and appends it to $GITHUB_STEP_SUMMARY when that is set.
-# calls: date grep tail
+# calls: date grep tail kill
 set -euo pipefail
 
-usage() { echo "usage: $0 --product NAME --base PATH --pr PATH [--topology FILE] [--threshold X] [--precision P] [--max-time D] [--samples N] [--duration D] [--out DIR] [--vpnlab PATH]" >&2; exit 2; }
+usage() { echo "usage: $0 --product NAME --base PATH --pr PATH [--topology FILE] [--threshold X] [--precision P] [--max-time D] [--samples N] [--duration D] [--out DIR] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--vpnlab PATH]" >&2; exit 2; }
+usage_error() { echo "ci-gate: error: $1" >&2; usage; }
 product= base= pr= topology=topologies/quick.toml threshold=0.1 precision=3% max_time=10m samples=30 duration= out=results/gate
 costs=()  # --threshold-cpu/-rss/-p99, passed to vpnlab diff as they are
 vpnlab="$(cd "$(dirname "$0")/.." && pwd)/build/lab/vpnlab"
 while [ $# -gt 0 ]; do
   case "$1" in
+    --product|--base|--pr|--topology|--threshold|--precision|--max-time|--samples|--duration|--out|--vpnlab|--threshold-cpu|--threshold-rss|--threshold-p99)
+      [ $# -ge 2 ] || usage_error "$1 needs a value" ;;
+    *) usage_error "unknown argument '$1'" ;;
+  esac
+  case "$1" in
     --product) product="$2" ;; --base) base="$2" ;; --pr) pr="$2" ;; --topology) topology="$2" ;;
     --threshold) threshold="$2" ;; --precision) precision="$2" ;; --max-time) max_time="$2" ;;
     --samples) samples="$2" ;; --duration) duration="$2" ;; --out) out="$2" ;; --vpnlab) vpnlab="$2" ;;
     --threshold-cpu|--threshold-rss|--threshold-p99) costs+=("$1" "$2") ;;
-    *) echo "ci-gate: unknown argument '$1'" >&2; usage ;;
   esac
-  [ $# -ge 2 ] || usage
   shift 2
 done
+# The round limit must leave room for the 5 rounds adaptive sampling takes before its first
+# look (said here in this script's own options: it sets no --min-rounds).
+case "$samples" in ''|*[!0-9]*) usage_error "--samples '$samples' is not a whole number" ;; esac
+[ "$samples" -ge 5 ] || usage_error "--samples $samples is below 5: the gate takes 5 rounds before its first look; give --samples 5 or more"
 [ -n "$product" ] && [ -n "$base" ] && [ -n "$pr" ] || usage
 [ -x "$vpnlab" ] || { echo "ci-gate: error: $vpnlab is not an executable vpnlab (build it, or give --vpnlab)" >&2; exit 1; }
 
@@ -45,10 +53,27 @@ args=(run "$topology" --product "$product@base=$base" --product "$product@pr=$pr
       --precision "$precision" --max-time "$max_time" --samples "$samples" --out "$out")
 [ -n "$duration" ] && args+=(--duration "$duration")
 echo "ci-gate: vpnlab ${args[*]}"
+# vpnlab runs as this script's child: a TERM, INT or HUP to the script is passed on, and the
+# script waits for vpnlab's own teardown (and its lock) before it exits 130.
+vpnlab_pid=
+forward() {
+  trap '' TERM INT HUP
+  echo "ci-gate: $1: stopping vpnlab (pid $vpnlab_pid) and waiting for its teardown" >&2
+  [ -n "$vpnlab_pid" ] && kill -"$1" "$vpnlab_pid" 2>/dev/null
+  [ -n "$vpnlab_pid" ] && wait "$vpnlab_pid" 2>/dev/null
+  echo "ci-gate: interrupted" >&2
+  exit 130
+}
+trap 'forward TERM' TERM
+trap 'forward INT' INT
+trap 'forward HUP' HUP
 set +e
-"$vpnlab" "${args[@]}" > "$log" 2> "$log.err"
+"$vpnlab" "${args[@]}" > "$log" 2> "$log.err" &
+vpnlab_pid=$!
+wait "$vpnlab_pid"
 rc=$?
 set -e
+trap - TERM INT HUP
 cat "$log"
 run=$(grep -oP '^results: \K.*(?=/results\.csv$)' "$log" | tail -1 || true)
 if [ "$rc" -eq 130 ]; then echo "ci-gate: interrupted" >&2; exit 130; fi

@@ -23,6 +23,7 @@
 #include "lab/cli/doctor.h"
 #include "lab/run/environment.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/out_dir.h"
 #include "lab/run/interrupt.h"
 #include "lab/model/plan.h"
 #include "lab/model/install_layout.h"
@@ -71,6 +72,15 @@ SamplingRequest sampling_request_of(const Args& a, bool rerun) {
   return SamplingRequest{a.precision, a.max_time_s, a.min_rounds, a.samples.has_value() || rerun};
 }
 
+// Adaptive sampling's own options without --precision are a usage error (exit 2), caught
+// before anything is planned.
+std::optional<int> sampling_usage(const Args& a, const std::string& verb) {
+  if (!a.precision && (a.max_time_s || a.min_rounds))
+    return usage_error(verb, std::string(a.max_time_s ? "--max-time" : "--min-rounds") +
+                                 " belongs to adaptive sampling: add --precision P (e.g. 2%), or leave it out");
+  return std::nullopt;
+}
+
 RunRequest request_of(const Args& a, const std::string& file) {
   return RunRequest{file, a.products, a.samples, a.duration_s, a.no_pin, a.sequential, a.keys_dir, a.backend};
 }
@@ -86,6 +96,7 @@ int cmd_validate(const Args& a) {
 
 int cmd_plan(const Args& a) {
   if (a.positional.size() != 1) return usage_error("plan", "give one topology file");
+  if (auto code = sampling_usage(a, "plan")) return *code;
   auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
   auto seq = sequential_request(sampling_request_of(a, /*rerun=*/false), &plan.value());
@@ -167,6 +178,7 @@ int cmd_run(const Args& given) {
   Args a = given;
   if (a.from_dir.empty() && a.positional.size() != 1) return usage_error("run", "give one topology file (or --from RUN_DIR)");
   if (!a.from_dir.empty() && !a.positional.empty()) return usage_error("run", "--from RUN_DIR takes the topology of that run: give no file");
+  if (auto code = sampling_usage(a, "run")) return *code;
   // --from repeats a run exactly: an option that would change it is refused, not ignored.
   if (!a.from_dir.empty())
     for (const auto& [given_opt, name] : {std::pair{!a.products.empty(), "--product"}, {a.samples.has_value(), "--samples"},
@@ -176,8 +188,12 @@ int cmd_run(const Args& given) {
         return usage_error("run", std::string(name) + " cannot be given with --from: --from repeats exactly what that run did (" +
                                       "its products, samples, duration, pinning and order); measure anew with 'vpnlab run FILE " + name + " ...'");
   RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
+  if (!a.resume_dir.empty())
+    if (auto s = resume_request(run_dir_arg(a.resume_dir), &request); !s) return fail(s.error());
   auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(run_dir_arg(a.from_dir), &request);
   if (!plan) return fail(plan.error());
+  if (!a.resume_dir.empty())
+    if (auto s = check_resume_plan(run_dir_arg(a.resume_dir), *plan); !s) return fail(s.error());
   auto seq = sequential_request(sampling_request_of(a, /*rerun=*/!a.from_dir.empty()), &plan.value());
   if (!seq) return fail(seq.error());
   // Products are as given (NAME@TAG=/path too); rows carry the name before '='.
@@ -194,6 +210,7 @@ int cmd_run(const Args& given) {
     std::string dir = run_dir_arg(a.resume_dir);
     if (access((dir + "/results.csv").c_str(), R_OK) != 0)
       return fail(make_error("cannot resume " + dir + ": it has no results.csv", "give the run directory printed by the interrupted run"));
+    if (auto s = check_no_links_below(dir); !s) return fail(with_context(s.error(), "cannot resume " + dir));
     plan->run_id = dir.substr(dir.rfind('/') + 1);  // run_bench takes the rows' own id, if there are rows
     opts.run_dir = dir;
     opts.resume = true;
@@ -318,8 +335,10 @@ int cmd_report(const Args& a) {
   if (!a.vs.empty())
     if (auto s = check_vs_product(*rows, a.vs, dir + "/results.csv"); !s) return fail(with_context(s.error(), "report --vs"));
   std::string table = run_table(dir, *rows, a.vs);
-  if (auto s = write_file(dir + "/summary.txt", table, 0640); !s) return fail(s.error());
-  if (auto s = write_file(dir + "/summary.json", summary_json(rows.value()).dump(2) + "\n", 0640); !s) return fail(s.error());
+  auto out = OutDir::open(dir);
+  if (!out) return fail(with_context(out.error(), "report"));
+  if (auto s = out->write("summary.txt", table); !s) return fail(with_context(s.error(), "report"));
+  if (auto s = out->write("summary.json", summary_json(rows.value()).dump(2) + "\n"); !s) return fail(with_context(s.error(), "report"));
   if (auto s = write_report(dir, a.vs); !s) return fail(with_context(s.error(), "report"));
   std::cout << table;
   return 0;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <random>
@@ -135,6 +136,77 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
                         "install the version the run used, or measure anew with 'vpnlab run FILE'");
   }
   return plan;
+}
+
+namespace {
+
+Error resume_differs(const std::string& run_dir, const std::string& what, const std::string& now, const std::string& then, const std::string& hint) {
+  return make_error("cannot resume " + run_dir + ": " + what + " " + now + " here, but the run was made with " + then +
+                        " (" + run_dir + "/environment.json)",
+                    hint);
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+std::string list_text(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return "[" + out + "]";
+}
+
+Result<nlohmann::json> resume_environment(const std::string& run_dir) {
+  auto env = read_environment(run_dir, /*required=*/true);
+  if (!env) return with_context(env.error(), "cannot resume " + run_dir);
+  const std::string file = run_dir + "/environment.json";
+  for (const char* key : {"/requested_products", "/bench/samples", "/bench/duration_s", "/bench/warmup_s", "/bench/pinned", "/bench/interleaved"})
+    if (!env->contains(nlohmann::json::json_pointer(key)))
+      return make_error(file + ": no " + std::string(key + 1) + ": the resumed rows could not be shown to measure what the first ones did",
+                        "measure anew with 'vpnlab run FILE'");
+  return env;
+}
+
+}  // namespace
+
+Status resume_request(const std::string& run_dir, RunRequest* a) {
+  auto env = resume_environment(run_dir);
+  if (!env) return env.error();
+  const nlohmann::json& bench = (*env)["bench"];
+  const int samples = bench["samples"].get<int>();
+  const double duration = bench["duration_s"].get<double>();
+  if (samples < kMinSamples || samples > kMaxSamples || duration < kMinSampleSeconds || duration > kMaxSampleSeconds)
+    return make_error(run_dir + "/environment.json: bench.samples " + std::to_string(samples) + " or bench.duration_s " + bench["duration_s"].dump() +
+                          " is out of range",
+                      "restore the file from the run, or measure anew with 'vpnlab run FILE'");
+  const std::string same = "resume with the run's own values: leave the option out";
+  if (a->samples && *a->samples != samples)
+    return resume_differs(run_dir, "--samples", std::to_string(*a->samples), std::to_string(samples) + " samples", same);
+  if (a->duration_s && std::abs(*a->duration_s - duration) > 1e-9)
+    return resume_differs(run_dir, "--duration", seconds_text(*a->duration_s), seconds_text(duration) + " samples", same);
+  if (a->no_pin && bench["pinned"].get<bool>()) return resume_differs(run_dir, "--no-pin", "is given", "pinning", same);
+  if (a->sequential && bench["interleaved"].get<bool>()) return resume_differs(run_dir, "--sequential", "is given", "interleaved rounds", same);
+  a->samples = samples;
+  a->duration_s = duration;
+  a->no_pin = !bench["pinned"].get<bool>();
+  a->sequential = !bench["interleaved"].get<bool>();
+  if (a->products.empty()) a->products = (*env)["requested_products"].get<std::vector<std::string>>();
+  return ok_status();
+}
+
+Status check_resume_plan(const std::string& run_dir, const Plan& plan) {
+  auto env = resume_environment(run_dir);
+  if (!env) return env.error();
+  const double warmup = (*env)["bench"]["warmup_s"].get<double>();
+  if (std::abs(plan.warmup_s - warmup) > 1e-9)
+    return resume_differs(run_dir, "the warm-up is", seconds_text(plan.warmup_s), seconds_text(warmup), "resume with the run's own topology file");
+  const auto products = (*env)["requested_products"].get<std::vector<std::string>>();
+  if (plan.products != products)
+    return resume_differs(run_dir, "the products (in order) are", list_text(plan.products), list_text(products),
+                          "leave --product out to measure the run's own products");
+  return ok_status();
 }
 
 }  // namespace vpnlab

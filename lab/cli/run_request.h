@@ -32,4 +32,11 @@ Result<Plan> plan_request(const RunRequest& request);
 // duration, pinning, interleaving and keys; the products' versions must still match.
 Result<Plan> plan_like_run(const std::string& run_dir, RunRequest* request);
 
+// `run --resume RUN_DIR`: the resumed run's own samples, duration, pinning, order and
+// products (RUN_DIR/environment.json) fill what the command line left out; a value given
+// that differs is refused naming both, so the resumed rows measure what the first ones did.
+Status resume_request(const std::string& run_dir, RunRequest* request);
+// After planning: the warm-up and the resolved products (in order) are the run's too.
+Status check_resume_plan(const std::string& run_dir, const Plan& plan);
+
 }  // namespace vpnlab

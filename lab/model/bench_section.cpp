@@ -1,6 +1,7 @@
 // [bench] and its [[bench.test]] patterns: which traffic a run measures.
 #include <set>
 
+#include "lab/model/names.h"
 #include "lab/model/topology_parse.h"
 
 namespace vpnlab {
@@ -182,7 +183,7 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
       return s;
     if (auto s = get_string(r, t, "name", "test", &ts.name, true, ts.pos); !s) return s;
     std::string what = "test '" + ts.name + "'";
-    if (auto s = check_name(r, pos_of(*t.get("name")), "test", ts.name, 32); !s) return s;
+    if (auto s = check_name(r, pos_of(*t.get("name")), "test", ts.name, kMaxTestName); !s) return s;
     if (!seen.insert(ts.name).second) return r.at(*t.get("name"), what + " is defined twice", "give every test a unique name");
     if (auto s = get_string(r, t, "client", what, &ts.client, true, ts.pos); !s) return s;
     if (auto s = check_endpoint(r, *t.get("client"), what, ts.client, *topo); !s) return s;

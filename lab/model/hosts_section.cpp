@@ -8,6 +8,7 @@
 #include <set>
 
 #include "lab/model/plan_parts.h"
+#include "lab/model/ssh_policy.h"
 #include "lab/model/topology_parse.h"
 
 namespace vpnlab {
@@ -40,20 +41,26 @@ Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo)
     if (auto s = check_name(r, pos_of(*t.get("name")), "host", h.name, kMaxHostName); !s) return s;
     if (!seen.insert(h.name).second) return r.at(*t.get("name"), what + " is defined twice", "give every host a unique name");
     if (auto s = get_string(r, t, "ssh", what, &h.ssh, true, h.pos); !s) return s;
-    // ssh reads a destination that starts with '-' as an option.
-    if (h.ssh.empty() || h.ssh[0] == '-')
-      return r.at(*t.get("ssh"), what + ": ssh = \"" + h.ssh + "\" is not an SSH destination", "write ssh = \"root@192.0.2.10\" or a Host of ~/.ssh/config");
+    // ssh reads a destination that starts with '-' as an option, and puts the host into
+    // commands of the user's own ssh_config (%h): a plain name or address only.
+    if (auto why = ssh_destination_problem(h.ssh); !why.empty())
+      return r.at(*t.get("ssh"), what + ": ssh = \"" + h.ssh + "\" is not an SSH destination: " + why,
+                  "write ssh = \"root@192.0.2.10\" or a Host of ~/.ssh/config");
     if (t.get("ssh_options")) {
       SourcePos pos;
       if (auto s = get_string_list(r, t, "ssh_options", what, &h.ssh_options, &pos); !s) return s;
+      size_t bad = 0;
+      if (auto why = ssh_options_problem(h.ssh_options, &bad); !why.empty())
+        return r.at(*t.get("ssh_options")->as_array()->get(bad), what + ": ssh_options: " + why,
+                    "give ssh what it needs with -i, -p, -l and the -o keys listed in the README (\"Trust\"); anything else belongs in your own ~/.ssh/config");
     }
     if (auto s = get_string(r, t, "nic", what, &h.nic, false, h.pos); !s) return s;
     if (h.nic.size() > kMaxIfName || h.nic == "lo" || h.nic.find('/') != std::string::npos)
       return r.at(*t.get("nic"), what + ": nic '" + h.nic + "' is not an interface the lab may take",
                   "name the host's spare interface for the lab's links (no addresses on it, not the one SSH uses)");
     if (auto s = get_string(r, t, "agent", what, &h.agent, false, h.pos); !s) return s;
-    if (!h.agent.empty() && h.agent[0] != '/')
-      return r.at(*t.get("agent"), what + ": agent '" + h.agent + "' is not an absolute path", "write agent = \"/usr/libexec/vpnlab/vpnlab-host-agent\"");
+    if (auto why = h.agent.empty() ? "" : agent_path_problem(h.agent); !why.empty())
+      return r.at(*t.get("agent"), what + ": agent " + why, "write agent = \"/usr/libexec/vpnlab/vpnlab-host-agent\"");
     topo->hosts.push_back(std::move(h));
   }
   return ok_status();

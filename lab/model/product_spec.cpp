@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
+#include "lab/model/names.h"
 #include "lab/model/toml_reader.h"
 
 
@@ -41,7 +43,7 @@ Status parse_template_file(const TomlReader& r, const toml::table& t, const std:
     return r.at(*t.get("template"), what + ": template '" + tmpl + "' is outside the product folder " + dir,
                 "put the template next to product.toml and name it relative to it, e.g. template = \"wg.conf.tmpl\"");
   p->template_path = dir + "/" + tmpl;
-  auto text = read_whole_file(p->template_path);
+  auto text = read_input_file(p->template_path, kMaxTopologyBytes);
   if (!text) return r.at(*t.get("template"), what + ": cannot read template " + p->template_path, "put the template next to product.toml");
   p->template_text = *text;
   if (auto s = get_bool(r, t, "secret", what, &p->secret); !s) return s;
@@ -224,10 +226,7 @@ Result<ProductSpec> load_variant(const std::string& products_dir, const std::str
   std::string base = text.substr(0, at);
   std::string tag = eq == std::string::npos ? "" : text.substr(at + 1, eq - at - 1);
   std::string path = eq == std::string::npos ? "" : text.substr(eq + 1);
-  bool tag_ok = !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
-  });
-  if (!tag_ok || path.empty() || path[0] != '/')
+  if (!is_product_tag(tag) || path.empty() || path[0] != '/')
     return make_error("product '" + text + "' is not of the form NAME@TAG=/absolute/path/to/binary",
                       "e.g. --product nebula@new=/opt/nebula-1.9/nebula (TAG from [a-z0-9.-])");
   auto spec = load_product(products_dir, base);
@@ -275,7 +274,7 @@ Result<ProductSpec> load_product(const std::string& products_path, const std::st
     if (!plain_name) break;
     spec.dir = dir + "/" + name;
     path = spec.dir + "/product.toml";
-    if ((text = read_whole_file(path))) break;
+    if ((text = read_input_file(path, kMaxTopologyBytes))) break;
   }
   if (!text) {
     auto known = list_products(products_path);

@@ -1,8 +1,10 @@
 #include "lab/model/scale_spec.h"
 
+
 #include <set>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
 #include "lab/model/toml_reader.h"
 #include "lab/model/topology.h"
 
@@ -89,8 +91,8 @@ Result<ScaleSpec> parse_scale_text(const std::string& text, const std::string& f
 }
 
 Result<ScaleSpec> load_scale_spec(const std::string& path) {
-  auto text = read_whole_file(path);
-  if (!text) return make_error("cannot read " + path + ": " + text.error().message, "check the path; topologies/mesh-scale.toml is an example");
+  auto text = read_input_file(path, kMaxTopologyBytes);
+  if (!text) return make_error(text.error().message, "check the path; topologies/mesh-scale.toml is an example");
   return parse_scale_text(*text, path);
 }
 

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "lab/model/names.h"
+
 namespace vpnlab {
 
 SourcePos pos_of(const toml::node& n) {
@@ -102,11 +104,7 @@ Status get_cpu_list(const TomlReader& r, const toml::table& t, const std::string
 }
 
 Status check_name(const TomlReader& r, SourcePos pos, const std::string& what, const std::string& name, size_t max_len) {
-  bool good = !name.empty() && name.size() <= max_len && name.front() != '-' &&
-              std::all_of(name.begin(), name.end(), [](char c) {
-                return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-              });
-  if (!good)
+  if (!is_lab_name(name, max_len))
     return r.at(pos, what + " name '" + name + "' is invalid",
                 "use 1 to " + std::to_string(max_len) + " characters from [a-z0-9-], not starting with '-'");
   return ok_status();

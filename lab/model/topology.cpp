@@ -1,5 +1,6 @@
 #include "lab/model/topology.h"
 
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
 #include "lab/model/toml_reader.h"
 #include "lab/model/topology_parse.h"
 
@@ -258,6 +260,10 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
   auto parsed = parse_toml(r, text);
   if (!parsed) return parsed.error();
   toml::table& root = *parsed;
+  // A scale file ([scale], no nodes) is another verb's input: say which, not "unknown key".
+  if (root.get("scale") && !root.get("node"))
+    return r.at(pos_of(*root.get("scale")), "this is a mesh-scale file ([scale]), not a topology",
+                "run it with 'vpnlab scale " + file + "' (validate and plan read topologies)");
   if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "host", "node", "link", "chain", "bench"}); !s) return s.error();
   Topology topo;
   topo.file = file;
@@ -273,9 +279,13 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
 }
 
 Result<Topology> load_topology(const std::string& path) {
-  auto text = read_whole_file(path);
+  auto text = read_input_file(path, kMaxTopologyBytes);
   if (!text) {
-    Error e = make_error("cannot read topology: " + errno_text(errno), "check the path; examples are in topologies/");
+    // The file's name is the error's place: the reason alone follows it.
+    std::string why = text.error().message;
+    for (const std::string& prefix : {"cannot read " + path + ": ", path + ": "})
+      if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+    Error e = make_error("cannot read topology: " + why, "check the path; examples are in topologies/");
     e.file = path;
     return e;
   }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/out_dir.h"
 #include "lab/run/results_csv.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
@@ -213,14 +214,13 @@ std::vector<std::string> result_row(const ProductTestSummary& s) {
 
 std::vector<std::pair<double, double>> throughput_over_time(const std::string& run_dir, const std::string& product, const std::string& test,
                                                             int sample) {
-  std::vector<std::string> files;
-  std::string one = raw_sample_file(run_dir, product, test, sample, kIperfSuffix);
-  if (std::filesystem::exists(one)) files.push_back(one);
-  for (int k = 1; std::filesystem::exists(raw_sample_file(run_dir, product, test, sample, "-p" + std::to_string(k) + kIperfSuffix)); ++k)
-    files.push_back(raw_sample_file(run_dir, product, test, sample, "-p" + std::to_string(k) + kIperfSuffix));
+  std::vector<std::string> suffixes;  // one iperf3 process, or one file per process (at most one per CPU a node may have)
+  if (std::filesystem::exists(raw_sample_file(run_dir, product, test, sample, kIperfSuffix))) suffixes.push_back(kIperfSuffix);
+  for (int k = 1; k <= 4096 && std::filesystem::exists(raw_sample_file(run_dir, product, test, sample, "-p" + std::to_string(k) + kIperfSuffix)); ++k)
+    suffixes.push_back("-p" + std::to_string(k) + kIperfSuffix);
   std::map<size_t, std::pair<double, double>> by_interval;  // index -> (end time, Gbit/s)
-  for (const auto& f : files) {
-    auto j = nlohmann::json::parse(read_file_text(f), nullptr, false);
+  for (const auto& suffix : suffixes) {
+    auto j = nlohmann::json::parse(read_raw_sample(run_dir, product, test, sample, suffix), nullptr, false);
     if (j.is_discarded() || !j.contains("intervals")) continue;
     // iperf3's own output, kept raw: a file of another shape (cut short, another version)
     // only loses its over-time plot; the figures come from results.csv.
@@ -249,13 +249,13 @@ std::vector<std::pair<double, double>> throughput_over_time(const std::string& r
 namespace {
 
 // Sections as blocks, their plots written to run_dir/plots.
-Status append_sections(const std::string& run_dir, const std::vector<KindSection>& sections, std::vector<Block>* doc) {
+Status append_sections(const OutDir& plots, const std::vector<KindSection>& sections, std::vector<Block>* doc) {
   for (const auto& k : sections) {
     doc->push_back({Block::Kind::heading, k.heading, {}, {}, {}});
     if (!k.table.empty()) doc->push_back({Block::Kind::table, k.caption, {}, k.table, {}});
     doc->push_back({Block::Kind::para, k.note, {}, {}, {}});
     for (const auto& [name, svg] : k.plots) {
-      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
+      if (auto s = plots.write(name, svg); !s) return s;
       doc->push_back({Block::Kind::plot, name, {}, {}, svg});
     }
   }
@@ -265,11 +265,14 @@ Status append_sections(const std::string& run_dir, const std::vector<KindSection
 }  // namespace
 
 Status write_sections_report(const std::string& dir, const std::string& title, const std::vector<KindSection>& sections) {
-  if (auto s = make_dirs(dir + "/plots", 0750); !s) return s;
+  auto out = OutDir::open(dir);
+  if (!out) return out.error();
+  auto plots = out->subdir("plots");
+  if (!plots) return plots.error();
   std::vector<Block> doc = {{Block::Kind::heading, title, {"title"}, {}, {}}};
-  if (auto s = append_sections(dir, sections, &doc); !s) return s;
-  if (auto s = write_file(dir + "/report.md", markdown(doc), 0640); !s) return s;
-  return write_file(dir + "/report.html", html(doc, title), 0640);
+  if (auto s = append_sections(*plots, sections, &doc); !s) return s;
+  if (auto s = out->write("report.md", markdown(doc)); !s) return s;
+  return out->write("report.html", html(doc, title));
 }
 
 Status write_report(const std::string& run_dir, const std::string& vs) {
@@ -305,7 +308,12 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
     color.emplace(s.product, static_cast<int>(color.size()));
   }
   for (const auto& r : rows.value()) color.emplace(r.product, static_cast<int>(color.size()));  // rr/crr/latency-only products
-  if (auto s = make_dirs(run_dir + "/plots", 0750); !s) return s;
+  // Everything is written below the run directory and nowhere else (a tampered run may hold
+  // links where these files go: refused, never followed).
+  auto out = OutDir::open(run_dir);
+  if (!out) return out.error();
+  auto plot_dir = out->subdir("plots");
+  if (!plot_dir) return plot_dir.error();
   for (const auto& test : tests) {
     doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
     Block table{Block::Kind::table, "Test " + test + ": medians of the valid samples with their 95 % intervals", {}, {result_header()}, {}};
@@ -360,18 +368,18 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
       std::stable_sort(ratios.begin(), ratios.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
       const std::string name = test + "-vs-baseline.svg";
       const std::string svg = svg_bar_chart(test + ": ratio to the baseline (round-paired median, 95 % interval)", "x baseline", ratios);
-      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
+      if (auto s = plot_dir->write(name, svg); !s) return s;
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }
     for (const auto& [name, svg] : plots) {
-      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
+      if (auto s = plot_dir->write(name, svg); !s) return s;
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }
   }
   std::vector<KindSection> kinds = transaction_sections(rows.value(), run_dir, color);
   for (auto& k : udp_size_sections(rows.value(), color)) kinds.push_back(std::move(k));
   if (auto hops = hop_cost_section(rows.value(), color); !hops.table.empty()) kinds.insert(kinds.begin(), std::move(hops));
-  if (auto s = append_sections(run_dir, kinds, &doc); !s) return s;
+  if (auto s = append_sections(*plot_dir, kinds, &doc); !s) return s;
   if (!shares.empty()) {
     doc.push_back({Block::Kind::heading, "Shaped links: share of the rate and of what headers allow", {}, {}, {}});
     Block table{Block::Kind::table, "Shaped links: each product's share of the rate and of its header ceiling", {}, {{"product", "test", "link", "Mbit/s", "of rate", "header ceiling Mbit/s", "of ceiling"}}, {}};
@@ -408,7 +416,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
       const bool transactions = std::any_of(rows->begin(), rows->end(), [&](const SampleRow& r) { return r.test == test && r.is_transactions(); });
       std::string svg = svg_bar_chart(test + (transactions ? ": transactions/s over " : ": Gbit/s over ") + pw.reference + " (round-paired, 95 % interval)",
                                       "ratio", bars);
-      if (auto s = write_file(run_dir + "/plots/" + name, svg, 0640); !s) return s;
+      if (auto s = plot_dir->write(name, svg); !s) return s;
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }
   }
@@ -422,8 +430,8 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
                  "product's. Wire kpps: frames the receiving node's underlay carried, a merged segment counted as the full-size frames it "
                  "stands for (bytes over MTU + 14): what a NIC would carry, comparable between products and the baseline. Retransmits: TCP retransmits per sample (median). p99: ICMP round trip through the tunnel every 10 ms during the sample.",
                  {}, {}, {}});
-  if (auto s = write_file(run_dir + "/report.md", markdown(doc), 0640); !s) return s;
-  return write_file(run_dir + "/report.html", html(doc, "vpnlab run " + run_id), 0640);
+  if (auto s = out->write("report.md", markdown(doc)); !s) return s;
+  return out->write("report.html", html(doc, "vpnlab run " + run_id));
 }
 
 }  // namespace vpnlab

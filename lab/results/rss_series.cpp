@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -11,7 +10,7 @@
 namespace vpnlab {
 
 std::vector<std::pair<double, double>> rss_over_time(const std::string& run_dir, const std::string& product, const std::string& test, int sample) {
-  std::ifstream in(raw_sample_file(run_dir, product, test, sample, kRssSuffix));
+  std::istringstream in(read_raw_sample(run_dir, product, test, sample, kRssSuffix));
   std::map<double, double> busiest;  // t -> MB
   for (std::string line; std::getline(in, line);) {
     std::istringstream fields(line);

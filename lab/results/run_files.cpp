@@ -1,8 +1,8 @@
 #include "lab/results/run_files.h"
 
-#include <sys/stat.h>
+#include <cerrno>
 
-#include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
 
 namespace vpnlab {
 
@@ -85,12 +85,13 @@ Status check_json_fields(const nlohmann::json& j, const std::vector<JsonField>& 
 }
 
 Result<nlohmann::json> read_json_file(const std::string& file, const std::vector<JsonField>& fields, bool required) {
-  struct stat st{};
-  if (stat(file.c_str(), &st) < 0) {
+  auto text = read_optional_input_file(file, kMaxRunFileBytes);
+  if (!text) return text.error();
+  if (!*text) {
     if (!required) return nlohmann::json::object();
-    return make_error(file + ": " + errno_text(errno), "give a run directory made by 'vpnlab run'");
+    return make_error(file + ": " + errno_text(ENOENT), "give a run directory made by 'vpnlab run'");
   }
-  nlohmann::json j = nlohmann::json::parse(read_file_text(file), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = nlohmann::json::parse(**text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return make_error(file + ": not valid JSON", "the file was edited by hand or cut short: restore it from the run");
   if (auto s = check_json_fields(j, fields, file); !s) return s.error();
   return j;

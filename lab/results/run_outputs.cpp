@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/base/fs_util.h"
+#include "lab/base/out_dir.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/product_compare.h"
 #include "lab/results/run_files.h"
@@ -30,13 +30,18 @@ RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const
   auto keep_first_error = [&](Status s) {
     if (!s && out.output_error.empty()) out.output_error = s.error().message;
   };
-  keep_first_error(write_file(run_dir + "/summary.txt", out.summary, 0640));
-  keep_first_error(write_file(run_dir + "/summary.json", summary_json(rows).dump(2) + "\n", 0640));
+  auto dir = OutDir::open(run_dir);
+  if (!dir) {
+    keep_first_error(dir.error());
+    return out;
+  }
+  keep_first_error(dir->write("summary.txt", out.summary));
+  keep_first_error(dir->write("summary.json", summary_json(rows).dump(2) + "\n"));
   // What teardown audits found, for the report (which reads only files of the run).
   nlohmann::json audit = nlohmann::json::object();
   for (const auto& p : report.products)
     if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
-  keep_first_error(write_file(run_dir + "/audit.json", audit.dump(2) + "\n", 0640));
+  keep_first_error(dir->write("audit.json", audit.dump(2) + "\n"));
   keep_first_error(write_report(run_dir, vs));
   return out;
 }

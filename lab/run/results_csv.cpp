@@ -1,14 +1,21 @@
 #include "lab/run/results_csv.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
+#include <tuple>
 
-#include "lab/base/fs_util.h"
+#include "lab/base/bounds.h"
 #include "lab/base/fault.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
+#include "lab/model/names.h"
 
 namespace vpnlab {
 
@@ -17,6 +24,13 @@ namespace {
 std::string fmt(double v, int digits) {
   char buf[64];
   snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// A figure in a message: 1e+308 stays short, 12.5 stays plain.
+std::string fmt_figure(double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
 
@@ -99,8 +113,15 @@ std::string format_row(const SampleRow& r) {
 Result<ResultsCsv> ResultsCsv::create(const std::string& path, std::string* repaired) {
   ResultsCsv csv;
   csv.path_ = path;
-  csv.fd_ = UniqueFd(open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640));
-  if (!csv.fd_.valid()) return make_error("cannot create " + path + ": " + errno_text(errno));
+  // A resumed run directory is input: its results.csv may be a link to any file, which
+  // appending would write into. Links and anything but a regular file are refused.
+  csv.fd_ = UniqueFd(open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640));
+  if (!csv.fd_.valid())
+    return make_error("cannot create " + path + ": " + errno_text(errno),
+                      errno == ELOOP ? "it is a symbolic link: a run directory holds only what vpnlab wrote" : "");
+  struct stat st{};
+  if (fstat(csv.fd_.get(), &st) < 0 || !S_ISREG(st.st_mode))
+    return make_error(path + " is not a regular file", "a run directory holds only what vpnlab wrote");
   // A row cut short (a full disk, a crash of an older version, a hand edit) is removed
   // before anything is appended: a new row glued onto it would be lost with it.
   auto tail = inspect_csv_tail(path);
@@ -116,8 +137,9 @@ Result<ResultsCsv> ResultsCsv::create(const std::string& path, std::string* repa
   if (tail->whole_size > 0) {
     // Rows appended under another header would not parse: a file of another version's
     // columns is refused, not mixed.
-    std::string text = read_file_text(path);
-    if (text.compare(0, header.size(), header) != 0)
+    std::string text(header.size(), '\0');
+    UniqueFd in(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    if (!in.valid() || pread(in.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) || text != header)
       return make_error(path + ": its columns are not this vpnlab version's (written by another version)",
                         "finish it with the version that started it, or start a new run");
   }
@@ -214,7 +236,7 @@ std::string one_line(const std::string& text) {
 }
 
 Result<CsvTail> inspect_csv_tail(const std::string& path) {
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (!fd.valid()) return make_error("cannot read " + path + ": " + errno_text(errno));
   off_t size = lseek(fd.get(), 0, SEEK_END);
   CsvTail tail;
@@ -237,8 +259,43 @@ Result<CsvTail> inspect_csv_tail(const std::string& path) {
   return tail;
 }
 
+namespace {
+
+// The oldest results.csv this version reads has the first 27 columns (through
+// cpu_s_per_gbit: the first version's); every later version appended its columns at the end. So a header is
+// valid when it is a prefix of this version's columns at least that long, or all of them
+// followed by a later version's (skipped). A column deleted or moved by hand is refused:
+// its figures would otherwise read as zeros and a metric would silently disappear.
+constexpr size_t kOldestColumnCount = 27;
+
+Result<std::vector<const Column*>> header_layout(const std::string& path, const std::vector<std::string>& header) {
+  const auto& cols = columns();
+  if (header.empty() || header[0] != cols[0].name) return row_error(path, 1, "the first line is not a results.csv header");
+  std::vector<const Column*> layout;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (i < cols.size() && header[i] == cols[i].name) {
+      layout.push_back(&cols[i]);
+      continue;
+    }
+    if (i >= cols.size()) {
+      layout.push_back(nullptr);  // a later version's column
+      continue;
+    }
+    const bool known = std::any_of(cols.begin(), cols.end(), [&](const Column& c) { return header[i] == c.name; });
+    return make_error(path + ":1: column " + std::to_string(i + 1) + " is '" + header[i] + "' where results.csv has '" + cols[i].name + "'" +
+                          (known ? " (columns moved)" : ""),
+                      "a column was deleted, renamed or moved by hand: restore the file from the run");
+  }
+  if (layout.size() < kOldestColumnCount)
+    return make_error(path + ":1: the header ends after '" + header.back() + "': column '" + cols[layout.size()].name + "' and those after it are missing",
+                      "a column was deleted by hand, or the file was cut: restore it from the run");
+  return layout;
+}
+
+}  // namespace
+
 Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail) {
-  auto text = read_whole_file(path);
+  auto text = read_input_file(path, kMaxRunFileBytes);
   if (!text) return text.error();
   CsvRecords csv = split_csv(*text);
   if (csv.records.empty()) return make_error(path + ": empty file, not even a header", "give the results.csv of a run");
@@ -247,32 +304,29 @@ Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool dr
     csv.lines.pop_back();
   } else if (csv.torn)
     return row_error(path, csv.lines.back(), csv.records.size() == 1 ? "the header is cut short (no end of line)" : "the last row is cut short (no end of line)");
-  std::vector<const Column*> layout;
-  bool known = false;
-  for (const auto& name : csv.records[0]) {
-    const Column* found = nullptr;
-    for (const auto& c : columns())
-      if (name == c.name) found = &c;
-    known = known || found;
-    layout.push_back(found);  // an unknown column (a later version's) is skipped
-  }
-  if (!known) return row_error(path, 1, "the first line is not a results.csv header");
+  auto layout = header_layout(path, csv.records[0]);
+  if (!layout) return layout.error();
   std::vector<SampleRow> rows;
+  std::map<std::tuple<std::string, std::string, int>, int> first_line;  // (product, test, sample) -> line
   for (size_t k = 1; k < csv.records.size(); ++k) {
     const auto& f = csv.records[k];
     const int line_no = csv.lines[k];
-    if (f.size() != layout.size())
-      return row_error(path, line_no, "the row has " + std::to_string(f.size()) + " fields, the header " + std::to_string(layout.size()));
+    if (f.size() != layout->size())
+      return row_error(path, line_no, "the row has " + std::to_string(f.size()) + " fields, the header " + std::to_string(layout->size()));
     SampleRow r;
     for (size_t i = 0; i < f.size(); ++i) {
-      if (!layout[i]) continue;
+      if (!(*layout)[i]) continue;
       try {
-        layout[i]->set(r, f[i]);
+        (*layout)[i]->set(r, f[i]);
       } catch (const std::exception&) {
-        return row_error(path, line_no, std::string("column '") + layout[i]->name + "': '" + f[i] + "' does not parse");
+        return row_error(path, line_no, std::string("column '") + (*layout)[i]->name + "': '" + f[i] + "' does not parse");
       }
     }
     if (auto s = check_row(r); !s) return row_error(path, line_no, s.error().message);
+    auto [it, fresh] = first_line.emplace(std::make_tuple(r.product, r.test, r.sample), line_no);
+    if (!fresh)
+      return row_error(path, line_no, "product '" + r.product + "', test '" + r.test + "', sample " + std::to_string(r.sample) +
+                                          " is there twice (first on line " + std::to_string(it->second) + ")");
     rows.push_back(std::move(r));
   }
   return rows;
@@ -286,19 +340,66 @@ std::string headline_figure(const SampleRow& r) {
 
 Status check_row(const SampleRow& r) {
   // The run id names files (/run/vpnlab/<run_id>.json on resume): nothing but a plain name.
-  if (r.run_id.empty() || r.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
-      r.run_id[0] == '.')
+  if (r.run_id.empty() || r.run_id.size() > 128 ||
+      r.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos || r.run_id[0] == '.')
     return make_error("run_id '" + r.run_id + "' is not a run id (letters, digits, '.', '_', '-')");
-  if (r.product.empty()) return make_error("the product name is empty");
-  if (r.test.empty()) return make_error("the test name is empty");
-  if (r.sample < 1) return make_error("sample " + std::to_string(r.sample) + " is not a sample number (1, 2, ...)");
+  // Product and test names become file and directory names (samples/PRODUCT/TEST, plots):
+  // the topology's name rules, so a tampered file cannot name a path.
+  if (!is_product_label(r.product))
+    return make_error("product '" + r.product + "' is not a product name ([a-z0-9-], optionally @TAG of [a-z0-9.-])");
+  if (!is_lab_name(r.test, kMaxGeneratedTestName)) return make_error("test '" + r.test + "' is not a test name ([a-z0-9-], at most 64)");
+  if (r.sample < 1 || r.sample > kMaxSamples)
+    return make_error("sample " + std::to_string(r.sample) + " is not a sample number (1 to " + std::to_string(kMaxSamples) + ")");
   if (r.status != "ok" && r.status != "failed") return make_error("status '" + r.status + "' is neither 'ok' nor 'failed'");
-  const std::pair<const char*, double> figures[] = {{"gbps", r.gbps},       {"duration_s", r.duration_s}, {"cpu_s", r.cpu_s},
-                                                    {"cpu_s_per_gbit", r.cpu_s_per_gbit}, {"pps", r.pps}, {"wire_pps", r.wire_pps}, {"bringup_s", r.bringup_s},
-                                                    {"latency_p50_ms", r.latency_p50_ms}, {"latency_p99_ms", r.latency_p99_ms},
-                                                    {"tps", r.tps}, {"tx_p50_ms", r.tx_p50_ms}, {"tx_p99_ms", r.tx_p99_ms}};
-  for (const auto& [name, v] : figures)
-    if (!std::isfinite(v) || v < 0) return make_error(std::string("column '") + name + "': " + fmt(v, 3) + " is not a figure (negative or not finite)");
+  // Every figure finite and non-negative, and below what no machine measures: 10 Tbit/s,
+  // an hour per sample, a million CPU-seconds, 10^12 of any count or rate.
+  const double kAny = 1e12;
+  const struct {
+    const char* name;
+    double value, max;
+  } figures[] = {{"gbps", r.gbps, 1e4},
+                 {"duration_s", r.duration_s, kMaxSampleSeconds},
+                 {"bringup_s", r.bringup_s, kMaxAnySeconds},
+                 {"cpu_s", r.cpu_s, 1e6},
+                 {"cpu_user_s", r.cpu_user_s, 1e6},
+                 {"cpu_sys_s", r.cpu_sys_s, 1e6},
+                 {"cpu_softirq_s", r.cpu_softirq_s, 1e6},
+                 {"steal_s", r.steal_s, 1e6},
+                 {"cpu_s_per_gbit", r.cpu_s_per_gbit, kAny},
+                 {"pps", r.pps, kAny},
+                 {"wire_pps", r.wire_pps, kAny},
+                 {"loss_pct", r.loss_pct, 100},
+                 {"generator_cpu_pct", r.generator_cpu_pct, 100 * 4096},
+                 {"latency_p50_ms", r.latency_p50_ms, kMaxAnySeconds * 1000},
+                 {"latency_p99_ms", r.latency_p99_ms, kMaxAnySeconds * 1000},
+                 {"outside_load", r.outside_load, kAny},
+                 {"tps", r.tps, kAny},
+                 {"tx_p50_ms", r.tx_p50_ms, kMaxAnySeconds * 1000},
+                 {"tx_p90_ms", r.tx_p90_ms, kMaxAnySeconds * 1000},
+                 {"tx_p99_ms", r.tx_p99_ms, kMaxAnySeconds * 1000},
+                 {"tx_p999_ms", r.tx_p999_ms, kMaxAnySeconds * 1000},
+                 {"offered_bps", r.offered_bps, 1e13},
+                 {"zero_loss_bps", r.zero_loss_bps, 1e13}};
+  for (const auto& f : figures)
+    if (!std::isfinite(f.value) || f.value < 0 || f.value > f.max)
+      return make_error(std::string("column '") + f.name + "': " + fmt_figure(f.value) + " is not a figure (negative, not finite, or above " +
+                        fmt_figure(f.max) + ")");
+  const struct {
+    const char* name;
+    int64_t value, min, max;
+  } counts[] = {{"streams", r.streams, 1, 4096},
+                {"mss", r.mss, 0, 65535},
+                {"retransmits", r.retransmits, -1, static_cast<int64_t>(kAny)},
+                {"processes", r.processes, 0, 4096},
+                {"daemon_rss_kb", r.daemon_rss_kb, 0, int64_t{1} << 40},
+                {"daemon_threads", r.daemon_threads, 0, 1 << 22},
+                {"latency_probes", r.latency_probes, 0, 1 << 30},
+                {"payload_bytes", r.payload_bytes, 0, 65535},
+                {"hops", r.hops, 0, 64}};
+  for (const auto& c : counts)
+    if (c.value < c.min || c.value > c.max)
+      return make_error(std::string("column '") + c.name + "': " + std::to_string(c.value) + " is outside " + std::to_string(c.min) + ".." +
+                        std::to_string(c.max));
   if (r.valid && r.status != "ok") return make_error("a failed row cannot be valid");
   if (!r.kind.empty() && r.kind != "throughput" && !r.is_transactions())
     return make_error("kind '" + r.kind + "' is none of throughput, rr, crr, latency");

@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 
+#include "lab/base/input_file.h"
+
 namespace vpnlab {
 
 inline constexpr const char* kIperfSuffix = ".json";    // iperf3's JSON (-pK.json per process when several)
@@ -18,6 +20,14 @@ inline std::string raw_dir(const std::string& run_dir, const std::string& produc
 inline std::string raw_sample_file(const std::string& run_dir, const std::string& product, const std::string& test, int sample,
                                    const std::string& suffix) {
   return raw_dir(run_dir, product, test) + "/sample-" + std::to_string(sample) + suffix;
+}
+
+// A raw file read back for a plot: "" when missing, not a regular file, or past the raw
+// bound (a tampered run loses that plot; the figures come from results.csv).
+inline std::string read_raw_sample(const std::string& run_dir, const std::string& product, const std::string& test, int sample,
+                                   const std::string& suffix) {
+  auto text = read_input_file(raw_sample_file(run_dir, product, test, sample, suffix), kMaxRawSampleBytes);
+  return text ? std::move(*text) : std::string();
 }
 
 }  // namespace vpnlab

@@ -105,7 +105,8 @@ TEST(HostsTopology, MistakesAreLocatedWithAHint) {
   EXPECT_EQ(error_of(with("[[node]]\nname = \"c\"\nhost = \"h2\"", "[[node]]\nname = \"c\"")),
             "topologies/x.toml:27:1: node 'c' has no host (backend 'hosts')\nhint: add host = \"h1\" (one of the [[host]] names)");
   EXPECT_EQ(error_of(with("ssh = \"lab-h2\"", "ssh = \"-oProxyCommand=x\"")),
-            "topologies/x.toml:13:7: host 'h2': ssh = \"-oProxyCommand=x\" is not an SSH destination\n"
+            "topologies/x.toml:13:7: host 'h2': ssh = \"-oProxyCommand=x\" is not an SSH destination: host '-oProxyCommand=x' is not a host name or "
+            "address ([A-Za-z0-9.-_], an IPv4 address or [IPv6])\n"
             "hint: write ssh = \"root@192.0.2.10\" or a Host of ~/.ssh/config");
   EXPECT_EQ(error_of(with("nic = \"eth1\"", "nic = \"lo\"")),
             "topologies/x.toml:14:7: host 'h2': nic 'lo' is not an interface the lab may take\n"

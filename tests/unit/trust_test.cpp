@@ -118,12 +118,12 @@ TEST(Trust, AMalformedRowIsAnErrorNamingItsLine) {
 TEST(Trust, RowsNoRunWritesAreRefused) {
   SampleRow nan_row = row("baseline", 1, true);
   nan_row.gbps = std::nan("");
-  EXPECT_EQ(error_of(check_row(nan_row)), "column 'gbps': nan is not a figure (negative or not finite)");
+  EXPECT_EQ(error_of(check_row(nan_row)), "column 'gbps': nan is not a figure (negative, not finite, or above 10000)");
   SampleRow negative = row("baseline", 1, true);
   negative.gbps = -2;
-  EXPECT_EQ(error_of(check_row(negative)), "column 'gbps': -2.000 is not a figure (negative or not finite)");
-  EXPECT_EQ(error_of(check_row(row("", 1, true))), "the product name is empty");
-  EXPECT_EQ(error_of(check_row(row("baseline", 0, true))), "sample 0 is not a sample number (1, 2, ...)");
+  EXPECT_EQ(error_of(check_row(negative)), "column 'gbps': -2 is not a figure (negative, not finite, or above 10000)");
+  EXPECT_EQ(error_of(check_row(row("", 1, true))), "product '' is not a product name ([a-z0-9-], optionally @TAG of [a-z0-9.-])");
+  EXPECT_EQ(error_of(check_row(row("baseline", 0, true))), "sample 0 is not a sample number (1 to 1000)");
   SampleRow escape = row("baseline", 1, true);
   escape.run_id = "../../etc/x";
   EXPECT_EQ(error_of(check_row(escape)), "run_id '../../etc/x' is not a run id (letters, digits, '.', '_', '-')");
@@ -133,7 +133,7 @@ TEST(Trust, RowsNoRunWritesAreRefused) {
   line.pop_back();
   auto r = read_results_csv(csv_with(dir, {line}));
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, dir + "/results.csv:2: column 'gbps': -2.000 is not a figure (negative or not finite)");
+  EXPECT_EQ(r.error().message, dir + "/results.csv:2: column 'gbps': -2 is not a figure (negative, not finite, or above 10000)");
 }
 
 TEST(Trust, ATornLastRowIsCutBeforeAppendingAndReportedOtherwise) {

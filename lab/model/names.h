@@ -1,0 +1,36 @@
+// The name rules of a lab, in one place: what a topology file may call a node, a link, a
+// test or a lab, and what a product may be called (NAME, or NAME@TAG for a version of it).
+// Run files read back are held to the same rules, since their names become file names.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+namespace vpnlab {
+
+inline constexpr size_t kMaxTestName = 32;
+// A test of a sweep is named after its test and point ("udp-1400"): room for the suffix.
+inline constexpr size_t kMaxGeneratedTestName = 64;
+inline constexpr size_t kMaxProductLabel = 64;
+
+// 1 to max_len characters from [a-z0-9-], not starting with '-'.
+inline bool is_lab_name(const std::string& name, size_t max_len) {
+  return !name.empty() && name.size() <= max_len && name.front() != '-' &&
+         std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
+// A version tag: [a-z0-9.-], not "." or "..", not starting with '.' or '-'.
+inline bool is_product_tag(const std::string& tag) {
+  return !tag.empty() && tag.front() != '.' && tag.front() != '-' &&
+         std::all_of(tag.begin(), tag.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'; });
+}
+
+// "wireguard-go" or "nebula@1.9.5": a product folder's name, with an optional tag.
+inline bool is_product_label(const std::string& label) {
+  if (label.size() > kMaxProductLabel) return false;
+  const size_t at = label.find('@');
+  if (at == std::string::npos) return is_lab_name(label, kMaxProductLabel);
+  return is_lab_name(label.substr(0, at), kMaxProductLabel) && is_product_tag(label.substr(at + 1));
+}
+
+}  // namespace vpnlab

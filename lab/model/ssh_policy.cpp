@@ -1,0 +1,115 @@
+#include "lab/model/ssh_policy.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+namespace vpnlab {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool has_control(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
+bool all_of_chars(const std::string& s, const char* extra) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [&](unsigned char c) { return std::isalnum(c) || std::strchr(extra, c); });
+}
+
+// "Key=Value" or "Key Value", as ssh -o reads it.
+std::string check_o_value(const std::string& kv) {
+  if (has_control(kv)) return "'" + kv + "' holds a control character";
+  const size_t split = kv.find_first_of("= \t");
+  const std::string key = kv.substr(0, split);
+  std::string value = split == std::string::npos ? "" : kv.substr(split + 1);
+  value.erase(0, value.find_first_not_of(" \t="));
+  const auto& allowed = allowed_ssh_option_keys();
+  if (std::none_of(allowed.begin(), allowed.end(), [&](const std::string& k) { return lower(k) == lower(key); })) {
+    std::string list;
+    for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
+    return "-o " + key + " is not an option a topology may set (some ssh options run commands or load code); allowed: " + list;
+  }
+  if (value.empty()) return "-o " + key + " has no value";
+  if (lower(key) == "stricthostkeychecking" && lower(value) != "yes" && lower(value) != "accept-new")
+    return "-o StrictHostKeyChecking=" + value + " would accept any host key: vpnlab takes 'yes' or 'accept-new' only";
+  return "";
+}
+
+}  // namespace
+
+const std::vector<std::string>& allowed_ssh_option_keys() {
+  static const std::vector<std::string> keys = {
+      "IdentityFile",   "IdentitiesOnly",      "UserKnownHostsFile", "HostKeyAlias",         "StrictHostKeyChecking", "Port",
+      "User",           "ConnectTimeout",      "ConnectionAttempts", "ServerAliveInterval",  "ServerAliveCountMax",   "AddressFamily",
+      "Compression",    "CheckHostIP",         "HostKeyAlgorithms",  "PubkeyAcceptedAlgorithms", "Ciphers",           "MACs",
+      "KexAlgorithms",  "LogLevel"};
+  return keys;
+}
+
+std::string ssh_options_problem(const std::vector<std::string>& options, size_t* bad) {
+  for (size_t i = 0; i < options.size(); ++i) {
+    *bad = i;
+    const std::string& o = options[i];
+    if (has_control(o)) return "'" + o + "' holds a control character";
+    // Flags without a value.
+    if (o == "-4" || o == "-6" || o == "-C") continue;
+    // -F none: no ssh_config at all (safer still); any other file could say anything.
+    if ((o == "-F" && i + 1 < options.size() && options[i + 1] == "none") || o == "-Fnone") {
+      i += o == "-F";
+      continue;
+    }
+    if (o == "-F" || o.rfind("-F", 0) == 0) return "-F names an ssh configuration, which may run commands: only '-F none' is taken";
+    // Flags with a value, glued ("-p2222") or as the next item ("-p", "2222").
+    if (o.size() >= 2 && o[0] == '-' && std::strchr("iplo", o[1]) && o.size() <= 2 + 4096) {
+      std::string value = o.substr(2);
+      if (value.empty()) {
+        if (i + 1 >= options.size()) return o + " needs a value after it";
+        value = options[++i];
+        *bad = i;
+        if (has_control(value)) return "'" + value + "' holds a control character";
+      }
+      if (o[1] == 'o') {
+        if (auto why = check_o_value(value); !why.empty()) return why;
+      } else if (o[1] == 'p' && !all_of_chars(value, "")) {
+        return "-p " + value + " is not a port number";
+      } else if (o[1] == 'l' && !all_of_chars(value, "._-")) {
+        return "-l " + value + " is not a user name";
+      } else if (value[0] == '-') {
+        return o + " " + value + ": a value may not start with '-'";
+      }
+      continue;
+    }
+    return "'" + o + "' is not an ssh option a topology may give (allowed: -i FILE, -p PORT, -l USER, -o KEY=VALUE, -F none, -4, -6, -C)";
+  }
+  return "";
+}
+
+std::string ssh_destination_problem(const std::string& destination) {
+  std::string host = destination;
+  if (auto at = destination.rfind('@'); at != std::string::npos) {
+    const std::string user = destination.substr(0, at);
+    if (!all_of_chars(user, "._-") || user[0] == '-') return "user '" + user + "' is not a plain user name";
+    host = destination.substr(at + 1);
+  }
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty() || host.size() > 253 || host[0] == '-' || !all_of_chars(host, ".-_:"))
+    return "host '" + host + "' is not a host name or address ([A-Za-z0-9.-_], an IPv4 address or [IPv6])";
+  return "";
+}
+
+std::string agent_path_problem(const std::string& agent) {
+  const std::string name = "/vpnlab-host-agent";
+  if (agent.empty() || agent[0] != '/') return "'" + agent + "' is not an absolute path";
+  if (agent.size() < name.size() || agent.compare(agent.size() - name.size(), name.size(), name) != 0)
+    return "'" + agent + "' does not name vpnlab-host-agent (a topology says where the agent is installed, not which program runs as root)";
+  if (!all_of_chars(agent, "/._-") || agent.find("/../") != std::string::npos || agent.find("/./") != std::string::npos)
+    return "'" + agent + "' is not a plain path ([A-Za-z0-9/._-], no '..')";
+  return "";
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,28 @@
+// What a topology file may tell ssh. vpnlab runs ssh with an argv (no shell), but ssh itself
+// runs some option values through a shell (ProxyCommand, LocalCommand, KnownHostsCommand,
+// Match exec), loads code named by others (PKCS11Provider, SecurityKeyProvider) or reads a
+// whole configuration that may do either (-F, Include). A topology from a colleague or a
+// repository must not run anything on this machine, so ssh_options is an allowlist: the
+// flags and `-o` keys below, everything else refused at validate with the item and why.
+// The destination and the agent path are held to plain forms for the same reason.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace vpnlab {
+
+// The `-o` keys a topology may set (compared case-insensitively, as ssh does).
+const std::vector<std::string>& allowed_ssh_option_keys();
+
+// Empty when `options` is allowed; otherwise why, and in *bad the index of the item at fault.
+std::string ssh_options_problem(const std::vector<std::string>& options, size_t* bad);
+
+// Empty when `destination` is [user@]host with a plain user and host name, IPv4 or [IPv6]
+// address (ssh substitutes the host into commands of the user's own ssh_config).
+std::string ssh_destination_problem(const std::string& destination);
+
+// Empty when `agent` is an absolute path to a program named vpnlab-host-agent: a topology
+// chooses where the agent is installed on a host, not which program runs there as root.
+std::string agent_path_problem(const std::string& agent);
+
+}  // namespace vpnlab

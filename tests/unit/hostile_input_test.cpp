@@ -1,0 +1,305 @@
+// Files and values from outside are input (issue 29): an ssh option that would run a
+// command, names in a run file that would make paths, figures and sizes no run writes,
+// links where vpnlab writes, and a resume that would mix two runs' settings. Each is
+// refused with its place named; nothing is written outside the run directory.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lab/base/input_file.h"
+#include "lab/base/out_dir.h"
+#include "lab/cli/run_request.h"
+#include "lab/model/ssh_policy.h"
+#include "lab/model/topology.h"
+#include "lab/results/report.h"
+#include "lab/run/results_csv.h"
+#include "../temp_paths.h"
+
+using namespace vpnlab;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+std::string error_of(const Error& e) { return e.where_and_what(); }
+
+SampleRow good_row(const std::string& product, const std::string& test, int sample) {
+  SampleRow r;
+  r.run_id = "20261201-120000-abcd";
+  r.product = product;
+  r.test = test;
+  r.sample = sample;
+  r.valid = true;
+  r.status = "ok";
+  r.gbps = 1.5;
+  r.duration_s = 3;
+  r.cpu_s = 1;
+  return r;
+}
+
+std::string header_line() {
+  std::string text;
+  for (const auto& h : results_csv_header()) text += (text.empty() ? "" : ",") + h;
+  return text + "\n";
+}
+
+std::string write_csv(const std::string& dir, const std::vector<SampleRow>& rows) {
+  std::string text = header_line();
+  for (const auto& r : rows) text += format_row(r);
+  std::ofstream(dir + "/results.csv") << text;
+  return dir + "/results.csv";
+}
+
+std::string read_error(const std::string& path) {
+  auto rows = read_results_csv(path);
+  return rows ? "" : rows.error().message;
+}
+
+const char* kHostTopology = R"([lab]
+name = "hl"
+backend = "hosts"
+
+[[host]]
+name = "h1"
+ssh = "root@192.0.2.10"
+nic = "enp2s0"
+ssh_options = OPTIONS
+
+[overlay]
+subnet = "10.77.0.0/24"
+
+[[node]]
+name = "a"
+host = "h1"
+
+[[node]]
+name = "b"
+host = "h1"
+
+[[link]]
+name = "local"
+nodes = ["a", "b"]
+subnet = "192.168.1.0/24"
+
+[bench]
+products = ["baseline"]
+
+[[bench.test]]
+name = "a-to-b"
+client = "a"
+server = "b"
+)";
+
+std::string host_topology_error(const std::string& options, const std::string& extra = "") {
+  std::string text = kHostTopology;
+  text.replace(text.find("OPTIONS"), 7, options + extra);
+  auto topo = parse_topology_text(text, "topologies/x.toml");
+  return topo ? "" : topo.error().where_and_what();
+}
+
+}  // namespace
+
+// The hostile review's file: ssh would run ProxyCommand through a shell. It is refused at
+// parse (validate) naming the item, so nothing ever reaches ssh.
+TEST(HostileInput, SshOptionsThatRunCommandsAreRefusedWithTheirItem) {
+  EXPECT_EQ(host_topology_error(R"(["-oProxyCommand=sh -c \"touch MARKER\"", "-p", "22"])"),
+            "topologies/x.toml:9:16: host 'h1': ssh_options: -o ProxyCommand is not an option a topology may set (some ssh options run "
+            "commands or load code); allowed: IdentityFile, IdentitiesOnly, UserKnownHostsFile, HostKeyAlias, StrictHostKeyChecking, Port, "
+            "User, ConnectTimeout, ConnectionAttempts, ServerAliveInterval, ServerAliveCountMax, AddressFamily, Compression, CheckHostIP, "
+            "HostKeyAlgorithms, PubkeyAcceptedAlgorithms, Ciphers, MACs, KexAlgorithms, LogLevel");
+  // The same key in every spelling ssh reads: separate item, space form, other case.
+  for (const char* o : {R"(["-p", "22", "-o", "proxycommand nc %h %p"])", R"(["-o", "LocalCommand=id"])", R"(["-oKnownHostsCommand=/bin/id"])",
+                        R"(["-o", "PKCS11Provider=/tmp/x.so"])", R"(["-o", "PermitLocalCommand=yes"])", R"(["-J", "jump"])",
+                        R"(["-F", "/tmp/evil_config"])", R"(["-o", "Include=/tmp/x"])", R"(["-o", "Match=exec true"])"})
+    EXPECT_NE(host_topology_error(o), "") << o;
+  EXPECT_EQ(host_topology_error(R"(["-o", "StrictHostKeyChecking=no"])"),
+            "topologies/x.toml:9:22: host 'h1': ssh_options: -o StrictHostKeyChecking=no would accept any host key: vpnlab takes 'yes' or "
+            "'accept-new' only");
+  EXPECT_EQ(host_topology_error(R"(["-p"])"), "topologies/x.toml:9:16: host 'h1': ssh_options: -p needs a value after it");
+  // What a lab needs passes: keys, ports, known hosts, no config at all.
+  EXPECT_EQ(host_topology_error(R"(["-F", "none", "-i", "/root/.ssh/lab_key", "-p", "2222", "-o", "UserKnownHostsFile=/root/kh",
+                                   "-oStrictHostKeyChecking=yes", "-o", "IdentitiesOnly=yes", "-l", "root", "-4"])"),
+            "");
+}
+
+TEST(HostileInput, TheAgentPathAndTheDestinationArePlain) {
+  EXPECT_EQ(host_topology_error(R"([])", "\nagent = \"/bin/sh\""),
+            "topologies/x.toml:10:9: host 'h1': agent '/bin/sh' does not name vpnlab-host-agent (a topology says where the agent is installed, "
+            "not which program runs as root)");
+  EXPECT_NE(host_topology_error(R"([])", "\nagent = \"/opt/x/../../bin/vpnlab-host-agent\""), "");
+  EXPECT_EQ(host_topology_error(R"([])", "\nagent = \"/opt/vpnlab/libexec/vpnlab-host-agent\""), "");
+  EXPECT_EQ(ssh_destination_problem("root@192.0.2.10"), "");
+  EXPECT_EQ(ssh_destination_problem("lab-h2"), "");
+  EXPECT_EQ(ssh_destination_problem("root@[2001:db8::1]"), "");
+  EXPECT_NE(ssh_destination_problem("root@h1;touch x"), "");
+  EXPECT_NE(ssh_destination_problem("$(id)@h1"), "");
+}
+
+// `report` on a run whose test is named ../../../ESCAPED wrote SVGs three levels up.
+TEST(HostileInput, NamesThatWouldMakePathsAreRefusedOnReadBack) {
+  std::string dir = make_temp_dir("hostile");
+  std::string path = write_csv(dir, {good_row("baseline", "a-to-b", 1), good_row("baseline", "../../../ESCAPED", 1)});
+  EXPECT_EQ(read_error(path), path + ":3: test '../../../ESCAPED' is not a test name ([a-z0-9-], at most 64)");
+  path = write_csv(dir, {good_row("../x", "a-to-b", 1)});
+  EXPECT_EQ(read_error(path), path + ":2: product '../x' is not a product name ([a-z0-9-], optionally @TAG of [a-z0-9.-])");
+  path = write_csv(dir, {good_row("nebula@1.9.5", "a-to-b", 1), good_row("nebula@..", "a-to-b", 1)});
+  EXPECT_EQ(read_error(path), path + ":3: product 'nebula@..' is not a product name ([a-z0-9-], optionally @TAG of [a-z0-9.-])");
+  auto refused = write_report(dir);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_FALSE(std::filesystem::exists(dir + "/report.html"));
+}
+
+TEST(HostileInput, FiguresAndCountsNoRunWritesAreRefused) {
+  std::string dir = make_temp_dir("hostile");
+  // As the hostile review wrote it: 1e308 in the gbps column.
+  std::string line = format_row(good_row("baseline", "a-to-b", 1));
+  line.replace(line.find(",1.500000,"), 10, ",1e308,");
+  std::ofstream(dir + "/results.csv") << header_line() << line;
+  std::string path = dir + "/results.csv";
+  EXPECT_EQ(read_error(path), path + ":2: column 'gbps': 1e+308 is not a figure (negative, not finite, or above 10000)");
+  SampleRow rss = good_row("baseline", "a-to-b", 1);
+  rss.daemon_rss_kb = -1;
+  path = write_csv(dir, {rss});
+  EXPECT_EQ(read_error(path), path + ":2: column 'daemon_rss_kb': -1 is outside 0..1099511627776");
+  path = write_csv(dir, {good_row("baseline", "a-to-b", 1001)});
+  EXPECT_EQ(read_error(path), path + ":2: sample 1001 is not a sample number (1 to 1000)");
+  // A duplicated row was counted (11/11 samples of a 10-sample run).
+  path = write_csv(dir, {good_row("baseline", "a-to-b", 1), good_row("baseline", "a-to-b", 2), good_row("baseline", "a-to-b", 1)});
+  EXPECT_EQ(read_error(path), path + ":4: product 'baseline', test 'a-to-b', sample 1 is there twice (first on line 2)");
+}
+
+// A deleted latency_p99_ms column made the p99 metric silently disappear.
+TEST(HostileInput, AColumnDeletedOrMovedIsRefusedNamingIt) {
+  std::string dir = make_temp_dir("hostile");
+  std::string header = header_line();
+  std::string row = format_row(good_row("baseline", "a-to-b", 1));
+  auto drop_column = [](const std::string& line, size_t index) {
+    std::vector<std::string> fields;
+    std::stringstream in(line.substr(0, line.size() - 1));
+    for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
+    if (line[line.size() - 2] == ',') fields.push_back("");
+    fields.erase(fields.begin() + static_cast<long>(index));
+    std::string out;
+    for (const auto& f : fields) out += (out.empty() ? "" : ",") + f;
+    return out + "\n";
+  };
+  const auto& cols = results_csv_header();
+  const size_t p99 = static_cast<size_t>(std::find(cols.begin(), cols.end(), "latency_p99_ms") - cols.begin());
+  std::ofstream(dir + "/results.csv") << drop_column(header, p99) << drop_column(row, p99);
+  EXPECT_EQ(read_error(dir + "/results.csv"),
+            dir + "/results.csv:1: column 35 is 'latency_probes' where results.csv has 'latency_p99_ms' (columns moved)");
+  // Cut after the first version's 27 columns is an older run, and reads; fewer is refused.
+  std::string cut = header.substr(0, header.find(",processes")) + "\n";
+  std::ofstream(dir + "/results.csv") << cut.substr(0, cut.find(",cpu_s_per_gbit")) + "\n";
+  EXPECT_EQ(read_error(dir + "/results.csv"),
+            dir + "/results.csv:1: the header ends after 'steal_s': column 'cpu_s_per_gbit' and those after it are missing");
+}
+
+// A 50 MB results.csv made diff reach 18.6 GB; a FIFO or /dev/zero never ended.
+TEST(HostileInput, HugeEndlessAndSpecialFilesAreRefusedQuickly) {
+  std::string dir = make_temp_dir("hostile");
+  const auto start = std::chrono::steady_clock::now();
+  std::string big = dir + "/big.csv";
+  { std::ofstream(big) << header_line(); }
+  ASSERT_EQ(truncate(big.c_str(), 50 << 20), 0);
+  EXPECT_EQ(read_error(big), big + ": 50 MiB, larger than vpnlab reads for such a file (32 MiB)");
+  std::string fifo = dir + "/fifo.csv";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(read_error(fifo), fifo + ": a FIFO, not a file vpnlab wrote");
+  std::string zero = dir + "/zero.csv";
+  std::filesystem::create_symlink("/dev/zero", zero);
+  EXPECT_EQ(read_error(zero), zero + ": a character device, not a file vpnlab wrote");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  // A topology is input too.
+  auto topo = load_topology(fifo);
+  ASSERT_FALSE(topo.ok());
+  EXPECT_NE(error_of(topo.error()).find("a FIFO"), std::string::npos) << error_of(topo.error());
+}
+
+// RUN/report.html linked to any file was overwritten with HTML; RUN/plots linked to a
+// directory got the SVGs.
+TEST(HostileInput, LinksInARunDirectoryAreRefusedAndNothingIsWrittenOutside) {
+  std::string run = make_temp_dir("hostile-run");
+  std::string outside = make_temp_dir("hostile-outside");
+  std::filesystem::copy(VPNLAB_TEST_DATA "/run-golden", run, std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::remove_all(run + "/plots");
+  std::ofstream(outside + "/victim") << "precious\n";
+  std::filesystem::remove(run + "/report.html");
+  std::filesystem::create_symlink(outside + "/victim", run + "/report.html");
+  auto s = write_report(run);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, run + "/report.html is a symbolic link: vpnlab writes nothing through a link");
+  EXPECT_EQ(slurp(outside + "/victim"), "precious\n");
+
+  std::filesystem::remove(run + "/report.html");
+  std::filesystem::remove_all(run + "/plots");
+  std::filesystem::create_directory_symlink(outside, run + "/plots");
+  s = write_report(run);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, run + "/plots is a symbolic link: vpnlab writes nothing through a link");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(outside), {}), 1);  // the victim only
+
+  // Without links the same run reports, and a resumed run may hold none anywhere.
+  std::filesystem::remove(run + "/plots");
+  EXPECT_TRUE(write_report(run).ok());
+  EXPECT_TRUE(check_no_links_below(run).ok());
+  std::filesystem::create_directory_symlink("/etc", run + "/raw-link");
+  EXPECT_EQ(check_no_links_below(run).error().message, run + "/raw-link is a symbolic link: vpnlab writes nothing through a link");
+}
+
+TEST(HostileInput, OutDirWritesOnlyPlainNamesBelowItself) {
+  std::string dir = make_temp_dir("hostile");
+  auto out = OutDir::open(dir);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->write("a.txt", "x").ok());
+  EXPECT_EQ(slurp(dir + "/a.txt"), "x");
+  EXPECT_FALSE(out->write("../escaped.txt", "x").ok());
+  EXPECT_FALSE(out->write("..", "x").ok());
+  EXPECT_FALSE(out->subdir("../up").ok());
+  EXPECT_FALSE(std::filesystem::exists(dir + "/../escaped.txt"));
+  // No temporary is left beside the file.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+}
+
+// Resumed with --samples 10 a run made with --samples 2 appended 10 s samples to 2 s ones.
+TEST(HostileInput, ResumeRepeatsTheRunItResumes) {
+  std::string run = make_temp_dir("hostile-resume");
+  std::ofstream(run + "/environment.json") << R"({"schema": 1, "requested_products": ["baseline", "wireguard-go"],
+    "bench": {"samples": 2, "duration_s": 2.0, "warmup_s": 1.0, "pinned": true, "interleaved": true}})";
+  RunRequest given;
+  given.samples = 10;
+  auto s = resume_request(run, &given);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "cannot resume " + run + ": --samples 10 here, but the run was made with 2 samples (" + run + "/environment.json)");
+  given = RunRequest{};
+  given.duration_s = 10;
+  s = resume_request(run, &given);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "cannot resume " + run + ": --duration 10 s here, but the run was made with 2 s samples (" + run + "/environment.json)");
+  // Left out, the run's own values are taken.
+  RunRequest plain;
+  ASSERT_TRUE(resume_request(run, &plain).ok());
+  EXPECT_EQ(*plain.samples, 2);
+  EXPECT_DOUBLE_EQ(*plain.duration_s, 2.0);
+  EXPECT_EQ(plain.products, (std::vector<std::string>{"baseline", "wireguard-go"}));
+  Plan plan;
+  plan.warmup_s = 1;
+  plan.products = {"wireguard-go", "baseline"};
+  EXPECT_EQ(check_resume_plan(run, plan).error().message,
+            "cannot resume " + run + ": the products (in order) are [wireguard-go, baseline] here, but the run was made with [baseline, wireguard-go] (" +
+                run + "/environment.json)");
+  plan.products = {"baseline", "wireguard-go"};
+  plan.warmup_s = 3;
+  EXPECT_EQ(check_resume_plan(run, plan).error().message,
+            "cannot resume " + run + ": the warm-up is 3 s here, but the run was made with 1 s (" + run + "/environment.json)");
+}
