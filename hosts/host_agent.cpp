@@ -19,6 +19,7 @@
 #include "lab/base/version.h"
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
+#include "netns/netlink.h"
 #include "vm/agent_children.h"
 #include "vm/agent_probes.h"
 #include "vm/agent_client.h"
@@ -140,7 +141,15 @@ class HostAgent {
     if (!part) return fail(part.error());
     if (!part->nics.empty()) {
       json ledger = json::array();
-      for (const auto& n : part->nics) ledger.push_back({{"host", n.host}, {"ns", n.ns}, {"ifname", n.ifname}, {"nic", n.nic}});
+      // With the NIC's MTU and admin state, so that `cleanup FILE` after a killed run gives
+      // it back as it was (it holds no address: check_nic_free refused any).
+      auto home = open_route_socket();
+      if (!home) return fail(home.error());
+      for (const auto& n : part->nics) {
+        auto before = vpnlab::get_link(home->get(), n.nic);
+        if (!before) return fail(with_context(before.error(), "host '" + n.host + "': nic '" + n.nic + "'"));
+        ledger.push_back({{"host", n.host}, {"ns", n.ns}, {"ifname", n.ifname}, {"nic", n.nic}, {"mtu", before->mtu}, {"up", before->up}});
+      }
       if (auto s = make_dirs(kNicLedgerDir, 0700); !s) return fail(s.error());
       if (auto s = write_file(nic_ledger_path(*part), ledger.dump() + "\n", 0600); !s) return fail(s.error());
     }

@@ -95,7 +95,20 @@ json host_cleanup(const json& req) {
       }
       auto netns = open_namespace(ns);
       UniqueFd home(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
-      if (netns && move_link(netns->sock.get(), ifname, home.get(), nic)) actions.push_back("returned nic " + nic);
+      if (!netns || !move_link(netns->sock.get(), ifname, home.get(), nic)) continue;
+      // As it was before the lab took it: its MTU and up/down (a ledger of an older agent
+      // has neither, and the NIC stays as the kernel leaves it).
+      std::string how;
+      if (n.contains("mtu") && n.contains("up")) {
+        auto sock = open_route_socket();
+        const int mtu = n.value("mtu", 1500);
+        const bool up = n.value("up", false);
+        if (sock && set_link(sock->get(), nic, mtu, up))
+          how = " (MTU " + std::to_string(mtu) + ", " + (up ? "up" : "down") + ")";
+        else
+          how = " (its MTU and state could not be restored)";
+      }
+      actions.push_back("returned nic " + nic + how);
     }
     if (!dry_run && all_mine) std::filesystem::remove(e.path(), ec);
   }

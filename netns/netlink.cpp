@@ -160,7 +160,7 @@ Status move_link(nl_sock* sock, const std::string& ifname, int ns_fd, const std:
   return ok_status();
 }
 
-Result<std::vector<std::string>> link_ipv4_addresses(nl_sock* sock, const std::string& ifname) {
+Result<std::vector<std::string>> link_used_addresses(nl_sock* sock, const std::string& ifname) {
   auto index = link_index(sock, ifname);
   if (!index) return index.error();
   nl_cache* cache = nullptr;
@@ -168,7 +168,9 @@ Result<std::vector<std::string>> link_ipv4_addresses(nl_sock* sock, const std::s
   std::vector<std::string> out;
   for (nl_object* o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o)) {
     auto* a = reinterpret_cast<rtnl_addr*>(o);
-    if (rtnl_addr_get_ifindex(a) != *index || rtnl_addr_get_family(a) != AF_INET) continue;
+    if (rtnl_addr_get_ifindex(a) != *index) continue;
+    const int family = rtnl_addr_get_family(a);
+    if (family != AF_INET && !(family == AF_INET6 && rtnl_addr_get_scope(a) != RT_SCOPE_LINK && rtnl_addr_get_scope(a) != RT_SCOPE_HOST)) continue;
     char buf[64];
     out.push_back(nl_addr2str(rtnl_addr_get_local(a), buf, sizeof buf));
   }

@@ -39,8 +39,10 @@ Status set_link(nl_sock* sock, const std::string& ifname, int mtu, bool up);
 // node takes it, and back at teardown.
 Status move_link(nl_sock* sock, const std::string& ifname, int ns_fd, const std::string& new_name);
 Status set_link_down(nl_sock* sock, const std::string& ifname);
-// The link's IPv4 addresses ("192.0.2.1/24"): a NIC the lab would take must have none.
-Result<std::vector<std::string>> link_ipv4_addresses(nl_sock* sock, const std::string& ifname);
+// The link's addresses that something may use: every IPv4 one and the IPv6 ones of global
+// or site scope ("192.0.2.1/24", "2001:db8::1/64"); a link-local fe80:: is the kernel's own.
+// A NIC the lab would take must have none: moved into a namespace, they are gone.
+Result<std::vector<std::string>> link_used_addresses(nl_sock* sock, const std::string& ifname);
 
 struct LinkInfo {
   std::string name;

@@ -108,7 +108,7 @@ Status LiveTopology::add_static_neighbours(const Plan& plan, const PlanBridge& b
 Status check_nic_free(const std::string& host, const std::string& nic) {
   auto sock = open_route_socket();
   if (!sock) return sock.error();
-  auto addrs = link_ipv4_addresses(sock->get(), nic);
+  auto addrs = link_used_addresses(sock->get(), nic);
   if (!addrs)
     return make_error("host '" + host + "': no interface '" + nic + "'", "set nic = \"...\" in its [[host]] to the interface wired to the other host");
   if (!addrs->empty())

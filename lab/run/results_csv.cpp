@@ -166,49 +166,49 @@ Status ResultsCsv::append(const SampleRow& row) {
 
 namespace {
 
-// Splits CSV text into records of fields: a quoted field may hold commas, quotes ("") and
-// newlines. *lines gets the 1-based line each record starts on, for messages. A record
-// that ends inside quotes, or text without a final newline, is reported as torn.
-struct CsvRecords {
-  std::vector<std::vector<std::string>> records;
-  std::vector<int> lines;
-  bool torn = false;  // the last record is not whole (no final newline, or an open quote)
-};
+// Reads CSV text one record at a time: a quoted field may hold commas, quotes ("") and
+// newlines. One record's fields at a time (not the whole file's: 64 000 rows of 50 fields
+// as strings would be ~100 MB), with the 1-based line it starts on, for messages. A record
+// that ends inside quotes, or text without a final newline, is torn.
+class CsvRecordReader {
+ public:
+  explicit CsvRecordReader(const std::string& text) : text_(text) {}
+  // The next record into *fields; false at the end of the text.
+  bool next(std::vector<std::string>* fields) {
+    if (pos_ >= text_.size()) return false;
+    fields->clear();
+    std::string cur;
+    bool quoted = false;
+    start_line_ = line_;
+    for (; pos_ < text_.size(); ++pos_) {
+      const char c = text_[pos_];
+      if (c == '\n') ++line_;
+      if (quoted) {
+        if (c == '"' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '"') { cur += '"'; ++pos_; }
+        else if (c == '"') quoted = false;
+        else cur += c;
+      } else if (c == '"') quoted = true;
+      else if (c == ',') { fields->push_back(std::move(cur)); cur.clear(); }
+      else if (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') continue;
+      else if (c == '\n') {
+        fields->push_back(std::move(cur));
+        ++pos_;
+        return true;
+      } else cur += c;
+    }
+    fields->push_back(std::move(cur));  // no final newline: torn, the caller decides
+    torn_ = true;
+    return true;
+  }
+  int line() const { return start_line_; }
+  bool torn() const { return torn_; }
 
-CsvRecords split_csv(const std::string& text) {
-  CsvRecords out;
-  std::vector<std::string> fields;
-  std::string cur;
-  bool quoted = false, in_record = false;
-  int line = 1, start_line = 1;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (!in_record) { in_record = true; start_line = line; }
-    if (c == '\n') ++line;
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') { cur += '"'; ++i; }
-      else if (c == '"') quoted = false;
-      else cur += c;
-    } else if (c == '"') quoted = true;
-    else if (c == ',') { fields.push_back(std::move(cur)); cur.clear(); }
-    else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
-    else if (c == '\n') {
-      fields.push_back(std::move(cur));
-      cur.clear();
-      out.records.push_back(std::move(fields));
-      out.lines.push_back(start_line);
-      fields.clear();
-      in_record = false;
-    } else cur += c;
-  }
-  if (in_record) {  // no final newline: a torn record, kept apart so the caller decides
-    fields.push_back(std::move(cur));
-    out.records.push_back(std::move(fields));
-    out.lines.push_back(start_line);
-    out.torn = true;
-  }
-  return out;
-}
+ private:
+  const std::string& text_;
+  size_t pos_ = 0;
+  int line_ = 1, start_line_ = 1;
+  bool torn_ = false;
+};
 
 Error row_error(const std::string& path, int line, const std::string& what) {
   return make_error(path + ":" + std::to_string(line) + ": " + what,
@@ -297,29 +297,29 @@ Result<std::vector<const Column*>> header_layout(const std::string& path, const 
 Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail) {
   auto text = read_input_file(path, kMaxRunFileBytes);
   if (!text) return text.error();
-  CsvRecords csv = split_csv(*text);
-  if (csv.records.empty()) return make_error(path + ": empty file, not even a header", "give the results.csv of a run");
-  if (csv.torn && drop_torn_tail && csv.records.size() > 1) {
-    csv.records.pop_back();
-    csv.lines.pop_back();
-  } else if (csv.torn)
-    return row_error(path, csv.lines.back(), csv.records.size() == 1 ? "the header is cut short (no end of line)" : "the last row is cut short (no end of line)");
-  auto layout = header_layout(path, csv.records[0]);
+  CsvRecordReader csv(*text);
+  std::vector<std::string> fields;
+  if (!csv.next(&fields)) return make_error(path + ": empty file, not even a header", "give the results.csv of a run");
+  if (csv.torn()) return row_error(path, csv.line(), "the header is cut short (no end of line)");
+  auto layout = header_layout(path, fields);
   if (!layout) return layout.error();
   std::vector<SampleRow> rows;
   std::map<std::tuple<std::string, std::string, int>, int> first_line;  // (product, test, sample) -> line
-  for (size_t k = 1; k < csv.records.size(); ++k) {
-    const auto& f = csv.records[k];
-    const int line_no = csv.lines[k];
-    if (f.size() != layout->size())
-      return row_error(path, line_no, "the row has " + std::to_string(f.size()) + " fields, the header " + std::to_string(layout->size()));
+  while (csv.next(&fields)) {
+    const int line_no = csv.line();
+    if (csv.torn()) {
+      if (drop_torn_tail) break;
+      return row_error(path, line_no, "the last row is cut short (no end of line)");
+    }
+    if (fields.size() != layout->size())
+      return row_error(path, line_no, "the row has " + std::to_string(fields.size()) + " fields, the header " + std::to_string(layout->size()));
     SampleRow r;
-    for (size_t i = 0; i < f.size(); ++i) {
+    for (size_t i = 0; i < fields.size(); ++i) {
       if (!(*layout)[i]) continue;
       try {
-        (*layout)[i]->set(r, f[i]);
+        (*layout)[i]->set(r, fields[i]);
       } catch (const std::exception&) {
-        return row_error(path, line_no, std::string("column '") + (*layout)[i]->name + "': '" + f[i] + "' does not parse");
+        return row_error(path, line_no, std::string("column '") + (*layout)[i]->name + "': '" + fields[i] + "' does not parse");
       }
     }
     if (auto s = check_row(r); !s) return row_error(path, line_no, s.error().message);

@@ -7,6 +7,9 @@
 #include <functional>
 #include <thread>
 
+#include <linux/if_addr.h>
+#include <netlink/route/addr.h>
+
 #include "lab/base/fs_util.h"
 #include "lab/run/results_csv.h"
 #include "netns/netlink.h"
@@ -254,6 +257,36 @@ TEST(Hosts, ANicWithAnAddressIsRefused) {
   EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic)) << "h1's nic was taken";
 }
 
+// A global IPv6 address is in use as much as an IPv4 one: the hostile review's NIC held
+// only 2001:db8::7/64, was accepted, and lost the address.
+TEST(Hosts, ANicWithOnlyAnIpv6AddressIsRefused) {
+  VPNLAB_REQUIRE_SSH();
+  Fixture f = start_hosts();
+  ASSERT_TRUE(f.hosts);
+  ASSERT_TRUE(run_in_netns(f.hosts->host_netns_fd(1), [] {
+    auto sock = open_route_socket();
+    if (!sock) return;
+    auto index = link_index(sock->get(), EmulatedHosts::kNic);
+    rtnl_addr* a = rtnl_addr_alloc();
+    nl_addr* local = nullptr;
+    if (index && a && nl_addr_parse("2001:db8::7/64", AF_INET6, &local) == 0) {
+      rtnl_addr_set_ifindex(a, *index);
+      rtnl_addr_set_local(a, local);
+      rtnl_addr_set_flags(a, IFA_F_NODAD);
+      (void)rtnl_addr_add(sock->get(), a, 0);
+    }
+    if (local) nl_addr_put(local);
+    if (a) rtnl_addr_put(a);
+  }).ok());
+  const std::string file = f.dir + "/two-hosts.toml";
+  ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsnic6", "\"baseline\""), 0644).ok());
+  CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
+  EXPECT_EQ(o.status, 1) << o.out << o.err;
+  EXPECT_NE(o.err.find("host 'h2': nic 'wire0' has address 2001:db8::7/64"), std::string::npos) << o.err;
+  EXPECT_TRUE(list_namespaces("vpnlab-hostsnic6-").empty());
+  EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(1)), EmulatedHosts::kNic)) << "h2's nic was taken";
+}
+
 // Hosts that do not see this machine's run directory (as real ones): the products'
 // configs and keys are copied there before their daemons start, and iperf3's output comes
 // back; the rows are valid as on hosts that share the files.
@@ -293,6 +326,21 @@ TEST(Hosts, CleanupWithTheFileReachesEveryHostAndReturnsTheNics) {
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   Fixture f = start_hosts();
   ASSERT_TRUE(f.hosts);
+  // Each NIC with its own MTU and state, which cleanup must give back (it came back admin
+  // DOWN at the lab's MTU).
+  auto nic_state = [&](int host) {
+    LinkInfo info;
+    (void)run_in_netns(f.hosts->host_netns_fd(host), [&] {
+      auto sock = open_route_socket();
+      if (auto l = sock ? get_link(sock->get(), EmulatedHosts::kNic) : Result<LinkInfo>(make_error("no socket"))) info = *l;
+    });
+    return info;
+  };
+  for (int i = 0; i < 2; ++i)
+    ASSERT_TRUE(run_in_netns(f.hosts->host_netns_fd(i), [i] {
+      auto sock = open_route_socket();
+      if (sock) (void)set_link(sock->get(), EmulatedHosts::kNic, i == 0 ? 1400 : 1450, true);
+    }).ok());
   const std::string file = f.dir + "/two-hosts.toml";
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsclean", "\"wireguard-go\""), 0644).ok());
   auto child = start_run_until_mid_sample(f, file);
@@ -312,9 +360,13 @@ TEST(Hosts, CleanupWithTheFileReachesEveryHostAndReturnsTheNics) {
 
   CliOutcome o = run_controller(*f.hosts, {"cleanup", file}, f.dir);
   EXPECT_EQ(o.status, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("host 'h1': returned nic wire0"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("host 'h2': returned nic wire0"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("host 'h1': returned nic wire0 (MTU 1400, up)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("host 'h2': returned nic wire0 (MTU 1450, up)"), std::string::npos) << o.out;
   EXPECT_TRUE(list_namespaces("vpnlab-hostsclean-").empty());
+  EXPECT_EQ(nic_state(0).mtu, 1400);
+  EXPECT_TRUE(nic_state(0).up);
+  EXPECT_EQ(nic_state(1).mtu, 1450);
+  EXPECT_TRUE(nic_state(1).up);
   for (int i = 0; i < 2; ++i) EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(i)), EmulatedHosts::kNic)) << "host " << i + 1;
   EXPECT_TRUE(pids_named("wireguard-go").empty());
 }

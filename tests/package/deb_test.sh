@@ -3,7 +3,7 @@
 # then removed, leaving nothing. Skips (77) without root, or when a vpnlab package is
 # already installed (it is never replaced or removed by a test).
 #   tests/package/deb_test.sh PACKAGE_DIR
-# calls: dpkg dpkg-deb dpkg-query man awk mktemp stat
+# calls: dpkg dpkg-deb dpkg-query man awk mktemp stat mv
 set -euo pipefail
 pkg_dir="$1"
 fail() { echo "deb_test: FAILED: $*" >&2; exit 1; }
@@ -15,8 +15,13 @@ deb=$(ls -t "$pkg_dir"/vpnlab_*_amd64.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || fail "no vpnlab_*_amd64.deb in $pkg_dir (the package.build test makes it)"
 out=$(mktemp -d /tmp/vpnlab-deb-test.XXXXXX)
 installed=0
+# Purge removes /var/cache/vpnlab: the cache this machine's tests built (guest images) is
+# moved aside for the test and put back after it, whatever happens.
+cache=/var/cache/vpnlab kept_cache=/var/cache/vpnlab.deb-test-kept
+[ ! -e "$kept_cache" ] || fail "$kept_cache exists (an earlier deb_test was killed): move it back to $cache first"
 finish() {
   if [ "$installed" = 1 ]; then dpkg --purge vpnlab >/dev/null 2>&1 || true; fi
+  if [ -e "$kept_cache" ]; then rm -rf "$cache"; mv "$kept_cache" "$cache"; fi
   rm -rf "$out"
 }
 trap finish EXIT
@@ -50,8 +55,13 @@ vpnlab run /usr/share/vpnlab/topologies/quick.toml --product baseline --samples 
 csv=$(ls "$out"/*/results.csv)
 valid=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "valid") col = i; next } $col == "1" || $col == "true" { n++ } END { print n + 0 }' "$csv")
 [ "$valid" = 2 ] || fail "expected 2 valid rows in $csv, got $valid"
+[ ! -e "$cache" ] || mv "$cache" "$kept_cache"
+mkdir -p "$cache/images/deb-test" && echo x > "$cache/images/deb-test/marker"
+dpkg -r vpnlab >/dev/null || fail "dpkg -r vpnlab"
+[ -f "$cache/images/deb-test/marker" ] || fail "dpkg -r removed $cache: only purge may"
 dpkg --purge vpnlab >/dev/null || fail "dpkg --purge vpnlab"
 installed=0
+[ ! -e "$cache" ] || fail "$cache is still there after dpkg --purge"
 for p in /usr/bin/vpnlab /usr/libexec/vpnlab /usr/share/vpnlab /usr/share/man/man1/vpnlab.1.gz /usr/share/bash-completion/completions/vpnlab; do
   [ ! -e "$p" ] || fail "$p is still there after dpkg --purge"
 done
