@@ -25,15 +25,14 @@ struct ScratchDir {
   }
 };
 
-// The last non-empty line of ssh's log: what ssh said when it failed.
-std::string ssh_said(const std::string& log_path) {
+}  // namespace
+
+std::string ssh_last_line(const std::string& log_path) {
   std::string text = read_file_text(log_path);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   auto nl = text.rfind('\n');
   return nl == std::string::npos ? text : text.substr(nl + 1);
 }
-
-}  // namespace
 
 std::shared_ptr<HostPool> make_host_pool() { return std::make_shared<HostPool>(); }
 
@@ -75,7 +74,7 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
     std::vector<std::unique_ptr<HostLink>> one;
     one.push_back(std::move(link));
     close_links(one);
-    std::string said = ssh_said(one.front()->channel.log_path);
+    std::string said = ssh_last_line(one.front()->channel.log_path);
     return make_error("host '" + h.name + "' (ssh " + h.ssh + "): " + (said.empty() ? hello.error().message : said),
                       "check that 'ssh " + h.ssh + "' logs in without a password as root and that " + agent_path +
                           " exists there (README, 'Real hosts')");

@@ -41,6 +41,8 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
 nlohmann::json host_facts(const HostLink& h);
 // Closing the socket is the agent's EOF: it exits (tearing down what it built), and so does ssh.
 void close_links(std::vector<std::unique_ptr<HostLink>>& hosts);
+// The last non-empty line of ssh's log: what ssh said when it failed or ended.
+std::string ssh_last_line(const std::string& log_path);
 // Connects to every host of the plan that has nodes and has each check its part; nothing
 // is made anywhere until all of them agree.
 Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& plan, const HostsOptions& opts, const std::string& log_dir);

@@ -30,7 +30,10 @@ class HostsRuntime : public NodeRuntime {
  public:
   HostsRuntime(std::vector<std::unique_ptr<HostLink>> hosts, const Plan& plan, std::shared_ptr<HostPool> pool)
       : hosts_(std::move(hosts)), pool_(std::move(pool)) {
-    for (const auto& n : plan.nodes) host_of_[n.name] = n.host;
+    for (const auto& n : plan.nodes) {
+      host_of_[n.name] = n.host;
+      namespaces_of_[n.host].push_back(n.ns);
+    }
   }
   ~HostsRuntime() override { (void)teardown(15); }
   std::string backend() const override { return "hosts"; }
@@ -152,14 +155,29 @@ class HostsRuntime : public NodeRuntime {
     }
     return a;
   }
+  std::string lost() override {
+    for (auto& h : hosts_)
+      if (h->agent->lost()) return "host '" + h->host.name + "': agent lost (" + lost_cause(*h) + ")";
+    return "";
+  }
   Status teardown(double timeout_s) override {
     if (torn_down_) return ok_status();
     torn_down_ = true;
     processes_.stop_watching();
     Status result = ok_status();
     std::vector<std::unique_ptr<HostLink>> broken;
+    // Every host is torn down, whatever another one did: a lost host's namespaces are named
+    // for `vpnlab cleanup FILE` (its agent, if only the channel broke, tears down on EOF).
     for (auto& h : hosts_) {
-      auto r = h->agent->call({{"op", "teardown"}, {"timeout_s", timeout_s}}, static_cast<int>(timeout_s * 1000) + 5000);
+      Result<json> r = make_error("");
+      if (h->agent->lost()) {
+        std::string left;
+        for (const auto& ns : namespaces_of_[h->host.name]) left += (left.empty() ? "" : ", ") + ns;
+        r = make_error("agent lost (" + lost_cause(*h) + "): its namespaces may be left there (" + left + ")",
+                       "run 'vpnlab cleanup FILE' once the host answers again");
+      } else {
+        r = h->agent->call({{"op", "teardown"}, {"timeout_s", timeout_s}}, static_cast<int>(timeout_s * 1000) + 5000);
+      }
       if (!r && result) result = with_context(r.error(), "host '" + h->host.name + "': teardown");
       h->mirror.reset();
       h->inodes.clear();
@@ -190,8 +208,15 @@ class HostsRuntime : public NodeRuntime {
     return ok_status();
   }
 
+  // What ssh said last (its log), or that the channel closed.
+  static std::string lost_cause(const HostLink& h) {
+    std::string said = ssh_last_line(h.channel.log_path);
+    return said.empty() ? "its channel closed: the agent or ssh ended" : "ssh: " + said;
+  }
+
   std::vector<std::unique_ptr<HostLink>> hosts_;
   std::map<std::string, std::string> host_of_;
+  std::map<std::string, std::vector<std::string>> namespaces_of_;  // host -> its nodes' namespaces
   std::shared_ptr<HostPool> pool_;
   AgentProcesses processes_;
   bool torn_down_ = false;

@@ -79,9 +79,14 @@ Result<json> AgentClient::call(json req, int timeout_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   long seq = ++seq_;
   req["seq"] = seq;
-  if (auto s = ch_.send(req); !s) return s.error();
+  if (lost_) return make_error("agent " + where_ + ", " + req.value("op", "") + ": channel closed by the other side");
+  if (auto s = ch_.send(req); !s) {
+    lost_ = true;
+    return s.error();
+  }
   for (;;) {
     auto r = ch_.receive(timeout_ms);
+    if (!r && ch_.at_eof()) lost_ = true;
     if (!r) return with_context(r.error(), "agent " + where_ + ", " + req.value("op", ""));
     if (r->value("seq", 0L) != seq) continue;  // a late answer to an earlier hello
     if (!r->value("ok", false)) {

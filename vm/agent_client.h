@@ -2,12 +2,13 @@
 // Requests carry a sequence number; answers to earlier ones (a hello repeated while the
 // guest booted) are skipped.
 #pragma once
-#include <memory>
-#include <string>
-#include <vector>
+#include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 #include <poll.h>
 
 #include "netns/netlink.h"
@@ -36,6 +37,9 @@ class AgentClient {
   // One request, its answer; an answer with ok=false becomes an error. Thread-safe: the
   // runtime's exit watcher and the runner share the channel, one request at a time.
   Result<nlohmann::json> call(nlohmann::json req, int timeout_ms = 10000);
+  // The channel is gone (the other side closed it, or a write found it broken): every later
+  // call fails at once. Readable from any thread, while another waits in call().
+  bool lost() const { return lost_; }
 
   // A process in the guest: started with spawn, waited or stopped by id.
   struct Spawn {
@@ -58,6 +62,7 @@ class AgentClient {
   std::string where_;
   long seq_ = 0;
   std::mutex mu_;
+  std::atomic<bool> lost_{false};
 };
 
 }  // namespace vpnlab

@@ -102,6 +102,14 @@ void AgentProcesses::watch() {
     lock.unlock();
     for (AgentClient* agent : agents) {
       auto r = agent->call({{"op", "reap"}}, 5000);
+      if (!r && agent->lost()) {
+        // Its agent is gone, and with it every answer about them: they count as ended
+        // (status -1) so that nothing waits for them; the runtime says which agent was lost.
+        std::lock_guard<std::mutex> g(mu_);
+        for (auto& [id, p] : tracked_[agent]) p->exited(-1);
+        tracked_[agent].clear();
+        continue;
+      }
       if (!r) continue;
       std::lock_guard<std::mutex> g(mu_);
       for (const auto& e : (*r)["exited"]) {

@@ -269,7 +269,10 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   SampleRow row = row_for(plan, *c.test, *c.spec, duration_s);
   row.bringup_s = c.session->bringup_seconds();
   auto fail = [&](const std::string& why) {
-    row.reason = why;
+    // A lost machine explains whatever failed after it went: the row names it, not the
+    // product (the product's own messages would blame the product: "clients did not finish").
+    const std::string lost = c.nodes->lost();
+    row.reason = lost.empty() ? why : lost;
     return row;
   };
   // A product whose daemon is already gone cannot be measured: say so, not a side effect.

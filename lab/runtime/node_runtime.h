@@ -65,6 +65,10 @@ class NodeRuntime {
   // every other one's overlay address until each pair answered. By default an error: a
   // backend that cannot probe all nodes at once says so.
   virtual Result<SweepResult> sweep_mesh(const Plan& plan, double timeout_s, int interrupt_fd);
+  // A machine this runtime can no longer reach, named for a row's reason ("host 'h1': agent
+  // lost (...)"), or "" while every one answers. A failure then is that machine's, not the
+  // product's. Local backends lose nothing.
+  virtual std::string lost() { return ""; }
   // Why the optional measurements are missing ("" when they are all there).
   virtual std::string limits() const = 0;
   virtual bool can_watch_payload() const = 0;

@@ -2,8 +2,10 @@
 // running Debian's sshd, reached from a controller namespace where vpnlab runs, with a
 // veth pair between them as the wire. Everything real: ssh, sshd, the agent, the products.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <thread>
 
@@ -227,7 +229,8 @@ TEST(Hosts, AnAgentOfAnotherVersionIsRefused) {
   Fixture f = start_hosts();
   ASSERT_TRUE(f.hosts);
   // Stands in for an older vpnlab-host-agent: answers hello with its own version.
-  const std::string agent = f.dir + "/old-agent";
+  ASSERT_TRUE(make_dirs(f.dir + "/old", 0755).ok());
+  const std::string agent = f.dir + "/old/vpnlab-host-agent";
   // calls: sh
   ASSERT_TRUE(write_file(agent, "#!/bin/sh\nread line\necho '{\"ok\":true,\"version\":\"0.0-old\",\"seq\":1}'\nread line\n", 0755).ok());
   const std::string file = f.dir + "/two-hosts.toml";
@@ -316,6 +319,52 @@ TEST(Hosts, HostsThatDoNotShareTheRunDirectoryGetInputsAndReturnOutputs) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(run_dir_in(dir + "/results") + "/logs/wireguard-go", ec))
     if (e.path().filename().string().find("wireguard-go.log") != std::string::npos) logs = true;
   EXPECT_TRUE(logs) << "no wireguard-go log fetched";
+}
+
+// A host's agent killed mid-sample (the host or its ssh gone): noticed from the channel at
+// once, not after the sample's deadline (22 s); the row names the host, not the product;
+// the other host is torn down; the lost host's namespaces are named for `cleanup FILE`.
+TEST(Hosts, AKilledAgentIsNoticedAtOnceAndTheRowNamesItsHost) {
+  VPNLAB_REQUIRE_SSH();
+  Fixture f = start_hosts();
+  ASSERT_TRUE(f.hosts);
+  const std::string file = f.dir + "/two-hosts.toml";
+  ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostslost", "\"baseline\""), 0644).ok());
+  auto child = start_run_until_mid_sample(f, file);
+  ASSERT_TRUE(child);
+  // h1's agent: the vpnlab-host-agent in h1's network namespace.
+  struct stat h1_ns{};
+  ASSERT_EQ(fstat(f.hosts->host_netns_fd(0), &h1_ns), 0);
+  pid_t h1_agent = 0;
+  for (pid_t p : pids_named("vpnlab-host-age")) {
+    struct stat ns{};
+    if (stat(("/proc/" + std::to_string(p) + "/ns/net").c_str(), &ns) == 0 && ns.st_ino == h1_ns.st_ino) h1_agent = p;
+  }
+  ASSERT_NE(h1_agent, 0);
+  const std::string run = run_dir_in(f.dir + "/results");
+  const auto killed = std::chrono::steady_clock::now();
+  ::kill(h1_agent, SIGKILL);
+  // The sample's row, failed and naming the host, within 2 s (samples are 30 s long).
+  bool row = wait_until([&] { return read_file(run + "/results.csv").find("host 'h1': agent lost") != std::string::npos; }, 30);
+  const double noticed = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  std::printf("agent of h1 killed: its row written %.2f s later\n", noticed);
+  EXPECT_TRUE(row) << read_file(run + "/results.csv");
+  EXPECT_LT(noticed, 2.0);
+  ::kill(child->pid(), SIGINT);  // the rest of the run is not this test's
+  child->wait_exit(60000);
+  auto rows = read_results_csv(run + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_FALSE(rows->empty());
+  EXPECT_EQ(rows->front().reason.rfind("host 'h1': agent lost (", 0), 0u) << rows->front().reason;
+  // h2 was torn down; what h1 keeps is named, and cleanup with the file removes it.
+  const std::string err = read_file(f.dir + "/vpnlab.err");
+  EXPECT_NE(err.find("host 'h1': teardown: agent lost"), std::string::npos) << err;
+  EXPECT_NE(err.find("vpnlab-hostslost-"), std::string::npos) << err;
+  EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(1)), EmulatedHosts::kNic)) << "h2's nic not given back";
+  CliOutcome o = run_controller(*f.hosts, {"cleanup", file}, f.dir);
+  EXPECT_EQ(o.status, 0) << o.out << o.err;
+  EXPECT_TRUE(list_namespaces("vpnlab-hostslost-").empty());
+  EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic)) << "h1's nic not given back";
 }
 
 // The agents themselves killed with the controller (no dead-man teardown): the lab stays
