@@ -13,6 +13,7 @@
 
 #include "lab/base/bounds.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
 #include "lab/model/finalize.h"
 #include "lab/results/run_files.h"
 #include "lab/run/product_tunnels.h"
@@ -197,6 +198,12 @@ Status resume_request(const std::string& run_dir, RunRequest* a) {
 }
 
 Status check_resume_plan(const std::string& run_dir, const Plan& plan) {
+  // Another topology first: every other difference would follow from it.
+  auto then = read_input_file(run_dir + "/topology.toml", kMaxTopologyBytes);
+  auto now = read_input_file(plan.topology_file, kMaxTopologyBytes);
+  if (!then || !now || *then != *now)
+    return make_error(run_dir + " was measured with a different topology than " + plan.topology_file,
+                      "resume with the same file (its copy is " + run_dir + "/topology.toml)");
   auto env = resume_environment(run_dir);
   if (!env) return env.error();
   const double warmup = (*env)["bench"]["warmup_s"].get<double>();

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "lab/base/fs_util.h"
 #include "lab/run/results_csv.h"
 #include "lab/results/summary.h"
 #include <algorithm>
@@ -115,17 +116,23 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   std::string out = make_temp_dir("resume");
-  // A first run of 2 samples stands for an interrupted run of 4.
-  CliOutcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", out});
+  // A run of 4 samples whose last 2 rows are cut off stands for an interrupted run.
+  CliOutcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "4", "--duration", "1s", "--out", out});
   ASSERT_EQ(first.status, 0) << first.err;
   // "results: RUN_DIR/results.csv" closes the output.
   auto at = first.out.find("results: ");
   ASSERT_NE(at, std::string::npos) << first.out;
   std::string run_dir = first.out.substr(at + 9, first.out.find("/results.csv", at) - at - 9);
+  {
+    std::string csv = read_file(run_dir + "/results.csv");
+    size_t cut = 0;
+    for (int line = 0; line < 3; ++line) cut = csv.find('\n', cut) + 1;  // the header and 2 rows
+    ASSERT_TRUE(write_file(run_dir + "/results.csv", csv.substr(0, cut), 0640).ok());
+  }
   auto before = read_results_csv(run_dir + "/results.csv");
   ASSERT_TRUE(before.ok() && before->size() == 2u) << run_dir;
-  CliOutcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "4", "--duration", "1s",
-                                "--resume", run_dir});
+  // The run's own samples and duration (RUN/environment.json): none given here.
+  CliOutcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--resume", run_dir});
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   auto rows = read_results_csv(run_dir + "/results.csv");
   ASSERT_TRUE(rows.ok());

@@ -93,40 +93,6 @@ void write_large_run(const std::string& dir, const std::string& run_id, const st
                                            << R"(", "bench": {"samples": 1000, "duration_s": 3.0, "warmup_s": 1.0, "pinned": true, "interleaved": true}})";
 }
 
-const char* kProxyTopology = R"([lab]
-name = "hostile"
-backend = "hosts"
-
-[[host]]
-name = "h1"
-ssh = "root@127.0.0.1"
-nic = "vpnlab-nonic"
-ssh_options = ["-oProxyCommand=sh -c \"touch MARKER\"", "-p", "22"]
-
-[overlay]
-subnet = "10.77.0.0/24"
-
-[[node]]
-name = "a"
-host = "h1"
-
-[[node]]
-name = "b"
-host = "h1"
-
-[[link]]
-name = "local"
-nodes = ["a", "b"]
-subnet = "192.168.1.0/24"
-
-[bench]
-products = ["baseline"]
-
-[[bench.test]]
-name = "a-to-b"
-client = "a"
-server = "b"
-)";
 
 }  // namespace
 
@@ -134,14 +100,16 @@ server = "b"
 TEST(Hostile, ASshOptionThatRunsACommandIsRefusedAndNeverRuns) {
   const std::string dir = make_temp_dir("hostile-cli");
   const std::string marker = dir + "/MARKER";
-  std::string text = kProxyTopology;
-  text.replace(text.find("MARKER"), 6, marker);
+  std::string text = read_file(VPNLAB_SOURCE_ROOT "/tests/data/hostile/one-host.toml");
+  // Loopback: were the option ever run again, ssh would go nowhere but this machine.
+  text.replace(text.find("root@192.0.2.10"), 15, "root@127.0.0.1");
+  text.replace(text.find("OPTIONS"), 7, "[\"-oProxyCommand=sh -c \\\"touch " + marker + "\\\"\", \"-p\", \"22\"]");
   const std::string file = dir + "/proxy.toml";
   ASSERT_TRUE(write_file(file, text, 0644).ok());
   for (const char* verb : {"validate", "plan", "doctor", "run", "up", "cleanup"}) {
     CliOutcome o = vpnlab_cli({verb, file});
     EXPECT_NE(o.status, 0) << verb << ": " << o.out << o.err;
-    EXPECT_NE(o.err.find(file + ":9:16: host 'h1': ssh_options: -o ProxyCommand is not an option a topology may set"), std::string::npos)
+    EXPECT_NE(o.err.find(file + ":10:16: host 'h1': ssh_options: -o ProxyCommand is not an option a topology may set"), std::string::npos)
         << verb << ": " << o.err;
     EXPECT_FALSE(fs::exists(marker)) << verb << " ran the ProxyCommand";
   }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "lab/base/fs_util.h"
 #include "lab/run/results_csv.h"
 #include "lab/results/run_files.h"
 #include "root_test_support.h"
@@ -230,14 +231,20 @@ TEST(Trust, ResumeCutsATornRowAndKeepsTheRunId) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   std::string out = make_temp_dir("trust-torn");
-  CliOutcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "1", "--duration", "1s", "--out", out});
+  // A run of 2 samples interrupted after the first: its second row cut off, then a torn one.
+  CliOutcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", out});
   ASSERT_EQ(first.status, 0) << first.err;
   std::string renamed = out + "/renamed";
   std::filesystem::rename(run_dir_in(out), renamed);
+  {
+    std::string csv = read_file(renamed + "/results.csv");
+    const size_t cut = csv.find('\n', csv.find('\n') + 1) + 1;  // the header and the first row
+    ASSERT_TRUE(write_file(renamed + "/results.csv", csv.substr(0, cut), 0640).ok());
+  }
   auto before = read_results_csv(renamed + "/results.csv");
   ASSERT_TRUE(before.ok() && before->size() == 1u);
   { std::ofstream(renamed + "/results.csv", std::ios::app) << before->front().run_id << ",2026-12-01T00:00:00Z,basel"; }
-  CliOutcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--resume", renamed});
+  CliOutcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--resume", renamed});
   EXPECT_EQ(resumed.status, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("removed a torn last row"), std::string::npos) << resumed.err;
   auto rows = read_results_csv(renamed + "/results.csv");

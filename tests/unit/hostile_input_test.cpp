@@ -65,43 +65,9 @@ std::string read_error(const std::string& path) {
   return rows ? "" : rows.error().message;
 }
 
-const char* kHostTopology = R"([lab]
-name = "hl"
-backend = "hosts"
-
-[[host]]
-name = "h1"
-ssh = "root@192.0.2.10"
-nic = "enp2s0"
-ssh_options = OPTIONS
-
-[overlay]
-subnet = "10.77.0.0/24"
-
-[[node]]
-name = "a"
-host = "h1"
-
-[[node]]
-name = "b"
-host = "h1"
-
-[[link]]
-name = "local"
-nodes = ["a", "b"]
-subnet = "192.168.1.0/24"
-
-[bench]
-products = ["baseline"]
-
-[[bench.test]]
-name = "a-to-b"
-client = "a"
-server = "b"
-)";
 
 std::string host_topology_error(const std::string& options, const std::string& extra = "") {
-  std::string text = kHostTopology;
+  std::string text = slurp(VPNLAB_TEST_DATA "/hostile/one-host.toml");
   text.replace(text.find("OPTIONS"), 7, options + extra);
   auto topo = parse_topology_text(text, "topologies/x.toml");
   return topo ? "" : topo.error().where_and_what();
@@ -113,7 +79,7 @@ std::string host_topology_error(const std::string& options, const std::string& e
 // parse (validate) naming the item, so nothing ever reaches ssh.
 TEST(HostileInput, SshOptionsThatRunCommandsAreRefusedWithTheirItem) {
   EXPECT_EQ(host_topology_error(R"(["-oProxyCommand=sh -c \"touch MARKER\"", "-p", "22"])"),
-            "topologies/x.toml:9:16: host 'h1': ssh_options: -o ProxyCommand is not an option a topology may set (some ssh options run "
+            "topologies/x.toml:10:16: host 'h1': ssh_options: -o ProxyCommand is not an option a topology may set (some ssh options run "
             "commands or load code); allowed: IdentityFile, IdentitiesOnly, UserKnownHostsFile, HostKeyAlias, StrictHostKeyChecking, Port, "
             "User, ConnectTimeout, ConnectionAttempts, ServerAliveInterval, ServerAliveCountMax, AddressFamily, Compression, CheckHostIP, "
             "HostKeyAlgorithms, PubkeyAcceptedAlgorithms, Ciphers, MACs, KexAlgorithms, LogLevel");
@@ -123,9 +89,9 @@ TEST(HostileInput, SshOptionsThatRunCommandsAreRefusedWithTheirItem) {
                         R"(["-F", "/tmp/evil_config"])", R"(["-o", "Include=/tmp/x"])", R"(["-o", "Match=exec true"])"})
     EXPECT_NE(host_topology_error(o), "") << o;
   EXPECT_EQ(host_topology_error(R"(["-o", "StrictHostKeyChecking=no"])"),
-            "topologies/x.toml:9:22: host 'h1': ssh_options: -o StrictHostKeyChecking=no would accept any host key: vpnlab takes 'yes' or "
+            "topologies/x.toml:10:22: host 'h1': ssh_options: -o StrictHostKeyChecking=no would accept any host key: vpnlab takes 'yes' or "
             "'accept-new' only");
-  EXPECT_EQ(host_topology_error(R"(["-p"])"), "topologies/x.toml:9:16: host 'h1': ssh_options: -p needs a value after it");
+  EXPECT_EQ(host_topology_error(R"(["-p"])"), "topologies/x.toml:10:16: host 'h1': ssh_options: -p needs a value after it");
   // What a lab needs passes: keys, ports, known hosts, no config at all.
   EXPECT_EQ(host_topology_error(R"(["-F", "none", "-i", "/root/.ssh/lab_key", "-p", "2222", "-o", "UserKnownHostsFile=/root/kh",
                                    "-oStrictHostKeyChecking=yes", "-o", "IdentitiesOnly=yes", "-l", "root", "-4"])"),
@@ -134,7 +100,7 @@ TEST(HostileInput, SshOptionsThatRunCommandsAreRefusedWithTheirItem) {
 
 TEST(HostileInput, TheAgentPathAndTheDestinationArePlain) {
   EXPECT_EQ(host_topology_error(R"([])", "\nagent = \"/bin/sh\""),
-            "topologies/x.toml:10:9: host 'h1': agent '/bin/sh' does not name vpnlab-host-agent (a topology says where the agent is installed, "
+            "topologies/x.toml:11:9: host 'h1': agent '/bin/sh' does not name vpnlab-host-agent (a topology says where the agent is installed, "
             "not which program runs as root)");
   EXPECT_NE(host_topology_error(R"([])", "\nagent = \"/opt/x/../../bin/vpnlab-host-agent\""), "");
   EXPECT_EQ(host_topology_error(R"([])", "\nagent = \"/opt/vpnlab/libexec/vpnlab-host-agent\""), "");
@@ -292,7 +258,14 @@ TEST(HostileInput, ResumeRepeatsTheRunItResumes) {
   EXPECT_EQ(*plain.samples, 2);
   EXPECT_DOUBLE_EQ(*plain.duration_s, 2.0);
   EXPECT_EQ(plain.products, (std::vector<std::string>{"baseline", "wireguard-go"}));
+  // The same topology file, another product order, another warm-up.
+  std::ofstream(run + "/topology.toml") << "[lab]\nname = \"r\"\n";
+  std::ofstream(run + "/same.toml") << "[lab]\nname = \"r\"\n";
+  std::ofstream(run + "/other.toml") << "[lab]\nname = \"other\"\n";
   Plan plan;
+  plan.topology_file = run + "/other.toml";
+  EXPECT_EQ(check_resume_plan(run, plan).error().message, run + " was measured with a different topology than " + run + "/other.toml");
+  plan.topology_file = run + "/same.toml";
   plan.warmup_s = 1;
   plan.products = {"wireguard-go", "baseline"};
   EXPECT_EQ(check_resume_plan(run, plan).error().message,
