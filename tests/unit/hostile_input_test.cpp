@@ -14,6 +14,7 @@
 #include "lab/base/input_file.h"
 #include "lab/base/out_dir.h"
 #include "lab/cli/run_request.h"
+#include "lab/model/product_spec.h"
 #include "lab/model/ssh_policy.h"
 #include "lab/model/topology.h"
 #include "lab/results/report.h"
@@ -123,6 +124,15 @@ TEST(HostileInput, NamesThatWouldMakePathsAreRefusedOnReadBack) {
   auto refused = write_report(dir);
   ASSERT_FALSE(refused.ok());
   EXPECT_FALSE(std::filesystem::exists(dir + "/report.html"));
+}
+
+// The same rules from the start: a product folder named outside them is refused when it is
+// loaded, so a run never writes rows that its own report would refuse.
+TEST(HostileInput, AProductIsNamedByTheRulesItsRowsAreReadWith) {
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "My_VPN");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().message, "product name 'My_VPN' is invalid: a product is named by its folder, from [a-z0-9-]");
+  EXPECT_TRUE(load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go").ok());
 }
 
 TEST(HostileInput, FiguresAndCountsNoRunWritesAreRefused) {
