@@ -85,7 +85,7 @@ Status check_json_fields(const nlohmann::json& j, const std::vector<JsonField>& 
 }
 
 Result<nlohmann::json> read_json_file(const std::string& file, const std::vector<JsonField>& fields, bool required) {
-  auto text = read_optional_input_file(file, kMaxRunFileBytes);
+  auto text = read_optional_input_file(file, kMaxRunJsonBytes);
   if (!text) return text.error();
   if (!*text) {
     if (!required) return nlohmann::json::object();
