@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
 #include "lab/base/out_dir.h"
 #include "lab/cli/run_request.h"
@@ -24,13 +25,6 @@
 using namespace vpnlab;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
 
 std::string error_of(const Error& e) { return e.where_and_what(); }
 
@@ -68,7 +62,7 @@ std::string read_error(const std::string& path) {
 
 
 std::string host_topology_error(const std::string& options, const std::string& extra = "") {
-  std::string text = slurp(VPNLAB_TEST_DATA "/hostile/one-host.toml");
+  std::string text = read_file_text(VPNLAB_TEST_DATA "/hostile/one-host.toml");
   text.replace(text.find("OPTIONS"), 7, options + extra);
   auto topo = parse_topology_text(text, "topologies/x.toml");
   return topo ? "" : topo.error().where_and_what();
@@ -215,7 +209,7 @@ TEST(HostileInput, LinksInARunDirectoryAreRefusedAndNothingIsWrittenOutside) {
   auto s = write_report(run);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, run + "/report.html is a symbolic link: vpnlab writes nothing through a link");
-  EXPECT_EQ(slurp(outside + "/victim"), "precious\n");
+  EXPECT_EQ(read_file_text(outside + "/victim"), "precious\n");
 
   std::filesystem::remove(run + "/report.html");
   std::filesystem::remove_all(run + "/plots");
@@ -238,7 +232,7 @@ TEST(HostileInput, OutDirWritesOnlyPlainNamesBelowItself) {
   auto out = OutDir::open(dir);
   ASSERT_TRUE(out.ok());
   EXPECT_TRUE(out->write("a.txt", "x").ok());
-  EXPECT_EQ(slurp(dir + "/a.txt"), "x");
+  EXPECT_EQ(read_file_text(dir + "/a.txt"), "x");
   EXPECT_FALSE(out->write("../escaped.txt", "x").ok());
   EXPECT_FALSE(out->write("..", "x").ok());
   EXPECT_FALSE(out->subdir("../up").ok());
