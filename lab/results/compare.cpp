@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace vpnlab {
@@ -167,15 +168,17 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
   using Key = std::pair<std::string, std::string>;
   std::vector<Key> order;
   std::map<Key, std::vector<double>> va, vb;
-  auto collect = [&](const std::vector<SampleRow>& rows, std::map<Key, std::vector<double>>* out) {
+  std::set<Key> in_a, in_b;  // a row of any status: a product absent from a run is not one that failed there
+  auto collect = [&](const std::vector<SampleRow>& rows, std::map<Key, std::vector<double>>* out, std::set<Key>* present) {
     for (const auto& r : rows) {
       Key key{r.product, r.test};
       if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
+      present->insert(key);
       if (counts_as_result(r) && metric.value(r) > 0) (*out)[key].push_back(metric.value(r));
     }
   };
-  collect(a, &va);
-  collect(b, &vb);
+  collect(a, &va, &in_a);
+  collect(b, &vb, &in_b);
   std::vector<Comparison> out;
   std::vector<double> p;
   std::vector<size_t> tested;
@@ -190,7 +193,9 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
     } else {
       c.n_a = va[key].size();
       c.n_b = vb[key].size();
-      c.verdict = "not comparable: fewer than 2 valid samples in " + std::string(c.n_a < 2 ? "run A" : "run B");
+      const char* run = !in_a.count(key) ? "run A" : !in_b.count(key) ? "run B" : c.n_a < 2 ? "run A" : "run B";
+      c.verdict = !in_a.count(key) || !in_b.count(key) ? std::string("not comparable: absent in ") + run
+                                                       : std::string("not comparable: fewer than 2 valid samples in ") + run;
     }
     c.product = key.first;
     c.test = key.second;

@@ -190,6 +190,11 @@ TEST(Compare, HolmCorrectsAcrossProductsAndTests) {
   // One valid sample is not a comparison.
   auto lonely = compare_runs(rows_of("x", {1.0}), rows_of("x", {1.0, 1.1}));
   EXPECT_EQ(lonely.front().verdict, "not comparable: fewer than 2 valid samples in run A");
+  // A product that run B did not measure at all is absent there, not short of samples.
+  auto absent = compare_runs(rows_of("nebula", {1.0, 1.1, 1.2}), rows_of("other", {1.0, 1.1}));
+  ASSERT_EQ(absent.size(), 2u);
+  EXPECT_EQ(absent[0].verdict, "not comparable: absent in run B");
+  EXPECT_EQ(absent[1].verdict, "not comparable: absent in run A");
 }
 
 TEST(Compare, TwoTaggedVersionsInOneRunPairUp) {
