@@ -169,15 +169,8 @@ class HostsRuntime : public NodeRuntime {
     // Every host is torn down, whatever another one did: a lost host's namespaces are named
     // for `vpnlab cleanup FILE` (its agent, if only the channel broke, tears down on EOF).
     for (auto& h : hosts_) {
-      Result<json> r = make_error("");
-      if (h->agent->lost()) {
-        std::string left;
-        for (const auto& ns : namespaces_of_[h->host.name]) left += (left.empty() ? "" : ", ") + ns;
-        r = make_error("agent lost (" + lost_cause(*h) + "): its namespaces may be left there (" + left + ")",
-                       "run 'vpnlab cleanup FILE' once the host answers again");
-      } else {
-        r = h->agent->call({{"op", "teardown"}, {"timeout_s", timeout_s}}, static_cast<int>(timeout_s * 1000) + 5000);
-      }
+      Result<json> r = h->agent->lost() ? Result<json>(left_on_lost_host(*h))
+                                        : h->agent->call({{"op", "teardown"}, {"timeout_s", timeout_s}}, static_cast<int>(timeout_s * 1000) + 5000);
       if (!r && result) result = with_context(r.error(), "host '" + h->host.name + "': teardown");
       h->mirror.reset();
       h->inodes.clear();
@@ -212,6 +205,14 @@ class HostsRuntime : public NodeRuntime {
   static std::string lost_cause(const HostLink& h) {
     std::string said = ssh_last_line(h.channel.log_path);
     return said.empty() ? "its channel closed: the agent or ssh ended" : "ssh: " + said;
+  }
+
+  // A lost host cannot tear down: what it may keep, for `vpnlab cleanup FILE`.
+  Error left_on_lost_host(const HostLink& h) {
+    std::string left;
+    for (const auto& ns : namespaces_of_[h.host.name]) left += (left.empty() ? "" : ", ") + ns;
+    return make_error("agent lost (" + lost_cause(h) + "): its namespaces may be left there (" + left + ")",
+                      "run 'vpnlab cleanup FILE' once the host answers again");
   }
 
   std::vector<std::unique_ptr<HostLink>> hosts_;

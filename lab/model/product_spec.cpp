@@ -269,12 +269,12 @@ Result<ProductSpec> load_product(const std::string& products_path, const std::st
   spec.name = name;
   Result<std::string> text = make_error("no products directory");
   std::string path;
+  const bool plain_name = name.find('/') == std::string::npos && name != "." && name != "..";
   // A product's name becomes file and directory names of every run (raw/NAME/, logs/NAME/)
   // and is checked again when a run is read back: the topology's name rules, from the start.
-  if (name.find('/') == std::string::npos && name != "." && name != ".." && !is_lab_name(name, kMaxProductLabel))
+  if (plain_name && !is_lab_name(name, kMaxProductLabel))
     return make_error("product name '" + name + "' is invalid: a product is named by its folder, from [a-z0-9-]",
                       "rename the folder (1 to " + std::to_string(kMaxProductLabel) + " characters from [a-z0-9-], not starting with '-')");
-  const bool plain_name = name.find('/') == std::string::npos && name != "." && name != "..";
   for (const auto& dir : dirs) {
     if (!plain_name) break;
     spec.dir = dir + "/" + name;

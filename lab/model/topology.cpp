@@ -1,6 +1,5 @@
 #include "lab/model/topology.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
