@@ -99,7 +99,7 @@ json diff_json(const DiffOutcome& diff, const Thresholds& thresholds) {
     for (const auto& c : from) {
       auto limit = thresholds.of(c.metric);
       cs.push_back({{"product", c.product}, {"test", c.test}, {"metric", c.metric}, {"n_a", c.n_a}, {"n_b", c.n_b}, {"ratio", c.ratio},
-                    {"ci_low", c.ci_low}, {"ci_high", c.ci_high}, {"coverage", c.coverage}, {"p", c.p_value}, {"p_holm", c.p_holm},
+                    {"ci_low", c.ci_low}, {"ci_high", c.ci_high}, {"level", c.level}, {"coverage", c.coverage}, {"family", c.family}, {"p", c.p_value}, {"p_adjusted", c.p_adjusted},
                     {"verdict", c.verdict}, {"fails_threshold", limit ? fails_threshold(c, *limit) : false}});
     }
     return cs;
@@ -128,9 +128,11 @@ json compare_json(const CompareOutcome& c) {
       one["ratio_a_over_b"] = 1 / x.ratio;
       one["ci_low_a_over_b"] = 1 / x.ci_high;
       one["ci_high_a_over_b"] = 1 / x.ci_low;
+      one["level"] = x.level;
       one["coverage"] = x.coverage;
+      one["family"] = x.family;
       one["p"] = x.p_value;
-      one["p_holm"] = x.p_holm;
+      one["p_adjusted"] = x.p_adjusted;
     }
     cs.push_back(one);
   }

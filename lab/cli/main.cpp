@@ -469,16 +469,17 @@ const std::vector<Verb>& verbs() {
        {"--json"}, cmd_products},
       {"diff", "diff RUN_A RUN_B [--threshold X] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--relative] [--force] [--json|--markdown]\n"
                "           | diff RUN [the same thresholds] [--json|--markdown]",
-       "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its 95 % interval\n"
-       "(Hodges-Lehmann, Mann-Whitney, Holm-corrected across comparisons).\n"
+       "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its interval\n"
+       "(Hodges-Lehmann, Mann-Whitney); the N comparisons of a table cover together with 95 % (each at 1 - 5 %/N) and each\n"
+       "verdict is what its interval says.\n"
        "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
        "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
        {"--threshold", "--threshold-cpu", "--threshold-rss", "--threshold-p99", "--relative", "--force", "--json", "--markdown"}, cmd_diff},
       {"compare", "compare RUN A B [--test T] [--json]",
        "Which of two products of one run is faster and cheaper, by how much, how sure: per test, the round-paired ratio B/A\n"
-       "(and A/B) of Gbit/s, CPU-s/Gbit, daemon peak RSS and p99 latency, each with its 95 % interval and a verdict\n"
-       "(geometric mean of the round-paired ratios, Student t interval and test as adaptive sampling, Holm-corrected per\n"
-       "metric across the tests). Exit 0 whatever the verdicts.",
+       "(and A/B) of Gbit/s, CPU-s/Gbit, daemon peak RSS and p99 latency, each with its interval and the verdict it says\n"
+       "(geometric mean of the round-paired ratios, Student t interval as adaptive sampling; each metric's N comparisons\n"
+       "cover together with 95 %, each at 1 - 5 %/N). Exit 0 whatever the verdicts.",
        {"--test", "--json"}, cmd_compare},
       {"report", "report RUN_DIR [--vs PRODUCT]", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.",
        {"--vs"},

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include <boost/math/distributions/normal.hpp>
 
 namespace vpnlab {
 
@@ -76,18 +79,13 @@ double mann_whitney_p(double u, size_t m, size_t n) {
   return UTail(m, n).two_sided_p(u);
 }
 
-std::vector<double> holm_adjust(const std::vector<double>& p) {
-  std::vector<size_t> order(p.size());
-  for (size_t i = 0; i < p.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
-  std::vector<double> out(p.size());
-  double running = 0;
-  for (size_t k = 0; k < order.size(); ++k) {
-    double adj = std::min(1.0, static_cast<double>(p.size() - k) * p[order[k]]);
-    running = std::max(running, adj);  // adjusted p-values never decrease along the order
-    out[order[k]] = running;
-  }
-  return out;
+double family_level(size_t family, double alpha) { return 1 - alpha / static_cast<double>(std::max<size_t>(family, 1)); }
+
+void judge_by_interval(Comparison* c, const std::string& better, const std::string& worse) {
+  c->p_adjusted = std::min(1.0, c->p_value * static_cast<double>(std::max<size_t>(c->family, 1)));
+  const bool above = c->ci_low > 1, below = c->ci_high < 1;
+  if (!above && !below) c->verdict = "no significant difference";
+  else c->verdict = above == c->higher_is_better ? better : worse;
 }
 
 namespace {
@@ -100,8 +98,9 @@ double order_statistic(std::vector<double>& v, size_t k) {
 
 }  // namespace
 
-Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b) {
+Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b, double level) {
   Comparison c;
+  c.level = level;
   c.n_a = a.size();
   c.n_b = b.size();
   if (a.empty() || b.empty()) return c;
@@ -124,17 +123,20 @@ Comparison compare_samples(const std::vector<double>& a, const std::vector<doubl
   // With D_(1) <= ... <= D_(mn) the sorted differences, [D_(k), D_(mn+1-k)] covers the true
   // shift with probability 1 - 2 P(U <= k-1). The largest k whose coverage is still >= 95 %
   // gives the interval; when even k = 1 (the whole range) covers less, that range is given
-  // with the coverage it has (marked '*' where printed).
+  // with the coverage it has (marked '*' where printed). (The same k inverts the rank
+  // test: the interval excludes 0 exactly when the two-sided p is at most 1 - coverage.)
   UTail tail(c.n_a, c.n_b);
+  const double tails = 1 - level;  // both tails together
   size_t k = 1;
   if (tail.exact()) {
-    while (k < total / 2 && 2 * tail.at_most(static_cast<long>(k)) <= 0.05) ++k;
+    while (k < total / 2 && 2 * tail.at_most(static_cast<long>(k)) <= tails) ++k;
   } else {
     const double mn = static_cast<double>(total);
     const double sd = std::sqrt(mn * static_cast<double>(c.n_a + c.n_b + 1) / 12);
-    k = static_cast<size_t>(std::max(1.0, std::floor(mn / 2 + 0.5 - 1.959963984540054 * sd)));
-    while (k > 1 && 2 * tail.at_most(static_cast<long>(k) - 1) > 0.05) --k;
-    while (k < total / 2 && 2 * tail.at_most(static_cast<long>(k)) <= 0.05) ++k;
+    const double z = boost::math::quantile(boost::math::normal(), 1 - tails / 2);
+    k = static_cast<size_t>(std::max(1.0, std::floor(mn / 2 + 0.5 - z * sd)));
+    while (k > 1 && 2 * tail.at_most(static_cast<long>(k) - 1) > tails) --k;
+    while (k < total / 2 && 2 * tail.at_most(static_cast<long>(k)) <= tails) ++k;
   }
   c.coverage = 1 - 2 * tail.at_most(static_cast<long>(k) - 1);
   c.ci_low = std::exp(order_statistic(diffs, k - 1));
@@ -173,49 +175,79 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
   collect(a, &va, &in_a);
   collect(b, &vb, &in_b);
   std::vector<Comparison> out;
-  std::vector<double> p;
   std::vector<size_t> tested;
   for (const auto& key : order) {
     Comparison c;
     // A cost nobody measured (the baseline has no daemon) is no finding either way.
     if (!metric.higher_is_better && va[key].empty() && vb[key].empty()) continue;
-    if (va[key].size() >= 2 && vb[key].size() >= 2) {
-      c = compare_samples(va[key], vb[key]);
+    c.n_a = va[key].size();
+    c.n_b = vb[key].size();
+    if (c.n_a >= 2 && c.n_b >= 2) {
       tested.push_back(out.size());
-      p.push_back(c.p_value);
     } else {
-      c.n_a = va[key].size();
-      c.n_b = vb[key].size();
       const char* run = !in_a.count(key) ? "run A" : !in_b.count(key) ? "run B" : c.n_a < 2 ? "run A" : "run B";
       c.verdict = !in_a.count(key) || !in_b.count(key) ? std::string("not comparable: absent in ") + run
                                                        : std::string("not comparable: fewer than 2 valid samples in ") + run;
     }
     c.product = key.first;
     c.test = key.second;
-    c.metric = metric.key;
-    c.higher_is_better = metric.higher_is_better;
     out.push_back(c);
   }
-  auto adjusted = holm_adjust(p);
-  for (size_t i = 0; i < tested.size(); ++i) {
-    Comparison& c = out[tested[i]];
-    c.p_holm = adjusted[i];
-    const bool up = c.ratio > 1;
-    c.verdict = c.p_holm >= alpha ? "no significant difference" : up == metric.higher_is_better ? metric.better : metric.worse;
+  // The family is known only now: every interval at its level, every verdict off its interval.
+  for (size_t i : tested) {
+    const Key key{out[i].product, out[i].test};
+    out[i] = compare_samples(va[key], vb[key], family_level(tested.size(), alpha));
+    out[i].product = key.first;
+    out[i].test = key.second;
+    out[i].family = tested.size();
+  }
+  for (auto& c : out) {
+    c.metric = metric.key;
+    c.higher_is_better = metric.higher_is_better;
+    if (c.ratio > 0) judge_by_interval(&c, metric.better, metric.worse);
   }
   return out;
 }
 
-// "0.812-0.905", starred when the interval covers less than 95 % (too few samples).
+// "0.812-0.905", starred when the interval covers less than its level (too few samples).
 std::string interval_text(const Comparison& c) {
   char buf[64];
-  snprintf(buf, sizeof buf, "%.3f-%.3f%s", c.ci_low, c.ci_high, c.coverage < 0.95 - 1e-9 ? "*" : "");
+  snprintf(buf, sizeof buf, "%.3f-%.3f%s", c.ci_low, c.ci_high, c.coverage < c.level - 1e-9 ? "*" : "");
   return buf;
+}
+
+std::string level_text(double level) {
+  char buf[32];
+  for (int decimals = 0; decimals < 4; ++decimals) {
+    snprintf(buf, sizeof buf, "%.*f %%", decimals, 100 * level);
+    if (std::fabs(std::strtod(buf, nullptr) - 100 * level) < 1e-9) break;
+  }
+  return buf;
+}
+
+std::string family_note(const std::vector<Comparison>& cs) {
+  size_t family = 0;
+  bool short_of_level = false;
+  for (const auto& c : cs)
+    if (c.ratio > 0) {
+      family = std::max(family, c.family);
+      short_of_level = short_of_level || c.coverage < c.level - 1e-9;
+    }
+  if (family == 0) return "";
+  std::string o;
+  if (family == 1) o = "one comparison: its interval is a 95 % interval; the verdict is what it says (1 inside: no significant difference)\n";
+  else
+    o = "the " + std::to_string(family) + " comparisons of this table are corrected together: each interval is at " +
+        level_text(family_level(family)) + ", so all " + std::to_string(family) +
+        " cover together with 95 % (Bonferroni); a verdict is what its interval says (1 inside: no significant difference); "
+        "p(adj) = " + std::to_string(family) + " x p\n";
+  if (short_of_level) o += "* too few samples for that level: the widest interval there is, covering what the coverage column says\n";
+  return o;
 }
 
 // The verdict with its size when there is one: "slower (-12.3 %)".
 std::string verdict_text(const Comparison& c) {
-  if (c.verdict == "no significant difference") return c.verdict;
+  if (c.verdict == "no significant difference" || c.ratio <= 0) return c.verdict;
   char pct[64];
   snprintf(pct, sizeof pct, " (%+.1f %%)", 100 * (c.ratio - 1));
   return c.verdict + pct;
@@ -229,7 +261,7 @@ bool fails_threshold(const Comparison& c, double threshold) {
 std::string comparison_table(const std::vector<Comparison>& cs) {
   std::ostringstream o;
   char line[400];
-  snprintf(line, sizeof line, "%-20s %-14s %5s %8s %19s %8s %8s  %s\n", "product", "test", "n A/B", "B/A", "95% interval", "p", "p(Holm)",
+  snprintf(line, sizeof line, "%-20s %-14s %5s %8s %19s %8s %8s  %s\n", "product", "test", "n A/B", "B/A", "interval", "p", "p(adj)",
            "verdict");
   o << line;
   for (const auto& c : cs) {
@@ -239,12 +271,11 @@ std::string comparison_table(const std::vector<Comparison>& cs) {
                c.verdict.c_str());
     } else {
       snprintf(line, sizeof line, "%-20s %-14s %5s %8.3f %19s %8.4f %8.4f  %s\n", c.product.c_str(), c.test.c_str(), n.c_str(), c.ratio,
-               interval_text(c).c_str(), c.p_value, c.p_holm, verdict_text(c).c_str());
+               interval_text(c).c_str(), c.p_value, c.p_adjusted, verdict_text(c).c_str());
     }
     o << line;
   }
-  o << "B/A: Hodges-Lehmann ratio of run B to run A with a distribution-free 95 % interval (* covers less: too few samples);\n"
-       "verdicts use Holm-corrected Mann-Whitney p-values at 5 %.\n";
+  o << "B/A: Hodges-Lehmann ratio of run B to run A with its distribution-free interval (Mann-Whitney)\n" << family_note(cs);
   return o.str();
 }
 
@@ -259,12 +290,13 @@ std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional
       o << "- | - | - | " << c.verdict << " |";
     } else {
       // A compared pair (ratio > 0) never has a "not comparable" verdict.
-      snprintf(buf, sizeof buf, "%.3f | %s | %.4f | ", c.ratio, interval_text(c).c_str(), c.p_holm);
+      snprintf(buf, sizeof buf, "%.3f | %s | %.4f | ", c.ratio, interval_text(c).c_str(), c.p_adjusted);
       o << buf << verdict_text(c) << " |";
     }
     if (threshold) o << (fails_threshold(c, *threshold) ? " **fails** |" : " passes |");
     o << "\n";
   }
+  o << "\n" << family_note(cs);
   if (threshold) {
     snprintf(buf, sizeof buf, "%.0f %%", 100 * *threshold);
     o << "\nGate: a row fails when B is " << metric.worse << " than A by more than " << buf << " even at its interval's best.\n";

@@ -2,8 +2,13 @@
 // independent set, so the comparison is distribution-free: the ratio B/A is estimated
 // as exp(Hodges-Lehmann shift of the log throughputs), its 95 % interval comes from the
 // Mann-Whitney order statistics of the pairwise log differences, and the p-value from
-// the exact Mann-Whitney U distribution. Holm's correction across all comparisons
-// decides the verdict, so many product x test pairs do not turn noise into findings.
+// the exact Mann-Whitney U distribution. The comparisons judged together (one metric's
+// table) are one family: each interval is at level 1 - alpha/N for the N of the family
+// (Bonferroni), so all N cover together with at least 1 - alpha, and the verdict is read off
+// the printed interval: "faster" when it lies wholly above 1, "slower" wholly below, "no
+// significant difference" when it holds 1. A verdict cannot contradict its interval, and
+// many product x test pairs do not turn noise into findings. (Holm's step-down calls a few
+// more, but has no intervals that agree with its verdicts.)
 #pragma once
 #include <optional>
 #include <string>
@@ -34,21 +39,30 @@ struct Comparison {
   bool higher_is_better = true;
   size_t n_a = 0, n_b = 0;
   double ratio = 0;               // B / A
-  double ci_low = 0, ci_high = 0;  // 95 % interval of the ratio
-  double coverage = 0;            // what the interval really covers (discrete U distribution)
-  double p_value = 1, p_holm = 1;
+  double ci_low = 0, ci_high = 0;  // interval of the ratio at `level`
+  double level = 0.95;            // what it was asked to cover: 1 - alpha / family
+  double coverage = 0;            // what it really covers (the U distribution is discrete)
+  size_t family = 1;              // comparisons corrected together
+  double p_value = 1;             // the test's own two-sided p
+  double p_adjusted = 1;          // min(1, family * p): below alpha exactly when the interval excludes 1
   std::string verdict;            // the metric's better/worse word, "no significant difference", "not comparable: ..."
 };
+
+// The interval level that makes `family` intervals cover together with 1 - alpha.
+double family_level(size_t family, double alpha = 0.05);
+// The verdict an interval says: `better`/`worse` when it lies wholly on one side of 1,
+// "no significant difference" when it holds 1. Sets p_adjusted from p_value and family.
+void judge_by_interval(Comparison* c, const std::string& better, const std::string& worse);
 
 // Two-sided exact p-value of the Mann-Whitney U statistic for sample sizes m and n.
 double mann_whitney_p(double u, size_t m, size_t n);
 // Holm-adjusted p-values, in the given order.
 std::vector<double> holm_adjust(const std::vector<double>& p);
-// Compares two samples: the ratio b/a with its interval and the test's p-value.
-Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b);
+// Compares two samples: the ratio b/a with its interval at `level` (the widest the data
+// allow when none reaches it: `coverage` says) and the test's p-value.
+Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b, double level = 0.95);
 
-// Every product x test with valid rows in both runs, Holm-corrected together (one family
-// per metric). Cost metrics list only the product x tests that measured them in both runs.
+// Every product x test with valid rows in both runs, one family per metric. Cost metrics list only the product x tests that measured them in both runs.
 std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha = 0.05,
                                      const Metric& metric = throughput_metric());
 
@@ -57,9 +71,13 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
 // costlier by more than X even at its best.
 bool fails_threshold(const Comparison& c, double threshold);
 
-// "0.812-0.905" ("*" when it covers less than 95 %) and "slower (-12.3 %)".
+// "0.812-0.905" ("*" when it covers less than its level) and "slower (-12.3 %)".
 std::string interval_text(const Comparison& c);
 std::string verdict_text(const Comparison& c);
+// "99.17 %" for a level, with as many decimals as it needs.
+std::string level_text(double level);
+// The sentence under a table: how its intervals and verdicts were made.
+std::string family_note(const std::vector<Comparison>& cs);
 
 std::string comparison_table(const std::vector<Comparison>& cs);
 // The same as a Markdown table (a CI job's step summary), with the gate's outcome per row

@@ -7,12 +7,12 @@
 
 namespace vpnlab {
 
-PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<double>& b) {
+PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<double>& b, double level) {
   PairedEstimate e;
   std::vector<double> ratios;
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
     if (a[i] > 0 && b[i] > 0) ratios.push_back(b[i] / a[i]);
-  RatioInterval r = ratio_interval(ratios, 0.95);
+  RatioInterval r = ratio_interval(ratios, level);
   e.n = r.n;
   e.ratio = r.ratio;
   if (r.n < 2) return e;

@@ -16,11 +16,11 @@ namespace vpnlab {
 struct PairedEstimate {
   size_t n = 0;                    // pairs used (both values > 0)
   double ratio = 0;                // B / A
-  double ci_low = 0, ci_high = 0;  // its 95 % interval
+  double ci_low = 0, ci_high = 0;  // its interval at the level asked for
   double p_value = 1;              // two-sided, H0: the mean log ratio is 0
 };
 
 // a[i] and b[i] are one round's values; pairs with a value <= 0 are left out.
-PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<double>& b);
+PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<double>& b, double level = 0.95);
 
 }  // namespace vpnlab

@@ -40,43 +40,43 @@ std::vector<Comparison> compare_products(const std::vector<SampleRow>& rows, con
                                          double alpha) {
   std::vector<Comparison> out;
   for (const Metric& metric : all_metrics()) {
-    std::vector<size_t> tested;
-    std::vector<double> p;
+    // The round-paired values of every comparison of this metric first: the family's size
+    // sets every interval's level.
+    struct Pending {
+      size_t index;
+      std::vector<double> a, b;
+    };
+    std::vector<Pending> tested;
     for (const auto& pair : pairs)
       for (const auto& t : shared_tests(rows, pair.a, pair.b)) {
         if (!test.empty() && t != test) continue;
         auto va = by_round(rows, pair.a, t, metric);
         auto vb = by_round(rows, pair.b, t, metric);
         if (!metric.higher_is_better && (va.empty() || vb.empty())) continue;  // one side has no such cost (the baseline's daemon)
-        std::vector<double> xa, xb;
+        Pending p{out.size(), {}, {}};
         for (const auto& [round, x] : va)
-          if (auto y = vb.find(round); y != vb.end()) xa.push_back(x), xb.push_back(y->second);
+          if (auto y = vb.find(round); y != vb.end() && x > 0 && y->second > 0) p.a.push_back(x), p.b.push_back(y->second);
         Comparison c;
         c.product = pair.b;
         c.reference = pair.a;
         c.test = t;
         c.metric = metric.key;
         c.higher_is_better = metric.higher_is_better;
-        PairedEstimate e = paired_ratio(xa, xb);
-        c.n_a = c.n_b = e.n;
-        if (e.n < 2) {
-          c.verdict = "not comparable: fewer than 2 rounds where both are valid";
-        } else {
-          c.ratio = e.ratio;
-          c.ci_low = e.ci_low;
-          c.ci_high = e.ci_high;
-          c.coverage = 0.95;
-          c.p_value = e.p_value;
-          tested.push_back(out.size());
-          p.push_back(e.p_value);
-        }
+        c.n_a = c.n_b = p.a.size();
+        if (p.a.size() < 2) c.verdict = "not comparable: fewer than 2 rounds where both are valid";
+        else tested.push_back(std::move(p));
         out.push_back(c);
       }
-    auto adjusted = holm_adjust(p);
-    for (size_t i = 0; i < tested.size(); ++i) {
-      Comparison& c = out[tested[i]];
-      c.p_holm = adjusted[i];
-      c.verdict = c.p_holm >= alpha ? "no significant difference" : (c.ratio > 1) == metric.higher_is_better ? metric.better : metric.worse;
+    for (const auto& p : tested) {
+      Comparison& c = out[p.index];
+      c.family = tested.size();
+      c.level = c.coverage = family_level(c.family, alpha);  // a t interval covers what it is asked to
+      PairedEstimate e = paired_ratio(p.a, p.b, c.level);
+      c.ratio = e.ratio;
+      c.ci_low = e.ci_low;
+      c.ci_high = e.ci_high;
+      c.p_value = e.p_value;
+      judge_by_interval(&c, metric.better, metric.worse);
     }
   }
   return out;
@@ -91,7 +91,7 @@ const Metric& metric_of(const std::string& key) {
   return throughput_metric();
 }
 
-// "1.123 (1.090-1.160)" for B/A, or its mirror A/B (a t interval: always 95 %).
+// "1.123 (1.090-1.160)" for B/A, or its mirror A/B (a t interval at the family's level).
 std::string ratio_text(const Comparison& c, bool inverse) {
   char buf[96];
   if (inverse) snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", 1 / c.ratio, 1 / c.ci_high, 1 / c.ci_low);
@@ -106,7 +106,7 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
   o << "B = " << b << ", A = " << a << ": each round's sample of B over the same round's sample of A\n";
   char line[512];
   const char* format = "%-14s %-16s %5s %-24s %-24s %8s  %s\n";
-  snprintf(line, sizeof line, format, "test", "metric", "pairs", "B/A (95% interval)", "A/B (95% interval)", "p(Holm)", "verdict");
+  snprintf(line, sizeof line, format, "test", "metric", "pairs", "B/A (interval)", "A/B (interval)", "p(adj)", "verdict");
   o << line;
   std::vector<std::string> tests;
   for (const auto& c : cs)
@@ -119,16 +119,30 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
         snprintf(line, sizeof line, format, t.c_str(), title.c_str(), std::to_string(c.n_a).c_str(), "-", "-", "-", c.verdict.c_str());
       } else {
         char p[32];
-        snprintf(p, sizeof p, "%.4f", c.p_holm);
+        snprintf(p, sizeof p, "%.4f", c.p_adjusted);
         std::string verdict = c.verdict == "no significant difference" ? c.verdict : b + " " + verdict_text(c);
         snprintf(line, sizeof line, format, t.c_str(), title.c_str(), std::to_string(c.n_a).c_str(), ratio_text(c, false).c_str(),
                  ratio_text(c, true).c_str(), p, verdict.c_str());
       }
       o << line;
     }
-  o << "B/A: geometric mean of the round-paired ratios with its 95 % Student t interval (as adaptive sampling);\n"
-       "verdicts: Holm-corrected p-values at 5 % per metric across the tests. Costs: lower is better.\n";
+  o << "B/A: geometric mean of the round-paired ratios with its Student t interval (as adaptive sampling). Costs: lower is better.\n"
+    << metric_families_note(cs);
   return o.str();
+}
+
+std::string metric_families_note(const std::vector<Comparison>& cs) {
+  std::string levels;
+  std::vector<std::string> seen;
+  for (const auto& c : cs) {
+    if (c.ratio <= 0 || std::find(seen.begin(), seen.end(), c.metric) != seen.end()) continue;
+    seen.push_back(c.metric);
+    levels += (levels.empty() ? "" : ", ") + metric_of(c.metric).title + ": " + std::to_string(c.family) + " at " + level_text(c.level);
+  }
+  if (levels.empty()) return "";
+  return "each metric's comparisons are corrected together (Bonferroni: N of them, each interval at 1 - 5 %/N, so that all cover "
+         "together with 95 %; here " + levels + "); a verdict is what its interval says (1 inside: no significant difference); "
+         "p(adj) = N x p\n";
 }
 
 const std::vector<std::string>& vs_metric_titles() {
@@ -138,12 +152,17 @@ const std::vector<std::string>& vs_metric_titles() {
   return t;
 }
 
-std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline) {
+std::vector<ProductPair> vs_pairs(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline) {
   std::vector<ProductPair> pairs;
   for (const auto& r : rows)
     if (r.product != ref && (with_baseline || r.product != "baseline") &&
         std::none_of(pairs.begin(), pairs.end(), [&](const ProductPair& p) { return p.b == r.product; }))
       pairs.push_back({ref, r.product});
+  return pairs;
+}
+
+std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline) {
+  const auto pairs = vs_pairs(rows, ref, with_baseline);
   auto cs = compare_products(rows, pairs);
   std::vector<VsRow> out;
   for (const auto& pair : pairs)
@@ -163,7 +182,7 @@ std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string
 
 std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref) {
   std::ostringstream o;
-  o << "vs " << ref << " (each product over " << ref << " in the same rounds; 95 % interval; Holm-corrected verdict):\n";
+  o << "vs " << ref << " (each product over " << ref << " in the same rounds; interval and the verdict it says):\n";
   char line[512];
   const char* format = "%-20s %-14s %-32s %-32s %-32s %-32s\n";
   const auto& titles = vs_metric_titles();
@@ -176,7 +195,9 @@ std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref)
     o << line;
   }
   if (vs.empty()) o << "(no other product in this run)\n";
-  else o << "n.s.: no significant difference; 'vpnlab compare RUN " << ref << " PRODUCT' for both directions and p-values\n";
+  else
+    o << metric_families_note(compare_products(rows, vs_pairs(rows, ref, true)))
+      << "n.s.: no significant difference; 'vpnlab compare RUN " << ref << " PRODUCT' for both directions and p-values\n";
   return o.str();
 }
 

@@ -1,7 +1,8 @@
 // `vpnlab compare RUN A B` and the run table's "vs REF" block: products measured in the
 // same rounds of one run, judged per test on throughput, CPU-s/Gbit, daemon peak RSS and
-// p99 latency, round by round (lab/results/paired.h), Holm-corrected per metric across
-// the tests and products judged together, as `diff` does across runs.
+// p99 latency, round by round (lab/results/paired.h). The comparisons of one metric are one
+// family, their intervals at 1 - alpha/N and their verdicts read off them, as `diff`'s
+// across runs (lab/results/compare.h).
 #pragma once
 #include <optional>
 #include <string>
@@ -27,6 +28,8 @@ std::vector<Comparison> compare_products(const std::vector<SampleRow>& rows, con
 std::vector<std::string> shared_tests(const std::vector<SampleRow>& rows, const std::string& a, const std::string& b);
 
 // What `compare` prints: one block per test, B/A and A/B with their intervals.
+// The line that says each metric's family and interval level.
+std::string metric_families_note(const std::vector<Comparison>& cs);
 std::string product_comparison_text(const std::vector<Comparison>& cs, const std::string& a, const std::string& b);
 
 // Every other product over `ref` (the baseline among them unless left out), one row per
@@ -38,6 +41,8 @@ struct VsRow {
   std::vector<std::string> cells;           // Gbit/s, CPU-s/Gbit, daemon RSS, p99 latency
   std::optional<Comparison> gbps;           // the throughput comparison, when there is one
 };
+// Every other product against `ref`, in order of first appearance.
+std::vector<ProductPair> vs_pairs(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline);
 std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline);
 // The titles of VsRow::cells, in order.
 const std::vector<std::string>& vs_metric_titles();

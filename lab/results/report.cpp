@@ -405,10 +405,11 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
   if (PairwiseSection pw = pairwise_section(rows.value(), vs); !pw.reference.empty()) {
     doc.push_back({Block::Kind::heading, "Product vs product: each over " + pw.reference, {}, {}, {}});
     doc.push_back({Block::Kind::para,
-                   "Ratio of each product to " + pw.reference + " in the same rounds (geometric mean of the round-paired ratios, 95 % Student t "
-                   "interval, verdicts Holm-corrected per metric); costs: below 1 is cheaper. 'vpnlab compare RUN A B' gives both directions.",
+                   "Ratio of each product to " + pw.reference + " in the same rounds (geometric mean of the round-paired ratios, Student t "
+                   "interval; each metric's N intervals cover together with 95 %, each at 1 - 5 %/N; the verdict is what the interval "
+                   "says); costs: below 1 is cheaper. 'vpnlab compare RUN A B' gives both directions.",
                    {}, {}, {}});
-    doc.push_back({Block::Kind::table, "Each product over " + pw.reference + ", round-paired, 95 % intervals", {}, pw.rows, {}});
+    doc.push_back({Block::Kind::table, "Each product over " + pw.reference + ", round-paired, intervals 95 % together", {}, pw.rows, {}});
     for (auto [test, bars] : pw.gbps_bars) {
       for (auto& b : bars) b.color = color_of(color, b.label);
       std::string name = test + "-pairwise.svg";

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "lab/results/compare.h"
+#include "lab/results/product_compare.h"
 #include "lab/cli/diff_command.h"
 
 using namespace vpnlab;
@@ -46,12 +47,12 @@ TEST(Compare, MannWhitneyExactPValues) {
   EXPECT_NEAR(mann_whitney_p(77, 10, 10), mann_whitney_p(23, 10, 10), 1e-12);  // symmetric
 }
 
-TEST(Compare, HolmAdjustment) {
-  auto adj = holm_adjust({0.01, 0.04, 0.03});
-  EXPECT_NEAR(adj[0], 0.03, 1e-12);
-  EXPECT_NEAR(adj[1], 0.06, 1e-12);
-  EXPECT_NEAR(adj[2], 0.06, 1e-12);
-  EXPECT_NEAR(holm_adjust({0.5, 0.9})[1], 1.0, 1e-12);
+TEST(Compare, FamilyLevels) {
+  EXPECT_NEAR(family_level(1), 0.95, 1e-12);
+  EXPECT_NEAR(family_level(4), 0.9875, 1e-12);
+  EXPECT_EQ(level_text(0.95), "95 %");
+  EXPECT_EQ(level_text(0.9875), "98.75 %");
+  EXPECT_EQ(level_text(1 - 0.05 / 3), "98.333 %");
 }
 
 TEST(Compare, VerdictsForKnownEffects) {
@@ -131,29 +132,138 @@ TEST(Compare, IntervalCoverageAndFalseAlarmsOverManyRuns) {
 
 // The printed coverage is the interval's own (the interval printed was one order statistic
 // narrower than the coverage printed beside it: 3 vs 3 printed 100 % and covered 90 %).
-// By simulation, with no true difference, for 3 to 20 samples per side and for a large run
-// (the normal approximation above 60 per side): what is covered is at least what is printed,
-// within the simulation's own error (3 standard errors).
+// By simulation, with no true difference, for every n from 3 to 20 samples per side and for a
+// large run (the normal approximation above 60 per side), at 95 % and at a family of 4's
+// 98.75 %: what is covered is at least what is printed, within the simulation's own error
+// (3 standard errors).
 TEST(Compare, PrintedCoverageIsTheIntervalsOwnBySimulation) {
   std::mt19937 rng(2024);
-  for (size_t n : {3, 4, 5, 6, 8, 10, 14, 20, 80}) {
-    const int runs = n > 60 ? 300 : 3000;
-    int covered = 0;
-    double printed = 0;
-    for (int i = 0; i < runs; ++i) {
-      Comparison c = compare_samples(lognormal(rng, n, 1.0, 0.05), lognormal(rng, n, 1.0, 0.05));
-      printed = c.coverage;  // depends on n only
-      if (c.ci_low <= 1.0 && c.ci_high >= 1.0) ++covered;
+  std::vector<size_t> sizes = {80};
+  for (size_t n = 3; n <= 20; ++n) sizes.push_back(n);
+  for (double level : {0.95, family_level(4)})
+    for (size_t n : sizes) {
+      const int runs = n > 60 ? 300 : 2000;
+      int covered = 0;
+      double printed = 0;
+      for (int i = 0; i < runs; ++i) {
+        Comparison c = compare_samples(lognormal(rng, n, 1.0, 0.05), lognormal(rng, n, 1.0, 0.05), level);
+        printed = c.coverage;  // depends on n only
+        if (c.ci_low <= 1.0 && c.ci_high >= 1.0) ++covered;
+      }
+      const double rate = static_cast<double>(covered) / runs;
+      const double se = std::sqrt(printed * (1 - printed) / runs);
+      std::printf("coverage %zu vs %zu at %s: printed %.4f, simulated %.4f (%d runs)\n", n, n, level_text(level).c_str(), printed, rate, runs);
+      EXPECT_GE(rate, printed - 3 * se - 1e-9) << n << " vs " << n;
+      if (n >= 6 && level == 0.95) {
+        EXPECT_GE(printed, 0.95) << n << " vs " << n;
+      }
+      if (n >= 7) {
+        EXPECT_GE(printed, level) << n << " vs " << n;
+      }
     }
-    const double rate = static_cast<double>(covered) / runs;
-    const double se = std::sqrt(printed * (1 - printed) / runs);
-    std::printf("coverage %zu vs %zu: printed %.4f, simulated %.4f (%d runs)\n", n, n, printed, rate, runs);
-    EXPECT_GE(rate, printed - 3 * se - 1e-9) << n << " vs " << n;
-    if (n >= 6) EXPECT_GE(printed, 0.95) << n << " vs " << n;
-  }
   // 3 vs 3: the whole range is the widest interval there is, and covers 90 %.
   std::mt19937 r3(5);
   EXPECT_NEAR(compare_samples(lognormal(r3, 3, 1.0, 0.05), lognormal(r3, 3, 1.0, 0.05)).coverage, 0.90, 1e-12);
+}
+
+// A family's intervals cover together: 4 tests with no true difference, 8 vs 8 samples, the
+// round-paired (t) and the across-run (rank) intervals alike.
+TEST(Compare, AFamilysIntervalsCoverTogetherBySimulation) {
+  std::mt19937 rng(404);
+  const int runs = 1000;
+  int all_rank = 0, all_paired = 0;
+  for (int i = 0; i < runs; ++i) {
+    std::vector<SampleRow> a, b, paired;
+    for (int t = 0; t < 4; ++t) {
+      auto ra = rows_of("p", lognormal(rng, 8, 1.0, 0.1));
+      auto rb = rows_of("p", lognormal(rng, 8, 1.0, 0.1));
+      for (auto& r : ra) r.test = "t" + std::to_string(t);
+      for (auto& r : rb) r.test = "t" + std::to_string(t);
+      a.insert(a.end(), ra.begin(), ra.end());
+      b.insert(b.end(), rb.begin(), rb.end());
+      paired.insert(paired.end(), ra.begin(), ra.end());
+      for (auto r : rb) paired.push_back((r.product = "q", r));
+    }
+    auto covers = [](const Comparison& c) { return c.ci_low <= 1 && c.ci_high >= 1; };
+    auto rank = compare_runs(a, b);
+    all_rank += std::all_of(rank.begin(), rank.end(), covers);
+    auto pc = compare_products(paired, {{"p", "q"}});
+    all_paired += std::all_of(pc.begin(), pc.end(), [&](const Comparison& c) { return c.metric != "gbps" || covers(c); });
+  }
+  const double se = std::sqrt(0.95 * 0.05 / runs);
+  std::printf("4 intervals all covering: rank %.3f, paired %.3f (%d runs)\n", all_rank / double(runs), all_paired / double(runs), runs);
+  EXPECT_GE(all_rank / double(runs), 0.95 - 3 * se);
+  EXPECT_GE(all_paired / double(runs), 0.95 - 3 * se);
+}
+
+// The issue's case: a 3.2x effect with 4 vs 4 samples in each of 4 tests. Holm said "no
+// significant difference" beside a 95 % interval of 2.4-4.2; now the interval is at the
+// family's level, and 4 vs 4 cannot reach 98.75 %: the widest interval there is (the whole
+// range, 97.1 %) is starred and still holds no 1 at 3.2x, so the verdict agrees with it.
+TEST(Compare, NoVerdictContradictsItsIntervalAtFourVsFour) {
+  std::vector<SampleRow> a, b;
+  std::mt19937 rng(30);
+  for (const char* t : {"t1", "t2", "t3", "t4"}) {
+    auto ra = rows_of("p", lognormal(rng, 4, 1.0, 0.05));
+    auto rb = rows_of("p", lognormal(rng, 4, 3.2, 0.05));
+    for (auto& r : ra) r.test = t;
+    for (auto& r : rb) r.test = t;
+    a.insert(a.end(), ra.begin(), ra.end());
+    b.insert(b.end(), rb.begin(), rb.end());
+  }
+  for (const auto& c : compare_runs(a, b)) {
+    EXPECT_EQ(c.family, 4u);
+    EXPECT_NEAR(c.coverage, 1 - 2.0 / 70, 1e-12);
+    EXPECT_GT(c.ci_low, 1);
+    EXPECT_EQ(c.verdict, "faster");
+    EXPECT_NE(interval_text(c).find('*'), std::string::npos) << "covers less than 98.75 %";
+  }
+}
+
+// Property: over random families (1 to 8 comparisons, 2 to 12 samples a side, effects from
+// none to 3x, paired and unpaired), every verdict is what its printed interval says, and
+// p(adj) < 5 % exactly when the interval excludes 1 (the rank test and the t-test are the
+// intervals' own tests).
+TEST(Compare, NoVerdictEverContradictsItsInterval) {
+  std::mt19937 rng(99);
+  std::uniform_int_distribution<int> family(1, 8), n(2, 12);
+  std::uniform_real_distribution<double> effect(0.33, 3.0), cv(0.01, 0.4);
+  std::bernoulli_distribution real(0.5);
+  int verdicts = 0, checked = 0, contradictions = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<SampleRow> a, b, paired;
+    const int f = family(rng), size = n(rng);
+    for (int t = 0; t < f; ++t) {
+      const double e = real(rng) ? effect(rng) : 1.0, spread = cv(rng);
+      auto ra = rows_of("p", lognormal(rng, static_cast<size_t>(size), 1.0, spread));
+      auto rb = rows_of("p", lognormal(rng, static_cast<size_t>(size), e, spread));
+      for (auto& r : ra) r.test = "t" + std::to_string(t);
+      for (auto& r : rb) r.test = "t" + std::to_string(t);
+      a.insert(a.end(), ra.begin(), ra.end());
+      b.insert(b.end(), rb.begin(), rb.end());
+      paired.insert(paired.end(), ra.begin(), ra.end());
+      for (auto r : rb) paired.push_back((r.product = "q", r));
+    }
+    auto check = [&](const Comparison& c) {
+      if (c.ratio <= 0) return;
+      ++checked;
+      const bool excludes = c.ci_low > 1 || c.ci_high < 1;
+      contradictions += (c.verdict == "no significant difference") == excludes;
+      EXPECT_EQ(c.verdict == "no significant difference", !excludes) << c.verdict << " " << interval_text(c);
+      if (excludes) {
+        ++verdicts;
+        EXPECT_EQ(c.verdict, c.ci_low > 1 ? "faster" : "slower");
+      }
+      if (c.coverage >= c.level) {
+        EXPECT_EQ(c.p_adjusted < 0.05, excludes) << c.p_value << " " << interval_text(c);
+      }
+    };
+    for (const auto& c : compare_runs(a, b)) check(c);
+    for (const auto& c : compare_products(paired, {{"p", "q"}}))
+      if (c.metric == "gbps") check(c);
+  }
+  std::printf("%d comparisons, %d verdicts, %d contradicting their interval\n", checked, verdicts, contradictions);
+  EXPECT_GT(verdicts, 100);
 }
 
 TEST(Compare, RelativeToBaselineCancelsMachineDrift) {
@@ -173,7 +283,7 @@ TEST(Compare, RelativeToBaselineCancelsMachineDrift) {
   EXPECT_NEAR(rel[0].ratio, 1.0, 0.01);
 }
 
-TEST(Compare, HolmCorrectsAcrossProductsAndTests) {
+TEST(Compare, OneFamilyPerTableItsIntervalsAtTheFamilysLevel) {
   std::mt19937 rng(3);
   std::vector<SampleRow> a, b;
   for (const char* p : {"p1", "p2", "p3", "p4", "p5", "p6"}) {
@@ -184,9 +294,14 @@ TEST(Compare, HolmCorrectsAcrossProductsAndTests) {
   }
   auto cs = compare_runs(a, b);
   ASSERT_EQ(cs.size(), 6u);
-  for (const auto& c : cs) EXPECT_GE(c.p_holm, c.p_value);
+  for (const auto& c : cs) {
+    EXPECT_EQ(c.family, 6u);
+    EXPECT_NEAR(c.level, 1 - 0.05 / 6, 1e-12);
+    EXPECT_GE(c.coverage, c.level) << "6 vs 6 reaches 99.17 % (the whole range covers 99.78 %)";
+    EXPECT_NEAR(c.p_adjusted, std::min(1.0, 6 * c.p_value), 1e-12);
+  }
   std::string table = comparison_table(cs);
-  EXPECT_NE(table.find("Holm"), std::string::npos);
+  EXPECT_NE(table.find("the 6 comparisons of this table are corrected together: each interval is at 99.167 %"), std::string::npos) << table;
   // One valid sample is not a comparison.
   auto lonely = compare_runs(rows_of("x", {1.0}), rows_of("x", {1.0, 1.1}));
   EXPECT_EQ(lonely.front().verdict, "not comparable: fewer than 2 valid samples in run A");

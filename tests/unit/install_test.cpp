@@ -128,7 +128,7 @@ TEST(Json, DiffMatchesTheGoldenFile) {
   slower.ci_low = 0.75;
   slower.ci_high = 0.85;
   slower.coverage = 0.96;
-  slower.p_value = slower.p_holm = 0.0002;
+  slower.p_value = slower.p_adjusted = 0.0002;
   slower.verdict = "slower";
   d.comparisons = {slower};
   Comparison costlier = slower;
