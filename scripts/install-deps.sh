@@ -19,8 +19,10 @@ runtime_pkgs=(iperf3 sockperf iproute2 iputils-ping openssl wireguard-go wiregua
   # The hosts backend: the controller's ssh, and sshd for the tests' emulated hosts (each a
   # namespace running its own sshd; the package's service must never start on this host).
   openssh-client openssh-server)
+# The tests' browser: a report is looked at as a reader sees it (headless, a screenshot).
+test_pkgs=(chromium-headless-shell)
 missing=()
-for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}"; do
+for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}" "${test_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

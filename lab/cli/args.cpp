@@ -53,6 +53,7 @@ const std::vector<OptionDef>& option_defs() {
       {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes"},
       {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT,\n"
                           "                   round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')"},
+      {"--sort", "ORDER", "the table's rows within each test: fastest (default: the highest median Gbit/s first) or file (as the products ran)"},
       {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
       {"--force", "", "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts)"},
       {"--rebuild", "", "build again even if the cache holds the image"},
@@ -110,6 +111,10 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     else if (s == "--from") a.from_dir = v;
     else if (s == "--test") a.test = v;
     else if (s == "--vs") a.vs = v;
+    else if (s == "--sort") {
+      if (v != "fastest" && v != "file") { usage_error(verb, "--sort '" + v + "' is not an order: fastest or file"); return std::nullopt; }
+      a.file_order = v == "file";
+    }
     else if (s == "--precision") {
       // "2%" or 0.02: the relative half-width asked for.
       try {

@@ -28,6 +28,7 @@ struct Args {
   std::string from_dir;
   std::string test;  // compare --test T
   std::string vs;    // run/report --vs PRODUCT: every other product against it
+  bool file_order = false;  // run/report --sort file: the table in the order products ran
   std::optional<double> threshold;
   Thresholds cost_thresholds;  // --threshold-cpu, --threshold-rss, --threshold-p99
   std::optional<double> precision;   // --precision 2%: adaptive sampling (lab/run/adaptive.h)

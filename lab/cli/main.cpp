@@ -257,7 +257,7 @@ int cmd_run(const Args& given) {
                plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
   auto report = run_bench(plan.value(), opts);
   if (!report) return fail(report.error());
-  RunOutputs outputs = write_run_outputs(plan.value(), opts.run_dir, *report, a.vs);
+  RunOutputs outputs = write_run_outputs(plan.value(), opts.run_dir, *report, ResultView{a.vs, a.file_order});
   std::cout << "\n" << outputs.summary;
   if (report->sampling)
     if (auto env = read_environment(opts.run_dir, /*required=*/false); env) std::cout << sampling_line(*env) << "\n";
@@ -334,12 +334,13 @@ int cmd_report(const Args& a) {
   if (!rows) return fail(with_context(rows.error(), "report"));
   if (!a.vs.empty())
     if (auto s = check_vs_product(*rows, a.vs, dir + "/results.csv"); !s) return fail(with_context(s.error(), "report --vs"));
-  std::string table = run_table(dir, *rows, a.vs);
+  const ResultView view{a.vs, a.file_order};
+  std::string table = run_table(dir, *rows, view);
   auto out = OutDir::open(dir);
   if (!out) return fail(with_context(out.error(), "report"));
   if (auto s = out->write("summary.txt", table); !s) return fail(with_context(s.error(), "report"));
   if (auto s = out->write("summary.json", summary_json(rows.value()).dump(2) + "\n"); !s) return fail(with_context(s.error(), "report"));
-  if (auto s = write_report(dir, a.vs); !s) return fail(with_context(s.error(), "report"));
+  if (auto s = write_report(dir, view); !s) return fail(with_context(s.error(), "report"));
   std::cout << table;
   return 0;
 }
@@ -443,7 +444,7 @@ const std::vector<Verb>& verbs() {
        "printed when it ends (no stdin).", {}, cmd_exec},
       {"down", "down FILE", "Removes a topology made by 'up' (guests too) and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
-       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--backend B]",
+       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--sort fastest|file] [--backend B]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
        "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
        "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
@@ -451,7 +452,7 @@ const std::vector<Verb>& verbs() {
        "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
        "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
-        "--min-rounds", "--vs", "--backend"}, cmd_run},
+        "--min-rounds", "--vs", "--sort", "--backend"}, cmd_run},
       {"scale", "scale FILE [--product NAME]... [--nodes N[,N]...] [--out DIR]",
        "Mesh scale: for each mesh size of FILE's [scale] (N nodes on one bridge, every node a peer of every other) and each\n"
        "product, on a fresh mesh: seconds until every node pair answers through the tunnel (all probed at once), the\n"
@@ -481,8 +482,9 @@ const std::vector<Verb>& verbs() {
        "(geometric mean of the round-paired ratios, Student t interval as adaptive sampling; each metric's N comparisons\n"
        "cover together with 95 %, each at 1 - 5 %/N). Exit 0 whatever the verdicts.",
        {"--test", "--json"}, cmd_compare},
-      {"report", "report RUN_DIR [--vs PRODUCT]", "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.",
-       {"--vs"},
+      {"report", "report RUN_DIR [--vs PRODUCT] [--sort fastest|file]",
+       "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.",
+       {"--vs", "--sort"},
        cmd_report},
       {"image", "image build [RECIPE] [--rebuild] | image list | image clean",
        "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"

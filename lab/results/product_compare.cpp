@@ -27,6 +27,15 @@ std::vector<Metric> all_metrics() {
 
 }  // namespace
 
+bool is_reference_product(const SampleRow& r) { return r.cipher == "none"; }
+
+std::vector<std::string> tunnel_products(const std::vector<SampleRow>& rows) {
+  std::vector<std::string> out;
+  for (const auto& r : rows)
+    if (!is_reference_product(r) && std::find(out.begin(), out.end(), r.product) == out.end()) out.push_back(r.product);
+  return out;
+}
+
 std::vector<std::string> shared_tests(const std::vector<SampleRow>& rows, const std::string& a, const std::string& b) {
   std::vector<std::string> tests;
   for (const auto& r : rows) {
@@ -36,48 +45,58 @@ std::vector<std::string> shared_tests(const std::vector<SampleRow>& rows, const 
   return tests;
 }
 
+std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, const std::vector<PairInTest>& items, const Metric& metric,
+                                          double alpha) {
+  // The round-paired values of every comparison first: the family's size sets every
+  // interval's level.
+  struct Pending {
+    size_t index;
+    std::vector<double> a, b;
+  };
+  std::vector<Comparison> out;
+  std::vector<Pending> tested;
+  for (const auto& item : items) {
+    auto va = by_round(rows, item.a, item.test, metric);
+    auto vb = by_round(rows, item.b, item.test, metric);
+    if (!metric.higher_is_better && (va.empty() || vb.empty())) continue;  // one side has no such cost (the baseline's daemon)
+    Pending p{out.size(), {}, {}};
+    for (const auto& [round, x] : va)
+      if (auto y = vb.find(round); y != vb.end()) p.a.push_back(x), p.b.push_back(y->second);
+    Comparison c;
+    c.product = item.b;
+    c.reference = item.a;
+    c.test = item.test;
+    c.metric = metric.key;
+    c.higher_is_better = metric.higher_is_better;
+    c.n_a = c.n_b = p.a.size();
+    if (p.a.size() < 2) c.verdict = "not comparable: fewer than 2 rounds where both are valid";
+    else tested.push_back(std::move(p));
+    out.push_back(c);
+  }
+  for (const auto& p : tested) {
+    Comparison& c = out[p.index];
+    c.family = tested.size();
+    c.level = c.coverage = family_level(c.family, alpha);  // a t interval covers what it is asked to
+    PairedEstimate e = paired_ratio(p.a, p.b, c.level);
+    c.ratio = e.ratio;
+    c.ci_low = e.ci_low;
+    c.ci_high = e.ci_high;
+    c.p_value = e.p_value;
+    judge_by_interval(&c, metric.better, metric.worse);
+  }
+  return out;
+}
+
 std::vector<Comparison> compare_products(const std::vector<SampleRow>& rows, const std::vector<ProductPair>& pairs, const std::string& test,
                                          double alpha) {
+  std::vector<PairInTest> items;
+  for (const auto& pair : pairs)
+    for (const auto& t : shared_tests(rows, pair.a, pair.b))
+      if (test.empty() || t == test) items.push_back({pair.a, pair.b, t});
   std::vector<Comparison> out;
   for (const Metric& metric : all_metrics()) {
-    // The round-paired values of every comparison of this metric first: the family's size
-    // sets every interval's level.
-    struct Pending {
-      size_t index;
-      std::vector<double> a, b;
-    };
-    std::vector<Pending> tested;
-    for (const auto& pair : pairs)
-      for (const auto& t : shared_tests(rows, pair.a, pair.b)) {
-        if (!test.empty() && t != test) continue;
-        auto va = by_round(rows, pair.a, t, metric);
-        auto vb = by_round(rows, pair.b, t, metric);
-        if (!metric.higher_is_better && (va.empty() || vb.empty())) continue;  // one side has no such cost (the baseline's daemon)
-        Pending p{out.size(), {}, {}};
-        for (const auto& [round, x] : va)
-          if (auto y = vb.find(round); y != vb.end() && x > 0 && y->second > 0) p.a.push_back(x), p.b.push_back(y->second);
-        Comparison c;
-        c.product = pair.b;
-        c.reference = pair.a;
-        c.test = t;
-        c.metric = metric.key;
-        c.higher_is_better = metric.higher_is_better;
-        c.n_a = c.n_b = p.a.size();
-        if (p.a.size() < 2) c.verdict = "not comparable: fewer than 2 rounds where both are valid";
-        else tested.push_back(std::move(p));
-        out.push_back(c);
-      }
-    for (const auto& p : tested) {
-      Comparison& c = out[p.index];
-      c.family = tested.size();
-      c.level = c.coverage = family_level(c.family, alpha);  // a t interval covers what it is asked to
-      PairedEstimate e = paired_ratio(p.a, p.b, c.level);
-      c.ratio = e.ratio;
-      c.ci_low = e.ci_low;
-      c.ci_high = e.ci_high;
-      c.p_value = e.p_value;
-      judge_by_interval(&c, metric.better, metric.worse);
-    }
+    auto cs = compare_in_family(rows, items, metric, alpha);
+    out.insert(out.end(), cs.begin(), cs.end());
   }
   return out;
 }
@@ -155,7 +174,7 @@ const std::vector<std::string>& vs_metric_titles() {
 std::vector<ProductPair> vs_pairs(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline) {
   std::vector<ProductPair> pairs;
   for (const auto& r : rows)
-    if (r.product != ref && (with_baseline || r.product != "baseline") &&
+    if (r.product != ref && (with_baseline || !is_reference_product(r)) &&
         std::none_of(pairs.begin(), pairs.end(), [&](const ProductPair& p) { return p.b == r.product; }))
       pairs.push_back({ref, r.product});
   return pairs;

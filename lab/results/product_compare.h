@@ -17,6 +17,21 @@ struct ProductPair {
   std::string a, b;
 };
 
+// A product that is not a tunnel (the baselines: cipher "none") is the run's reference,
+// never a contender.
+bool is_reference_product(const SampleRow& r);
+// The tunnels of a run in order of first appearance.
+std::vector<std::string> tunnel_products(const std::vector<SampleRow>& rows);
+
+// B against A in one test; a family of them is judged together.
+struct PairInTest {
+  std::string a, b, test;
+};
+// One metric's family: every item's round-paired ratio with its interval at 1 - alpha/N
+// and the verdict it says. Items where neither side measured the cost are left out.
+std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, const std::vector<PairInTest>& items, const Metric& metric,
+                                          double alpha = 0.05);
+
 // Every pair x test (only `test` when given) x metric, in that order within each metric:
 // throughput first, then the costs. A cost neither product measured (the baseline has no
 // daemon) is left out; a pair with fewer than 2 rounds where both are valid is "not
@@ -32,7 +47,7 @@ std::vector<std::string> shared_tests(const std::vector<SampleRow>& rows, const 
 std::string metric_families_note(const std::vector<Comparison>& cs);
 std::string product_comparison_text(const std::vector<Comparison>& cs, const std::string& a, const std::string& b);
 
-// Every other product over `ref` (the baseline among them unless left out), one row per
+// Every other product over `ref` (the baselines among them unless left out), one row per
 // product x test, with a cell per metric: "1.123 (1.090-1.160) faster", "... n.s.",
 // "not comparable" or "-" (not judged: no such cost). The run table's --vs block and the
 // report's product-vs-product section both show it.

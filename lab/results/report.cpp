@@ -15,6 +15,7 @@
 #include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/report_hosts.h"
+#include "lab/results/conclusion.h"
 #include "lab/results/hop_cost.h"
 #include "lab/results/report_kinds.h"
 #include "lab/results/report_pairwise.h"
@@ -275,7 +276,48 @@ Status write_sections_report(const std::string& dir, const std::string& title, c
   return out->write("report.html", html(doc, title));
 }
 
-Status write_report(const std::string& run_dir, const std::string& vs) {
+// What the report opens on: per test the fastest and the cheapest tunnel over their
+// runner-up, then every tunnel over the first one (or --vs), on a log axis.
+Status append_answer(const std::vector<SampleRow>& rows, const ResultView& view, const std::map<std::string, int>& color, const OutDir& plots,
+                     std::vector<Block>* doc) {
+  if (auto concl = conclude(rows); !concl.empty()) {
+    doc->push_back({Block::Kind::heading, "Conclusion", {}, {}, {}});
+    Block table{Block::Kind::table, "Per test: the leading tunnel over the runner-up, round-paired", {}, {{"test", "leader", "over the runner-up"}}, {}};
+    for (const auto& c : concl)
+      for (const auto& l : c.leaders)
+        table.rows.push_back({&l == &c.leaders.front() ? c.test : "", l.per_transaction && l.kind != "fastest" ? "cheapest per tx" : l.kind,
+                              leader_sentence(l)});
+    doc->push_back(table);
+    doc->push_back({Block::Kind::para,
+                    "Tunnels only (the baselines are the reference, not contenders). Each kind of line is one family: its intervals cover "
+                    "together with 95 % (each at 1 - 5 %/N), and 'significant' means the interval excludes 1.",
+                    {}, {}, {}});
+  }
+  PairwiseSection pw = pairwise_section(rows, view.vs);
+  if (pw.reference.empty()) return Ok{};
+  doc->push_back({Block::Kind::heading, "Product vs product: each over " + pw.reference, {}, {}, {}});
+  doc->push_back({Block::Kind::para,
+                  "Ratio of each tunnel to " + pw.reference + " in the same rounds (geometric mean of the round-paired ratios, Student t "
+                  "interval; each metric's N intervals cover together with 95 %, each at 1 - 5 %/N; the verdict is what the interval "
+                  "says); costs: below 1 is cheaper. Highest ratio first. 'vpnlab compare RUN A B' gives both directions; "
+                  "'vpnlab report RUN --vs PRODUCT' another reference.",
+                  {}, {}, {}});
+  doc->push_back({Block::Kind::table, "Each tunnel over " + pw.reference + ", round-paired, intervals 95 % together", {}, pw.rows, {}});
+  for (auto [test, bars] : pw.gbps_bars) {
+    for (auto& b : bars) b.color = color_of(color, b.label);
+    std::stable_sort(bars.begin(), bars.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
+    std::string name = test + "-pairwise.svg";
+    // An rr/crr row's Gbit/s is its payload both ways: the ratio is one of transaction rates.
+    const bool transactions = std::any_of(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.test == test && r.is_transactions(); });
+    std::string svg = svg_bar_chart(test + (transactions ? ": transactions/s over " : ": Gbit/s over ") + pw.reference + " (round-paired)",
+                                    "ratio to " + pw.reference, bars, {.log = true, .reference = 1});
+    if (auto s = plots.write(name, svg); !s) return s;
+    doc->push_back({Block::Kind::plot, name, {}, {}, svg});
+  }
+  return Ok{};
+}
+
+Status write_report(const std::string& run_dir, const ResultView& view) {
   auto rows = read_results_csv(run_dir + "/results.csv");
   if (!rows) return rows.error();
   auto read_env = read_environment(run_dir, /*required=*/false);
@@ -284,7 +326,7 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
   if (!read_aud) return read_aud.error();
   const nlohmann::json& env = *read_env;
   const nlohmann::json& audit = *read_aud;
-  std::vector<ProductTestSummary> summaries = summarize(rows.value());
+  std::vector<ProductTestSummary> summaries = in_reading_order(summarize(rows.value()), view.file_order);
   std::string run_id = rows->empty() ? jtext(env, "/run_id") : rows->front().run_id;
 
   std::vector<Block> doc;
@@ -297,23 +339,26 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
     if (a.value("bringups_retried", 0) > 0)
       warnings.push_back(product + ": " + std::to_string(a.value("bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
   }
-  doc.push_back({Block::Kind::heading, "Warnings", {}, {}, {}});
-  if (warnings.empty()) doc.push_back({Block::Kind::para, "None: every row valid, no high CV, no generator-bound sample, no outside load, nothing left behind.", {}, {}, {}});
-  else doc.push_back({Block::Kind::list, "", warnings, {}, {}});
-
   std::vector<std::string> tests;
-  std::map<std::string, int> color;  // one colour per product in every chart
-  for (const auto& s : summaries) {
+  std::map<std::string, int> color;  // one colour per product in every chart, in the order they ran
+  for (const auto& r : rows.value()) color.emplace(r.product, static_cast<int>(color.size()));
+  for (const auto& s : summaries)
     if (std::find(tests.begin(), tests.end(), s.test) == tests.end()) tests.push_back(s.test);
-    color.emplace(s.product, static_cast<int>(color.size()));
-  }
-  for (const auto& r : rows.value()) color.emplace(r.product, static_cast<int>(color.size()));  // rr/crr/latency-only products
   // Everything is written below the run directory and nowhere else (a tampered run may hold
   // links where these files go: refused, never followed).
   auto out = OutDir::open(run_dir);
   if (!out) return out.error();
   auto plot_dir = out->subdir("plots");
   if (!plot_dir) return plot_dir.error();
+
+  std::vector<Block> answer;
+  if (auto s = append_answer(rows.value(), view, color, *plot_dir, &answer); !s) return s;
+  auto conclusion_end = std::find_if(answer.begin(), answer.end(), [](const Block& b) { return b.kind == Block::Kind::heading && b.text != "Conclusion"; });
+  doc.insert(doc.end(), answer.begin(), conclusion_end);
+  doc.push_back({Block::Kind::heading, "Warnings", {}, {}, {}});
+  if (warnings.empty()) doc.push_back({Block::Kind::para, "None: every row valid, no high CV, no generator-bound sample, no outside load, nothing left behind.", {}, {}, {}});
+  else doc.push_back({Block::Kind::list, "", warnings, {}, {}});
+  doc.insert(doc.end(), conclusion_end, answer.end());
   for (const auto& test : tests) {
     doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
     Block table{Block::Kind::table, "Test " + test + ": medians of the valid samples with their 95 % intervals", {}, {result_header()}, {}};
@@ -367,7 +412,8 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
     if (!ratios.empty()) {
       std::stable_sort(ratios.begin(), ratios.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
       const std::string name = test + "-vs-baseline.svg";
-      const std::string svg = svg_bar_chart(test + ": ratio to the baseline (round-paired median, 95 % interval)", "x baseline", ratios);
+      const std::string svg =
+          svg_bar_chart(test + ": ratio to the baseline (round-paired median, 95 % interval)", "x baseline", ratios, {.log = true, .reference = 1});
       if (auto s = plot_dir->write(name, svg); !s) return s;
       doc.push_back({Block::Kind::plot, name, {}, {}, svg});
     }
@@ -401,25 +447,6 @@ Status write_report(const std::string& run_dir, const std::string& vs) {
                    "are one machine (the same boot id) are counted once, named together.",
                    {}, {}, {}});
     doc.push_back({Block::Kind::table, "CPU-s per Gbit by machine", {}, host_rows, {}});
-  }
-  if (PairwiseSection pw = pairwise_section(rows.value(), vs); !pw.reference.empty()) {
-    doc.push_back({Block::Kind::heading, "Product vs product: each over " + pw.reference, {}, {}, {}});
-    doc.push_back({Block::Kind::para,
-                   "Ratio of each product to " + pw.reference + " in the same rounds (geometric mean of the round-paired ratios, Student t "
-                   "interval; each metric's N intervals cover together with 95 %, each at 1 - 5 %/N; the verdict is what the interval "
-                   "says); costs: below 1 is cheaper. 'vpnlab compare RUN A B' gives both directions.",
-                   {}, {}, {}});
-    doc.push_back({Block::Kind::table, "Each product over " + pw.reference + ", round-paired, intervals 95 % together", {}, pw.rows, {}});
-    for (auto [test, bars] : pw.gbps_bars) {
-      for (auto& b : bars) b.color = color_of(color, b.label);
-      std::string name = test + "-pairwise.svg";
-      // An rr/crr row's Gbit/s is its payload both ways: the ratio is one of transaction rates.
-      const bool transactions = std::any_of(rows->begin(), rows->end(), [&](const SampleRow& r) { return r.test == test && r.is_transactions(); });
-      std::string svg = svg_bar_chart(test + (transactions ? ": transactions/s over " : ": Gbit/s over ") + pw.reference + " (round-paired, 95 % interval)",
-                                      "ratio", bars);
-      if (auto s = plot_dir->write(name, svg); !s) return s;
-      doc.push_back({Block::Kind::plot, name, {}, {}, svg});
-    }
   }
   doc.push_back({Block::Kind::heading, "How this was measured", {}, {}, {}});
   doc.push_back({Block::Kind::list, "", method_items(env), {}, {}});

@@ -7,6 +7,7 @@
 
 #include "lab/base/result.h"
 #include "lab/results/report_kinds.h"
+#include "lab/results/summary.h"
 
 namespace vpnlab {
 
@@ -15,9 +16,9 @@ namespace vpnlab {
 std::vector<std::pair<double, double>> throughput_over_time(const std::string& run_dir, const std::string& product, const std::string& test,
                                                             int sample);
 
-// `vs`: the reference of the "Product vs product" section (default: the first product that
-// is not the baseline).
-Status write_report(const std::string& run_dir, const std::string& vs = "");
+// view.vs: the reference of the "Product vs product" section (default: the first tunnel);
+// view.file_order: the per-test tables in the order the products ran, not fastest first.
+Status write_report(const std::string& run_dir, const ResultView& view = {});
 
 // A page of its own (report.html and report.md in `dir`, plots in dir/plots) from sections:
 // what `vpnlab scale` writes.

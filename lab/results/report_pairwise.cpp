@@ -1,5 +1,7 @@
 #include "lab/results/report_pairwise.h"
 
+#include <algorithm>
+
 #include "lab/results/product_compare.h"
 
 namespace vpnlab {
@@ -7,11 +9,18 @@ namespace vpnlab {
 PairwiseSection pairwise_section(const std::vector<SampleRow>& rows, const std::string& vs) {
   PairwiseSection out;
   out.reference = vs;
-  for (const auto& r : rows)
-    if (out.reference.empty() && r.product != "baseline") out.reference = r.product;
+  if (out.reference.empty())
+    if (auto tunnels = tunnel_products(rows); !tunnels.empty()) out.reference = tunnels.front();
   if (out.reference.empty()) return out;
   auto grid = vs_rows(rows, out.reference, /*with_baseline=*/false);
   if (grid.empty()) return PairwiseSection{};
+  std::vector<std::string> tests;
+  for (const auto& r : grid)
+    if (std::find(tests.begin(), tests.end(), r.test) == tests.end()) tests.push_back(r.test);
+  std::stable_sort(grid.begin(), grid.end(), [&](const VsRow& x, const VsRow& y) {
+    if (x.test != y.test) return std::find(tests.begin(), tests.end(), x.test) < std::find(tests.begin(), tests.end(), y.test);
+    return (x.gbps ? x.gbps->ratio : 0) > (y.gbps ? y.gbps->ratio : 0);
+  });
   out.rows.push_back({"product", "test"});
   for (const auto& t : vs_metric_titles()) out.rows[0].push_back(t);
   for (const auto& r : grid) {

@@ -16,7 +16,9 @@ struct PairwiseSection {
   std::map<std::string, std::vector<Bar>> gbps_bars;  // per test: product / reference, Gbit/s
 };
 
-// The reference is `vs` when given, else the first product that is not the baseline.
+// The reference is `vs` when given, else the first tunnel (a baseline over-performs every
+// tunnel: against it each is "slower", which tells nothing). Baselines are left out of the
+// table; rows are grouped by test, the highest Gbit/s ratio first.
 PairwiseSection pairwise_section(const std::vector<SampleRow>& rows, const std::string& vs);
 
 }  // namespace vpnlab

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/out_dir.h"
+#include "lab/results/conclusion.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/product_compare.h"
 #include "lab/results/run_files.h"
@@ -10,19 +11,20 @@
 
 namespace vpnlab {
 
-std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& rows, const std::string& vs) {
-  std::string table = summary_table(rows);
+std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& rows, const ResultView& view) {
+  std::string table = summary_table(rows, view.file_order);
   if (auto env = read_environment(run_dir, /*required=*/false); env) table += link_share_text(link_shares(rows, *env));
-  if (!vs.empty()) table += "\n" + vs_block(rows, vs);
+  if (!view.vs.empty()) table += "\n" + vs_block(rows, view.vs);
+  if (std::string end = conclusion_text(conclude(rows)); !end.empty()) table += "\n" + end;
   return table;
 }
 
-RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const std::string& vs) {
+RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const ResultView& view) {
   RunOutputs out;
   out.output_error = report.output_error;
   auto written = read_results_csv(run_dir + "/results.csv");
   const std::vector<SampleRow>& rows = written ? written.value() : report.rows;
-  out.summary = run_table(run_dir, rows, vs);
+  out.summary = run_table(run_dir, rows, view);
   std::vector<std::string> product_names, test_names;
   for (const auto& p : report.products) product_names.push_back(p.product);
   for (const auto& t : plan.tests) test_names.push_back(t.spec.name);
@@ -42,7 +44,7 @@ RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const
   for (const auto& p : report.products)
     if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
   keep_first_error(dir->write("audit.json", audit.dump(2) + "\n"));
-  keep_first_error(write_report(run_dir, vs));
+  keep_first_error(write_report(run_dir, view));
   return out;
 }
 

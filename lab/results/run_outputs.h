@@ -16,11 +16,12 @@ struct RunOutputs {
   std::string output_error;   // what could not be written (the rows are complete whatever happens)
 };
 
-// The table `run` prints and summary.txt holds: the summary, the shaped links' shares
-// (from environment.json, when it reads) and, with `vs`, every product over that one.
-std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& rows, const std::string& vs);
+// The table `run` prints and summary.txt holds: the summary (fastest first per test unless
+// view.file_order), the shaped links' shares (from environment.json, when it reads), with
+// view.vs every product over that one, and last the conclusion: per test the fastest and
+// the cheapest tunnel over their runner-up.
+std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& rows, const ResultView& view);
 
-// `vs`: with `run --vs PRODUCT`, the table gains a block of every product over it.
-RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const std::string& vs = "");
+RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const ResultView& view = {});
 
 }  // namespace vpnlab

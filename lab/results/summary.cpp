@@ -89,7 +89,21 @@ std::string compact_interval(const SampleStats& s, const char* format, double sc
   return out;
 }
 
-std::string summary_table(const std::vector<SampleRow>& rows) {
+std::vector<ProductTestSummary> in_reading_order(std::vector<ProductTestSummary> summaries, bool file_order) {
+  if (file_order) return summaries;
+  std::vector<std::string> tests;
+  for (const auto& s : summaries)
+    if (std::find(tests.begin(), tests.end(), s.test) == tests.end()) tests.push_back(s.test);
+  auto test_index = [&](const std::string& t) { return std::find(tests.begin(), tests.end(), t) - tests.begin(); };
+  std::stable_sort(summaries.begin(), summaries.end(), [&](const ProductTestSummary& x, const ProductTestSummary& y) {
+    if (x.test != y.test) return test_index(x.test) < test_index(y.test);
+    const double vx = x.gbps.n > 0 ? x.gbps.median : -1, vy = y.gbps.n > 0 ? y.gbps.median : -1;
+    return vx > vy;
+  });
+  return summaries;
+}
+
+std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
   std::ostringstream o;
   char line[640];
   const char* format = "%-20s %-14s %8s %19s %7s %21s %13s %8s %11s %12s %12s %12s %7s %4s %6s\n";
@@ -98,7 +112,7 @@ std::string summary_table(const std::vector<SampleRow>& rows) {
   o << line;
   double lowest_coverage = 1;
   size_t lowest_n = 0;
-  const std::vector<ProductTestSummary> summaries = summarize(rows);
+  const std::vector<ProductTestSummary> summaries = in_reading_order(summarize(rows), file_order);
   if (summaries.empty())  // rr/crr tests only
     if (std::string t = transactions_table(rows); !t.empty()) return t.substr(1);
   for (const auto& s : summaries) {

@@ -36,7 +36,16 @@ struct ProductTestSummary {
 // In order of first appearance.
 std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows);
 
-std::string summary_table(const std::vector<SampleRow>& rows);
+// How a run's results are shown (run, report): `--vs PRODUCT` and `--sort fastest|file`.
+struct ResultView {
+  std::string vs;           // every other product over this one ("" : none; the report's default: the first tunnel)
+  bool file_order = false;  // --sort file: products in the order they ran, tests as they come
+};
+// Grouped by test (in order of first appearance), fastest first within each (products
+// without a valid row last); with `file_order` as they are.
+std::vector<ProductTestSummary> in_reading_order(std::vector<ProductTestSummary> summaries, bool file_order);
+
+std::string summary_table(const std::vector<SampleRow>& rows, bool file_order = false);
 // "1.23±9%": the median and the wider side of its 95 % interval, relative ("*": covers
 // less than 95 %, fewer than 6 samples); "-" without samples. `scale` divides the values.
 std::string compact_interval(const SampleStats& s, const char* format, double scale = 1);

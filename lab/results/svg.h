@@ -25,19 +25,25 @@ struct Series {
 };
 
 
-// One bar per product; whiskers from low to high where high > low.
-std::string svg_bar_chart(const std::string& title, const std::string& y_label, const std::vector<Bar>& bars);
+// Bar, strip and stacked charts have one row per product, its name left of the plot: names
+// never overlap, however many products a run has.
+struct BarScale {
+  bool log = false;      // a log axis over whole decades: ratios of 0.03 and 0.9 both read
+  double reference = 0;  // > 0: a dashed line there (1 for a ratio); on a log axis bars grow from it
+};
+// One horizontal bar per product, in the given order; whiskers from low to high where high > low.
+std::string svg_bar_chart(const std::string& title, const std::string& x_label, const std::vector<Bar>& bars, BarScale scale = {});
 
-// One column per category (series label), each point's y drawn as a dot spread across the
-// column by its order: every sample visible, not only the median.
-std::string svg_strip_plot(const std::string& title, const std::string& y_label, const std::vector<Series>& columns);
+// One row per series (its label), each point's y drawn as a dot along the row, spread across
+// the row's height by its order: every sample visible, not only the median.
+std::string svg_strip_plot(const std::string& title, const std::string& x_label, const std::vector<Series>& rows);
 
-// One stacked bar per label, segments in the order of `parts` (named in a legend).
+// One stacked horizontal bar per label, segments in the order of `parts` (named in a key).
 struct StackedBar {
   std::string label;
   std::vector<double> values;  // one per part
 };
-std::string svg_stacked_bars(const std::string& title, const std::string& y_label, const std::vector<std::string>& parts,
+std::string svg_stacked_bars(const std::string& title, const std::string& x_label, const std::vector<std::string>& parts,
                              const std::vector<StackedBar>& bars);
 // `y_max` > 0 fixes the y axis (a CDF ends at 1); 0 fits it to the data.
 std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series,

@@ -1,0 +1,122 @@
+#include "lab/results/conclusion.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "lab/base/stats.h"
+#include "lab/results/product_compare.h"
+
+namespace vpnlab {
+
+namespace {
+
+// The tests a leader is named for: bulk and rr/crr (a latency probe's rate is fixed).
+std::vector<std::string> ranked_tests(const std::vector<SampleRow>& rows) {
+  std::vector<std::string> out;
+  for (const auto& r : rows)
+    if (r.kind != "latency" && std::find(out.begin(), out.end(), r.test) == out.end()) out.push_back(r.test);
+  return out;
+}
+
+// Tunnels of `test` by the median of `metric` over their valid rows, best first.
+std::vector<std::string> ranking(const std::vector<SampleRow>& rows, const std::string& test, const Metric& metric) {
+  std::vector<std::string> order = tunnel_products(rows);
+  std::map<std::string, double> median;
+  for (const auto& p : order) {
+    std::vector<double> v;
+    for (const auto& r : rows)
+      if (r.product == p && r.test == test && counts_as_result(r) && metric.value(r) > 0) v.push_back(metric.value(r));
+    if (!v.empty()) median[p] = describe(v).median;
+  }
+  std::erase_if(order, [&](const std::string& p) { return !median.count(p); });
+  std::stable_sort(order.begin(), order.end(), [&](const std::string& x, const std::string& y) {
+    return metric.higher_is_better ? median[x] > median[y] : median[x] < median[y];
+  });
+  return order;
+}
+
+// One family: per test, the leader of `metric` over its runner-up. A pair whose paired
+// ratio says the runner-up is better after all (medians and the round-paired mean can
+// disagree when they are close) is turned round, so the leader is the one the interval is about.
+void add_leaders(const std::vector<SampleRow>& rows, const Metric& metric, const char* kind, std::vector<TestConclusion>* out) {
+  std::vector<PairInTest> items;
+  std::vector<size_t> owner;
+  for (size_t i = 0; i < out->size(); ++i) {
+    auto order = ranking(rows, (*out)[i].test, metric);
+    // A lone tunnel is said once, under "fastest".
+    if (order.empty() || (order.size() == 1 && !(*out)[i].leaders.empty())) continue;
+    Leader l{kind, order[0], order.size() > 1 ? order[1] : "", (*out)[i].unit == "tx/s", {}};
+    (*out)[i].leaders.push_back(l);
+    if (order.size() > 1) {
+      items.push_back({order[1], order[0], (*out)[i].test});
+      owner.push_back(i);
+    }
+  }
+  auto judged = compare_in_family(rows, items, metric);
+  bool turned = false;
+  for (size_t k = 0; k < judged.size(); ++k)
+    if (judged[k].ratio > 0 && (judged[k].ratio < 1) == metric.higher_is_better && judged[k].ratio != 1) {
+      std::swap(items[k].a, items[k].b);
+      turned = true;
+    }
+  if (turned) judged = compare_in_family(rows, items, metric);
+  for (size_t k = 0; k < judged.size(); ++k) {
+    Leader& l = (*out)[owner[k]].leaders.back();
+    l.product = items[k].b;
+    l.runner_up = items[k].a;
+    l.vs_runner_up = judged[k];
+  }
+}
+
+}  // namespace
+
+std::vector<TestConclusion> conclude(const std::vector<SampleRow>& rows) {
+  std::vector<TestConclusion> out;
+  for (const auto& t : ranked_tests(rows)) {
+    const bool transactions = std::any_of(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.test == t && r.is_transactions(); });
+    out.push_back({t, transactions ? "tx/s" : "Gbit/s", {}});
+  }
+  add_leaders(rows, throughput_metric(), "fastest", &out);
+  add_leaders(rows, cost_metrics()[0], "cheapest per Gbit", &out);
+  std::erase_if(out, [](const TestConclusion& c) { return c.leaders.empty(); });
+  return out;
+}
+
+std::string leader_sentence(const Leader& l) {
+  if (l.runner_up.empty()) return l.product + " (the only tunnel with valid samples)";
+  const Comparison& c = l.vs_runner_up;
+  if (c.ratio <= 0) return l.product + " by its median; against " + l.runner_up + " " + c.verdict;
+  // "1.278x wireguard-go (1.148-1.424)": the same ratio and interval as 'vpnlab compare'.
+  char ratio[96];
+  const std::string of = c.higher_is_better ? "" : "'s CPU" + std::string(l.per_transaction ? " per tx" : "-s/Gbit");
+  snprintf(ratio, sizeof ratio, "%.3fx %s%s (%.3f-%.3f)", c.ratio, l.runner_up.c_str(), of.c_str(), c.ci_low, c.ci_high);
+  std::string s = l.product + ", " + ratio + ": ";
+  s += c.verdict == "no significant difference" ? "not significant, the two may be equal" : "significant";
+  return s;
+}
+
+std::string conclusion_text(const std::vector<TestConclusion>& cs) {
+  if (cs.empty()) return "";
+  size_t width = 4;
+  for (const auto& c : cs) width = std::max(width, c.test.size());
+  std::string o = "conclusion (tunnels only; the leader over the runner-up in the same rounds):\n";
+  std::vector<std::pair<std::string, size_t>> families;  // kind -> its family, in order
+  for (const auto& c : cs)
+    for (const auto& l : c.leaders) {
+      char head[160];
+      snprintf(head, sizeof head, "  %-*s %-18s ", static_cast<int>(width), &l == &c.leaders.front() ? c.test.c_str() : "",
+               (l.kind == "cheapest per Gbit" && c.unit == "tx/s" ? std::string("cheapest per tx:") : l.kind + ":").c_str());
+      o += head + leader_sentence(l) + "\n";
+      if (l.vs_runner_up.ratio > 0 && std::none_of(families.begin(), families.end(), [&](auto& f) { return f.first == l.kind; }))
+        families.push_back({l.kind, l.vs_runner_up.family});
+    }
+  std::string note;
+  for (const auto& [kind, n] : families)
+    note += (note.empty() ? "" : "; ") + std::string("'") + kind + "' " + std::to_string(n) + (n == 1 ? " interval at " : " intervals, each at ") +
+            level_text(family_level(n));
+  if (!note.empty()) o += "each kind of line covers together with 95 % (" + note + "); significant: the interval excludes 1\n";
+  return o;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,37 @@
+// The answer at a glance: per test, which tunnel is fastest and which is cheapest per Gbit,
+// by how much over the runner-up, and how sure. The leader is judged against the runner-up
+// in the same rounds (lab/results/product_compare.h); all the "fastest" lines of a run are
+// one family and all the "cheapest" lines another, so their intervals cover together with
+// 95 % and each verdict is what its interval says.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/results/compare.h"
+#include "lab/run/results_csv.h"
+
+namespace vpnlab {
+
+struct Leader {
+  std::string kind;        // "fastest", "cheapest per Gbit"
+  std::string product;     // the leader
+  std::string runner_up;   // "" when it is the only tunnel with valid rows
+  bool per_transaction = false;  // an rr/crr test: rates are transactions, costs per transaction
+  Comparison vs_runner_up;  // leader over runner-up (ratio > 0 when compared)
+};
+
+struct TestConclusion {
+  std::string test;
+  std::string unit;  // "Gbit/s" or "tx/s"
+  std::vector<Leader> leaders;
+};
+
+std::vector<TestConclusion> conclude(const std::vector<SampleRow>& rows);
+
+// The closing block of the run table: one line per test and leader.
+std::string conclusion_text(const std::vector<TestConclusion>& cs);
+// One sentence: "nebula: 27.8 % faster than wireguard-go (14.8 to 42.4 %): significant".
+std::string leader_sentence(const Leader& l);
+
+}  // namespace vpnlab
