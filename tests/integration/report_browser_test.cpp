@@ -1,0 +1,141 @@
+// A report as a reader sees it: a 12-product run (two baselines, ten tunnels) reported by the
+// real binary and laid out by a real browser (headless Chromium), which measures every text
+// of every chart: none may overlap another or leave its chart. The screenshot is kept as
+// the test's artifact (build/tests/artifacts/report-12-products.png) for a look by eye.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/run/results_csv.h"
+#include "root_test_support.h"
+
+namespace vpnlab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Product {
+  const char* name;
+  const char* cipher;
+  double gbps;  // a-to-b; b-to-a a little less
+};
+// Throughputs as on this machine: the baselines far above the tunnels (0.90 vs 0.03-0.4).
+const Product kProducts[] = {
+    {"baseline", "none", 8.0},           {"baseline-nooffload", "none", 0.90},   {"wireguard-go", "ChaCha20-Poly1305", 0.28},
+    {"wireguard-kernel", "ChaCha20", 0.41}, {"boringtun", "ChaCha20-Poly1305", 0.22}, {"nebula", "AES-256-GCM", 0.33},
+    {"openvpn", "AES-128-GCM", 0.15},    {"strongswan-kernel", "AES-128-GCM", 0.37}, {"strongswan-libipsec", "AES-128-GCM", 0.07},
+    {"tinc", "AES-128-CBC", 0.09},       {"fastd", "Salsa20/12", 0.05},          {"quicktun", "XSalsa20-Poly1305", 0.03},
+};
+
+// results.csv of 6 interleaved rounds x 2 tests x 12 products, and each sample's
+// per-second iperf3 intervals (what the time-series charts draw).
+std::string twelve_product_run() {
+  const std::string run = make_temp_dir("browser") + "/20261202-120000-abcd";
+  fs::create_directories(run);
+  auto csv = ResultsCsv::create(run + "/results.csv");
+  EXPECT_TRUE(csv) << (csv ? "" : csv.error().message);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> noise(0, 0.04);
+  for (int round = 1; round <= 6; ++round)
+    for (const char* test : {"a-to-b", "b-to-a"})
+      for (const Product& p : kProducts) {
+        SampleRow r;
+        r.run_id = "20261202-120000-abcd";
+        r.timestamp = "2026-12-02T12:00:00Z";
+        r.product = p.name;
+        r.cipher = p.cipher;
+        r.test = test;
+        r.client = "a";
+        r.server = "b";
+        r.sample = round;
+        r.duration_s = 4;
+        r.valid = true;
+        r.status = "ok";
+        r.gbps = p.gbps * (std::string(test) == "b-to-a" ? 0.9 : 1) * std::exp(noise(rng));
+        r.cpu_s = 1.2 * std::exp(noise(rng));
+        r.cpu_user_s = 0.3, r.cpu_sys_s = 0.5, r.cpu_softirq_s = 0.4;
+        r.cpu_s_per_gbit = r.cpu_s / (r.gbps * r.duration_s);
+        r.daemon_rss_kb = std::string(p.cipher) == "none" ? 0 : 20000;
+        r.latency_probes = 400;
+        r.latency_p50_ms = 1.0 / p.gbps, r.latency_p99_ms = 3.0 / p.gbps;
+        EXPECT_TRUE(csv->append(r));
+        nlohmann::json intervals = nlohmann::json::array();
+        for (int s = 0; s < 4; ++s)
+          intervals.push_back({{"sum", {{"start", s}, {"end", s + 1}, {"bits_per_second", 1e9 * r.gbps * std::exp(noise(rng))}}}});
+        const std::string raw = run + "/raw/" + p.name + "/" + test;
+        fs::create_directories(raw);
+        std::ofstream(raw + "/sample-" + std::to_string(round) + ".json") << nlohmann::json{{"intervals", intervals}}.dump();
+      }
+  return run;
+}
+
+// Measures every chart's texts after layout and appends the verdict to the page.
+const char* kLayoutCheck = R"(<script>
+const problems = [];
+const svgs = document.querySelectorAll('svg');
+svgs.forEach((svg, n) => {
+  const name = (svg.querySelector('title') || {}).textContent || ('chart ' + n);
+  const box = svg.getBoundingClientRect();
+  const texts = [...svg.querySelectorAll('text')].map(t => ({s: t.textContent, r: t.getBoundingClientRect()})).filter(t => t.r.width > 0);
+  texts.forEach((a, i) => {
+    if (a.r.left < box.left - 1 || a.r.right > box.right + 1 || a.r.top < box.top - 1 || a.r.bottom > box.bottom + 1)
+      problems.push(name + ': "' + a.s + '" leaves the chart');
+    texts.slice(i + 1).forEach(b => {
+      const dx = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left), dy = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+      if (dx > 1 && dy > 1) problems.push(name + ': "' + a.s + '" overlaps "' + b.s + '"');
+    });
+  });
+});
+const pre = document.createElement('pre');
+pre.id = 'vpnlab-layout';
+pre.textContent = 'LAYOUT ' + JSON.stringify({charts: svgs.length, problems: problems}) + ' END';
+document.body.appendChild(pre);
+</script>)";
+
+TEST(ReportInBrowser, TwelveProductsLabelsNeverOverlap) {
+  VPNLAB_REQUIRE_PROGRAM("chromium-headless-shell");
+  const std::string run = twelve_product_run();
+  CliOutcome report = vpnlab_cli({"report", run});
+  ASSERT_EQ(report.status, 0) << report.out << report.err;
+  const std::string html = read_file(run + "/report.html");
+  ASSERT_NE(html.find("Product vs product: each over wireguard-go"), std::string::npos) << "the first tunnel is the reference";
+  const size_t conclusion = html.find("Conclusion"), warnings = html.find("Warnings");
+  EXPECT_LT(conclusion, warnings) << "the report opens on the conclusion";
+  std::string checked = html;
+  checked.insert(checked.rfind("</body>"), kLayoutCheck);
+  const std::string page = run + "/report-checked.html";
+  std::ofstream(page) << checked;
+  const std::vector<std::string> browser = {"chromium-headless-shell", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1000,9000"};
+  std::vector<std::string> dump = browser;
+  dump.insert(dump.end(), {"--dump-dom", "file://" + page});
+  CliOutcome dom = run_program(dump, {}, 120);
+  ASSERT_EQ(dom.status, 0) << dom.err;
+  const std::string mark = "<pre id=\"vpnlab-layout\">LAYOUT ";
+  const size_t at = dom.out.find(mark), end = dom.out.find(" END</pre>", at);
+  ASSERT_NE(at, std::string::npos) << "the check did not run: " << dom.out.substr(0, 400) << dom.err;
+  ASSERT_NE(end, std::string::npos);
+  std::string json = dom.out.substr(at + mark.size(), end - at - mark.size());
+  // The DOM dump escapes what HTML text must: back to JSON.
+  for (auto [from, to] : {std::pair<std::string, std::string>{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
+    for (size_t k = json.find(from); k != std::string::npos; k = json.find(from, k + to.size())) json.replace(k, from.size(), to);
+  auto verdict = nlohmann::json::parse(json);
+  std::printf("browser: %d charts measured, %zu problems\n", verdict["charts"].get<int>(), verdict["problems"].size());
+  EXPECT_GE(verdict["charts"].get<int>(), 14);
+  for (const auto& p : verdict["problems"]) ADD_FAILURE() << p.get<std::string>();
+  // The artifact: the page as it looks.
+  const std::string artifacts = VPNLAB_ARTIFACTS;
+  fs::create_directories(artifacts);
+  std::vector<std::string> shot = browser;
+  shot.insert(shot.end(), {"--screenshot=" + artifacts + "/report-12-products.png", "file://" + run + "/report.html"});
+  CliOutcome png = run_program(shot, {}, 120);
+  EXPECT_EQ(png.status, 0) << png.err;
+  EXPECT_GT(fs::file_size(artifacts + "/report-12-products.png"), 10000u);
+}
+
+}  // namespace
+}  // namespace vpnlab::testing
