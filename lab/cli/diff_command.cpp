@@ -131,6 +131,40 @@ TaggedPairs tagged_versions(const std::vector<SampleRow>& rows, const std::vecto
 
 namespace {
 
+std::string base_name(const std::string& product) { return product.substr(0, product.find('@')); }
+
+// Each base name -> the product names (versions) a run has of it, in order.
+std::map<std::string, std::vector<std::string>> versions_of(const std::vector<SampleRow>& rows) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& r : rows) {
+    auto& v = out[base_name(r.product)];
+    if (std::find(v.begin(), v.end(), r.product) == v.end()) v.push_back(r.product);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> pair_versions_across_runs(std::vector<SampleRow>* a, std::vector<SampleRow>* b) {
+  auto in_a = versions_of(*a), in_b = versions_of(*b);
+  std::vector<std::string> said;
+  for (const auto& [base, names_a] : in_a) {
+    auto other = in_b.find(base);
+    if (other == in_b.end() || names_a.size() != 1 || other->second.size() != 1 || names_a[0] == other->second[0]) continue;
+    const std::string& from = names_a[0];
+    const std::string& to = other->second[0];
+    const std::string label = from + " -> " + (to.find('@') != std::string::npos ? to.substr(to.find('@')) : to);
+    for (auto& r : *a)
+      if (r.product == from) r.product = label;
+    for (auto& r : *b)
+      if (r.product == to) r.product = label;
+    said.push_back("paired across the runs: " + from + " in A with " + to + " in B, the only version of " + base + " in each");
+  }
+  return said;
+}
+
+namespace {
+
 // The costs both sides measured, one table per metric (the throughput one is already there).
 void add_costs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, DiffOutcome* out) {
   for (const auto& metric : cost_metrics()) {
@@ -238,14 +272,16 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
                       "measure both with the same topology file and pinning (vpnlab run --from RUN_A repeats run A), or give --force "
                       "to compare them anyway (the differences are printed above the verdicts)");
   }
+  std::vector<SampleRow> rows_a = std::move(a.value()), rows_b = std::move(b.value());
+  for (const auto& line : pair_versions_across_runs(&rows_a, &rows_b)) out.text += line + "\n";
   if (relative) {
     out.text += "relative: each product's samples divided by its own run's baseline of the same round\n";
-    out.comparisons = compare_runs(relative_to_baseline(a.value()), relative_to_baseline(b.value()));
+    out.comparisons = compare_runs(relative_to_baseline(rows_a), relative_to_baseline(rows_b));
   } else {
-    out.comparisons = compare_runs(a.value(), b.value());
+    out.comparisons = compare_runs(rows_a, rows_b);
   }
   out.text += comparison_table(out.comparisons);
-  add_costs(a.value(), b.value(), &out);
+  add_costs(rows_a, rows_b, &out);
   apply_gate(&out, thresholds);
   return out;
 }

@@ -52,6 +52,12 @@ struct TaggedPairs {
 TaggedPairs tagged_versions(const std::vector<SampleRow>& rows, const std::vector<std::string>& order);
 Result<DiffOutcome> diff_tagged_run(const std::string& run, const Thresholds& thresholds);
 
+// Two runs, each with one version of a product under another name (nebula@v1.6.1 in A,
+// nebula@v1.7.0 in B; or one side untagged): both sides renamed "nebula@v1.6.1 -> @v1.7.0"
+// so that they pair per test. A product with two versions in a run is left as it is (which
+// would it pair with?). Returns what was paired, one line each, for the output.
+std::vector<std::string> pair_versions_across_runs(std::vector<SampleRow>* a, std::vector<SampleRow>* b);
+
 // Rows as ratios to the same run's baseline in the same round (sample number); baseline
 // rows and rows without a valid baseline partner are dropped.
 std::vector<SampleRow> relative_to_baseline(const std::vector<SampleRow>& rows);

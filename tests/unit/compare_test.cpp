@@ -330,3 +330,31 @@ TEST(Compare, TwoTaggedVersionsInOneRunPairUp) {
   EXPECT_GT(c[0].ci_high, 0.8);
   EXPECT_TRUE(tagged_versions(rows_of("nebula", {1, 2}), {}).labels.empty()) << "an untagged product is no pair";
 }
+
+// `diff R1 R2` with nebula@v1.6.1 in R1 and nebula@v1.7.0 in R2 compares the versions, and
+// says so; with two versions in one run it cannot know which pairs, and says each is absent.
+TEST(Compare, TheOnlyVersionOfAProductInEachRunPairsAcrossRuns) {
+  std::mt19937 rng(16);
+  auto a = rows_of("nebula@v1.6.1", lognormal(rng, 6, 0.30, 0.02));
+  auto b = rows_of("nebula@v1.7.0", lognormal(rng, 6, 0.36, 0.02));
+  auto base_a = rows_of("baseline", lognormal(rng, 6, 8, 0.02)), base_b = rows_of("baseline", lognormal(rng, 6, 8, 0.02));
+  a.insert(a.end(), base_a.begin(), base_a.end());
+  b.insert(b.end(), base_b.begin(), base_b.end());
+  EXPECT_EQ(compare_runs(a, b)[0].verdict, "not comparable: absent in run B") << "unpaired, the names differ";
+  auto said = pair_versions_across_runs(&a, &b);
+  ASSERT_EQ(said, std::vector<std::string>{"paired across the runs: nebula@v1.6.1 in A with nebula@v1.7.0 in B, the only version of nebula in each"});
+  auto cs = compare_runs(a, b);
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].product, "nebula@v1.6.1 -> @v1.7.0");
+  EXPECT_EQ(cs[0].verdict, "faster");
+  EXPECT_EQ(cs[1].product, "baseline");
+  // Two versions in run B: no pairing.
+  auto a2 = rows_of("nebula@v1.6.1", {1, 1.1}), b2 = rows_of("nebula@v1.7.0", {1, 1.1}), b3 = rows_of("nebula@v1.8.0", {1, 1.1});
+  b2.insert(b2.end(), b3.begin(), b3.end());
+  EXPECT_TRUE(pair_versions_across_runs(&a2, &b2).empty());
+  EXPECT_EQ(compare_runs(a2, b2)[0].verdict, "not comparable: absent in run B");
+  // One side untagged pairs too.
+  auto a3 = rows_of("nebula", {1, 1.1}), b4 = rows_of("nebula@dev", {1, 1.1});
+  EXPECT_EQ(pair_versions_across_runs(&a3, &b4).size(), 1u);
+  EXPECT_EQ(a3[0].product, "nebula -> @dev");
+}
