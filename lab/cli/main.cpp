@@ -101,20 +101,23 @@ int cmd_plan(const Args& a) {
   if (!plan) return fail(plan.error());
   auto seq = sequential_request(sampling_request_of(a, /*rerun=*/false), &plan.value());
   if (!seq) return fail(seq.error());
-  if (!a.from_dir.empty() && !*seq) return usage_error("plan", "--from with 'plan' predicts the rounds of --precision from that run: add --precision");
   std::optional<std::vector<SampleRow>> earlier;
   if (!a.from_dir.empty()) {
     auto rows = read_results_csv(run_dir_arg(a.from_dir) + "/results.csv");
     if (!rows) return fail(with_context(rows.error(), "plan --from"));
     earlier = std::move(*rows);
   }
+  const std::string power = power_text(planned_comparisons(*plan, products_path(own_binary_dir()), a.vs),
+                                       planning_spread(*plan, a.from_dir.empty() ? "" : run_dir_arg(a.from_dir), a.out_dir));
   if (a.json) {
     nlohmann::json j = plan_json(plan.value());
     if (*seq) j["sampling"] = sequential_plan_json(**seq, a.max_time_s.value_or(0));
+    j["power"] = power;
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << describe_plan(plan.value());
     if (*seq) std::cout << describe_sampling(plan.value(), **seq, a.max_time_s.value_or(0), earlier ? &*earlier : nullptr);
+    std::cout << power;
   }
   return 0;
 }
@@ -255,6 +258,10 @@ int cmd_run(const Args& given) {
     spdlog::warn("no 'baseline' in this run: no ratio to the no-tunnel ceiling and no CPU over it (add --product baseline)");
   spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan->run_id, plan->products.size(),
                plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
+  // Before the first sample: what this many samples can tell apart (adaptive sampling stops on precision instead).
+  if (!*seq)
+    std::cerr << power_text(planned_comparisons(*plan, opts.products_dir, a.vs),
+                            planning_spread(*plan, a.from_dir.empty() ? "" : run_dir_arg(a.from_dir), a.out_dir));
   auto report = run_bench(plan.value(), opts);
   if (!report) return fail(report.error());
   RunOutputs outputs = write_run_outputs(plan.value(), opts.run_dir, *report, ResultView{a.vs, a.file_order});
@@ -432,10 +439,12 @@ const std::vector<Verb>& verbs() {
   static const std::vector<Verb> v = {
       {"validate", "validate FILE [--product NAME]... [--backend B]", "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
        "creates nothing, needs no root.", {"--product", "--backend"}, cmd_validate},
-      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N] [--from RUN_DIR]] [--backend B] [--json]",
-       "Prints what a run would create and do; creates nothing, needs no root. With --precision: the rounds adaptive sampling\n"
-       "may take, and with --from an earlier run, how many its spread suggests.",
-       {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--from", "--json", "--backend"}, cmd_plan},
+      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N]] [--from RUN_DIR] [--vs PRODUCT] [--out DIR] [--backend B] [--json]",
+       "Prints what a run would create and do; creates nothing, needs no root. Then what its samples can resolve: per kind of\n"
+       "comparison the run makes, the smallest difference found with 80 % power, or that no verdict is reachable at all, from\n"
+       "the spread of --from RUN_DIR, else of the newest run of the same topology file in --out DIR (default results), else\n"
+       "a stated default. With --precision: the rounds adaptive sampling may take (and how many --from's spread suggests).",
+       {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--from", "--vs", "--out", "--json", "--backend"}, cmd_plan},
       {"up", "up FILE [--backend B]", "Builds the topology and leaves it up until 'vpnlab down': namespaces, links and addresses, or with\n"
        "backend \"vm\" the guests, booted and configured (addresses, MTU, routes, shaping). No product is started.",
        {"--backend"}, cmd_up},

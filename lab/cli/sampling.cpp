@@ -4,6 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include <filesystem>
+#include <map>
+
+#include "lab/base/encoding.h"
+#include "lab/base/fs_util.h"
+#include "lab/model/product_spec.h"
+#include "lab/results/run_files.h"
 #include "lab/run/adaptive.h"
 
 namespace vpnlab {
@@ -69,6 +76,53 @@ std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, doubl
   else
     out += "  expected from the earlier run's spread: the target is not met within " + std::to_string(seq.max_rounds) + " rounds\n";
   return out;
+}
+
+PlannedComparisons planned_comparisons(const Plan& plan, const std::string& products_path, const std::string& vs) {
+  PlannedComparisons c;
+  c.samples = plan.samples;
+  c.vs = vs;
+  for (const auto& t : plan.tests)
+    if (t.spec.kind != TestKind::latency) ++c.tests;
+  std::map<std::string, std::vector<std::string>> versions;  // base name -> its tagged names
+  for (const auto& given : plan.products) {
+    const std::string name = given.substr(0, given.find('='));
+    ++c.products;
+    auto spec = load_product(products_path, given);
+    if (!spec || spec->tunnel) ++c.tunnels;
+    if (auto at = name.find('@'); at != std::string::npos) versions[name.substr(0, at)].push_back(name);
+  }
+  for (const auto& [base, names] : versions)
+    if (names.size() >= 2) c.tagged.push_back(names[0] + " -> @" + names[1].substr(names[1].find('@') + 1));
+  return c;
+}
+
+Spread planning_spread(const Plan& plan, const std::string& from_dir, const std::string& out_dir) {
+  if (!from_dir.empty()) {
+    if (auto rows = read_results_csv(from_dir + "/results.csv"); rows) return spread_of(*rows, "run " + from_dir);
+    return Spread{};
+  }
+  // Run ids begin with their start time: the newest first. A results directory holds the
+  // user's own runs; a few dozen are looked at, no more.
+  const std::string hash = sha256_hex(read_file_text(plan.topology_file));
+  std::vector<std::string> runs;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(out_dir, ec))
+    if (e.is_directory(ec) && !e.is_symlink(ec)) runs.push_back(e.path().filename().string());
+  std::sort(runs.rbegin(), runs.rend());
+  if (runs.size() > 30) runs.resize(30);
+  for (const auto& run : runs) {
+    const std::string dir = out_dir + "/" + run;
+    auto env = read_environment(dir, /*required=*/false);
+    if (!env || !env->is_object() || !env->contains("topology_sha256") || (*env)["topology_sha256"] != hash) continue;
+    auto rows = read_results_csv(dir + "/results.csv");
+    if (!rows) continue;
+    Spread s = spread_of(*rows, "the last run of this topology, " + dir);
+    if (s.source.rfind("a stated default", 0) != 0) return s;
+  }
+  Spread none;
+  none.source += " (no earlier run of this topology in " + out_dir + "/; 'vpnlab plan --from RUN' takes one's)";
+  return none;
 }
 
 }  // namespace vpnlab

@@ -8,6 +8,7 @@
 #include "lab/base/result.h"
 #include "lab/base/sequential.h"
 #include "lab/model/plan.h"
+#include "lab/results/power.h"
 #include "lab/run/results_csv.h"
 
 namespace vpnlab {
@@ -29,5 +30,13 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
 // For `plan`: the bounds in rounds and minutes, and, given an earlier run's rows of the same
 // products and tests, the look at which its noise would have met the target.
 std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s, const std::vector<SampleRow>* earlier);
+
+// The comparisons a run of `plan` makes (lab/results/power.h): its tests, products, tunnels
+// (product specs from `products_path` say which are; one that does not load counts as one),
+// --vs, and tagged versions.
+PlannedComparisons planned_comparisons(const Plan& plan, const std::string& products_path, const std::string& vs);
+// The spread that predicts what a run resolves: `from_dir`'s rows when given, else the newest
+// run in `out_dir` made from the same topology file (its sha256), else the stated default.
+Spread planning_spread(const Plan& plan, const std::string& from_dir, const std::string& out_dir);
 
 }  // namespace vpnlab
