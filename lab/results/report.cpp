@@ -373,7 +373,7 @@ Status write_report(const std::string& run_dir, const ResultView& view) {
       bars.push_back({s.product, s.gbps.median, s.gbps.ci_low, s.gbps.ci_high, c});
       if (s.product != "baseline" && s.paired_ratio.n > 0)
         ratios.push_back({s.product, s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high, c});
-      Series scatter{s.product, {}, c}, line{s.product, {}, c}, strip{s.product, {}, c};
+      Series scatter{s.product, {}, c}, strip{s.product, {}, c};
       std::vector<int> valid_samples;
       std::vector<double> user, sys, softirq;  // CPU-s per Gbit of each kind, per valid sample
       for (const auto& r : rows.value()) {
@@ -385,26 +385,30 @@ Status write_report(const std::string& run_dir, const ResultView& view) {
           user.push_back(r.cpu_user_s / gbit), sys.push_back(r.cpu_sys_s / gbit), softirq.push_back(r.cpu_softirq_s / gbit);
       }
       if (!user.empty()) cpu_parts.push_back({s.product, {describe(user).median, describe(sys).median, describe(softirq).median}});
-      const int first_valid = valid_samples.empty() ? 0 : valid_samples.front();
-      line.points = throughput_over_time(run_dir, s.product, test, first_valid);
+      // Every valid sample over time, faint, with their median bold: one sample is an anecdote.
+      std::vector<std::vector<std::pair<double, double>>> gbps_by_sample, rss_by_sample;
+      for (int sample : valid_samples) {
+        gbps_by_sample.push_back(throughput_over_time(run_dir, s.product, test, sample));
+        rss_by_sample.push_back(rss_over_time(run_dir, s.product, test, sample));
+      }
+      add_sample_lines(s.product, c, gbps_by_sample, &over_time);
+      add_sample_lines(s.product, c, rss_by_sample, &memory);
       cpu.push_back(scatter);
       strips.push_back(strip);
       if (auto cdf = cdf_points(pooled_rtts(run_dir, s.product, test, valid_samples)); !cdf.empty()) latency.push_back({s.product, cdf, c});
-      if (!line.points.empty()) over_time.push_back(line);
-      if (auto rss = rss_over_time(run_dir, s.product, test, first_valid); !rss.empty()) memory.push_back({s.product, rss, c});
     }
     doc.push_back(table);
     // Fastest first: the order a reader compares in.
     std::stable_sort(bars.begin(), bars.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
     std::vector<std::pair<std::string, std::string>> plots = {
         {test + "-throughput.svg", svg_bar_chart(test + ": median throughput, 95 % interval", "Gbit/s", bars)},
-        {test + "-over-time.svg", svg_line_chart(test + ": throughput over time (first valid sample)", "seconds", "Gbit/s", over_time)},
+        {test + "-over-time.svg", svg_line_chart(test + ": throughput over time, samples faint, median bold", "seconds", "Gbit/s", over_time)},
         {test + "-cpu.svg", svg_scatter(test + ": CPU vs throughput per sample", "Gbit/s", "CPU-seconds (all CPUs)", cpu)},
         {test + "-samples.svg", svg_strip_plot(test + ": every valid sample", "Gbit/s", strips)},
         {test + "-cpu-kinds.svg", svg_stacked_bars(test + ": CPU-s per Gbit by kind (median per sample)", "CPU-s/Gbit", {"user", "sys", "softirq"}, cpu_parts)}};
     // Runs that kept the probes' round trips (not guests, not older runs) also get their distribution.
     if (!memory.empty())
-      plots.push_back({test + "-memory.svg", svg_line_chart(test + ": daemons' resident memory, busiest node (first valid sample)", "seconds", "MB", memory)});
+      plots.push_back({test + "-memory.svg", svg_line_chart(test + ": daemons' RSS, busiest node: samples faint, median bold", "seconds", "MB", memory)});
     if (!latency.empty())
       plots.push_back({test + "-latency-cdf.svg",
                        svg_line_chart(test + ": round trip under load, CDF to the 99.5th percentile", "ms", "fraction of probes", latency, 1.0)});

@@ -90,6 +90,7 @@ std::string legend(const std::vector<Series>& series, bool lines, int* rows) {
   double x = kLeft, y = kHeight - 18;
   *rows = series.empty() ? 0 : 1;
   for (size_t i = 0; i < series.size(); ++i) {
+    if (series[i].faint) continue;
     const double width = 24 + 7 * static_cast<double>(series[i].label.size());
     if (x > kLeft && x + width > kWidth - kRight) {
       x = kLeft;
@@ -291,13 +292,16 @@ std::string svg_line_chart(const std::string& title, const std::string& x_label,
   int rows = 0;
   std::string key = legend(series, true, &rows);
   std::string s = open_svg(title, height_for(rows)) + y_axis(f, y_label) + x_axis(f, x_label);
-  for (size_t i = 0; i < series.size(); ++i) {
-    std::string pts;
-    for (const auto& [x, y] : series[i].points) pts += (pts.empty() ? "" : " ") + num(f.px(x)) + "," + num(f.py(y));
-    const size_t slot = slot_of(series[i].color, i);
-    s += "<polyline fill=\"none\" stroke=\"" + std::string(kPalette[slot % 10]) + "\" stroke-width=\"2\"" +
-         (*dashes(slot) ? std::string(" stroke-dasharray=\"") + dashes(slot) + "\"" : "") + " points=\"" + pts + "\"/>\n";
-  }
+  // The samples' faint lines first, every median over them.
+  for (bool faint : {true, false})
+    for (size_t i = 0; i < series.size(); ++i) {
+      if (series[i].faint != faint) continue;
+      std::string pts;
+      for (const auto& [x, y] : series[i].points) pts += (pts.empty() ? "" : " ") + num(f.px(x)) + "," + num(f.py(y));
+      const size_t slot = slot_of(series[i].color, i);
+      s += "<polyline fill=\"none\" stroke=\"" + std::string(kPalette[slot % 10]) + (faint ? "\" stroke-opacity=\"0.3\" stroke-width=\"1\"" : "\" stroke-width=\"2\"") +
+           (*dashes(slot) && !faint ? std::string(" stroke-dasharray=\"") + dashes(slot) + "\"" : "") + " points=\"" + pts + "\"/>\n";
+    }
   return s + key + "</svg>\n";
 }
 
@@ -312,6 +316,30 @@ std::string svg_scatter(const std::string& title, const std::string& x_label, co
       s += "<circle cx=\"" + num(f.px(x)) + "\" cy=\"" + num(f.py(y)) + "\" r=\"4\" fill=\"" + kPalette[slot_of(series[i].color, i) % 10] +
            "\" fill-opacity=\"0.8\"" + (slot_of(series[i].color, i) >= 10 ? " stroke=\"black\"" : "") + "/>\n";
   return s + key + "</svg>\n";
+}
+
+void add_sample_lines(const std::string& label, int color, const std::vector<std::vector<std::pair<double, double>>>& samples,
+                      std::vector<Series>* out) {
+  size_t longest = 0, drawn = 0;
+  for (const auto& points : samples) {
+    if (points.empty()) continue;
+    out->push_back({label, points, color, /*faint=*/true});
+    longest = std::max(longest, points.size());
+    ++drawn;
+  }
+  if (drawn == 0) return;
+  Series median{label, {}, color, false};
+  for (size_t i = 0; i < longest; ++i) {
+    std::vector<double> xs, ys;
+    for (const auto& points : samples)
+      if (i < points.size()) xs.push_back(points[i].first), ys.push_back(points[i].second);
+    if (2 * xs.size() <= drawn) break;  // past where most samples ended: a median of a few
+    std::sort(xs.begin(), xs.end());
+    std::sort(ys.begin(), ys.end());
+    auto mid = [](const std::vector<double>& v) { return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2; };
+    median.points.push_back({mid(xs), mid(ys)});
+  }
+  out->push_back(median);
 }
 
 }  // namespace vpnlab

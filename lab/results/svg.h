@@ -22,7 +22,13 @@ struct Series {
   std::string label;
   std::vector<std::pair<double, double>> points;  // (x, y)
   int color = -1;
+  bool faint = false;  // a line chart's one sample among many: thin, pale, not in the legend
 };
+
+// Each sample's series as a faint line and, bold and labelled, their median at every step
+// (the steps a majority of the samples reached): every product's samples on one axis.
+void add_sample_lines(const std::string& label, int color, const std::vector<std::vector<std::pair<double, double>>>& samples,
+                      std::vector<Series>* out);
 
 
 // Bar, strip and stacked charts have one row per product, its name left of the plot: names
