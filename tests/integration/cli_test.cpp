@@ -157,6 +157,28 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
 
 // A run, its rerun with --from (same keys, same products, same samples), the report of
 // each, and diff between them: the verbs that make results reproducible and comparable.
+// Two runs, each with one tagged version of a product (as two releases measured on two
+// days): diff pairs them, says so, and compares them as one.
+TEST(Cli, DiffPairsTheOnlyVersionOfAProductInEachRun) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  const std::string wg = find_program("wireguard-go");
+  std::string out = make_temp_dir("tagged") + "/out";
+  for (const char* tag : {"v1", "v2"}) {
+    auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", std::string("wireguard-go@") + tag + "=" + wg, "--samples", "2",
+                         "--duration", "1s", "--out", out + "/" + tag});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+  }
+  auto d = vpnlab_cli({"diff", run_dir_in(out + "/v1"), run_dir_in(out + "/v2")});
+  ASSERT_EQ(d.status, 0) << d.out << d.err;
+  EXPECT_NE(d.out.find("paired across the runs: wireguard-go@v1 in A with wireguard-go@v2 in B, the only version of wireguard-go in each"),
+            std::string::npos)
+      << d.out;
+  EXPECT_NE(d.out.find("wireguard-go@v1 -> @v2 a-to-b"), std::string::npos) << d.out;
+  EXPECT_EQ(d.out.find("absent in run"), std::string::npos) << d.out;
+}
+
 TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");

@@ -20,8 +20,8 @@ TEST(CompareRun, ThreeNodesWireguardGoAgainstNebula) {
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   VPNLAB_REQUIRE_PROGRAM("nebula");
   std::string out = make_temp_dir("compare") + "/out";
-  auto run = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "wireguard-go", "--product", "nebula", "--samples", "3",
-                         "--duration", "1s", "--out", out, "--vs", "wireguard-go"});
+  auto run = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "baseline", "--product", "wireguard-go", "--product", "nebula",
+                         "--samples", "3", "--duration", "1s", "--out", out, "--vs", "wireguard-go"});
   ASSERT_EQ(run.status, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("vs wireguard-go (each product over wireguard-go in the same rounds"), std::string::npos) << run.out;
   EXPECT_TRUE(std::regex_search(run.out, std::regex(R"(\nnebula +a-to-c +\d+\.\d{3} \(\d+\.\d{3}-\d+\.\d{3}\) )"))) << run.out;
@@ -54,6 +54,14 @@ TEST(CompareRun, ThreeNodesWireguardGoAgainstNebula) {
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.err.find("has no rows of product 'tinc'"), std::string::npos) << missing.err;
   EXPECT_NE(read_file(dir + "/report.html").find("Product vs product: each over wireguard-go"), std::string::npos);
+  // The table ends with the conclusion, per test, of the two tunnels (never the baseline).
+  EXPECT_TRUE(std::regex_search(run.out, std::regex(R"(conclusion \(tunnels only; [^\n]*\n  a-to-c +fastest: +(nebula|wireguard-go), \d+\.\d{3}x (wireguard-go|nebula) \()")))
+      << run.out;
+  // Without --vs the report's reference is the first tunnel, not the baseline that ran first.
+  auto report = vpnlab_cli({"report", dir});
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(read_file(dir + "/report.html").find("Product vs product: each over wireguard-go"), std::string::npos);
+  EXPECT_EQ(read_file(dir + "/report.html").find("each over baseline"), std::string::npos);
 }
 
 TEST(CompareRun, ShapedLinkShowsShareAndHeaderCeiling) {
