@@ -19,6 +19,8 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
 #include "vm/agent_process.h"
+#include "netns/namespace.h"
+#include "netns/outside_load.h"
 
 namespace vpnlab {
 
@@ -136,6 +138,11 @@ class HostsRuntime : public NodeRuntime {
       if (h->hello.value("boot_id", "") == here) out.insert(out.end(), h->inodes.begin(), h->inodes.end());
     return out;
   }
+
+  // As before this step: the controller's machine (emulated hosts are on it). Real hosts'
+  // own load and cleanup are not looked at yet.
+  int wait_outside_idle(int timeout_ms) override { return vpnlab::wait_outside_idle(inodes(), timeout_ms); }
+  Status settle_after_teardown(double timeout_s) override { return wait_kernel_netns_cleanup(timeout_s); }
 
   json record(const std::string&) override {
     json hosts = json::array();

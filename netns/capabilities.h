@@ -5,16 +5,12 @@
 #include <vector>
 
 #include "lab/base/result.h"
+#include "lab/runtime/measurements.h"
 
 struct nl_sock;
 
 namespace vpnlab {
 
-struct Capability {
-  std::string name;    // "netns", "veth", "wireguard-link", ...
-  bool available = false;
-  std::string detail;  // the kernel's answer (errno text) or what was found
-};
 
 // Probes network features in a scratch namespace named `scratch_ns` (lab prefix), which is
 // removed again: netns, veth, bridge, tun, wireguard-link, esp-state, tbf-qdisc, netem-qdisc.

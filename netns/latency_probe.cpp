@@ -23,8 +23,8 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kPayload = 56;  // ping's default: a small packet, as latency probes are
 }  // namespace
 
-Result<std::unique_ptr<LatencyProbe>> LatencyProbe::start(int netns_fd, Ipv4Addr target, int interval_ms) {
-  std::unique_ptr<LatencyProbe> p(new LatencyProbe());
+Result<std::unique_ptr<LatencyProbe>> IcmpLatencyProbe::start(int netns_fd, Ipv4Addr target, int interval_ms) {
+  std::unique_ptr<IcmpLatencyProbe> p(new IcmpLatencyProbe());
   int err = 0;
   if (auto s = run_in_netns(netns_fd, [&] {
         p->sock_.reset(socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_ICMP));
@@ -39,12 +39,12 @@ Result<std::unique_ptr<LatencyProbe>> LatencyProbe::start(int netns_fd, Ipv4Addr
   p->interval_ms_ = interval_ms;
   p->id_ = static_cast<uint16_t>(std::random_device{}());
   p->thread_ = std::thread([raw = p.get()] { raw->loop(); });
-  return p;
+  return std::unique_ptr<LatencyProbe>(std::move(p));
 }
 
-LatencyProbe::~LatencyProbe() { (void)stop(); }
+IcmpLatencyProbe::~IcmpLatencyProbe() { (void)stop(); }
 
-LatencyProbe::Summary LatencyProbe::stop() {
+LatencyProbe::Summary IcmpLatencyProbe::stop() {
   if (thread_.joinable()) {
     uint64_t one = 1;
     (void)write(stop_fd_.get(), &one, sizeof one);
@@ -60,16 +60,9 @@ LatencyProbe::Summary LatencyProbe::stop() {
   return s;
 }
 
-double LatencyProbe::quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
-}
-
 // Sends on a fixed schedule (not "after the answer"), so a slow answer does not thin out
 // the probes; answers are matched by sequence number to their send time.
-void LatencyProbe::loop() {
+void IcmpLatencyProbe::loop() {
   sockaddr_in to{};
   to.sin_family = AF_INET;
   to.sin_addr.s_addr = htonl(target_.value);

@@ -10,28 +10,19 @@
 #include "lab/base/ipv4.h"
 #include "lab/base/result.h"
 #include "lab/base/unique_fd.h"
+#include "lab/runtime/measurements.h"
 
 namespace vpnlab {
 
-class LatencyProbe {
+// The LatencyProbe of this kernel: ICMP from a socket in the namespace.
+class IcmpLatencyProbe final : public LatencyProbe {
  public:
-  struct Summary {
-    int sent = 0, answered = 0;
-    double p50_ms = 0, p99_ms = 0, max_ms = 0;
-    std::vector<double> rtts_ms;  // every answered probe's round trip, in send order
-  };
   static Result<std::unique_ptr<LatencyProbe>> start(int netns_fd, Ipv4Addr target, int interval_ms);
-  virtual ~LatencyProbe();
-  // Idempotent. Virtual: a backend may run the probe elsewhere (the hosts backend's agent).
-  virtual Summary stop();
-
-  // Nearest-rank quantile (q in (0, 1]) of unsorted values; 0 for none.
-  static double quantile(std::vector<double> values, double q);
-
- protected:
-  LatencyProbe() = default;
+  ~IcmpLatencyProbe() override;
+  Summary stop() override;
 
  private:
+  IcmpLatencyProbe() = default;
   void loop();
   UniqueFd sock_;
   UniqueFd stop_fd_;  // eventfd

@@ -9,6 +9,7 @@
 
 #include "lab/base/ipv4.h"
 #include "lab/base/result.h"
+#include "lab/runtime/measurements.h"
 
 namespace vpnlab {
 
@@ -20,12 +21,6 @@ struct SweepSource {
   std::vector<std::string> target_names;
 };
 
-struct SweepResult {
-  size_t pairs = 0, answered = 0;
-  double all_answered_s = -1;   // since the sweep began; -1: not every pair answered
-  double median_first_s = 0;    // the median pair's first answer
-  std::string first_missing;    // "a -> c" of a pair that never answered
-};
 
 // A pair is probed from its earlier source first and the other way once that answered:
 // both ends starting a handshake at once is a collision some products resolve only by

@@ -7,6 +7,7 @@
 
 #include "lab/base/ipv4.h"
 #include "lab/base/result.h"
+#include "lab/runtime/measurements.h"
 
 struct nl_sock;
 struct rtnl_link;
@@ -44,13 +45,6 @@ Status set_link_down(nl_sock* sock, const std::string& ifname);
 // A NIC the lab would take must have none: moved into a namespace, they are gone.
 Result<std::vector<std::string>> link_used_addresses(nl_sock* sock, const std::string& ifname);
 
-struct LinkInfo {
-  std::string name;
-  std::string kind;  // "veth", "bridge", "tun", "" for loopback/unknown
-  int mtu = 0;
-  bool up = false;
-  uint64_t rx_bytes = 0, tx_bytes = 0, rx_packets = 0, tx_packets = 0;
-};
 Result<LinkInfo> get_link(nl_sock* sock, const std::string& ifname);
 // All links of the namespace (one dump; used by audits, not on hot paths).
 Result<std::vector<LinkInfo>> list_links(nl_sock* sock);

@@ -15,12 +15,6 @@
 
 namespace vpnlab {
 
-std::string iperf_repeating_pattern(size_t length) {
-  std::string p;
-  for (size_t i = 0; i < length; ++i) p += static_cast<char>('0' + i % 10);
-  return p;
-}
-
 namespace {
 bool is_ipv4(const unsigned char* f, size_t n) { return n >= 14 + 20 && f[12] == 0x08 && f[13] == 0x00; }
 
@@ -37,8 +31,8 @@ bool frame_uses_port(const unsigned char* f, size_t n, int port) {
 }
 }  // namespace
 
-Result<std::unique_ptr<PayloadWatch>> PayloadWatch::start(int netns_fd, int ifindex, std::string pattern, int port) {
-  std::unique_ptr<PayloadWatch> w(new PayloadWatch());
+Result<std::unique_ptr<PayloadWatch>> PacketPayloadWatch::start(int netns_fd, int ifindex, std::string pattern, int port) {
+  std::unique_ptr<PacketPayloadWatch> w(new PacketPayloadWatch());
   int err = 0;
   if (auto s = run_in_netns(netns_fd, [&] {
         w->sock_.reset(socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL)));
@@ -60,10 +54,10 @@ Result<std::unique_ptr<PayloadWatch>> PayloadWatch::start(int netns_fd, int ifin
   w->pattern_ = std::move(pattern);
   w->port_ = port;
   w->thread_ = std::thread([p = w.get()] { p->loop(); });
-  return w;
+  return std::unique_ptr<PayloadWatch>(std::move(w));
 }
 
-void PayloadWatch::loop() {
+void PacketPayloadWatch::loop() {
   std::vector<char> buf(65536 + 256);
   // Reads one queued frame; false when none is queued.
   auto take = [&] {
@@ -90,7 +84,7 @@ void PayloadWatch::loop() {
   }
 }
 
-PayloadWatch::Summary PayloadWatch::stop() {
+PayloadWatch::Summary PacketPayloadWatch::stop() {
   if (!stopped_ && thread_.joinable()) {
     stopped_ = true;
     uint64_t one = 1;
@@ -103,6 +97,6 @@ PayloadWatch::Summary PayloadWatch::stop() {
   return summary_;
 }
 
-PayloadWatch::~PayloadWatch() { stop(); }
+PacketPayloadWatch::~PacketPayloadWatch() { stop(); }
 
 }  // namespace vpnlab

@@ -19,8 +19,9 @@ layer_of() {
   case "$1" in
     lab/base/*) echo base ;;
     lab/model/*) echo model ;;
-    netns/*) echo netns ;;
+    lab/record/*) echo record ;;
     lab/runtime/*) echo runtime ;;
+    netns/*) echo netns ;;
     lab/netns_backend/*) echo netns_backend ;;
     vm/*) echo vm ;;
     hosts/*) echo hosts ;;
@@ -35,14 +36,15 @@ layer_of() {
 declare -A allowed=(
   [base]="base"
   [model]="base model"
-  [netns]="base netns"
-  [runtime]="base model netns runtime"
+  [record]="base model record"
+  [runtime]="base model runtime"
+  [netns]="base runtime netns"
   [netns_backend]="base model netns runtime netns_backend"
   [vm]="base model netns runtime vm"
   [hosts]="base model netns runtime netns_backend vm hosts"
-  [run]="base model netns runtime run"
-  [results]="base model run results"
-  [cli]="base model netns runtime netns_backend vm hosts run results cli"
+  [run]="base model record runtime run"
+  [results]="base model record results"
+  [cli]="base model record netns runtime netns_backend vm hosts run results cli"
 )
 
 declare -A pairs=()
@@ -50,7 +52,7 @@ bad=0
 while IFS= read -r -d '' file; do
   from=$(layer_of "$file")
   if [[ "$from" == none ]]; then
-    echo "$file: not in a layer folder (lab/base, lab/model, netns, lab/runtime, lab/netns_backend, vm, hosts, lab/run, lab/results, lab/cli)"
+    echo "$file: not in a layer folder (lab/base, lab/model, lab/record, netns, lab/runtime, lab/netns_backend, vm, hosts, lab/run, lab/results, lab/cli)"
     bad=1
     continue
   fi

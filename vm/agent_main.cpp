@@ -120,14 +120,14 @@ struct Agent {
   json latency_start(const json& req) {
     auto addr = parse_ipv4(req.value("addr", ""));
     if (!addr) return fail(make_error("bad address '" + req.value("addr", "") + "'"));
-    auto p = LatencyProbe::start(own_ns.get(), *addr, req.value("interval_ms", 10));
+    auto p = IcmpLatencyProbe::start(own_ns.get(), *addr, req.value("interval_ms", 10));
     if (!p) return fail(p.error());
     return probes.add_latency(std::move(*p));
   }
   json watch_start(const json& req) {
     auto index = link_index(sock.get(), req.value("ifname", ""));
     if (!index) return fail(index.error());
-    auto w = PayloadWatch::start(own_ns.get(), *index, req.value("pattern", ""), req.value("port", 0));
+    auto w = PacketPayloadWatch::start(own_ns.get(), *index, req.value("pattern", ""), req.value("port", 0));
     if (!w) return fail(w.error());
     return probes.add_watch(std::move(*w));
   }

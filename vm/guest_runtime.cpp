@@ -7,6 +7,8 @@
 
 #include "vm/agent_process.h"
 #include "vm/agent_probes.h"
+#include "netns/namespace.h"
+#include "netns/outside_load.h"
 
 
 namespace vpnlab {
@@ -79,6 +81,10 @@ class GuestRuntime : public NodeRuntime {
   std::string limits() const override { return ""; }
   bool can_watch_payload() const override { return true; }
   std::vector<uint64_t> inodes() const override { return lab_->inodes(); }
+  // The guests run on this host: its load and its kernel's namespace cleanup (the guest
+  // lab's host side) are what a next sample waits for.
+  int wait_outside_idle(int timeout_ms) override { return vpnlab::wait_outside_idle(inodes(), timeout_ms); }
+  Status settle_after_teardown(double timeout_s) override { return wait_kernel_netns_cleanup(timeout_s); }
 
   json record(const std::string&) override {
     json guests = json::array();

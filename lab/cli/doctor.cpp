@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "lab/base/cpu_stat.h"
+#include "lab/cli/run_request.h"
 #include "lab/base/fs_util.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
@@ -133,7 +134,7 @@ DoctorReport doctor_report(const std::string& products_path) {
       r.row(name, "bad", spec.error().where_and_what());
       continue;
     }
-    auto av = check_availability(spec.value());
+    auto av = availability_for(spec.value(), "netns");
     r.row(name, av.available ? "yes" : "no", av.available ? av.version + "; " + spec->cipher : av.reason);
     for (const auto& cap : spec->requires_caps)
       if (std::find(missing_caps.begin(), missing_caps.end(), cap) != missing_caps.end()) {

@@ -32,9 +32,10 @@
 #include "lab/run/progress.h"
 #include "lab/results/report.h"
 #include "lab/results/report_hosts.h"
-#include "lab/results/run_outputs.h"
+#include "lab/cli/run_outputs.h"
 #include "lab/cli/json_output.h"
 #include "lab/cli/run_request.h"
+#include "netns/namespace.h"
 #include "lab/cli/sampling.h"
 #include "lab/cli/scale_command.h"
 #include "lab/cli/up_command.h"
@@ -224,6 +225,9 @@ int cmd_run(const Args& given) {
   opts.max_time_s = a.max_time_s.value_or(0);
   opts.interrupt_fd = install_interrupt_handlers();
   opts.build_nodes = build_netns_runtime;
+  opts.probe_capabilities = capability_probe_for(plan->backend);
+  opts.in_guests = plan->backend == "vm";
+  opts.lab_remains = [](const std::string& prefix) { return !list_namespaces(prefix).empty(); };
   opts.crr_program = helper_dir(own_binary_dir()) + "/vpnlab-crr";
   std::optional<VmBackend> vm;
   if (plan->backend == "vm") {
@@ -320,7 +324,7 @@ int cmd_products(const Args& a) {
   for (const auto& name : list_products(dir)) {
     auto spec = load_product(dir, name);
     std::optional<Availability> av;
-    if (spec) av = check_availability(spec.value());
+    if (spec) av = availability_for(spec.value(), "netns");
     if (a.json) {
       all.push_back(product_json(name, spec, av));
     } else if (!spec) {

@@ -22,6 +22,7 @@
 #include "lab/run/product_probe.h"
 #include "lab/run/runner.h"
 #include "lab/model/topology.h"
+#include "netns/capabilities.h"
 
 namespace vpnlab {
 
@@ -76,7 +77,7 @@ Result<Plan> plan_request(const RunRequest& a) {
         spdlog::warn("skipping {}: {}", name, fits.error().message);
         continue;
       }
-      if (auto av = check_availability(spec.value(), plan->backend); !av.available) {
+      if (auto av = availability_for(spec.value(), plan->backend); !av.available) {
         spdlog::warn("skipping {}: {}", name, av.reason);
         continue;
       }
@@ -131,7 +132,7 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
     auto spec = load_product(products_path(own_binary_dir()), name);
     if (!spec) return spec.error();
     std::string then = env.value("products", nlohmann::json::object()).value(spec->name, nlohmann::json::object()).value("version", std::string());
-    std::string now = check_availability(spec.value()).version;
+    std::string now = availability_for(spec.value(), plan->backend).version;
     if (then != now)
       return make_error("product '" + spec->name + "' was '" + then + "' in " + from + ", here it is '" + (now.empty() ? "not available" : now) + "'",
                         "install the version the run used, or measure anew with 'vpnlab run FILE'");
@@ -214,6 +215,15 @@ Status check_resume_plan(const std::string& run_dir, const Plan& plan) {
     return resume_differs(run_dir, "the products (in order) are", list_text(plan.products), list_text(products),
                           "leave --product out to measure the run's own products");
   return ok_status();
+}
+
+CapabilityProbe capability_probe_for(const std::string& backend) {
+  if (backend == "vm") return {};
+  return [] { return probe_network_capabilities("vpnlab-probe-" + std::to_string(getpid())); };
+}
+
+Availability availability_for(const ProductSpec& spec, const std::string& backend) {
+  return check_availability(spec, capability_probe_for(backend), backend == "vm");
 }
 
 }  // namespace vpnlab

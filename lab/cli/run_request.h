@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "lab/model/plan.h"
+#include "lab/model/product_spec.h"
+#include "lab/run/product_probe.h"
 
 namespace vpnlab {
 
@@ -27,6 +29,12 @@ struct RunRequest {
 std::string make_run_id(std::string* tag);
 
 Result<Plan> plan_request(const RunRequest& request);
+
+// The kernel features a product needs, probed where it will run: on this host (netns, and
+// hosts as before: the emulated ones are this host), not at all for guests (their kernel).
+CapabilityProbe capability_probe_for(const std::string& backend);
+// Availability as a run of `backend` would find it.
+Availability availability_for(const ProductSpec& spec, const std::string& backend);
 
 // `run --from RUN_DIR`: the earlier run's topology copy, products as requested, samples,
 // duration, pinning, interleaving and keys; the products' versions must still match.

@@ -9,7 +9,7 @@
 #include "lab/base/sequential.h"
 #include "lab/model/plan.h"
 #include "lab/results/power.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

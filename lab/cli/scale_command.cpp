@@ -19,6 +19,7 @@
 #include "lab/results/scale_table.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/keys.h"
+#include "lab/run/mesh_scale.h"
 #include "lab/run/run_state.h"
 #include "netns/namespace.h"
 

@@ -7,7 +7,12 @@
 #include "lab/base/fs_util.h"
 #include "netns/capabilities.h"
 #include "lab/netns_backend/live_topology.h"
+#include "netns/latency_probe.h"
+#include "netns/mesh_sweep.h"
+#include "netns/namespace.h"
+#include "netns/payload_watch.h"
 #include "netns/offloads.h"
+#include "netns/outside_load.h"
 #include "netns/probes.h"
 #include "netns/rps.h"
 
@@ -76,18 +81,21 @@ class NetnsRuntime : public NodeRuntime {
     return set_segmentation_offloads(topo_->ns_of_node(node).fd.get(), ifname, on);
   }
   Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
-    return LatencyProbe::start(topo_->ns_of_node(node).fd.get(), target, interval_ms);
+    return IcmpLatencyProbe::start(topo_->ns_of_node(node).fd.get(), target, interval_ms);
   }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
                                                       int port) override {
     Netns& ns = topo_->ns_of_node(node);
     auto index = link_index(ns.sock.get(), ifname);
     if (!index) return index.error();
-    return PayloadWatch::start(ns.fd.get(), *index, pattern, port);
+    return PacketPayloadWatch::start(ns.fd.get(), *index, pattern, port);
   }
   std::string limits() const override { return ""; }
   bool can_watch_payload() const override { return true; }
   std::vector<uint64_t> inodes() const override { return topo_->inodes(); }
+  // This host's kernel: the lab's namespaces live here.
+  int wait_outside_idle(int timeout_ms) override { return vpnlab::wait_outside_idle(inodes(), timeout_ms); }
+  Status settle_after_teardown(double timeout_s) override { return wait_kernel_netns_cleanup(timeout_s); }
 
   nlohmann::json record(const std::string& run_dir) override {
     nlohmann::json sysctls;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "lab/results/compare.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

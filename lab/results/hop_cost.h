@@ -11,7 +11,7 @@
 #include "lab/base/stats.h"
 #include "lab/results/paired.h"
 #include "lab/results/report_kinds.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

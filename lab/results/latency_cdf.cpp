@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "lab/run/run_layout.h"
+#include "lab/record/run_layout.h"
 
 namespace vpnlab {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

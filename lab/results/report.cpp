@@ -11,7 +11,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/out_dir.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/report_hosts.h"
@@ -23,7 +23,7 @@
 #include "lab/results/run_files.h"
 #include "lab/results/summary.h"
 #include "lab/results/svg.h"
-#include "lab/run/run_layout.h"
+#include "lab/record/run_layout.h"
 
 namespace vpnlab {
 

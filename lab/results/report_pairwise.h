@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "lab/results/svg.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "lab/run/run_layout.h"
+#include "lab/record/run_layout.h"
 
 namespace vpnlab {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/run/environment.h"  // kEnvironmentSchema
+#include "lab/record/run_layout.h"  // kEnvironmentSchema
 #include "lab/base/result.h"
 
 namespace vpnlab {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "lab/results/report_kinds.h"
-#include "lab/run/mesh_scale.h"
+#include "lab/record/scale_record.h"
 
 namespace vpnlab {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "lab/base/stats.h"
 
 namespace vpnlab {

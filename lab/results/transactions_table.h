@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/stats.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

@@ -12,7 +12,7 @@
 #include "lab/base/result.h"
 #include "lab/base/sequential.h"
 #include "lab/model/plan.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

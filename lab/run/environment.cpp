@@ -1,5 +1,7 @@
 #include "lab/run/environment.h"
 
+#include "lab/record/run_layout.h"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 

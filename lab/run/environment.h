@@ -17,7 +17,6 @@ namespace vpnlab {
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability);
 
-inline constexpr int kEnvironmentSchema = 1;  // environment.json's "schema": what its readers check
 
 
 // Sets top-level fields of RUN_DIR/environment.json (what is learnt during a run).

@@ -9,7 +9,6 @@
 #include "lab/run/product_round.h"
 #include "lab/run/product_tunnels.h"
 #include "lab/run/sample.h"
-#include "netns/namespace.h"
 
 namespace vpnlab {
 namespace {
@@ -79,21 +78,8 @@ Result<ScaleRow> measure_mesh(const ScaleRound& c, const ProductSpec& spec, bool
     row.reason = first_line(session.error().message);
   }
   if (auto s = (*nodes)->teardown(30); !s) return with_context(s.error(), "tearing down the mesh of " + std::to_string(row.nodes) + " nodes");
-  if (auto s = wait_kernel_netns_cleanup(30); !s) spdlog::warn("{}", s.error().message);
+  if (auto s = (*nodes)->settle_after_teardown(30); !s) spdlog::warn("{}", s.error().message);
   return row;
-}
-
-std::string scale_csv_header() {
-  return "product,nodes,contended,converge_s,sweep_s,pairs,answered,bringup_cpu_s,rss_mb_median,rss_mb_max,threads_median,threads_max,gbps,sample_valid,reason";
-}
-
-std::string scale_csv_line(const ScaleRow& r) {
-  std::string reason = r.reason;
-  std::replace(reason.begin(), reason.end(), '"', '\'');
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "%s,%d,%d,%.3f,%.3f,%zu,%zu,%.2f,%.1f,%.1f,%d,%d,%.4f,%d,", r.product.c_str(), r.nodes, r.contended ? 1 : 0, r.converge_s,
-                r.sweep_s, r.pairs, r.answered, r.bringup_cpu_s, r.rss_mb_median, r.rss_mb_max, r.threads_median, r.threads_max, r.gbps, r.sample_valid ? 1 : 0);
-  return std::string(buf) + "\"" + reason + "\"";
 }
 
 }  // namespace vpnlab

@@ -8,11 +8,10 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
-#include "netns/capabilities.h"
 
 namespace vpnlab {
 
-Availability check_availability(const ProductSpec& spec, const std::string& backend) {
+Availability check_availability(const ProductSpec& spec, const CapabilityProbe& probe, bool in_guests) {
   Availability a;
   std::string pkgs;
   for (const auto& p : spec.packages) pkgs += (pkgs.empty() ? "" : " ") + p;
@@ -23,14 +22,12 @@ Availability check_availability(const ProductSpec& spec, const std::string& back
       return a;
     }
   }
-  // In guests the kernel features are the guest kernel's (images/ picks one that has
-  // them); the bring-up there still refuses an interface of the wrong kind.
-  if (!spec.requires_caps.empty() && backend != "vm") {
+  if (!spec.requires_caps.empty() && probe) {
     if (geteuid() != 0) {
       a.reason = "needs kernel features (" + spec.requires_caps.front() + "): probing them needs root";
       return a;
     }
-    for (const auto& c : probe_network_capabilities("vpnlab-probe-" + std::to_string(getpid())))
+    for (const auto& c : probe())
       if (!c.available && std::find(spec.requires_caps.begin(), spec.requires_caps.end(), c.name) != spec.requires_caps.end()) {
         a.reason = "this kernel lacks " + c.name + " (" + c.detail + ")";
         return a;
@@ -39,7 +36,7 @@ Availability check_availability(const ProductSpec& spec, const std::string& back
   a.available = true;
   a.version = spec.version_argv.empty() ? "-" : first_output_line(spec.version_argv);
   // A kernel product's version is the kernel it runs in: in guests, theirs, not this host's.
-  if (backend == "vm" && spec.version_argv == std::vector<std::string>{"uname", "-r"})
+  if (in_guests && spec.version_argv == std::vector<std::string>{"uname", "-r"})
     a.version = "the guests' kernel (environment.json: guests)";
   return a;
 }

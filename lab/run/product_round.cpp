@@ -5,14 +5,13 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lab/run/run_layout.h"
+#include "lab/record/run_layout.h"
 #include "lab/base/fs_util.h"
 #include "lab/run/environment.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/progress.h"
 #include "lab/run/product_tunnels.h"
 #include "lab/run/sample.h"
-#include "netns/namespace.h"
 
 namespace vpnlab {
 
@@ -100,7 +99,7 @@ Session bring_up(const RoundContext& c, Result<NodesPtr>* topo, ProductOutcome* 
     *topo = with_context(s.error(), "tearing down after " + c.spec->name);
     return topo->error();
   }
-  if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
+  if (auto s = (**topo)->settle_after_teardown(10); !s) spdlog::warn("{}", s.error().message);
   *topo = build_topology(c);
   if (!*topo) return topo->error();
   return start_product(c, ***topo);
@@ -204,7 +203,7 @@ Status audit_and_teardown(const RoundContext& c, NodeRuntime& topo, ProductOutco
   }
   if (auto s = topo.teardown(15); !s) return with_context(s.error(), "tearing down after " + name);
   // The next product starts on a kernel that has finished destroying this topology.
-  if (auto s = wait_kernel_netns_cleanup(10); !s) spdlog::warn("{}", s.error().message);
+  if (auto s = topo.settle_after_teardown(10); !s) spdlog::warn("{}", s.error().message);
   return ok_status();
 }
 

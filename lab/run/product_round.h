@@ -11,7 +11,7 @@
 #include "lab/run/keys.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "lab/run/run_options.h"
 
 namespace vpnlab {

@@ -11,9 +11,7 @@
 #include <sstream>
 #include <thread>
 
-#include "netns/capabilities.h"
 #include "lab/base/fault.h"
-#include "netns/probes.h"
 
 namespace vpnlab {
 

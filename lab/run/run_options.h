@@ -4,9 +4,11 @@
 #include <string>
 #include <vector>
 
+#include <functional>
 #include <optional>
 
 #include "lab/base/sequential.h"
+#include "lab/run/product_probe.h"
 #include "lab/runtime/node_runtime.h"
 
 namespace vpnlab {
@@ -20,6 +22,13 @@ struct RunOptions {
   // Builds the topology of one round on the plan's backend (the CLI passes netns's or vm's,
   // so the runner depends on neither).
   RuntimeFactory build_nodes;
+  // The backend's answers about its machine(s): the kernel features products need (empty:
+  // not probed here, guests have their own kernel), whether products run in guests, and
+  // whether anything of a lab with this namespace prefix remains after the run (the run's
+  // record goes only then; unset: nothing remains).
+  CapabilityProbe probe_capabilities;
+  bool in_guests = false;
+  std::function<bool(const std::string& ns_prefix)> lab_remains;
   // --precision: rounds go on until every watched ratio is known to the plan's target
   // (lab/base/sequential.h, lab/run/adaptive.h), at most plan.samples rounds and, with
   // max_time_s > 0, no round started that would end after it.

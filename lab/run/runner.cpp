@@ -25,7 +25,6 @@
 #include "lab/run/progress.h"
 #include "lab/run/run_state.h"
 #include "lab/run/sample.h"
-#include "netns/namespace.h"
 
 namespace vpnlab {
 
@@ -227,7 +226,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   // Products run on the VPN nodes only; site clients behind gateways run none.
   const Plan vpn_plan = plan.vpn_only();
   std::vector<Availability> availability;
-  for (const auto& spec : *specs) availability.push_back(check_availability(spec, plan.backend));
+  for (const auto& spec : *specs) availability.push_back(check_availability(spec, opts.probe_capabilities, opts.in_guests));
   auto keys = prepare_run_dir(plan, opts, *specs, availability);
   if (!keys) return keys.error();
   std::string repaired;
@@ -242,11 +241,12 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   // `vpnlab cleanup`.
   struct StateRecord {
     const Plan& plan;
+    const RunOptions& opts;
     ~StateRecord() {
-      if (list_namespaces(plan.ns_prefix).empty()) (void)remove_state(plan.run_id);
+      if (!opts.lab_remains || !opts.lab_remains(plan.ns_prefix)) (void)remove_state(plan.run_id);
       else spdlog::warn("namespaces of run {} remain: run 'vpnlab cleanup'", plan.run_id);
     }
-  } state_record{plan};
+  } state_record{plan, opts};
   if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done, watched}, &report); !s) return s.error();
   // A resumed run keeps the end of the session that finished it.
   if (!opts.resume)

@@ -2,7 +2,7 @@
 // (interleaved: sample r of every product in turn; sequential: all samples of one product,
 // then the next), each product on a topology built from nothing and torn down after it
 // (product_round.h). Its tables come afterwards, from results.csv as written
-// (lab/results/run_outputs.h).
+// (lab/cli/run_outputs.h).
 #pragma once
 #include <string>
 #include <vector>
@@ -13,7 +13,7 @@
 #include "lab/run/product_session.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/sample.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

@@ -18,14 +18,11 @@
 #include "lab/run/transaction_sample.h"
 #include "lab/run/transactions.h"
 #include "lab/run/zero_loss.h"
-#include "lab/run/run_layout.h"
+#include "lab/record/run_layout.h"
 #include "lab/base/process.h"
 #include "lab/model/traffic.h"
 #include "lab/base/fault.h"
-#include "netns/latency_probe.h"
-#include "netns/outside_load.h"
 #include "lab/base/pidfd.h"
-#include "netns/probes.h"
 
 namespace vpnlab {
 
@@ -298,7 +295,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     }
   // The machine should be idle before a sample starts: wait a little for it, then record
   // whatever still runs outside the lab.
-  row.outside_load = wait_outside_idle(c.nodes->inodes(), 500);
+  row.outside_load = c.nodes->wait_outside_idle(500);
   std::unique_ptr<LatencyProbe> probe;  // stays empty where the backend has none
   // rr and crr tests are latency tests of their own: no echoes beside them.
   if (!c.repeating_payload && (!is_transaction_test(t.kind) || t.kind == TestKind::latency)) {

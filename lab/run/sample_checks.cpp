@@ -2,8 +2,6 @@
 // per product) the underlay shows no plaintext and carries the product's port.
 #include "lab/run/iperf.h"
 #include "lab/run/sample.h"
-#include "netns/netlink.h"
-#include "netns/payload_watch.h"
 
 namespace vpnlab {
 

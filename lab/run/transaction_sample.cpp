@@ -1,7 +1,7 @@
 #include "lab/run/transaction_sample.h"
 
 #include "lab/base/fs_util.h"
-#include "lab/run/run_layout.h"
+#include "lab/record/run_layout.h"
 #include "lab/run/transactions.h"
 
 namespace vpnlab {

@@ -8,7 +8,7 @@
 
 #include "lab/model/traffic.h"
 #include "lab/run/sample.h"
-#include "netns/latency_probe.h"
+#include "lab/runtime/measurements.h"
 
 namespace vpnlab {
 

@@ -19,10 +19,7 @@
 #include "lab/base/cpu_stat.h"
 #include "lab/base/process.h"
 #include "lab/base/result.h"
-#include "netns/latency_probe.h"
-#include "netns/mesh_sweep.h"
-#include "netns/netlink.h"
-#include "netns/payload_watch.h"
+#include "lab/runtime/measurements.h"
 
 namespace vpnlab {
 
@@ -85,6 +82,15 @@ class NodeRuntime {
   };
   virtual Audit audit() = 0;
   virtual Status teardown(double timeout_s) = 0;
+
+  // What the runner used to ask the kernel itself, asked of the backend, which answers for
+  // its machine(s):
+  // Waits up to timeout_ms until nothing outside the lab is runnable; returns how many
+  // such tasks still were (0: idle).
+  virtual int wait_outside_idle(int timeout_ms) = 0;
+  // After teardown: until the kernel has finished destroying the topology, at most
+  // timeout_s, so the next product starts on a settled machine.
+  virtual Status settle_after_teardown(double timeout_s) = 0;
 };
 
 // Builds a plan's topology on a backend; the CLI passes the one for plan.backend

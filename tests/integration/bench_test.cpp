@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "lab/model/product_spec.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "lab/run/runner.h"
 #include "root_test_support.h"
 

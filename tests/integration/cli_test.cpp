@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "lab/base/fs_util.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "lab/results/summary.h"
 #include <algorithm>
 #include <functional>

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;

@@ -15,7 +15,7 @@
 #include <fstream>
 
 #include "lab/base/fs_util.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "root_test_support.h"
 
 extern char** environ;

@@ -13,7 +13,7 @@
 #include <netlink/route/addr.h>
 
 #include "lab/base/fs_util.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "netns/netlink.h"
 #include "root_test_support.h"
 #include "tests/support/emulated_hosts.h"

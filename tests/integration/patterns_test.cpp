@@ -13,7 +13,7 @@
 #include "lab/base/cpu_stat.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "lab/run/sample.h"
 #include "netns/offloads.h"
 #include "netns/probes.h"

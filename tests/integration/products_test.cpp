@@ -3,6 +3,7 @@
 // leaves nothing behind. A product not installed here is skipped with its reason.
 #include <fstream>
 
+#include "lab/cli/run_request.h"
 #include "lab/run/keys.h"
 #include "lab/model/finalize.h"
 #include "lab/model/product_spec.h"
@@ -20,7 +21,7 @@ TEST_P(EveryProduct, ComesUpCarriesASampleThroughItsTunnelAndLeavesNothing) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, GetParam());
   ASSERT_TRUE(spec.ok()) << spec.error().format();
-  auto av = check_availability(spec.value());
+  auto av = availability_for(spec.value(), "netns");
   if (!av.available) GTEST_SKIP() << GetParam() << ": " << av.reason;
   ShortRun run = short_run({GetParam()});
   ASSERT_TRUE(run.report.ok()) << run.report.error().format();

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "root_test_support.h"
 
 namespace vpnlab::testing {

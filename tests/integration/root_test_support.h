@@ -17,7 +17,7 @@
 #include "lab/model/topology.h"
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
-#include "lab/results/run_outputs.h"
+#include "lab/cli/run_outputs.h"
 #include "netns/namespace.h"
 #include "lab/base/pidfd.h"
 #include "../temp_paths.h"

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "lab/base/fs_util.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "lab/results/run_files.h"
 #include "root_test_support.h"
 

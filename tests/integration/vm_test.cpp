@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "root_test_support.h"
 #include "vm/accel.h"
 #include "vm/guest_lab.h"

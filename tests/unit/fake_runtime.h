@@ -129,6 +129,8 @@ class FakeRuntime : public NodeRuntime {
   std::string limits() const override { return "a fake"; }
   bool can_watch_payload() const override { return false; }
   std::vector<uint64_t> inodes() const override { return {}; }
+  int wait_outside_idle(int) override { return 0; }  // a fake machine is idle
+  Status settle_after_teardown(double) override { return ok_status(); }
   nlohmann::json record(const std::string&) override { return nlohmann::json::object(); }
   Audit audit() override { return {}; }
   Status teardown(double) override {

@@ -19,7 +19,7 @@
 #include "lab/model/ssh_policy.h"
 #include "lab/model/topology.h"
 #include "lab/results/report.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "../temp_paths.h"
 
 using namespace vpnlab;

@@ -17,7 +17,7 @@
 #include "lab/run/product_session.h"
 #include "lab/model/finalize.h"
 #include "lab/model/product_spec.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "lab/run/runner.h"
 #include "lab/model/template.h"
 #include "../temp_paths.h"

@@ -13,7 +13,7 @@
 #include "lab/run/product_session.h"
 #include "lab/model/product_spec.h"
 #include "lab/results/report.h"
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 #include "lab/results/run_files.h"
 #include "lab/cli/run_request.h"
 #include "lab/run/sample.h"

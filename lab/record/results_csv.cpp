@@ -1,4 +1,4 @@
-#include "lab/run/results_csv.h"
+#include "lab/record/results_csv.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "lab/results/run_outputs.h"
+#include "lab/cli/run_outputs.h"
 
 #include <nlohmann/json.hpp>
 

@@ -7,6 +7,8 @@
 
 namespace vpnlab {
 
+inline constexpr int kEnvironmentSchema = 1;  // environment.json's "schema": what its readers check
+
 inline constexpr const char* kIperfSuffix = ".json";    // iperf3's JSON (-pK.json per process when several)
 inline constexpr const char* kRttSuffix = "-rtt.txt";   // the latency probes' round trips, ms, one per line
 inline constexpr const char* kRssSuffix = "-rss.txt";   // "t_s node rss_kb" every 100 ms
