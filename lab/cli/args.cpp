@@ -2,13 +2,40 @@
 
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "lab/base/bounds.h"
 #include "lab/model/toml_reader.h"
+#include "lab/model/topology.h"
 
 namespace vpnlab {
+
+namespace {
+
+// The whole string as a number, or nothing: "12x", "", " 3" and out-of-range values are not.
+std::optional<int> whole_int(const std::string& v) {
+  int n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || v.empty()) return std::nullopt;
+  return n;
+}
+
+std::optional<double> whole_double(const std::string& v) {
+  if (v.empty() || std::isspace(static_cast<unsigned char>(v.front()))) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (errno != 0 || end != v.c_str() + v.size() || !std::isfinite(x)) return std::nullopt;
+  return x;
+}
+
+}  // namespace
+
 
 int usage_error(const std::string& verb, const std::string& msg) {
   std::cerr << "vpnlab: error: " << msg << "\nhint: see 'vpnlab " << verb << " --help'\n";
@@ -103,7 +130,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s == "--product") a.products.push_back(v);
     else if (s == "--out") a.out_dir = v;
     else if (s == "--backend") {
-      if (v != "netns" && v != "vm" && v != "hosts") { usage_error(verb, "--backend '" + v + "' is not a backend: netns, vm or hosts"); return std::nullopt; }
+      if (!is_backend(v)) { usage_error(verb, "--backend '" + v + "' is not a backend: netns, vm or hosts"); return std::nullopt; }
       a.backend = v;
     }
     else if (s == "--keys") a.keys_dir = v;
@@ -117,11 +144,10 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     }
     else if (s == "--precision") {
       // "2%" or 0.02: the relative half-width asked for.
-      try {
-        std::string num = !v.empty() && v.back() == '%' ? v.substr(0, v.size() - 1) : v;
-        size_t used; double x = std::stod(num, &used); if (used != num.size() || !std::isfinite(x)) throw 1;
-        a.precision = v.back() == '%' ? x / 100 : x;
-      } catch (...) { usage_error(verb, "--precision '" + v + "' is not a precision, e.g. 2% or 0.02"); return std::nullopt; }
+      const bool percent = !v.empty() && v.back() == '%';
+      auto x = whole_double(percent ? v.substr(0, v.size() - 1) : v);
+      if (!x) { usage_error(verb, "--precision '" + v + "' is not a precision, e.g. 2% or 0.02"); return std::nullopt; }
+      a.precision = percent ? *x / 100 : *x;
       if (*a.precision < 0.001 || *a.precision > 0.5) { usage_error(verb, "--precision " + v + " is out of range: 0.1% to 50%"); return std::nullopt; }
     } else if (s == "--max-time") {
       // A budget, unlike a sample's length, may be hours.
@@ -132,8 +158,8 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
         return std::nullopt;
       }
     } else if (s == "--min-rounds") {
-      try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.min_rounds = n; }
-      catch (...) { usage_error(verb, "--min-rounds '" + v + "' is not a number"); return std::nullopt; }
+      a.min_rounds = whole_int(v);
+      if (!a.min_rounds) { usage_error(verb, "--min-rounds '" + v + "' is not a number"); return std::nullopt; }
       if (*a.min_rounds < 2 || *a.min_rounds > kMaxSamples) {
         usage_error(verb, "--min-rounds " + v + " is out of range: 2 to " + std::to_string(kMaxSamples));
         return std::nullopt;
@@ -145,26 +171,28 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
       while (at <= v.size()) {
         size_t comma = v.find(',', at);
         std::string one = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        try { size_t used; int n = std::stoi(one, &used); if (used != one.size() || n < 3 || n > 1000) throw 1; a.nodes.push_back(n); }
-        catch (...) { usage_error(verb, "--nodes '" + v + "': give mesh sizes from 3 up, e.g. --nodes 5,25"); return std::nullopt; }
+        auto n = whole_int(one);
+        if (!n || *n < 3 || *n > 1000) { usage_error(verb, "--nodes '" + v + "': give mesh sizes from 3 up, e.g. --nodes 5,25"); return std::nullopt; }
+        a.nodes.push_back(*n);
         if (comma == std::string::npos) break;
         at = comma + 1;
       }
     }
     else if (s == "--threshold-cpu" || s == "--threshold-rss" || s == "--threshold-p99") {
       // A cost may grow by more than 100 %: up to 10 (= 1000 %).
-      try { size_t used; double x = std::stod(v, &used); if (used != v.size() || !(x >= 0 && x <= 10)) throw 1;
-            (s == "--threshold-cpu" ? a.cost_thresholds.cpu : s == "--threshold-rss" ? a.cost_thresholds.rss : a.cost_thresholds.p99) = x; }
-      catch (...) { usage_error(verb, s + " '" + v + "' is not a fraction from 0 to 10, e.g. 0.2 for 20 %"); return std::nullopt; }
+      auto x = whole_double(v);
+      if (!x || !(*x >= 0 && *x <= 10)) { usage_error(verb, s + " '" + v + "' is not a fraction from 0 to 10, e.g. 0.2 for 20 %"); return std::nullopt; }
+      (s == "--threshold-cpu" ? a.cost_thresholds.cpu : s == "--threshold-rss" ? a.cost_thresholds.rss : a.cost_thresholds.p99) = *x;
     }
     else if (s == "--threshold") {
-      try { size_t used; double x = std::stod(v, &used); if (used != v.size() || x < 0 || x >= 1) throw 1; a.threshold = x; }
-      catch (...) { usage_error(verb, "--threshold '" + v + "' is not a fraction in [0, 1), e.g. 0.1 for 10 %"); return std::nullopt; }
+      auto x = whole_double(v);
+      if (!x || *x < 0 || *x >= 1) { usage_error(verb, "--threshold '" + v + "' is not a fraction in [0, 1), e.g. 0.1 for 10 %"); return std::nullopt; }
+      a.threshold = *x;
     }
     else if (s == "--samples") {
       // The same bounds as [bench] samples: a typo must not grow vpnlab until the OOM killer.
-      try { size_t used; int n = std::stoi(v, &used); if (used != v.size()) throw 1; a.samples = n; }
-      catch (...) { usage_error(verb, "--samples '" + v + "' is not a number"); return std::nullopt; }
+      a.samples = whole_int(v);
+      if (!a.samples) { usage_error(verb, "--samples '" + v + "' is not a number"); return std::nullopt; }
       if (*a.samples < kMinSamples || *a.samples > kMaxSamples) {
         usage_error(verb, "--samples " + v + " is out of range: " + std::to_string(kMinSamples) + " to " + std::to_string(kMaxSamples));
         return std::nullopt;

@@ -551,7 +551,7 @@ int cmd_complete(const std::vector<std::string>& words_in) {
       if (prev == "--product") offer("all");
       for (const auto& p : list_products(products_path(own_binary_dir()))) offer(p);
     } else if (prev == "--backend") {
-      for (const char* b : {"netns", "vm", "hosts"}) offer(b);
+      for (const auto& b : backend_names()) offer(b);
     } else if (std::string(o->value).find("DIR") != std::string::npos) {
       std::cout << "_dirs\n";
     }

@@ -31,7 +31,7 @@ Status parse_lab(const Reader& r, const toml::table& root, Topology* topo) {
   if (auto s = get_string(r, t, "name", "lab", &topo->lab_name, true, pos_of(t)); !s) return s;
   if (auto s = check_name(r, pos_of(*t.get("name")), "lab", topo->lab_name, kMaxLabName); !s) return s;
   if (auto s = get_string(r, t, "backend", "lab", &topo->backend, false, pos_of(t)); !s) return s;
-  if (topo->backend != "netns" && topo->backend != "vm" && topo->backend != "hosts")
+  if (!is_backend(topo->backend))
     return r.at(*t.get("backend"), "lab: unknown backend '" + topo->backend + "'",
                 "use backend = \"netns\" (namespaces), \"vm\" (QEMU guests through libvirt) or \"hosts\" ([[host]]s over SSH)");
   if (auto s = get_string(r, t, "image", "lab", &topo->image, false, pos_of(t)); !s) return s;
