@@ -17,6 +17,7 @@
 
 #include "lab/base/bounds.h"
 #include "lab/cli/args.h"
+#include "lab/cli/backends.h"
 #include "lab/cli/cleanup.h"
 #include "lab/cli/compare_command.h"
 #include "lab/cli/diff_command.h"
@@ -224,39 +225,16 @@ int cmd_run(const Args& given) {
   opts.sequential = *seq;
   opts.max_time_s = a.max_time_s.value_or(0);
   opts.interrupt_fd = install_interrupt_handlers();
-  opts.build_nodes = build_netns_runtime;
+  const BackendEntry& backend = backend_entry(plan->backend);
   opts.probe_capabilities = capability_probe_for(plan->backend);
-  opts.in_guests = plan->backend == "vm";
+  opts.in_guests = backend.products_in_guests;
   opts.lab_remains = [](const std::string& prefix) { return !list_namespaces(prefix).empty(); };
   opts.crr_program = helper_dir(own_binary_dir()) + "/vpnlab-crr";
-  std::optional<VmBackend> vm;
-  if (plan->backend == "vm") {
-    // Guests see the run directory at the same path: it must be absolute.
-    opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
-    spdlog::info("vm backend: preparing the guest image and probing KVM");
-    auto prepared = prepare_vm_backend(image_recipe_path(plan->image), helper_dir(own_binary_dir()));
-    if (!prepared) return fail(prepared.error());
-    vm = std::move(*prepared);
-    spdlog::info("vm backend: image {} (kernel {}), accel {}: {}", vm->image.name, vm->image.kernel_release, accel_name(vm->accel.accel),
-                 vm->accel.reason);
-    opts.build_nodes = [&vm](const Plan& p, const std::string& run_dir, int interrupt_fd) {
-      return build_guest_runtime(*vm, p, run_dir, interrupt_fd);
-    };
-  }
-  if (plan->backend == "hosts") {
-    // Agents on the hosts get these paths: they must be absolute.
-    opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
-    HostsOptions hosts{helper_dir(own_binary_dir()) + "/vpnlab-host-agent", {}};
-    for (const auto& name : plan->products) {
-      auto spec = load_product(opts.products_dir, name);
-      if (!spec) return fail(spec.error());
-      hosts.products.push_back({spec->name, spec->binaries, spec->version_argv});
-    }
-    if (auto s = check_hosts(*plan, hosts); !s) return fail(s.error());
-    opts.build_nodes = [hosts](const Plan& p, const std::string& run_dir, int interrupt_fd) {
-      return build_hosts_runtime(p, run_dir, hosts, interrupt_fd);
-    };
-  }
+  // Guests and agents on hosts see the run directory at the same path: it must be absolute.
+  if (backend.absolute_run_dir) opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
+  auto factory = backend.prepare_run(*plan, opts, helper_dir(own_binary_dir()));
+  if (!factory) return fail(factory.error());
+  opts.build_nodes = std::move(*factory);
   for (const auto& w : plan->pin_warnings) spdlog::warn("pinning: {}", w);
   if (std::find(plan->products.begin(), plan->products.end(), "baseline") == plan->products.end())
     spdlog::warn("no 'baseline' in this run: no ratio to the no-tunnel ceiling and no CPU over it (add --product baseline)");

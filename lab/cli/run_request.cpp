@@ -1,4 +1,5 @@
 #include "lab/cli/run_request.h"
+#include "lab/cli/backends.h"
 
 #include <unistd.h>
 
@@ -218,12 +219,12 @@ Status check_resume_plan(const std::string& run_dir, const Plan& plan) {
 }
 
 CapabilityProbe capability_probe_for(const std::string& backend) {
-  if (backend == "vm") return {};
+  if (backend_entry(backend).products_in_guests) return {};
   return [] { return probe_network_capabilities("vpnlab-probe-" + std::to_string(getpid())); };
 }
 
 Availability availability_for(const ProductSpec& spec, const std::string& backend) {
-  return check_availability(spec, capability_probe_for(backend), backend == "vm");
+  return check_availability(spec, capability_probe_for(backend), backend_entry(backend).products_in_guests);
 }
 
 }  // namespace vpnlab

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "lab/base/fs_util.h"
+#include "lab/cli/backends.h"
 #include "lab/cli/json_output.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/plan.h"
@@ -144,6 +145,21 @@ TEST(Json, DiffMatchesTheGoldenFile) {
   t.gbps = 0.1;
   t.rss = 0.2;
   expect_golden("diff.json", diff_json(d, t));
+}
+
+// The backend table (lab/cli/backends.h) has one whole entry per name a file may give.
+TEST(Backends, EveryBackendNameHasOneWholeEntry) {
+  EXPECT_EQ(backend_table().size(), backend_names().size());
+  for (const auto& name : backend_names()) EXPECT_EQ(backend_entry(name).name, name);
+  for (const auto& b : backend_table()) {
+    EXPECT_TRUE(b.prepare_run) << b.name;
+    EXPECT_EQ(b.keep_up == nullptr, std::string(b.no_keep_up) != "") << b.name << ": a backend that keeps no lab says why";
+    if (b.keep_up) {
+      EXPECT_TRUE(b.kept_namespaces && b.node_hint && b.exec) << b.name;
+    }
+  }
+  EXPECT_TRUE(backend_entry("vm").products_in_guests);
+  EXPECT_FALSE(backend_entry("netns").absolute_run_dir);
 }
 
 }  // namespace
