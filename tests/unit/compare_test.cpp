@@ -36,6 +36,18 @@ std::vector<SampleRow> rows_of(const std::string& product, const std::vector<dou
   return rows;
 }
 
+// Test t of a family: run A's rows and run B's as they are (diff), and in one run as
+// product p and product q of the same rounds (compare).
+void add_to_family(int t, std::vector<SampleRow> ra, std::vector<SampleRow> rb, std::vector<SampleRow>* a, std::vector<SampleRow>* b,
+                   std::vector<SampleRow>* paired) {
+  for (auto& r : ra) r.test = "t" + std::to_string(t);
+  for (auto& r : rb) r.test = "t" + std::to_string(t);
+  a->insert(a->end(), ra.begin(), ra.end());
+  b->insert(b->end(), rb.begin(), rb.end());
+  paired->insert(paired->end(), ra.begin(), ra.end());
+  for (auto r : rb) paired->push_back((r.product = "q", r));
+}
+
 }  // namespace
 
 TEST(Compare, MannWhitneyExactPValues) {
@@ -177,12 +189,7 @@ TEST(Compare, AFamilysIntervalsCoverTogetherBySimulation) {
     for (int t = 0; t < 4; ++t) {
       auto ra = rows_of("p", lognormal(rng, 8, 1.0, 0.1));
       auto rb = rows_of("p", lognormal(rng, 8, 1.0, 0.1));
-      for (auto& r : ra) r.test = "t" + std::to_string(t);
-      for (auto& r : rb) r.test = "t" + std::to_string(t);
-      a.insert(a.end(), ra.begin(), ra.end());
-      b.insert(b.end(), rb.begin(), rb.end());
-      paired.insert(paired.end(), ra.begin(), ra.end());
-      for (auto r : rb) paired.push_back((r.product = "q", r));
+      add_to_family(t, ra, rb, &a, &b, &paired);
     }
     auto covers = [](const Comparison& c) { return c.ci_low <= 1 && c.ci_high >= 1; };
     auto rank = compare_runs(a, b);
@@ -237,12 +244,7 @@ TEST(Compare, NoVerdictEverContradictsItsInterval) {
       const double e = real(rng) ? effect(rng) : 1.0, spread = cv(rng);
       auto ra = rows_of("p", lognormal(rng, static_cast<size_t>(size), 1.0, spread));
       auto rb = rows_of("p", lognormal(rng, static_cast<size_t>(size), e, spread));
-      for (auto& r : ra) r.test = "t" + std::to_string(t);
-      for (auto& r : rb) r.test = "t" + std::to_string(t);
-      a.insert(a.end(), ra.begin(), ra.end());
-      b.insert(b.end(), rb.begin(), rb.end());
-      paired.insert(paired.end(), ra.begin(), ra.end());
-      for (auto r : rb) paired.push_back((r.product = "q", r));
+      add_to_family(t, ra, rb, &a, &b, &paired);
     }
     auto check = [&](const Comparison& c) {
       if (c.ratio <= 0) return;
