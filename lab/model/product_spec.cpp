@@ -167,33 +167,32 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (spec->interface.size() > 15)
     return r.at(*root.get("interface"), "product: interface name '" + spec->interface + "' is longer than 15 characters", "shorten it");
 
-  if (const toml::node* files = root.get("file")) {
-    if (!files->is_array_of_tables()) return r.at(*files, "'file' must be an array of tables", "write [[file]]");
-    for (const auto& item : *files->as_array()) {
-      const toml::table& t = *item.as_table();
-      if (auto s = r.only_keys(t, "file", {"name", "template", "secret", "executable"}); !s) return s;
-      PrepareStep f;
-      if (auto s = get_string(r, t, "name", "file", &f.file, true, pos_of(t)); !s) return s;
-      if (auto s = parse_template_file(r, t, spec->dir, "file", &f); !s) return s;
-      spec->prepare.push_back(std::move(f));
-    }
-  }
-  if (const toml::node* prep = root.get("prepare")) {
-    if (!prep->is_array_of_tables()) return r.at(*prep, "'prepare' must be an array of tables", "write [[prepare]]");
-    for (const auto& item : *prep->as_array()) {
-      PrepareStep p;
-      if (auto s = parse_prepare(r, *item.as_table(), spec->dir, &p); !s) return s;
-      spec->prepare.push_back(std::move(p));
-    }
-  }
-  if (const toml::node* steps = root.get("step")) {
-    if (!steps->is_array_of_tables()) return r.at(*steps, "'step' must be an array of tables", "write [[step]]");
-    for (const auto& item : *steps->as_array()) {
-      ProductStep step;
-      if (auto s = parse_step(r, *item.as_table(), &step); !s) return s;
-      spec->steps.push_back(std::move(step));
-    }
-  }
+  if (auto s = for_each_table(r, root, "file", [&](const toml::table& t) -> Status {
+        if (auto s = r.only_keys(t, "file", {"name", "template", "secret", "executable"}); !s) return s;
+        PrepareStep f;
+        if (auto s = get_string(r, t, "name", "file", &f.file, true, pos_of(t)); !s) return s;
+        if (auto s = parse_template_file(r, t, spec->dir, "file", &f); !s) return s;
+        spec->prepare.push_back(std::move(f));
+        return ok_status();
+      });
+      !s)
+    return s;
+  if (auto s = for_each_table(r, root, "prepare", [&](const toml::table& t) -> Status {
+        PrepareStep p;
+        if (auto s = parse_prepare(r, t, spec->dir, &p); !s) return s;
+        spec->prepare.push_back(std::move(p));
+        return ok_status();
+      });
+      !s)
+    return s;
+  if (auto s = for_each_table(r, root, "step", [&](const toml::table& t) -> Status {
+        ProductStep step;
+        if (auto s = parse_step(r, t, &step); !s) return s;
+        spec->steps.push_back(std::move(step));
+        return ok_status();
+      });
+      !s)
+    return s;
   if (const toml::node* ready = root.get("ready")) {
     if (!ready->is_table()) return r.at(*ready, "'ready' must be a table", "write [ready]");
     if (auto s = r.only_keys(*ready->as_table(), "ready", {"timeout"}); !s) return s;

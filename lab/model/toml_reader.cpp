@@ -24,6 +24,16 @@ const char* type_name(const toml::node& n) {
   }
 }
 
+Status for_each_table(const TomlReader& r, const toml::table& parent, const std::string& key,
+                      const std::function<Status(const toml::table&)>& each) {
+  const toml::node* items = parent.get(key);
+  if (!items) return ok_status();
+  if (!items->is_array_of_tables()) return r.at(*items, "'" + key + "' must be an array of tables", "write [[" + key + "]]");
+  for (const auto& item : *items->as_array())
+    if (auto s = each(*item.as_table()); !s) return s;
+  return ok_status();
+}
+
 Status get_string(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
                   std::string* out, bool required, SourcePos parent) {
   const toml::node* n = t.get(key);

@@ -2,6 +2,7 @@
 // Shared by the topology and product-spec parsers.
 #pragma once
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,10 @@ Result<toml::table> parse_toml(const TomlReader& r, const std::string& text);
 const char* type_name(const toml::node& n);
 Status get_string(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
                   std::string* out, bool required, SourcePos parent);
+// Each table of an optional [[key]] array, in order, given to `each` (its first error ends
+// the walk); anything else under `key` is "'key' must be an array of tables" at its place.
+Status for_each_table(const TomlReader& r, const toml::table& parent, const std::string& key,
+                      const std::function<Status(const toml::table&)>& each);
 Status get_int(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
                int* out, int min, int max);
 Status get_bool(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
