@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "lab/base/result.h"
-#include "vm/agent_client.h"
+#include "lab/agent/agent_client.h"
 
 namespace vpnlab {
 

@@ -20,10 +20,10 @@
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
 #include "netns/netlink.h"
-#include "vm/agent_children.h"
-#include "vm/agent_probes.h"
-#include "vm/agent_client.h"
-#include "vm/json_lines.h"
+#include "lab/agent/agent_children.h"
+#include "lab/agent/agent_probes.h"
+#include "lab/agent/agent_client.h"
+#include "lab/agent/json_lines.h"
 
 namespace vpnlab {
 

@@ -14,7 +14,7 @@
 #include "hosts/hosts_runtime.h"
 #include "hosts/ssh_channel.h"
 #include "lab/model/plan.h"
-#include "vm/agent_client.h"
+#include "lab/agent/agent_client.h"
 
 namespace vpnlab {
 

@@ -15,10 +15,10 @@
 #include "hosts/cpu_wire.h"
 #include "hosts/host_link.h"
 #include "hosts/plan_wire.h"
-#include "vm/agent_probes.h"
+#include "lab/agent/agent_probes.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
-#include "vm/agent_process.h"
+#include "lab/agent/agent_process.h"
 #include "netns/namespace.h"
 #include "netns/outside_load.h"
 

@@ -21,6 +21,7 @@ layer_of() {
     lab/model/*) echo model ;;
     lab/record/*) echo record ;;
     lab/runtime/*) echo runtime ;;
+    lab/agent/*) echo agent ;;
     netns/*) echo netns ;;
     lab/netns_backend/*) echo netns_backend ;;
     vm/*) echo vm ;;
@@ -39,12 +40,13 @@ declare -A allowed=(
   [record]="base model record"
   [runtime]="base model runtime"
   [netns]="base runtime netns"
+  [agent]="base runtime agent"
   [netns_backend]="base model netns runtime netns_backend"
-  [vm]="base model netns runtime vm"
-  [hosts]="base model netns runtime netns_backend vm hosts"
+  [vm]="base model netns runtime agent vm"
+  [hosts]="base model netns runtime netns_backend agent hosts"
   [run]="base model record runtime run"
   [results]="base model record results"
-  [cli]="base model record netns runtime netns_backend vm hosts run results cli"
+  [cli]="base model record netns runtime agent netns_backend vm hosts run results cli"
 )
 
 declare -A pairs=()
@@ -52,7 +54,7 @@ bad=0
 while IFS= read -r -d '' file; do
   from=$(layer_of "$file")
   if [[ "$from" == none ]]; then
-    echo "$file: not in a layer folder (lab/base, lab/model, lab/record, netns, lab/runtime, lab/netns_backend, vm, hosts, lab/run, lab/results, lab/cli)"
+    echo "$file: not in a layer folder (lab/base, lab/model, lab/record, lab/runtime, lab/agent, netns, lab/netns_backend, vm, hosts, lab/run, lab/results, lab/cli)"
     bad=1
     continue
   fi

@@ -30,12 +30,12 @@
 #include "netns/latency_probe.h"
 #include "netns/payload_watch.h"
 #include "netns/sysctl.h"
-#include "vm/agent_children.h"
-#include "vm/agent_probes.h"
-#include "vm/agent_client.h"
+#include "lab/agent/agent_children.h"
+#include "lab/agent/agent_probes.h"
+#include "lab/agent/agent_client.h"
 #include "vm/guest_agent.h"
 #include "vm/guest_net.h"
-#include "vm/json_lines.h"
+#include "lab/agent/json_lines.h"
 
 using namespace vpnlab;
 using nlohmann::json;

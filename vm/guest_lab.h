@@ -12,7 +12,7 @@
 #include "lab/model/plan.h"
 #include "lab/base/process.h"
 #include "netns/namespace.h"
-#include "vm/agent_client.h"
+#include "lab/agent/agent_client.h"
 #include "vm/domain_xml.h"
 #include "vm/image.h"
 

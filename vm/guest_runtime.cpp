@@ -5,8 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "vm/agent_process.h"
-#include "vm/agent_probes.h"
+#include "lab/agent/agent_process.h"
+#include "lab/agent/agent_probes.h"
 #include "netns/namespace.h"
 #include "netns/outside_load.h"
 

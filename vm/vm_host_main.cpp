@@ -16,7 +16,7 @@
 #include <set>
 #include <string>
 
-#include "vm/json_lines.h"
+#include "lab/agent/json_lines.h"
 #include "vm/libvirt_handle.h"
 
 using namespace vpnlab;

@@ -1,4 +1,4 @@
-#include "vm/json_lines.h"
+#include "lab/agent/json_lines.h"
 
 #include <poll.h>
 #include <sys/socket.h>

@@ -9,9 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/result.h"
-#include "netns/latency_probe.h"
-#include "netns/payload_watch.h"
-#include "vm/agent_client.h"
+#include "lab/runtime/measurements.h"
+#include "lab/agent/agent_client.h"
 
 namespace vpnlab {
 

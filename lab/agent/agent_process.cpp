@@ -1,4 +1,4 @@
-#include "vm/agent_process.h"
+#include "lab/agent/agent_process.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>

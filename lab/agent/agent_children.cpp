@@ -1,4 +1,4 @@
-#include "vm/agent_children.h"
+#include "lab/agent/agent_children.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "vm/agent_client.h"
+#include "lab/agent/agent_client.h"
 
 #include <chrono>
 #include <optional>

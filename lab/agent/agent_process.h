@@ -16,7 +16,7 @@
 
 #include "lab/base/process.h"
 #include "lab/base/unique_fd.h"
-#include "vm/agent_client.h"
+#include "lab/agent/agent_client.h"
 
 namespace vpnlab {
 

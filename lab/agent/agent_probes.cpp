@@ -1,4 +1,4 @@
-#include "vm/agent_probes.h"
+#include "lab/agent/agent_probes.h"
 
 namespace vpnlab {
 

@@ -11,8 +11,8 @@
 #include <vector>
 #include <poll.h>
 
-#include "netns/netlink.h"
-#include "vm/json_lines.h"
+#include "lab/runtime/measurements.h"
+#include "lab/agent/json_lines.h"
 
 namespace vpnlab {
 
