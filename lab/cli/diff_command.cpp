@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/fs_util.h"
+#include "lab/model/names.h"
 #include "lab/results/run_files.h"
 
 namespace vpnlab {
@@ -111,13 +112,13 @@ TaggedPairs tagged_versions(const std::vector<SampleRow>& rows, const std::vecto
   for (const auto& r : rows) add(r.product);
   std::map<std::string, std::vector<std::string>> tags;  // base -> its tagged names, in order
   for (const auto& p : products)
-    if (auto at = p.find('@'); at != std::string::npos && std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.product == p; }))
-      tags[p.substr(0, at)].push_back(p);
+    if (p.find('@') != std::string::npos && std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.product == p; }))
+      tags[product_base_name(p)].push_back(p);
   TaggedPairs out;
   for (const auto& [base, names] : tags) {
     if (names.size() < 2) continue;
     // Both sides carry one name, so that compare_runs pairs them per test.
-    std::string label = names[0] + " -> @" + names[1].substr(names[1].find('@') + 1);
+    std::string label = version_pair_label(names[0], names[1]);
     out.labels.push_back(label);
     for (auto r : rows) {
       if (r.product != names[0] && r.product != names[1]) continue;
@@ -131,13 +132,11 @@ TaggedPairs tagged_versions(const std::vector<SampleRow>& rows, const std::vecto
 
 namespace {
 
-std::string base_name(const std::string& product) { return product.substr(0, product.find('@')); }
-
 // Each base name -> the product names (versions) a run has of it, in order.
 std::map<std::string, std::vector<std::string>> versions_of(const std::vector<SampleRow>& rows) {
   std::map<std::string, std::vector<std::string>> out;
   for (const auto& r : rows) {
-    auto& v = out[base_name(r.product)];
+    auto& v = out[product_base_name(r.product)];
     if (std::find(v.begin(), v.end(), r.product) == v.end()) v.push_back(r.product);
   }
   return out;
@@ -153,7 +152,7 @@ std::vector<std::string> pair_versions_across_runs(std::vector<SampleRow>* a, st
     if (other == in_b.end() || names_a.size() != 1 || other->second.size() != 1 || names_a[0] == other->second[0]) continue;
     const std::string& from = names_a[0];
     const std::string& to = other->second[0];
-    const std::string label = from + " -> " + (to.find('@') != std::string::npos ? to.substr(to.find('@')) : to);
+    const std::string label = version_pair_label(from, to);
     for (auto& r : *a)
       if (r.product == from) r.product = label;
     for (auto& r : *b)

@@ -9,6 +9,7 @@
 
 #include "lab/base/encoding.h"
 #include "lab/base/fs_util.h"
+#include "lab/model/names.h"
 #include "lab/model/product_spec.h"
 #include "lab/results/run_files.h"
 #include "lab/run/adaptive.h"
@@ -90,10 +91,10 @@ PlannedComparisons planned_comparisons(const Plan& plan, const std::string& prod
     ++c.products;
     auto spec = load_product(products_path, given);
     if (!spec || spec->tunnel) ++c.tunnels;
-    if (auto at = name.find('@'); at != std::string::npos) versions[name.substr(0, at)].push_back(name);
+    if (name.find('@') != std::string::npos) versions[product_base_name(name)].push_back(name);
   }
   for (const auto& [base, names] : versions)
-    if (names.size() >= 2) c.tagged.push_back(names[0] + " -> @" + names[1].substr(names[1].find('@') + 1));
+    if (names.size() >= 2) c.tagged.push_back(version_pair_label(names[0], names[1]));
   return c;
 }
 

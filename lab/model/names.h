@@ -33,4 +33,14 @@ inline bool is_product_label(const std::string& label) {
   return is_lab_name(label.substr(0, at), kMaxProductLabel) && is_product_tag(label.substr(at + 1));
 }
 
+// "nebula@1.9.5" -> "nebula": the product folder a label names.
+inline std::string product_base_name(const std::string& label) { return label.substr(0, label.find('@')); }
+
+// Two versions of one product compared as one row: "nebula@old -> @new" ("nebula -> @dev",
+// "nebula@v1 -> nebula" when a side is untagged).
+inline std::string version_pair_label(const std::string& from, const std::string& to) {
+  const size_t at = to.find('@');
+  return from + " -> " + (at == std::string::npos ? to : to.substr(at));
+}
+
 }  // namespace vpnlab

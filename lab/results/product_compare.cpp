@@ -171,6 +171,9 @@ const std::vector<std::string>& vs_metric_titles() {
   return t;
 }
 
+namespace {
+
+// Every other product against `ref`, in order of first appearance.
 std::vector<ProductPair> vs_pairs(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline) {
   std::vector<ProductPair> pairs;
   for (const auto& r : rows)
@@ -180,7 +183,9 @@ std::vector<ProductPair> vs_pairs(const std::vector<SampleRow>& rows, const std:
   return pairs;
 }
 
-std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline) {
+}  // namespace
+
+std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline, std::vector<Comparison>* comparisons) {
   const auto pairs = vs_pairs(rows, ref, with_baseline);
   auto cs = compare_products(rows, pairs);
   std::vector<VsRow> out;
@@ -196,6 +201,7 @@ std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string
       }
       out.push_back(row);
     }
+  if (comparisons) *comparisons = std::move(cs);
   return out;
 }
 
@@ -207,7 +213,8 @@ std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref)
   const auto& titles = vs_metric_titles();
   snprintf(line, sizeof line, format, "product", "test", titles[0].c_str(), titles[1].c_str(), titles[2].c_str(), titles[3].c_str());
   o << line;
-  auto vs = vs_rows(rows, ref, /*with_baseline=*/true);
+  std::vector<Comparison> cs;
+  auto vs = vs_rows(rows, ref, /*with_baseline=*/true, &cs);
   for (const auto& r : vs) {
     snprintf(line, sizeof line, format, r.product.c_str(), r.test.c_str(), r.cells[0].c_str(), r.cells[1].c_str(), r.cells[2].c_str(),
              r.cells[3].c_str());
@@ -215,7 +222,7 @@ std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref)
   }
   if (vs.empty()) o << "(no other product in this run)\n";
   else
-    o << metric_families_note(compare_products(rows, vs_pairs(rows, ref, true)))
+    o << metric_families_note(cs)
       << "n.s.: no significant difference; 'vpnlab compare RUN " << ref << " PRODUCT' for both directions and p-values\n";
   return o.str();
 }

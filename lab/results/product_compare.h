@@ -56,9 +56,10 @@ struct VsRow {
   std::vector<std::string> cells;           // Gbit/s, CPU-s/Gbit, daemon RSS, p99 latency
   std::optional<Comparison> gbps;           // the throughput comparison, when there is one
 };
-// Every other product against `ref`, in order of first appearance.
-std::vector<ProductPair> vs_pairs(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline);
-std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline);
+// `comparisons`, when given, receives the comparisons the cells were made from (their
+// families' levels, for the note under a table).
+std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline,
+                           std::vector<Comparison>* comparisons = nullptr);
 // The titles of VsRow::cells, in order.
 const std::vector<std::string>& vs_metric_titles();
 

@@ -277,9 +277,8 @@ Status write_sections_report(const std::string& dir, const std::string& title, c
 }
 
 // What the report opens on: per test the fastest and the cheapest tunnel over their
-// runner-up, then every tunnel over the first one (or --vs), on a log axis.
-Status append_answer(const std::vector<SampleRow>& rows, const ResultView& view, const std::map<std::string, int>& color, const OutDir& plots,
-                     std::vector<Block>* doc) {
+// runner-up (then the warnings, then every tunnel over the first one: append_pairwise).
+void append_conclusion(const std::vector<SampleRow>& rows, std::vector<Block>* doc) {
   if (auto concl = conclude(rows); !concl.empty()) {
     doc->push_back({Block::Kind::heading, "Conclusion", {}, {}, {}});
     Block table{Block::Kind::table, "Per test: the leading tunnel over the runner-up, round-paired", {}, {{"test", "leader", "over the runner-up"}}, {}};
@@ -293,6 +292,11 @@ Status append_answer(const std::vector<SampleRow>& rows, const ResultView& view,
                     "together with 95 % (each at 1 - 5 %/N), and 'significant' means the interval excludes 1.",
                     {}, {}, {}});
   }
+}
+
+// Every tunnel over the first one (or --vs), with a chart per test on a log axis.
+Status append_pairwise(const std::vector<SampleRow>& rows, const ResultView& view, const std::map<std::string, int>& color, const OutDir& plots,
+                       std::vector<Block>* doc) {
   PairwiseSection pw = pairwise_section(rows, view.vs);
   if (pw.reference.empty()) return Ok{};
   doc->push_back({Block::Kind::heading, "Product vs product: each over " + pw.reference, {}, {}, {}});
@@ -351,14 +355,11 @@ Status write_report(const std::string& run_dir, const ResultView& view) {
   auto plot_dir = out->subdir("plots");
   if (!plot_dir) return plot_dir.error();
 
-  std::vector<Block> answer;
-  if (auto s = append_answer(rows.value(), view, color, *plot_dir, &answer); !s) return s;
-  auto conclusion_end = std::find_if(answer.begin(), answer.end(), [](const Block& b) { return b.kind == Block::Kind::heading && b.text != "Conclusion"; });
-  doc.insert(doc.end(), answer.begin(), conclusion_end);
+  append_conclusion(rows.value(), &doc);
   doc.push_back({Block::Kind::heading, "Warnings", {}, {}, {}});
   if (warnings.empty()) doc.push_back({Block::Kind::para, "None: every row valid, no high CV, no generator-bound sample, no outside load, nothing left behind.", {}, {}, {}});
   else doc.push_back({Block::Kind::list, "", warnings, {}, {}});
-  doc.insert(doc.end(), conclusion_end, answer.end());
+  if (auto s = append_pairwise(rows.value(), view, color, *plot_dir, &doc); !s) return s;
   for (const auto& test : tests) {
     doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
     Block table{Block::Kind::table, "Test " + test + ": medians of the valid samples with their 95 % intervals", {}, {result_header()}, {}};

@@ -2,11 +2,12 @@
 
 #include <map>
 
+#include "lab/model/names.h"
+
 namespace vpnlab {
 
 namespace {
 
-std::string base_name(const std::string& product) { return product.substr(0, product.find('@')); }
 // "nebula@new=/opt/nebula" as requested is "nebula@new" in the rows.
 std::string shown_name(const std::string& requested) { return requested.substr(0, requested.find('=')); }
 
@@ -18,12 +19,12 @@ Result<std::vector<RatioSeries>> watched_series(const Plan& plan) {
   for (const auto& p : plan.products) products.push_back(shown_name(p));
   std::map<std::string, std::string> first_tag;  // base name -> its first tagged version
   for (const auto& p : products)
-    if (p.find('@') != std::string::npos && !first_tag.count(base_name(p))) first_tag[base_name(p)] = p;
+    if (p.find('@') != std::string::npos && !first_tag.count(product_base_name(p))) first_tag[product_base_name(p)] = p;
   std::vector<RatioSeries> out;
   for (const auto& p : products) {
     if (p == "baseline") continue;
     std::string reference;
-    auto tag = first_tag.find(base_name(p));
+    auto tag = first_tag.find(product_base_name(p));
     if (tag != first_tag.end() && tag->second != p) reference = tag->second;
     else if (has_baseline) reference = "baseline";
     else continue;
