@@ -14,16 +14,14 @@
 
 #include "hosts/host_chores.h"
 #include "hosts/plan_wire.h"
+#include "lab/agent/json_lines.h"
+#include "lab/agent/node_ops.h"
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
 #include "lab/netns_backend/live_topology.h"
 #include "lab/netns_backend/netns_runtime.h"
 #include "netns/netlink.h"
-#include "lab/agent/agent_children.h"
-#include "lab/agent/agent_probes.h"
-#include "lab/agent/agent_client.h"
-#include "lab/agent/json_lines.h"
 
 namespace vpnlab {
 
@@ -33,6 +31,59 @@ using nlohmann::json;
 
 json fail(const Error& e) { return agent_failure(e); }
 json done(const Status& s) { return agent_done(s); }
+
+// The node operations, done with the netns runtime that built this host's part.
+class HostNode : public AgentNode {
+ public:
+  HostNode(const Plan& part, std::unique_ptr<NodeRuntime>& rt) : part_(part), rt_(rt) {}
+  Status has_node(const std::string& node) override {
+    if (!rt_) return make_error("node '" + node + "': this agent has not built its part yet", "send 'build' first");
+    if (!part_.node(node)) return make_error("node '" + node + "' is not on this host");
+    return ok_status();
+  }
+  Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) override {
+    // On a host that does not share the controller's files these directories are new.
+    for (const std::string* path : {&spec.stdout_path, &spec.stderr_path})
+      if (path->size() > 1 && path->front() == '/' && *path != "/dev/null")
+        if (auto s = make_dirs(path->substr(0, path->rfind('/')), 0750); !s) return s.error();
+    if (!spec.cwd.empty())
+      if (auto s = make_dirs(spec.cwd, 0750); !s) return s.error();
+    return rt_->spawn(node, std::move(spec), private_run);
+  }
+  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s) override {
+    return rt_->wait_for_link(node, ifname, timeout_s, -1);
+  }
+  Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
+    return rt_->create_link_of_kind(node, ifname, kind, if_id);
+  }
+  Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
+    return rt_->configure_link(node, ifname, addr, mtu);
+  }
+  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override { return rt_->get_link(node, ifname); }
+  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int payload, bool df) override {
+    return rt_->ping(node, target, timeout_s, -1, payload, df);
+  }
+  Status wait_tcp_listening(const std::string& node, int port, double timeout_s) override {
+    return rt_->wait_tcp_listening(node, port, timeout_s, -1);
+  }
+  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
+    return rt_->set_rps(node, ifnames, cpus);
+  }
+  Status set_offloads(const std::string& node, const std::string& ifname, bool on) override { return rt_->set_offloads(node, ifname, on); }
+  // Latency under load and the plaintext watch run here, on the node's host, until the
+  // controller asks for their summary.
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
+    return rt_->latency_probe(node, target, interval_ms);
+  }
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
+                                                      int port) override {
+    return rt_->payload_watch(node, ifname, pattern, port);
+  }
+
+ private:
+  const Plan& part_;
+  std::unique_ptr<NodeRuntime>& rt_;
+};
 
 class HostAgent {
  public:
@@ -49,8 +100,8 @@ class HostAgent {
 
   // Ends every process it started, removes its namespaces, returns the NIC.
   Status teardown(double timeout_s) {
-    probes_ = AgentProbes();
-    children_.stop_all(1000);
+    state_.probes = AgentProbes();
+    state_.children.stop_all(1000);
     if (!rt_) return ok_status();
     Status s = rt_->teardown(timeout_s);
     rt_.reset();
@@ -59,51 +110,26 @@ class HostAgent {
   }
 
  private:
+  // The host's own operations, then the node operations both agents serve.
   json dispatch(const json& req) {
     const std::string op = req.value("op", "");
     if (op == "hello") return hello();
     if (op == "check") return check(req);
     if (op == "build") return build(req);
     if (op == "teardown") return done(teardown(req.value("timeout_s", 10.0)));
-    if (op == "reap") return children_.reap();
-    if (op == "wait") return children_.wait(req.at("id").get<int>(), req.value("timeout_ms", 0));
-    if (op == "stop") return children_.stop(req.at("id").get<int>(), req.value("grace_ms", 2000));
     if (op == "cpu") return host_cpu();
     if (op == "products") return host_products(req);
     if (op == "cleanup") return host_cleanup(req);
     if (op == "peek") return host_peek(req);
     if (op == "put") return host_put(req);
     if (op == "get") return host_get(req);
-    if (op == "status") return children_.status(req.at("id").get<int>());
-    if (!rt_) return fail(make_error("'" + op + "' before 'build'"));
-    if (op == "spawn") return spawn(req);
-    if (op == "latency_stop") return probes_.latency_stop(req);
-    if (op == "watch_stop") return probes_.watch_stop(req);
-    if (op == "routes") return routes(req);
-    if (op == "audit") {
+    if (op == "routes" || op == "audit") {
+      if (!rt_) return fail(make_error("'" + op + "' before 'build'"));
+      if (op == "routes") return routes(req);
       auto a = rt_->audit();
       return {{"ok", true}, {"leftovers", a.leftovers}, {"run_files", a.run_files}};
     }
-    const std::string node = req.at("node").get<std::string>();
-    if (!part_.node(node)) return fail(make_error("node '" + node + "' is not on this host"));
-    if (op == "wait_link") return done(rt_->wait_for_link(node, req.at("ifname"), req.at("timeout_s"), -1));
-    if (op == "create_link") return done(rt_->create_link_of_kind(node, req.at("ifname"), req.at("kind"), req.at("if_id")));
-    if (op == "configure") {
-      auto addr = parse_host_addr(req.at("addr").get<std::string>());
-      if (!addr) return fail(make_error("bad interface address '" + req.at("addr").get<std::string>() + "'"));
-      return done(rt_->configure_link(node, req.at("ifname"), *addr, req.at("mtu")));
-    }
-    if (op == "get_link") return get_link(node, req.at("ifname"));
-    if (op == "ping") {
-      auto addr = parse_ipv4(req.at("addr").get<std::string>());
-      if (!addr) return fail(make_error("bad address"));
-      return done(rt_->ping(node, *addr, req.at("timeout_s"), -1, req.at("payload"), req.at("df")));
-    }
-    if (op == "wait_listen") return done(rt_->wait_tcp_listening(node, req.at("port"), req.at("timeout_s"), -1));
-    if (op == "latency_start") return latency_start(node, req);
-    if (op == "watch_start") return watch_start(node, req);
-    if (op == "rps") return done(rt_->set_rps(node, req.at("ifnames"), req.at("cpus")));
-    if (op == "offloads") return done(rt_->set_offloads(node, req.at("ifname"), req.at("on")));
+    if (auto r = serve_node_op(node_, state_, req)) return *r;
     return fail(make_error("unknown op '" + op + "'"));
   }
 
@@ -160,54 +186,16 @@ class HostAgent {
     return {{"ok", true}, {"inodes", rt_->inodes()}};
   }
 
-  json spawn(const json& req) {
-    const std::string node = req.at("node").get<std::string>();
-    if (!part_.node(node)) return fail(make_error("node '" + node + "' is not on this host"));
-    SpawnSpec spec;
-    spec.argv = req.at("argv").get<std::vector<std::string>>();
-    spec.env = req.value("env", std::map<std::string, std::string>{});
-    spec.cpus = req.value("cpus", std::vector<int>{});
-    spec.stdout_path = req.value("stdout", "/dev/null");
-    spec.stderr_path = req.value("stderr", "");
-    spec.cwd = req.value("cwd", "");
-    // On a host that does not share the controller's files these directories are new.
-    for (const std::string* path : {&spec.stdout_path, &spec.stderr_path})
-      if (path->size() > 1 && path->front() == '/' && *path != "/dev/null")
-        if (auto s = make_dirs(path->substr(0, path->rfind('/')), 0750); !s) return fail(s.error());
-    if (!spec.cwd.empty())
-      if (auto s = make_dirs(spec.cwd, 0750); !s) return fail(s.error());
-    auto c = rt_->spawn(node, spec, req.value("private_run", false));
-    if (!c) return fail(c.error());
-    return {{"ok", true}, {"id", children_.add(std::move(*c))}};
-  }
-
-  // Latency under load and the plaintext watch run here, on the node's host, until the
-  // controller asks for their summary.
-  json latency_start(const std::string& node, const json& req) {
-    auto addr = parse_ipv4(req.at("addr").get<std::string>());
-    if (!addr) return fail(make_error("bad address"));
-    return probes_.add_latency(rt_->latency_probe(node, *addr, req.at("interval_ms")));
-  }
-  json watch_start(const std::string& node, const json& req) {
-    return probes_.add_watch(rt_->payload_watch(node, req.at("ifname"), req.at("pattern"), req.at("port")));
-  }
-
   json routes(const json& req) {
     const std::string when = req.at("when").get<std::string>();
     PlanRoute::When w = when == "tunnel" ? PlanRoute::When::tunnel : when == "baseline" ? PlanRoute::When::baseline : PlanRoute::When::always;
     return done(rt_->add_routes(part_, w));
   }
 
-  json get_link(const std::string& node, const std::string& ifname) {
-    auto l = rt_->get_link(node, ifname);
-    return l ? link_info_json(*l) : fail(l.error());
-  }
-
-
   Plan part_;
   std::unique_ptr<NodeRuntime> rt_;
-  AgentChildren children_;
-  AgentProbes probes_;
+  HostNode node_{part_, rt_};
+  AgentState state_;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "hosts/cpu_wire.h"
+#include "lab/agent/json_lines.h"
 #include "lab/base/cpu_stat.h"
 #include "lab/base/encoding.h"
 #include "lab/base/fs_util.h"
@@ -23,8 +24,6 @@ namespace vpnlab {
 
 using nlohmann::json;
 
-json agent_failure(const Error& e) { return {{"ok", false}, {"error", e.message}, {"hint", e.hint}}; }
-json agent_done(const Status& s) { return s ? json{{"ok", true}} : agent_failure(s.error()); }
 
 std::string nic_ledger_path(const Plan& part) {
   return std::string(kNicLedgerDir) + "/" + part.ns_prefix + (part.nics.empty() ? std::string("none") : part.nics.front().host) + ".json";

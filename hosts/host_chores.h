@@ -10,8 +10,6 @@
 
 namespace vpnlab {
 
-nlohmann::json agent_failure(const Error& e);
-nlohmann::json agent_done(const Status& s);
 
 // NIC ledgers of the parts this host holds: which NIC each node holds, on disk while the
 // part is up, so that `vpnlab cleanup FILE` can return a NIC a killed agent left.

@@ -15,10 +15,10 @@
 #include "hosts/cpu_wire.h"
 #include "hosts/host_link.h"
 #include "hosts/plan_wire.h"
-#include "lab/agent/agent_probes.h"
+#include "lab/agent/agent_process.h"
+#include "lab/agent/node_ops.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
-#include "lab/agent/agent_process.h"
 #include "netns/namespace.h"
 #include "netns/outside_load.h"
 
@@ -53,24 +53,20 @@ class HostsRuntime : public NodeRuntime {
     return processes_.spawn(agent(node), s, where(node), fetch);
   }
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
-    return call(node, {{"op", "wait_link"}, {"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s);
+    return in(node, ops(node).wait_for_link(ifname, timeout_s));
   }
   Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
-    return call(node, {{"op", "create_link"}, {"ifname", ifname}, {"kind", kind}, {"if_id", if_id}}, 10);
+    return in(node, ops(node).create_link(ifname, kind, if_id));
   }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
-    return call(node, {{"op", "configure"}, {"ifname", ifname}, {"addr", addr.str()}, {"mtu", mtu}}, 5);
+    return in(node, ops(node).configure_link(ifname, addr, mtu));
   }
-  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override {
-    auto r = agent(node).call({{"op", "get_link"}, {"node", node}, {"ifname", ifname}});
-    if (!r) return with_context(r.error(), where(node));
-    return link_info_from_json(*r);
-  }
+  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override { return in(node, ops(node).get_link(ifname)); }
   Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int, int payload, bool df) override {
-    return call(node, {{"op", "ping"}, {"addr", target.str()}, {"timeout_s", timeout_s}, {"payload", payload}, {"df", df}}, timeout_s);
+    return in(node, ops(node).ping(target, timeout_s, payload, df));
   }
   Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int) override {
-    return call(node, {{"op", "wait_listen"}, {"port", port}, {"timeout_s", timeout_s}}, timeout_s);
+    return in(node, ops(node).wait_tcp_listening(port, timeout_s));
   }
   // Each agent holds its part's routes; it adds those of one kind.
   Status add_routes(const Plan&, PlanRoute::When when) override {
@@ -80,24 +76,18 @@ class HostsRuntime : public NodeRuntime {
     return ok_status();
   }
   Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
-    return call(node, {{"op", "rps"}, {"ifnames", ifnames}, {"cpus", cpus}}, 5);
+    return in(node, ops(node).set_rps(ifnames, cpus));
   }
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
-    return call(node, {{"op", "offloads"}, {"ifname", ifname}, {"on", on}}, 5);
+    return in(node, ops(node).set_offloads(ifname, on));
   }
   // From the client's host: the echoes cross the same wire and tunnel as the load.
   Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
-    auto r = agent(node).call({{"op", "latency_start"}, {"node", node}, {"addr", target.str()}, {"interval_ms", interval_ms}});
-    if (!r) return with_context(r.error(), where(node));
-    if (r->value("id", 0) == 0) return std::unique_ptr<LatencyProbe>();
-    return std::unique_ptr<LatencyProbe>(new RemoteLatencyProbe(&agent(node), r->value("id", 0)));
+    return in(node, ops(node).latency_probe(target, interval_ms));
   }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
                                                       int port) override {
-    auto r = agent(node).call({{"op", "watch_start"}, {"node", node}, {"ifname", ifname}, {"pattern", pattern}, {"port", port}});
-    if (!r) return with_context(r.error(), where(node));
-    if (r->value("id", 0) == 0) return std::unique_ptr<PayloadWatch>();
-    return std::unique_ptr<PayloadWatch>(new RemotePayloadWatch(&agent(node), r->value("id", 0)));
+    return in(node, ops(node).payload_watch(ifname, pattern, port));
   }
   // One question per machine: hosts with one boot_id share their CPUs (emulated hosts, or
   // two nodes' hosts that are one machine) and are counted once.
@@ -201,11 +191,12 @@ class HostsRuntime : public NodeRuntime {
   }
   AgentClient& agent(const std::string& node) { return *link(node).agent; }
   std::string where(const std::string& node) const { return "node '" + node + "' on host '" + host_of_.at(node) + "'"; }
-  Status call(const std::string& node, json req, double timeout_s) {
-    req["node"] = node;
-    auto r = agent(node).call(std::move(req), static_cast<int>(timeout_s * 1000) + 10000);
+  NodeOpsClient ops(const std::string& node) { return NodeOpsClient(agent(node), node); }
+  // An error names the node and its host.
+  template <typename T>
+  Result<T> in(const std::string& node, Result<T> r) const {
     if (!r) return with_context(r.error(), where(node));
-    return ok_status();
+    return r;
   }
 
   // What ssh said last (its log), or that the channel closed.

@@ -18,24 +18,22 @@
 #include <set>
 #include <string>
 
+#include "lab/agent/json_lines.h"
+#include "lab/agent/node_ops.h"
 #include "lab/base/ipv4.h"
 #include "lab/base/process.h"
 #include "netns/capabilities.h"
+#include "netns/latency_probe.h"
 #include "netns/netlink.h"
 #include "netns/offloads.h"
+#include "netns/payload_watch.h"
 #include "netns/probes.h"
 #include "netns/route.h"
 #include "netns/rps.h"
 #include "netns/shaping.h"
-#include "netns/latency_probe.h"
-#include "netns/payload_watch.h"
 #include "netns/sysctl.h"
-#include "lab/agent/agent_children.h"
-#include "lab/agent/agent_probes.h"
-#include "lab/agent/agent_client.h"
 #include "vm/guest_agent.h"
 #include "vm/guest_net.h"
-#include "lab/agent/json_lines.h"
 
 using namespace vpnlab;
 using nlohmann::json;
@@ -71,43 +69,82 @@ void reap_orphans(const std::set<pid_t>& own) {
   }
 }
 
-struct Agent {
-  AgentChildren children;
-  AgentProbes probes;
-  NlSock sock;
-
-  UniqueFd own_ns;  // the guest's one network namespace, for the calls that take a netns fd
-
-  static json fail(const Error& e) { return {{"ok", false}, {"error", e.message}, {"hint", e.hint}}; }
-  static json done(const Status& s) { return s ? json{{"ok", true}} : fail(s.error()); }
-
-  json spawn(const json& req) {
-    SpawnSpec spec;
-    spec.argv = req.value("argv", std::vector<std::string>{});
-    spec.env = req.value("env", std::map<std::string, std::string>{});
-    spec.cpus = req.value("cpus", std::vector<int>{});
-    spec.stdout_path = req.value("stdout", "/dev/null");
-    spec.stderr_path = req.value("stderr", "");
-    spec.cwd = req.value("cwd", "");
+// The node operations, in the guest's one network namespace (the node's name is the
+// controller's; a guest runs one node).
+class GuestNode : public AgentNode {
+ public:
+  GuestNode(NlSock& sock, UniqueFd& own_ns) : sock_(sock), own_ns_(own_ns) {}
+  Status has_node(const std::string&) override { return ok_status(); }
+  Result<std::unique_ptr<NodeProcess>> spawn(const std::string&, SpawnSpec spec, bool) override {
     auto c = Child::spawn(spec);
-    if (!c) return fail(c.error());
-    pid_t pid = (*c)->pid();
-    int id = children.add(std::move(*c));
-    return {{"ok", true}, {"id", id}, {"pid", pid}};
+    if (!c) return c.error();
+    return std::unique_ptr<NodeProcess>(std::move(*c));
+  }
+  Status wait_for_link(const std::string&, const std::string& ifname, double timeout_s) override {
+    return vpnlab::wait_for_link(own_ns_.get(), sock_.get(), ifname, timeout_s, -1);
+  }
+  Status create_link(const std::string&, const std::string& ifname, const std::string& kind, int if_id) override {
+    return create_link_of_kind(sock_.get(), ifname, kind, if_id);
+  }
+  Status configure_link(const std::string&, const std::string& ifname, const HostAddr& addr, int mtu) override {
+    if (auto s = add_address(sock_.get(), ifname, addr); !s) return s;
+    return set_link(sock_.get(), ifname, mtu, true);
+  }
+  Result<LinkInfo> get_link(const std::string&, const std::string& ifname) override { return vpnlab::get_link(sock_.get(), ifname); }
+  Status ping(const std::string&, Ipv4Addr target, double timeout_s, int payload, bool df) override {
+    return ping_until_answered(own_ns_.get(), target, timeout_s, -1, nullptr, payload, df);
+  }
+  Status wait_tcp_listening(const std::string&, int port, double timeout_s) override {
+    return vpnlab::wait_tcp_listening(own_ns_.get(), port, timeout_s, -1);
+  }
+  Status set_rps(const std::string&, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
+    return write_rps_masks(ifnames, cpus);
+  }
+  Status set_offloads(const std::string&, const std::string& ifname, bool on) override {
+    return set_segmentation_offloads(own_ns_.get(), ifname, on);
+  }
+  // Latency under load and the plaintext watch run here, in the guest, until the host asks
+  // for their summary.
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr target, int interval_ms) override {
+    auto p = IcmpLatencyProbe::start(own_ns_.get(), target, interval_ms);
+    if (!p) return p.error();
+    return std::unique_ptr<LatencyProbe>(std::move(*p));
+  }
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string& ifname, const std::string& pattern,
+                                                      int port) override {
+    auto index = link_index(sock_.get(), ifname);
+    if (!index) return index.error();
+    auto w = PacketPayloadWatch::start(own_ns_.get(), *index, pattern, port);
+    if (!w) return w.error();
+    return std::unique_ptr<PayloadWatch>(std::move(*w));
   }
 
-  json link(const json& req) {
-    std::string name = req.value("name", "");
+ private:
+  NlSock& sock_;
+  UniqueFd& own_ns_;
+};
+
+struct Agent {
+  NlSock sock;
+  UniqueFd own_ns;  // the guest's one network namespace, for the calls that take a netns fd
+  GuestNode node{sock, own_ns};
+  AgentState state;
+
+  static json fail(const Error& e) { return agent_failure(e); }
+
+  // The guest's own NIC as the host made it: renamed by its MAC, its addresses, MTU and
+  // the link's shaping on this end's egress, as the netns backend does (this kernel, the
+  // guest's, has netem where the host's may not).
+  json setup_nic(const json& req) {
+    std::string name = req.at("name").get<std::string>();
     if (req.contains("mac"))
-      if (auto s = rename_link_by_mac(sock.get(), req.value("mac", ""), name); !s) return fail(s.error());
+      if (auto s = rename_link_by_mac(sock.get(), req.at("mac").get<std::string>(), name); !s) return fail(s.error());
     for (const auto& a : req.value("addrs", std::vector<std::string>{})) {
       auto host = parse_host_addr(a);
       if (!host) return fail(make_error("bad interface address '" + a + "'"));
       if (auto s = add_address(sock.get(), name, *host); !s) return fail(s.error());
     }
     if (auto s = set_link(sock.get(), name, req.value("mtu", 0), req.value("up", true)); !s) return fail(s.error());
-    // The link's shaping on this end's egress, as the netns backend does: this kernel
-    // (the guest's) has netem where the host's may not.
     Shaping shaping{req.value("rate_bps", 0.0), req.value("delay_ms", 0.0), req.value("jitter_ms", 0.0), req.value("loss_pct", 0.0),
                     req.value("mtu", 1500)};
     if (shaping.any())
@@ -115,89 +152,58 @@ struct Agent {
     return {{"ok", true}};
   }
 
-  // Latency under load and the plaintext watch run here, in the guest, until the host asks
-  // for their summary.
-  json latency_start(const json& req) {
-    auto addr = parse_ipv4(req.value("addr", ""));
-    if (!addr) return fail(make_error("bad address '" + req.value("addr", "") + "'"));
-    auto p = IcmpLatencyProbe::start(own_ns.get(), *addr, req.value("interval_ms", 10));
-    if (!p) return fail(p.error());
-    return probes.add_latency(std::move(*p));
-  }
-  json watch_start(const json& req) {
-    auto index = link_index(sock.get(), req.value("ifname", ""));
-    if (!index) return fail(index.error());
-    auto w = PacketPayloadWatch::start(own_ns.get(), *index, req.value("pattern", ""), req.value("port", 0));
-    if (!w) return fail(w.error());
-    return probes.add_watch(std::move(*w));
-  }
-
-  json get_link_info(const json& req) {
-    auto l = get_link(sock.get(), req.value("ifname", ""));
-    return l ? link_info_json(*l) : fail(l.error());
-  }
-
-
   json route(const json& req) {
     std::string why;
-    auto dest = parse_ipv4_prefix(req.value("dest", ""), &why);
+    auto dest = parse_ipv4_prefix(req.at("dest").get<std::string>(), &why);
     if (!dest) return fail(make_error("bad route destination: " + why));
-    auto via = parse_ipv4(req.value("via", ""));
-    if (!via) return fail(make_error("bad gateway '" + req.value("via", "") + "'"));
-    if (auto s = replace_route(sock.get(), *dest, *via); !s) return fail(s.error());
-    return {{"ok", true}};
+    auto via = parse_ipv4(req.at("via").get<std::string>());
+    if (!via) return fail(make_error("bad gateway '" + req.at("via").get<std::string>() + "'"));
+    return agent_done(replace_route(sock.get(), *dest, *via));
   }
 
   json sysctl(const json& req) {
     SysctlList list;
-    for (const auto& [k, v] : req.value("settings", std::map<std::string, std::string>{})) list.emplace_back(k, v);
+    for (const auto& [k, v] : req.at("settings").get<std::map<std::string, std::string>>()) list.emplace_back(k, v);
     auto r = apply_sysctls(list);
     if (!r) return fail(r.error());
     return {{"ok", true}, {"values", *r}};
   }
 
+  json hello() {
+    utsname u{};
+    ::uname(&u);
+    std::ifstream up("/proc/uptime");
+    double uptime = 0;
+    up >> uptime;
+    return {{"ok", true}, {"kernel", u.release}, {"uptime_s", uptime}, {"pid", ::getpid()}};
+  }
+
+  json poweroff() {
+    state.children.stop_all(1000);
+    ::sync();
+    ::reboot(RB_POWER_OFF);
+    return fail(make_error("poweroff failed"));
+  }
+
+  // The guest's own operations, then the node operations both agents serve.
+  json dispatch(const json& req) {
+    const std::string op = req.value("op", "");
+    if (op == "hello") return hello();
+    if (op == "setup_nic") return setup_nic(req);
+    if (op == "route") return route(req);
+    if (op == "sysctl") return sysctl(req);
+    if (op == "poweroff") return poweroff();
+    if (auto r = serve_node_op(node, state, req)) return *r;
+    return fail(make_error("unknown op '" + op + "'"));
+  }
+
   json handle(const json& req) {
-    std::string op = req.value("op", "");
     json r;
-    if (op == "hello") {
-      utsname u{};
-      ::uname(&u);
-      std::ifstream up("/proc/uptime");
-      double uptime = 0;
-      up >> uptime;
-      r = {{"ok", true}, {"kernel", u.release}, {"uptime_s", uptime}, {"pid", ::getpid()}};
-    } else if (op == "spawn") r = spawn(req);
-    // Short waits only: the agent serves one request at a time; the host repeats.
-    else if (op == "wait") r = children.wait(req.value("id", 0), req.value("timeout_ms", 0));
-    else if (op == "stop") r = children.stop(req.value("id", 0), req.value("grace_ms", 2000));
-    else if (op == "link") r = link(req);
-    else if (op == "route") r = route(req);
-    else if (op == "sysctl") r = sysctl(req);
-    // Processes that exited since the last call (the host's watcher turns them into events).
-    else if (op == "reap") r = children.reap();
-    else if (op == "status") r = children.status(req.value("id", 0));
-    else if (op == "get_link") r = get_link_info(req);
-    else if (op == "latency_start") r = latency_start(req);
-    else if (op == "latency_stop") r = probes.latency_stop(req);
-    else if (op == "watch_start") r = watch_start(req);
-    else if (op == "watch_stop") r = probes.watch_stop(req);
-    else if (op == "wait_link") r = done(wait_for_link(own_ns.get(), sock.get(), req.value("ifname", ""), req.value("timeout_s", 5.0), -1));
-    else if (op == "create_link") r = done(create_link_of_kind(sock.get(), req.value("ifname", ""), req.value("kind", ""), req.value("if_id", 0u)));
-    else if (op == "wait_listen") r = done(wait_tcp_listening(own_ns.get(), req.value("port", 0), req.value("timeout_s", 5.0), -1));
-    else if (op == "rps") r = done(write_rps_masks(req.value("ifnames", std::vector<std::string>{}), req.value("cpus", std::vector<int>{})));
-    else if (op == "offloads") r = done(set_segmentation_offloads(own_ns.get(), req.value("ifname", ""), req.value("on", true)));
-    else if (op == "ping") {
-      auto addr = parse_ipv4(req.value("addr", ""));
-      r = addr ? done(ping_until_answered(own_ns.get(), *addr, req.value("timeout_s", 1.0), -1, nullptr, req.value("payload", 56),
-                                          req.value("df", false)))
-               : fail(make_error("bad address '" + req.value("addr", "") + "'"));
+    try {
+      r = dispatch(req);
+    } catch (const std::exception& e) {  // a field missing or of the wrong type: the request is bad, the agent lives on
+      r = fail(make_error(std::string("malformed request: ") + e.what()));
     }
-    else if (op == "poweroff") {
-      children.stop_all(1000);
-      ::sync();
-      ::reboot(RB_POWER_OFF);
-      r = {{"ok", false}, {"error", "poweroff failed"}};
-    } else r = {{"ok", false}, {"error", "unknown op '" + op + "'"}};
     if (req.contains("seq")) r["seq"] = req["seq"];
     return r;
   }
@@ -225,7 +231,7 @@ int vpnlab::serve_guest_agent() {
     if (ch.fd() < 0) return 1;
     for (;;) {
       auto req = ch.receive(1000);
-      reap_orphans(agent.children.pids());
+      reap_orphans(agent.state.children.pids());
       if (!req) {
         if (ch.at_eof()) break;
         continue;  // idle second: reaped, wait again

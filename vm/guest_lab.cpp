@@ -177,11 +177,11 @@ Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image&
 }
 
 Status GuestLab::configure(const Plan& plan, const PlanNode& node, const GuestSpec& spec, AgentClient& agent) {
-  if (auto r = agent.call({{"op", "link"}, {"name", "lo"}, {"up", true}}); !r) return r.error();
+  if (auto r = agent.call({{"op", "setup_nic"}, {"name", "lo"}, {"up", true}}); !r) return r.error();
   // The guest finds each NIC by the MAC its domain XML gave it.
   for (size_t k = 0; k < node.underlay.size(); ++k) {
     const auto& u = node.underlay[k];
-    nlohmann::json req{{"op", "link"}, {"mac", spec.nics.at(k).mac}, {"name", u.ifname},
+    nlohmann::json req{{"op", "setup_nic"}, {"mac", spec.nics.at(k).mac}, {"name", u.ifname},
                        {"addrs", {u.addr.str()}}, {"mtu", spec.nics.at(k).mtu}, {"up", true}};
     // A shaped link is shaped on each node's egress, in the guest (its kernel has netem).
     for (const auto& v : plan.veths)

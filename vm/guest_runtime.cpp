@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/agent/agent_process.h"
-#include "lab/agent/agent_probes.h"
+#include "lab/agent/node_ops.h"
 #include "netns/namespace.h"
 #include "netns/outside_load.h"
 
@@ -27,56 +27,47 @@ class GuestRuntime : public NodeRuntime {
   std::string backend() const override { return "vm"; }
 
   Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool) override {
-    return processes_.spawn(lab_->agent(node), {spec.argv, spec.env, guest_cpus(node, spec.cpus), spec.stdout_path, spec.stderr_path, spec.cwd},
+    return processes_.spawn(lab_->agent(node), {spec.argv, spec.env, guest_cpus(node, spec.cpus), spec.stdout_path, spec.stderr_path, spec.cwd, node},
                             "guest '" + node + "'");
   }
 
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
-    return call(node, {{"op", "wait_link"}, {"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s);
+    return in(node, ops(node).wait_for_link(ifname, timeout_s));
   }
   Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
-    return call(node, {{"op", "create_link"}, {"ifname", ifname}, {"kind", kind}, {"if_id", if_id}}, 10);
+    return in(node, ops(node).create_link(ifname, kind, if_id));
   }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
-    return call(node, {{"op", "link"}, {"name", ifname}, {"addrs", {addr.str()}}, {"mtu", mtu}, {"up", true}}, 5);
+    return in(node, ops(node).configure_link(ifname, addr, mtu));
   }
-  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override {
-    auto r = lab_->agent(node).call({{"op", "get_link"}, {"ifname", ifname}});
-    if (!r) return with_context(r.error(), "guest '" + node + "'");
-    return link_info_from_json(*r);
-  }
+  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override { return in(node, ops(node).get_link(ifname)); }
   Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int, int payload, bool df) override {
-    return call(node, {{"op", "ping"}, {"addr", target.str()}, {"timeout_s", timeout_s}, {"payload", payload}, {"df", df}}, timeout_s);
+    return in(node, ops(node).ping(target, timeout_s, payload, df));
   }
   Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int) override {
-    return call(node, {{"op", "wait_listen"}, {"port", port}, {"timeout_s", timeout_s}}, timeout_s);
+    return in(node, ops(node).wait_tcp_listening(port, timeout_s));
   }
   Status add_routes(const Plan& plan, PlanRoute::When when) override {
     for (const auto& r : plan.routes)
       if (r.when == when)
-        if (auto s = call(r.node, {{"op", "route"}, {"dest", r.dest.str()}, {"via", r.via.str()}}, 5); !s) return s;
+        if (auto s = lab_->agent(r.node).call({{"op", "route"}, {"dest", r.dest.str()}, {"via", r.via.str()}}, 15000); !s)
+          return with_context(s.error(), "guest '" + r.node + "'");
     return ok_status();
   }
   // In the guest's kernel, to the vCPUs that run on the node's VPN CPUs.
   Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
-    return call(node, {{"op", "rps"}, {"ifnames", ifnames}, {"cpus", guest_cpus(node, cpus)}}, 5);
+    return in(node, ops(node).set_rps(ifnames, guest_cpus(node, cpus)));
   }
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
-    return call(node, {{"op", "offloads"}, {"ifname", ifname}, {"on", on}}, 5);
+    return in(node, ops(node).set_offloads(ifname, on));
   }
-  // The guest's agent runs them (vm/agent_probes.h), as a host's agent does.
+  // The guest's agent runs them, as a host's agent does.
   Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
-    AgentClient& agent = lab_->agent(node);
-    auto r = agent.call({{"op", "latency_start"}, {"addr", target.str()}, {"interval_ms", interval_ms}});
-    if (!r) return r.error();
-    return std::unique_ptr<LatencyProbe>(new RemoteLatencyProbe(&agent, r->value("id", 0)));
+    return in(node, ops(node).latency_probe(target, interval_ms));
   }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
                                                       int port) override {
-    AgentClient& agent = lab_->agent(node);
-    auto r = agent.call({{"op", "watch_start"}, {"ifname", ifname}, {"pattern", pattern}, {"port", port}});
-    if (!r) return r.error();
-    return std::unique_ptr<PayloadWatch>(new RemotePayloadWatch(&agent, r->value("id", 0)));
+    return in(node, ops(node).payload_watch(ifname, pattern, port));
   }
   std::string limits() const override { return ""; }
   bool can_watch_payload() const override { return true; }
@@ -101,10 +92,12 @@ class GuestRuntime : public NodeRuntime {
   }
 
  private:
-  Status call(const std::string& node, json req, double timeout_s) {
-    auto r = lab_->agent(node).call(std::move(req), static_cast<int>(timeout_s * 1000) + 10000);
+  NodeOpsClient ops(const std::string& node) { return NodeOpsClient(lab_->agent(node), node); }
+  // An error names the guest.
+  template <typename T>
+  static Result<T> in(const std::string& node, Result<T> r) {
     if (!r) return with_context(r.error(), "guest '" + node + "'");
-    return ok_status();
+    return r;
   }
   std::unique_ptr<GuestLab> lab_;
   std::string accel_;

@@ -98,10 +98,9 @@ Result<json> AgentClient::call(json req, int timeout_ms) {
 }
 
 Result<int> AgentClient::spawn(const Spawn& s) {
-  json req{{"op", "spawn"}, {"argv", s.argv}, {"env", s.env}, {"cpus", s.cpus}, {"stdout", s.stdout_path}};
+  json req{{"op", "spawn"}, {"node", s.node}, {"argv", s.argv}, {"env", s.env}, {"cpus", s.cpus}, {"stdout", s.stdout_path}};
   if (!s.stderr_path.empty()) req["stderr"] = s.stderr_path;
   if (!s.cwd.empty()) req["cwd"] = s.cwd;
-  if (!s.node.empty()) req["node"] = s.node;
   if (s.private_run) req["private_run"] = true;
   auto r = call(req);
   if (!r) return r.error();

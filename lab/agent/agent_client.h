@@ -47,7 +47,7 @@ class AgentClient {
     std::map<std::string, std::string> env;
     std::vector<int> cpus;
     std::string stdout_path, stderr_path, cwd;
-    std::string node;          // a host agent: the node (namespace) to start it in
+    std::string node;          // the node to start it in (a host agent runs several)
     bool private_run = false;  // a host agent: in the node's private /run (products)
   };
   Result<int> spawn(const Spawn& s);

@@ -3,7 +3,7 @@
 namespace vpnlab {
 
 namespace {
-nlohmann::json failed(const Error& e) { return {{"ok", false}, {"error", e.message}, {"hint", e.hint}}; }
+nlohmann::json failed(const Error& e) { return agent_failure(e); }
 }  // namespace
 
 nlohmann::json AgentProbes::add_latency(Result<std::unique_ptr<LatencyProbe>> p) {

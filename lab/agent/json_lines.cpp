@@ -100,4 +100,7 @@ Result<UniqueFd> listen_unix(const std::string& path) {
   return fd;
 }
 
+nlohmann::json agent_failure(const Error& e) { return {{"ok", false}, {"error", e.message}, {"hint", e.hint}}; }
+nlohmann::json agent_done(const Status& s) { return s ? nlohmann::json{{"ok", true}} : agent_failure(s.error()); }
+
 }  // namespace vpnlab

@@ -28,6 +28,10 @@ class JsonLines {
   bool eof_ = false;
 };
 
+// An agent's answer: {"ok": false, "error", "hint"} for a failure, {"ok": true} for a status.
+nlohmann::json agent_failure(const Error& e);
+nlohmann::json agent_done(const Status& s);
+
 // Connects to a unix stream socket.
 Result<UniqueFd> connect_unix(const std::string& path);
 // Listens on a unix stream socket (an old file at `path` is replaced).

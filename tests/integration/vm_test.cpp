@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/agent/node_ops.h"
 #include "lab/record/results_csv.h"
 #include "root_test_support.h"
 #include "vm/accel.h"
@@ -85,11 +86,12 @@ TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
     EXPECT_EQ(read_file(run_dir + "/mtu.txt"), "1500\n");
     // The guest kernel loads modules on demand from the image's tree: a WireGuard link
     // (this host may have no module at all) and sock_diag for readiness checks.
-    ASSERT_TRUE(a.call({{"op", "create_link"}, {"ifname", "wg0"}, {"kind", "wireguard"}}).ok());
-    auto wg = a.call({{"op", "get_link"}, {"ifname", "wg0"}});
+    NodeOpsClient ops(a, "a");
+    ASSERT_TRUE(ops.create_link("wg0", "wireguard", 0).ok());
+    auto wg = ops.get_link("wg0");
     ASSERT_TRUE(wg.ok()) << wg.error().format();
-    EXPECT_EQ(wg->value("kind", ""), "wireguard");
-    auto listen = a.call({{"op", "wait_listen"}, {"port", 5999}, {"timeout_s", 0.3}});
+    EXPECT_EQ(wg->kind, "wireguard");
+    auto listen = ops.wait_tcp_listening(5999, 0.3);
     ASSERT_FALSE(listen.ok());
     EXPECT_EQ(listen.error().message.find("sock_diag"), std::string::npos) << "sock_diag works in guests: " << listen.error().message;
     // A failing command reports its status (the agent does not pretend).
@@ -121,7 +123,7 @@ TEST(Vm, ReproducibleRootIsTheImagesOwnTree) {
         << "the host's files are not in the guest";
     EXPECT_EQ(run_in_guest(a, {"sh", "-c", "echo x > /etc/vpnlab-written"}, run_dir + "/write.txt"), 0) << "the overlay is writable";
     EXPECT_FALSE(std::filesystem::exists(im.rootfs + "/etc/vpnlab-written")) << "writes stay in the guest";
-    auto ping = a.call({{"op", "ping"}, {"addr", plan.underlay_address("b", "lan").str()}, {"timeout_s", 5}});
+    auto ping = NodeOpsClient(a, "a").ping(plan.underlay_address("b", "lan"), 5, 56, false);
     EXPECT_TRUE(ping.ok()) << ping.error().format();
     ASSERT_TRUE((*lab)->teardown().ok());
   }
