@@ -41,7 +41,7 @@ const char* when_name(PlanRoute::When w) {
 
 json test_json(const PlanTest& t) {
   const TestSpec& s = t.spec;
-  json j = {{"name", s.name}, {"kind", test_kind_name(s.kind)}, {"size", s.size}, {"client", s.client}, {"servers", s.servers}, {"streams", s.streams}, {"reverse", s.reverse},
+  json j = {{"name", s.name}, {"kind", s.kind}, {"size", s.size}, {"client", s.client}, {"servers", s.servers}, {"streams", s.streams}, {"reverse", s.reverse},
             {"bidirectional", s.bidirectional}, {"udp", s.udp}, {"underlay_links", t.underlay_links}};
   j["mss"] = s.mss ? json(*s.mss) : json(nullptr);
   j["bitrate_bps"] = s.bitrate_bps;

@@ -84,7 +84,7 @@ PlannedComparisons planned_comparisons(const Plan& plan, const std::string& prod
   c.samples = plan.samples;
   c.vs = vs;
   for (const auto& t : plan.tests)
-    if (t.spec.kind != TestKind::latency) ++c.tests;
+    if (test_kind(t.spec.kind).in_conclusion) ++c.tests;
   std::map<std::string, std::vector<std::string>> versions;  // base name -> its tagged names
   for (const auto& given : plan.products) {
     const std::string name = given.substr(0, given.find('='));

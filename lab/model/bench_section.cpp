@@ -134,38 +134,32 @@ Status expand_sizes(const Reader& r, const toml::table& t, const std::string& wh
   return ok_status();
 }
 
-// rr/crr: one client, one server, one TCP connection at a time; iperf3's shape keys are
-// refused by name rather than ignored.
+// Its kind (lab/model/test_kinds.h). A transaction kind has one client, one server, one TCP
+// connection at a time: iperf3's shape keys are refused by name rather than ignored.
 Status parse_kind(const Reader& r, const toml::table& t, const std::string& what, TestSpec* ts) {
   if (const toml::node* k = t.get("kind")) {
     std::string kind = k->is_string() ? k->as_string()->get() : "";
-    if (kind == "throughput") ts->kind = TestKind::throughput;
-    else if (kind == "rr") ts->kind = TestKind::rr;
-    else if (kind == "crr") ts->kind = TestKind::crr;
-    else if (kind == "latency") ts->kind = TestKind::latency;
-    else
-      return r.at(*k, what + ": unknown kind" + (kind.empty() ? std::string() : " '" + kind + "'"),
-                  "write kind = \"throughput\" (iperf3, the default), \"rr\" (request/response), \"crr\" (a connection per request) or \"latency\" (idle round trips)");
+    if (!find_test_kind(kind))
+      return r.at(*k, what + ": unknown kind" + (kind.empty() ? std::string() : " '" + kind + "'"), "write kind = " + test_kind_choices());
+    ts->kind = kind;
   }
-  if (!is_transaction_test(ts->kind)) {
-    if (const toml::node* size = t.get("size"))
-      return r.at(*size, what + ": 'size' is the request/response size of an rr or crr test", "set kind = \"rr\", or drop size");
+  const TestKindTraits& kind = test_kind(ts->kind);
+  if (!kind.transactions) {
+    if (const toml::node* size = t.get("size")) return r.at(*size, what + ": " + kind.no_size, "set kind = \"rr\", or drop size");
     return ok_status();
   }
-  const std::string kind = test_kind_name(ts->kind);
   for (const char* key : {"streams", "reverse", "bidirectional", "udp", "bitrate", "length", "mss"})
     if (const toml::node* n = t.get(key))
-      return r.at(*n, what + ": '" + key + "' is an iperf3 setting and this test is kind = \"" + kind + "\"",
-                  ts->kind == TestKind::latency ? std::string("drop it: a latency test sends echoes and nothing else")
-                                                : "drop it: an " + kind + " test runs one TCP connection at a time (size = ... sets the request/response bytes)");
-  if (ts->kind == TestKind::latency) {
-    if (const toml::node* size = t.get("size"))
-      return r.at(*size, what + ": a latency test sends ping's 56-byte echoes", "drop size, or use kind = \"rr\" for other sizes");
+      return r.at(*n, what + ": '" + key + "' is an iperf3 setting and this test is kind = \"" + kind.name + "\"", kind.no_iperf_keys);
+  if (!kind.takes_size) {
+    if (const toml::node* size = t.get("size")) return r.at(*size, what + ": " + kind.no_size, "drop size, or use kind = \"rr\" for other sizes");
   } else if (auto s = get_int(r, t, "size", what, &ts->size, kMinTransactionBytes, kMaxTransactionBytes); !s) {
     return s;
   }
-  if (ts->servers.size() != 1)
-    return r.at(*t.get("server"), what + ": a" + std::string(kind == "rr" ? "n " : " ") + kind + " test has one server", "write server = \"" + ts->servers[0] + "\"");
+  if (ts->servers.size() != 1) {
+    const char* article = std::string("aeiou").find(kind.name[0]) != std::string::npos || kind.name == "rr" ? "an " : "a ";
+    return r.at(*t.get("server"), what + ": " + article + kind.name + " test has one server", "write server = \"" + ts->servers[0] + "\"");
+  }
   return ok_status();
 }
 
@@ -203,15 +197,6 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
 }
 
 }  // namespace
-
-const char* test_kind_name(TestKind k) {
-  switch (k) {
-    case TestKind::rr: return "rr";
-    case TestKind::crr: return "crr";
-    case TestKind::latency: return "latency";
-    default: return "throughput";
-  }
-}
 
 Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* b = root.get("bench");

@@ -284,16 +284,8 @@ std::string describe_plan(const Plan& plan) {
   o << "\ntests:\n";
   for (const auto& t : plan.tests) {
     const TestSpec& s = t.spec;
-    if (is_transaction_test(s.kind)) {
-      auto p = expand_traffic(plan, t, 5301).front();  // lab/run/transactions.h: kTransactionPort
-      if (s.kind == TestKind::latency) {
-        o << "  " << s.name << ": latency, " << s.client << " -> " << s.servers[0] << ", ICMP echoes every 10 ms, no load\n";
-        continue;
-      }
-      o << "  " << s.name << ": " << test_kind_name(s.kind) << ", " << s.client << " -> " << s.servers[0] << ", TCP, " << s.size << "-byte request and response"
-        << (s.kind == TestKind::crr ? " on a new connection each" : " on one connection") << "\n    "
-        << (s.kind == TestKind::rr ? "sockperf ping-pong " : "vpnlab-crr ") << p.client << (p.client_cpu >= 0 ? "@cpu" + std::to_string(p.client_cpu) : "")
-        << " -> " << p.server << (p.server_cpu >= 0 ? "@cpu" + std::to_string(p.server_cpu) : "") << ":" << p.port << "\n";
+    if (const TestKindTraits& kind = test_kind(s.kind); kind.plan_line) {
+      o << kind.plan_line(s, expand_traffic(plan, t, 5301).front());  // lab/run/transactions.h: kTransactionPort
       continue;
     }
     o << "  " << s.name << ": " << traffic_pattern(s) << ", " << traffic_direction(s) << ", " << s.client << " -> ";

@@ -7,6 +7,7 @@
 
 #include "lab/base/ipv4.h"
 #include "lab/base/result.h"
+#include "lab/model/test_kinds.h"
 
 namespace vpnlab {
 
@@ -77,20 +78,13 @@ struct HostSpec {
   SourcePos pos;
 };
 
-// What a test measures. throughput: iperf3 bulk transfer; rr: request/response over one
-// TCP connection (sockperf ping-pong: transactions/s and their latency); crr: a new TCP
-// connection per request/response (vpnlab-crr: connections/s); latency: idle round trips,
-// ICMP echoes every 10 ms through the tunnel with no load beside them.
-enum class TestKind { throughput, rr, crr, latency };
-const char* test_kind_name(TestKind k);
-// One client, one server, no iperf3: the request/response table's tests.
-inline bool is_transaction_test(TestKind k) { return k != TestKind::throughput; }
-inline constexpr int kMinTransactionBytes = 14;  // sockperf's message header: its smallest message
-inline constexpr int kMaxTransactionBytes = 65000;
 
 struct TestSpec {
   std::string name;
-  TestKind kind = TestKind::throughput;
+  // What it measures (lab/model/test_kinds.h). throughput: iperf3 bulk transfer; rr:
+  // request/response over one TCP connection (sockperf ping-pong); crr: a new TCP connection
+  // per request/response (vpnlab-crr); latency: idle round trips, ICMP echoes every 10 ms.
+  std::string kind = "throughput";
   int size = kMinTransactionBytes;  // rr/crr: request and response bytes each
   std::string client;
   std::vector<std::string> servers;

@@ -1,5 +1,6 @@
 #include "lab/record/results_csv.h"
 
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
 #include "lab/model/names.h"
+#include "lab/model/test_kinds.h"
 
 namespace vpnlab {
 
@@ -334,8 +336,9 @@ Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool dr
 
 std::string headline_figure(const SampleRow& r) {
   if (!r.is_transactions()) return fmt(r.gbps, 3) + " Gbit/s";
-  if (r.kind == "latency") return "idle round trip p50 " + fmt(r.tx_p50_ms, 3) + " ms, p99 " + fmt(r.tx_p99_ms, 3) + " ms";
-  return fmt(r.tps, 1) + (r.kind == "crr" ? " connections/s" : " transactions/s") + ", p99 " + fmt(r.tx_p99_ms, 3) + " ms";
+  const TestKindTraits& kind = test_kind(r.kind);
+  if (!kind.rate_vs_baseline) return "idle " + kind.one + " p50 " + fmt(r.tx_p50_ms, 3) + " ms, p99 " + fmt(r.tx_p99_ms, 3) + " ms";
+  return fmt(r.tps, 1) + " " + kind.counted + "/s, p99 " + fmt(r.tx_p99_ms, 3) + " ms";
 }
 
 Status check_row(const SampleRow& r) {
@@ -401,9 +404,10 @@ Status check_row(const SampleRow& r) {
       return make_error(std::string("column '") + c.name + "': " + std::to_string(c.value) + " is outside " + std::to_string(c.min) + ".." +
                         std::to_string(c.max));
   if (r.valid && r.status != "ok") return make_error("a failed row cannot be valid");
-  if (!r.kind.empty() && r.kind != "throughput" && !r.is_transactions())
-    return make_error("kind '" + r.kind + "' is none of throughput, rr, crr, latency");
+  if (!r.kind.empty() && !find_test_kind(r.kind)) return make_error("kind '" + r.kind + "' is none of " + test_kind_names());
   return ok_status();
 }
+
+bool SampleRow::is_transactions() const { return !kind.empty() && is_transaction_test(kind); }
 
 }  // namespace vpnlab

@@ -55,7 +55,7 @@ struct SampleRow {
   double offered_bps = 0, zero_loss_bps = 0;
   // [[chain]] topologies: the tunnels in sequence the test's traffic crosses (0: no chain).
   int hops = 0;
-  bool is_transactions() const { return kind == "rr" || kind == "crr" || kind == "latency"; }
+  bool is_transactions() const;  // its kind's rows are transactions (lab/model/test_kinds.h)
 };
 
 inline constexpr double kGeneratorBoundPct = 90;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "lab/base/stats.h"
+#include "lab/model/test_kinds.h"
 #include "lab/results/product_compare.h"
 
 namespace vpnlab {
@@ -15,7 +16,7 @@ namespace {
 std::vector<std::string> ranked_tests(const std::vector<SampleRow>& rows) {
   std::vector<std::string> out;
   for (const auto& r : rows)
-    if (r.kind != "latency" && std::find(out.begin(), out.end(), r.test) == out.end()) out.push_back(r.test);
+    if ((r.kind.empty() || test_kind(r.kind).in_conclusion) && std::find(out.begin(), out.end(), r.test) == out.end()) out.push_back(r.test);
   return out;
 }
 

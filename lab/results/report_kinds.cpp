@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lab/model/test_kinds.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/transactions_table.h"
 #include "lab/results/udp_table.h"
@@ -65,7 +66,7 @@ std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows
         continue;
       }
       const int c = color_of(color, s.product);
-      std::string ratio = s.product == "baseline" || kind == "latency" ? "-" : "";
+      std::string ratio = s.product == "baseline" || !test_kind(kind).rate_vs_baseline ? "-" : "";
       if (ratio.empty())
         ratio = s.paired_ratio.n ? number_text("%.3f", s.paired_ratio.median) + " (" + number_text("%.3f", s.paired_ratio.ci_low) + "-" + number_text("%.3f", s.paired_ratio.ci_high) + ")" : "-";
       k.table.push_back({s.product, number_text("%.1f", s.tps.median), number_text("%.1f", s.tps.ci_low) + "-" + number_text("%.1f", s.tps.ci_high) + (s.tps.coverage < 0.95 ? "*" : ""),
@@ -80,14 +81,13 @@ std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows
         if (r.product == s.product && r.test == test && counts_as_result(r)) samples.push_back(r.sample);
       if (auto cdf = cdf_points(pooled_rtts(run_dir, s.product, test, samples)); !cdf.empty()) cdfs.push_back({s.product, cdf, c});
     }
-    const std::string what = kind == "crr" ? "connections" : kind == "latency" ? "answered echoes" : "transactions";
+    const TestKindTraits& traits = test_kind(kind);
+    const std::string& what = traits.counted;
     k.heading = "Test " + test + " (" + kind + ")";
-    k.caption = "Test " + test + ": " + what + " per second and one " + (kind == "latency" ? "round trip" : "transaction") + "'s time, medians of the valid samples";
-    k.note = kind == "rr"    ? "sockperf ping-pong over one TCP connection; percentiles from its histogram, as whole round trips."
-             : kind == "crr" ? "vpnlab-crr: connect, request, response, close; percentiles from connect to the response."
-                             : "ICMP echoes every 10 ms through the tunnel with nothing else running: the idle round trip.";
+    k.caption = "Test " + test + ": " + what + " per second and one " + traits.one + "'s time, medians of the valid samples";
+    k.note = traits.method;
     std::stable_sort(rates.begin(), rates.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
-    if (kind != "latency") k.plots.push_back({test + "-rate.svg", svg_bar_chart(test + ": " + what + " per second, 95 % interval", what + "/s", rates)});
+    if (traits.rate_vs_baseline) k.plots.push_back({test + "-rate.svg", svg_bar_chart(test + ": " + what + " per second, 95 % interval", what + "/s", rates)});
     k.plots.push_back({test + "-percentiles.svg", svg_line_chart(test + ": latency percentiles (x: 0.3 = p50, 1 = p90, 2 = p99, 3 = p99.9)",
                                                                  "nines of the percentile", "ms", percentiles)});
     if (!cdfs.empty())

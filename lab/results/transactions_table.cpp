@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "lab/model/test_kinds.h"
 #include "lab/results/summary.h"
 
 namespace vpnlab {
@@ -69,7 +70,7 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
     snprintf(tps, sizeof tps, "%.1f", s.tps.median);
     snprintf(interval, sizeof interval, "%.1f-%.1f%s", s.tps.ci_low, s.tps.ci_high, s.tps.coverage < 0.95 ? "*" : "");
     snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.tps.cv, s.tps.cv > kHighCv ? "!" : "");
-    if (s.kind == "latency") snprintf(ratio, sizeof ratio, "-");  // echoes are sent at a fixed rate: their rate is no result
+    if (!test_kind(s.kind).rate_vs_baseline) snprintf(ratio, sizeof ratio, "-");  // echoes are sent at a fixed rate: their rate is no result
     else if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
     else if (s.paired_ratio.n > 0)
       snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high);

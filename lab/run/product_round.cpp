@@ -119,7 +119,7 @@ Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTun
   // iperf3's repeating payload is what the watch looks for: an rr or crr test lends its
   // path to a one-stream TCP transfer.
   PlanTest path = plan.tests.front();
-  path.spec.kind = TestKind::throughput;
+  path.spec.kind = "throughput";
   outcome->plaintext = plaintext_check(SampleContext{&plan, &path, &spec, &topo, &session, raw, logs, c.opts->interrupt_fd}, interrupted);
   outcome->plaintext_checked = true;
   spdlog::info("  plaintext check: {}", outcome->plaintext.empty() ? (spec.tunnel ? "no payload in clear on the underlay"

@@ -15,8 +15,7 @@
 #include "lab/run/interrupt.h"
 #include "lab/run/iperf.h"
 #include "lab/run/rss_sampler.h"
-#include "lab/run/transaction_sample.h"
-#include "lab/run/transactions.h"
+#include "lab/run/test_driver.h"
 #include "lab/run/zero_loss.h"
 #include "lab/record/run_layout.h"
 #include "lab/base/process.h"
@@ -39,10 +38,6 @@ std::string now_iso() {
   return buf;
 }
 
-std::string process_label(const std::string& label, size_t i, size_t count) {
-  return count == 1 ? label : label + "-p" + std::to_string(i + 1);
-}
-
 }  // namespace
 
 SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spec, double duration_s) {
@@ -62,7 +57,7 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
   row.mss = t.mss.value_or(0);
   row.duration_s = duration_s;
   if (t.udp) row.payload_bytes = udp_length(t, plan.overlay_mtu), row.offered_bps = t.bitrate_bps;
-  if (is_transaction_test(t.kind)) row.kind = test_kind_name(t.kind), row.streams = 1;
+  if (is_transaction_test(t.kind)) row.kind = t.kind, row.streams = 1;
   row.status = "failed";
   row.cipher = spec.cipher;
   row.hops = plan.hops_crossed(plan.node(t.client)->vpn_node(), plan.node(t.servers.front())->vpn_node());
@@ -71,14 +66,14 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
 
 namespace {
 
-// Phase 1: one server (iperf3's, or an rr/crr test's) per process, each listening before the next starts.
-Status start_servers(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
+// Phase 1: one server per process (iperf3's, a generator's; none where the kernel answers),
+// each listening before the next starts.
+Status start_servers(const SampleContext& c, const TestDriver& driver, const std::string& label, const std::vector<TrafficProcess>& procs,
                      std::vector<std::unique_ptr<NodeProcess>>* servers, bool* interrupted) {
-  const TestKind kind = c.test->spec.kind;
   for (size_t i = 0; i < procs.size(); ++i) {
-    if (kind == TestKind::latency) break;  // echoes need no server
     SpawnSpec server;
-    server.argv = is_transaction_test(kind) ? transaction_server_argv(c, procs[i]) : iperf_server_argv(procs[i].port);
+    server.argv = driver.server_argv(c, procs[i]);
+    if (server.argv.empty()) break;
     if (procs[i].server_cpu >= 0) server.cpus = {procs[i].server_cpu};
     server.stdout_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-server.log";
     auto srv = c.nodes->spawn(procs[i].server, server, false);
@@ -90,33 +85,6 @@ Status start_servers(const SampleContext& c, const std::string& label, const std
     }
   }
   return ok_status();
-}
-
-// The iperf3 client processes of the test, each pinned to its load CPU.
-std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs, double duration_s) {
-  const TestSpec& t = c.test->spec;
-  if (t.kind == TestKind::latency) return {};  // the probes alone, over the sample's time
-  if (is_transaction_test(t.kind)) return {transaction_client_spec(c, label, procs.front(), duration_s)};
-  std::vector<SpawnSpec> specs(procs.size());
-  for (size_t i = 0; i < procs.size(); ++i) {
-    IperfClientOptions o;
-    o.server_address = c.plan->target_address(*c.test, procs[i].server_index, c.session->tunnel()).str();
-    o.port = procs[i].port;
-    o.duration_s = duration_s;
-    o.streams = procs[i].parallel;
-    o.reverse = t.reverse;
-    o.bidirectional = t.bidirectional;
-    o.udp = t.udp;
-    o.bitrate_bps = procs[i].bitrate_bps;
-    o.length = procs[i].length;
-    o.mss = t.mss;
-    o.repeating_payload = c.repeating_payload;
-    specs[i].argv = iperf_client_argv(o);
-    if (procs[i].client_cpu >= 0) specs[i].cpus = {procs[i].client_cpu};
-    specs[i].stdout_path = c.raw_dir + "/" + process_label(label, i, procs.size()) + kIperfSuffix;
-    specs[i].stderr_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-client.err";
-  }
-  return specs;
 }
 
 // Phase 2: the clients, started together; returns how far apart their starts were. The
@@ -169,41 +137,6 @@ Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>&
     return make_error("product daemon died during the sample: " + (d ? std::string("it exited") : d.error().message));
   }
   return start_spread_ms;
-}
-
-// Phase 3: iperf3's own results, summed over the processes, into the row; per VPN node
-// the bytes it sent and received (for the tunnel proof); the bytes delivered.
-Status merge_iperf(const SampleContext& c, const std::vector<TrafficProcess>& procs, const std::vector<SpawnSpec>& specs, SampleRow* row,
-                   std::map<std::string, std::pair<uint64_t, uint64_t>>* expect, uint64_t* delivered) {
-  const TestSpec& t = c.test->spec;
-  auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };
-  uint64_t udp_packets = 0, udp_lost = 0;
-  row->gbps = 0;
-  row->retransmits = t.udp ? -1 : 0;
-  double gbit = 0;
-  if (t.udp) row->offered_bps = 0;  // what the senders achieved, not what was asked
-  for (size_t i = 0; i < procs.size(); ++i) {
-    auto sample = parse_iperf_json(read_file_text(specs[i].stdout_path));
-    if (!sample) return make_error(procs.size() == 1 ? sample.error().message : "process " + std::to_string(i + 1) + ": " + sample.error().message);
-    row->gbps += sample->gbps;
-    if (t.udp) row->offered_bps += sample->sent_bps;
-    gbit += sample->gbps * sample->seconds;
-    if (sample->retransmits >= 0 && row->retransmits >= 0) row->retransmits += sample->retransmits;
-    row->generator_cpu_pct = std::max({row->generator_cpu_pct, sample->cpu_host_pct, sample->cpu_remote_pct});
-    udp_packets += sample->udp_packets;
-    udp_lost += sample->udp_lost;
-    // Forward bytes go client -> server, reverse ones server -> client; --bidir has both.
-    uint64_t forward = t.reverse ? 0 : sample->bytes_received;
-    uint64_t back = t.reverse ? sample->bytes_received : sample->bytes_received_back;
-    (*expect)[vpn_of(t.client)].first += forward;
-    (*expect)[vpn_of(t.client)].second += back;
-    (*expect)[vpn_of(procs[i].server)].first += back;
-    (*expect)[vpn_of(procs[i].server)].second += forward;
-    *delivered += forward + back;
-  }
-  row->cpu_s_per_gbit = gbit > 0 ? row->cpu_s / gbit : 0;
-  if (udp_packets > 0) row->loss_pct = 100.0 * static_cast<double>(udp_lost) / static_cast<double>(udp_packets);
-  return ok_status();
 }
 
 // Sums the machines; on hosts, each machine's busy seconds and softirq shares are kept
@@ -275,11 +208,13 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   // A product whose daemon is already gone cannot be measured: say so, not a side effect.
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died: " + d.error().message);
   if (auto p = c.session->repin_daemons(); !p) return fail(p.error().message);
+  const TestDriver* driver = find_test_driver(t.kind);
+  if (!driver) return fail("no driver runs tests of kind '" + t.kind + "'");
 
-  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, is_transaction_test(t.kind) ? kTransactionPort : kIperfPort);
+  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, driver->first_port());
   row.processes = static_cast<int>(procs.size());
   std::vector<std::unique_ptr<NodeProcess>> servers;
-  if (auto s = start_servers(c, label, procs, &servers, interrupted); !s) return fail(s.error().message);
+  if (auto s = start_servers(c, *driver, label, procs, &servers, interrupted); !s) return fail(s.error().message);
   // Where the test's tunnels count its traffic (each VPN node crossed, or every hop's two
   // ends on a chain), with their counters before.
   std::map<std::string, TunnelCounters> before;
@@ -297,13 +232,12 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   // whatever still runs outside the lab.
   row.outside_load = c.nodes->wait_outside_idle(500);
   std::unique_ptr<LatencyProbe> probe;  // stays empty where the backend has none
-  // rr and crr tests are latency tests of their own: no echoes beside them.
-  if (!c.repeating_payload && (!is_transaction_test(t.kind) || t.kind == TestKind::latency)) {
+  if (!c.repeating_payload && driver->with_echoes()) {
     auto lp = c.nodes->latency_probe(t.client, plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
     if (!lp) return fail(lp.error().message);
     probe = std::move(lp.value());
   }
-  std::vector<SpawnSpec> specs = client_specs(c, label, procs, duration_s);
+  std::vector<SpawnSpec> specs = driver->client_specs(c, label, procs, duration_s);
   fault_point("mid-sample");
   auto cpu_before = c.nodes->cpu_times();
   if (!cpu_before) return fail(cpu_before.error().message);
@@ -316,8 +250,9 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   auto cpu_after = c.nodes->cpu_times();
   if (!cpu_after) return fail(cpu_after.error().message);
   record_cpu(*cpu_before, *cpu_after, &row);
+  LatencyProbe::Summary lat;
   if (probe) {
-    LatencyProbe::Summary lat = probe->stop();
+    lat = probe->stop();
     row.latency_p50_ms = lat.p50_ms;
     row.latency_p99_ms = lat.p99_ms;
     row.latency_probes = lat.answered;
@@ -326,7 +261,6 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     char buf[32];
     for (double ms : lat.rtts_ms) snprintf(buf, sizeof buf, "%.4f\n", ms), rtts += buf;
     if (auto s = write_file(c.raw_dir + "/" + label + kRttSuffix, rtts, 0640); !s) return fail(s.error().message);
-    if (t.kind == TestKind::latency) idle_latency_into(lat, duration_s, &row);
   }
   for (const auto& [node, use] : c.session->daemon_usage()) {
     row.daemon_rss_kb = std::max(row.daemon_rss_kb, use.rss_kb);
@@ -337,11 +271,8 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
 
   SampleScore score{tunnel, c.repeating_payload, duration_s, *spread, {}, {}};
   uint64_t delivered = 0;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> by_node;  // VPN node -> {sent, received}
-  if (auto s = t.kind == TestKind::latency  ? expect_echoes(c, row, &by_node, &delivered)
-               : is_transaction_test(t.kind) ? merge_transactions(c, procs.front(), specs.front(), &row, &by_node, &delivered)
-                                             : merge_iperf(c, procs, specs, &row, &by_node, &delivered);
-      !s)
+  ExpectedBytes by_node;
+  if (auto s = driver->merge(c, SampleOutput{procs, specs, probe ? &lat : nullptr, duration_s}, &row, &by_node, &delivered); !s)
     return fail(s.error().message);
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);
   uint64_t rx_packets = 0;

@@ -1,0 +1,86 @@
+// The throughput kind: iperf3 processes (expand_traffic), each its own server and client,
+// the sample their sum.
+#include <algorithm>
+
+#include "lab/base/fs_util.h"
+#include "lab/record/run_layout.h"
+#include "lab/run/iperf.h"
+#include "lab/run/test_driver.h"
+
+namespace vpnlab {
+
+namespace {
+
+class IperfDriver : public TestDriver {
+ public:
+  std::string kind() const override { return "throughput"; }
+  int first_port() const override { return kIperfPort; }
+  std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess& p) const override { return iperf_server_argv(p.port); }
+  bool with_echoes() const override { return true; }  // latency under load
+
+  // Each iperf3 client pinned to its load CPU.
+  std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
+                                      double duration_s) const override {
+    const TestSpec& t = c.test->spec;
+    std::vector<SpawnSpec> specs(procs.size());
+    for (size_t i = 0; i < procs.size(); ++i) {
+      IperfClientOptions o;
+      o.server_address = c.plan->target_address(*c.test, procs[i].server_index, c.session->tunnel()).str();
+      o.port = procs[i].port;
+      o.duration_s = duration_s;
+      o.streams = procs[i].parallel;
+      o.reverse = t.reverse;
+      o.bidirectional = t.bidirectional;
+      o.udp = t.udp;
+      o.bitrate_bps = procs[i].bitrate_bps;
+      o.length = procs[i].length;
+      o.mss = t.mss;
+      o.repeating_payload = c.repeating_payload;
+      specs[i].argv = iperf_client_argv(o);
+      if (procs[i].client_cpu >= 0) specs[i].cpus = {procs[i].client_cpu};
+      specs[i].stdout_path = c.raw_dir + "/" + process_label(label, i, procs.size()) + kIperfSuffix;
+      specs[i].stderr_path = c.log_dir + "/" + process_label(label, i, procs.size()) + "-client.err";
+    }
+    return specs;
+  }
+
+  // iperf3's own results, summed over the processes.
+  Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect, uint64_t* delivered) const override {
+    const TestSpec& t = c.test->spec;
+    auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };
+    uint64_t udp_packets = 0, udp_lost = 0;
+    row->gbps = 0;
+    row->retransmits = t.udp ? -1 : 0;
+    double gbit = 0;
+    if (t.udp) row->offered_bps = 0;  // what the senders achieved, not what was asked
+    for (size_t i = 0; i < out.procs.size(); ++i) {
+      auto sample = parse_iperf_json(read_file_text(out.clients[i].stdout_path));
+      if (!sample)
+        return make_error(out.procs.size() == 1 ? sample.error().message : "process " + std::to_string(i + 1) + ": " + sample.error().message);
+      row->gbps += sample->gbps;
+      if (t.udp) row->offered_bps += sample->sent_bps;
+      gbit += sample->gbps * sample->seconds;
+      if (sample->retransmits >= 0 && row->retransmits >= 0) row->retransmits += sample->retransmits;
+      row->generator_cpu_pct = std::max({row->generator_cpu_pct, sample->cpu_host_pct, sample->cpu_remote_pct});
+      udp_packets += sample->udp_packets;
+      udp_lost += sample->udp_lost;
+      // Forward bytes go client -> server, reverse ones server -> client; --bidir has both.
+      uint64_t forward = t.reverse ? 0 : sample->bytes_received;
+      uint64_t back = t.reverse ? sample->bytes_received : sample->bytes_received_back;
+      (*expect)[vpn_of(t.client)].first += forward;
+      (*expect)[vpn_of(t.client)].second += back;
+      (*expect)[vpn_of(out.procs[i].server)].first += back;
+      (*expect)[vpn_of(out.procs[i].server)].second += forward;
+      *delivered += forward + back;
+    }
+    row->cpu_s_per_gbit = gbit > 0 ? row->cpu_s / gbit : 0;
+    if (udp_packets > 0) row->loss_pct = 100.0 * static_cast<double>(udp_lost) / static_cast<double>(udp_packets);
+    return ok_status();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TestDriver> make_iperf_driver() { return std::make_unique<IperfDriver>(); }
+
+}  // namespace vpnlab
