@@ -145,18 +145,16 @@ Comparison compare_samples(const std::vector<double>& a, const std::vector<doubl
   return c;
 }
 
-const Metric& throughput_metric() {
-  static const Metric m{"gbps", "Gbit/s", true, "faster", "slower", [](const SampleRow& r) { return r.gbps; }};
-  return m;
-}
+const Metric& throughput_metric() { return metric_column("gbps"); }
 
 const std::vector<Metric>& cost_metrics() {
-  static const std::vector<Metric> m = {
-      {"cpu_s_per_gbit", "CPU-s/Gbit", false, "cheaper", "costlier", [](const SampleRow& r) { return r.cpu_s_per_gbit; }},
-      {"daemon_rss_kb", "daemon peak RSS", false, "smaller", "larger", [](const SampleRow& r) { return static_cast<double>(r.daemon_rss_kb); }},
-      {"latency_p99_ms", "p99 latency", false, "lower", "higher", [](const SampleRow& r) { return r.latency_probes > 0 ? r.latency_p99_ms : 0.0; }},
-  };
-  return m;
+  static const std::vector<Metric> judged = [] {
+    std::vector<Metric> out;
+    for (const auto& m : metric_columns())
+      if (m.judged) out.push_back(m);
+    return out;
+  }();
+  return judged;
 }
 
 std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha, const Metric& metric) {

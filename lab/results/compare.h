@@ -14,20 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "lab/record/metrics.h"
 #include "lab/record/results_csv.h"
 
 namespace vpnlab {
 
 // What a comparison judges, from each valid row: throughput (higher is better) or a cost
-// (lower is better: CPU-s per Gbit, the daemons' peak RSS, p99 latency under load). A row
-// that did not measure a cost (0: no daemon, no latency probe) does not count for it.
-struct Metric {
-  std::string key;      // "gbps", "cpu_s_per_gbit", "daemon_rss_kb", "latency_p99_ms"
-  std::string title;    // "Gbit/s", "CPU-s/Gbit", ...
-  bool higher_is_better = true;
-  std::string better, worse;  // verdict words: "faster"/"slower", "cheaper"/"costlier", ...
-  double (*value)(const SampleRow&) = nullptr;
-};
+// (lower is better: CPU-s per Gbit, the daemons' peak RSS, p99 latency under load), as the
+// metric table has them (lab/record/metrics.h). A row that did not measure a cost (0: no
+// daemon, no latency probe) does not count for it.
+using Metric = MetricColumn;
 const Metric& throughput_metric();
 // CPU-s/Gbit, peak RSS, p99 latency: what `diff` judges besides speed.
 const std::vector<Metric>& cost_metrics();

@@ -37,7 +37,7 @@ std::vector<LinkShare> link_shares(const std::vector<SampleRow>& rows, const nlo
     share.burst_bytes = link->value("burst_bytes", 0.0);
     share.limit_bytes = link->value("limit_bytes", 0.0);
     share.median_bps = s.gbps.n ? s.gbps.median * 1e9 : 0;
-    share.retransmits = s.retransmits.n ? s.retransmits.median : -1;
+    share.retransmits = s.metric("retransmits").n ? s.metric("retransmits").median : -1;
     share.baseline_retransmits = s.baseline_retransmits;
     share.generator_bound = s.generator_bound > 0;
     const SampleRow& row = *std::find_if(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.product == s.product && r.test == s.test; });

@@ -199,15 +199,16 @@ std::vector<std::string> result_row(const ProductTestSummary& s) {
           number_text("%.3f", s.gbps.ci_low) + "-" + number_text("%.3f", s.gbps.ci_high) + (s.gbps.coverage < 0.95 ? "*" : ""),
           number_text("%.1f%%", 100 * s.gbps.cv),
           ratio,
-          with_interval(s.cpu_per_gbit, "%.2f"),
+          with_interval(s.metric("cpu_s_per_gbit"), "%.2f"),
           s.product == "baseline" || s.cpu_over_baseline == 0 ? "-" : number_text("%+.2f", s.cpu_over_baseline),
-          number_text("%.2f", s.cpu_user_s.median) + "/" + number_text("%.2f", s.cpu_sys_s.median) + "/" + number_text("%.2f", s.cpu_softirq_s.median),
-          with_interval(s.rss_kb, "%.1f", 1024),
-          with_interval(s.pps, "%.1f", 1000),
-          with_interval(s.wire_pps, "%.1f", 1000),
-          with_interval(s.latency_p99_ms, "%.2f"),
-          s.retransmits.n ? number_text("%.0f", s.retransmits.median) : "-",
-          s.bringup_s.n ? number_text("%.2f", s.bringup_s.median) : "-",
+          number_text("%.2f", s.metric("cpu_user_s").median) + "/" + number_text("%.2f", s.metric("cpu_sys_s").median) + "/" +
+              number_text("%.2f", s.metric("cpu_softirq_s").median),
+          with_interval(s.metric("daemon_rss_kb"), "%.1f", 1024),
+          with_interval(s.metric("pps"), "%.1f", 1000),
+          with_interval(s.metric("wire_pps"), "%.1f", 1000),
+          with_interval(s.metric("latency_p99_ms"), "%.2f"),
+          s.metric("retransmits").n ? number_text("%.0f", s.metric("retransmits").median) : "-",
+          s.metric("bringup_s").n ? number_text("%.2f", s.metric("bringup_s").median) : "-",
           valid};
 }
 

@@ -1,5 +1,6 @@
 #include "lab/results/summary.h"
 
+#include "lab/record/metrics.h"
 #include "lab/results/hop_cost.h"
 #include "lab/results/transactions_table.h"
 #include "lab/results/udp_table.h"
@@ -11,11 +12,17 @@
 
 namespace vpnlab {
 
+const SampleStats& ProductTestSummary::metric(const std::string& key) const {
+  static const SampleStats none;
+  auto it = metrics.find(key);
+  return it == metrics.end() ? none : it->second;
+}
+
 std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
   std::vector<ProductTestSummary> out;
   std::map<std::pair<std::string, std::string>, size_t> index;
   struct Series {
-    std::vector<double> gbps, cpu, rss, pps, wire_pps, p50, p99, user, sys, softirq, bringup, retransmits;
+    std::map<std::string, std::vector<double>> values;  // metric key -> the valid rows' figures
     std::map<int, double> by_sample;  // sample number -> Gbit/s, for pairing by round
   };
   std::vector<Series> series;
@@ -32,35 +39,16 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     // Only checked rows count: a sample that did not provably cross the tunnel is no result.
     if (!counts_as_result(r)) continue;
     Series& s = series[i];
-    s.gbps.push_back(r.gbps);
+    for (const auto& m : metric_columns())
+      if (m.measured(r)) s.values[m.key].push_back(m.value(r));
     s.by_sample[r.sample] = r.gbps;
-    if (r.cpu_s_per_gbit > 0) s.cpu.push_back(r.cpu_s_per_gbit);
-    if (r.daemon_rss_kb > 0) s.rss.push_back(static_cast<double>(r.daemon_rss_kb));
-    s.user.push_back(r.cpu_user_s);
-    s.sys.push_back(r.cpu_sys_s);
-    s.softirq.push_back(r.cpu_softirq_s);
-    if (r.bringup_s > 0) s.bringup.push_back(r.bringup_s);
-    if (r.pps > 0) s.pps.push_back(r.pps);
-    if (r.wire_pps > 0) s.wire_pps.push_back(r.wire_pps);
-    if (r.retransmits >= 0 && r.protocol != "udp") s.retransmits.push_back(static_cast<double>(r.retransmits));
-    if (r.latency_probes > 0) s.p50.push_back(r.latency_p50_ms), s.p99.push_back(r.latency_p99_ms);
     out[i].threads = std::max(out[i].threads, r.daemon_threads);
     if (r.outside_load >= 1) out[i].loaded_rows++;
     if (r.generator_cpu_pct >= kGeneratorBoundPct) out[i].generator_bound++;
   }
   for (size_t i = 0; i < out.size(); ++i) {
-    out[i].gbps = describe(series[i].gbps);
-    out[i].cpu_per_gbit = describe(series[i].cpu);
-    out[i].rss_kb = describe(series[i].rss);
-    out[i].pps = describe(series[i].pps);
-    out[i].wire_pps = describe(series[i].wire_pps);
-    out[i].latency_p50_ms = describe(series[i].p50);
-    out[i].latency_p99_ms = describe(series[i].p99);
-    out[i].cpu_user_s = describe(series[i].user);
-    out[i].cpu_sys_s = describe(series[i].sys);
-    out[i].cpu_softirq_s = describe(series[i].softirq);
-    out[i].bringup_s = describe(series[i].bringup);
-    out[i].retransmits = describe(series[i].retransmits);
+    for (const auto& m : metric_columns()) out[i].metrics[m.key] = describe(series[i].values[m.key]);
+    out[i].gbps = out[i].metrics["gbps"];
   }
   for (size_t i = 0; i < out.size(); ++i) {
     ProductTestSummary& s = out[i];
@@ -68,8 +56,9 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     if (base == index.end() || s.gbps.n == 0) continue;
     const ProductTestSummary& b = out[base->second];
     if (b.gbps.n > 0 && b.gbps.median > 0) s.ratio_to_baseline = s.gbps.median / b.gbps.median;
-    if (b.retransmits.n > 0) s.baseline_retransmits = b.retransmits.median;
-    if (b.cpu_per_gbit.n > 0 && s.cpu_per_gbit.n > 0) s.cpu_over_baseline = s.cpu_per_gbit.median - b.cpu_per_gbit.median;
+    if (b.metric("retransmits").n > 0) s.baseline_retransmits = b.metric("retransmits").median;
+    if (const SampleStats &bc = b.metric("cpu_s_per_gbit"), &sc = s.metric("cpu_s_per_gbit"); bc.n > 0 && sc.n > 0)
+      s.cpu_over_baseline = sc.median - bc.median;
     std::vector<double> ratios;
     for (const auto& [sample, gbps] : series[i].by_sample) {
       auto other = series[base->second].by_sample.find(sample);
@@ -134,12 +123,12 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
     else if (s.paired_ratio.n > 0)
       snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high);
     if (s.product != "baseline" && s.cpu_over_baseline != 0) snprintf(over, sizeof over, "%+.2f", s.cpu_over_baseline);
-    if (s.retransmits.n > 0) snprintf(retr, sizeof retr, "%.0f", s.retransmits.median);
+    if (s.metric("retransmits").n > 0) snprintf(retr, sizeof retr, "%.0f", s.metric("retransmits").median);
     if (s.threads > 0) snprintf(threads, sizeof threads, "%d", s.threads);
     snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), median, interval, cv, ratio,
-             compact_interval(s.cpu_per_gbit, "%.2f").c_str(), over, compact_interval(s.rss_kb, "%.1f", 1024).c_str(),
-             compact_interval(s.pps, "%.1f", 1000).c_str(), compact_interval(s.wire_pps, "%.1f", 1000).c_str(),
-             compact_interval(s.latency_p99_ms, "%.2f").c_str(), retr, threads, valid.c_str());
+             compact_interval(s.metric("cpu_s_per_gbit"), "%.2f").c_str(), over, compact_interval(s.metric("daemon_rss_kb"), "%.1f", 1024).c_str(),
+             compact_interval(s.metric("pps"), "%.1f", 1000).c_str(), compact_interval(s.metric("wire_pps"), "%.1f", 1000).c_str(),
+             compact_interval(s.metric("latency_p99_ms"), "%.2f").c_str(), retr, threads, valid.c_str());
     o << line;
   }
   if (lowest_coverage < 0.95) {
@@ -186,17 +175,11 @@ nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
   nlohmann::json j = {{"schema", kSummarySchema}, {"results", nlohmann::json::array()}};
   if (!rows.empty()) j["run_id"] = rows.front().run_id;
   for (const auto& s : summarize(rows)) {
-    nlohmann::json r = {{"product", s.product}, {"test", s.test}, {"rows", s.rows}, {"valid_rows", s.gbps.n},
-                        {"gbps", stats(s.gbps)}, {"cpu_s_per_gbit", stats(s.cpu_per_gbit)}};
+    nlohmann::json r = {{"product", s.product}, {"test", s.test}, {"rows", s.rows}, {"valid_rows", s.gbps.n}};
+    for (const auto& [key, st] : s.metrics) r[key] = stats(st);  // every figure of the metric table
     if (s.ratio_to_baseline > 0) r["ratio_to_baseline"] = s.ratio_to_baseline;
     if (s.paired_ratio.n > 0) r["paired_ratio_to_baseline"] = stats(s.paired_ratio);
     if (s.cpu_over_baseline != 0) r["cpu_s_per_gbit_over_baseline"] = s.cpu_over_baseline;
-    r["daemon_rss_kb"] = stats(s.rss_kb);
-    r["pps"] = stats(s.pps);
-    r["wire_pps"] = stats(s.wire_pps);
-    r["latency_p50_ms"] = stats(s.latency_p50_ms);
-    r["latency_p99_ms"] = stats(s.latency_p99_ms);
-    r["retransmits"] = stats(s.retransmits);
     r["daemon_threads_max"] = s.threads;
     r["generator_bound_rows"] = s.generator_bound;
     r["rows_started_under_outside_load"] = s.loaded_rows;

@@ -1,13 +1,14 @@
 // What a run's rows add up to, per product x test: the table printed at the end of a run
 // and summary.json. Both come from results.csv alone (`vpnlab report` redoes them).
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "lab/record/results_csv.h"
 #include "lab/base/stats.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 
@@ -17,16 +18,15 @@ inline constexpr double kHighCv = 0.10;  // flagged: the median of such samples 
 struct ProductTestSummary {
   std::string product, test;
   int rows = 0;              // all rows, failed ones included
-  SampleStats gbps;          // valid rows only (as all below)
-  SampleStats cpu_per_gbit;
+  SampleStats gbps;          // valid rows only (as all below); also in `metrics`
+  // Every figure of the metric table (lab/record/metrics.h) by its key: "cpu_s_per_gbit", ...
+  std::map<std::string, SampleStats> metrics;
+  const SampleStats& metric(const std::string& key) const;
   double ratio_to_baseline = 0;  // median / baseline median of the same test; 0 = none
   // Per round (sample i of this product and of the baseline): the ratio's median and its
   // interval. Interleaved runs measure both in the same round, close in time.
   SampleStats paired_ratio;
   double cpu_over_baseline = 0;  // CPU-s/Gbit minus the baseline's (medians)
-  SampleStats rss_kb, pps, wire_pps, latency_p50_ms, latency_p99_ms;
-  SampleStats cpu_user_s, cpu_sys_s, cpu_softirq_s, bringup_s;
-  SampleStats retransmits;       // TCP retransmits per sample (rows that report them)
   double baseline_retransmits = -1;  // the baseline's median for the same test; -1 = none
   int threads = 0;               // most OS threads seen on one node
   int generator_bound = 0;       // rows where an iperf3 process used >= 90 % of a CPU

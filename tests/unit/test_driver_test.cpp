@@ -4,13 +4,17 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "fake_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/run_outputs.h"
 #include "lab/model/topology.h"
+#include "lab/record/metrics.h"
 #include "lab/record/results_csv.h"
+#include "lab/results/compare.h"
+#include "lab/results/summary.h"
 #include "lab/run/runner.h"
 #include "lab/run/test_driver.h"
 #include "../temp_paths.h"
@@ -126,4 +130,34 @@ TEST(TestDriver, ADriverAloneRunsItsKindThroughTheRunnerIntoTheRowsAndSummary) {
   RunOutputs out = write_run_outputs(plan, ro.run_dir, *report);
   EXPECT_NE(out.summary.find("knock"), std::string::npos) << out.summary;
   EXPECT_NE(out.summary.find("1000.0"), std::string::npos) << out.summary;
+}
+
+// A figure is one entry of the metric table: a results.csv column, a summary.json key for
+// every product and test, and (when judged) a verdict of `compare` and `diff`.
+TEST(MetricTable, EveryFigureIsACsvColumnAndASummaryKeyAndTheJudgedOnesAreCompared) {
+  std::vector<SampleRow> rows(2);
+  for (int i = 0; i < 2; ++i) {
+    rows[i].run_id = "r";
+    rows[i].product = "baseline";
+    rows[i].test = "t";
+    rows[i].sample = i + 1;
+    rows[i].status = "ok";
+    rows[i].valid = true;
+    rows[i].gbps = 10 + i;
+    rows[i].bringup_s = 0.5;
+  }
+  const nlohmann::json j = summary_json(rows);
+  const auto& header = results_csv_header();
+  std::vector<std::string> judged;
+  for (const auto& m : metric_columns()) {
+    EXPECT_NE(std::find(header.begin(), header.end(), m.key), header.end()) << m.key << " is no results.csv column";
+    EXPECT_TRUE(j["results"][0].contains(m.key)) << m.key << " is not in summary.json";
+    if (m.judged) judged.push_back(m.key);
+  }
+  EXPECT_EQ(j["results"][0]["bringup_s"]["n"], 2);
+  EXPECT_EQ(j["results"][0]["daemon_rss_kb"]["n"], 0) << "a row without a daemon did not measure its RSS";
+  std::vector<std::string> compared;
+  for (const auto& m : cost_metrics()) compared.push_back(m.key);
+  EXPECT_EQ(compared, judged);
+  EXPECT_EQ(throughput_metric().key, "gbps");
 }
