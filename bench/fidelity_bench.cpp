@@ -33,13 +33,13 @@
 #include "lab/base/fs_util.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
-#include "lab/netns_backend/netns_runtime.h"
+#include "lab/backends/netns/netns_runtime.h"
 #include "lab/run/runner.h"
 #include "lab/base/stats.h"
 #include "lab/model/topology.h"
-#include "netns/namespace.h"
-#include "netns/probes.h"
-#include "netns/sysctl.h"
+#include "lab/kernel/namespace.h"
+#include "lab/kernel/probes.h"
+#include "lab/kernel/sysctl.h"
 
 using namespace vpnlab;
 using namespace vpnlab::bench;

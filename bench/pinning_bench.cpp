@@ -13,7 +13,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
-#include "lab/netns_backend/netns_runtime.h"
+#include "lab/backends/netns/netns_runtime.h"
 #include "lab/run/runner.h"
 #include "lab/base/stats.h"
 #include "lab/model/topology.h"

@@ -12,8 +12,8 @@
 #include "bench_support.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
-#include "lab/netns_backend/live_topology.h"
-#include "netns/namespace.h"
+#include "lab/backends/netns/live_topology.h"
+#include "lab/kernel/namespace.h"
 
 using namespace vpnlab;
 using namespace vpnlab::bench;

@@ -21,11 +21,12 @@ layer_of() {
     lab/model/*) echo model ;;
     lab/record/*) echo record ;;
     lab/runtime/*) echo runtime ;;
+    lab/kernel/*) echo kernel ;;
+    lab/generators/*) echo generators ;;
     lab/agent/*) echo agent ;;
-    netns/*) echo netns ;;
-    lab/netns_backend/*) echo netns_backend ;;
-    vm/*) echo vm ;;
-    hosts/*) echo hosts ;;
+    lab/backends/netns/*) echo netns_backend ;;
+    lab/backends/vm/*) echo vm ;;
+    lab/backends/hosts/*) echo hosts ;;
     lab/run/*) echo run ;;
     lab/results/*) echo results ;;
     lab/cli/*) echo cli ;;
@@ -39,14 +40,15 @@ declare -A allowed=(
   [model]="base model"
   [record]="base model record"
   [runtime]="base model runtime"
-  [netns]="base runtime netns"
+  [kernel]="base runtime kernel"
+  [generators]="base runtime generators"
   [agent]="base runtime agent"
-  [netns_backend]="base model netns runtime netns_backend"
-  [vm]="base model netns runtime agent vm"
-  [hosts]="base model netns runtime netns_backend agent hosts"
+  [netns_backend]="base model kernel runtime netns_backend"
+  [vm]="base model kernel runtime agent vm"
+  [hosts]="base model kernel runtime netns_backend agent hosts"
   [run]="base model record runtime run"
   [results]="base model record results"
-  [cli]="base model record netns runtime agent netns_backend vm hosts run results cli"
+  [cli]="base model record kernel runtime agent netns_backend vm hosts run results cli"
 )
 
 declare -A pairs=()
@@ -54,7 +56,7 @@ bad=0
 while IFS= read -r -d '' file; do
   from=$(layer_of "$file")
   if [[ "$from" == none ]]; then
-    echo "$file: not in a layer folder (lab/base, lab/model, lab/record, lab/runtime, lab/agent, netns, lab/netns_backend, vm, hosts, lab/run, lab/results, lab/cli)"
+    echo "$file: not in a layer folder (lab/base, lab/model, lab/record, lab/runtime, lab/kernel, lab/generators, lab/agent, lab/backends/netns, lab/backends/vm, lab/backends/hosts, lab/run, lab/results, lab/cli)"
     bad=1
     continue
   fi
@@ -72,7 +74,7 @@ while IFS= read -r -d '' file; do
     fi
   done < <(grep -noE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^"]+"' "$file" | sed -E 's/^([0-9]+):.*"([^"]+)"/\1:\2/'
            if [[ "${VPNLAB_LAYERS_PLANT%%:*}" == "$file" ]]; then echo "planted:${VPNLAB_LAYERS_PLANT#*:}"; fi)
-done < <(find lab netns vm hosts -type f \( -name '*.h' -o -name '*.cpp' \) -print0 | sort -z)
+done < <(find lab -type f \( -name '*.h' -o -name '*.cpp' \) -print0 | sort -z)
 
 if (( counts )); then
   for p in "${!pairs[@]}"; do printf '%5d  %s\n' "${pairs[$p]}" "$p"; done | sort -k2

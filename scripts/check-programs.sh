@@ -18,7 +18,7 @@ add() { [ -n "$1" ] && [ -z "${where[$1]:-}" ] && where[$1]="$2"; return 0; }
 while IFS=: read -r file line name; do
   add "$name" "$file:$line"
 done < <(grep -rnoP 'argv = \{"\K[^"]+|run_tool\(\{"\K[^"]+|run_in_guest\([^{]*\{"\K[^"]+|VPNLAB_REQUIRE_PROGRAM\("\K[^"]+|(up|down)\.push_back\(\{"\K[^"]+' \
-           lab netns vm tests bench | sed -E 's/^([^:]+):([0-9]+):/\1:\2:/')
+           lab tests bench | sed -E 's/^([^:]+):([0-9]+):/\1:\2:/')
 
 for spec in products/*/product.toml; do
   grep -qE '^packages = \[\]' "$spec" && continue  # not in Debian: bring your own binary

@@ -1,6 +1,6 @@
 // The processes an agent started, by the ids it gave them: the "wait", "stop", "reap" and
-// "status" answers both agents give (the guest's vm/agent_main.cpp, a host's
-// hosts/host_agent.cpp). Each caller reads the id from its request as it always has.
+// "status" answers both agents give (the guest's lab/backends/vm/agent_main.cpp, a host's
+// lab/backends/hosts/host_agent.cpp). Each caller reads the id from its request as it always has.
 #pragma once
 #include <sys/types.h>
 

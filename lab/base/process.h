@@ -41,7 +41,7 @@ struct ProcStatus {
 };
 ProcStatus read_proc_status(pid_t pid);
 
-// A process started in a node: a Child on this host, or one in a guest (vm/).
+// A process started in a node: a Child on this host, or one in a guest (lab/backends/vm/).
 class NodeProcess {
  public:
   virtual ~NodeProcess() = default;

@@ -12,17 +12,17 @@
 
 #include <spdlog/spdlog.h>
 
-#include "hosts/hosts_runtime.h"
+#include "lab/backends/hosts/hosts_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
-#include "lab/netns_backend/live_topology.h"
-#include "lab/netns_backend/netns_runtime.h"
+#include "lab/backends/netns/live_topology.h"
+#include "lab/backends/netns/netns_runtime.h"
 #include "lab/run/interrupt.h"
-#include "netns/namespace.h"
-#include "vm/guest_lab.h"
-#include "vm/guest_runtime.h"
-#include "vm/image_command.h"
+#include "lab/kernel/namespace.h"
+#include "lab/backends/vm/guest_lab.h"
+#include "lab/backends/vm/guest_runtime.h"
+#include "lab/backends/vm/image_command.h"
 
 namespace vpnlab {
 namespace {

@@ -13,9 +13,9 @@
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
 #include "lab/run/run_state.h"
-#include "netns/namespace.h"
+#include "lab/kernel/namespace.h"
 #include "lab/base/pidfd.h"
-#include "vm/guest_lab.h"
+#include "lab/backends/vm/guest_lab.h"
 
 namespace vpnlab {
 

@@ -13,9 +13,9 @@
 #include "lab/base/fs_util.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
-#include "netns/capabilities.h"
-#include "vm/accel.h"
-#include "vm/image.h"
+#include "lab/kernel/capabilities.h"
+#include "lab/backends/vm/accel.h"
+#include "lab/backends/vm/image.h"
 
 namespace vpnlab {
 

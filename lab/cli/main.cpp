@@ -36,7 +36,7 @@
 #include "lab/cli/run_outputs.h"
 #include "lab/cli/json_output.h"
 #include "lab/cli/run_request.h"
-#include "netns/namespace.h"
+#include "lab/kernel/namespace.h"
 #include "lab/cli/sampling.h"
 #include "lab/cli/scale_command.h"
 #include "lab/cli/up_command.h"
@@ -48,10 +48,10 @@
 #include "lab/results/summary.h"
 #include "lab/model/toml_reader.h"
 #include "lab/model/topology.h"
-#include "lab/netns_backend/netns_runtime.h"
-#include "hosts/hosts_runtime.h"
-#include "vm/guest_runtime.h"
-#include "vm/image_command.h"
+#include "lab/backends/netns/netns_runtime.h"
+#include "lab/backends/hosts/hosts_runtime.h"
+#include "lab/backends/vm/guest_runtime.h"
+#include "lab/backends/vm/image_command.h"
 
 using namespace vpnlab;
 

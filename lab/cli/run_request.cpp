@@ -23,7 +23,7 @@
 #include "lab/run/product_probe.h"
 #include "lab/run/runner.h"
 #include "lab/model/topology.h"
-#include "netns/capabilities.h"
+#include "lab/kernel/capabilities.h"
 
 namespace vpnlab {
 

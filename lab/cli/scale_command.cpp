@@ -14,14 +14,14 @@
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/scale_spec.h"
-#include "lab/netns_backend/netns_runtime.h"
+#include "lab/backends/netns/netns_runtime.h"
 #include "lab/results/report.h"
 #include "lab/results/scale_table.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/keys.h"
 #include "lab/run/mesh_scale.h"
 #include "lab/run/run_state.h"
-#include "netns/namespace.h"
+#include "lab/kernel/namespace.h"
 
 namespace vpnlab {
 namespace {

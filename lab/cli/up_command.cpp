@@ -13,12 +13,12 @@
 #include "lab/cli/cleanup.h"
 #include "lab/cli/run_request.h"
 #include "lab/model/topology.h"
-#include "lab/netns_backend/live_topology.h"
+#include "lab/backends/netns/live_topology.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/run_state.h"
-#include "vm/guest_lab.h"
-#include "vm/guest_runtime.h"
-#include "vm/image_command.h"
+#include "lab/backends/vm/guest_lab.h"
+#include "lab/backends/vm/guest_runtime.h"
+#include "lab/backends/vm/image_command.h"
 
 namespace vpnlab {
 namespace {

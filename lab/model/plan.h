@@ -116,7 +116,7 @@ struct PlanTest {
 struct Plan {
   std::string run_id;
   std::string lab;
-  std::string backend = "netns";  // or "vm": each node a QEMU guest (vm/guest_lab.h)
+  std::string backend = "netns";  // or "vm": each node a QEMU guest (lab/backends/vm/guest_lab.h)
   std::string image;              // vm: the guest image recipe as written ("" = default)
   std::string ns_prefix;  // "vpnlab-<lab>-<tag>-"
   std::string topology_file;

@@ -60,7 +60,7 @@ struct LinkSpec {
   double rate_bps = 0;     // 0: unshaped; otherwise a TBF on every end
   double delay_ms = 0, jitter_ms = 0, loss_pct = 0;  // netem, where the kernel has it
   // neighbours = "static": every node on the (bridged) link gets a permanent ARP entry for
-  // every other one (netns/neighbour.h: learned ones overflow the kernel's shared table in
+  // every other one (lab/kernel/neighbour.h: learned ones overflow the kernel's shared table in
   // large meshes); default "learned".
   bool static_neighbours = false;
   SourcePos pos;

@@ -19,7 +19,7 @@ struct Availability {
   std::string version;  // first line of the version command
 };
 // The kernel features of the machine a product will run on, found by trying them (the
-// backend's: netns/capabilities.h on this host). Empty: not probed here (guests have their
+// backend's: lab/kernel/capabilities.h on this host). Empty: not probed here (guests have their
 // own kernel, and the bring-up there still refuses an interface of the wrong kind).
 using CapabilityProbe = std::function<std::vector<Capability>()>;
 // `in_guests`: the products run in guests, whose kernel a kernel product's version is.

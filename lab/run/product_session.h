@@ -42,7 +42,7 @@ class ProductSession {
     std::map<std::string, std::string> run_values;  // e.g. the run's pre-shared key
     int round = 0;  // interleaved runs: the round (logs go to logs/PRODUCT/round-N); 0: none
     // > 0: ready once every node pair answered, all probed at once (mesh scale,
-    // netns/mesh_sweep.h), within this many seconds instead of the spec's ready timeout.
+    // lab/kernel/mesh_sweep.h), within this many seconds instead of the spec's ready timeout.
     double mesh_timeout_s = 0;
     // One of several sessions of the product at once (a chain's hop: "hop-2"): its files,
     // secrets and logs go below that name, apart from the others'.

@@ -11,7 +11,7 @@ namespace vpnlab {
 namespace {
 
 constexpr uint64_t kCrrHeaderBytes = 2 * 40;  // two packets each way carry at least an IPv4 + TCP header
-constexpr uint64_t kEchoBytes = 20 + 8 + 56;   // IPv4 + ICMP + ping's payload (netns/latency_probe.cpp)
+constexpr uint64_t kEchoBytes = 20 + 8 + 56;   // IPv4 + ICMP + ping's payload (lab/kernel/latency_probe.cpp)
 
 void expect_both_ways(const SampleContext& c, const std::string& server, uint64_t each_way, ExpectedBytes* expect, uint64_t* delivered) {
   auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };

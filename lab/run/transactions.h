@@ -1,7 +1,7 @@
 // The generators of rr and crr tests (TestKind): their argv and what is read back.
 // rr: sockperf ping-pong over one TCP connection, its percentiles from its own histogram
 // (chosen over iperf 2.1.8's --bounceback, which here failed with 1-byte messages, "tcp
-// bounce-back read failed", and then ignored SIGTERM). crr: vpnlab-crr (netns/crr.h).
+// bounce-back read failed", and then ignored SIGTERM). crr: vpnlab-crr (lab/generators/crr.h).
 #pragma once
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // What a node measures, as plain types the runner reads and every backend fills: the
-// kernel layer (netns/) on this host, the agents' answers in guests and on hosts. They live
+// kernel layer (lab/kernel/) on this host, the agents' answers in guests and on hosts. They live
 // here, below the kernel layer, so that the runner sees measurements and never the kernel.
 #pragma once
 #include <cstdint>

@@ -1,6 +1,6 @@
 // What a product session and a sample do on a node, whichever backend holds the node: a
 // network namespace on this host (NetnsRuntime) or a QEMU guest reached through its agent
-// (vm/guest_runtime.h). Product adapters and the sample code talk only to this, so a
+// (lab/backends/vm/guest_runtime.h). Product adapters and the sample code talk only to this, so a
 // product needs nothing to run in a guest that it does not need in a namespace. It sits
 // between the layers: the runner (lab/run/) calls it, the backends implement it, and
 // neither sees the other.
@@ -58,7 +58,7 @@ class NodeRuntime {
     std::vector<CpuTimes> per_cpu;
   };
   virtual Result<std::vector<MachineCpu>> cpu_times();
-  // Full-mesh convergence (netns/mesh_sweep.h): echoes from every VPN node of `plan` to
+  // Full-mesh convergence (lab/kernel/mesh_sweep.h): echoes from every VPN node of `plan` to
   // every other one's overlay address until each pair answered. By default an error: a
   // backend that cannot probe all nodes at once says so.
   virtual Result<SweepResult> sweep_mesh(const Plan& plan, double timeout_s, int interrupt_fd);
@@ -94,7 +94,7 @@ class NodeRuntime {
 };
 
 // Builds a plan's topology on a backend; the CLI passes the one for plan.backend
-// (lab/netns_backend/netns_runtime.h or vm/guest_runtime.h).
+// (lab/backends/netns/netns_runtime.h or lab/backends/vm/guest_runtime.h).
 using RuntimeFactory = std::function<Result<std::unique_ptr<NodeRuntime>>(const Plan& plan, const std::string& run_dir, int interrupt_fd)>;
 
 }  // namespace vpnlab

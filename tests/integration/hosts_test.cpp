@@ -14,7 +14,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/record/results_csv.h"
-#include "netns/netlink.h"
+#include "lab/kernel/netlink.h"
 #include "root_test_support.h"
 #include "tests/support/emulated_hosts.h"
 

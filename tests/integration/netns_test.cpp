@@ -3,8 +3,8 @@
 #include <sys/wait.h>
 
 #include "lab/cli/cleanup.h"
-#include "netns/offloads.h"
-#include "netns/probes.h"
+#include "lab/kernel/offloads.h"
+#include "lab/kernel/probes.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;

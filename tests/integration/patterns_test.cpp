@@ -15,8 +15,8 @@
 #include "lab/run/product_session.h"
 #include "lab/record/results_csv.h"
 #include "lab/run/sample.h"
-#include "netns/offloads.h"
-#include "netns/probes.h"
+#include "lab/kernel/offloads.h"
+#include "lab/kernel/probes.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;

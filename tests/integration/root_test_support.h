@@ -15,10 +15,10 @@
 #include "lab/run/product_tunnels.h"
 #include "lab/run/runner.h"
 #include "lab/model/topology.h"
-#include "lab/netns_backend/live_topology.h"
-#include "lab/netns_backend/netns_runtime.h"
+#include "lab/backends/netns/live_topology.h"
+#include "lab/backends/netns/netns_runtime.h"
 #include "lab/cli/run_outputs.h"
-#include "netns/namespace.h"
+#include "lab/kernel/namespace.h"
 #include "lab/base/pidfd.h"
 #include "../temp_paths.h"
 

@@ -10,10 +10,10 @@
 #include "lab/agent/node_ops.h"
 #include "lab/record/results_csv.h"
 #include "root_test_support.h"
-#include "vm/accel.h"
-#include "vm/guest_lab.h"
-#include "vm/guest_runtime.h"
-#include "vm/image.h"
+#include "lab/backends/vm/accel.h"
+#include "lab/backends/vm/guest_lab.h"
+#include "lab/backends/vm/guest_runtime.h"
+#include "lab/backends/vm/image.h"
 
 using namespace vpnlab;
 using namespace vpnlab::testing;

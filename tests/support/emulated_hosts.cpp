@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "lab/base/fs_util.h"
-#include "netns/netlink.h"
-#include "netns/probes.h"
+#include "lab/kernel/netlink.h"
+#include "lab/kernel/probes.h"
 
 namespace vpnlab::testing {
 

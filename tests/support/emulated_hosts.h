@@ -12,7 +12,7 @@
 
 #include "lab/base/process.h"
 #include "lab/base/result.h"
-#include "netns/namespace.h"
+#include "lab/kernel/namespace.h"
 
 namespace vpnlab::testing {
 

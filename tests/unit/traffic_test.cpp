@@ -6,7 +6,7 @@
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
 #include "lab/model/traffic.h"
-#include "netns/latency_probe.h"
+#include "lab/kernel/latency_probe.h"
 
 using namespace vpnlab;
 

@@ -11,7 +11,7 @@
 #include "lab/results/summary.h"
 #include "lab/results/transactions_table.h"
 #include "lab/run/transactions.h"
-#include "netns/crr.h"
+#include "lab/generators/crr.h"
 
 using namespace vpnlab;
 

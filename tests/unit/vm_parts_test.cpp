@@ -9,9 +9,9 @@
 #include "lab/base/fs_util.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
-#include "vm/domain_xml.h"
-#include "vm/guest_lab.h"
-#include "vm/image.h"
+#include "lab/backends/vm/domain_xml.h"
+#include "lab/backends/vm/guest_lab.h"
+#include "lab/backends/vm/image.h"
 
 using namespace vpnlab;
 
