@@ -166,10 +166,8 @@ Status parse_kind(const Reader& r, const toml::table& t, const std::string& what
 Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
   const toml::node* tests = bench.get("test");
   if (!tests) return r.at(pos_of(bench), "bench: no [[bench.test]] defined", "add [[bench.test]] with name, client and server");
-  if (!tests->is_array_of_tables()) return r.at(*tests, "bench: 'test' must be an array of tables", "write [[bench.test]]");
   std::set<std::string> seen;
-  for (const auto& item : *tests->as_array()) {
-    const toml::table& t = *item.as_table();
+  if (auto s = for_each_table(r, bench, "test", [&](const toml::table& t) -> Status {
     TestSpec ts;
     ts.pos = pos_of(t);
     if (auto s = r.only_keys(t, "test", {"name", "kind", "size", "client", "server", "streams", "reverse", "mss", "bidirectional", "udp", "bitrate", "length",
@@ -192,7 +190,9 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
       if (one.name != ts.name && !seen.insert(one.name).second) return r.at(*t.get("name"), "test '" + one.name + "' is defined twice", "give every test a unique name");
       topo->bench.tests.push_back(std::move(one));
     }
-  }
+    return ok_status();
+  }, "bench: ", "write [[bench.test]]"); !s)
+    return s;
   return ok_status();
 }
 

@@ -23,14 +23,12 @@ bool share_a_link(const Topology& topo, const std::string& a, const std::string&
 Status parse_chains(const TomlReader& r, const toml::table& root, Topology* topo) {
   const toml::node* chains = root.get("chain");
   if (!chains) return ok_status();
-  if (!chains->is_array_of_tables()) return r.at(*chains, "'chain' must be an array of tables", "write [[chain]] with nodes = [\"r1\", \"r2\", \"r3\"]");
   if (!topo->vpn_nodes.empty())
     return r.at(topo->vpn_nodes_pos, "overlay: nodes and [[chain]] both say which nodes run the VPN",
                 "leave out [overlay] nodes: every chain's nodes run it");
   std::set<std::string> names, seen;
   size_t hops = 0;
-  for (const auto& item : *chains->as_array()) {
-    const toml::table& t = *item.as_table();
+  if (auto s = for_each_table(r, root, "chain", [&](const toml::table& t) -> Status {
     ChainSpec c;
     c.pos = pos_of(t);
     if (auto s = r.only_keys(t, "chain", {"name", "nodes", "relay"}); !s) return s;
@@ -62,7 +60,9 @@ Status parse_chains(const TomlReader& r, const toml::table& root, Topology* topo
     }
     hops += c.native_relay ? 1 : c.nodes.size() - 1;  // a native chain is one overlay
     topo->chains.push_back(std::move(c));
-  }
+    return ok_status();
+  }, "", "write [[chain]] with nodes = [\"r1\", \"r2\", \"r3\"]"); !s)
+    return s;
   // Each hop gets a /29 of the overlay subnet (lab/model/plan_chain.cpp).
   if (topo->overlay_subnet.length > 29 || (uint64_t{1} << (32 - topo->overlay_subnet.length)) < hops * 8)
     return r.at(topo->chains.front().pos, "overlay: subnet " + topo->overlay_subnet.str() + " has no room for a /29 per hop (" +

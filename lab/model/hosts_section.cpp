@@ -29,10 +29,8 @@ Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo)
                   "add [[host]] tables with name, ssh (e.g. \"root@192.0.2.10\") and nic, and host = \"...\" in each [[node]]");
     return ok_status();
   }
-  if (!hosts->is_array_of_tables()) return r.at(*hosts, "'host' must be an array of tables", "write [[host]]");
   std::set<std::string> seen;
-  for (const auto& item : *hosts->as_array()) {
-    const toml::table& t = *item.as_table();
+  if (auto s = for_each_table(r, root, "host", [&](const toml::table& t) -> Status {
     HostSpec h;
     h.pos = pos_of(t);
     if (auto s = r.only_keys(t, "host", {"name", "ssh", "ssh_options", "nic", "agent"}); !s) return s;
@@ -62,7 +60,9 @@ Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo)
     if (auto why = h.agent.empty() ? "" : agent_path_problem(h.agent); !why.empty())
       return r.at(*t.get("agent"), what + ": agent " + why, "write agent = \"/usr/libexec/vpnlab/vpnlab-host-agent\"");
     topo->hosts.push_back(std::move(h));
-  }
+    return ok_status();
+  }); !s)
+    return s;
   return ok_status();
 }
 

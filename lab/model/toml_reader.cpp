@@ -25,10 +25,11 @@ const char* type_name(const toml::node& n) {
 }
 
 Status for_each_table(const TomlReader& r, const toml::table& parent, const std::string& key,
-                      const std::function<Status(const toml::table&)>& each) {
+                      const std::function<Status(const toml::table&)>& each, const std::string& prefix, const std::string& hint) {
   const toml::node* items = parent.get(key);
   if (!items) return ok_status();
-  if (!items->is_array_of_tables()) return r.at(*items, "'" + key + "' must be an array of tables", "write [[" + key + "]]");
+  if (!items->is_array_of_tables())
+    return r.at(*items, prefix + "'" + key + "' must be an array of tables", hint.empty() ? "write [[" + key + "]]" : hint);
   for (const auto& item : *items->as_array())
     if (auto s = each(*item.as_table()); !s) return s;
   return ok_status();

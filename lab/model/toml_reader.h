@@ -74,9 +74,10 @@ const char* type_name(const toml::node& n);
 Status get_string(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
                   std::string* out, bool required, SourcePos parent);
 // Each table of an optional [[key]] array, in order, given to `each` (its first error ends
-// the walk); anything else under `key` is "'key' must be an array of tables" at its place.
+// the walk); anything else under `key` is "PREFIX'key' must be an array of tables" at its
+// place, with `hint` ("write [[key]]" when empty).
 Status for_each_table(const TomlReader& r, const toml::table& parent, const std::string& key,
-                      const std::function<Status(const toml::table&)>& each);
+                      const std::function<Status(const toml::table&)>& each, const std::string& prefix = "", const std::string& hint = "");
 Status get_int(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
                int* out, int min, int max);
 Status get_bool(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,

@@ -69,10 +69,8 @@ Status parse_overlay(const Reader& r, const toml::table& root, Topology* topo) {
 Status parse_nodes(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* nodes = root.get("node");
   if (!nodes) return r.at(SourcePos{1, 1}, "no [[node]] defined", "add at least two [[node]] tables with name = \"...\"");
-  if (!nodes->is_array_of_tables()) return r.at(*nodes, "'node' must be an array of tables", "write [[node]]");
   std::set<std::string> seen;
-  for (const auto& item : *nodes->as_array()) {
-    const toml::table& t = *item.as_table();
+  if (auto s = for_each_table(r, root, "node", [&](const toml::table& t) -> Status {
     NodeSpec n;
     n.pos = pos_of(t);
     if (auto s = r.only_keys(t, "node", {"name", "cpus", "load_cpus", "gateway", "host"}); !s) return s;
@@ -104,7 +102,9 @@ Status parse_nodes(const Reader& r, const toml::table& root, Topology* topo) {
       n.gateway_pos = pos_of(*gw);
     }
     topo->nodes.push_back(std::move(n));
-  }
+    return ok_status();
+  }); !s)
+    return s;
   if (topo->nodes.size() < 2)
     return r.at(pos_of(*nodes), "a topology needs at least two nodes", "add another [[node]]");
   return ok_status();
@@ -169,10 +169,8 @@ Status parse_shaping(const Reader& r, const toml::table& t, const std::string& w
 Status parse_links(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* links = root.get("link");
   if (!links) return r.at(SourcePos{1, 1}, "no [[link]] defined", "add a [[link]] with nodes = [\"a\", \"b\"] and subnet");
-  if (!links->is_array_of_tables()) return r.at(*links, "'link' must be an array of tables", "write [[link]]");
   std::set<std::string> seen;
-  for (const auto& item : *links->as_array()) {
-    const toml::table& t = *item.as_table();
+  if (auto s = for_each_table(r, root, "link", [&](const toml::table& t) -> Status {
     LinkSpec l;
     l.pos = pos_of(t);
     if (auto s = r.only_keys(t, "link", {"name", "nodes", "subnet", "mtu", "rate", "delay", "jitter", "loss", "neighbours"}); !s) return s;
@@ -216,7 +214,9 @@ Status parse_links(const Reader& r, const toml::table& root, Topology* topo) {
       return r.at(*t.get("neighbours"), what + ": neighbours = '" + neighbours + "'", "write neighbours = \"static\" or \"learned\" (the default)");
     l.static_neighbours = neighbours == "static";
     topo->links.push_back(std::move(l));
-  }
+    return ok_status();
+  }); !s)
+    return s;
   return ok_status();
 }
 
