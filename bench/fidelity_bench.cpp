@@ -29,17 +29,17 @@
 #include <spdlog/spdlog.h>
 
 #include "bench_support.h"
-#include "lab/run/iperf.h"
-#include "lab/base/fs_util.h"
-#include "lab/model/install_layout.h"
-#include "lab/model/product_spec.h"
 #include "lab/backends/netns/netns_runtime.h"
-#include "lab/run/runner.h"
+#include "lab/base/fs_util.h"
 #include "lab/base/stats.h"
-#include "lab/model/topology.h"
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/probes.h"
 #include "lab/kernel/sysctl.h"
+#include "lab/model/install_layout.h"
+#include "lab/model/product_spec.h"
+#include "lab/model/topology.h"
+#include "lab/run/iperf.h"
+#include "lab/run/runner.h"
 
 using namespace vpnlab;
 using namespace vpnlab::bench;

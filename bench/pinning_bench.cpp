@@ -10,13 +10,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "lab/backends/netns/netns_runtime.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/stats.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
-#include "lab/backends/netns/netns_runtime.h"
-#include "lab/run/runner.h"
-#include "lab/base/stats.h"
 #include "lab/model/topology.h"
+#include "lab/run/runner.h"
 
 using namespace vpnlab;
 

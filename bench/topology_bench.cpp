@@ -10,10 +10,10 @@
 #include <random>
 
 #include "bench_support.h"
-#include "lab/model/plan.h"
-#include "lab/model/topology.h"
 #include "lab/backends/netns/live_topology.h"
 #include "lab/kernel/namespace.h"
+#include "lab/model/plan.h"
+#include "lab/model/topology.h"
 
 using namespace vpnlab;
 using namespace vpnlab::bench;

@@ -11,8 +11,8 @@
 #include <vector>
 #include <poll.h>
 
-#include "lab/runtime/measurements.h"
 #include "lab/agent/json_lines.h"
+#include "lab/runtime/measurements.h"
 
 namespace vpnlab {
 

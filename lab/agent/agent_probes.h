@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/agent/agent_client.h"
 #include "lab/base/result.h"
 #include "lab/runtime/measurements.h"
-#include "lab/agent/agent_client.h"
 
 namespace vpnlab {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <thread>
 
+#include "lab/agent/agent_client.h"
 #include "lab/base/process.h"
 #include "lab/base/unique_fd.h"
-#include "lab/agent/agent_client.h"
 
 namespace vpnlab {
 

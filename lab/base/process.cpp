@@ -19,8 +19,8 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 
-#include "lab/base/fs_util.h"
 #include "lab/base/fault.h"
+#include "lab/base/fs_util.h"
 #include "lab/base/pidfd.h"
 
 namespace bp = boost::process;

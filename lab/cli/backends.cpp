@@ -13,16 +13,16 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/backends/hosts/hosts_runtime.h"
-#include "lab/base/fs_util.h"
-#include "lab/model/product_spec.h"
-#include "lab/model/topology.h"
 #include "lab/backends/netns/live_topology.h"
 #include "lab/backends/netns/netns_runtime.h"
-#include "lab/run/interrupt.h"
-#include "lab/kernel/namespace.h"
 #include "lab/backends/vm/guest_lab.h"
 #include "lab/backends/vm/guest_runtime.h"
 #include "lab/backends/vm/image_command.h"
+#include "lab/base/fs_util.h"
+#include "lab/kernel/namespace.h"
+#include "lab/model/product_spec.h"
+#include "lab/model/topology.h"
+#include "lab/run/interrupt.h"
 
 namespace vpnlab {
 namespace {

@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "lab/backends/vm/guest_lab.h"
+#include "lab/base/pidfd.h"
+#include "lab/kernel/namespace.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
 #include "lab/run/run_state.h"
-#include "lab/kernel/namespace.h"
-#include "lab/base/pidfd.h"
-#include "lab/backends/vm/guest_lab.h"
 
 namespace vpnlab {
 

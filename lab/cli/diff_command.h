@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/results/compare.h"
 #include "lab/base/result.h"
+#include "lab/results/compare.h"
 
 namespace vpnlab {
 

@@ -6,8 +6,8 @@
 #include "lab/results/conclusion.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/product_compare.h"
-#include "lab/results/run_files.h"
 #include "lab/results/report.h"
+#include "lab/results/run_files.h"
 
 namespace vpnlab {
 

@@ -15,15 +15,15 @@
 #include "lab/base/bounds.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
+#include "lab/kernel/capabilities.h"
 #include "lab/model/finalize.h"
-#include "lab/results/run_files.h"
-#include "lab/run/product_tunnels.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
-#include "lab/run/product_probe.h"
-#include "lab/run/runner.h"
 #include "lab/model/topology.h"
-#include "lab/kernel/capabilities.h"
+#include "lab/results/run_files.h"
+#include "lab/run/product_probe.h"
+#include "lab/run/product_tunnels.h"
+#include "lab/run/runner.h"
 
 namespace vpnlab {
 

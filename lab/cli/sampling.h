@@ -8,8 +8,8 @@
 #include "lab/base/result.h"
 #include "lab/base/sequential.h"
 #include "lab/model/plan.h"
-#include "lab/results/power.h"
 #include "lab/record/results_csv.h"
+#include "lab/results/power.h"
 
 namespace vpnlab {
 

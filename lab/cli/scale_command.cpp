@@ -7,21 +7,21 @@
 
 #include <spdlog/spdlog.h>
 
+#include "lab/backends/netns/netns_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/args.h"
 #include "lab/cli/cleanup.h"
 #include "lab/cli/run_request.h"
+#include "lab/kernel/namespace.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/scale_spec.h"
-#include "lab/backends/netns/netns_runtime.h"
 #include "lab/results/report.h"
 #include "lab/results/scale_table.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/keys.h"
 #include "lab/run/mesh_scale.h"
 #include "lab/run/run_state.h"
-#include "lab/kernel/namespace.h"
 
 namespace vpnlab {
 namespace {

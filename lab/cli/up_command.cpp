@@ -9,16 +9,16 @@
 #include <filesystem>
 #include <iostream>
 
+#include "lab/backends/netns/live_topology.h"
+#include "lab/backends/vm/guest_lab.h"
+#include "lab/backends/vm/guest_runtime.h"
+#include "lab/backends/vm/image_command.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/cleanup.h"
 #include "lab/cli/run_request.h"
 #include "lab/model/topology.h"
-#include "lab/backends/netns/live_topology.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/run_state.h"
-#include "lab/backends/vm/guest_lab.h"
-#include "lab/backends/vm/guest_runtime.h"
-#include "lab/backends/vm/image_command.h"
 
 namespace vpnlab {
 namespace {

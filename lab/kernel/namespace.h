@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "lab/base/result.h"
-#include "lab/kernel/netlink.h"
 #include "lab/base/unique_fd.h"
+#include "lab/kernel/netlink.h"
 
 namespace vpnlab {
 

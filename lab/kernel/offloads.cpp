@@ -8,8 +8,8 @@
 
 #include <cstring>
 
-#include "lab/kernel/namespace.h"
 #include "lab/base/unique_fd.h"
+#include "lab/kernel/namespace.h"
 
 namespace vpnlab {
 

@@ -18,8 +18,8 @@
 #include <netlink/cache.h>
 #include <netlink/netlink.h>
 
-#include "lab/kernel/namespace.h"
 #include "lab/base/unique_fd.h"
+#include "lab/kernel/namespace.h"
 
 namespace vpnlab {
 

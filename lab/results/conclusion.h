@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "lab/results/compare.h"
 #include "lab/record/results_csv.h"
+#include "lab/results/compare.h"
 
 namespace vpnlab {
 

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/stats.h"
+#include "lab/record/results_csv.h"
 #include "lab/results/paired.h"
 #include "lab/results/report_kinds.h"
-#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 

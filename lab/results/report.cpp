@@ -1,5 +1,5 @@
-#include "lab/results/sampling_text.h"
 #include "lab/results/report.h"
+#include "lab/results/sampling_text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,18 +12,18 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/out_dir.h"
 #include "lab/record/results_csv.h"
+#include "lab/record/run_layout.h"
+#include "lab/results/conclusion.h"
+#include "lab/results/hop_cost.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/report_hosts.h"
-#include "lab/results/conclusion.h"
-#include "lab/results/hop_cost.h"
 #include "lab/results/report_kinds.h"
 #include "lab/results/report_pairwise.h"
 #include "lab/results/rss_series.h"
 #include "lab/results/run_files.h"
 #include "lab/results/summary.h"
 #include "lab/results/svg.h"
-#include "lab/record/run_layout.h"
 
 namespace vpnlab {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lab/results/svg.h"
 #include "lab/record/results_csv.h"
+#include "lab/results/svg.h"
 
 namespace vpnlab {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "lab/results/svg.h"
 #include "lab/record/results_csv.h"
+#include "lab/results/svg.h"
 
 namespace vpnlab {
 

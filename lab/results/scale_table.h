@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "lab/results/report_kinds.h"
 #include "lab/record/scale_record.h"
+#include "lab/results/report_kinds.h"
 
 namespace vpnlab {
 

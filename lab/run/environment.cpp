@@ -11,8 +11,8 @@
 #include <algorithm>
 
 #include "lab/base/cpu_stat.h"
-#include "lab/base/tbf.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/tbf.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
 

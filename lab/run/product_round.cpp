@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lab/record/run_layout.h"
 #include "lab/base/fs_util.h"
+#include "lab/record/run_layout.h"
 #include "lab/run/environment.h"
 #include "lab/run/interrupt.h"
-#include "lab/run/progress.h"
 #include "lab/run/product_tunnels.h"
+#include "lab/run/progress.h"
 #include "lab/run/sample.h"
 
 namespace vpnlab {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "lab/run/keys.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/record/results_csv.h"
+#include "lab/run/keys.h"
 #include "lab/run/run_options.h"
 
 namespace vpnlab {

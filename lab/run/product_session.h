@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "lab/run/keys.h"
-#include "lab/model/plan.h"
 #include "lab/base/process.h"
+#include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/template.h"
+#include "lab/run/keys.h"
 #include "lab/runtime/node_runtime.h"
 
 namespace vpnlab {

@@ -14,13 +14,13 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "lab/base/fs_util.h"
 #include "lab/model/finalize.h"
 #include "lab/run/environment.h"
-#include "lab/base/fs_util.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/keys.h"
-#include "lab/run/product_round.h"
 #include "lab/run/product_probe.h"
+#include "lab/run/product_round.h"
 #include "lab/run/product_session.h"
 #include "lab/run/progress.h"
 #include "lab/run/run_state.h"

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "lab/run/adaptive.h"
-#include "lab/run/run_options.h"
 #include "lab/model/plan.h"
-#include "lab/run/product_session.h"
 #include "lab/model/product_spec.h"
-#include "lab/run/sample.h"
 #include "lab/record/results_csv.h"
+#include "lab/run/adaptive.h"
+#include "lab/run/product_session.h"
+#include "lab/run/run_options.h"
+#include "lab/run/sample.h"
 
 namespace vpnlab {
 

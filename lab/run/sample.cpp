@@ -11,17 +11,17 @@
 #include <map>
 
 #include "lab/base/cpu_stat.h"
+#include "lab/base/fault.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/pidfd.h"
+#include "lab/base/process.h"
+#include "lab/model/traffic.h"
+#include "lab/record/run_layout.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/iperf.h"
 #include "lab/run/rss_sampler.h"
 #include "lab/run/test_driver.h"
 #include "lab/run/zero_loss.h"
-#include "lab/record/run_layout.h"
-#include "lab/base/process.h"
-#include "lab/model/traffic.h"
-#include "lab/base/fault.h"
-#include "lab/base/pidfd.h"
 
 namespace vpnlab {
 

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "lab/model/plan.h"
-#include "lab/run/product_tunnels.h"
 #include "lab/model/product_spec.h"
 #include "lab/record/results_csv.h"
+#include "lab/run/product_tunnels.h"
 #include "lab/runtime/node_runtime.h"
 
 namespace vpnlab {

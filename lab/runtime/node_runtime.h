@@ -15,10 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/model/plan.h"
 #include "lab/base/cpu_stat.h"
 #include "lab/base/process.h"
 #include "lab/base/result.h"
+#include "lab/model/plan.h"
 #include "lab/runtime/measurements.h"
 
 namespace vpnlab {

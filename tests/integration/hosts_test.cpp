@@ -13,8 +13,8 @@
 #include <netlink/route/addr.h>
 
 #include "lab/base/fs_util.h"
-#include "lab/record/results_csv.h"
 #include "lab/kernel/netlink.h"
+#include "lab/record/results_csv.h"
 #include "root_test_support.h"
 #include "tests/support/emulated_hosts.h"
 

@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/cpu_stat.h"
-#include "lab/run/keys.h"
-#include "lab/run/product_session.h"
-#include "lab/record/results_csv.h"
-#include "lab/run/sample.h"
 #include "lab/kernel/offloads.h"
 #include "lab/kernel/probes.h"
+#include "lab/record/results_csv.h"
+#include "lab/run/keys.h"
+#include "lab/run/product_session.h"
+#include "lab/run/sample.h"
 #include "root_test_support.h"
 
 using namespace vpnlab;

@@ -4,9 +4,9 @@
 #include <fstream>
 
 #include "lab/cli/run_request.h"
-#include "lab/run/keys.h"
 #include "lab/model/finalize.h"
 #include "lab/model/product_spec.h"
+#include "lab/run/keys.h"
 #include "lab/run/product_probe.h"
 #include "lab/run/runner.h"
 #include "root_test_support.h"

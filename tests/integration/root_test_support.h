@@ -10,17 +10,17 @@
 #include <sstream>
 #include <string>
 
-#include "lab/model/plan.h"
-#include "lab/base/process.h"
-#include "lab/run/product_tunnels.h"
-#include "lab/run/runner.h"
-#include "lab/model/topology.h"
+#include "../temp_paths.h"
 #include "lab/backends/netns/live_topology.h"
 #include "lab/backends/netns/netns_runtime.h"
+#include "lab/base/pidfd.h"
+#include "lab/base/process.h"
 #include "lab/cli/run_outputs.h"
 #include "lab/kernel/namespace.h"
-#include "lab/base/pidfd.h"
-#include "../temp_paths.h"
+#include "lab/model/plan.h"
+#include "lab/model/topology.h"
+#include "lab/run/product_tunnels.h"
+#include "lab/run/runner.h"
 
 #define VPNLAB_REQUIRE_ROOT()                                                     \
   do {                                                                            \

@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/agent/node_ops.h"
-#include "lab/record/results_csv.h"
-#include "root_test_support.h"
 #include "lab/backends/vm/accel.h"
 #include "lab/backends/vm/guest_lab.h"
 #include "lab/backends/vm/guest_runtime.h"
 #include "lab/backends/vm/image.h"
+#include "lab/record/results_csv.h"
+#include "root_test_support.h"
 
 using namespace vpnlab;
 using namespace vpnlab::testing;

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <random>
 
+#include "lab/cli/diff_command.h"
 #include "lab/results/compare.h"
 #include "lab/results/product_compare.h"
-#include "lab/cli/diff_command.h"
 
 using namespace vpnlab;
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "lab/runtime/node_runtime.h"
 #include "lab/base/unique_fd.h"
+#include "lab/runtime/node_runtime.h"
 
 namespace vpnlab::testing {
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../temp_paths.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
 #include "lab/base/out_dir.h"
@@ -18,9 +19,8 @@
 #include "lab/model/product_spec.h"
 #include "lab/model/ssh_policy.h"
 #include "lab/model/topology.h"
-#include "lab/results/report.h"
 #include "lab/record/results_csv.h"
-#include "../temp_paths.h"
+#include "lab/results/report.h"
 
 using namespace vpnlab;
 

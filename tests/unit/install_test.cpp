@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../temp_paths.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/backends.h"
 #include "lab/cli/json_output.h"
@@ -14,7 +15,6 @@
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
-#include "../temp_paths.h"
 
 namespace vpnlab {
 namespace {

@@ -17,8 +17,8 @@
 #include "lab/results/latency_cdf.h"
 #include "lab/results/report.h"
 #include "lab/results/rss_series.h"
-#include "lab/run/rss_sampler.h"
 #include "lab/results/svg.h"
+#include "lab/run/rss_sampler.h"
 
 using namespace vpnlab;
 namespace fs = std::filesystem;

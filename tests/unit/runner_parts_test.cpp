@@ -8,19 +8,19 @@
 #include <map>
 #include <sstream>
 
-#include "lab/run/iperf.h"
+#include "../temp_paths.h"
 #include "lab/base/cpu_stat.h"
-#include "lab/run/keys.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/stats.h"
-#include "lab/results/summary.h"
-#include "lab/run/product_session.h"
 #include "lab/model/finalize.h"
 #include "lab/model/product_spec.h"
-#include "lab/record/results_csv.h"
-#include "lab/run/runner.h"
 #include "lab/model/template.h"
-#include "../temp_paths.h"
+#include "lab/record/results_csv.h"
+#include "lab/results/summary.h"
+#include "lab/run/iperf.h"
+#include "lab/run/keys.h"
+#include "lab/run/product_session.h"
+#include "lab/run/runner.h"
 
 using namespace vpnlab;
 

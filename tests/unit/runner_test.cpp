@@ -8,14 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../temp_paths.h"
 #include "fake_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
-#include "lab/record/results_csv.h"
 #include "lab/cli/run_outputs.h"
-#include "lab/run/runner.h"
 #include "lab/model/topology.h"
-#include "../temp_paths.h"
+#include "lab/record/results_csv.h"
+#include "lab/run/runner.h"
 
 using namespace vpnlab;
 using namespace vpnlab::testing;

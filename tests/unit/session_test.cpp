@@ -2,12 +2,12 @@
 // on which node in which order, and what its errors say, without root or a kernel.
 #include <gtest/gtest.h>
 
+#include "../temp_paths.h"
 #include "fake_runtime.h"
-#include "lab/run/keys.h"
-#include "lab/run/product_session.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
-#include "../temp_paths.h"
+#include "lab/run/keys.h"
+#include "lab/run/product_session.h"
 
 using namespace vpnlab;
 using namespace vpnlab::testing;

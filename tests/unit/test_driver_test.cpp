@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "../temp_paths.h"
 #include "fake_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/run_outputs.h"
@@ -17,7 +18,6 @@
 #include "lab/results/summary.h"
 #include "lab/run/runner.h"
 #include "lab/run/test_driver.h"
-#include "../temp_paths.h"
 
 using namespace vpnlab;
 using namespace vpnlab::testing;

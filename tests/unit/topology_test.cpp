@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "lab/model/topology.h"
 #include "lab/model/toml_reader.h"
+#include "lab/model/topology.h"
 
 using namespace vpnlab;
 

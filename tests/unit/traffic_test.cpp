@@ -2,11 +2,11 @@
 // default pinning, latency quantiles and the iperf3 JSON of the newer patterns.
 #include <gtest/gtest.h>
 
-#include "lab/run/iperf.h"
+#include "lab/kernel/latency_probe.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
 #include "lab/model/traffic.h"
-#include "lab/kernel/latency_probe.h"
+#include "lab/run/iperf.h"
 
 using namespace vpnlab;
 

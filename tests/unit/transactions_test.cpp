@@ -6,12 +6,12 @@
 
 #include <thread>
 
+#include "lab/generators/crr.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
 #include "lab/results/summary.h"
 #include "lab/results/transactions_table.h"
 #include "lab/run/transactions.h"
-#include "lab/generators/crr.h"
 
 using namespace vpnlab;
 

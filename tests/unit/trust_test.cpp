@@ -8,19 +8,19 @@
 #include <fstream>
 #include <sstream>
 
+#include "../temp_paths.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
-#include "lab/run/product_session.h"
-#include "lab/model/product_spec.h"
-#include "lab/results/report.h"
-#include "lab/record/results_csv.h"
-#include "lab/results/run_files.h"
-#include "lab/cli/run_request.h"
-#include "lab/run/sample.h"
-#include "lab/results/summary.h"
-#include "lab/model/topology.h"
 #include "lab/cli/diff_command.h"
-#include "../temp_paths.h"
+#include "lab/cli/run_request.h"
+#include "lab/model/product_spec.h"
+#include "lab/model/topology.h"
+#include "lab/record/results_csv.h"
+#include "lab/results/report.h"
+#include "lab/results/run_files.h"
+#include "lab/results/summary.h"
+#include "lab/run/product_session.h"
+#include "lab/run/sample.h"
 
 using namespace vpnlab;
 

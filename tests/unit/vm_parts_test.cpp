@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lab/base/fs_util.h"
-#include "lab/model/plan.h"
-#include "lab/model/topology.h"
 #include "lab/backends/vm/domain_xml.h"
 #include "lab/backends/vm/guest_lab.h"
 #include "lab/backends/vm/image.h"
+#include "lab/base/fs_util.h"
+#include "lab/model/plan.h"
+#include "lab/model/topology.h"
 
 using namespace vpnlab;
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "lab/base/result.h"
 #include "lab/agent/agent_client.h"
+#include "lab/base/result.h"
 
 namespace vpnlab {
 

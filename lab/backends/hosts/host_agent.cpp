@@ -12,15 +12,15 @@
 #include <map>
 #include <memory>
 
-#include "lab/backends/hosts/host_chores.h"
-#include "lab/backends/hosts/plan_wire.h"
 #include "lab/agent/json_lines.h"
 #include "lab/agent/node_ops.h"
+#include "lab/backends/hosts/host_chores.h"
+#include "lab/backends/hosts/plan_wire.h"
+#include "lab/backends/netns/live_topology.h"
+#include "lab/backends/netns/netns_runtime.h"
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
-#include "lab/backends/netns/live_topology.h"
-#include "lab/backends/netns/netns_runtime.h"
 #include "lab/kernel/netlink.h"
 
 namespace vpnlab {

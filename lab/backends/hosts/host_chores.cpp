@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "lab/backends/hosts/cpu_wire.h"
 #include "lab/agent/json_lines.h"
+#include "lab/backends/hosts/cpu_wire.h"
 #include "lab/base/cpu_stat.h"
 #include "lab/base/encoding.h"
 #include "lab/base/fs_util.h"

@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/agent/agent_client.h"
 #include "lab/backends/hosts/file_mirror.h"
 #include "lab/backends/hosts/hosts_runtime.h"
 #include "lab/backends/hosts/ssh_channel.h"
 #include "lab/model/plan.h"
-#include "lab/agent/agent_client.h"
 
 namespace vpnlab {
 

@@ -12,11 +12,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "lab/agent/agent_process.h"
+#include "lab/agent/node_ops.h"
 #include "lab/backends/hosts/cpu_wire.h"
 #include "lab/backends/hosts/host_link.h"
 #include "lab/backends/hosts/plan_wire.h"
-#include "lab/agent/agent_process.h"
-#include "lab/agent/node_ops.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
 #include "lab/kernel/namespace.h"

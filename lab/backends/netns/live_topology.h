@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "lab/model/plan.h"
 #include "lab/base/result.h"
 #include "lab/kernel/namespace.h"
+#include "lab/model/plan.h"
 
 namespace vpnlab {
 

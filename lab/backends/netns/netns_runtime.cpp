@@ -4,15 +4,15 @@
 
 #include "lab/backends/netns/netns_runtime.h"
 
+#include "lab/backends/netns/live_topology.h"
 #include "lab/base/fs_util.h"
 #include "lab/kernel/capabilities.h"
-#include "lab/backends/netns/live_topology.h"
 #include "lab/kernel/latency_probe.h"
 #include "lab/kernel/mesh_sweep.h"
 #include "lab/kernel/namespace.h"
-#include "lab/kernel/payload_watch.h"
 #include "lab/kernel/offloads.h"
 #include "lab/kernel/outside_load.h"
+#include "lab/kernel/payload_watch.h"
 #include "lab/kernel/probes.h"
 #include "lab/kernel/rps.h"
 

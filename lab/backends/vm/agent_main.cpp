@@ -20,6 +20,8 @@
 
 #include "lab/agent/json_lines.h"
 #include "lab/agent/node_ops.h"
+#include "lab/backends/vm/guest_agent.h"
+#include "lab/backends/vm/guest_net.h"
 #include "lab/base/ipv4.h"
 #include "lab/base/process.h"
 #include "lab/kernel/capabilities.h"
@@ -32,8 +34,6 @@
 #include "lab/kernel/rps.h"
 #include "lab/kernel/shaping.h"
 #include "lab/kernel/sysctl.h"
-#include "lab/backends/vm/guest_agent.h"
-#include "lab/backends/vm/guest_net.h"
 
 using namespace vpnlab;
 using nlohmann::json;

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "lab/model/plan.h"
-#include "lab/base/process.h"
-#include "lab/kernel/namespace.h"
 #include "lab/agent/agent_client.h"
 #include "lab/backends/vm/domain_xml.h"
 #include "lab/backends/vm/image.h"
+#include "lab/base/process.h"
+#include "lab/kernel/namespace.h"
+#include "lab/model/plan.h"
 
 namespace vpnlab {
 

@@ -5,10 +5,10 @@
 #include <memory>
 #include <string>
 
-#include "lab/runtime/node_runtime.h"
 #include "lab/backends/vm/accel.h"
 #include "lab/backends/vm/guest_lab.h"
 #include "lab/backends/vm/image.h"
+#include "lab/runtime/node_runtime.h"
 
 namespace vpnlab {
 

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/base/fs_util.h"
 #include "lab/base/encoding.h"
+#include "lab/base/fs_util.h"
 #include "lab/model/toml_reader.h"
 
 namespace fs = std::filesystem;

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/backends/vm/image.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
-#include "lab/backends/vm/image.h"
 
 namespace fs = std::filesystem;
 

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "lab/backends/vm/image.h"
 #include "lab/base/fs_util.h"
 #include "lab/model/install_layout.h"
-#include "lab/backends/vm/image.h"
 
 namespace vpnlab {
 
