@@ -34,11 +34,14 @@ done < <(grep -rnoP '^# calls: \K.*' tests scripts CMakeLists.txt)
 for name in ${VPNLAB_CHECK_EXTRA:-}; do add "$name" "VPNLAB_CHECK_EXTRA"; done
 
 missing=0
+# A product's registry build (scripts/build-products.sh) is installed in the versioned cache.
+built=("${VPNLAB_CACHE:-/var/cache/vpnlab}"/products/*/*/bin)
 while IFS= read -r name; do
   if [[ "$name" == /* ]]; then [ -x "$name" ] && continue
   else command -v "$name" >/dev/null 2>&1 && continue
+    for dir in "${built[@]}"; do [ -x "$dir/$name" ] && continue 2; done
   fi
-  echo "check-programs: missing: '$name' (called in ${where[$name]}): add its package to scripts/install-deps.sh"
+  echo "check-programs: missing: '$name' (called in ${where[$name]}): add its package to scripts/install-deps.sh (or its [[source]] build)"
   missing=$((missing + 1))
 done < <(printf '%s\n' "${!where[@]}" | sort)
 if [ "$missing" -gt 0 ]; then

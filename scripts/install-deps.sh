@@ -57,3 +57,9 @@ if ! getent passwd libvirt-qemu >/dev/null; then
   useradd --system --gid libvirt-qemu --no-create-home --home-dir /var/lib/libvirt --shell /usr/sbin/nologin libvirt-qemu
   echo "install-deps: created system user libvirt-qemu (libvirt's QEMU driver needs it to exist)"
 fi
+
+# Products from the language registries (boringtun; later Nebula releases and the newest
+# wireguard-go), each at its pinned version, with the registry's own client, into the
+# versioned cache (/var/cache/vpnlab/products): a second install builds nothing, and a build
+# that fails names itself and leaves the rest (and vpnlab) installed.
+bash "$(dirname "$0")/build-products.sh"

@@ -1,5 +1,7 @@
 #include "lab/cli/json_output.h"
 
+#include <unistd.h>
+
 namespace vpnlab {
 
 using nlohmann::json;
@@ -20,6 +22,14 @@ json product_json(const std::string& name, const Result<ProductSpec>& spec, cons
   p["overhead"] = spec->overhead;
   p["max_mtu"] = spec->max_mtu;
   p["packages"] = spec->packages;
+  p["origin"] = spec->origin;  // Debian's package, or the registry build's command and cache dir
+  json builds = json::array();  // the [[source]] builds: --product NAME@VERSION
+  for (const auto& src : spec->sources) {
+    const std::string dir = product_build_dir(name, src.version);
+    builds.push_back({{"version", src.version}, {"command", src.command()}, {"default", src.is_default}, {"dir", dir},
+                      {"built", access((dir + "/built").c_str(), R_OK) == 0}});
+  }
+  p["builds"] = builds;
   if (availability) {
     p["available"] = availability->available;
     p["version"] = availability->version;

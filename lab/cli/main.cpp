@@ -299,7 +299,15 @@ int cmd_products(const Args& a) {
   std::string dir = products_path(own_binary_dir());
   nlohmann::json all = nlohmann::json::array();
   if (!a.json) std::cout << "NAME\tSTATUS\tCIPHER\tVERSION OR REASON\n";
+  std::vector<std::string> names;
+  // Each product, then its registry builds that the plain name does not run (NAME@VERSION).
   for (const auto& name : list_products(dir)) {
+    names.push_back(name);
+    if (auto spec = load_product(dir, name))
+      for (const auto& src : spec->sources)
+        if (!src.is_default) names.push_back(name + "@" + src.version);
+  }
+  for (const auto& name : names) {
     auto spec = load_product(dir, name);
     std::optional<Availability> av;
     if (spec) av = availability_for(spec.value(), "netns");
@@ -309,7 +317,7 @@ int cmd_products(const Args& a) {
       std::cout << name << "\tinvalid\t-\t" << one_line(spec.error().where_and_what()) << "\n";
     } else {
       std::cout << name << "\t" << (av->available ? "available" : "unavailable") << "\t" << (spec->cipher.empty() ? "-" : spec->cipher)
-                << "\t" << one_line(av->available ? av->version : av->reason) << "\n";
+                << "\t" << one_line(av->available ? av->version + " (" + spec->origin + ")" : av->reason) << "\n";
     }
   }
   if (a.json) std::cout << nlohmann::json{{"schema", kJsonSchema}, {"products_path", dir}, {"products", all}}.dump(2) << "\n";

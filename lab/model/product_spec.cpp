@@ -132,7 +132,7 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
                                              "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
-                                             "ready", "counters"});
+                                             "ready", "counters", "source"});
       !s)
     return s;
   std::string name;
@@ -193,6 +193,7 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
       });
       !s)
     return s;
+  if (auto s = parse_sources(r, root, spec); !s) return s;
   if (const toml::node* ready = root.get("ready")) {
     if (!ready->is_table()) return r.at(*ready, "'ready' must be a table", "write [ready]");
     if (auto s = r.only_keys(*ready->as_table(), "ready", {"timeout"}); !s) return s;
@@ -234,17 +235,33 @@ Result<ProductSpec> load_variant(const std::string& products_dir, const std::str
   if (access(path.c_str(), X_OK) != 0) return make_error("product '" + text + "': " + path + " is not executable: " + errno_text(errno));
   if (!std::filesystem::is_regular_file(path))
     return make_error("product '" + text + "': " + path + " is not a program file (a directory?)", "give the path of the binary itself");
-  const std::string original = spec->binaries.front();
-  auto swap = [&](std::vector<std::string>& argv) {
-    if (!argv.empty() && argv[0] == original) argv[0] = path;
-  };
-  for (auto& step : spec->steps) swap(step.argv);
-  for (auto& p : spec->prepare) swap(p.argv);
-  swap(spec->version_argv);
-  if (spec->counters) swap(spec->counters->argv);
-  spec->binaries.front() = path;
+  replace_binary(&*spec, spec->binaries.front(), path);
   spec->name = base + "@" + tag;
+  spec->origin = "your build: " + path;
+  spec->not_built.clear();
   return spec;
+}
+
+// "name@version": the spec of `name` running its [[source]] build of that version.
+Result<ProductSpec> load_build(const std::string& products_dir, const std::string& text) {
+  const auto at = text.find('@');
+  const std::string base = text.substr(0, at), version = text.substr(at + 1);
+  auto spec = load_product(products_dir, base);
+  if (!spec) return spec;
+  std::string builds;
+  for (const auto& src : spec->sources) {
+    if (src.version != version) {
+      builds += (builds.empty() ? "" : ", ") + base + "@" + src.version;
+      continue;
+    }
+    spec->name = text;
+    spec->not_built.clear();
+    use_build(&*spec, src);  // not there: spec->not_built says so, and the product is unavailable
+    return spec;
+  }
+  return make_error("product '" + base + "' has no build '" + version + "'",
+                    builds.empty() ? "its [[source]] tables list none; run your own with " + base + "@TAG=/path/to/binary"
+                                   : "its builds: " + builds + "; or your own with " + base + "@TAG=/path/to/binary");
 }
 
 }  // namespace
@@ -261,8 +278,21 @@ std::vector<std::string> split_products_path(const std::string& products_path) {
   return dirs;
 }
 
+void replace_binary(ProductSpec* spec, const std::string& original, const std::string& path) {
+  auto swap = [&](std::vector<std::string>& argv) {
+    if (!argv.empty() && argv[0] == original) argv[0] = path;
+  };
+  for (auto& step : spec->steps) swap(step.argv);
+  for (auto& p : spec->prepare) swap(p.argv);
+  swap(spec->version_argv);
+  if (spec->counters) swap(spec->counters->argv);
+  for (auto& b : spec->binaries)
+    if (b == original) b = path;
+}
+
 Result<ProductSpec> load_product(const std::string& products_path, const std::string& name) {
-  if (name.find('@') != std::string::npos) return load_variant(products_path, name);
+  if (const auto at = name.find('@'); at != std::string::npos)
+    return name.find('=', at) == std::string::npos ? load_build(products_path, name) : load_variant(products_path, name);
   const std::vector<std::string> dirs = split_products_path(products_path);
   ProductSpec spec;
   spec.name = name;
@@ -298,6 +328,9 @@ Result<ProductSpec> load_product(const std::string& products_path, const std::st
                 "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
   }
   if (auto s = parse_spec(r, root, &spec); !s) return s.error();
+  spec.origin = spec.packages.empty() ? "on this machine's PATH" : "Debian: " + spec.packages.front();
+  for (const auto& src : spec.sources)
+    if (src.is_default) use_build(&spec, src);
   return spec;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lab/base/result.h"
+#include "lab/model/product_builds.h"
 
 namespace vpnlab {
 
@@ -87,6 +88,15 @@ struct ProductSpec {
   std::vector<ProductStep> steps;
   double ready_timeout_s = 10;
   std::optional<CounterSpec> counters;
+  // Builds from a language registry ([[source]], lab/model/product_builds.h).
+  std::vector<ProductSource> sources;
+  // Where its binaries come from: "Debian: nebula", or the build's command and cache dir.
+  std::string origin;
+  // Why the build it runs is not there ("not built: ..."); empty when it is, or none is needed.
+  std::string not_built;
+  // The version of the registry build it runs: what `version` prints may lack it (a Go
+  // module built without the project's ldflags prints "Version: ").
+  std::string build_version;
 };
 
 // The overlay shape of a topology: "p2p" with two nodes, "mesh" with more (every node
@@ -95,6 +105,10 @@ std::string overlay_shape(size_t node_count);
 
 // The largest overlay MTU the product carries over underlay links of `underlay_mtu`.
 int carried_mtu(const ProductSpec& spec, int underlay_mtu);
+
+// Runs `path` wherever the spec runs `original` (its steps, preparation, version and
+// counters), and lists it among the binaries in its place.
+void replace_binary(ProductSpec* spec, const std::string& original, const std::string& path);
 
 // products_path: directories separated by ':' (as $PATH), searched in order; a name found
 // in two of them is the first one's (see products_path()).

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "lab/base/text_table.h"
 #include "lab/results/summary.h"
 
 namespace vpnlab {
@@ -104,22 +105,18 @@ std::string hop_cost_table(const std::vector<SampleRow>& rows) {
   const auto costs = summarize_hop_costs(rows);
   if (costs.empty()) return "";
   std::ostringstream o;
-  char line[512];
-  const char* format = "%-20s %-14s %4s %8s %12s %11s %20s %20s %20s %6s\n";
-  snprintf(line, sizeof line, format, "product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop", "CPU-s/Gbit x 1 hop",
-           "p99 x 1 hop", "valid");
+  const TextTable table({-20, -14, 4, 8, 12, 11, 20, 20, 20, 6});
   o << "\nhop cost (hops: underlay hops crossed, each its own tunnel unless a product's native relay joins two; x 1 hop: this test over "
        "the one-hop test, round by round, with the 95 % interval)\n"
-    << line;
+    << table.line({"product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop", "CPU-s/Gbit x 1 hop", "p99 x 1 hop", "valid"});
   for (const auto& h : costs) {
     std::string valid = std::to_string(h.gbps.n) + "/" + std::to_string(h.rows);
     char gbps[16] = "-", cpu[24] = "-", p99[24] = "-";
     if (h.gbps.n > 0) snprintf(gbps, sizeof gbps, "%.3f", h.gbps.median);
     if (h.cpu_per_gbit.n > 0) snprintf(cpu, sizeof cpu, "%s", compact_interval(h.cpu_per_gbit, "%.2f").c_str());
     if (h.p99_ms.n > 0) snprintf(p99, sizeof p99, "%s", compact_interval(h.p99_ms, "%.2f").c_str());
-    snprintf(line, sizeof line, format, h.product.c_str(), h.test.c_str(), std::to_string(h.hops).c_str(), gbps, cpu, p99,
-             ratio_cell(h, h.gbps_ratio).c_str(), ratio_cell(h, h.cpu_ratio).c_str(), ratio_cell(h, h.p99_ratio).c_str(), valid.c_str());
-    o << line;
+    o << table.line({h.product, h.test, std::to_string(h.hops), gbps, cpu, p99, ratio_cell(h, h.gbps_ratio), ratio_cell(h, h.cpu_ratio),
+                     ratio_cell(h, h.p99_ratio), valid});
   }
   o << "p99 ms: ICMP round trips through the chain under the test's load (median of the samples' p99); the baseline routes through the same "
        "relays without tunnels\n";

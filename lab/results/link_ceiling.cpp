@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "lab/base/tbf.h"
+#include "lab/base/text_table.h"
 #include "lab/results/summary.h"
 
 namespace vpnlab {
@@ -91,9 +92,8 @@ std::string link_share_text(const std::vector<LinkShare>& shares) {
                s.rate_bps / 1e6, s.burst_bytes, s.limit_bytes);
       o += line;
     }
-  const char* format = "%-20s %-14s %9s %8s %22s %10s\n";
-  snprintf(line, sizeof line, format, "product", "test", "Mbit/s", "of rate", "header ceiling", "of ceiling");
-  o += line;
+  const TextTable table({-20, -14, 9, 8, 22, 10});
+  o += table.line({"product", "test", "Mbit/s", "of rate", "header ceiling", "of ceiling"});
   for (const auto& s : shares) {
     char mbit[32] = "-", of_rate[32] = "-", ceiling[64] = "-", of_ceiling[32] = "-";
     if (s.median_bps > 0) {
@@ -104,8 +104,7 @@ std::string link_share_text(const std::vector<LinkShare>& shares) {
       snprintf(ceiling, sizeof ceiling, "%.1f (MTU %d, +%d B)", s.ceiling_bps / 1e6, s.mtu, s.overhead);
       if (s.median_bps > 0) snprintf(of_ceiling, sizeof of_ceiling, "%.1f %%", 100 * s.median_bps / s.ceiling_bps);
     }
-    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), mbit, of_rate, s.ceiling_bps > 0 ? ceiling : s.note.c_str(), of_ceiling);
-    o += line;
+    o += table.line({s.product, s.test, mbit, of_rate, s.ceiling_bps > 0 ? ceiling : s.note, of_ceiling});
   }
   o += "header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers with timestamps, "
        "the product's declared per-packet overhead, 14 B Ethernet) at the MTU it ran with\n";

@@ -1,5 +1,6 @@
 #include "lab/results/summary.h"
 
+#include "lab/base/text_table.h"
 #include "lab/record/metrics.h"
 #include "lab/results/hop_cost.h"
 #include "lab/results/transactions_table.h"
@@ -95,10 +96,9 @@ std::vector<ProductTestSummary> in_reading_order(std::vector<ProductTestSummary>
 std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
   std::ostringstream o;
   char line[640];
-  const char* format = "%-20s %-14s %8s %19s %7s %21s %13s %8s %11s %12s %12s %12s %7s %4s %6s\n";
-  snprintf(line, sizeof line, format, "product", "test", "Gbit/s", "95% int. (median)", "CV", "x baseline (95% int.)", "CPU-s/Gbit",
-           "+over bl", "RSS MB", "kpps", "wire kpps", "p99 ms", "retr", "thr", "valid");
-  o << line;
+  const TextTable table({-20, -14, 8, 19, 7, 21, 13, 8, 11, 12, 12, 12, 7, 4, 6});
+  o << table.line({"product", "test", "Gbit/s", "95% int. (median)", "CV", "x baseline (95% int.)", "CPU-s/Gbit", "+over bl", "RSS MB", "kpps",
+                   "wire kpps", "p99 ms", "retr", "thr", "valid"});
   double lowest_coverage = 1;
   size_t lowest_n = 0;
   const std::vector<ProductTestSummary> summaries = in_reading_order(summarize(rows), file_order);
@@ -107,8 +107,7 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
   for (const auto& s : summaries) {
     std::string valid = std::to_string(s.gbps.n) + "/" + std::to_string(s.rows);
     if (s.gbps.n == 0) {
-      snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid.c_str());
-      o << line;
+      o << table.line({s.product, s.test, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid});
       continue;
     }
     char median[16], interval[48], cv[16], ratio[48] = "-", over[16] = "-", retr[16] = "-", threads[16] = "-";
@@ -125,11 +124,10 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
     if (s.product != "baseline" && s.cpu_over_baseline != 0) snprintf(over, sizeof over, "%+.2f", s.cpu_over_baseline);
     if (s.metric("retransmits").n > 0) snprintf(retr, sizeof retr, "%.0f", s.metric("retransmits").median);
     if (s.threads > 0) snprintf(threads, sizeof threads, "%d", s.threads);
-    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), median, interval, cv, ratio,
-             compact_interval(s.metric("cpu_s_per_gbit"), "%.2f").c_str(), over, compact_interval(s.metric("daemon_rss_kb"), "%.1f", 1024).c_str(),
-             compact_interval(s.metric("pps"), "%.1f", 1000).c_str(), compact_interval(s.metric("wire_pps"), "%.1f", 1000).c_str(),
-             compact_interval(s.metric("latency_p99_ms"), "%.2f").c_str(), retr, threads, valid.c_str());
-    o << line;
+    o << table.line({s.product, s.test, median, interval, cv, ratio, compact_interval(s.metric("cpu_s_per_gbit"), "%.2f"), over,
+                     compact_interval(s.metric("daemon_rss_kb"), "%.1f", 1024), compact_interval(s.metric("pps"), "%.1f", 1000),
+                     compact_interval(s.metric("wire_pps"), "%.1f", 1000), compact_interval(s.metric("latency_p99_ms"), "%.2f"), retr, threads,
+                     valid});
   }
   if (lowest_coverage < 0.95) {
     snprintf(line, sizeof line, "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %% (%zu samples)\n",

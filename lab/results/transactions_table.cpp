@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "lab/base/text_table.h"
 #include "lab/model/test_kinds.h"
 #include "lab/results/summary.h"
 
@@ -53,17 +54,14 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
   const auto summaries = summarize_transactions(rows);
   if (summaries.empty()) return "";
   std::ostringstream o;
-  char line[512];
-  const char* format = "%-20s %-14s %-7s %10s %21s %7s %21s %9s %9s %9s %9s %11s %11s %6s\n";
-  snprintf(line, sizeof line, format, "product", "test", "kind", "per s", "95% int. (median)", "CV", "x baseline (95% int.)", "p50 ms", "p90 ms",
-           "p99 ms", "p99.9 ms", "CPU-us/tx", "RSS MB", "valid");
-  o << "\nrequest/response tests (rr: transactions on one connection; crr: a new connection each; latency: idle ICMP echoes every 10 ms)\n" << line;
+  const TextTable table({-20, -14, -7, 10, 21, 7, 21, 9, 9, 9, 9, 11, 11, 6});
+  o << "\nrequest/response tests (rr: transactions on one connection; crr: a new connection each; latency: idle ICMP echoes every 10 ms)\n"
+    << table.line({"product", "test", "kind", "per s", "95% int. (median)", "CV", "x baseline (95% int.)", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms",
+                   "CPU-us/tx", "RSS MB", "valid"});
   for (const auto& s : summaries) {
     std::string valid = std::to_string(s.tps.n) + "/" + std::to_string(s.rows);
     if (s.tps.n == 0) {
-      snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), s.kind.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
-               valid.c_str());
-      o << line;
+      o << table.line({s.product, s.test, s.kind, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid});
       continue;
     }
     char tps[24], interval[48], cv[16], ratio[48] = "-", p50[16], p90[16], p99[16], p999[16];
@@ -78,9 +76,8 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
     snprintf(p90, sizeof p90, "%.3f", s.p90_ms.median);
     snprintf(p99, sizeof p99, "%.3f", s.p99_ms.median);
     snprintf(p999, sizeof p999, "%.3f", s.p999_ms.median);
-    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), s.kind.c_str(), tps, interval, cv, ratio, p50, p90, p99, p999,
-             compact_interval(s.cpu_us_per_tx, "%.1f").c_str(), compact_interval(s.rss_kb, "%.1f", 1024).c_str(), valid.c_str());
-    o << line;
+    o << table.line({s.product, s.test, s.kind, tps, interval, cv, ratio, p50, p90, p99, p999, compact_interval(s.cpu_us_per_tx, "%.1f"),
+                     compact_interval(s.rss_kb, "%.1f", 1024), valid});
   }
   o << "per s: transactions (crr: connections, latency: answered echoes) per second, median over samples; p50-p99.9: one transaction's time, request sent to "
        "response received (medians over samples of each sample's percentile; rr: sockperf's histogram, crr: vpnlab-crr's, which "

@@ -139,7 +139,7 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
     auto& p = env["products"][specs[i].name];
     p = {{"version", a.version}, {"cipher", specs[i].cipher}, {"available", a.available},
          {"threads_knob", specs[i].threads.empty() ? "none (no data-plane threads of its own)" : with_threads(specs[i].threads, plan)},
-         {"tunnel", specs[i].tunnel}, {"overhead_bytes", specs[i].overhead}};
+         {"tunnel", specs[i].tunnel}, {"overhead_bytes", specs[i].overhead}, {"origin", specs[i].origin}};
     if (!a.available) p["reason"] = a.reason;
   }
   return env;

@@ -15,6 +15,10 @@ Availability check_availability(const ProductSpec& spec, const CapabilityProbe& 
   Availability a;
   std::string pkgs;
   for (const auto& p : spec.packages) pkgs += (pkgs.empty() ? "" : " ") + p;
+  if (!spec.not_built.empty()) {  // its registry build: the message says how to make it
+    a.reason = spec.not_built;
+    return a;
+  }
   for (const auto& bin : spec.binaries) {
     if (find_program(bin).empty()) {
       a.reason = pkgs.empty() ? "'" + bin + "' is not installed and not in Debian: bring your own with --product " + spec.name + "@TAG=/path/to/" + bin
@@ -35,6 +39,8 @@ Availability check_availability(const ProductSpec& spec, const CapabilityProbe& 
   }
   a.available = true;
   a.version = spec.version_argv.empty() ? "-" : first_output_line(spec.version_argv);
+  if (!spec.build_version.empty() && a.version.find(spec.build_version) == std::string::npos)
+    a.version = spec.build_version + " (the build's version; the binary prints '" + a.version + "')";
   // A kernel product's version is the kernel it runs in: in guests, theirs, not this host's.
   if (in_guests && spec.version_argv == std::vector<std::string>{"uname", "-r"})
     a.version = "the guests' kernel (environment.json: guests)";

@@ -107,6 +107,7 @@ TEST(Json, PlanOfTheQuickTopologyMatchesTheGoldenFile) {
 }
 
 TEST(Json, ProductsListingMatchesTheGoldenFile) {
+  setenv("VPNLAB_CACHE", "/nonexistent/vpnlab-cache", 1);  // the same listing on every machine: nothing built
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   spec->dir = "products/wireguard-go";
@@ -160,6 +161,64 @@ TEST(Backends, EveryBackendNameHasOneWholeEntry) {
   }
   EXPECT_TRUE(backend_entry("vm").products_in_guests);
   EXPECT_FALSE(backend_entry("netns").absolute_run_dir);
+}
+
+// A product's registry builds ([[source]]): NAME@VERSION runs the cached build with the
+// product's own spec; the plain name runs its default build; a build not made yet leaves the
+// product unavailable with the reason; an unknown version names the builds there are.
+TEST(Builds, ATaggedBuildRunsFromTheCacheAndAMissingOneSaysWhy) {
+  const std::string cache = make_temp_dir("cache");
+  setenv("VPNLAB_CACHE", cache.c_str(), 1);
+  const std::string dir = cache + "/products/nebula/1.9.5";
+  std::filesystem::create_directories(dir + "/bin");
+  for (const char* bin : {"nebula", "nebula-cert"}) {
+    std::ofstream(dir + "/bin/" + bin) << "#!/bin/sh\n";
+    std::filesystem::permissions(dir + "/bin/" + bin, std::filesystem::perms::owner_all);
+  }
+  auto before = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
+  ASSERT_TRUE(before.ok()) << before.error().format();
+  EXPECT_EQ(before->binaries.front(), "nebula") << "no 'built' file: the build is not there";
+  EXPECT_NE(before->not_built.find("not built: scripts/build-products.sh nebula makes it (go install github.com/slackhq/nebula/cmd/nebula@v1.9.5"),
+            std::string::npos)
+      << before->not_built;
+  std::ofstream(dir + "/built") << "go install ... in 10 s\n";
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  EXPECT_EQ(spec->name, "nebula@1.9.5");
+  EXPECT_TRUE(spec->not_built.empty()) << spec->not_built;
+  EXPECT_EQ(spec->binaries, (std::vector<std::string>{dir + "/bin/nebula", dir + "/bin/nebula-cert"}));
+  EXPECT_EQ(spec->version_argv.front(), dir + "/bin/nebula");
+  EXPECT_EQ(spec->prepare.front().argv.front(), dir + "/bin/nebula-cert") << "the CA is made with the build's own nebula-cert";
+  EXPECT_NE(spec->origin.find("(" + dir + ")"), std::string::npos) << spec->origin;
+  auto plain = load_product(VPNLAB_PRODUCTS_DIR, "nebula");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->binaries.front(), "nebula") << "the plain name is Debian's";
+  EXPECT_EQ(plain->origin, "Debian: nebula");
+
+  auto unknown = load_product(VPNLAB_PRODUCTS_DIR, "nebula@9.9");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message, "product 'nebula' has no build '9.9'");
+  EXPECT_NE(unknown.error().hint.find("nebula@1.7.2, nebula@1.8.2, nebula@1.9.5"), std::string::npos) << unknown.error().hint;
+
+  std::filesystem::create_directories(cache + "/products/boringtun/0.7.1");
+  std::ofstream(cache + "/products/boringtun/0.7.1/failed") << "cargo install --locked --version 0.7.1 boringtun-cli failed (exit 101) after 3 s:\n...\n";
+  auto boringtun = load_product(VPNLAB_PRODUCTS_DIR, "boringtun");
+  ASSERT_TRUE(boringtun.ok()) << boringtun.error().format();
+  EXPECT_EQ(boringtun->not_built, "not built: cargo install --locked --version 0.7.1 boringtun-cli failed (exit 101) after 3 s:");
+  unsetenv("VPNLAB_CACHE");
+}
+
+TEST(Builds, ABadSourceTableIsALocatedError) {
+  const std::string root = make_temp_dir("products");
+  std::filesystem::create_directories(root + "/p");
+  std::ofstream(root + "/p/product.toml") << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\nnpm = \"p\"\n";
+  auto spec = load_product(root, "p");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.error().format().find("product.toml:7:7: source: unknown key 'npm'"), std::string::npos) << spec.error().format();
+  std::ofstream(root + "/p/product.toml") << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\n";
+  spec = load_product(root, "p");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.error().format().find("product.toml:5:1: source: where does the build come from?"), std::string::npos) << spec.error().format();
 }
 
 }  // namespace

@@ -1,0 +1,86 @@
+#include "lab/model/product_builds.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "lab/base/fs_util.h"
+#include "lab/model/names.h"
+#include "lab/model/product_spec.h"
+
+namespace vpnlab {
+
+std::string ProductSource::command() const {
+  if (registry == "cargo") return "cargo install --locked --version " + version + " " + (packages.empty() ? "" : packages.front());
+  std::string out = "go install";
+  for (const auto& m : packages) out += " " + m + "@" + (module_version.empty() ? "v" + version : module_version);
+  return out;
+}
+
+std::string product_build_dir(const std::string& product, const std::string& version) {
+  const char* c = std::getenv("VPNLAB_CACHE");
+  return std::string(c && *c ? c : "/var/cache/vpnlab") + "/products/" + product + "/" + version;
+}
+
+Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
+  bool have_default = false;
+  return for_each_table(r, root, "source", [&](const toml::table& t) -> Status {
+    if (auto s = r.only_keys(t, "source", {"version", "go", "cargo", "module_version", "rename", "default"}); !s) return s;
+    ProductSource src;
+    const SourcePos pos = pos_of(t);
+    if (auto s = get_string(r, t, "version", "source", &src.version, true, pos); !s) return s;
+    if (!is_product_tag(src.version))
+      return r.at(*t.get("version"), "source: version '" + src.version + "' is not a tag", "write it from [a-z0-9.-], e.g. \"1.9.5\"");
+    for (const auto& other : spec->sources)
+      if (other.version == src.version) return r.at(*t.get("version"), "source: version '" + src.version + "' is there twice", "give each build its own version");
+    if (t.get("go") && t.get("cargo")) return r.at(pos, "source: both go and cargo", "a build comes from one registry");
+    if (t.get("go")) {
+      src.registry = "go";
+      if (t.get("go")->is_string()) {
+        src.packages = {t.get("go")->as_string()->get()};
+      } else if (auto s = get_string_list(r, t, "go", "source", &src.packages, nullptr); !s) {
+        return s;
+      }
+    } else if (t.get("cargo")) {
+      src.registry = "cargo";
+      std::string crate;
+      if (auto s = get_string(r, t, "cargo", "source", &crate, true, pos); !s) return s;
+      src.packages = {crate};
+    } else {
+      return r.at(pos, "source: where does the build come from?", "write go = [\"module/cmd/x\"] or cargo = \"crate\"");
+    }
+    if (src.packages.empty() || src.packages.front().empty()) return r.at(pos, "source: no module or crate named", "name at least one");
+    if (auto s = get_string(r, t, "module_version", "source", &src.module_version, false, pos); !s) return s;
+    if (auto s = get_bool(r, t, "default", "source", &src.is_default); !s) return s;
+    std::vector<std::string> renames;  // the build script renames; here only checked
+    if (auto s = get_string_list(r, t, "rename", "source", &renames, nullptr); !s) return s;
+    for (const auto& pair : renames)
+      if (auto eq = pair.find('='); eq == 0 || eq == std::string::npos || eq + 1 == pair.size() || pair.find('/') != std::string::npos)
+        return r.at(*t.get("rename"), "source: rename '" + pair + "' is not BUILT=RUN-AS", "e.g. rename = [\"wireguard=wireguard-go\"]");
+    if (src.is_default && have_default) return r.at(*t.get("default"), "source: a second default build", "mark one build default = true");
+    have_default = have_default || src.is_default;
+    spec->sources.push_back(std::move(src));
+    return ok_status();
+  });
+}
+
+void use_build(ProductSpec* spec, const ProductSource& source) {
+  const std::string dir = product_build_dir(spec->name.substr(0, spec->name.find('@')), source.version);
+  if (access((dir + "/built").c_str(), R_OK) != 0) {
+    std::string why = read_file_text(dir + "/failed");
+    if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+    spec->not_built = "not built: " + (why.empty() ? "scripts/build-products.sh " + spec->name.substr(0, spec->name.find('@')) + " makes it (" +
+                                                         source.command() + ")"
+                                                   : why);
+    spec->origin = source.command();
+    return;
+  }
+  for (const std::string binary : spec->binaries) {  // a copy: replace_binary changes the list
+    const std::string cached = dir + "/bin/" + binary;
+    if (access(cached.c_str(), X_OK) == 0) replace_binary(spec, binary, cached);
+  }
+  spec->origin = source.command() + " (" + dir + ")";
+  spec->build_version = source.version;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,38 @@
+// Products built from a language registry (Go's module proxy, Rust's crate registry) at a
+// pinned version into a versioned cache: a [[source]] table in product.toml per build, made
+// by scripts/build-products.sh into CACHE/products/NAME/VERSION/bin ("built" says how, or
+// "failed" why not). `--product NAME@VERSION` runs a build with the product's own spec; a
+// build marked default = true is what the plain name runs (a product not in Debian).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/base/result.h"
+#include "lab/model/toml_reader.h"
+
+namespace vpnlab {
+
+struct ProductSpec;
+
+struct ProductSource {
+  std::string version;                // its tag: --product NAME@VERSION
+  std::string registry;               // "go" or "cargo"
+  std::vector<std::string> packages;  // go: the module paths of its commands; cargo: the crate
+  std::string module_version;         // go: when it is not "v" + version (a pseudo-version)
+  bool is_default = false;            // the plain name runs this build
+  // The command that builds it: "go install MODULE@vVERSION ..." / "cargo install --locked --version V CRATE".
+  std::string command() const;
+};
+
+// ${VPNLAB_CACHE:-/var/cache/vpnlab}/products/NAME/VERSION
+std::string product_build_dir(const std::string& product, const std::string& version);
+
+// [[source]] tables of product.toml into spec->sources.
+Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* spec);
+
+// Runs `source`'s build: each of the spec's binaries that the build has is replaced by its
+// cached path wherever it is run, and the origin names the build. When the build is not
+// there, spec->not_built says why (its "failed" file, or that none was made yet).
+void use_build(ProductSpec* spec, const ProductSource& source);
+
+}  // namespace vpnlab

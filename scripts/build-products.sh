@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Builds the products that come from a language registry (a [[source]] table in their
+# product.toml: go = module paths, or cargo = a crate, at a pinned version) into a
+# versioned cache, ${VPNLAB_CACHE:-/var/cache/vpnlab}/products/NAME/VERSION/bin, with the
+# registry's own client (`go install MODULE@vVERSION`, `cargo install --locked --version`).
+# A build that is there already is skipped (its "built" file says how it was made), so a
+# second install builds nothing. A build that fails leaves a "failed" file with the command's
+# last lines, names product, version and command here, and the rest still builds: the core
+# (vpnlab and the Debian products) never depends on a registry.
+#   scripts/build-products.sh [NAME...]   only these products (default: every folder)
+# Reads one value per line in [[source]]: version, go (a string or a one-line array), cargo,
+# module_version (the go version when it is not "v" + version), rename (["built=run-as"]),
+# default (products/README.md).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+cache="${VPNLAB_CACHE:-/var/cache/vpnlab}/products"
+# Found without a login shell: rustup puts cargo in ~/.cargo/bin, Go's tarball in /usr/local/go.
+export PATH="$PATH:/usr/local/go/bin:${HOME:-/root}/.cargo/bin"
+# The machine's own Go, never a toolchain fetched because a module asks for a newer one.
+export GOTOOLCHAIN=local GOFLAGS="${GOFLAGS:--buildvcs=false}"
+
+# Prints "version<TAB>kind<TAB>what<TAB>module_version<TAB>renames" per [[source]] of a product.toml.
+sources_of() {
+  awk '
+    function flush() { if (in_src && version != "" && kind != "") print version "\t" kind "\t" what "\t" modver "\t" rename; version = kind = what = modver = rename = "" }
+    /^\[\[source\]\]/ { flush(); in_src = 1; next }
+    /^\[/ { flush(); in_src = 0; next }
+    !in_src { next }
+    {
+      line = $0; sub(/#.*/, "", line)
+      if (match(line, /^[ \t]*version[ \t]*=[ \t]*"[^"]*"/)) { split(line, q, "\""); version = q[2] }
+      else if (match(line, /^[ \t]*module_version[ \t]*=[ \t]*"[^"]*"/)) { split(line, q, "\""); modver = q[2] }
+      else if (match(line, /^[ \t]*cargo[ \t]*=[ \t]*"[^"]*"/)) { split(line, q, "\""); kind = "cargo"; what = q[2] }
+      else if (match(line, /^[ \t]*rename[ \t]*=/)) { n = split(line, q, "\""); for (i = 2; i <= n; i += 2) rename = rename (rename == "" ? "" : " ") q[i] }
+      else if (match(line, /^[ \t]*go[ \t]*=/)) {
+        kind = "go"; what = ""; n = split(line, q, "\"")
+        for (i = 2; i <= n; i += 2) what = what (what == "" ? "" : " ") q[i]
+      }
+    }
+    END { flush() }' "$1"
+}
+
+build_one() {  # name version kind what module_version renames
+  local name=$1 version=$2 kind=$3 what=$4 modver=$5 renames=$6
+  local dir="$cache/$name/$version" start cmd log
+  if [ -f "$dir/built" ]; then
+    echo "build-products: $name $version: cached ($(head -1 "$dir/built"))"
+    return 0
+  fi
+  rm -rf "$dir" && mkdir -p "$dir/bin"
+  log="$dir/build.log"
+  start=$(date +%s)
+  case "$kind" in
+    go)
+      command -v go >/dev/null || { echo "no 'go' on this machine" > "$dir/failed"; echo "build-products: $name $version: not built: no 'go'"; return 1; }
+      local args=() m
+      for m in $what; do args+=("$m@${modver:-v$version}"); done
+      cmd="go install ${args[*]}"
+      GOBIN="$dir/bin" go install "${args[@]}" > "$log" 2>&1 ;;
+    cargo)
+      command -v cargo >/dev/null || { echo "no 'cargo' on this machine" > "$dir/failed"; echo "build-products: $name $version: not built: no 'cargo'"; return 1; }
+      cmd="cargo install --locked --version $version $what"
+      cargo install --locked --quiet --version "$version" --root "$dir" "$what" > "$log" 2>&1 ;;
+  esac
+  local rc=$? took=$(( $(date +%s) - start ))
+  if [ "$rc" -ne 0 ]; then
+    { echo "$cmd failed (exit $rc) after ${took} s:"; tail -5 "$log"; } > "$dir/failed"
+    echo "build-products: $name $version: NOT BUILT: $cmd (exit $rc); its last lines:" >&2
+    tail -5 "$log" | sed 's/^/  /' >&2
+    return 1
+  fi
+  local pair  # a command named otherwise than the product runs it ("wireguard=wireguard-go")
+  for pair in $renames; do mv "$dir/bin/${pair%%=*}" "$dir/bin/${pair#*=}" || return 1; done
+  printf '%s in %d s on %s\n' "$cmd" "$took" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$dir/built"
+  echo "build-products: $name $version: built in ${took} s ($cmd)"
+}
+
+names=("$@")
+if [ "${#names[@]}" -eq 0 ]; then
+  for spec in products/*/product.toml; do names+=("$(basename "$(dirname "$spec")")"); done
+fi
+all_start=$(date +%s)
+failed=0
+for name in "${names[@]}"; do
+  spec="products/$name/product.toml"
+  [ -f "$spec" ] || { echo "build-products: no $spec" >&2; failed=$((failed + 1)); continue; }
+  while IFS=$'\t' read -r version kind what modver renames; do
+    build_one "$name" "$version" "$kind" "$what" "$modver" "$renames" || failed=$((failed + 1))
+  done < <(sources_of "$spec")
+done
+echo "build-products: done in $(( $(date +%s) - all_start )) s, $failed not built"
+# Not built is not fatal: `vpnlab products` shows such a product as "not built: REASON".
+exit 0
