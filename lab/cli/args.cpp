@@ -66,7 +66,9 @@ const std::vector<OptionDef>& option_defs() {
       {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)"},
       {"--from", "RUN_DIR", "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
                             "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with\n"
-                            "                   'plan --precision': the earlier run whose spread predicts the rounds"},
+                            "                   'plan --precision': the earlier run whose spread predicts the rounds; with 'product new':\n"
+                            "                   the product whose spec and templates the new one copies"},
+      {"--binary", "PATH", "product new: your build (an absolute path), run where the --from product runs its main binary"},
       {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best"},
       {"--threshold-cpu", "X", "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best"},
       {"--threshold-rss", "X", "exit 3 when its daemons' peak RSS is larger by more than X (a leak shows here)"},
@@ -136,6 +138,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     else if (s == "--keys") a.keys_dir = v;
     else if (s == "--resume") a.resume_dir = v;
     else if (s == "--from") a.from_dir = v;
+    else if (s == "--binary") a.binary = v;
     else if (s == "--test") a.test = v;
     else if (s == "--vs") a.vs = v;
     else if (s == "--sort") {

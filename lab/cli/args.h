@@ -25,7 +25,8 @@ struct Args {
   std::string backend;  // --backend: instead of [lab] backend
   std::string keys_dir;
   std::string resume_dir;
-  std::string from_dir;
+  std::string from_dir;  // run/plan --from RUN_DIR; product new --from PRODUCT
+  std::string binary;    // product new --binary PATH
   std::string test;  // compare --test T
   std::string vs;    // run/report --vs PRODUCT: every other product against it
   bool file_order = false;  // run/report --sort file: the table in the order products ran

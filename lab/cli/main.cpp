@@ -29,6 +29,7 @@
 #include "lab/cli/diff_command.h"
 #include "lab/cli/doctor.h"
 #include "lab/cli/json_output.h"
+#include "lab/cli/product_new.h"
 #include "lab/cli/run_outputs.h"
 #include "lab/cli/run_request.h"
 #include "lab/cli/sampling.h"
@@ -467,6 +468,11 @@ const std::vector<Verb>& verbs() {
        "in place of its version). Looked up in order: the shipped products (PREFIX/share/vpnlab/products, or the source\n"
        "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.",
        {"--json"}, cmd_products},
+      {"product", "product new NAME --from PRODUCT --binary /path/to/your/build",
+       "Writes a product folder NAME under the first directory of $VPNLAB_PRODUCTS, else ~/.config/vpnlab/products: PRODUCT's\n"
+       "spec and templates, running your build where PRODUCT runs its main binary (its first 'binaries' entry). Then\n"
+       "'vpnlab run FILE --product NAME' measures it like any product.",
+       {"--from", "--binary"}, cmd_product},
       {"diff", "diff RUN_A RUN_B [--threshold X] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--relative] [--force] [--json|--markdown]\n"
                "           | diff RUN [the same thresholds] [--json|--markdown]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its interval\n"

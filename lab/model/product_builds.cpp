@@ -75,7 +75,8 @@ void use_build(ProductSpec* spec, const ProductSource& source) {
     spec->origin = source.command();
     return;
   }
-  for (const std::string binary : spec->binaries) {  // a copy: replace_binary changes the list
+  const std::vector<std::string> binaries = spec->binaries;  // a copy: replace_binary changes the list
+  for (const auto& binary : binaries) {
     const std::string cached = dir + "/bin/" + binary;
     if (access(cached.c_str(), X_OK) == 0) replace_binary(spec, binary, cached);
   }

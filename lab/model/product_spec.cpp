@@ -328,7 +328,9 @@ Result<ProductSpec> load_product(const std::string& products_path, const std::st
                 "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
   }
   if (auto s = parse_spec(r, root, &spec); !s) return s.error();
-  spec.origin = spec.packages.empty() ? "on this machine's PATH" : "Debian: " + spec.packages.front();
+  spec.origin = !spec.binaries.empty() && spec.binaries.front().rfind('/', 0) == 0 ? "your build: " + spec.binaries.front()
+                : spec.packages.empty()                                       ? "on this machine's PATH"
+                                                                              : "Debian: " + spec.packages.front();
   for (const auto& src : spec.sources)
     if (src.is_default) use_build(&spec, src);
   return spec;

@@ -11,6 +11,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/cli/backends.h"
 #include "lab/cli/json_output.h"
+#include "lab/cli/product_new.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
@@ -219,6 +220,39 @@ TEST(Builds, ABadSourceTableIsALocatedError) {
   spec = load_product(root, "p");
   ASSERT_FALSE(spec.ok());
   EXPECT_NE(spec.error().format().find("product.toml:5:1: source: where does the build come from?"), std::string::npos) << spec.error().format();
+}
+
+// `product new`: your build as a product in one command, from a shipped one's spec and
+// templates; it loads and runs your binary wherever the base ran its own.
+TEST(ProductNew, YourBuildBecomesAProductThatRunsItWhereTheBaseRanItsOwn) {
+  const std::string into = make_temp_dir("user-products");
+  const std::string path = std::string(VPNLAB_PRODUCTS_DIR) + ":" + into;
+  auto dest = new_product(path, into, "my-wg", "wireguard-go", "/bin/true");
+  ASSERT_TRUE(dest.ok()) << dest.error().format();
+  EXPECT_EQ(*dest, into + "/my-wg");
+  EXPECT_TRUE(fs::exists(into + "/my-wg/wg.conf.tmpl")) << "the templates are copied";
+  auto spec = load_product(path, "my-wg");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  EXPECT_EQ(spec->binaries, (std::vector<std::string>{"/bin/true", "wg"}));
+  EXPECT_EQ(spec->steps.front().argv.front(), "/bin/true");
+  EXPECT_EQ(spec->version_argv.front(), "/bin/true");
+  EXPECT_TRUE(spec->sources.empty()) << "the base's registry builds are not yours";
+  EXPECT_NE(spec->description.find("(your build: /bin/true)"), std::string::npos);
+  EXPECT_EQ(spec->origin, "your build: /bin/true");
+
+  auto again = new_product(path, into, "my-wg", "wireguard-go", "/bin/true");
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().message, "a product 'my-wg' exists already (" + into + "/my-wg)");
+  auto relative = new_product(path, into, "my-wg2", "wireguard-go", "true");
+  ASSERT_FALSE(relative.ok());
+  EXPECT_EQ(relative.error().message, "--binary 'true' is not an absolute path");
+  auto dir = new_product(path, into, "my-wg2", "wireguard-go", "/tmp");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.error().message.find("is not a program file"), std::string::npos) << dir.error().message;
+  auto no_base = new_product(path, into, "my-wg2", "wireguard-gone", "/bin/true");
+  ASSERT_FALSE(no_base.ok());
+  EXPECT_NE(no_base.error().message.find("unknown product 'wireguard-gone'"), std::string::npos) << no_base.error().message;
+  EXPECT_FALSE(fs::exists(into + "/my-wg2")) << "a refused product leaves nothing";
 }
 
 }  // namespace
