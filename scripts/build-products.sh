@@ -8,6 +8,8 @@
 # last lines, names product, version and command here, and the rest still builds: the core
 # (vpnlab and the Debian products) never depends on a registry.
 #   scripts/build-products.sh [NAME...]   only these products (default: every folder)
+# Only this tree's products/ are built, never a user's products directory: building a crate
+# runs its build scripts, so what is built is what this repository pins and reviews.
 # Reads one value per line in [[source]]: version, go (a string or a one-line array), cargo,
 # module_version (the go version when it is not "v" + version), rename (["built=run-as"]),
 # default (products/README.md).
@@ -40,8 +42,22 @@ sources_of() {
     END { flush() }' "$1"
 }
 
+# Every value becomes an argument of go or cargo: none may start with '-' (an option) or hold
+# more than a module path's characters.
+valid_source() {  # version what module_version renames
+  [[ "$1" =~ ^[a-z0-9][a-z0-9.-]*$ ]] || return 1
+  local w
+  for w in $2; do [[ "$w" =~ ^[A-Za-z0-9][A-Za-z0-9._~/-]*$ ]] || return 1; done
+  [ -z "$3" ] || [[ "$3" =~ ^v[0-9A-Za-z.+-]+$ ]] || return 1
+  for w in $4; do [[ "$w" =~ ^[A-Za-z0-9._-]+=[A-Za-z0-9._-]+$ ]] || return 1; done
+}
+
 build_one() {  # name version kind what module_version renames
   local name=$1 version=$2 kind=$3 what=$4 modver=$5 renames=$6
+  if ! valid_source "$version" "$what" "$modver" "$renames"; then
+    echo "build-products: $name: [[source]] version '$version' ($kind '$what') is not a plain version and module path; not built" >&2
+    return 1
+  fi
   local dir="$cache/$name/$version" start cmd log
   if [ -f "$dir/built" ]; then
     echo "build-products: $name $version: cached ($(head -1 "$dir/built"))"

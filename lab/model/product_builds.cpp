@@ -50,12 +50,20 @@ Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* 
       return r.at(pos, "source: where does the build come from?", "write go = [\"module/cmd/x\"] or cargo = \"crate\"");
     }
     if (src.packages.empty() || src.packages.front().empty()) return r.at(pos, "source: no module or crate named", "name at least one");
+    // Each becomes an argument of go or cargo: no option ('-'), nothing but a module path's characters.
+    for (const auto& p : src.packages)
+      if (p.front() == '-' || p.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~/-") != std::string::npos)
+        return r.at(*t.get(src.registry), "source: '" + p + "' is not a module path or crate name", "e.g. \"github.com/slackhq/nebula/cmd/nebula\"");
     if (auto s = get_string(r, t, "module_version", "source", &src.module_version, false, pos); !s) return s;
+    if (!src.module_version.empty() &&
+        (src.module_version.front() != 'v' || src.module_version.find_first_not_of("v0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+-") != std::string::npos))
+      return r.at(*t.get("module_version"), "source: module_version '" + src.module_version + "' is not a Go version", "e.g. \"v0.0.0-20260522210424-ecfc5a8d5446\"");
     if (auto s = get_bool(r, t, "default", "source", &src.is_default); !s) return s;
     std::vector<std::string> renames;  // the build script renames; here only checked
     if (auto s = get_string_list(r, t, "rename", "source", &renames, nullptr); !s) return s;
     for (const auto& pair : renames)
-      if (auto eq = pair.find('='); eq == 0 || eq == std::string::npos || eq + 1 == pair.size() || pair.find('/') != std::string::npos)
+      if (auto eq = pair.find('='); eq == 0 || eq == std::string::npos || eq + 1 == pair.size() || pair.find('=', eq + 1) != std::string::npos ||
+                                     pair.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-=") != std::string::npos)
         return r.at(*t.get("rename"), "source: rename '" + pair + "' is not BUILT=RUN-AS", "e.g. rename = [\"wireguard=wireguard-go\"]");
     if (src.is_default && have_default) return r.at(*t.get("default"), "source: a second default build", "mark one build default = true");
     have_default = have_default || src.is_default;

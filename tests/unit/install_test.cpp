@@ -216,6 +216,11 @@ TEST(Builds, ABadSourceTableIsALocatedError) {
   auto spec = load_product(root, "p");
   ASSERT_FALSE(spec.ok());
   EXPECT_NE(spec.error().format().find("product.toml:7:7: source: unknown key 'npm'"), std::string::npos) << spec.error().format();
+  std::ofstream(root + "/p/product.toml") << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\ncargo = \"--config=x\"\n";
+  spec = load_product(root, "p");
+  ASSERT_FALSE(spec.ok()) << "an option smuggled in as a crate";
+  EXPECT_NE(spec.error().format().find("product.toml:7:9: source: '--config=x' is not a module path or crate name"), std::string::npos)
+      << spec.error().format();
   std::ofstream(root + "/p/product.toml") << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\n";
   spec = load_product(root, "p");
   ASSERT_FALSE(spec.ok());
