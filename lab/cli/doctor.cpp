@@ -128,14 +128,14 @@ DoctorReport doctor_report(const std::string& products_path) {
   r.section("products", "products (" + products_path + ")");
   r.json["products_path"] = products_path;
   std::vector<std::string> guest_only;
-  for (const auto& name : list_products(products_path)) {
+  for (const auto& name : list_products_and_builds(products_path)) {
     auto spec = load_product(products_path, name);
     if (!spec) {
       r.row(name, "bad", spec.error().where_and_what());
       continue;
     }
     auto av = availability_for(spec.value(), "netns");
-    r.row(name, av.available ? "yes" : "no", av.available ? av.version + "; " + spec->cipher : av.reason);
+    r.row(name, av.available ? "yes" : "no", av.available ? av.version + "; " + spec->cipher + "; " + spec->origin : av.reason);
     for (const auto& cap : spec->requires_caps)
       if (std::find(missing_caps.begin(), missing_caps.end(), cap) != missing_caps.end()) {
         guest_only.push_back(name);

@@ -300,15 +300,7 @@ int cmd_products(const Args& a) {
   std::string dir = products_path(own_binary_dir());
   nlohmann::json all = nlohmann::json::array();
   if (!a.json) std::cout << "NAME\tSTATUS\tCIPHER\tVERSION OR REASON\n";
-  std::vector<std::string> names;
-  // Each product, then its registry builds that the plain name does not run (NAME@VERSION).
-  for (const auto& name : list_products(dir)) {
-    names.push_back(name);
-    if (auto spec = load_product(dir, name))
-      for (const auto& src : spec->sources)
-        if (!src.is_default) names.push_back(name + "@" + src.version);
-  }
-  for (const auto& name : names) {
+  for (const auto& name : list_products_and_builds(dir)) {
     auto spec = load_product(dir, name);
     std::optional<Availability> av;
     if (spec) av = availability_for(spec.value(), "netns");

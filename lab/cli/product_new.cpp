@@ -89,6 +89,7 @@ Result<std::string> new_product(const std::string& products_path, const std::str
   const std::string original = root["binaries"][0].value_or(std::string());
   root.insert_or_assign("name", name);
   root.insert_or_assign("description", spec->description + " (your build: " + binary + ")");
+  root.insert_or_assign("origin", "your build: " + binary);
   root.erase("source");  // the registry's builds are the base's, not yours
   if (auto* bins = root.get("binaries") ? root.get("binaries")->as_array() : nullptr)
     if (auto* first = bins->get(0)->as_string()) *first = binary;

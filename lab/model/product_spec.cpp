@@ -132,7 +132,7 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
                                              "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
-                                             "ready", "counters", "source"});
+                                             "ready", "counters", "source", "origin"});
       !s)
     return s;
   std::string name;
@@ -140,6 +140,7 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (name != spec->name)
     return r.at(*root.get("name"), "product: name '" + name + "' differs from its folder '" + spec->name + "'", "make them equal");
   if (auto s = get_string(r, root, "description", "product", &spec->description, false, {}); !s) return s;
+  if (auto s = get_string(r, root, "origin", "product", &spec->origin, false, {}); !s) return s;
   if (auto s = get_string(r, root, "cipher", "product", &spec->cipher, true, SourcePos{1, 1}); !s) return s;
   if (auto s = get_string(r, root, "threads", "product", &spec->threads, false, SourcePos{1, 1}); !s) return s;
   if (auto s = get_bool(r, root, "offloads", "product", &spec->offloads); !s) return s;
@@ -328,9 +329,7 @@ Result<ProductSpec> load_product(const std::string& products_path, const std::st
                 "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
   }
   if (auto s = parse_spec(r, root, &spec); !s) return s.error();
-  spec.origin = !spec.binaries.empty() && spec.binaries.front().rfind('/', 0) == 0 ? "your build: " + spec.binaries.front()
-                : spec.packages.empty()                                       ? "on this machine's PATH"
-                                                                              : "Debian: " + spec.packages.front();
+  if (spec.origin.empty()) spec.origin = spec.packages.empty() ? "on this machine's PATH" : "Debian: " + spec.packages.front();
   for (const auto& src : spec.sources)
     if (src.is_default) use_build(&spec, src);
   return spec;
@@ -350,6 +349,17 @@ std::vector<std::string> list_products(const std::string& products_path) {
   // A name in two directories is the first one's (load_product takes the first match).
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::string> list_products_and_builds(const std::string& products_path) {
+  std::vector<std::string> out;
+  for (const auto& name : list_products(products_path)) {
+    out.push_back(name);
+    if (auto spec = load_product(products_path, name))
+      for (const auto& src : spec->sources)
+        if (!src.is_default) out.push_back(name + "@" + src.version);
+  }
   return out;
 }
 

@@ -114,6 +114,8 @@ void replace_binary(ProductSpec* spec, const std::string& original, const std::s
 // in two of them is the first one's (see products_path()).
 Result<ProductSpec> load_product(const std::string& products_path, const std::string& name);
 std::vector<std::string> list_products(const std::string& products_path);
+// Each product, then each registry build its plain name does not run ("nebula@1.9.5").
+std::vector<std::string> list_products_and_builds(const std::string& products_path);
 std::vector<std::string> split_products_path(const std::string& products_path);
 
 

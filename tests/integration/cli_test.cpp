@@ -264,7 +264,7 @@ TEST(Cli, ProductsAndDoctorAreMachineReadable) {
   EXPECT_NE(o.out.find("\nbuilt with: libnl "), std::string::npos) << o.out;
 
   // Completion (completion/vpnlab.bash): verbs, options, products; nonsense gives nothing.
-  EXPECT_EQ(vpnlab_cli({"_complete", "1", "pr"}).out, "products\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "1", "pr"}).out, "products\nproduct\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "run", "--product", "wireguard-"}).out, "wireguard-go\nwireguard-kernel\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "cleanup", "--d"}).out, "--dry-run\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "run", "topo"}).out, "_files\n");

@@ -135,13 +135,17 @@ TEST(Hosts, TwoEmulatedHostsMeasureBaselineWireguardGoAndNebula) {
   std::map<std::string, int> valid;
   for (const auto& r : *rows) {
     EXPECT_EQ(r.status, "ok") << r.product << ": " << r.reason;
-    if (r.product != "baseline") EXPECT_TRUE(r.valid) << r.product << ": " << r.reason;
+    if (r.product != "baseline") {
+      EXPECT_TRUE(r.valid) << r.product << ": " << r.reason;
+    }
     if (counts_as_result(r)) ++valid[r.product];
     // Measured on the hosts: CPU per machine (the two emulated hosts are one), latency
     // under load from the client's host, the daemons' memory where they run.
     EXPECT_EQ(r.cpu_by_host.rfind("h1+h2:", 0), 0u) << r.cpu_by_host;
     EXPECT_GT(r.latency_probes, 0) << r.product;
-    if (r.product != "baseline") EXPECT_GT(r.daemon_rss_kb, 1000) << r.product;
+    if (r.product != "baseline") {
+      EXPECT_GT(r.daemon_rss_kb, 1000) << r.product;
+    }
   }
   // The plaintext check ran on the remote nodes' underlay.
   EXPECT_NE((o.out + o.err).find("plaintext check: no payload in clear on the underlay"), std::string::npos) << o.out << o.err;

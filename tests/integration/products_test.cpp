@@ -38,18 +38,7 @@ TEST_P(EveryProduct, ComesUpCarriesASampleThroughItsTunnelAndLeavesNothing) {
 
 // Every product folder, and every registry build its plain name does not run (NAME@VERSION:
 // later Nebula releases, the newest wireguard-go).
-std::vector<std::string> every_product_and_build() {
-  std::vector<std::string> out;
-  for (const auto& name : list_products(VPNLAB_PRODUCTS_DIR)) {
-    out.push_back(name);
-    if (auto spec = load_product(VPNLAB_PRODUCTS_DIR, name))
-      for (const auto& src : spec->sources)
-        if (!src.is_default) out.push_back(name + "@" + src.version);
-  }
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(Shipped, EveryProduct, ::testing::ValuesIn(every_product_and_build()),
+INSTANTIATE_TEST_SUITE_P(Shipped, EveryProduct, ::testing::ValuesIn(list_products_and_builds(VPNLAB_PRODUCTS_DIR)),
                          [](const ::testing::TestParamInfo<std::string>& i) {
                            std::string n = i.param;
                            for (char& c : n)
