@@ -80,9 +80,11 @@ build_one() {  # name version kind what module_version renames
   esac
   local rc=$? took=$(( $(date +%s) - start ))
   if [ "$rc" -ne 0 ]; then
-    { echo "$cmd failed (exit $rc) after ${took} s:"; tail -5 "$log"; } > "$dir/failed"
-    echo "build-products: $name $version: NOT BUILT: $cmd (exit $rc); its last lines:" >&2
-    tail -5 "$log" | sed 's/^/  /' >&2
+    # The first lines that say what went wrong (a build script's panic sits above cargo's
+    # summary), then the last ones.
+    { echo "$cmd failed (exit $rc) after ${took} s:"; grep -m 3 -E 'error|panicked|not found' "$log"; tail -3 "$log"; } > "$dir/failed"
+    echo "build-products: $name $version: NOT BUILT: $cmd (exit $rc); what it said:" >&2
+    tail -n +2 "$dir/failed" | sed 's/^/  /' >&2
     return 1
   fi
   local pair  # a command named otherwise than the product runs it ("wireguard=wireguard-go")

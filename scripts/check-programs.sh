@@ -5,7 +5,9 @@
 # The list is read from the sources, not kept by hand: argv literals in C++ (argv = {"x",
 # run_tool({"x", run_in_guest(..., {"x", VPNLAB_REQUIRE_PROGRAM("x"), the ip-command
 # baseline of bench/), and every program a product folder names, unless the product is not
-# in Debian (packages = []), and what test scripts declare on a "# calls: a b" line. Exit 1
+# in Debian (packages = []) and not built by scripts/build-products.sh either (a [[source]]
+# with default = true; its binaries are in the versioned cache), and what test scripts
+# declare on a "# calls: a b" line. Exit 1
 # names each missing program and where it is called.
 # VPNLAB_CHECK_EXTRA="a b" adds names (the test that shows this check can fail uses it).
 set -euo pipefail
@@ -21,7 +23,8 @@ done < <(grep -rnoP 'argv = \{"\K[^"]+|run_tool\(\{"\K[^"]+|run_in_guest\([^{]*\
            lab tests bench | sed -E 's/^([^:]+):([0-9]+):/\1:\2:/')
 
 for spec in products/*/product.toml; do
-  grep -qE '^packages = \[\]' "$spec" && continue  # not in Debian: bring your own binary
+  # Not in Debian and no registry build of ours (default = true): bring your own binary.
+  grep -qE '^packages = \[\]' "$spec" && ! grep -qE '^default = true' "$spec" && continue
   # binaries = [...] and the first word of every argv (daemon, run, version, counters).
   while IFS= read -r name; do add "$name" "$spec"; done < <(
     grep -oP '^binaries = \[\K[^\]]*' "$spec" | grep -oP '"[^"]+"' | tr -d '"' || true

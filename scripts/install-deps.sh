@@ -7,7 +7,10 @@ build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-
   nlohmann-json3-dev libsodium-dev libgtest-dev libvirt-dev libarchive-dev
   # The man page (help2man, from the CLI's own help) and the .deb (CPack: dpkg-deb,
   # dpkg-shlibdeps for Depends:, file to find the ELF files); man-db renders the page.
-  help2man dpkg-dev file man-db)
+  help2man dpkg-dev file man-db
+  # Registry builds' own build needs (scripts/build-products.sh): EasyTier's build script
+  # compiles its protocol with protoc.
+  protobuf-compiler)
 # The VPN products and their tools. wireguard-tools must come without recommends (it would
 # pull a kernel image); libstrongswan-standard-plugins brings GCM and X25519 (openssl).
 runtime_pkgs=(iperf3 sockperf iproute2 iputils-ping openssl wireguard-go wireguard-tools nebula openvpn tinc fastd quicktun

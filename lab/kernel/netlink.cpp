@@ -121,6 +121,9 @@ Status add_address(nl_sock* sock, const std::string& ifname, const HostAddr& add
   rtnl_addr_set_ifindex(a.get(), *idx);
   rtnl_addr_set_local(a.get(), local.get());
   err = rtnl_addr_add(sock, a.get(), 0);
+  // The very address with its prefix is there already (a product that sets its own, as
+  // EasyTier does): what was asked holds.
+  if (err == -NLE_EXIST) return ok_status();
   if (err < 0) return nl_failure("link '" + ifname + "': cannot add address " + addr.str(), err);
   return ok_status();
 }

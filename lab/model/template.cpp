@@ -57,15 +57,33 @@ Result<std::string> render_range(const std::string& text, size_t begin, size_t e
       pos = block_end + closing.size();
       continue;
     }
+    // {{mtu+20}}: a whole-number value with a small number added or taken away (a product
+    // that sets its interface's MTU below its own setting, as EasyTier does).
+    std::string base = name;
+    long offset = 0;
+    if (auto op = name.find_first_of("+-"); op != std::string::npos && op > 0) {
+      const std::string digits = name.substr(op + 1);
+      if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos)
+        return template_error(origin, text, open, "'{{" + name + "}}': after '" + name.substr(op, 1) + "' must come a whole number", "e.g. {{mtu+20}}");
+      base = name.substr(0, op);
+      offset = (name[op] == '-' ? -1 : 1) * std::stol(digits);
+    }
     const std::string* value = nullptr;
     for (const TemplateVars* scope : scopes) {
-      auto it = scope->find(name);
+      auto it = scope->find(base);
       if (it != scope->end()) {
         value = &it->second;
         break;
       }
     }
-    if (!value) return template_error(origin, text, open, "unknown value '{{" + name + "}}'", "see products/README.md for the values a template can use");
+    if (!value) return template_error(origin, text, open, "unknown value '{{" + base + "}}'", "see products/README.md for the values a template can use");
+    std::string computed;
+    if (base != name) {
+      if (value->empty() || value->size() > 9 || value->find_first_not_of("0123456789") != std::string::npos)
+        return template_error(origin, text, open, "'{{" + name + "}}': '" + base + "' is not a whole number ('" + *value + "')", "add to a number only");
+      computed = std::to_string(std::stol(*value) + offset);
+      value = &computed;
+    }
     if (!representable(*value))
       return template_error(origin, text, open, "value of '" + name + "' cannot be written safely into a config file",
                             "it contains a quote, backslash or control character");

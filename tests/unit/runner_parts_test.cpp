@@ -132,6 +132,23 @@ TEST(Template, RefusesUnknownNamesAndHostileValues) {
   EXPECT_FALSE(render_template("{{ok", c, "t").ok());
 }
 
+// {{mtu+20}}: a product that sets its interface below its own MTU setting (EasyTier).
+TEST(Template, AddsToAWholeNumberAndRefusesAnythingElse) {
+  TemplateContext c;
+  c.vars = {{"mtu", "1400"}, {"node", "a"}};
+  auto r = render_template("mtu = {{mtu+20}}, {{mtu-28}}", c, "t");
+  ASSERT_TRUE(r.ok()) << r.error().format();
+  EXPECT_EQ(*r, "mtu = 1420, 1372");
+  auto text = render_template("{{node+1}}", c, "t");
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message, "'{{node+1}}': 'node' is not a whole number ('a')");
+  auto junk = render_template("{{mtu+x}}", c, "t");
+  ASSERT_FALSE(junk.ok());
+  EXPECT_EQ(junk.error().message, "'{{mtu+x}}': after '+' must come a whole number");
+  EXPECT_FALSE(render_template("{{mtu+999999}}", c, "t").ok());
+  EXPECT_FALSE(render_template("{{nope+1}}", c, "t").ok());
+}
+
 TEST(Keys, MatchesRfc7748Vector) {
   // RFC 7748, section 6.1 (Alice): the public key derived from the private key.
   const unsigned char secret[32] = {0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1, 0x72, 0x51, 0xb2, 0x66, 0x45,
