@@ -13,7 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/agent/agent_process.h"
-#include "lab/agent/node_ops.h"
+#include "lab/agent/agent_runtime.h"
 #include "lab/backends/hosts/cpu_wire.h"
 #include "lab/backends/hosts/host_link.h"
 #include "lab/backends/hosts/plan_wire.h"
@@ -28,7 +28,7 @@ namespace {
 
 using nlohmann::json;
 
-class HostsRuntime : public NodeRuntime {
+class HostsRuntime : public AgentRuntime {
  public:
   HostsRuntime(std::vector<std::unique_ptr<HostLink>> hosts, const Plan& plan, std::shared_ptr<HostPool> pool)
       : hosts_(std::move(hosts)), pool_(std::move(pool)) {
@@ -52,42 +52,12 @@ class HostsRuntime : public NodeRuntime {
     };
     return processes_.spawn(agent(node), s, where(node), fetch);
   }
-  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
-    return in(node, ops(node).wait_for_link(ifname, timeout_s));
-  }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
-    return in(node, ops(node).create_link(ifname, kind, if_id));
-  }
-  Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
-    return in(node, ops(node).configure_link(ifname, addr, mtu));
-  }
-  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override { return in(node, ops(node).get_link(ifname)); }
-  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int, int payload, bool df) override {
-    return in(node, ops(node).ping(target, timeout_s, payload, df));
-  }
-  Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int) override {
-    return in(node, ops(node).wait_tcp_listening(port, timeout_s));
-  }
   // Each agent holds its part's routes; it adds those of one kind.
   Status add_routes(const Plan&, PlanRoute::When when) override {
     const char* kind = when == PlanRoute::When::tunnel ? "tunnel" : when == PlanRoute::When::baseline ? "baseline" : "always";
     for (auto& h : hosts_)
       if (auto r = h->agent->call({{"op", "routes"}, {"when", kind}}); !r) return with_context(r.error(), "host '" + h->host.name + "'");
     return ok_status();
-  }
-  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
-    return in(node, ops(node).set_rps(ifnames, cpus));
-  }
-  Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
-    return in(node, ops(node).set_offloads(ifname, on));
-  }
-  // From the client's host: the echoes cross the same wire and tunnel as the load.
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
-    return in(node, ops(node).latency_probe(target, interval_ms));
-  }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
-                                                      int port) override {
-    return in(node, ops(node).payload_watch(ifname, pattern, port));
   }
   // One question per machine: hosts with one boot_id share their CPUs (emulated hosts, or
   // two nodes' hosts that are one machine) and are counted once.
@@ -190,14 +160,8 @@ class HostsRuntime : public NodeRuntime {
     throw std::logic_error("node without a host");  // make_plan gives every node one
   }
   AgentClient& agent(const std::string& node) { return *link(node).agent; }
-  std::string where(const std::string& node) const { return "node '" + node + "' on host '" + host_of_.at(node) + "'"; }
-  NodeOpsClient ops(const std::string& node) { return NodeOpsClient(agent(node), node); }
-  // An error names the node and its host.
-  template <typename T>
-  Result<T> in(const std::string& node, Result<T> r) const {
-    if (!r) return with_context(r.error(), where(node));
-    return r;
-  }
+  std::string where(const std::string& node) const override { return "node '" + node + "' on host '" + host_of_.at(node) + "'"; }
+  AgentClient& agent_of(const std::string& node) override { return agent(node); }
 
   // What ssh said last (its log), or that the channel closed.
   static std::string lost_cause(const HostLink& h) {

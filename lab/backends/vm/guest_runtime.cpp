@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/agent/agent_process.h"
-#include "lab/agent/node_ops.h"
+#include "lab/agent/agent_runtime.h"
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/outside_load.h"
 
@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-class GuestRuntime : public NodeRuntime {
+class GuestRuntime : public AgentRuntime {
  public:
   GuestRuntime(std::unique_ptr<GuestLab> lab, const Plan& plan, std::string accel, json image)
       : lab_(std::move(lab)), accel_(std::move(accel)), image_(std::move(image)) {
@@ -28,46 +28,19 @@ class GuestRuntime : public NodeRuntime {
 
   Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool) override {
     return processes_.spawn(lab_->agent(node), {spec.argv, spec.env, guest_cpus(node, spec.cpus), spec.stdout_path, spec.stderr_path, spec.cwd, node},
-                            "guest '" + node + "'");
+                            where(node));
   }
 
-  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
-    return in(node, ops(node).wait_for_link(ifname, timeout_s));
-  }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
-    return in(node, ops(node).create_link(ifname, kind, if_id));
-  }
-  Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
-    return in(node, ops(node).configure_link(ifname, addr, mtu));
-  }
-  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override { return in(node, ops(node).get_link(ifname)); }
-  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int, int payload, bool df) override {
-    return in(node, ops(node).ping(target, timeout_s, payload, df));
-  }
-  Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int) override {
-    return in(node, ops(node).wait_tcp_listening(port, timeout_s));
-  }
   Status add_routes(const Plan& plan, PlanRoute::When when) override {
     for (const auto& r : plan.routes)
       if (r.when == when)
         if (auto s = lab_->agent(r.node).call({{"op", "route"}, {"dest", r.dest.str()}, {"via", r.via.str()}}, 15000); !s)
-          return with_context(s.error(), "guest '" + r.node + "'");
+          return with_context(s.error(), where(r.node));
     return ok_status();
   }
   // In the guest's kernel, to the vCPUs that run on the node's VPN CPUs.
   Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
     return in(node, ops(node).set_rps(ifnames, guest_cpus(node, cpus)));
-  }
-  Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
-    return in(node, ops(node).set_offloads(ifname, on));
-  }
-  // The guest's agent runs them, as a host's agent does.
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
-    return in(node, ops(node).latency_probe(target, interval_ms));
-  }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
-                                                      int port) override {
-    return in(node, ops(node).payload_watch(ifname, pattern, port));
   }
   std::string limits() const override { return ""; }
   bool can_watch_payload() const override { return true; }
@@ -92,13 +65,8 @@ class GuestRuntime : public NodeRuntime {
   }
 
  private:
-  NodeOpsClient ops(const std::string& node) { return NodeOpsClient(lab_->agent(node), node); }
-  // An error names the guest.
-  template <typename T>
-  static Result<T> in(const std::string& node, Result<T> r) {
-    if (!r) return with_context(r.error(), "guest '" + node + "'");
-    return r;
-  }
+  AgentClient& agent_of(const std::string& node) override { return lab_->agent(node); }
+  std::string where(const std::string& node) const override { return "guest '" + node + "'"; }
   std::unique_ptr<GuestLab> lab_;
   std::string accel_;
   json image_;
