@@ -10,6 +10,8 @@
 
 #include <boost/math/distributions/normal.hpp>
 
+#include "lab/base/text_table.h"
+
 namespace vpnlab {
 
 namespace {
@@ -258,20 +260,19 @@ bool fails_threshold(const Comparison& c, double threshold) {
 
 std::string comparison_table(const std::vector<Comparison>& cs) {
   std::ostringstream o;
-  char line[400];
-  snprintf(line, sizeof line, "%-20s %-14s %5s %8s %19s %8s %8s  %s\n", "product", "test", "n A/B", "B/A", "interval", "p", "p(adj)",
-           "verdict");
-  o << line;
+  const TextTable table({-20, -14, 5, 8, 19, 8, 8, 0, 0});  // the empty column: two spaces before the verdict
+  o << table.line({"product", "test", "n A/B", "B/A", "interval", "p", "p(adj)", "", "verdict"});
+  auto fixed = [](double v, int digits) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return std::string(buf);
+  };
   for (const auto& c : cs) {
     std::string n = std::to_string(c.n_a) + "/" + std::to_string(c.n_b);
-    if (c.ratio <= 0) {
-      snprintf(line, sizeof line, "%-20s %-14s %5s %8s %19s %8s %8s  %s\n", c.product.c_str(), c.test.c_str(), n.c_str(), "-", "-", "-", "-",
-               c.verdict.c_str());
-    } else {
-      snprintf(line, sizeof line, "%-20s %-14s %5s %8.3f %19s %8.4f %8.4f  %s\n", c.product.c_str(), c.test.c_str(), n.c_str(), c.ratio,
-               interval_text(c).c_str(), c.p_value, c.p_adjusted, verdict_text(c).c_str());
-    }
-    o << line;
+    if (c.ratio <= 0)
+      o << table.line({c.product, c.test, n, "-", "-", "-", "-", "", c.verdict});
+    else
+      o << table.line({c.product, c.test, n, fixed(c.ratio, 3), interval_text(c), fixed(c.p_value, 4), fixed(c.p_adjusted, 4), "", verdict_text(c)});
   }
   o << "B/A: Hodges-Lehmann ratio of run B to run A with its distribution-free interval (Mann-Whitney)\n" << family_note(cs);
   return o.str();

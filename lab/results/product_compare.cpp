@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "lab/base/text_table.h"
 #include "lab/results/paired.h"
 
 namespace vpnlab {
@@ -123,10 +124,8 @@ std::string ratio_text(const Comparison& c, bool inverse) {
 std::string product_comparison_text(const std::vector<Comparison>& cs, const std::string& a, const std::string& b) {
   std::ostringstream o;
   o << "B = " << b << ", A = " << a << ": each round's sample of B over the same round's sample of A\n";
-  char line[512];
-  const char* format = "%-14s %-16s %5s %-24s %-24s %8s  %s\n";
-  snprintf(line, sizeof line, format, "test", "metric", "pairs", "B/A (interval)", "A/B (interval)", "p(adj)", "verdict");
-  o << line;
+  const TextTable table({-14, -16, 5, -24, -24, 8, 0, 0});  // the empty column: two spaces before the verdict
+  o << table.line({"test", "metric", "pairs", "B/A (interval)", "A/B (interval)", "p(adj)", "", "verdict"});
   std::vector<std::string> tests;
   for (const auto& c : cs)
     if (std::find(tests.begin(), tests.end(), c.test) == tests.end()) tests.push_back(c.test);
@@ -135,15 +134,13 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
       if (c.test != t) continue;
       const std::string title = metric_of(c.metric).title;
       if (c.ratio <= 0) {
-        snprintf(line, sizeof line, format, t.c_str(), title.c_str(), std::to_string(c.n_a).c_str(), "-", "-", "-", c.verdict.c_str());
+        o << table.line({t, title, std::to_string(c.n_a), "-", "-", "-", "", c.verdict});
       } else {
         char p[32];
         snprintf(p, sizeof p, "%.4f", c.p_adjusted);
         std::string verdict = c.verdict == "no significant difference" ? c.verdict : b + " " + verdict_text(c);
-        snprintf(line, sizeof line, format, t.c_str(), title.c_str(), std::to_string(c.n_a).c_str(), ratio_text(c, false).c_str(),
-                 ratio_text(c, true).c_str(), p, verdict.c_str());
+        o << table.line({t, title, std::to_string(c.n_a), ratio_text(c, false), ratio_text(c, true), p, "", verdict});
       }
-      o << line;
     }
   o << "B/A: geometric mean of the round-paired ratios with its Student t interval (as adaptive sampling). Costs: lower is better.\n"
     << metric_families_note(cs);
@@ -208,17 +205,13 @@ std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string
 std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref) {
   std::ostringstream o;
   o << "vs " << ref << " (each product over " << ref << " in the same rounds; interval and the verdict it says):\n";
-  char line[512];
-  const char* format = "%-20s %-14s %-32s %-32s %-32s %-32s\n";
+  const TextTable table({-20, -14, -32, -32, -32, -32});
   const auto& titles = vs_metric_titles();
-  snprintf(line, sizeof line, format, "product", "test", titles[0].c_str(), titles[1].c_str(), titles[2].c_str(), titles[3].c_str());
-  o << line;
+  o << table.line({"product", "test", titles[0], titles[1], titles[2], titles[3]});
   std::vector<Comparison> cs;
   auto vs = vs_rows(rows, ref, /*with_baseline=*/true, &cs);
   for (const auto& r : vs) {
-    snprintf(line, sizeof line, format, r.product.c_str(), r.test.c_str(), r.cells[0].c_str(), r.cells[1].c_str(), r.cells[2].c_str(),
-             r.cells[3].c_str());
-    o << line;
+    o << table.line({r.product, r.test, r.cells[0], r.cells[1], r.cells[2], r.cells[3]});
   }
   if (vs.empty()) o << "(no other product in this run)\n";
   else
