@@ -4,6 +4,8 @@
 #include <map>
 #include <sstream>
 
+#include "lab/base/text_table.h"
+
 namespace vpnlab {
 
 std::vector<UdpSummary> summarize_udp(const std::vector<SampleRow>& rows) {
@@ -38,11 +40,9 @@ std::string udp_table(const std::vector<SampleRow>& rows) {
   const auto summaries = summarize_udp(rows);
   if (summaries.empty()) return "";
   std::ostringstream o;
-  char line[320];
-  const char* format = "%-20s %-14s %8s %12s %10s %9s %18s %15s %6s\n";
-  o << "\nUDP by payload size\n";
-  snprintf(line, sizeof line, format, "product", "test", "payload", "offered Mb/s", "kpps", "loss %", "zero-loss Mbit/s", "zero-loss kpps", "valid");
-  o << line;
+  const TextTable table({-20, -14, 8, 12, 10, 9, 18, 15, 6});
+  o << "\nUDP by payload size\n"
+    << table.line({"product", "test", "payload", "offered Mb/s", "kpps", "loss %", "zero-loss Mbit/s", "zero-loss kpps", "valid"});
   char a[32], b[32], c[32], d[32], e[32], f[32], valid[32];
   for (const auto& s : summaries) {
     snprintf(valid, sizeof valid, "%zu/%d", s.kpps.n, s.rows);
@@ -56,8 +56,7 @@ std::string udp_table(const std::vector<SampleRow>& rows) {
     med(d, s.loss_pct, "%.3f");
     med(e, s.zero_loss_mbps, "%.1f");
     med(f, s.zero_loss_kpps, "%.1f");
-    snprintf(line, sizeof line, format, s.product.c_str(), s.test.c_str(), a, b, c, d, e, f, valid);
-    o << line;
+    o << table.line({s.product, s.test, a, b, c, d, e, f, valid});
   }
   o << "kpps: datagrams the receiver's interface counted per second (for a zero-loss search, at the highest rate within its "
        "threshold); zero-loss: that rate, median over samples (\"-\": no search, or no rate tried met the threshold)\n";
