@@ -123,7 +123,7 @@ TEST(Transactions, CrrRunsAgainstItsServerOnLoopback) {
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
   const int port = 20000 + getpid() % 20000;
-  std::thread server([&] { crr_serve(port, 20, ready[1]); });
+  std::thread server([&] { (void)crr_serve(port, 20, ready[1]); });
   server.detach();  // serves until the test binary exits
   char c;
   ASSERT_EQ(read(ready[0], &c, 1), 1);
