@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
 #include "lab/model/names.h"
 #include "lab/model/product_spec.h"
 
@@ -75,7 +76,9 @@ Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* 
 void use_build(ProductSpec* spec, const ProductSource& source) {
   const std::string dir = product_build_dir(spec->name.substr(0, spec->name.find('@')), source.version);
   if (access((dir + "/built").c_str(), R_OK) != 0) {
-    std::string why = read_file_text(dir + "/failed");
+    // The build script's record, read bounded like any file vpnlab did not just write.
+    auto failed = read_input_file(dir + "/failed", 64 * 1024);
+    std::string why = failed ? *failed : "";
     if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
     spec->not_built = "not built: " + (why.empty() ? "scripts/build-products.sh " + spec->name.substr(0, spec->name.find('@')) + " makes it (" +
                                                          source.command() + ")"
