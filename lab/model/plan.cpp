@@ -285,7 +285,7 @@ std::string describe_plan(const Plan& plan) {
   for (const auto& t : plan.tests) {
     const TestSpec& s = t.spec;
     if (const TestKindTraits& kind = test_kind(s.kind); kind.plan_line) {
-      o << kind.plan_line(s, expand_traffic(plan, t, 5301).front());  // lab/run/transactions.h: kTransactionPort
+      o << kind.plan_line(s, expand_traffic(plan, t, kind.first_port).front());
       continue;
     }
     o << "  " << s.name << ": " << traffic_pattern(s) << ", " << traffic_direction(s) << ", " << s.client << " -> ";
@@ -297,7 +297,7 @@ std::string describe_plan(const Plan& plan) {
       o << ", zero-loss search: up to " << s.steps << " trials of " << std::max(1, static_cast<int>(plan.duration_s / s.steps)) << " s, loss <= " << s.max_loss_pct
         << " %";
     o << "\n";
-    for (const auto& p : expand_traffic(plan, t, 5201))
+    for (const auto& p : expand_traffic(plan, t, test_kind(s.kind).first_port))
       o << "    iperf3 " << p.client << (p.client_cpu >= 0 ? "@cpu" + std::to_string(p.client_cpu) : "") << " -> " << p.server
         << (p.server_cpu >= 0 ? "@cpu" + std::to_string(p.server_cpu) : "") << ":" << p.port << " -P " << p.parallel << "\n";
   }

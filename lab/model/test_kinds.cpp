@@ -30,6 +30,7 @@ std::deque<TestKindTraits> builtin_kinds() {
   rr.name = "rr";
   rr.hint = "\"rr\" (request/response)";
   rr.transactions = rr.takes_size = true;
+  rr.first_port = kTransactionPort;
   rr.no_iperf_keys = "drop it: an rr test runs one TCP connection at a time (size = ... sets the request/response bytes)";
   rr.method = "sockperf ping-pong over one TCP connection; percentiles from its histogram, as whole round trips.";
   rr.plan_line = [](const TestSpec& s, const TrafficProcess& p) { return connection_line(s, p, "on one connection", "sockperf ping-pong"); };
@@ -46,6 +47,7 @@ std::deque<TestKindTraits> builtin_kinds() {
   latency.name = "latency";
   latency.hint = "\"latency\" (idle round trips)";
   latency.transactions = true;
+  latency.first_port = kTransactionPort;
   latency.no_size = "a latency test sends ping's 56-byte echoes";
   latency.no_iperf_keys = "drop it: a latency test sends echoes and nothing else";
   latency.counted = "answered echoes";

@@ -13,6 +13,12 @@ namespace vpnlab {
 struct TestSpec;
 struct TrafficProcess;
 
+// Where a kind's servers listen, from this port up, one per process. Not iperf3's for the
+// transaction kinds: sockperf's server does not set SO_REUSEADDR, and the connection of the
+// iperf3 sample before (the plaintext check's) may still hold iperf3's port in TIME_WAIT.
+inline constexpr int kIperfPort = 5201;
+inline constexpr int kTransactionPort = 5301;
+
 inline constexpr int kMinTransactionBytes = 14;  // sockperf's message header: its smallest message
 inline constexpr int kMaxTransactionBytes = 65000;
 
@@ -22,6 +28,7 @@ struct TestKindTraits {
   // Rows of transactions (per second, percentiles of one's time; one client, one server, no
   // iperf3 keys) rather than of a bulk transfer (Gbit/s, streams, UDP).
   bool transactions = false;
+  int first_port = kIperfPort;  // its servers listen from here up, one port per process
   // size = request and response bytes (transactions only); else why size is refused.
   bool takes_size = false;
   std::string no_size;

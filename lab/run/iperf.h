@@ -6,10 +6,9 @@
 #include <vector>
 
 #include "lab/base/result.h"
+#include "lab/model/test_kinds.h"  // kIperfPort
 
 namespace vpnlab {
-
-inline constexpr int kIperfPort = 5201;
 
 struct IperfClientOptions {
   std::string server_address;

@@ -14,7 +14,6 @@ namespace {
 class IperfDriver : public TestDriver {
  public:
   std::string kind() const override { return "throughput"; }
-  int first_port() const override { return kIperfPort; }
   std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess& p) const override { return iperf_server_argv(p.port); }
   bool with_echoes() const override { return true; }  // latency under load
 

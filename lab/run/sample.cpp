@@ -211,7 +211,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   const TestDriver* driver = find_test_driver(t.kind);
   if (!driver) return fail("no driver runs tests of kind '" + t.kind + "'");
 
-  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, driver->first_port());
+  std::vector<TrafficProcess> procs = expand_traffic(plan, *c.test, test_kind(t.kind).first_port);
   row.processes = static_cast<int>(procs.size());
   std::vector<std::unique_ptr<NodeProcess>> servers;
   if (auto s = start_servers(c, *driver, label, procs, &servers, interrupted); !s) return fail(s.error().message);

@@ -1,6 +1,7 @@
 // A test kind's part of a sample: its servers, its clients, whether echoes run beside them
 // and what their output adds to the row. sample.cpp runs every kind through this interface
-// and names none; a kind is its traits (lab/model/test_kinds.h) and its driver. The
+// and names none; a kind is its traits (lab/model/test_kinds.h: its keys, row shape, words
+// and the ports its servers listen on) and its driver. The
 // built-in ones: iperf3's throughput (iperf_driver.cpp), rr, crr and idle latency
 // (transaction_drivers.cpp).
 #pragma once
@@ -36,8 +37,6 @@ class TestDriver {
  public:
   virtual ~TestDriver() = default;
   virtual std::string kind() const = 0;
-  // Its servers listen from this port up, one per process.
-  virtual int first_port() const = 0;
   // The server of one process; an empty argv: none (the kernel answers echoes).
   virtual std::vector<std::string> server_argv(const SampleContext& c, const TrafficProcess& p) const = 0;
   // Its client processes, started together; none: the echoes alone are its traffic.

@@ -32,7 +32,6 @@ class ConnectionDriver : public TestDriver {
  public:
   explicit ConnectionDriver(bool new_connection_each) : crr_(new_connection_each) {}
   std::string kind() const override { return crr_ ? "crr" : "rr"; }
-  int first_port() const override { return kTransactionPort; }
   bool with_echoes() const override { return false; }  // a latency test of its own: no echoes beside it
   std::vector<std::string> server_argv(const SampleContext& c, const TrafficProcess& p) const override {
     return crr_ ? crr_server_argv(c.crr_program, p.port, c.test->spec.size) : sockperf_server_argv(p.port);
@@ -81,7 +80,6 @@ class ConnectionDriver : public TestDriver {
 class IdleLatencyDriver : public TestDriver {
  public:
   std::string kind() const override { return "latency"; }
-  int first_port() const override { return kTransactionPort; }
   bool with_echoes() const override { return true; }
   std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess&) const override { return {}; }
   std::vector<SpawnSpec> client_specs(const SampleContext&, const std::string&, const std::vector<TrafficProcess>&, double) const override { return {}; }

@@ -10,10 +10,6 @@
 
 namespace vpnlab {
 
-// Not iperf3's: sockperf's server does not set SO_REUSEADDR, and the connection of the
-// iperf3 sample before (the plaintext check's) may still hold iperf3's port in TIME_WAIT.
-inline constexpr int kTransactionPort = 5301;
-
 struct TransactionSample {
   double transactions = 0;  // finished request/response pairs (crr: connections)
   double seconds = 0;       // over which they were counted

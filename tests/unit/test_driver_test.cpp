@@ -32,7 +32,6 @@ constexpr char kKnocker[] = "knocker";
 class KnockDriver : public TestDriver {
  public:
   std::string kind() const override { return "knock"; }
-  int first_port() const override { return 6100; }
   std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess&) const override { return {}; }
   bool with_echoes() const override { return false; }
   std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
@@ -57,6 +56,7 @@ TestKindTraits knock_traits() {
   TestKindTraits t;
   t.hint = "\"knock\" (a knock and its answer)";
   t.transactions = true;
+  t.first_port = 6100;
   t.no_size = "a knock is 100 bytes";
   t.no_iperf_keys = "drop it: a knock test knocks";
   t.counted = "knocks";
