@@ -2,68 +2,54 @@
 
 namespace vpnlab {
 
-namespace {
-nlohmann::json failed(const Error& e) { return agent_failure(e); }
-}  // namespace
-
-nlohmann::json AgentProbes::add_latency(Result<std::unique_ptr<LatencyProbe>> p) {
-  if (!p) return failed(p.error());
-  if (!*p) return {{"ok", true}, {"id", 0}};
-  probes_[next_id_] = std::move(*p);
-  return {{"ok", true}, {"id", next_id_++}};
-}
-
-nlohmann::json AgentProbes::add_watch(Result<std::unique_ptr<PayloadWatch>> w) {
-  if (!w) return failed(w.error());
-  if (!*w) return {{"ok", true}, {"id", 0}};
-  watches_[next_id_] = std::move(*w);
-  return {{"ok", true}, {"id", next_id_++}};
-}
-
-nlohmann::json AgentProbes::latency_stop(const json& req) {
-  auto it = probes_.find(req.value("id", 0));
-  if (it == probes_.end()) return failed(make_error("no such probe"));
-  LatencyProbe::Summary s = it->second->stop();
-  probes_.erase(it);
+nlohmann::json summary_json(const LatencyProbe::Summary& s) {
   return {{"ok", true}, {"sent", s.sent}, {"answered", s.answered}, {"p50_ms", s.p50_ms}, {"p99_ms", s.p99_ms}, {"max_ms", s.max_ms},
           {"rtts_ms", s.rtts_ms}};
 }
 
-nlohmann::json AgentProbes::watch_stop(const json& req) {
-  auto it = watches_.find(req.value("id", 0));
-  if (it == watches_.end()) return failed(make_error("no such watch"));
-  PayloadWatch::Summary s = it->second->stop();
-  watches_.erase(it);
+nlohmann::json summary_json(const PayloadWatch::Summary& s) {
   return {{"ok", true}, {"frames", s.frames}, {"bytes", s.bytes}, {"ipv4_bytes", s.ipv4_bytes}, {"port_bytes", s.port_bytes},
           {"drops", s.drops}, {"pattern_seen", s.pattern_seen}};
 }
 
-LatencyProbe::Summary RemoteLatencyProbe::stop() {
-  if (done_) return summary_;
-  done_ = true;
-  auto r = agent_->call({{"op", "latency_stop"}, {"id", id_}});
-  if (!r) return summary_;
-  summary_.sent = r->value("sent", 0);
-  summary_.answered = r->value("answered", 0);
-  summary_.p50_ms = r->value("p50_ms", 0.0);
-  summary_.p99_ms = r->value("p99_ms", 0.0);
-  summary_.max_ms = r->value("max_ms", 0.0);
-  summary_.rtts_ms = r->value("rtts_ms", std::vector<double>{});
-  return summary_;
+void summary_from_json(const nlohmann::json& j, LatencyProbe::Summary* s) {
+  s->sent = j.value("sent", 0);
+  s->answered = j.value("answered", 0);
+  s->p50_ms = j.value("p50_ms", 0.0);
+  s->p99_ms = j.value("p99_ms", 0.0);
+  s->max_ms = j.value("max_ms", 0.0);
+  s->rtts_ms = j.value("rtts_ms", std::vector<double>{});
 }
 
-PayloadWatch::Summary RemotePayloadWatch::stop() {
-  if (done_) return summary_;
-  done_ = true;
-  auto r = agent_->call({{"op", "watch_stop"}, {"id", id_}});
-  if (!r) return summary_;
-  summary_.frames = r->value("frames", uint64_t{0});
-  summary_.bytes = r->value("bytes", uint64_t{0});
-  summary_.ipv4_bytes = r->value("ipv4_bytes", uint64_t{0});
-  summary_.port_bytes = r->value("port_bytes", uint64_t{0});
-  summary_.drops = r->value("drops", uint64_t{0});
-  summary_.pattern_seen = r->value("pattern_seen", false);
-  return summary_;
+void summary_from_json(const nlohmann::json& j, PayloadWatch::Summary* s) {
+  s->frames = j.value("frames", uint64_t{0});
+  s->bytes = j.value("bytes", uint64_t{0});
+  s->ipv4_bytes = j.value("ipv4_bytes", uint64_t{0});
+  s->port_bytes = j.value("port_bytes", uint64_t{0});
+  s->drops = j.value("drops", uint64_t{0});
+  s->pattern_seen = j.value("pattern_seen", false);
 }
+
+template <typename T>
+nlohmann::json AgentProbes::add(std::map<int, std::unique_ptr<T>>* running, Result<std::unique_ptr<T>> started) {
+  if (!started) return agent_failure(started.error());
+  if (!*started) return {{"ok", true}, {"id", 0}};
+  (*running)[next_id_] = std::move(*started);
+  return {{"ok", true}, {"id", next_id_++}};
+}
+
+template <typename T>
+nlohmann::json AgentProbes::stop(std::map<int, std::unique_ptr<T>>* running, const json& req, const char* unknown) {
+  auto it = running->find(req.value("id", 0));
+  if (it == running->end()) return agent_failure(make_error(unknown));
+  const auto summary = it->second->stop();
+  running->erase(it);
+  return summary_json(summary);
+}
+
+template nlohmann::json AgentProbes::add(std::map<int, std::unique_ptr<LatencyProbe>>*, Result<std::unique_ptr<LatencyProbe>>);
+template nlohmann::json AgentProbes::add(std::map<int, std::unique_ptr<PayloadWatch>>*, Result<std::unique_ptr<PayloadWatch>>);
+template nlohmann::json AgentProbes::stop(std::map<int, std::unique_ptr<LatencyProbe>>*, const json&, const char*);
+template nlohmann::json AgentProbes::stop(std::map<int, std::unique_ptr<PayloadWatch>>*, const json&, const char*);
 
 }  // namespace vpnlab

@@ -160,13 +160,13 @@ Result<std::unique_ptr<LatencyProbe>> NodeOpsClient::latency_probe(Ipv4Addr targ
   auto r = call("latency_start", {{"addr", target.str()}, {"interval_ms", interval_ms}}, 0);
   if (!r) return r.error();
   if (r->value("id", 0) == 0) return std::unique_ptr<LatencyProbe>();
-  return std::unique_ptr<LatencyProbe>(new RemoteLatencyProbe(&agent_, r->value("id", 0)));
+  return std::unique_ptr<LatencyProbe>(new RemoteStoppable<LatencyProbe>(&agent_, r->value("id", 0), "latency_stop"));
 }
 Result<std::unique_ptr<PayloadWatch>> NodeOpsClient::payload_watch(const std::string& ifname, const std::string& pattern, int port) {
   auto r = call("watch_start", {{"ifname", ifname}, {"pattern", pattern}, {"port", port}}, 0);
   if (!r) return r.error();
   if (r->value("id", 0) == 0) return std::unique_ptr<PayloadWatch>();
-  return std::unique_ptr<PayloadWatch>(new RemotePayloadWatch(&agent_, r->value("id", 0)));
+  return std::unique_ptr<PayloadWatch>(new RemoteStoppable<PayloadWatch>(&agent_, r->value("id", 0), "watch_stop"));
 }
 
 }  // namespace vpnlab
