@@ -1,7 +1,5 @@
 #include "lab/cli/json_output.h"
 
-#include <unistd.h>
-
 namespace vpnlab {
 
 using nlohmann::json;
@@ -25,9 +23,8 @@ json product_json(const std::string& name, const Result<ProductSpec>& spec, cons
   p["origin"] = spec->origin;  // Debian's package, or the registry build's command and cache dir
   json builds = json::array();  // the [[source]] builds: --product NAME@VERSION
   for (const auto& src : spec->sources) {
-    const std::string dir = product_build_dir(name, src.version);
-    builds.push_back({{"version", src.version}, {"command", src.command()}, {"default", src.is_default}, {"dir", dir},
-                      {"built", access((dir + "/built").c_str(), R_OK) == 0}});
+    builds.push_back({{"version", src.version}, {"command", src.command()}, {"default", src.is_default},
+                      {"dir", product_build_dir(name, src.version)}, {"built", build_is_there(name, src.version)}});
   }
   p["builds"] = builds;
   if (availability) {

@@ -40,11 +40,7 @@ void point_argvs_at(toml::table& root, const std::string& original, const std::s
 
 Status check_binary(const std::string& binary) {
   if (binary.empty() || binary[0] != '/') return make_error("--binary '" + binary + "' is not an absolute path", "give the full path of your build");
-  if (access(binary.c_str(), X_OK) != 0) return make_error("--binary " + binary + " is not executable: " + errno_text(errno));
-  struct stat st{};
-  if (stat(binary.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    return make_error("--binary " + binary + " is not a program file (a directory?)", "give the path of the binary itself");
-  return ok_status();
+  return check_program_file("--binary " + binary, binary);
 }
 
 // BASE's files beside product.toml (its templates), regular files only.

@@ -23,6 +23,10 @@ std::string product_build_dir(const std::string& product, const std::string& ver
   return std::string(c && *c ? c : "/var/cache/vpnlab") + "/products/" + product + "/" + version;
 }
 
+bool build_is_there(const std::string& product, const std::string& version) {
+  return access((product_build_dir(product, version) + "/built").c_str(), R_OK) == 0;
+}
+
 Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   bool have_default = false;
   return for_each_table(r, root, "source", [&](const toml::table& t) -> Status {
@@ -74,15 +78,14 @@ Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* 
 }
 
 void use_build(ProductSpec* spec, const ProductSource& source) {
-  const std::string dir = product_build_dir(spec->name.substr(0, spec->name.find('@')), source.version);
-  if (access((dir + "/built").c_str(), R_OK) != 0) {
+  const std::string product = spec->name.substr(0, spec->name.find('@'));
+  const std::string dir = product_build_dir(product, source.version);
+  if (!build_is_there(product, source.version)) {
     // The build script's record, read bounded like any file vpnlab did not just write.
     auto failed = read_input_file(dir + "/failed", 64 * 1024);
     std::string why = failed ? *failed : "";
     if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
-    spec->not_built = "not built: " + (why.empty() ? "scripts/build-products.sh " + spec->name.substr(0, spec->name.find('@')) + " makes it (" +
-                                                         source.command() + ")"
-                                                   : why);
+    spec->not_built = "not built: " + (why.empty() ? "scripts/build-products.sh " + product + " makes it (" + source.command() + ")" : why);
     spec->origin = source.command();
     return;
   }

@@ -27,6 +27,9 @@ struct ProductSource {
 // ${VPNLAB_CACHE:-/var/cache/vpnlab}/products/NAME/VERSION
 std::string product_build_dir(const std::string& product, const std::string& version);
 
+// Whether the build script finished that build (its "built" record is there).
+bool build_is_there(const std::string& product, const std::string& version);
+
 // [[source]] tables of product.toml into spec->sources.
 Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* spec);
 

@@ -233,9 +233,7 @@ Result<ProductSpec> load_variant(const std::string& products_dir, const std::str
   auto spec = load_product(products_dir, base);
   if (!spec) return spec;
   if (spec->binaries.empty()) return make_error("product '" + base + "' names no binary to replace", "list it in binaries = [...]");
-  if (access(path.c_str(), X_OK) != 0) return make_error("product '" + text + "': " + path + " is not executable: " + errno_text(errno));
-  if (!std::filesystem::is_regular_file(path))
-    return make_error("product '" + text + "': " + path + " is not a program file (a directory?)", "give the path of the binary itself");
+  if (auto s = check_program_file("product '" + text + "': " + path, path); !s) return s.error();
   replace_binary(&*spec, spec->binaries.front(), path);
   spec->name = base + "@" + tag;
   spec->origin = "your build: " + path;
@@ -277,6 +275,13 @@ std::vector<std::string> split_products_path(const std::string& products_path) {
     start = end + 1;
   }
   return dirs;
+}
+
+Status check_program_file(const std::string& label, const std::string& path) {
+  if (access(path.c_str(), X_OK) != 0) return make_error(label + " is not executable: " + errno_text(errno));
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return make_error(label + " is not a program file (a directory?)", "give the path of the binary itself");
+  return ok_status();
 }
 
 void replace_binary(ProductSpec* spec, const std::string& original, const std::string& path) {

@@ -106,6 +106,10 @@ std::string overlay_shape(size_t node_count);
 // The largest overlay MTU the product carries over underlay links of `underlay_mtu`.
 int carried_mtu(const ProductSpec& spec, int underlay_mtu);
 
+// A build of your own given by path (NAME@TAG=PATH, product new --binary PATH): an
+// executable regular file. `label` starts the message ("product 'nebula@new=/x': /x").
+Status check_program_file(const std::string& label, const std::string& path);
+
 // Runs `path` wherever the spec runs `original` (its steps, preparation, version and
 // counters), and lists it among the binaries in its place.
 void replace_binary(ProductSpec* spec, const std::string& original, const std::string& path);
