@@ -13,7 +13,7 @@ build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-
   protobuf-compiler)
 # The VPN products and their tools. wireguard-tools must come without recommends (it would
 # pull a kernel image); libstrongswan-standard-plugins brings GCM and X25519 (openssl).
-runtime_pkgs=(iperf3 sockperf iproute2 iputils-ping openssl wireguard-go wireguard-tools nebula openvpn tinc fastd quicktun
+runtime_pkgs=(iperf3 sockperf iproute2 iputils-ping openssl wireguard-go wireguard-tools nebula openvpn tinc fastd quicktun yggdrasil
   strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins
   # The VM backend: QEMU, libvirt's QEMU driver (embedded in vpnlab-vmhost: no libvirtd, no
   # libvirt network on the host), busybox for the guest initramfs, kmod's depmod, xz,
@@ -43,10 +43,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
   trap '[ "$own_policy" = 1 ] && rm -f "$policy"' EXIT
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
-  # Installed for the tests only: it must not start at the next boot either.
-  if [[ " ${missing[*]} " == *" openssh-server "* ]] && command -v systemctl >/dev/null; then
-    systemctl disable --quiet ssh.service 2>/dev/null || true
-  fi
+  # Installed for the tests and the lab only: their services must not start at the next
+  # boot either (sshd; yggdrasil's would join the host to a mesh).
+  for unit in openssh-server:ssh.service yggdrasil:yggdrasil.service; do
+    if [[ " ${missing[*]} " == *" ${unit%%:*} "* ]] && command -v systemctl >/dev/null; then
+      systemctl disable --quiet "${unit#*:}" 2>/dev/null || true
+    fi
+  done
 else
   echo "install-deps: everything present"
 fi

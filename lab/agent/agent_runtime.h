@@ -17,9 +17,11 @@ class AgentRuntime : public NodeRuntime {
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
     return in(node, ops(node).wait_for_link(ifname, timeout_s));
   }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
-    return in(node, ops(node).create_link(ifname, kind, if_id));
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) override {
+    return in(node, ops(node).create_link(ifname, kind, options));
   }
+  Status delete_link(const std::string& node, const std::string& ifname) override { return in(node, ops(node).delete_link(ifname)); }
+  Status set_sysctls(const std::string& node, const Sysctls& settings) override { return in(node, ops(node).set_sysctls(settings)); }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
     return in(node, ops(node).configure_link(ifname, addr, mtu));
   }

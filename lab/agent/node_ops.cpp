@@ -77,7 +77,12 @@ constexpr NodeOp kNodeOps[] = {
     {"reap", false, [](NodeOpCall& c) { return c.state.children.reap(); }},
     {"wait_link", true, [](NodeOpCall& c) { return done(c.machine.wait_for_link(c.node, c.text("ifname"), c.seconds())); }},
     {"create_link", true,
-     [](NodeOpCall& c) { return done(c.machine.create_link(c.node, c.text("ifname"), c.text("kind"), c.number("if_id"))); }},
+     [](NodeOpCall& c) {
+       LinkOptions o{static_cast<uint32_t>(c.number("if_id")), static_cast<uint32_t>(c.number("vni")), c.text("remote"), c.number("dstport")};
+       return done(c.machine.create_link(c.node, c.text("ifname"), c.text("kind"), o));
+     }},
+    {"delete_link", true, [](NodeOpCall& c) { return done(c.machine.delete_link(c.node, c.text("ifname"))); }},
+    {"sysctl", true, [](NodeOpCall& c) { return done(c.machine.set_sysctls(c.node, c.req.at("settings").get<Sysctls>())); }},
     {"configure", true, serve_configure},
     {"get_link", true, serve_get_link},
     {"ping", true, serve_ping},
@@ -133,9 +138,11 @@ Status status_of(const Result<json>& r) { return r ? ok_status() : Status(r.erro
 Status NodeOpsClient::wait_for_link(const std::string& ifname, double timeout_s) {
   return status_of(call("wait_link", {{"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s));
 }
-Status NodeOpsClient::create_link(const std::string& ifname, const std::string& kind, int if_id) {
-  return status_of(call("create_link", {{"ifname", ifname}, {"kind", kind}, {"if_id", if_id}}, 0));
+Status NodeOpsClient::create_link(const std::string& ifname, const std::string& kind, const LinkOptions& o) {
+  return status_of(call("create_link", {{"ifname", ifname}, {"kind", kind}, {"if_id", o.if_id}, {"vni", o.vni}, {"remote", o.remote}, {"dstport", o.dstport}}, 0));
 }
+Status NodeOpsClient::delete_link(const std::string& ifname) { return status_of(call("delete_link", {{"ifname", ifname}}, 0)); }
+Status NodeOpsClient::set_sysctls(const Sysctls& settings) { return status_of(call("sysctl", {{"settings", settings}}, 0)); }
 Status NodeOpsClient::configure_link(const std::string& ifname, const HostAddr& addr, int mtu) {
   return status_of(call("configure", {{"ifname", ifname}, {"addr", addr.str()}, {"mtu", mtu}}, 0));
 }

@@ -16,8 +16,10 @@
 #include "lab/agent/agent_client.h"
 #include "lab/agent/agent_probes.h"
 #include "lab/base/ipv4.h"
+#include "lab/base/link_options.h"
 #include "lab/base/process.h"
 #include "lab/runtime/measurements.h"
+#include "lab/runtime/node_runtime.h"
 
 namespace vpnlab {
 
@@ -30,7 +32,9 @@ class AgentNode {
   virtual Status has_node(const std::string& node) = 0;
   virtual Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) = 0;
   virtual Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s) = 0;
-  virtual Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) = 0;
+  virtual Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) = 0;
+  virtual Status delete_link(const std::string& node, const std::string& ifname) = 0;
+  virtual Status set_sysctls(const std::string& node, const Sysctls& settings) = 0;
   virtual Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) = 0;
   virtual Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) = 0;
   virtual Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int payload, bool df) = 0;
@@ -63,7 +67,9 @@ class NodeOpsClient {
  public:
   NodeOpsClient(AgentClient& agent, std::string node) : agent_(agent), node_(std::move(node)) {}
   Status wait_for_link(const std::string& ifname, double timeout_s);
-  Status create_link(const std::string& ifname, const std::string& kind, int if_id);
+  Status create_link(const std::string& ifname, const std::string& kind, const LinkOptions& options);
+  Status delete_link(const std::string& ifname);
+  Status set_sysctls(const Sysctls& settings);
   Status configure_link(const std::string& ifname, const HostAddr& addr, int mtu);
   Result<LinkInfo> get_link(const std::string& ifname);
   Status ping(Ipv4Addr target, double timeout_s, int payload, bool df);

@@ -16,6 +16,7 @@
 
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/vxlan.h>
 #include <netlink/route/link/xfrmi.h>
 #include <netlink/route/qdisc.h>
 #include <netlink/route/tc.h>
@@ -26,7 +27,27 @@
 
 namespace vpnlab {
 
-Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind, uint32_t if_id) {
+namespace {
+
+// A VXLAN to one remote (a two-node overlay carried over another product's IPv6, as
+// yggdrasil's spec does): its id, the remote as the kernel's "group" (unicast: iproute2's
+// `remote`), and the destination port.
+Status set_vxlan(rtnl_link* link, const std::string& name, const LinkOptions& o) {
+  if (o.vni == 0 || o.remote.empty())
+    return make_error("link '" + name + "' of kind vxlan needs an id and a remote", "add vni = N and remote = \"{{peer_...}}\" to the create_link step");
+  nl_addr* raw = nullptr;
+  int err = nl_addr_parse(o.remote.c_str(), AF_UNSPEC, &raw);
+  if (err < 0) return make_error("link '" + name + "': remote '" + o.remote + "': " + nl_geterror(err));
+  NlAddr remote(raw);
+  if ((err = rtnl_link_vxlan_set_id(link, o.vni)) < 0 || (err = rtnl_link_vxlan_set_group(link, remote.get())) < 0 ||
+      (o.dstport > 0 && (err = rtnl_link_vxlan_set_port(link, static_cast<uint32_t>(o.dstport))) < 0))
+    return make_error("link '" + name + "' of kind vxlan: " + nl_geterror(err));
+  return ok_status();
+}
+
+}  // namespace
+
+Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind, const LinkOptions& options) {
   RtnlLink link(rtnl_link_alloc());
   rtnl_link_set_name(link.get(), name.c_str());
   int err = rtnl_link_set_type(link.get(), kind.c_str());
@@ -35,10 +56,12 @@ Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::st
   // An XFRM interface carries the traffic of the IPsec policies with its if_id (route-based
   // IPsec); the kernel refuses if_id 0.
   if (kind == "xfrm") {
-    if (if_id == 0) return make_error("link '" + name + "' of kind xfrm needs an if_id", "add if_id = N (N > 0) to the create_link step");
-    if ((err = rtnl_link_xfrmi_set_if_id(link.get(), if_id)) < 0)
+    if (options.if_id == 0) return make_error("link '" + name + "' of kind xfrm needs an if_id", "add if_id = N (N > 0) to the create_link step");
+    if ((err = rtnl_link_xfrmi_set_if_id(link.get(), options.if_id)) < 0)
       return make_error("link '" + name + "': if_id: " + nl_geterror(err));
   }
+  if (kind == "vxlan")
+    if (auto s = set_vxlan(link.get(), name, options); !s) return s;
   err = rtnl_link_add(sock, link.get(), NLM_F_CREATE | NLM_F_EXCL);
   if (err < 0) return make_error("link '" + name + "' of kind " + kind + ": " + nl_geterror(err));
   return ok_status();

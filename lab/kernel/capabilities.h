@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/base/link_options.h"
 #include "lab/base/result.h"
 #include "lab/runtime/measurements.h"
 
@@ -19,7 +20,8 @@ std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns
 // /dev/kvm: opens it and creates a VM (no guest is booted here).
 Capability probe_kvm();
 
-// Creates a link of a kernel kind ("wireguard", ...) with no further configuration.
-Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind, uint32_t if_id = 0);
+// Creates a link of a kernel kind ("wireguard", "xfrm", "vxlan", ...) with what its kind
+// needs from `options` (an xfrm's if_id; a vxlan's id, remote and port) and nothing more.
+Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind, const LinkOptions& options = {});
 
 }  // namespace vpnlab

@@ -15,7 +15,6 @@ namespace vpnlab {
 namespace {
 
 struct NeighDeleter { void operator()(rtnl_neigh* n) const { rtnl_neigh_put(n); } };
-struct AddrDeleter { void operator()(nl_addr* a) const { nl_addr_put(a); } };
 struct LinkDeleter { void operator()(rtnl_link* l) const { rtnl_link_put(l); } };
 
 }  // namespace
@@ -38,8 +37,8 @@ Status add_permanent_neighbour(nl_sock* sock, const std::string& ifname, Ipv4Add
   std::unique_ptr<rtnl_neigh, NeighDeleter> neigh(rtnl_neigh_alloc());
   if (!neigh) return make_error("neighbour " + addr.str() + ": out of memory");
   uint32_t be = htonl(addr.value);
-  std::unique_ptr<nl_addr, AddrDeleter> dst(nl_addr_build(AF_INET, &be, 4));
-  std::unique_ptr<nl_addr, AddrDeleter> ll(nl_addr_build(AF_LLC, mac.data(), 6));
+  NlAddr dst(nl_addr_build(AF_INET, &be, 4));
+  NlAddr ll(nl_addr_build(AF_LLC, mac.data(), 6));
   if (!dst || !ll) return make_error("neighbour " + addr.str() + ": out of memory");
   rtnl_neigh_set_ifindex(neigh.get(), *index);
   rtnl_neigh_set_dst(neigh.get(), dst.get());

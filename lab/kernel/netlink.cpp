@@ -20,12 +20,11 @@ namespace vpnlab {
 
 void NlSockDeleter::operator()(nl_sock* s) const { nl_socket_free(s); }
 void RtnlLinkDeleter::operator()(rtnl_link* l) const { rtnl_link_put(l); }
+void NlAddrDeleter::operator()(nl_addr* a) const { nl_addr_put(a); }
 
 namespace {
 
-struct NlAddrDeleter { void operator()(nl_addr* a) const { nl_addr_put(a); } };
 struct RtnlAddrDeleter { void operator()(rtnl_addr* a) const { rtnl_addr_put(a); } };
-using NlAddr = std::unique_ptr<nl_addr, NlAddrDeleter>;
 using RtnlAddr = std::unique_ptr<rtnl_addr, RtnlAddrDeleter>;
 
 Error nl_failure(const std::string& what, int nlerr, const std::string& hint = {}) {
@@ -148,6 +147,14 @@ Status set_link_down(nl_sock* sock, const std::string& ifname) {
   RtnlLink change(rtnl_link_alloc());
   rtnl_link_unset_flags(change.get(), IFF_UP);
   if (int err = rtnl_link_change(sock, orig->get(), change.get(), 0); err < 0) return nl_failure("link '" + ifname + "': cannot set down", err);
+  return ok_status();
+}
+
+Status delete_link(nl_sock* sock, const std::string& ifname) {
+  RtnlLink link(rtnl_link_alloc());
+  rtnl_link_set_name(link.get(), ifname.c_str());
+  int err = rtnl_link_delete(sock, link.get());
+  if (err < 0 && err != -NLE_NODEV && err != -NLE_OBJ_NOTFOUND) return nl_failure("link '" + ifname + "': cannot delete", err);
   return ok_status();
 }
 

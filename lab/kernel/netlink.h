@@ -9,6 +9,7 @@
 #include "lab/base/result.h"
 #include "lab/runtime/measurements.h"
 
+struct nl_addr;
 struct nl_sock;
 struct rtnl_link;
 
@@ -18,6 +19,8 @@ struct NlSockDeleter { void operator()(nl_sock* s) const; };
 struct RtnlLinkDeleter { void operator()(rtnl_link* l) const; };
 using NlSock = std::unique_ptr<nl_sock, NlSockDeleter>;
 using RtnlLink = std::unique_ptr<rtnl_link, RtnlLinkDeleter>;
+struct NlAddrDeleter { void operator()(nl_addr* a) const; };
+using NlAddr = std::unique_ptr<nl_addr, NlAddrDeleter>;
 
 // A route netlink socket in the calling thread's network namespace (sockets keep the
 // namespace they were created in, whichever thread uses them later).
@@ -40,6 +43,8 @@ Status set_link(nl_sock* sock, const std::string& ifname, int mtu, bool up);
 // node takes it, and back at teardown.
 Status move_link(nl_sock* sock, const std::string& ifname, int ns_fd, const std::string& new_name);
 Status set_link_down(nl_sock* sock, const std::string& ifname);
+// Removes a link; one that is not there (any more) is success.
+Status delete_link(nl_sock* sock, const std::string& ifname);
 // The link's addresses that something may use: every IPv4 one and the IPv6 ones of global
 // or site scope ("192.0.2.1/24", "2001:db8::1/64"); a link-local fe80:: is the kernel's own.
 // A NIC the lab would take must have none: moved into a namespace, they are gone.

@@ -7,10 +7,11 @@
 #include <netlink/netlink.h>
 #include <netlink/route/route.h>
 
+#include "lab/kernel/netlink.h"
+
 namespace vpnlab {
 
 namespace {
-struct NlAddrFree { void operator()(nl_addr* a) const { nl_addr_put(a); } };
 struct RouteFree { void operator()(rtnl_route* r) const { rtnl_route_put(r); } };
 }  // namespace
 
@@ -18,9 +19,9 @@ Status replace_route(nl_sock* sock, const Ipv4Prefix& dest, Ipv4Addr via) {
   std::string what = "route " + (dest.length == 0 ? std::string("default") : dest.str()) + " via " + via.str();
   nl_addr* raw = nullptr;
   if (int err = nl_addr_parse(dest.str().c_str(), AF_INET, &raw); err < 0) return make_error(what + ": " + nl_geterror(err));
-  std::unique_ptr<nl_addr, NlAddrFree> dst(raw);
+  NlAddr dst(raw);
   if (int err = nl_addr_parse(via.str().c_str(), AF_INET, &raw); err < 0) return make_error(what + ": " + nl_geterror(err));
-  std::unique_ptr<nl_addr, NlAddrFree> gw(raw);
+  NlAddr gw(raw);
   std::unique_ptr<rtnl_route, RouteFree> route(rtnl_route_alloc());
   rtnl_route_set_family(route.get(), AF_INET);
   rtnl_route_set_dst(route.get(), dst.get());

@@ -83,17 +83,41 @@ Status parse_prepare(const TomlReader& r, const toml::table& t, const std::strin
 
 const std::vector<StepKindDef>& step_kinds() {
   static const std::vector<StepKindDef> kinds = {
-      {ProductStep::Kind::Daemon, "daemon", true},         {ProductStep::Kind::Run, "run", true},
-      {ProductStep::Kind::WaitLink, "wait_link", false},   {ProductStep::Kind::Configure, "configure", false},
-      {ProductStep::Kind::CreateLink, "create_link", false},
+      {ProductStep::Kind::Daemon, "daemon", StepKindDef::Value::Argv},
+      {ProductStep::Kind::Run, "run", StepKindDef::Value::Argv},
+      {ProductStep::Kind::WaitLink, "wait_link", StepKindDef::Value::Name},
+      {ProductStep::Kind::Configure, "configure", StepKindDef::Value::Name},
+      {ProductStep::Kind::CreateLink, "create_link", StepKindDef::Value::Name},
+      // Per-namespace settings a product needs before it starts (yggdrasil: IPv6 on the
+      // interfaces it makes; the lab turns IPv6 off in every node).
+      {ProductStep::Kind::Sysctl, "sysctl", StepKindDef::Value::Table},
   };
   return kinds;
 }
 
 namespace {
 
+// A node's own network settings only: keys below net/ (a namespace's; anything else in
+// /proc/sys is the host's), plain path characters, no "..", values without newlines.
+Status parse_sysctls(const TomlReader& r, const toml::node& value, std::vector<std::pair<std::string, std::string>>* out) {
+  const char* hint = "write sysctl = { \"net/ipv6/conf/default/disable_ipv6\" = \"0\" }";
+  if (!value.is_table() || value.as_table()->empty()) return r.at(value, "step: 'sysctl' must be a table of keys and values", hint);
+  for (auto&& [k, v] : *value.as_table()) {
+    std::string key(k.str());
+    bool plain = key.rfind("net/", 0) == 0 && key.find("..") == std::string::npos && key.back() != '/' &&
+                 key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-./") == std::string::npos;
+    if (!plain)
+      return r.at(v, "step: sysctl '" + key + "' is not a network namespace setting",
+                  "keys are /proc/sys paths below net/ (e.g. net/ipv6/conf/default/disable_ipv6): only those stay in the node");
+    if (!v.is_string() || v.as_string()->get().find_first_of("\n\r") != std::string::npos)
+      return r.at(v, "step: sysctl '" + key + "' must be a one-line string", hint);
+    out->emplace_back(key, v.as_string()->get());
+  }
+  return ok_status();
+}
+
 Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
-  std::vector<std::string> keys = {"kind", "if_id", "env", "timeout", "retry", "nodes"};
+  std::vector<std::string> keys = {"kind", "if_id", "vni", "remote", "dstport", "env", "timeout", "retry", "nodes"};
   std::string kind_keys;
   for (const auto& k : step_kinds()) {
     keys.push_back(k.key);
@@ -109,15 +133,23 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   if (kinds != 1)
     return r.at(pos_of(t), "step: give exactly one of " + kind_keys, "e.g. run = [\"wg\", \"setconf\", \"{{interface}}\", \"{{secrets}}/wg.conf\"]");
   step->kind = def->kind;
-  if (def->argv) {
+  if (def->value == StepKindDef::Value::Argv) {
     SourcePos argv_pos;
     if (auto s = get_string_list(r, t, def->key, "step", &step->argv, &argv_pos); !s) return s;
     if (step->argv.empty()) return r.at(argv_pos, "step: empty argv", "name the program and its arguments");
+  } else if (def->value == StepKindDef::Value::Table) {
+    if (auto s = parse_sysctls(r, *t.get(def->key), &step->sysctls); !s) return s;
   } else if (auto s = get_string(r, t, def->key, "step", &step->ifname, false, pos_of(t)); !s) {
     return s;
   }
   if (auto s = get_string(r, t, "kind", "step", &step->link_kind, step->kind == ProductStep::Kind::CreateLink, pos_of(t)); !s) return s;
-  if (auto s = get_int(r, t, "if_id", "step", &step->if_id, 1, 0x7fffffff); !s) return s;
+  int if_id = 0, vni = 0;
+  if (auto s = get_int(r, t, "if_id", "step", &if_id, 1, 0x7fffffff); !s) return s;
+  if (auto s = get_int(r, t, "vni", "step", &vni, 1, 16777215); !s) return s;
+  if (auto s = get_int(r, t, "dstport", "step", &step->link.dstport, 1, 65535); !s) return s;
+  if (auto s = get_string(r, t, "remote", "step", &step->link.remote, false, pos_of(t)); !s) return s;
+  step->link.if_id = static_cast<uint32_t>(if_id);
+  step->link.vni = static_cast<uint32_t>(vni);
   if (auto s = get_duration(r, t, "timeout", "step", &step->timeout_s, 0.001); !s) return s;
   if (const toml::node* env = t.get("env")) {
     if (!env->is_table()) return r.at(*env, "step: 'env' must be a table", "write env = { NAME = \"value\" }");

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/base/link_options.h"
 #include "lab/base/result.h"
 #include "lab/model/product_builds.h"
 
@@ -19,25 +20,27 @@ inline bool node_filter_applies(NodeFilter f, size_t node_index) {
 }
 
 struct ProductStep {
-  enum class Kind { Daemon, Run, WaitLink, Configure, CreateLink };
+  enum class Kind { Daemon, Run, WaitLink, Configure, CreateLink, Sysctl };
   Kind kind = Kind::Run;
   std::vector<std::string> argv;           // Daemon, Run (templated)
   std::map<std::string, std::string> env;  // Daemon, Run
   std::string ifname;                      // WaitLink, Configure, CreateLink (templated)
   std::string link_kind;                   // CreateLink: the kernel link kind ("wireguard")
-  int if_id = 0;                           // CreateLink of kind "xfrm": the XFRM interface id (policies match it)
+  std::vector<std::pair<std::string, std::string>> sysctls;  // Sysctl: /proc/sys keys under net/, in file order
+  LinkOptions link;                        // CreateLink: xfrm's if_id (policies match it); vxlan's vni, remote (templated), dstport
   double timeout_s = 10;
   double retry_s = 0;  // Run: run again while failing, for up to this long
   NodeFilter nodes = NodeFilter::All;
 };
 
-// The step kinds, one entry each: its key in [[step]] and whether its value is an argv
-// (daemon, run) or an interface name. A new kind is an entry here, an executor in
-// product_session.cpp's table and the NodeRuntime operation it needs.
+// The step kinds, one entry each: its key in [[step]] and what its value is: an argv
+// (daemon, run), an interface name, or a table of values (sysctl). A new kind is an entry
+// here, an executor in product_session.cpp's table and the NodeRuntime operation it needs.
 struct StepKindDef {
+  enum class Value { Argv, Name, Table };
   ProductStep::Kind kind;
   const char* key;
-  bool argv;
+  Value value;
 };
 const std::vector<StepKindDef>& step_kinds();
 

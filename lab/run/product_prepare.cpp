@@ -192,6 +192,7 @@ std::vector<std::string> step_texts(const ProductSpec& spec) {
   for (const ProductStep& step : spec.steps) {
     texts.insert(texts.end(), step.argv.begin(), step.argv.end());
     texts.push_back(step.ifname);
+    texts.push_back(step.link.remote);
     for (const auto& [k, v] : step.env) texts.push_back(v);
   }
   return texts;

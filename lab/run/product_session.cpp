@@ -13,6 +13,8 @@
 
 #include "lab/base/fault.h"
 
+#include <spdlog/spdlog.h>
+
 namespace vpnlab {
 
 namespace {
@@ -41,14 +43,22 @@ Status ProductSession::wait_link_step(const PlanNode& node, const ProductStep& s
 }
 
 Status ProductSession::create_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
-  if (auto s = ctx_.nodes->create_link_of_kind(node.name, expand(step.ifname, tc).value(), step.link_kind, step.if_id); !s)
-    return with_context(s.error(), "node '" + node.name + "'");
+  LinkOptions options = step.link;
+  options.remote = expand(step.link.remote, tc).value();  // checked at validate and in prepare(), as every step text
+  std::string ifname = expand(step.ifname, tc).value();
+  if (auto s = ctx_.nodes->create_link_of_kind(node.name, ifname, step.link_kind, options); !s) return with_context(s.error(), "node '" + node.name + "'");
+  created_links_.emplace_back(node.name, ifname);  // the session's to remove: stop()
   return ok_status();
 }
 
 Status ProductSession::configure_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
   if (auto s = ctx_.nodes->configure_link(node.name, expand(step.ifname, tc).value(), node.overlay, ctx_.plan->overlay_mtu); !s)
     return with_context(s.error(), "node '" + node.name + "'");
+  return ok_status();
+}
+
+Status ProductSession::sysctl_step(const PlanNode& node, const ProductStep& step, const TemplateContext&) {
+  if (auto s = ctx_.nodes->set_sysctls(node.name, step.sysctls); !s) return with_context(s.error(), "node '" + node.name + "'");
   return ok_status();
 }
 
@@ -95,7 +105,7 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
   static const std::map<ProductStep::Kind, StepExecutor> executors = {
       {ProductStep::Kind::Daemon, &ProductSession::daemon_step},         {ProductStep::Kind::Run, &ProductSession::run_step},
       {ProductStep::Kind::WaitLink, &ProductSession::wait_link_step},    {ProductStep::Kind::Configure, &ProductSession::configure_step},
-      {ProductStep::Kind::CreateLink, &ProductSession::create_link_step},
+      {ProductStep::Kind::CreateLink, &ProductSession::create_link_step}, {ProductStep::Kind::Sysctl, &ProductSession::sysctl_step},
   };
   TemplateContext tc = context_for(&node);
   for (const ProductStep& step : ctx_.spec->steps) {
@@ -276,6 +286,11 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
 void ProductSession::stop() {
   for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it) it->child->stop(2000);
   daemons_.clear();
+  // A kernel link the spec made outlives its daemons (a VXLAN, a WireGuard link): the
+  // product leaves nothing, so the teardown audit sees what the product itself left.
+  for (auto it = created_links_.rbegin(); it != created_links_.rend(); ++it)
+    if (auto s = ctx_.nodes->delete_link(it->first, it->second); !s) spdlog::warn("{}: node '{}': {}", ctx_.spec->name, it->first, s.error().message);
+  created_links_.clear();
 }
 
 }  // namespace vpnlab

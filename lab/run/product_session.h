@@ -100,6 +100,7 @@ class ProductSession {
   Status wait_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
   Status configure_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
   Status create_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status sysctl_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
   SpawnSpec step_process(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
   Error explain(Error symptom);
   Status wait_ready();
@@ -122,6 +123,7 @@ class ProductSession {
   std::map<std::string, std::string> run_captured_;
   std::map<std::string, std::map<std::string, std::string>> node_captured_;
   std::vector<Daemon> daemons_;
+  std::vector<std::pair<std::string, std::string>> created_links_;  // (node, ifname) of create_link steps
   double bringup_s_ = 0;
   SweepResult sweep_;
   int log_seq_ = 0;

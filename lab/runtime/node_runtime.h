@@ -16,12 +16,16 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/cpu_stat.h"
+#include "lab/base/link_options.h"
 #include "lab/base/process.h"
 #include "lab/base/result.h"
 #include "lab/model/plan.h"
 #include "lab/runtime/measurements.h"
 
 namespace vpnlab {
+
+// /proc/sys-relative keys and their values, in order.
+using Sysctls = std::vector<std::pair<std::string, std::string>>;
 
 class NodeRuntime {
  public:
@@ -35,8 +39,13 @@ class NodeRuntime {
   Result<RunOutcome> run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s, int interrupt_fd);
 
   virtual Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int interrupt_fd) = 0;
-  virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) = 0;
+  virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) = 0;
   // Address, MTU, up: what a product's `configure` step does to its interface.
+  // Removes a link the product made (create_link); one already gone is success.
+  virtual Status delete_link(const std::string& node, const std::string& ifname) = 0;
+  // Sets sysctls in the node's network namespace ("net/ipv6/conf/default/disable_ipv6" = "0"):
+  // what a product's sysctl step asks for.
+  virtual Status set_sysctls(const std::string& node, const Sysctls& settings) = 0;
   virtual Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) = 0;
   virtual Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) = 0;
   virtual Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int interrupt_fd, int payload = 56,

@@ -87,7 +87,7 @@ TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
     // The guest kernel loads modules on demand from the image's tree: a WireGuard link
     // (this host may have no module at all) and sock_diag for readiness checks.
     NodeOpsClient ops(a, "a");
-    ASSERT_TRUE(ops.create_link("wg0", "wireguard", 0).ok());
+    ASSERT_TRUE(ops.create_link("wg0", "wireguard", {}).ok());
     auto wg = ops.get_link("wg0");
     ASSERT_TRUE(wg.ok()) << wg.error().format();
     EXPECT_EQ(wg->kind, "wireguard");

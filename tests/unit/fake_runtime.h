@@ -96,8 +96,16 @@ class FakeRuntime : public NodeRuntime {
     if (links_appear) return ok_status();
     return make_error("link '" + ifname + "' did not appear within " + std::to_string(static_cast<int>(timeout_s)) + " s");
   }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int) override {
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions&) override {
     note("create_link " + node + " " + ifname + " " + kind);
+    return ok_status();
+  }
+  Status delete_link(const std::string& node, const std::string& ifname) override {
+    note("delete_link " + node + " " + ifname);
+    return ok_status();
+  }
+  Status set_sysctls(const std::string& node, const Sysctls& settings) override {
+    for (const auto& [k, v] : settings) note("sysctl " + node + " " + k + "=" + v);
     return ok_status();
   }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {

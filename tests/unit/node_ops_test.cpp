@@ -58,8 +58,13 @@ class RecordingMachine : public AgentNode {
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s) override {
     return note("wait_link " + node + " " + ifname + " " + std::to_string(static_cast<int>(timeout_s)));
   }
-  Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
-    return note("create_link " + node + " " + ifname + " " + kind + " " + std::to_string(if_id));
+  Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& o) override {
+    return note("create_link " + node + " " + ifname + " " + kind + " " + std::to_string(o.if_id) + " " + std::to_string(o.vni) + " " + o.remote + " " +
+                std::to_string(o.dstport));
+  }
+  Status delete_link(const std::string& node, const std::string& ifname) override { return note("delete_link " + node + " " + ifname); }
+  Status set_sysctls(const std::string& node, const Sysctls& settings) override {
+    return note("sysctl " + node + " " + settings.at(0).first + "=" + settings.at(0).second);
   }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
     return note("configure " + node + " " + ifname + " " + addr.str() + " " + std::to_string(mtu));
@@ -146,7 +151,9 @@ TEST(NodeOps, EveryClientRequestIsServedByTheTableWithItsFields) {
   LoopbackAgent agent;
   NodeOpsClient ops(agent.client(), "b");
   EXPECT_TRUE(ops.wait_for_link("tun0", 5).ok());
-  EXPECT_TRUE(ops.create_link("wg0", "wireguard", 7).ok());
+  EXPECT_TRUE(ops.create_link("vx0", "vxlan", LinkOptions{7, 42, "200::1", 4789}).ok());
+  EXPECT_TRUE(ops.delete_link("vx0").ok());
+  EXPECT_TRUE(ops.set_sysctls({{"net/ipv6/conf/default/disable_ipv6", "0"}}).ok());
   EXPECT_TRUE(ops.configure_link("tun0", *parse_host_addr("10.77.0.2/24"), 1420).ok());
   auto link = ops.get_link("tun0");
   ASSERT_TRUE(link.ok()) << link.error().format();
@@ -177,7 +184,7 @@ TEST(NodeOps, EveryClientRequestIsServedByTheTableWithItsFields) {
   EXPECT_TRUE(agent.client().stop(*id).ok()) << "an id already gone is stopped";
 
   EXPECT_EQ(agent.machine.calls,
-            (std::vector<std::string>{"wait_link b tun0 5", "create_link b wg0 wireguard 7", "configure b tun0 10.77.0.2/24 1420",
+            (std::vector<std::string>{"wait_link b tun0 5", "create_link b vx0 vxlan 7 42 200::1 4789", "delete_link b vx0", "sysctl b net/ipv6/conf/default/disable_ipv6=0", "configure b tun0 10.77.0.2/24 1420",
                                       "get_link b tun0", "ping b 10.77.0.1 1372 df", "wait_listen b 5201", "rps b lan 1",
                                       "offloads b tun0 off", "latency_start b 10.77.0.1 10", "watch_start b lan abcd 5201", "watch_start b none abcd 5201",
                                       "spawn b iperf3 private"}));

@@ -194,6 +194,44 @@ TEST(ProductSpec, ShippedSpecsLoad) {
   EXPECT_EQ(wg->prepare[0].file, "wg.conf");
 }
 
+// A sysctl step writes /proc/sys from inside the node's namespace: only net/ keys are the
+// namespace's own (kernel/, vm/ would be the host's), and no path may climb out.
+TEST(ProductSpec, ASysctlStepTakesOnlyTheNodesOwnNetworkSettings) {
+  std::string dir = temp_dir();
+  mkdir((dir + "/s").c_str(), 0755);
+  auto with_step = [&](const std::string& step) {
+    std::ofstream(dir + "/s/product.toml") << "name = \"s\"\ncipher = \"x\"\ninterface = \"s0\"\n[[step]]\n" << step << "\n";
+    return load_product(dir, "s");
+  };
+  auto host = with_step("sysctl = { \"kernel/core_pattern\" = \"|/tmp/x\" }");
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.error().where_and_what(), dir + "/s/product.toml:5:36: step: sysctl 'kernel/core_pattern' is not a network namespace setting");
+  auto climb = with_step("sysctl = { \"net/../kernel/core_pattern\" = \"x\" }");
+  ASSERT_FALSE(climb.ok());
+  EXPECT_NE(climb.error().message.find("is not a network namespace setting"), std::string::npos) << climb.error().message;
+  auto two_lines = with_step("sysctl = { \"net/ipv4/ip_forward\" = \"1\\n0\" }");
+  ASSERT_FALSE(two_lines.ok());
+  EXPECT_NE(two_lines.error().message.find("must be a one-line string"), std::string::npos) << two_lines.error().message;
+  auto good = with_step("sysctl = { \"net/ipv6/conf/default/disable_ipv6\" = \"0\" }");
+  ASSERT_TRUE(good.ok()) << good.error().format();
+  EXPECT_EQ(good->steps.at(0).kind, ProductStep::Kind::Sysctl);
+  EXPECT_EQ(good->steps.at(0).sysctls, (std::vector<std::pair<std::string, std::string>>{{"net/ipv6/conf/default/disable_ipv6", "0"}}));
+}
+
+TEST(ProductSpec, YggdrasilCarriesIpv4InAVxlanToItsPeersAddress) {
+  auto y = load_product(VPNLAB_PRODUCTS_DIR, "yggdrasil");
+  ASSERT_TRUE(y.ok()) << y.error().format();
+  const ProductStep* vxlan = nullptr;
+  for (const auto& s : y->steps)
+    if (s.kind == ProductStep::Kind::CreateLink) vxlan = &s;
+  ASSERT_NE(vxlan, nullptr);
+  EXPECT_EQ(vxlan->link_kind, "vxlan");
+  EXPECT_EQ(vxlan->link.vni, 42u);
+  EXPECT_EQ(vxlan->link.remote, "{{peer_ygg_address}}");
+  EXPECT_EQ(vxlan->link.dstport, 4789);
+  EXPECT_EQ(y->interface_kind, "vxlan");
+}
+
 TEST(ProductSpec, ErrorsNameTheSpecFile) {
   std::string dir = temp_dir();
   mkdir((dir + "/bad").c_str(), 0755);

@@ -104,6 +104,19 @@ TEST(Session, AProgramThatCannotStartFailsTheBringUp) {
   EXPECT_EQ(session.error().message, "node 'b': cannot start 'wireguard-go'");
 }
 
+// A kernel link the spec made (create_link) is the session's: stopping removes it, last
+// made first, so the teardown audit finds nothing the product left.
+TEST(Session, StoppingRemovesTheLinksItsStepsMade) {
+  SessionFixture f("wireguard-kernel");
+  FakeRuntime fake;
+  fake.link_kind = "wireguard";
+  auto session = f.start(fake);
+  ASSERT_TRUE(session.ok()) << session.error().format();
+  EXPECT_TRUE(fake.calls_starting("delete_link").empty());
+  (*session)->stop();
+  EXPECT_EQ(fake.calls_starting("delete_link"), (std::vector<std::string>{"delete_link a wg0", "delete_link b wg0"}));
+}
+
 TEST(Session, AStandInOfTheWrongKindIsRefused) {
   SessionFixture f("wireguard-kernel");
   FakeRuntime fake;

@@ -53,9 +53,11 @@ class HostNode : public AgentNode {
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s) override {
     return rt_->wait_for_link(node, ifname, timeout_s, -1);
   }
-  Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
-    return rt_->create_link_of_kind(node, ifname, kind, if_id);
+  Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) override {
+    return rt_->create_link_of_kind(node, ifname, kind, options);
   }
+  Status delete_link(const std::string& node, const std::string& ifname) override { return rt_->delete_link(node, ifname); }
+  Status set_sysctls(const std::string& node, const Sysctls& settings) override { return rt_->set_sysctls(node, settings); }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
     return rt_->configure_link(node, ifname, addr, mtu);
   }

@@ -15,6 +15,7 @@
 #include "lab/kernel/payload_watch.h"
 #include "lab/kernel/probes.h"
 #include "lab/kernel/rps.h"
+#include "lab/kernel/sysctl.h"
 
 namespace vpnlab {
 
@@ -40,8 +41,18 @@ class NetnsRuntime : public NodeRuntime {
     Netns& ns = topo_->ns_of_node(node);
     return vpnlab::wait_for_link(ns.fd.get(), ns.sock.get(), ifname, timeout_s, interrupt_fd);
   }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, int if_id) override {
-    return vpnlab::create_link_of_kind(topo_->ns_of_node(node).sock.get(), ifname, kind, static_cast<uint32_t>(if_id));
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) override {
+    return vpnlab::create_link_of_kind(topo_->ns_of_node(node).sock.get(), ifname, kind, options);
+  }
+  Status delete_link(const std::string& node, const std::string& ifname) override {
+    return vpnlab::delete_link(topo_->ns_of_node(node).sock.get(), ifname);
+  }
+  Status set_sysctls(const std::string& node, const Sysctls& settings) override {
+    Status result = ok_status();
+    Status joined = run_in_netns(topo_->ns_of_node(node).fd.get(), [&] {
+      if (auto applied = apply_sysctls(settings); !applied) result = applied.error();
+    });
+    return joined ? result : joined;
   }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
     nl_sock* sock = topo_->ns_of_node(node).sock.get();

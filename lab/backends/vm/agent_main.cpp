@@ -83,8 +83,14 @@ class GuestNode : public AgentNode {
   Status wait_for_link(const std::string&, const std::string& ifname, double timeout_s) override {
     return vpnlab::wait_for_link(own_ns_.get(), sock_.get(), ifname, timeout_s, -1);
   }
-  Status create_link(const std::string&, const std::string& ifname, const std::string& kind, int if_id) override {
-    return create_link_of_kind(sock_.get(), ifname, kind, if_id);
+  Status create_link(const std::string&, const std::string& ifname, const std::string& kind, const LinkOptions& options) override {
+    return create_link_of_kind(sock_.get(), ifname, kind, options);
+  }
+  Status delete_link(const std::string&, const std::string& ifname) override { return vpnlab::delete_link(sock_.get(), ifname); }
+  // The agent's own thread is in the guest's namespace already.
+  Status set_sysctls(const std::string&, const Sysctls& settings) override { 
+    auto applied = apply_sysctls(settings);
+    return applied ? ok_status() : Status(applied.error());
   }
   Status configure_link(const std::string&, const std::string& ifname, const HostAddr& addr, int mtu) override {
     if (auto s = add_address(sock_.get(), ifname, addr); !s) return s;
