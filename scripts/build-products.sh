@@ -10,9 +10,10 @@
 #   scripts/build-products.sh [NAME...]   only these products (default: every folder)
 # Only this tree's products/ are built, never a user's products directory: building a crate
 # runs its build scripts, so what is built is what this repository pins and reviews.
-# Reads one value per line in [[source]]: version, go (a string or a one-line array), cargo,
-# module_version (the go version when it is not "v" + version), rename (["built=run-as"]),
-# default (products/README.md).
+# Reads one value per line in [[source]]: version, go (a string or a one-line array; an entry
+# "PACKAGE@vX" has a version of its own: a helper from another module, as Tailscale's
+# headscale), cargo, module_version (the go version when it is not "v" + version), rename
+# (["built=run-as"]), default (products/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cache="${VPNLAB_CACHE:-/var/cache/vpnlab}/products"
@@ -47,9 +48,32 @@ sources_of() {
 valid_source() {  # version what module_version renames
   [[ "$1" =~ ^[a-z0-9][a-z0-9.-]*$ ]] || return 1
   local w
-  for w in $2; do [[ "$w" =~ ^[A-Za-z0-9][A-Za-z0-9._~/-]*$ ]] || return 1; done
+  for w in $2; do [[ "$w" =~ ^[A-Za-z0-9][A-Za-z0-9._~/-]*(@v[0-9A-Za-z.+-]+)?$ ]] || return 1; done
   [ -z "$3" ] || [[ "$3" =~ ^v[0-9A-Za-z.+-]+$ ]] || return 1
   for w in $4; do [[ "$w" =~ ^[A-Za-z0-9._-]+=[A-Za-z0-9._-]+$ ]] || return 1; done
+}
+
+# `go install PACKAGE@VERSION` asks the module proxy for the module's newest version (to
+# warn of a deprecation); where that listing is refused (headscale here) the install fails
+# although the version itself is served. Then the module is fetched at that version alone
+# (`go mod download`, found by trimming the package path) and the package built inside it,
+# with the module's own go.mod and go.sum: the same pinned code.
+go_build_in_module() {  # bindir package@version
+  local bindir=$1 pkg=${2%@*} ver=${2##*@} mod dir
+  mod=$pkg
+  while [ -n "$mod" ]; do
+    if dir=$(go mod download -json "$mod@$ver" 2>/dev/null | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') && [ -n "$dir" ]; then
+      echo "build-products: building $pkg in its module $mod@$ver ($dir)"
+      local rel=${pkg#"$mod"}
+      rel=${rel#/}
+      (cd "$dir" && go build -trimpath -o "$bindir/$(basename "$pkg")" "./$rel")
+      return
+    fi
+    [[ "$mod" == */* ]] || break
+    mod=${mod%/*}
+  done
+  echo "build-products: no module of $pkg at $ver"
+  return 1
 }
 
 build_one() {  # name version kind what module_version renames
@@ -70,9 +94,17 @@ build_one() {  # name version kind what module_version renames
     go)
       command -v go >/dev/null || { echo "no 'go' on this machine" > "$dir/failed"; echo "build-products: $name $version: not built: no 'go'"; return 1; }
       local args=() m
-      for m in $what; do args+=("$m@${modver:-v$version}"); done
+      for m in $what; do
+        if [[ "$m" == *@* ]]; then args+=("$m"); else args+=("$m@${modver:-v$version}"); fi
+      done
       cmd="go install ${args[*]}"
-      GOBIN="$dir/bin" go install "${args[@]}" > "$log" 2>&1 ;;
+      local built=0
+      for m in "${args[@]}"; do
+        GOBIN="$dir/bin" go install "$m" >> "$log" 2>&1 && continue
+        grep -q "loading deprecation" "$log" && go_build_in_module "$dir/bin" "$m" >> "$log" 2>&1 && continue
+        built=1; break
+      done
+      [ "$built" -eq 0 ] ;;
     cargo)
       command -v cargo >/dev/null || { echo "no 'cargo' on this machine" > "$dir/failed"; echo "build-products: $name $version: not built: no 'cargo'"; return 1; }
       cmd="cargo install --locked --version $version $what"

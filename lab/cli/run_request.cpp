@@ -224,6 +224,13 @@ CapabilityProbe capability_probe_for(const std::string& backend) {
 }
 
 Availability availability_for(const ProductSpec& spec, const std::string& backend) {
+  // Its control service runs in a namespace of its own beside the nodes (plan_with_services):
+  // only this host's namespaces have one yet.
+  if (!spec.services.empty() && backend != "netns") {
+    Availability a;
+    a.reason = "runs its control service (" + spec.services.front().name + ") in a namespace of its own beside the nodes: only the netns backend builds it";
+    return a;
+  }
   return check_availability(spec, capability_probe_for(backend), backend_entry(backend).products_in_guests);
 }
 

@@ -56,6 +56,7 @@ struct PlanNode {
   std::vector<Ipv4Prefix> sites;  // subnets of the site clients behind this gateway
   bool forwards = false;          // routes others' packets: a gateway, or a chain's node (ip_forward)
   bool relay = false;             // a native relay chain's middle node (in its hop plan)
+  bool service = false;           // runs a product's control service (plan_with_services): no test, no tunnel
   // The VPN node whose tunnel this node's traffic uses: itself, or its gateway.
   const std::string& vpn_node() const { return vpn ? name : gateway; }
 };
@@ -183,6 +184,16 @@ struct PlanOptions {
 };
 
 Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts);
+
+// The topology a product with run-scoped services ([[service]]) is built on: `plan` plus a
+// node "svc-NAME" per service, joined to each VPN node by a veth pair of its own (a /30 of
+// a private subnet no link of the plan uses; not a carrier, so no counter of the tunnel
+// proof sees it), with a route to the whole control subnet through it. Nodes cannot reach
+// each other that way: the service node forwards nothing. Every VPN node reaches the
+// service at one address, service_address().
+Result<Plan> plan_with_services(const Plan& plan, const std::vector<std::string>& services);
+// Where `node` reaches service `service` of a plan_with_services plan ("" if it does not).
+std::string service_address(const Plan& plan, const std::string& service, const std::string& node);
 
 // Backend "hosts": the part of `plan` that host `host` builds: its nodes, the bridges and
 // veths among them, their routes, and for each link to another host a PlanNic.

@@ -14,7 +14,8 @@ namespace vpnlab {
 std::string ProductSource::command() const {
   if (registry == "cargo") return "cargo install --locked --version " + version + " " + (packages.empty() ? "" : packages.front());
   std::string out = "go install";
-  for (const auto& m : packages) out += " " + m + "@" + (module_version.empty() ? "v" + version : module_version);
+  // An entry with a version of its own ("...@v0.26.1") is a helper from another module.
+  for (const auto& m : packages) out += " " + m + (m.find('@') != std::string::npos ? "" : "@" + (module_version.empty() ? "v" + version : module_version));
   return out;
 }
 
@@ -56,8 +57,12 @@ Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* 
     }
     if (src.packages.empty() || src.packages.front().empty()) return r.at(pos, "source: no module or crate named", "name at least one");
     // Each becomes an argument of go or cargo: no option ('-'), nothing but a module path's characters.
+    // A go entry may pin its own version ("module/cmd/x@v1.2.3": a helper from another module).
     for (const auto& p : src.packages)
-      if (p.front() == '-' || p.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~/-") != std::string::npos)
+      if (p.front() == '-' || p.substr(0, p.find('@')).find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~/-") != std::string::npos ||
+          (p.find('@') != std::string::npos &&
+           (src.registry != "go" || p.compare(p.find('@'), 2, "@v") != 0 ||
+            p.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-", p.find('@') + 2) != std::string::npos)))
         return r.at(*t.get(src.registry), "source: '" + p + "' is not a module path or crate name", "e.g. \"github.com/slackhq/nebula/cmd/nebula\"");
     if (auto s = get_string(r, t, "module_version", "source", &src.module_version, false, pos); !s) return s;
     if (!src.module_version.empty() &&

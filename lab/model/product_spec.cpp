@@ -91,6 +91,8 @@ const std::vector<StepKindDef>& step_kinds() {
       // Per-namespace settings a product needs before it starts (yggdrasil: IPv6 on the
       // interfaces it makes; the lab turns IPv6 off in every node).
       {ProductStep::Kind::Sysctl, "sysctl", StepKindDef::Value::Table},
+      // A TCP port that says a daemon is up (a control server), by the kernel's socket table.
+      {ProductStep::Kind::WaitListen, "wait_listen", StepKindDef::Value::Name},
   };
   return kinds;
 }
@@ -117,7 +119,7 @@ Status parse_sysctls(const TomlReader& r, const toml::node& value, std::vector<s
 }
 
 Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
-  std::vector<std::string> keys = {"kind", "if_id", "vni", "remote", "dstport", "env", "timeout", "retry", "nodes"};
+  std::vector<std::string> keys = {"kind", "if_id", "vni", "remote", "dstport", "capture", "env", "timeout", "retry", "nodes"};
   std::string kind_keys;
   for (const auto& k : step_kinds()) {
     keys.push_back(k.key);
@@ -151,6 +153,13 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   step->link.if_id = static_cast<uint32_t>(if_id);
   step->link.vni = static_cast<uint32_t>(vni);
   if (auto s = get_duration(r, t, "timeout", "step", &step->timeout_s, 0.001); !s) return s;
+  if (const toml::node* c = t.get("capture")) {
+    if (!c->is_table() || step->kind != ProductStep::Kind::Run) return r.at(*c, "step: 'capture' must be a table on a run step", "write capture = { name = \"Prefix: \" }");
+    for (auto&& [k, v] : *c->as_table()) {
+      if (!v.is_string()) return r.at(v, "step: capture prefix must be a string", "write name = \"Prefix: \" (\"\" for the whole output)");
+      step->capture.emplace_back(std::string(k.str()), v.as_string()->get());
+    }
+  }
   if (const toml::node* env = t.get("env")) {
     if (!env->is_table()) return r.at(*env, "step: 'env' must be a table", "write env = { NAME = \"value\" }");
     for (auto&& [k, v] : *env->as_table()) {
@@ -161,10 +170,44 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   return ok_status();
 }
 
+// [[service]]: name, its [[service.file]] templates and [[service.step]] steps.
+Status parse_services(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
+  return for_each_table(r, root, "service", [&](const toml::table& t) -> Status {
+    if (auto s = r.only_keys(t, "service", {"name", "file", "step"}); !s) return s;
+    ServiceSpec svc;
+    if (auto s = get_string(r, t, "name", "service", &svc.name, true, pos_of(t)); !s) return s;
+    if (svc.name.empty() || svc.name.size() > 11 || svc.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") != std::string::npos)
+      return r.at(*t.get("name"), "service: name '" + svc.name + "' is not 1 to 11 of [a-z0-9]", "it names a namespace and template values, e.g. \"headscale\"");
+    for (const auto& other : spec->services)
+      if (other.name == svc.name) return r.at(*t.get("name"), "service: a second service '" + svc.name + "'", "give each its own name");
+    if (auto s = for_each_table(r, t, "file", [&](const toml::table& f) -> Status {
+          if (auto s = r.only_keys(f, "file", {"name", "template", "secret", "executable"}); !s) return s;
+          PrepareStep p;
+          if (auto s = get_string(r, f, "name", "file", &p.file, true, pos_of(f)); !s) return s;
+          if (auto s = parse_template_file(r, f, spec->dir, "file", &p); !s) return s;
+          svc.prepare.push_back(std::move(p));
+          return ok_status();
+        });
+        !s)
+      return s;
+    if (auto s = for_each_table(r, t, "step", [&](const toml::table& st) -> Status {
+          ProductStep step;
+          if (auto s = parse_step(r, st, &step); !s) return s;
+          svc.steps.push_back(std::move(step));
+          return ok_status();
+        });
+        !s)
+      return s;
+    if (svc.steps.empty()) return r.at(pos_of(t), "service '" + svc.name + "' has no [[service.step]]", "start its daemon with daemon = [argv]");
+    spec->services.push_back(std::move(svc));
+    return ok_status();
+  });
+}
+
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
                                              "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
-                                             "ready", "counters", "source", "origin"});
+                                             "ready", "counters", "source", "origin", "service", "start_order", "path"});
       !s)
     return s;
   std::string name;
@@ -227,6 +270,23 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
       !s)
     return s;
   if (auto s = parse_sources(r, root, spec); !s) return s;
+  if (auto s = parse_services(r, root, spec); !s) return s;
+  std::string order = "reverse";
+  if (auto s = get_string(r, root, "start_order", "product", &order, false, {}); !s) return s;
+  if (order != "reverse" && order != "file")
+    return r.at(*root.get("start_order"), "product: start_order '" + order + "' is not known",
+                "\"reverse\" (the default: the first node, the initiator, starts last) or \"file\"");
+  spec->start_in_file_order = order == "file";
+  if (const toml::node* p = root.get("path")) {
+    if (!p->is_table()) return r.at(*p, "'path' must be a table", "write [path] with argv and expect");
+    const toml::table& t = *p->as_table();
+    if (auto s = r.only_keys(t, "path", {"argv", "expect"}); !s) return s;
+    PathCheck pc;
+    if (auto s = get_string_list(r, t, "argv", "path", &pc.argv, nullptr); !s) return s;
+    if (auto s = get_string(r, t, "expect", "path", &pc.expect, true, pos_of(t)); !s) return s;
+    if (pc.argv.empty() || pc.expect.empty()) return r.at(*p, "path: argv and expect are both required", "see products/README.md");
+    spec->path = pc;
+  }
   if (const toml::node* ready = root.get("ready")) {
     if (!ready->is_table()) return r.at(*ready, "'ready' must be a table", "write [ready]");
     if (auto s = r.only_keys(*ready->as_table(), "ready", {"timeout"}); !s) return s;
@@ -322,6 +382,9 @@ void replace_binary(ProductSpec* spec, const std::string& original, const std::s
   };
   for (auto& step : spec->steps) swap(step.argv);
   for (auto& p : spec->prepare) swap(p.argv);
+  for (auto& svc : spec->services)
+    for (auto& step : svc.steps) swap(step.argv);
+  if (spec->path) swap(spec->path->argv);
   swap(spec->version_argv);
   if (spec->counters) swap(spec->counters->argv);
   for (auto& b : spec->binaries)

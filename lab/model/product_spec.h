@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lab/base/link_options.h"
@@ -20,11 +21,14 @@ inline bool node_filter_applies(NodeFilter f, size_t node_index) {
 }
 
 struct ProductStep {
-  enum class Kind { Daemon, Run, WaitLink, Configure, CreateLink, Sysctl };
+  enum class Kind { Daemon, Run, WaitLink, Configure, CreateLink, Sysctl, WaitListen };
   Kind kind = Kind::Run;
   std::vector<std::string> argv;           // Daemon, Run (templated)
   std::map<std::string, std::string> env;  // Daemon, Run
-  std::string ifname;                      // WaitLink, Configure, CreateLink (templated)
+  std::string ifname;                      // WaitLink, Configure, CreateLink (templated); WaitListen: the TCP port
+  // Run: value name -> prefix of the output line that holds it ("" = all of it, trimmed), as
+  // [[prepare]]'s capture: what a service's command prints (an auth key) for the nodes.
+  std::vector<std::pair<std::string, std::string>> capture;
   std::string link_kind;                   // CreateLink: the kernel link kind ("wireguard")
   std::vector<std::pair<std::string, std::string>> sysctls;  // Sysctl: /proc/sys keys under net/, in file order
   LinkOptions link;                        // CreateLink: xfrm's if_id (policies match it); vxlan's vni, remote (templated), dstport
@@ -61,6 +65,25 @@ struct PrepareStep {
   NodeFilter nodes = NodeFilter::All;
 };
 
+// A run-scoped service the product needs (a control server: Tailscale's headscale), in a
+// namespace of its own that reaches each VPN node over a control link of its own (never
+// the measured underlay, which stays the same link every product gets). It starts before
+// the nodes and stops after them, at every bring-up. Its steps' captured values and its
+// address as each node reaches it are the nodes' {{NAME_VALUE}} and {{NAME_address}}.
+struct ServiceSpec {
+  std::string name;  // [a-z0-9]: its node is "svc-NAME"
+  std::vector<PrepareStep> prepare;  // [[service.file]]: rendered in its own directory
+  std::vector<ProductStep> steps;    // [[service.step]]
+};
+
+// Proof, after every sample, that the tunnel's packets took the path the comparison is
+// about (Tailscale: direct between the nodes, not through a relay): `argv` runs on the
+// test's client node and must print `expect`, both templated with the server as the peer.
+struct PathCheck {
+  std::vector<std::string> argv;
+  std::string expect;
+};
+
 // How to read the product's own per-peer transfer counters (the tunnel proof).
 struct CounterSpec {
   std::vector<std::string> argv;
@@ -89,6 +112,11 @@ struct ProductSpec {
   int overhead = 0;           // bytes its encapsulation adds per packet (IPv4 underlay)
   std::vector<PrepareStep> prepare;  // [[file]] entries come first, as node-scope files
   std::vector<ProductStep> steps;
+  std::vector<ServiceSpec> services;  // [[service]]
+  // Nodes start last to first (the first node is the side that initiates); "file": first to
+  // last, for a control server that hands out addresses in the order nodes join.
+  bool start_in_file_order = false;
+  std::optional<PathCheck> path;  // [path]
   double ready_timeout_s = 10;
   std::optional<CounterSpec> counters;
   // Builds from a language registry ([[source]], lab/model/product_builds.h).

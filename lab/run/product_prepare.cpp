@@ -118,6 +118,8 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
   auto it = node_captured_.find(node->name);
   if (it != node_captured_.end())
     for (const auto& [k, v] : it->second) tc.vars[k] = v;
+  if (auto given = ctx_.node_values.find(node->name); given != ctx_.node_values.end())
+    for (const auto& [k, v] : given->second) tc.vars[k] = v;
   // In a two-node (p2p) overlay "the peer" is unambiguous: its values are there as peer_*.
   if (!peer && plan.nodes.size() == 2) peer = &plan.nodes[index == 0 ? 1 : 0];
   if (peer)
@@ -147,7 +149,8 @@ Result<std::string> ProductSession::expand(const std::string& text, const Templa
 
 namespace {
 
-// Lines of `text` that start with a prefix give the value after it ("" = all, trimmed).
+}  // namespace
+
 std::string captured_value(const std::string& text, const std::string& prefix) {
   auto trim = [](std::string v) {
     v.erase(0, v.find_first_not_of(" \t\r\n"));
@@ -160,6 +163,9 @@ std::string captured_value(const std::string& text, const std::string& prefix) {
     if (line.rfind(prefix, 0) == 0) return trim(line.substr(prefix.size()));
   return {};
 }
+
+namespace {
+
 // Calls fn for every (entry, 1-based entry number, node, peer) [[prepare]] is done for, in
 // order: entry by entry, each for every node (and, scope "peer", every other node) before
 // the next, so later entries see what earlier ones made. Run scope: no node, no peer.
@@ -189,6 +195,10 @@ Status for_each_prepare(const ProductSpec& spec, const Plan& plan,
 // The templated texts a node's steps and counters use (argv, link names, env values).
 std::vector<std::string> step_texts(const ProductSpec& spec) {
   std::vector<std::string> texts = spec.counters ? spec.counters->argv : std::vector<std::string>{};
+  if (spec.path) {
+    texts.insert(texts.end(), spec.path->argv.begin(), spec.path->argv.end());
+    texts.push_back(spec.path->expect);
+  }
   for (const ProductStep& step : spec.steps) {
     texts.insert(texts.end(), step.argv.begin(), step.argv.end());
     texts.push_back(step.ifname);
@@ -273,18 +283,23 @@ Status ProductSession::prepare() {
   return ok_status();
 }
 
-Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan) {
+Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan, const std::map<std::string, std::map<std::string, std::string>>& node_values) {
   if (!spec.tunnel || plan.nodes.empty()) return ok_status();
   // Stand-ins for what exists only during a run: keys (all zero), the PSK, captured values.
   std::map<std::string, X25519KeyPair> keys;
   for (const auto& n : plan.nodes) keys[n.name] = X25519KeyPair{};
-  ProductSession dry(Context{&plan, nullptr, &spec, &keys, "/validate", -1, {{"psk", std::string(64, '0')}}, 0});
+  Context dry_ctx{&plan, nullptr, &spec, &keys, "/validate", -1, {{"psk", std::string(64, '0')}}, 0};
+  dry_ctx.node_values = node_values;
+  ProductSession dry(dry_ctx);
   for (const PrepareStep& step : spec.prepare)
     for (const auto& [name, prefix] : step.capture) {
       if (step.scope == PrepareStep::Scope::Run) dry.run_captured_[name] = "captured";
       else
         for (const auto& n : plan.nodes) dry.node_captured_[n.name][name] = "captured";
     }
+  for (const ProductStep& step : spec.steps)
+    for (const auto& [name, prefix] : step.capture)
+      for (const auto& n : plan.nodes) dry.node_captured_[n.name][name] = "captured";
   auto render = [&](const PrepareStep& step, size_t, const PlanNode* node, const PlanNode* peer) -> Status {
     TemplateContext tc = dry.context_for(node, peer);
     if (!step.file.empty()) {

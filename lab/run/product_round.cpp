@@ -9,6 +9,7 @@
 #include "lab/record/run_layout.h"
 #include "lab/run/environment.h"
 #include "lab/run/interrupt.h"
+#include "lab/run/product_services.h"
 #include "lab/run/product_tunnels.h"
 #include "lab/run/progress.h"
 #include "lab/run/sample.h"
@@ -45,15 +46,27 @@ Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, Nod
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
   ProductSession::Context ctx{c.vpn_plan, &topo, &spec, c.keys, c.opts->run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round};
+  // Its control services first (their values are the nodes'), stopped after the nodes.
+  std::unique_ptr<ProductServices> services;
+  if (!spec.services.empty()) {
+    auto started = ProductServices::start(*c.build_plan, ctx);
+    if (!started) return started.error();
+    services = std::move(started.value());
+    ctx.node_values = services->node_values();
+  }
   auto session = ProductTunnels::start(ctx);
   if (!session) return session;
+  (*session)->keep_services(std::move(services));
   auto give_up = [&](Error e) -> Result<std::unique_ptr<ProductTunnels>> {
     (*session)->stop();
     return e;
   };
-  if (auto r = topo.add_routes(plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r) return give_up(r.error());
+  // The topology's routes, and a service's control routes (build_plan has both).
+  if (auto r = topo.add_routes(c.build_plan ? *c.build_plan : plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r)
+    return give_up(r.error());
   if (plan.pinned && plan.rps)
     for (const auto& node : plan.nodes) {
+      if (node.service) continue;
       std::vector<std::string> ifnames;
       for (const auto& u : node.underlay) ifnames.push_back(u.ifname);
       for (const auto& ifname : (*session)->interfaces(node.name)) ifnames.push_back(ifname);
@@ -66,7 +79,7 @@ Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, Nod
 Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
   const Plan& plan = *c.plan;
   if (!c.opts->build_nodes) return make_error("no backend to build the topology on (RunOptions::build_nodes is empty)");
-  auto topo = c.opts->build_nodes(plan, c.opts->run_dir, c.opts->interrupt_fd);
+  auto topo = c.opts->build_nodes(c.build_plan ? *c.build_plan : plan, c.opts->run_dir, c.opts->interrupt_fd);
   if (!topo) return with_context(topo.error(), "building the topology for " + c.spec->name);
   if (c.write_topology_records)
     if (auto fields = (*topo)->record(c.opts->run_dir); !fields.empty())
@@ -209,9 +222,20 @@ Status audit_and_teardown(const RoundContext& c, NodeRuntime& topo, ProductOutco
 
 }  // namespace
 
-Status run_product_round(const RoundContext& c, const std::vector<int>& samples, bool check_plaintext, ProductOutcome* outcome,
+Status run_product_round(const RoundContext& given, const std::vector<int>& samples, bool check_plaintext, ProductOutcome* outcome,
                          std::vector<SampleRow>* rows, bool* interrupted) {
+  RoundContext c = given;
   const ProductSpec& spec = *c.spec;
+  Plan with_services;
+  if (!spec.services.empty()) {
+    auto p = plan_with_services(*c.plan, ProductServices::names(spec));
+    if (!p) {
+      outcome->failure = p.error().message;
+      return fail_rows(c, samples, "product did not come up: " + p.error().message, rows, interrupted);
+    }
+    with_services = std::move(p.value());
+    c.build_plan = &with_services;
+  }
   Result<NodesPtr> topo = make_error("not built");
   auto session = bring_up(c, &topo, outcome);
   if (!topo) return topo.error();

@@ -27,6 +27,9 @@ struct RoundContext {
   bool write_topology_records = false;  // the first build records sysctls and offloads
   int round = 0;                        // interleaved: the round number (1-based); 0: one bring-up for all
   std::function<bool(const std::string& test, int sample)> measured;  // already in the CSV (resume)
+  // What the topology is built from: `plan`, or, for a product with [[service]]s, `plan`
+  // with their nodes (plan_with_services; run_product_round sets it).
+  const Plan* build_plan = nullptr;
 };
 
 // Makes a product x test's raw and log directories in the run directory; their paths in

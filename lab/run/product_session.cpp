@@ -57,6 +57,15 @@ Status ProductSession::configure_step(const PlanNode& node, const ProductStep& s
   return ok_status();
 }
 
+Status ProductSession::wait_listen_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
+  const std::string port = expand(step.ifname, tc).value();
+  int p = std::atoi(port.c_str());
+  if (p <= 0 || p > 65535) return make_error("node '" + node.name + "': wait_listen: '" + port + "' is not a TCP port");
+  if (auto s = ctx_.nodes->wait_tcp_listening(node.name, p, step.timeout_s, ctx_.interrupt_fd); !s)
+    return explain(with_context(s.error(), "node '" + node.name + "'"));
+  return ok_status();
+}
+
 Status ProductSession::sysctl_step(const PlanNode& node, const ProductStep& step, const TemplateContext&) {
   if (auto s = ctx_.nodes->set_sysctls(node.name, step.sysctls); !s) return with_context(s.error(), "node '" + node.name + "'");
   return ok_status();
@@ -82,6 +91,8 @@ Status ProductSession::daemon_step(const PlanNode& node, const ProductStep& step
 
 Status ProductSession::run_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
   SpawnSpec sp = step_process(node, step, tc);
+  // What is captured is what the command printed on stdout alone (its log lines go apart).
+  if (!step.capture.empty()) sp.stderr_path = sp.stdout_path + ".err";
   NodeRuntime& nodes = *ctx_.nodes;
   // With `retry`, a failing command is run again until it succeeds or the time is up:
   // a bounded probe for daemons whose control socket has no readiness event.
@@ -96,8 +107,17 @@ Status ProductSession::run_step(const PlanNode& node, const ProductStep& step, c
   if (out->timed_out || out->exit_status != 0)
     return explain(make_error("node '" + node.name + "': '" + sp.argv[0] + "' " +
                                   (out->timed_out ? "did not finish in time" : "exited with status " + std::to_string(out->exit_status)) + "\n" +
-                                  log_tail(sp.stdout_path),
+                                  log_tail(sp.stderr_path.empty() ? sp.stdout_path : sp.stderr_path),
                               "see " + sp.stdout_path));
+  if (step.capture.empty()) return ok_status();
+  const std::string output = read_file_text(sp.stdout_path);
+  for (const auto& [name, prefix] : step.capture) {
+    std::string value = captured_value(output, prefix);
+    if (value.empty())
+      return make_error("node '" + node.name + "': '" + sp.argv[0] + "' printed no line starting with '" + prefix + "' (for " + name + ")",
+                        "see " + sp.stdout_path);
+    node_captured_[node.name][name] = value;
+  }
   return ok_status();
 }
 
@@ -106,10 +126,11 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
       {ProductStep::Kind::Daemon, &ProductSession::daemon_step},         {ProductStep::Kind::Run, &ProductSession::run_step},
       {ProductStep::Kind::WaitLink, &ProductSession::wait_link_step},    {ProductStep::Kind::Configure, &ProductSession::configure_step},
       {ProductStep::Kind::CreateLink, &ProductSession::create_link_step}, {ProductStep::Kind::Sysctl, &ProductSession::sysctl_step},
+      {ProductStep::Kind::WaitListen, &ProductSession::wait_listen_step},
   };
-  TemplateContext tc = context_for(&node);
   for (const ProductStep& step : ctx_.spec->steps) {
     if (!node_filter_applies(step.nodes, index)) continue;
+    TemplateContext tc = context_for(&node);  // anew: an earlier step may have captured a value
     if (auto s = (this->*executors.at(step.kind))(node, step, tc); !s) return s;
   }
   return ok_status();
@@ -193,11 +214,16 @@ Result<std::unique_ptr<ProductSession>> ProductSession::start(const Context& ctx
   auto t0 = std::chrono::steady_clock::now();
   // The first node starts last: specs make it the side that initiates (fastd's remote,
   // strongSwan's initiate), and an initiator whose first packets hit closed ports backs off.
-  for (size_t i = ctx.plan->nodes.size(); i-- > 0;)
+  // start_order = "file": first to last (a control server numbers nodes as they join).
+  const size_t n = ctx.plan->nodes.size();
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = ctx.spec->start_in_file_order ? k : n - 1 - k;
     if (auto s = session->run_steps(ctx.plan->nodes[i], i); !s) {
       session->stop();
       return s.error();
     }
+  }
+  if (ctx.service) return session;
   if (auto s = session->wait_ready(); !s) {
     Error e = session->explain(s.error());
     session->stop();
@@ -281,6 +307,29 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
     return make_error("node '" + node_name + "': cannot read the product's counters from '" + output + "'");
   c.has_product = true;
   return c;
+}
+
+std::map<std::string, std::string> ProductSession::captured(const std::string& node) const {
+  auto it = node_captured_.find(node);
+  return it == node_captured_.end() ? std::map<std::string, std::string>{} : it->second;
+}
+
+std::string ProductSession::check_path(const std::string& node_name, const std::string& peer_name) {
+  const auto& path = ctx_.spec->path;
+  const PlanNode* node = ctx_.plan->node(node_name);
+  const PlanNode* peer = ctx_.plan->node(peer_name);
+  if (!path || !node || !peer) return "";
+  TemplateContext tc = context_for(node, peer);
+  SpawnSpec sp;
+  for (const auto& a : path->argv) sp.argv.push_back(expand(a, tc).value());  // checked at validate and in prepare()
+  const std::string expect = expand(path->expect, tc).value();
+  sp.stdout_path = log_dir() + "/" + node_name + "-path.out";
+  auto out = ctx_.nodes->run(node_name, sp, true, 10, ctx_.interrupt_fd);
+  if (!out) return "path not proven: " + out.error().message;
+  std::string text = read_file_text(sp.stdout_path);
+  if (out->exit_status == 0 && text.find(expect) != std::string::npos) return "";
+  std::string first = text.substr(0, text.find('\n'));
+  return "path not proven: '" + sp.argv[0] + "' did not say '" + expect + "'" + (first.empty() ? "" : " (it said: " + first.substr(0, 160) + ")");
 }
 
 void ProductSession::stop() {

@@ -16,6 +16,10 @@
 
 namespace vpnlab {
 
+// Lines of `text` that start with `prefix` give the value after it ("" = all of it,
+// trimmed): what [[prepare]] and run steps capture.
+std::string captured_value(const std::string& text, const std::string& prefix);
+
 // Data-plane threads, alike for every product: [bench] threads, else the node's pinned
 // CPUs, else every CPU ({{threads}} in product templates).
 int data_plane_threads(const Plan& plan, const PlanNode& node);
@@ -47,6 +51,12 @@ class ProductSession {
     // One of several sessions of the product at once (a chain's hop: "hop-2"): its files,
     // secrets and logs go below that name, apart from the others'.
     std::string instance;
+    // A run-scoped service's session (product_services.h): its steps run on its one node,
+    // with no readiness pings and no MTU check (it carries no tunnel).
+    bool service = false;
+    // Per node: values its templates also see (where it reaches the product's services, and
+    // what they printed for it: {{headscale_address}}, {{headscale_authkey}}).
+    std::map<std::string, std::map<std::string, std::string>> node_values;
   };
 
   // Starts the product on every node and waits until each node's pings to every peer's
@@ -58,7 +68,9 @@ class ProductSession {
   // Renders every template, file name, argv, env value and link name of `spec` for every
   // node of `plan` (its VPN nodes) with stand-in keys and captured values, starting
   // nothing: a spec that cannot render is refused at validate, not at bring-up.
-  static Status check_templates(const ProductSpec& spec, const Plan& plan);
+  // `node_values`: stand-ins for the values of the product's services (ProductServices).
+  static Status check_templates(const ProductSpec& spec, const Plan& plan,
+                                const std::map<std::string, std::map<std::string, std::string>>& node_values = {});
 
   double bringup_seconds() const { return bringup_s_; }
   // With mesh_timeout_s: the sweep that found the mesh converged.
@@ -86,6 +98,12 @@ class ProductSession {
   // Stops daemons, last started first (TERM, grace, KILL).
   void stop();
 
+  // The [path] check after a sample from `node` to `peer`: "" when the spec has none or its
+  // command printed what it expects; else why the path is not the one compared.
+  std::string check_path(const std::string& node, const std::string& peer);
+  // What `run` steps with `capture` captured on `node` (a service's auth key).
+  std::map<std::string, std::string> captured(const std::string& node) const;
+
   // Parses "<key> <rx> <tx>" style output: sums the 1-based fields over all lines.
   static bool parse_counter_output(const std::string& text, int rx_field, int tx_field, uint64_t* rx, uint64_t* tx);
 
@@ -101,6 +119,7 @@ class ProductSession {
   Status configure_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
   Status create_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
   Status sysctl_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
+  Status wait_listen_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
   SpawnSpec step_process(const PlanNode& node, const ProductStep& step, const TemplateContext& tc);
   Error explain(Error symptom);
   Status wait_ready();

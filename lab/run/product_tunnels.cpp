@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "lab/run/product_services.h"
+
 namespace vpnlab {
 
 Result<std::unique_ptr<ProductTunnels>> ProductTunnels::start(const ProductSession::Context& ctx) {
@@ -39,7 +41,7 @@ Result<std::unique_ptr<ProductTunnels>> ProductTunnels::start(const ProductSessi
 ProductTunnels::~ProductTunnels() { stop(); }
 
 Status ProductTunnels::check_templates(const ProductSpec& spec, const Plan& plan) {
-  if (!plan.chained()) return ProductSession::check_templates(spec, plan);
+  if (!plan.chained()) return ProductServices::check_templates(spec, plan);
   for (size_t i = 0; i < plan.hops.size(); ++i) {
     ProductSpec hop_spec = spec;
     hop_spec.interface = hop_interface(spec.interface, plan.hops[i].index);
@@ -122,8 +124,13 @@ std::vector<int> ProductTunnels::daemon_pidfds() const {
   return out;
 }
 
+std::string ProductTunnels::check_path(const std::string& from, const std::string& to) {
+  return hop_plans_.empty() ? sessions_.front()->check_path(from, to) : "";
+}
+
 void ProductTunnels::stop() {
   for (auto it = sessions_.rbegin(); it != sessions_.rend(); ++it) (*it)->stop();
+  if (services_) services_->stop();
 }
 
 }  // namespace vpnlab

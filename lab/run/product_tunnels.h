@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/run/product_services.h"
 #include "lab/run/product_session.h"
 
 namespace vpnlab {
@@ -48,8 +49,13 @@ class ProductTunnels {
   Status repin_daemons();
   int underlay_port() const;  // the first hop's (where the plaintext check watches)
   Status check_daemons();
+  // The spec's [path] check from VPN node `from` to `to` (ProductSession::check_path); a
+  // chain's hops are proven by their counters alone.
+  std::string check_path(const std::string& from, const std::string& to);
   std::vector<int> daemon_pidfds() const;
-  void stop();  // the last started first
+  void stop();  // the last started first, then the product's services
+  // The product's services (started before the tunnels): stopped after them.
+  void keep_services(std::unique_ptr<ProductServices> services) { services_ = std::move(services); }
 
  private:
   ProductTunnels() = default;
@@ -59,6 +65,7 @@ class ProductTunnels {
   std::vector<std::unique_ptr<ProductSpec>> hop_specs_;  // ... and its spec (the hop's interface)
   std::vector<std::unique_ptr<ProductSession>> sessions_;
   double bringup_s_ = 0;
+  std::unique_ptr<ProductServices> services_;
 };
 
 }  // namespace vpnlab

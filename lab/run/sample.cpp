@@ -300,6 +300,8 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   row.pps = static_cast<double>(rx_packets) / duration_s;
   row.wire_pps = wire_frames / duration_s;
   row.reason = score_sample(score);
+  // The product's own word on the path its packets took (Tailscale: direct, not relayed).
+  if (row.reason.empty() && tunnel && !procs.empty()) row.reason = c.session->check_path(vpn_of(t.client), vpn_of(procs.front().server));
   if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = delivered;
   row.valid = row.reason.empty();
   row.status = "ok";

@@ -78,6 +78,30 @@ TEST(Products, QuicktunInRawModeFailsThePlaintextCheck) {
   EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
 
+// Tailscale's data path must be direct between the nodes (no relay can carry it: its only
+// DERP region leads nowhere). With the direct path blocked (neither node answers ARP on the
+// underlay, while the control links still work) it never answers, and no row is valid; the
+// service's namespace and process go with the rest.
+TEST(Products, TailscaleWithItsDirectPathBlockedGivesNoValidRow) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "tailscale");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
+  // The same folder elsewhere (its registry build is found by its name), one step more.
+  std::string products = product_variant("tailscale", "tailscale", "[[step]]\ndaemon = [\"tailscaled\"",
+                                         "[[step]]\nsysctl = { \"net/ipv4/conf/lan/arp_ignore\" = \"8\" }\n\n[[step]]\ndaemon = [\"tailscaled\"");
+  ShortRun run = short_run({"tailscale"}, products);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  const auto& outcome = run.report->products[0];
+  EXPECT_FALSE(outcome.started);
+  EXPECT_NE(outcome.failure.find("not ready: from node 'a' to 'b'"), std::string::npos) << outcome.failure;
+  ASSERT_EQ(run.report->rows.size(), 1u);
+  EXPECT_FALSE(run.report->rows[0].valid);
+  EXPECT_TRUE(outcome.leftovers.empty()) << outcome.leftovers.front();
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+}
+
 TEST(Products, AUserspaceStandInForAKernelProductIsRefused) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");

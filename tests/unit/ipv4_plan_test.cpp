@@ -88,6 +88,42 @@ TEST(Plan, AssignsAddressesNamesAndOrder) {
   EXPECT_EQ(p.samples, 10);
 }
 
+// A product's control service: a namespace of its own, a veth pair to each VPN node in a
+// private /24 nothing else uses, a route to that /24 through each node's own pair (one
+// address for the service), and none of it a carrier of the tunnel.
+TEST(Plan, AServiceGetsANamespaceAndAControlLinkToEachNode) {
+  auto plan = make_plan(three_on_a_bridge(), PlanOptions{"run1", "ab12"});
+  ASSERT_TRUE(plan.ok()) << plan.error().format();
+  auto with = plan_with_services(*plan, {"headscale"});
+  ASSERT_TRUE(with.ok()) << with.error().format();
+  const PlanNode* svc = with->node("svc-headscale");
+  ASSERT_NE(svc, nullptr);
+  EXPECT_EQ(svc->ns, "vpnlab-b3-ab12-s-headscale");
+  EXPECT_TRUE(svc->service);
+  EXPECT_FALSE(svc->vpn);
+  EXPECT_EQ(with->vpn_nodes().size(), 3u) << "the service runs no VPN";
+  ASSERT_EQ(with->veths.size(), plan->veths.size() + 3);
+  const PlanVeth& to_a = with->veths[plan->veths.size()];
+  EXPECT_EQ(to_a.ns_a, "vpnlab-b3-ab12-n-a");
+  EXPECT_EQ(to_a.if_a, "ctl-headscale");
+  EXPECT_EQ(to_a.addr_a->str(), "172.31.77.2/30");
+  EXPECT_EQ(to_a.addr_b->str(), "172.31.77.1/30");
+  EXPECT_EQ(with->veths.back().addr_a->str(), "172.31.77.10/30");
+  for (const char* n : {"a", "b", "c"}) {
+    EXPECT_EQ(service_address(*with, "headscale", n), "172.31.77.1") << n;
+    EXPECT_FALSE(with->node(n)->underlay.back().carrier) << n;
+  }
+  ASSERT_EQ(with->routes.size(), plan->routes.size() + 3);
+  EXPECT_EQ(with->routes.back().dest.str(), "172.31.77.0/24");
+  EXPECT_EQ(with->routes.back().via.str(), "172.31.77.9");
+  // A topology that uses 172.31.77.0/24 itself pushes the control network to the next /24.
+  Plan taken = *plan;
+  taken.overlay_subnet = Ipv4Prefix{*parse_ipv4("172.31.77.0"), 24};
+  auto moved = plan_with_services(taken, {"headscale"});
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(service_address(moved.value(), "headscale", "a"), "172.31.78.1");
+}
+
 TEST(Plan, OverridesAndCpuCheck) {
   PlanOptions o{"run1", "ab12", {"wireguard-go"}, 3, 2.0, 0};
   auto plan = make_plan(three_on_a_bridge(), o);

@@ -218,6 +218,29 @@ TEST(ProductSpec, ASysctlStepTakesOnlyTheNodesOwnNetworkSettings) {
   EXPECT_EQ(good->steps.at(0).sysctls, (std::vector<std::pair<std::string, std::string>>{{"net/ipv6/conf/default/disable_ipv6", "0"}}));
 }
 
+TEST(ProductSpec, TailscaleNamesItsControlServiceAndItsPathCheck) {
+  auto t = load_product(VPNLAB_PRODUCTS_DIR, "tailscale");
+  ASSERT_TRUE(t.ok()) << t.error().format();
+  ASSERT_EQ(t->services.size(), 1u);
+  EXPECT_EQ(t->services[0].name, "headscale");
+  EXPECT_EQ(t->services[0].prepare.size(), 2u);
+  EXPECT_EQ(t->services[0].steps.back().capture, (std::vector<std::pair<std::string, std::string>>{{"authkey", ""}}));
+  EXPECT_TRUE(t->start_in_file_order);
+  ASSERT_TRUE(t->path);
+  EXPECT_EQ(t->path->expect, "via {{peer_underlay_address}}:{{port}}");
+  // A service's name becomes a namespace's and template values' part: nothing else.
+  std::string dir = temp_dir();
+  mkdir((dir + "/s").c_str(), 0755);
+  std::ofstream(dir + "/s/product.toml") << "name = \"s\"\ncipher = \"x\"\ninterface = \"s0\"\n[[service]]\nname = \"../x\"\n[[service.step]]\ndaemon = [\"x\"]\n";
+  auto bad = load_product(dir, "s");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().where_and_what(), dir + "/s/product.toml:5:8: service: name '../x' is not 1 to 11 of [a-z0-9]");
+  std::ofstream(dir + "/s/product.toml") << "name = \"s\"\ncipher = \"x\"\ninterface = \"s0\"\n[[step]]\ndaemon = [\"x\"]\ncapture = { k = \"\" }\n";
+  bad = load_product(dir, "s");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().where_and_what(), dir + "/s/product.toml:6:11: step: 'capture' must be a table on a run step");
+}
+
 TEST(ProductSpec, YggdrasilCarriesIpv4InAVxlanToItsPeersAddress) {
   auto y = load_product(VPNLAB_PRODUCTS_DIR, "yggdrasil");
   ASSERT_TRUE(y.ok()) << y.error().format();

@@ -1,0 +1,95 @@
+#include "lab/run/product_services.h"
+
+namespace vpnlab {
+
+namespace {
+
+// A service as a session's spec: its files and steps. Its directories and logs are
+// "PRODUCT-SERVICE" (tailscale-headscale), beside the product's: each bring-up of the
+// product starts from a clean directory of its own, while the service runs.
+ProductSpec service_spec(const ProductSpec& product, const ServiceSpec& svc) {
+  ProductSpec s;
+  s.name = product.name + "-" + svc.name;
+  s.dir = product.dir;
+  s.prepare = svc.prepare;
+  s.steps = svc.steps;
+  return s;
+}
+
+// The one-node plan a service's session runs on.
+Plan service_plan(const Plan& build_plan, const std::string& service) {
+  Plan p = build_plan;
+  p.nodes.clear();
+  if (const PlanNode* n = build_plan.node("svc-" + service)) p.nodes.push_back(*n);
+  p.tests.clear();
+  return p;
+}
+
+}  // namespace
+
+std::vector<std::string> ProductServices::names(const ProductSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& s : spec.services) out.push_back(s.name);
+  return out;
+}
+
+Result<std::unique_ptr<ProductServices>> ProductServices::start(const Plan& build_plan, const ProductSession::Context& ctx) {
+  std::unique_ptr<ProductServices> all(new ProductServices);
+  for (const ServiceSpec& svc : ctx.spec->services) {
+    all->plans_.push_back(std::make_unique<Plan>(service_plan(build_plan, svc.name)));
+    if (all->plans_.back()->nodes.empty()) return make_error("service '" + svc.name + "' has no node in the topology", "build it with plan_with_services");
+    all->specs_.push_back(std::make_unique<ProductSpec>(service_spec(*ctx.spec, svc)));
+    ProductSession::Context sc = ctx;
+    sc.plan = all->plans_.back().get();
+    sc.spec = all->specs_.back().get();
+    sc.instance.clear();
+    sc.service = true;
+    sc.node_values.clear();
+    auto session = ProductSession::start(sc);
+    if (!session) {
+      all->stop();
+      return with_context(session.error(), ctx.spec->name + "'s service '" + svc.name + "'");
+    }
+    const std::string svc_node = sc.plan->nodes.front().name;
+    for (const PlanNode& node : ctx.plan->nodes) {
+      auto& v = all->values_[node.name];
+      v[svc.name + "_address"] = service_address(build_plan, svc.name, node.name);
+      for (const auto& [k, value] : (*session)->captured(svc_node)) v[svc.name + "_" + k] = value;
+    }
+    all->sessions_.push_back(std::move(session.value()));
+  }
+  return all;
+}
+
+std::vector<std::pair<std::string, NodeProcess*>> ProductServices::daemon_processes() const {
+  std::vector<std::pair<std::string, NodeProcess*>> out;
+  for (const auto& s : sessions_)
+    for (const auto& d : s->daemon_processes()) out.push_back(d);
+  return out;
+}
+
+void ProductServices::stop() {
+  for (auto it = sessions_.rbegin(); it != sessions_.rend(); ++it) (*it)->stop();
+  sessions_.clear();
+}
+
+Status ProductServices::check_templates(const ProductSpec& spec, const Plan& vpn_plan) {
+  if (spec.services.empty()) return ProductSession::check_templates(spec, vpn_plan);
+  auto build_plan = plan_with_services(vpn_plan, names(spec));
+  if (!build_plan) return build_plan.error();
+  NodeValues stand_ins;
+  for (const ServiceSpec& svc : spec.services) {
+    Plan sp = service_plan(*build_plan, svc.name);
+    ProductSpec ss = service_spec(spec, svc);
+    ss.tunnel = true;
+    if (auto s = ProductSession::check_templates(ss, sp); !s) return with_context(s.error(), "service '" + svc.name + "'");
+    for (const PlanNode& node : vpn_plan.nodes) {
+      stand_ins[node.name][svc.name + "_address"] = service_address(*build_plan, svc.name, node.name);
+      for (const auto& step : svc.steps)
+        for (const auto& [k, prefix] : step.capture) stand_ins[node.name][svc.name + "_" + k] = "captured";
+    }
+  }
+  return ProductSession::check_templates(spec, vpn_plan, stand_ins);
+}
+
+}  // namespace vpnlab
