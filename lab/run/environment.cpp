@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <functional>
 #include <sstream>
 
 #include <algorithm>
@@ -67,12 +68,24 @@ std::string with_threads(std::string knob, const Plan& plan) {
 
 }  // namespace
 
-Status amend_environment(const std::string& run_dir, const nlohmann::json& fields) {
+namespace {
+
+Status edit_environment(const std::string& run_dir, const std::function<void(nlohmann::json&)>& edit) {
   std::string path = run_dir + "/environment.json";
   auto env = nlohmann::json::parse(read_file_text(path), nullptr, false);
   if (env.is_discarded()) return make_error(path + ": not valid JSON, not amended");
-  env.update(fields);
+  edit(env);
   return replace_file(path, env.dump(2) + "\n", 0640);  // never a truncated provenance
+}
+
+}  // namespace
+
+Status amend_environment(const std::string& run_dir, const nlohmann::json& fields) {
+  return edit_environment(run_dir, [&](nlohmann::json& env) { env.update(fields); });
+}
+
+Status amend_environment_entry(const std::string& run_dir, const std::string& key, const std::string& name, const nlohmann::json& value) {
+  return edit_environment(run_dir, [&](nlohmann::json& env) { env[key][name] = value; });
 }
 
 Status record_run_end(const std::string& run_dir) {

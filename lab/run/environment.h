@@ -21,6 +21,8 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
 
 // Sets top-level fields of RUN_DIR/environment.json (what is learnt during a run).
 Status amend_environment(const std::string& run_dir, const nlohmann::json& fields);
+// Sets environment.json's key[name] (one product's entry of a per-product record).
+Status amend_environment_entry(const std::string& run_dir, const std::string& key, const std::string& name, const nlohmann::json& value);
 // Adds the end time and the steal counter at the end.
 Status record_run_end(const std::string& run_dir);
 

@@ -13,6 +13,10 @@ Result<std::vector<NodeRuntime::MachineCpu>> NodeRuntime::cpu_times() {
   return std::vector<MachineCpu>{{"", read_cpu_times(), read_cpu_times_per_cpu()}};
 }
 
+Result<std::map<std::string, bool>> NodeRuntime::link_offloads(const std::string&, const std::string&) {
+  return make_error("offloads are not read on the " + backend() + " backend");
+}
+
 Result<SweepResult> NodeRuntime::sweep_mesh(const Plan&, double, int) {
   return make_error("the " + backend() + " backend cannot probe a whole mesh at once", "mesh-scale runs ('vpnlab scale') use the netns backend");
 }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +72,9 @@ class NodeRuntime {
   // every other one's overlay address until each pair answered. By default an error: a
   // backend that cannot probe all nodes at once says so.
   virtual Result<SweepResult> sweep_mesh(const Plan& plan, double timeout_s, int interrupt_fd);
+  // The offload features of a link as ethtool names them ("tx-tcp-segmentation": on): what
+  // a product turned on for its TUN (GSO/GRO). Default: not read on this backend.
+  virtual Result<std::map<std::string, bool>> link_offloads(const std::string& node, const std::string& ifname);
   // A machine this runtime can no longer reach, named for a row's reason ("host 'h1': agent
   // lost (...)"), or "" while every one answers. A failure then is that machine's, not the
   // product's. Local backends lose nothing.

@@ -88,6 +88,9 @@ class NetnsRuntime : public NodeRuntime {
     if (!mnt) return mnt.error();
     return vpnlab::set_rps(topo_->ns_of_node(node).fd.get(), *mnt, ifnames, cpus);
   }
+  Result<std::map<std::string, bool>> link_offloads(const std::string& node, const std::string& ifname) override {
+    return read_offloads(topo_->ns_of_node(node).fd.get(), ifname);
+  }
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     return set_segmentation_offloads(topo_->ns_of_node(node).fd.get(), ifname, on);
   }
