@@ -13,7 +13,8 @@
 # Reads one value per line in [[source]]: version, go (a string or a one-line array; an entry
 # "PACKAGE@vX" has a version of its own: a helper from another module, as Tailscale's
 # headscale), cargo, module_version (the go version when it is not "v" + version), rename
-# (["built=run-as"]), default (products/README.md).
+# (["built=run-as"]), default, build (another product's build at the same version: built
+# there, once) (products/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cache="${VPNLAB_CACHE:-/var/cache/vpnlab}/products"
@@ -22,10 +23,11 @@ export PATH="$PATH:/usr/local/go/bin:${HOME:-/root}/.cargo/bin"
 # The machine's own Go, never a toolchain fetched because a module asks for a newer one.
 export GOTOOLCHAIN=local GOFLAGS="${GOFLAGS:--buildvcs=false}"
 
-# Prints "version<TAB>kind<TAB>what<TAB>module_version<TAB>renames" per [[source]] of a product.toml.
+# Prints "version|kind|what|module_version|renames|build" per [[source]] of a product.toml
+# ('|', not a tab: read would merge a run of tabs and shift the empty fields).
 sources_of() {
   awk '
-    function flush() { if (in_src && version != "" && kind != "") print version "\t" kind "\t" what "\t" modver "\t" rename; version = kind = what = modver = rename = "" }
+    function flush() { if (in_src && version != "" && kind != "") print version "|" kind "|" what "|" modver "|" rename "|" build; version = kind = what = modver = rename = build = "" }
     /^\[\[source\]\]/ { flush(); in_src = 1; next }
     /^\[/ { flush(); in_src = 0; next }
     !in_src { next }
@@ -33,6 +35,7 @@ sources_of() {
       line = $0; sub(/#.*/, "", line)
       if (match(line, /^[ \t]*version[ \t]*=[ \t]*"[^"]*"/)) { split(line, q, "\""); version = q[2] }
       else if (match(line, /^[ \t]*module_version[ \t]*=[ \t]*"[^"]*"/)) { split(line, q, "\""); modver = q[2] }
+      else if (match(line, /^[ \t]*build[ \t]*=[ \t]*"[^"]*"/)) { split(line, q, "\""); build = q[2] }
       else if (match(line, /^[ \t]*cargo[ \t]*=[ \t]*"[^"]*"/)) { split(line, q, "\""); kind = "cargo"; what = q[2] }
       else if (match(line, /^[ \t]*rename[ \t]*=/)) { n = split(line, q, "\""); for (i = 2; i <= n; i += 2) rename = rename (rename == "" ? "" : " ") q[i] }
       else if (match(line, /^[ \t]*go[ \t]*=/)) {
@@ -134,8 +137,12 @@ failed=0
 for name in "${names[@]}"; do
   spec="products/$name/product.toml"
   [ -f "$spec" ] || { echo "build-products: no $spec" >&2; failed=$((failed + 1)); continue; }
-  while IFS=$'\t' read -r version kind what modver renames; do
-    build_one "$name" "$version" "$kind" "$what" "$modver" "$renames" || failed=$((failed + 1))
+  while IFS='|' read -r version kind what modver renames build; do
+    # Another product's build (build = "easytier"): made under its name, once.
+    if [ -n "$build" ] && ! [[ "$build" =~ ^[a-z0-9-]+$ ]]; then
+      echo "build-products: $name: [[source]] build '$build' is not a product name; not built" >&2; failed=$((failed + 1)); continue
+    fi
+    build_one "${build:-$name}" "$version" "$kind" "$what" "$modver" "$renames" || failed=$((failed + 1))
   done < <(sources_of "$spec")
 done
 echo "build-products: done in $(( $(date +%s) - all_start )) s, $failed not built"

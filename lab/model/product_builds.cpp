@@ -31,7 +31,7 @@ bool build_is_there(const std::string& product, const std::string& version) {
 Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   bool have_default = false;
   return for_each_table(r, root, "source", [&](const toml::table& t) -> Status {
-    if (auto s = r.only_keys(t, "source", {"version", "go", "cargo", "module_version", "rename", "default"}); !s) return s;
+    if (auto s = r.only_keys(t, "source", {"version", "go", "cargo", "module_version", "rename", "default", "build"}); !s) return s;
     ProductSource src;
     const SourcePos pos = pos_of(t);
     if (auto s = get_string(r, t, "version", "source", &src.version, true, pos); !s) return s;
@@ -69,6 +69,9 @@ Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* 
         (src.module_version.front() != 'v' || src.module_version.find_first_not_of("v0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+-") != std::string::npos))
       return r.at(*t.get("module_version"), "source: module_version '" + src.module_version + "' is not a Go version", "e.g. \"v0.0.0-20260522210424-ecfc5a8d5446\"");
     if (auto s = get_bool(r, t, "default", "source", &src.is_default); !s) return s;
+    if (auto s = get_string(r, t, "build", "source", &src.build_of, false, pos); !s) return s;
+    if (!src.build_of.empty() && src.build_of.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+      return r.at(*t.get("build"), "source: build '" + src.build_of + "' is not a product name", "name the product whose build this is, e.g. \"easytier\"");
     std::vector<std::string> renames;  // the build script renames; here only checked
     if (auto s = get_string_list(r, t, "rename", "source", &renames, nullptr); !s) return s;
     for (const auto& pair : renames)
@@ -84,8 +87,8 @@ Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* 
 
 void use_build(ProductSpec* spec, const ProductSource& source) {
   const std::string product = spec->name.substr(0, spec->name.find('@'));
-  const std::string dir = product_build_dir(product, source.version);
-  if (!build_is_there(product, source.version)) {
+  const std::string dir = product_build_dir(source.owner(product), source.version);
+  if (!build_is_there(source.owner(product), source.version)) {
     // The build script's record, read bounded like any file vpnlab did not just write.
     auto failed = read_input_file(dir + "/failed", 64 * 1024);
     std::string why = failed ? *failed : "";

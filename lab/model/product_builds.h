@@ -20,6 +20,11 @@ struct ProductSource {
   std::vector<std::string> packages;  // go: the module paths of its commands; cargo: the crate
   std::string module_version;         // go: when it is not "v" + version (a pseudo-version)
   bool is_default = false;            // the plain name runs this build
+  // build = "easytier": this build is that product's, at the same version (one crate built
+  // once, run by two specs: easytier and easytier-plain); "" = the product's own.
+  std::string build_of;
+  // Whose cache directory holds it: build_of, else `product`.
+  std::string owner(const std::string& product) const { return build_of.empty() ? product : build_of; }
   // The command that builds it: "go install MODULE@vVERSION ..." / "cargo install --locked --version V CRATE".
   std::string command() const;
 };

@@ -207,7 +207,7 @@ Status parse_services(const TomlReader& r, const toml::table& root, ProductSpec*
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
                                              "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
-                                             "ready", "counters", "source", "origin", "service", "start_order", "path"});
+                                             "ready", "counters", "source", "origin", "service", "start_order", "path", "encrypted"});
       !s)
     return s;
   std::string name;
@@ -223,6 +223,10 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (auto s = get_string_list(r, root, "binaries", "product", &spec->binaries, nullptr); !s) return s;
   if (auto s = get_string_list(r, root, "version", "product", &spec->version_argv, nullptr); !s) return s;
   if (auto s = get_bool(r, root, "tunnel", "product", &spec->tunnel); !s) return s;
+  if (auto s = get_bool(r, root, "encrypted", "product", &spec->encrypted); !s) return s;
+  if (!spec->encrypted && spec->cipher.rfind("none", 0) != 0)
+    return r.at(*root.get("encrypted"), "product: encrypted = false but its cipher is '" + spec->cipher + "'",
+                "start the cipher with \"none\" (e.g. \"none (encryption off)\"): it keeps the product out of the tunnels' conclusion");
   if (auto s = get_string(r, root, "interface", "product", &spec->interface, spec->tunnel, SourcePos{1, 1}); !s) return s;
   if (auto s = get_string(r, root, "keys", "product", &spec->keys, false, {}); !s) return s;
   if (auto s = get_string(r, root, "interface_kind", "product", &spec->interface_kind, false, {}); !s) return s;

@@ -102,6 +102,10 @@ struct ProductSpec {
   std::vector<std::string> binaries;
   std::vector<std::string> version_argv;
   bool tunnel = true;  // false: the no-tunnel baseline
+  // false: a tunnel run with its encryption off (easytier-plain): its payload must show on
+  // the underlay, and its cipher starts with "none", so it stays out of the tunnels'
+  // conclusion like the baseline.
+  bool encrypted = true;
   std::string interface;
   std::string underlay_port;   // where its packets travel (templated; default "{{port}}")
   std::string interface_kind;  // checked after bring-up when set: e.g. "wireguard", not a TUN

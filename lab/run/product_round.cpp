@@ -149,9 +149,10 @@ Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTun
   path.spec.kind = "throughput";
   outcome->plaintext = plaintext_check(SampleContext{&plan, &path, &spec, &topo, &session, raw, logs, c.opts->interrupt_fd}, interrupted);
   outcome->plaintext_checked = true;
-  spdlog::info("  plaintext check: {}", outcome->plaintext.empty() ? (spec.tunnel ? "no payload in clear on the underlay"
-                                                                                 : "payload seen in clear, as it must be without a tunnel")
-                                                                  : outcome->plaintext);
+  const char* as_expected = !spec.tunnel      ? "payload seen in clear, as it must be without a tunnel"
+                            : !spec.encrypted ? "payload seen in clear, as its spec says (encrypted = false)"
+                                              : "no payload in clear on the underlay";
+  spdlog::info("  plaintext check: {}", outcome->plaintext.empty() ? as_expected : outcome->plaintext);
   return ok_status();
 }
 

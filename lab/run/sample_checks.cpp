@@ -23,13 +23,16 @@ std::string plaintext_check(SampleContext c, bool* interrupted) {
   if (row.status != "ok" || (c.spec->tunnel && !row.valid)) return "plaintext check: the sample failed: " + row.reason;
   std::string frames = std::to_string(seen.frames) + " frames on " + vpn_node + "/" + ifname + " watched, " + std::to_string(seen.drops) +
                        " not captured";
-  if (c.spec->tunnel && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
+  if (c.spec->tunnel && c.spec->encrypted && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
   // Each row proves with exact counters that the underlay carried at least iperf3's bytes;
   // the watch (which may miss frames under load) proves those bytes used the product's port.
   if (c.spec->tunnel && (delivered == 0 || seen.ipv4_bytes == 0 || seen.port_bytes < seen.ipv4_bytes * 99 / 100))
     return "only " + std::to_string(seen.port_bytes) + " of " + std::to_string(seen.ipv4_bytes) + " IPv4 bytes on the underlay used port " +
            std::to_string(port) + " (" + frames + ")";
   if (!c.spec->tunnel && !seen.pattern_seen) return "plaintext check is blind: no payload seen on the baseline (" + frames + ")";
+  // A tunnel whose spec says encrypted = false must show it: else the check saw nothing.
+  if (c.spec->tunnel && !c.spec->encrypted && !seen.pattern_seen)
+    return "plaintext check is blind: no payload seen in clear, though the spec says encrypted = false (" + frames + ")";
   return "";
 }
 

@@ -241,6 +241,21 @@ TEST(ProductSpec, TailscaleNamesItsControlServiceAndItsPathCheck) {
   EXPECT_EQ(bad.error().where_and_what(), dir + "/s/product.toml:6:11: step: 'capture' must be a table on a run step");
 }
 
+// A tunnel with its encryption off is said so twice: encrypted = false, and a cipher that
+// starts with "none" (what keeps its rows out of the tunnels' conclusion).
+TEST(ProductSpec, AnUnencryptedTunnelMustSayNoneAsItsCipher) {
+  auto plain = load_product(VPNLAB_PRODUCTS_DIR, "easytier-plain");
+  ASSERT_TRUE(plain.ok()) << plain.error().format();
+  EXPECT_FALSE(plain->encrypted);
+  EXPECT_EQ(plain->sources.at(0).owner("easytier-plain"), "easytier") << "one build, made under easytier's name";
+  std::string dir = temp_dir();
+  mkdir((dir + "/u").c_str(), 0755);
+  std::ofstream(dir + "/u/product.toml") << "name = \"u\"\ncipher = \"AES\"\nencrypted = false\ninterface = \"u0\"\n";
+  auto bad = load_product(dir, "u");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().where_and_what(), dir + "/u/product.toml:3:13: product: encrypted = false but its cipher is 'AES'");
+}
+
 TEST(ProductSpec, YggdrasilCarriesIpv4InAVxlanToItsPeersAddress) {
   auto y = load_product(VPNLAB_PRODUCTS_DIR, "yggdrasil");
   ASSERT_TRUE(y.ok()) << y.error().format();
