@@ -1,6 +1,7 @@
 // Every shipped product, for real: comes up on two fresh namespaces, carries the overlay
 // MTU with DF, moves a short iperf3 sample through its tunnel (counters prove it), and
 // leaves nothing behind. A product not installed here is skipped with its reason.
+#include <chrono>
 #include <fstream>
 
 #include "lab/cli/run_request.h"
@@ -98,6 +99,28 @@ TEST(Products, TailscaleWithItsDirectPathBlockedGivesNoValidRow) {
   EXPECT_NE(outcome.failure.find("not ready: from node 'a' to 'b'"), std::string::npos) << outcome.failure;
   ASSERT_EQ(run.report->rows.size(), 1u);
   EXPECT_FALSE(run.report->rows[0].valid);
+  EXPECT_TRUE(outcome.leftovers.empty()) << outcome.leftovers.front();
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+}
+
+// A control service that never becomes ready is the product's located failure within its
+// step's timeout, and leaves nothing: its process and namespace go with the topology.
+TEST(Products, AServiceThatNeverComesUpIsALocatedFailureThatLeavesNothing) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "tailscale");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
+  // headscale listens on 8080; the variant waits for a port nothing opens.
+  std::string products = product_variant("tailscale", "tailscale", "wait_listen = \"8080\"\ntimeout = \"20s\"", "wait_listen = \"8099\"\ntimeout = \"2s\"");
+  auto t0 = std::chrono::steady_clock::now();
+  ShortRun run = short_run({"tailscale"}, products);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  const auto& outcome = run.report->products[0];
+  EXPECT_FALSE(outcome.started);
+  EXPECT_NE(outcome.failure.find("tailscale's service 'headscale': node 'svc-headscale': nothing listens on TCP port 8099 after 2 s"), std::string::npos)
+      << outcome.failure;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30) << "two bring-ups of 2 s each, not the ready timeout";
   EXPECT_TRUE(outcome.leftovers.empty()) << outcome.leftovers.front();
   EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
