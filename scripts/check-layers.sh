@@ -29,6 +29,7 @@ layer_of() {
     lab/backends/hosts/*) echo hosts ;;
     lab/run/*) echo run ;;
     lab/results/*) echo results ;;
+    lab/history/*) echo history ;;
     lab/cli/*) echo cli ;;
     *) echo none ;;
   esac
@@ -48,7 +49,8 @@ declare -A allowed=(
   [hosts]="base model kernel runtime netns_backend agent hosts"
   [run]="base model record runtime run"
   [results]="base model record results"
-  [cli]="base model record kernel runtime agent netns_backend vm hosts run results cli"
+  [history]="base model record results history"
+  [cli]="base model record kernel runtime agent netns_backend vm hosts run results history cli"
 )
 
 declare -A pairs=()

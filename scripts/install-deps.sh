@@ -5,6 +5,8 @@ set -euo pipefail
 build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-3-dev
   libtomlplusplus-dev libspdlog-dev libboost-dev libboost-filesystem-dev
   nlohmann-json3-dev libsodium-dev libgtest-dev libvirt-dev libarchive-dev
+  # The history of runs (lab/history): an embedded SQLite file, no server.
+  libsqlite3-dev
   # The man page (help2man, from the CLI's own help) and the .deb (CPack: dpkg-deb,
   # dpkg-shlibdeps for Depends:, file to find the ELF files); man-db renders the page.
   help2man dpkg-dev file man-db

@@ -16,6 +16,7 @@ inline constexpr uint64_t kMaxTopologyBytes = 16ull << 20;    // a 1000-node gen
 inline constexpr uint64_t kMaxRunFileBytes = 32ull << 20;     // results.csv: 1000 samples x 40 product-tests is ~20 MB
 inline constexpr uint64_t kMaxRawSampleBytes = 16ull << 20;   // one iperf3 JSON, round-trip or RSS series
 inline constexpr uint64_t kMaxRunJsonBytes = 4ull << 20;      // environment.json, audit.json: ~0.1 MB for 1000 nodes
+inline constexpr uint64_t kMaxToolOutputBytes = 1ull << 20;   // what a product's tool prints for a value (a key, counters, a ping line)
 
 // The file's text, or an error naming it: not there (errno), not a regular file (a FIFO, a
 // device, a directory), or larger than `max_bytes` (before reading, or grown while read).

@@ -68,6 +68,7 @@ const std::vector<OptionDef>& option_defs() {
                             "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with\n"
                             "                   'plan --precision': the earlier run whose spread predicts the rounds; with 'product new':\n"
                             "                   the product whose spec and templates the new one copies"},
+      {"--history", "PATH", "the history file (default $VPNLAB_HISTORY, else /var/lib/vpnlab/history.sqlite as root, else ~/.local/share/vpnlab/history.sqlite)"},
       {"--binary", "PATH", "product new: your build (an absolute path), run where the --from product runs its main binary"},
       {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best"},
       {"--threshold-cpu", "X", "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best"},
@@ -87,6 +88,7 @@ const std::vector<OptionDef>& option_defs() {
       {"--force", "", "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts)"},
       {"--rebuild", "", "build again even if the cache holds the image"},
       {"--dry-run", "", "list what would be removed; remove nothing"},
+      {"--no-history", "", "do not add this run to the history"},
       {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text"},
       {"--markdown", "", "print the verdicts as a Markdown table (a CI job's step summary)"},
   };
@@ -120,6 +122,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     const bool takes_value = option_def(s) && *option_def(s)->value;
     if (!takes_value && inline_value) { usage_error(verb, s + " takes no value"); return std::nullopt; }
     if (s == "--dry-run") { a.dry_run = true; continue; }
+    if (s == "--no-history") { a.no_history = true; continue; }
     if (s == "--no-pin") { a.no_pin = true; continue; }
     if (s == "--sequential") { a.sequential = true; continue; }
     if (s == "--relative") { a.relative = true; continue; }
@@ -139,6 +142,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     else if (s == "--resume") a.resume_dir = v;
     else if (s == "--from") a.from_dir = v;
     else if (s == "--binary") a.binary = v;
+    else if (s == "--history") a.history_path = v;
     else if (s == "--test") a.test = v;
     else if (s == "--vs") a.vs = v;
     else if (s == "--sort") {

@@ -27,6 +27,7 @@ struct Args {
   std::string resume_dir;
   std::string from_dir;  // run/plan --from RUN_DIR; product new --from PRODUCT
   std::string binary;    // product new --binary PATH
+  std::string history_path;  // --history PATH: the history file (default: default_history_path())
   std::string test;  // compare --test T
   std::string vs;    // run/report --vs PRODUCT: every other product against it
   bool file_order = false;  // run/report --sort file: the table in the order products ran
@@ -37,6 +38,7 @@ struct Args {
   std::optional<int> min_rounds;     // --min-rounds 5
   std::vector<int> nodes;            // scale --nodes 5,25: mesh sizes
   bool dry_run = false;
+  bool no_history = false;  // run --no-history: the run is not added to the history
   bool no_pin = false;
   bool sequential = false;
   bool relative = false;

@@ -28,6 +28,7 @@
 #include "lab/cli/compare_command.h"
 #include "lab/cli/diff_command.h"
 #include "lab/cli/doctor.h"
+#include "lab/cli/history_command.h"
 #include "lab/cli/json_output.h"
 #include "lab/cli/product_new.h"
 #include "lab/cli/run_outputs.h"
@@ -258,6 +259,7 @@ int cmd_run(const Args& given) {
     for (const auto& l : p.leftovers) std::cout << "! " << p.product << " left behind: " << l << "\n";
   }
   std::cout << "results: " << opts.run_dir << "/results.csv\n";
+  if (!report->interrupted && outputs.output_error.empty() && !a.no_history) add_to_history(a.history_path, opts.run_dir);
   if (report->interrupted) {
     std::cerr << "vpnlab: interrupted: finished samples are kept in " << opts.run_dir << "/results.csv\n";
     return kExitInterrupted;
@@ -436,15 +438,17 @@ const std::vector<Verb>& verbs() {
        "printed when it ends (no stdin).", {}, cmd_exec},
       {"down", "down FILE", "Removes a topology made by 'up' (guests too) and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
-       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--sort fastest|file] [--backend B]",
+       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--sort fastest|file] [--backend B] [--history PATH | --no-history]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
+       "A finished run is then added to the history ('vpnlab history'); a history that cannot take it costs the run nothing\n"
+       "(a warning; 'vpnlab history import RUN' adds it later).\n"
        "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
        "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
        "Exit codes: 0 every row valid; 4 a product x test has no valid row (a product that never came up, every sample\n"
        "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
        "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
-        "--min-rounds", "--vs", "--sort", "--backend"}, cmd_run},
+        "--min-rounds", "--vs", "--sort", "--backend", "--history", "--no-history"}, cmd_run},
       {"scale", "scale FILE [--product NAME]... [--nodes N[,N]...] [--out DIR]",
        "Mesh scale: for each mesh size of FILE's [scale] (N nodes on one bridge, every node a peer of every other) and each\n"
        "product, on a fresh mesh: seconds until every node pair answers through the tunnel (all probed at once), the\n"
@@ -465,6 +469,11 @@ const std::vector<Verb>& verbs() {
        "spec and templates, running your build where PRODUCT runs its main binary (its first 'binaries' entry). Then\n"
        "'vpnlab run FILE --product NAME' measures it like any product.",
        {"--from", "--binary"}, cmd_product},
+      {"history", "history [--history PATH] [--json] | history import RUN... [--history PATH]",
+       "Lists the runs kept in the history (an SQLite file: every run's provenance and rows, for trends across runs and\n"
+       "versions). 'history import RUN...' adds run directories to it, each in one transaction; a run already there adds\n"
+       "nothing. A file that is not a vpnlab history, is damaged or is of a newer schema is refused, never overwritten.",
+       {"--history", "--json"}, cmd_history},
       {"diff", "diff RUN_A RUN_B [--threshold X] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--relative] [--force] [--json|--markdown]\n"
                "           | diff RUN [the same thresholds] [--json|--markdown]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its interval\n"

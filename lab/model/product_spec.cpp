@@ -170,6 +170,29 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   return ok_status();
 }
 
+// The [[file]] tables of `parent` (a product's, or a service's [[service.file]]): node-scope
+// files rendered from templates in the product folder.
+Status parse_files(const TomlReader& r, const toml::table& parent, const std::string& dir, std::vector<PrepareStep>* out) {
+  return for_each_table(r, parent, "file", [&](const toml::table& t) -> Status {
+    if (auto s = r.only_keys(t, "file", {"name", "template", "secret", "executable"}); !s) return s;
+    PrepareStep f;
+    if (auto s = get_string(r, t, "name", "file", &f.file, true, pos_of(t)); !s) return s;
+    if (auto s = parse_template_file(r, t, dir, "file", &f); !s) return s;
+    out->push_back(std::move(f));
+    return ok_status();
+  });
+}
+
+// The [[step]] tables of `parent` (a product's, or a service's [[service.step]]).
+Status parse_steps(const TomlReader& r, const toml::table& parent, std::vector<ProductStep>* out) {
+  return for_each_table(r, parent, "step", [&](const toml::table& t) -> Status {
+    ProductStep step;
+    if (auto s = parse_step(r, t, &step); !s) return s;
+    out->push_back(std::move(step));
+    return ok_status();
+  });
+}
+
 // [[service]]: name, its [[service.file]] templates and [[service.step]] steps.
 Status parse_services(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   return for_each_table(r, root, "service", [&](const toml::table& t) -> Status {
@@ -180,24 +203,8 @@ Status parse_services(const TomlReader& r, const toml::table& root, ProductSpec*
       return r.at(*t.get("name"), "service: name '" + svc.name + "' is not 1 to 11 of [a-z0-9]", "it names a namespace and template values, e.g. \"headscale\"");
     for (const auto& other : spec->services)
       if (other.name == svc.name) return r.at(*t.get("name"), "service: a second service '" + svc.name + "'", "give each its own name");
-    if (auto s = for_each_table(r, t, "file", [&](const toml::table& f) -> Status {
-          if (auto s = r.only_keys(f, "file", {"name", "template", "secret", "executable"}); !s) return s;
-          PrepareStep p;
-          if (auto s = get_string(r, f, "name", "file", &p.file, true, pos_of(f)); !s) return s;
-          if (auto s = parse_template_file(r, f, spec->dir, "file", &p); !s) return s;
-          svc.prepare.push_back(std::move(p));
-          return ok_status();
-        });
-        !s)
-      return s;
-    if (auto s = for_each_table(r, t, "step", [&](const toml::table& st) -> Status {
-          ProductStep step;
-          if (auto s = parse_step(r, st, &step); !s) return s;
-          svc.steps.push_back(std::move(step));
-          return ok_status();
-        });
-        !s)
-      return s;
+    if (auto s = parse_files(r, t, spec->dir, &svc.prepare); !s) return s;
+    if (auto s = parse_steps(r, t, &svc.steps); !s) return s;
     if (svc.steps.empty()) return r.at(pos_of(t), "service '" + svc.name + "' has no [[service.step]]", "start its daemon with daemon = [argv]");
     spec->services.push_back(std::move(svc));
     return ok_status();
@@ -247,16 +254,7 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (spec->interface.size() > 15)
     return r.at(*root.get("interface"), "product: interface name '" + spec->interface + "' is longer than 15 characters", "shorten it");
 
-  if (auto s = for_each_table(r, root, "file", [&](const toml::table& t) -> Status {
-        if (auto s = r.only_keys(t, "file", {"name", "template", "secret", "executable"}); !s) return s;
-        PrepareStep f;
-        if (auto s = get_string(r, t, "name", "file", &f.file, true, pos_of(t)); !s) return s;
-        if (auto s = parse_template_file(r, t, spec->dir, "file", &f); !s) return s;
-        spec->prepare.push_back(std::move(f));
-        return ok_status();
-      });
-      !s)
-    return s;
+  if (auto s = parse_files(r, root, spec->dir, &spec->prepare); !s) return s;
   if (auto s = for_each_table(r, root, "prepare", [&](const toml::table& t) -> Status {
         PrepareStep p;
         if (auto s = parse_prepare(r, t, spec->dir, &p); !s) return s;
@@ -265,14 +263,7 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
       });
       !s)
     return s;
-  if (auto s = for_each_table(r, root, "step", [&](const toml::table& t) -> Status {
-        ProductStep step;
-        if (auto s = parse_step(r, t, &step); !s) return s;
-        spec->steps.push_back(std::move(step));
-        return ok_status();
-      });
-      !s)
-    return s;
+  if (auto s = parse_steps(r, root, &spec->steps); !s) return s;
   if (auto s = parse_sources(r, root, spec); !s) return s;
   if (auto s = parse_services(r, root, spec); !s) return s;
   std::string order = "reverse";

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
 #include "lab/run/product_session.h"
 
 namespace vpnlab {
@@ -241,9 +242,10 @@ Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const 
                           (out->timed_out ? "timed out" : "status " + std::to_string(out->exit_status)) + ")\n" + log_tail(sp.stderr_path),
                       "see " + sp.stderr_path);
   if (step.capture.empty()) return ok_status();
-  const std::string output = read_file_text(sp.stdout_path);
+  auto output = read_input_file(sp.stdout_path, kMaxToolOutputBytes);
+  if (!output) return with_context(output.error(), where + ": what '" + sp.argv[0] + "' printed");
   for (const auto& [name, prefix] : step.capture) {
-    std::string value = captured_value(output, prefix);
+    std::string value = captured_value(*output, prefix);
     if (value.empty())
       return make_error(where + ": '" + sp.argv[0] + "' printed no line starting with '" + prefix + "' (for " + name + ")",
                         "see " + sp.stdout_path);

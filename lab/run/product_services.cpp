@@ -25,6 +25,9 @@ Plan service_plan(const Plan& build_plan, const std::string& service) {
   return p;
 }
 
+// What a node's templates call a service's value: {{headscale_address}}, {{headscale_authkey}}.
+std::string value_name(const ServiceSpec& svc, const std::string& key) { return svc.name + "_" + key; }
+
 }  // namespace
 
 std::vector<std::string> ProductServices::names(const ProductSpec& spec) {
@@ -53,19 +56,12 @@ Result<std::unique_ptr<ProductServices>> ProductServices::start(const Plan& buil
     const std::string svc_node = sc.plan->nodes.front().name;
     for (const PlanNode& node : ctx.plan->nodes) {
       auto& v = all->values_[node.name];
-      v[svc.name + "_address"] = service_address(build_plan, svc.name, node.name);
-      for (const auto& [k, value] : (*session)->captured(svc_node)) v[svc.name + "_" + k] = value;
+      v[value_name(svc, "address")] = service_address(build_plan, svc.name, node.name);
+      for (const auto& [k, value] : (*session)->captured(svc_node)) v[value_name(svc, k)] = value;
     }
     all->sessions_.push_back(std::move(session.value()));
   }
   return all;
-}
-
-std::vector<std::pair<std::string, NodeProcess*>> ProductServices::daemon_processes() const {
-  std::vector<std::pair<std::string, NodeProcess*>> out;
-  for (const auto& s : sessions_)
-    for (const auto& d : s->daemon_processes()) out.push_back(d);
-  return out;
 }
 
 void ProductServices::stop() {
@@ -84,9 +80,9 @@ Status ProductServices::check_templates(const ProductSpec& spec, const Plan& vpn
     ss.tunnel = true;
     if (auto s = ProductSession::check_templates(ss, sp); !s) return with_context(s.error(), "service '" + svc.name + "'");
     for (const PlanNode& node : vpn_plan.nodes) {
-      stand_ins[node.name][svc.name + "_address"] = service_address(*build_plan, svc.name, node.name);
+      stand_ins[node.name][value_name(svc, "address")] = service_address(*build_plan, svc.name, node.name);
       for (const auto& step : svc.steps)
-        for (const auto& [k, prefix] : step.capture) stand_ins[node.name][svc.name + "_" + k] = "captured";
+        for (const auto& [k, prefix] : step.capture) stand_ins[node.name][value_name(svc, k)] = "captured";
     }
   }
   return ProductSession::check_templates(spec, vpn_plan, stand_ins);

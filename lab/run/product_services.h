@@ -24,7 +24,6 @@ class ProductServices {
 
   // Per VPN node: NAME_address and NAME_VALUE for each value a step captured.
   const NodeValues& node_values() const { return values_; }
-  std::vector<std::pair<std::string, NodeProcess*>> daemon_processes() const;
   void stop();  // the last started first
 
   // The service names of a spec, in file order (plan_with_services' argument).

@@ -1,7 +1,5 @@
 #include "lab/run/product_session.h"
 
-#include "lab/base/fs_util.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,9 +9,11 @@
 #include <sstream>
 #include <thread>
 
-#include "lab/base/fault.h"
-
 #include <spdlog/spdlog.h>
+
+#include "lab/base/fault.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
 
 namespace vpnlab {
 
@@ -110,9 +110,10 @@ Status ProductSession::run_step(const PlanNode& node, const ProductStep& step, c
                                   log_tail(sp.stderr_path.empty() ? sp.stdout_path : sp.stderr_path),
                               "see " + sp.stdout_path));
   if (step.capture.empty()) return ok_status();
-  const std::string output = read_file_text(sp.stdout_path);
+  auto output = read_input_file(sp.stdout_path, kMaxToolOutputBytes);
+  if (!output) return with_context(output.error(), "node '" + node.name + "': what '" + sp.argv[0] + "' printed");
   for (const auto& [name, prefix] : step.capture) {
-    std::string value = captured_value(output, prefix);
+    std::string value = captured_value(*output, prefix);
     if (value.empty())
       return make_error("node '" + node.name + "': '" + sp.argv[0] + "' printed no line starting with '" + prefix + "' (for " + name + ")",
                         "see " + sp.stdout_path);
@@ -302,7 +303,9 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
   auto out = ctx_.nodes->run(node_name, sp, true, 5, ctx_.interrupt_fd);
   if (!out) return out.error();
   if (out->exit_status != 0) return make_error("node '" + node_name + "': counter command failed\n" + log_tail(sp.stderr_path));
-  const std::string output = read_file_text(sp.stdout_path);
+  auto read = read_input_file(sp.stdout_path, kMaxToolOutputBytes);
+  if (!read) return with_context(read.error(), "node '" + node_name + "': the product's counters");
+  const std::string& output = *read;
   if (!parse_counter_output(output, spec.counters->rx_field, spec.counters->tx_field, &c.product_rx, &c.product_tx))
     return make_error("node '" + node_name + "': cannot read the product's counters from '" + output + "'");
   c.has_product = true;
@@ -326,7 +329,9 @@ std::string ProductSession::check_path(const std::string& node_name, const std::
   sp.stdout_path = log_dir() + "/" + node_name + "-path.out";
   auto out = ctx_.nodes->run(node_name, sp, true, 10, ctx_.interrupt_fd);
   if (!out) return "path not proven: " + out.error().message;
-  std::string text = read_file_text(sp.stdout_path);
+  auto read = read_input_file(sp.stdout_path, kMaxToolOutputBytes);
+  if (!read) return "path not proven: " + read.error().message;
+  const std::string& text = *read;
   if (out->exit_status == 0 && text.find(expect) != std::string::npos) return "";
   std::string first = text.substr(0, text.find('\n'));
   return "path not proven: '" + sp.argv[0] + "' did not say '" + expect + "'" + (first.empty() ? "" : " (it said: " + first.substr(0, 160) + ")");

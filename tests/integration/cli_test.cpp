@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "lab/base/fs_util.h"
@@ -65,6 +66,43 @@ TEST(Cli, RunWithARelativeOutputDirectory) {
   std::string log = read_file(dir + "/log");
   EXPECT_EQ(r->exit_status, 0) << log;
   EXPECT_NE(log.find("1/1"), std::string::npos) << log;
+}
+
+// Every finished run goes into the history; --no-history keeps one out; an import of a run
+// already there adds nothing; a history file that is not one costs the run nothing.
+TEST(Cli, RunsGoIntoTheHistoryOnceEach) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  const std::string dir = make_temp_dir("history");
+  const std::map<std::string, std::string> env = {{"VPNLAB_HISTORY", dir + "/h.sqlite"}};
+  std::vector<std::string> run = {"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "1", "--duration", "1s", "--out", dir + "/runs"};
+  for (int i = 0; i < 2; ++i) {
+    CliOutcome r = vpnlab_cli(run, env);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  std::vector<std::string> skipped = run;
+  skipped.push_back("--no-history");
+  ASSERT_EQ(vpnlab_cli(skipped, env).status, 0);
+  CliOutcome listed = vpnlab_cli({"history", "--json"}, env);
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  auto j = nlohmann::json::parse(listed.out);
+  ASSERT_EQ(j["runs"].size(), 2u) << listed.out;
+  EXPECT_EQ(j["runs"][0]["valid"], 1);
+  // The third run, imported now; the first again adds nothing.
+  std::vector<std::string> dirs;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/runs")) dirs.push_back(e.path().string());
+  std::sort(dirs.begin(), dirs.end());
+  ASSERT_EQ(dirs.size(), 3u);
+  CliOutcome imported = vpnlab_cli({"history", "import", dirs[2], dirs[0]}, env);
+  EXPECT_EQ(imported.status, 0) << imported.err;
+  EXPECT_EQ(imported.out, dirs[2] + ": added\n" + dirs[0] + ": already in the history\n");
+  EXPECT_EQ(nlohmann::json::parse(vpnlab_cli({"history", "--json"}, env).out)["runs"].size(), 3u);
+  // A history path that is not a history: the run is complete, exits 0, and says so.
+  std::ofstream(dir + "/not-a-db") << std::string(8192, 'x');
+  CliOutcome warned = vpnlab_cli(run, {{"VPNLAB_HISTORY", dir + "/not-a-db"}});
+  EXPECT_EQ(warned.status, 0) << warned.err;
+  EXPECT_NE(warned.err.find("the run is not in the history: " + dir + "/not-a-db: "), std::string::npos) << warned.err;
+  EXPECT_EQ(read_file(dir + "/not-a-db"), std::string(8192, 'x'));
 }
 
 TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {

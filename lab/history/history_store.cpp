@@ -1,0 +1,180 @@
+#include "lab/history/history_store.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "lab/base/fs_util.h"
+#include "lab/record/results_csv.h"
+#include "lab/results/run_files.h"
+
+namespace vpnlab {
+
+namespace {
+
+// Schema version N is reached by migrations[N - 1], each run in the transaction that sets
+// user_version: a file is at one version or the next, never between.
+const std::vector<const char*>& migrations() {
+  static const std::vector<const char*> m = {
+      // 1: runs with their provenance, the products each ran, and every results.csv row.
+      "CREATE TABLE runs (run_id TEXT PRIMARY KEY, started TEXT NOT NULL, finished TEXT, vpnlab_version TEXT, "
+      "  topology_file TEXT, topology_sha256 TEXT, backend TEXT, kernel TEXT, cpu_model TEXT, cpu_count INTEGER, "
+      "  overlay_mtu INTEGER, pinned INTEGER, environment TEXT NOT NULL, added TEXT NOT NULL);"
+      "CREATE TABLE products (run_id TEXT NOT NULL REFERENCES runs(run_id), product TEXT NOT NULL, version TEXT, origin TEXT, "
+      "  cipher TEXT, PRIMARY KEY (run_id, product));"
+      "CREATE TABLE samples (run_id TEXT NOT NULL REFERENCES runs(run_id), product TEXT NOT NULL, test TEXT NOT NULL, "
+      "  sample INTEGER NOT NULL, valid INTEGER NOT NULL, status TEXT, reason TEXT, gbps REAL, cpu_s_per_gbit REAL, "
+      "  daemon_rss_kb INTEGER, latency_p99_ms REAL, tps REAL, row TEXT NOT NULL, PRIMARY KEY (run_id, product, test, sample));"
+      "CREATE INDEX samples_by_product ON samples (product, test);",
+  };
+  return m;
+}
+
+std::string utc_now_text() {
+  char buf[32];
+  time_t now = time(nullptr);
+  tm t{};
+  gmtime_r(&now, &t);
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &t);
+  return buf;
+}
+
+SqlValue text_at(const nlohmann::json& env, const char* pointer) {
+  auto p = nlohmann::json::json_pointer(pointer);
+  if (!env.contains(p) || !env.at(p).is_string()) return nullptr;
+  return env.at(p).get<std::string>();
+}
+
+SqlValue integer_at(const nlohmann::json& env, const char* pointer) {
+  auto p = nlohmann::json::json_pointer(pointer);
+  if (!env.contains(p)) return nullptr;
+  const auto& v = env.at(p);
+  if (v.is_boolean()) return static_cast<int64_t>(v.get<bool>());
+  if (v.is_number_integer()) return v.get<int64_t>();
+  return nullptr;
+}
+
+Result<int64_t> pragma_number(Sqlite& db, const char* pragma) {
+  auto r = db.query(std::string("PRAGMA ") + pragma);
+  if (!r) return r.error();
+  if (r->empty() || r->front().empty() || !r->front()[0]) return int64_t{0};
+  return std::stoll(*r->front()[0]);
+}
+
+}  // namespace
+
+std::string default_history_path() {
+  if (const char* v = std::getenv("VPNLAB_HISTORY"); v && *v) return v;
+  if (geteuid() == 0) return "/var/lib/vpnlab/history.sqlite";
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x == '/') return std::string(x) + "/vpnlab/history.sqlite";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.local/share/vpnlab/history.sqlite";
+}
+
+Result<HistoryStore> HistoryStore::open(const std::string& path) {
+  std::error_code ec;
+  const bool exists = std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
+  if (!exists) {
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    if (!dir.empty())
+      if (auto s = make_dirs(dir, 0755); !s) return with_context(s.error(), "history " + path);
+  }
+  auto db = Sqlite::open(path, !exists);
+  if (!db) return db.error();
+  HistoryStore store(std::move(db.value()));
+  auto app = pragma_number(store.db_, "application_id");
+  if (!app) return app.error();
+  auto version = pragma_number(store.db_, "user_version");
+  if (!version) return version.error();
+  auto tables = store.db_.query("SELECT count(*) FROM sqlite_master");
+  if (!tables) return tables.error();
+  const bool empty = tables->front()[0] == std::string("0");
+  if (!empty && *app != kHistoryApplicationId)
+    return make_error(path + ": not a vpnlab history (an SQLite file of another program)",
+                      "give another path with --history PATH; this file is left as it is");
+  if (*version > kHistorySchema)
+    return make_error(path + ": history schema " + std::to_string(*version) + " is newer than this vpnlab's (" + std::to_string(kHistorySchema) + ")",
+                      "use the vpnlab that wrote it, or a newer one; the file is left as it is");
+  // WAL: readers never block the one writer, and a writer killed mid-transaction leaves the
+  // last committed state.
+  if (auto s = store.db_.exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"); !s) return s.error();
+  if (*version < kHistorySchema)
+    if (auto s = store.migrate(static_cast<int>(*version)); !s) return s.error();
+  return store;
+}
+
+Status HistoryStore::migrate(int from) {
+  for (int v = from; v < kHistorySchema; ++v) {
+    if (auto s = db_.exec("BEGIN IMMEDIATE"); !s) return s;
+    std::string sql = std::string(migrations()[static_cast<size_t>(v)]) + "PRAGMA user_version = " + std::to_string(v + 1) +
+                      "; PRAGMA application_id = " + std::to_string(kHistoryApplicationId) + ";";
+    if (auto s = db_.exec(sql); !s) {
+      (void)db_.exec("ROLLBACK");
+      return with_context(s.error(), "migrating the history to schema " + std::to_string(v + 1));
+    }
+    if (auto s = db_.exec("COMMIT"); !s) return s;
+  }
+  return ok_status();
+}
+
+Result<bool> HistoryStore::add_run(const std::string& run_dir) {
+  auto env = read_environment(run_dir, true);
+  if (!env) return env.error();
+  auto rows = read_results_csv(run_dir + "/results.csv");
+  if (!rows) return rows.error();
+  if (!env->contains("run_id") || !(*env)["run_id"].is_string() || !env->contains("started") || !(*env)["started"].is_string())
+    return make_error(run_dir + "/environment.json: no run_id or started", "a run directory vpnlab wrote has both");
+  const std::string run_id = (*env)["run_id"].get<std::string>();
+  for (const auto& r : *rows)
+    if (r.run_id != run_id)
+      return make_error(run_dir + "/results.csv: a row of run '" + r.run_id + "' in run '" + run_id + "'", "a run directory holds one run's rows");
+  if (auto s = db_.exec("BEGIN IMMEDIATE"); !s) return s.error();
+  auto rollback = [&](Error e) -> Result<bool> {
+    (void)db_.exec("ROLLBACK");
+    return with_context(e, "adding run " + run_id + " to the history");
+  };
+  auto there = db_.query("SELECT 1 FROM runs WHERE run_id = ?", {run_id});
+  if (!there) return rollback(there.error());
+  if (!there->empty()) {
+    (void)db_.exec("ROLLBACK");
+    return false;
+  }
+  const nlohmann::json& e = *env;
+  if (auto s = db_.run("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       {run_id, text_at(e, "/started"), text_at(e, "/finished"), text_at(e, "/vpnlab_version"), text_at(e, "/topology_file"),
+                        text_at(e, "/topology_sha256"), text_at(e, "/backend"), text_at(e, "/kernel/release"), text_at(e, "/cpu/model"),
+                        integer_at(e, "/cpu/count"), integer_at(e, "/overlay/mtu"), integer_at(e, "/bench/pinned"), e.dump(), utc_now_text()});
+      !s)
+    return rollback(s.error());
+  if (e.contains("products") && e["products"].is_object())
+    for (const auto& [name, p] : e["products"].items())
+      if (auto s = db_.run("INSERT INTO products VALUES (?, ?, ?, ?, ?)",
+                           {run_id, name, text_at(p, "/version"), text_at(p, "/origin"), text_at(p, "/cipher")});
+          !s)
+        return rollback(s.error());
+  for (const auto& r : *rows)
+    if (auto s = db_.run("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         {run_id, r.product, r.test, static_cast<int64_t>(r.sample), static_cast<int64_t>(r.valid), r.status, r.reason, r.gbps,
+                          r.cpu_s_per_gbit, r.daemon_rss_kb, r.latency_p99_ms, r.tps, format_row(r)});
+        !s)
+      return rollback(s.error());
+  if (auto s = db_.exec("COMMIT"); !s) return rollback(s.error());
+  return true;
+}
+
+Result<std::vector<HistoryRun>> HistoryStore::runs() {
+  auto r = db_.query(
+      "SELECT r.run_id, r.started, coalesce(r.topology_file, ''), coalesce(r.vpnlab_version, ''), "
+      "  (SELECT group_concat(product, ', ') FROM (SELECT product FROM samples s WHERE s.run_id = r.run_id GROUP BY product ORDER BY min(s.rowid))), "
+      "  (SELECT count(*) FROM samples s WHERE s.run_id = r.run_id), (SELECT count(*) FROM samples s WHERE s.run_id = r.run_id AND s.valid) "
+      "FROM runs r ORDER BY r.started, r.run_id");
+  if (!r) return r.error();
+  std::vector<HistoryRun> out;
+  for (const auto& row : *r)
+    out.push_back(HistoryRun{row[0].value_or(""), row[1].value_or(""), row[2].value_or(""), row[3].value_or(""), row[4].value_or(""),
+                             std::stoi(row[5].value_or("0")), std::stoi(row[6].value_or("0"))});
+  return out;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,80 @@
+#include "lab/history/sqlite.h"
+
+namespace vpnlab {
+
+Error Sqlite::failure(const std::string& what, int rc) const {
+  std::string text = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
+  Error e = make_error(path_ + ": " + what + ": " + text);
+  if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
+    e.hint = "it is not a vpnlab history (or it is damaged): give another path with --history, or move it away; it is never overwritten";
+  else if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+    e.hint = "another vpnlab process held it longer than the wait; try again";
+  else if (rc == SQLITE_FULL)
+    e.hint = "the disk is full: the history is as it was before this change";
+  else if (rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_PERM)
+    e.hint = "give a writable path with --history PATH (or VPNLAB_HISTORY)";
+  return e;
+}
+
+Result<Sqlite> Sqlite::open(const std::string& path, bool create, int busy_ms) {
+  Sqlite s;
+  s.path_ = path;
+  sqlite3* raw = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | (create ? SQLITE_OPEN_CREATE : 0);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  s.db_.reset(raw);  // closed even when the open failed
+  if (rc != SQLITE_OK) return s.failure("cannot open", rc);
+  sqlite3_extended_result_codes(raw, 0);
+  sqlite3_busy_timeout(raw, busy_ms);
+  return s;
+}
+
+Result<std::vector<Sqlite::Row>> Sqlite::query(const std::string& sql, const std::vector<SqlValue>& values) {
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v2(db_.get(), sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr);
+  SqliteStmt stmt(raw);
+  if (rc != SQLITE_OK) return failure("cannot prepare '" + sql.substr(0, 60) + "'", rc);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int at = static_cast<int>(i) + 1;
+    const SqlValue& v = values[i];
+    if (std::holds_alternative<std::string>(v)) {
+      const auto& t = std::get<std::string>(v);
+      rc = sqlite3_bind_text(raw, at, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+    } else if (std::holds_alternative<int64_t>(v)) {
+      rc = sqlite3_bind_int64(raw, at, std::get<int64_t>(v));
+    } else if (std::holds_alternative<double>(v)) {
+      rc = sqlite3_bind_double(raw, at, std::get<double>(v));
+    } else {
+      rc = sqlite3_bind_null(raw, at);
+    }
+    if (rc != SQLITE_OK) return failure("cannot bind value " + std::to_string(at), rc);
+  }
+  std::vector<Row> rows;
+  while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+    Row row;
+    for (int c = 0; c < sqlite3_column_count(raw); ++c) {
+      const unsigned char* text = sqlite3_column_text(raw, c);
+      if (text) row.emplace_back(std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(raw, c))));
+      else row.emplace_back(std::nullopt);
+    }
+    rows.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) return failure("'" + sql.substr(0, 60) + "'", rc);
+  return rows;
+}
+
+Status Sqlite::run(const std::string& sql, const std::vector<SqlValue>& values) {
+  auto r = query(sql, values);
+  if (!r) return r.error();
+  return ok_status();
+}
+
+Status Sqlite::exec(const std::string& sql) {
+  char* msg = nullptr;
+  int rc = sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, &msg);
+  if (msg) sqlite3_free(msg);
+  if (rc != SQLITE_OK) return failure("'" + sql.substr(0, 60) + "'", rc);
+  return ok_status();
+}
+
+}  // namespace vpnlab
