@@ -59,6 +59,7 @@ TEST(Cli, RunWithARelativeOutputDirectory) {
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "1", "--duration", "1s",
             "--out", "rel-results"};
+  with_test_history(&s);
   s.cwd = dir;
   s.stdout_path = dir + "/log";
   auto r = run_command(s, 120);
@@ -111,6 +112,7 @@ TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
   std::string out = make_temp_dir("sigint") + "/out";
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "50", "--duration", "1s", "--out", out};
+  with_test_history(&s);
   s.stdout_path = out + ".log";
   auto child = Child::spawn(s);
   ASSERT_TRUE(child.ok()) << child.error().format();
@@ -224,6 +226,7 @@ TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
   auto vpnlab = [&](std::vector<std::string> args, const std::string& log) {
     SpawnSpec s;
     s.argv = {VPNLAB_BINARY};
+    with_test_history(&s);
     s.argv.insert(s.argv.end(), args.begin(), args.end());
     s.stdout_path = out + "-" + log;
     auto r = run_command(s, 180);

@@ -62,6 +62,7 @@ TEST_P(FaultPoints, LeaveNothingBehindAndNoHalfRow) {
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--product", "wireguard-go",
             "--samples", "1", "--duration", "1s", "--out", out};
+  with_test_history(&s);
   s.env["VPNLAB_FAULT"] = std::string(fault.point) + ":" + std::to_string(fault.pass) + ":" + signal;
   s.stdout_path = out + "/vpnlab.log";
   auto r = run_command(s, 120);

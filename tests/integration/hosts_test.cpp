@@ -60,6 +60,7 @@ Fixture start_hosts() {
 SpawnSpec controller_spec(const EmulatedHosts& eh, const std::vector<std::string>& args, const std::string& dir) {
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY};
+  with_test_history(&s);
   s.argv.insert(s.argv.end(), args.begin(), args.end());
   s.netns_fd = eh.controller_netns_fd();
   s.stdout_path = dir + "/vpnlab.out";

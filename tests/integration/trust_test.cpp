@@ -87,6 +87,7 @@ TEST(Trust, DaemonKilledMidSampleKeepsItsRowAndResumeDoesNotRedoIt) {
   std::string out = make_temp_dir("trust-kill");
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "2", "--duration", "3s", "--out", out};
+  with_test_history(&s);
   s.stdout_path = out + "/run.log";  // inside the scratch directory, which goes at the end
   auto child = Child::spawn(s);
   ASSERT_TRUE(child.ok()) << child.error().format();
@@ -169,6 +170,7 @@ TEST(Trust, AFullDiskStopsTheRunAndSaysSo) {
   ASSERT_EQ(mount("tmpfs", mnt.c_str(), "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV, "size=4m,mode=0755"), 0) << errno_text(errno);
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "30", "--duration", "1s", "--out", mnt};
+  with_test_history(&s);
   std::string logs = make_temp_dir("trust-disk-log");
   s.stdout_path = logs + "/log";
   auto child = Child::spawn(s);

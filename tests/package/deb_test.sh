@@ -49,9 +49,11 @@ echo "$complete_out" | grep -q "baseline baseline-nooffload" || fail "completion
 vpnlab products --json > "$out/products.json"
 grep -q '"products_path": "/usr/share/vpnlab/products' "$out/products.json" || fail "products not looked up in /usr/share/vpnlab/products: $(head -5 "$out/products.json")"
 vpnlab validate /usr/share/vpnlab/topologies/quick.toml || fail "vpnlab validate of the installed quick topology"
-# A real run of the installed topology, from /, with valid rows.
-vpnlab run /usr/share/vpnlab/topologies/quick.toml --product baseline --samples 2 --duration 2s --out "$out" -q > "$out/run.txt" \
-  || fail "vpnlab run exited $? ($(tail -3 "$out/run.txt"))"
+# A real run of the installed topology, from /, with valid rows, into a history of the
+# test's own (not the machine's): the package's libsqlite3 is used.
+VPNLAB_HISTORY="$out/history.sqlite" vpnlab run /usr/share/vpnlab/topologies/quick.toml --product baseline --samples 2 --duration 2s \
+  --out "$out" -q > "$out/run.txt" || fail "vpnlab run exited $? ($(tail -3 "$out/run.txt"))"
+VPNLAB_HISTORY="$out/history.sqlite" vpnlab history | grep -q "1 run(s)" || fail "the run is not in the history $out/history.sqlite"
 csv=$(ls "$out"/*/results.csv)
 valid=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "valid") col = i; next } $col == "1" || $col == "true" { n++ } END { print n + 0 }' "$csv")
 [ "$valid" = 2 ] || fail "expected 2 valid rows in $csv, got $valid"
