@@ -13,6 +13,9 @@ namespace vpnlab {
 
 namespace {
 
+// --history PATH, else the default place.
+Result<HistoryStore> open_history(const std::string& path) { return HistoryStore::open(path.empty() ? default_history_path() : path); }
+
 // Each run directory in turn: added, or there already; one that cannot be read is named
 // and the others are still added. Exit 1 when any failed.
 int import_runs(HistoryStore& store, const std::vector<std::string>& dirs) {
@@ -51,7 +54,7 @@ int list_runs(HistoryStore& store, bool json) {
 }  // namespace
 
 void add_to_history(const std::string& path, const std::string& run_dir) {
-  auto store = HistoryStore::open(path.empty() ? default_history_path() : path);
+  auto store = open_history(path);
   auto added = store ? store->add_run(run_dir) : Result<bool>(store.error());
   if (!added) {
     spdlog::warn("the run is not in the history: {} ({}); the run is complete: 'vpnlab history import {}' adds it later",
@@ -65,7 +68,7 @@ int cmd_history(const Args& a) {
   const bool import = !a.positional.empty() && a.positional[0] == "import";
   if (!a.positional.empty() && !import) return usage_error("history", "'" + a.positional[0] + "' is not a history command (import)");
   if (import && a.positional.size() < 2) return usage_error("history", "give the run directories to import: history import RUN...");
-  auto store = HistoryStore::open(a.history_path.empty() ? default_history_path() : a.history_path);
+  auto store = open_history(a.history_path);
   if (!store) return fail(store.error());
   if (import) return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()));
   return list_runs(*store, a.json);

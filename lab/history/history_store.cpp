@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/utc_time.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/run_files.h"
 
@@ -29,15 +30,6 @@ const std::vector<const char*>& migrations() {
       "CREATE INDEX samples_by_product ON samples (product, test);",
   };
   return m;
-}
-
-std::string utc_now_text() {
-  char buf[32];
-  time_t now = time(nullptr);
-  tm t{};
-  gmtime_r(&now, &t);
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &t);
-  return buf;
 }
 
 SqlValue text_at(const nlohmann::json& env, const char* pointer) {
@@ -144,7 +136,7 @@ Result<bool> HistoryStore::add_run(const std::string& run_dir) {
   if (auto s = db_.run("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        {run_id, text_at(e, "/started"), text_at(e, "/finished"), text_at(e, "/vpnlab_version"), text_at(e, "/topology_file"),
                         text_at(e, "/topology_sha256"), text_at(e, "/backend"), text_at(e, "/kernel/release"), text_at(e, "/cpu/model"),
-                        integer_at(e, "/cpu/count"), integer_at(e, "/overlay/mtu"), integer_at(e, "/bench/pinned"), e.dump(), utc_now_text()});
+                        integer_at(e, "/cpu/count"), integer_at(e, "/overlay/mtu"), integer_at(e, "/bench/pinned"), e.dump(), utc_now()});
       !s)
     return rollback(s.error());
   if (e.contains("products") && e["products"].is_object())

@@ -192,6 +192,8 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts);
 // each other that way: the service node forwards nothing. Every VPN node reaches the
 // service at one address, service_address().
 Result<Plan> plan_with_services(const Plan& plan, const std::vector<std::string>& services);
+// The node a service runs on: "svc-NAME".
+std::string service_node_name(const std::string& service);
 // Where `node` reaches service `service` of a plan_with_services plan ("" if it does not).
 std::string service_address(const Plan& plan, const std::string& service, const std::string& node);
 

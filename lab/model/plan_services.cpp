@@ -8,7 +8,6 @@ namespace vpnlab {
 
 namespace {
 
-std::string service_node_name(const std::string& service) { return "svc-" + service; }
 std::string control_link(const std::string& service, const std::string& node) { return "ctl-" + service + "-" + node; }
 
 // The first /24 of 172.31.0.0/16 (private, so control clients speak plain HTTP to it)
@@ -27,6 +26,8 @@ Result<Ipv4Prefix> free_control_subnet(const Plan& plan, int taken) {
 }
 
 }  // namespace
+
+std::string service_node_name(const std::string& service) { return "svc-" + service; }
 
 Result<Plan> plan_with_services(const Plan& plan, const std::vector<std::string>& services) {
   Plan out = plan;

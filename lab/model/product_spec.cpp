@@ -50,6 +50,15 @@ Status parse_template_file(const TomlReader& r, const toml::table& t, const std:
   return get_bool(r, t, "executable", what, &p->executable);
 }
 
+// capture = { name = "Prefix: " } of a [[prepare]] run entry or a run step.
+Status parse_capture(const TomlReader& r, const toml::table& c, const std::string& what, std::vector<std::pair<std::string, std::string>>* out) {
+  for (auto&& [k, v] : c) {
+    if (!v.is_string()) return r.at(v, what + ": capture prefix must be a string", "write name = \"Prefix: \" (\"\" for the whole output)");
+    out->emplace_back(std::string(k.str()), v.as_string()->get());
+  }
+  return ok_status();
+}
+
 Status parse_prepare(const TomlReader& r, const toml::table& t, const std::string& dir, PrepareStep* p) {
   if (auto s = r.only_keys(t, "prepare", {"scope", "run", "file", "template", "secret", "executable", "capture", "nodes"}); !s) return s;
   std::string scope = "node";
@@ -71,10 +80,7 @@ Status parse_prepare(const TomlReader& r, const toml::table& t, const std::strin
   if (const toml::node* c = t.get("capture")) {
     if (!c->is_table() || !has_run) return r.at(*c, "prepare: 'capture' must be a table on a run entry", "write capture = { name = \"Prefix: \" }");
     if (p->scope == PrepareStep::Scope::Peer) return r.at(*c, "prepare: a peer-scope entry cannot capture values", "capture in a node-scope entry");
-    for (auto&& [k, v] : *c->as_table()) {
-      if (!v.is_string()) return r.at(v, "prepare: capture prefix must be a string", "write name = \"Prefix: \"");
-      p->capture.emplace_back(std::string(k.str()), v.as_string()->get());
-    }
+    if (auto s = parse_capture(r, *c->as_table(), "prepare", &p->capture); !s) return s;
   }
   return ok_status();
 }
@@ -155,10 +161,7 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   if (auto s = get_duration(r, t, "timeout", "step", &step->timeout_s, 0.001); !s) return s;
   if (const toml::node* c = t.get("capture")) {
     if (!c->is_table() || step->kind != ProductStep::Kind::Run) return r.at(*c, "step: 'capture' must be a table on a run step", "write capture = { name = \"Prefix: \" }");
-    for (auto&& [k, v] : *c->as_table()) {
-      if (!v.is_string()) return r.at(v, "step: capture prefix must be a string", "write name = \"Prefix: \" (\"\" for the whole output)");
-      step->capture.emplace_back(std::string(k.str()), v.as_string()->get());
-    }
+    if (auto s = parse_capture(r, *c->as_table(), "step", &step->capture); !s) return s;
   }
   if (const toml::node* env = t.get("env")) {
     if (!env->is_table()) return r.at(*env, "step: 'env' must be a table", "write env = { NAME = \"value\" }");

@@ -14,6 +14,7 @@
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/tbf.h"
+#include "lab/base/utc_time.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
 
@@ -25,13 +26,6 @@ namespace {
 std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
-}
-
-std::string utc_now() {
-  char at[32];
-  std::time_t t = std::time(nullptr);
-  std::strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return at;
 }
 
 std::string or_absent(const std::string& text, const std::string& why) {

@@ -150,8 +150,7 @@ Result<std::string> ProductSession::expand(const std::string& text, const Templa
 
 namespace {
 
-}  // namespace
-
+// Lines of `text` that start with `prefix` give the value after it ("" = all of it, trimmed).
 std::string captured_value(const std::string& text, const std::string& prefix) {
   auto trim = [](std::string v) {
     v.erase(0, v.find_first_not_of(" \t\r\n"));
@@ -163,6 +162,21 @@ std::string captured_value(const std::string& text, const std::string& prefix) {
   for (std::string line; std::getline(lines, line);)
     if (line.rfind(prefix, 0) == 0) return trim(line.substr(prefix.size()));
   return {};
+}
+
+}  // namespace
+
+Status capture_values(const std::string& stdout_path, const std::vector<std::pair<std::string, std::string>>& capture, const std::string& where,
+                      const std::string& program, std::map<std::string, std::string>* into) {
+  auto output = read_input_file(stdout_path, kMaxToolOutputBytes);
+  if (!output) return with_context(output.error(), where + ": what '" + program + "' printed");
+  for (const auto& [name, prefix] : capture) {
+    std::string value = captured_value(*output, prefix);
+    if (value.empty())
+      return make_error(where + ": '" + program + "' printed no line starting with '" + prefix + "' (for " + name + ")", "see " + stdout_path);
+    (*into)[name] = value;
+  }
+  return ok_status();
 }
 
 namespace {
@@ -242,16 +256,7 @@ Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const 
                           (out->timed_out ? "timed out" : "status " + std::to_string(out->exit_status)) + ")\n" + log_tail(sp.stderr_path),
                       "see " + sp.stderr_path);
   if (step.capture.empty()) return ok_status();
-  auto output = read_input_file(sp.stdout_path, kMaxToolOutputBytes);
-  if (!output) return with_context(output.error(), where + ": what '" + sp.argv[0] + "' printed");
-  for (const auto& [name, prefix] : step.capture) {
-    std::string value = captured_value(*output, prefix);
-    if (value.empty())
-      return make_error(where + ": '" + sp.argv[0] + "' printed no line starting with '" + prefix + "' (for " + name + ")",
-                        "see " + sp.stdout_path);
-    (node ? node_captured_[node->name][name] : run_captured_[name]) = value;
-  }
-  return ok_status();
+  return capture_values(sp.stdout_path, step.capture, where, sp.argv[0], node ? &node_captured_[node->name] : &run_captured_);
 }
 
 std::string ProductSession::log_dir() const {

@@ -62,8 +62,7 @@ Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, Nod
     return e;
   };
   // The topology's routes, and a service's control routes (build_plan has both).
-  if (auto r = topo.add_routes(c.build_plan ? *c.build_plan : plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r)
-    return give_up(r.error());
+  if (auto r = topo.add_routes(*c.build_plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r) return give_up(r.error());
   if (plan.pinned && plan.rps)
     for (const auto& node : plan.nodes) {
       if (node.service) continue;
@@ -79,7 +78,7 @@ Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, Nod
 Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
   const Plan& plan = *c.plan;
   if (!c.opts->build_nodes) return make_error("no backend to build the topology on (RunOptions::build_nodes is empty)");
-  auto topo = c.opts->build_nodes(c.build_plan ? *c.build_plan : plan, c.opts->run_dir, c.opts->interrupt_fd);
+  auto topo = c.opts->build_nodes(*c.build_plan, c.opts->run_dir, c.opts->interrupt_fd);
   if (!topo) return with_context(topo.error(), "building the topology for " + c.spec->name);
   if (c.write_topology_records)
     if (auto fields = (*topo)->record(c.opts->run_dir); !fields.empty())
@@ -240,6 +239,7 @@ Status audit_and_teardown(const RoundContext& c, NodeRuntime& topo, ProductOutco
 Status run_product_round(const RoundContext& given, const std::vector<int>& samples, bool check_plaintext, ProductOutcome* outcome,
                          std::vector<SampleRow>* rows, bool* interrupted) {
   RoundContext c = given;
+  c.build_plan = c.plan;
   const ProductSpec& spec = *c.spec;
   Plan with_services;
   if (!spec.services.empty()) {

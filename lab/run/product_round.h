@@ -28,7 +28,7 @@ struct RoundContext {
   int round = 0;                        // interleaved: the round number (1-based); 0: one bring-up for all
   std::function<bool(const std::string& test, int sample)> measured;  // already in the CSV (resume)
   // What the topology is built from: `plan`, or, for a product with [[service]]s, `plan`
-  // with their nodes (plan_with_services; run_product_round sets it).
+  // with their nodes (plan_with_services). run_product_round sets it; the caller need not.
   const Plan* build_plan = nullptr;
 };
 

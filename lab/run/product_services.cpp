@@ -20,7 +20,7 @@ ProductSpec service_spec(const ProductSpec& product, const ServiceSpec& svc) {
 Plan service_plan(const Plan& build_plan, const std::string& service) {
   Plan p = build_plan;
   p.nodes.clear();
-  if (const PlanNode* n = build_plan.node("svc-" + service)) p.nodes.push_back(*n);
+  if (const PlanNode* n = build_plan.node(service_node_name(service))) p.nodes.push_back(*n);
   p.tests.clear();
   return p;
 }
@@ -76,9 +76,7 @@ Status ProductServices::check_templates(const ProductSpec& spec, const Plan& vpn
   NodeValues stand_ins;
   for (const ServiceSpec& svc : spec.services) {
     Plan sp = service_plan(*build_plan, svc.name);
-    ProductSpec ss = service_spec(spec, svc);
-    ss.tunnel = true;
-    if (auto s = ProductSession::check_templates(ss, sp); !s) return with_context(s.error(), "service '" + svc.name + "'");
+    if (auto s = ProductSession::check_templates(service_spec(spec, svc), sp); !s) return with_context(s.error(), "service '" + svc.name + "'");
     for (const PlanNode& node : vpn_plan.nodes) {
       stand_ins[node.name][value_name(svc, "address")] = service_address(*build_plan, svc.name, node.name);
       for (const auto& step : svc.steps)

@@ -110,16 +110,7 @@ Status ProductSession::run_step(const PlanNode& node, const ProductStep& step, c
                                   log_tail(sp.stderr_path.empty() ? sp.stdout_path : sp.stderr_path),
                               "see " + sp.stdout_path));
   if (step.capture.empty()) return ok_status();
-  auto output = read_input_file(sp.stdout_path, kMaxToolOutputBytes);
-  if (!output) return with_context(output.error(), "node '" + node.name + "': what '" + sp.argv[0] + "' printed");
-  for (const auto& [name, prefix] : step.capture) {
-    std::string value = captured_value(*output, prefix);
-    if (value.empty())
-      return make_error("node '" + node.name + "': '" + sp.argv[0] + "' printed no line starting with '" + prefix + "' (for " + name + ")",
-                        "see " + sp.stdout_path);
-    node_captured_[node.name][name] = value;
-  }
-  return ok_status();
+  return capture_values(sp.stdout_path, step.capture, "node '" + node.name + "'", sp.argv[0], &node_captured_[node.name]);
 }
 
 Status ProductSession::run_steps(const PlanNode& node, size_t index) {

@@ -16,9 +16,12 @@
 
 namespace vpnlab {
 
-// Lines of `text` that start with `prefix` give the value after it ("" = all of it,
-// trimmed): what [[prepare]] and run steps capture.
-std::string captured_value(const std::string& text, const std::string& prefix);
+// What a command printed (its stdout file, read bounded) into the values `capture` names
+// (value name -> prefix): each the rest of the first line that starts with its prefix ("" =
+// all of it, trimmed). A prefix no line starts with is an error naming `where` and
+// `program`. What [[prepare]] entries and run steps capture.
+Status capture_values(const std::string& stdout_path, const std::vector<std::pair<std::string, std::string>>& capture, const std::string& where,
+                      const std::string& program, std::map<std::string, std::string>* into);
 
 // Data-plane threads, alike for every product: [bench] threads, else the node's pinned
 // CPUs, else every CPU ({{threads}} in product templates).

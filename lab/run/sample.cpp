@@ -15,6 +15,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/pidfd.h"
 #include "lab/base/process.h"
+#include "lab/base/utc_time.h"
 #include "lab/model/traffic.h"
 #include "lab/record/run_layout.h"
 #include "lab/run/interrupt.h"
@@ -31,20 +32,13 @@ using Clock = std::chrono::steady_clock;
 constexpr int kLatencyIntervalMs = 10;
 constexpr int kRssIntervalMs = 100;  // memory over time: ten points a second
 
-std::string now_iso() {
-  char buf[32];
-  std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 }  // namespace
 
 SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spec, double duration_s) {
   const TestSpec& t = test.spec;
   SampleRow row;
   row.run_id = plan.run_id;
-  row.timestamp = now_iso();
+  row.timestamp = utc_now();
   row.product = spec.name;
   row.test = t.name;
   row.pattern = traffic_pattern(t);
