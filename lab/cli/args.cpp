@@ -89,6 +89,9 @@ const std::vector<OptionDef>& option_defs() {
       {"--rebuild", "", "build again even if the cache holds the image"},
       {"--dry-run", "", "list what would be removed; remove nothing"},
       {"--no-history", "", "do not add this run to the history"},
+      {"--metric", "M", "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, daemon_rss_kb, latency_p99_ms, tps, ...)"},
+      {"--by", "AXIS", "history: order points by date (default) or version (one series per product across its builds NAME@TAG)"},
+      {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)"},
       {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text"},
       {"--markdown", "", "print the verdicts as a Markdown table (a CI job's step summary)"},
   };
@@ -130,10 +133,11 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s == "--rebuild") { a.rebuild = true; continue; }
     if (s == "--json") { a.json = true; continue; }
     if (s == "--markdown") { a.markdown = true; continue; }
+    if (s == "--jsonl") { a.jsonl = true; continue; }
     if (!inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
     const std::string v = inline_value ? *inline_value : argv[++i];
     if (s == "--product") a.products.push_back(v);
-    else if (s == "--out") a.out_dir = v;
+    else if (s == "--out") a.out_dir = v, a.out_given = true;
     else if (s == "--backend") {
       if (!is_backend(v)) { usage_error(verb, "--backend '" + v + "' is not a backend: netns, vm or hosts"); return std::nullopt; }
       a.backend = v;
@@ -144,6 +148,11 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     else if (s == "--binary") a.binary = v;
     else if (s == "--history") a.history_path = v;
     else if (s == "--test") a.test = v;
+    else if (s == "--metric") a.metric = v;
+    else if (s == "--by") {
+      if (v != "date" && v != "version") { usage_error(verb, "--by '" + v + "' is not an axis: date or version"); return std::nullopt; }
+      a.by_version = v == "version";
+    }
     else if (s == "--vs") a.vs = v;
     else if (s == "--sort") {
       if (v != "fastest" && v != "file") { usage_error(verb, "--sort '" + v + "' is not an order: fastest or file"); return std::nullopt; }

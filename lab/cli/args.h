@@ -22,6 +22,7 @@ struct Args {
   std::optional<int> samples;
   std::optional<double> duration_s;
   std::string out_dir = "results";
+  bool out_given = false;  // --out was given (history export/report have their own default)
   std::string backend;  // --backend: instead of [lab] backend
   std::string keys_dir;
   std::string resume_dir;
@@ -29,6 +30,9 @@ struct Args {
   std::string binary;    // product new --binary PATH
   std::string history_path;  // --history PATH: the history file (default: default_history_path())
   std::string test;  // compare --test T
+  std::string metric;  // history --metric M
+  bool by_version = false;  // history --by version
+  bool jsonl = false;  // history export --jsonl
   std::string vs;    // run/report --vs PRODUCT: every other product against it
   bool file_order = false;  // run/report --sort file: the table in the order products ran
   std::optional<double> threshold;

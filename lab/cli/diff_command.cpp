@@ -8,85 +8,10 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/model/names.h"
+#include "lab/results/provenance.h"
 #include "lab/results/run_files.h"
 
 namespace vpnlab {
-
-namespace {
-
-std::string text_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p) {
-  if (!j.contains(p)) return "";
-  const auto& v = j.at(p);
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
-// "a 0, b 1 (load 1)": each node's data-plane CPUs (and load CPUs where they differ).
-std::string pinning_text(const nlohmann::json& pinning) {
-  if (!pinning.is_object()) return pinning.dump();
-  std::string o;
-  for (const auto& [node, p] : pinning.items()) {
-    if (!p.is_object()) {  // edited by hand: shown as it is
-      o += (o.empty() ? "" : ", ") + node + " " + p.dump();
-      continue;
-    }
-    auto list = [](const nlohmann::json& cpus) {
-      std::string l;
-      if (cpus.is_array())
-        for (const auto& c : cpus) l += (l.empty() ? "" : ",") + c.dump();
-      return l.empty() ? std::string("any") : l;
-    };
-    std::string cpus = list(p.value("cpus", nlohmann::json::array())), load = list(p.value("load_cpus", nlohmann::json::array()));
-    o += (o.empty() ? "" : ", ") + node + " " + cpus + (load != cpus ? " (load " + load + ")" : "");
-  }
-  return o;
-}
-
-}  // namespace
-
-std::vector<ProvenanceDifference> provenance_differences(const nlohmann::json& a, const nlohmann::json& b) {
-  struct Key {
-    const char* pointer;
-    const char* what;
-    bool refuses;
-    std::string (*show)(const nlohmann::json&) = nullptr;  // how a value reads (default: as recorded)
-  };
-  static const Key keys[] = {
-      {"/topology_sha256", "topology (sha256 of the file)", true},
-      {"/pinning", "pinning (each node's cpus and load_cpus)", true, pinning_text},
-      {"/bench/pinned", "pinning on/off", true},
-      {"/topology_file", "topology file", false},
-      {"/bench/rps", "receive packet steering", false},
-      {"/bench/interleaved", "order (interleaved)", false},
-      {"/bench/threads", "data-plane threads", false},
-      {"/overlay/mtu", "overlay MTU", false},
-      {"/shaped_links", "shaped links", false},
-      {"/cpu/model", "CPU model", false},
-      {"/cpu/count", "CPU count", false},
-      {"/kernel/release", "kernel", false},
-      {"/vpnlab_version", "vpnlab version", false},
-  };
-  std::vector<ProvenanceDifference> out;
-  for (const Key& k : keys) {
-    nlohmann::json::json_pointer p(k.pointer);
-    // Recorded on one side only (a run of an older version): said, never refused.
-    bool both = a.contains(p) && b.contains(p);
-    auto shown = [&](const nlohmann::json& j) -> std::string {
-      if (!j.contains(p)) return "not recorded";
-      return k.show ? k.show(j.at(p)) : text_at(j, p);
-    };
-    if (a.contains(p) == b.contains(p) && text_at(a, p) == text_at(b, p)) continue;
-    out.push_back({k.what, shown(a), shown(b), both && k.refuses});
-  }
-  return out;
-}
-
-std::string provenance_text(const std::vector<ProvenanceDifference>& differences) {
-  if (differences.empty())
-    return "provenance: same topology, pinning, MTU, order, CPU, kernel and vpnlab version in both runs\n";
-  std::string o = "provenance: the runs differ in\n";
-  for (const auto& d : differences) o += "  " + d.what + ": A '" + d.a + "', B '" + d.b + "'" + (d.refuses ? " (refused without --force)" : "") + "\n";
-  return o;
-}
 
 std::vector<SampleRow> relative_to_baseline(const std::vector<SampleRow>& rows) {
   std::map<std::pair<std::string, int>, double> base;  // (test, sample) -> baseline Gbit/s
@@ -252,8 +177,12 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
   // A different backend or accelerator measures a different machine: refused.
   for (const char* key : {"/backend", "/accel"}) {
     nlohmann::json::json_pointer p(key);
-    if (text_at(ea, p) != text_at(eb, p))
-      return make_error(std::string("the runs differ in ") + (key + 1) + ": '" + text_at(ea, p) + "' vs '" + text_at(eb, p) + "'",
+    auto text_at = [&p](const nlohmann::json& j) -> std::string {
+      if (!j.contains(p)) return "";
+      return j.at(p).is_string() ? j.at(p).get<std::string>() : j.at(p).dump();
+    };
+    if (text_at(ea) != text_at(eb))
+      return make_error(std::string("the runs differ in ") + (key + 1) + ": '" + text_at(ea) + "' vs '" + text_at(eb) + "'",
                         "compare runs made on the same backend (netns with netns, vm/kvm with vm/kvm)");
   }
   auto differences = provenance_differences(ea, eb);

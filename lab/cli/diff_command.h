@@ -8,17 +8,9 @@
 
 #include "lab/base/result.h"
 #include "lab/results/compare.h"
+#include "lab/results/provenance.h"
 
 namespace vpnlab {
-
-// What differs between two runs' environment.json, first what refuses a diff (topology,
-// pinning), then what a reader must know (MTU, order, CPU, kernel, version, ...).
-struct ProvenanceDifference {
-  std::string what, a, b;
-  bool refuses = false;  // recorded in both and different: refused unless --force
-};
-std::vector<ProvenanceDifference> provenance_differences(const nlohmann::json& a, const nlohmann::json& b);
-std::string provenance_text(const std::vector<ProvenanceDifference>& differences);
 
 struct DiffOutcome {
   std::string text;           // the tables, provenance notes first

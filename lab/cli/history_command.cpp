@@ -1,5 +1,8 @@
 #include "lab/cli/history_command.h"
 
+#include <sys/stat.h>
+
+#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -7,6 +10,9 @@
 
 #include "lab/base/text_table.h"
 #include "lab/cli/json_output.h"
+#include "lab/history/history_check.h"
+#include "lab/history/history_jsonl.h"
+#include "lab/history/history_page.h"
 #include "lab/history/history_store.h"
 
 namespace vpnlab {
@@ -16,18 +22,39 @@ namespace {
 // --history PATH, else the default place.
 Result<HistoryStore> open_history(const std::string& path) { return HistoryStore::open(path.empty() ? default_history_path() : path); }
 
-// Each run directory in turn: added, or there already; one that cannot be read is named
-// and the others are still added. Exit 1 when any failed.
-int import_runs(HistoryStore& store, const std::vector<std::string>& dirs) {
+std::string figure(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Each argument in turn: a run directory, or a file written by 'history export --jsonl'.
+// One that cannot be read is named and the others are still added. Exit 1 when any failed.
+int import_runs(HistoryStore& store, const std::vector<std::string>& inputs) {
   int failed = 0;
-  for (const auto& dir : dirs) {
-    auto added = store.add_run(dir);
+  for (const auto& input : inputs) {
+    if (is_regular_file(input)) {
+      auto count = import_jsonl(store, input);
+      if (!count) {
+        std::cerr << count.error().format() << "\n";
+        ++failed;
+        continue;
+      }
+      std::cout << input << ": " << count->added << " run(s) added, " << count->present << " already in the history\n";
+      continue;
+    }
+    auto added = store.add_run(input);
     if (!added) {
       std::cerr << with_context(added.error(), "history import").format() << "\n";
       ++failed;
       continue;
     }
-    std::cout << dir << ": " << (*added ? "added" : "already in the history") << "\n";
+    std::cout << input << ": " << (*added ? "added" : "already in the history") << "\n";
   }
   return failed ? kExitError : 0;
 }
@@ -48,6 +75,110 @@ int list_runs(HistoryStore& store, bool json) {
   std::cout << t.line({"run", "started", "topology", "valid", "products"});
   for (const auto& r : *runs)
     std::cout << t.line({r.run_id, r.started, r.topology_file, std::to_string(r.valid) + "/" + std::to_string(r.rows), r.products});
+  if (!runs->empty()) std::cout << "a product's figures over these runs: vpnlab history --product NAME [--metric ratio] [--by version]\n";
+  return 0;
+}
+
+nlohmann::json points_json(const std::vector<TrendPoint>& points) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : points)
+    out.push_back({{"run_id", p.run_id}, {"started", p.started}, {"product", p.product}, {"version", p.version}, {"n", p.n}, {"value", p.value},
+                   {"ci_low", p.low}, {"ci_high", p.high}, {"change_point", p.change_point}});
+  return out;
+}
+
+void print_trend(const Trend& t, bool by_version) {
+  std::cout << "\n" << t.product << " \u2014 " << t.test << " \u2014 " << t.metric.title << " (environment: " << t.environment << ")\n";
+  TextTable table({-22, -21, -24, -14, 4, 10, -22, -1});
+  std::cout << table.line({"run", "started", "product", "version", "n", "value", "95 % interval", ""});
+  for (const auto& p : t.points)
+    std::cout << table.line({p.run_id, p.started, p.product, p.version, std::to_string(p.n), figure(p.value),
+                             p.n >= 2 ? "[" + figure(p.low) + ", " + figure(p.high) + "]" : "(one sample)", p.change_point ? "<- a new level starts" : ""});
+  if (!t.apart.empty()) {
+    std::cout << t.apart.size() << " point(s) measured in other environments, not in this series:";
+    for (const auto& p : t.apart) std::cout << " " << p.run_id << " (" << figure(p.value) << ")";
+    std::cout << "\n";
+  }
+  (void)by_version;
+}
+
+Result<std::vector<Trend>> load_trends(HistoryStore& store, const Args& a, HistoryMetric* metric) {
+  auto m = history_metric(a.metric.empty() ? "gbps" : a.metric);
+  if (!m) return m.error();
+  *metric = *m;
+  const std::string product = a.products.empty() ? "" : a.products.front();
+  auto runs = store.load_runs(product);
+  if (!runs) return runs.error();
+  return build_trends(*runs, TrendQuery{product, a.test, m->key, a.by_version}, *m);
+}
+
+int show_series(HistoryStore& store, const Args& a) {
+  HistoryMetric metric;
+  auto trends = load_trends(store, a, &metric);
+  if (!trends) return fail(trends.error());
+  if (a.json) {
+    nlohmann::json series = nlohmann::json::array();
+    for (const auto& t : *trends)
+      series.push_back({{"product", t.product}, {"test", t.test}, {"metric", t.metric.key}, {"environment", t.environment},
+                        {"points", points_json(t.points)}, {"apart", points_json(t.apart)}});
+    std::cout << nlohmann::json{{"schema", kJsonSchema}, {"history", store.path()}, {"metric", metric.key},
+                                {"by", a.by_version ? "version" : "date"}, {"series", series}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  std::cout << store.path() << ": " << metric.title << ", each point a run's geometric mean with its 95 % interval, comparable runs only\n";
+  if (trends->empty()) std::cout << "no run in the history has '" << a.products.front() << "'\n";
+  for (const auto& t : *trends) print_trend(t, a.by_version);
+  return 0;
+}
+
+int write_page(HistoryStore& store, const Args& a) {
+  HistoryMetric metric;
+  auto trends = load_trends(store, a, &metric);
+  if (!trends) return fail(trends.error());
+  auto page = write_history_page(a.out_given ? a.out_dir : "history-report", *trends, store.path(), a.by_version);
+  if (!page) return fail(with_context(page.error(), "history report"));
+  std::cout << "history report: " << *page << " (" << trends->size() << " chart(s))\n";
+  return 0;
+}
+
+int check(HistoryStore& store, const Args& a) {
+  auto metric = history_metric(a.metric.empty() ? "gbps" : a.metric);
+  if (!metric) return fail(metric.error());
+  CheckQuery q{a.products.empty() ? "" : a.products.front(), a.test, metric->key, a.threshold.value_or(0.05)};
+  auto runs = store.load_runs(q.product);
+  if (!runs) return fail(runs.error());
+  CheckOutcome o = check_newest(*runs, q, *metric);
+  if (a.json) {
+    nlohmann::json lines = nlohmann::json::array();
+    for (const auto& l : o.lines)
+      lines.push_back({{"product", l.product}, {"test", l.test}, {"history", l.result.history}, {"newest", l.newest}, {"ratio", l.result.ratio},
+                       {"ci_low", l.result.low}, {"ci_high", l.result.high}, {"level", l.result.level}, {"verdict", l.result.verdict},
+                       {"regression", l.result.regression}});
+    std::cout << nlohmann::json{{"schema", kJsonSchema}, {"history", store.path()}, {"metric", metric->key}, {"threshold", q.threshold},
+                                {"newest_run", o.newest_run}, {"environment", o.environment}, {"family", o.family}, {"exit_code", o.exit_code},
+                                {"lines", lines}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << check_text(o, q, *metric);
+  }
+  return o.exit_code;
+}
+
+int export_runs(HistoryStore& store, const Args& a) {
+  if (!a.jsonl) return usage_error("history", "history export writes JSON lines: give --jsonl");
+  if (!a.out_given) {
+    auto n = export_jsonl(store, std::cout);
+    if (!n) return fail(n.error());
+    return 0;
+  }
+  std::ofstream out(a.out_dir, std::ios::trunc);
+  if (!out) return fail(make_error("cannot write " + a.out_dir + ": " + errno_text(errno), "give --out a file in a writable directory"));
+  auto n = export_jsonl(store, out);
+  if (!n) return fail(with_context(n.error(), a.out_dir));
+  std::cerr << "history export: " << *n << " run(s) to " << a.out_dir << "\n";
   return 0;
 }
 
@@ -55,7 +186,7 @@ int list_runs(HistoryStore& store, bool json) {
 
 void add_to_history(const std::string& path, const std::string& run_dir) {
   auto store = open_history(path);
-  auto added = store ? store->add_run(run_dir) : Result<bool>(store.error());
+  auto added = store ? store->add_run(run_dir, "run") : Result<bool>(store.error());
   if (!added) {
     spdlog::warn("the run is not in the history: {} ({}); the run is complete: 'vpnlab history import {}' adds it later",
                  added.error().message, added.error().hint, run_dir);
@@ -65,12 +196,20 @@ void add_to_history(const std::string& path, const std::string& run_dir) {
 }
 
 int cmd_history(const Args& a) {
-  const bool import = !a.positional.empty() && a.positional[0] == "import";
-  if (!a.positional.empty() && !import) return usage_error("history", "'" + a.positional[0] + "' is not a history command (import)");
-  if (import && a.positional.size() < 2) return usage_error("history", "give the run directories to import: history import RUN...");
+  const std::string sub = a.positional.empty() ? "" : a.positional[0];
+  if (!sub.empty() && sub != "import" && sub != "export" && sub != "report" && sub != "check")
+    return usage_error("history", "'" + sub + "' is not a history command (import, export, report, check)");
+  if (sub == "import" && a.positional.size() < 2)
+    return usage_error("history", "give the run directories or exported files to import: history import RUN_DIR|FILE.jsonl...");
+  if (sub != "import" && a.positional.size() > 1) return usage_error("history", "'" + a.positional[1] + "': history " + sub + " takes no file");
+  if (a.products.size() > 1) return usage_error("history", "give one --product");
   auto store = open_history(a.history_path);
   if (!store) return fail(store.error());
-  if (import) return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()));
+  if (sub == "import") return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()));
+  if (sub == "export") return export_runs(*store, a);
+  if (sub == "report") return write_page(*store, a);
+  if (sub == "check") return check(*store, a);
+  if (!a.products.empty() || !a.metric.empty() || a.by_version) return show_series(*store, a);
   return list_runs(*store, a.json);
 }
 

@@ -469,11 +469,20 @@ const std::vector<Verb>& verbs() {
        "spec and templates, running your build where PRODUCT runs its main binary (its first 'binaries' entry). Then\n"
        "'vpnlab run FILE --product NAME' measures it like any product.",
        {"--from", "--binary"}, cmd_product},
-      {"history", "history [--history PATH] [--json] | history import RUN... [--history PATH]",
-       "Lists the runs kept in the history (an SQLite file: every run's provenance and rows, for trends across runs and\n"
-       "versions). 'history import RUN...' adds run directories to it, each in one transaction; a run already there adds\n"
-       "nothing. A file that is not a vpnlab history, is damaged or is of a newer schema is refused, never overwritten.",
-       {"--history", "--json"}, cmd_history},
+      {"history", "history [--json] | history --product P [--test T] [--metric M] [--by date|version] [--json]\n"
+                  "           | history check [--product P] [--test T] [--metric M] [--threshold X] [--json]\n"
+                  "           | history report [--product P] [--metric M] [--by date|version] [--out DIR]\n"
+                  "           | history import RUN_DIR|FILE.jsonl... | history export --jsonl [--out FILE]   (each: [--history PATH])",
+       "The history (an SQLite file: every run's provenance and rows). Alone: its runs. With --product: the product's series,\n"
+       "one point per run (the geometric mean of its valid samples, 95 % interval), comparable runs only (same machine,\n"
+       "topology, pinning, MTU, kernel, CPU, sample length; README 'History'), change points marked; --by version orders a\n"
+       "product's builds (nebula, nebula@1.9.7, ...) by version. 'check': the newest run against each series' earlier\n"
+       "comparable runs; exit 3 on a regression (worse beyond --threshold, default 0.05, with its prediction interval wholly\n"
+       "on the worse side), 0 none, 4 no comparable history (fewer than 4 earlier runs). 'report': DIR/history.html (default\n"
+       "DIR history-report), one trend chart per product, test and metric. 'import' adds run directories or exported files\n"
+       "(merged by run id); 'export --jsonl' writes one line per run. A file that is not a vpnlab history, is damaged or\n"
+       "is of a newer schema is refused, never overwritten.",
+       {"--history", "--json", "--product", "--test", "--metric", "--by", "--threshold", "--out", "--jsonl"}, cmd_history},
       {"diff", "diff RUN_A RUN_B [--threshold X] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--relative] [--force] [--json|--markdown]\n"
                "           | diff RUN [the same thresholds] [--json|--markdown]",
        "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its interval\n"

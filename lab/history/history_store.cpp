@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "lab/base/fault.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/utc_time.h"
 #include "lab/record/results_csv.h"
@@ -14,10 +15,14 @@ namespace vpnlab {
 
 namespace {
 
+// The results.csv header of schema 1's time (frozen: migration 2 states it for those rows).
+constexpr const char* kV1Header =
+    "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit,processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_probes,outside_load,softirq_by_cpu,wire_pps,cpu_by_host,kind,tps,tx_p50_ms,tx_p90_ms,tx_p99_ms,tx_p999_ms,payload_bytes,offered_bps,zero_loss_bps,hops";
+
 // Schema version N is reached by migrations[N - 1], each run in the transaction that sets
 // user_version: a file is at one version or the next, never between.
-const std::vector<const char*>& migrations() {
-  static const std::vector<const char*> m = {
+const std::vector<std::string>& migrations() {
+  static const std::vector<std::string> m = {
       // 1: runs with their provenance, the products each ran, and every results.csv row.
       "CREATE TABLE runs (run_id TEXT PRIMARY KEY, started TEXT NOT NULL, finished TEXT, vpnlab_version TEXT, "
       "  topology_file TEXT, topology_sha256 TEXT, backend TEXT, kernel TEXT, cpu_model TEXT, cpu_count INTEGER, "
@@ -28,6 +33,13 @@ const std::vector<const char*>& migrations() {
       "  sample INTEGER NOT NULL, valid INTEGER NOT NULL, status TEXT, reason TEXT, gbps REAL, cpu_s_per_gbit REAL, "
       "  daemon_rss_kb INTEGER, latency_p99_ms REAL, tps REAL, row TEXT NOT NULL, PRIMARY KEY (run_id, product, test, sample));"
       "CREATE INDEX samples_by_product ON samples (product, test);",
+      // 2: each run keeps the results.csv header its rows were written under (a later
+      // vpnlab adds columns: rows are read back by their own header), and how it came in
+      // ("run", "import DIR", "import FILE.jsonl"). Schema-1 rows were written under the
+      // header of that time, stated here as it was.
+      std::string("ALTER TABLE runs ADD COLUMN csv_header TEXT;"
+                  "ALTER TABLE runs ADD COLUMN source TEXT;"
+                  "UPDATE runs SET csv_header = '") + kV1Header + "', source = 'schema 1';",
   };
   return m;
 }
@@ -99,7 +111,7 @@ Result<HistoryStore> HistoryStore::open(const std::string& path) {
 Status HistoryStore::migrate(int from) {
   for (int v = from; v < kHistorySchema; ++v) {
     if (auto s = db_.exec("BEGIN IMMEDIATE"); !s) return s;
-    std::string sql = std::string(migrations()[static_cast<size_t>(v)]) + "PRAGMA user_version = " + std::to_string(v + 1) +
+    std::string sql = migrations()[static_cast<size_t>(v)] + "PRAGMA user_version = " + std::to_string(v + 1) +
                       "; PRAGMA application_id = " + std::to_string(kHistoryApplicationId) + ";";
     if (auto s = db_.exec(sql); !s) {
       (void)db_.exec("ROLLBACK");
@@ -110,33 +122,74 @@ Status HistoryStore::migrate(int from) {
   return ok_status();
 }
 
-Result<bool> HistoryStore::add_run(const std::string& run_dir) {
+namespace {
+
+Status check_run_record(const RunRecord& run, const std::string& where) {
+  if (run.run_id.empty() || run.started.empty()) return make_error(where + ": no run_id or started", "a run vpnlab wrote has both");
+  for (const auto& r : run.rows)
+    if (r.run_id != run.run_id)
+      return make_error(where + ": a row of run '" + r.run_id + "' in run '" + run.run_id + "'", "a run holds its own rows only");
+  return ok_status();
+}
+
+}  // namespace
+
+Result<RunRecord> run_record_from(const nlohmann::json& environment, std::vector<SampleRow> rows, const std::string& source,
+                                  const std::string& where) {
+  RunRecord run;
+  run.run_id = environment.value("run_id", "");
+  run.started = environment.contains("started") && environment["started"].is_string() ? environment["started"].get<std::string>() : "";
+  run.source = source;
+  run.environment = environment;
+  run.rows = std::move(rows);
+  if (auto s = check_run_record(run, where); !s) return s.error();
+  return run;
+}
+
+Result<RunRecord> read_run_directory(const std::string& run_dir) {
   auto env = read_environment(run_dir, true);
   if (!env) return env.error();
   auto rows = read_results_csv(run_dir + "/results.csv");
   if (!rows) return rows.error();
-  if (!env->contains("run_id") || !(*env)["run_id"].is_string() || !env->contains("started") || !(*env)["started"].is_string())
-    return make_error(run_dir + "/environment.json: no run_id or started", "a run directory vpnlab wrote has both");
-  const std::string run_id = (*env)["run_id"].get<std::string>();
-  for (const auto& r : *rows)
-    if (r.run_id != run_id)
-      return make_error(run_dir + "/results.csv: a row of run '" + r.run_id + "' in run '" + run_id + "'", "a run directory holds one run's rows");
+  return run_record_from(*env, std::move(*rows), "import " + run_dir, run_dir + "/results.csv");
+}
+
+Result<bool> HistoryStore::add_run(const std::string& run_dir, const std::string& source) {
+  auto run = read_run_directory(run_dir);
+  if (!run) return run.error();
+  if (!source.empty()) run->source = source;
+  return add(*run);
+}
+
+Result<bool> HistoryStore::add(const RunRecord& run) {
+  const std::string& run_id = run.run_id;
   if (auto s = db_.exec("BEGIN IMMEDIATE"); !s) return s.error();
   auto rollback = [&](Error e) -> Result<bool> {
     (void)db_.exec("ROLLBACK");
     return with_context(e, "adding run " + run_id + " to the history");
   };
-  auto there = db_.query("SELECT 1 FROM runs WHERE run_id = ?", {run_id});
-  if (!there) return rollback(there.error());
-  if (!there->empty()) {
-    (void)db_.exec("ROLLBACK");
-    return false;
+  auto kept = db_.query("SELECT count(*) FROM samples WHERE run_id = ?", {run_id});
+  if (!kept) return rollback(kept.error());
+  auto present = db_.query("SELECT 1 FROM runs WHERE run_id = ?", {run_id});
+  if (!present) return rollback(present.error());
+  if (!present->empty()) {
+    // There already. A run resumed since (`run --resume`) has more rows now: its entry is
+    // replaced in this same transaction; otherwise nothing changes.
+    if (std::stoul(kept->front()[0].value_or("0")) >= run.rows.size()) {
+      (void)db_.exec("ROLLBACK");
+      return false;
+    }
+    for (const char* table : {"samples", "products", "runs"})
+      if (auto s = db_.run(std::string("DELETE FROM ") + table + " WHERE run_id = ?", {run_id}); !s) return rollback(s.error());
   }
-  const nlohmann::json& e = *env;
-  if (auto s = db_.run("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       {run_id, text_at(e, "/started"), text_at(e, "/finished"), text_at(e, "/vpnlab_version"), text_at(e, "/topology_file"),
+  const nlohmann::json& e = run.environment;
+  std::string header;
+  for (const auto& h : results_csv_header()) header += (header.empty() ? "" : ",") + h;
+  if (auto s = db_.run("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       {run_id, run.started, text_at(e, "/finished"), text_at(e, "/vpnlab_version"), text_at(e, "/topology_file"),
                         text_at(e, "/topology_sha256"), text_at(e, "/backend"), text_at(e, "/kernel/release"), text_at(e, "/cpu/model"),
-                        integer_at(e, "/cpu/count"), integer_at(e, "/overlay/mtu"), integer_at(e, "/bench/pinned"), e.dump(), utc_now()});
+                        integer_at(e, "/cpu/count"), integer_at(e, "/overlay/mtu"), integer_at(e, "/bench/pinned"), e.dump(), utc_now(), header,
+                        run.source});
       !s)
     return rollback(s.error());
   if (e.contains("products") && e["products"].is_object())
@@ -145,14 +198,57 @@ Result<bool> HistoryStore::add_run(const std::string& run_dir) {
                            {run_id, name, text_at(p, "/version"), text_at(p, "/origin"), text_at(p, "/cipher")});
           !s)
         return rollback(s.error());
-  for (const auto& r : *rows)
+  for (const auto& r : run.rows) {
     if (auto s = db_.run("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          {run_id, r.product, r.test, static_cast<int64_t>(r.sample), static_cast<int64_t>(r.valid), r.status, r.reason, r.gbps,
                           r.cpu_s_per_gbit, r.daemon_rss_kb, r.latency_p99_ms, r.tps, format_row(r)});
         !s)
       return rollback(s.error());
+    fault_point("history-row");  // a kill here is mid-transaction: the tests check nothing of it stays
+  }
   if (auto s = db_.exec("COMMIT"); !s) return rollback(s.error());
   return true;
+}
+
+Status HistoryStore::for_each_run(const std::string& product, const std::function<Status(const RunRecord&)>& each) {
+  // The runs first (a few hundred bytes each), then one run's rows at a time: memory is one
+  // run's, however long the history.
+  auto runs = db_.query(
+      "SELECT run_id, started, coalesce(source, ''), environment, coalesce(csv_header, '') FROM runs r WHERE ? = '' OR EXISTS "
+      "(SELECT 1 FROM samples s WHERE s.run_id = r.run_id AND (s.product = ? OR substr(s.product, 1, length(?) + 1) = ? || '@')) "
+      "ORDER BY started, run_id",
+      {product, product, product, product});
+  if (!runs) return runs.error();
+  for (const auto& row : *runs) {
+    const std::string run_id = row[0].value_or("");
+    const std::string where = path() + ": run " + run_id;
+    RunRecord run;
+    run.run_id = run_id;
+    run.started = row[1].value_or("");
+    run.source = row[2].value_or("");
+    run.environment = nlohmann::json::parse(row[3].value_or(""), nullptr, /*allow_exceptions=*/false);
+    if (auto s = check_environment(run.environment, where + " environment"); !s) return s;
+    auto lines = db_.query("SELECT row FROM samples WHERE run_id = ? ORDER BY rowid", {run_id});
+    if (!lines) return lines.error();
+    std::string text = row[4].value_or("") + "\n";
+    for (const auto& l : *lines) text += l[0].value_or("");  // each row ends with its newline
+    auto rows = parse_results_csv(text, where + " results");
+    if (!rows) return rows.error();
+    run.rows = std::move(*rows);
+    if (auto s = check_run_record(run, where); !s) return s;
+    if (auto s = each(run); !s) return s;
+  }
+  return ok_status();
+}
+
+Result<std::vector<RunRecord>> HistoryStore::load_runs(const std::string& product) {
+  std::vector<RunRecord> out;
+  auto s = for_each_run(product, [&](const RunRecord& r) {
+    out.push_back(r);
+    return ok_status();
+  });
+  if (!s) return s.error();
+  return out;
 }
 
 Result<std::vector<HistoryRun>> HistoryStore::runs() {

@@ -2,17 +2,21 @@
 // forward and never overwritten), each with its provenance and its rows, so that a
 // product's figures can be followed across runs and versions. A run goes in whole or not at
 // all (one transaction; a killed vpnlab or a full disk leaves the file as it was), and a run
-// that is there already adds nothing (by run id).
+// that is there already adds nothing (by run id) unless it has more rows now (resumed).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lab/base/result.h"
 #include "lab/history/sqlite.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 
-inline constexpr int kHistorySchema = 1;
+inline constexpr int kHistorySchema = 2;
 // PRAGMA application_id of a vpnlab history ("vpnl"): any other SQLite file is refused.
 inline constexpr int64_t kHistoryApplicationId = 0x76706e6c;
 
@@ -26,6 +30,21 @@ struct HistoryRun {
   int rows = 0, valid = 0;
 };
 
+// One run as the history holds it: its provenance (environment.json) and its rows.
+struct RunRecord {
+  std::string run_id, started;
+  std::string source;  // how it came in: "run", "import DIR", "import FILE.jsonl (...)"
+  nlohmann::json environment;
+  std::vector<SampleRow> rows;
+};
+
+// A run directory as a record, through the run-file checks every reader uses.
+Result<RunRecord> read_run_directory(const std::string& run_dir);
+// A record from an environment and rows held elsewhere (an export's line), with the same
+// checks; `where` names it in messages.
+Result<RunRecord> run_record_from(const nlohmann::json& environment, std::vector<SampleRow> rows, const std::string& source,
+                                  const std::string& where);
+
 class HistoryStore {
  public:
   // Opens the history at `path`, creating it (and its directory) when absent. A file that
@@ -34,8 +53,15 @@ class HistoryStore {
   const std::string& path() const { return db_.path(); }
 
   // Adds the run directory's environment.json provenance and results.csv rows (both read and
-  // checked as every reader does). false: its run id is in the history already.
-  Result<bool> add_run(const std::string& run_dir);
+  // checked as every reader does). false: its run id is in the history already, with as
+  // many rows (a run resumed since, with more, replaces its entry: true).
+  Result<bool> add_run(const std::string& run_dir, const std::string& source = "");
+  Result<bool> add(const RunRecord& run);
+  // Each run that has rows of `product` or `product@TAG` (every run when empty), oldest
+  // first, with all its rows read back through the results.csv checks (a tampered history
+  // is a located error); one run in memory at a time.
+  Status for_each_run(const std::string& product, const std::function<Status(const RunRecord&)>& each);
+  Result<std::vector<RunRecord>> load_runs(const std::string& product = "");
   // Every run, oldest first.
   Result<std::vector<HistoryRun>> runs();
 

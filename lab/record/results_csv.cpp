@@ -299,7 +299,11 @@ Result<std::vector<const Column*>> header_layout(const std::string& path, const 
 Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail) {
   auto text = read_input_file(path, kMaxRunFileBytes);
   if (!text) return text.error();
-  CsvRecordReader csv(*text);
+  return parse_results_csv(*text, path, drop_torn_tail);
+}
+
+Result<std::vector<SampleRow>> parse_results_csv(const std::string& text, const std::string& path, bool drop_torn_tail) {
+  CsvRecordReader csv(text);
   std::vector<std::string> fields;
   if (!csv.next(&fields)) return make_error(path + ": empty file, not even a header", "give the results.csv of a run");
   if (csv.torn()) return row_error(path, csv.line(), "the header is cut short (no end of line)");

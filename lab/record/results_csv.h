@@ -90,6 +90,9 @@ class ResultsCsv {
 // With drop_torn_tail, a last row without its end of line is left out (resume cuts it off
 // before appending); otherwise it is an error too.
 Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail = false);
+// The same checks on results.csv text held elsewhere (the history's copy of a run), `path`
+// naming it in messages.
+Result<std::vector<SampleRow>> parse_results_csv(const std::string& text, const std::string& path, bool drop_torn_tail = false);
 
 // What a row must hold to be a result: a product, a test, a sample number, a status, and
 // finite non-negative figures.

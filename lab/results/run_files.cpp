@@ -97,7 +97,9 @@ Result<nlohmann::json> read_json_file(const std::string& file, const std::vector
   return j;
 }
 
-Result<nlohmann::json> read_environment(const std::string& run_dir, bool required) {
+namespace {
+
+const std::vector<JsonField>& environment_fields() {
   static const std::vector<JsonField> fields = {
       {"/schema", JsonType::integer},          {"/run_id", JsonType::string},           {"/backend", JsonType::string},
       {"/topology_file", JsonType::string},    {"/requested_products", JsonType::array}, {"/requested_products/*", JsonType::string},
@@ -115,12 +117,25 @@ Result<nlohmann::json> read_environment(const std::string& run_dir, bool require
       {"/shaped_links/*/mtu", JsonType::integer}, {"/shaped_links/*/where", JsonType::string}, {"/test_links", JsonType::object},
       {"/test_links/*", JsonType::array},      {"/test_links/*/*", JsonType::string},
   };
-  std::string file = run_dir + "/environment.json";
-  auto env = read_json_file(file, fields, required);
-  if (!env) return env;
-  if (env->contains("schema") && (*env)["schema"].get<int>() != kEnvironmentSchema)
-    return make_error(file + ": schema " + (*env)["schema"].dump() + " is not one this vpnlab reads (" + std::to_string(kEnvironmentSchema) + ")",
+  return fields;
+}
+
+}  // namespace
+
+Status check_environment(const nlohmann::json& env, const std::string& file) {
+  if (!env.is_object()) return make_error(file + ": not a JSON object", "the file was edited by hand or cut short: restore it from the run");
+  if (auto s = check_json_fields(env, environment_fields(), file); !s) return s;
+  if (env.contains("schema") && env["schema"].get<int>() != kEnvironmentSchema)
+    return make_error(file + ": schema " + env["schema"].dump() + " is not one this vpnlab reads (" + std::to_string(kEnvironmentSchema) + ")",
                       "use the vpnlab version that made the run");
+  return ok_status();
+}
+
+Result<nlohmann::json> read_environment(const std::string& run_dir, bool required) {
+  std::string file = run_dir + "/environment.json";
+  auto env = read_json_file(file, environment_fields(), required);
+  if (!env) return env;
+  if (auto s = check_environment(*env, file); !s) return s.error();
   return env;
 }
 

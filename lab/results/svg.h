@@ -54,6 +54,16 @@ std::string svg_stacked_bars(const std::string& title, const std::string& x_labe
 // `y_max` > 0 fixes the y axis (a CDF ends at 1); 0 fits it to the data.
 std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series,
                            double y_max = 0);
+// A figure across runs: one slot per point along x, labelled (a version, a date); y the value
+// with its interval as a band and whiskers; a dashed line where a new level starts (a
+// change point). Labels that would crowd are thinned: every point keeps its tooltip.
+struct TrendMark {
+  std::string label;    // under the axis
+  std::string tooltip;  // run id, value, interval
+  double value = 0, low = 0, high = 0;
+  bool change = false;  // a new level starts at this point
+};
+std::string svg_trend_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<TrendMark>& points);
 std::string svg_scatter(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);
 
 }  // namespace vpnlab

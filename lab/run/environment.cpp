@@ -111,6 +111,10 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
     host_sysctls[k] = trimmed(read_file_text(std::string("/proc/sys/") + k));
   env["host_sysctls"] = host_sysctls;
   env["topology_file"] = plan.topology_file;
+  // Which machine measured: the history only puts runs of one machine in a series. Derived
+  // from /etc/machine-id (never the id itself, which other programs use as a secret seed).
+  if (std::string id = trimmed(read_file_text("/etc/machine-id")); !id.empty())
+    env["machine_id"] = sha256_hex("vpnlab machine " + id).substr(0, 16);
   env["kernel"] = {{"release", u.release}, {"version", u.version}, {"machine", u.machine},
                    {"cmdline", trimmed(read_file_text("/proc/cmdline"))}};
   env["cpu"] = {{"model", cpuinfo_field(cpuinfo, "model name")},

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/record/results_csv.h"
+#include "browser_layout.h"
 #include "root_test_support.h"
 
 namespace vpnlab::testing {
@@ -77,29 +78,6 @@ std::string twelve_product_run() {
   return run;
 }
 
-// Measures every chart's texts after layout and appends the verdict to the page.
-const char* kLayoutCheck = R"(<script>
-const problems = [];
-const svgs = document.querySelectorAll('svg');
-svgs.forEach((svg, n) => {
-  const name = (svg.querySelector('title') || {}).textContent || ('chart ' + n);
-  const box = svg.getBoundingClientRect();
-  const texts = [...svg.querySelectorAll('text')].map(t => ({s: t.textContent, r: t.getBoundingClientRect()})).filter(t => t.r.width > 0);
-  texts.forEach((a, i) => {
-    if (a.r.left < box.left - 1 || a.r.right > box.right + 1 || a.r.top < box.top - 1 || a.r.bottom > box.bottom + 1)
-      problems.push(name + ': "' + a.s + '" leaves the chart');
-    texts.slice(i + 1).forEach(b => {
-      const dx = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left), dy = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
-      if (dx > 1 && dy > 1) problems.push(name + ': "' + a.s + '" overlaps "' + b.s + '"');
-    });
-  });
-});
-const pre = document.createElement('pre');
-pre.id = 'vpnlab-layout';
-pre.textContent = 'LAYOUT ' + JSON.stringify({charts: svgs.length, problems: problems}) + ' END';
-document.body.appendChild(pre);
-</script>)";
-
 TEST(ReportInBrowser, TwelveProductsLabelsNeverOverlap) {
   VPNLAB_REQUIRE_PROGRAM("chromium-headless-shell");
   const std::string run = twelve_product_run();
@@ -115,31 +93,15 @@ TEST(ReportInBrowser, TwelveProductsLabelsNeverOverlap) {
   for (size_t k = over_time.find("stroke-opacity=\"0.3\""); k != std::string::npos; k = over_time.find("stroke-opacity=\"0.3\"", k + 1)) ++faint;
   EXPECT_EQ(faint, 72u);
   EXPECT_TRUE(fs::exists(run + "/plots/a-to-b-memory.svg")) << "memory over time, the same way";
-  std::string checked = html;
-  checked.insert(checked.rfind("</body>"), kLayoutCheck);
-  const std::string page = run + "/report-checked.html";
-  std::ofstream(page) << checked;
-  const std::vector<std::string> browser = {"chromium-headless-shell", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1000,9000"};
-  std::vector<std::string> dump = browser;
-  dump.insert(dump.end(), {"--dump-dom", "file://" + page});
-  CliOutcome dom = run_program(dump, {}, 120);
-  ASSERT_EQ(dom.status, 0) << dom.err;
-  const std::string mark = "<pre id=\"vpnlab-layout\">LAYOUT ";
-  const size_t at = dom.out.find(mark), end = dom.out.find(" END</pre>", at);
-  ASSERT_NE(at, std::string::npos) << "the check did not run: " << dom.out.substr(0, 400) << dom.err;
-  ASSERT_NE(end, std::string::npos);
-  std::string json = dom.out.substr(at + mark.size(), end - at - mark.size());
-  // The DOM dump escapes what HTML text must: back to JSON.
-  for (auto [from, to] : {std::pair<std::string, std::string>{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
-    for (size_t k = json.find(from); k != std::string::npos; k = json.find(from, k + to.size())) json.replace(k, from.size(), to);
-  auto verdict = nlohmann::json::parse(json);
+  auto verdict = browser_layout(html, run + "/report-checked.html");
+  ASSERT_TRUE(verdict.is_object()) << "the layout check did not run";
   std::printf("browser: %d charts measured, %zu problems\n", verdict["charts"].get<int>(), verdict["problems"].size());
   EXPECT_GE(verdict["charts"].get<int>(), 16);
   for (const auto& p : verdict["problems"]) ADD_FAILURE() << p.get<std::string>();
   // The artifact: the page as it looks.
   const std::string artifacts = VPNLAB_ARTIFACTS;
   fs::create_directories(artifacts);
-  std::vector<std::string> shot = browser;
+  std::vector<std::string> shot = kBrowser;
   shot.insert(shot.end(), {"--screenshot=" + artifacts + "/report-12-products.png", "file://" + run + "/report.html"});
   CliOutcome png = run_program(shot, {}, 120);
   EXPECT_EQ(png.status, 0) << png.err;

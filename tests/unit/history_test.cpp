@@ -4,11 +4,15 @@
 
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <sstream>
 #include <fstream>
 
 #include "../temp_paths.h"
 #include "lab/base/fs_util.h"
+#include "lab/history/history_jsonl.h"
 #include "lab/history/history_store.h"
 
 using namespace vpnlab;
@@ -39,7 +43,7 @@ TEST(History, ARunIsAddedWholeAndOnceAndListed) {
   EXPECT_EQ(runs->front().run_id, "20261130-095910-d829");
   EXPECT_EQ(runs->front().rows, 4);
   EXPECT_EQ(runs->front().products, "baseline, wireguard-go");
-  // Reopened: schema 1, the same run.
+  // Reopened: the same run.
   auto reopened = HistoryStore::open(path);
   ASSERT_TRUE(reopened.ok()) << reopened.error().format();
   EXPECT_EQ(reopened->runs()->size(), 1u);
@@ -88,8 +92,145 @@ TEST(History, AFileThatIsNotAVpnlabHistoryIsRefusedAndLeftAsItWas) {
   sqlite3_close(raw);
   auto newer = HistoryStore::open(dir + "/newer.sqlite");
   ASSERT_FALSE(newer.ok());
-  EXPECT_EQ(newer.error().message, dir + "/newer.sqlite: history schema 7 is newer than this vpnlab's (1)");
+  EXPECT_EQ(newer.error().message, dir + "/newer.sqlite: history schema 7 is newer than this vpnlab's (2)");
   // A symlink is not followed (it could point anywhere).
   std::filesystem::create_symlink(dir + "/newer.sqlite", dir + "/link.sqlite");
   EXPECT_FALSE(HistoryStore::open(dir + "/link.sqlite").ok());
+}
+
+namespace {
+
+int64_t pragma(const std::string& path, const char* name) {
+  sqlite3* raw = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(raw, (std::string("PRAGMA ") + name).c_str(), -1, &st, nullptr), SQLITE_OK);
+  int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return v;
+}
+
+}  // namespace
+
+TEST(History, AFileOfSchemaOneIsMigratedAndItsRowsReadBack) {
+  // tests/data/history-v1.sql: a schema-1 file holding run-golden, as that version wrote it.
+  const std::string path = make_temp_dir("history") + "/v1.sqlite";
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, read_file_text(VPNLAB_TEST_DATA "/history-v1.sql").c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  ASSERT_EQ(pragma(path, "user_version"), 1);
+  auto store = HistoryStore::open(path);
+  ASSERT_TRUE(store.ok()) << store.error().format();
+  EXPECT_EQ(pragma(path, "user_version"), kHistorySchema);
+  auto runs = store->load_runs();
+  ASSERT_TRUE(runs.ok()) << runs.error().format();
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(runs->front().run_id, "20261130-095910-d829");
+  EXPECT_EQ(runs->front().source, "schema 1");
+  ASSERT_EQ(runs->front().rows.size(), 4u);
+  auto direct = read_run_directory(kRun);
+  ASSERT_TRUE(direct.ok()) << direct.error().format();
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(format_row(runs->front().rows[i]), format_row(direct->rows[i])) << "row " << i;
+  // And it takes runs as a schema-2 file does.
+  auto more = HistoryStore::open(path);
+  ASSERT_TRUE(more.ok());
+  auto added = more->add_run(kRun);
+  ASSERT_TRUE(added.ok());
+  EXPECT_FALSE(*added);
+}
+
+TEST(History, AnExportImportsIntoAnotherHistoryByRunId) {
+  const std::string dir = make_temp_dir("history");
+  auto a = HistoryStore::open(dir + "/a.sqlite");
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(a->add_run(kRun).ok());
+  std::ostringstream out;
+  auto n = export_jsonl(*a, out);
+  ASSERT_TRUE(n.ok()) << n.error().format();
+  EXPECT_EQ(*n, 1u);
+  std::ofstream(dir + "/export.jsonl") << out.str();
+  auto b = HistoryStore::open(dir + "/b.sqlite");
+  ASSERT_TRUE(b.ok());
+  auto first = import_jsonl(*b, dir + "/export.jsonl");
+  ASSERT_TRUE(first.ok()) << first.error().format();
+  EXPECT_EQ(first->added, 1u);
+  auto second = import_jsonl(*b, dir + "/export.jsonl");
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->added, 0u);
+  EXPECT_EQ(second->present, 1u);
+  auto runs = b->load_runs();
+  ASSERT_TRUE(runs.ok()) << runs.error().format();
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(runs->front().rows.size(), 4u);
+  EXPECT_EQ(runs->front().source, "import " + dir + "/export.jsonl (import " + kRun + ")");
+}
+
+TEST(History, ATamperedOrHostileExportIsRefusedWithItsLine) {
+  const std::string dir = make_temp_dir("history");
+  auto a = HistoryStore::open(dir + "/a.sqlite");
+  ASSERT_TRUE(a.ok());
+  auto run = read_run_directory(kRun);
+  ASSERT_TRUE(run.ok());
+  const std::string good = export_line(*run);
+  auto refused = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    auto b = HistoryStore::open(dir + "/" + name + ".sqlite");
+    EXPECT_TRUE(b.ok());
+    auto r = import_jsonl(*b, dir + "/" + name);
+    EXPECT_FALSE(r.ok()) << name;
+    EXPECT_TRUE(b->runs()->empty()) << name << ": nothing of a refused line is kept";
+    return r.ok() ? std::string() : r.error().message;
+  };
+  // A row with a negative figure (the results.csv checks), on line 2.
+  std::string bad = good;
+  bad.replace(bad.find(",0.275625,"), 10, ",-0.275625,");
+  EXPECT_NE(refused("neg.jsonl", "\n" + bad + "\n").find(dir + "/neg.jsonl:2: results_csv:"), std::string::npos);
+  // An environment field of the wrong type.
+  nlohmann::json j = nlohmann::json::parse(good);
+  j["environment"]["overlay"]["mtu"] = "1400; rm -rf /";
+  EXPECT_NE(refused("env.jsonl", j.dump() + "\n").find(dir + "/env.jsonl:1: environment"), std::string::npos);
+  // A newer export format.
+  j = nlohmann::json::parse(good);
+  j["version"] = 9;
+  EXPECT_EQ(refused("newer.jsonl", j.dump() + "\n"), dir + "/newer.jsonl:1: export format version 9 is not one this vpnlab reads (1)");
+  // Not JSON; and a line longer than any run can be, refused before it is held whole.
+  EXPECT_EQ(refused("text.jsonl", "hello\n"), dir + "/text.jsonl:1: not a JSON object");
+  {
+    std::ofstream big(dir + "/big.jsonl");
+    const std::string chunk(1 << 20, 'x');
+    for (uint64_t i = 0; i <= (kMaxExportLineBytes >> 20); ++i) big << chunk;
+  }
+  auto b = HistoryStore::open(dir + "/big.sqlite");
+  ASSERT_TRUE(b.ok());
+  auto big = import_jsonl(*b, dir + "/big.jsonl");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find(dir + "/big.jsonl:1: a line longer than 36 MiB"), std::string::npos) << big.error().message;
+  // A FIFO (endless) is refused by its type, without blocking.
+  ASSERT_EQ(mkfifo((dir + "/fifo.jsonl").c_str(), 0600), 0);
+  auto fifo = import_jsonl(*b, dir + "/fifo.jsonl");
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_EQ(fifo.error().message, dir + "/fifo.jsonl: not a regular file");
+}
+
+TEST(History, ARunResumedSinceReplacesItsEntry) {
+  const std::string dir = make_temp_dir("history");
+  auto store = HistoryStore::open(dir + "/h.sqlite");
+  ASSERT_TRUE(store.ok());
+  auto full = read_run_directory(kRun);
+  ASSERT_TRUE(full.ok());
+  RunRecord cut = *full;
+  cut.rows.pop_back();  // the run as it was when interrupted
+  auto first = store->add(cut);
+  ASSERT_TRUE(first.ok() && *first);
+  EXPECT_EQ(store->runs()->front().rows, 3);
+  auto resumed = store->add(*full);
+  ASSERT_TRUE(resumed.ok()) << resumed.error().format();
+  EXPECT_TRUE(*resumed);
+  EXPECT_EQ(store->runs()->size(), 1u);
+  EXPECT_EQ(store->runs()->front().rows, 4);
+  auto again = store->add(cut);
+  EXPECT_TRUE(again.ok() && !*again) << "fewer rows never replace more";
+  EXPECT_EQ(store->runs()->front().rows, 4);
 }

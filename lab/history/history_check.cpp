@@ -1,0 +1,74 @@
+#include "lab/history/history_check.h"
+
+#include <cstdio>
+
+#include "lab/base/text_table.h"
+#include "lab/results/provenance.h"
+
+namespace vpnlab {
+
+namespace {
+
+std::string figure(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
+CheckOutcome check_newest(const std::vector<RunRecord>& runs, const CheckQuery& query, const HistoryMetric& metric) {
+  CheckOutcome out;
+  TrendQuery tq{query.product, query.test, metric.key, /*by_version=*/false};
+  const auto trends = build_trends(runs, tq, metric);
+  // The newest run that has a point in some series.
+  std::string newest_started;
+  for (const auto& t : trends)
+    if (!t.points.empty() && std::make_pair(t.points.back().started, t.points.back().run_id) >= std::make_pair(newest_started, out.newest_run))
+      newest_started = t.points.back().started, out.newest_run = t.points.back().run_id;
+  for (const auto& run : runs)
+    if (run.run_id == out.newest_run) out.environment = comparability_text(run.environment);
+  // First who has enough history (the family), then every interval at the family's level.
+  std::vector<std::pair<const Trend*, std::vector<double>>> judged;
+  for (const auto& t : trends) {
+    if (t.points.empty() || t.points.back().run_id != out.newest_run) continue;
+    std::vector<double> history;
+    for (size_t i = 0; i + 1 < t.points.size(); ++i) history.push_back(t.points[i].value);
+    judged.emplace_back(&t, history);
+    if (std::min(history.size(), kHistoryWindow) >= kMinHistoryPoints) ++out.family;
+  }
+  const double level = 1 - 2 * kCheckAlpha / static_cast<double>(std::max<size_t>(out.family, 1));
+  bool regression = false;
+  for (const auto& [t, history] : judged) {
+    CheckLine line{t->product, t->test, t->points.back().value, {}};
+    line.result = judge_newest(history, line.newest, metric.higher_is_better, query.threshold, level, metric.better, metric.worse);
+    regression = regression || line.result.regression;
+    out.lines.push_back(line);
+  }
+  out.exit_code = regression ? kExitRegression : out.family == 0 ? kExitNoHistory : 0;
+  return out;
+}
+
+std::string check_text(const CheckOutcome& o, const CheckQuery& query, const HistoryMetric& metric) {
+  if (o.lines.empty()) return "history check: no run in the history has " + (query.product.empty() ? std::string("any figure") : "product '" + query.product + "'") + "\n";
+  char level[64];
+  snprintf(level, sizeof level, "%.4g %%", 100 * (1 - 2 * kCheckAlpha / static_cast<double>(std::max<size_t>(o.family, 1))));
+  std::string s = "history check: run " + o.newest_run + " (" + o.environment + ")\n" + metric.title +
+                  ": newest against the geometric mean of up to " + std::to_string(kHistoryWindow) + " earlier comparable runs, " + level +
+                  " prediction interval (" + std::to_string(o.family) + " series judged together), threshold " + figure(100 * query.threshold) + " %\n";
+  TextTable t({-24, -14, 8, 10, 8, -21, -1});
+  s += t.line({"product", "test", "history", "newest", "ratio", "interval", "verdict"});
+  for (const auto& l : o.lines) {
+    const Lookback& r = l.result;
+    const bool judged = r.history >= kMinHistoryPoints;
+    s += t.line({l.product, l.test, std::to_string(r.history), figure(l.newest), judged ? figure(r.ratio) : "-",
+                 judged ? "[" + figure(r.low) + ", " + figure(r.high) + "]" : "-",
+                 judged ? r.verdict : "no comparable history (" + std::to_string(r.history) + " of " + std::to_string(kMinHistoryPoints) + " runs)"});
+  }
+  if (o.exit_code == kExitRegression) s += "regression: the newest run is " + metric.worse + " beyond the threshold (exit 3)\n";
+  else if (o.exit_code == kExitNoHistory) s += "no comparable history to judge by: at least " + std::to_string(kMinHistoryPoints) + " earlier runs in the same environment (exit 4)\n";
+  else s += "no regression (exit 0)\n";
+  return s;
+}
+
+}  // namespace vpnlab

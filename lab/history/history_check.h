@@ -1,0 +1,40 @@
+// `vpnlab history check`: the newest run's figures judged against each product's own
+// comparable past (lab/history/detector.h), one line per product and test, and an exit code
+// a CI job gates on: 3 a regression, 0 none, 4 no comparable history to judge by.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lab/history/detector.h"
+#include "lab/history/trend.h"
+
+namespace vpnlab {
+
+inline constexpr int kExitRegression = 3;
+inline constexpr int kExitNoHistory = 4;
+
+struct CheckQuery {
+  std::string product, test;  // "" = every one the newest run has
+  std::string metric = "gbps";
+  double threshold = 0.05;    // a worse ratio must also be beyond 1 -+ this
+};
+
+struct CheckLine {
+  std::string product, test;
+  double newest = 0;  // the newest run's point
+  Lookback result;
+};
+
+struct CheckOutcome {
+  std::string newest_run;
+  std::string environment;  // comparability_text of the newest run
+  size_t family = 0;        // series judged together (each interval at 1 - 2 alpha / family)
+  std::vector<CheckLine> lines;
+  int exit_code = kExitNoHistory;
+};
+
+// `runs`: oldest first; the newest run is the last one with rows of the query's product.
+CheckOutcome check_newest(const std::vector<RunRecord>& runs, const CheckQuery& query, const HistoryMetric& metric);
+std::string check_text(const CheckOutcome& outcome, const CheckQuery& query, const HistoryMetric& metric);
+
+}  // namespace vpnlab

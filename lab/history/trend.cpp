@@ -1,0 +1,123 @@
+#include "lab/history/trend.h"
+
+#include <algorithm>
+#include <map>
+
+#include "lab/base/sequential.h"
+#include "lab/history/detector.h"
+#include "lab/history/version_order.h"
+#include "lab/record/metrics.h"
+#include "lab/results/paired.h"
+#include "lab/results/provenance.h"
+
+namespace vpnlab {
+
+namespace {
+
+constexpr double kPointLevel = 0.95;
+
+const HistoryMetric& ratio_metric() {
+  static const HistoryMetric m{"ratio", "ratio to the same run's baseline", true, "faster", "slower"};
+  return m;
+}
+
+// One run's point of `product` in `test`; n = 0 when the run measured nothing for it.
+TrendPoint run_point(const RunRecord& run, const std::string& product, const std::string& test, const HistoryMetric& metric) {
+  TrendPoint p;
+  p.run_id = run.run_id;
+  p.started = run.started;
+  p.product = product;
+  const auto version = nlohmann::json::json_pointer("/products/" + product + "/version");
+  if (run.environment.contains(version) && run.environment.at(version).is_string())
+    p.version = version_token(run.environment.at(version).get<std::string>());
+  if (metric.key == "ratio") {
+    std::map<int, double> base;
+    for (const auto& r : run.rows)
+      if (r.product == "baseline" && r.test == test && counts_as_result(r) && r.gbps > 0) base[r.sample] = r.gbps;
+    std::vector<double> a, b;
+    for (const auto& r : run.rows)
+      if (r.product == product && r.test == test && counts_as_result(r) && r.gbps > 0)
+        if (auto it = base.find(r.sample); it != base.end()) a.push_back(it->second), b.push_back(r.gbps);
+    if (a.empty()) return p;
+    const PairedEstimate e = paired_ratio(a, b, kPointLevel);
+    p.n = e.n, p.value = e.ratio;
+    p.low = e.n >= 2 ? e.ci_low : e.ratio, p.high = e.n >= 2 ? e.ci_high : e.ratio;
+    return p;
+  }
+  const MetricColumn& column = metric_column(metric.key);
+  std::vector<double> values;
+  for (const auto& r : run.rows)
+    if (r.product == product && r.test == test && counts_as_result(r) && column.measured(r) && column.value(r) > 0)
+      values.push_back(column.value(r));
+  if (values.empty()) return p;
+  const RatioInterval g = ratio_interval(values, kPointLevel);  // a geometric mean and its t interval
+  p.n = g.n, p.value = g.ratio;
+  p.low = g.n >= 2 ? g.low : g.ratio, p.high = g.n >= 2 ? g.high : g.ratio;
+  return p;
+}
+
+bool wanted(const std::string& product, const TrendQuery& q) { return q.product.empty() || product == q.product || base_product(product) == q.product; }
+
+}  // namespace
+
+std::string base_product(const std::string& product) { return product.substr(0, product.find('@')); }
+
+Result<HistoryMetric> history_metric(const std::string& key) {
+  if (key == "ratio") return ratio_metric();
+  for (const auto& c : metric_columns())
+    if (c.key == key) return HistoryMetric{c.key, c.title, c.higher_is_better, c.better, c.worse};
+  return make_error("'" + key + "' is not a metric the history has", "give --metric one of: " + history_metric_keys());
+}
+
+std::string history_metric_keys() {
+  std::string o = "ratio";
+  for (const auto& c : metric_columns()) o += ", " + c.key;
+  return o;
+}
+
+std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQuery& query, const HistoryMetric& metric) {
+  struct Collected {
+    Trend trend;
+    std::vector<std::pair<std::string, TrendPoint>> points;  // (comparability key, point)
+    std::string newest_key, newest_text;
+  };
+  std::map<std::pair<std::string, std::string>, Collected> series;  // (name, test)
+  std::vector<std::pair<std::string, std::string>> order;          // first seen first
+  for (const auto& run : runs) {
+    const std::string key = comparability_key(run.environment);
+    std::vector<std::pair<std::string, std::string>> seen;  // (product, test) in row order
+    for (const auto& r : run.rows)
+      if (wanted(r.product, query) && (query.test.empty() || r.test == query.test) && !(metric.key == "ratio" && r.product == "baseline") &&
+          std::find(seen.begin(), seen.end(), std::make_pair(r.product, r.test)) == seen.end())
+        seen.emplace_back(r.product, r.test);
+    for (const auto& [product, test] : seen) {
+      TrendPoint p = run_point(run, product, test, metric);
+      if (p.n == 0) continue;
+      const auto id = std::make_pair(query.by_version ? base_product(product) : product, test);
+      auto [it, fresh] = series.try_emplace(id);
+      if (fresh) {
+        order.push_back(id);
+        it->second.trend.product = id.first, it->second.trend.test = test, it->second.trend.metric = metric;
+      }
+      it->second.points.emplace_back(key, p);
+      it->second.newest_key = key;
+      it->second.newest_text = comparability_text(run.environment);
+    }
+  }
+  std::vector<Trend> out;
+  for (const auto& id : order) {
+    Collected& c = series[id];
+    c.trend.environment = c.newest_text;
+    for (auto& [key, p] : c.points) (key == c.newest_key ? c.trend.points : c.trend.apart).push_back(p);
+    if (query.by_version)  // by version, then by time within one version (the sort is stable)
+      std::stable_sort(c.trend.points.begin(), c.trend.points.end(),
+                       [](const TrendPoint& a, const TrendPoint& b) { return compare_versions(a.version, b.version) < 0; });
+    std::vector<double> values;
+    for (const auto& p : c.trend.points) values.push_back(p.value);
+    for (size_t i : change_points(values)) c.trend.points[i].change_point = true;
+    out.push_back(std::move(c.trend));
+  }
+  return out;
+}
+
+}  // namespace vpnlab
