@@ -79,6 +79,12 @@ Result<RunRecord> parse_line(const std::string& line, const std::string& where) 
   return run_record_from(j["environment"], std::move(*rows), j["source"].get<std::string>(), where);
 }
 
+Error export_failure(int err, size_t written) {
+  if (err == EPIPE)  // `history export --jsonl | head`: the reader is done, the history is fine
+    return make_error("the export's reader closed the pipe after " + std::to_string(written) + " run(s)", "nothing is wrong with the history");
+  return make_error("cannot write the export: " + errno_text(err), "free some disk space, or write elsewhere");
+}
+
 }  // namespace
 
 std::string export_line(const RunRecord& run) {
@@ -91,13 +97,13 @@ Result<size_t> export_jsonl(HistoryStore& store, std::ostream& out) {
   size_t n = 0;
   auto s = store.for_each_run("", [&](const RunRecord& run) -> Status {
     out << export_line(run) << "\n";
-    if (!out) return make_error("cannot write the export: " + errno_text(errno), "free some disk space, or write elsewhere");
+    if (!out) return export_failure(errno, n);
     ++n;
     return ok_status();
   });
   if (!s) return s.error();
   out.flush();
-  if (!out) return make_error("cannot write the export: " + errno_text(errno), "free some disk space, or write elsewhere");
+  if (!out) return export_failure(errno, n);
   return n;
 }
 

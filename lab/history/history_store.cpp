@@ -19,8 +19,8 @@ namespace {
 constexpr const char* kV1Header =
     "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit,processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_probes,outside_load,softirq_by_cpu,wire_pps,cpu_by_host,kind,tps,tx_p50_ms,tx_p90_ms,tx_p99_ms,tx_p999_ms,payload_bytes,offered_bps,zero_loss_bps,hops";
 
-// Schema version N is reached by migrations[N - 1], each run in the transaction that sets
-// user_version: a file is at one version or the next, never between.
+// Schema version N is reached by migrations[N - 1]; the steps a file lacks run in the one transaction that sets
+// user_version: a file is at its old version or the newest, never between.
 const std::vector<std::string>& migrations() {
   static const std::vector<std::string> m = {
       // 1: runs with their provenance, the products each ran, and every results.csv row.
@@ -87,39 +87,52 @@ Result<HistoryStore> HistoryStore::open(const std::string& path) {
   auto db = Sqlite::open(path, !exists);
   if (!db) return db.error();
   HistoryStore store(std::move(db.value()));
-  auto app = pragma_number(store.db_, "application_id");
-  if (!app) return app.error();
-  auto version = pragma_number(store.db_, "user_version");
-  if (!version) return version.error();
-  auto tables = store.db_.query("SELECT count(*) FROM sqlite_master");
-  if (!tables) return tables.error();
-  const bool empty = tables->front()[0] == std::string("0");
-  if (!empty && *app != kHistoryApplicationId)
-    return make_error(path + ": not a vpnlab history (an SQLite file of another program)",
-                      "give another path with --history PATH; this file is left as it is");
-  if (*version > kHistorySchema)
-    return make_error(path + ": history schema " + std::to_string(*version) + " is newer than this vpnlab's (" + std::to_string(kHistorySchema) + ")",
-                      "use the vpnlab that wrote it, or a newer one; the file is left as it is");
+  if (auto s = store.check_kind(); !s) return s.error();
   // WAL: readers never block the one writer, and a writer killed mid-transaction leaves the
-  // last committed state.
+  // last committed state. Set only once the file is known to be a history (or empty): WAL
+  // mode is written into the file's header.
   if (auto s = store.db_.exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"); !s) return s.error();
-  if (*version < kHistorySchema)
-    if (auto s = store.migrate(static_cast<int>(*version)); !s) return s.error();
+  if (auto s = store.migrate(); !s) return s.error();
   return store;
 }
 
-Status HistoryStore::migrate(int from) {
-  for (int v = from; v < kHistorySchema; ++v) {
-    if (auto s = db_.exec("BEGIN IMMEDIATE"); !s) return s;
-    std::string sql = migrations()[static_cast<size_t>(v)] + "PRAGMA user_version = " + std::to_string(v + 1) +
-                      "; PRAGMA application_id = " + std::to_string(kHistoryApplicationId) + ";";
-    if (auto s = db_.exec(sql); !s) {
-      (void)db_.exec("ROLLBACK");
-      return with_context(s.error(), "migrating the history to schema " + std::to_string(v + 1));
-    }
-    if (auto s = db_.exec("COMMIT"); !s) return s;
-  }
+Status HistoryStore::check_kind() {
+  // One read transaction: the three answers are of one state of the file, never of a
+  // second vpnlab's half-made history (two first runs at once).
+  if (auto s = db_.exec("BEGIN"); !s) return s;
+  auto app = pragma_number(db_, "application_id");
+  auto version = app ? pragma_number(db_, "user_version") : Result<int64_t>(app.error());
+  auto tables = version ? db_.query("SELECT count(*) FROM sqlite_master") : Result<std::vector<Sqlite::Row>>(version.error());
+  (void)db_.exec("COMMIT");
+  if (!tables) return tables.error();
+  const bool empty = tables->front()[0] == std::string("0");
+  if (!empty && *app != kHistoryApplicationId)
+    return make_error(path() + ": not a vpnlab history (an SQLite file of another program)",
+                      "give another path with --history PATH; this file is left as it is");
+  if (*version > kHistorySchema)
+    return make_error(path() + ": history schema " + std::to_string(*version) + " is newer than this vpnlab's (" + std::to_string(kHistorySchema) + ")",
+                      "use the vpnlab that wrote it, or a newer one; the file is left as it is");
   return ok_status();
+}
+
+Status HistoryStore::migrate() {
+  // The version is read again under the write lock: another vpnlab may have migrated the
+  // file since. All steps in one transaction: a file is at one version or the next.
+  if (auto s = db_.exec("BEGIN IMMEDIATE"); !s) return s;
+  auto version = pragma_number(db_, "user_version");
+  if (!version) {
+    (void)db_.exec("ROLLBACK");
+    return version.error();
+  }
+  if (*version >= kHistorySchema) return db_.exec("COMMIT");
+  std::string sql;
+  for (int v = static_cast<int>(*version); v < kHistorySchema; ++v) sql += migrations()[static_cast<size_t>(v)];
+  sql += "PRAGMA user_version = " + std::to_string(kHistorySchema) + "; PRAGMA application_id = " + std::to_string(kHistoryApplicationId) + ";";
+  if (auto s = db_.exec(sql); !s) {
+    (void)db_.exec("ROLLBACK");
+    return with_context(s.error(), "migrating the history from schema " + std::to_string(*version) + " to " + std::to_string(kHistorySchema));
+  }
+  return db_.exec("COMMIT");
 }
 
 namespace {

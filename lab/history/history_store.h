@@ -67,7 +67,8 @@ class HistoryStore {
 
  private:
   explicit HistoryStore(Sqlite db) : db_(std::move(db)) {}
-  Status migrate(int from);
+  Status check_kind();
+  Status migrate();
   Sqlite db_;
 };
 

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <thread>
 #include <fstream>
 
 #include "../temp_paths.h"
@@ -233,4 +234,29 @@ TEST(History, ARunResumedSinceReplacesItsEntry) {
   auto again = store->add(cut);
   EXPECT_TRUE(again.ok() && !*again) << "fewer rows never replace more";
   EXPECT_EQ(store->runs()->front().rows, 4);
+}
+
+TEST(History, VpnlabsAppendingAtOnceToANewFileAllLand) {
+  // Eight first runs at once into a history none has made yet: each waits its turn; none is
+  // refused as "not a history" or fails a migration another already made.
+  const std::string path = make_temp_dir("history") + "/h.sqlite";
+  auto run = read_run_directory(kRun);
+  ASSERT_TRUE(run.ok());
+  std::vector<std::thread> writers;
+  std::vector<std::string> errors(8);
+  for (int i = 0; i < 8; ++i)
+    writers.emplace_back([&, i] {
+      RunRecord r = *run;
+      r.run_id += "-" + std::to_string(i);
+      for (auto& row : r.rows) row.run_id = r.run_id;
+      auto store = HistoryStore::open(path);
+      if (!store) return void(errors[i] = store.error().message);
+      auto added = store->add(r);
+      if (!added) errors[i] = added.error().message;
+    });
+  for (auto& w : writers) w.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+  auto store = HistoryStore::open(path);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(store->runs()->size(), 8u);
 }
