@@ -55,7 +55,7 @@ bool need_root(const std::string& verb) {
 
 const std::vector<OptionDef>& option_defs() {
   static const std::vector<OptionDef> o = {
-      {"--product", "NAME", "measure this product (repeatable; 'all' = every product; NAME@TAG=/path: another build); default: [bench] products"},
+      {"--product", "NAME", "a product (repeatable; 'all' = every product; NAME@TAG=/path: another build); default: [bench] products"},
       {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)"},
       {"--duration", "D", "seconds per sample, 1s to 3600s, e.g. 10s (default: [bench] duration)"},
       {"--out", "DIR", "parent of the run directory (default: results)"},
@@ -96,6 +96,12 @@ const std::vector<OptionDef>& option_defs() {
       {"--markdown", "", "print the verdicts as a Markdown table (a CI job's step summary)"},
   };
   return o;
+}
+
+std::string help_line(const std::string& head, const std::string& help) {
+  constexpr size_t kField = 17;
+  if (head.size() < kField) return head + std::string(kField - head.size(), ' ') + help + "\n";
+  return head + "\n" + std::string(kField + 2, ' ') + help + "\n";
 }
 
 const OptionDef* option_def(const std::string& name) {

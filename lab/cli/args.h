@@ -65,6 +65,9 @@ struct OptionDef {
 
 const std::vector<OptionDef>& option_defs();
 const OptionDef* option_def(const std::string& name);
+// One option's help, after its two-space indent: "--out DIR" and its text in a 17-column
+// field; a longer head gets its text on the next line, where continuation lines are.
+std::string help_line(const std::string& head, const std::string& help);
 
 // Prints "vpnlab: error: MSG" and the verb's help hint; returns kExitUsage.
 int usage_error(const std::string& verb, const std::string& msg);

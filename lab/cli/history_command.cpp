@@ -22,11 +22,6 @@ namespace {
 // --history PATH, else the default place.
 Result<HistoryStore> open_history(const std::string& path) { return HistoryStore::open(path.empty() ? default_history_path() : path); }
 
-std::string figure(double v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 bool is_regular_file(const std::string& path) {
   struct stat st {};
@@ -87,19 +82,18 @@ nlohmann::json points_json(const std::vector<TrendPoint>& points) {
   return out;
 }
 
-void print_trend(const Trend& t, bool by_version) {
+void print_trend(const Trend& t) {
   std::cout << "\n" << t.product << " \u2014 " << t.test << " \u2014 " << t.metric.title << " (environment: " << t.environment << ")\n";
   TextTable table({-22, -21, -24, -14, 4, 10, -22, -1});
   std::cout << table.line({"run", "started", "product", "version", "n", "value", "95 % interval", ""});
   for (const auto& p : t.points)
-    std::cout << table.line({p.run_id, p.started, p.product, p.version, std::to_string(p.n), figure(p.value),
-                             p.n >= 2 ? "[" + figure(p.low) + ", " + figure(p.high) + "]" : "(one sample)", p.change_point ? "<- a new level starts" : ""});
+    std::cout << table.line({p.run_id, p.started, p.product, p.version, std::to_string(p.n), history_figure(p.value),
+                             p.n >= 2 ? "[" + history_figure(p.low) + ", " + history_figure(p.high) + "]" : "(one sample)", p.change_point ? "<- a new level starts" : ""});
   if (!t.apart.empty()) {
     std::cout << t.apart.size() << " point(s) measured in other environments, not in this series:";
-    for (const auto& p : t.apart) std::cout << " " << p.run_id << " (" << figure(p.value) << ")";
+    for (const auto& p : t.apart) std::cout << " " << p.run_id << " (" << history_figure(p.value) << ")";
     std::cout << "\n";
   }
-  (void)by_version;
 }
 
 Result<std::vector<Trend>> load_trends(HistoryStore& store, const Args& a, HistoryMetric* metric) {
@@ -109,7 +103,13 @@ Result<std::vector<Trend>> load_trends(HistoryStore& store, const Args& a, Histo
   const std::string product = a.products.empty() ? "" : a.products.front();
   auto runs = store.load_runs(product);
   if (!runs) return runs.error();
-  return build_trends(*runs, TrendQuery{product, a.test, m->key, a.by_version}, *m);
+  auto trends = build_trends(*runs, TrendQuery{product, a.test, m->key, a.by_version}, *m);
+  // Nothing at all is most likely a misspelt name or test: said, not an empty answer.
+  if (trends.empty() && !(product.empty() && a.test.empty()))
+    return make_error(store.path() + ": no run has " + (product.empty() ? "" : "product '" + product + "'") +
+                          (product.empty() || a.test.empty() ? "" : " in ") + (a.test.empty() ? "" : "test '" + a.test + "'") + " with " + m->title,
+                      "'vpnlab history' lists the runs and their products");
+  return trends;
 }
 
 int show_series(HistoryStore& store, const Args& a) {
@@ -128,8 +128,7 @@ int show_series(HistoryStore& store, const Args& a) {
     return 0;
   }
   std::cout << store.path() << ": " << metric.title << ", each point a run's geometric mean with its 95 % interval, comparable runs only\n";
-  if (trends->empty()) std::cout << "no run in the history has '" << a.products.front() << "'\n";
-  for (const auto& t : *trends) print_trend(t, a.by_version);
+  for (const auto& t : *trends) print_trend(t);
   return 0;
 }
 
@@ -209,7 +208,7 @@ int cmd_history(const Args& a) {
   if (sub == "export") return export_runs(*store, a);
   if (sub == "report") return write_page(*store, a);
   if (sub == "check") return check(*store, a);
-  if (!a.products.empty() || !a.metric.empty() || a.by_version) return show_series(*store, a);
+  if (!a.products.empty() || !a.test.empty() || !a.metric.empty() || a.by_version) return show_series(*store, a);
   return list_runs(*store, a.json);
 }
 

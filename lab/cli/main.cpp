@@ -8,6 +8,7 @@
 #include <ctime>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -252,6 +253,7 @@ int cmd_run(const Args& given) {
   std::cout << "\n" << outputs.summary;
   if (report->sampling)
     if (auto env = read_environment(opts.run_dir, /*required=*/false); env) std::cout << sampling_line(*env) << "\n";
+  if (const std::string timing = timing_line(report->timing); !timing.empty()) std::cout << timing << "\n";
   for (const auto& p : report->products) {
     if (!p.failure.empty())
       std::cout << "! " << p.product << (p.started ? ": a bring-up failed (its round's rows say so): " : ": never came up: ")
@@ -505,7 +507,7 @@ const std::vector<Verb>& verbs() {
        "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"
        "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.",
        {"--rebuild"}, [](const Args& a) { return image_command(a.positional, a.rebuild); }},
-      {"doctor", "doctor [FILE] [--json]", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
+      {"doctor", "doctor [FILE] [--backend B] [--json]", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
        "steal time, products) and says what that means for results. With a hosts topology FILE, each of its hosts too\n"
        "(ssh, agent version, nic, CPUs, the products there); exit 1 if one cannot be used.", {"--json", "--backend"}, cmd_doctor},
   };
@@ -517,10 +519,10 @@ void print_verb_help(const Verb& v, bool for_man = false) {
   for (const auto& name : v.options) {
     const OptionDef* o = option_def(name);
     std::string head = std::string(o->name) + (*o->value ? std::string(" ") + o->value : "");
-    std::cout << "  " << head << std::string(head.size() < 17 ? 17 - head.size() : 1, ' ') << o->help << "\n";
+    std::cout << "  " << help_line(head, o->help);
   }
   std::cout << "  -q, --quiet      warnings and errors only\n  -v, --verbose    debug detail\n  -h, --help       this help\n"
-               "  --               what follows is a file name, even if it starts with '-'\n";
+               "  --               what follows is an argument (a file, a run, a name), even if it starts with '-'\n";
 }
 
 // What bash completion offers (completion/vpnlab.bash calls `vpnlab _complete CWORD
@@ -564,16 +566,40 @@ int cmd_complete(const std::vector<std::string>& words_in) {
     for (const char* o : {"--help", "--quiet", "--verbose"}) offer(o);
     return 0;
   }
+  // The positional words before the one completed (option values left out): what comes next.
+  std::vector<std::string> positional;
+  for (int i = 1; i < cword - 1; ++i) {
+    const std::string& w = words[static_cast<size_t>(i)];
+    if (!w.empty() && w[0] == '-') {
+      if (const OptionDef* o = option_def(w); o && *o->value) ++i;
+      continue;
+    }
+    positional.push_back(w);
+  }
+  static const std::map<std::string, std::vector<const char*>> subcommands = {
+      {"image", {"build", "list", "clean"}}, {"history", {"import", "export", "report", "check"}}, {"product", {"new"}}};
+  if (auto it = subcommands.find(verb->name); it != subcommands.end() && positional.empty()) {
+    for (const char* sub : it->second) offer(sub);
+    return 0;
+  }
+  // compare RUN A B: A and B are the run's products.
+  if (std::string(verb->name) == "compare" && (positional.size() == 1 || positional.size() == 2)) {
+    if (auto env = read_environment(positional[0], /*required=*/false); env && env->contains("products") && (*env)["products"].is_object())
+      for (const auto& [name, product] : (*env)["products"].items()) offer(name);
+    return 0;
+  }
   std::cout << "_files\n";
   return 0;
 }
 
-void print_usage(bool for_man = false) {
-  std::cout << "usage: vpnlab VERB [ARGS]   (vpnlab --version: the version)\n\nverbs:\n";
-  for (const auto& v : verbs()) std::cout << (for_man ? "\n" : "  ") << v.synopsis << "\n";
-  std::cout << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n"
-               "\nexit codes: 0 ok; 1 error; 2 usage; 3 'diff --threshold' gate fired; 4 'run': a product x test has no valid row;\n"
-               "5 'run': some rows failed or are invalid; 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n";
+// To stdout when asked for (--help), to stderr when it answers a mistake (no verb at all).
+void print_usage(std::ostream& out, bool for_man = false) {
+  out << "usage: vpnlab VERB [ARGS]   (vpnlab --version or -V: the version)\n\nverbs:\n";
+  for (const auto& v : verbs()) out << (for_man ? "\n" : "  ") << v.synopsis << "\n";
+  out << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n"
+         "\nexit codes: 0 ok; 1 error; 2 usage; 3 'diff --threshold' gate fired, 'history check' found a regression;\n"
+         "4 'run': a product x test has no valid row, 'history check': no comparable history;\n"
+         "5 'run' and 'scale': some rows failed or are invalid; 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n";
 }
 
 }  // namespace
@@ -582,14 +608,14 @@ int main(int argc, char** argv) {
   // Progress and warnings go to stderr; stdout carries only results (the table, listings).
   Progress::install_logger();
   ignore_broken_pipes();
-  if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+  if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") || !strcmp(argv[1], "version"))) {
     std::cout << version_text();
     return 0;
   }
   // Every verb's help in one text, laid out for help2man, which turns it into the man page
   // (a line "NAME:" starts a section; option lines become tagged paragraphs).
   if (argc >= 2 && !strcmp(argv[1], "--help-all")) {
-    print_usage(/*for_man=*/true);
+    print_usage(std::cout, /*for_man=*/true);
     for (const auto& v : verbs()) {
       std::cout << "\nvpnlab " << v.name << ":\n";
       print_verb_help(v, /*for_man=*/true);
@@ -597,9 +623,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc >= 2 && !strcmp(argv[1], "_complete")) return cmd_complete(std::vector<std::string>(argv + 2, argv + argc));
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-    print_usage();
-    return argc < 2 ? kExitUsage : 0;
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return kExitUsage;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    print_usage(std::cout);
+    return 0;
   }
   std::string verb = argv[1];
   for (const auto& v : verbs()) {

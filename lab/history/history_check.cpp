@@ -7,16 +7,6 @@
 
 namespace vpnlab {
 
-namespace {
-
-std::string figure(double v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
-}  // namespace
-
 CheckOutcome check_newest(const std::vector<RunRecord>& runs, const CheckQuery& query, const HistoryMetric& metric) {
   CheckOutcome out;
   TrendQuery tq{query.product, query.test, metric.key, /*by_version=*/false};
@@ -55,14 +45,14 @@ std::string check_text(const CheckOutcome& o, const CheckQuery& query, const His
   snprintf(level, sizeof level, "%.4g %%", 100 * (1 - 2 * kCheckAlpha / static_cast<double>(std::max<size_t>(o.family, 1))));
   std::string s = "history check: run " + o.newest_run + " (" + o.environment + ")\n" + metric.title +
                   ": newest against the geometric mean of up to " + std::to_string(kHistoryWindow) + " earlier comparable runs, " + level +
-                  " prediction interval (" + std::to_string(o.family) + " series judged together), threshold " + figure(100 * query.threshold) + " %\n";
+                  " prediction interval (" + std::to_string(o.family) + " series judged together), threshold " + history_figure(100 * query.threshold) + " %\n";
   TextTable t({-24, -14, 8, 10, 8, -21, -1});
   s += t.line({"product", "test", "history", "newest", "ratio", "interval", "verdict"});
   for (const auto& l : o.lines) {
     const Lookback& r = l.result;
     const bool judged = r.history >= kMinHistoryPoints;
-    s += t.line({l.product, l.test, std::to_string(r.history), figure(l.newest), judged ? figure(r.ratio) : "-",
-                 judged ? "[" + figure(r.low) + ", " + figure(r.high) + "]" : "-",
+    s += t.line({l.product, l.test, std::to_string(r.history), history_figure(l.newest), judged ? history_figure(r.ratio) : "-",
+                 judged ? "[" + history_figure(r.low) + ", " + history_figure(r.high) + "]" : "-",
                  judged ? r.verdict : "no comparable history (" + std::to_string(r.history) + " of " + std::to_string(kMinHistoryPoints) + " runs)"});
   }
   if (o.exit_code == kExitRegression) s += "regression: the newest run is " + metric.worse + " beyond the threshold (exit 3)\n";

@@ -12,13 +12,7 @@ namespace vpnlab {
 
 namespace {
 
-std::string figure(double v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
-std::string interval_text(const TrendPoint& p) { return p.n >= 2 ? "[" + figure(p.low) + ", " + figure(p.high) + "]" : "(one sample)"; }
+std::string interval_text(const TrendPoint& p) { return p.n >= 2 ? "[" + history_figure(p.low) + ", " + history_figure(p.high) + "]" : "(one sample)"; }
 
 std::string points_table(const std::vector<TrendPoint>& points, const std::string& caption) {
   std::string o = "<div class=\"wide\"><table>\n<caption>" + xml_escape(caption) + "</caption>\n"
@@ -26,7 +20,7 @@ std::string points_table(const std::vector<TrendPoint>& points, const std::strin
                   "<th scope=\"col\">n</th><th scope=\"col\">value</th><th scope=\"col\">95 % interval</th><th scope=\"col\">level</th></tr>\n";
   for (const auto& p : points)
     o += "<tr><td>" + xml_escape(p.run_id) + "</td><td>" + xml_escape(p.started) + "</td><td>" + xml_escape(p.product) + "</td><td>" +
-         xml_escape(p.version) + "</td><td>" + std::to_string(p.n) + "</td><td>" + figure(p.value) + "</td><td>" + interval_text(p) + "</td><td>" +
+         xml_escape(p.version) + "</td><td>" + std::to_string(p.n) + "</td><td>" + history_figure(p.value) + "</td><td>" + interval_text(p) + "</td><td>" +
          (p.change_point ? "new level starts" : "") + "</td></tr>\n";
   return o + "</table></div>\n";
 }
@@ -58,7 +52,7 @@ std::string history_page_html(const std::vector<Trend>& trends, const std::strin
     std::vector<TrendMark> marks;
     size_t changes = 0;
     for (const auto& p : t.points) {
-      marks.push_back({point_label(p, by_version), p.run_id + " " + p.product + ": " + figure(p.value) + " " + interval_text(p), p.value, p.low, p.high,
+      marks.push_back({point_label(p, by_version), p.run_id + " " + p.product + ": " + history_figure(p.value) + " " + interval_text(p), p.value, p.low, p.high,
                        p.change_point});
       changes += p.change_point;
     }

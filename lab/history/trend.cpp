@@ -1,6 +1,7 @@
 #include "lab/history/trend.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "lab/base/sequential.h"
@@ -59,6 +60,12 @@ TrendPoint run_point(const RunRecord& run, const std::string& product, const std
 bool wanted(const std::string& product, const TrendQuery& q) { return q.product.empty() || product == q.product || base_product(product) == q.product; }
 
 }  // namespace
+
+std::string history_figure(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
 
 std::string base_product(const std::string& product) { return product.substr(0, product.find('@')); }
 

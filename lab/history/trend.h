@@ -52,6 +52,9 @@ struct TrendQuery {
 // `runs`: oldest first (HistoryStore::load_runs).
 std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQuery& query, const HistoryMetric& metric);
 
+// A figure as the history prints it (tables, page, check): four significant digits.
+std::string history_figure(double v);
+
 // The name before '@': "nebula@1.9.7" -> "nebula".
 std::string base_product(const std::string& product);
 

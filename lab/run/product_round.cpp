@@ -24,6 +24,7 @@ Status dirs_for(const std::string& run_dir, const std::string& product, const st
 }
 
 Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why, std::vector<SampleRow>* rows, bool* interrupted) {
+  PhaseSpan span(c.clock, kPhaseRecording);
   for (const auto& test : c.plan->tests)
     for (int i : samples) {
       if (*interrupted) return ok_status();
@@ -43,6 +44,7 @@ namespace {
 // tunnel, or plainly routed for the baseline), and receive packet steering so that the
 // softirq work of what a node receives lands on its own CPUs.
 Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, NodeRuntime& topo) {
+  PhaseSpan span(c.clock, kPhaseBringUp);
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
   ProductSession::Context ctx{c.vpn_plan, &topo, &spec, c.keys, c.opts->run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round};
@@ -76,6 +78,7 @@ Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, Nod
 }
 
 Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
+  PhaseSpan span(c.clock, kPhaseBuild);
   const Plan& plan = *c.plan;
   if (!c.opts->build_nodes) return make_error("no backend to build the topology on (RunOptions::build_nodes is empty)");
   auto topo = c.opts->build_nodes(*c.build_plan, c.opts->run_dir, c.opts->interrupt_fd);
@@ -95,6 +98,17 @@ Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
 using NodesPtr = std::unique_ptr<NodeRuntime>;
 using Session = Result<std::unique_ptr<ProductTunnels>>;
 
+// The topology torn down, then the kernel's release of it waited for: the next product
+// starts on a kernel that has finished destroying this one.
+Status teardown_and_settle(const RoundContext& c, NodeRuntime& topo) {
+  PhaseSpan down(c.clock, kPhaseTeardown);
+  if (auto s = topo.teardown(15); !s) return with_context(s.error(), "tearing down after " + c.spec->name);
+  down.stop();
+  PhaseSpan settle(c.clock, kPhaseKernelRelease);
+  if (auto s = topo.settle_after_teardown(10); !s) spdlog::warn("{}", s.error().message);
+  return ok_status();
+}
+
 // A bring-up that fails is tried once more on a topology built anew: one transient
 // failure (wireguard-go once could not bind its control socket) should not cost a whole
 // round. Both attempts are logged; a second failure is the product's result. A failure of
@@ -107,11 +121,10 @@ Session bring_up(const RoundContext& c, Result<NodesPtr>* topo, ProductOutcome* 
   spdlog::warn("{}: bring-up failed, trying once more on a new topology: {}", c.spec->name,
                session.error().message.substr(0, session.error().message.find('\n')));
   outcome->retried_bringups++;
-  if (auto s = (**topo)->teardown(15); !s) {
-    *topo = with_context(s.error(), "tearing down after " + c.spec->name);
+  if (auto s = teardown_and_settle(c, ***topo); !s) {
+    *topo = s.error();
     return topo->error();
   }
-  if (auto s = (**topo)->settle_after_teardown(10); !s) spdlog::warn("{}", s.error().message);
   *topo = build_topology(c);
   if (!*topo) return topo->error();
   return start_product(c, ***topo);
@@ -178,6 +191,20 @@ Status keep_row(const RoundContext& c, const std::string& test, int i, SampleRow
   return ok_status();
 }
 
+// One sample: its asked-for seconds count as measuring, the rest of its wall time (starting
+// iperf3, counters, the proof that traffic crossed the tunnel) as the sample's overhead.
+SampleRow timed_sample(const RoundContext& c, const SampleContext& sc, int i, bool* interrupted) {
+  PhaseSpan span(nullptr, "");
+  SampleRow row = run_sample(sc, "sample-" + std::to_string(i), c.plan->duration_s, interrupted);
+  const double wall = span.stop();
+  if (c.clock) {
+    const double measuring = std::min(wall, c.plan->duration_s);
+    c.clock->add(kPhaseMeasuring, measuring);
+    c.clock->add(kPhaseSampleOverhead, wall - measuring);
+  }
+  return row;
+}
+
 // Every test: a warm-up (discarded), then the given samples not measured yet.
 Status measure_tests(const RoundContext& c, const std::vector<int>& samples, NodeRuntime& topo, ProductTunnels& session, const ProductOutcome& outcome,
                      std::vector<SampleRow>* rows, bool* interrupted) {
@@ -195,7 +222,9 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
       plain.spec.zero_loss = false;
       SampleContext wc = sc;
       wc.test = &plain;
+      PhaseSpan warm(c.clock, kPhaseWarmup);
       SampleRow w = run_sample(wc, "warmup-" + std::to_string(samples.front()), plan.warmup_s, interrupted);
+      warm.stop();
       spdlog::info("  {} warm-up: {} (discarded)", test.spec.name, w.status == "ok" ? headline_figure(w) : w.reason);
     }
     for (int i : samples) {
@@ -204,11 +233,12 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
       // A full disk is the lab's failure, not the product's: stop before a sample whose
       // output could not be kept, and never record a row that failed for want of space.
       if (auto s = check_free_space(run_dir); !s) return s;
-      SampleRow row = run_sample(sc, "sample-" + std::to_string(i), plan.duration_s, interrupted);
+      SampleRow row = timed_sample(c, sc, i, interrupted);
       if (*interrupted) break;  // a cut-short sample is not a result
       if (row.status != "ok")
         if (auto s = check_free_space(run_dir); !s)
           return with_context(s.error(), c.spec->name + " " + test.spec.name + " sample " + std::to_string(i) + " not kept");
+      PhaseSpan record(c.clock, kPhaseRecording);
       if (auto s = keep_row(c, test.spec.name, i, std::move(row), outcome, rows); !s) return s;
     }
   }
@@ -218,6 +248,7 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
 // What the product's stop left (recorded), then the topology torn down and released.
 Status audit_and_teardown(const RoundContext& c, NodeRuntime& topo, ProductOutcome* outcome) {
   const std::string& name = c.spec->name;
+  PhaseSpan audit_span(c.clock, kPhaseAudit);
   auto audit = topo.audit();
   for (const auto& l : audit.leftovers) {
     spdlog::warn("{}: teardown leftover: {}", name, l);
@@ -228,10 +259,8 @@ Status audit_and_teardown(const RoundContext& c, NodeRuntime& topo, ProductOutco
     spdlog::debug("  {}: {} was in the node's private /run and went with the node (as expected)", name, f);
     outcome->run_files.push_back(f);
   }
-  if (auto s = topo.teardown(15); !s) return with_context(s.error(), "tearing down after " + name);
-  // The next product starts on a kernel that has finished destroying this topology.
-  if (auto s = topo.settle_after_teardown(10); !s) spdlog::warn("{}", s.error().message);
-  return ok_status();
+  audit_span.stop();
+  return teardown_and_settle(c, topo);
 }
 
 }  // namespace
@@ -261,6 +290,7 @@ Status run_product_round(const RoundContext& given, const std::vector<int>& samp
     if (auto s = fail_rows(c, samples, "product did not come up: " + outcome->failure.substr(0, outcome->failure.find('\n')), rows, interrupted); !s)
       return s;
   } else {
+    PhaseSpan checks(c.clock, kPhaseChecks);
     if (!outcome->started) {
       outcome->bringup_s = (*session)->bringup_seconds();
       record_interface_offloads(c, **topo);
@@ -269,7 +299,9 @@ Status run_product_round(const RoundContext& given, const std::vector<int>& samp
     if (spec.tunnel) spdlog::info("  up and answering pings after {:.2f} s", (*session)->bringup_seconds());
     if (check_plaintext && !c.plan->tests.empty())
       if (auto s = check_plaintext_once(c, **topo, **session, outcome, interrupted); !s) return s;
+    checks.stop();
     if (auto s = measure_tests(c, samples, **topo, **session, *outcome, rows, interrupted); !s) return s;
+    PhaseSpan stop(c.clock, kPhaseProductStop);
     (*session)->stop();
   }
   session = make_error("released");  // the session ends before the audit

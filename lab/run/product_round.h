@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "lab/base/phase_clock.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/record/results_csv.h"
+#include "lab/run/run_timing.h"
 #include "lab/run/keys.h"
 #include "lab/run/run_options.h"
 
@@ -30,6 +32,7 @@ struct RoundContext {
   // What the topology is built from: `plan`, or, for a product with [[service]]s, `plan`
   // with their nodes (plan_with_services). run_product_round sets it; the caller need not.
   const Plan* build_plan = nullptr;
+  PhaseClock* clock = nullptr;  // where the round's wall time goes (run_timing.h); may be null
 };
 
 // Makes a product x test's raw and log directories in the run directory; their paths in

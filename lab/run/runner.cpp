@@ -108,6 +108,7 @@ struct Rounds {
   ResultsCsv& csv;
   const DoneRows& done;
   const std::vector<RatioSeries>& watched;  // --precision: the ratios the stopping rule watches
+  PhaseClock* clock;
 };
 
 // --precision: whether sampling stops before round `rounds_done + 1` (time; a watched
@@ -179,6 +180,7 @@ Status run_rounds(const Rounds& in, RunReport* report) {
       RoundContext rc{&plan, &in.vpn_plan, &spec, &in.keys.nodes, in.keys.psk, &in.opts, &in.csv, first_build,
                       rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
                       [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
+      rc.clock = in.clock;
       // A product that never came up is not brought up again every round.
       if (!outcome.failure.empty() && !outcome.started && r > 0) {
         std::string why = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));
@@ -204,6 +206,9 @@ Status run_rounds(const Rounds& in, RunReport* report) {
 Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   // Absolute paths only: a process joining a node's mount namespace has its working
   // directory reset to that namespace's root, where a relative path means nothing.
+  const auto wall_start = std::chrono::steady_clock::now();
+  PhaseClock clock;
+  PhaseSpan preparation(&clock, kPhasePreparation);
   RunOptions opts = given;
   std::error_code ec;
   opts.run_dir = std::filesystem::absolute(given.run_dir, ec).lexically_normal().string();
@@ -247,7 +252,11 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
       else spdlog::warn("namespaces of run {} remain: run 'vpnlab cleanup'", plan.run_id);
     }
   } state_record{plan, opts};
-  if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done, watched}, &report); !s) return s.error();
+  preparation.stop();
+  if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done, watched, &clock}, &report); !s) return s.error();
+  report.timing = finish_timing(clock, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(),
+                                clock.count(kPhaseMeasuring));
+  if (auto s = amend_environment(opts.run_dir, {{"timings", timing_json(report.timing)}}); !s) report.output_error = s.error().message;
   // A resumed run keeps the end of the session that finished it.
   if (!opts.resume)
     if (auto s = record_run_end(opts.run_dir); !s) report.output_error = s.error().message;

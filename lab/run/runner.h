@@ -13,6 +13,7 @@
 #include "lab/run/adaptive.h"
 #include "lab/run/product_session.h"
 #include "lab/run/run_options.h"
+#include "lab/run/run_timing.h"
 #include "lab/run/sample.h"
 
 namespace vpnlab {
@@ -23,6 +24,7 @@ struct RunReport {
   bool interrupted = false;
   std::optional<SamplingOutcome> sampling;  // --precision: why and when sampling stopped
   std::string output_error;  // the run's end that could not be recorded (rows are complete)
+  RunTiming timing;          // where the wall time went (also environment.json "timings")
 };
 
 Result<RunReport> run_bench(const Plan& plan, const RunOptions& opts);

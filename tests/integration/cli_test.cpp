@@ -49,6 +49,35 @@ TEST(Cli, UnknownVerbAndOptionSuggest) {
   EXPECT_NE(o.out.find("--samples N"), std::string::npos);
 }
 
+// The small conventions a packager checks (issue 35): usage on stderr when it answers a
+// mistake, -V, help texts that do not run into their options, completion past the verb.
+TEST(Cli, UsageVersionHelpAndCompletionConventions) {
+  CliOutcome bare = vpnlab_cli({});
+  EXPECT_EQ(bare.status, 2);
+  EXPECT_EQ(bare.out, "") << "no verb: usage goes to stderr";
+  EXPECT_EQ(bare.err.rfind("usage: vpnlab VERB [ARGS]", 0), 0u) << bare.err;
+  CliOutcome help = vpnlab_cli({"--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_EQ(help.out, bare.err) << "asked for: the same text on stdout";
+  EXPECT_NE(help.out.find("5 'run' and 'scale': some rows failed"), std::string::npos) << help.out;
+  CliOutcome v = vpnlab_cli({"-V"});
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.out, vpnlab_cli({"--version"}).out);
+  CliOutcome diff = vpnlab_cli({"diff", "--help"});
+  EXPECT_NE(diff.out.find("  --threshold-cpu X\n                   exit 3 when"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("  --               what follows is an argument (a file, a run, a name), even if it starts with '-'\n"), std::string::npos);
+  CliOutcome validate = vpnlab_cli({"validate", "--help"});
+  EXPECT_EQ(validate.out.find("measure this product"), std::string::npos) << validate.out;
+  EXPECT_EQ(vpnlab_cli({"doctor", "--help"}).out.rfind("usage: vpnlab doctor [FILE] [--backend B] [--json]\n", 0), 0u);
+  EXPECT_EQ(vpnlab_cli({"_complete", "2", "image", ""}).out, "build\nlist\nclean\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "2", "history", "ch"}).out, "check\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "3", "image", "build", ""}).out, "_files\n") << "a recipe after 'build'";
+  const std::string run = VPNLAB_TEST_DATA "/run-golden";
+  EXPECT_EQ(vpnlab_cli({"_complete", "3", "compare", run, "w"}).out, "wireguard-go\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "4", "compare", run, "baseline", ""}).out, "baseline\nwireguard-go\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "4", "compare", "--test", "a-to-b", ""}).out, "_files\n") << "an option's value is not the run";
+}
+
 TEST(Cli, RunWithARelativeOutputDirectory) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");

@@ -17,6 +17,7 @@
 #include "lab/model/template.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/summary.h"
+#include "lab/run/run_timing.h"
 #include "lab/run/iperf.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
@@ -415,4 +416,21 @@ TEST(Mtu, AutoPicksTheLargestEveryProductCarries) {
   EXPECT_EQ(by, "strongswan-libipsec");
   resolve_overlay_mtu(&plan, {wg.value()}, &by);
   EXPECT_EQ(plan.overlay_mtu, 1400) << "a set MTU stays";
+}
+
+TEST(RunTiming, TheLineNamesWhatMattersAndTheHarnessCostPerSample) {
+  PhaseClock c;
+  c.add(kPhaseMeasuring, 24.0);
+  c.add(kPhaseBringUp, 4.0);
+  c.add(kPhaseBuild, 2.0);
+  c.add(kPhaseRecording, 0.1);  // under 1 %: left off the line, kept in the JSON
+  RunTiming t = finish_timing(c, 32.0, 8);
+  EXPECT_NEAR(t.phases.seconds(kPhaseOther), 1.9, 1e-9);
+  EXPECT_EQ(timing_line(t),
+            "wall time 32.0 s: measuring 75 %, bring-up 12 %, topology build 6 %, other 6 %; harness 1.00 s per sample beyond warm-up and measuring (8 samples)");
+  auto j = timing_json(t);
+  EXPECT_EQ(j["overhead_per_sample_s"], 1.0);
+  EXPECT_EQ(j["phases"]["recording"], 0.1);
+  // A span that ends after the wall clock was read never makes "other" negative.
+  EXPECT_EQ(finish_timing(c, 30.0, 8).phases.seconds(kPhaseOther), 0.0);
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <functional>
 
 #include <nlohmann/json.hpp>
@@ -116,6 +117,34 @@ TEST(Runner, ResumeMeasuresOnlyTheMissingSamples) {
   again.run_dir = first.run_dir;
   ASSERT_TRUE(run_fake(&again, quick_plan({"baseline"}, 4), /*resume=*/true).ok());
   EXPECT_EQ(again.count("build"), 0);
+}
+
+// Where the wall time went: every phase of a round timed, the phases adding up to the wall
+// time exactly ("other" is what none timed, and is small), samples counted, and the same in
+// environment.json.
+TEST(Runner, TheTimingBreakdownAddsUpToTheWallTime) {
+  if (find_program("iperf3").empty()) GTEST_SKIP() << "the availability probe needs iperf3";
+  FakeRun run;
+  const auto start = std::chrono::steady_clock::now();
+  auto report = run_fake(&run, quick_plan({"baseline", "wireguard-go"}, 3));
+  const double outside = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  const RunTiming& t = report->timing;
+  EXPECT_EQ(t.samples, 6);
+  EXPECT_EQ(t.phases.count(kPhaseMeasuring), 6);
+  EXPECT_EQ(t.phases.count(kPhaseBuild), 6) << "a topology per product and round";
+  for (const char* phase : {kPhasePreparation, kPhaseBuild, kPhaseBringUp, kPhaseMeasuring, kPhaseSampleOverhead, kPhaseRecording, kPhaseTeardown,
+                            kPhaseKernelRelease, kPhaseAudit, kPhaseOther})
+    EXPECT_GT(t.phases.count(phase), 0) << phase;
+  EXPECT_NEAR(t.phases.sum(), t.wall_s, 1e-9);
+  EXPECT_LE(t.wall_s, outside);
+  // A fake run lasts milliseconds, where a log line counts: 2 % of wall time or 5 ms.
+  EXPECT_LE(t.phases.seconds(kPhaseOther), std::max(0.02 * t.wall_s, 0.005)) << timing_line(t);
+  printf("fake run: %s\n", timing_line(t).c_str());
+  auto env = nlohmann::json::parse(read_file_text(run.run_dir + "/environment.json"));
+  ASSERT_TRUE(env.contains("timings"));
+  EXPECT_EQ(env["timings"]["samples"], 6);
+  EXPECT_NEAR(env["timings"]["phases"]["measuring"].get<double>(), t.phases.seconds(kPhaseMeasuring), 0.001);
 }
 
 namespace vpnlab {
