@@ -96,14 +96,14 @@ void print_trend(const Trend& t) {
   }
 }
 
-Result<std::vector<Trend>> load_trends(HistoryStore& store, const Args& a, HistoryMetric* metric) {
+Result<std::vector<Trend>> trends_asked(HistoryStore& store, const Args& a, HistoryMetric* metric) {
   auto m = history_metric(a.metric.empty() ? "gbps" : a.metric);
   if (!m) return m.error();
   *metric = *m;
   const std::string product = a.products.empty() ? "" : a.products.front();
-  auto runs = store.load_runs(product);
-  if (!runs) return runs.error();
-  auto trends = build_trends(*runs, TrendQuery{product, a.test, m->key, a.by_version}, *m);
+  auto loaded = load_trends(store, TrendQuery{product, a.test, m->key, a.by_version}, *m);
+  if (!loaded) return loaded.error();
+  auto trends = std::move(*loaded);
   // Nothing at all is most likely a misspelt name or test: said, not an empty answer.
   if (trends.empty() && !(product.empty() && a.test.empty()))
     return make_error(store.path() + ": no run has " + (product.empty() ? "" : "product '" + product + "'") +
@@ -114,7 +114,7 @@ Result<std::vector<Trend>> load_trends(HistoryStore& store, const Args& a, Histo
 
 int show_series(HistoryStore& store, const Args& a) {
   HistoryMetric metric;
-  auto trends = load_trends(store, a, &metric);
+  auto trends = trends_asked(store, a, &metric);
   if (!trends) return fail(trends.error());
   if (a.json) {
     nlohmann::json series = nlohmann::json::array();
@@ -134,7 +134,7 @@ int show_series(HistoryStore& store, const Args& a) {
 
 int write_page(HistoryStore& store, const Args& a) {
   HistoryMetric metric;
-  auto trends = load_trends(store, a, &metric);
+  auto trends = trends_asked(store, a, &metric);
   if (!trends) return fail(trends.error());
   auto page = write_history_page(a.out_given ? a.out_dir : "history-report", *trends, store.path(), a.by_version);
   if (!page) return fail(with_context(page.error(), "history report"));
@@ -146,9 +146,9 @@ int check(HistoryStore& store, const Args& a) {
   auto metric = history_metric(a.metric.empty() ? "gbps" : a.metric);
   if (!metric) return fail(metric.error());
   CheckQuery q{a.products.empty() ? "" : a.products.front(), a.test, metric->key, a.threshold.value_or(0.05)};
-  auto runs = store.load_runs(q.product);
-  if (!runs) return fail(runs.error());
-  CheckOutcome o = check_newest(*runs, q, *metric);
+  auto trends = load_trends(store, TrendQuery{q.product, q.test, metric->key, /*by_version=*/false}, *metric);
+  if (!trends) return fail(trends.error());
+  CheckOutcome o = check_newest(*trends, q, *metric);
   if (a.json) {
     nlohmann::json lines = nlohmann::json::array();
     for (const auto& l : o.lines)

@@ -3,21 +3,18 @@
 #include <cstdio>
 
 #include "lab/base/text_table.h"
-#include "lab/results/provenance.h"
 
 namespace vpnlab {
 
-CheckOutcome check_newest(const std::vector<RunRecord>& runs, const CheckQuery& query, const HistoryMetric& metric) {
+CheckOutcome check_newest(const std::vector<Trend>& trends, const CheckQuery& query, const HistoryMetric& metric) {
   CheckOutcome out;
-  TrendQuery tq{query.product, query.test, metric.key, /*by_version=*/false};
-  const auto trends = build_trends(runs, tq, metric);
   // The newest run that has a point in some series.
   std::string newest_started;
   for (const auto& t : trends)
     if (!t.points.empty() && std::make_pair(t.points.back().started, t.points.back().run_id) >= std::make_pair(newest_started, out.newest_run))
       newest_started = t.points.back().started, out.newest_run = t.points.back().run_id;
-  for (const auto& run : runs)
-    if (run.run_id == out.newest_run) out.environment = comparability_text(run.environment);
+  for (const auto& t : trends)  // a series takes the environment of its newest point
+    if (!t.points.empty() && t.points.back().run_id == out.newest_run) out.environment = t.environment;
   // First who has enough history (the family), then every interval at the family's level.
   std::vector<std::pair<const Trend*, std::vector<double>>> judged;
   for (const auto& t : trends) {

@@ -33,8 +33,9 @@ struct CheckOutcome {
   int exit_code = kExitNoHistory;
 };
 
-// `runs`: oldest first; the newest run is the last one with rows of the query's product.
-CheckOutcome check_newest(const std::vector<RunRecord>& runs, const CheckQuery& query, const HistoryMetric& metric);
+// `trends`: the query's series by date (build_trends or load_trends); the newest run is the
+// newest point's.
+CheckOutcome check_newest(const std::vector<Trend>& trends, const CheckQuery& query, const HistoryMetric& metric);
 std::string check_text(const CheckOutcome& outcome, const CheckQuery& query, const HistoryMetric& metric);
 
 }  // namespace vpnlab

@@ -82,41 +82,37 @@ std::string history_metric_keys() {
   return o;
 }
 
-std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQuery& query, const HistoryMetric& metric) {
-  struct Collected {
-    Trend trend;
-    std::vector<std::pair<std::string, TrendPoint>> points;  // (comparability key, point)
-    std::string newest_key, newest_text;
-  };
-  std::map<std::pair<std::string, std::string>, Collected> series;  // (name, test)
-  std::vector<std::pair<std::string, std::string>> order;          // first seen first
-  for (const auto& run : runs) {
-    const std::string key = comparability_key(run.environment);
-    std::vector<std::pair<std::string, std::string>> seen;  // (product, test) in row order
-    for (const auto& r : run.rows)
-      if (wanted(r.product, query) && (query.test.empty() || r.test == query.test) && !(metric.key == "ratio" && r.product == "baseline") &&
-          std::find(seen.begin(), seen.end(), std::make_pair(r.product, r.test)) == seen.end())
-        seen.emplace_back(r.product, r.test);
-    for (const auto& [product, test] : seen) {
-      TrendPoint p = run_point(run, product, test, metric);
-      if (p.n == 0) continue;
-      const auto id = std::make_pair(query.by_version ? base_product(product) : product, test);
-      auto [it, fresh] = series.try_emplace(id);
-      if (fresh) {
-        order.push_back(id);
-        it->second.trend.product = id.first, it->second.trend.test = test, it->second.trend.metric = metric;
-      }
-      it->second.points.emplace_back(key, p);
-      it->second.newest_key = key;
-      it->second.newest_text = comparability_text(run.environment);
+TrendBuilder::TrendBuilder(TrendQuery query, HistoryMetric metric) : query_(std::move(query)), metric_(std::move(metric)) {}
+
+void TrendBuilder::add(const RunRecord& run) {
+  const std::string key = comparability_key(run.environment);
+  std::vector<std::pair<std::string, std::string>> seen;  // (product, test) in row order
+  for (const auto& r : run.rows)
+    if (wanted(r.product, query_) && (query_.test.empty() || r.test == query_.test) && !(metric_.key == "ratio" && r.product == "baseline") &&
+        std::find(seen.begin(), seen.end(), std::make_pair(r.product, r.test)) == seen.end())
+      seen.emplace_back(r.product, r.test);
+  for (const auto& [product, test] : seen) {
+    TrendPoint p = run_point(run, product, test, metric_);
+    if (p.n == 0) continue;
+    const auto id = std::make_pair(query_.by_version ? base_product(product) : product, test);
+    auto [it, fresh] = series_.try_emplace(id);
+    if (fresh) {
+      order_.push_back(id);
+      it->second.trend.product = id.first, it->second.trend.test = test, it->second.trend.metric = metric_;
     }
+    it->second.points.emplace_back(key, p);
+    it->second.newest_key = key;
+    it->second.newest_text = comparability_text(run.environment);
   }
+}
+
+std::vector<Trend> TrendBuilder::finish() {
   std::vector<Trend> out;
-  for (const auto& id : order) {
-    Collected& c = series[id];
+  for (const auto& id : order_) {
+    Collected& c = series_[id];
     c.trend.environment = c.newest_text;
     for (auto& [key, p] : c.points) (key == c.newest_key ? c.trend.points : c.trend.apart).push_back(p);
-    if (query.by_version)  // by version, then by time within one version (the sort is stable)
+    if (query_.by_version)  // by version, then by time within one version (the sort is stable)
       std::stable_sort(c.trend.points.begin(), c.trend.points.end(),
                        [](const TrendPoint& a, const TrendPoint& b) { return compare_versions(a.version, b.version) < 0; });
     std::vector<double> values;
@@ -124,7 +120,25 @@ std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQ
     for (size_t i : change_points(values)) c.trend.points[i].change_point = true;
     out.push_back(std::move(c.trend));
   }
+  series_.clear();
+  order_.clear();
   return out;
+}
+
+std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQuery& query, const HistoryMetric& metric) {
+  TrendBuilder builder(query, metric);
+  for (const auto& run : runs) builder.add(run);
+  return builder.finish();
+}
+
+Result<std::vector<Trend>> load_trends(HistoryStore& store, const TrendQuery& query, const HistoryMetric& metric) {
+  TrendBuilder builder(query, metric);
+  auto s = store.for_each_run(query.product, [&](const RunRecord& run) {
+    builder.add(run);
+    return ok_status();
+  });
+  if (!s) return s.error();
+  return builder.finish();
 }
 
 }  // namespace vpnlab

@@ -8,7 +8,9 @@
 // comparability_key, lab/results/provenance.h). A series follows the environment of its
 // newest point; points measured elsewhere are kept apart, never mixed in.
 #pragma once
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lab/history/history_store.h"
@@ -49,8 +51,30 @@ struct TrendQuery {
   bool by_version = false;  // one series per base name (nebula, nebula@1.9.7, ...) ordered by version
 };
 
-// `runs`: oldest first (HistoryStore::load_runs).
+// The series, one run at a time (oldest first): what it keeps is the points, never the runs'
+// rows, so a history of any length costs the memory of its points.
+class TrendBuilder {
+ public:
+  TrendBuilder(TrendQuery query, HistoryMetric metric);
+  void add(const RunRecord& run);
+  std::vector<Trend> finish();
+
+ private:
+  struct Collected {
+    Trend trend;
+    std::vector<std::pair<std::string, TrendPoint>> points;  // (comparability key, point)
+    std::string newest_key, newest_text;
+  };
+  TrendQuery query_;
+  HistoryMetric metric_;
+  std::map<std::pair<std::string, std::string>, Collected> series_;  // (name, test)
+  std::vector<std::pair<std::string, std::string>> order_;           // first seen first
+};
+
+// `runs`: oldest first.
 std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQuery& query, const HistoryMetric& metric);
+// The same streamed from the history: one run in memory at a time.
+Result<std::vector<Trend>> load_trends(HistoryStore& store, const TrendQuery& query, const HistoryMetric& metric);
 
 // A figure as the history prints it (tables, page, check): four significant digits.
 std::string history_figure(double v);

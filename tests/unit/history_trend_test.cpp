@@ -267,6 +267,9 @@ TEST(Check, ExitsThreeOnAPlantedSlowdownZeroWithoutAndFourWithoutHistory) {
     return out;
   };
   const HistoryMetric metric = history_metric("gbps").value();
+  auto check_newest = [&](const std::vector<RunRecord>& runs, const CheckQuery& q, const HistoryMetric& m) {
+    return vpnlab::check_newest(build_trends(runs, {q.product, q.test, m.key, false}, m), q, m);
+  };
   CheckOutcome slowed = check_newest(series(8, 0.8), {"wireguard-go", "", "gbps", 0.05}, metric);
   EXPECT_EQ(slowed.exit_code, kExitRegression) << check_text(slowed, {}, metric);
   EXPECT_NE(check_text(slowed, {}, metric).find("regression: the newest run is slower beyond the threshold (exit 3)"), std::string::npos);
