@@ -24,11 +24,11 @@ CheckOutcome check_newest(const std::vector<Trend>& trends, const CheckQuery& qu
     judged.emplace_back(&t, history);
     if (std::min(history.size(), kHistoryWindow) >= kMinHistoryPoints) ++out.family;
   }
-  const double level = 1 - 2 * kCheckAlpha / static_cast<double>(std::max<size_t>(out.family, 1));
+  out.level = 1 - 2 * kCheckAlpha / static_cast<double>(std::max<size_t>(out.family, 1));
   bool regression = false;
   for (const auto& [t, history] : judged) {
     CheckLine line{t->product, t->test, t->points.back().value, {}};
-    line.result = judge_newest(history, line.newest, metric.higher_is_better, query.threshold, level, metric.better, metric.worse);
+    line.result = judge_newest(history, line.newest, metric.higher_is_better, query.threshold, out.level, metric.better, metric.worse);
     regression = regression || line.result.regression;
     out.lines.push_back(line);
   }
@@ -39,7 +39,7 @@ CheckOutcome check_newest(const std::vector<Trend>& trends, const CheckQuery& qu
 std::string check_text(const CheckOutcome& o, const CheckQuery& query, const HistoryMetric& metric) {
   if (o.lines.empty()) return "history check: no run in the history has " + (query.product.empty() ? std::string("any figure") : "product '" + query.product + "'") + "\n";
   char level[64];
-  snprintf(level, sizeof level, "%.4g %%", 100 * (1 - 2 * kCheckAlpha / static_cast<double>(std::max<size_t>(o.family, 1))));
+  snprintf(level, sizeof level, "%.4g %%", 100 * o.level);
   std::string s = "history check: run " + o.newest_run + " (" + o.environment + ")\n" + metric.title +
                   ": newest against the geometric mean of up to " + std::to_string(kHistoryWindow) + " earlier comparable runs, " + level +
                   " prediction interval (" + std::to_string(o.family) + " series judged together), threshold " + history_figure(100 * query.threshold) + " %\n";

@@ -28,7 +28,8 @@ struct CheckLine {
 struct CheckOutcome {
   std::string newest_run;
   std::string environment;  // comparability_text of the newest run
-  size_t family = 0;        // series judged together (each interval at 1 - 2 alpha / family)
+  size_t family = 0;        // series judged together
+  double level = 0;         // each interval's: 1 - 2 alpha / family
   std::vector<CheckLine> lines;
   int exit_code = kExitNoHistory;
 };

@@ -19,9 +19,7 @@ constexpr const char* kFormat = "vpnlab-history-run";
 constexpr int kFormatVersion = 1;
 
 std::string results_text(const RunRecord& run) {
-  std::string header;
-  for (const auto& h : results_csv_header()) header += (header.empty() ? "" : ",") + h;
-  std::string text = header + "\n";
+  std::string text = results_csv_header_line() + "\n";
   for (const auto& r : run.rows) text += format_row(r);  // each ends with its newline
   return text;
 }

@@ -117,7 +117,7 @@ Status HistoryStore::check_kind() {
 
 Status HistoryStore::migrate() {
   // The version is read again under the write lock: another vpnlab may have migrated the
-  // file since. All steps in one transaction: a file is at one version or the next.
+  // file since. All steps in one transaction: a file is at its old version or the newest.
   if (auto s = db_.exec("BEGIN IMMEDIATE"); !s) return s;
   auto version = pragma_number(db_, "user_version");
   if (!version) {
@@ -181,11 +181,10 @@ Result<bool> HistoryStore::add(const RunRecord& run) {
     (void)db_.exec("ROLLBACK");
     return with_context(e, "adding run " + run_id + " to the history");
   };
-  auto kept = db_.query("SELECT count(*) FROM samples WHERE run_id = ?", {run_id});
+  // The count of this run's rows kept; no answer row when the run is not there.
+  auto kept = db_.query("SELECT (SELECT count(*) FROM samples WHERE run_id = ?1) FROM runs WHERE run_id = ?1", {run_id});
   if (!kept) return rollback(kept.error());
-  auto present = db_.query("SELECT 1 FROM runs WHERE run_id = ?", {run_id});
-  if (!present) return rollback(present.error());
-  if (!present->empty()) {
+  if (!kept->empty()) {
     // There already. A run resumed since (`run --resume`) has more rows now: its entry is
     // replaced in this same transaction; otherwise nothing changes.
     if (std::stoul(kept->front()[0].value_or("0")) >= run.rows.size()) {
@@ -196,12 +195,10 @@ Result<bool> HistoryStore::add(const RunRecord& run) {
       if (auto s = db_.run(std::string("DELETE FROM ") + table + " WHERE run_id = ?", {run_id}); !s) return rollback(s.error());
   }
   const nlohmann::json& e = run.environment;
-  std::string header;
-  for (const auto& h : results_csv_header()) header += (header.empty() ? "" : ",") + h;
   if (auto s = db_.run("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        {run_id, run.started, text_at(e, "/finished"), text_at(e, "/vpnlab_version"), text_at(e, "/topology_file"),
                         text_at(e, "/topology_sha256"), text_at(e, "/backend"), text_at(e, "/kernel/release"), text_at(e, "/cpu/model"),
-                        integer_at(e, "/cpu/count"), integer_at(e, "/overlay/mtu"), integer_at(e, "/bench/pinned"), e.dump(), utc_now(), header,
+                        integer_at(e, "/cpu/count"), integer_at(e, "/overlay/mtu"), integer_at(e, "/bench/pinned"), e.dump(), utc_now(), results_csv_header_line(),
                         run.source});
       !s)
     return rollback(s.error());
@@ -252,16 +249,6 @@ Status HistoryStore::for_each_run(const std::string& product, const std::functio
     if (auto s = each(run); !s) return s;
   }
   return ok_status();
-}
-
-Result<std::vector<RunRecord>> HistoryStore::load_runs(const std::string& product) {
-  std::vector<RunRecord> out;
-  auto s = for_each_run(product, [&](const RunRecord& r) {
-    out.push_back(r);
-    return ok_status();
-  });
-  if (!s) return s.error();
-  return out;
 }
 
 Result<std::vector<HistoryRun>> HistoryStore::runs() {

@@ -61,7 +61,6 @@ class HistoryStore {
   // first, with all its rows read back through the results.csv checks (a tampered history
   // is a located error); one run in memory at a time.
   Status for_each_run(const std::string& product, const std::function<Status(const RunRecord&)>& each);
-  Result<std::vector<RunRecord>> load_runs(const std::string& product = "");
   // Every run, oldest first.
   Result<std::vector<HistoryRun>> runs();
 

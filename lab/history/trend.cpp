@@ -32,13 +32,9 @@ TrendPoint run_point(const RunRecord& run, const std::string& product, const std
   if (run.environment.contains(version) && run.environment.at(version).is_string())
     p.version = version_token(run.environment.at(version).get<std::string>());
   if (metric.key == "ratio") {
-    std::map<int, double> base;
-    for (const auto& r : run.rows)
-      if (r.product == "baseline" && r.test == test && counts_as_result(r) && r.gbps > 0) base[r.sample] = r.gbps;
+    const auto gbps = [](const SampleRow& r) { return r.gbps; };
     std::vector<double> a, b;
-    for (const auto& r : run.rows)
-      if (r.product == product && r.test == test && counts_as_result(r) && r.gbps > 0)
-        if (auto it = base.find(r.sample); it != base.end()) a.push_back(it->second), b.push_back(r.gbps);
+    pair_rounds(values_by_round(run.rows, "baseline", test, gbps), values_by_round(run.rows, product, test, gbps), &a, &b);
     if (a.empty()) return p;
     const PairedEstimate e = paired_ratio(a, b, kPointLevel);
     p.n = e.n, p.value = e.ratio;

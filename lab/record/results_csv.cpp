@@ -96,6 +96,12 @@ const std::vector<std::string>& results_csv_header() {
   return h;
 }
 
+std::string results_csv_header_line() {
+  std::string line;
+  for (const auto& h : results_csv_header()) line += (line.empty() ? "" : ",") + h;
+  return line;
+}
+
 std::string csv_escape(const std::string& field) {
   if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
   std::string out = "\"";
@@ -133,9 +139,7 @@ Result<ResultsCsv> ResultsCsv::create(const std::string& path, std::string* repa
     if (repaired)
       *repaired = path + ": removed a torn last row (" + std::to_string(tail->size - tail->whole_size) + " bytes without an end of line)";
   }
-  std::string header;
-  for (const auto& h : results_csv_header()) header += (header.empty() ? "" : ",") + h;
-  header += "\n";
+  const std::string header = results_csv_header_line() + "\n";
   if (tail->whole_size > 0) {
     // Rows appended under another header would not parse: a file of another version's
     // columns is refused, not mixed.

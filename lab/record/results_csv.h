@@ -68,6 +68,8 @@ std::string headline_figure(const SampleRow& r);
 inline bool counts_as_result(const SampleRow& r) { return r.status == "ok" && (r.valid || r.product == "baseline"); }
 
 const std::vector<std::string>& results_csv_header();
+// The header as results.csv's first line holds it, without its end of line.
+std::string results_csv_header_line();
 std::string csv_escape(const std::string& field);
 std::string format_row(const SampleRow& row);
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "lab/base/text_table.h"
+#include "lab/results/paired.h"
 #include "lab/results/summary.h"
 
 namespace vpnlab {
@@ -12,8 +13,6 @@ namespace vpnlab {
 namespace {
 
 // Per sample number, a metric's value of the valid rows of one product x test.
-using ByRound = std::map<int, double>;
-
 ByRound by_round(const std::vector<const SampleRow*>& rows, double (*value)(const SampleRow&)) {
   ByRound out;
   for (const SampleRow* r : rows)
@@ -30,8 +29,7 @@ std::vector<double> values(const ByRound& m) {
 // B over A for the rounds both measured.
 PairedEstimate ratio(const ByRound& a, const ByRound& b) {
   std::vector<double> va, vb;
-  for (const auto& [round, v] : a)
-    if (auto it = b.find(round); it != b.end()) va.push_back(v), vb.push_back(it->second);
+  pair_rounds(a, b, &va, &vb);
   return paired_ratio(va, vb);
 }
 

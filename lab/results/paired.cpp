@@ -26,4 +26,16 @@ PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<doub
   return e;
 }
 
+ByRound values_by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, double (*value)(const SampleRow&)) {
+  ByRound out;
+  for (const auto& r : rows)
+    if (r.product == product && r.test == test && counts_as_result(r) && value(r) > 0) out[r.sample] = value(r);
+  return out;
+}
+
+void pair_rounds(const ByRound& a, const ByRound& b, std::vector<double>* va, std::vector<double>* vb) {
+  for (const auto& [round, x] : a)
+    if (auto y = b.find(round); y != b.end()) va->push_back(x), vb->push_back(y->second);
+}
+
 }  // namespace vpnlab

@@ -9,7 +9,11 @@
 // does not make one.
 #pragma once
 #include <cstddef>
+#include <map>
+#include <string>
 #include <vector>
+
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 
@@ -22,5 +26,12 @@ struct PairedEstimate {
 
 // a[i] and b[i] are one round's values; pairs with a value <= 0 are left out.
 PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<double>& b, double level = 0.95);
+
+// Round (sample number) -> value, for one product and test: the rows that count as results,
+// with a value > 0.
+using ByRound = std::map<int, double>;
+ByRound values_by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, double (*value)(const SampleRow&));
+// The rounds both measured, in round order, appended to *va and *vb (one round's each).
+void pair_rounds(const ByRound& a, const ByRound& b, std::vector<double>* va, std::vector<double>* vb);
 
 }  // namespace vpnlab

@@ -12,14 +12,6 @@ namespace vpnlab {
 
 namespace {
 
-// sample number -> the metric's value, for one product and test (valid rows, value > 0).
-std::map<int, double> by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, const Metric& m) {
-  std::map<int, double> out;
-  for (const auto& r : rows)
-    if (r.product == product && r.test == test && counts_as_result(r) && m.value(r) > 0) out[r.sample] = m.value(r);
-  return out;
-}
-
 std::vector<Metric> all_metrics() {
   std::vector<Metric> ms = {throughput_metric()};
   for (const auto& m : cost_metrics()) ms.push_back(m);
@@ -58,12 +50,11 @@ std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, co
   std::vector<Comparison> out;
   std::vector<Pending> tested;
   for (const auto& item : items) {
-    auto va = by_round(rows, item.a, item.test, metric);
-    auto vb = by_round(rows, item.b, item.test, metric);
+    const ByRound va = values_by_round(rows, item.a, item.test, metric.value);
+    const ByRound vb = values_by_round(rows, item.b, item.test, metric.value);
     if (!metric.higher_is_better && (va.empty() || vb.empty())) continue;  // one side has no such cost (the baseline's daemon)
     Pending p{out.size(), {}, {}};
-    for (const auto& [round, x] : va)
-      if (auto y = vb.find(round); y != vb.end()) p.a.push_back(x), p.b.push_back(y->second);
+    pair_rounds(va, vb, &p.a, &p.b);
     Comparison c;
     c.product = item.b;
     c.reference = item.a;

@@ -63,9 +63,7 @@ Measured measure(const std::vector<std::string>& args, const std::string& out_fi
 void write_large_run(const std::string& dir, const std::string& run_id, const std::vector<std::string>& products,
                      const std::vector<std::string>& tests, double scale) {
   fs::create_directories(dir);
-  std::string text;
-  for (const auto& h : results_csv_header()) text += (text.empty() ? "" : ",") + h;
-  text += "\n";
+  std::string text = results_csv_header_line() + "\n";
   for (int sample = 1; sample <= 1000; ++sample)
     for (const auto& test : tests)
       for (size_t p = 0; p < products.size(); ++p) {

@@ -42,11 +42,7 @@ SampleRow good_row(const std::string& product, const std::string& test, int samp
   return r;
 }
 
-std::string header_line() {
-  std::string text;
-  for (const auto& h : results_csv_header()) text += (text.empty() ? "" : ",") + h;
-  return text + "\n";
-}
+std::string header_line() { return results_csv_header_line() + "\n"; }
 
 std::string write_csv(const std::string& dir, const std::vector<SampleRow>& rows) {
   std::string text = header_line();

@@ -50,9 +50,7 @@ SampleRow row(const std::string& product, int sample, bool valid, const std::str
 // A CSV with the current header and the given data lines.
 std::string csv_with(const std::string& dir, const std::vector<std::string>& lines, bool final_newline = true) {
   std::string path = dir + "/results.csv";
-  std::string text;
-  for (const auto& h : results_csv_header()) text += (text.empty() ? "" : ",") + h;
-  text += "\n";
+  std::string text = results_csv_header_line() + "\n";
   for (size_t i = 0; i < lines.size(); ++i) text += lines[i] + (i + 1 < lines.size() || final_newline ? "\n" : "");
   std::ofstream(path) << text;
   return path;
