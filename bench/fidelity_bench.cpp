@@ -16,7 +16,7 @@
 // neighbours (within one connection, 5 s blocks vary by ~5 %), so precision comes from the
 // number of slices: 4 x 5 s and 8 x 3 s gave a ratio CV of 6-7 % between pairs. The
 // defaults (24 x 2 s, about 40 minutes) aim at ~4 %.
-//   fidelity_bench [pairs=10] [slice seconds=2] [alternations per pair=24]
+//   fidelity_bench [pairs=10] [slice seconds=2] [alternations per pair=24] [plain|quiet]
 // Prints each pair, the ratio's mean and its 95 % t-interval. Asserts nothing.
 #include <fcntl.h>
 #include <unistd.h>
@@ -31,6 +31,8 @@
 #include "bench_support.h"
 #include "lab/backends/netns/netns_runtime.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/sequential.h"
+#include "lab/kernel/outside_load.h"
 #include "lab/base/stats.h"
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/probes.h"
@@ -106,10 +108,15 @@ double hand_iperf(double seconds, const std::string& out) {
 
 // One fresh hand slice, the steps of a vpnlab sample done by hand: namespaces, a warm-up
 // test, the measured test, namespaces deleted.
-double hand_sample(double duration_s, double warmup_s, const std::string& dir, int slice) {
+// `quiet`: before the measured test, wait as vpnlab does before a sample for nothing outside
+// to be runnable (up to 500 ms: the previous slice's namespaces are still being released by
+// the kernel's workers), to see whether that wait explains a difference.
+double hand_sample(double duration_s, double warmup_s, const std::string& dir, int slice, bool quiet) {
   hand_down();
   std::string out = dir + "/hand-" + std::to_string(slice);
-  double gbps = hand_up() && hand_iperf(warmup_s, out + "-warmup.json") > 0 ? hand_iperf(duration_s, out + ".json") : -1;
+  bool warm = hand_up() && hand_iperf(warmup_s, out + "-warmup.json") > 0;
+  if (warm && quiet) wait_outside_idle({}, 500);
+  double gbps = warm ? hand_iperf(duration_s, out + ".json") : -1;
   hand_down();
   return gbps;
 }
@@ -134,13 +141,6 @@ double vpnlab_sample(const Topology& topo, double duration_s, const std::string&
   return report->rows[0].gbps;
 }
 
-// Student t quantile (0.975) for `df` degrees of freedom.
-double t975(size_t df) {
-  static const double t[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                             2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086};
-  return df < sizeof t / sizeof t[0] ? t[df] : 1.96 + 2.4 / static_cast<double>(df);  // within 0.01 beyond 20
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,8 +152,9 @@ int main(int argc, char** argv) {
   int pairs = argc > 1 ? std::atoi(argv[1]) : 10;
   double duration = argc > 2 ? std::atof(argv[2]) : 2;
   int slices = argc > 3 ? std::atoi(argv[3]) : 24;
-  if (pairs < 2 || duration < 1 || slices < 1) {
-    fprintf(stderr, "usage: fidelity_bench [PAIRS>=2 [SLICE_SECONDS>=1 [SLICES_PER_PAIR>=1]]]\n");
+  const std::string mode = argc > 4 ? argv[4] : "plain";
+  if (pairs < 2 || duration < 1 || slices < 1 || (mode != "plain" && mode != "quiet")) {
+    fprintf(stderr, "usage: fidelity_bench [PAIRS>=2 [SLICE_SECONDS>=1 [SLICES_PER_PAIR>=1 [plain|quiet]]]]\n");
     return 2;
   }
   auto topo = load_topology(VPNLAB_TOPOLOGIES "/quick.toml");
@@ -164,9 +165,9 @@ int main(int argc, char** argv) {
   double warmup = topo->bench.warmup_s;
   char tmpl[] = "/tmp/vpnlab-fidelity-XXXXXX";
   std::string dir = mkdtemp(tmpl);
-  printf("fidelity: vpnlab baseline vs iperf3 by hand, %d pairs, each %d alternations of %.0f s slices (after %.0f s warm-up),\n"
+  printf("fidelity: vpnlab baseline vs iperf3 by hand (%s), %d pairs, each %d alternations of %.0f s slices (after %.0f s warm-up),\n"
          "client CPU 0, server CPU 1; raw files in %s\n",
-         pairs, slices, duration, warmup, dir.c_str());
+         mode == "quiet" ? "the hand side waiting for an idle machine as vpnlab does" : "plain", pairs, slices, duration, warmup, dir.c_str());
   std::vector<double> ratios, vs, hs;
   int slice_no = 0;
   for (int i = 0; i < pairs; ++i) {
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
     bool ok = true;
     for (int k = 0; k < 2 * slices && ok; ++k) {
       bool vpnlab_turn = (k + i) % 2 == 0;
-      double g = vpnlab_turn ? vpnlab_sample(topo.value(), duration, dir, slice_no++) : hand_sample(duration, warmup, dir, slice_no++);
+      double g = vpnlab_turn ? vpnlab_sample(topo.value(), duration, dir, slice_no++) : hand_sample(duration, warmup, dir, slice_no++, mode == "quiet");
       ok = g > 0;
       (vpnlab_turn ? v : h) += g / slices;
       if (!ok) printf("  pair %2d: %s slice failed (raw files in %s)\n", i + 1, vpnlab_turn ? "vpnlab" : "hand", dir.c_str());
@@ -190,7 +191,7 @@ int main(int argc, char** argv) {
   SampleStats r = describe(ratios);
   if (r.n < 2) return 1;
   // The t-interval of the mean ratio (describe()'s interval is the median's).
-  double mean = r.mean, half = t975(r.n - 1) * r.stdev / std::sqrt(static_cast<double>(r.n));
+  double mean = r.mean, half = t_quantile(0.95, static_cast<int>(r.n) - 1) * r.stdev / std::sqrt(static_cast<double>(r.n));
   printf("ratio vpnlab/hand: mean %.3f, median %.3f, 95%% interval [%.3f, %.3f] (n = %zu)%s\n", mean, r.median, mean - half,
          mean + half, r.n, mean - half >= 0.95 && mean + half <= 1.05 ? ", within [0.95, 1.05]" : ", NOT within [0.95, 1.05]");
   printf("pair-to-pair CV: vpnlab %.1f%%, hand %.1f%%, ratio %.1f%% (machine drift shows in the first two; the pairing\n"

@@ -50,7 +50,7 @@ summary() {  # the Markdown summary: into the run directory and the job's step s
 mkdir -p "$out"
 log="$out/gate-run-$(date +%Y%m%d-%H%M%S)-$$.txt"
 args=(run "$topology" --product "$product@base=$base" --product "$product@pr=$pr"
-      --precision "$precision" --max-time "$max_time" --samples "$samples" --out "$out")
+      --precision "$precision" --max-time "$max_time" --samples "$samples" --out "$out" --json)
 [ -n "$duration" ] && args+=(--duration "$duration")
 echo "ci-gate: vpnlab ${args[*]}"
 # vpnlab runs as this script's child: a TERM, INT or HUP to the script is passed on, and the
@@ -68,25 +68,27 @@ trap 'forward TERM' TERM
 trap 'forward INT' INT
 trap 'forward HUP' HUP
 set +e
-"$vpnlab" "${args[@]}" > "$log" 2> "$log.err" &
+# stdout: run --json's one document; stderr: the log, the table and its notes.
+"$vpnlab" "${args[@]}" > "$log.json" 2> "$log" &
 vpnlab_pid=$!
 wait "$vpnlab_pid"
 rc=$?
 set -e
 trap - TERM INT HUP
 cat "$log"
-run=$(grep -oP '^results: \K.*(?=/results\.csv$)' "$log" | tail -1 || true)
+# The document's top-level "run_dir" (keys at two spaces; run directories hold no quote).
+run=$(grep -oP '^  "run_dir": "\K[^"]*' "$log.json" | head -1 || true)
 if [ "$rc" -eq 130 ]; then echo "ci-gate: interrupted" >&2; exit 130; fi
 if [ "$rc" -eq 4 ]; then
   md="${run:-$out}/gate.md"
-  { echo "## vpnlab gate: $product — broken build"; echo; echo '```'; tail -5 "$log.err"; echo '```'; } > "$md"
+  { echo "## vpnlab gate: $product — broken build"; echo; echo '```'; tail -5 "$log"; echo '```'; } > "$md"
   summary "$md"
-  tail -5 "$log.err" >&2
+  tail -5 "$log" >&2
   echo "ci-gate: broken: a build of $product produced no valid row (the reasons are in ${run:-$out}/results.csv)" >&2
   exit 4
 fi
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ] || [ -z "$run" ]; then
-  cat "$log.err" >&2
+  tail -20 "$log" >&2
   echo "ci-gate: error: the run failed (exit $rc)" >&2
   exit 1
 fi

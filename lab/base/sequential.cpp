@@ -86,6 +86,20 @@ StopCheck check_stop(const SequentialPlan& plan, int rounds, const std::vector<s
   return c;
 }
 
+void look_at_series(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series, std::vector<SeriesLook>* state) {
+  state->resize(ratio_series.size());
+  const auto looks = plan.looks();
+  const bool is_look = std::find(looks.begin(), looks.end(), rounds) != looks.end();
+  for (size_t i = 0; i < ratio_series.size(); ++i) {
+    SeriesLook& s = (*state)[i];
+    if (s.met) continue;
+    RatioInterval r = ratio_interval(ratio_series[i], plan.confidence_per_look());
+    s.rounds = static_cast<int>(r.n);
+    s.half_width = r.half_width;
+    s.met = is_look && r.half_width <= plan.target;
+  }
+}
+
 bool round_fits(double elapsed_s, int rounds_done, double max_time_s) {
   if (max_time_s <= 0 || rounds_done <= 0) return true;
   return elapsed_s + elapsed_s / rounds_done <= max_time_s;

@@ -57,6 +57,18 @@ struct StopCheck {
 // plan's per-look level) is within the target, or when this is the last round allowed.
 StopCheck check_stop(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series);
 
+// Per series: each stops on its own at the first look where its interval is within the
+// target (its product takes no more rounds), so every series' interval keeps its coverage
+// whichever look stopped it, as with check_stop.
+struct SeriesLook {
+  bool met = false;    // stopped at a look with its interval within the target
+  int rounds = 0;      // the rounds its interval stands on (when met: the look it stopped at)
+  double half_width = 0;
+};
+// After `rounds` rounds: the series not met yet take this round's interval; at a look
+// within the target they are met. *state has one entry per series.
+void look_at_series(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series, std::vector<SeriesLook>* state);
+
 // Whether another round fits: elapsed + the mean round time so far stays within max_time_s
 // (0: no limit).
 bool round_fits(double elapsed_s, int rounds_done, double max_time_s);

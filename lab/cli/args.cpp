@@ -166,16 +166,13 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     }
     else if (s == "--precision") {
       // "2%" or 0.02: the relative half-width asked for.
-      const bool percent = !v.empty() && v.back() == '%';
-      auto x = whole_double(percent ? v.substr(0, v.size() - 1) : v);
-      if (!x) { usage_error(verb, "--precision '" + v + "' is not a precision, e.g. 2% or 0.02"); return std::nullopt; }
-      a.precision = percent ? *x / 100 : *x;
-      if (*a.precision < 0.001 || *a.precision > 0.5) { usage_error(verb, "--precision " + v + " is out of range: 0.1% to 50%"); return std::nullopt; }
+      a.precision = parse_precision(v);
+      if (!a.precision) { usage_error(verb, "--precision '" + v + "' is not a precision, e.g. 2% or 0.02"); return std::nullopt; }
+      if (*a.precision < kMinPrecision || *a.precision > kMaxPrecision) { usage_error(verb, "--precision " + v + " is out of range: 0.1% to 50%"); return std::nullopt; }
     } else if (s == "--max-time") {
       // A budget, unlike a sample's length, may be hours.
-      a.max_time_s = v.size() > 1 && v.back() == 'h' ? parse_duration(v.substr(0, v.size() - 1) + "m") : parse_duration(v);
-      if (a.max_time_s && v.back() == 'h') *a.max_time_s *= 60;
-      if (!a.max_time_s || *a.max_time_s < 1 || *a.max_time_s > 7 * 86400) {
+      a.max_time_s = parse_budget(v);
+      if (!a.max_time_s || *a.max_time_s < 1 || *a.max_time_s > kMaxBudgetSeconds) {
         usage_error(verb, "--max-time '" + v + "' is not a duration from 1s to 168h (e.g. 15m, 2h)");
         return std::nullopt;
       }

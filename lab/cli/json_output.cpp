@@ -1,5 +1,7 @@
 #include "lab/cli/json_output.h"
 
+#include "lab/base/fs_util.h"
+
 namespace vpnlab {
 
 using nlohmann::json;
@@ -90,6 +92,7 @@ json plan_json(const Plan& plan) {
           {"bench",
            {{"samples", plan.samples}, {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s}, {"interleaved", plan.interleave},
             {"pinned", plan.pinned}, {"rps", plan.rps}, {"threads", plan.threads ? json(*plan.threads) : json(nullptr)},
+            {"precision", plan.precision ? json(*plan.precision) : json(nullptr)}, {"max_time_s", plan.max_time_s},
             {"estimated_s", plan.estimated_seconds()}}},
           {"pin_notes", plan.pin_notes},
           {"pin_warnings", plan.pin_warnings},
@@ -144,6 +147,31 @@ json compare_json(const CompareOutcome& c) {
     cs.push_back(one);
   }
   return {{"schema", kJsonSchema}, {"run_id", c.run_id}, {"a", c.a}, {"b", c.b}, {"comparisons", cs}};
+}
+
+nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunReport& report, const RunOutputs& outputs) {
+  auto from_file = [&](const std::string& name) {
+    // The run's own files, just written; a missing or torn one is null, never an abort.
+    return json::parse(read_file_text(run_dir + "/" + name), nullptr, /*allow_exceptions=*/false);
+  };
+  json env = from_file("environment.json"), summary = from_file("summary.json");
+  json products = json::array();
+  for (const auto& p : report.products)
+    products.push_back({{"product", p.product}, {"started", p.started}, {"failure", p.failure}, {"leftovers", p.leftovers}, {"plaintext", p.plaintext}});
+  return {{"schema", kJsonSchema},
+          {"run_id", run_dir.substr(run_dir.rfind('/') + 1)},
+          {"run_dir", run_dir},
+          {"results_csv", run_dir + "/results.csv"},
+          {"exit_status", exit_status},
+          {"interrupted", report.interrupted},
+          {"output_error", outputs.output_error},
+          {"rows", outputs.completeness.rows},
+          {"rows_not_valid", outputs.completeness.not_valid},
+          {"without_valid", outputs.completeness.without_valid},
+          {"products", products},
+          {"sampling", env.is_object() && env.contains("sampling") ? env["sampling"] : json(nullptr)},
+          {"timings", env.is_object() && env.contains("timings") ? env["timings"] : json(nullptr)},
+          {"summary", summary.is_discarded() ? json(nullptr) : summary}};
 }
 
 }  // namespace vpnlab

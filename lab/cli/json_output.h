@@ -1,4 +1,4 @@
-// `--json` of `products`, `plan` and `diff`: stable keys (README, "Machine-readable output"),
+// `--json` of `products`, `plan`, `diff`, `compare` and `run`: stable keys (README, "Machine-readable output"),
 // pinned by golden files in tests/data/json/. A key is only ever added, never renamed.
 #pragma once
 #include <optional>
@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/cli/compare_command.h"
+#include "lab/cli/run_outputs.h"
 #include "lab/cli/diff_command.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
+#include "lab/run/runner.h"
 
 namespace vpnlab {
 
@@ -24,5 +26,9 @@ nlohmann::json plan_json(const Plan& plan);
 nlohmann::json diff_json(const DiffOutcome& diff, const Thresholds& thresholds);
 
 nlohmann::json compare_json(const CompareOutcome& compare);
+
+// `run --json`, once the run ended with `exit_status`: where it is, how it ended, and the
+// summary's rows (summary.json as written; null when it could not be).
+nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunReport& report, const RunOutputs& outputs);
 
 }  // namespace vpnlab

@@ -116,12 +116,13 @@ int cmd_plan(const Args& a) {
                                        planning_spread(*plan, a.from_dir.empty() ? "" : run_dir_arg(a.from_dir), a.out_dir));
   if (a.json) {
     nlohmann::json j = plan_json(plan.value());
-    if (*seq) j["sampling"] = sequential_plan_json(**seq, a.max_time_s.value_or(0));
+    if (*seq) j["sampling"] = sequential_plan_json(**seq, plan->max_time_s);
     j["power"] = power;
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << describe_plan(plan.value());
-    if (*seq) std::cout << describe_sampling(plan.value(), **seq, a.max_time_s.value_or(0), earlier ? &*earlier : nullptr);
+    if (*seq) std::cout << describe_sampling(plan.value(), **seq, plan->max_time_s, earlier ? &*earlier : nullptr);
+    if (*seq && !a.precision) std::cout << kTopologySamplingNote << "\n";
     std::cout << power;
   }
   return 0;
@@ -196,13 +197,22 @@ int cmd_run(const Args& given) {
         return usage_error("run", std::string(name) + " cannot be given with --from: --from repeats exactly what that run did (" +
                                       "its products, samples, duration, pinning and order); measure anew with 'vpnlab run FILE " + name + " ...'");
   RunRequest request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
-  if (!a.resume_dir.empty())
+  // A resumed run samples as it did: adaptively to its own precision and budget, or its
+  // fixed count.
+  bool fixed_count = !a.from_dir.empty();
+  if (!a.resume_dir.empty()) {
     if (auto s = resume_request(run_dir_arg(a.resume_dir), &request); !s) return fail(s.error());
+    if (!a.precision && request.precision) {
+      a.precision = request.precision;
+      if (request.max_time_s > 0) a.max_time_s = request.max_time_s;
+    }
+    fixed_count = fixed_count || !a.precision;
+  }
   auto plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(run_dir_arg(a.from_dir), &request);
   if (!plan) return fail(plan.error());
   if (!a.resume_dir.empty())
     if (auto s = check_resume_plan(run_dir_arg(a.resume_dir), *plan); !s) return fail(s.error());
-  auto seq = sequential_request(sampling_request_of(a, /*rerun=*/!a.from_dir.empty()), &plan.value());
+  auto seq = sequential_request(sampling_request_of(a, fixed_count), &plan.value());
   if (!seq) return fail(seq.error());
   // Products are as given (NAME@TAG=/path too); rows carry the name before '='.
   if (!a.vs.empty() && std::none_of(plan->products.begin(), plan->products.end(), [&](const std::string& p) { return p.substr(0, p.find('=')) == a.vs; }))
@@ -226,7 +236,7 @@ int cmd_run(const Args& given) {
   opts.products_dir = products_path(own_binary_dir());
   opts.keys_dir = request.keys_dir;
   opts.sequential = *seq;
-  opts.max_time_s = a.max_time_s.value_or(0);
+  opts.max_time_s = plan->max_time_s;
   opts.interrupt_fd = install_interrupt_handlers();
   const BackendEntry& backend = backend_entry(plan->backend);
   opts.probe_capabilities = capability_probe_for(plan->backend);
@@ -243,6 +253,11 @@ int cmd_run(const Args& given) {
     spdlog::warn("no 'baseline' in this run: no ratio to the no-tunnel ceiling and no CPU over it (add --product baseline)");
   spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan->run_id, plan->products.size(),
                plan->tests.size(), plan->samples, plan->duration_s, opts.run_dir);
+  if (*seq) {
+    std::string how = describe_sampling(*plan, **seq, plan->max_time_s, nullptr);
+    spdlog::info("{}", how.substr(0, how.find_last_not_of('\n') + 1));
+    if (!given.precision && a.resume_dir.empty()) spdlog::info("{}", kTopologySamplingNote);
+  }
   // Before the first sample: what this many samples can tell apart (adaptive sampling stops on precision instead).
   if (!*seq)
     std::cerr << power_text(planned_comparisons(*plan, opts.products_dir, a.vs),
@@ -250,28 +265,33 @@ int cmd_run(const Args& given) {
   auto report = run_bench(plan.value(), opts);
   if (!report) return fail(report.error());
   RunOutputs outputs = write_run_outputs(plan.value(), opts.run_dir, *report, ResultView{a.vs, a.file_order});
-  std::cout << "\n" << outputs.summary;
+  // With --json, stdout holds only the document; what a person reads goes to stderr.
+  std::ostream& out = a.json ? std::cerr : std::cout;
+  out << "\n" << outputs.summary;
   if (report->sampling)
-    if (auto env = read_environment(opts.run_dir, /*required=*/false); env) std::cout << sampling_line(*env) << "\n";
-  if (const std::string timing = timing_line(report->timing); !timing.empty()) std::cout << timing << "\n";
+    if (auto env = read_environment(opts.run_dir, /*required=*/false); env) out << sampling_line(*env) << "\n";
+  if (const std::string timing = timing_line(report->timing); !timing.empty()) out << timing << "\n";
   for (const auto& p : report->products) {
     if (!p.failure.empty())
-      std::cout << "! " << p.product << (p.started ? ": a bring-up failed (its round's rows say so): " : ": never came up: ")
-                << p.failure.substr(0, p.failure.find('\n')) << "\n";
-    for (const auto& l : p.leftovers) std::cout << "! " << p.product << " left behind: " << l << "\n";
+      out << "! " << p.product << (p.started ? ": a bring-up failed (its round's rows say so): " : ": never came up: ")
+          << p.failure.substr(0, p.failure.find('\n')) << "\n";
+    for (const auto& l : p.leftovers) out << "! " << p.product << " left behind: " << l << "\n";
   }
-  std::cout << "results: " << opts.run_dir << "/results.csv\n";
+  out << "results: " << opts.run_dir << "/results.csv\n";
   if (!report->interrupted && outputs.output_error.empty() && !a.no_history) add_to_history(a.history_path, opts.run_dir);
+  int code = 0;
   if (report->interrupted) {
     std::cerr << "vpnlab: interrupted: finished samples are kept in " << opts.run_dir << "/results.csv\n";
-    return kExitInterrupted;
-  }
-  if (!outputs.output_error.empty()) {
+    code = kExitInterrupted;
+  } else if (!outputs.output_error.empty()) {
     std::cerr << "vpnlab: error: " << outputs.output_error << "\nhint: every row is in " << opts.run_dir
               << "/results.csv; once the cause is fixed, 'vpnlab report " << opts.run_dir << "' writes the summary and report\n";
-    return kExitError;
+    code = kExitError;
+  } else {
+    code = run_exit_code(outputs.completeness, opts.run_dir);
   }
-  return run_exit_code(outputs.completeness, opts.run_dir);
+  if (a.json) std::cout << run_json(opts.run_dir, code, *report, outputs).dump(2) << "\n";
+  return code;
 }
 
 int cmd_cleanup(const Args& a) {
@@ -440,7 +460,8 @@ const std::vector<Verb>& verbs() {
        "printed when it ends (no stdin).", {}, cmd_exec},
       {"down", "down FILE", "Removes a topology made by 'up' (guests too) and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
-       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--sort fastest|file] [--backend B] [--history PATH | --no-history]",
+       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--sort fastest|file] [--backend B] [--history PATH | --no-history]\n"
+       "           [--json]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
        "A finished run is then added to the history ('vpnlab history'); a history that cannot take it costs the run nothing\n"
        "(a warning; 'vpnlab history import RUN' adds it later).\n"
@@ -448,9 +469,11 @@ const std::vector<Verb>& verbs() {
        "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
        "Exit codes: 0 every row valid; 4 a product x test has no valid row (a product that never came up, every sample\n"
        "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
-       "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.",
+       "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.\n"
+       "With --json the table and its notes go to stderr and stdout gets one JSON document once the run ends: the run\n"
+       "directory, the exit status, why sampling stopped, the timings and summary.json's rows.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
-        "--min-rounds", "--vs", "--sort", "--backend", "--history", "--no-history"}, cmd_run},
+        "--min-rounds", "--vs", "--sort", "--backend", "--history", "--no-history", "--json"}, cmd_run},
       {"scale", "scale FILE [--product NAME]... [--nodes N[,N]...] [--out DIR]",
        "Mesh scale: for each mesh size of FILE's [scale] (N nodes on one bridge, every node a peer of every other) and each\n"
        "product, on a fresh mesh: seconds until every node pair answers through the tunnel (all probed at once), the\n"

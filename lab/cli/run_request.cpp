@@ -196,6 +196,13 @@ Status resume_request(const std::string& run_dir, RunRequest* a) {
   a->no_pin = !bench["pinned"].get<bool>();
   a->sequential = !bench["interleaved"].get<bool>();
   if (a->products.empty()) a->products = (*env)["requested_products"].get<std::vector<std::string>>();
+  if (bench.contains("precision") && bench["precision"].is_number()) {
+    a->precision = bench["precision"].get<double>();
+    a->max_time_s = bench.contains("max_time_s") && bench["max_time_s"].is_number() ? bench["max_time_s"].get<double>() : 0;
+    if (*a->precision < kMinPrecision || *a->precision > kMaxPrecision || a->max_time_s < 0 || a->max_time_s > kMaxBudgetSeconds)
+      return make_error(run_dir + "/environment.json: bench.precision or bench.max_time_s is out of range",
+                        "restore the file from the run, or measure anew with 'vpnlab run FILE'");
+  }
   return ok_status();
 }
 

@@ -23,6 +23,9 @@ struct RunRequest {
   std::string keys_dir;
   std::string backend;  // --backend ("" = the file's)
   std::string run_id;   // "" = a new one; `exec` plans the kept lab's again (its names)
+  // --resume: the earlier run's adaptive sampling (none: it measured a fixed count).
+  std::optional<double> precision;
+  double max_time_s = 0;
 };
 
 // "20261130-093226-ba66", and its last part (the namespace tag) in *tag.

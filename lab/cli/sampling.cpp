@@ -20,14 +20,31 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
   if (!r.precision) {
     if (r.max_time_s || r.min_rounds)
       return make_error("--max-time and --min-rounds belong to adaptive sampling", "add --precision P (e.g. 2%), or leave them out");
-    return std::optional<SequentialPlan>();
+    // The topology's own default, unless --samples (or a rerun's count) or --sequential
+    // asks for a fixed count.
+    if (!plan->precision || r.samples_given || !plan->interleave) {
+      plan->precision.reset();
+      plan->max_time_s = 0;
+      return std::optional<SequentialPlan>();
+    }
+  } else {
+    plan->precision = r.precision;
+    plan->max_time_s = r.max_time_s.value_or(0);  // the command line's request, whole
   }
   if (!plan->interleave) return make_error("--precision needs interleaved rounds", "leave out --sequential");
   if (auto w = watched_series(*plan); !w) return w.error();
   if (!r.samples_given) plan->samples = kDefaultMaxRounds;
   SequentialPlan seq;
-  seq.target = *r.precision;
+  seq.target = *plan->precision;
   seq.min_rounds = r.min_rounds.value_or(5);
+  // A budget bounds the rounds by the plan's estimate, so the looks (and the Bonferroni
+  // correction over them) are those the time can hold; a budget too short for the first
+  // look brings it forward, down to 3 rounds, unless --min-rounds says.
+  if (plan->max_time_s > 0 && !r.samples_given) {
+    const int fit = std::max(1, static_cast<int>(plan->max_time_s / (plan->estimated_seconds() / plan->samples)));
+    if (!r.min_rounds) seq.min_rounds = std::clamp(fit, 3, seq.min_rounds);
+    plan->samples = std::clamp(fit, seq.min_rounds, kDefaultMaxRounds);
+  }
   seq.max_rounds = plan->samples;
   if (seq.min_rounds > seq.max_rounds)
     return make_error("--min-rounds " + std::to_string(seq.min_rounds) + " is more than the " + std::to_string(seq.max_rounds) + " rounds allowed",
@@ -51,7 +68,8 @@ std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, doubl
            minutes(per_round * looks.front()).c_str(), seq.max_rounds, minutes(per_round * seq.max_rounds).c_str());
   std::string out = std::string(buf) + (max_time_s > 0 ? " or " + minutes(max_time_s) : "") + "; looks after rounds";
   for (int n : looks) out += " " + std::to_string(n);
-  snprintf(buf, sizeof buf, ", each at %.2f %% (Bonferroni over %zu looks: 95 %% overall)\n", 100 * seq.confidence_per_look(), looks.size());
+  if (looks.size() == 1) snprintf(buf, sizeof buf, ", at 95.00 %% (one look: no correction)\n");
+  else snprintf(buf, sizeof buf, ", each at %.2f %% (Bonferroni over %zu looks: 95 %% overall)\n", 100 * seq.confidence_per_look(), looks.size());
   out += buf;
   if (!earlier) return out;
   auto series = watched_series(plan);

@@ -22,9 +22,14 @@ struct SamplingRequest {
 
 // Rounds a --precision run may take when --samples does not say.
 inline constexpr int kDefaultMaxRounds = 100;
+// Said after the sampling plan when it is the topology's own.
+inline constexpr const char* kTopologySamplingNote =
+    "  (the topology's [bench] precision and max_time: --samples N measures a fixed count instead, --precision P asks for another)";
 
-// nullopt without --precision (then --max-time and --min-rounds are refused). Sets
-// plan->samples to the round limit.
+// nullopt without --precision (then --max-time and --min-rounds are refused) unless the
+// topology's [bench] precision applies (no --samples, interleaved rounds). Sets
+// plan->samples to the round limit, plan->precision and plan->max_time_s to what applies
+// (the command line's --precision with its own --max-time or none, else the topology's).
 Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& request, Plan* plan);
 
 // For `plan`: the bounds in rounds and minutes, and, given an earlier run's rows of the same

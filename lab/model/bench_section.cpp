@@ -202,12 +202,21 @@ Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* b = root.get("bench");
   if (!b || !b->is_table()) return r.at(SourcePos{1, 1}, "missing [bench] table", "add [bench] with products and [[bench.test]]");
   const toml::table& t = *b->as_table();
-  if (auto s = r.only_keys(t, "bench", {"products", "samples", "duration", "warmup", "test", "threads", "interleave", "rps"}); !s) return s;
+  if (auto s = r.only_keys(t, "bench", {"products", "samples", "duration", "warmup", "precision", "max_time", "test", "threads", "interleave", "rps"}); !s) return s;
   if (auto s = get_string_list(r, t, "products", "bench", &topo->bench.products, &topo->bench.products_pos); !s) return s;
   if (topo->bench.products.empty()) return r.at(topo->bench.products_pos, "bench: 'products' is empty", "write products = [\"baseline\", \"wireguard-go\"]");
   if (auto s = get_int(r, t, "samples", "bench", &topo->bench.samples, kMinSamples, kMaxSamples); !s) return s;
   if (auto s = get_duration(r, t, "duration", "bench", &topo->bench.duration_s, kMinSampleSeconds, kMaxSampleSeconds); !s) return s;
   if (auto s = get_duration(r, t, "warmup", "bench", &topo->bench.warmup_s, 0, kMaxWarmupSeconds); !s) return s;
+  if (auto s = get_precision(r, t, "precision", "bench", &topo->bench.precision); !s) return s;
+  if (const toml::node* m = t.get("max_time")) {
+    std::optional<double> budget;
+    if (m->is_string()) budget = parse_budget(m->as_string()->get());
+    if (!budget || *budget < 1 || *budget > kMaxBudgetSeconds)
+      return r.at(*m, "bench: 'max_time' is not a duration from 1s to 168h", "write max_time = \"5m\" (units: s, m, h)");
+    if (!topo->bench.precision) return r.at(*m, "bench: 'max_time' belongs to adaptive sampling", "add precision = \"5%\", or leave it out");
+    topo->bench.max_time_s = *budget;
+  }
   if (t.get("threads")) {
     int threads = 0;
     if (auto s = get_int(r, t, "threads", "bench", &threads, 1, 64); !s) return s;

@@ -114,6 +114,8 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   plan.samples = opts.samples.value_or(topo.bench.samples);
   plan.duration_s = opts.duration_s.value_or(topo.bench.duration_s);
   plan.warmup_s = topo.bench.warmup_s;
+  plan.precision = topo.bench.precision;
+  plan.max_time_s = topo.bench.max_time_s;
   plan.threads = topo.bench.threads;
   plan.interleave = topo.bench.interleave;
   plan.rps = topo.bench.rps;

@@ -142,6 +142,8 @@ struct Plan {
   int samples = 10;
   double duration_s = 10;
   double warmup_s = 2;
+  std::optional<double> precision;  // [bench] precision: adaptive sampling unless --samples says otherwise
+  double max_time_s = 0;            // its budget ([bench] max_time, or --max-time)
 
   const PlanNode* node(const std::string& name) const;
   // All namespaces in creation order: bridges first (veths are created into them), then nodes.

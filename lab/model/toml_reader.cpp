@@ -136,6 +136,17 @@ Status get_duration(const TomlReader& r, const toml::table& t, const std::string
   return ok_status();
 }
 
+Status get_precision(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, std::optional<double>* out) {
+  const toml::node* n = t.get(key);
+  if (!n) return ok_status();
+  std::optional<double> p;
+  if (n->is_string()) p = parse_precision(n->as_string()->get());
+  else if (n->is_floating_point()) p = n->as_floating_point()->get();
+  if (!p) return r.at(*n, what + ": '" + key + "' is not a precision", "write " + key + " = \"5%\" (the 95 % interval's half-width asked for)");
+  if (*p < kMinPrecision || *p > kMaxPrecision) return r.at(*n, what + ": '" + key + "' is out of range", "use 0.1% to 50%");
+  *out = p;
+  return ok_status();
+}
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
@@ -186,6 +197,24 @@ std::optional<double> parse_duration(const std::string& text) {
   else if (unit != "s") return std::nullopt;
   if (!std::isfinite(value)) return std::nullopt;
   return value;
+}
+
+std::optional<double> parse_budget(const std::string& text) {
+  if (text.size() > 1 && text.back() == 'h') {
+    auto minutes = parse_duration(text.substr(0, text.size() - 1) + "m");
+    if (!minutes) return std::nullopt;
+    return *minutes * 60;
+  }
+  return parse_duration(text);
+}
+
+std::optional<double> parse_precision(const std::string& text) {
+  const bool percent = !text.empty() && text.back() == '%';
+  double value = 0;
+  std::string unit;
+  if (!number_and_unit(percent ? text.substr(0, text.size() - 1) : text, &value, &unit) || !unit.empty() || !std::isfinite(value))
+    return std::nullopt;
+  return percent ? value / 100 : value;
 }
 
 std::optional<double> parse_rate(const std::string& text) {

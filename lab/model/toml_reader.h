@@ -18,6 +18,10 @@ SourcePos pos_of(const toml::node& n);
 
 // "10s", "1.5s", "500ms", "2m" -> seconds.
 std::optional<double> parse_duration(const std::string& text);
+// A time budget, which may be hours: parse_duration's units and "h" ("15m", "2h").
+std::optional<double> parse_budget(const std::string& text);
+// A relative precision: "2%" or "0.02" -> 0.02 (no range checked).
+std::optional<double> parse_precision(const std::string& text);
 
 // "500M", "1G", "100mbit", "2gbit", "64k", "1000000" -> bits per second (SI prefixes).
 std::optional<double> parse_rate(const std::string& text);
@@ -89,5 +93,7 @@ Status get_cpu_list(const TomlReader& r, const toml::table& t, const std::string
 Status check_name(const TomlReader& r, SourcePos pos, const std::string& what, const std::string& name, size_t max_len);
 Status get_duration(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, double* out, double min_s,
                     double max_s = kMaxAnySeconds);
+// precision = "5%" (or 0.05), within kMinPrecision..kMaxPrecision.
+Status get_precision(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, std::optional<double>* out);
 
 }  // namespace vpnlab

@@ -110,6 +110,10 @@ struct BenchSpec {
   int samples = 10;
   double duration_s = 10;
   double warmup_s = 2;
+  // Adaptive sampling by default: rounds go on until each ratio to its reference is known
+  // to this precision, within max_time_s (0: no budget); `samples` is then the round limit.
+  std::optional<double> precision;
+  double max_time_s = 0;
   std::optional<int> threads;  // data-plane threads for every product alike
   bool interleave = true;      // rounds of A B C instead of all of A, then all of B
   bool rps = true;             // receive packet steering to each node's cpus (when pinned)

@@ -1,5 +1,7 @@
 #include "lab/run/adaptive.h"
 
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "lab/model/names.h"
@@ -65,7 +67,64 @@ nlohmann::json sampling_json(const SamplingOutcome& s) {
   j["rounds"] = s.rounds;
   j["widest_half_width"] = std::isfinite(s.widest) ? nlohmann::json(s.widest) : nlohmann::json(nullptr);
   j["widest_series"] = s.widest_series;
+  j["series"] = nlohmann::json::array();
+  for (const auto& x : s.series)
+    j["series"].push_back({{"series", x.series},
+                           {"rounds", x.rounds},
+                           {"half_width", std::isfinite(x.half_width) ? nlohmann::json(x.half_width) : nlohmann::json(nullptr)},
+                           {"met", x.met},
+                           {"why_not", x.why_not}});
   return j;
+}
+
+void SeriesStops::look(int rounds, const std::vector<SampleRow>& rows, const std::set<std::string>& dead) {
+  look_at_series(plan_, rounds, paired_ratios(watched_, rows), &looks_);
+  dead_.resize(watched_.size());
+  for (size_t i = 0; i < watched_.size(); ++i)
+    if (!looks_[i].met && dead_[i].empty())
+      for (const auto& who : {watched_[i].product, watched_[i].reference})
+        if (dead.count(who)) dead_[i] = who;
+}
+
+bool SeriesStops::all_done() const {
+  if (looks_.size() != watched_.size()) return false;
+  for (size_t i = 0; i < watched_.size(); ++i)
+    if (!done(i)) return false;
+  return true;
+}
+
+bool SeriesStops::all_met() const {
+  if (looks_.size() != watched_.size()) return false;
+  for (const auto& l : looks_)
+    if (!l.met) return false;
+  return true;
+}
+
+bool SeriesStops::product_done(const std::string& product) const {
+  if (looks_.size() != watched_.size()) return false;
+  bool involved = false;
+  for (size_t i = 0; i < watched_.size(); ++i)
+    if (watched_[i].product == product || watched_[i].reference == product) {
+      involved = true;
+      if (!done(i)) return false;
+    }
+  return involved;
+}
+
+std::vector<SeriesOutcome> SeriesStops::outcomes(const std::string& why) const {
+  std::vector<SeriesOutcome> out;
+  for (size_t i = 0; i < watched_.size(); ++i) {
+    SeriesOutcome o{watched_[i].label(), 0, std::numeric_limits<double>::infinity(), false, why};
+    if (i < looks_.size()) {
+      o.rounds = looks_[i].rounds;
+      o.half_width = looks_[i].half_width;
+      o.met = looks_[i].met;
+    }
+    if (o.met) o.why_not = "";
+    else if (i < dead_.size() && !dead_[i].empty()) o.why_not = dead_[i] + " never came up";
+    out.push_back(std::move(o));
+  }
+  return out;
 }
 
 }  // namespace vpnlab

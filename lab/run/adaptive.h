@@ -4,6 +4,7 @@
 // the baseline. The stopping rule itself is lab/base/sequential.h.
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,15 @@ Result<std::vector<RatioSeries>> watched_series(const Plan& plan);
 // each series, from valid rows only.
 std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& series, const std::vector<SampleRow>& rows);
 
+// Where one series ended: met at a look, or not (its half-width then, or why none).
+struct SeriesOutcome {
+  std::string series;  // RatioSeries::label()
+  int rounds = 0;
+  double half_width = 0;
+  bool met = false;
+  std::string why_not;  // "" when met; "time out", "max rounds", "<product> never came up"
+};
+
 // Why sampling stopped, for environment.json ("sampling") and the table.
 struct SamplingOutcome {
   std::string why;  // "target met", "time out", "max rounds", "interrupted"
@@ -37,8 +47,31 @@ struct SamplingOutcome {
   std::string widest_series;
   SequentialPlan plan;
   double max_time_s = 0;
+  std::vector<SeriesOutcome> series;  // each stops on its own (look_at_series)
 };
 nlohmann::json sampling_json(const SamplingOutcome& s);
+
+// Per-series stopping in a run: which series are done (met, or their product or reference
+// never came up) and which products need no more rounds.
+class SeriesStops {
+ public:
+  SeriesStops(const SequentialPlan& plan, std::vector<RatioSeries> watched) : plan_(plan), watched_(std::move(watched)) {}
+  // After `rounds` rounds of `rows`; `dead`: products that never came up.
+  void look(int rounds, const std::vector<SampleRow>& rows, const std::set<std::string>& dead);
+  bool all_done() const;
+  bool all_met() const;
+  // No series it measures or serves as reference for is still going.
+  bool product_done(const std::string& product) const;
+  // Each series' end, `why` given to those not met nor dead.
+  std::vector<SeriesOutcome> outcomes(const std::string& why) const;
+
+ private:
+  bool done(size_t i) const { return looks_[i].met || !dead_[i].empty(); }
+  SequentialPlan plan_;
+  std::vector<RatioSeries> watched_;
+  std::vector<SeriesLook> looks_;
+  std::vector<std::string> dead_;  // per series: the product that never came up, or ""
+};
 // The plan part of it (also `plan --json`'s "sampling"): precision, rounds, looks, level.
 nlohmann::json sequential_plan_json(const SequentialPlan& plan, double max_time_s);
 

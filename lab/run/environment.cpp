@@ -127,6 +127,11 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   env["bench"] = {{"samples", plan.samples},       {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s},
                   {"interleaved", plan.interleave}, {"pinned", plan.pinned},       {"rps", plan.pinned && plan.rps},
                   {"threads", plan.threads ? nlohmann::json(*plan.threads) : nlohmann::json("per node: its cpus")}};
+  // Adaptive sampling's target and budget, for --resume; absent: a fixed count.
+  if (plan.precision) {
+    env["bench"]["precision"] = *plan.precision;
+    env["bench"]["max_time_s"] = plan.max_time_s;
+  }
   for (const auto& n : plan.nodes)
     env["pinning"][n.name] = {{"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"computed", n.default_cpus}, {"runs_vpn", n.vpn}};
   env["pinning_notes"] = plan.pin_notes;

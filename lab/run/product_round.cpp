@@ -144,7 +144,22 @@ void record_interface_offloads(const RoundContext& c, NodeRuntime& topo) {
     spdlog::warn("{}: its interface's offloads are not in environment.json: {}", c.spec->name, s.error().message);
 }
 
-// Once per product, on its first bring-up (see plaintext_check).
+// The plaintext check rides on the first warm-up when that is a throughput sample of at
+// least a second (see PlaintextWatch); otherwise it takes a 1 s sample of its own.
+bool warmup_carries_plaintext(const Plan& plan) {
+  return plan.warmup_s >= 1 && !plan.tests.empty() && plan.tests.front().spec.kind == "throughput";
+}
+
+void record_plaintext(const ProductSpec& spec, std::string verdict, ProductOutcome* outcome) {
+  outcome->plaintext = std::move(verdict);
+  outcome->plaintext_checked = true;
+  const char* as_expected = !spec.tunnel      ? "payload seen in clear, as it must be without a tunnel"
+                            : !spec.encrypted ? "payload seen in clear, as its spec says (encrypted = false)"
+                                              : "no payload in clear on the underlay";
+  spdlog::info("  plaintext check: {}", outcome->plaintext.empty() ? as_expected : outcome->plaintext);
+}
+
+// Once per product, on its first bring-up, unless its first warm-up carries it.
 Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTunnels& session, ProductOutcome* outcome, bool* interrupted) {
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
@@ -153,19 +168,34 @@ Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTun
     spdlog::info("  plaintext check: not taken ({} backend: {})", topo.backend(), topo.limits());
     return ok_status();
   }
+  if (warmup_carries_plaintext(plan)) return ok_status();
   std::string raw, logs;
   if (auto s = dirs_for(c.opts->run_dir, spec.name, plan.tests.front().spec.name, &raw, &logs); !s) return s;
   // iperf3's repeating payload is what the watch looks for: an rr or crr test lends its
   // path to a one-stream TCP transfer.
   PlanTest path = plan.tests.front();
   path.spec.kind = "throughput";
-  outcome->plaintext = plaintext_check(SampleContext{&plan, &path, &spec, &topo, &session, raw, logs, c.opts->interrupt_fd}, interrupted);
-  outcome->plaintext_checked = true;
-  const char* as_expected = !spec.tunnel      ? "payload seen in clear, as it must be without a tunnel"
-                            : !spec.encrypted ? "payload seen in clear, as its spec says (encrypted = false)"
-                                              : "no payload in clear on the underlay";
-  spdlog::info("  plaintext check: {}", outcome->plaintext.empty() ? as_expected : outcome->plaintext);
+  record_plaintext(spec, plaintext_check(SampleContext{&plan, &path, &spec, &topo, &session, raw, logs, c.opts->interrupt_fd}, interrupted),
+                   outcome);
   return ok_status();
+}
+
+// A warm-up is one plain sample (a zero-loss search's trials would not fit in it),
+// discarded; the product's first one may carry the plaintext check.
+void warm_up(const RoundContext& c, const SampleContext& sc, int first_sample, ProductOutcome* outcome, bool* interrupted) {
+  PlanTest plain = *sc.test;
+  plain.spec.zero_loss = false;
+  SampleContext wc = sc;
+  wc.test = &plain;
+  PlaintextWatch watch;
+  std::string watch_error;
+  const bool carries = !outcome->plaintext_checked && sc.test == &c.plan->tests.front() && warmup_carries_plaintext(*c.plan);
+  PhaseSpan warm(c.clock, kPhaseWarmup);
+  if (carries) watch_error = watch.start(&wc);
+  SampleRow w = run_sample(wc, "warmup-" + std::to_string(first_sample), c.plan->warmup_s, interrupted);
+  warm.stop();
+  spdlog::info("  {} warm-up: {} (discarded)", sc.test->spec.name, w.status == "ok" ? headline_figure(w) : w.reason);
+  if (carries && !*interrupted) record_plaintext(*c.spec, watch_error.empty() ? watch.verdict(*c.spec, w) : watch_error, outcome);
 }
 
 // A measured row into the CSV and the run's rows, with one log line (or the live line).
@@ -206,7 +236,7 @@ SampleRow timed_sample(const RoundContext& c, const SampleContext& sc, int i, bo
 }
 
 // Every test: a warm-up (discarded), then the given samples not measured yet.
-Status measure_tests(const RoundContext& c, const std::vector<int>& samples, NodeRuntime& topo, ProductTunnels& session, const ProductOutcome& outcome,
+Status measure_tests(const RoundContext& c, const std::vector<int>& samples, NodeRuntime& topo, ProductTunnels& session, ProductOutcome* outcome,
                      std::vector<SampleRow>* rows, bool* interrupted) {
   const Plan& plan = *c.plan;
   const std::string& run_dir = c.opts->run_dir;
@@ -216,17 +246,7 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
     if (auto s = dirs_for(run_dir, c.spec->name, test.spec.name, &raw, &logs); !s) return s;
     SampleContext sc{&plan, &test, c.spec, &topo, &session, raw, logs, c.opts->interrupt_fd};
     sc.crr_program = c.opts->crr_program;
-    if (plan.warmup_s >= 1) {
-      // A warm-up is one plain sample: a zero-loss search's trials would not fit in it.
-      PlanTest plain = test;
-      plain.spec.zero_loss = false;
-      SampleContext wc = sc;
-      wc.test = &plain;
-      PhaseSpan warm(c.clock, kPhaseWarmup);
-      SampleRow w = run_sample(wc, "warmup-" + std::to_string(samples.front()), plan.warmup_s, interrupted);
-      warm.stop();
-      spdlog::info("  {} warm-up: {} (discarded)", test.spec.name, w.status == "ok" ? headline_figure(w) : w.reason);
-    }
+    if (plan.warmup_s >= 1) warm_up(c, sc, samples.front(), outcome, interrupted);
     for (int i : samples) {
       if (*interrupted) break;
       if (c.measured(test.spec.name, i)) continue;
@@ -239,7 +259,7 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
         if (auto s = check_free_space(run_dir); !s)
           return with_context(s.error(), c.spec->name + " " + test.spec.name + " sample " + std::to_string(i) + " not kept");
       PhaseSpan record(c.clock, kPhaseRecording);
-      if (auto s = keep_row(c, test.spec.name, i, std::move(row), outcome, rows); !s) return s;
+      if (auto s = keep_row(c, test.spec.name, i, std::move(row), *outcome, rows); !s) return s;
     }
   }
   return ok_status();
@@ -300,7 +320,7 @@ Status run_product_round(const RoundContext& given, const std::vector<int>& samp
     if (check_plaintext && !c.plan->tests.empty())
       if (auto s = check_plaintext_once(c, **topo, **session, outcome, interrupted); !s) return s;
     checks.stop();
-    if (auto s = measure_tests(c, samples, **topo, **session, *outcome, rows, interrupted); !s) return s;
+    if (auto s = measure_tests(c, samples, **topo, **session, outcome, rows, interrupted); !s) return s;
     PhaseSpan stop(c.clock, kPhaseProductStop);
     (*session)->stop();
   }

@@ -14,7 +14,7 @@ namespace vpnlab {
 inline constexpr const char* kPhasePreparation = "preparation";          // products checked, keys, run directory
 inline constexpr const char* kPhaseBuild = "topology build";
 inline constexpr const char* kPhaseBringUp = "bring-up";                 // the product started and answering pings
-inline constexpr const char* kPhaseChecks = "checks";                    // offloads recorded, plaintext check (once)
+inline constexpr const char* kPhaseChecks = "checks";                    // offloads recorded, plaintext check (once, unless the warm-up carries it)
 inline constexpr const char* kPhaseWarmup = "warm-up";
 inline constexpr const char* kPhaseMeasuring = "measuring";              // the samples' asked-for seconds
 inline constexpr const char* kPhaseSampleOverhead = "sample overhead";   // iperf3 start and stop, counters, proof

@@ -111,28 +111,37 @@ struct Rounds {
   PhaseClock* clock;
 };
 
-// --precision: whether sampling stops before round `rounds_done + 1` (time; a watched
-// product that never came up, which no further round can mend) or after round
-// `rounds_done` (a look with every watched interval narrow enough). *report says why.
-bool sampling_stops(const Rounds& in, int rounds_done, double elapsed_s, bool before_round, const std::vector<ProductOutcome>& outcomes,
-                    RunReport* report) {
+// --precision: whether sampling stops before round `rounds_done + 1` (another round would
+// not fit the time) or after round `rounds_done`: every series done (met at a look, or its
+// product or reference never came up, which no further round can mend) or the round limit.
+// Series stop one by one (SeriesStops); *report says why, and where each ended.
+bool sampling_stops(const Rounds& in, SeriesStops* stops, int rounds_done, double elapsed_s, bool before_round,
+                    const std::vector<ProductOutcome>& outcomes, RunReport* report) {
   if (!in.opts.sequential) return false;
   const SequentialPlan& seq = *in.opts.sequential;
-  std::string dead;
-  for (const auto& o : outcomes)
-    for (const auto& w : in.watched)
-      if (!o.started && !o.failure.empty() && (o.product == w.product || o.product == w.reference)) dead = o.product;
   std::string why;
-  if (before_round && rounds_done > 0 && !dead.empty()) why = "a product never came up (" + dead + ")";
-  else if (before_round && !round_fits(elapsed_s, rounds_done, in.opts.max_time_s)) why = "time out";
-  else if (before_round) return false;
-  StopCheck c = check_stop(seq, rounds_done, paired_ratios(in.watched, report->rows));
-  if (before_round) c.why = why;
-  else if (!c.stop) return false;
-  std::string widest = in.watched.empty() ? "" : in.watched[c.widest_index].label();
-  report->sampling = SamplingOutcome{c.why, rounds_done, c.widest, widest, seq, in.opts.max_time_s};
-  spdlog::info("sampling stopped after {} rounds: {} (widest {}: {})", rounds_done, c.why,
-               std::isfinite(c.widest) ? fmt::format("±{:.1f} %", 100 * c.widest) : "no interval yet", widest);
+  if (before_round) {
+    if (round_fits(elapsed_s, rounds_done, in.opts.max_time_s)) return false;
+    why = "time out";
+  } else {
+    std::set<std::string> dead;
+    for (const auto& o : outcomes)
+      if (!o.started && !o.failure.empty()) dead.insert(o.product);
+    stops->look(rounds_done, report->rows, dead);
+    if (stops->all_met()) why = "target met";
+    else if (stops->all_done()) why = "target met for every series whose products came up";
+    else if (rounds_done >= seq.max_rounds) why = "max rounds";
+    else return false;
+  }
+  SamplingOutcome out{why, rounds_done, 0, "", seq, in.opts.max_time_s, stops->outcomes(why)};
+  for (const auto& s : out.series)
+    if (out.widest_series.empty() || !(s.half_width <= out.widest)) {
+      out.widest = s.half_width;
+      out.widest_series = s.series;
+    }
+  spdlog::info("sampling stopped after {} rounds: {} (widest {}: {})", rounds_done, why,
+               std::isfinite(out.widest) ? fmt::format("±{:.1f} %", 100 * out.widest) : "no interval yet", out.widest_series);
+  report->sampling = std::move(out);
   return true;
 }
 
@@ -168,11 +177,18 @@ Status run_rounds(const Rounds& in, RunReport* report) {
   Progress::get().start(static_cast<int>(runnable.size() * plan.tests.size()) * plan.samples, plan.estimated_seconds());
   const auto started = std::chrono::steady_clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  SeriesStops stops(in.opts.sequential.value_or(SequentialPlan{}), in.watched);
+  std::set<std::string> settled;  // adaptive sampling: products whose ratios are known
   for (size_t r = 0; r < rounds.size() && !report->interrupted; ++r) {
-    if (sampling_stops(in, static_cast<int>(r), elapsed_s(), /*before_round=*/true, outcomes, report)) break;
+    if (sampling_stops(in, &stops, static_cast<int>(r), elapsed_s(), /*before_round=*/true, outcomes, report)) break;
     for (size_t k = 0; k < runnable.size() && !report->interrupted; ++k) {
       const ProductSpec& spec = in.specs[runnable[k]];
       ProductOutcome& outcome = outcomes[runnable[k]];
+      if (in.opts.sequential && r > 0 && stops.product_done(spec.name)) {
+        if (settled.insert(spec.name).second)
+          spdlog::info("{}: every ratio it is part of is known (or cannot be): no more rounds for it", spec.name);
+        continue;
+      }
       std::vector<int> todo;
       for (int i : rounds[r])
         if (missing(spec.name, i)) todo.push_back(i);
@@ -194,7 +210,7 @@ Status run_rounds(const Rounds& in, RunReport* report) {
       if (auto s = run_product_round(rc, todo, plaintext, &outcome, &report->rows, &report->interrupted); !s) return s;
       report->interrupted = report->interrupted || interrupted();
     }
-    if (!report->interrupted && sampling_stops(in, static_cast<int>(r) + 1, elapsed_s(), /*before_round=*/false, outcomes, report)) break;
+    if (!report->interrupted && sampling_stops(in, &stops, static_cast<int>(r) + 1, elapsed_s(), /*before_round=*/false, outcomes, report)) break;
   }
   Progress::get().finish();
   report->products = std::move(outcomes);

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -52,10 +53,27 @@ struct SampleScore {
 // or starts too far apart to make one window).
 std::string score_sample(const SampleScore& score);
 
-// Once per product: a short sample with iperf3's repeating payload while the underlay
-// interface of the client's VPN node is watched. An encrypted tunnel must not show the
-// payload in clear and must carry its traffic on its own port; the baseline must show it
-// (or the watch is blind). Returns "" when as expected, otherwise why not.
+// Once per product: a sample with iperf3's repeating payload while the underlay interface
+// of the client's VPN node is watched. An encrypted tunnel must not show the payload in
+// clear and must carry its traffic on its own port; the baseline must show it (or the
+// watch is blind). The first warm-up of a throughput test carries it (the warm-up is
+// discarded, so the payload and the capture's CPU touch no figure); otherwise a 1 s sample
+// of its own does (plaintext_check).
+class PlaintextWatch {
+ public:
+  // Starts watching; sets *c to send the repeating payload and to report delivered
+  // bytes. "" when watching, otherwise why not (the check's failure).
+  std::string start(SampleContext* c);
+  // Stops watching: "" when the sample `row` showed what it must, otherwise why not.
+  std::string verdict(const ProductSpec& spec, const SampleRow& row);
+
+ private:
+  std::unique_ptr<PayloadWatch> watch_;
+  std::string vpn_node_, ifname_;
+  int port_ = 0;
+  uint64_t delivered_ = 0;
+};
+// A 1 s sample of its own carrying the watch. "" when as expected, otherwise why not.
 std::string plaintext_check(SampleContext c, bool* interrupted);
 
 // Decides whether a VPN node's share of a sample crossed the tunnel: its overlay

@@ -5,35 +5,44 @@
 
 namespace vpnlab {
 
-std::string plaintext_check(SampleContext c, bool* interrupted) {
-  const PlanTest& test = *c.test;
-  const std::string& vpn_node = c.plan->node(test.spec.client)->vpn_node();
-  std::string ifname;
-  for (const auto& u : c.plan->node(vpn_node)->underlay)
-    if (u.link == test.underlay_link()) ifname = u.ifname;
-  int port = c.session->underlay_port();
-  auto watch = c.nodes->payload_watch(vpn_node, ifname, iperf_repeating_pattern(), port);
+std::string PlaintextWatch::start(SampleContext* c) {
+  const PlanTest& test = *c->test;
+  vpn_node_ = c->plan->node(test.spec.client)->vpn_node();
+  for (const auto& u : c->plan->node(vpn_node_)->underlay)
+    if (u.link == test.underlay_link()) ifname_ = u.ifname;
+  port_ = c->session->underlay_port();
+  auto watch = c->nodes->payload_watch(vpn_node_, ifname_, iperf_repeating_pattern(), port_);
   if (!watch) return "plaintext check: " + watch.error().message;
   if (!*watch) return "plaintext check: this backend cannot watch the underlay";
-  c.repeating_payload = true;
-  uint64_t delivered = 0;
-  c.port_bytes_out = &delivered;
-  SampleRow row = run_sample(c, "plaintext-check", 1, interrupted);
-  PayloadWatch::Summary seen = (*watch)->stop();
-  if (row.status != "ok" || (c.spec->tunnel && !row.valid)) return "plaintext check: the sample failed: " + row.reason;
-  std::string frames = std::to_string(seen.frames) + " frames on " + vpn_node + "/" + ifname + " watched, " + std::to_string(seen.drops) +
+  watch_ = std::move(watch.value());
+  c->repeating_payload = true;
+  c->port_bytes_out = &delivered_;
+  return "";
+}
+
+std::string PlaintextWatch::verdict(const ProductSpec& spec, const SampleRow& row) {
+  PayloadWatch::Summary seen = watch_->stop();
+  if (row.status != "ok" || (spec.tunnel && !row.valid)) return "plaintext check: the sample failed: " + row.reason;
+  std::string frames = std::to_string(seen.frames) + " frames on " + vpn_node_ + "/" + ifname_ + " watched, " + std::to_string(seen.drops) +
                        " not captured";
-  if (c.spec->tunnel && c.spec->encrypted && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
+  if (spec.tunnel && spec.encrypted && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
   // Each row proves with exact counters that the underlay carried at least iperf3's bytes;
   // the watch (which may miss frames under load) proves those bytes used the product's port.
-  if (c.spec->tunnel && (delivered == 0 || seen.ipv4_bytes == 0 || seen.port_bytes < seen.ipv4_bytes * 99 / 100))
+  if (spec.tunnel && (delivered_ == 0 || seen.ipv4_bytes == 0 || seen.port_bytes < seen.ipv4_bytes * 99 / 100))
     return "only " + std::to_string(seen.port_bytes) + " of " + std::to_string(seen.ipv4_bytes) + " IPv4 bytes on the underlay used port " +
-           std::to_string(port) + " (" + frames + ")";
-  if (!c.spec->tunnel && !seen.pattern_seen) return "plaintext check is blind: no payload seen on the baseline (" + frames + ")";
+           std::to_string(port_) + " (" + frames + ")";
+  if (!spec.tunnel && !seen.pattern_seen) return "plaintext check is blind: no payload seen on the baseline (" + frames + ")";
   // A tunnel whose spec says encrypted = false must show it: else the check saw nothing.
-  if (c.spec->tunnel && !c.spec->encrypted && !seen.pattern_seen)
+  if (spec.tunnel && !spec.encrypted && !seen.pattern_seen)
     return "plaintext check is blind: no payload seen in clear, though the spec says encrypted = false (" + frames + ")";
   return "";
+}
+
+std::string plaintext_check(SampleContext c, bool* interrupted) {
+  PlaintextWatch watch;
+  if (auto e = watch.start(&c); !e.empty()) return e;
+  SampleRow row = run_sample(c, "plaintext-check", 1, interrupted);
+  return watch.verdict(*c.spec, row);
 }
 
 std::string tunnel_check(bool tunnel, uint64_t sent, uint64_t received, const TunnelCounters& d) {

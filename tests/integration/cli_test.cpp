@@ -98,6 +98,34 @@ TEST(Cli, RunWithARelativeOutputDirectory) {
   EXPECT_NE(log.find("1/1"), std::string::npos) << log;
 }
 
+// run --json: stdout is one JSON document and nothing else (the table and the log go to
+// stderr), with the run's directory, its exit status, the timings and summary.json's rows.
+TEST(Cli, RunJsonIsOneDocumentOnStdout) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  const std::string dir = make_temp_dir("run-json");
+  CliOutcome r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", dir,
+                             "--no-history", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(j.is_discarded()) << "stdout is not one JSON document:\n" << r.out;
+  EXPECT_EQ(j["schema"], 1);
+  EXPECT_EQ(j["exit_status"], 0);
+  EXPECT_EQ(j["interrupted"], false);
+  EXPECT_EQ(j["rows"], 2);
+  const std::string run_dir = j["run_dir"].get<std::string>();
+  EXPECT_EQ(run_dir.rfind(dir + "/", 0), 0u) << run_dir;
+  EXPECT_EQ(j["results_csv"], run_dir + "/results.csv");
+  EXPECT_TRUE(std::filesystem::exists(run_dir + "/results.csv"));
+  EXPECT_EQ(j["timings"]["samples"], 2);
+  EXPECT_TRUE(j["sampling"].is_null()) << "a fixed count: no adaptive sampling";
+  EXPECT_EQ(j["summary"], nlohmann::json::parse(read_file(run_dir + "/summary.json")));
+  ASSERT_EQ(j["products"].size(), 1u);
+  EXPECT_EQ(j["products"][0]["product"], "baseline");
+  EXPECT_NE(r.err.find("\nproduct "), std::string::npos) << "the table goes to stderr: " << r.err;
+  EXPECT_NE(r.err.find("results: " + run_dir + "/results.csv\n"), std::string::npos) << r.err;
+}
+
 // Every finished run goes into the history; --no-history keeps one out; an import of a run
 // already there adds nothing; a history file that is not one costs the run nothing.
 TEST(Cli, RunsGoIntoTheHistoryOnceEach) {

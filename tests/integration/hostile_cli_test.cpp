@@ -194,7 +194,7 @@ TEST(Hostile, ResumeWithOtherSamplesIsRefusedNamingBoth) {
   fs::create_directories(run);
   ASSERT_TRUE(write_file(run + "/topology.toml", read_file(VPNLAB_TOPOLOGIES "/quick.toml"), 0644).ok());
   std::ofstream(run + "/environment.json") << R"({"schema": 1, "requested_products": ["baseline"],
-    "bench": {"samples": 2, "duration_s": 2.0, "warmup_s": 2.0, "pinned": true, "interleaved": true}})";
+    "bench": {"samples": 2, "duration_s": 2.0, "warmup_s": 1.0, "pinned": true, "interleaved": true}})";
   std::ofstream(run + "/results.csv") << "";
   CliOutcome o = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--resume", run, "--samples", "10"});
   EXPECT_EQ(o.status, 1) << o.out << o.err;

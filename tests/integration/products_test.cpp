@@ -2,11 +2,13 @@
 // MTU with DF, moves a short iperf3 sample through its tunnel (counters prove it), and
 // leaves nothing behind. A product not installed here is skipped with its reason.
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 
 #include "lab/cli/run_request.h"
 #include "lab/model/finalize.h"
 #include "lab/model/product_spec.h"
+#include "lab/record/run_layout.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_probe.h"
 #include "lab/run/runner.h"
@@ -63,20 +65,33 @@ TEST(Products, ShapeAndMtuAreRefusedBeforeAnythingStarts) {
   EXPECT_EQ(m.error().message, "overlay MTU 1420 is more than product 'strongswan-libipsec' carries (1400 over a 1500-byte underlay)");
 }
 
+// Without a warm-up the check takes a 1 s sample of its own; with one, the product's first
+// warm-up carries it and no sample of its own runs. Either way the raw protocol's payload
+// shows and the encrypted one's does not.
 TEST(Products, QuicktunInRawModeFailsThePlaintextCheck) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("quicktun");
   // The same spec with the unencrypted raw protocol: the tunnel works, the payload shows.
   std::string products = product_variant("quicktun", "quicktun-raw", "IF_QT_PROTOCOL = \"nacltai\"", "IF_QT_PROTOCOL = \"raw\"");
-  ShortRun run = short_run({"quicktun-raw"}, products);
-  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
-  const auto& rows = run.report->rows;
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
-  EXPECT_FALSE(rows[0].valid);
-  EXPECT_NE(rows[0].reason.find("plaintext of the payload seen on the underlay"), std::string::npos) << rows[0].reason;
-  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/quicktun", products + "/quicktun", std::filesystem::copy_options::recursive);
+  for (double warmup_s : {0.0, 1.0}) {
+    SCOPED_TRACE("warm-up " + std::to_string(warmup_s) + " s");
+    ShortRun run = short_run({"quicktun-raw", "quicktun"}, products, 1, VPNLAB_TOPOLOGIES "/quick.toml", true, {}, warmup_s);
+    ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+    const auto& rows = run.report->rows;
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].product, "quicktun-raw");
+    EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
+    EXPECT_FALSE(rows[0].valid);
+    EXPECT_NE(rows[0].reason.find("plaintext of the payload seen on the underlay"), std::string::npos) << rows[0].reason;
+    EXPECT_TRUE(rows[1].valid) << rows[1].reason;
+    EXPECT_TRUE(run.report->products[1].plaintext_checked);
+    EXPECT_EQ(run.report->products[1].plaintext, "");
+    const std::string own_sample = raw_dir(run.run_dir, "quicktun", "a-to-b") + "/plaintext-check" + kIperfSuffix;
+    EXPECT_EQ(std::filesystem::exists(own_sample), warmup_s == 0) << own_sample;
+    EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+  }
 }
 
 // Tailscale's data path must be direct between the nodes (no relay can carry it: its only

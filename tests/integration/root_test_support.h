@@ -193,14 +193,14 @@ struct ShortRun {
 
 inline ShortRun short_run(const std::vector<std::string>& products, const std::string& products_dir = VPNLAB_PRODUCTS_DIR,
                           int samples = 1, const std::string& topology = VPNLAB_TOPOLOGIES "/quick.toml", bool interleave = true,
-                          RuntimeFactory build_nodes = {}) {
+                          RuntimeFactory build_nodes = {}, double warmup_s = 0) {
   ShortRun r;
   PlanOptions o;
   o.products = products;
   o.samples = samples;
   o.duration_s = 1;
   r.plan = plan_for(topology, o);
-  r.plan.warmup_s = 0;
+  r.plan.warmup_s = warmup_s;
   r.plan.interleave = interleave;
   RunOptions ro;
   ro.run_dir = make_temp_dir("run") + "/" + r.plan.run_id;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -72,6 +73,8 @@ class FakeRuntime : public NodeRuntime {
   bool pings_answered = true;
   std::string link_kind = "tun";
   std::string iperf_client_output;  // what a fake `iperf3 -c` writes to its stdout file
+  // When set: what a fake `iperf3 -c` writes, by its stdout file's path (product, sample).
+  std::function<std::string(const std::string&)> iperf_output_for;
 
   std::vector<std::string> calls;
   std::vector<std::string>* also_to = nullptr;  // a log that outlives this runtime (the runner drops it)
@@ -85,7 +88,7 @@ class FakeRuntime : public NodeRuntime {
     const std::string prog = spec.argv.empty() ? "" : spec.argv[0];
     if (unstartable.count(prog)) return make_error("cannot start '" + prog + "'");
     if (prog == "iperf3" && std::find(spec.argv.begin(), spec.argv.end(), "-c") != spec.argv.end() && !spec.stdout_path.empty())
-      std::ofstream(spec.stdout_path) << iperf_client_output;
+      std::ofstream(spec.stdout_path) << (iperf_output_for ? iperf_output_for(spec.stdout_path) : iperf_client_output);
     auto status = exit_status.find(prog);
     started.push_back(std::make_shared<FakeProcState>(FakeProcState{prog}));
     return std::unique_ptr<NodeProcess>(

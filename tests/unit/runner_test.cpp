@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +18,7 @@
 #include "lab/cli/run_outputs.h"
 #include "lab/model/topology.h"
 #include "lab/record/results_csv.h"
+#include "lab/results/sampling_text.h"
 #include "lab/run/runner.h"
 
 using namespace vpnlab;
@@ -191,6 +194,84 @@ TEST(Runner, PrecisionStopsAtTheFirstLookWhenEveryRatioIsKnownOrWhenTimeIsUp) {
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.error().message, "--precision needs something to be precise about: a ratio to 'baseline', or two tagged versions of one product");
   EXPECT_EQ(alone.count("build"), 0);
+}
+
+// iperf3's recorded output with every bits_per_second scaled by `factor`.
+std::string scaled_iperf_output(const std::string& text, double factor) {
+  static const std::regex rate("(\"bits_per_second\":\\s*)([0-9.eE+]+)");
+  std::string out;
+  auto last = text.cbegin();
+  for (std::sregex_iterator it(text.begin(), text.end(), rate), end; it != end; ++it) {
+    out.append(last, (*it)[2].first);
+    out += std::to_string(std::stod((*it)[2].str()) * factor);
+    last = (*it)[2].second;
+  }
+  out.append(last, text.cend());
+  return out;
+}
+
+// Adaptive sampling stops each product on its own. baseline-nooffload's ratio to the
+// baseline is exact (the fake gives the same Gbit/s every sample): known at the first look,
+// 5 rounds, and it is not built again. baseline@x's wobbles by ±10 % round to round: it goes
+// on with the baseline, its reference, to the round limit and the run says it was not met.
+// A product that never came up ends its series (no round can mend it) without stopping the
+// others'.
+TEST(Runner, AdaptiveSamplingStopsEachProductOnceItsRatioIsKnown) {
+  const std::string iperf3 = find_program("iperf3");
+  if (iperf3.empty()) GTEST_SKIP() << "availability probes need iperf3";
+  auto adaptive = [](RunOptions& o) {
+    SequentialPlan seq;
+    seq.target = 0.02;
+    seq.min_rounds = 5;
+    o.sequential = seq;
+  };
+  FakeRun r;
+  const std::string recorded = read_file_text(VPNLAB_TEST_DATA "/iperf3-forward.json");
+  r.script = [recorded](FakeRuntime& f) {
+    f.iperf_output_for = [recorded](const std::string& path) {
+      if (path.find("/baseline@x/") == std::string::npos) return recorded;
+      const int sample = std::atoi(path.substr(path.rfind("sample-") + 7).c_str());
+      return scaled_iperf_output(recorded, sample % 2 ? 1.1 : 0.9);
+    };
+  };
+  auto report = run_fake(&r, quick_plan({"baseline", "baseline-nooffload", "baseline@x=" + iperf3}, 12), false, adaptive);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  std::map<std::string, int> rows;
+  for (const auto& row : report->rows) ++rows[row.product];
+  EXPECT_EQ(rows, (std::map<std::string, int>{{"baseline", 12}, {"baseline-nooffload", 5}, {"baseline@x", 12}}));
+  EXPECT_EQ(r.count("build"), 12 + 5 + 12);
+  ASSERT_TRUE(report->sampling.has_value());
+  const SamplingOutcome& s = *report->sampling;
+  EXPECT_EQ(s.why, "max rounds");
+  EXPECT_EQ(s.rounds, 12);
+  ASSERT_EQ(s.series.size(), 2u);
+  EXPECT_EQ(s.series[0].series, "baseline-nooffload / a-to-b vs baseline");
+  EXPECT_TRUE(s.series[0].met);
+  EXPECT_EQ(s.series[0].rounds, 5);
+  EXPECT_EQ(s.series[1].series, "baseline@x / a-to-b vs baseline");
+  EXPECT_FALSE(s.series[1].met);
+  EXPECT_EQ(s.series[1].why_not, "max rounds");
+  EXPECT_EQ(s.series[1].rounds, 12);
+  EXPECT_GT(s.series[1].half_width, 0.02);
+  EXPECT_EQ(s.widest_series, "baseline@x / a-to-b vs baseline");
+  auto env = nlohmann::json::parse(read_file_text(r.run_dir + "/environment.json"));
+  EXPECT_EQ(env["sampling"]["series"][0]["met"], true);
+  EXPECT_EQ(env["sampling"]["series"][1]["why_not"], "max rounds");
+  const std::string line = sampling_line(env);
+  EXPECT_NE(line.find("\n  not known to ±2.0 %:\n    baseline@x / a-to-b vs baseline (±"), std::string::npos) << line;
+  EXPECT_NE(line.find(" after 12 rounds, max rounds)"), std::string::npos) << line;
+
+  if (find_program("wireguard-go").empty()) return;
+  FakeRun dead;
+  dead.script = [](FakeRuntime& f) { f.unstartable = {"wireguard-go"}; };
+  report = run_fake(&dead, quick_plan({"baseline", "baseline-nooffload", "wireguard-go"}, 12), false, adaptive);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  ASSERT_TRUE(report->sampling.has_value());
+  EXPECT_EQ(report->sampling->why, "target met for every series whose products came up");
+  EXPECT_EQ(report->sampling->rounds, 5);
+  ASSERT_EQ(report->sampling->series.size(), 2u);
+  EXPECT_TRUE(report->sampling->series[0].met);
+  EXPECT_EQ(report->sampling->series[1].why_not, "wireguard-go never came up");
 }
 
 }  // namespace

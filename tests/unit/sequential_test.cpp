@@ -165,5 +165,62 @@ TEST(Sequential, PlanPredictsTheRoundsFromAnEarlierRunsSpread) {
             "--max-time and --min-rounds belong to adaptive sampling");
 }
 
+// The quick topology samples adaptively by default: its [bench] precision and max_time, the
+// round limit what the budget holds by the plan's estimate, the looks planned for those
+// rounds. --samples asks for a fixed count instead; --precision on the command line takes
+// no budget from the file. Fourteen products in 5 minutes hold fewer rounds than the first
+// look needs: it comes forward to what fits (not below 3).
+TEST(Sequential, TheQuickTopologySamplesAdaptivelyByDefault) {
+  auto topo = load_topology(VPNLAB_TOPOLOGIES "/quick.toml");
+  ASSERT_TRUE(topo.ok());
+  ASSERT_TRUE(topo->bench.precision.has_value());
+  EXPECT_EQ(*topo->bench.precision, 0.05);
+  EXPECT_EQ(topo->bench.max_time_s, 300);
+  auto plan_of = [&](std::vector<std::string> products) {
+    PlanOptions po;
+    po.run_id = "20261201-000000-seq";
+    po.tag = "seq";
+    po.products = std::move(products);
+    return make_plan(*topo, po).value();
+  };
+  Plan plan = plan_of({"baseline", "wireguard-go"});
+  const double per_round = plan.estimated_seconds() / plan.samples;
+  auto seq = sequential_request(SamplingRequest{}, &plan);
+  ASSERT_TRUE(seq.ok()) << seq.error().format();
+  ASSERT_TRUE(seq->has_value());
+  EXPECT_EQ((*seq)->target, 0.05);
+  EXPECT_EQ(plan.max_time_s, 300);
+  EXPECT_EQ(plan.samples, static_cast<int>(300 / per_round));
+  EXPECT_EQ((*seq)->max_rounds, plan.samples);
+  EXPECT_EQ((*seq)->min_rounds, 5);
+
+  Plan fixed = plan_of({"baseline", "wireguard-go"});
+  SamplingRequest given;
+  given.samples_given = true;
+  seq = sequential_request(given, &fixed);
+  ASSERT_TRUE(seq.ok());
+  EXPECT_FALSE(seq->has_value());
+  EXPECT_FALSE(fixed.precision.has_value());
+  EXPECT_EQ(fixed.max_time_s, 0);
+
+  Plan asked = plan_of({"baseline", "wireguard-go"});
+  seq = sequential_request(SamplingRequest{0.02, std::nullopt, std::nullopt, false}, &asked);
+  ASSERT_TRUE(seq.ok() && seq->has_value());
+  EXPECT_EQ((*seq)->target, 0.02);
+  EXPECT_EQ(asked.max_time_s, 0);
+  EXPECT_EQ(asked.samples, kDefaultMaxRounds);
+
+  std::vector<std::string> many{"baseline"};
+  for (char c = 'a'; c < 'a' + 13; ++c) many.push_back(std::string("baseline@") + c);
+  Plan all = plan_of(many);
+  const int fit = static_cast<int>(300 / (all.estimated_seconds() / all.samples));
+  ASSERT_LT(fit, 5) << "the case this checks: fewer rounds fit than the first look needs";
+  seq = sequential_request(SamplingRequest{}, &all);
+  ASSERT_TRUE(seq.ok() && seq->has_value()) << seq.error().format();
+  EXPECT_EQ((*seq)->min_rounds, std::max(fit, 3));
+  EXPECT_EQ((*seq)->max_rounds, std::max(fit, 3));
+  EXPECT_EQ((*seq)->looks(), (std::vector<int>{std::max(fit, 3)}));
+}
+
 }  // namespace
 }  // namespace vpnlab
