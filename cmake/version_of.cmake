@@ -1,0 +1,19 @@
+# vpnlab's one version: the project version (CMakeLists.txt's project()) with the commit as
+# build metadata, "0.2.0+g5d01324" (".dirty" when the checkout has uncommitted changes), or
+# the project version alone outside a checkout. The binary (cmake/version.cmake, at every
+# build), the man page (from --version) and the .deb (cmake/cpack_version.cmake, when cpack
+# runs) all take it from here.
+# calls: git
+function(vpnlab_version_of source_dir base out_var)
+  set(version "${base}")
+  execute_process(COMMAND git rev-parse --short=7 HEAD WORKING_DIRECTORY "${source_dir}"
+                  OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+  if(rc EQUAL 0 AND commit)
+    set(version "${base}+g${commit}")
+    execute_process(COMMAND git diff-index --quiet HEAD -- WORKING_DIRECTORY "${source_dir}" RESULT_VARIABLE dirty ERROR_QUIET)
+    if(NOT dirty EQUAL 0)
+      set(version "${version}.dirty")
+    endif()
+  endif()
+  set(${out_var} "${version}" PARENT_SCOPE)
+endfunction()
