@@ -2,6 +2,12 @@
 // long option never runs into its own text.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
 #include "lab/cli/args.h"
 
 using namespace vpnlab;
@@ -18,4 +24,36 @@ TEST(CliText, AnOptionLongerThanItsFieldHasItsTextOnTheNextLine) {
     const size_t line_start = line.rfind('\n', text) == std::string::npos ? 0 : line.rfind('\n', text) + 1;
     EXPECT_EQ(text - line_start, 19u) << o.name;
   }
+}
+
+// Taskfile.yml as go-task renders it (go-task cannot be installed here: its commands are
+// read from the file): every command that runs vpnlab, a bench or ctest ends with what
+// follows `--`, unless a comment on its line says why not.
+TEST(Taskfile, EveryCommandTakesWhatFollowsDoubleDash) {
+  std::ifstream in(VPNLAB_SOURCE_ROOT "/Taskfile.yml");
+  ASSERT_TRUE(in.good());
+  const std::regex task_line("^  ([a-z0-9:-]+):$");
+  const std::regex command_line(R"re(^\s+(?:cmds: \[|- )"?((?:\./build/|ctest |bash bench/)[^"\]#]*?)"?\]?(\s+#.*)?$)re");
+  std::map<std::string, std::vector<std::string>> commands;
+  std::string line, task;
+  std::smatch m;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (std::regex_match(line, m, task_line)) task = m[1];
+    else if (std::regex_match(line, m, command_line)) {
+      commands[task].push_back(m[1]);
+      if (m[1].str().find("{{.CLI_ARGS}}") == std::string::npos && !m[2].matched)
+        ADD_FAILURE() << "Taskfile.yml:" << n << ": task '" << task << "' drops what follows --: " << m[1];
+    }
+  }
+  EXPECT_GE(commands.size(), 20u);
+  auto rendered = [&](const std::string& name, const std::string& args) {
+    std::string cmd = commands[name].at(0);
+    return std::regex_replace(cmd, std::regex(R"( \{\{\.CLI_ARGS\}\})"), args.empty() ? "" : " " + args);
+  };
+  EXPECT_EQ(rendered("quick", "--samples 3"), "./build/lab/vpnlab run topologies/quick.toml --samples 3");
+  EXPECT_EQ(rendered("quick", ""), "./build/lab/vpnlab run topologies/quick.toml");
+  EXPECT_EQ(rendered("test:impls", "--samples 3"), "./build/lab/vpnlab run topologies/quick.toml --product all --samples 3");
+  EXPECT_EQ(rendered("test", "-R Cli"), "ctest --test-dir build --output-on-failure -R Cli");
 }
