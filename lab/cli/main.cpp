@@ -1,6 +1,7 @@
 // vpnlab: the command line. A verb table; each verb has its own --help.
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -616,9 +618,28 @@ int cmd_complete(const std::vector<std::string>& words_in) {
 }
 
 // To stdout when asked for (--help), to stderr when it answers a mistake (no verb at all).
-void print_usage(std::ostream& out, bool for_man = false) {
+// Every verb's help in one text, laid out for help2man (cmake/vpnlab.h2m adds EXIT STATUS,
+// ENVIRONMENT and FILES): "Usage:"/"or:" lines become the SYNOPSIS, each "Verb:" line a
+// subsection, option lines tagged paragraphs.
+void print_man_text(std::ostream& out) {
+  out << "Usage: vpnlab VERB [ARGS]\n";
+  for (const auto& v : verbs()) {
+    std::string one_line = std::regex_replace(std::string(v.synopsis), std::regex("\n +"), " ");
+    out << "  or:  vpnlab " << one_line << "\n";
+  }
+  out << "  or:  vpnlab --version\n\nEvery verb takes -q (warnings and errors only) and -v (debug detail); "
+         "'vpnlab VERB --help' describes one verb.\n";
+  for (const auto& v : verbs()) {
+    std::string heading = v.name;
+    heading[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(heading[0])));
+    out << "\n" << heading << ":\n";
+    print_verb_help(v, /*for_man=*/true);
+  }
+}
+
+void print_usage(std::ostream& out) {
   out << "usage: vpnlab VERB [ARGS]   (vpnlab --version or -V: the version)\n\nverbs:\n";
-  for (const auto& v : verbs()) out << (for_man ? "\n" : "  ") << v.synopsis << "\n";
+  for (const auto& v : verbs()) out << "  " << v.synopsis << "\n";
   out << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n"
          "\nexit codes: 0 ok; 1 error; 2 usage; 3 'diff --threshold' gate fired, 'history check' found a regression;\n"
          "4 'run': a product x test has no valid row, 'history check': no comparable history;\n"
@@ -638,11 +659,7 @@ int main(int argc, char** argv) {
   // Every verb's help in one text, laid out for help2man, which turns it into the man page
   // (a line "NAME:" starts a section; option lines become tagged paragraphs).
   if (argc >= 2 && !strcmp(argv[1], "--help-all")) {
-    print_usage(std::cout, /*for_man=*/true);
-    for (const auto& v : verbs()) {
-      std::cout << "\nvpnlab " << v.name << ":\n";
-      print_verb_help(v, /*for_man=*/true);
-    }
+    print_man_text(std::cout);
     return 0;
   }
   if (argc >= 2 && !strcmp(argv[1], "_complete")) return cmd_complete(std::vector<std::string>(argv + 2, argv + argc));

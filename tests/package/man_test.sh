@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The man page as `man` renders it (from the build tree): the sections a reader looks for,
+# every verb's subsection, and the ± of the help text intact (help2man outside a UTF-8
+# locale writes "??").
+#   tests/package/man_test.sh BUILD_DIR
+# calls: man grep
+set -euo pipefail
+page="$1/vpnlab.1.gz"
+fail() { echo "man_test: FAILED: $*" >&2; exit 1; }
+[ -f "$page" ] || fail "no $page (help2man builds it with the binary)"
+text=$(MANPAGER=cat MANWIDTH=100 man -l "$page" 2>/dev/null)
+for heading in NAME SYNOPSIS DESCRIPTION "EXIT STATUS" ENVIRONMENT FILES "SEE ALSO"; do
+  grep -qx "$heading" <<< "$text" || fail "no section '$heading'"
+done
+for verb in Validate Plan Up Exec Down Run Scale Cleanup Products Product History Diff Compare Report Image Doctor; do
+  grep -qx "   $verb:" <<< "$text" || fail "no subsection for '$verb'"
+done
+for name in VPNLAB_PRODUCTS VPNLAB_HISTORY VPNLAB_STATE_DIR VPNLAB_CACHE; do
+  grep -q "^       $name" <<< "$text" || fail "ENVIRONMENT does not name $name"
+done
+grep -q "±P" <<< "$text" || fail "the help's ± is not in the page"
+! grep -q '??' <<< "$text" || fail "'??' in the page: $(grep -m1 '??' <<< "$text")"
+echo "man_test: ok ($(wc -l <<< "$text") lines)"
