@@ -92,6 +92,8 @@ const std::vector<OptionDef>& option_defs() {
       {"--metric", "M", "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, daemon_rss_kb, latency_p99_ms, tps, ...)"},
       {"--by", "AXIS", "history: order points by date (default) or version (one series per product across its builds NAME@TAG)"},
       {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)"},
+      {"--rows-jsonl", "FILE", "run: also write every row, as it goes into results.csv, as one JSON object per line to FILE ('-': stdout,\n"
+                               "                   and the table goes to stderr); a stream that fails ends with a warning, the run goes on"},
       {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text"},
       {"--markdown", "", "print the verdicts as a Markdown table (a CI job's step summary)"},
   };
@@ -153,6 +155,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     else if (s == "--from") a.from_dir = v;
     else if (s == "--binary") a.binary = v;
     else if (s == "--history") a.history_path = v;
+    else if (s == "--rows-jsonl") a.rows_jsonl = v;
     else if (s == "--test") a.test = v;
     else if (s == "--metric") a.metric = v;
     else if (s == "--by") {

@@ -33,6 +33,7 @@ struct Args {
   std::string metric;  // history --metric M
   bool by_version = false;  // history --by version
   bool jsonl = false;  // history export --jsonl
+  std::string rows_jsonl;  // run --rows-jsonl FILE|-: every row as a JSON line
   std::string vs;    // run/report --vs PRODUCT: every other product against it
   bool file_order = false;  // run/report --sort file: the table in the order products ran
   std::optional<double> threshold;

@@ -1,4 +1,5 @@
 // vpnlab: the command line. A verb table; each verb has its own --help.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -25,6 +26,7 @@
 #include "lab/base/bounds.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/out_dir.h"
+#include "lab/base/unique_fd.h"
 #include "lab/cli/args.h"
 #include "lab/cli/backends.h"
 #include "lab/cli/cleanup.h"
@@ -169,6 +171,23 @@ int cmd_exec(const Args& a) {
 
 // The exit code says whether the run measured what was asked: CI turns red on a product
 // that never came up, not only on a slowdown.
+// run --rows-jsonl FILE: created or emptied; a FIFO needs its reader already there (never
+// wait for one that may not come); a symbolic link is refused as for every output. "-" is
+// stdout (nothing to open).
+Result<UniqueFd> open_rows_stream(const std::string& path) {
+  if (path == "-") return UniqueFd();
+  UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
+    const int err = errno;
+    return make_error("--rows-jsonl " + path + ": " + errno_text(err),
+                      err == ELOOP ? "it is a symbolic link: give the file itself" : err == ENXIO ? "a FIFO with no reader: start the reader first" : "");
+  }
+  // Writes block as usual from here: a slow reader delays the run between samples, after
+  // each row is in results.csv.
+  fcntl(fd.get(), F_SETFL, fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
 int run_exit_code(const Completeness& c, const std::string& run_dir) {
   if (!c.without_valid.empty()) {
     std::string pairs;
@@ -190,6 +209,8 @@ int cmd_run(const Args& given) {
   if (a.from_dir.empty() && a.positional.size() != 1) return usage_error("run", "give one topology file (or --from RUN_DIR)");
   if (!a.from_dir.empty() && !a.positional.empty()) return usage_error("run", "--from RUN_DIR takes the topology of that run: give no file");
   if (auto code = sampling_usage(a, "run")) return *code;
+  if (a.json && a.rows_jsonl == "-")
+    return usage_error("run", "--json and --rows-jsonl - both write to stdout: give --rows-jsonl a file");
   // --from repeats a run exactly: an option that would change it is refused, not ignored.
   if (!a.from_dir.empty())
     for (const auto& [given_opt, name] : {std::pair{!a.products.empty(), "--product"}, {a.samples.has_value(), "--samples"},
@@ -240,6 +261,14 @@ int cmd_run(const Args& given) {
   opts.sequential = *seq;
   opts.max_time_s = plan->max_time_s;
   opts.interrupt_fd = install_interrupt_handlers();
+  UniqueFd rows_stream;
+  if (!a.rows_jsonl.empty()) {
+    auto fd = open_rows_stream(a.rows_jsonl);
+    if (!fd) return fail(fd.error());
+    rows_stream = std::move(*fd);
+    opts.rows_jsonl_fd = a.rows_jsonl == "-" ? STDOUT_FILENO : rows_stream.get();
+    opts.rows_jsonl_name = a.rows_jsonl == "-" ? "stdout" : a.rows_jsonl;
+  }
   const BackendEntry& backend = backend_entry(plan->backend);
   opts.probe_capabilities = capability_probe_for(plan->backend);
   opts.in_guests = backend.products_in_guests;
@@ -267,8 +296,8 @@ int cmd_run(const Args& given) {
   auto report = run_bench(plan.value(), opts);
   if (!report) return fail(report.error());
   RunOutputs outputs = write_run_outputs(plan.value(), opts.run_dir, *report, ResultView{a.vs, a.file_order});
-  // With --json, stdout holds only the document; what a person reads goes to stderr.
-  std::ostream& out = a.json ? std::cerr : std::cout;
+  // With --json (or rows on stdout), stdout holds only JSON; what a person reads goes to stderr.
+  std::ostream& out = a.json || a.rows_jsonl == "-" ? std::cerr : std::cout;
   out << "\n" << outputs.summary;
   if (report->sampling)
     if (auto env = read_environment(opts.run_dir, /*required=*/false); env) out << sampling_line(*env) << "\n";
@@ -463,7 +492,7 @@ const std::vector<Verb>& verbs() {
       {"down", "down FILE", "Removes a topology made by 'up' (guests too) and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
        "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--sort fastest|file] [--backend B] [--history PATH | --no-history]\n"
-       "           [--json]",
+       "           [--json] [--rows-jsonl FILE|-]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
        "A finished run is then added to the history ('vpnlab history'); a history that cannot take it costs the run nothing\n"
        "(a warning; 'vpnlab history import RUN' adds it later).\n"
@@ -475,7 +504,7 @@ const std::vector<Verb>& verbs() {
        "With --json the table and its notes go to stderr and stdout gets one JSON document once the run ends: the run\n"
        "directory, the exit status, why sampling stopped, the timings and summary.json's rows.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
-        "--min-rounds", "--vs", "--sort", "--backend", "--history", "--no-history", "--json"}, cmd_run},
+        "--min-rounds", "--vs", "--sort", "--backend", "--history", "--no-history", "--json", "--rows-jsonl"}, cmd_run},
       {"scale", "scale FILE [--product NAME]... [--nodes N[,N]...] [--out DIR]",
        "Mesh scale: for each mesh size of FILE's [scale] (N nodes on one bridge, every node a peer of every other) and each\n"
        "product, on a fresh mesh: seconds until every node pair answers through the tunnel (all probed at once), the\n"

@@ -1,6 +1,5 @@
 #include "lab/record/results_csv.h"
 
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +10,8 @@
 #include <map>
 #include <stdexcept>
 #include <tuple>
+
+#include <spdlog/spdlog.h>
 
 #include "lab/base/bounds.h"
 #include "lab/base/fault.h"
@@ -41,6 +42,7 @@ struct Column {
   const char* name;
   std::string (*get)(const SampleRow&);
   void (*set)(SampleRow&, const std::string&);
+  ColumnType type;
 };
 
 bool parse_bool(const std::string& v) {
@@ -61,21 +63,23 @@ T whole(const std::string& s, Parse parse) {
 double to_d(const std::string& s) { return whole<double>(s, [](const std::string& t, size_t* n) { return std::stod(t, n); }); }
 int64_t to_i(const std::string& s) { return whole<int64_t>(s, [](const std::string& t, size_t* n) { return std::stoll(t, n); }); }
 
-#define STR_COL(f) {#f, [](const SampleRow& r) { return r.f; }, [](SampleRow& r, const std::string& v) { r.f = v; }}
-#define INT_COL(f) {#f, [](const SampleRow& r) { return std::to_string(r.f); }, [](SampleRow& r, const std::string& v) { r.f = static_cast<decltype(r.f)>(to_i(v)); }}
-#define DBL_COL(f, digits) {#f, [](const SampleRow& r) { return fmt(r.f, digits); }, [](SampleRow& r, const std::string& v) { r.f = to_d(v); }}
-#define BOOL_COL(f) {#f, [](const SampleRow& r) { return std::string(r.f ? "true" : "false"); }, [](SampleRow& r, const std::string& v) { r.f = parse_bool(v); }}
+#define STR_COL(f) {#f, [](const SampleRow& r) { return r.f; }, [](SampleRow& r, const std::string& v) { r.f = v; }, ColumnType::text}
+#define INT_COL(f) {#f, [](const SampleRow& r) { return std::to_string(r.f); }, [](SampleRow& r, const std::string& v) { r.f = static_cast<decltype(r.f)>(to_i(v)); }, ColumnType::integer}
+#define DBL_COL(f, digits) {#f, [](const SampleRow& r) { return fmt(r.f, digits); }, [](SampleRow& r, const std::string& v) { r.f = to_d(v); }, ColumnType::real}
+#define BOOL_COL(f) {#f, [](const SampleRow& r) { return std::string(r.f ? "true" : "false"); }, [](SampleRow& r, const std::string& v) { r.f = parse_bool(v); }, ColumnType::boolean}
 
 const std::vector<Column>& columns() {
   static const std::vector<Column> c = {
       STR_COL(run_id), STR_COL(timestamp), STR_COL(product), STR_COL(test), STR_COL(pattern), STR_COL(direction), STR_COL(protocol),
       INT_COL(sample), STR_COL(client), STR_COL(server), INT_COL(streams), BOOL_COL(reverse),
       {"mss", [](const SampleRow& r) { return r.mss ? std::to_string(r.mss) : std::string(); },
-       [](SampleRow& r, const std::string& v) { r.mss = static_cast<int>(to_i(v)); }},
+       [](SampleRow& r, const std::string& v) { r.mss = static_cast<int>(to_i(v)); }, ColumnType::integer},
       DBL_COL(duration_s, 1), DBL_COL(gbps, 6),
       {"retransmits", [](const SampleRow& r) { return r.retransmits >= 0 ? std::to_string(r.retransmits) : std::string(); },
-       [](SampleRow& r, const std::string& v) { r.retransmits = v.empty() ? -1 : to_i(v); }},
-      BOOL_COL(valid), STR_COL(status), {"reason", [](const SampleRow& r) { return one_line(r.reason); }, [](SampleRow& r, const std::string& v) { r.reason = v; }}, STR_COL(cipher), DBL_COL(bringup_s, 3),
+       [](SampleRow& r, const std::string& v) { r.retransmits = v.empty() ? -1 : to_i(v); }, ColumnType::integer},
+      BOOL_COL(valid), STR_COL(status),
+      {"reason", [](const SampleRow& r) { return one_line(r.reason); }, [](SampleRow& r, const std::string& v) { r.reason = v; }, ColumnType::text},
+      STR_COL(cipher), DBL_COL(bringup_s, 3),
       DBL_COL(cpu_s, 3), DBL_COL(cpu_user_s, 3), DBL_COL(cpu_sys_s, 3), DBL_COL(cpu_softirq_s, 3), DBL_COL(steal_s, 3),
       DBL_COL(cpu_s_per_gbit, 3), INT_COL(processes), DBL_COL(pps, 0), DBL_COL(loss_pct, 3), DBL_COL(generator_cpu_pct, 1),
       INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
@@ -110,6 +114,26 @@ std::string csv_escape(const std::string& field) {
     out += c;
   }
   return out + "\"";
+}
+
+nlohmann::json row_json(const SampleRow& r) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& c : columns()) {
+    const std::string v = c.get(r);
+    // The CSV's own text, typed: an empty number (mss, retransmits not measured) is null.
+    if (c.type == ColumnType::text) j[c.name] = v;
+    else if (v.empty()) j[c.name] = nullptr;
+    else if (c.type == ColumnType::boolean) j[c.name] = v == "true";
+    else if (c.type == ColumnType::integer) j[c.name] = to_i(v);
+    else j[c.name] = to_d(v);
+  }
+  return j;
+}
+
+std::vector<std::pair<std::string, ColumnType>> results_csv_columns() {
+  std::vector<std::pair<std::string, ColumnType>> out;
+  for (const auto& c : columns()) out.emplace_back(c.name, c.type);
+  return out;
 }
 
 std::string format_row(const SampleRow& r) {
@@ -167,7 +191,31 @@ Status ResultsCsv::append(const SampleRow& row) {
     return make_error("cannot append to " + path_ + ": " + errno_text(err), "free disk space; finished rows are kept");
   }
   if (fsync(fd_.get()) < 0) return make_error("fsync " + path_ + ": " + errno_text(errno));
+  mirror_row(row);
   return ok_status();
+}
+
+void ResultsCsv::mirror_to(int fd, std::string name) {
+  mirror_fd_ = fd;
+  mirror_name_ = std::move(name);
+}
+
+// The stream is for watchers: a reader gone (EPIPE) or a full disk there ends the stream
+// with a warning and costs the run nothing; results.csv is the record.
+void ResultsCsv::mirror_row(const SampleRow& row) {
+  if (mirror_fd_ < 0) return;
+  const std::string line = row_json(row).dump() + "\n";
+  size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = write(mirror_fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      spdlog::warn("rows stream {}: {}: no more rows go there (results.csv has them all)", mirror_name_, errno_text(n < 0 ? errno : EIO));
+      mirror_fd_ = -1;
+      return;
+    }
+    done += static_cast<size_t>(n);
+  }
 }
 
 namespace {

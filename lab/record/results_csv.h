@@ -4,7 +4,10 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "lab/base/result.h"
 #include "lab/base/unique_fd.h"
@@ -79,11 +82,25 @@ class ResultsCsv {
   // off first, and *repaired (if given) says so.
   static Result<ResultsCsv> create(const std::string& path, std::string* repaired = nullptr);
   Status append(const SampleRow& row);
+  // `run --rows-jsonl`: every row appended is also written to fd (not owned) as one JSON
+  // line (row_json); `name` says where in the warning if that stream fails.
+  void mirror_to(int fd, std::string name);
 
  private:
+  void mirror_row(const SampleRow& row);
   UniqueFd fd_;
   std::string path_;
+  int mirror_fd_ = -1;
+  std::string mirror_name_;
 };
+
+// How a column's text reads: JSON's types for row_json and the column list.
+enum class ColumnType { text, integer, real, boolean };
+// Every column in file order, with its type.
+std::vector<std::pair<std::string, ColumnType>> results_csv_columns();
+// A row as a JSON object keyed by the CSV's column names, each value the CSV's own text
+// typed (numbers as numbers, true/false, an empty number null).
+nlohmann::json row_json(const SampleRow& row);
 
 // Reads rows back (for the summary table and tests), by column name: files written by
 // an earlier version, with fewer columns, read with defaults for the missing ones. Rows

@@ -19,6 +19,10 @@ struct RunOptions {
   std::string keys_dir;      // reuse this key set (empty: generate into RUN/secrets/keys)
   bool resume = false;       // run_dir holds an earlier, unfinished run: add only missing rows
   int interrupt_fd = -1;
+  // --rows-jsonl: every row appended to results.csv also goes here as one JSON line
+  // (ResultsCsv::mirror_to); -1: nowhere. Not owned.
+  int rows_jsonl_fd = -1;
+  std::string rows_jsonl_name;
   // Builds the topology of one round on the plan's backend (the CLI passes netns's or vm's,
   // so the runner depends on neither).
   RuntimeFactory build_nodes;

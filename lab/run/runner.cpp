@@ -254,6 +254,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   auto csv = ResultsCsv::create(opts.run_dir + "/results.csv", &repaired);
   if (!csv) return csv.error();
   if (!repaired.empty()) spdlog::warn("{}", repaired);
+  if (opts.rows_jsonl_fd >= 0) csv->mirror_to(opts.rows_jsonl_fd, opts.rows_jsonl_name);
 
   RunState state{plan.run_id, plan.lab, plan.topology_file, opts.run_dir, static_cast<int>(getpid()), false, plan.namespaces()};
   if (auto s = write_state(state); !s) return s.error();

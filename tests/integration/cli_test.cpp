@@ -105,7 +105,7 @@ TEST(Cli, RunJsonIsOneDocumentOnStdout) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   const std::string dir = make_temp_dir("run-json");
   CliOutcome r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", dir,
-                             "--no-history", "--json"});
+                             "--no-history", "--json", "--rows-jsonl", dir + "/rows.jsonl"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(j.is_discarded()) << "stdout is not one JSON document:\n" << r.out;
@@ -124,6 +124,44 @@ TEST(Cli, RunJsonIsOneDocumentOnStdout) {
   EXPECT_EQ(j["products"][0]["product"], "baseline");
   EXPECT_NE(r.err.find("\nproduct "), std::string::npos) << "the table goes to stderr: " << r.err;
   EXPECT_NE(r.err.find("results: " + run_dir + "/results.csv\n"), std::string::npos) << r.err;
+  // --rows-jsonl FILE: the rows of results.csv, one JSON object per line, as they were written.
+  auto rows = read_results_csv(run_dir + "/results.csv");
+  ASSERT_TRUE(rows.ok());
+  std::istringstream lines(read_file(dir + "/rows.jsonl"));
+  std::string line;
+  size_t n = 0;
+  for (; std::getline(lines, line); ++n) {
+    ASSERT_LT(n, rows->size());
+    EXPECT_EQ(nlohmann::json::parse(line), row_json((*rows)[n])) << line;
+  }
+  EXPECT_EQ(n, 2u);
+}
+
+// run --rows-jsonl -: stdout holds the rows as JSON lines and nothing else; with --json,
+// which would share stdout, it is a usage error.
+TEST(Cli, RowsJsonlOnStdout) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  const std::string dir = make_temp_dir("rows-jsonl");
+  CliOutcome r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", dir,
+                             "--no-history", "--rows-jsonl", "-"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(j.is_discarded()) << "not a JSON line: " << line;
+    EXPECT_EQ(j["product"], "baseline");
+    EXPECT_EQ(j["sample"], ++n);
+    EXPECT_EQ(j["valid"], true);
+    EXPECT_GT(j["gbps"].get<double>(), 0);
+  }
+  EXPECT_EQ(n, 2);
+  EXPECT_NE(r.err.find("\nproduct "), std::string::npos) << "the table goes to stderr";
+  CliOutcome both = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--json", "--rows-jsonl", "-"});
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.err.find("--json and --rows-jsonl - both write to stdout"), std::string::npos) << both.err;
 }
 
 // Every finished run goes into the history; --no-history keeps one out; an import of a run

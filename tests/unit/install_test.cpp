@@ -16,6 +16,7 @@
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
+#include "lab/record/results_csv.h"
 
 namespace vpnlab {
 namespace {
@@ -258,6 +259,32 @@ TEST(ProductNew, YourBuildBecomesAProductThatRunsItWhereTheBaseRanItsOwn) {
   ASSERT_FALSE(no_base.ok());
   EXPECT_NE(no_base.error().message.find("unknown product 'wireguard-gone'"), std::string::npos) << no_base.error().message;
   EXPECT_FALSE(fs::exists(into + "/my-wg2")) << "a refused product leaves nothing";
+}
+
+// A row as `run --rows-jsonl` streams it: every results.csv column by name, typed as the
+// CSV text reads (numbers, true/false, a number not measured null), strings as they are.
+TEST(Json, ARowIsItsCsvColumnsTyped) {
+  SampleRow r;
+  r.run_id = "20261203-000000-abcd";
+  r.product = "wireguard-go";
+  r.test = "a-to-b";
+  r.sample = 3;
+  r.gbps = 0.5125;
+  r.valid = true;
+  r.status = "ok";
+  r.reason = "two\nlines";
+  r.retransmits = -1;  // not measured (UDP): empty in the CSV
+  nlohmann::json j = row_json(r);
+  EXPECT_EQ(j.size(), results_csv_header().size());
+  for (const auto& name : results_csv_header()) EXPECT_TRUE(j.contains(name)) << name;
+  EXPECT_EQ(j["sample"], 3);
+  EXPECT_EQ(j["gbps"], 0.5125);
+  EXPECT_EQ(j["valid"], true);
+  EXPECT_EQ(j["reason"], "two | lines");
+  EXPECT_TRUE(j["retransmits"].is_null());
+  EXPECT_TRUE(j["mss"].is_null());
+  EXPECT_EQ(j["product"], "wireguard-go");
+  EXPECT_EQ(results_csv_columns().size(), results_csv_header().size());
 }
 
 }  // namespace
