@@ -1,6 +1,9 @@
 # Read by cpack when it packages (CPACK_PROJECT_CONFIG_FILE): the .deb gets the version the
-# binary inside it reports, taken now rather than when CMake configured.
-include("${CMAKE_CURRENT_LIST_DIR}/version_of.cmake")
-vpnlab_version_of("${CPACK_VPNLAB_SOURCE_DIR}" "${CPACK_VPNLAB_BASE_VERSION}" version)
-set(CPACK_PACKAGE_VERSION "${version}")
-set(CPACK_DEBIAN_PACKAGE_VERSION "${version}")
+# binary inside it was built with (its generated header, cmake/version.cmake), whatever the
+# checkout says by now.
+file(STRINGS "${CPACK_VPNLAB_VERSION_HEADER}" line REGEX "^#define VPNLAB_VERSION ")
+if(NOT line MATCHES "\"([^\"]+)\"")
+  message(FATAL_ERROR "no VPNLAB_VERSION in ${CPACK_VPNLAB_VERSION_HEADER}: build vpnlab first")
+endif()
+set(CPACK_PACKAGE_VERSION "${CMAKE_MATCH_1}")
+set(CPACK_DEBIAN_PACKAGE_VERSION "${CMAKE_MATCH_1}")

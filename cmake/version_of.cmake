@@ -1,8 +1,8 @@
 # vpnlab's one version: the project version (CMakeLists.txt's project()) with the commit as
 # build metadata, "0.2.0+g5d01324" (".dirty" when the checkout has uncommitted changes), or
-# the project version alone outside a checkout. The binary (cmake/version.cmake, at every
-# build), the man page (from --version) and the .deb (cmake/cpack_version.cmake, when cpack
-# runs) all take it from here.
+# the project version alone outside a checkout. The binary takes it at every build
+# (cmake/version.cmake); the man page (from --version) and the .deb (cmake/cpack_version.cmake
+# reads the binary's generated header) take the binary's.
 # calls: git
 function(vpnlab_version_of source_dir base out_var)
   set(version "${base}")

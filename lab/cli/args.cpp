@@ -95,7 +95,7 @@ const std::vector<OptionDef>& option_defs() {
       {"--rows-jsonl", "FILE", "run: also write every row, as it goes into results.csv, as one JSON object per line to FILE ('-': stdout,\n"
                                "                   and the table goes to stderr); a stream that fails ends with a warning, the run goes on"},
       {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text"},
-      {"--markdown", "", "print the verdicts as a Markdown table (a CI job's step summary)"},
+      {"--markdown", "", "print a Markdown table (diff: the verdicts, for a CI job's step summary; schema: the columns)"},
   };
   return o;
 }

@@ -40,6 +40,7 @@
 #include "lab/cli/run_request.h"
 #include "lab/cli/sampling.h"
 #include "lab/cli/scale_command.h"
+#include "lab/cli/schema_command.h"
 #include "lab/cli/up_command.h"
 #include "lab/cli/version.h"
 #include "lab/kernel/namespace.h"
@@ -429,6 +430,15 @@ int cmd_compare(const Args& a) {
   return 0;
 }
 
+int cmd_schema(const Args& a) {
+  if (a.positional.size() > 1) return usage_error("schema", "give at most one name (vpnlab schema lists them)");
+  if (a.json && a.markdown) return usage_error("schema", "--json and --markdown are two formats: give one");
+  auto text = schema_text(a.positional.empty() ? "" : a.positional[0], a.json ? SchemaFormat::json : a.markdown ? SchemaFormat::markdown : SchemaFormat::text);
+  if (!text) return fail(text.error());
+  std::cout << *text;
+  return 0;
+}
+
 int cmd_doctor(const Args& a) {
   if (a.positional.size() > 1) return usage_error("doctor", "give at most one topology file (its hosts are probed too)");
   std::optional<Plan> plan;
@@ -561,6 +571,10 @@ const std::vector<Verb>& verbs() {
        "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"
        "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.",
        {"--rebuild"}, [](const Args& a) { return image_command(a.positional, a.rebuild); }},
+      {"schema", "schema [results.csv] [--json|--markdown]",
+       "The published data contract: every results.csv column in file order with its type, unit, the tests that fill it\n"
+       "and its meaning (run --rows-jsonl streams the same names). Without a name, the names it knows.",
+       {"--json", "--markdown"}, cmd_schema},
       {"doctor", "doctor [FILE] [--backend B] [--json]", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
        "steal time, products) and says what that means for results. With a hosts topology FILE, each of its hosts too\n"
        "(ssh, agent version, nic, CPUs, the products there); exit 1 if one cannot be used.", {"--json", "--backend"}, cmd_doctor},

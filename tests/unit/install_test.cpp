@@ -12,10 +12,12 @@
 #include "lab/cli/backends.h"
 #include "lab/cli/json_output.h"
 #include "lab/cli/product_new.h"
+#include "lab/cli/schema_command.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
+#include "lab/record/column_docs.h"
 #include "lab/record/results_csv.h"
 
 namespace vpnlab {
@@ -285,6 +287,28 @@ TEST(Json, ARowIsItsCsvColumnsTyped) {
   EXPECT_TRUE(j["mss"].is_null());
   EXPECT_EQ(j["product"], "wireguard-go");
   EXPECT_EQ(results_csv_columns().size(), results_csv_header().size());
+}
+
+// The data contract: every results.csv column has its description, in file order (a column
+// added without one fails here), `schema results.csv --json` is pinned by a golden file,
+// and the README's column table names every column.
+TEST(Json, EveryResultsCsvColumnIsDocumented) {
+  const auto columns = results_csv_columns();
+  const auto& docs = column_docs();
+  ASSERT_EQ(docs.size(), columns.size());
+  for (size_t i = 0; i < columns.size(); ++i) {
+    EXPECT_EQ(docs[i].name, columns[i].first) << "column " << i + 1;
+    EXPECT_GT(std::string(docs[i].about).size(), 5u) << columns[i].first;
+    EXPECT_FALSE(std::string(docs[i].filled_by).empty()) << columns[i].first;
+  }
+  auto json = schema_text("results.csv", SchemaFormat::json);
+  ASSERT_TRUE(json.ok());
+  expect_golden("schema-results-csv.json", nlohmann::json::parse(*json));
+  const std::string readme = read_file_text(VPNLAB_SOURCE_ROOT "/README.md");
+  for (const auto& [name, type] : columns) EXPECT_NE(readme.find("| `" + name + "` |"), std::string::npos) << name << " is not in the README's table";
+  auto unknown = schema_text("summary.json", SchemaFormat::text);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message, "no schema named 'summary.json'");
 }
 
 }  // namespace
