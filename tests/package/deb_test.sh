@@ -15,8 +15,8 @@ deb=$(ls -t "$pkg_dir"/vpnlab_*_amd64.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || fail "no vpnlab_*_amd64.deb in $pkg_dir (the package.build test makes it)"
 out=$(mktemp -d /tmp/vpnlab-deb-test.XXXXXX)
 installed=0
-# Purge removes /var/cache/vpnlab: the cache this machine's tests built (guest images) is
-# moved aside for the test and put back after it, whatever happens.
+# Purge removes /var/cache/vpnlab: the cache this machine built (products, guest images) is
+# moved aside for the whole test and put back after it, whatever happens.
 cache=/var/cache/vpnlab kept_cache=/var/cache/vpnlab.deb-test-kept
 [ ! -e "$kept_cache" ] || fail "$kept_cache exists (an earlier deb_test was killed): move it back to $cache first"
 finish() {
@@ -26,6 +26,9 @@ finish() {
 }
 trap finish EXIT
 
+# Aside before anything is installed: a failure from here on purges the package, and its
+# purge removes /var/cache/vpnlab (a failed check once took the products' cache with it).
+[ ! -e "$cache" ] || mv "$cache" "$kept_cache"
 echo "deb_test: vpnlab $(dpkg-deb -f "$deb" Version), $(stat -c %s "$deb") bytes"
 echo "deb_test: Depends: $(dpkg-deb -f "$deb" Depends)"
 dpkg -i "$deb" >/dev/null || fail "dpkg -i $deb"
@@ -61,7 +64,6 @@ VPNLAB_HISTORY="$out/history.sqlite" vpnlab history | grep -q "1 run(s)" || fail
 csv=$(ls "$out"/*/results.csv)
 valid=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "valid") col = i; next } $col == "1" || $col == "true" { n++ } END { print n + 0 }' "$csv")
 [ "$valid" = 2 ] || fail "expected 2 valid rows in $csv, got $valid"
-[ ! -e "$cache" ] || mv "$cache" "$kept_cache"
 mkdir -p "$cache/images/deb-test" && echo x > "$cache/images/deb-test/marker"
 dpkg -r vpnlab >/dev/null || fail "dpkg -r vpnlab"
 [ -f "$cache/images/deb-test/marker" ] || fail "dpkg -r removed $cache: only purge may"
