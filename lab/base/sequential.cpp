@@ -65,27 +65,6 @@ RatioInterval ratio_interval(const std::vector<double>& ratios, double confidenc
   return r;
 }
 
-StopCheck check_stop(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series) {
-  StopCheck c;
-  const auto looks = plan.looks();
-  const bool is_look = std::find(looks.begin(), looks.end(), rounds) != looks.end();
-  for (size_t i = 0; i < ratio_series.size(); ++i) {
-    double hw = ratio_interval(ratio_series[i], plan.confidence_per_look()).half_width;
-    if (i == 0 || hw > c.widest) {
-      c.widest = hw;
-      c.widest_index = i;
-    }
-  }
-  if (rounds >= plan.max_rounds) {
-    c.stop = true;
-    c.why = c.widest <= plan.target ? "target met" : "max rounds";
-  } else if (is_look && !ratio_series.empty() && c.widest <= plan.target) {
-    c.stop = true;
-    c.why = "target met";
-  }
-  return c;
-}
-
 void look_at_series(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series, std::vector<SeriesLook>* state) {
   state->resize(ratio_series.size());
   const auto looks = plan.looks();

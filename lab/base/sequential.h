@@ -1,6 +1,6 @@
-// Adaptive sampling with a stopping rule that does not bias the interval: rounds go on
-// until every product x test's ratio to its reference is known to a requested precision, or
-// time runs out. Looking at the data after every round and stopping when the interval is
+// Adaptive sampling with a stopping rule that does not bias the interval: each product x
+// test's ratio to its reference takes rounds until it is known to a requested precision, or
+// time or the round limit runs out. Looking at the data after every round and stopping when the interval is
 // narrow enough would make the interval too optimistic, so:
 //   - a fixed minimum of rounds first, then looks at spaced round counts only (each look
 //     half as far again: 5, 8, 12, 18, 27, ...), fixed before the run starts;
@@ -46,20 +46,9 @@ double t_quantile(double confidence, int df);
 // Two-sided p-value P(|T| >= |t|) for `df` degrees of freedom.
 double t_two_sided_p(double t, int df);
 
-struct StopCheck {
-  bool stop = false;
-  std::string why;        // "target met", "time out", "max rounds" ("" while going on)
-  double widest = 0;      // the largest half-width of the series at this look
-  size_t widest_index = 0;
-};
-
-// After `rounds` rounds: stop when this is a look and every series' interval (at the
-// plan's per-look level) is within the target, or when this is the last round allowed.
-StopCheck check_stop(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series);
-
 // Per series: each stops on its own at the first look where its interval is within the
 // target (its product takes no more rounds), so every series' interval keeps its coverage
-// whichever look stopped it, as with check_stop.
+// whichever look stopped it (unit.Sequential.* simulates it).
 struct SeriesLook {
   bool met = false;    // stopped at a look with its interval within the target
   int rounds = 0;      // the rounds its interval stands on (when met: the look it stopped at)

@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "lab/base/fault.h"
 #include "lab/base/fs_util.h"
@@ -76,6 +79,20 @@ std::string default_history_path() {
   return std::string(home && *home ? home : "/tmp") + "/.local/share/vpnlab/history.sqlite";
 }
 
+// Turning a file to WAL takes it exclusively, and SQLite answers SQLITE_BUSY at once there
+// rather than call the busy handler (waiting could deadlock two connections): two vpnlabs
+// opening a new history together had one fail (unit.History.VpnlabsAppendingAtOnce...,
+// about 1 run in 20). So it is retried, with growing pauses, for up to the busy wait; no
+// event says that a lock was released. A file already in WAL mode answers without a lock.
+static Status set_wal(Sqlite& db) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (int pause_ms = 2;; pause_ms = std::min(pause_ms * 2, 100)) {
+    Status s = db.exec("PRAGMA journal_mode=WAL");
+    if (s || !db.last_failure_busy() || std::chrono::steady_clock::now() > deadline) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+  }
+}
+
 Result<HistoryStore> HistoryStore::open(const std::string& path) {
   std::error_code ec;
   const bool exists = std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
@@ -91,7 +108,8 @@ Result<HistoryStore> HistoryStore::open(const std::string& path) {
   // WAL: readers never block the one writer, and a writer killed mid-transaction leaves the
   // last committed state. Set only once the file is known to be a history (or empty): WAL
   // mode is written into the file's header.
-  if (auto s = store.db_.exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"); !s) return s.error();
+  if (auto s = set_wal(store.db_); !s) return s.error();
+  if (auto s = store.db_.exec("PRAGMA foreign_keys=ON"); !s) return s.error();
   if (auto s = store.migrate(); !s) return s.error();
   return store;
 }

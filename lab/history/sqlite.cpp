@@ -16,6 +16,11 @@ Error Sqlite::failure(const std::string& what, int rc) const {
   return e;
 }
 
+bool Sqlite::last_failure_busy() const {
+  const int rc = db_ ? sqlite3_errcode(db_.get()) : SQLITE_OK;
+  return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
 Result<Sqlite> Sqlite::open(const std::string& path, bool create, int busy_ms) {
   Sqlite s;
   s.path_ = path;

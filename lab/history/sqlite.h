@@ -35,6 +35,8 @@ class Sqlite {
   using Row = std::vector<std::optional<std::string>>;
   Result<std::vector<Row>> query(const std::string& sql, const std::vector<SqlValue>& values = {});
   Status run(const std::string& sql, const std::vector<SqlValue>& values);
+  // Whether the last failure was another connection's lock (SQLITE_BUSY or SQLITE_LOCKED).
+  bool last_failure_busy() const;
 
  private:
   Error failure(const std::string& what, int rc) const;

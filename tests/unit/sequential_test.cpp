@@ -3,6 +3,8 @@
 // noise is low, and it honours the time limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <random>
 
@@ -30,30 +32,30 @@ TEST(Sequential, LooksAreFixedAndSpaced) {
   EXPECT_EQ(p.looks(), (std::vector<int>{3}));
 }
 
-// One simulated adaptive run of paired ratios with log-normal noise `sigma` around `truth`:
-// the rounds it took and whether its final interval holds the truth.
+// One simulated adaptive run of `series` paired-ratio series with log-normal noise `sigma`
+// around `truth`, each stopping on its own as the runner's are (look_at_series): a series
+// met at a look takes no more rounds. Per series: the rounds it took and whether its final
+// interval holds the truth.
 struct Simulated {
-  int rounds = 0;
-  bool covered = false;
-  std::string why;
+  std::vector<int> rounds;
+  std::vector<bool> covered;
 };
 
 Simulated simulate(std::mt19937& rng, const SequentialPlan& plan, double truth, double sigma, int series = 1) {
   std::normal_distribution<double> noise(0, sigma);
   std::vector<std::vector<double>> ratios(series);
-  Simulated s;
+  std::vector<SeriesLook> state;
   for (int round = 1; round <= plan.max_rounds; ++round) {
-    for (auto& r : ratios) r.push_back(truth * std::exp(noise(rng)));
-    StopCheck c = check_stop(plan, round, ratios);
-    if (!c.stop) continue;
-    s.rounds = round;
-    s.why = c.why;
-    s.covered = true;
-    for (const auto& r : ratios) {
-      RatioInterval i = ratio_interval(r, plan.confidence_per_look());
-      s.covered = s.covered && i.low <= truth && truth <= i.high;
-    }
-    return s;
+    for (int k = 0; k < series; ++k)
+      if (state.empty() || !state[k].met) ratios[k].push_back(truth * std::exp(noise(rng)));
+    look_at_series(plan, round, ratios, &state);
+    if (std::all_of(state.begin(), state.end(), [](const SeriesLook& l) { return l.met; })) break;
+  }
+  Simulated s;
+  for (const auto& r : ratios) {
+    RatioInterval i = ratio_interval(r, plan.confidence_per_look());
+    s.rounds.push_back(static_cast<int>(r.size()));
+    s.covered.push_back(i.low <= truth && truth <= i.high);
   }
   return s;
 }
@@ -65,16 +67,19 @@ TEST(Sequential, TheFinalIntervalKeepsItsCoverageDespitePeeking) {
   plan.min_rounds = 5;
   plan.max_rounds = 60;
   // Noise where the target is met after a few looks: the case where peeking would hurt.
+  // Two series per run, each stopping on its own; every series' interval is counted.
   for (double sigma : {0.01, 0.03, 0.05}) {
-    int covered = 0, runs = 500;
+    int covered = 0, intervals = 0;
     double rounds = 0;
-    for (int i = 0; i < runs; ++i) {
+    for (int i = 0; i < 500; ++i) {
       Simulated s = simulate(rng, plan, 0.8, sigma, 2);
-      covered += s.covered;
-      rounds += s.rounds;
+      for (size_t k = 0; k < s.covered.size(); ++k, ++intervals) {
+        covered += s.covered[k];
+        rounds += s.rounds[k];
+      }
     }
-    EXPECT_GE(covered, runs * 93 / 100) << "sigma " << sigma << ": " << covered << " of " << runs << " intervals covered the truth";
-    std::cout << "sigma " << sigma << ": coverage " << 100.0 * covered / runs << " %, mean rounds " << rounds / runs << "\n";
+    EXPECT_GE(covered, intervals * 93 / 100) << "sigma " << sigma << ": " << covered << " of " << intervals << " intervals covered the truth";
+    std::cout << "sigma " << sigma << ": coverage " << 100.0 * covered / intervals << " %, mean rounds " << rounds / intervals << "\n";
   }
 }
 
@@ -85,11 +90,16 @@ TEST(Sequential, StopsAtTheFirstLookWhenTheNoiseIsLowAndGoesOnWhenItIsHigh) {
   plan.min_rounds = 5;
   plan.max_rounds = 100;
   Simulated quiet = simulate(rng, plan, 1.0, 0.003);  // CV 0.3 %, as wireguard-go on a quiet machine
-  EXPECT_EQ(quiet.rounds, 5);
-  EXPECT_EQ(quiet.why, "target met");
-  Simulated noisy = simulate(rng, plan, 1.0, 0.5);  // hopeless: runs to the end and says so
-  EXPECT_EQ(noisy.rounds, 100);
-  EXPECT_EQ(noisy.why, "max rounds");
+  EXPECT_EQ(quiet.rounds, std::vector<int>{5});
+  Simulated noisy = simulate(rng, plan, 1.0, 0.5);  // hopeless: runs to the end
+  EXPECT_EQ(noisy.rounds, std::vector<int>{100});
+  std::vector<SeriesLook> state;
+  look_at_series(plan, 100, {std::vector<double>(100, 1.0)}, &state);  // exact, but 100 is a look: met
+  EXPECT_TRUE(state[0].met);
+  state.clear();
+  look_at_series(plan, 6, {{1.0, 1.1, 0.9}}, &state);  // 6 is not a look: not met, whatever its width
+  EXPECT_FALSE(state[0].met);
+  EXPECT_EQ(state[0].rounds, 3);
 }
 
 TEST(Sequential, AnotherRoundStartsOnlyIfItFitsTheTimeLimit) {
