@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <regex>
 #include <string>
 #include <vector>
 
+#include "lab/base/fs_util.h"
 #include "lab/base/process.h"
 
 namespace vpnlab::bench {
@@ -35,6 +37,16 @@ inline bool run(const std::vector<std::string>& argv, const std::string& out = "
     return false;
   }
   return true;
+}
+
+// The quick topology (`quick_toml`: its path) for a bench's own file: lab `lab_name`, the
+// warm-up asked for, and without its adaptive sampling keys (a bench asks --samples).
+inline std::string quick_topology_text(const std::string& quick_toml, const std::string& lab_name, int warmup_s) {
+  std::string topo = read_file_text(quick_toml);
+  topo = std::regex_replace(topo, std::regex("warmup = \"[0-9]+s\""), "warmup = \"" + std::to_string(warmup_s) + "s\"");
+  topo = std::regex_replace(topo, std::regex("\nprecision = [^\n]*"), "");
+  topo = std::regex_replace(topo, std::regex("\nmax_time = [^\n]*"), "");
+  return std::regex_replace(topo, std::regex("name = \"quick\""), "name = \"" + lab_name + "\"");
 }
 
 }  // namespace vpnlab::bench

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -27,10 +26,7 @@ int main(int argc, char** argv) {
   if (!mkdtemp(tmpl)) return 1;
   const std::string dir = tmpl;
   // The quick topology with the warm-up asked for (a file of its own: the shipped one stays).
-  std::string topo = read_file_text(VPNLAB_TOPOLOGIES "/quick.toml");
-  topo = std::regex_replace(topo, std::regex("warmup = \"[0-9]+s\""), "warmup = \"" + std::to_string(warmup) + "s\"");
-  topo = std::regex_replace(topo, std::regex("name = \"quick\""), "name = \"ovh\"");
-  std::ofstream(dir + "/overhead.toml") << topo;
+  std::ofstream(dir + "/overhead.toml") << bench::quick_topology_text(VPNLAB_TOPOLOGIES "/quick.toml", "ovh", warmup);
   const auto t0 = bench::Clock::now();
   SpawnSpec spec;
   spec.argv = {VPNLAB_BINARY, "run", dir + "/overhead.toml", "--product", "baseline", "--product", "wireguard-go", "--samples", std::to_string(rounds),

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -80,12 +79,7 @@ int main(int argc, char** argv) {
   if (!mkdtemp(tmpl)) return 1;
   const std::string dir = tmpl;
   // The quick topology with a 1 s warm-up and no adaptive sampling of its own.
-  std::string topo = read_file_text(VPNLAB_TOPOLOGIES "/quick.toml");
-  topo = std::regex_replace(topo, std::regex("warmup = \"[0-9]+s\""), "warmup = \"1s\"");
-  topo = std::regex_replace(topo, std::regex("\nprecision = [^\n]*"), "");
-  topo = std::regex_replace(topo, std::regex("\nmax_time = [^\n]*"), "");
-  topo = std::regex_replace(topo, std::regex("name = \"quick\""), "name = \"prec\"");
-  std::ofstream(dir + "/precision.toml") << topo;
+  std::ofstream(dir + "/precision.toml") << bench::quick_topology_text(VPNLAB_TOPOLOGIES "/quick.toml", "prec", 1);
   printf("precision_bench: baseline + wireguard-go, %d interleaved rounds per sample length, 1 s warm-up, 2 nodes\n", rounds);
   printf("  %7s %7s %11s %12s %9s %14s %14s %14s\n", "sample", "rounds", "round wall", "sd log ratio", "ratio", "±95 % in 1 min", "to ±5 %", "to ±2 %");
   for (int seconds : lengths) {
