@@ -24,8 +24,9 @@ runtime_pkgs=(iperf3 sockperf iproute2 iputils-ping openssl wireguard-go wiregua
   # The hosts backend: the controller's ssh, and sshd for the tests' emulated hosts (each a
   # namespace running its own sshd; the package's service must never start on this host).
   openssh-client openssh-server)
-# The tests' browser: a report is looked at as a reader sees it (headless, a screenshot).
-test_pkgs=(chromium-headless-shell)
+# The tests' browser: a report is looked at as a reader sees it (headless, a screenshot);
+# Debian's package checker for the .deb; a JSON Schema validator for every --json output.
+test_pkgs=(chromium-headless-shell lintian python3-jsonschema)
 missing=()
 for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}" "${test_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

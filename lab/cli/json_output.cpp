@@ -37,6 +37,10 @@ json product_json(const std::string& name, const Result<ProductSpec>& spec, cons
   return p;
 }
 
+json products_listing_json(const std::string& products_path, json products) {
+  return {{"schema", kJsonSchema}, {"products_path", products_path}, {"products", std::move(products)}};
+}
+
 namespace {
 
 const char* when_name(PlanRoute::When w) {

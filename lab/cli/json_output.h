@@ -1,5 +1,7 @@
 // `--json` of `products`, `plan`, `diff`, `compare` and `run`: stable keys (README, "Machine-readable output"),
-// pinned by golden files in tests/data/json/. A key is only ever added, never renamed.
+// pinned by golden files in tests/data/json/ and by the JSON Schemas in schemas/ (each
+// document validated against its own in ctest's package.json_schemas). A key is only ever
+// added, never renamed.
 #pragma once
 #include <optional>
 #include <string>
@@ -20,6 +22,9 @@ inline constexpr int kJsonSchema = 1;  // "schema" of every --json document
 
 // One product as `products --json` lists it; `spec` is empty when its product.toml is invalid.
 nlohmann::json product_json(const std::string& name, const Result<ProductSpec>& spec, const std::optional<Availability>& availability);
+
+// `products --json`: the folder read and its products (each a product_json).
+nlohmann::json products_listing_json(const std::string& products_path, nlohmann::json products);
 
 nlohmann::json plan_json(const Plan& plan);
 

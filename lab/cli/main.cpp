@@ -369,7 +369,7 @@ int cmd_products(const Args& a) {
                 << "\t" << one_line(av->available ? av->version + " (" + spec->origin + ")" : av->reason) << "\n";
     }
   }
-  if (a.json) std::cout << nlohmann::json{{"schema", kJsonSchema}, {"products_path", dir}, {"products", all}}.dump(2) << "\n";
+  if (a.json) std::cout << products_listing_json(dir, all).dump(2) << "\n";
   return 0;
 }
 
@@ -571,9 +571,11 @@ const std::vector<Verb>& verbs() {
        "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"
        "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.",
        {"--rebuild"}, [](const Args& a) { return image_command(a.positional, a.rebuild); }},
-      {"schema", "schema [results.csv] [--json|--markdown]",
-       "The published data contract: every results.csv column in file order with its type, unit, the tests that fill it\n"
-       "and its meaning (run --rows-jsonl streams the same names). Without a name, the names it knows.",
+      {"schema", "schema [NAME] [--json|--markdown]",
+       "The published data contract. 'schema results.csv': every column in file order with its type, unit, the tests\n"
+       "that fill it and its meaning. Every other NAME prints a JSON Schema (draft 2020-12; installed in\n"
+       "share/vpnlab/schemas): rows.jsonl (a line of run --rows-jsonl), summary.json, environment.json, and the --json\n"
+       "document of run, plan, products, diff, compare, history, doctor and schema. Without a name, the names it knows.",
        {"--json", "--markdown"}, cmd_schema},
       {"doctor", "doctor [FILE] [--backend B] [--json]", "Probes what this machine can do (network features made for real in a scratch namespace, KVM, CPU,\n"
        "steal time, products) and says what that means for results. With a hosts topology FILE, each of its hosts too\n"
@@ -648,6 +650,12 @@ int cmd_complete(const std::vector<std::string>& words_in) {
       {"image", {"build", "list", "clean"}}, {"history", {"import", "export", "report", "check"}}, {"product", {"new"}}};
   if (auto it = subcommands.find(verb->name); it != subcommands.end() && positional.empty()) {
     for (const char* sub : it->second) offer(sub);
+    return 0;
+  }
+  // schema NAME: the names the contract has.
+  if (std::string(verb->name) == "schema") {
+    if (positional.empty())
+      for (const auto& name : schema_names()) offer(name);
     return 0;
   }
   // compare RUN A B: A and B are the run's products.

@@ -2,8 +2,6 @@
 
 #include <cstdio>
 
-#include <nlohmann/json.hpp>
-
 #include "lab/cli/json_output.h"
 #include "lab/record/column_docs.h"
 #include "lab/record/results_csv.h"
@@ -11,6 +9,9 @@
 namespace vpnlab {
 
 namespace {
+
+constexpr const char* kDraft = "https://json-schema.org/draft/2020-12/schema";
+constexpr const char* kIdBase = "https://vpnlab.invalid/schemas/";  // .invalid: an id, never fetched
 
 const char* type_name(ColumnType t) {
   switch (t) {
@@ -20,6 +21,16 @@ const char* type_name(ColumnType t) {
     case ColumnType::boolean: return "boolean";
   }
   return "text";
+}
+
+nlohmann::json json_type_of(ColumnType t) {
+  switch (t) {
+    case ColumnType::text: return "string";
+    case ColumnType::integer: return {"integer", "null"};
+    case ColumnType::real: return {"number", "null"};
+    case ColumnType::boolean: return {"boolean", "null"};
+  }
+  return "string";
 }
 
 std::string results_csv_schema(SchemaFormat format) {
@@ -53,12 +64,73 @@ std::string results_csv_schema(SchemaFormat format) {
   return out;
 }
 
+// A JSON Schema's title, for the list of names.
+std::string title_of(std::string_view text) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j.value("title", std::string()) : std::string();
+}
+
+std::string names_text(SchemaFormat format) {
+  const auto names = schema_names();
+  if (format == SchemaFormat::json) return nlohmann::json{{"schema", kJsonSchema}, {"names", names}}.dump(2) + "\n";
+  std::string out;
+  char buf[200];
+  auto line = [&](const std::string& name, const std::string& what) {
+    snprintf(buf, sizeof buf, "%-17s %s\n", name.c_str(), what.c_str());
+    out += buf;
+  };
+  line("results.csv", "the columns of results.csv (--json: as a list; --markdown: a table)");
+  line("rows.jsonl", "JSON Schema of one line of run --rows-jsonl");
+  for (const auto& [name, text] : embedded_schemas()) line(std::string(name), "JSON Schema: " + title_of(text));
+  return out;
+}
+
 }  // namespace
 
+std::vector<std::string> schema_names() {
+  std::vector<std::string> names = {"results.csv", "rows.jsonl"};
+  for (const auto& [name, text] : embedded_schemas()) names.emplace_back(name);
+  return names;
+}
+
+nlohmann::json rows_jsonl_schema() {
+  const auto columns = results_csv_columns();
+  const auto& docs = column_docs();
+  nlohmann::json properties = nlohmann::json::object();
+  nlohmann::json required = nlohmann::json::array();
+  for (size_t i = 0; i < columns.size() && i < docs.size(); ++i) {
+    std::string unit = docs[i].unit;
+    std::string about = docs[i].about;
+    properties[columns[i].first] = {{"type", json_type_of(columns[i].second)},
+                                    {"description", about + (unit.empty() || unit == "-" ? "" : " (" + unit + ")")}};
+    required.push_back(columns[i].first);
+  }
+  return {{"$schema", kDraft},
+          {"$id", std::string(kIdBase) + "rows.jsonl"},
+          {"title", "vpnlab run --rows-jsonl (one line)"},
+          {"description",
+           "One finished sample as run --rows-jsonl writes it, a line per sample: results.csv's columns by name, typed (a number not "
+           "measured is null). Generated from the column table by `vpnlab schema rows.jsonl`."},
+          {"type", "object"},
+          {"properties", properties},
+          {"required", required},
+          {"additionalProperties", false}};
+}
+
 Result<std::string> schema_text(const std::string& name, SchemaFormat format) {
-  if (name.empty()) return std::string(format == SchemaFormat::json ? "{\n  \"names\": [\"results.csv\"],\n  \"schema\": 1\n}\n" : "results.csv\n");
+  if (name.empty()) {
+    if (format == SchemaFormat::markdown) return make_error("the list of names has no Markdown form", "drop --markdown");
+    return names_text(format);
+  }
   if (name == "results.csv") return results_csv_schema(format);
-  return make_error("no schema named '" + name + "'", "known: results.csv");
+  // The rest are JSON Schemas: the same text whether or not --json was given.
+  if (format == SchemaFormat::markdown) return make_error("only results.csv has a Markdown form: '" + name + "' is a JSON Schema", "drop --markdown");
+  if (name == "rows.jsonl") return rows_jsonl_schema().dump(2) + "\n";
+  for (const auto& [known, text] : embedded_schemas())
+    if (known == name) return std::string(text);
+  std::string known;
+  for (const auto& n : schema_names()) known += (known.empty() ? "" : ", ") + n;
+  return make_error("no schema named '" + name + "'", "known: " + known);
 }
 
 }  // namespace vpnlab

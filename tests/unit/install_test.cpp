@@ -118,8 +118,7 @@ TEST(Json, ProductsListingMatchesTheGoldenFile) {
   Availability av{true, "", "wireguard-go v0.0.20220316"};
   Result<ProductSpec> broken = make_error("products/x/product.toml:3:1: not valid TOML");
   Availability missing{false, "'nebula' is not installed (apt-get install --no-install-recommends nebula)", ""};
-  nlohmann::json doc = {{"schema", kJsonSchema},
-                        {"products", {product_json("wireguard-go", spec, av), product_json("x", broken, std::nullopt)}}};
+  nlohmann::json doc = products_listing_json("products", {product_json("wireguard-go", spec, av), product_json("x", broken, std::nullopt)});
   expect_golden("products.json", doc);
   EXPECT_EQ(product_json("nebula", spec, missing)["reason"], missing.reason);
 }
@@ -306,9 +305,44 @@ TEST(Json, EveryResultsCsvColumnIsDocumented) {
   expect_golden("schema-results-csv.json", nlohmann::json::parse(*json));
   const std::string readme = read_file_text(VPNLAB_SOURCE_ROOT "/README.md");
   for (const auto& [name, type] : columns) EXPECT_NE(readme.find("| `" + name + "` |"), std::string::npos) << name << " is not in the README's table";
-  auto unknown = schema_text("summary.json", SchemaFormat::text);
+  auto unknown = schema_text("summary.jsn", SchemaFormat::text);
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error().message, "no schema named 'summary.json'");
+  EXPECT_EQ(unknown.error().message, "no schema named 'summary.jsn'");
+  EXPECT_EQ(unknown.error().hint.substr(0, 38), "known: results.csv, rows.jsonl, compar");
+}
+
+// rows.jsonl's JSON Schema is made from the column table; the file shipped in schemas/ is
+// that output (regenerate with VPNLAB_UPDATE_GOLDEN=1), so a column added to results.csv
+// without a new schema file fails here. Every compiled-in schema is the repository's file,
+// is draft 2020-12 and carries its own name in its $id.
+TEST(Json, TheShippedSchemasAreTheOnesVpnlabPrints) {
+  const fs::path dir = fs::path(VPNLAB_SOURCE_ROOT) / "schemas";
+  const fs::path rows = dir / "rows.jsonl.schema.json";
+  const std::string made = rows_jsonl_schema().dump(2) + "\n";
+  if (getenv("VPNLAB_UPDATE_GOLDEN")) {
+    ASSERT_TRUE(write_file(rows.string(), made, 0644).ok());
+  }
+  EXPECT_EQ(read_file_text(rows.string()), made) << "schemas/rows.jsonl.schema.json differs from `vpnlab schema rows.jsonl`";
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.path().string().ends_with(".schema.json");
+  EXPECT_EQ(embedded_schemas().size() + 1, files) << "a schema file is not compiled in (re-run cmake)";
+  for (const auto& [name, text] : embedded_schemas()) {
+    const std::string n(name);
+    EXPECT_EQ(read_file_text((dir / (n + ".schema.json")).string()), std::string(text)) << n;
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << n << ": not JSON";
+    EXPECT_EQ(j.value("$schema", ""), "https://json-schema.org/draft/2020-12/schema") << n;
+    EXPECT_EQ(j.value("$id", ""), "https://vpnlab.invalid/schemas/" + n) << n;
+    auto printed = schema_text(n, SchemaFormat::json);
+    ASSERT_TRUE(printed.ok()) << n;
+    EXPECT_EQ(*printed, std::string(text));
+  }
+  auto names = schema_text("", SchemaFormat::text);
+  ASSERT_TRUE(names.ok());
+  EXPECT_NE(names->find("summary.json      JSON Schema: vpnlab summary.json\n"), std::string::npos) << *names;
+  auto markdown = schema_text("run", SchemaFormat::markdown);
+  ASSERT_FALSE(markdown.ok());
+  EXPECT_EQ(markdown.error().message, "only results.csv has a Markdown form: 'run' is a JSON Schema");
 }
 
 }  // namespace

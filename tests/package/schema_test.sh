@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The data contract holds: every JSON document vpnlab writes validates against the JSON
+# Schema it ships (schemas/, draft 2020-12, Debian's python3-jsonschema as the validator).
+# Made for real here: a short run (--json, --rows-jsonl; fixed and adaptive sampling) in
+# namespaces, its summary.json and environment.json, doctor --json, plan, products, schema,
+# compare and diff of the golden runs, history list/series/check/export of a scratch
+# history; and the golden files of tests/data/json. Needs root (the run, doctor).
+#   tests/package/schema_test.sh VPNLAB SOURCE_DIR
+# calls: python3
+set -euo pipefail
+[ "$(id -u)" = 0 ] || { echo "schema_test: skipped: needs root (a real run, doctor's probes)"; exit 77; }
+vpnlab="$1" src="$2"
+schemas="$src/schemas"
+validate() { /usr/bin/python3 "$src/tests/scripts/validate_json.py" "$schemas" "$@"; }
+fail() { echo "schema_test: FAILED: $*" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/vpnlab-schema-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export VPNLAB_HISTORY="$tmp/history.sqlite"
+# Every step's output is a file validated below; a command that fails fails the test.
+json() {  # FILE COMMAND...: stdout to FILE; the exit status is the command's
+  local out="$1"; shift
+  "$@" > "$tmp/$out" 2> "$tmp/$out.err" || { local rc=$?; cat "$tmp/$out.err" >&2; return $rc; }
+}
+
+validate --check
+
+# The validator can fail: a document with a key no schema has is refused.
+echo '{"schema": 1, "names": [], "extra": true}' > "$tmp/bad.json"
+if validate schema "$tmp/bad.json" > "$tmp/bad.out"; then fail "a document with an unknown key validated"; fi
+grep -q "'extra' was unexpected" "$tmp/bad.out" || fail "the refusal does not name the key: $(cat "$tmp/bad.out")"
+
+# Without root or a run: the contract's own listings, plans, products.
+json names.json "$vpnlab" schema --json
+json columns.json "$vpnlab" schema results.csv --json
+validate schema "$tmp/names.json" "$tmp/columns.json"
+json products.json "$vpnlab" products --json
+validate products "$tmp/products.json"
+for topo in quick multihop site-to-site wan latency; do
+  [ -f "$src/topologies/$topo.toml" ] || continue
+  json "plan-$topo.json" "$vpnlab" plan "$src/topologies/$topo.toml" --json
+  validate plan "$tmp/plan-$topo.json"
+done
+json plan-fixed.json "$vpnlab" plan "$src/topologies/quick.toml" --samples 3 --json
+validate plan "$tmp/plan-fixed.json"
+
+# The golden runs (bulk; rr/crr, UDP, chains): their summaries, environments and verdicts.
+for golden in run-golden run-golden-kinds; do
+  cp -r "$src/tests/data/$golden" "$tmp/$golden"
+  "$vpnlab" report "$tmp/$golden" > /dev/null
+  validate summary.json "$tmp/$golden/summary.json"
+  validate environment.json "$tmp/$golden/environment.json"
+done
+json compare.json "$vpnlab" compare "$tmp/run-golden" baseline wireguard-go --json
+validate compare "$tmp/compare.json"
+
+# A real run, fixed count: run --json, every rows.jsonl line, the files it wrote.
+json run.json "$vpnlab" run "$src/topologies/quick.toml" --product baseline --product wireguard-go --samples 2 --duration 1s \
+  --out "$tmp/runs" --json --rows-jsonl "$tmp/rows.jsonl"
+run_dir=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_dir"])' "$tmp/run.json")
+validate run "$tmp/run.json"
+validate rows.jsonl "$tmp/rows.jsonl"
+validate summary.json "$run_dir/summary.json"
+validate environment.json "$run_dir/environment.json"
+# Adaptive: the sampling object filled in (run --json and environment.json).
+json run-adaptive.json "$vpnlab" run "$src/topologies/quick.toml" --product baseline --product wireguard-go --precision 50% \
+  --max-time 1m --duration 1s --out "$tmp/runs" --json
+validate run "$tmp/run-adaptive.json"
+grep -q '"stopped"' "$tmp/run-adaptive.json" || fail "the adaptive run's JSON has no sampling outcome"
+adaptive_dir=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_dir"])' "$tmp/run-adaptive.json")
+validate environment.json "$adaptive_dir/environment.json"
+
+# diff of two runs of this machine (exit 1: nothing to gate; the document is what counts).
+"$vpnlab" diff "$run_dir" "$adaptive_dir" --json > "$tmp/diff.json" 2> "$tmp/diff.err" || [ $? -eq 1 ] || { cat "$tmp/diff.err" >&2; fail "diff"; }
+validate diff "$tmp/diff.json"
+
+# The history both runs went into: its list, a series, a check, an export.
+json history.json "$vpnlab" history --json
+json series.json "$vpnlab" history --product wireguard-go --metric ratio --json
+"$vpnlab" history check --product wireguard-go --json > "$tmp/check.json" || [ $? -eq 4 ] || fail "history check"
+validate history "$tmp/history.json" "$tmp/series.json" "$tmp/check.json"
+"$vpnlab" history export --jsonl --out "$tmp/export.jsonl" 2> /dev/null
+validate history-export "$tmp/export.jsonl"
+
+# doctor: its keys, probed for real (network features in a scratch namespace).
+json doctor.json "$vpnlab" doctor --json
+validate doctor "$tmp/doctor.json"
+
+# The golden files the unit tests pin, each against its schema.
+validate plan "$src/tests/data/json/plan-quick.json"
+validate products "$src/tests/data/json/products.json"
+validate diff "$src/tests/data/json/diff.json"
+validate schema "$src/tests/data/json/schema-results-csv.json"
+echo "schema_test: ok"
