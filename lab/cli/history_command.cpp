@@ -58,11 +58,7 @@ int list_runs(HistoryStore& store, bool json) {
   auto runs = store.runs();
   if (!runs) return fail(runs.error());
   if (json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& r : *runs)
-      out.push_back({{"run_id", r.run_id}, {"started", r.started}, {"topology_file", r.topology_file}, {"vpnlab_version", r.vpnlab_version},
-                     {"products", r.products}, {"rows", r.rows}, {"valid", r.valid}});
-    std::cout << nlohmann::json{{"schema", kJsonSchema}, {"history", store.path()}, {"runs", out}}.dump(2) << "\n";
+    std::cout << history_runs_json(store.path(), *runs).dump(2) << "\n";
     return 0;
   }
   std::cout << store.path() << ": " << runs->size() << " run(s)\n";
@@ -72,14 +68,6 @@ int list_runs(HistoryStore& store, bool json) {
     std::cout << t.line({r.run_id, r.started, r.topology_file, std::to_string(r.valid) + "/" + std::to_string(r.rows), r.products});
   if (!runs->empty()) std::cout << "a product's figures over these runs: vpnlab history --product NAME [--metric ratio] [--by version]\n";
   return 0;
-}
-
-nlohmann::json points_json(const std::vector<TrendPoint>& points) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& p : points)
-    out.push_back({{"run_id", p.run_id}, {"started", p.started}, {"product", p.product}, {"version", p.version}, {"n", p.n}, {"value", p.value},
-                   {"ci_low", p.low}, {"ci_high", p.high}, {"change_point", p.change_point}});
-  return out;
 }
 
 void print_trend(const Trend& t) {
@@ -117,14 +105,7 @@ int show_series(HistoryStore& store, const Args& a) {
   auto trends = trends_asked(store, a, &metric);
   if (!trends) return fail(trends.error());
   if (a.json) {
-    nlohmann::json series = nlohmann::json::array();
-    for (const auto& t : *trends)
-      series.push_back({{"product", t.product}, {"test", t.test}, {"metric", t.metric.key}, {"environment", t.environment},
-                        {"points", points_json(t.points)}, {"apart", points_json(t.apart)}});
-    std::cout << nlohmann::json{{"schema", kJsonSchema}, {"history", store.path()}, {"metric", metric.key},
-                                {"by", a.by_version ? "version" : "date"}, {"series", series}}
-                     .dump(2)
-              << "\n";
+    std::cout << history_series_json(store.path(), metric.key, a.by_version, *trends).dump(2) << "\n";
     return 0;
   }
   std::cout << store.path() << ": " << metric.title << ", each point a run's geometric mean with its 95 % interval, comparable runs only\n";
@@ -150,16 +131,7 @@ int check(HistoryStore& store, const Args& a) {
   if (!trends) return fail(trends.error());
   CheckOutcome o = check_newest(*trends, q, *metric);
   if (a.json) {
-    nlohmann::json lines = nlohmann::json::array();
-    for (const auto& l : o.lines)
-      lines.push_back({{"product", l.product}, {"test", l.test}, {"history", l.result.history}, {"newest", l.newest}, {"ratio", l.result.ratio},
-                       {"ci_low", l.result.low}, {"ci_high", l.result.high}, {"level", l.result.level}, {"verdict", l.result.verdict},
-                       {"regression", l.result.regression}});
-    std::cout << nlohmann::json{{"schema", kJsonSchema}, {"history", store.path()}, {"metric", metric->key}, {"threshold", q.threshold},
-                                {"newest_run", o.newest_run}, {"environment", o.environment}, {"family", o.family}, {"exit_code", o.exit_code},
-                                {"lines", lines}}
-                     .dump(2)
-              << "\n";
+    std::cout << history_check_json(store.path(), metric->key, q.threshold, o).dump(2) << "\n";
   } else {
     std::cout << check_text(o, q, *metric);
   }

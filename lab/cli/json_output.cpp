@@ -153,6 +153,44 @@ json compare_json(const CompareOutcome& c) {
   return {{"schema", kJsonSchema}, {"run_id", c.run_id}, {"a", c.a}, {"b", c.b}, {"comparisons", cs}};
 }
 
+json history_runs_json(const std::string& path, const std::vector<HistoryRun>& runs) {
+  json out = json::array();
+  for (const auto& r : runs)
+    out.push_back({{"run_id", r.run_id}, {"started", r.started}, {"topology_file", r.topology_file}, {"vpnlab_version", r.vpnlab_version},
+                   {"products", r.products}, {"rows", r.rows}, {"valid", r.valid}});
+  return {{"schema", kJsonSchema}, {"history", path}, {"runs", out}};
+}
+
+namespace {
+
+json points_json(const std::vector<TrendPoint>& points) {
+  json out = json::array();
+  for (const auto& p : points)
+    out.push_back({{"run_id", p.run_id}, {"started", p.started}, {"product", p.product}, {"version", p.version}, {"n", p.n}, {"value", p.value},
+                   {"ci_low", p.low}, {"ci_high", p.high}, {"change_point", p.change_point}});
+  return out;
+}
+
+}  // namespace
+
+json history_series_json(const std::string& path, const std::string& metric, bool by_version, const std::vector<Trend>& trends) {
+  json series = json::array();
+  for (const auto& t : trends)
+    series.push_back({{"product", t.product}, {"test", t.test}, {"metric", t.metric.key}, {"environment", t.environment},
+                      {"points", points_json(t.points)}, {"apart", points_json(t.apart)}});
+  return {{"schema", kJsonSchema}, {"history", path}, {"metric", metric}, {"by", by_version ? "version" : "date"}, {"series", series}};
+}
+
+json history_check_json(const std::string& path, const std::string& metric, double threshold, const CheckOutcome& o) {
+  json lines = json::array();
+  for (const auto& l : o.lines)
+    lines.push_back({{"product", l.product}, {"test", l.test}, {"history", l.result.history}, {"newest", l.newest}, {"ratio", l.result.ratio},
+                     {"ci_low", l.result.low}, {"ci_high", l.result.high}, {"level", l.result.level}, {"verdict", l.result.verdict},
+                     {"regression", l.result.regression}});
+  return {{"schema", kJsonSchema}, {"history", path}, {"metric", metric}, {"threshold", threshold}, {"newest_run", o.newest_run},
+          {"environment", o.environment}, {"family", o.family}, {"exit_code", o.exit_code}, {"lines", lines}};
+}
+
 nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunReport& report, const RunOutputs& outputs) {
   auto from_file = [&](const std::string& name) {
     // The run's own files, just written; a missing or torn one is null, never an abort.

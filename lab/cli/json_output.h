@@ -1,4 +1,4 @@
-// `--json` of `products`, `plan`, `diff`, `compare` and `run`: stable keys (README, "Machine-readable output"),
+// `--json` of `products`, `plan`, `diff`, `compare`, `history` and `run`: stable keys (README, "Machine-readable output"),
 // pinned by golden files in tests/data/json/ and by the JSON Schemas in schemas/ (each
 // document validated against its own in ctest's package.json_schemas). A key is only ever
 // added, never renamed.
@@ -11,6 +11,9 @@
 #include "lab/cli/compare_command.h"
 #include "lab/cli/run_outputs.h"
 #include "lab/cli/diff_command.h"
+#include "lab/history/history_check.h"
+#include "lab/history/history_store.h"
+#include "lab/history/trend.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"
@@ -31,6 +34,12 @@ nlohmann::json plan_json(const Plan& plan);
 nlohmann::json diff_json(const DiffOutcome& diff, const Thresholds& thresholds);
 
 nlohmann::json compare_json(const CompareOutcome& compare);
+
+// `history --json` of the file at `path`: its runs; with --product, the series; `history
+// check --json`: the newest run judged against each series' comparable past.
+nlohmann::json history_runs_json(const std::string& path, const std::vector<HistoryRun>& runs);
+nlohmann::json history_series_json(const std::string& path, const std::string& metric, bool by_version, const std::vector<Trend>& trends);
+nlohmann::json history_check_json(const std::string& path, const std::string& metric, double threshold, const CheckOutcome& outcome);
 
 // `run --json`, once the run ended with `exit_status`: where it is, how it ended, and the
 // summary's rows (summary.json as written; null when it could not be).

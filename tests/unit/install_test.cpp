@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../golden.h"
 #include "../temp_paths.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/backends.h"
@@ -45,17 +46,6 @@ struct ScopedEnv {
     else unsetenv(name.c_str());
   }
 };
-
-void expect_golden(const std::string& name, const nlohmann::json& got) {
-  fs::path golden = fs::path(VPNLAB_TEST_DATA) / "json" / name;
-  std::string text = got.dump(2) + "\n";
-  if (getenv("VPNLAB_UPDATE_GOLDEN")) {
-    fs::create_directories(golden.parent_path());
-    std::ofstream(golden) << text;
-    GTEST_SKIP() << "golden file rewritten: " << golden;
-  }
-  EXPECT_EQ(text, read_file_text(golden.string())) << name << " differs from " << golden;
-}
 
 TEST(Install, ProductsAreLookedUpShippedFirstThenTheEnvironmentThenTheUsersDirectory) {
   std::string root = make_temp_dir("install");
