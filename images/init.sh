@@ -1,4 +1,3 @@
-#!/bin/busybox sh
 # PID 1 of a vpnlab guest (images/*.toml): loads the modules listed in /modules.order,
 # mounts the root read-only over 9p (tag "root": the host's, or with vpnlab.overlay=1 an
 # image's own tree under a tmpfs overlay), the kernel's module tree (tag "modules"), the run

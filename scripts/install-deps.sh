@@ -26,7 +26,8 @@ runtime_pkgs=(iperf3 sockperf iproute2 iputils-ping openssl wireguard-go wiregua
   openssh-client openssh-server)
 # The tests' browser: a report is looked at as a reader sees it (headless, a screenshot);
 # Debian's package checker for the .deb; a JSON Schema validator for every --json output.
-test_pkgs=(chromium-headless-shell lintian python3-jsonschema)
+# shellcheck: actionlint (scripts/test-tools.sh) checks the workflows' run: steps with it.
+test_pkgs=(chromium-headless-shell lintian python3-jsonschema shellcheck)
 missing=()
 for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}" "${test_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -72,3 +73,6 @@ fi
 # versioned cache (/var/cache/vpnlab/products): a second install builds nothing, and a build
 # that fails names itself and leaves the rest (and vpnlab) installed.
 bash "$(dirname "$0")/build-products.sh"
+
+# Tools only the tests use that Debian lacks (actionlint), the same way: pinned, cached.
+bash "$(dirname "$0")/test-tools.sh" build

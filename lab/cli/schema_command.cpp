@@ -40,7 +40,7 @@ std::string results_csv_schema(SchemaFormat format) {
     nlohmann::json cols = nlohmann::json::array();
     for (size_t i = 0; i < columns.size() && i < docs.size(); ++i)
       cols.push_back({{"name", columns[i].first}, {"type", type_name(columns[i].second)}, {"unit", docs[i].unit},
-                      {"filled_by", docs[i].filled_by}, {"about", docs[i].about}});
+                      {"filled_by", docs[i].filled_by}, {"about", docs[i].about}, {"since", docs[i].since}});
     return nlohmann::json{{"schema", kJsonSchema}, {"name", "results.csv"}, {"columns", cols}}.dump(2) + "\n";
   }
   std::string out;

@@ -12,6 +12,9 @@ struct ColumnDoc {
   const char* unit;       // "" for a name, a count or a flag
   const char* filled_by;  // "all", a test kind, "udp", "hosts backend", "[[chain]]"
   const char* about;
+  // The vpnlab version that first wrote it. Every column so far came with 0.1.0, the first
+  // package; one added later names its own release here.
+  const char* since = "0.1.0";
 };
 
 const std::vector<ColumnDoc>& column_docs();

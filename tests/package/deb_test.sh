@@ -3,7 +3,7 @@
 # then removed, leaving nothing. Skips (77) without root, or when a vpnlab package is
 # already installed (it is never replaced or removed by a test).
 #   tests/package/deb_test.sh PACKAGE_DIR
-# calls: dpkg dpkg-deb dpkg-query man awk mktemp stat mv
+# calls: dpkg dpkg-deb dpkg-query man awk mktemp stat mv cmp
 set -euo pipefail
 pkg_dir="$1"
 fail() { echo "deb_test: FAILED: $*" >&2; exit 1; }
@@ -56,6 +56,10 @@ echo "$complete_out" | grep -q "baseline baseline-nooffload" || fail "completion
 vpnlab products --json > "$out/products.json"
 grep -q '"products_path": "/usr/share/vpnlab/products' "$out/products.json" || fail "products not looked up in /usr/share/vpnlab/products: $(head -5 "$out/products.json")"
 vpnlab validate /usr/share/vpnlab/topologies/quick.toml || fail "vpnlab validate of the installed quick topology"
+# The data contract as installed is what the binary prints.
+for name in summary.json environment.json run rows.jsonl; do
+  cmp -s <(vpnlab schema "$name") "/usr/share/vpnlab/schemas/$name.schema.json" || fail "/usr/share/vpnlab/schemas/$name.schema.json is not 'vpnlab schema $name'"
+done
 # A real run of the installed topology, from /, with valid rows, into a history of the
 # test's own (not the machine's): the package's libsqlite3 is used.
 VPNLAB_HISTORY="$out/history.sqlite" vpnlab run /usr/share/vpnlab/topologies/quick.toml --product baseline --samples 2 --duration 2s \

@@ -141,4 +141,10 @@ TEST(ImageRecipe, KeyChangesWithEveryInput) {
   EXPECT_NE(k, image_key("recipe2", "init", "linux-image-6.1.0-57-amd64=6.1.192-3", "busybox"));
   EXPECT_NE(k, image_key("recipe", "init", "linux-image-6.1.0-58-amd64=6.1.193-1", "busybox"));
   EXPECT_NE(image_key("ab", "c", "", ""), image_key("a", "bc", "", "")) << "parts are length-prefixed";
+  // The shipped init has no interpreter line (lintian: a package's scripts are executable
+  // with a usual interpreter); the initramfs's /init gets busybox's, a recipe's own is kept.
+  const std::string shipped = read_file_text(VPNLAB_IMAGES "/init.sh");
+  EXPECT_NE(shipped.rfind("# ", 0), std::string::npos);
+  EXPECT_EQ(initramfs_init(shipped), "#!/bin/busybox sh\n" + shipped);
+  EXPECT_EQ(initramfs_init("#!/bin/sh\necho hi\n"), "#!/bin/sh\necho hi\n");
 }

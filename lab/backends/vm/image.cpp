@@ -116,6 +116,11 @@ Result<std::vector<std::string>> module_load_order(const std::string& modules_de
   return order;
 }
 
+std::string initramfs_init(const std::string& init_text) {
+  if (init_text.empty() || init_text.rfind("#!", 0) == 0) return init_text;
+  return "#!/bin/busybox sh\n" + init_text;
+}
+
 std::string image_key(const std::string& recipe_text, const std::string& init_text, const std::string& kernel_deb,
                       const std::string& busybox_bytes) {
   std::string all;

@@ -33,6 +33,12 @@ Result<ImageRecipe> load_recipe(const std::string& path);
 // "path: dep dep ..."; dependencies load last-listed first). Paths relative to the tree.
 Result<std::vector<std::string>> module_load_order(const std::string& modules_dep, const std::vector<std::string>& wanted);
 
+// The guest's /init as the initramfs holds it. A recipe's init without an interpreter line
+// (the shipped images/init.sh: data in the package, never run on the host) gets busybox's,
+// the initramfs's only shell; one with its own "#!" is kept as it is. Also what image_key
+// hashes, so the key follows the bytes the guest runs.
+std::string initramfs_init(const std::string& init_text);
+
 // Hex SHA-256 over everything an image is made of (recipe, init script, the resolved
 // kernel package file name, busybox binary).
 std::string image_key(const std::string& recipe_text, const std::string& init_text,

@@ -178,7 +178,7 @@ Status write_initramfs(const ImageRecipe& rc, const std::string& modules_dir, co
   if (auto s = w.add("dev/console", AE_IFCHR, 0600, {}, makedev(5, 1)); !s) return s;
   std::string busybox = read_file_text(rc.busybox);
   if (busybox.empty()) return make_error("cannot read " + rc.busybox, "install busybox-static (scripts/install-deps.sh does)");
-  std::string init = read_file_text(rc.init);
+  std::string init = initramfs_init(read_file_text(rc.init));
   if (init.empty()) return make_error("cannot read the init script " + rc.init);
   if (auto s = w.add("bin/busybox", AE_IFREG, 0755, busybox); !s) return s;
   if (auto s = w.add("init", AE_IFREG, 0755, init); !s) return s;
@@ -274,7 +274,7 @@ Result<Image> ensure_image(const ImageRecipe& rc, const std::string& cache_root,
   auto packages = resolve_packages(rc.packages, scratch);
   fs::remove_all(scratch);
   if (!packages) return packages.error();
-  std::string key = image_key(read_file_text(rc.file), read_file_text(rc.init), kernel->first + "=" + kernel->second + "\n" + *packages,
+  std::string key = image_key(read_file_text(rc.file), initramfs_init(read_file_text(rc.init)), kernel->first + "=" + kernel->second + "\n" + *packages,
                               read_file_text(rc.busybox));
   std::string dir = images + "/" + rc.name + "-" + key.substr(0, 16);
   if (!rebuild && fs::exists(dir + "/image.json")) {
