@@ -85,7 +85,7 @@ const std::vector<OptionDef>& option_defs() {
                           "                   round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')"},
       {"--sort", "ORDER", "the table's rows within each test: fastest (default: the highest median Gbit/s first) or file (as the products ran)"},
       {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
-      {"--force", "", "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts)"},
+      {"--force", "", "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts); run, plan: measure a sweep whose points the time budget cannot give 3 rounds"},
       {"--rebuild", "", "build again even if the cache holds the image"},
       {"--dry-run", "", "list what would be removed; remove nothing"},
       {"--no-history", "", "do not add this run to the history"},

@@ -1,6 +1,7 @@
 #include "lab/cli/json_output.h"
 
 #include "lab/base/fs_util.h"
+#include "lab/model/sweep.h"
 
 namespace vpnlab {
 
@@ -59,6 +60,8 @@ json test_json(const PlanTest& t) {
   j["mss"] = s.mss ? json(*s.mss) : json(nullptr);
   j["bitrate_bps"] = s.bitrate_bps;
   j["length"] = s.length;
+  j["sweep_of"] = s.sweep_of;             // "": not a point of a sweep
+  j["point"] = point_text(s.point);       // "streams=8;length=64"
   return j;
 }
 

@@ -79,7 +79,7 @@ std::string run_dir_arg(std::string dir) {
 // `rerun`: `run --from`, whose recorded sample count is the round limit (for `plan`, --from
 // only lends its spread).
 SamplingRequest sampling_request_of(const Args& a, bool rerun) {
-  return SamplingRequest{a.precision, a.max_time_s, a.min_rounds, a.samples.has_value() || rerun};
+  return SamplingRequest{a.precision, a.max_time_s, a.min_rounds, a.samples.has_value() || rerun, a.force};
 }
 
 // Adaptive sampling's own options without --precision are a usage error (exit 2), caught
@@ -487,12 +487,14 @@ const std::vector<Verb>& verbs() {
   static const std::vector<Verb> v = {
       {"validate", "validate FILE [--product NAME]... [--backend B]", "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
        "creates nothing, needs no root.", {"--product", "--backend"}, cmd_validate},
-      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N]] [--from RUN_DIR] [--vs PRODUCT] [--out DIR] [--backend B] [--json]",
+      {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N]] [--force] [--from RUN_DIR] [--vs PRODUCT] [--out DIR] [--backend B] [--json]",
        "Prints what a run would create and do; creates nothing, needs no root. Then what its samples can resolve: per kind of\n"
        "comparison the run makes, the smallest difference found with 80 % power, or that no verdict is reachable at all, from\n"
        "the spread of --from RUN_DIR, else of the newest run of the same topology file in --out DIR (default results), else\n"
        "a stated default. With --precision: the rounds adaptive sampling may take (and how many --from's spread suggests).",
-       {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--from", "--vs", "--out", "--json", "--backend"}, cmd_plan},
+       {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--force", "--from", "--vs", "--out", "--json",
+        "--backend"},
+       cmd_plan},
       {"up", "up FILE [--backend B]", "Builds the topology and leaves it up until 'vpnlab down': namespaces, links and addresses, or with\n"
        "backend \"vm\" the guests, booted and configured (addresses, MTU, routes, shaping). No product is started.",
        {"--backend"}, cmd_up},
@@ -501,7 +503,7 @@ const std::vector<Verb>& verbs() {
        "printed when it ends (no stdin).", {}, cmd_exec},
       {"down", "down FILE", "Removes a topology made by 'up' (guests too) and waits until the kernel released it.", {}, cmd_down},
       {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
-       "           [--precision P [--max-time D] [--min-rounds N]] [--vs PRODUCT] [--sort fastest|file] [--backend B] [--history PATH | --no-history]\n"
+       "           [--precision P [--max-time D] [--min-rounds N] [--force]] [--vs PRODUCT] [--sort fastest|file] [--backend B] [--history PATH | --no-history]\n"
        "           [--json] [--rows-jsonl FILE|-]",
        "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
        "A finished run is then added to the history ('vpnlab history'); a history that cannot take it costs the run nothing\n"
@@ -514,7 +516,7 @@ const std::vector<Verb>& verbs() {
        "With --json the table and its notes go to stderr and stdout gets one JSON document once the run ends: the run\n"
        "directory, the exit status, why sampling stopped, the timings and summary.json's rows.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
-        "--min-rounds", "--vs", "--sort", "--backend", "--history", "--no-history", "--json", "--rows-jsonl"}, cmd_run},
+        "--min-rounds", "--force", "--vs", "--sort", "--backend", "--history", "--no-history", "--json", "--rows-jsonl"}, cmd_run},
       {"scale", "scale FILE [--product NAME]... [--nodes N[,N]...] [--out DIR]",
        "Mesh scale: for each mesh size of FILE's [scale] (N nodes on one bridge, every node a peer of every other) and each\n"
        "product, on a fresh mesh: seconds until every node pair answers through the tunnel (all probed at once), the\n"

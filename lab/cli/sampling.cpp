@@ -16,6 +16,25 @@
 
 namespace vpnlab {
 
+namespace {
+
+// A sweep multiplies the tests: a budget that cannot hold the 3 rounds a first look needs
+// would stop before any point is known. Refused, with the count, unless --force.
+Status check_sweep_budget(const Plan& plan, double per_round, int fit, const SamplingRequest& r) {
+  constexpr int kFewestLooked = 3;
+  size_t points = 0;
+  for (const auto& t : plan.tests) points += !t.spec.sweep_of.empty();
+  if (points == 0 || fit >= kFewestLooked || r.force) return ok_status();
+  char need[64];
+  snprintf(need, sizeof need, "%.1f min", kFewestLooked * per_round / 60);
+  return make_error("the sweep's " + std::to_string(points) + " points (" + std::to_string(plan.tests.size()) + " tests) x " +
+                        std::to_string(plan.products.size()) + " products take ~" + std::to_string(static_cast<long long>(per_round)) +
+                        " s a round: the time budget holds " + std::to_string(fit) + " of the " + std::to_string(kFewestLooked) + " rounds a first look needs",
+                    "raise max_time (--max-time; 3 rounds take about " + std::string(need) + "), sweep fewer points, or give --force to measure what fits");
+}
+
+}  // namespace
+
 Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& r, Plan* plan) {
   if (!r.precision) {
     if (r.max_time_s || r.min_rounds)
@@ -41,7 +60,9 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
   // correction over them) are those the time can hold; a budget too short for the first
   // look brings it forward, down to 3 rounds, unless --min-rounds says.
   if (plan->max_time_s > 0 && !r.samples_given) {
-    const int fit = std::max(1, static_cast<int>(plan->max_time_s / (plan->estimated_seconds() / plan->samples)));
+    const double per_round = plan->estimated_seconds() / plan->samples;
+    const int fit = std::max(1, static_cast<int>(plan->max_time_s / per_round));
+    if (auto s = check_sweep_budget(*plan, per_round, fit, r); !s) return s.error();
     if (!r.min_rounds) seq.min_rounds = std::clamp(fit, 3, seq.min_rounds);
     plan->samples = std::clamp(fit, seq.min_rounds, kDefaultMaxRounds);
   }

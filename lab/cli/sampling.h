@@ -18,6 +18,7 @@ struct SamplingRequest {
   std::optional<double> max_time_s;
   std::optional<int> min_rounds;
   bool samples_given = false;  // --samples (or a rerun's recorded count): the round limit
+  bool force = false;          // --force: a sweep the budget cannot hold is measured anyway
 };
 
 // Rounds a --precision run may take when --samples does not say.

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "lab/model/names.h"
+#include "lab/model/sweep.h"
 #include "lab/model/topology_parse.h"
 
 namespace vpnlab {
@@ -72,7 +73,8 @@ Status parse_traffic_options(const Reader& r, const toml::table& t, const std::s
     if (!rate) return r.at(*b, what + ": 'bitrate' is not a rate", "write bitrate = \"500M\" (bits/s; k, M, G)");
     ts->bitrate_bps = *rate;
   }
-  if (ts->udp && ts->bitrate_bps == 0)
+  const toml::table* sweep = t.get("sweep") ? t.get("sweep")->as_table() : nullptr;
+  if (ts->udp && ts->bitrate_bps == 0 && !(sweep && sweep->get("bitrate")))
     return r.at(t.get("udp") ? pos_of(*t.get("udp")) : ts->pos, what + ": a UDP test needs 'bitrate' (iperf3 would send 1 Mbit/s)",
                 "add bitrate = \"500M\": the total offered load, spread over the streams");
   if (const toml::node* l = t.get("length")) {
@@ -106,31 +108,6 @@ Status parse_zero_loss(const Reader& r, const toml::table& t, const std::string&
   if (duration_s / ts->steps < 1)
     return r.at(steps ? pos_of(*steps) : ts->pos, what + ": " + std::to_string(ts->steps) + " trials do not fit a " + std::to_string(static_cast<int>(duration_s)) + " s sample",
                 "each trial runs at least 1 s (iperf3's whole seconds): set [bench] duration >= " + std::to_string(ts->steps) + "s or fewer steps");
-  return ok_status();
-}
-
-// sizes = [64, 256, 0]: one test per payload size, named <name>-<size> (0: "mtu", the
-// largest that fits).
-Status expand_sizes(const Reader& r, const toml::table& t, const std::string& what, const Topology& topo, const TestSpec& ts,
-                    std::vector<TestSpec>* out) {
-  const toml::node* sizes = t.get("sizes");
-  if (!sizes) return out->push_back(ts), ok_status();
-  if (!ts.udp) return r.at(*sizes, what + ": 'sizes' sweeps UDP payload sizes", "add udp = true");
-  if (t.get("length")) return r.at(*sizes, what + ": 'sizes' and 'length' together", "drop length: sizes lists every payload size");
-  if (!sizes->is_array() || sizes->as_array()->empty())
-    return r.at(*sizes, what + ": 'sizes' is a list of payload sizes", "write sizes = [64, 256, 512, 0] (0: the largest that fits the MTU)");
-  for (const auto& item : *sizes->as_array()) {
-    std::optional<int64_t> v = item.value<int64_t>();
-    int max = topo.overlay_mtu > 0 ? max_udp_payload(topo.overlay_mtu) : 65507;
-    if (!v || (*v != 0 && (*v < 16 || *v > max)))
-      return r.at(item, what + ": payload size " + (v ? std::to_string(*v) : std::string("?")) + " is not between 16 and " + std::to_string(max),
-                  "0 stands for the largest that fits the overlay MTU");
-    TestSpec one = ts;
-    one.length = static_cast<int>(*v);
-    one.length_pos = pos_of(item);
-    one.name = ts.name + "-" + (*v ? std::to_string(*v) : std::string("mtu"));
-    out->push_back(std::move(one));
-  }
   return ok_status();
 }
 
@@ -171,7 +148,7 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
     TestSpec ts;
     ts.pos = pos_of(t);
     if (auto s = r.only_keys(t, "test", {"name", "kind", "size", "client", "server", "streams", "reverse", "mss", "bidirectional", "udp", "bitrate", "length",
-                                     "sizes", "zero_loss", "max_loss", "steps"}); !s)
+                                     "sizes", "sweep", "zero_loss", "max_loss", "steps"}); !s)
       return s;
     if (auto s = get_string(r, t, "name", "test", &ts.name, true, ts.pos); !s) return s;
     std::string what = "test '" + ts.name + "'";
@@ -183,10 +160,10 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
     if (auto s = parse_kind(r, t, what, &ts); !s) return s;
     if (auto s = parse_traffic_options(r, t, what, *topo, &ts); !s) return s;
     if (auto s = parse_zero_loss(r, t, what, topo->bench.duration_s, &ts); !s) return s;
+    // A sweep's points (or the test alone), each an ordinary test from here on.
     std::vector<TestSpec> expanded;
-    if (auto s = expand_sizes(r, t, what, *topo, ts, &expanded); !s) return s;
+    if (auto s = expand_sweep(r, t, what, *topo, ts, &expanded); !s) return s;
     for (auto& one : expanded) {
-      if (one.name.size() > 32) return r.at(*t.get("name"), what + ": '" + one.name + "' is longer than 32 characters", "shorten the test's name");
       if (one.name != ts.name && !seen.insert(one.name).second) return r.at(*t.get("name"), "test '" + one.name + "' is defined twice", "give every test a unique name");
       topo->bench.tests.push_back(std::move(one));
     }

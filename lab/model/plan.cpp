@@ -284,14 +284,23 @@ std::string describe_plan(const Plan& plan) {
   for (const auto& p : plan.products) o << " " << p;
   if (plan.threads) o << "\n  data-plane threads: " << *plan.threads << " for every product";
   o << "\ntests:\n";
-  for (const auto& t : plan.tests) {
-    const TestSpec& s = t.spec;
+  for (size_t i = 0; i < plan.tests.size(); ++i) {
+    const TestSpec& s = plan.tests[i].spec;
+    // A sweep's first point: the sweep, its points and what each costs.
+    if (!s.sweep_of.empty() && (i == 0 || plan.tests[i - 1].spec.sweep_of != s.sweep_of)) {
+      size_t points = 0;
+      for (const auto& other : plan.tests) points += other.spec.sweep_of == s.sweep_of;
+      const double per_point = plan.samples * (plan.duration_s + (plan.interleave ? plan.warmup_s : 0)) * static_cast<double>(plan.products.size());
+      o << "  sweep '" << s.sweep_of << "': " << points << " points, each a test of its own (~" << static_cast<long long>(per_point)
+        << " s of measuring each):\n";
+    }
+    const PlanTest& t = plan.tests[i];
     if (const TestKindTraits& kind = test_kind(s.kind); kind.plan_line) {
       o << kind.plan_line(s, expand_traffic(plan, t, kind.first_port).front());
       continue;
     }
     o << "  " << s.name << ": " << traffic_pattern(s) << ", " << traffic_direction(s) << ", " << s.client << " -> ";
-    for (size_t i = 0; i < s.servers.size(); ++i) o << (i ? "," : "") << s.servers[i];
+    for (size_t k = 0; k < s.servers.size(); ++k) o << (k ? "," : "") << s.servers[k];
     o << ", " << (s.udp ? "UDP" : "TCP") << ", " << s.streams << " stream(s)" << (s.mss ? ", MSS " + std::to_string(*s.mss) : "");
     if (s.bitrate_bps > 0) o << ", " << s.bitrate_bps / 1e6 << " Mbit/s offered";
     if (s.udp) o << ", " << (udp_length(s, plan.overlay_mtu) > 0 ? std::to_string(udp_length(s, plan.overlay_mtu)) : "MTU - 28") << "-byte datagrams";

@@ -100,6 +100,10 @@ struct TestSpec {
   bool zero_loss = false;
   double max_loss_pct = 0;
   int steps = 6;
+  // A point of a sweep (lab/model/sweep.h): the test it belongs to and its value on each
+  // swept axis, in the file's order ({"streams", "8"}); empty for a test that is not swept.
+  std::string sweep_of;
+  std::vector<std::pair<std::string, std::string>> point;
   SourcePos pos;
   SourcePos length_pos;
 };

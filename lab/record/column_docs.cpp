@@ -54,10 +54,12 @@ const std::vector<ColumnDoc>& column_docs() {
       {"tx_p90_ms", "ms", "rr, crr, latency", "90th percentile"},
       {"tx_p99_ms", "ms", "rr, crr, latency", "99th percentile"},
       {"tx_p999_ms", "ms", "rr, crr, latency", "99.9th percentile"},
-      {"payload_bytes", "bytes", "udp", "UDP payload size of the test"},
+      {"payload_bytes", "bytes", "udp, rr", "UDP payload size of the test; rr: request and response bytes each (since 0.2.0)"},
       {"offered_bps", "bit/s", "udp", "the rate the senders achieved (what was offered)"},
       {"zero_loss_bps", "bit/s", "udp zero_loss", "the highest offered rate within the loss threshold found by the search; 0: none was"},
       {"hops", "", "[[chain]]", "tunnels in sequence the test's traffic crossed (0: no chain)"},
+      {"sweep_of", "", "sweep", "the swept test this row's test is a point of (empty: not swept)", "0.2.0"},
+      {"point", "", "sweep", "the point's value on each swept axis, axis=value;... in the file's order, e.g. streams=8;length=64", "0.2.0"},
   };
   return docs;
 }

@@ -85,7 +85,7 @@ const std::vector<Column>& columns() {
       INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
       INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu), DBL_COL(wire_pps, 0), STR_COL(cpu_by_host),
       STR_COL(kind), DBL_COL(tps, 1), DBL_COL(tx_p50_ms, 4), DBL_COL(tx_p90_ms, 4), DBL_COL(tx_p99_ms, 4), DBL_COL(tx_p999_ms, 4),
-      INT_COL(payload_bytes), DBL_COL(offered_bps, 0), DBL_COL(zero_loss_bps, 0), INT_COL(hops)};
+      INT_COL(payload_bytes), DBL_COL(offered_bps, 0), DBL_COL(zero_loss_bps, 0), INT_COL(hops), STR_COL(sweep_of), STR_COL(point)};
   return c;
 }
 
@@ -187,8 +187,10 @@ Status ResultsCsv::append(const SampleRow& row) {
   ssize_t n = write(fd_.get(), line.data(), line.size());
   if (n != static_cast<ssize_t>(line.size())) {
     int err = n < 0 ? errno : ENOSPC;
-    if (n > 0) (void)ftruncate(fd_.get(), lseek(fd_.get(), 0, SEEK_END) - n);  // drop the half row
-    return make_error("cannot append to " + path_ + ": " + errno_text(err), "free disk space; finished rows are kept");
+    // Drop the half row; if even that fails, the reader refuses its line by number.
+    bool half_row_left = n > 0 && ftruncate(fd_.get(), lseek(fd_.get(), 0, SEEK_END) - n) != 0;
+    return make_error("cannot append to " + path_ + ": " + errno_text(err) + (half_row_left ? " (a partial row is left at its end)" : ""),
+                      "free disk space; finished rows are kept");
   }
   if (fsync(fd_.get()) < 0) return make_error("fsync " + path_ + ": " + errno_text(errno));
   mirror_row(row);
@@ -459,6 +461,10 @@ Status check_row(const SampleRow& r) {
     if (c.value < c.min || c.value > c.max)
       return make_error(std::string("column '") + c.name + "': " + std::to_string(c.value) + " is outside " + std::to_string(c.min) + ".." +
                         std::to_string(c.max));
+  // Names and values of the topology's own character set: a tampered file names no markup.
+  if (!r.sweep_of.empty() && !is_lab_name(r.sweep_of, kMaxTestName)) return make_error("sweep_of '" + r.sweep_of + "' is not a test name ([a-z0-9-], at most 32)");
+  if (r.point.size() > 256 || r.point.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_=;-") != std::string::npos || r.point.empty() != r.sweep_of.empty())
+    return make_error("point '" + r.point + "' is not a sweep point (axis=value;..., with sweep_of)");
   if (r.valid && r.status != "ok") return make_error("a failed row cannot be valid");
   if (!r.kind.empty() && !find_test_kind(r.kind)) return make_error("kind '" + r.kind + "' is none of " + test_kind_names());
   return ok_status();

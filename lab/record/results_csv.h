@@ -58,6 +58,9 @@ struct SampleRow {
   double offered_bps = 0, zero_loss_bps = 0;
   // [[chain]] topologies: the tunnels in sequence the test's traffic crosses (0: no chain).
   int hops = 0;
+  // A point of a sweep (lab/model/sweep.h): the test it belongs to and its axis values,
+  // "streams=8;length=64" (both empty for a test that is not swept).
+  std::string sweep_of, point;
   bool is_transactions() const;  // its kind's rows are transactions (lab/model/test_kinds.h)
 };
 

@@ -6,6 +6,7 @@
 
 #include "lab/model/test_kinds.h"
 #include "lab/results/latency_cdf.h"
+#include "lab/results/sweep_table.h"
 #include "lab/results/transactions_table.h"
 #include "lab/results/udp_table.h"
 
@@ -140,6 +141,72 @@ std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, c
     k.plots.push_back({sweep + "-pps-by-size.svg", svg_line_chart(sweep + ": packets per second by payload size", "payload bytes", "kpps", lines)});
     if (!zl.empty())
       k.plots.push_back({sweep + "-zero-loss.svg", svg_line_chart(sweep + ": zero-loss rate by payload size", "payload bytes", "Mbit/s", zl)});
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+namespace {
+
+// A point's place on the x axis: its value when the sweep has one numeric axis
+// ("streams=8" -> 8), else its position (1, 2, ...; the table names the points).
+double point_x(const SweepCurves& c, size_t q, bool numeric) {
+  if (!numeric) return static_cast<double>(q + 1);
+  return std::stod(c.points[q].substr(c.points[q].find('=') + 1));
+}
+
+bool one_numeric_axis(const SweepCurves& c) {
+  for (const auto& p : c.points) {
+    size_t eq = p.find('=');
+    if (eq == std::string::npos || p.find(';') != std::string::npos || eq + 1 == p.size()) return false;
+    if (!std::all_of(p.begin() + static_cast<long>(eq) + 1, p.end(), ::isdigit)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<KindSection> sweep_sections(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color) {
+  std::vector<KindSection> out;
+  for (const auto& c : summarize_sweeps(rows)) {
+    // A UDP payload sweep alone has its own section (packets/s by size, zero-loss rates).
+    if (std::all_of(c.points.begin(), c.points.end(), [](const std::string& p) { return p.rfind("length=", 0) == 0 && p.find(';') == std::string::npos; }))
+      continue;
+    const bool numeric = one_numeric_axis(c);
+    KindSection k;
+    k.heading = "Sweep " + c.test + ": " + c.unit + " at each point";
+    std::vector<std::string> header = {"product"};
+    for (const auto& p : c.points) header.push_back(p);
+    k.table.push_back(header);
+    std::vector<Series> lines;
+    for (size_t p = 0; p < c.products.size(); ++p) {
+      std::vector<std::string> line = {c.products[p]};
+      Series median, low, high;
+      median.label = c.products[p], median.color = color_of(color, c.products[p]);
+      low = high = median;
+      low.faint = high.faint = true;
+      for (size_t q = 0; q < c.points.size(); ++q) {
+        const SampleStats& s = c.cells[p][q];
+        if (s.n == 0) {
+          line.push_back("-");
+          continue;
+        }
+        line.push_back(number_text("%.3f", s.median) +
+                       (s.n > 1 ? " [" + number_text("%.3f", s.ci_low) + ", " + number_text("%.3f", s.ci_high) + "]" + (s.coverage < 0.95 ? "*" : "") : ""));
+        const double x = point_x(c, q, numeric);
+        median.points.push_back({x, s.median});
+        if (s.n > 1) low.points.push_back({x, s.ci_low}), high.points.push_back({x, s.ci_high});
+      }
+      k.table.push_back(line);
+      for (Series* series : {&median, &low, &high})
+        if (series->points.size() > 1) lines.push_back(std::move(*series));
+    }
+    k.caption = "Sweep " + c.test + ": median of the valid samples [95 % interval of the median], " + c.unit;
+    k.note = "Every point is a test of its own, measured in the same interleaved rounds as the rest of the run: compare RUN A B gives "
+             "each point's verdict. In the chart the pale lines are each product's interval bounds. *: fewer than 6 samples, the interval is "
+             "[min, max] and covers the median with less than 95 %.";
+    std::string x_label = numeric ? c.points.front().substr(0, c.points.front().find('=')) : "point (as the table lists them)";
+    if (!lines.empty()) k.plots.push_back({"sweep-" + c.test + ".svg", svg_line_chart(c.test + ": " + c.unit + " by point", x_label, c.unit, lines)});
     out.push_back(std::move(k));
   }
   return out;

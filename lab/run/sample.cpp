@@ -16,6 +16,7 @@
 #include "lab/base/pidfd.h"
 #include "lab/base/process.h"
 #include "lab/base/utc_time.h"
+#include "lab/model/sweep.h"
 #include "lab/model/traffic.h"
 #include "lab/record/run_layout.h"
 #include "lab/run/interrupt.h"
@@ -52,6 +53,9 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
   row.duration_s = duration_s;
   if (t.udp) row.payload_bytes = udp_length(t, plan.overlay_mtu), row.offered_bps = t.bitrate_bps;
   if (is_transaction_test(t.kind)) row.kind = t.kind, row.streams = 1;
+  if (test_kind(t.kind).takes_size) row.payload_bytes = t.size;  // rr: request and response bytes each
+  row.sweep_of = t.sweep_of;
+  row.point = point_text(t.point);
   row.status = "failed";
   row.cipher = spec.cipher;
   row.hops = plan.hops_crossed(plan.node(t.client)->vpn_node(), plan.node(t.servers.front())->vpn_node());

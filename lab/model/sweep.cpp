@@ -1,0 +1,203 @@
+#include "lab/model/sweep.h"
+
+#include <algorithm>
+
+#include "lab/model/names.h"
+#include "lab/model/test_kinds.h"
+
+namespace vpnlab {
+
+namespace {
+
+// A value as a message quotes it: 0, "100M", or its type for anything else.
+std::string value_text(const toml::node& v) {
+  if (auto n = v.value<int64_t>(); n && v.is_integer()) return std::to_string(*n);
+  if (v.is_string()) return "\"" + v.as_string()->get() + "\"";
+  return std::string("(") + type_name(v) + ")";
+}
+
+// "streams 0 is not a whole number from 1 to 128" ("" when it is one; *out set).
+std::string integer_in(const toml::node& v, const char* what, int lo, int hi, int* out) {
+  std::optional<int64_t> n = v.is_integer() ? v.value<int64_t>() : std::nullopt;
+  if (!n || *n < lo || *n > hi) return std::string(what) + " " + value_text(v) + " is not a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  *out = static_cast<int>(*n);
+  return "";
+}
+
+const std::vector<SweepAxis> kAxes = {
+    {"streams", "streams = [1, 8]", "streams count all servers together",
+     [](const TestSpec& t) -> std::string { return t.udp || is_transaction_test(t.kind) ? "streams are a TCP bulk test's (kind = \"throughput\")" : ""; },
+     [](const toml::node& v, const Topology&, TestSpec* p) -> std::string {
+       if (auto e = integer_in(v, "streams", 1, 128, &p->streams); !e.empty()) return e;
+       if (p->streams < static_cast<int>(p->servers.size()))
+         return std::to_string(p->streams) + " stream(s) cannot reach " + std::to_string(p->servers.size()) + " servers";
+       return "";
+     },
+     [](const TestSpec& p) { return std::to_string(p.streams); }},
+    {"length", "length = [64, 512, 0]", "0 stands for the largest that fits the overlay MTU",
+     [](const TestSpec& t) -> std::string { return t.udp ? "" : "length is a UDP payload size: the test needs udp = true"; },
+     [](const toml::node& v, const Topology& topo, TestSpec* p) -> std::string {
+       const int max = topo.overlay_mtu > 0 ? max_udp_payload(topo.overlay_mtu) : 65507;
+       std::optional<int64_t> n = v.is_integer() ? v.value<int64_t>() : std::nullopt;
+       if (!n || (*n != 0 && (*n < 16 || *n > max))) return "payload size " + value_text(v) + " is not between 16 and " + std::to_string(max);
+       p->length = static_cast<int>(*n);
+       p->length_pos = pos_of(v);
+       return "";
+     },
+     [](const TestSpec& p) { return p.length ? std::to_string(p.length) : std::string("mtu"); }},
+    {"size", "size = [64, 1024]", "request and response bytes each",
+     [](const TestSpec& t) -> std::string { return test_kind(t.kind).takes_size ? "" : "size is a request/response size: kind = \"rr\" takes it"; },
+     [](const toml::node& v, const Topology&, TestSpec* p) { return integer_in(v, "size", kMinTransactionBytes, kMaxTransactionBytes, &p->size); },
+     [](const TestSpec& p) { return std::to_string(p.size); }},
+    {"bitrate", "bitrate = [\"100M\", \"1G\"]", "bits/s: k, M, G",
+     [](const TestSpec& t) -> std::string { return is_transaction_test(t.kind) ? "bitrate is an iperf3 setting: a throughput test's" : ""; },
+     [](const toml::node& v, const Topology&, TestSpec* p) -> std::string {
+       std::optional<double> rate = v.is_string() ? parse_rate(v.as_string()->get()) : std::nullopt;
+       if (!rate || *rate <= 0) return "bitrate " + value_text(v) + " is not a rate";
+       p->bitrate_bps = *rate;
+       return "";
+     },
+     [](const TestSpec& p) {
+       // The name's character set is [a-z0-9-]: 100M -> "100m".
+       char buf[32];
+       const auto b = static_cast<long long>(p.bitrate_bps);
+       if (b >= 1000000000 && b % 1000000000 == 0) snprintf(buf, sizeof buf, "%lldg", b / 1000000000);
+       else if (b >= 1000000 && b % 1000000 == 0) snprintf(buf, sizeof buf, "%lldm", b / 1000000);
+       else if (b >= 1000 && b % 1000 == 0) snprintf(buf, sizeof buf, "%lldk", b / 1000);
+       else snprintf(buf, sizeof buf, "%lld", b);
+       return std::string(buf);
+     }},
+};
+
+const SweepAxis* find_axis(const std::string& name) {
+  for (const auto& a : kAxes)
+    if (name == a.name) return &a;
+  return nullptr;
+}
+
+struct AxisValues {
+  const SweepAxis* axis;
+  const toml::array* values;
+};
+
+// The sweep's axes in file order, each checked against the test; `zip` read off.
+Status read_axes(const TomlReader& r, const toml::table& sweep, const std::string& what, const TestSpec& base, std::vector<AxisValues>* axes,
+                 bool* zip) {
+  for (const auto& [key, node] : sweep) {
+    const std::string name(key.str());
+    if (name == "zip") {
+      std::optional<bool> z = node.value<bool>();
+      if (!z) return r.at(node, what + ": sweep 'zip' is true or false", "zip = true pairs the lists position by position");
+      *zip = *z;
+      continue;
+    }
+    const SweepAxis* axis = find_axis(name);
+    if (!axis) return r.at(node, what + ": sweep has no axis '" + name + "'", "axes: " + sweep_axis_names() + " (and zip = true)");
+    if (std::string why = axis->refuses(base); !why.empty()) return r.at(node, what + ": cannot sweep '" + name + "': " + why, std::string("e.g. ") + axis->example);
+    if (!node.is_array() || node.as_array()->empty())
+      return r.at(node, what + ": sweep '" + name + "' is a non-empty list of values", std::string("write ") + axis->example);
+    axes->push_back({axis, node.as_array()});
+  }
+  // A TOML table iterates its keys sorted: the file's order is the values' positions.
+  std::sort(axes->begin(), axes->end(), [](const AxisValues& x, const AxisValues& y) {
+    const SourcePos a = pos_of(*x.values), b = pos_of(*y.values);
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  });
+  if (axes->empty()) return r.at(pos_of(sweep), what + ": 'sweep' names no axis", "e.g. sweep = { streams = [1, 8] }; axes: " + sweep_axis_names());
+  return ok_status();
+}
+
+// Each point's index into every axis: all combinations (first axis slowest), or with zip
+// the i-th of every list.
+Status point_indices(const TomlReader& r, const toml::table& sweep, const std::string& what, const std::vector<AxisValues>& axes, bool zip,
+                     std::vector<std::vector<size_t>>* out) {
+  if (zip) {
+    for (const auto& a : axes)
+      if (a.values->size() != axes.front().values->size())
+        return r.at(*a.values, what + ": zip pairs lists of one length: '" + a.axis->name + "' has " + std::to_string(a.values->size()) + ", '" +
+                                  axes.front().axis->name + "' " + std::to_string(axes.front().values->size()),
+                    "give every axis as many values, or drop zip for every combination");
+    for (size_t i = 0; i < axes.front().values->size(); ++i) out->push_back(std::vector<size_t>(axes.size(), i));
+    return ok_status();
+  }
+  size_t count = 1;
+  for (const auto& a : axes) {
+    count *= a.values->size();
+    if (count > kMaxSweepPoints) break;
+  }
+  if (count > kMaxSweepPoints)
+    return r.at(pos_of(sweep), what + ": the sweep has more than " + std::to_string(kMaxSweepPoints) + " points",
+                "sweep fewer values, or pair them with zip = true");
+  std::vector<size_t> at(axes.size(), 0);
+  for (size_t n = 0; n < count; ++n) {
+    out->push_back(at);
+    for (size_t k = axes.size(); k-- > 0;) {  // the last axis turns fastest
+      if (++at[k] < axes[k].values->size()) break;
+      at[k] = 0;
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+const std::vector<SweepAxis>& sweep_axes() { return kAxes; }
+
+std::string point_text(const std::vector<std::pair<std::string, std::string>>& point) {
+  std::string out;
+  for (const auto& [axis, value] : point) out += (out.empty() ? "" : ";") + axis + "=" + value;
+  return out;
+}
+
+std::string sweep_axis_names() {
+  std::string out;
+  for (const auto& a : kAxes) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  return out;
+}
+
+Status expand_sweep(const TomlReader& r, const toml::table& t, const std::string& what, const Topology& topo, const TestSpec& base,
+                    std::vector<TestSpec>* points) {
+  const toml::node* sweep = t.get("sweep");
+  const toml::node* sizes = t.get("sizes");
+  if (!sweep && !sizes) return points->push_back(base), ok_status();
+  if (sweep && sizes) return r.at(*sizes, what + ": 'sizes' and 'sweep' together", "write sweep = { length = [...] } alone");
+  std::vector<AxisValues> axes;
+  bool zip = false;
+  const toml::table* table = nullptr;
+  toml::table from_sizes;  // sizes = [...]: the length axis under its older name
+  if (sizes) {
+    if (t.get("length")) return r.at(*sizes, what + ": 'sizes' and 'length' together", "drop length: sizes lists every payload size");
+    if (!base.udp) return r.at(*sizes, what + ": 'sizes' sweeps UDP payload sizes", "add udp = true");
+    if (!sizes->is_array() || sizes->as_array()->empty())
+      return r.at(*sizes, what + ": 'sizes' is a list of payload sizes", "write sizes = [64, 256, 512, 0] (0: the largest that fits the MTU)");
+    axes.push_back({&kAxes[1], sizes->as_array()});
+    table = &from_sizes;
+  } else {
+    if (!sweep->is_table()) return r.at(*sweep, what + ": 'sweep' is a table of axes", "write sweep = { streams = [1, 8] }");
+    table = sweep->as_table();
+    if (auto s = read_axes(r, *table, what, base, &axes, &zip); !s) return s;
+    for (const auto& a : axes)
+      if (t.get(a.axis->name))
+        return r.at(*t.get(a.axis->name), what + ": '" + a.axis->name + "' is given and swept", "drop " + std::string(a.axis->name) + ": the sweep sets it");
+  }
+  std::vector<std::vector<size_t>> indices;
+  if (auto s = point_indices(r, sizes ? t : *table, what, axes, zip, &indices); !s) return s;
+  for (const auto& at : indices) {
+    TestSpec p = base;
+    p.sweep_of = base.name;
+    for (size_t k = 0; k < axes.size(); ++k) {
+      const toml::node& value = *axes[k].values->get(at[k]);
+      if (std::string e = axes[k].axis->apply(value, topo, &p); !e.empty()) return r.at(value, what + ": " + e, axes[k].axis->bounds);
+      const std::string label = axes[k].axis->label(p);
+      p.name += "-" + label;
+      p.point.emplace_back(axes[k].axis->name, label);
+    }
+    if (!is_lab_name(p.name, kMaxGeneratedTestName))
+      return r.at(sweep ? *sweep : *sizes, what + ": point '" + p.name + "' is not a test name of at most " + std::to_string(kMaxGeneratedTestName) + " characters",
+                  "shorten the test's name");
+    points->push_back(std::move(p));
+  }
+  return ok_status();
+}
+
+}  // namespace vpnlab

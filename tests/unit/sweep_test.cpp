@@ -1,0 +1,169 @@
+// Sweeps (lab/model/sweep.h): the expansion into points (every combination, or zip), their
+// names and axis values, every refusal located with its hint, and the curves the summary
+// and report build from the points' rows (lab/results/sweep_table.h).
+#include <gtest/gtest.h>
+
+#include "lab/cli/sampling.h"
+#include "lab/model/plan.h"
+#include "lab/model/sweep.h"
+#include "lab/model/topology.h"
+#include "lab/results/sweep_table.h"
+
+using namespace vpnlab;
+
+namespace {
+
+std::string with_test(const std::string& body) {
+  return "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
+         "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[node]]\nname = \"c\"\n"
+         "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.77.0/24\"\n"
+         "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n" + body;
+}
+
+std::string error_of(const std::string& body) {
+  auto r = parse_topology_text(with_test(body), "x.toml");
+  return r.ok() ? std::string() : r.error().where_and_what() + " | " + r.error().hint;
+}
+
+std::vector<std::string> names_of(const std::string& body) {
+  auto r = parse_topology_text(with_test(body), "x.toml");
+  EXPECT_TRUE(r.ok()) << r.error().format();
+  std::vector<std::string> names;
+  if (r.ok())
+    for (const auto& t : r->bench.tests) names.push_back(t.name + " " + t.sweep_of + " " + point_text(t.point));
+  return names;
+}
+
+TEST(Sweep, AxesMultiplyTheLastTurningFastest) {
+  EXPECT_EQ(names_of("sweep = { streams = [1, 8], bitrate = [\"100M\", \"2G\"] }\n"),
+            (std::vector<std::string>{"t-1-100m t streams=1;bitrate=100m", "t-1-2g t streams=1;bitrate=2g", "t-8-100m t streams=8;bitrate=100m",
+                                      "t-8-2g t streams=8;bitrate=2g"}));
+  auto topo = parse_topology_text(with_test("sweep = { streams = [1, 8] }\n"), "x.toml");
+  ASSERT_TRUE(topo.ok());
+  EXPECT_EQ(topo->bench.tests[1].streams, 8);
+  EXPECT_EQ(topo->bench.tests[0].streams, 1);
+}
+
+TEST(Sweep, ZipPairsTheListsPositionByPosition) {
+  EXPECT_EQ(names_of("udp = true\nsweep = { length = [64, 0], bitrate = [\"100M\", \"1G\"], zip = true }\n"),
+            (std::vector<std::string>{"t-64-100m t length=64;bitrate=100m", "t-mtu-1g t length=mtu;bitrate=1g"}));
+  EXPECT_EQ(error_of("udp = true\nsweep = { length = [64, 0], bitrate = [\"1G\"], zip = true }\n"),
+            "x.toml:23:39: test 't': zip pairs lists of one length: 'bitrate' has 1, 'length' 2 | give every axis as many values, or drop zip for "
+            "every combination");
+}
+
+TEST(Sweep, SizesIsTheLengthAxisUnderItsOlderName) {
+  EXPECT_EQ(names_of("udp = true\nbitrate = \"1G\"\nsizes = [64, 0]\n"), (std::vector<std::string>{"t-64 t length=64", "t-mtu t length=mtu"}));
+  EXPECT_EQ(names_of("kind = \"rr\"\nsweep = { size = [64, 1024] }\n"), (std::vector<std::string>{"t-64 t size=64", "t-1024 t size=1024"}));
+  EXPECT_EQ(names_of("streams = 2\n"), (std::vector<std::string>{"t  "})) << "not swept: no point";
+}
+
+TEST(Sweep, BadSweepsAreLocatedWithAHint) {
+  EXPECT_EQ(error_of("sweep = { underlay_mtu = [1500, 9000] }\n"),
+            "x.toml:22:26: test 't': sweep has no axis 'underlay_mtu' | axes: streams, length, size, bitrate (and zip = true)");
+  EXPECT_EQ(error_of("sweep = { streams = [] }\n"), "x.toml:22:21: test 't': sweep 'streams' is a non-empty list of values | write streams = [1, 8]");
+  EXPECT_EQ(error_of("sweep = { streams = [1, 0] }\n"), "x.toml:22:25: test 't': streams 0 is not a whole number from 1 to 128 | streams count all servers together");
+  EXPECT_EQ(error_of("sweep = { size = [64] }\n"),
+            "x.toml:22:18: test 't': cannot sweep 'size': size is a request/response size: kind = \"rr\" takes it | e.g. size = [64, 1024]");
+  EXPECT_EQ(error_of("sweep = { length = [64] }\n"),
+            "x.toml:22:20: test 't': cannot sweep 'length': length is a UDP payload size: the test needs udp = true | e.g. length = [64, 512, 0]");
+  EXPECT_EQ(error_of("kind = \"rr\"\nsweep = { streams = [1, 2] }\n"),
+            "x.toml:23:21: test 't': cannot sweep 'streams': streams are a TCP bulk test's (kind = \"throughput\") | e.g. streams = [1, 8]");
+  EXPECT_EQ(error_of("udp = true\nsweep = { length = [64, 1400], bitrate = [\"1G\"] }\n"),
+            "x.toml:23:25: test 't': payload size 1400 is not between 16 and 1372 | 0 stands for the largest that fits the overlay MTU");
+  EXPECT_EQ(error_of("sweep = { bitrate = [\"fast\"] }\n"), "x.toml:22:22: test 't': bitrate \"fast\" is not a rate | bits/s: k, M, G");
+  EXPECT_EQ(error_of("streams = 2\nsweep = { streams = [1, 8] }\n"), "x.toml:22:11: test 't': 'streams' is given and swept | drop streams: the sweep sets it");
+  EXPECT_EQ(error_of("sweep = { }\n"), "x.toml:22:9: test 't': 'sweep' names no axis | e.g. sweep = { streams = [1, 8] }; axes: streams, length, size, bitrate");
+  EXPECT_EQ(error_of("sweep = [1, 8]\n"), "x.toml:22:9: test 't': 'sweep' is a table of axes | write sweep = { streams = [1, 8] }");
+  // 11 x 100 points: more than 1000; 11 x 90 are not.
+  std::string eleven = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]";
+  auto rates = [](int n) {
+    std::string out = "[";
+    for (int i = 1; i <= n; ++i) out += (i > 1 ? ", \"" : "\"") + std::to_string(i) + "M\"";
+    return out + "]";
+  };
+  EXPECT_EQ(error_of("sweep = { streams = " + eleven + ", bitrate = " + rates(100) + " }\n"),
+            "x.toml:22:9: test 't': the sweep has more than 1000 points | sweep fewer values, or pair them with zip = true");
+  EXPECT_EQ(error_of("sweep = { streams = " + eleven + ", bitrate = " + rates(90) + " }\n"), "") << "990 points are fine";
+}
+
+SampleRow point_row(const std::string& product, const std::string& point, int sample, double gbps) {
+  SampleRow r;
+  r.run_id = "20261203-000000-test";
+  r.product = product;
+  r.sweep_of = "t";
+  r.point = point;
+  r.test = "t-" + point.substr(point.find('=') + 1);
+  r.sample = sample;
+  r.status = "ok";
+  r.valid = true;
+  r.gbps = gbps;
+  return r;
+}
+
+TEST(Sweep, CurvesHaveACellPerProductAndPointWithItsInterval) {
+  std::vector<SampleRow> rows;
+  for (int s = 1; s <= 6; ++s) {
+    rows.push_back(point_row("baseline", "streams=1", s, 10 + s * 0.1));
+    rows.push_back(point_row("wireguard-go", "streams=1", s, 1 + s * 0.01));
+    rows.push_back(point_row("baseline", "streams=8", s, 12 + s * 0.1));
+    SampleRow failed = point_row("wireguard-go", "streams=8", s, 0);
+    failed.valid = false, failed.status = "failed";
+    rows.push_back(failed);
+  }
+  auto curves = summarize_sweeps(rows);
+  ASSERT_EQ(curves.size(), 1u);
+  EXPECT_EQ(curves[0].points, (std::vector<std::string>{"streams=1", "streams=8"}));
+  EXPECT_EQ(curves[0].products, (std::vector<std::string>{"baseline", "wireguard-go"}));
+  EXPECT_EQ(curves[0].cells[1][1].n, 0u) << "no valid sample at that point";
+  EXPECT_NEAR(curves[0].cells[0][1].median, 12.35, 1e-9);
+  EXPECT_EQ(sweep_tables(rows),
+            "\nsweep 't': Gbit/s, median [95 % interval of the median] per point\n"
+            "product              streams=1                streams=8               \n"
+            "baseline             10.4 [10.1, 10.6]        12.4 [12.1, 12.6]       \n"
+            "wireguard-go         1.035 [1.010, 1.060]     -                       \n");
+  auto j = sweeps_json(rows);
+  EXPECT_EQ(j[0]["products"][0]["cells"][1]["test"], "t-8");
+  EXPECT_EQ(j[0]["products"][1]["cells"][1]["n"], 0);
+  EXPECT_EQ(sweep_tables({}), "") << "no sweep, no table";
+  // Two samples: the interval is [min, max], marked and said, never passed off as 95 %.
+  std::vector<SampleRow> two = {point_row("baseline", "streams=1", 1, 10), point_row("baseline", "streams=1", 2, 11)};
+  EXPECT_EQ(sweep_tables(two),
+            "\nsweep 't': Gbit/s, median [95 % interval of the median] per point\n"
+            "product              streams=1               \n"
+            "baseline             10.5 [10.0, 11.0]*      \n"
+            "* fewer than 6 samples: the interval is [min, max] and covers the median with only 50.0 %\n");
+}
+
+}  // namespace
+
+namespace vpnlab {
+namespace {
+
+// A sweep's points multiply the rounds' length: a time budget that cannot hold the 3 rounds
+// of a first look is refused with the count (plan and run), unless --force.
+TEST(Sweep, ABudgetTooShortForTheSweepIsRefusedUnlessForced) {
+  auto topo = load_topology(VPNLAB_TOPOLOGIES "/cilium-grid.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  PlanOptions po;
+  po.run_id = "20261203-000000-swp";
+  po.tag = "swp";
+  Plan plan = make_plan(*topo, po).value();
+  ASSERT_EQ(plan.tests.size(), 5u);
+  SamplingRequest request{0.05, 60.0, std::nullopt, false};
+  Plan refused_plan = plan;
+  auto refused = sequential_request(request, &refused_plan);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "the sweep's 4 points (5 tests) x 3 products take ~66 s a round: the time budget holds 1 of the 3 rounds a first look needs");
+  EXPECT_EQ(refused.error().hint, "raise max_time (--max-time; 3 rounds take about 3.3 min), sweep fewer points, or give --force to measure what fits");
+  request.force = true;
+  EXPECT_TRUE(sequential_request(request, &plan).ok());
+  request.force = false;
+  request.max_time_s = 600;
+  Plan roomy = make_plan(*topo, po).value();
+  EXPECT_TRUE(sequential_request(request, &roomy).ok()) << "10 minutes hold 9 rounds";
+}
+
+}  // namespace
+}  // namespace vpnlab
