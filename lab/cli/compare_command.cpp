@@ -19,6 +19,51 @@ std::string joined(const std::vector<std::string>& v) {
   return out.empty() ? "none" : out;
 }
 
+// "wireguard-go:stream-8" or "wireguard-go:streams=8": one test of one product, by the
+// test's name or by its sweep point (when one test of the product has that point).
+Result<std::string> test_of(const std::vector<SampleRow>& rows, const std::string& product, const std::string& what) {
+  std::vector<std::string> tests, by_point;
+  for (const auto& r : rows) {
+    if (r.product != product) continue;
+    if (std::find(tests.begin(), tests.end(), r.test) == tests.end()) tests.push_back(r.test);
+    if (r.point == what && std::find(by_point.begin(), by_point.end(), r.test) == by_point.end()) by_point.push_back(r.test);
+  }
+  if (std::find(tests.begin(), tests.end(), what) != tests.end()) return what;
+  if (by_point.size() == 1) return by_point.front();
+  if (by_point.size() > 1) return make_error("point '" + what + "' of '" + product + "' is in several tests: " + joined(by_point), "name the test instead");
+  return make_error("'" + product + "' has no test or sweep point '" + what + "'", "its tests: " + joined(tests));
+}
+
+// Two tests of one product, A = P:X and B = P:Y: their rows as two stand-in products of one
+// shared test, so the pairing by round (sample i of X with sample i of Y: the same bring-up)
+// and the intervals are those of two products.
+Result<CompareOutcome> compare_within_product(const std::vector<SampleRow>& rows, const std::string& a, const std::string& b) {
+  const std::string product = a.substr(0, a.find(':'));
+  if (b.substr(0, b.find(':')) != product) return make_error("compare: '" + a + "' and '" + b + "' are of two products", "compare PRODUCT:X PRODUCT:Y, or two products");
+  if (auto s = check_vs_product(rows, product, "the run"); !s) return s.error();
+  auto x = test_of(rows, product, a.substr(a.find(':') + 1));
+  if (!x) return x.error();
+  auto y = test_of(rows, product, b.substr(b.find(':') + 1));
+  if (!y) return y.error();
+  if (*x == *y) return make_error("compare: '" + a + "' and '" + b + "' are one test ('" + *x + "')", "name two tests or points");
+  const std::string shared = *x + " vs " + *y;
+  std::vector<SampleRow> two;
+  for (const auto& r : rows) {
+    if (r.product != product || (r.test != *x && r.test != *y)) continue;
+    SampleRow copy = r;
+    copy.product = r.test == *x ? a : b;
+    copy.test = shared;
+    two.push_back(std::move(copy));
+  }
+  CompareOutcome out;
+  out.run_id = rows.empty() ? "" : rows.front().run_id;
+  out.a = a;
+  out.b = b;
+  out.comparisons = compare_products(two, {{a, b}}, shared);
+  out.text = "run " + out.run_id + "\n" + product_comparison_text(out.comparisons, a, b);
+  return out;
+}
+
 }  // namespace
 
 Status check_vs_product(const std::vector<SampleRow>& rows, const std::string& ref, const std::string& where) {
@@ -31,6 +76,12 @@ Result<CompareOutcome> compare_in_run(const std::string& run_dir, const std::str
   if (a == b) return make_error("compare: A and B are both '" + a + "'", "name two different products of the run");
   auto rows = read_results_csv(run_dir + "/results.csv");
   if (!rows) return with_context(rows.error(), "compare");
+  if (a.find(':') != std::string::npos || b.find(':') != std::string::npos) {
+    if (a.find(':') == std::string::npos || b.find(':') == std::string::npos)
+      return make_error("compare: '" + (a.find(':') == std::string::npos ? a : b) + "' names no test", "two tests of one product: PRODUCT:TEST PRODUCT:TEST (or :POINT)");
+    if (!test.empty()) return make_error("compare: --test and PRODUCT:TEST together", "drop --test: A and B name their tests");
+    return compare_within_product(*rows, a, b);
+  }
   for (const auto& p : {a, b})
     if (auto s = check_vs_product(*rows, p, run_dir + "/results.csv"); !s) return s.error();
   auto tests = shared_tests(*rows, a, b);

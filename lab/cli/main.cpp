@@ -563,7 +563,9 @@ const std::vector<Verb>& verbs() {
        "Which of two products of one run is faster and cheaper, by how much, how sure: per test, the round-paired ratio B/A\n"
        "(and A/B) of Gbit/s, CPU-s/Gbit, daemon peak RSS and p99 latency, each with its interval and the verdict it says\n"
        "(geometric mean of the round-paired ratios, Student t interval as adaptive sampling; each metric's N comparisons\n"
-       "cover together with 95 %, each at 1 - 5 %/N). Exit 0 whatever the verdicts.",
+       "cover together with 95 %, each at 1 - 5 %/N). Exit 0 whatever the verdicts.\n"
+       "A and B may also be two tests of one product, PRODUCT:TEST or PRODUCT:POINT of a sweep (wireguard-go:streams=1\n"
+       "wireguard-go:streams=8): their samples paired by round, as two products' are.",
        {"--test", "--json"}, cmd_compare},
       {"report", "report RUN_DIR [--vs PRODUCT] [--sort fastest|file]",
        "Recomputes the table, summary.txt, summary.json, report.md, report.html and plots/ of a run from its raw files alone.",

@@ -3,6 +3,9 @@
 // and report build from the points' rows (lab/results/sweep_table.h).
 #include <gtest/gtest.h>
 
+#include "../temp_paths.h"
+#include "lab/base/fs_util.h"
+#include "lab/cli/compare_command.h"
 #include "lab/cli/sampling.h"
 #include "lab/model/plan.h"
 #include "lab/model/sweep.h"
@@ -163,6 +166,33 @@ TEST(Sweep, ABudgetTooShortForTheSweepIsRefusedUnlessForced) {
   request.max_time_s = 600;
   Plan roomy = make_plan(*topo, po).value();
   EXPECT_TRUE(sequential_request(request, &roomy).ok()) << "10 minutes hold 9 rounds";
+}
+
+
+// compare RUN P:X P:Y: two points (or tests) of one product, paired by round as two
+// products are; a point names its test when one test has it.
+TEST(Sweep, CompareTakesTwoPointsOfOneProduct) {
+  const std::string dir = make_temp_dir("sweep-compare");
+  std::string csv = results_csv_header_line() + "\n";
+  for (int s = 1; s <= 6; ++s) {
+    SampleRow one = point_row("wireguard-go", "streams=1", s, 1.0 + 0.01 * s);
+    SampleRow eight = point_row("wireguard-go", "streams=8", s, 2.0 + 0.02 * s);
+    one.cipher = eight.cipher = "x";
+    csv += format_row(one) + format_row(eight);
+  }
+  ASSERT_TRUE(write_file(dir + "/results.csv", csv, 0644).ok());
+  auto c = compare_in_run(dir, "wireguard-go:streams=1", "wireguard-go:t-8", "");
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  ASSERT_FALSE(c->comparisons.empty());
+  EXPECT_EQ(c->comparisons[0].test, "t-1 vs t-8");
+  EXPECT_EQ(c->comparisons[0].n_a, 6u);
+  EXPECT_NEAR(c->comparisons[0].ratio, 2.0, 1e-9) << "every round's 8-stream sample is twice its 1-stream one";
+  EXPECT_EQ(c->comparisons[0].verdict, "faster");
+  auto unknown = compare_in_run(dir, "wireguard-go:streams=2", "wireguard-go:t-8", "");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message, "'wireguard-go' has no test or sweep point 'streams=2'");
+  EXPECT_EQ(unknown.error().hint, "its tests: t-1, t-8");
+  EXPECT_EQ(compare_in_run(dir, "wireguard-go:t-1", "wireguard-go", "").error().message, "compare: 'wireguard-go' names no test");
 }
 
 }  // namespace
