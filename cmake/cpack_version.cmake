@@ -1,9 +1,7 @@
 # Read by cpack when it packages (CPACK_PROJECT_CONFIG_FILE): the .deb gets the version the
 # binary inside it was built with (its generated header, cmake/version.cmake), whatever the
 # checkout says by now.
-file(STRINGS "${CPACK_VPNLAB_VERSION_HEADER}" line REGEX "^#define VPNLAB_VERSION ")
-if(NOT line MATCHES "\"([^\"]+)\"")
-  message(FATAL_ERROR "no VPNLAB_VERSION in ${CPACK_VPNLAB_VERSION_HEADER}: build vpnlab first")
-endif()
-set(CPACK_PACKAGE_VERSION "${CMAKE_MATCH_1}")
-set(CPACK_DEBIAN_PACKAGE_VERSION "${CMAKE_MATCH_1}")
+include("${CMAKE_CURRENT_LIST_DIR}/read_version_header.cmake")
+vpnlab_read_version_header("${CPACK_VPNLAB_VERSION_HEADER}" version)
+set(CPACK_PACKAGE_VERSION "${version}")
+set(CPACK_DEBIAN_PACKAGE_VERSION "${version}")

@@ -2,11 +2,8 @@
 # the newest entry carries the version the binary was built with (VERSION_HEADER, the
 # generated vpnlab_version.h), so the package's changelog, its version and `vpnlab
 # --version` agree; MAINTAINER is the package's Maintainer field (VPNLAB_MAINTAINER).
-file(STRINGS "${VERSION_HEADER}" line REGEX "^#define VPNLAB_VERSION ")
-if(NOT line MATCHES "\"([^\"]+)\"")
-  message(FATAL_ERROR "no VPNLAB_VERSION in ${VERSION_HEADER}")
-endif()
-set(VPNLAB_VERSION "${CMAKE_MATCH_1}")
+include("${CMAKE_CURRENT_LIST_DIR}/read_version_header.cmake")
+vpnlab_read_version_header("${VERSION_HEADER}" VPNLAB_VERSION)
 set(VPNLAB_MAINTAINER "${MAINTAINER}")
 get_filename_component(dir "${OUT}" DIRECTORY)
 configure_file("${IN}" "${dir}/changelog" @ONLY)

@@ -27,6 +27,7 @@
 
 namespace vpnlab {
 
+
 namespace {
 int cpu_count() { return static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)); }
 }  // namespace

@@ -179,7 +179,10 @@ Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* b = root.get("bench");
   if (!b || !b->is_table()) return r.at(SourcePos{1, 1}, "missing [bench] table", "add [bench] with products and [[bench.test]]");
   const toml::table& t = *b->as_table();
-  if (auto s = r.only_keys(t, "bench", {"products", "samples", "duration", "warmup", "precision", "max_time", "test", "threads", "interleave", "rps"}); !s) return s;
+  if (auto s = r.only_keys(t, "bench", {"products", "samples", "duration", "warmup", "precision", "max_time", "test", "threads", "interleave", "rps",
+                                            "sweep"});
+      !s)
+    return s;
   if (auto s = get_string_list(r, t, "products", "bench", &topo->bench.products, &topo->bench.products_pos); !s) return s;
   if (topo->bench.products.empty()) return r.at(topo->bench.products_pos, "bench: 'products' is empty", "write products = [\"baseline\", \"wireguard-go\"]");
   if (auto s = get_int(r, t, "samples", "bench", &topo->bench.samples, kMinSamples, kMaxSamples); !s) return s;
@@ -201,7 +204,15 @@ Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
   }
   if (auto s = get_bool(r, t, "interleave", "bench", &topo->bench.interleave); !s) return s;
   if (auto s = get_bool(r, t, "rps", "bench", &topo->bench.rps); !s) return s;
-  return parse_tests(r, t, topo);
+  if (auto s = parse_lab_sweep(r, t, topo); !s) return s;
+  if (auto s = parse_tests(r, t, topo); !s) return s;
+  // The [bench] sweep: every test at every point of the lab.
+  topo->bench.tests = tests_at_lab_points(topo->bench.tests, topo->bench.lab_points);
+  for (const auto& test : topo->bench.tests)
+    if (!is_lab_name(test.name, kMaxGeneratedTestName))
+      return r.at(topo->bench.lab_sweep_pos, "bench: point '" + test.name + "' is not a test name of at most " + std::to_string(kMaxGeneratedTestName) + " characters",
+                  "shorten the test's name");
+  return ok_status();
 }
 
 }  // namespace vpnlab

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lab/model/sweep.h"
+
 namespace vpnlab {
 
 int underlay_mtu(const Plan& plan) {
@@ -58,11 +60,33 @@ Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
   return ok_status();
 }
 
+namespace {
+
+// The [bench] sweep's points, each finalized as a plan of its own: every product fits the
+// point's underlay, and an "auto" overlay MTU follows it (kept once resolved: the runner
+// finalizes the CLI's plan again).
+Status finalize_lab_points(Plan* plan, const std::vector<ProductSpec>& specs, bool automatic) {
+  if (!plan->lab_points.empty() && plan->backend == "hosts")
+    return make_error(plan->topology_file + ": a [bench] sweep rebuilds the lab between points; the hosts backend's links are the hosts' own",
+                      "sweep on the netns or vm backend");
+  for (size_t i = 0; i < plan->lab_points.size(); ++i) {
+    Plan point = plan->at_lab_point(i);
+    if (automatic && plan->lab_points[i].overlay_mtu == 0) point.overlay_mtu = 0;
+    if (auto s = finalize_plan(&point, specs); !s)
+      return with_context(s.error(), plan->topology_file + ": [bench] sweep point " + point_text(plan->lab_points[i].values));
+    plan->lab_points[i].overlay_mtu = point.overlay_mtu;
+  }
+  return ok_status();
+}
+
+}  // namespace
+
 Status finalize_plan(Plan* plan, const std::vector<ProductSpec>& specs, std::string* limited_by) {
   const bool automatic = plan->overlay_mtu == 0;
   resolve_overlay_mtu(plan, specs, limited_by);
   for (const auto& spec : specs)
     if (auto s = check_product_fits(spec, *plan); !s) return s;
+  if (auto s = finalize_lab_points(plan, specs, automatic); !s) return s;
   // A set MTU was checked against the tests when the topology was read; an automatic one is
   // known only now.
   if (!automatic) return ok_status();

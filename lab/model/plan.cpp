@@ -5,6 +5,7 @@
 #include "lab/base/tbf.h"
 
 #include "lab/model/plan_parts.h"
+#include "lab/model/sweep.h"
 #include "lab/model/topology_parse.h"
 #include "lab/model/traffic.h"
 
@@ -34,11 +35,29 @@ Ipv4Addr Plan::underlay_address(const std::string& node_name, const std::string&
 }
 
 double Plan::estimated_seconds() const {
-  // Interleaved: every round brings each product up anew (about 2 s with teardown) and
-  // warms up before its samples; sequential runs do both once per product.
+  // Interleaved: every round brings each product up anew (about 2 s with teardown), once
+  // per lab point, and warms up before its samples; sequential runs do both once per
+  // product (and point).
   double rounds = interleave ? samples : 1;
-  double per_product = rounds * (2 + warmup_s * static_cast<double>(tests.size())) + samples * duration_s * static_cast<double>(tests.size());
+  double bringups = rounds * static_cast<double>(std::max<size_t>(1, lab_points.size()));
+  double per_product = bringups * 2 + rounds * warmup_s * static_cast<double>(tests.size()) + samples * duration_s * static_cast<double>(tests.size());
   return per_product * static_cast<double>(products.size());
+}
+
+Plan Plan::at_lab_point(size_t i) const {
+  if (i >= lab_points.size()) return *this;
+  Plan out = *this;
+  const LabPoint& point = lab_points[i];
+  out.tests.clear();
+  for (const auto& t : tests)
+    if (t.spec.lab_point == static_cast<int>(i)) out.tests.push_back(t);
+  if (point.underlay_mtu > 0) {
+    for (auto& v : out.veths) v.mtu = point.underlay_mtu;
+    for (auto& b : out.bridges) b.mtu = point.underlay_mtu;
+  }
+  if (point.overlay_mtu > 0) out.overlay_mtu = point.overlay_mtu;
+  out.lab_points.clear();
+  return out;
 }
 
 Ipv4Addr Plan::target_address(const PlanTest& test, size_t server, bool tunnel) const {
@@ -119,6 +138,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   plan.threads = topo.bench.threads;
   plan.interleave = topo.bench.interleave;
   plan.rps = topo.bench.rps;
+  plan.lab_points = topo.bench.lab_points;
   if (plan.samples < 1) return make_error("--samples must be at least 1", "use --samples 10 (the default)");
   if (plan.duration_s < 1) return make_error("--duration must be at least 1s", "use --duration 10s");
 
@@ -283,6 +303,11 @@ std::string describe_plan(const Plan& plan) {
     << ", one at a time, topology rebuilt for each):";
   for (const auto& p : plan.products) o << " " << p;
   if (plan.threads) o << "\n  data-plane threads: " << *plan.threads << " for every product";
+  if (!plan.lab_points.empty()) {
+    o << "\nlab points (the [bench] sweep: every product brought up at each, on the lab rebuilt for it):";
+    for (const auto& p : plan.lab_points)
+      o << " " << point_text(p.values) << (p.overlay_mtu > 0 ? " (overlay MTU " + std::to_string(p.overlay_mtu) + ")" : "");
+  }
   o << "\ntests:\n";
   for (size_t i = 0; i < plan.tests.size(); ++i) {
     const TestSpec& s = plan.tests[i].spec;

@@ -144,6 +144,9 @@ struct Plan {
   double warmup_s = 2;
   std::optional<double> precision;  // [bench] precision: adaptive sampling unless --samples says otherwise
   double max_time_s = 0;            // its budget ([bench] max_time, or --max-time)
+  // The [bench] sweep's points: each product is brought up once per point and round, on the
+  // lab as the point changes it (at_lab_point); each test is at one point (spec.lab_point).
+  std::vector<LabPoint> lab_points;
 
   const PlanNode* node(const std::string& name) const;
   // All namespaces in creation order: bridges first (veths are created into them), then nodes.
@@ -172,6 +175,9 @@ struct Plan {
   int hops_crossed(const std::string& from, const std::string& to) const;
   // Estimated wall time of `run` in seconds (bring-up counted as 2 s per product and round).
   double estimated_seconds() const;
+  // The plan of lab point `i`: its tests only, every link's MTU the point's, the overlay
+  // MTU resolved for it. Without lab points, the plan itself.
+  Plan at_lab_point(size_t i) const;
 };
 
 struct PlanOptions {

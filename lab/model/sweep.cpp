@@ -69,6 +69,26 @@ const std::vector<SweepAxis> kAxes = {
      }},
 };
 
+// Axes of the [bench] sweep: what changes the lab, for every test alike.
+struct LabAxis {
+  const char* name;
+  const char* example;
+  const char* bounds;
+  // Sets the value on a point; what is wrong with it, or "".
+  std::string (*apply)(const toml::node& value, const Topology& topo, LabPoint* point);
+};
+
+const std::vector<LabAxis> kLabAxes = {
+    {"underlay_mtu", "underlay_mtu = [1500, 9000]", "every link of the lab gets this MTU (68 to 9000; jumbo frames: 9000)",
+     [](const toml::node& v, const Topology& topo, LabPoint* p) -> std::string {
+       if (auto e = integer_in(v, "underlay_mtu", 68, 9000, &p->underlay_mtu); !e.empty()) return e;
+       if (topo.overlay_mtu > 0 && topo.overlay_mtu > p->underlay_mtu)
+         return "underlay_mtu " + std::to_string(p->underlay_mtu) + " is below the overlay MTU " + std::to_string(topo.overlay_mtu) +
+                " (no tunnel carries that over it)";
+       return "";
+     }},
+};
+
 const SweepAxis* find_axis(const std::string& name) {
   for (const auto& a : kAxes)
     if (name == a.name) return &a;
@@ -142,6 +162,64 @@ Status point_indices(const TomlReader& r, const toml::table& sweep, const std::s
 }  // namespace
 
 const std::vector<SweepAxis>& sweep_axes() { return kAxes; }
+
+std::string lab_axis_names() {
+  std::string out;
+  for (const auto& a : kLabAxes) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  return out;
+}
+
+Status parse_lab_sweep(const TomlReader& r, const toml::table& bench, Topology* topo) {
+  const toml::node* sweep = bench.get("sweep");
+  if (!sweep) return ok_status();
+  const std::string what = "bench";
+  if (!sweep->is_table()) return r.at(*sweep, what + ": 'sweep' is a table of axes", "write sweep = { underlay_mtu = [1500, 9000] }");
+  if (topo->backend == "hosts")
+    return r.at(*sweep, what + ": a [bench] sweep rebuilds the lab between points; the hosts backend's links are the hosts' own",
+                "sweep on the netns or vm backend");
+  const toml::table& t = *sweep->as_table();
+  if (t.empty()) return r.at(*sweep, what + ": 'sweep' names no axis", "e.g. sweep = { underlay_mtu = [1500, 9000] }; axes: " + lab_axis_names());
+  if (t.size() > 1) return r.at(*sweep, what + ": one [bench] sweep axis at a time", "axes: " + lab_axis_names());
+  const auto first = t.begin();
+  const std::string name(first->first.str());
+  const toml::node& node = first->second;
+  const LabAxis* axis = nullptr;
+  for (const auto& a : kLabAxes)
+    if (name == a.name) axis = &a;
+  if (!axis)
+    return r.at(node, what + ": sweep has no axis '" + name + "'",
+                "[bench] sweep axes change the lab: " + lab_axis_names() + "; a test's own (" + sweep_axis_names() + ") go in its [[bench.test]]");
+  if (!node.is_array() || node.as_array()->empty())
+    return r.at(node, what + ": sweep '" + name + "' is a non-empty list of values", std::string("write ") + axis->example);
+  if (node.as_array()->size() > kMaxSweepPoints) return r.at(node, what + ": the sweep has more than " + std::to_string(kMaxSweepPoints) + " points", "sweep fewer values");
+  for (const auto& value : *node.as_array()) {
+    LabPoint p;
+    if (std::string e = axis->apply(value, *topo, &p); !e.empty()) return r.at(value, what + ": " + e, axis->bounds);
+    p.values.emplace_back(name, value_text(value));
+    for (const auto& other : topo->bench.lab_points)
+      if (other.values == p.values) return r.at(value, what + ": " + name + " " + value_text(value) + " is listed twice", "list each value once");
+    topo->bench.lab_points.push_back(std::move(p));
+  }
+  topo->bench.lab_sweep_pos = pos_of(*sweep);
+  return ok_status();
+}
+
+std::vector<TestSpec> tests_at_lab_points(const std::vector<TestSpec>& tests, const std::vector<LabPoint>& points) {
+  if (points.empty()) return tests;
+  std::vector<TestSpec> out;
+  for (const auto& t : tests)
+    for (size_t i = 0; i < points.size(); ++i) {
+      TestSpec p = t;
+      if (p.sweep_of.empty()) p.sweep_of = t.name;
+      for (const auto& [axis, value] : points[i].values) {
+        p.name += "-" + value;
+        p.point.emplace_back(axis, value);
+      }
+      p.lab_point = static_cast<int>(i);
+      out.push_back(std::move(p));
+    }
+  return out;
+}
 
 std::string point_text(const std::vector<std::pair<std::string, std::string>>& point) {
   std::string out;

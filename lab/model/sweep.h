@@ -36,6 +36,16 @@ const std::vector<SweepAxis>& sweep_axes();
 std::string point_text(const std::vector<std::pair<std::string, std::string>>& point);
 std::string sweep_axis_names();  // "streams, length, size, bitrate"
 
+// [bench] sweep = { underlay_mtu = [1500, 9000] }: axes that change the lab itself, so
+// every test is measured at every point on a lab rebuilt for it (LabPoint). Their table is
+// beside the tests' one; reads the points into topo->bench.lab_points.
+Status parse_lab_sweep(const TomlReader& r, const toml::table& bench, Topology* topo);
+std::string lab_axis_names();  // "underlay_mtu"
+
+// Every test of `tests` once per lab point: named with the point's values appended
+// ("stream-1-9000"), its point extended, sweep_of set, lab_point the point's index.
+std::vector<TestSpec> tests_at_lab_points(const std::vector<TestSpec>& tests, const std::vector<LabPoint>& points);
+
 // The points of `base` that `t` asks for: its `sweep` table (or `sizes`), or `base` alone.
 // Every error is located at the offending key or value, with a hint.
 Status expand_sweep(const TomlReader& r, const toml::table& t, const std::string& what, const Topology& topo, const TestSpec& base,

@@ -104,8 +104,17 @@ struct TestSpec {
   // swept axis, in the file's order ({"streams", "8"}); empty for a test that is not swept.
   std::string sweep_of;
   std::vector<std::pair<std::string, std::string>> point;
+  int lab_point = -1;  // a point of the [bench] sweep (BenchSpec::lab_points); -1: there is none
   SourcePos pos;
   SourcePos length_pos;
+};
+
+// A point of the [bench] sweep: the lab itself changed for every test and product
+// (lab/model/sweep.h), rebuilt between points as between products.
+struct LabPoint {
+  std::vector<std::pair<std::string, std::string>> values;  // {"underlay_mtu", "9000"}
+  int underlay_mtu = 0;  // every link's MTU at this point (0: as the file says)
+  int overlay_mtu = 0;   // the overlay's, once the CLI resolved it for the point (0: the plan's)
 };
 
 struct BenchSpec {
@@ -122,6 +131,9 @@ struct BenchSpec {
   bool interleave = true;      // rounds of A B C instead of all of A, then all of B
   bool rps = true;             // receive packet steering to each node's cpus (when pinned)
   std::vector<TestSpec> tests;
+  // [bench] sweep = { underlay_mtu = [...] }: every test at every point (empty: none).
+  std::vector<LabPoint> lab_points;
+  SourcePos lab_sweep_pos;
 };
 
 struct Topology {

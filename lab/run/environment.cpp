@@ -15,6 +15,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/tbf.h"
 #include "lab/base/utc_time.h"
+#include "lab/model/sweep.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
 
@@ -149,6 +150,9 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   }
   if (!shaped.empty()) env["shaped_links"] = shaped;  // absent: no link is shaped
   for (const auto& t : plan.tests) env["test_links"][t.spec.name] = t.underlay_links;
+  // The [bench] sweep: what each point changed (absent: no such sweep).
+  for (const auto& p : plan.lab_points)
+    env["lab_points"].push_back({{"point", point_text(p.values)}, {"underlay_mtu", p.underlay_mtu}, {"overlay_mtu", p.overlay_mtu ? p.overlay_mtu : plan.overlay_mtu}});
   env["requested_products"] = plan.products;  // as given (NAME@TAG=/path too), for `run --from`
   for (size_t i = 0; i < specs.size(); ++i) {
     const Availability& a = availability[i];

@@ -16,6 +16,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/model/finalize.h"
+#include "lab/model/sweep.h"
 #include "lab/run/environment.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/keys.h"
@@ -151,11 +152,19 @@ bool sampling_stops(const Rounds& in, SeriesStops* stops, int rounds_done, doubl
 Status run_rounds(const Rounds& in, RunReport* report) {
   const Plan& plan = in.plan;
   auto measured = [&](const std::string& product, const std::string& test, int sample) { return in.done.count({product, test, sample}) > 0; };
-  auto missing = [&](const std::string& product, int sample) {
-    for (const auto& test : plan.tests)
+  auto missing_in = [&](const Plan& p, const std::string& product, int sample) {
+    for (const auto& test : p.tests)
       if (!measured(product, test.spec.name, sample)) return true;
     return false;
   };
+  auto missing = [&](const std::string& product, int sample) { return missing_in(plan, product, sample); };
+  // The [bench] sweep: each lab point's plan (its tests, its links' MTU, its overlay), a
+  // bring-up of its own per product and round; without one, the plan itself.
+  std::vector<Plan> point_plans, point_vpn_plans;
+  for (size_t i = 0; i < std::max<size_t>(1, plan.lab_points.size()); ++i) {
+    point_plans.push_back(plan.at_lab_point(i));
+    point_vpn_plans.push_back(in.vpn_plan.at_lab_point(i));
+  }
   // Which products run, and whether anything is left to measure for them.
   std::vector<size_t> runnable;
   std::vector<ProductOutcome> outcomes(in.specs.size());
@@ -189,26 +198,30 @@ Status run_rounds(const Rounds& in, RunReport* report) {
           spdlog::info("{}: every ratio it is part of is known (or cannot be): no more rounds for it", spec.name);
         continue;
       }
-      std::vector<int> todo;
-      for (int i : rounds[r])
-        if (missing(spec.name, i)) todo.push_back(i);
-      if (todo.empty()) continue;
-      RoundContext rc{&plan, &in.vpn_plan, &spec, &in.keys.nodes, in.keys.psk, &in.opts, &in.csv, first_build,
-                      rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
-                      [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
-      rc.clock = in.clock;
-      // A product that never came up is not brought up again every round.
-      if (!outcome.failure.empty() && !outcome.started && r > 0) {
-        std::string why = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));
-        if (auto s = fail_rows(rc, todo, why, &report->rows, &report->interrupted); !s) return s;
-        continue;
+      for (size_t pt = 0; pt < point_plans.size() && !report->interrupted; ++pt) {
+        const Plan& at = point_plans[pt];
+        std::vector<int> todo;
+        for (int i : rounds[r])
+          if (missing_in(at, spec.name, i)) todo.push_back(i);
+        if (todo.empty()) continue;
+        RoundContext rc{&at, &point_vpn_plans[pt], &spec, &in.keys.nodes, in.keys.psk, &in.opts, &in.csv, first_build,
+                        rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
+                        [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
+        rc.clock = in.clock;
+        // A product that never came up is not brought up again every round (or point).
+        if (!outcome.failure.empty() && !outcome.started && (r > 0 || pt > 0)) {
+          std::string why = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));
+          if (auto s = fail_rows(rc, todo, why, &report->rows, &report->interrupted); !s) return s;
+          continue;
+        }
+        const std::string where = plan.lab_points.empty() ? "" : " at " + point_text(plan.lab_points[pt].values);
+        if (rounds.size() > 1) spdlog::info("round {}/{}: [{}/{}] {}{}", r + 1, rounds.size(), k + 1, runnable.size(), spec.name, where);
+        else spdlog::info("[{}/{}] {}{}", k + 1, runnable.size(), spec.name, where);
+        first_build = false;
+        bool plaintext = !outcome.plaintext_checked;
+        if (auto s = run_product_round(rc, todo, plaintext, &outcome, &report->rows, &report->interrupted); !s) return s;
+        report->interrupted = report->interrupted || interrupted();
       }
-      if (rounds.size() > 1) spdlog::info("round {}/{}: [{}/{}] {}", r + 1, rounds.size(), k + 1, runnable.size(), spec.name);
-      else spdlog::info("[{}/{}] {}", k + 1, runnable.size(), spec.name);
-      first_build = false;
-      bool plaintext = !outcome.plaintext_checked;
-      if (auto s = run_product_round(rc, todo, plaintext, &outcome, &report->rows, &report->interrupted); !s) return s;
-      report->interrupted = report->interrupted || interrupted();
     }
     if (!report->interrupted && sampling_stops(in, &stops, static_cast<int>(r) + 1, elapsed_s(), /*before_round=*/false, outcomes, report)) break;
   }

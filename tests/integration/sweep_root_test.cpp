@@ -4,6 +4,7 @@
 // summary has a cell per product and point.
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -16,24 +17,8 @@ using namespace vpnlab::testing;
 
 namespace {
 
-const char* kSweptQuick = R"([lab]
-name = "swp"
-[overlay]
-subnet = "10.77.0.0/24"
-mtu = 1400
-[[node]]
-name = "a"
-cpus = [0]
-load_cpus = [0]
-[[node]]
-name = "b"
-cpus = [1]
-load_cpus = [1]
-[[link]]
-name = "lan"
-nodes = ["a", "b"]
-subnet = "192.168.77.0/24"
-[bench]
+// quick.toml's two pinned nodes, its test swept over 1 and 4 streams.
+const std::string kSweptQuick = two_pinned_nodes("swp") + R"([bench]
 products = ["baseline"]
 [[bench.test]]
 name = "bulk"
@@ -71,6 +56,42 @@ TEST(Sweep, EveryPointOfEveryProductIsMeasuredWithItsOwnStreams) {
   for (const auto& p : sweep["products"])
     for (const auto& cell : p["cells"]) EXPECT_EQ(cell["n"], 2) << p["product"] << " " << cell["point"];
   EXPECT_NE(read_file_text(run.run_dir + "/summary.txt").find("sweep 'bulk': Gbit/s"), std::string::npos);
+}
+
+// A 2 x 2 sweep, streams in the test and the underlay MTU in [bench]: every product at
+// every point, 8 valid cells, and the links really had each point's MTU: the baseline's
+// TCP MSS, which iperf3 reads from the kernel (TCP_MAXSEG) for its connection across the
+// link, is the point's MTU less 52 (IPv4, TCP and its timestamps).
+TEST(Sweep, ABenchSweepRebuildsTheLabAtEachUnderlayMtu) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  std::string topology = make_temp_dir("sweep-topo") + "/lab-swept.toml";
+  std::ofstream(topology) << two_pinned_nodes("swl") << R"([bench]
+products = ["baseline"]
+sweep = { underlay_mtu = [1500, 9000] }
+[[bench.test]]
+name = "bulk"
+client = "a"
+server = "b"
+sweep = { streams = [1, 2] }
+)";
+  ShortRun run = short_run({"baseline", "wireguard-go"}, VPNLAB_PRODUCTS_DIR, 1, topology);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 8u) << "2 products x 2 streams x 2 MTUs";
+  std::set<std::string> cells;
+  for (const auto& r : run.report->rows) {
+    EXPECT_TRUE(r.valid) << r.product << " " << r.test << ": " << r.reason;
+    cells.insert(r.product + " " + r.point);
+    const int mtu = r.point.find("underlay_mtu=9000") != std::string::npos ? 9000 : 1500;
+    auto raw = nlohmann::json::parse(read_file_text(run.run_dir + "/raw/" + r.product + "/" + r.test + "/sample-1.json"), nullptr, false);
+    ASSERT_TRUE(raw.is_object()) << r.product << " " << r.test;
+    if (r.product == "baseline") EXPECT_EQ(raw["start"]["tcp_mss_default"], mtu - 52) << r.test << ": the link's MTU at this point";
+    else EXPECT_EQ(raw["start"]["tcp_mss_default"], 1400 - 52) << r.test << ": the overlay's MTU, the file's at every point";
+  }
+  EXPECT_EQ(cells.size(), 8u);
+  auto env = nlohmann::json::parse(read_file_text(run.run_dir + "/environment.json"), nullptr, false);
+  EXPECT_EQ(env["lab_points"].size(), 2u) << env.dump(2);
 }
 
 }  // namespace

@@ -152,20 +152,20 @@ TEST(Sweep, ABudgetTooShortForTheSweepIsRefusedUnlessForced) {
   po.run_id = "20261203-000000-swp";
   po.tag = "swp";
   Plan plan = make_plan(*topo, po).value();
-  ASSERT_EQ(plan.tests.size(), 5u);
+  ASSERT_EQ(plan.tests.size(), 10u) << "5 tests at 2 underlay MTUs";
   SamplingRequest request{0.05, 60.0, std::nullopt, false};
   Plan refused_plan = plan;
   auto refused = sequential_request(request, &refused_plan);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message,
-            "the sweep's 4 points (5 tests) x 3 products take ~66 s a round: the time budget holds 1 of the 3 rounds a first look needs");
-  EXPECT_EQ(refused.error().hint, "raise max_time (--max-time; 3 rounds take about 3.3 min), sweep fewer points, or give --force to measure what fits");
+            "the sweep's 10 points (10 tests) x 3 products take ~132 s a round: the time budget holds 1 of the 3 rounds a first look needs");
+  EXPECT_EQ(refused.error().hint, "raise max_time (--max-time; 3 rounds take about 6.6 min), sweep fewer points, or give --force to measure what fits");
   request.force = true;
   EXPECT_TRUE(sequential_request(request, &plan).ok());
   request.force = false;
   request.max_time_s = 600;
   Plan roomy = make_plan(*topo, po).value();
-  EXPECT_TRUE(sequential_request(request, &roomy).ok()) << "10 minutes hold 9 rounds";
+  EXPECT_TRUE(sequential_request(request, &roomy).ok()) << "10 minutes hold 4 rounds";
 }
 
 
@@ -193,6 +193,53 @@ TEST(Sweep, CompareTakesTwoPointsOfOneProduct) {
   EXPECT_EQ(unknown.error().message, "'wireguard-go' has no test or sweep point 'streams=2'");
   EXPECT_EQ(unknown.error().hint, "its tests: t-1, t-8");
   EXPECT_EQ(compare_in_run(dir, "wireguard-go:t-1", "wireguard-go", "").error().message, "compare: 'wireguard-go' names no test");
+}
+
+}  // namespace
+}  // namespace vpnlab
+
+namespace vpnlab {
+namespace {
+
+// [bench] sweep = { underlay_mtu = [...] }: every test at every point of the lab; a point's
+// plan has its tests only and every link at its MTU; an "auto" overlay MTU follows each
+// point's underlay when the plan is finalized.
+TEST(Sweep, ABenchSweepPutsEveryTestAtEveryPointOfTheLab) {
+  const std::string bench_sweep = "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
+                                  "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
+                                  "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n"
+                                  "[bench]\nproducts = [\"baseline\"]\nsweep = { underlay_mtu = [1500, 9000] }\n"
+                                  "[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\nsweep = { streams = [1, 2] }\n";
+  auto topo = parse_topology_text(bench_sweep, "x.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  std::vector<std::string> names;
+  for (const auto& t : topo->bench.tests) names.push_back(t.name + " " + point_text(t.point) + " " + std::to_string(t.lab_point));
+  EXPECT_EQ(names, (std::vector<std::string>{"t-1-1500 streams=1;underlay_mtu=1500 0", "t-1-9000 streams=1;underlay_mtu=9000 1",
+                                             "t-2-1500 streams=2;underlay_mtu=1500 0", "t-2-9000 streams=2;underlay_mtu=9000 1"}));
+  PlanOptions po;
+  po.run_id = "20261203-000000-lab";
+  po.tag = "lab";
+  Plan plan = make_plan(*topo, po).value();
+  Plan jumbo = plan.at_lab_point(1);
+  ASSERT_EQ(jumbo.tests.size(), 2u);
+  EXPECT_EQ(jumbo.tests[0].spec.name, "t-1-9000");
+  EXPECT_EQ(jumbo.veths.at(0).mtu, 9000);
+  EXPECT_EQ(plan.at_lab_point(0).veths.at(0).mtu, 1500);
+  EXPECT_TRUE(jumbo.lab_points.empty());
+  EXPECT_NEAR(plan.estimated_seconds(), 10 * (2 * 2 + 2 * 4 + 10 * 4), 1e-9) << "a bring-up per point and round";
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = bench_sweep;
+    text.replace(text.find(from), from.size(), to);
+    auto r = parse_topology_text(text, "x.toml");
+    return r.ok() ? std::string() : r.error().where_and_what() + " | " + r.error().hint;
+  };
+  EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "underlay_mtu = [1500, 1300]"),
+            "x.toml:16:33: bench: underlay_mtu 1300 is below the overlay MTU 1400 (no tunnel carries that over it) | every link of the lab gets this "
+            "MTU (68 to 9000; jumbo frames: 9000)");
+  EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "mtu = [1500]"),
+            "x.toml:16:17: bench: sweep has no axis 'mtu' | [bench] sweep axes change the lab: underlay_mtu; a test's own (streams, length, size, "
+            "bitrate) go in its [[bench.test]]");
+  EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "underlay_mtu = [9000, 9000]"), "x.toml:16:33: bench: underlay_mtu 9000 is listed twice | list each value once");
 }
 
 }  // namespace
