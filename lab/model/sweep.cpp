@@ -241,15 +241,13 @@ Status expand_sweep(const TomlReader& r, const toml::table& t, const std::string
   if (sweep && sizes) return r.at(*sizes, what + ": 'sizes' and 'sweep' together", "write sweep = { length = [...] } alone");
   std::vector<AxisValues> axes;
   bool zip = false;
-  const toml::table* table = nullptr;
-  toml::table from_sizes;  // sizes = [...]: the length axis under its older name
+  const toml::table* table = nullptr;  // the sweep's; sizes = [...] is the length axis alone
   if (sizes) {
     if (t.get("length")) return r.at(*sizes, what + ": 'sizes' and 'length' together", "drop length: sizes lists every payload size");
     if (!base.udp) return r.at(*sizes, what + ": 'sizes' sweeps UDP payload sizes", "add udp = true");
     if (!sizes->is_array() || sizes->as_array()->empty())
       return r.at(*sizes, what + ": 'sizes' is a list of payload sizes", "write sizes = [64, 256, 512, 0] (0: the largest that fits the MTU)");
-    axes.push_back({&kAxes[1], sizes->as_array()});
-    table = &from_sizes;
+    axes.push_back({find_axis("length"), sizes->as_array()});
   } else {
     if (!sweep->is_table()) return r.at(*sweep, what + ": 'sweep' is a table of axes", "write sweep = { streams = [1, 8] }");
     table = sweep->as_table();
