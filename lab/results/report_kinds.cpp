@@ -148,20 +148,50 @@ std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, c
 
 namespace {
 
-// A point's place on the x axis: its value when the sweep has one numeric axis
-// ("streams=8" -> 8), else its position (1, 2, ...; the table names the points).
-double point_x(const SweepCurves& c, size_t q, bool numeric) {
-  if (!numeric) return static_cast<double>(q + 1);
-  return std::stod(c.points[q].substr(c.points[q].find('=') + 1));
+// A point split for the chart: its first axis (the x axis when its values are numbers) and
+// the rest ("underlay_mtu=9000": one chart per such value).
+struct PointParts {
+  std::string axis, value, rest;
+};
+
+PointParts parts_of(const std::string& point) {
+  const size_t semi = point.find(';');
+  const std::string first = point.substr(0, semi);
+  const size_t eq = first.find('=');
+  return {first.substr(0, eq), eq == std::string::npos ? "" : first.substr(eq + 1), semi == std::string::npos ? "" : point.substr(semi + 1)};
 }
 
-bool one_numeric_axis(const SweepCurves& c) {
+// Whether every point's first axis is the same one, with a number for its value.
+bool numeric_first_axis(const SweepCurves& c) {
   for (const auto& p : c.points) {
-    size_t eq = p.find('=');
-    if (eq == std::string::npos || p.find(';') != std::string::npos || eq + 1 == p.size()) return false;
-    if (!std::all_of(p.begin() + static_cast<long>(eq) + 1, p.end(), ::isdigit)) return false;
+    const PointParts parts = parts_of(p);
+    if (parts.axis != parts_of(c.points.front()).axis || parts.value.empty()) return false;
+    if (!std::all_of(parts.value.begin(), parts.value.end(), ::isdigit)) return false;
   }
   return true;
+}
+
+// One chart of the points whose other axes are `rest` (every point when x is positional):
+// a line per product, its interval bounds pale.
+std::vector<Series> sweep_lines(const SweepCurves& c, const std::map<std::string, int>& color, bool numeric, const std::string& rest) {
+  std::vector<Series> lines;
+  for (size_t p = 0; p < c.products.size(); ++p) {
+    Series median, low, high;
+    median.label = c.products[p], median.color = color_of(color, c.products[p]);
+    low = high = median;
+    low.faint = high.faint = true;
+    for (size_t q = 0; q < c.points.size(); ++q) {
+      const SampleStats& s = c.cells[p][q];
+      const PointParts parts = parts_of(c.points[q]);
+      if (s.n == 0 || (numeric && parts.rest != rest)) continue;
+      const double x = numeric ? std::stod(parts.value) : static_cast<double>(q + 1);
+      median.points.push_back({x, s.median});
+      if (s.n > 1) low.points.push_back({x, s.ci_low}), high.points.push_back({x, s.ci_high});
+    }
+    for (Series* series : {&median, &low, &high})
+      if (series->points.size() > 1) lines.push_back(std::move(*series));
+  }
+  return lines;
 }
 
 }  // namespace
@@ -172,41 +202,39 @@ std::vector<KindSection> sweep_sections(const std::vector<SampleRow>& rows, cons
     // A UDP payload sweep alone has its own section (packets/s by size, zero-loss rates).
     if (std::all_of(c.points.begin(), c.points.end(), [](const std::string& p) { return p.rfind("length=", 0) == 0 && p.find(';') == std::string::npos; }))
       continue;
-    const bool numeric = one_numeric_axis(c);
+    const bool numeric = numeric_first_axis(c);
     KindSection k;
     k.heading = "Sweep " + c.test + ": " + c.unit + " at each point";
     std::vector<std::string> header = {"product"};
     for (const auto& p : c.points) header.push_back(p);
     k.table.push_back(header);
-    std::vector<Series> lines;
     for (size_t p = 0; p < c.products.size(); ++p) {
       std::vector<std::string> line = {c.products[p]};
-      Series median, low, high;
-      median.label = c.products[p], median.color = color_of(color, c.products[p]);
-      low = high = median;
-      low.faint = high.faint = true;
-      for (size_t q = 0; q < c.points.size(); ++q) {
-        const SampleStats& s = c.cells[p][q];
-        if (s.n == 0) {
-          line.push_back("-");
-          continue;
-        }
-        line.push_back(number_text("%.3f", s.median) +
-                       (s.n > 1 ? " [" + number_text("%.3f", s.ci_low) + ", " + number_text("%.3f", s.ci_high) + "]" + (s.coverage < 0.95 ? "*" : "") : ""));
-        const double x = point_x(c, q, numeric);
-        median.points.push_back({x, s.median});
-        if (s.n > 1) low.points.push_back({x, s.ci_low}), high.points.push_back({x, s.ci_high});
-      }
+      for (const auto& s : c.cells[p])
+        line.push_back(s.n == 0 ? "-"
+                                : number_text("%.3f", s.median) + (s.n > 1 ? " [" + number_text("%.3f", s.ci_low) + ", " + number_text("%.3f", s.ci_high) + "]" +
+                                                                                 (s.coverage < 0.95 ? "*" : "")
+                                                                           : ""));
       k.table.push_back(line);
-      for (Series* series : {&median, &low, &high})
-        if (series->points.size() > 1) lines.push_back(std::move(*series));
     }
     k.caption = "Sweep " + c.test + ": median of the valid samples [95 % interval of the median], " + c.unit;
     k.note = "Every point is a test of its own, measured in the same interleaved rounds as the rest of the run: compare RUN A B gives "
              "each point's verdict. In the chart the pale lines are each product's interval bounds. *: fewer than 6 samples, the interval is "
              "[min, max] and covers the median with less than 95 %.";
-    std::string x_label = numeric ? c.points.front().substr(0, c.points.front().find('=')) : "point (as the table lists them)";
-    if (!lines.empty()) k.plots.push_back({"sweep-" + c.test + ".svg", svg_line_chart(c.test + ": " + c.unit + " by point", x_label, c.unit, lines)});
+    // x: the first axis where it is a number, one chart per value of the other axes
+    // (streams at underlay_mtu=1500, then at 9000); else the points in table order.
+    std::vector<std::string> rests;
+    for (const auto& p : c.points)
+      if (std::find(rests.begin(), rests.end(), parts_of(p).rest) == rests.end()) rests.push_back(parts_of(p).rest);
+    if (!numeric) rests = {""};
+    const std::string x_label = numeric ? parts_of(c.points.front()).axis : "point (as the table lists them)";
+    for (size_t g = 0; g < rests.size(); ++g) {
+      std::vector<Series> lines = sweep_lines(c, color, numeric, rests[g]);
+      if (lines.empty()) continue;
+      const std::string at = rests[g].empty() ? "" : " at " + rests[g];
+      k.plots.push_back({"sweep-" + c.test + (rests.size() > 1 ? "-" + std::to_string(g + 1) : "") + ".svg",
+                         svg_line_chart(c.test + ": " + c.unit + " by " + (numeric ? x_label : "point") + at, x_label, c.unit, lines)});
+    }
     out.push_back(std::move(k));
   }
   return out;

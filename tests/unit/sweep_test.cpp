@@ -10,6 +10,7 @@
 #include "lab/model/plan.h"
 #include "lab/model/sweep.h"
 #include "lab/model/topology.h"
+#include "lab/results/report_kinds.h"
 #include "lab/results/sweep_table.h"
 
 using namespace vpnlab;
@@ -129,6 +130,16 @@ TEST(Sweep, CurvesHaveACellPerProductAndPointWithItsInterval) {
   EXPECT_EQ(j[0]["products"][0]["cells"][1]["test"], "t-8");
   EXPECT_EQ(j[0]["products"][1]["cells"][1]["n"], 0);
   EXPECT_EQ(sweep_tables({}), "") << "no sweep, no table";
+  // The report's chart: x is the first axis where it is a number, one chart per value of
+  // the others (never a line from one MTU's points into the other's).
+  std::vector<SampleRow> grid;
+  for (const char* point : {"streams=1;underlay_mtu=1500", "streams=8;underlay_mtu=1500", "streams=1;underlay_mtu=9000", "streams=8;underlay_mtu=9000"})
+    for (int s = 1; s <= 2; ++s) grid.push_back(point_row("baseline", point, s, 10 + s));
+  auto sections = sweep_sections(grid, {});
+  ASSERT_EQ(sections.size(), 1u);
+  ASSERT_EQ(sections[0].plots.size(), 2u);
+  EXPECT_EQ(sections[0].plots[0].first, "sweep-t-1.svg");
+  EXPECT_NE(sections[0].plots[1].second.find("t: Gbit/s by streams at underlay_mtu=9000"), std::string::npos);
   // Two samples: the interval is [min, max], marked and said, never passed off as 95 %.
   std::vector<SampleRow> two = {point_row("baseline", "streams=1", 1, 10), point_row("baseline", "streams=1", 2, 11)};
   EXPECT_EQ(sweep_tables(two),
