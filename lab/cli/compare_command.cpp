@@ -19,6 +19,17 @@ std::string joined(const std::vector<std::string>& v) {
   return out.empty() ? "none" : out;
 }
 
+// The comparison of A and B in `rows` (only `test` when given): verdicts and their text.
+CompareOutcome outcome_of(const std::vector<SampleRow>& rows, const std::string& a, const std::string& b, const std::string& test) {
+  CompareOutcome out;
+  out.run_id = rows.empty() ? "" : rows.front().run_id;
+  out.a = a;
+  out.b = b;
+  out.comparisons = compare_products(rows, {{a, b}}, test);
+  out.text = "run " + out.run_id + "\n" + product_comparison_text(out.comparisons, a, b);
+  return out;
+}
+
 // "wireguard-go:stream-8" or "wireguard-go:streams=8": one test of one product, by the
 // test's name or by its sweep point (when one test of the product has that point).
 Result<std::string> test_of(const std::vector<SampleRow>& rows, const std::string& product, const std::string& what) {
@@ -55,13 +66,7 @@ Result<CompareOutcome> compare_within_product(const std::vector<SampleRow>& rows
     copy.test = shared;
     two.push_back(std::move(copy));
   }
-  CompareOutcome out;
-  out.run_id = rows.empty() ? "" : rows.front().run_id;
-  out.a = a;
-  out.b = b;
-  out.comparisons = compare_products(two, {{a, b}}, shared);
-  out.text = "run " + out.run_id + "\n" + product_comparison_text(out.comparisons, a, b);
-  return out;
+  return outcome_of(two, a, b, shared);
 }
 
 }  // namespace
@@ -88,13 +93,7 @@ Result<CompareOutcome> compare_in_run(const std::string& run_dir, const std::str
   if (tests.empty()) return make_error(run_dir + ": '" + a + "' and '" + b + "' ran no test in common", "compare products measured in one run");
   if (!test.empty() && std::find(tests.begin(), tests.end(), test) == tests.end())
     return make_error(run_dir + ": test '" + test + "' was not run by both '" + a + "' and '" + b + "'", "tests both ran: " + joined(tests));
-  CompareOutcome out;
-  out.run_id = rows->empty() ? "" : rows->front().run_id;
-  out.a = a;
-  out.b = b;
-  out.comparisons = compare_products(*rows, {{a, b}}, test);
-  out.text = "run " + out.run_id + "\n" + product_comparison_text(out.comparisons, a, b);
-  return out;
+  return outcome_of(*rows, a, b, test);
 }
 
 }  // namespace vpnlab

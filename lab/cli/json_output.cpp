@@ -2,6 +2,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/model/sweep.h"
+#include "lab/run/environment.h"
 
 namespace vpnlab {
 
@@ -90,9 +91,6 @@ json plan_json(const Plan& plan) {
   for (const auto& r : plan.routes) routes.push_back({{"node", r.node}, {"dest", r.dest.str()}, {"via", r.via.str()}, {"when", when_name(r.when)}});
   json tests = json::array();
   for (const auto& t : plan.tests) tests.push_back(test_json(t));
-  json lab_points = json::array();  // the [bench] sweep: the lab at each point
-  for (const auto& p : plan.lab_points)
-    lab_points.push_back({{"point", point_text(p.values)}, {"underlay_mtu", p.underlay_mtu}, {"overlay_mtu", p.overlay_mtu ? p.overlay_mtu : plan.overlay_mtu}});
   return {{"schema", kJsonSchema},
           {"run_id", plan.run_id},
           {"lab", plan.lab},
@@ -105,7 +103,7 @@ json plan_json(const Plan& plan) {
             {"pinned", plan.pinned}, {"rps", plan.rps}, {"threads", plan.threads ? json(*plan.threads) : json(nullptr)},
             {"precision", plan.precision ? json(*plan.precision) : json(nullptr)}, {"max_time_s", plan.max_time_s},
             {"estimated_s", plan.estimated_seconds()}}},
-          {"lab_points", lab_points},
+          {"lab_points", lab_points_json(plan)},
           {"pin_notes", plan.pin_notes},
           {"pin_warnings", plan.pin_warnings},
           {"nodes", nodes},

@@ -89,6 +89,14 @@ const std::vector<LabAxis> kLabAxes = {
      }},
 };
 
+// "streams, length, size, bitrate": the names of a table of axes, for messages.
+template <typename Axes>
+std::string names_of(const Axes& axes) {
+  std::string out;
+  for (const auto& a : axes) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  return out;
+}
+
 const SweepAxis* find_axis(const std::string& name) {
   for (const auto& a : kAxes)
     if (name == a.name) return &a;
@@ -163,11 +171,7 @@ Status point_indices(const TomlReader& r, const toml::table& sweep, const std::s
 
 const std::vector<SweepAxis>& sweep_axes() { return kAxes; }
 
-std::string lab_axis_names() {
-  std::string out;
-  for (const auto& a : kLabAxes) out += (out.empty() ? "" : ", ") + std::string(a.name);
-  return out;
-}
+std::string lab_axis_names() { return names_of(kLabAxes); }
 
 Status parse_lab_sweep(const TomlReader& r, const toml::table& bench, Topology* topo) {
   const toml::node* sweep = bench.get("sweep");
@@ -227,11 +231,7 @@ std::string point_text(const std::vector<std::pair<std::string, std::string>>& p
   return out;
 }
 
-std::string sweep_axis_names() {
-  std::string out;
-  for (const auto& a : kAxes) out += (out.empty() ? "" : ", ") + std::string(a.name);
-  return out;
-}
+std::string sweep_axis_names() { return names_of(kAxes); }
 
 Status expand_sweep(const TomlReader& r, const toml::table& t, const std::string& what, const Topology& topo, const TestSpec& base,
                     std::vector<TestSpec>* points) {

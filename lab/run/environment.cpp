@@ -87,6 +87,13 @@ Status record_run_end(const std::string& run_dir) {
   return amend_environment(run_dir, {{"finished", utc_now()}, {"steal_s_at_end", read_cpu_times().steal}});
 }
 
+nlohmann::json lab_points_json(const Plan& plan) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : plan.lab_points)
+    out.push_back({{"point", point_text(p.values)}, {"underlay_mtu", p.underlay_mtu}, {"overlay_mtu", p.overlay_mtu ? p.overlay_mtu : plan.overlay_mtu}});
+  return out;
+}
+
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability) {
   nlohmann::json env;
@@ -151,8 +158,7 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   if (!shaped.empty()) env["shaped_links"] = shaped;  // absent: no link is shaped
   for (const auto& t : plan.tests) env["test_links"][t.spec.name] = t.underlay_links;
   // The [bench] sweep: what each point changed (absent: no such sweep).
-  for (const auto& p : plan.lab_points)
-    env["lab_points"].push_back({{"point", point_text(p.values)}, {"underlay_mtu", p.underlay_mtu}, {"overlay_mtu", p.overlay_mtu ? p.overlay_mtu : plan.overlay_mtu}});
+  if (!plan.lab_points.empty()) env["lab_points"] = lab_points_json(plan);
   env["requested_products"] = plan.products;  // as given (NAME@TAG=/path too), for `run --from`
   for (size_t i = 0; i < specs.size(); ++i) {
     const Availability& a = availability[i];

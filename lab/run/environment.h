@@ -14,6 +14,10 @@
 namespace vpnlab {
 
 // Everything known before the run starts; `availability[i]` belongs to `specs[i]`.
+// The [bench] sweep's points as environment.json and plan --json list them: each point's
+// axis values, its underlay MTU and the overlay MTU it runs with.
+nlohmann::json lab_points_json(const Plan& plan);
+
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../temp_paths.h"
+#include "../topology_text.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/compare_command.h"
 #include "lab/cli/sampling.h"
@@ -17,12 +18,8 @@ using namespace vpnlab;
 
 namespace {
 
-std::string with_test(const std::string& body) {
-  return "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
-         "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[node]]\nname = \"c\"\n"
-         "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.77.0/24\"\n"
-         "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n" + body;
-}
+// Test "t" from a to b (topology_text.h), its other keys `body`.
+std::string with_test(const std::string& body) { return topology_with_test("server = \"b\"\n" + body); }
 
 std::string error_of(const std::string& body) {
   auto r = parse_topology_text(with_test(body), "x.toml");

@@ -6,6 +6,7 @@
 
 #include <thread>
 
+#include "../topology_text.h"
 #include "lab/generators/crr.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
@@ -17,12 +18,7 @@ using namespace vpnlab;
 
 namespace {
 
-std::string with_test(const std::string& body) {
-  return "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
-         "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[node]]\nname = \"c\"\n"
-         "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.77.0/24\"\n"
-         "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\n" + body;
-}
+std::string with_test(const std::string& body) { return topology_with_test(body); }
 
 std::string error_of(const std::string& body) {
   auto r = parse_topology_text(with_test(body), "x.toml");
