@@ -7,6 +7,8 @@ build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-
   nlohmann-json3-dev libsodium-dev libgtest-dev libvirt-dev libarchive-dev
   # The history of runs (lab/history): an embedded SQLite file, no server.
   libsqlite3-dev
+  # Variants' firewall rules (lab/kernel/nftables): libnftables inside each node's namespace.
+  libnftables-dev
   # The man page (help2man, from the CLI's own help) and the .deb (CPack: dpkg-deb,
   # dpkg-shlibdeps for Depends:, file to find the ELF files); man-db renders the page.
   help2man dpkg-dev file man-db

@@ -16,6 +16,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
 #include "lab/kernel/capabilities.h"
+#include "lab/kernel/nftables.h"
 #include "lab/model/finalize.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
@@ -43,9 +44,33 @@ std::string make_run_id(std::string* tag) {
   return std::string(buf) + "-" + hex;
 }
 
+namespace {
+
+// A variant's rules, applied where nothing else is (a namespace of their own), so that
+// nft's verdict comes before any lab is built, at the rules' place in the file. Needs
+// root: `validate` without it leaves the rules to the run, which has it.
+Status check_variant_rules(const Topology& topo) {
+  if (geteuid() != 0) return ok_status();
+  for (const auto& v : topo.variants) {
+    if (v.nft.empty()) continue;
+    auto checked = nft_check(v.nft);
+    std::string why = !checked ? checked.error().message : checked->counters == 0 ? "nft lists no counter in the tables the rules make" : "";
+    if (why.empty()) continue;
+    Error e = make_error("variant '" + v.name + "': " + why, "nft -f syntax; the rules are tried in a namespace of their own before the run");
+    e.file = topo.file;
+    e.line = v.nft_pos.line;
+    e.column = v.nft_pos.column;
+    return e;
+  }
+  return ok_status();
+}
+
+}  // namespace
+
 Result<Plan> plan_request(const RunRequest& a) {
   auto topo = load_topology(a.topology_file);
   if (!topo) return topo.error();
+  if (auto s = check_variant_rules(*topo); !s) return s.error();
   PlanOptions po;
   po.run_id = a.run_id.empty() ? make_run_id(&po.tag) : a.run_id;
   if (!a.run_id.empty()) po.tag = a.run_id.substr(a.run_id.rfind('-') + 1);

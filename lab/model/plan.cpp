@@ -1,5 +1,6 @@
 #include "lab/model/plan.h"
 
+#include <algorithm>
 #include <map>
 
 #include "lab/base/tbf.h"
@@ -8,8 +9,6 @@
 #include "lab/model/sweep.h"
 #include "lab/model/topology_parse.h"
 #include "lab/model/traffic.h"
-
-#include <algorithm>
 #include <sstream>
 
 namespace vpnlab {
@@ -56,6 +55,12 @@ Plan Plan::at_lab_point(size_t i) const {
     for (auto& b : out.bridges) b.mtu = point.underlay_mtu;
   }
   if (point.overlay_mtu > 0) out.overlay_mtu = point.overlay_mtu;
+  if (point.rate_bps > 0)
+    for (auto& v : out.veths)
+      if (v.rate_bps > 0) v.rate_bps = point.rate_bps;
+  if (point.threads) out.threads = point.threads;
+  for (const auto& v : variants)
+    if (v.name == point.variant) out.variant = v;
   out.lab_points.clear();
   return out;
 }
@@ -139,6 +144,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   plan.interleave = topo.bench.interleave;
   plan.rps = topo.bench.rps;
   plan.lab_points = topo.bench.lab_points;
+  plan.variants = topo.variants;
   if (plan.samples < 1) return make_error("--samples must be at least 1", "use --samples 10 (the default)");
   if (plan.duration_s < 1) return make_error("--duration must be at least 1s", "use --duration 10s");
 
@@ -307,6 +313,12 @@ std::string describe_plan(const Plan& plan) {
     o << "\nlab points (the [bench] sweep: every product brought up at each, on the lab rebuilt for it):";
     for (const auto& p : plan.lab_points)
       o << " " << point_text(p.values) << (p.overlay_mtu > 0 ? " (overlay MTU " + std::to_string(p.overlay_mtu) + ")" : "");
+  }
+  for (const auto& v : plan.variants) {
+    o << "\nvariant " << v.name << " (every VPN node, after the lab is built, before the product):";
+    if (!v.nft.empty()) o << " nftables rules (" << std::count(v.nft.begin(), v.nft.end(), '\n') + 1 << " lines; their counters read after each sample)";
+    for (const auto& [key, value] : v.sysctls) o << " " << key << "=" << value;
+    if (v.offloads) o << " underlay offloads " << (*v.offloads ? "on" : "off");
   }
   o << "\ntests:\n";
   for (size_t i = 0; i < plan.tests.size(); ++i) {

@@ -147,6 +147,9 @@ struct Plan {
   // The [bench] sweep's points: each product is brought up once per point and round, on the
   // lab as the point changes it (at_lab_point); each test is at one point (spec.lab_point).
   std::vector<LabPoint> lab_points;
+  std::vector<VariantSpec> variants;  // [[variant]]s the sweep names
+  // The variant every VPN node gets at this plan's lab point (none: nothing is applied).
+  std::optional<VariantSpec> variant;
 
   const PlanNode* node(const std::string& name) const;
   // All namespaces in creation order: bridges first (veths are created into them), then nodes.
@@ -175,8 +178,9 @@ struct Plan {
   int hops_crossed(const std::string& from, const std::string& to) const;
   // Estimated wall time of `run` in seconds (bring-up counted as 2 s per product and round).
   double estimated_seconds() const;
-  // The plan of lab point `i`: its tests only, every link's MTU the point's, the overlay
-  // MTU resolved for it. Without lab points, the plan itself.
+  // The plan of lab point `i`: its tests only, every link's MTU, every shaped link's rate,
+  // the threads and the variant the point's, the overlay MTU resolved for it. Without lab
+  // points, the plan itself.
   Plan at_lab_point(size_t i) const;
 };
 

@@ -105,25 +105,6 @@ const std::vector<StepKindDef>& step_kinds() {
 
 namespace {
 
-// A node's own network settings only: keys below net/ (a namespace's; anything else in
-// /proc/sys is the host's), plain path characters, no "..", values without newlines.
-Status parse_sysctls(const TomlReader& r, const toml::node& value, std::vector<std::pair<std::string, std::string>>* out) {
-  const char* hint = "write sysctl = { \"net/ipv6/conf/default/disable_ipv6\" = \"0\" }";
-  if (!value.is_table() || value.as_table()->empty()) return r.at(value, "step: 'sysctl' must be a table of keys and values", hint);
-  for (auto&& [k, v] : *value.as_table()) {
-    std::string key(k.str());
-    bool plain = key.rfind("net/", 0) == 0 && key.find("..") == std::string::npos && key.back() != '/' &&
-                 key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-./") == std::string::npos;
-    if (!plain)
-      return r.at(v, "step: sysctl '" + key + "' is not a network namespace setting",
-                  "keys are /proc/sys paths below net/ (e.g. net/ipv6/conf/default/disable_ipv6): only those stay in the node");
-    if (!v.is_string() || v.as_string()->get().find_first_of("\n\r") != std::string::npos)
-      return r.at(v, "step: sysctl '" + key + "' must be a one-line string", hint);
-    out->emplace_back(key, v.as_string()->get());
-  }
-  return ok_status();
-}
-
 Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
   std::vector<std::string> keys = {"kind", "if_id", "vni", "remote", "dstport", "capture", "env", "timeout", "retry", "nodes"};
   std::string kind_keys;
@@ -146,7 +127,7 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
     if (auto s = get_string_list(r, t, def->key, "step", &step->argv, &argv_pos); !s) return s;
     if (step->argv.empty()) return r.at(argv_pos, "step: empty argv", "name the program and its arguments");
   } else if (def->value == StepKindDef::Value::Table) {
-    if (auto s = parse_sysctls(r, *t.get(def->key), &step->sysctls); !s) return s;
+    if (auto s = parse_net_sysctls(r, *t.get(def->key), "step", &step->sysctls); !s) return s;
   } else if (auto s = get_string(r, t, def->key, "step", &step->ifname, false, pos_of(t)); !s) {
     return s;
   }

@@ -24,6 +24,25 @@ std::string integer_in(const toml::node& v, const char* what, int lo, int hi, in
   return "";
 }
 
+// The name's character set is [a-z0-9-]: a rate of 100M is "100m".
+std::string rate_label(double bps) {
+  char buf[32];
+  const auto b = static_cast<long long>(bps);
+  if (b >= 1000000000 && b % 1000000000 == 0) snprintf(buf, sizeof buf, "%lldg", b / 1000000000);
+  else if (b >= 1000000 && b % 1000000 == 0) snprintf(buf, sizeof buf, "%lldm", b / 1000000);
+  else if (b >= 1000 && b % 1000 == 0) snprintf(buf, sizeof buf, "%lldk", b / 1000);
+  else snprintf(buf, sizeof buf, "%lld", b);
+  return buf;
+}
+
+// A rate as a sweep value: "100M"; what is wrong with it, or "".
+std::string rate_in(const toml::node& v, const char* what, double* out) {
+  std::optional<double> rate = v.is_string() ? parse_rate(v.as_string()->get()) : std::nullopt;
+  if (!rate || *rate <= 0) return std::string(what) + " " + value_text(v) + " is not a rate";
+  *out = *rate;
+  return "";
+}
+
 const std::vector<SweepAxis> kAxes = {
     {"streams", "streams = [1, 8]", "streams count all servers together",
      [](const TestSpec& t) -> std::string { return t.udp || is_transaction_test(t.kind) ? "streams are a TCP bulk test's (kind = \"throughput\")" : ""; },
@@ -51,22 +70,8 @@ const std::vector<SweepAxis> kAxes = {
      [](const TestSpec& p) { return std::to_string(p.size); }},
     {"bitrate", "bitrate = [\"100M\", \"1G\"]", "bits/s: k, M, G",
      [](const TestSpec& t) -> std::string { return is_transaction_test(t.kind) ? "bitrate is an iperf3 setting: a throughput test's" : ""; },
-     [](const toml::node& v, const Topology&, TestSpec* p) -> std::string {
-       std::optional<double> rate = v.is_string() ? parse_rate(v.as_string()->get()) : std::nullopt;
-       if (!rate || *rate <= 0) return "bitrate " + value_text(v) + " is not a rate";
-       p->bitrate_bps = *rate;
-       return "";
-     },
-     [](const TestSpec& p) {
-       // The name's character set is [a-z0-9-]: 100M -> "100m".
-       char buf[32];
-       const auto b = static_cast<long long>(p.bitrate_bps);
-       if (b >= 1000000000 && b % 1000000000 == 0) snprintf(buf, sizeof buf, "%lldg", b / 1000000000);
-       else if (b >= 1000000 && b % 1000000 == 0) snprintf(buf, sizeof buf, "%lldm", b / 1000000);
-       else if (b >= 1000 && b % 1000 == 0) snprintf(buf, sizeof buf, "%lldk", b / 1000);
-       else snprintf(buf, sizeof buf, "%lld", b);
-       return std::string(buf);
-     }},
+     [](const toml::node& v, const Topology&, TestSpec* p) { return rate_in(v, "bitrate", &p->bitrate_bps); },
+     [](const TestSpec& p) { return rate_label(p.bitrate_bps); }},
 };
 
 // Axes of the [bench] sweep: what changes the lab, for every test alike.
@@ -76,6 +81,8 @@ struct LabAxis {
   const char* bounds;
   // Sets the value on a point; what is wrong with it, or "".
   std::string (*apply)(const toml::node& value, const Topology& topo, LabPoint* point);
+  // The value as test names and results.csv's `point` column write it.
+  std::string (*label)(const LabPoint& point);
 };
 
 const std::vector<LabAxis> kLabAxes = {
@@ -86,7 +93,39 @@ const std::vector<LabAxis> kLabAxes = {
          return "underlay_mtu " + std::to_string(p->underlay_mtu) + " is below the overlay MTU " + std::to_string(topo.overlay_mtu) +
                 " (no tunnel carries that over it)";
        return "";
-     }},
+     },
+     [](const LabPoint& p) { return std::to_string(p.underlay_mtu); }},
+    {"rate", "rate = [\"100M\", \"1G\"]", "every shaped link ([[link]] rate = ...) gets this rate: bits/s with k, M or G",
+     [](const toml::node& v, const Topology& topo, LabPoint* p) -> std::string {
+       // A rate sweep on a lab with nothing shaped would measure one point many times.
+       if (std::none_of(topo.links.begin(), topo.links.end(), [](const LinkSpec& l) { return l.rate_bps > 0; }))
+         return "rate sweeps a shaped link's rate, and no [[link]] has a rate";
+       return rate_in(v, "rate", &p->rate_bps);
+     },
+     [](const LabPoint& p) { return rate_label(p.rate_bps); }},
+    {"threads", "threads = [1, 2]", "data-plane threads of every product (1 to 64), as [bench] threads sets them",
+     [](const toml::node& v, const Topology&, LabPoint* p) -> std::string {
+       int n = 0;
+       if (auto e = integer_in(v, "threads", 1, 64, &n); !e.empty()) return e;
+       p->threads = n;
+       return "";
+     },
+     [](const LabPoint& p) { return std::to_string(p.threads.value_or(0)); }},
+    {"variant", "variant = [\"none\", \"conntrack\"]", "\"none\" or the name of a [[variant]]",
+     [](const toml::node& v, const Topology& topo, LabPoint* p) -> std::string {
+       if (!v.is_string()) return "variant " + value_text(v) + " is not a variant's name";
+       const std::string name = v.as_string()->get();
+       std::vector<std::string> names{"none"};
+       for (const auto& variant : topo.variants) names.push_back(variant.name);
+       if (std::find(names.begin(), names.end(), name) == names.end()) {
+         std::string known;
+         for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+         return "variant '" + name + "' is not defined (variants: " + known + ")";
+       }
+       p->variant = name;
+       return "";
+     },
+     [](const LabPoint& p) { return p.variant; }},
 };
 
 // "streams, length, size, bitrate": the names of a table of axes, for messages.
@@ -135,6 +174,26 @@ Status read_axes(const TomlReader& r, const toml::table& sweep, const std::strin
   return ok_status();
 }
 
+// Every combination of one index per list (the first list turns slowest); empty when
+// there are more than kMaxSweepPoints.
+std::vector<std::vector<size_t>> combinations(const std::vector<size_t>& sizes) {
+  size_t count = 1;
+  for (size_t n : sizes) {
+    count *= n;
+    if (count > kMaxSweepPoints) return {};
+  }
+  std::vector<std::vector<size_t>> out;
+  std::vector<size_t> at(sizes.size(), 0);
+  for (size_t n = 0; n < count; ++n) {
+    out.push_back(at);
+    for (size_t k = sizes.size(); k-- > 0;) {  // the last list turns fastest
+      if (++at[k] < sizes[k]) break;
+      at[k] = 0;
+    }
+  }
+  return out;
+}
+
 // Each point's index into every axis: all combinations (first axis slowest), or with zip
 // the i-th of every list.
 Status point_indices(const TomlReader& r, const toml::table& sweep, const std::string& what, const std::vector<AxisValues>& axes, bool zip,
@@ -148,22 +207,39 @@ Status point_indices(const TomlReader& r, const toml::table& sweep, const std::s
     for (size_t i = 0; i < axes.front().values->size(); ++i) out->push_back(std::vector<size_t>(axes.size(), i));
     return ok_status();
   }
-  size_t count = 1;
-  for (const auto& a : axes) {
-    count *= a.values->size();
-    if (count > kMaxSweepPoints) break;
-  }
-  if (count > kMaxSweepPoints)
+  std::vector<size_t> sizes;
+  for (const auto& a : axes) sizes.push_back(a.values->size());
+  *out = combinations(sizes);
+  if (out->empty())
     return r.at(pos_of(sweep), what + ": the sweep has more than " + std::to_string(kMaxSweepPoints) + " points",
                 "sweep fewer values, or pair them with zip = true");
-  std::vector<size_t> at(axes.size(), 0);
-  for (size_t n = 0; n < count; ++n) {
-    out->push_back(at);
-    for (size_t k = axes.size(); k-- > 0;) {  // the last axis turns fastest
-      if (++at[k] < axes[k].values->size()) break;
-      at[k] = 0;
-    }
+  return ok_status();
+}
+
+// The [bench] sweep's axes in file order, each a non-empty list of values listed once.
+Status read_lab_axes(const TomlReader& r, const toml::table& sweep, const std::string& what,
+                     std::vector<std::pair<const LabAxis*, const toml::array*>>* axes) {
+  for (const auto& [key, node] : sweep) {
+    const std::string name(key.str());
+    const LabAxis* axis = nullptr;
+    for (const auto& a : kLabAxes)
+      if (name == a.name) axis = &a;
+    if (!axis)
+      return r.at(node, what + ": sweep has no axis '" + name + "'",
+                  "[bench] sweep axes change the lab: " + lab_axis_names() + "; a test's own (" + sweep_axis_names() + ") go in its [[bench.test]]");
+    if (!node.is_array() || node.as_array()->empty())
+      return r.at(node, what + ": sweep '" + name + "' is a non-empty list of values", std::string("write ") + axis->example);
+    const toml::array& values = *node.as_array();
+    for (size_t i = 0; i < values.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (value_text(*values.get(i)) == value_text(*values.get(j)))
+          return r.at(*values.get(i), what + ": " + name + " " + value_text(*values.get(i)) + " is listed twice", "list each value once");
+    axes->emplace_back(axis, &values);
   }
+  std::sort(axes->begin(), axes->end(), [](const auto& x, const auto& y) {
+    const SourcePos a = pos_of(*x.second), b = pos_of(*y.second);
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  });
   return ok_status();
 }
 
@@ -183,25 +259,20 @@ Status parse_lab_sweep(const TomlReader& r, const toml::table& bench, Topology* 
                 "sweep on the netns or vm backend");
   const toml::table& t = *sweep->as_table();
   if (t.empty()) return r.at(*sweep, what + ": 'sweep' names no axis", "e.g. sweep = { underlay_mtu = [1500, 9000] }; axes: " + lab_axis_names());
-  if (t.size() > 1) return r.at(*sweep, what + ": one [bench] sweep axis at a time", "axes: " + lab_axis_names());
-  const auto first = t.begin();
-  const std::string name(first->first.str());
-  const toml::node& node = first->second;
-  const LabAxis* axis = nullptr;
-  for (const auto& a : kLabAxes)
-    if (name == a.name) axis = &a;
-  if (!axis)
-    return r.at(node, what + ": sweep has no axis '" + name + "'",
-                "[bench] sweep axes change the lab: " + lab_axis_names() + "; a test's own (" + sweep_axis_names() + ") go in its [[bench.test]]");
-  if (!node.is_array() || node.as_array()->empty())
-    return r.at(node, what + ": sweep '" + name + "' is a non-empty list of values", std::string("write ") + axis->example);
-  if (node.as_array()->size() > kMaxSweepPoints) return r.at(node, what + ": the sweep has more than " + std::to_string(kMaxSweepPoints) + " points", "sweep fewer values");
-  for (const auto& value : *node.as_array()) {
+  std::vector<std::pair<const LabAxis*, const toml::array*>> axes;
+  if (auto s = read_lab_axes(r, t, what, &axes); !s) return s;
+  std::vector<size_t> sizes;
+  for (const auto& a : axes) sizes.push_back(a.second->size());
+  const auto points = combinations(sizes);  // the lab's axes multiply
+  if (points.empty()) return r.at(*sweep, what + ": the sweep has more than " + std::to_string(kMaxSweepPoints) + " points", "sweep fewer values");
+  for (const auto& at : points) {
     LabPoint p;
-    if (std::string e = axis->apply(value, *topo, &p); !e.empty()) return r.at(value, what + ": " + e, axis->bounds);
-    p.values.emplace_back(name, value_text(value));
-    for (const auto& other : topo->bench.lab_points)
-      if (other.values == p.values) return r.at(value, what + ": " + name + " " + value_text(value) + " is listed twice", "list each value once");
+    for (size_t k = 0; k < axes.size(); ++k) {
+      const LabAxis& axis = *axes[k].first;
+      const toml::node& value = *axes[k].second->get(at[k]);
+      if (std::string e = axis.apply(value, *topo, &p); !e.empty()) return r.at(value, what + ": " + e, axis.bounds);
+      p.values.emplace_back(axis.name, axis.label(p));
+    }
     topo->bench.lab_points.push_back(std::move(p));
   }
   topo->bench.lab_sweep_pos = pos_of(*sweep);

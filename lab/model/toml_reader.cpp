@@ -234,4 +234,24 @@ std::optional<double> parse_rate(const std::string& text) {
   return value;
 }
 
+// A node's own network settings only: keys below net/ (a namespace's; anything else in
+// /proc/sys is the host's), plain path characters, no "..", values without newlines.
+Status parse_net_sysctls(const TomlReader& r, const toml::node& value, const std::string& what,
+                         std::vector<std::pair<std::string, std::string>>* out) {
+  const char* hint = "write sysctl = { \"net/ipv6/conf/default/disable_ipv6\" = \"0\" }";
+  if (!value.is_table() || value.as_table()->empty()) return r.at(value, what + ": 'sysctl' must be a table of keys and values", hint);
+  for (auto&& [k, v] : *value.as_table()) {
+    std::string key(k.str());
+    bool plain = key.rfind("net/", 0) == 0 && key.find("..") == std::string::npos && key.back() != '/' &&
+                 key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-./") == std::string::npos;
+    if (!plain)
+      return r.at(v, what + ": sysctl '" + key + "' is not a network namespace setting",
+                  "keys are /proc/sys paths below net/ (e.g. net/ipv6/conf/default/disable_ipv6): only those stay in the node");
+    if (!v.is_string() || v.as_string()->get().find_first_of("\n\r") != std::string::npos)
+      return r.at(v, what + ": sysctl '" + key + "' must be a one-line string", hint);
+    out->emplace_back(key, v.as_string()->get());
+  }
+  return ok_status();
+}
+
 }  // namespace vpnlab

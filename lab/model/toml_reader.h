@@ -96,4 +96,9 @@ Status get_duration(const TomlReader& r, const toml::table& t, const std::string
 // precision = "5%" (or 0.05), within kMinPrecision..kMaxPrecision.
 Status get_precision(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, std::optional<double>* out);
 
+// sysctl = { "net/..." = "value" }: /proc/sys keys below net/ only (a namespace's own),
+// in file order; `what` starts each message ("step", "variant 'x'").
+Status parse_net_sysctls(const TomlReader& r, const toml::node& value, const std::string& what,
+                         std::vector<std::pair<std::string, std::string>>* out);
+
 }  // namespace vpnlab

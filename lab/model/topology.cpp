@@ -263,11 +263,12 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
   if (root.get("scale") && !root.get("node"))
     return r.at(pos_of(*root.get("scale")), "this is a mesh-scale file ([scale]), not a topology",
                 "run it with 'vpnlab scale " + file + "' (validate and plan read topologies)");
-  if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "host", "node", "link", "chain", "bench"}); !s) return s.error();
+  if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "host", "node", "link", "chain", "variant", "bench"}); !s) return s.error();
   Topology topo;
   topo.file = file;
-  for (auto step : {parse_lab, parse_overlay, parse_hosts, parse_nodes, parse_links, parse_chains, check_routing, parse_bench})
+  for (auto step : {parse_lab, parse_overlay, parse_hosts, parse_nodes, parse_links, parse_chains, check_routing, parse_variants, parse_bench})
     if (auto s = step(r, root, &topo); !s) return s.error();
+  if (auto s = check_variants_swept(r, topo); !s) return s.error();
   if (topo.backend == "hosts")
     if (auto s = check_hosts_layout(topo); !s) return s.error();
   // Node i (file order) gets overlay host i + 1, whether it runs the VPN or not.

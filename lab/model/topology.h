@@ -115,7 +115,22 @@ struct LabPoint {
   std::vector<std::pair<std::string, std::string>> values;  // {"underlay_mtu", "9000"}
   int underlay_mtu = 0;  // every link's MTU at this point (0: as the file says)
   int overlay_mtu = 0;   // the overlay's, once the CLI resolved it for the point (0: the plan's)
+  double rate_bps = 0;   // every shaped link's rate (0: as the file says)
+  std::optional<int> threads;  // data-plane threads of every product ([bench] threads)
+  std::string variant;   // a [[variant]]'s name ("" or "none": no variant)
 };
+
+// [[variant]]: a setup applied to every VPN node once the lab is built and before any
+// product starts (the baseline's too), so "the same comparison with and without X" is one
+// run: `[bench] sweep = { variant = ["none", "conntrack"] }` (lab/model/variant_section.cpp).
+struct VariantSpec {
+  std::string name;
+  std::string nft;  // an nftables ruleset for the node's namespace (nft -f syntax); "" none
+  std::vector<std::pair<std::string, std::string>> sysctls;  // /proc/sys keys under net/
+  std::optional<bool> offloads;  // TSO/GSO/GRO of every underlay link, on or off
+  SourcePos pos, nft_pos;
+};
+inline constexpr size_t kMaxVariantRules = 64 * 1024;  // bytes of one variant's nft text
 
 struct BenchSpec {
   std::vector<std::string> products{"baseline"};
@@ -150,6 +165,7 @@ struct Topology {
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
   std::vector<ChainSpec> chains;  // [[chain]]: their nodes are the VPN nodes
+  std::vector<VariantSpec> variants;  // [[variant]]: applied where the [bench] sweep says
   BenchSpec bench;
 };
 

@@ -19,6 +19,10 @@ bool runs_vpn(const Topology& topo, const std::string& node);
 // [[chain]] tables (after nodes and links): their nodes become the VPN nodes.
 Status parse_chains(const TomlReader& r, const toml::table& root, Topology* topo);
 Status parse_bench(const TomlReader& r, const toml::table& root, Topology* topo);
+// [[variant]] tables (before [bench], whose sweep names them); after [bench], every
+// variant must be a point of its sweep.
+Status parse_variants(const TomlReader& r, const toml::table& root, Topology* topo);
+Status check_variants_swept(const TomlReader& r, const Topology& topo);
 // [[host]] tables (before the nodes, which name them).
 Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo);
 // What the hosts backend can build: every node on a host, links across hosts of two nodes,

@@ -60,6 +60,7 @@ const std::vector<ColumnDoc>& column_docs() {
       {"hops", "", "[[chain]]", "tunnels in sequence the test's traffic crossed (0: no chain)"},
       {"sweep_of", "", "sweep", "the swept test this row's test is a point of (empty: not swept)", "0.2.0"},
       {"point", "", "sweep", "the point's value on each swept axis, axis=value;... in the file's order, e.g. streams=8;length=64", "0.2.0"},
+      {"rule_packets", "packets", "[[variant]] nft", "packets the variant's nftables counters counted on the VPN nodes during the sample (empty: no variant rules); 0 makes the row invalid", "0.2.0"},
   };
   return docs;
 }

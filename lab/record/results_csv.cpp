@@ -85,7 +85,9 @@ const std::vector<Column>& columns() {
       INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
       INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu), DBL_COL(wire_pps, 0), STR_COL(cpu_by_host),
       STR_COL(kind), DBL_COL(tps, 1), DBL_COL(tx_p50_ms, 4), DBL_COL(tx_p90_ms, 4), DBL_COL(tx_p99_ms, 4), DBL_COL(tx_p999_ms, 4),
-      INT_COL(payload_bytes), DBL_COL(offered_bps, 0), DBL_COL(zero_loss_bps, 0), INT_COL(hops), STR_COL(sweep_of), STR_COL(point)};
+      INT_COL(payload_bytes), DBL_COL(offered_bps, 0), DBL_COL(zero_loss_bps, 0), INT_COL(hops), STR_COL(sweep_of), STR_COL(point),
+      {"rule_packets", [](const SampleRow& r) { return r.rule_packets >= 0 ? std::to_string(r.rule_packets) : std::string(); },
+       [](SampleRow& r, const std::string& v) { r.rule_packets = v.empty() ? -1 : to_i(v); }, ColumnType::integer}};
   return c;
 }
 
@@ -456,7 +458,8 @@ Status check_row(const SampleRow& r) {
                 {"daemon_threads", r.daemon_threads, 0, 1 << 22},
                 {"latency_probes", r.latency_probes, 0, 1 << 30},
                 {"payload_bytes", r.payload_bytes, 0, 65535},
-                {"hops", r.hops, 0, 64}};
+                {"hops", r.hops, 0, 64},
+                {"rule_packets", r.rule_packets, -1, static_cast<int64_t>(kAny)}};
   for (const auto& c : counts)
     if (c.value < c.min || c.value > c.max)
       return make_error(std::string("column '") + c.name + "': " + std::to_string(c.value) + " is outside " + std::to_string(c.min) + ".." +

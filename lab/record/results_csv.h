@@ -61,6 +61,9 @@ struct SampleRow {
   // A point of a sweep (lab/model/sweep.h): the test it belongs to and its axis values,
   // "streams=8;length=64" (both empty for a test that is not swept).
   std::string sweep_of, point;
+  // A [[variant]] with nftables rules: the packets its counters counted on the VPN nodes
+  // during the sample (-1: no such rules). 0 makes the row invalid: the rule measured nothing.
+  int64_t rule_packets = -1;
   bool is_transactions() const;  // its kind's rows are transactions (lab/model/test_kinds.h)
 };
 

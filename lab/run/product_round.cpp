@@ -13,6 +13,7 @@
 #include "lab/run/product_tunnels.h"
 #include "lab/run/progress.h"
 #include "lab/run/sample.h"
+#include "lab/run/variant.h"
 
 namespace vpnlab {
 
@@ -92,6 +93,8 @@ Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
       for (const auto& u : node.underlay)
         if (auto s = (*topo)->set_offloads(node.name, u.ifname, false); !s)
           return with_context(s.error(), c.spec->name + ": node '" + node.name + "'");
+  // The lab point's variant, on the built lab and before the product: the same for all.
+  if (auto s = apply_variant(plan, **topo); !s) return with_context(s.error(), "building the topology for " + c.spec->name);
   return topo;
 }
 

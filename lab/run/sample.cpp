@@ -23,6 +23,7 @@
 #include "lab/run/iperf.h"
 #include "lab/run/rss_sampler.h"
 #include "lab/run/test_driver.h"
+#include "lab/run/variant.h"
 #include "lab/run/zero_loss.h"
 
 namespace vpnlab {
@@ -236,6 +237,9 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     probe = std::move(lp.value());
   }
   std::vector<SpawnSpec> specs = driver->client_specs(c, label, procs, duration_s);
+  // A variant's rules: what their counters said before the clients, to count what they matched.
+  auto rules_before = variant_packets(plan, *c.nodes);
+  if (!rules_before) return fail(rules_before.error().message);
   fault_point("mid-sample");
   auto cpu_before = c.nodes->cpu_times();
   if (!cpu_before) return fail(cpu_before.error().message);
@@ -247,6 +251,9 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
     if (auto s = write_file(c.raw_dir + "/" + label + kRssSuffix, RssSampler::format(rss_points), 0640); !s) return fail(s.error().message);
   auto cpu_after = c.nodes->cpu_times();
   if (!cpu_after) return fail(cpu_after.error().message);
+  auto rules_after = variant_packets(plan, *c.nodes);
+  if (!rules_after) return fail(rules_after.error().message);
+  if (*rules_before >= 0) row.rule_packets = *rules_after - *rules_before;
   record_cpu(*cpu_before, *cpu_after, &row);
   LatencyProbe::Summary lat;
   if (probe) {
@@ -298,6 +305,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   row.pps = static_cast<double>(rx_packets) / duration_s;
   row.wire_pps = wire_frames / duration_s;
   row.reason = score_sample(score);
+  if (row.reason.empty()) row.reason = variant_verdict(plan, row.rule_packets);
   // The product's own word on the path its packets took (Tailscale: direct, not relayed).
   if (row.reason.empty() && tunnel && !procs.empty()) row.reason = c.session->check_path(vpn_of(t.client), vpn_of(procs.front().server));
   if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = delivered;

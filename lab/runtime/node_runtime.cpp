@@ -21,4 +21,12 @@ Result<SweepResult> NodeRuntime::sweep_mesh(const Plan&, double, int) {
   return make_error("the " + backend() + " backend cannot probe a whole mesh at once", "mesh-scale runs ('vpnlab scale') use the netns backend");
 }
 
+Status NodeRuntime::apply_nftables(const std::string&, const std::string&) {
+  return make_error("the " + backend() + " backend does not apply nftables rules", "a variant's 'nft' rules run on the netns backend");
+}
+
+Result<NodeRuntime::Counted> NodeRuntime::variant_packets(const std::string&) {
+  return make_error("the " + backend() + " backend does not read nftables counters");
+}
+
 }  // namespace vpnlab

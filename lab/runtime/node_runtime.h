@@ -75,6 +75,16 @@ class NodeRuntime {
   // The offload features of a link as ethtool names them ("tx-tcp-segmentation": on): what
   // a product turned on for its TUN (GSO/GRO). Default: not read on this backend.
   virtual Result<std::map<std::string, bool>> link_offloads(const std::string& node, const std::string& ifname);
+  // A variant's nftables rules (lab/run/variant.h), applied in the node's namespace once it
+  // is built; the tables they leave are the node's variant tables, whose counters
+  // variant_packets sums (a product's own tables, added later, are not counted). By
+  // default an error: the backend does not apply rules.
+  virtual Status apply_nftables(const std::string& node, const std::string& ruleset);
+  struct Counted {
+    uint64_t packets = 0;
+    int counters = 0;  // 0: the rules have no counter to read
+  };
+  virtual Result<Counted> variant_packets(const std::string& node);
   // A machine this runtime can no longer reach, named for a row's reason ("host 'h1': agent
   // lost (...)"), or "" while every one answers. A failure then is that machine's, not the
   // product's. Local backends lose nothing.

@@ -245,9 +245,86 @@ TEST(Sweep, ABenchSweepPutsEveryTestAtEveryPointOfTheLab) {
             "x.toml:16:33: bench: underlay_mtu 1300 is below the overlay MTU 1400 (no tunnel carries that over it) | every link of the lab gets this "
             "MTU (68 to 9000; jumbo frames: 9000)");
   EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "mtu = [1500]"),
-            "x.toml:16:17: bench: sweep has no axis 'mtu' | [bench] sweep axes change the lab: underlay_mtu; a test's own (streams, length, size, "
-            "bitrate) go in its [[bench.test]]");
+            "x.toml:16:17: bench: sweep has no axis 'mtu' | [bench] sweep axes change the lab: underlay_mtu, rate, threads, variant; a test's own "
+            "(streams, length, size, bitrate) go in its [[bench.test]]");
   EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "underlay_mtu = [9000, 9000]"), "x.toml:16:33: bench: underlay_mtu 9000 is listed twice | list each value once");
+}
+
+// The lab's axes multiply like a test's; a variant is a named setup, data like any other
+// axis value, and a rate sweep sets every shaped link's rate.
+const std::string kVariantLab =
+    "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
+    "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
+    "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\nrate = \"1G\"\n"
+    "[[variant]]\nname = \"conntrack\"\n"
+    "nft = \"table inet vpnlab_fw { chain input { type filter hook input priority 0; ct state established counter accept } }\"\n"
+    "sysctl = { \"net/netfilter/nf_conntrack_max\" = \"65536\" }\n"
+    "[bench]\nproducts = [\"baseline\"]\nsweep = { variant = [\"none\", \"conntrack\"], rate = [\"100M\", \"1G\"] }\n"
+    "[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n";
+
+std::string variant_error(const std::string& from, const std::string& to) {
+  std::string text = kVariantLab;
+  text.replace(text.find(from), from.size(), to);
+  auto r = parse_topology_text(text, "x.toml");
+  return r.ok() ? std::string() : r.error().where_and_what() + " | " + r.error().hint;
+}
+
+TEST(Sweep, LabAxesMultiplyAndAVariantIsAPointOfTheLab) {
+  auto topo = parse_topology_text(kVariantLab, "x.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  std::vector<std::string> names;
+  for (const auto& t : topo->bench.tests) names.push_back(t.name + " " + point_text(t.point));
+  EXPECT_EQ(names, (std::vector<std::string>{"t-none-100m variant=none;rate=100m", "t-none-1g variant=none;rate=1g",
+                                             "t-conntrack-100m variant=conntrack;rate=100m", "t-conntrack-1g variant=conntrack;rate=1g"}));
+  PlanOptions po;
+  po.run_id = "20261203-000000-lab";
+  po.tag = "lab";
+  Plan plan = make_plan(*topo, po).value();
+  ASSERT_EQ(plan.lab_points.size(), 4u);
+  Plan plain = plan.at_lab_point(0), filtered = plan.at_lab_point(3);
+  EXPECT_FALSE(plain.variant) << "'none' applies nothing";
+  ASSERT_TRUE(filtered.variant);
+  EXPECT_EQ(filtered.variant->name, "conntrack");
+  EXPECT_EQ(filtered.variant->sysctls.at(0).first, "net/netfilter/nf_conntrack_max");
+  EXPECT_DOUBLE_EQ(plain.veths.at(0).rate_bps, 100e6);
+  EXPECT_DOUBLE_EQ(filtered.veths.at(0).rate_bps, 1e9);
+  EXPECT_EQ(filtered.tests.at(0).spec.name, "t-conntrack-1g");
+  // Threads: the products' data-plane threads at each point.
+  std::string threads = kVariantLab;
+  threads.replace(threads.find("rate = [\"100M\", \"1G\"]"), 21, "threads = [1, 2]");
+  auto t2 = parse_topology_text(threads, "x.toml");
+  ASSERT_TRUE(t2.ok()) << t2.error().format();
+  Plan tp = make_plan(*t2, po).value();
+  EXPECT_EQ(tp.at_lab_point(1).threads, 2);
+  EXPECT_EQ(tp.at_lab_point(1).tests.at(0).spec.name, "t-none-2");
+  EXPECT_NE(describe_plan(plan).find("variant conntrack (every VPN node, after the lab is built, before the product): nftables rules (1 lines; their "
+                                 "counters read after each sample) net/netfilter/nf_conntrack_max=65536"),
+            std::string::npos)
+      << describe_plan(plan);
+}
+
+TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
+  EXPECT_EQ(variant_error("[\"none\", \"conntrack\"]", "[\"none\", \"nat\"]"),
+            "x.toml:21:30: bench: variant 'nat' is not defined (variants: none, conntrack) | \"none\" or the name of a [[variant]]");
+  EXPECT_EQ(variant_error("variant = [\"none\", \"conntrack\"], ", ""),
+            "x.toml:15:1: variant 'conntrack' is defined but no sweep names it | add sweep = { variant = [\"none\", \"conntrack\"] } to [bench], or "
+            "remove the variant");
+  EXPECT_EQ(variant_error("counter accept", "accept"),
+            "x.toml:17:7: variant 'conntrack': the rules have no 'counter' | add 'counter' to the rule that matters: the run reads it after each sample "
+            "and flags a rule that matched nothing");
+  EXPECT_EQ(variant_error("nft = \"table", "nft = \"include \\\"/etc/nftables.conf\\\"\\ntable"),
+            "x.toml:17:7: variant 'conntrack': the rules 'include' a file: nft would read it from this host | write the rules themselves into nft");
+  EXPECT_EQ(variant_error("name = \"conntrack\"", "name = \"none\""),
+            "x.toml:16:8: variant 'none': 'none' is the sweep's point without a variant | give the variant another name");
+  EXPECT_EQ(variant_error("\"net/netfilter/nf_conntrack_max\"", "\"kernel/panic\""),
+            "x.toml:18:29: variant 'conntrack': sysctl 'kernel/panic' is not a network namespace setting | keys are /proc/sys paths below net/ (e.g. "
+            "net/ipv6/conf/default/disable_ipv6): only those stay in the node");
+  EXPECT_EQ(variant_error("rate = \"1G\"\n", ""),
+            "x.toml:20:52: bench: rate sweeps a shaped link's rate, and no [[link]] has a rate | every shaped link ([[link]] rate = ...) gets this "
+            "rate: bits/s with k, M or G");
+  EXPECT_EQ(variant_error("[lab]\nname = \"x\"\n", "[lab]\nname = \"x\"\nbackend = \"vm\"\n"),
+            "x.toml:16:1: variant 'conntrack': variants are applied in the nodes' namespaces on the netns backend, not on 'vm' | run the variant "
+            "sweep with backend = \"netns\"");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "lab/kernel/capabilities.h"
 #include "lab/kernel/latency_probe.h"
 #include "lab/kernel/mesh_sweep.h"
+#include "lab/kernel/nftables.h"
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/offloads.h"
 #include "lab/kernel/outside_load.h"
@@ -94,6 +95,17 @@ class NetnsRuntime : public NodeRuntime {
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     return set_segmentation_offloads(topo_->ns_of_node(node).fd.get(), ifname, on);
   }
+  Status apply_nftables(const std::string& node, const std::string& ruleset) override {
+    auto tables = nft_apply(topo_->ns_of_node(node).fd.get(), ruleset);
+    if (!tables) return tables.error();
+    variant_tables_[node] = std::move(tables.value());
+    return ok_status();
+  }
+  Result<Counted> variant_packets(const std::string& node) override {
+    auto counted = nft_counted(topo_->ns_of_node(node).fd.get(), variant_tables_[node]);
+    if (!counted) return counted.error();
+    return Counted{counted->packets, counted->counters};
+  }
   Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
     return IcmpLatencyProbe::start(topo_->ns_of_node(node).fd.get(), target, interval_ms);
   }
@@ -132,6 +144,7 @@ class NetnsRuntime : public NodeRuntime {
 
  private:
   std::unique_ptr<LiveTopology> topo_;
+  std::map<std::string, std::vector<NftTable>> variant_tables_;  // per node: the tables its variant added
 };
 
 }  // namespace

@@ -1,0 +1,96 @@
+// A variant on real namespaces: its nftables rules go into every VPN node's namespace
+// (through libnftables, never this host's), their counters are read around each sample
+// into rule_packets, a rule that matched nothing makes its rows invalid with the reason,
+// and the points without the variant carry no count. This host's own ruleset is read
+// before and after, only read: it must be what it was.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "lab/base/unique_fd.h"
+#include "lab/kernel/nftables.h"
+#include "lab/record/results_csv.h"
+#include "root_test_support.h"
+
+using namespace vpnlab;
+using namespace vpnlab::testing;
+
+namespace {
+
+std::vector<NftTable> host_tables() {
+  UniqueFd own(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+  auto tables = nft_tables(own.get());
+  EXPECT_TRUE(tables.ok()) << tables.error().format();
+  return tables.ok() ? *tables : std::vector<NftTable>{};
+}
+
+TEST(Variant, ItsRulesCountTheSamplesPacketsInTheNodesOnly) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("wireguard-go");
+  const std::vector<NftTable> host_before = host_tables();
+  std::string topology = make_temp_dir("variant-topo") + "/variant.toml";
+  std::ofstream(topology) << two_pinned_nodes("vrt") << R"([[variant]]
+name = "conntrack"
+nft = """
+table inet vpnlab_fw {
+  chain input {
+    type filter hook input priority 0; policy accept;
+    ct state established,related counter accept
+  }
+}
+"""
+[[variant]]
+name = "deaf"
+nft = """
+table inet vpnlab_fw {
+  chain input {
+    type filter hook input priority 0;
+    ip saddr 203.0.113.77 counter drop
+  }
+}
+"""
+[bench]
+products = ["baseline"]
+sweep = { variant = ["none", "conntrack", "deaf"] }
+[[bench.test]]
+name = "bulk"
+client = "a"
+server = "b"
+)";
+  ShortRun run = short_run({"baseline", "wireguard-go"}, VPNLAB_PRODUCTS_DIR, 1, topology);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 6u) << "2 products x 3 variants";
+  for (const auto& r : run.report->rows) {
+    ASSERT_EQ(r.status, "ok") << r.product << " " << r.test << ": " << r.reason;
+    EXPECT_EQ(r.point, "variant=" + r.test.substr(r.test.find('-') + 1));
+    if (r.test == "bulk-none") {
+      EXPECT_EQ(r.rule_packets, -1) << r.product << ": no rules, no count";
+      continue;
+    }
+    if (r.test == "bulk-conntrack") {
+      // A 1 s TCP transfer: tens of thousands of packets (or, merged by GRO, thousands).
+      EXPECT_GT(r.rule_packets, 1000) << r.product;
+      EXPECT_EQ(r.reason.find("matched no packet"), std::string::npos) << r.product << ": " << r.reason;
+      if (r.product == "wireguard-go") {
+        EXPECT_TRUE(r.valid) << r.reason;
+      }
+    } else {
+      EXPECT_EQ(r.rule_packets, 0) << r.product;
+      EXPECT_FALSE(r.valid) << r.product;
+      EXPECT_EQ(r.reason, "variant 'deaf': its nftables rules matched no packet during the sample (a rule that never fired measured nothing)");
+    }
+  }
+  // Read back from the file too: the column survives the CSV.
+  auto rows = read_results_csv(run.run_dir + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  for (const auto& r : *rows) {
+    if (r.test == "bulk-conntrack") {
+      EXPECT_GT(r.rule_packets, 1000);
+    }
+  }
+  EXPECT_EQ(host_tables(), host_before) << "the host's ruleset is not the lab's";
+}
+
+}  // namespace
