@@ -104,6 +104,7 @@ json plan_json(const Plan& plan) {
             {"precision", plan.precision ? json(*plan.precision) : json(nullptr)}, {"max_time_s", plan.max_time_s},
             {"estimated_s", plan.estimated_seconds()}}},
           {"lab_points", lab_points_json(plan)},
+          {"variants", variants_json(plan)},
           {"pin_notes", plan.pin_notes},
           {"pin_warnings", plan.pin_warnings},
           {"nodes", nodes},

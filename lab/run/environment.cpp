@@ -90,7 +90,22 @@ Status record_run_end(const std::string& run_dir) {
 nlohmann::json lab_points_json(const Plan& plan) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& p : plan.lab_points)
-    out.push_back({{"point", point_text(p.values)}, {"underlay_mtu", p.underlay_mtu}, {"overlay_mtu", p.overlay_mtu ? p.overlay_mtu : plan.overlay_mtu}});
+    out.push_back({{"point", point_text(p.values)},
+                   {"underlay_mtu", p.underlay_mtu},
+                   {"overlay_mtu", p.overlay_mtu ? p.overlay_mtu : plan.overlay_mtu},
+                   {"rate_bps", p.rate_bps},
+                   {"threads", p.threads ? nlohmann::json(*p.threads) : nlohmann::json()},
+                   {"variant", p.variant}});
+  return out;
+}
+
+nlohmann::json variants_json(const Plan& plan) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& v : plan.variants) {
+    nlohmann::json sysctl = nlohmann::json::object();
+    for (const auto& [key, value] : v.sysctls) sysctl[key] = value;
+    out.push_back({{"name", v.name}, {"nft", v.nft}, {"sysctl", sysctl}, {"offloads", v.offloads ? nlohmann::json(*v.offloads) : nlohmann::json()}});
+  }
   return out;
 }
 
@@ -159,6 +174,7 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   for (const auto& t : plan.tests) env["test_links"][t.spec.name] = t.underlay_links;
   // The [bench] sweep: what each point changed (absent: no such sweep).
   if (!plan.lab_points.empty()) env["lab_points"] = lab_points_json(plan);
+  if (!plan.variants.empty()) env["variants"] = variants_json(plan);
   env["requested_products"] = plan.products;  // as given (NAME@TAG=/path too), for `run --from`
   for (size_t i = 0; i < specs.size(); ++i) {
     const Availability& a = availability[i];

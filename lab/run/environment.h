@@ -17,6 +17,8 @@ namespace vpnlab {
 // The [bench] sweep's points as environment.json and plan --json list them: each point's
 // axis values, its underlay MTU and the overlay MTU it runs with.
 nlohmann::json lab_points_json(const Plan& plan);
+// The [[variant]]s as the file wrote them: rules, sysctls, offloads (environment.json).
+nlohmann::json variants_json(const Plan& plan);
 
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability);

@@ -16,6 +16,16 @@ class IperfDriver : public TestDriver {
   std::string kind() const override { return "throughput"; }
   std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess& p) const override { return iperf_server_argv(p.port); }
   bool with_echoes() const override { return true; }  // latency under load
+  // The kind column stays empty: throughput is the default kind of older files too.
+  void shape_row(const Plan& plan, const TestSpec& t, SampleRow* row) const override {
+    row->streams = t.streams;
+    row->reverse = t.reverse;
+    row->mss = t.mss.value_or(0);
+    if (!t.udp) return;
+    row->protocol = "udp";
+    row->payload_bytes = udp_length(t, plan.overlay_mtu);
+    row->offered_bps = t.bitrate_bps;
+  }
 
   // Each iperf3 client pinned to its load CPU.
   std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,

@@ -45,16 +45,12 @@ SampleRow row_for(const Plan& plan, const PlanTest& test, const ProductSpec& spe
   row.test = t.name;
   row.pattern = traffic_pattern(t);
   row.direction = traffic_direction(t);
-  row.protocol = t.udp ? "udp" : "tcp";
+  row.protocol = "tcp";  // a kind that sends UDP says so (shape_row)
   row.client = t.client;
   for (size_t i = 0; i < t.servers.size(); ++i) row.server += (i ? ";" : "") + t.servers[i];
-  row.streams = t.streams;
-  row.reverse = t.reverse;
-  row.mss = t.mss.value_or(0);
   row.duration_s = duration_s;
-  if (t.udp) row.payload_bytes = udp_length(t, plan.overlay_mtu), row.offered_bps = t.bitrate_bps;
-  if (is_transaction_test(t.kind)) row.kind = t.kind, row.streams = 1;
-  if (test_kind(t.kind).takes_size) row.payload_bytes = t.size;  // rr: request and response bytes each
+  // The kind's part: streams, sizes, rates (a kind without a driver fails its sample).
+  if (const TestDriver* driver = find_test_driver(t.kind)) driver->shape_row(plan, t, &row);
   row.sweep_of = t.sweep_of;
   row.point = point_text(t.point);
   row.status = "failed";

@@ -44,6 +44,9 @@ class TestDriver {
                                               double duration_s) const = 0;
   // Echoes run beside its traffic (latency under load), or are its traffic.
   virtual bool with_echoes() const = 0;
+  // What the row says of the test before it runs, the kind's part (row_for fills the
+  // rest): its streams, payload size, offered rate, kind column.
+  virtual void shape_row(const Plan& plan, const TestSpec& t, SampleRow* row) const = 0;
   // What its output adds to the row; per VPN node the bytes it sent and received; the
   // bytes delivered end to end.
   virtual Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect, uint64_t* delivered) const = 0;

@@ -33,6 +33,12 @@ class ConnectionDriver : public TestDriver {
   explicit ConnectionDriver(bool new_connection_each) : crr_(new_connection_each) {}
   std::string kind() const override { return crr_ ? "crr" : "rr"; }
   bool with_echoes() const override { return false; }  // a latency test of its own: no echoes beside it
+  // One connection at a time; request and response of `size` bytes each.
+  void shape_row(const Plan&, const TestSpec& t, SampleRow* row) const override {
+    row->kind = kind();
+    row->streams = 1;
+    row->payload_bytes = t.size;
+  }
   std::vector<std::string> server_argv(const SampleContext& c, const TrafficProcess& p) const override {
     return crr_ ? crr_server_argv(c.crr_program, p.port, c.test->spec.size) : sockperf_server_argv(p.port);
   }
@@ -81,6 +87,10 @@ class IdleLatencyDriver : public TestDriver {
  public:
   std::string kind() const override { return "latency"; }
   bool with_echoes() const override { return true; }
+  void shape_row(const Plan&, const TestSpec&, SampleRow* row) const override {
+    row->kind = kind();
+    row->streams = 1;
+  }
   std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess&) const override { return {}; }
   std::vector<SpawnSpec> client_specs(const SampleContext&, const std::string&, const std::vector<TrafficProcess>&, double) const override { return {}; }
   Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect, uint64_t* delivered) const override {

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "lab/base/unique_fd.h"
@@ -91,6 +92,44 @@ server = "b"
     }
   }
   EXPECT_EQ(host_tables(), host_before) << "the host's ruleset is not the lab's";
+}
+
+// Rules nft refuses are refused before any lab exists: `validate` (as root) and `run` try
+// them in a namespace of their own and give nft's message at the file's nft key; the run
+// creates nothing.
+TEST(Variant, RulesNftRefusesAreALocatedErrorBeforeAnyLab) {
+  VPNLAB_REQUIRE_ROOT();
+  std::string topology = make_temp_dir("variant-topo") + "/bad.toml";
+  std::ofstream(topology) << two_pinned_nodes("vrb") << R"([[variant]]
+name = "typo"
+nft = """
+table inet vpnlab_fw {
+  chain input {
+    type filter hook input priority 0;
+    ct state established counter acept
+  }
+}
+"""
+[bench]
+products = ["baseline"]
+sweep = { variant = ["none", "typo"] }
+[[bench.test]]
+name = "bulk"
+client = "a"
+server = "b"
+)";
+  const int line = 20;  // the nft key's line in the text above (two_pinned_nodes is 17 lines)
+  const std::string out = make_temp_dir("variant-out");
+  for (const std::string verb : {"validate", "run"}) {
+    std::vector<std::string> args = {verb, topology};
+    if (verb == "run") args.insert(args.end(), {"--out", out, "--no-history"});
+    CliOutcome o = vpnlab_cli(args);
+    EXPECT_EQ(o.status, 1) << verb << ": " << o.err;
+    EXPECT_EQ(o.err.rfind("vpnlab: error: " + topology + ":" + std::to_string(line) + ":7: variant 'typo': nft: Error: syntax error", 0), 0u)
+        << verb << ": " << o.err;
+    EXPECT_NE(o.err.find("hint: nft -f syntax; the rules are tried in a namespace of their own before the run"), std::string::npos) << o.err;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(out)) << "the run made nothing";
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ json columns.json "$vpnlab" schema results.csv --json
 validate schema "$tmp/names.json" "$tmp/columns.json"
 json products.json "$vpnlab" products --json
 validate products "$tmp/products.json"
-for topo in quick multihop site-to-site wan latency; do
+for topo in quick multihop site-to-site wan latency cilium-grid firewall-cost; do
   [ -f "$src/topologies/$topo.toml" ] || continue
   json "plan-$topo.json" "$vpnlab" plan "$src/topologies/$topo.toml" --json
   validate plan "$tmp/plan-$topo.json"
@@ -65,6 +65,14 @@ validate rows.jsonl "$tmp/rows.jsonl"
 validate summary.json "$run_dir/summary.json"
 grep -q '"sweeps"' "$run_dir/summary.json" || fail "the swept run's summary.json has no sweeps"
 validate environment.json "$run_dir/environment.json"
+# A variant sweep (rows with rule_packets, environment.json's variants and lab_points).
+json run-variant.json "$vpnlab" run "$src/topologies/firewall-cost.toml" --product baseline --samples 1 --duration 1s \
+  --out "$tmp/runs" --json --rows-jsonl "$tmp/rows-variant.jsonl"
+variant_dir=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_dir"])' "$tmp/run-variant.json")
+validate rows.jsonl "$tmp/rows-variant.jsonl"
+validate environment.json "$variant_dir/environment.json"
+grep -q '"rule_packets":[1-9]' "$tmp/rows-variant.jsonl" || fail "the variant run's rows count no rule packet"
+grep -q '"variants"' "$variant_dir/environment.json" || fail "the variant run's environment.json has no variants"
 # Adaptive: the sampling object filled in (run --json and environment.json).
 json run-adaptive.json "$vpnlab" run "$src/topologies/quick.toml" --product baseline --product wireguard-go --precision 50% \
   --max-time 1m --duration 1s --out "$tmp/runs" --json

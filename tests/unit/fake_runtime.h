@@ -132,7 +132,21 @@ class FakeRuntime : public NodeRuntime {
   Status wait_tcp_listening(const std::string&, int, double, int) override { return ok_status(); }
   Status add_routes(const Plan&, PlanRoute::When) override { return ok_status(); }
   Status set_rps(const std::string&, const std::vector<std::string>&, const std::vector<int>&) override { return ok_status(); }
-  Status set_offloads(const std::string&, const std::string&, bool) override { return ok_status(); }
+  Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
+    note("offloads " + node + " " + ifname + (on ? " on" : " off"));
+    return ok_status();
+  }
+  // A variant's rules: applied (noted), and counters that grow by rule_packets_step at
+  // every read (0: rules that never match).
+  int64_t rule_packets_step = 100;
+  Status apply_nftables(const std::string& node, const std::string&) override {
+    note("nft " + node);
+    return ok_status();
+  }
+  Result<Counted> variant_packets(const std::string& node) override {
+    rule_packets_[node] += rule_packets_step;
+    return Counted{static_cast<uint64_t>(rule_packets_[node]), 1};
+  }
   Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr, int) override { return std::unique_ptr<LatencyProbe>(); }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&, int) override {
     return std::unique_ptr<PayloadWatch>();
@@ -164,6 +178,7 @@ class FakeRuntime : public NodeRuntime {
 
  private:
   std::map<std::string, int> mtu_;
+  std::map<std::string, int64_t> rule_packets_;
 };
 
 }  // namespace vpnlab::testing

@@ -74,7 +74,63 @@ Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false, st
   return report;
 }
 
+// Two nodes, the baseline, one bulk test swept over a variant with nft rules, sysctls and
+// the underlay's offloads off.
+Plan variant_plan() {
+  const std::string text = "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
+                           "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
+                           "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n"
+                           "[[variant]]\nname = \"fw\"\nnft = \"table inet t { chain c { type filter hook input priority 0; counter; }; }\"\n"
+                           "sysctl = { \"net/core/somaxconn\" = \"512\" }\noffloads = false\n"
+                           "[bench]\nproducts = [\"baseline\"]\nsweep = { variant = [\"none\", \"fw\"] }\n"
+                           "[[bench.test]]\nname = \"bulk\"\nclient = \"a\"\nserver = \"b\"\n";
+  auto topo = parse_topology_text(text, "x.toml");
+  EXPECT_TRUE(topo.ok()) << topo.error().format();
+  PlanOptions po;
+  po.run_id = "20261203-000000-fake";
+  po.tag = "fake";
+  po.samples = 2;
+  po.duration_s = 1;
+  Plan plan = make_plan(*topo, po).value();
+  plan.warmup_s = 0;
+  return plan;
+}
+
 }  // namespace
+
+// A variant is set up on every VPN node after the lab is built and before anything of the
+// product starts, at its points only; its counters are read around each sample, and a
+// sample in which they counted nothing is not valid.
+TEST(Runner, AVariantIsSetUpBeforeTheProductAndItsRulesAreCountedAroundEachSample) {
+  if (find_program("iperf3").empty()) GTEST_SKIP() << "the availability probe needs iperf3";
+  FakeRun r;
+  auto report = run_fake(&r, variant_plan());
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  // Per round: the lab at "none" (nothing applied), then at "fw".
+  std::vector<std::string> setup;
+  for (const auto& c : r.calls)
+    if (c == "build" || c.rfind("nft", 0) == 0 || c.rfind("sysctl a net/core", 0) == 0 || c.rfind("offloads a", 0) == 0 ||
+        c.rfind("spawn b iperf3", 0) == 0)
+      setup.push_back(c.substr(0, c.find(" -4")));
+  EXPECT_EQ(setup, (std::vector<std::string>{"build", "spawn b iperf3", "build", "sysctl a net/core/somaxconn=512", "offloads a lan off", "nft a",
+                                             "nft b", "spawn b iperf3", "build", "spawn b iperf3", "build", "sysctl a net/core/somaxconn=512",
+                                             "offloads a lan off", "nft a", "nft b", "spawn b iperf3"}));
+  std::vector<std::string> rows;
+  for (const auto& row : report->rows) rows.push_back(row.test + " " + std::to_string(row.rule_packets) + " " + row.reason);
+  EXPECT_EQ(rows, (std::vector<std::string>{"bulk-none -1 no tunnel (baseline)", "bulk-fw 200 no tunnel (baseline)", "bulk-none -1 no tunnel (baseline)",
+                                            "bulk-fw 200 no tunnel (baseline)"}));
+  // Rules that never match: the samples measured nothing of them.
+  FakeRun deaf;
+  deaf.script = [](FakeRuntime& f) { f.rule_packets_step = 0; };
+  auto quiet = run_fake(&deaf, variant_plan());
+  ASSERT_TRUE(quiet.ok()) << quiet.error().format();
+  for (const auto& row : quiet->rows) {
+    if (row.test != "bulk-fw") continue;
+    EXPECT_FALSE(row.valid);
+    EXPECT_EQ(row.rule_packets, 0);
+    EXPECT_EQ(row.reason, "variant 'fw': its nftables rules matched no packet during the sample (a rule that never fired measured nothing)");
+  }
+}
 
 TEST(Runner, AProductThatNeverComesUpIsTriedTwiceThenFailsEveryRoundWithItsReason) {
   if (find_program("iperf3").empty() || find_program("wireguard-go").empty()) GTEST_SKIP() << "availability probes need iperf3 and wireguard-go";

@@ -34,6 +34,11 @@ class KnockDriver : public TestDriver {
   std::string kind() const override { return "knock"; }
   std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess&) const override { return {}; }
   bool with_echoes() const override { return false; }
+  void shape_row(const Plan&, const TestSpec&, SampleRow* row) const override {
+    row->kind = kind();
+    row->streams = 1;
+    row->payload_bytes = 100;
+  }
   std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
                                       double) const override {
     SpawnSpec s;
@@ -125,6 +130,7 @@ TEST(TestDriver, ADriverAloneRunsItsKindThroughTheRunnerIntoTheRowsAndSummary) {
   ASSERT_EQ(rows->size(), 2u);
   for (const auto& r : *rows) {
     EXPECT_EQ(r.kind, "knock");
+    EXPECT_EQ(r.payload_bytes, 100) << "the driver shapes its rows";
     EXPECT_TRUE(r.valid) << r.reason;
     EXPECT_DOUBLE_EQ(r.tps, 1000);
     EXPECT_TRUE(r.is_transactions());
