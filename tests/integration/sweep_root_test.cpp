@@ -94,4 +94,33 @@ sweep = { streams = [1, 2] }
   EXPECT_EQ(env["lab_points"].size(), 2u) << env.dump(2);
 }
 
+// A rate sweep: the shaped link's token bucket is set to each point's rate (the lab is
+// rebuilt between points), so the baseline's TCP transfer stays under each rate and the
+// faster point is faster; the rows carry the rate as their point.
+TEST(Sweep, ARateSweepShapesTheLinkAtEachPoint) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  std::string topology = make_temp_dir("sweep-topo") + "/rate-swept.toml";
+  std::ofstream(topology) << two_pinned_nodes("swr") << R"(rate = "1G"
+[bench]
+products = ["baseline"]
+sweep = { rate = ["100M", "400M"] }
+[[bench.test]]
+name = "bulk"
+client = "a"
+server = "b"
+)";
+  ShortRun run = short_run({"baseline"}, VPNLAB_PRODUCTS_DIR, 2, topology);
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 4u) << "2 rates x 2 samples";
+  for (const auto& r : run.report->rows) {
+    ASSERT_EQ(r.status, "ok") << r.test << ": " << r.reason;
+    const double rate_gbit = r.point == "rate=100m" ? 0.1 : 0.4;
+    EXPECT_EQ(r.test, r.point == "rate=100m" ? "bulk-100m" : "bulk-400m");
+    // Under the bucket's rate, and not far under it: the link, not the machine, set the pace.
+    EXPECT_LT(r.gbps, rate_gbit * 1.02) << r.test;
+    EXPECT_GT(r.gbps, rate_gbit * 0.7) << r.test;
+  }
+}
+
 }  // namespace
