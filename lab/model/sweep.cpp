@@ -273,6 +273,11 @@ Status parse_lab_sweep(const TomlReader& r, const toml::table& bench, Topology* 
       if (std::string e = axis.apply(value, *topo, &p); !e.empty()) return r.at(value, what + ": " + e, axis.bounds);
       p.values.emplace_back(axis.name, axis.label(p));
     }
+    // Values written differently can be one ("100M" and "100m"): one point, measured once.
+    for (const auto& other : topo->bench.lab_points)
+      if (other.values == p.values)
+        return r.at(*axes.back().second->get(at.back()), what + ": point " + point_text(p.values) + " is listed twice",
+                    "list each value once (\"100M\" and \"100m\" are one rate)");
     topo->bench.lab_points.push_back(std::move(p));
   }
   topo->bench.lab_sweep_pos = pos_of(*sweep);

@@ -304,6 +304,16 @@ TEST(Sweep, LabAxesMultiplyAndAVariantIsAPointOfTheLab) {
 }
 
 TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
+  // --backend cannot move a netns file's variants elsewhere either.
+  PlanOptions vm;
+  vm.run_id = "20261203-000000-lab";
+  vm.tag = "lab";
+  vm.backend = "vm";
+  auto moved = make_plan(parse_topology_text(kVariantLab, "x.toml").value(), vm);
+  ASSERT_FALSE(moved.ok());
+  EXPECT_EQ(moved.error().where_and_what() + " | " + moved.error().hint,
+            "x.toml:15:1: variant 'conntrack': variants are applied in the nodes' namespaces on the netns backend, not on 'vm' | leave out "
+            "--backend vm for this topology");
   EXPECT_EQ(variant_error("[\"none\", \"conntrack\"]", "[\"none\", \"nat\"]"),
             "x.toml:21:30: bench: variant 'nat' is not defined (variants: none, conntrack) | \"none\" or the name of a [[variant]]");
   EXPECT_EQ(variant_error("variant = [\"none\", \"conntrack\"], ", ""),
@@ -322,6 +332,8 @@ TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
   EXPECT_EQ(variant_error("rate = \"1G\"\n", ""),
             "x.toml:20:52: bench: rate sweeps a shaped link's rate, and no [[link]] has a rate | every shaped link ([[link]] rate = ...) gets this "
             "rate: bits/s with k, M or G");
+  EXPECT_EQ(variant_error("rate = [\"100M\", \"1G\"]", "rate = [\"100M\", \"100m\"]"),
+            "x.toml:21:60: bench: point variant=none;rate=100m is listed twice | list each value once (\"100M\" and \"100m\" are one rate)");
   EXPECT_EQ(variant_error("[lab]\nname = \"x\"\n", "[lab]\nname = \"x\"\nbackend = \"vm\"\n"),
             "x.toml:16:1: variant 'conntrack': variants are applied in the nodes' namespaces on the netns backend, not on 'vm' | run the variant "
             "sweep with backend = \"netns\"");
