@@ -77,6 +77,7 @@ class FakeRuntime : public NodeRuntime {
   std::function<std::string(const std::string&)> iperf_output_for;
 
   std::vector<std::string> calls;
+  std::map<std::string, std::map<std::string, std::string>> env_of;  // "node program": its last spawn's environment
   std::vector<std::string>* also_to = nullptr;  // a log that outlives this runtime (the runner drops it)
   std::vector<std::shared_ptr<FakeProcState>> started;
 
@@ -86,6 +87,7 @@ class FakeRuntime : public NodeRuntime {
     for (const auto& a : spec.argv) line += " " + a;
     note(line);
     const std::string prog = spec.argv.empty() ? "" : spec.argv[0];
+    env_of[node + " " + prog] = spec.env;
     if (unstartable.count(prog)) return make_error("cannot start '" + prog + "'");
     if (prog == "iperf3" && std::find(spec.argv.begin(), spec.argv.end(), "-c") != spec.argv.end() && !spec.stdout_path.empty())
       std::ofstream(spec.stdout_path) << (iperf_output_for ? iperf_output_for(spec.stdout_path) : iperf_client_output);

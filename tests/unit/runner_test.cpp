@@ -132,6 +132,29 @@ TEST(Runner, AVariantIsSetUpBeforeTheProductAndItsRulesAreCountedAroundEachSampl
   }
 }
 
+// --resume of a run with lab points: each point's missing samples only, each on a lab set
+// up for its point (the variant applied again where it belongs).
+TEST(Runner, ResumeMeasuresEachLabPointsMissingSamples) {
+  if (find_program("iperf3").empty()) GTEST_SKIP() << "the availability probe needs iperf3";
+  FakeRun first;
+  ASSERT_TRUE(run_fake(&first, variant_plan()).ok());
+  EXPECT_EQ(first.count("spawn a iperf3 -4 -c"), 4) << "2 points x 2 samples";
+  FakeRun resumed;
+  resumed.run_dir = first.run_dir;
+  Plan four = variant_plan();
+  four.samples = 4;
+  auto report = run_fake(&resumed, four, /*resume=*/true);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  EXPECT_EQ(resumed.count("spawn a iperf3 -4 -c"), 4) << "samples 3 and 4 of each point";
+  EXPECT_EQ(resumed.count("nft a"), 2) << "the variant's point, in rounds 3 and 4";
+  auto rows = read_results_csv(first.run_dir + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  std::vector<std::string> kept;
+  for (const auto& r : *rows) kept.push_back(r.test + " " + std::to_string(r.sample) + " " + std::to_string(r.rule_packets));
+  EXPECT_EQ(kept, (std::vector<std::string>{"bulk-none 1 -1", "bulk-fw 1 200", "bulk-none 2 -1", "bulk-fw 2 200", "bulk-none 3 -1", "bulk-fw 3 200",
+                                            "bulk-none 4 -1", "bulk-fw 4 200"}));
+}
+
 TEST(Runner, AProductThatNeverComesUpIsTriedTwiceThenFailsEveryRoundWithItsReason) {
   if (find_program("iperf3").empty() || find_program("wireguard-go").empty()) GTEST_SKIP() << "availability probes need iperf3 and wireguard-go";
   FakeRun r;

@@ -4,6 +4,7 @@
 
 #include "../temp_paths.h"
 #include "fake_runtime.h"
+#include "lab/base/fs_util.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
 #include "lab/run/keys.h"
@@ -60,6 +61,29 @@ TEST(Session, WireguardGoStepsRunInEachNodeLastNodeFirst) {
   ASSERT_EQ(fake.started.size(), 4u);
   (*session)->stop();
   for (const auto& p : fake.started) EXPECT_FALSE(p->running) << p->name;
+}
+
+// The threads axis of a [bench] sweep reaches the products: at each point the daemons get
+// that point's data-plane threads (wireguard-go: GOMAXPROCS).
+TEST(Session, EachThreadsPointGivesTheDaemonsItsThreads) {
+  std::string text = read_file_text(VPNLAB_TOPOLOGIES "/quick.toml");
+  text.replace(text.find("[bench]\n"), 8, "[bench]\nsweep = { threads = [1, 2] }\n");
+  auto topo = parse_topology_text(text, "quick.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  PlanOptions po;
+  po.run_id = "session-test";
+  po.tag = "s";
+  const Plan swept = make_plan(*topo, po).value().vpn_only();
+  for (int point = 0; point < 2; ++point) {
+    SessionFixture f("wireguard-go");
+    f.plan = swept.at_lab_point(point);
+    FakeRuntime fake;
+    fake.daemons = {"wireguard-go"};
+    auto session = f.start(fake);
+    ASSERT_TRUE(session.ok()) << session.error().format();
+    for (const char* node : {"a", "b"}) EXPECT_EQ(fake.env_of[std::string(node) + " wireguard-go"]["GOMAXPROCS"], std::to_string(point + 1)) << node;
+    (*session)->stop();
+  }
 }
 
 TEST(Session, ADaemonThatDiesAtOnceIsTheErrorNotTheMissingLink) {
