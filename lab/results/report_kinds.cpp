@@ -171,9 +171,9 @@ bool numeric_first_axis(const SweepCurves& c) {
   return true;
 }
 
-// One chart of the points whose other axes are `rest` (every point when x is positional):
-// a line per product, its interval bounds pale.
-std::vector<Series> sweep_lines(const SweepCurves& c, const std::map<std::string, int>& color, bool numeric, const std::string& rest) {
+// One chart of the points whose other axes are `rest`: x the first axis's value, a line
+// per product, its interval bounds pale.
+std::vector<Series> sweep_lines(const SweepCurves& c, const std::map<std::string, int>& color, const std::string& rest) {
   std::vector<Series> lines;
   for (size_t p = 0; p < c.products.size(); ++p) {
     Series median, low, high;
@@ -183,8 +183,8 @@ std::vector<Series> sweep_lines(const SweepCurves& c, const std::map<std::string
     for (size_t q = 0; q < c.points.size(); ++q) {
       const SampleStats& s = c.cells[p][q];
       const PointParts parts = parts_of(c.points[q]);
-      if (s.n == 0 || (numeric && parts.rest != rest)) continue;
-      const double x = numeric ? std::stod(parts.value) : static_cast<double>(q + 1);
+      if (s.n == 0 || parts.rest != rest) continue;
+      const double x = std::stod(parts.value);
       median.points.push_back({x, s.median});
       if (s.n > 1) low.points.push_back({x, s.ci_low}), high.points.push_back({x, s.ci_high});
     }
@@ -192,6 +192,24 @@ std::vector<Series> sweep_lines(const SweepCurves& c, const std::map<std::string
       if (series->points.size() > 1) lines.push_back(std::move(*series));
   }
   return lines;
+}
+
+// Points as names: one bar per product and point ("nebula, variant=conntrack"), point by
+// point, whiskers the median's interval; the product's colour.
+std::vector<Bar> sweep_bars(const SweepCurves& c, const std::map<std::string, int>& color) {
+  std::vector<Bar> bars;
+  for (size_t q = 0; q < c.points.size(); ++q)
+    for (size_t p = 0; p < c.products.size(); ++p) {
+      const SampleStats& s = c.cells[p][q];
+      if (s.n == 0) continue;
+      Bar b;
+      b.label = c.products[p] + ", " + c.points[q];
+      b.value = s.median;
+      if (s.n > 1) b.low = s.ci_low, b.high = s.ci_high;
+      b.color = color_of(color, c.products[p]);
+      bars.push_back(std::move(b));
+    }
+  return bars;
 }
 
 }  // namespace
@@ -210,30 +228,35 @@ std::vector<KindSection> sweep_sections(const std::vector<SampleRow>& rows, cons
     k.table.push_back(header);
     for (size_t p = 0; p < c.products.size(); ++p) {
       std::vector<std::string> line = {c.products[p]};
-      for (const auto& s : c.cells[p])
-        line.push_back(s.n == 0 ? "-"
-                                : number_text("%.3f", s.median) + (s.n > 1 ? " [" + number_text("%.3f", s.ci_low) + ", " + number_text("%.3f", s.ci_high) + "]" +
-                                                                                 (s.coverage < 0.95 ? "*" : "")
-                                                                           : ""));
+      for (const auto& s : c.cells[p]) line.push_back(sweep_cell_text(s));
       k.table.push_back(line);
     }
     k.caption = "Sweep " + c.test + ": median of the valid samples [95 % interval of the median], " + c.unit;
     k.note = "Every point is a test of its own, measured in the same interleaved rounds as the rest of the run: compare RUN A B gives "
              "each point's verdict. In the chart the pale lines are each product's interval bounds. *: fewer than 6 samples, the interval is "
              "[min, max] and covers the median with less than 95 %.";
-    // x: the first axis where it is a number, one chart per value of the other axes
-    // (streams at underlay_mtu=1500, then at 9000); else the points in table order.
+    // Points that are names (variant=none, variant=conntrack) have no x to draw a line
+    // along: a bar per product and point, its interval as whiskers, read at a glance.
+    if (!numeric) {
+      k.note = "Every point is a test of its own, measured in the same interleaved rounds as the rest of the run: compare RUN P:A P:B gives "
+               "the round-paired verdict between two points. The whiskers are each median's 95 % interval. *: fewer than 6 samples, the "
+               "interval is [min, max] and covers the median with less than 95 %.";
+      k.plots.push_back({"sweep-" + c.test + ".svg", svg_bar_chart(c.test + ": " + c.unit + " at each point", c.unit, sweep_bars(c, color))});
+      out.push_back(std::move(k));
+      continue;
+    }
+    // x: the first axis, one chart per value of the other axes (streams at
+    // underlay_mtu=1500, then at 9000).
     std::vector<std::string> rests;
     for (const auto& p : c.points)
       if (std::find(rests.begin(), rests.end(), parts_of(p).rest) == rests.end()) rests.push_back(parts_of(p).rest);
-    if (!numeric) rests = {""};
-    const std::string x_label = numeric ? parts_of(c.points.front()).axis : "point (as the table lists them)";
+    const std::string x_label = parts_of(c.points.front()).axis;
     for (size_t g = 0; g < rests.size(); ++g) {
-      std::vector<Series> lines = sweep_lines(c, color, numeric, rests[g]);
+      std::vector<Series> lines = sweep_lines(c, color, rests[g]);
       if (lines.empty()) continue;
       const std::string at = rests[g].empty() ? "" : " at " + rests[g];
       k.plots.push_back({"sweep-" + c.test + (rests.size() > 1 ? "-" + std::to_string(g + 1) : "") + ".svg",
-                         svg_line_chart(c.test + ": " + c.unit + " by " + (numeric ? x_label : "point") + at, x_label, c.unit, lines)});
+                         svg_line_chart(c.test + ": " + c.unit + " by " + x_label + at, x_label, c.unit, lines)});
     }
     out.push_back(std::move(k));
   }

@@ -26,7 +26,9 @@ size_t index_of(std::vector<std::string>& list, const std::string& item) {
   return list.size() - 1;
 }
 
-std::string cell_text(const SampleStats& s) {
+}  // namespace
+
+std::string sweep_cell_text(const SampleStats& s) {
   if (s.n == 0) return "-";
   char buf[96];
   const int digits = s.median >= 100 ? 0 : s.median >= 10 ? 1 : 3;
@@ -34,8 +36,6 @@ std::string cell_text(const SampleStats& s) {
   else snprintf(buf, sizeof buf, "%.*f [%.*f, %.*f]%s", digits, s.median, digits, s.ci_low, digits, s.ci_high, s.coverage < 0.95 ? "*" : "");
   return buf;
 }
-
-}  // namespace
 
 std::vector<SweepCurves> summarize_sweeps(const std::vector<SampleRow>& rows) {
   std::vector<SweepCurves> out;
@@ -87,7 +87,7 @@ std::string sweep_tables(const std::vector<SampleRow>& rows) {
     for (size_t p = 0; p < c.products.size(); ++p) {
       std::vector<std::string> line = {c.products[p]};
       for (const auto& cell : c.cells[p]) {
-        line.push_back(cell_text(cell));
+        line.push_back(sweep_cell_text(cell));
         if (cell.n > 1) lowest = std::min(lowest, cell.coverage);
       }
       o << table.line(line);

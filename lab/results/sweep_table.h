@@ -24,6 +24,10 @@ struct SweepCurves {
 
 std::vector<SweepCurves> summarize_sweeps(const std::vector<SampleRow>& rows);
 
+// A cell as the summary and the report write it: "0.525 [0.448, 0.571]", digits by size
+// (13883 [12055, 14521]), "*" where the interval covers less than 95 %, "-" for none.
+std::string sweep_cell_text(const SampleStats& s);
+
 // The text tables (empty when no test is swept) and summary.json's "sweeps".
 std::string sweep_tables(const std::vector<SampleRow>& rows);
 nlohmann::json sweeps_json(const std::vector<SampleRow>& rows);

@@ -144,6 +144,17 @@ TEST(Sweep, CurvesHaveACellPerProductAndPointWithItsInterval) {
             "product              streams=1               \n"
             "baseline             10.5 [10.0, 11.0]*      \n"
             "* fewer than 6 samples: the interval is [min, max] and covers the median with only 50.0 %\n");
+  // Points that are names (a variant sweep) have no x axis: a bar per product and point
+  // with its interval, and the report's cells are the summary's.
+  std::vector<SampleRow> named;
+  for (int s = 1; s <= 6; ++s)
+    for (const char* point : {"variant=none", "variant=conntrack"}) named.push_back(point_row("nebula", point, s, 0.6 + s * 0.01));
+  auto bars = sweep_sections(named, {});
+  ASSERT_EQ(bars.size(), 1u);
+  ASSERT_EQ(bars[0].plots.size(), 1u);
+  EXPECT_NE(bars[0].plots[0].second.find("nebula, variant=conntrack"), std::string::npos);
+  EXPECT_EQ(bars[0].plots[0].second.find("polyline"), std::string::npos) << "no line between names";
+  EXPECT_EQ(bars[0].table.at(1).at(1), "0.635 [0.610, 0.660]");
 }
 
 }  // namespace
