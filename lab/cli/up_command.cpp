@@ -1,3 +1,4 @@
+#include "lab/model/sweep.h"
 #include "lab/cli/up_command.h"
 #include "lab/cli/backends.h"
 
@@ -58,6 +59,13 @@ Status bring_up(const Plan& plan, const std::string& file, const std::string& bi
     return built;
   }
   for (const auto& n : plan.nodes) std::cout << "  node " << n.name << ": " << backend.node_hint(plan, n, file) << "\n";
+  // `up` keeps one lab: the file's own, not a point of its [bench] sweep (no MTU, rate,
+  // threads or variant of a point is applied). Said, so nobody debugs a point here.
+  if (!plan.lab_points.empty()) {
+    std::string points;
+    for (const auto& p : plan.lab_points) points += (points.empty() ? "" : ", ") + point_text(p.values);
+    std::cout << "  the lab as the file writes it: the [bench] sweep's points (" << points << ") are applied only by 'vpnlab run'\n";
+  }
   return ok_status();
 }
 
