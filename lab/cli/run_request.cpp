@@ -20,6 +20,7 @@
 #include "lab/model/finalize.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
+#include "lab/model/toml_reader.h"
 #include "lab/model/topology.h"
 #include "lab/results/run_files.h"
 #include "lab/run/product_probe.h"
@@ -27,7 +28,6 @@
 #include "lab/run/runner.h"
 
 namespace vpnlab {
-
 
 namespace {
 int cpu_count() { return static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)); }
@@ -56,11 +56,8 @@ Status check_variant_rules(const Topology& topo) {
     auto checked = nft_check(v.nft);
     std::string why = !checked ? checked.error().message : checked->counters == 0 ? "nft lists no counter in the tables the rules make" : "";
     if (why.empty()) continue;
-    Error e = make_error("variant '" + v.name + "': " + why, "nft -f syntax; the rules are tried in a namespace of their own before the run");
-    e.file = topo.file;
-    e.line = v.nft_pos.line;
-    e.column = v.nft_pos.column;
-    return e;
+    return TomlReader(topo.file).at(v.nft_pos, "variant '" + v.name + "': " + why,
+                                    "nft -f syntax; the rules are tried in a namespace of their own before the run");
   }
   return ok_status();
 }

@@ -1,4 +1,3 @@
-#include "lab/model/sweep.h"
 #include "lab/cli/up_command.h"
 #include "lab/cli/backends.h"
 
@@ -17,6 +16,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/cli/cleanup.h"
 #include "lab/cli/run_request.h"
+#include "lab/model/sweep.h"
 #include "lab/model/topology.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/run_state.h"

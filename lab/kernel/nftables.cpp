@@ -49,6 +49,12 @@ Result<std::string> run_command(const std::string& command, bool json) {
   return std::string(nft_ctx_get_output_buffer(ctx->get()));
 }
 
+// Applies the rules in the current namespace, then lists its whole ruleset as JSON.
+Result<std::string> apply_and_list(const std::string& ruleset) {
+  if (auto applied = run_command(ruleset, false); !applied) return applied.error();
+  return run_command("list ruleset", true);
+}
+
 // Runs `fn` on a thread inside the namespace; its result.
 template <typename T, typename Fn>
 Result<T> in_netns(int netns_fd, Fn fn) {
@@ -109,8 +115,7 @@ Result<NftCounted> nft_counted_of(const std::string& json, const std::vector<Nft
 Result<std::vector<NftTable>> nft_apply(int netns_fd, const std::string& ruleset) {
   if (std::string why = nft_ruleset_refusal(ruleset); !why.empty()) return make_error(why);
   return in_netns<std::vector<NftTable>>(netns_fd, [&]() -> Result<std::vector<NftTable>> {
-    if (auto applied = run_command(ruleset, false); !applied) return applied.error();
-    auto listing = run_command("list ruleset", true);
+    auto listing = apply_and_list(ruleset);
     if (!listing) return listing.error();
     return nft_tables_of(*listing);
   });
@@ -125,12 +130,7 @@ Result<NftCounted> nft_check(const std::string& ruleset) {
       out = make_error("cannot make a namespace to check the rules in: " + errno_text(errno), "run as root");
       return;
     }
-    auto applied = run_command(ruleset, false);
-    if (!applied) {
-      out = applied.error();
-      return;
-    }
-    auto listing = run_command("list ruleset", true);
+    auto listing = apply_and_list(ruleset);
     if (!listing) {
       out = listing.error();
       return;

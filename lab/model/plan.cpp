@@ -127,15 +127,11 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   if (plan.backend == "hosts" && topo.backend != "hosts")
     if (auto s = check_hosts_layout(topo); !s) return s.error();
   // The file said netns (validate checked its variants there); --backend may not move them.
-  if (plan.backend != "netns" && !topo.variants.empty()) {
-    Error e = make_error("variant '" + topo.variants.front().name + "': variants are applied in the nodes' namespaces on the netns backend, not on '" +
-                             plan.backend + "'",
-                         "leave out --backend " + plan.backend + " for this topology");
-    e.file = topo.file;
-    e.line = topo.variants.front().pos.line;
-    e.column = topo.variants.front().pos.column;
-    return e;
-  }
+  if (plan.backend != "netns" && !topo.variants.empty())
+    return plan_error(topo, topo.variants.front().pos,
+                      "variant '" + topo.variants.front().name + "': variants are applied in the nodes' namespaces on the netns backend, not on '" +
+                          plan.backend + "'",
+                      "leave out --backend " + plan.backend + " for this topology");
   if (plan.backend == "hosts")
     for (const auto& h : topo.hosts) plan.hosts.push_back(PlanHost{h.name, h.ssh, h.nic, h.agent, h.ssh_options});
   plan.image = topo.image;

@@ -117,16 +117,19 @@ const std::vector<LabAxis> kLabAxes = {
        const std::string name = v.as_string()->get();
        std::vector<std::string> names{"none"};
        for (const auto& variant : topo.variants) names.push_back(variant.name);
-       if (std::find(names.begin(), names.end(), name) == names.end()) {
-         std::string known;
-         for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-         return "variant '" + name + "' is not defined (variants: " + known + ")";
-       }
+       if (std::find(names.begin(), names.end(), name) == names.end())
+         return "variant '" + name + "' is not defined (variants: " + TomlReader::join(names) + ")";
        p->variant = name;
        return "";
      },
      [](const LabPoint& p) { return p.variant; }},
 };
+
+// Whether x stands before y in the file: a sweep's axes keep the order they were written in.
+bool before_in_file(const toml::node& x, const toml::node& y) {
+  const SourcePos a = pos_of(x), b = pos_of(y);
+  return a.line != b.line ? a.line < b.line : a.column < b.column;
+}
 
 // "streams, length, size, bitrate": the names of a table of axes, for messages.
 template <typename Axes>
@@ -166,10 +169,7 @@ Status read_axes(const TomlReader& r, const toml::table& sweep, const std::strin
     axes->push_back({axis, node.as_array()});
   }
   // A TOML table iterates its keys sorted: the file's order is the values' positions.
-  std::sort(axes->begin(), axes->end(), [](const AxisValues& x, const AxisValues& y) {
-    const SourcePos a = pos_of(*x.values), b = pos_of(*y.values);
-    return a.line != b.line ? a.line < b.line : a.column < b.column;
-  });
+  std::sort(axes->begin(), axes->end(), [](const AxisValues& x, const AxisValues& y) { return before_in_file(*x.values, *y.values); });
   if (axes->empty()) return r.at(pos_of(sweep), what + ": 'sweep' names no axis", "e.g. sweep = { streams = [1, 8] }; axes: " + sweep_axis_names());
   return ok_status();
 }
@@ -236,10 +236,8 @@ Status read_lab_axes(const TomlReader& r, const toml::table& sweep, const std::s
           return r.at(*values.get(i), what + ": " + name + " " + value_text(*values.get(i)) + " is listed twice", "list each value once");
     axes->emplace_back(axis, &values);
   }
-  std::sort(axes->begin(), axes->end(), [](const auto& x, const auto& y) {
-    const SourcePos a = pos_of(*x.second), b = pos_of(*y.second);
-    return a.line != b.line ? a.line < b.line : a.column < b.column;
-  });
+  // As a test's axes: in the file's order, not the table's sorted keys.
+  std::sort(axes->begin(), axes->end(), [](const auto& x, const auto& y) { return before_in_file(*x.second, *y.second); });
   return ok_status();
 }
 

@@ -232,15 +232,14 @@ std::vector<KindSection> sweep_sections(const std::vector<SampleRow>& rows, cons
       k.table.push_back(line);
     }
     k.caption = "Sweep " + c.test + ": median of the valid samples [95 % interval of the median], " + c.unit;
-    k.note = "Every point is a test of its own, measured in the same interleaved rounds as the rest of the run: compare RUN A B gives "
-             "each point's verdict. In the chart the pale lines are each product's interval bounds. *: fewer than 6 samples, the interval is "
-             "[min, max] and covers the median with less than 95 %.";
+    const std::string chart = numeric ? "compare RUN A B gives each point's verdict. In the chart the pale lines are each product's interval bounds."
+                                      : "compare RUN P:A P:B gives the round-paired verdict between two points. The whiskers are each median's 95 % "
+                                        "interval.";
+    k.note = "Every point is a test of its own, measured in the same interleaved rounds as the rest of the run: " + chart +
+             " *: fewer than 6 samples, the interval is [min, max] and covers the median with less than 95 %.";
     // Points that are names (variant=none, variant=conntrack) have no x to draw a line
     // along: a bar per product and point, its interval as whiskers, read at a glance.
     if (!numeric) {
-      k.note = "Every point is a test of its own, measured in the same interleaved rounds as the rest of the run: compare RUN P:A P:B gives "
-               "the round-paired verdict between two points. The whiskers are each median's 95 % interval. *: fewer than 6 samples, the "
-               "interval is [min, max] and covers the median with less than 95 %.";
       k.plots.push_back({"sweep-" + c.test + ".svg", svg_bar_chart(c.test + ": " + c.unit + " at each point", c.unit, sweep_bars(c, color))});
       out.push_back(std::move(k));
       continue;
