@@ -89,11 +89,7 @@ Result<Plan> plan_request(const RunRequest& a) {
     auto spec = load_product(dir, name);
     if (!spec && spec.error().file.empty() && a.products.empty()) {
       // The name came from [bench] products: point at it.
-      Error e = spec.error();
-      e.file = a.topology_file;
-      e.line = topo->bench.products_pos.line;
-      e.column = topo->bench.products_pos.column;
-      return e;
+      return TomlReader(a.topology_file).at(topo->bench.products_pos, spec.error().message, spec.error().hint);
     }
     if (!spec) return spec.error();
     if (all) {
