@@ -54,7 +54,6 @@ TEST(Scale, A25NodeNebulaMeshConvergesAndReportsItsCost) {
   EXPECT_EQ(r["pairs"], "600");
   EXPECT_EQ(r["answered"], "600");
   EXPECT_GT(std::stod(r["converge_s"]), 0.0);
-  EXPECT_LT(std::stod(r["converge_s"]), 120.0);
   EXPECT_GT(std::stod(r["rss_mb_median"]), 5.0) << "a nebula daemon holds megabytes";
   EXPECT_GE(std::stoi(r["threads_median"]), 2) << "Go runs several threads";
   EXPECT_EQ(r["sample_valid"], "1") << r["reason"];

@@ -171,10 +171,11 @@ TEST(HostileInput, AColumnDeletedOrMovedIsRefusedNamingIt) {
             dir + "/results.csv:1: the header ends after 'steal_s': column 'cpu_s_per_gbit' and those after it are missing");
 }
 
-// A 50 MB results.csv made diff reach 18.6 GB; a FIFO or /dev/zero never ended.
-TEST(HostileInput, HugeEndlessAndSpecialFilesAreRefusedQuickly) {
+// A 50 MB results.csv made diff reach 18.6 GB; a FIFO or /dev/zero never ended. Each is
+// refused by its size or type before a byte is read (a read would hang on the FIFO: ctest's
+// timeout for the unit tests ends that).
+TEST(HostileInput, HugeEndlessAndSpecialFilesAreRefusedBeforeReading) {
   std::string dir = make_temp_dir("hostile");
-  const auto start = std::chrono::steady_clock::now();
   std::string big = dir + "/big.csv";
   { std::ofstream(big) << header_line(); }
   ASSERT_EQ(truncate(big.c_str(), 50 << 20), 0);
@@ -185,7 +186,6 @@ TEST(HostileInput, HugeEndlessAndSpecialFilesAreRefusedQuickly) {
   std::string zero = dir + "/zero.csv";
   std::filesystem::create_symlink("/dev/zero", zero);
   EXPECT_EQ(read_error(zero), zero + ": a character device, not a file vpnlab wrote");
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
   // A topology is input too.
   auto topo = load_topology(fifo);
   ASSERT_FALSE(topo.ok());
