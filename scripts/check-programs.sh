@@ -5,7 +5,7 @@
 # The list is read from the sources, not kept by hand: argv literals in C++ (argv = {"x",
 # run_tool({"x", run_in_guest(..., {"x", VPNLAB_REQUIRE_PROGRAM("x"), the ip-command
 # baseline of bench/), and every program a product folder names, unless the product is not
-# in Debian (packages = []) and not built by scripts/build-products.sh either (a [[source]]
+# in Debian (packages = []) and not built by `vpnlab products build` either (a [[source]]
 # with default = true; its binaries are in the versioned cache), and what test scripts
 # declare on a "# calls: a b" line. Exit 1
 # names each missing program and where it is called.
@@ -37,7 +37,7 @@ done < <(grep -rnoP '^# calls: \K.*' tests scripts CMakeLists.txt)
 for name in ${VPNLAB_CHECK_EXTRA:-}; do add "$name" "VPNLAB_CHECK_EXTRA"; done
 
 missing=0
-# A product's registry build (scripts/build-products.sh) is installed in the versioned cache.
+# A product's registry build (vpnlab products build) is installed in the versioned cache.
 built=("${VPNLAB_CACHE:-/var/cache/vpnlab}"/products/*/*/bin)
 while IFS= read -r name; do
   if [[ "$name" == /* ]]; then [ -x "$name" ] && continue

@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
-# Installs what vpnlab needs on Debian 12 (build + runtime), only what is missing.
+# Installs what vpnlab needs on Debian 12 (build + runtime), only what is missing: every
+# Debian package, so that building a registry product later needs no apt. It builds no
+# registry product (`vpnlab products build NAME|all` does, and `run` builds one it is asked
+# for): the first comparison needs none of them.
+#   scripts/install-deps.sh           what vpnlab needs to build and run
+#   scripts/install-deps.sh --tests   also the tools only the tests use (actionlint, pinned)
 # Runs as root; no sudo on the target machines.
 set -euo pipefail
+tests=0
+case "${1:-}" in
+  "") ;;
+  --tests) tests=1 ;;
+  *) echo "usage: scripts/install-deps.sh [--tests]" >&2; exit 2 ;;
+esac
 build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-3-dev
   libtomlplusplus-dev libspdlog-dev libboost-dev libboost-filesystem-dev
   nlohmann-json3-dev libsodium-dev libgtest-dev libvirt-dev libarchive-dev
@@ -12,8 +23,9 @@ build_pkgs=(cmake g++ make pkg-config libnl-3-dev libnl-route-3-dev libnl-idiag-
   # The man page (help2man, from the CLI's own help) and the .deb (CPack: dpkg-deb,
   # dpkg-shlibdeps for Depends:, file to find the ELF files); man-db renders the page.
   help2man dpkg-dev file man-db
-  # Registry builds' own build needs (scripts/build-products.sh): EasyTier's build script
-  # compiles its protocol with protoc.
+  # Registry builds' own build needs (vpnlab products build): EasyTier's build script
+  # compiles its protocol with protoc. ccache: a second build of the C++ tree reuses objects.
+  ccache
   protobuf-compiler)
 # The VPN products and their tools. wireguard-tools must come without recommends (it would
 # pull a kernel image); libstrongswan-standard-plugins brings GCM and X25519 (openssl).
@@ -70,11 +82,8 @@ if ! getent passwd libvirt-qemu >/dev/null; then
   echo "install-deps: created system user libvirt-qemu (libvirt's QEMU driver needs it to exist)"
 fi
 
-# Products from the language registries (boringtun; later Nebula releases and the newest
-# wireguard-go), each at its pinned version, with the registry's own client, into the
-# versioned cache (/var/cache/vpnlab/products): a second install builds nothing, and a build
-# that fails names itself and leaves the rest (and vpnlab) installed.
-bash "$(dirname "$0")/build-products.sh"
-
-# Tools only the tests use that Debian lacks (actionlint), the same way: pinned, cached.
-bash "$(dirname "$0")/test-tools.sh" build
+# Tools only the tests use that Debian lacks (actionlint), from the Go module proxy: pinned,
+# cached (scripts/test-tools.sh).
+if [ "$tests" = 1 ]; then
+  bash "$(dirname "$0")/test-tools.sh" build
+fi

@@ -89,6 +89,7 @@ const std::vector<OptionDef>& option_defs() {
       {"--rebuild", "", "build again even if the cache holds the image"},
       {"--dry-run", "", "list what would be removed; remove nothing"},
       {"--no-history", "", "do not add this run to the history"},
+      {"--no-build", "", "build no registry product: one that is not built yet is an error naming 'vpnlab products build NAME'"},
       {"--metric", "M", "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, daemon_rss_kb, latency_p99_ms, tps, ...)"},
       {"--by", "AXIS", "history: order points by date (default) or version (one series per product across its builds NAME@TAG)"},
       {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)"},
@@ -134,6 +135,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (!takes_value && inline_value) { usage_error(verb, s + " takes no value"); return std::nullopt; }
     if (s == "--dry-run") { a.dry_run = true; continue; }
     if (s == "--no-history") { a.no_history = true; continue; }
+    if (s == "--no-build") { a.no_build = true; continue; }
     if (s == "--no-pin") { a.no_pin = true; continue; }
     if (s == "--sequential") { a.sequential = true; continue; }
     if (s == "--relative") { a.relative = true; continue; }

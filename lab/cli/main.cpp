@@ -35,6 +35,7 @@
 #include "lab/cli/doctor.h"
 #include "lab/cli/history_command.h"
 #include "lab/cli/json_output.h"
+#include "lab/cli/product_build.h"
 #include "lab/cli/product_new.h"
 #include "lab/cli/run_outputs.h"
 #include "lab/cli/run_request.h"
@@ -242,6 +243,17 @@ int cmd_run(const Args& given) {
   if (!a.vs.empty() && std::none_of(plan->products.begin(), plan->products.end(), [&](const std::string& p) { return p.substr(0, p.find('=')) == a.vs; }))
     return usage_error("run", "--vs " + a.vs + ": not a product of this run (give it with --product too)");
   if (!need_root("run")) return kExitError;
+  // A registry product asked for by name and not built yet is built now (or refused with
+  // --no-build); the plan is then made again, with its binaries.
+  auto built = build_products_for_run(plan->products, products_path(own_binary_dir()), shipped_dir(own_binary_dir()) + "/products", a.no_build,
+                                      std::cerr, install_interrupt_handlers());
+  if (!built) return interrupted() ? kExitInterrupted : fail(built.error());
+  if (*built > 0) {
+    plan = a.from_dir.empty() ? plan_request(request) : plan_like_run(run_dir_arg(a.from_dir), &request);
+    if (!plan) return fail(plan.error());
+    seq = sequential_request(sampling_request_of(a, fixed_count), &plan.value());
+    if (!seq) return fail(seq.error());
+  }
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
   if (auto s = refuse_debris(); !s) return fail(s.error());
@@ -350,9 +362,32 @@ int cmd_cleanup(const Args& a) {
   return 0;
 }
 
+// `products build NAME[@VERSION]...|all`: the registry builds, made where missing.
+int cmd_products_build(const Args& a) {
+  std::vector<std::string> names(a.positional.begin() + 1, a.positional.end());
+  if (names.empty()) return usage_error("products", "products build: name the builds (NAME, NAME@VERSION) or 'all'");
+  auto builds = registry_builds_named(shipped_dir(own_binary_dir()) + "/products", names);
+  if (!builds) return fail(builds.error());
+  if (!need_root("products build")) return kExitError;
+  const int interrupt = install_interrupt_handlers();
+  int failed = 0;
+  for (const auto& b : *builds) {
+    if (interrupted()) break;
+    if (auto s = make_registry_build(b, std::cerr, interrupt); !s) {
+      std::cerr << s.error().format() << "\n";
+      ++failed;
+    }
+  }
+  if (interrupted()) return kExitInterrupted;
+  if (failed) std::cerr << "vpnlab: " << failed << " of " << builds->size() << " builds failed; the others are built\n";
+  return failed ? kExitError : 0;
+}
+
 // Text: one product per line, tab-separated, the only field that may hold spaces (version
 // or reason) last, so `cut -f` and `awk -F'\t'` read it.
 int cmd_products(const Args& a) {
+  if (!a.positional.empty() && a.positional[0] == "build") return cmd_products_build(a);
+  if (!a.positional.empty()) return usage_error("products", "'" + a.positional[0] + "' is not a products command (products, products build)");
   std::string dir = products_path(own_binary_dir());
   nlohmann::json all = nlohmann::json::array();
   if (!a.json) std::cout << "NAME\tSTATUS\tCIPHER\tVERSION OR REASON\n";
@@ -516,7 +551,7 @@ const std::vector<Verb>& verbs() {
        "With --json the table and its notes go to stderr and stdout gets one JSON document once the run ends: the run\n"
        "directory, the exit status, why sampling stopped, the timings and summary.json's rows.",
        {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
-        "--min-rounds", "--force", "--vs", "--sort", "--backend", "--history", "--no-history", "--json", "--rows-jsonl"}, cmd_run},
+        "--min-rounds", "--force", "--vs", "--sort", "--backend", "--history", "--no-history", "--no-build", "--json", "--rows-jsonl"}, cmd_run},
       {"scale", "scale FILE [--product NAME]... [--nodes N[,N]...] [--out DIR]",
        "Mesh scale: for each mesh size of FILE's [scale] (N nodes on one bridge, every node a peer of every other) and each\n"
        "product, on a fresh mesh: seconds until every node pair answers through the tunnel (all probed at once), the\n"
@@ -528,9 +563,13 @@ const std::vector<Verb>& verbs() {
        "With a hosts topology FILE, on each of its hosts too (over ssh): NICs a killed agent left in a namespace go back\n"
        "under their own names, then the lab's namespaces and their processes.",
        {"--dry-run", "--backend"}, cmd_cleanup},
-      {"products", "products [--json]", "Lists the products with availability, cipher and version (tab-separated; the reason a product cannot run\n"
+      {"products", "products [--json] | products build NAME[@VERSION]...|all",
+       "Lists the products with availability, cipher and version (tab-separated; the reason a product cannot run\n"
        "in place of its version). Looked up in order: the shipped products (PREFIX/share/vpnlab/products, or the source\n"
-       "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.",
+       "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.\n"
+       "'build': makes the shipped products' registry builds (go install / cargo install at the pinned version) into\n"
+       "$VPNLAB_CACHE/products (default /var/cache/vpnlab); NAME builds all of NAME's, 'all' every one; a build there\n"
+       "already is kept. 'run' builds a product it is asked for that is not built yet (unless --no-build).",
        {"--json"}, cmd_products},
       {"product", "product new NAME --from PRODUCT --binary /path/to/your/build",
        "Writes a product folder NAME under the first directory of $VPNLAB_PRODUCTS, else ~/.config/vpnlab/products: PRODUCT's\n"

@@ -19,6 +19,19 @@ std::string ProductSource::command() const {
   return out;
 }
 
+std::vector<std::string> ProductSource::expected_binaries() const {
+  std::vector<std::string> out;
+  if (registry != "go") return out;
+  for (const auto& p : packages) {
+    const std::string path = p.substr(0, p.find('@'));
+    std::string name = path.substr(path.rfind('/') + 1);
+    for (const auto& pair : renames)
+      if (pair.substr(0, pair.find('=')) == name) name = pair.substr(pair.find('=') + 1);
+    out.push_back(name);
+  }
+  return out;
+}
+
 std::string product_build_dir(const std::string& product, const std::string& version) {
   const char* c = std::getenv("VPNLAB_CACHE");
   return std::string(c && *c ? c : "/var/cache/vpnlab") + "/products/" + product + "/" + version;
@@ -31,7 +44,7 @@ bool build_is_there(const std::string& product, const std::string& version) {
 Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   bool have_default = false;
   return for_each_table(r, root, "source", [&](const toml::table& t) -> Status {
-    if (auto s = r.only_keys(t, "source", {"version", "go", "cargo", "module_version", "rename", "default", "build"}); !s) return s;
+    if (auto s = r.only_keys(t, "source", {"version", "go", "cargo", "module_version", "rename", "default", "build", "build_s"}); !s) return s;
     ProductSource src;
     const SourcePos pos = pos_of(t);
     if (auto s = get_string(r, t, "version", "source", &src.version, true, pos); !s) return s;
@@ -72,7 +85,8 @@ Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* 
     if (auto s = get_string(r, t, "build", "source", &src.build_of, false, pos); !s) return s;
     if (!src.build_of.empty() && src.build_of.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
       return r.at(*t.get("build"), "source: build '" + src.build_of + "' is not a product name", "name the product whose build this is, e.g. \"easytier\"");
-    std::vector<std::string> renames;  // the build script renames; here only checked
+    if (auto s = get_int(r, t, "build_s", "source", &src.build_s, 0, 24 * 3600); !s) return s;
+    std::vector<std::string>& renames = src.renames;
     if (auto s = get_string_list(r, t, "rename", "source", &renames, nullptr); !s) return s;
     for (const auto& pair : renames)
       if (auto eq = pair.find('='); eq == 0 || eq == std::string::npos || eq + 1 == pair.size() || pair.find('=', eq + 1) != std::string::npos ||
@@ -93,7 +107,8 @@ void use_build(ProductSpec* spec, const ProductSource& source) {
     auto failed = read_input_file(dir + "/failed", 64 * 1024);
     std::string why = failed ? *failed : "";
     if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
-    spec->not_built = "not built: " + (why.empty() ? "scripts/build-products.sh " + product + " makes it (" + source.command() + ")" : why);
+    spec->not_built = "not built: " + (why.empty() ? "'vpnlab products build " + spec->name + "' makes it (" + source.command() +
+                                             (source.build_s > 0 ? ", about " + std::to_string((source.build_s + 59) / 60) + " min on 2 vCPUs" : "") + ")" : why);
     spec->origin = source.command();
     return;
   }

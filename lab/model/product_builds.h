@@ -1,6 +1,6 @@
 // Products built from a language registry (Go's module proxy, Rust's crate registry) at a
 // pinned version into a versioned cache: a [[source]] table in product.toml per build, made
-// by scripts/build-products.sh into CACHE/products/NAME/VERSION/bin ("built" says how, or
+// by vpnlab products build into CACHE/products/NAME/VERSION/bin ("built" says how, or
 // "failed" why not). `--product NAME@VERSION` runs a build with the product's own spec; a
 // build marked default = true is what the plain name runs (a product not in Debian).
 #pragma once
@@ -23,10 +23,18 @@ struct ProductSource {
   // build = "easytier": this build is that product's, at the same version (one crate built
   // once, run by two specs: easytier and easytier-plain); "" = the product's own.
   std::string build_of;
+  // rename = ["built=run-as"]: a command the build names otherwise than the product runs it.
+  std::vector<std::string> renames;
+  // build_s = 240: what the build took on a 2-vCPU machine from empty caches (shown before
+  // building, and by `--product all` beside what is not built); 0 = not measured.
+  int build_s = 0;
   // Whose cache directory holds it: build_of, else `product`.
   std::string owner(const std::string& product) const { return build_of.empty() ? product : build_of; }
   // The command that builds it: "go install MODULE@vVERSION ..." / "cargo install --locked --version V CRATE".
   std::string command() const;
+  // The programs the build must leave in its bin/ (go: each command's name, renamed; cargo:
+  // unknown before building, empty).
+  std::vector<std::string> expected_binaries() const;
 };
 
 // ${VPNLAB_CACHE:-/var/cache/vpnlab}/products/NAME/VERSION

@@ -6,12 +6,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "../golden.h"
 #include "../temp_paths.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/backends.h"
 #include "lab/cli/json_output.h"
+#include "lab/cli/product_build.h"
 #include "lab/cli/product_new.h"
 #include "lab/cli/schema_command.h"
 #include "lab/model/install_layout.h"
@@ -171,7 +173,7 @@ TEST(Builds, ATaggedBuildRunsFromTheCacheAndAMissingOneSaysWhy) {
   auto before = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
   ASSERT_TRUE(before.ok()) << before.error().format();
   EXPECT_EQ(before->binaries.front(), "nebula") << "no 'built' file: the build is not there";
-  EXPECT_NE(before->not_built.find("not built: scripts/build-products.sh nebula makes it (go install github.com/slackhq/nebula/cmd/nebula@v1.9.5"),
+  EXPECT_NE(before->not_built.find("not built: 'vpnlab products build nebula@1.9.5' makes it (go install github.com/slackhq/nebula/cmd/nebula@v1.9.5"),
             std::string::npos)
       << before->not_built;
   std::ofstream(dir + "/built") << "go install ... in 10 s\n";
@@ -221,6 +223,72 @@ TEST(Builds, ABadSourceTableIsALocatedError) {
 
 // `product new`: your build as a product in one command, from a shipped one's spec and
 // templates; it loads and runs your binary wherever the base ran its own.
+// `products build` names builds as the user does: NAME (all of NAME's), NAME@VERSION, all;
+// one build serving two products is listed once; a name that is no shipped product, a path
+// or a Debian-only product is refused with what to do.
+TEST(Builds, NamesSelectTheShippedBuildsOnly) {
+  auto all = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"all"});
+  ASSERT_TRUE(all.ok()) << all.error().format();
+  std::vector<std::string> labels;
+  for (const auto& b : *all) labels.push_back(b.label);
+  EXPECT_NE(std::find(labels.begin(), labels.end(), "easytier"), labels.end());
+  EXPECT_EQ(std::count_if(all->begin(), all->end(), [](const RegistryBuild& b) { return b.product == "easytier"; }), 1) << "easytier-plain's is easytier's";
+  EXPECT_NE(std::find(labels.begin(), labels.end(), "nebula@1.9.5"), labels.end());
+  auto nebula = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula"});
+  ASSERT_TRUE(nebula.ok());
+  EXPECT_EQ(nebula->size(), 4u) << "every build nebula lists";
+  auto one = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.10.3"});
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ(one->front().source.expected_binaries(), (std::vector<std::string>{"nebula", "nebula-cert"}));
+  auto wg = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"wireguard-go"});
+  ASSERT_TRUE(wg.ok());
+  EXPECT_EQ(wg->front().source.expected_binaries(), (std::vector<std::string>{"wireguard-go"})) << "renamed as the spec runs it";
+  EXPECT_EQ(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"../../etc"}).error().message,
+            "'../../etc' is not a product name (NAME or NAME@VERSION, from [a-z0-9.-])");
+  EXPECT_EQ(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"openvpn"}).error().message, "product 'openvpn' has no registry build: it runs Debian: openvpn");
+  EXPECT_EQ(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@9.9"}).error().hint, "its builds: nebula@1.7.2, nebula@1.8.2, nebula@1.9.5, nebula@1.10.3");
+  EXPECT_EQ(build_time_text(0), "time not known");
+  EXPECT_EQ(build_time_text(52), "about 52 s");
+  EXPECT_EQ(build_time_text(617), "about 10 min");
+}
+
+// The hostile review: a build whose client exited 0 without its binaries was marked built,
+// and a run then measured PATH's binary under the pinned version's name. Here `go` is a
+// stand-in that succeeds and builds nothing: nothing is marked built, the error names the
+// missing program; a stand-in that builds it makes a build with its record.
+TEST(Builds, ABuildIsMarkedBuiltOnlyWithItsBinaries) {
+  const std::string dir = make_temp_dir("fake-go");
+  setenv("VPNLAB_CACHE", (dir + "/cache").c_str(), 1);
+  const std::string old_path = getenv("PATH");
+  setenv("PATH", (dir + ":" + old_path).c_str(), 1);
+  auto builds = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.10.3"});
+  ASSERT_TRUE(builds.ok());
+  ASSERT_TRUE(write_file(dir + "/go", "#!/bin/sh\nexit 0\n", 0755).ok());
+  std::ostringstream progress;
+  Status s = make_registry_build(builds->front(), progress, -1);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("exited 0 but left no nebula in " + dir + "/cache/products/nebula/1.10.3/bin: not marked built"), std::string::npos)
+      << s.error().message;
+  EXPECT_FALSE(fs::exists(dir + "/cache/products/nebula/1.10.3/built"));
+  EXPECT_TRUE(fs::exists(dir + "/cache/products/nebula/1.10.3/failed"));
+  // go install PKG@V with GOBIN: the stand-in leaves the command named after the package.
+  ASSERT_TRUE(write_file(dir + "/go", "#!/bin/sh\n[ \"$1\" = install ] || exit 2\npkg=${2%@*}\nprintf '#!/bin/sh\\n' > \"$GOBIN/${pkg##*/}\"\nchmod 755 \"$GOBIN/${pkg##*/}\"\n", 0755).ok());
+  s = make_registry_build(builds->front(), progress, -1);
+  EXPECT_TRUE(s.ok()) << s.error().format();
+  EXPECT_NE(read_file_text(dir + "/cache/products/nebula/1.10.3/built").find("go install github.com/slackhq/nebula/cmd/nebula@v1.10.3"), std::string::npos);
+  EXPECT_NE(progress.str().find("products: nebula@1.10.3: built in "), std::string::npos) << progress.str();
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.10.3");
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(spec->not_built.empty()) << spec->not_built;
+  // A second call builds nothing.
+  ASSERT_TRUE(write_file(dir + "/go", "#!/bin/sh\nexit 1\n", 0755).ok());
+  EXPECT_TRUE(make_registry_build(builds->front(), progress, -1).ok());
+  EXPECT_NE(progress.str().find("products: nebula@1.10.3: built already (go install"), std::string::npos) << progress.str();
+  setenv("PATH", old_path.c_str(), 1);
+  unsetenv("VPNLAB_CACHE");
+}
+
 TEST(ProductNew, YourBuildBecomesAProductThatRunsItWhereTheBaseRanItsOwn) {
   const std::string into = make_temp_dir("user-products");
   const std::string path = std::string(VPNLAB_PRODUCTS_DIR) + ":" + into;
