@@ -19,6 +19,40 @@ const size_t kMaxHostName = 32;
 const size_t kMaxIfName = 15;  // IFNAMSIZ - 1
 
 
+// A relative path in the topology is to its folder, as every other file it names.
+std::string beside_topology(const std::string& topology_file, const std::string& path) {
+  if (path.empty() || path[0] == '/' || path[0] == '~') return path;
+  const auto slash = topology_file.rfind('/');
+  return slash == std::string::npos ? path : topology_file.substr(0, slash + 1) + path;
+}
+
+// "IdentityFile=FILE" (or "IdentityFile FILE") with FILE beside the topology; anything else as it is.
+std::string identity_beside(const std::string& topology_file, const std::string& kv) {
+  const size_t split = kv.find_first_of("= \t");
+  if (split == std::string::npos) return kv;
+  std::string key = kv.substr(0, split);
+  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const size_t value_at = kv.find_first_not_of("= \t", split);
+  if (key != "identityfile" || value_at == std::string::npos) return kv;
+  return kv.substr(0, value_at) + beside_topology(topology_file, kv.substr(value_at));
+}
+
+// -i FILE, -iFILE and -o IdentityFile=FILE: relative to the topology's folder, as ssh would
+// otherwise read them from wherever vpnlab was started.
+void resolve_identity_files(const std::string& topology_file, std::vector<std::string>* options) {
+  auto& o = *options;
+  for (size_t i = 0; i < o.size(); ++i) {
+    if ((o[i] == "-i" || o[i] == "-o") && i + 1 < o.size()) {
+      o[i + 1] = o[i] == "-i" ? beside_topology(topology_file, o[i + 1]) : identity_beside(topology_file, o[i + 1]);
+      ++i;
+    } else if (o[i].rfind("-i", 0) == 0 && o[i].size() > 2) {
+      o[i] = "-i" + beside_topology(topology_file, o[i].substr(2));
+    } else if (o[i].rfind("-o", 0) == 0 && o[i].size() > 2) {
+      o[i] = "-o" + identity_beside(topology_file, o[i].substr(2));
+    }
+  }
+}
+
 }  // namespace
 
 Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo) {
@@ -33,7 +67,7 @@ Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo)
   if (auto s = for_each_table(r, root, "host", [&](const toml::table& t) -> Status {
     HostSpec h;
     h.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "host", {"name", "ssh", "ssh_options", "nic", "agent"}); !s) return s;
+    if (auto s = r.only_keys(t, "host", {"name", "ssh", "ssh_options", "nic", "agent", "host_key", "known_hosts"}); !s) return s;
     if (auto s = get_string(r, t, "name", "host", &h.name, true, h.pos); !s) return s;
     std::string what = "host '" + h.name + "'";
     if (auto s = check_name(r, pos_of(*t.get("name")), "host", h.name, kMaxHostName); !s) return s;
@@ -43,15 +77,23 @@ Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo)
     // commands of the user's own ssh_config (%h): a plain name or address only.
     if (auto why = ssh_destination_problem(h.ssh); !why.empty())
       return r.at(*t.get("ssh"), what + ": ssh = \"" + h.ssh + "\" is not an SSH destination: " + why,
-                  "write ssh = \"root@192.0.2.10\" or a Host of ~/.ssh/config");
+                  "write ssh = \"root@192.0.2.10\" (vpnlab runs ssh with -F none: no ~/.ssh/config Host applies)");
     if (t.get("ssh_options")) {
       SourcePos pos;
       if (auto s = get_string_list(r, t, "ssh_options", what, &h.ssh_options, &pos); !s) return s;
       size_t bad = 0;
       if (auto why = ssh_options_problem(h.ssh_options, &bad); !why.empty())
         return r.at(*t.get("ssh_options")->as_array()->get(bad), what + ": ssh_options: " + why,
-                    "give ssh what it needs with -i, -p, -l and the -o keys listed in the README (\"Trust\"); anything else belongs in your own ~/.ssh/config");
+                    "give ssh what it needs with -i, -p, -l and the -o keys listed in the README (\"Trust\"); host keys with host_key or known_hosts");
+      resolve_identity_files(r.file(), &h.ssh_options);
     }
+    if (auto s = get_string(r, t, "host_key", what, &h.host_key, false, h.pos); !s) return s;
+    if (auto why = h.host_key.empty() ? "" : host_key_problem(h.host_key); !why.empty())
+      return r.at(*t.get("host_key"), what + ": host_key " + why, "copy the key from the host: ssh-keyscan -t ed25519 HOST, without the host name");
+    if (auto s = get_string(r, t, "known_hosts", what, &h.known_hosts, false, h.pos); !s) return s;
+    if (!h.known_hosts.empty() && !h.host_key.empty())
+      return r.at(*t.get("known_hosts"), what + ": both host_key and known_hosts", "trust the host's key one way: pin it, or name the file");
+    if (!h.known_hosts.empty()) h.known_hosts = beside_topology(r.file(), h.known_hosts);
     if (auto s = get_string(r, t, "nic", what, &h.nic, false, h.pos); !s) return s;
     if (h.nic.size() > kMaxIfName || h.nic == "lo" || h.nic.find('/') != std::string::npos)
       return r.at(*t.get("nic"), what + ": nic '" + h.nic + "' is not an interface the lab may take",

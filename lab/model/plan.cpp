@@ -133,7 +133,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
                           plan.backend + "'",
                       "leave out --backend " + plan.backend + " for this topology");
   if (plan.backend == "hosts")
-    for (const auto& h : topo.hosts) plan.hosts.push_back(PlanHost{h.name, h.ssh, h.nic, h.agent, h.ssh_options});
+    for (const auto& h : topo.hosts) plan.hosts.push_back(PlanHost{h.name, h.ssh, h.nic, h.agent, h.ssh_options, h.host_key, h.known_hosts});
   plan.image = topo.image;
   plan.ns_prefix = std::string(kLabPrefix) + topo.lab_name + "-" + opts.tag + "-";
   plan.topology_file = topo.file;

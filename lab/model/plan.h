@@ -74,6 +74,7 @@ struct PlanRoute {
 struct PlanHost {
   std::string name, ssh, nic, agent;
   std::vector<std::string> ssh_options;
+  std::string host_key, known_hosts;  // HostSpec's: how the host's key is trusted
 };
 
 // Backend "hosts": a link's end on another host than its peer. The host's `nic` moves into

@@ -28,6 +28,17 @@ std::string check_o_value(const std::string& kv) {
   const std::string key = kv.substr(0, split);
   std::string value = split == std::string::npos ? "" : kv.substr(split + 1);
   value.erase(0, value.find_first_not_of(" \t="));
+  // Options that name a file ssh writes as root, or change what it writes and trusts there:
+  // vpnlab sets these itself (its own known-hosts file, 0600), from host_key or known_hosts.
+  for (const auto& [owned, instead] : std::vector<std::pair<std::string, std::string>>{
+           {"userknownhostsfile", "name a known-hosts file with known_hosts = \"FILE\" (vpnlab reads it, never writes it)"},
+           {"globalknownhostsfile", "name a known-hosts file with known_hosts = \"FILE\" (vpnlab reads it, never writes it)"},
+           {"hostkeyalias", "pin the host's key with host_key = \"ssh-ed25519 AAAA...\""},
+           {"stricthostkeychecking", "host_key = \"accept-new\" trusts a host's first key (kept in vpnlab's own known-hosts file)"},
+           {"checkhostip", "vpnlab checks the host's key, not its address"},
+           {"updatehostkeys", "vpnlab's known-hosts file changes only through host_key = \"accept-new\""}})
+    if (lower(key) == owned)
+      return "-o " + key + " is vpnlab's to set: with it ssh writes host keys to a file as root; " + instead;
   const auto& allowed = allowed_ssh_option_keys();
   if (std::none_of(allowed.begin(), allowed.end(), [&](const std::string& k) { return lower(k) == lower(key); })) {
     std::string list;
@@ -35,8 +46,7 @@ std::string check_o_value(const std::string& kv) {
     return "-o " + key + " is not an option a topology may set (some ssh options run commands or load code); allowed: " + list;
   }
   if (value.empty()) return "-o " + key + " has no value";
-  if (lower(key) == "stricthostkeychecking" && lower(value) != "yes" && lower(value) != "accept-new")
-    return "-o StrictHostKeyChecking=" + value + " would accept any host key: vpnlab takes 'yes' or 'accept-new' only";
+  if (value[0] == '-') return "-o " + key + "=" + value + ": a value may not start with '-'";
   return "";
 }
 
@@ -44,10 +54,9 @@ std::string check_o_value(const std::string& kv) {
 
 const std::vector<std::string>& allowed_ssh_option_keys() {
   static const std::vector<std::string> keys = {
-      "IdentityFile",   "IdentitiesOnly",      "UserKnownHostsFile", "HostKeyAlias",         "StrictHostKeyChecking", "Port",
-      "User",           "ConnectTimeout",      "ConnectionAttempts", "ServerAliveInterval",  "ServerAliveCountMax",   "AddressFamily",
-      "Compression",    "CheckHostIP",         "HostKeyAlgorithms",  "PubkeyAcceptedAlgorithms", "Ciphers",           "MACs",
-      "KexAlgorithms",  "LogLevel"};
+      "IdentityFile",        "IdentitiesOnly",      "Port",          "User",                     "ConnectTimeout", "ConnectionAttempts",
+      "ServerAliveInterval", "ServerAliveCountMax", "AddressFamily", "Compression",              "HostKeyAlgorithms", "PubkeyAcceptedAlgorithms",
+      "Ciphers",             "MACs",                "KexAlgorithms", "LogLevel"};
   return keys;
 }
 
@@ -58,7 +67,7 @@ std::string ssh_options_problem(const std::vector<std::string>& options, size_t*
     if (has_control(o)) return "'" + o + "' holds a control character";
     // Flags without a value.
     if (o == "-4" || o == "-6" || o == "-C") continue;
-    // -F none: no ssh_config at all (safer still); any other file could say anything.
+    // -F none: no ssh_config at all (vpnlab gives it anyway); any other file could say anything.
     if ((o == "-F" && i + 1 < options.size() && options[i + 1] == "none") || o == "-Fnone") {
       i += o == "-F";
       continue;
@@ -84,7 +93,7 @@ std::string ssh_options_problem(const std::vector<std::string>& options, size_t*
       }
       continue;
     }
-    return "'" + o + "' is not an ssh option a topology may give (allowed: -i FILE, -p PORT, -l USER, -o KEY=VALUE, -F none, -4, -6, -C)";
+    return "'" + o + "' is not an ssh option a topology may give (allowed: -i FILE, -p PORT, -l USER, -o KEY=VALUE, -4, -6, -C)";
   }
   return "";
 }
@@ -99,6 +108,20 @@ std::string ssh_destination_problem(const std::string& destination) {
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   if (host.empty() || host.size() > 253 || host[0] == '-' || !all_of_chars(host, ".-_:"))
     return "host '" + host + "' is not a host name or address ([A-Za-z0-9.-_], an IPv4 address or [IPv6])";
+  return "";
+}
+
+std::string host_key_problem(const std::string& key) {
+  if (key == "accept-new") return "";
+  static const std::vector<std::string> types = {"ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "ssh-rsa",
+                                                 "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com"};
+  const size_t space = key.find(' ');
+  const std::string type = key.substr(0, space);
+  if (space == std::string::npos || std::find(types.begin(), types.end(), type) == types.end())
+    return "'" + key.substr(0, 40) + "' is not TYPE KEY (ssh-ed25519, ecdsa-sha2-nistp256/384/521, ssh-rsa) or \"accept-new\"";
+  const std::string body = key.substr(space + 1);
+  if (body.size() < 16 || body.size() > 4096 || !all_of_chars(body, "+/="))
+    return "the key after '" + type + "' is not base64 (the second field of the host's .pub file, nothing after it)";
   return "";
 }
 

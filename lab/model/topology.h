@@ -71,10 +71,14 @@ struct LinkSpec {
 // A machine of the hosts backend, reached over SSH (lab/model/hosts_section.cpp).
 struct HostSpec {
   std::string name;
-  std::string ssh;                       // an OpenSSH destination ("root@h1", a Host of ~/.ssh/config)
+  std::string ssh;                       // an OpenSSH destination ("root@h1", "root@192.0.2.10")
   std::vector<std::string> ssh_options;  // extra ssh argv before the destination (no shell)
   std::string nic;                       // the interface that carries links to other hosts
   std::string agent;                     // vpnlab-host-agent's path there ("" = where this vpnlab has its own)
+  // How its host key is trusted: "TYPE KEY" pinned, "accept-new" (the first key seen, kept
+  // in vpnlab's own known-hosts file), or "" (that file as it is, or known_hosts below).
+  std::string host_key;
+  std::string known_hosts;               // a known-hosts file vpnlab reads (absolute; relative in the file = to its folder)
   SourcePos pos;
 };
 

@@ -39,10 +39,11 @@ std::string trimmed(std::string s) {
 std::string EmulatedHosts::destination(int i) const { return "root@" + mgmt_addr(i, 2); }
 
 std::vector<std::string> EmulatedHosts::ssh_options() const {
-  // No user or system ssh_config: the test's key and known_hosts only, host keys checked.
-  return {"-F", "none", "-i", dir_ + "/id_ed25519", "-o", "UserKnownHostsFile=" + dir_ + "/known_hosts",
-          "-o", "StrictHostKeyChecking=yes", "-o", "IdentitiesOnly=yes"};
+  // The test's key only; host keys come from known_hosts() (vpnlab runs ssh with -F none).
+  return {"-i", dir_ + "/id_ed25519", "-o", "IdentitiesOnly=yes"};
 }
+
+std::string EmulatedHosts::known_hosts() const { return dir_ + "/known_hosts"; }
 
 std::string EmulatedHosts::hosts_toml(const std::string& agent) const {
   std::string out;
@@ -50,7 +51,7 @@ std::string EmulatedHosts::hosts_toml(const std::string& agent) const {
     out += "[[host]]\nname = \"h" + std::to_string(i + 1) + "\"\nssh = \"" + destination(static_cast<int>(i)) + "\"\nnic = \"" + kNic + "\"\n";
     out += "ssh_options = [";
     for (const auto& o : ssh_options()) out += "\"" + o + "\", ";
-    out += "]\n";
+    out += "]\nknown_hosts = \"" + known_hosts() + "\"\n";
     if (!agent.empty()) out += "agent = \"" + agent + "\"\n";
     out += "\n";
   }

@@ -28,6 +28,8 @@ class EmulatedHosts {
   int host_netns_fd(int i) const { return namespaces_[1 + i].fd.get(); }
   std::string destination(int i) const;  // root@10.231.<i+1>.2
   std::vector<std::string> ssh_options() const;
+  // The hosts' keys, as a known-hosts file (the topology's known_hosts).
+  std::string known_hosts() const;
   static constexpr const char* kNic = "wire0";
   // [[host]] tables h1..hN for a topology, with this fixture's ssh options; `agent` as the
   // hosts' agent path ("" = vpnlab's default).

@@ -71,22 +71,56 @@ std::string host_topology_error(const std::string& options, const std::string& e
 TEST(HostileInput, SshOptionsThatRunCommandsAreRefusedWithTheirItem) {
   EXPECT_EQ(host_topology_error(R"(["-oProxyCommand=sh -c \"touch MARKER\"", "-p", "22"])"),
             "topologies/x.toml:10:16: host 'h1': ssh_options: -o ProxyCommand is not an option a topology may set (some ssh options run "
-            "commands or load code); allowed: IdentityFile, IdentitiesOnly, UserKnownHostsFile, HostKeyAlias, StrictHostKeyChecking, Port, "
-            "User, ConnectTimeout, ConnectionAttempts, ServerAliveInterval, ServerAliveCountMax, AddressFamily, Compression, CheckHostIP, "
-            "HostKeyAlgorithms, PubkeyAcceptedAlgorithms, Ciphers, MACs, KexAlgorithms, LogLevel");
+            "commands or load code); allowed: IdentityFile, IdentitiesOnly, Port, User, ConnectTimeout, ConnectionAttempts, "
+            "ServerAliveInterval, ServerAliveCountMax, AddressFamily, Compression, HostKeyAlgorithms, PubkeyAcceptedAlgorithms, Ciphers, "
+            "MACs, KexAlgorithms, LogLevel");
   // The same key in every spelling ssh reads: separate item, space form, other case.
   for (const char* o : {R"(["-p", "22", "-o", "proxycommand nc %h %p"])", R"(["-o", "LocalCommand=id"])", R"(["-oKnownHostsCommand=/bin/id"])",
                         R"(["-o", "PKCS11Provider=/tmp/x.so"])", R"(["-o", "PermitLocalCommand=yes"])", R"(["-J", "jump"])",
                         R"(["-F", "/tmp/evil_config"])", R"(["-o", "Include=/tmp/x"])", R"(["-o", "Match=exec true"])"})
     EXPECT_NE(host_topology_error(o), "") << o;
-  EXPECT_EQ(host_topology_error(R"(["-o", "StrictHostKeyChecking=no"])"),
-            "topologies/x.toml:10:22: host 'h1': ssh_options: -o StrictHostKeyChecking=no would accept any host key: vpnlab takes 'yes' or "
-            "'accept-new' only");
   EXPECT_EQ(host_topology_error(R"(["-p"])"), "topologies/x.toml:10:16: host 'h1': ssh_options: -p needs a value after it");
-  // What a lab needs passes: keys, ports, known hosts, no config at all.
-  EXPECT_EQ(host_topology_error(R"(["-F", "none", "-i", "/root/.ssh/lab_key", "-p", "2222", "-o", "UserKnownHostsFile=/root/kh",
-                                   "-oStrictHostKeyChecking=yes", "-o", "IdentitiesOnly=yes", "-l", "root", "-4"])"),
-            "");
+  // What a lab needs passes: a key, a port, a user, no config at all.
+  EXPECT_EQ(host_topology_error(R"(["-F", "none", "-i", "/root/.ssh/lab_key", "-p", "2222", "-o", "IdentitiesOnly=yes", "-l", "root", "-4"])"), "");
+}
+
+// The hostile review: -o UserKnownHostsFile=/root/.ssh/authorized_keys with accept-new made
+// root's ssh append "ALIAS keytype KEY" to that file, and HostKeyAlias chose ALIAS. Every
+// option that names or changes the file ssh writes host keys to is vpnlab's own.
+TEST(HostileInput, SshOptionsThatMakeSshWriteAFileAreRefusedWithWhatToWriteInstead) {
+  EXPECT_EQ(host_topology_error(R"(["-o", "UserKnownHostsFile=/root/.ssh/authorized_keys"])"),
+            "topologies/x.toml:10:22: host 'h1': ssh_options: -o UserKnownHostsFile is vpnlab's to set: with it ssh writes host keys to a "
+            "file as root; name a known-hosts file with known_hosts = \"FILE\" (vpnlab reads it, never writes it)");
+  EXPECT_EQ(host_topology_error(R"(["-oHostKeyAlias=command=\"id\" ssh-ed25519"])"),
+            "topologies/x.toml:10:16: host 'h1': ssh_options: -o HostKeyAlias is vpnlab's to set: with it ssh writes host keys to a file "
+            "as root; pin the host's key with host_key = \"ssh-ed25519 AAAA...\"");
+  EXPECT_EQ(host_topology_error(R"(["-o", "StrictHostKeyChecking", "accept-new"])").rfind(
+                "topologies/x.toml:10:22: host 'h1': ssh_options: -o StrictHostKeyChecking is vpnlab's to set: ", 0),
+            0u);
+  for (const char* o : {R"(["-o", "stricthostkeychecking=yes"])", R"(["-o", "GlobalKnownHostsFile=/etc/cron.d/x"])", R"(["-oCheckHostIP=yes"])",
+                        R"(["-o", "UpdateHostKeys=yes"])", R"(["-F", "/root/.ssh/config"])", R"(["-E", "/etc/passwd"])", R"(["-o", "Port=-1"])"})
+    EXPECT_NE(host_topology_error(o), "") << o;
+}
+
+// Host keys: pinned in the topology, or a known-hosts file it names (read, never written).
+TEST(HostileInput, AHostKeyIsPinnedOrNamedAndChecked) {
+  EXPECT_EQ(host_topology_error(R"([])", "\nhost_key = \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG5ldyBrZXkgZm9yIHRoZSBsYWIgdGVzdA==\""), "");
+  EXPECT_EQ(host_topology_error(R"([])", "\nhost_key = \"accept-new\""), "");
+  EXPECT_EQ(host_topology_error(R"([])", "\nhost_key = \"ssh-ed25519 AAAA\\nbad\""),
+            "topologies/x.toml:11:12: host 'h1': host_key the key after 'ssh-ed25519' is not base64 (the second field of the host's .pub file, "
+            "nothing after it)");
+  EXPECT_EQ(host_topology_error(R"([])", "\nhost_key = \"no\""),
+            "topologies/x.toml:11:12: host 'h1': host_key 'no' is not TYPE KEY (ssh-ed25519, ecdsa-sha2-nistp256/384/521, ssh-rsa) or \"accept-new\"");
+  EXPECT_EQ(host_topology_error(R"([])", "\nhost_key = \"accept-new\"\nknown_hosts = \"kh\""),
+            "topologies/x.toml:12:15: host 'h1': both host_key and known_hosts");
+  auto topo = parse_topology_text([] {
+    std::string text = read_file_text(VPNLAB_TEST_DATA "/hostile/one-host.toml");
+    return text.replace(text.find("OPTIONS"), 7, R"(["-i", "keys/lab", "-oIdentityFile=other", "-i/abs/key"])" "\nknown_hosts = \"lab_hosts\"");
+  }(), "topologies/x.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  EXPECT_EQ(topo->hosts[0].ssh_options, (std::vector<std::string>{"-i", "topologies/keys/lab", "-oIdentityFile=topologies/other", "-i/abs/key"}))
+      << "relative key paths are to the topology's folder";
+  EXPECT_EQ(topo->hosts[0].known_hosts, "topologies/lab_hosts");
 }
 
 TEST(HostileInput, TheAgentPathAndTheDestinationArePlain) {

@@ -2,7 +2,14 @@
 // part of a plan, the part's wire form, and ssh's argv.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "lab/backends/hosts/plan_wire.h"
+#include "lab/base/fs_util.h"
+#include "../temp_paths.h"
 #include "lab/backends/hosts/ssh_channel.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
@@ -107,7 +114,7 @@ TEST(HostsTopology, MistakesAreLocatedWithAHint) {
   EXPECT_EQ(error_of(with("ssh = \"lab-h2\"", "ssh = \"-oProxyCommand=x\"")),
             "topologies/x.toml:13:7: host 'h2': ssh = \"-oProxyCommand=x\" is not an SSH destination: host '-oProxyCommand=x' is not a host name or "
             "address ([A-Za-z0-9.-_], an IPv4 address or [IPv6])\n"
-            "hint: write ssh = \"root@192.0.2.10\" or a Host of ~/.ssh/config");
+            "hint: write ssh = \"root@192.0.2.10\" (vpnlab runs ssh with -F none: no ~/.ssh/config Host applies)");
   EXPECT_EQ(error_of(with("nic = \"eth1\"", "nic = \"lo\"")),
             "topologies/x.toml:14:7: host 'h2': nic 'lo' is not an interface the lab may take\n"
             "hint: name the host's spare interface for the lab's links (no addresses on it, not the one SSH uses)");
@@ -192,16 +199,84 @@ TEST(HostsPlan, APartSurvivesItsWireFormAndAMalformedOneIsRefused) {
 }
 
 TEST(HostsSsh, ArgvKeepsTheDestinationAndQuotesTheRemoteCommand) {
-  SshTarget t{"h1", "root@192.0.2.10", {"-p", "2222"}, "/opt/vpn lab/vpnlab-host-agent"};
-  std::vector<std::string> argv = ssh_argv(t);
+  SshTarget t{"h1", "root@192.0.2.10", {"-p", "2222"}, "/opt/vpn lab/vpnlab-host-agent", "", ""};
+  std::vector<std::string> argv = ssh_argv(t, SshTrust{"/var/lib/vpnlab/known_hosts", "yes", ""}, "/tmp/vpnlab-ssh-Ab12Cd");
   ASSERT_GE(argv.size(), 5u);
   EXPECT_EQ(argv[0], "ssh");
+  EXPECT_EQ(argv[1], "-F");
+  EXPECT_EQ(argv[2], "none") << "no ssh_config is read";
   EXPECT_NE(std::find(argv.begin(), argv.end(), "BatchMode=yes"), argv.end());
   EXPECT_EQ(std::find(argv.begin(), argv.end(), "StrictHostKeyChecking=no"), argv.end());
   EXPECT_EQ(argv[argv.size() - 3], "--");
   EXPECT_EQ(argv[argv.size() - 2], "root@192.0.2.10");
   EXPECT_EQ(argv.back(), "exec '/opt/vpn lab/vpnlab-host-agent' --stdio");
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+}
+
+// vpnlab's trust options come before the topology's (ssh keeps the first value of each), the
+// control socket sits in the private directory, a pinned key is filed under vpnlab's alias.
+TEST(HostsSsh, VpnlabsOwnFileModeAndSocketComeFirst) {
+  SshTarget t{"h1", "root@192.0.2.10", {"-p", "2222"}, "/usr/libexec/vpnlab/vpnlab-host-agent", "", ""};
+  auto argv = ssh_argv(t, SshTrust{"/tmp/vpnlab-ssh-Ab12Cd/known_hosts-h1", "yes", "vpnlab-host-h1"}, "/tmp/vpnlab-ssh-Ab12Cd");
+  auto at = [&](const std::string& word) { return std::find(argv.begin(), argv.end(), word) - argv.begin(); };
+  EXPECT_LT(at("UserKnownHostsFile=/tmp/vpnlab-ssh-Ab12Cd/known_hosts-h1"), at("-p"));
+  EXPECT_LT(at("StrictHostKeyChecking=yes"), at("-p"));
+  EXPECT_LT(at("HostKeyAlias=vpnlab-host-h1"), at("-p"));
+  EXPECT_LT(at("GlobalKnownHostsFile=/dev/null"), at("-p"));
+  EXPECT_LT(at("ControlPath=/tmp/vpnlab-ssh-Ab12Cd/%C"), at("-p"));
+}
+
+// Where the keys come from: a pinned key is written (0600) into the private directory under
+// the alias; a named file is copied there after it is read as a regular file; otherwise
+// vpnlab's own file, which must be this user's and writable by nobody else.
+TEST(HostsSsh, TrustIsPinnedCopiedOrVpnlabsOwnFile) {
+  const std::string dir = make_temp_dir("ssh-private");
+  ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);
+  SshTarget t{"h1", "root@192.0.2.10", {}, "/usr/libexec/vpnlab/vpnlab-host-agent", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKEY", ""};
+  auto pinned = prepare_ssh_trust(t, dir);
+  ASSERT_TRUE(pinned.ok()) << pinned.error().format();
+  EXPECT_EQ(pinned->alias, "vpnlab-host-h1");
+  EXPECT_EQ(pinned->strict, "yes");
+  EXPECT_EQ(read_file_text(pinned->known_hosts_file), "vpnlab-host-h1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKEY\n");
+  EXPECT_EQ(std::filesystem::status(pinned->known_hosts_file).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+
+  t.host_key = "";
+  t.known_hosts = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(t.known_hosts.c_str(), 0600), 0);
+  auto fifo = prepare_ssh_trust(t, dir);
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.error().message.find("a FIFO, not a file vpnlab wrote"), std::string::npos) << fifo.error().message;
+
+  t.known_hosts = "";
+  t.host_key = "accept-new";
+  const std::string own = dir + "/own/known_hosts";
+  setenv("VPNLAB_KNOWN_HOSTS", own.c_str(), 1);
+  auto first = prepare_ssh_trust(t, dir);
+  ASSERT_TRUE(first.ok()) << first.error().format();
+  EXPECT_EQ(first->known_hosts_file, own);
+  EXPECT_EQ(first->strict, "accept-new");
+  EXPECT_EQ(first->alias, "");
+  ASSERT_EQ(::chmod(own.c_str(), 0666), 0);
+  auto writable = prepare_ssh_trust(t, dir);
+  ASSERT_FALSE(writable.ok());
+  EXPECT_NE(writable.error().message.find("is not a regular file of this user that only it may write"), std::string::npos) << writable.error().message;
+  std::filesystem::remove(own);
+  std::filesystem::create_symlink("/etc/cron.d/vpnlab-victim", own);
+  auto link = prepare_ssh_trust(t, dir);
+  ASSERT_FALSE(link.ok());
+  EXPECT_NE(link.error().message.find("is a symbolic link"), std::string::npos) << link.error().message;
+  EXPECT_FALSE(std::filesystem::exists("/etc/cron.d/vpnlab-victim"));
+  unsetenv("VPNLAB_KNOWN_HOSTS");
+
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  auto open_dir = prepare_ssh_trust(t, dir);
+  ASSERT_FALSE(open_dir.ok());
+  EXPECT_NE(open_dir.error().message.find("is not a private directory of this user (mode 0700)"), std::string::npos);
+  auto mine = ssh_private_dir();
+  ASSERT_TRUE(mine.ok()) << mine.error().format();
+  EXPECT_EQ(std::filesystem::status(*mine).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
+  EXPECT_EQ(mine->rfind("/tmp/vpnlab-ssh-", 0), 0u);
+  EXPECT_EQ(mine->find(std::to_string(::getpid())), std::string::npos) << "a name nobody can compute";
 }
 
 TEST(HostsReport, CpuPerMachineFromTheRowsAndHostsFromTheEnvironment) {

@@ -64,7 +64,7 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
   auto link = std::make_unique<HostLink>();
   link->host = h;
   const std::string agent_path = h.agent.empty() ? default_agent : h.agent;
-  auto ch = open_ssh_channel({h.name, h.ssh, h.ssh_options, agent_path}, log_dir + "/ssh-" + h.name + ".log");
+  auto ch = open_ssh_channel({h.name, h.ssh, h.ssh_options, agent_path, h.host_key, h.known_hosts}, log_dir + "/ssh-" + h.name + ".log");
   if (!ch) return ch.error();
   link->channel = std::move(*ch);
   link->agent = AgentClient::over(UniqueFd(::dup(link->channel.fd.get())), "on host '" + h.name + "'");
@@ -75,6 +75,12 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
     one.push_back(std::move(link));
     close_links(one);
     std::string said = ssh_last_line(one.front()->channel.log_path);
+    const std::string log = read_file_text(one.front()->channel.log_path);
+    if (log.find("Host key verification failed") != std::string::npos || log.find("No ED25519 host key is known") != std::string::npos ||
+        log.find("REMOTE HOST IDENTIFICATION HAS CHANGED") != std::string::npos)
+      return make_error("host '" + h.name + "' (ssh " + h.ssh + "): its host key is not one vpnlab trusts (" + said + ")",
+                        "pin it in the topology: host_key = \"ssh-ed25519 AAAA...\" (ssh-keyscan -t ed25519 HOST), name a known-hosts "
+                        "file with known_hosts = \"FILE\", or trust the first key with host_key = \"accept-new\" (README, 'Real hosts')");
     return make_error("host '" + h.name + "' (ssh " + h.ssh + "): " + (said.empty() ? hello.error().message : said),
                       "check that 'ssh " + h.ssh + "' logs in without a password as root and that " + agent_path +
                           " exists there (README, 'Real hosts')");
