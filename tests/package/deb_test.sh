@@ -35,10 +35,10 @@ dpkg -i "$deb" >/dev/null || fail "dpkg -i $deb"
 installed=1
 cd /
 [ "$(command -v vpnlab)" = /usr/bin/vpnlab ] || fail "vpnlab is not /usr/bin/vpnlab on PATH"
-# One version everywhere: the package's is the binary's (0.2.0+gHASH) and the man page's.
+# One version everywhere: the package's is the binary's (0.2.0+COUNT.gHASH) and the man page's.
 deb_version=$(dpkg-deb -f "$deb" Version)
 [ "$(vpnlab --version | head -1)" = "vpnlab $deb_version" ] || fail "vpnlab --version says '$(vpnlab --version | head -1)', the package $deb_version"
-echo "$deb_version" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+(\+g[0-9a-f]{7}(\.dirty)?)?$' || fail "version '$deb_version' is not PROJECT_VERSION+gHASH"
+echo "$deb_version" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+(\+[0-9]+\.g[0-9a-f]{7}(\.dirty)?)?$' || fail "version '$deb_version' is not PROJECT_VERSION+COUNT.gHASH"
 [ -x /usr/libexec/vpnlab/vpnlab-agent ] && [ -x /usr/libexec/vpnlab/vpnlab-vmhost ] || fail "helpers not in /usr/libexec/vpnlab"
 [ -f /usr/share/bash-completion/completions/vpnlab ] || fail "no bash completion"
 [ -f /usr/share/man/man1/vpnlab.1.gz ] || fail "no man page"
