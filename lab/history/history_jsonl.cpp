@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "lab/base/json_depth.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/unique_fd.h"
 #include "lab/results/run_files.h"
@@ -62,6 +63,8 @@ Result<RunRecord> parse_line(const std::string& line, const std::string& where) 
   auto refuse = [&](const std::string& what) {
     return make_error(where + ": " + what, "give a file written by 'vpnlab history export --jsonl', unedited");
   };
+  if (auto why = json_nesting_problem(line); !why.empty()) return refuse(why);
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return refuse("not a JSON object");
   if (!j.contains("format") || j["format"] != kFormat) return refuse("field 'format' is not \"" + std::string(kFormat) + "\"");
   if (!j.contains("version") || !j["version"].is_number_integer()) return refuse("field 'version': not an integer");

@@ -9,6 +9,8 @@ Error Sqlite::failure(const std::string& what, int rc) const {
     e.hint = "it is not a vpnlab history (or it is damaged): give another path with --history, or move it away; it is never overwritten";
   else if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
     e.hint = "another vpnlab process held it longer than the wait; try again";
+  else if (rc == SQLITE_TOOBIG)
+    e.hint = "a value in it is larger than vpnlab ever stores (" + std::to_string(kMaxHistoryValueBytes >> 20) + " MiB): it is not a history vpnlab wrote";
   else if (rc == SQLITE_FULL)
     e.hint = "the disk is full: the history is as it was before this change";
   else if (rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_PERM)
@@ -31,6 +33,10 @@ Result<Sqlite> Sqlite::open(const std::string& path, bool create, int busy_ms) {
   if (rc != SQLITE_OK) return s.failure("cannot open", rc);
   sqlite3_extended_result_codes(raw, 0);
   sqlite3_busy_timeout(raw, busy_ms);
+  // No value vpnlab stores is near this (a row is a CSV line, an environment at most 4 MiB):
+  // a larger one is refused by SQLite from its record header, before it is loaded (a 300 MB
+  // row cost 1.85 GB before it was refused).
+  sqlite3_limit(raw, SQLITE_LIMIT_LENGTH, kMaxHistoryValueBytes);
   return s;
 }
 

@@ -1,4 +1,5 @@
 // [bench] and its [[bench.test]] patterns: which traffic a run measures.
+#include <algorithm>
 #include <set>
 
 #include "lab/model/names.h"
@@ -163,6 +164,14 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
     // A sweep's points (or the test alone), each an ordinary test from here on.
     std::vector<TestSpec> expanded;
     if (auto s = expand_sweep(r, t, what, *topo, ts, &expanded); !s) return s;
+    // Every test is measured at every [bench] sweep point: the product is counted before any
+    // is made (10 x 10 x 10 lab points and a 1000-point test made validate grow past 2 GB).
+    const size_t lab_points = std::max<size_t>(1, topo->bench.lab_points.size());
+    if ((topo->bench.tests.size() + expanded.size()) * lab_points > kMaxPlannedTests)
+      return r.at(t.get("sweep") ? *t.get("sweep") : *t.get("name"),
+                  what + ": " + std::to_string(topo->bench.tests.size() + expanded.size()) + " tests at " + std::to_string(lab_points) +
+                      " [bench] sweep point(s) make more than " + std::to_string(kMaxPlannedTests) + " tests to measure",
+                  "sweep fewer values (every test is measured at every point of the [bench] sweep)");
     for (auto& one : expanded) {
       if (one.name != ts.name && !seen.insert(one.name).second) return r.at(*t.get("name"), "test '" + one.name + "' is defined twice", "give every test a unique name");
       topo->bench.tests.push_back(std::move(one));

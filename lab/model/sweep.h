@@ -17,6 +17,9 @@
 namespace vpnlab {
 
 inline constexpr size_t kMaxSweepPoints = 1000;  // of one test: more is refused at validate
+// Tests of a file after every sweep, times the [bench] sweep's lab points: counted before
+// they are made, refused at validate beyond this.
+inline constexpr size_t kMaxPlannedTests = 1000;
 
 struct SweepAxis {
   const char* name;

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 
+#include "lab/base/json_depth.h"
 #include "lab/base/input_file.h"
 
 namespace vpnlab {
@@ -91,6 +92,8 @@ Result<nlohmann::json> read_json_file(const std::string& file, const std::vector
     if (!required) return nlohmann::json::object();
     return make_error(file + ": " + errno_text(ENOENT), "give a run directory made by 'vpnlab run'");
   }
+  if (auto why = json_nesting_problem(**text); !why.empty())
+    return make_error(file + ": " + why + ", not a file vpnlab wrote", "restore it from the run");
   nlohmann::json j = nlohmann::json::parse(**text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return make_error(file + ": not valid JSON", "the file was edited by hand or cut short: restore it from the run");
   if (auto s = check_json_fields(j, fields, file); !s) return s.error();

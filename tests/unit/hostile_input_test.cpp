@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "../temp_paths.h"
+#include "lab/results/run_files.h"
+#include "lab/base/json_depth.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
 #include "lab/base/out_dir.h"
@@ -309,4 +311,17 @@ TEST(HostileInput, ResumeRepeatsTheRunItResumes) {
   plan.warmup_s = 3;
   EXPECT_EQ(check_resume_plan(run, plan).error().message,
             "cannot resume " + run + ": the warm-up is 3 s here, but the run was made with 1 s (" + run + "/environment.json)");
+}
+
+// The hostile review: an environment.json of 2 MB nested a million levels deep crashed
+// report, diff and history import. It is refused by its depth before it is parsed.
+TEST(HostileInput, JsonNestedAMillionDeepIsRefusedBeforeItIsParsed) {
+  EXPECT_EQ(json_nesting_problem(R"({"a": [1, {"b": "[[[[ in a string ]]"}]})", 3), "");
+  EXPECT_EQ(json_nesting_problem("[[[", 2), "nested deeper than 2 levels (at byte 3)");
+  EXPECT_EQ(json_nesting_problem(R"({"x": "\"[[", "y": [[[]]]})", 3), "nested deeper than 3 levels (at byte 22)");
+  const std::string dir = make_temp_dir("deep-json");
+  std::ofstream(dir + "/environment.json") << std::string(1000000, '[') << std::string(1000000, ']');
+  auto env = read_environment(dir, /*required=*/true);
+  ASSERT_FALSE(env.ok());
+  EXPECT_EQ(env.error().message, dir + "/environment.json: nested deeper than 64 levels (at byte 65), not a file vpnlab wrote");
 }

@@ -259,6 +259,15 @@ TEST(Sweep, ABenchSweepPutsEveryTestAtEveryPointOfTheLab) {
             "x.toml:16:17: bench: sweep has no axis 'mtu' | [bench] sweep axes change the lab: underlay_mtu, rate, threads, variant; a test's own "
             "(streams, length, size, bitrate) go in its [[bench.test]]");
   EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "underlay_mtu = [9000, 9000]"), "x.toml:16:33: bench: underlay_mtu 9000 is listed twice | list each value once");
+  // The hostile review: lab points times a test's points grew validate past 2 GB. The
+  // product is counted before a test is made: 2 points x 501 streams values is refused.
+  std::string many = "[";
+  for (int i = 1; i <= 128; ++i) many += (i > 1 ? ", " : "") + std::to_string(i);
+  many += "]";
+  EXPECT_EQ(with("sweep = { streams = [1, 2] }", "sweep = { streams = " + many + ", bitrate = [\"1G\", \"2G\", \"3G\", \"4G\"] }"),
+            "x.toml:21:9: test 't': 512 tests at 2 [bench] sweep point(s) make more than 1000 tests to measure | sweep fewer values (every test is "
+            "measured at every point of the [bench] sweep)");
+  EXPECT_EQ(with("sweep = { streams = [1, 2] }", "sweep = { streams = " + many + ", bitrate = [\"1G\", \"2G\", \"3G\"] }"), "") << "384 x 2 are fine";
 }
 
 // The lab's axes multiply like a test's; a variant is a named setup, data like any other
