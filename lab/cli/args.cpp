@@ -89,6 +89,7 @@ const std::vector<OptionDef>& option_defs() {
       {"--rebuild", "", "build again even if the cache holds the image"},
       {"--dry-run", "", "list what would be removed; remove nothing"},
       {"--no-history", "", "do not add this run to the history"},
+      {"--replace", "", "history import: replace a run whose id is in the history already with other rows (the history is append-only without it)"},
       {"--no-build", "", "build no registry product: one that is not built yet is an error naming 'vpnlab products build NAME'"},
       {"--metric", "M", "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, daemon_rss_kb, latency_p99_ms, tps, ...)"},
       {"--by", "AXIS", "history: order points by date (default) or version (one series per product across its builds NAME@TAG)"},
@@ -136,6 +137,7 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     if (s == "--dry-run") { a.dry_run = true; continue; }
     if (s == "--no-history") { a.no_history = true; continue; }
     if (s == "--no-build") { a.no_build = true; continue; }
+    if (s == "--replace") { a.replace = true; continue; }
     if (s == "--no-pin") { a.no_pin = true; continue; }
     if (s == "--sequential") { a.sequential = true; continue; }
     if (s == "--relative") { a.relative = true; continue; }

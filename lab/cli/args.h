@@ -43,6 +43,7 @@ struct Args {
   std::optional<int> min_rounds;     // --min-rounds 5
   std::vector<int> nodes;            // scale --nodes 5,25: mesh sizes
   bool dry_run = false;
+  bool replace = false;   // history import --replace: a run id there already with other rows is replaced
   bool no_build = false;  // run --no-build: a registry product not built yet is an error, not built first
   bool no_history = false;  // run --no-history: the run is not added to the history
   bool no_pin = false;

@@ -30,26 +30,28 @@ bool is_regular_file(const std::string& path) {
 
 // Each argument in turn: a run directory, or a file written by 'history export --jsonl'.
 // One that cannot be read is named and the others are still added. Exit 1 when any failed.
-int import_runs(HistoryStore& store, const std::vector<std::string>& inputs) {
+int import_runs(HistoryStore& store, const std::vector<std::string>& inputs, bool replace) {
   int failed = 0;
   for (const auto& input : inputs) {
     if (is_regular_file(input)) {
-      auto count = import_jsonl(store, input);
+      auto count = import_jsonl(store, input, replace);
       if (!count) {
         std::cerr << count.error().format() << "\n";
         ++failed;
         continue;
       }
       std::cout << input << ": " << count->added << " run(s) added, " << count->present << " already in the history\n";
+      for (const auto& c : count->changed) std::cout << "  " << c << "\n";
       continue;
     }
-    auto added = store.add_run(input);
+    std::string said;
+    auto added = store.add_run(input, "", replace, &said);
     if (!added) {
       std::cerr << with_context(added.error(), "history import").format() << "\n";
       ++failed;
       continue;
     }
-    std::cout << input << ": " << (*added ? "added" : "already in the history") << "\n";
+    std::cout << input << ": " << said << "\n";
   }
   return failed ? kExitError : 0;
 }
@@ -176,7 +178,7 @@ int cmd_history(const Args& a) {
   if (a.products.size() > 1) return usage_error("history", "give one --product");
   auto store = open_history(a.history_path);
   if (!store) return fail(store.error());
-  if (sub == "import") return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()));
+  if (sub == "import") return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()), a.replace);
   if (sub == "export") return export_runs(*store, a);
   if (sub == "report") return write_page(*store, a);
   if (sub == "check") return check(*store, a);

@@ -59,7 +59,6 @@ class LineReader {
 };
 
 Result<RunRecord> parse_line(const std::string& line, const std::string& where) {
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   auto refuse = [&](const std::string& what) {
     return make_error(where + ": " + what, "give a file written by 'vpnlab history export --jsonl', unedited");
   };
@@ -108,7 +107,7 @@ Result<size_t> export_jsonl(HistoryStore& store, std::ostream& out) {
   return n;
 }
 
-Result<ImportCount> import_jsonl(HistoryStore& store, const std::string& file) {
+Result<ImportCount> import_jsonl(HistoryStore& store, const std::string& file, bool replace) {
   // Input: a regular file only (a FIFO or a device could be endless), opened without blocking.
   UniqueFd fd(open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd.valid()) return make_error("cannot read " + file + ": " + errno_text(errno));
@@ -130,9 +129,11 @@ Result<ImportCount> import_jsonl(HistoryStore& store, const std::string& file) {
     auto run = parse_line(line, where);
     if (!run) return run.error();
     run->source = "import " + file + " (" + run->source + ")";
-    auto added = store.add(*run);
-    if (!added) return added.error();
+    std::string said;
+    auto added = store.add(*run, replace, &said);
+    if (!added) return with_context(added.error(), where);
     ++(*added ? count.added : count.present);
+    if (*added && said != "added") count.changed.push_back(run->run_id + ": " + said);
   }
   return count;
 }

@@ -6,6 +6,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "lab/history/history_store.h"
 
@@ -21,9 +22,11 @@ Result<size_t> export_jsonl(HistoryStore& store, std::ostream& out);
 
 struct ImportCount {
   size_t added = 0, present = 0;
+  std::vector<std::string> changed;  // "RUN_ID: extended ..." / "RUN_ID: replaced ...", one per run changed
 };
 // The lines of `file` into the store, each run in its own transaction: a bad line is an
-// error naming the file and line, after the lines before it were merged.
-Result<ImportCount> import_jsonl(HistoryStore& store, const std::string& file);
+// error naming the file and line, after the lines before it were merged. A run id there
+// already with other rows is an error (HistoryStore::add) unless `replace`.
+Result<ImportCount> import_jsonl(HistoryStore& store, const std::string& file, bool replace = false);
 
 }  // namespace vpnlab

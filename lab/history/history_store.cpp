@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "lab/base/json_depth.h"
 #include "lab/base/fault.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/utc_time.h"
@@ -185,29 +186,50 @@ Result<RunRecord> read_run_directory(const std::string& run_dir) {
   return run_record_from(*env, std::move(*rows), "import " + run_dir, run_dir + "/results.csv");
 }
 
-Result<bool> HistoryStore::add_run(const std::string& run_dir, const std::string& source) {
+Result<bool> HistoryStore::add_run(const std::string& run_dir, const std::string& source, bool replace, std::string* said) {
   auto run = read_run_directory(run_dir);
   if (!run) return run.error();
   if (!source.empty()) run->source = source;
-  return add(*run);
+  return add(*run, replace, said);
 }
 
-Result<bool> HistoryStore::add(const RunRecord& run) {
+Result<bool> HistoryStore::add(const RunRecord& run, bool replace, std::string* said) {
+  std::string ignored;
+  std::string& say = said ? *said : ignored;
   const std::string& run_id = run.run_id;
   if (auto s = db_.exec("BEGIN IMMEDIATE"); !s) return s.error();
   auto rollback = [&](Error e) -> Result<bool> {
     (void)db_.exec("ROLLBACK");
     return with_context(e, "adding run " + run_id + " to the history");
   };
-  // The count of this run's rows kept; no answer row when the run is not there.
-  auto kept = db_.query("SELECT (SELECT count(*) FROM samples WHERE run_id = ?1) FROM runs WHERE run_id = ?1", {run_id});
-  if (!kept) return rollback(kept.error());
-  if (!kept->empty()) {
-    // There already. A run resumed since (`run --resume`) has more rows now: its entry is
-    // replaced in this same transaction; otherwise nothing changes.
-    if (std::stoul(kept->front()[0].value_or("0")) >= run.rows.size()) {
+  auto there = db_.query("SELECT 1 FROM runs WHERE run_id = ?", {run_id});
+  if (!there) return rollback(there.error());
+  say = "added";
+  if (!there->empty()) {
+    // The rows kept, read back as this version reads them (a file of an older schema stored
+    // fewer columns), and the first row where the two differ, if any.
+    auto header = db_.query("SELECT coalesce(csv_header, '') FROM runs WHERE run_id = ?", {run_id});
+    if (!header) return rollback(header.error());
+    auto kept = rows_of(run_id, header->front()[0].value_or(""), path() + ": run " + run_id);
+    if (!kept) return rollback(kept.error());
+    size_t same = 0;
+    while (same < kept->size() && same < run.rows.size() && format_row((*kept)[same]) == format_row(run.rows[same])) ++same;
+    if (same == run.rows.size()) {  // nothing new: the same rows, or more of them kept
       (void)db_.exec("ROLLBACK");
+      say = same == kept->size() ? "already there" : "already there with more rows (" + std::to_string(kept->size()) + ")";
       return false;
+    }
+    if (same == kept->size()) {
+      say = "extended by " + std::to_string(run.rows.size() - same) + " row(s) (a run resumed since)";
+    } else {
+      const SampleRow& r = run.rows[same];
+      const std::string where = "row " + std::to_string(same + 1) + " (" + r.product + ", " + r.test + ", sample " + std::to_string(r.sample) + ")";
+      if (!replace) {
+        (void)db_.exec("ROLLBACK");
+        return make_error("run " + run_id + " is in the history already with other rows: " + where + " differs",
+                          "the history is append-only: give --replace to replace that run, or import it into another history (--history PATH)");
+      }
+      say = "replaced: " + std::to_string(kept->size()) + " row(s) kept until now, " + std::to_string(run.rows.size()) + " now; first difference at " + where;
     }
     for (const char* table : {"samples", "products", "runs"})
       if (auto s = db_.run(std::string("DELETE FROM ") + table + " WHERE run_id = ?", {run_id}); !s) return rollback(s.error());
@@ -238,6 +260,14 @@ Result<bool> HistoryStore::add(const RunRecord& run) {
   return true;
 }
 
+Result<std::vector<SampleRow>> HistoryStore::rows_of(const std::string& run_id, const std::string& csv_header, const std::string& where) {
+  auto lines = db_.query("SELECT row FROM samples WHERE run_id = ? ORDER BY rowid", {run_id});
+  if (!lines) return lines.error();
+  std::string text = csv_header + "\n";
+  for (const auto& l : *lines) text += l[0].value_or("");  // each row ends with its newline
+  return parse_results_csv(text, where + " results");
+}
+
 Status HistoryStore::for_each_run(const std::string& product, const std::function<Status(const RunRecord&)>& each) {
   // The runs first (a few hundred bytes each), then one run's rows at a time: memory is one
   // run's, however long the history.
@@ -254,13 +284,10 @@ Status HistoryStore::for_each_run(const std::string& product, const std::functio
     run.run_id = run_id;
     run.started = row[1].value_or("");
     run.source = row[2].value_or("");
+    if (auto why = json_nesting_problem(row[3].value_or("")); !why.empty()) return make_error(where + " environment: " + why);
     run.environment = nlohmann::json::parse(row[3].value_or(""), nullptr, /*allow_exceptions=*/false);
     if (auto s = check_environment(run.environment, where + " environment"); !s) return s;
-    auto lines = db_.query("SELECT row FROM samples WHERE run_id = ? ORDER BY rowid", {run_id});
-    if (!lines) return lines.error();
-    std::string text = row[4].value_or("") + "\n";
-    for (const auto& l : *lines) text += l[0].value_or("");  // each row ends with its newline
-    auto rows = parse_results_csv(text, where + " results");
+    auto rows = rows_of(run_id, row[4].value_or(""), where);
     if (!rows) return rows.error();
     run.rows = std::move(*rows);
     if (auto s = check_run_record(run, where); !s) return s;

@@ -53,10 +53,13 @@ class HistoryStore {
   const std::string& path() const { return db_.path(); }
 
   // Adds the run directory's environment.json provenance and results.csv rows (both read and
-  // checked as every reader does). false: its run id is in the history already, with as
-  // many rows (a run resumed since, with more, replaces its entry: true).
-  Result<bool> add_run(const std::string& run_dir, const std::string& source = "");
-  Result<bool> add(const RunRecord& run);
+  // checked as every reader does). The history is append-only: a run id already there with
+  // the same rows (or more) is left as it is (false, "already there"); with the same rows
+  // and more after them (a run resumed since) its entry is extended (true); with rows that
+  // differ it is an error naming the first difference, unless `replace` (true, "replaced:
+  // ..."). *said, when given, gets what was done in words.
+  Result<bool> add_run(const std::string& run_dir, const std::string& source = "", bool replace = false, std::string* said = nullptr);
+  Result<bool> add(const RunRecord& run, bool replace = false, std::string* said = nullptr);
   // Each run that has rows of `product` or `product@TAG` (every run when empty), oldest
   // first, with all its rows read back through the results.csv checks (a tampered history
   // is a located error); one run in memory at a time.
@@ -65,6 +68,9 @@ class HistoryStore {
   Result<std::vector<HistoryRun>> runs();
 
  private:
+  // One run's rows, parsed with the results.csv header they were stored under.
+  Result<std::vector<SampleRow>> rows_of(const std::string& run_id, const std::string& csv_header, const std::string& where);
+
   explicit HistoryStore(Sqlite db) : db_(std::move(db)) {}
   Status check_kind();
   Status migrate();

@@ -247,6 +247,39 @@ TEST(History, ARunResumedSinceReplacesItsEntry) {
   EXPECT_EQ(store->runs()->front().rows, 4);
 }
 
+// The hostile review: importing a run whose id was there already replaced its rows and said
+// "added". The history is append-only: other rows under that id are refused, naming the
+// first difference; --replace replaces them and says what changed; the same rows are
+// "already there".
+TEST(History, ARunIdThereAlreadyWithOtherRowsIsRefusedUnlessReplaced) {
+  const std::string dir = make_temp_dir("history");
+  auto store = HistoryStore::open(dir + "/h.sqlite");
+  ASSERT_TRUE(store.ok());
+  auto full = read_run_directory(kRun);
+  ASSERT_TRUE(full.ok());
+  ASSERT_TRUE(store->add(*full).ok());
+  RunRecord forged = *full;
+  forged.rows[1].gbps *= 2;
+  std::string said;
+  auto refused = store->add(forged, /*replace=*/false, &said);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "run 20261130-095910-d829 is in the history already with other rows: row 2 (" + forged.rows[1].product + ", " +
+                                         forged.rows[1].test + ", sample " + std::to_string(forged.rows[1].sample) + ") differs");
+  EXPECT_NE(refused.error().hint.find("append-only: give --replace"), std::string::npos);
+  auto kept = all_runs(*store);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_DOUBLE_EQ(kept->front().rows[1].gbps, full->rows[1].gbps) << "nothing changed";
+  auto same = store->add(*full, false, &said);
+  ASSERT_TRUE(same.ok());
+  EXPECT_FALSE(*same);
+  EXPECT_EQ(said, "already there");
+  auto replaced = store->add(forged, /*replace=*/true, &said);
+  ASSERT_TRUE(replaced.ok()) << replaced.error().format();
+  EXPECT_TRUE(*replaced);
+  EXPECT_EQ(said.rfind("replaced: 4 row(s) kept until now, 4 now; first difference at row 2 (", 0), 0u) << said;
+  EXPECT_DOUBLE_EQ(all_runs(*store)->front().rows[1].gbps, forged.rows[1].gbps);
+}
+
 TEST(History, VpnlabsAppendingAtOnceToANewFileAllLand) {
   // Eight first runs at once into a history none has made yet: each waits its turn; none is
   // refused as "not a history" or fails a migration another already made.
