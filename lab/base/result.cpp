@@ -1,6 +1,8 @@
 #include "lab/base/result.h"
 
 #include <cstring>
+
+#include "lab/base/encoding.h"
 #include <string.h>
 
 namespace vpnlab {
@@ -17,8 +19,10 @@ std::string Error::where_and_what() const {
 }
 
 std::string Error::format() const {
-  std::string out = "vpnlab: error: " + where_and_what();
-  if (!hint.empty()) out += "\nhint: " + hint;
+  // What it names came from files, hosts and products: no control character reaches the
+  // terminal raw (its own lines stay).
+  std::string out = "vpnlab: error: " + terminal_safe(where_and_what(), /*keep_newlines=*/true);
+  if (!hint.empty()) out += "\nhint: " + terminal_safe(hint, true);
   return out;
 }
 

@@ -2,12 +2,15 @@
 
 #include <cstdlib>
 
+#include "lab/base/encoding.h"
+
 namespace vpnlab {
 
 std::string TextTable::line(const std::vector<std::string>& cells) const {
   std::string out;
   for (size_t i = 0; i < widths_.size(); ++i) {
-    const std::string cell = i < cells.size() ? cells[i] : "";
+    // Cells hold what files and products said (run ids, versions, reasons): never raw controls.
+    const std::string cell = i < cells.size() ? terminal_safe(cells[i]) : "";
     const size_t width = static_cast<size_t>(std::abs(widths_[i]));
     const std::string pad = cell.size() < width ? std::string(width - cell.size(), ' ') : "";
     if (i > 0) out += ' ';

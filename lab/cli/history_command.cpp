@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "lab/base/encoding.h"
 #include "lab/base/text_table.h"
 #include "lab/cli/json_output.h"
 #include "lab/history/history_check.h"
@@ -63,7 +64,7 @@ int list_runs(HistoryStore& store, bool json) {
     std::cout << history_runs_json(store.path(), *runs).dump(2) << "\n";
     return 0;
   }
-  std::cout << store.path() << ": " << runs->size() << " run(s)\n";
+  std::cout << terminal_safe(store.path()) << ": " << runs->size() << " run(s)\n";
   TextTable t({-22, -21, -28, 9, -1});
   std::cout << t.line({"run", "started", "topology", "valid", "products"});
   for (const auto& r : *runs)

@@ -24,6 +24,7 @@
 #include "lab/backends/vm/guest_runtime.h"
 #include "lab/backends/vm/image_command.h"
 #include "lab/base/bounds.h"
+#include "lab/base/encoding.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/out_dir.h"
 #include "lab/base/unique_fd.h"
@@ -400,8 +401,9 @@ int cmd_products(const Args& a) {
     } else if (!spec) {
       std::cout << name << "\tinvalid\t-\t" << one_line(spec.error().where_and_what()) << "\n";
     } else {
+      // The version is what the product's binary printed: no control character passes.
       std::cout << name << "\t" << (av->available ? "available" : "unavailable") << "\t" << (spec->cipher.empty() ? "-" : spec->cipher)
-                << "\t" << one_line(av->available ? av->version + " (" + spec->origin + ")" : av->reason) << "\n";
+                << "\t" << terminal_safe(one_line(av->available ? av->version + " (" + spec->origin + ")" : av->reason)) << "\n";
     }
   }
   if (a.json) std::cout << products_listing_json(dir, all).dump(2) << "\n";

@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "../temp_paths.h"
+#include "lab/base/text_table.h"
+#include "lab/base/encoding.h"
 #include "lab/results/run_files.h"
 #include "lab/base/json_depth.h"
 #include "lab/base/fs_util.h"
@@ -325,3 +327,17 @@ TEST(HostileInput, JsonNestedAMillionDeepIsRefusedBeforeItIsParsed) {
   ASSERT_FALSE(env.ok());
   EXPECT_EQ(env.error().message, dir + "/environment.json: nested deeper than 64 levels (at byte 65), not a file vpnlab wrote");
 }
+
+// The hostile review: a run id with terminal escape sequences (from a tampered history)
+// reached the terminal through `vpnlab history`. Every table cell and error message shows
+// control characters escaped; a message keeps its own lines.
+TEST(HostileInput, ControlCharactersNeverReachTheTerminalRaw) {
+  EXPECT_EQ(terminal_safe("run\x1b]0;pwned\x07-1"), "run\\x1b]0;pwned\\x07-1");
+  EXPECT_EQ(terminal_safe("a\nb\tc\x7f"), "a\\x0ab\\x09c\\x7f");
+  EXPECT_EQ(terminal_safe("a\nb\tc", /*keep_newlines=*/true), "a\nb\tc");
+  EXPECT_EQ(terminal_safe("\xc2\x9b" "31m caf\xc3\xa9 \xe2\x80\x94"), "\\xc2\\x9b" "31m caf\xc3\xa9 \xe2\x80\x94") << "C1 escaped, other UTF-8 kept";
+  EXPECT_EQ(TextTable({-6, 3}).line({"\x1b[2J", "1"}), "\\x1b[2J   1\n");
+  Error e = make_error("run '\x1b[31mred' is bad\nsecond line", "hint \x07");
+  EXPECT_EQ(e.format(), "vpnlab: error: run '\\x1b[31mred' is bad\nsecond line\nhint: hint \\x07");
+}
+
