@@ -185,9 +185,8 @@ Result<UniqueFd> open_rows_stream(const std::string& path) {
     return make_error("--rows-jsonl " + path + ": " + errno_text(err),
                       err == ELOOP ? "it is a symbolic link: give the file itself" : err == ENXIO ? "a FIFO with no reader: start the reader first" : "");
   }
-  // Writes block as usual from here: a slow reader delays the run between samples, after
-  // each row is in results.csv.
-  fcntl(fd.get(), F_SETFL, fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  // It stays non-blocking: a reader that stalls never holds the run (ResultsCsv keeps a
+  // bounded backlog for it, then drops the stream with a warning).
   return fd;
 }
 

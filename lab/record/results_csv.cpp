@@ -202,23 +202,34 @@ Status ResultsCsv::append(const SampleRow& row) {
 void ResultsCsv::mirror_to(int fd, std::string name) {
   mirror_fd_ = fd;
   mirror_name_ = std::move(name);
+  if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
-// The stream is for watchers: a reader gone (EPIPE) or a full disk there ends the stream
-// with a warning and costs the run nothing; results.csv is the record.
+// The stream is for watchers: a reader gone (EPIPE), one that stalls past the backlog, or a
+// full disk there ends the stream with a warning and costs the run nothing; results.csv is
+// the record.
 void ResultsCsv::mirror_row(const SampleRow& row) {
   if (mirror_fd_ < 0) return;
-  const std::string line = row_json(row).dump() + "\n";
+  mirror_backlog_ += row_json(row).dump() + "\n";
   size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = write(mirror_fd_, line.data() + done, line.size() - done);
+  while (done < mirror_backlog_.size()) {
+    ssize_t n = write(mirror_fd_, mirror_backlog_.data() + done, mirror_backlog_.size() - done);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;  // the reader is behind: keep the rest
     if (n <= 0) {
       spdlog::warn("rows stream {}: {}: no more rows go there (results.csv has them all)", mirror_name_, errno_text(n < 0 ? errno : EIO));
       mirror_fd_ = -1;
+      mirror_backlog_.clear();
       return;
     }
     done += static_cast<size_t>(n);
+  }
+  mirror_backlog_.erase(0, done);
+  if (mirror_backlog_.size() > kMaxRowsBacklog) {
+    spdlog::warn("rows stream {}: its reader fell behind by more than {} KiB: no more rows go there (results.csv has them all)", mirror_name_,
+                 kMaxRowsBacklog >> 10);
+    mirror_fd_ = -1;
+    mirror_backlog_.clear();
   }
 }
 

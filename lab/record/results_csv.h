@@ -89,8 +89,12 @@ class ResultsCsv {
   static Result<ResultsCsv> create(const std::string& path, std::string* repaired = nullptr);
   Status append(const SampleRow& row);
   // `run --rows-jsonl`: every row appended is also written to fd (not owned) as one JSON
-  // line (row_json); `name` says where in the warning if that stream fails.
+  // line (row_json); `name` says where in the warning if that stream fails. The fd is made
+  // non-blocking: what a slow reader has not taken waits in a backlog of at most
+  // kMaxRowsBacklog bytes, written before the next row; a reader that falls further behind
+  // (or has stopped reading) is dropped with a warning. The run never waits for it.
   void mirror_to(int fd, std::string name);
+  static constexpr size_t kMaxRowsBacklog = 1 << 20;
 
  private:
   void mirror_row(const SampleRow& row);
@@ -98,6 +102,7 @@ class ResultsCsv {
   std::string path_;
   int mirror_fd_ = -1;
   std::string mirror_name_;
+  std::string mirror_backlog_;
 };
 
 // How a column's text reads: JSON's types for row_json and the column list.

@@ -3,6 +3,8 @@
 // links where vpnlab writes, and a resume that would mix two runs' settings. Each is
 // refused with its place named; nothing is written outside the run directory.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -339,5 +341,42 @@ TEST(HostileInput, ControlCharactersNeverReachTheTerminalRaw) {
   EXPECT_EQ(TextTable({-6, 3}).line({"\x1b[2J", "1"}), "\\x1b[2J   1\n");
   Error e = make_error("run '\x1b[31mred' is bad\nsecond line", "hint \x07");
   EXPECT_EQ(e.format(), "vpnlab: error: run '\\x1b[31mred' is bad\nsecond line\nhint: hint \\x07");
+}
+
+// The hostile review: a `--rows-jsonl` reader that stopped reading froze the run with the lab
+// up (and Ctrl-C did nothing until it died). Appends never wait for it: past a pipe's worth
+// and a 1 MiB backlog the stream is dropped; results.csv has every row.
+TEST(HostileInput, AStalledRowsReaderNeverHoldsTheRun) {
+  const std::string dir = make_temp_dir("rows-stall");
+  auto csv = ResultsCsv::create(dir + "/results.csv");
+  ASSERT_TRUE(csv.ok()) << csv.error().format();
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  csv->mirror_to(p[1], "a pipe nobody reads");
+  SampleRow r;
+  r.run_id = "20261203-000000-stal";
+  r.timestamp = "2026-12-03T00:00:00Z";
+  r.product = "baseline";
+  r.test = "t";
+  r.client = "a";
+  r.server = "b";
+  r.status = "ok";
+  r.reason = std::string(2000, 'x');  // a long row: fewer of them fill the backlog
+  const int rows = 1000;
+  for (int i = 1; i <= rows; ++i) {
+    r.sample = i;
+    ASSERT_TRUE(csv->append(r).ok()) << i;
+  }
+  auto back = read_results_csv(dir + "/results.csv");
+  ASSERT_TRUE(back.ok()) << back.error().format();
+  EXPECT_EQ(back->size(), static_cast<size_t>(rows)) << "results.csv has every row";
+  fcntl(p[0], F_SETFL, O_NONBLOCK);
+  std::string got;
+  char buf[65536];
+  for (ssize_t n; (n = read(p[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  EXPECT_GT(got.size(), 0u);
+  EXPECT_LT(std::count(got.begin(), got.end(), '\n'), rows) << "the stream was dropped once its reader fell behind";
+  close(p[0]);
+  close(p[1]);
 }
 
