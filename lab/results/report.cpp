@@ -41,6 +41,9 @@ struct Block {
 
 // Text from products and runs (versions, ciphers, reasons) as Markdown text: no raw HTML
 // (a '<' starts a tag, '&' an entity), no line break, and in a table cell no '|'.
+// Text from a run (reasons, versions, names) as Markdown shows it literally: no HTML, no
+// link or image ("![x](http://...)" in a reason would load a remote image where report.md is
+// rendered: a link needs its brackets), no code span, a table cell's '|' kept in its cell.
 std::string md_text(const std::string& text, bool cell = false) {
   std::string o;
   for (char c : text) {
@@ -48,6 +51,7 @@ std::string md_text(const std::string& text, bool cell = false) {
     else if (c == '&') o += "&amp;";
     else if (c == '\n' || c == '\r') o += ' ';
     else if (c == '|' && cell) o += "\\|";
+    else if (c == '[' || c == ']' || c == '`') o += std::string("\\") + c;  // no link, image or code span can start
     else o += c;
   }
   return o;
