@@ -55,7 +55,10 @@ Result<std::map<std::string, std::string>> apply_sysctls(const SysctlList& setti
         recorded[key] = "absent";
         continue;
       }
-      return make_error("sysctl " + key + ": cannot open: " + errno_text(errno), "run vpnlab as root");
+      const int err = errno;
+      return make_error("sysctl " + key + ": cannot open: " + errno_text(err),
+                        err == ENOENT ? "this kernel has no such key in a network namespace (a module not loaded, or a key of another version)"
+                                      : "run vpnlab as root");
     }
     ssize_t n = write(fd.get(), value.data(), value.size());
     int err = errno;

@@ -247,6 +247,11 @@ Status parse_net_sysctls(const TomlReader& r, const toml::node& value, const std
     if (!plain)
       return r.at(v, what + ": sysctl '" + key + "' is not a network namespace setting",
                   "keys are /proc/sys paths below net/ (e.g. net/ipv6/conf/default/disable_ipv6): only those stay in the node");
+    // Below net/ but one switch for the whole machine, though every namespace shows it.
+    for (const char* host_wide : {"net/netfilter/nf_hooks_lwtunnel"})
+      if (key == host_wide)
+        return r.at(v, what + ": sysctl '" + key + "' is one switch for the whole machine, though every namespace shows it",
+                    "vpnlab changes nothing outside the lab's nodes: leave it out");
     if (!v.is_string() || v.as_string()->get().find_first_of("\n\r") != std::string::npos)
       return r.at(v, what + ": sysctl '" + key + "' must be a one-line string", hint);
     out->emplace_back(key, v.as_string()->get());

@@ -349,6 +349,10 @@ TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
   EXPECT_EQ(variant_error("\"net/netfilter/nf_conntrack_max\"", "\"kernel/panic\""),
             "x.toml:18:29: variant 'conntrack': sysctl 'kernel/panic' is not a network namespace setting | keys are /proc/sys paths below net/ (e.g. "
             "net/ipv6/conf/default/disable_ipv6): only those stay in the node");
+  // The hostile review: below net/, but one switch for the whole machine.
+  EXPECT_EQ(variant_error("\"net/netfilter/nf_conntrack_max\"", "\"net/netfilter/nf_hooks_lwtunnel\""),
+            "x.toml:18:48: variant 'conntrack': sysctl 'net/netfilter/nf_hooks_lwtunnel' is one switch for the whole machine, though every "
+            "namespace shows it | vpnlab changes nothing outside the lab's nodes: leave it out");
   EXPECT_EQ(variant_error("rate = \"1G\"\n", ""),
             "x.toml:20:52: bench: rate sweeps a shaped link's rate, and no [[link]] has a rate | every shaped link ([[link]] rate = ...) gets this "
             "rate: bits/s with k, M or G");
