@@ -21,7 +21,9 @@ namespace vpnlab {
 namespace {
 
 // --history PATH, else the default place.
-Result<HistoryStore> open_history(const std::string& path) { return HistoryStore::open(path.empty() ? default_history_path() : path); }
+Result<HistoryStore> open_history(const std::string& path, HistoryAccess access = HistoryAccess::read_write) {
+  return HistoryStore::open(path.empty() ? default_history_path() : path, access);
+}
 
 
 bool is_regular_file(const std::string& path) {
@@ -177,7 +179,8 @@ int cmd_history(const Args& a) {
     return usage_error("history", "give the run directories or exported files to import: history import RUN_DIR|FILE.jsonl...");
   if (sub != "import" && a.positional.size() > 1) return usage_error("history", "'" + a.positional[1] + "': history " + sub + " takes no file");
   if (a.products.size() > 1) return usage_error("history", "give one --product");
-  auto store = open_history(a.history_path);
+  // Only import writes; every other history verb reads, and opens the file read-only.
+  auto store = open_history(a.history_path, sub == "import" ? HistoryAccess::read_write : HistoryAccess::read_only);
   if (!store) return fail(store.error());
   if (sub == "import") return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()), a.replace);
   if (sub == "export") return export_runs(*store, a);

@@ -1,5 +1,6 @@
 #include "lab/history/history_store.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -94,25 +95,80 @@ static Status set_wal(Sqlite& db) {
   }
 }
 
-Result<HistoryStore> HistoryStore::open(const std::string& path) {
-  std::error_code ec;
-  const bool exists = std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
+Result<HistoryStore> HistoryStore::open(const std::string& path, HistoryAccess access) {
+  const bool read_only = access == HistoryAccess::read_only;
+  struct stat st {};
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  // A device, FIFO or directory is refused before SQLite opens it: `--history /dev/null`
+  // left a journal of mode 0666 in /dev.
+  if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+    return make_error(path + ": not a regular file (" + (S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a file") +
+                          "): not a vpnlab history",
+                      "give the path of a history file with --history PATH (a new one is made there)");
+  if (!exists && read_only)
+    return make_error(path + ": no history there yet", "a finished 'vpnlab run' adds its run to it, or 'vpnlab history import RUN_DIR'");
   if (!exists) {
     const std::string dir = std::filesystem::path(path).parent_path().string();
     if (!dir.empty())
       if (auto s = make_dirs(dir, 0755); !s) return with_context(s.error(), "history " + path);
   }
-  auto db = Sqlite::open(path, !exists);
+  auto db = Sqlite::open(path, !exists, 30000, read_only);
   if (!db) return db.error();
   HistoryStore store(std::move(db.value()));
   if (auto s = store.check_kind(); !s) return s.error();
+  if (read_only) {
+    // Nothing is written: not the WAL mode, not a migration. A file of an older schema is
+    // read once a verb that writes has migrated it.
+    auto version = pragma_number(store.db_, "user_version");
+    if (!version) return version.error();
+    if (*version != kHistorySchema)
+      return make_error(path + ": history schema " + std::to_string(*version) + ", this vpnlab reads " + std::to_string(kHistorySchema),
+                        "'vpnlab history import' or a finished run migrates it (it keeps every run)");
+    if (auto s = store.check_schema(); !s) return s.error();
+    return store;
+  }
   // WAL: readers never block the one writer, and a writer killed mid-transaction leaves the
   // last committed state. Set only once the file is known to be a history (or empty): WAL
   // mode is written into the file's header.
   if (auto s = set_wal(store.db_); !s) return s.error();
   if (auto s = store.db_.exec("PRAGMA foreign_keys=ON"); !s) return s.error();
   if (auto s = store.migrate(); !s) return s.error();
+  if (auto s = store.check_schema(); !s) return s.error();
   return store;
+}
+
+Status HistoryStore::check_schema() {
+  // What this version makes from nothing, in memory: every table's columns, every index;
+  // the file must have the same, and no view or trigger (a view spun `history` at 100 %
+  // CPU; a trigger would run on every insert).
+  auto fresh = Sqlite::open(":memory:", true);
+  if (!fresh) return fresh.error();
+  std::string sql;
+  for (const auto& m : migrations()) sql += m;
+  if (auto s = fresh->exec(sql); !s) return s;
+  const std::string objects = "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name";
+  auto want = fresh->query(objects);
+  auto have = db_.query(objects);
+  if (!want) return want.error();
+  if (!have) return have.error();
+  auto refuse = [&](const std::string& what) {
+    return make_error(path() + ": " + what + ": not a history vpnlab wrote", "give another path with --history PATH; this file is left as it is");
+  };
+  if (*have != *want) {
+    for (const auto& row : *have)
+      if (std::find(want->begin(), want->end(), row) == want->end()) return refuse("it has a " + row[0].value_or("") + " '" + row[1].value_or("") + "' vpnlab never makes");
+    return refuse("a table or index vpnlab makes is missing");
+  }
+  for (const auto& row : *want) {
+    if (row[0] != std::string("table")) continue;
+    const std::string info = "SELECT name, type FROM pragma_table_info(?) ORDER BY cid";
+    auto want_cols = fresh->query(info, {*row[1]});
+    auto have_cols = db_.query(info, {*row[1]});
+    if (!want_cols) return want_cols.error();
+    if (!have_cols) return have_cols.error();
+    if (*want_cols != *have_cols) return refuse("table '" + *row[1] + "' has other columns than vpnlab's");
+  }
+  return ok_status();
 }
 
 Status HistoryStore::check_kind() {
@@ -128,6 +184,9 @@ Status HistoryStore::check_kind() {
   if (!empty && *app != kHistoryApplicationId)
     return make_error(path() + ": not a vpnlab history (an SQLite file of another program)",
                       "give another path with --history PATH; this file is left as it is");
+  if (*version < 0 || (!empty && *version == 0))
+    return make_error(path() + ": history schema " + std::to_string(*version) + " is not one vpnlab wrote",
+                      "give another path with --history PATH; the file is left as it is");
   if (*version > kHistorySchema)
     return make_error(path() + ": history schema " + std::to_string(*version) + " is newer than this vpnlab's (" + std::to_string(kHistorySchema) + ")",
                       "use the vpnlab that wrote it, or a newer one; the file is left as it is");

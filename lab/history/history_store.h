@@ -45,11 +45,15 @@ Result<RunRecord> read_run_directory(const std::string& run_dir);
 Result<RunRecord> run_record_from(const nlohmann::json& environment, std::vector<SampleRow> rows, const std::string& source,
                                   const std::string& where);
 
+enum class HistoryAccess { read_write, read_only };
+
 class HistoryStore {
  public:
   // Opens the history at `path`, creating it (and its directory) when absent. A file that
   // is not a vpnlab history, is damaged or has a newer schema is an error naming it.
-  static Result<HistoryStore> open(const std::string& path);
+  // read_only: the verbs that only read (listing, series, check, report, export) write
+  // nothing, not even a journal, and need no write access; a missing file is an error.
+  static Result<HistoryStore> open(const std::string& path, HistoryAccess access = HistoryAccess::read_write);
   const std::string& path() const { return db_.path(); }
 
   // Adds the run directory's environment.json provenance and results.csv rows (both read and
@@ -68,6 +72,9 @@ class HistoryStore {
   Result<std::vector<HistoryRun>> runs();
 
  private:
+  // The file's tables, columns and indexes are the ones this version makes, and it has no
+  // view or trigger: checked before anything of it is trusted.
+  Status check_schema();
   // One run's rows, parsed with the results.csv header they were stored under.
   Result<std::vector<SampleRow>> rows_of(const std::string& run_id, const std::string& csv_header, const std::string& where);
 

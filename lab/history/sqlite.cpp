@@ -23,11 +23,11 @@ bool Sqlite::last_failure_busy() const {
   return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
 }
 
-Result<Sqlite> Sqlite::open(const std::string& path, bool create, int busy_ms) {
+Result<Sqlite> Sqlite::open(const std::string& path, bool create, int busy_ms, bool read_only) {
   Sqlite s;
   s.path_ = path;
   sqlite3* raw = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | (create ? SQLITE_OPEN_CREATE : 0);
+  int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)) | SQLITE_OPEN_NOFOLLOW;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   s.db_.reset(raw);  // closed even when the open failed
   if (rc != SQLITE_OK) return s.failure("cannot open", rc);

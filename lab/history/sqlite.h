@@ -31,7 +31,7 @@ class Sqlite {
  public:
   // Opens (or, with `create`, creates) `path`; writers wait up to `busy_ms` for another
   // vpnlab process's transaction instead of failing.
-  static Result<Sqlite> open(const std::string& path, bool create, int busy_ms = 30000);
+  static Result<Sqlite> open(const std::string& path, bool create, int busy_ms = 30000, bool read_only = false);
   const std::string& path() const { return path_; }
 
   // Runs statements without results (schema, pragmas, BEGIN/COMMIT).

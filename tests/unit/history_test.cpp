@@ -280,6 +280,54 @@ TEST(History, ARunIdThereAlreadyWithOtherRowsIsRefusedUnlessReplaced) {
   EXPECT_DOUBLE_EQ(all_runs(*store)->front().rows[1].gbps, forged.rows[1].gbps);
 }
 
+// The hostile review: `--history /dev/null` left a journal of mode 0666 in /dev; a file
+// with user_version -1 was read before the migration table; any file with the right
+// application id was trusted (a view spun `history` at 100 % CPU). Now a non-regular file
+// is refused before SQLite opens it, and the tables, columns and indexes must be vpnlab's,
+// with no view or trigger.
+TEST(History, AFileIsTrustedOnlyWithVpnlabsOwnSchema) {
+  auto null = HistoryStore::open("/dev/null");
+  ASSERT_FALSE(null.ok());
+  EXPECT_EQ(null.error().message, "/dev/null: not a regular file (a character device): not a vpnlab history");
+  const std::string dir = make_temp_dir("history");
+  auto made = [&](const std::string& name, const std::string& sql) {
+    const std::string path = dir + "/" + name;
+    { auto store = HistoryStore::open(path); EXPECT_TRUE(store.ok()); }
+    sqlite3* raw = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
+    return path;
+  };
+  auto message = [](const std::string& path, HistoryAccess access) {
+    auto s = HistoryStore::open(path, access);
+    return s.ok() ? std::string() : s.error().message;
+  };
+  const std::string view = made("view.sqlite", "CREATE VIEW spin AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c;");
+  EXPECT_EQ(message(view, HistoryAccess::read_write), view + ": it has a view 'spin' vpnlab never makes: not a history vpnlab wrote");
+  EXPECT_EQ(message(view, HistoryAccess::read_only), view + ": it has a view 'spin' vpnlab never makes: not a history vpnlab wrote");
+  const std::string trigger = made("trigger.sqlite", "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM samples; END;");
+  EXPECT_EQ(message(trigger, HistoryAccess::read_write), trigger + ": it has a trigger 't' vpnlab never makes: not a history vpnlab wrote");
+  const std::string column = made("column.sqlite", "ALTER TABLE samples ADD COLUMN extra TEXT;");
+  EXPECT_EQ(message(column, HistoryAccess::read_write), column + ": table 'samples' has other columns than vpnlab's: not a history vpnlab wrote");
+  const std::string minus = made("minus.sqlite", "PRAGMA user_version = -1;");
+  EXPECT_EQ(message(minus, HistoryAccess::read_write), minus + ": history schema -1 is not one vpnlab wrote");
+  // A read-only open of a good history reads it and writes nothing into it.
+  const std::string good = dir + "/good.sqlite";
+  { auto store = HistoryStore::open(good); ASSERT_TRUE(store.ok()); ASSERT_TRUE(store->add_run(kRun).ok()); }
+  const std::string before = file_bytes(good);
+  auto reader = HistoryStore::open(good, HistoryAccess::read_only);
+  ASSERT_TRUE(reader.ok()) << reader.error().format();
+  EXPECT_EQ(reader->runs()->size(), 1u);
+  auto forged = read_run_directory(kRun);
+  ASSERT_TRUE(forged.ok());
+  forged->rows[0].gbps *= 2;
+  EXPECT_FALSE(reader->add(*forged, /*replace=*/true).ok()) << "a read-only history takes nothing";
+  EXPECT_EQ(file_bytes(good), before);
+  EXPECT_EQ(message(dir + "/absent.sqlite", HistoryAccess::read_only), dir + "/absent.sqlite: no history there yet");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/absent.sqlite"));
+}
+
 TEST(History, VpnlabsAppendingAtOnceToANewFileAllLand) {
   // Eight first runs at once into a history none has made yet: each waits its turn; none is
   // refused as "not a history" or fails a migration another already made.
