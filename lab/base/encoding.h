@@ -14,10 +14,6 @@ std::string to_base64(const unsigned char* data, size_t len);
 // nullopt when `text` is not base64 (the original alphabet, padded).
 std::optional<std::string> from_base64(const std::string& text);
 std::string to_hex(const unsigned char* data, size_t len);
-// `text` safe to print on a terminal: C0 control characters, DEL and the C1 controls (as
-// UTF-8) become \xNN, so a run id, version or reason read from a file cannot move the cursor,
-// retitle the window or hide a line. keep_newlines: '\n' and '\t' stay (a message's lines).
-std::string terminal_safe(std::string_view text, bool keep_newlines = false);
 // SHA-256 of `data`, in hex.
 std::string sha256_hex(const std::string& data);
 

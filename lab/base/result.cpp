@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "lab/base/encoding.h"
+#include "lab/base/terminal_text.h"
 #include <string.h>
 
 namespace vpnlab {

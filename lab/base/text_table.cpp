@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "lab/base/encoding.h"
+#include "lab/base/terminal_text.h"
 
 namespace vpnlab {
 

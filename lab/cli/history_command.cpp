@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lab/base/encoding.h"
+#include "lab/base/terminal_text.h"
 #include "lab/base/text_table.h"
 #include "lab/cli/json_output.h"
 #include "lab/history/history_check.h"

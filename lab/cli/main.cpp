@@ -24,7 +24,7 @@
 #include "lab/backends/vm/guest_runtime.h"
 #include "lab/backends/vm/image_command.h"
 #include "lab/base/bounds.h"
-#include "lab/base/encoding.h"
+#include "lab/base/terminal_text.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/out_dir.h"
 #include "lab/base/unique_fd.h"

@@ -15,7 +15,7 @@
 
 #include "../temp_paths.h"
 #include "lab/base/text_table.h"
-#include "lab/base/encoding.h"
+#include "lab/base/terminal_text.h"
 #include "lab/results/run_files.h"
 #include "lab/base/json_depth.h"
 #include "lab/base/fs_util.h"
@@ -337,6 +337,7 @@ TEST(HostileInput, ControlCharactersNeverReachTheTerminalRaw) {
   EXPECT_EQ(terminal_safe("run\x1b]0;pwned\x07-1"), "run\\x1b]0;pwned\\x07-1");
   EXPECT_EQ(terminal_safe("a\nb\tc\x7f"), "a\\x0ab\\x09c\\x7f");
   EXPECT_EQ(terminal_safe("a\nb\tc", /*keep_newlines=*/true), "a\nb\tc");
+  EXPECT_EQ(terminal_safe("line\r\nover\rwritten", true), "line\nover\\x0dwritten");
   EXPECT_EQ(terminal_safe("\xc2\x9b" "31m caf\xc3\xa9 \xe2\x80\x94"), "\\xc2\\x9b" "31m caf\xc3\xa9 \xe2\x80\x94") << "C1 escaped, other UTF-8 kept";
   EXPECT_EQ(TextTable({-6, 3}).line({"\x1b[2J", "1"}), "\\x1b[2J   1\n");
   Error e = make_error("run '\x1b[31mred' is bad\nsecond line", "hint \x07");
