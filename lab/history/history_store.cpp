@@ -275,7 +275,7 @@ Result<bool> HistoryStore::add(const RunRecord& run, bool replace, std::string* 
     while (same < kept->size() && same < run.rows.size() && format_row((*kept)[same]) == format_row(run.rows[same])) ++same;
     if (same == run.rows.size()) {  // nothing new: the same rows, or more of them kept
       (void)db_.exec("ROLLBACK");
-      say = same == kept->size() ? "already there" : "already there with more rows (" + std::to_string(kept->size()) + ")";
+      say = same == kept->size() ? "already in the history" : "already in the history with more rows (" + std::to_string(kept->size()) + ")";
       return false;
     }
     if (same == kept->size()) {

@@ -58,7 +58,7 @@ class HistoryStore {
 
   // Adds the run directory's environment.json provenance and results.csv rows (both read and
   // checked as every reader does). The history is append-only: a run id already there with
-  // the same rows (or more) is left as it is (false, "already there"); with the same rows
+  // the same rows (or more) is left as it is (false, "already in the history"); with the same rows
   // and more after them (a run resumed since) its entry is extended (true); with rows that
   // differ it is an error naming the first difference, unless `replace` (true, "replaced:
   // ..."). *said, when given, gets what was done in words.

@@ -272,7 +272,7 @@ TEST(History, ARunIdThereAlreadyWithOtherRowsIsRefusedUnlessReplaced) {
   auto same = store->add(*full, false, &said);
   ASSERT_TRUE(same.ok());
   EXPECT_FALSE(*same);
-  EXPECT_EQ(said, "already there");
+  EXPECT_EQ(said, "already in the history");
   auto replaced = store->add(forged, /*replace=*/true, &said);
   ASSERT_TRUE(replaced.ok()) << replaced.error().format();
   EXPECT_TRUE(*replaced);
