@@ -30,11 +30,18 @@ void point_argvs_at(toml::table& root, const std::string& original, const std::s
       if (auto* first = argv->get(0)->as_string(); first && first->get() == original) *first = path;
   };
   swap(root.get("version"));
-  for (const char* section : {"step", "prepare"})
-    if (auto* items = root.get(section) ? root.get(section)->as_array() : nullptr)
-      for (auto& item : *items)
-        if (auto* t = item.as_table())
-          for (const char* key : {"daemon", "run"}) swap(t->get(key));
+  auto steps_of = [&](toml::table& holder) {
+    for (const char* section : {"step", "prepare"})
+      if (auto* items = holder.get(section) ? holder.get(section)->as_array() : nullptr)
+        for (auto& item : *items)
+          if (auto* t = item.as_table())
+            for (const char* key : {"daemon", "run"}) swap(t->get(key));
+  };
+  steps_of(root);
+  // A [[service]]'s steps run the product's helpers too (Tailscale's headscale).
+  if (auto* services = root.get("service") ? root.get("service")->as_array() : nullptr)
+    for (auto& service : *services)
+      if (auto* t = service.as_table()) steps_of(*t);
   if (auto* counters = root.get("counters") ? root.get("counters")->as_table() : nullptr) swap(counters->get("argv"));
 }
 
@@ -87,8 +94,20 @@ Result<std::string> new_product(const std::string& products_path, const std::str
   root.insert_or_assign("description", spec->description + " (your build: " + binary + ")");
   root.insert_or_assign("origin", "your build: " + binary);
   root.erase("source");  // the registry's builds are the base's, not yours
-  if (auto* bins = root.get("binaries") ? root.get("binaries")->as_array() : nullptr)
+  if (auto* bins = root.get("binaries") ? root.get("binaries")->as_array() : nullptr) {
     if (auto* first = bins->get(0)->as_string()) *first = binary;
+    // The base's other programs (Tailscale's CLI and headscale) may come from its registry
+    // build: the new product runs them from there, by path, since it has no build of its own.
+    if (!spec->not_built.empty() && bins->size() > 1)
+      return make_error("--from " + base + ": its registry build is not made yet, and your product would run its other programs from there",
+                        "run 'vpnlab products build " + base + "' first");
+    for (size_t i = 1; i < bins->size() && i < spec->binaries.size(); ++i)
+      if (auto* name = bins->get(i)->as_string(); name && spec->binaries[i].front() == '/' && name->get() != spec->binaries[i]) {
+        const std::string was = name->get();
+        *name = spec->binaries[i];
+        point_argvs_at(root, was, spec->binaries[i]);
+      }
+  }
   point_argvs_at(root, original, binary);
 
   const std::string dest = into + "/" + name;

@@ -289,6 +289,36 @@ TEST(Builds, ABuildIsMarkedBuiltOnlyWithItsBinaries) {
   unsetenv("VPNLAB_CACHE");
 }
 
+// The hostile review: `product new --from tailscale` wrote a product that could not run: its
+// CLI and headscale are names only the tailscale build's cache has. The new product runs
+// them from there, by path (in its steps and its service's steps too); with the build not
+// made yet it is refused, naming the command.
+TEST(ProductNew, ABaseFromARegistryBuildLendsItsOtherProgramsByPath) {
+  const std::string cache = make_temp_dir("cache");
+  setenv("VPNLAB_CACHE", cache.c_str(), 1);
+  const std::string into = make_temp_dir("mine");
+  const std::string mine = into + "/tailscaled";
+  ASSERT_TRUE(write_file(mine, "#!/bin/sh\n", 0755).ok());
+  auto refused = new_product(VPNLAB_PRODUCTS_DIR, into, "my-ts", "tailscale", mine);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().hint, "run 'vpnlab products build tailscale' first");
+  const std::string bin = cache + "/products/tailscale/1.102.5/bin";
+  fs::create_directories(bin);
+  for (const char* b : {"tailscaled", "tailscale", "headscale"}) ASSERT_TRUE(write_file(bin + "/" + b, "#!/bin/sh\n", 0755).ok());
+  ASSERT_TRUE(write_file(cache + "/products/tailscale/1.102.5/built", "go install ... in 1 s on 2026-12-03T00:00:00Z\n", 0644).ok());
+  auto made = new_product(VPNLAB_PRODUCTS_DIR, into, "my-ts", "tailscale", mine);
+  ASSERT_TRUE(made.ok()) << made.error().format();
+  const std::string text = read_file_text(*made + "/product.toml");
+  EXPECT_EQ(text.find("source"), std::string::npos);
+  size_t uses = 0;
+  for (size_t at = 0; (at = text.find("'" + bin + "/headscale'", at)) != std::string::npos; ++at) ++uses;
+  EXPECT_GE(uses, 3u) << "binaries and the service's steps run the build's headscale:\n" << text;
+  auto spec = load_product(into, "my-ts");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  EXPECT_EQ(spec->binaries, (std::vector<std::string>{mine, bin + "/tailscale", bin + "/headscale"}));
+  unsetenv("VPNLAB_CACHE");
+}
+
 TEST(ProductNew, YourBuildBecomesAProductThatRunsItWhereTheBaseRanItsOwn) {
   const std::string into = make_temp_dir("user-products");
   const std::string path = std::string(VPNLAB_PRODUCTS_DIR) + ":" + into;
