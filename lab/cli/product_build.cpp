@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -316,7 +317,9 @@ Result<int> build_products_for_run(const std::vector<std::string>& products, con
     auto builds = registry_builds_named(shipped_products, {name});
     if (!builds || builds->empty() || fs::path(spec->dir).parent_path() != fs::path(shipped_products))
       return make_error("product '" + name + "' is " + spec->not_built, "build it as its product.toml says, or run another product");
-    const RegistryBuild& b = builds->front();
+    // The plain name runs its default build; NAME@VERSION names exactly one.
+    auto chosen = std::find_if(builds->begin(), builds->end(), [&](const RegistryBuild& r) { return name.find('@') != std::string::npos || r.source.is_default; });
+    const RegistryBuild& b = chosen != builds->end() ? *chosen : builds->front();
     if (no_build)
       return make_error("product '" + name + "' is not built yet (--no-build)",
                         "run 'vpnlab products build " + name + "' first (" + build_time_text(expected_build_seconds(b)) + " on a 2-vCPU machine)");
