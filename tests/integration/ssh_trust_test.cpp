@@ -153,8 +153,8 @@ TEST(SshTrust, APinnedKeyIsTheOnlyKeyAccepted) {
 
 // The hostile review: the ControlPath was /tmp/vpnlab-ssh-PID-%C, a name any local user could
 // compute and listen on first (a process of nobody's answered as the agent). Now the master
-// socket sits in a directory made by mkdtemp, root's, mode 0700: its name holds no pid, and
-// user nobody cannot even connect to the socket inside.
+// socket sits in a directory made by mkdtemp in /run, root's, mode 0700: its name holds no
+// pid, and user nobody cannot even connect to the socket inside.
 TEST(SshTrust, TheControlSocketSitsWhereNoOtherUserCanReachIt) {
   VPNLAB_REQUIRE_SSH();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
@@ -168,7 +168,7 @@ TEST(SshTrust, TheControlSocketSitsWhereNoOtherUserCanReachIt) {
   ASSERT_FALSE(paths.empty()) << "no ssh with a ControlPath while the run is mid-sample";
   for (const auto& p : paths) {
     const std::string dir = p.substr(0, p.rfind('/'));
-    EXPECT_TRUE(std::regex_match(dir, std::regex("/tmp/vpnlab-ssh-[A-Za-z0-9]{6}"))) << dir;
+    EXPECT_TRUE(std::regex_match(dir, std::regex("/run/vpnlab-ssh-[A-Za-z0-9]{6}"))) << dir << ": root's own /run, not world-writable /tmp";
     EXPECT_EQ(dir.find(std::to_string(child->pid())), std::string::npos) << dir;
     struct stat st {};
     ASSERT_EQ(lstat(dir.c_str(), &st), 0) << dir;

@@ -15,13 +15,27 @@ using nlohmann::json;
 namespace {
 
 // A directory for ssh's logs while hosts are asked (they are read for error messages), gone
-// afterwards.
+// afterwards: inside the process's private ssh directory, not one of its own in /tmp.
 struct ScratchDir {
-  char path[32] = "/tmp/vpnlab-ssh-XXXXXX";
-  bool made = ::mkdtemp(path) != nullptr;
+  std::string path;
+  Status made = make_error("not made");
+  ScratchDir() {
+    auto dir = ssh_private_dir();
+    if (!dir) {
+      made = dir.error();
+      return;
+    }
+    std::string name = *dir + "/logs-XXXXXX";
+    if (::mkdtemp(name.data()) == nullptr) {
+      made = make_error("cannot make " + name + ": " + errno_text(errno));
+      return;
+    }
+    path = name;
+    made = ok_status();
+  }
   ~ScratchDir() {
     std::error_code ec;
-    if (made) std::filesystem::remove_all(path, ec);
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
   }
 };
 
@@ -146,7 +160,7 @@ Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& pla
 
 Status check_hosts(const Plan& plan, const HostsOptions& opts) {
   ScratchDir dir;
-  if (!dir.made) return make_error(std::string("cannot make a directory in /tmp: ") + errno_text(errno));
+  if (!dir.made) return dir.made.error();
   auto hosts = connect_and_check(plan, opts, dir.path);
   if (!hosts) return hosts.error();
   for (auto& h : *hosts) opts.pool->idle[h->host.name] = std::move(h);  // the first round's connections
@@ -157,6 +171,10 @@ json probe_hosts(const Plan& plan, const HostsOptions& opts) {
   json out = json::array();
   ScratchDir dir;
   for (const auto& h : plan.hosts) {
+    if (!dir.made) {
+      out.push_back({{"name", h.name}, {"ssh", h.ssh}, {"error", dir.made.error().message}});
+      continue;
+    }
     Plan one = plan;
     one.hosts = {h};
     auto hosts = connect_and_check(one, opts, dir.path);
@@ -173,7 +191,7 @@ json probe_hosts(const Plan& plan, const HostsOptions& opts) {
 
 Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const HostsOptions& opts, bool dry_run) {
   ScratchDir dir;
-  if (!dir.made) return make_error(std::string("cannot make a directory in /tmp: ") + errno_text(errno));
+  if (!dir.made) return dir.made.error();
   std::vector<std::string> lines;
   Status failed = ok_status();
   for (const auto& h : plan.hosts) {

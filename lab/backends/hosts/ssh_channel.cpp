@@ -37,10 +37,12 @@ Status check_private(const std::string& dir) {
 struct PrivateDir {
   std::string path;
   Status made = make_error("not made");
+  // In /run, which only root may write, so not even the directory's name is another user's
+  // to take first; /tmp (with mkdtemp's random name) only for a vpnlab that is not root.
   PrivateDir() {
-    char name[] = "/tmp/vpnlab-ssh-XXXXXX";
-    if (::mkdtemp(name) == nullptr) {
-      made = make_error(std::string("cannot make a directory in /tmp: ") + errno_text(errno));
+    std::string name = ::geteuid() == 0 ? "/run/vpnlab-ssh-XXXXXX" : "/tmp/vpnlab-ssh-XXXXXX";
+    if (::mkdtemp(name.data()) == nullptr) {
+      made = make_error("cannot make " + name + ": " + errno_text(errno));
       return;
     }
     path = name;

@@ -32,7 +32,8 @@ struct SshTrust {
 
 // vpnlab's private directory for ssh in this process: control sockets and the known-hosts
 // files it writes for pinned keys and named files. Made with mkdtemp (a name nobody can
-// foresee), checked to be a directory of this user with mode 0700, removed at exit.
+// foresee) in /run as root (/tmp otherwise), checked to be a directory of this user with
+// mode 0700 at every use, removed at exit.
 Result<std::string> ssh_private_dir();
 // vpnlab's own known-hosts file, where host_key = "accept-new" records a host's first key:
 // $VPNLAB_KNOWN_HOSTS, else /var/lib/vpnlab/known_hosts; made 0600 when missing, refused
