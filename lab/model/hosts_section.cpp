@@ -26,30 +26,12 @@ std::string beside_topology(const std::string& topology_file, const std::string&
   return slash == std::string::npos ? path : topology_file.substr(0, slash + 1) + path;
 }
 
-// "IdentityFile=FILE" (or "IdentityFile FILE") with FILE beside the topology; anything else as it is.
-std::string identity_beside(const std::string& topology_file, const std::string& kv) {
-  const size_t split = kv.find_first_of("= \t");
-  if (split == std::string::npos) return kv;
-  std::string key = kv.substr(0, split);
-  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const size_t value_at = kv.find_first_not_of("= \t", split);
-  if (key != "identityfile" || value_at == std::string::npos) return kv;
-  return kv.substr(0, value_at) + beside_topology(topology_file, kv.substr(value_at));
-}
-
 // -i FILE, -iFILE and -o IdentityFile=FILE: relative to the topology's folder, as ssh would
 // otherwise read them from wherever vpnlab was started.
 void resolve_identity_files(const std::string& topology_file, std::vector<std::string>* options) {
-  auto& o = *options;
-  for (size_t i = 0; i < o.size(); ++i) {
-    if ((o[i] == "-i" || o[i] == "-o") && i + 1 < o.size()) {
-      o[i + 1] = o[i] == "-i" ? beside_topology(topology_file, o[i + 1]) : identity_beside(topology_file, o[i + 1]);
-      ++i;
-    } else if (o[i].rfind("-i", 0) == 0 && o[i].size() > 2) {
-      o[i] = "-i" + beside_topology(topology_file, o[i].substr(2));
-    } else if (o[i].rfind("-o", 0) == 0 && o[i].size() > 2) {
-      o[i] = "-o" + identity_beside(topology_file, o[i].substr(2));
-    }
+  for (const auto& at : identity_file_places(*options)) {
+    std::string& item = (*options)[at.item];
+    item = item.substr(0, at.offset) + beside_topology(topology_file, item.substr(at.offset));
   }
 }
 

@@ -111,6 +111,29 @@ std::string ssh_destination_problem(const std::string& destination) {
   return "";
 }
 
+std::vector<OptionPath> identity_file_places(const std::vector<std::string>& options) {
+  std::vector<OptionPath> out;
+  auto key_value = [&](size_t item, size_t from) {  // "IdentityFile=FILE" starting at `from`
+    const std::string& kv = options[item];
+    const size_t split = kv.find_first_of("= \t", from);
+    const size_t value = split == std::string::npos ? std::string::npos : kv.find_first_not_of("= \t", split);
+    if (value != std::string::npos && lower(kv.substr(from, split - from)) == "identityfile") out.push_back({item, value});
+  };
+  for (size_t i = 0; i < options.size(); ++i) {
+    const std::string& o = options[i];
+    if ((o == "-i" || o == "-o") && i + 1 < options.size()) {
+      if (o == "-i") out.push_back({i + 1, 0});
+      else key_value(i + 1, 0);
+      ++i;
+    } else if (o.size() > 2 && o.rfind("-i", 0) == 0) {
+      out.push_back({i, 2});
+    } else if (o.size() > 2 && o.rfind("-o", 0) == 0) {
+      key_value(i, 2);
+    }
+  }
+  return out;
+}
+
 std::string host_key_problem(const std::string& key) {
   if (key == "accept-new") return "";
   static const std::vector<std::string> types = {"ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "ssh-rsa",

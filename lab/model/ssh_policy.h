@@ -24,6 +24,15 @@ std::string ssh_options_problem(const std::vector<std::string>& options, size_t*
 // address (ssh substitutes the host into commands of the user's own ssh_config).
 std::string ssh_destination_problem(const std::string& destination);
 
+// Where `options` name an identity file (-i FILE, -iFILE, -o IdentityFile=FILE, -oIdentityFile
+// FILE, any case, '=' or blanks): the item holding it and the offset of the path in that item.
+// The topology's parser makes them relative to its folder, the hosts backend checks them.
+struct OptionPath {
+  size_t item = 0;
+  size_t offset = 0;
+};
+std::vector<OptionPath> identity_file_places(const std::vector<std::string>& options);
+
 // Empty when `key` is a host key as a .pub file has it without its comment ("ssh-ed25519
 // AAAA..."), or "accept-new" (trust the first key seen, kept in vpnlab's own file).
 std::string host_key_problem(const std::string& key);

@@ -5,12 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
+#include "lab/model/ssh_policy.h"
 
 namespace vpnlab {
 
@@ -68,21 +68,13 @@ Status check_own_file(const std::string& path) {
 // Every -i FILE, -iFILE and IdentityFile=FILE the topology gives: a regular file (ssh reads a
 // FIFO or a device forever).
 Status check_identity_files(const SshTarget& t) {
-  const auto& o = t.options;
-  for (size_t i = 0; i < o.size(); ++i) {
-    std::string path;
-    if (o[i] == "-i" && i + 1 < o.size()) path = o[i + 1];
-    else if (o[i].rfind("-i", 0) == 0 && o[i].size() > 2) path = o[i].substr(2);
-    else {
-      const std::string kv = o[i] == "-o" && i + 1 < o.size() ? o[i + 1] : o[i].rfind("-o", 0) == 0 ? o[i].substr(2) : "";
-      std::string key = kv.substr(0, kv.find_first_of("= \t"));
-      std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (key == "identityfile" && kv.find_first_not_of("= \t", key.size()) != std::string::npos) path = kv.substr(kv.find_first_not_of("= \t", key.size()));
-    }
+  for (const auto& at : identity_file_places(t.options)) {
+    const std::string path = t.options[at.item].substr(at.offset);
     if (path.empty() || path[0] == '~' || path.find('%') != std::string::npos) continue;  // ssh expands these itself
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-      return make_error("host '" + t.host + "': identity file " + path + (::stat(path.c_str(), &st) != 0 ? ": " + errno_text(errno) : " is not a regular file"),
+    const bool there = ::stat(path.c_str(), &st) == 0;
+    if (!there || !S_ISREG(st.st_mode))
+      return make_error("host '" + t.host + "': identity file " + path + (there ? " is not a regular file" : ": " + errno_text(errno)),
                         "name the private key ssh logs in with (relative paths are to the topology's folder)");
   }
   return ok_status();
