@@ -34,6 +34,97 @@ std::optional<double> whole_double(const std::string& v) {
   return x;
 }
 
+// Each option's parser: sets its field of Args, or says why the value is refused (a usage
+// error, exit 2). The bounds are those of the topology file's own keys.
+using Refusal = std::string;
+
+Refusal parse_samples(Args& a, const std::string& v) {
+  // The same bounds as [bench] samples: a typo must not grow vpnlab until the OOM killer.
+  a.samples = whole_int(v);
+  if (!a.samples) return "--samples '" + v + "' is not a number";
+  if (*a.samples < kMinSamples || *a.samples > kMaxSamples)
+    return "--samples " + v + " is out of range: " + std::to_string(kMinSamples) + " to " + std::to_string(kMaxSamples);
+  return {};
+}
+
+Refusal parse_duration_option(Args& a, const std::string& v) {
+  a.duration_s = parse_duration(v);
+  if (!a.duration_s) return "--duration '" + v + "' is not a duration (e.g. 10s, 500ms)";
+  if (*a.duration_s < kMinSampleSeconds || *a.duration_s > kMaxSampleSeconds)
+    return "--duration " + v + " is out of range: " + std::to_string(static_cast<int>(kMinSampleSeconds)) + "s to " +
+           std::to_string(static_cast<int>(kMaxSampleSeconds)) + "s per sample";
+  return {};
+}
+
+Refusal parse_backend(Args& a, const std::string& v) {
+  if (!is_backend(v)) return "--backend '" + v + "' is not a backend: netns, vm or hosts";
+  a.backend = v;
+  return {};
+}
+
+Refusal parse_threshold(Args& a, const std::string& v) {
+  auto x = whole_double(v);
+  if (!x || *x < 0 || *x >= 1) return "--threshold '" + v + "' is not a fraction in [0, 1), e.g. 0.1 for 10 %";
+  a.threshold = *x;
+  return {};
+}
+
+// A cost may grow by more than 100 %: up to 10 (= 1000 %).
+Refusal parse_cost_threshold(const std::string& name, const std::string& v, std::optional<double>* into) {
+  auto x = whole_double(v);
+  if (!x || !(*x >= 0 && *x <= 10)) return name + " '" + v + "' is not a fraction from 0 to 10, e.g. 0.2 for 20 %";
+  *into = *x;
+  return {};
+}
+
+// "2%" or 0.02: the relative half-width asked for.
+Refusal parse_precision_option(Args& a, const std::string& v) {
+  a.precision = parse_precision(v);
+  if (!a.precision) return "--precision '" + v + "' is not a precision, e.g. 2% or 0.02";
+  if (*a.precision < kMinPrecision || *a.precision > kMaxPrecision) return "--precision " + v + " is out of range: 0.1% to 50%";
+  return {};
+}
+
+// A budget, unlike a sample's length, may be hours.
+Refusal parse_max_time(Args& a, const std::string& v) {
+  a.max_time_s = parse_budget(v);
+  if (!a.max_time_s || *a.max_time_s < 1 || *a.max_time_s > kMaxBudgetSeconds) return "--max-time '" + v + "' is not a duration from 1s to 168h (e.g. 15m, 2h)";
+  return {};
+}
+
+Refusal parse_min_rounds(Args& a, const std::string& v) {
+  a.min_rounds = whole_int(v);
+  if (!a.min_rounds) return "--min-rounds '" + v + "' is not a number";
+  if (*a.min_rounds < 2 || *a.min_rounds > kMaxSamples) return "--min-rounds " + v + " is out of range: 2 to " + std::to_string(kMaxSamples);
+  return {};
+}
+
+// "5,25" -> {5, 25}; the scale file's parser checks each size's range.
+Refusal parse_nodes(Args& a, const std::string& v) {
+  size_t at = 0;
+  while (at <= v.size()) {
+    size_t comma = v.find(',', at);
+    auto n = whole_int(v.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (!n || *n < 3 || *n > 1000) return "--nodes '" + v + "': give mesh sizes from 3 up, e.g. --nodes 5,25";
+    a.nodes.push_back(*n);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return {};
+}
+
+Refusal parse_sort(Args& a, const std::string& v) {
+  if (v != "fastest" && v != "file") return "--sort '" + v + "' is not an order: fastest or file";
+  a.file_order = v == "file";
+  return {};
+}
+
+Refusal parse_by(Args& a, const std::string& v) {
+  if (v != "date" && v != "version") return "--by '" + v + "' is not an axis: date or version";
+  a.by_version = v == "version";
+  return {};
+}
+
 }  // namespace
 
 
@@ -55,49 +146,85 @@ bool need_root(const std::string& verb) {
 
 const std::vector<OptionDef>& option_defs() {
   static const std::vector<OptionDef> o = {
-      {"--product", "NAME", "a product (repeatable; 'all' = every product; NAME@TAG=/path: another build); default: [bench] products"},
-      {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)"},
-      {"--duration", "D", "seconds per sample, 1s to 3600s, e.g. 10s (default: [bench] duration)"},
-      {"--out", "DIR", "parent of the run directory (default: results)"},
-      {"--keys", "DIR", "reuse the key set in DIR, so two runs use the very same keys"},
-      {"--resume", "RUN_DIR", "continue an interrupted run: same topology and keys, only the missing rows"},
-      {"--backend", "B", "netns, vm or hosts instead of [lab] backend (one file serves all: [[host]] and node hosts are used by 'hosts' only)"},
-      {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes"},
-      {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)"},
+      {"--product", "NAME", "a product (repeatable; 'all' = every product; NAME@TAG=/path: another build); default: [bench] products",
+       [](Args& a, const std::string& v) { a.products.push_back(v); return std::string(); }},
+      {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)",
+       parse_samples},
+      {"--duration", "D", "seconds per sample, 1s to 3600s, e.g. 10s (default: [bench] duration)",
+       parse_duration_option},
+      {"--out", "DIR", "parent of the run directory (default: results)",
+       [](Args& a, const std::string& v) { a.out_dir = v, a.out_given = true; return std::string(); }},
+      {"--keys", "DIR", "reuse the key set in DIR, so two runs use the very same keys",
+       [](Args& a, const std::string& v) { a.keys_dir = v; return std::string(); }},
+      {"--resume", "RUN_DIR", "continue an interrupted run: same topology and keys, only the missing rows",
+       [](Args& a, const std::string& v) { a.resume_dir = v; return std::string(); }},
+      {"--backend", "B", "netns, vm or hosts instead of [lab] backend (one file serves all: [[host]] and node hosts are used by 'hosts' only)",
+       parse_backend},
+      {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes",
+       [](Args& a, const std::string&) { a.no_pin = true; return std::string(); }},
+      {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)",
+       [](Args& a, const std::string&) { a.sequential = true; return std::string(); }},
       {"--from", "RUN_DIR", "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
                             "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with\n"
                             "                   'plan --precision': the earlier run whose spread predicts the rounds; with 'product new':\n"
-                            "                   the product whose spec and templates the new one copies"},
-      {"--history", "PATH", "the history file (default $VPNLAB_HISTORY, else /var/lib/vpnlab/history.sqlite as root, else ~/.local/share/vpnlab/history.sqlite)"},
-      {"--binary", "PATH", "product new: your build (an absolute path), run where the --from product runs its main binary"},
-      {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best"},
-      {"--threshold-cpu", "X", "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best"},
-      {"--threshold-rss", "X", "exit 3 when its daemons' peak RSS is larger by more than X (a leak shows here)"},
-      {"--threshold-p99", "X", "exit 3 when its p99 latency under load is higher by more than X"},
+                            "                   the product whose spec and templates the new one copies",
+       [](Args& a, const std::string& v) { a.from_dir = v; return std::string(); }},
+      {"--history", "PATH", "the history file (default $VPNLAB_HISTORY, else /var/lib/vpnlab/history.sqlite as root, else ~/.local/share/vpnlab/history.sqlite)",
+       [](Args& a, const std::string& v) { a.history_path = v; return std::string(); }},
+      {"--binary", "PATH", "product new: your build (an absolute path), run where the --from product runs its main binary",
+       [](Args& a, const std::string& v) { a.binary = v; return std::string(); }},
+      {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best",
+       parse_threshold},
+      {"--threshold-cpu", "X", "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best",
+       [](Args& a, const std::string& v) { return parse_cost_threshold("--threshold-cpu", v, &a.cost_thresholds.cpu); }},
+      {"--threshold-rss", "X", "exit 3 when its daemons' peak RSS is larger by more than X (a leak shows here)",
+       [](Args& a, const std::string& v) { return parse_cost_threshold("--threshold-rss", v, &a.cost_thresholds.rss); }},
+      {"--threshold-p99", "X", "exit 3 when its p99 latency under load is higher by more than X",
+       [](Args& a, const std::string& v) { return parse_cost_threshold("--threshold-p99", v, &a.cost_thresholds.p99); }},
       {"--precision", "P", "adaptive sampling: rounds go on until the 95 % interval of every product's round-paired ratio to the\n"
                            "                   baseline (or of NAME@new to NAME@old) is within ±P (e.g. 2%), then stop; at most --samples\n"
-                           "                   rounds (default 100) and --max-time (README: 'Adaptive sampling')"},
-      {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)"},
-      {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)"},
-      {"--test", "T", "only this test (default: every test both products ran)"},
-      {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes"},
+                           "                   rounds (default 100) and --max-time (README: 'Adaptive sampling')",
+       parse_precision_option},
+      {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)",
+       parse_max_time},
+      {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)",
+       parse_min_rounds},
+      {"--test", "T", "only this test (default: every test both products ran)",
+       [](Args& a, const std::string& v) { a.test = v; return std::string(); }},
+      {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes",
+       parse_nodes},
       {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT,\n"
-                          "                   round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')"},
-      {"--sort", "ORDER", "the table's rows within each test: fastest (default: the highest median Gbit/s first) or file (as the products ran)"},
-      {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs"},
-      {"--force", "", "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts); run, plan: measure a sweep whose points the time budget cannot give 3 rounds"},
-      {"--rebuild", "", "build again even if the cache holds the image"},
-      {"--dry-run", "", "list what would be removed; remove nothing"},
-      {"--no-history", "", "do not add this run to the history"},
-      {"--replace", "", "history import: replace a run whose id is in the history already with other rows (the history is append-only without it)"},
-      {"--no-build", "", "build no registry product: one that is not built yet is an error naming 'vpnlab products build NAME'"},
-      {"--metric", "M", "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, daemon_rss_kb, latency_p99_ms, tps, ...)"},
-      {"--by", "AXIS", "history: order points by date (default) or version (one series per product across its builds NAME@TAG)"},
-      {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)"},
+                          "                   round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')",
+       [](Args& a, const std::string& v) { a.vs = v; return std::string(); }},
+      {"--sort", "ORDER", "the table's rows within each test: fastest (default: the highest median Gbit/s first) or file (as the products ran)",
+       parse_sort},
+      {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs",
+       [](Args& a, const std::string&) { a.relative = true; return std::string(); }},
+      {"--force", "", "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts); run, plan: measure a sweep whose points the time budget cannot give 3 rounds",
+       [](Args& a, const std::string&) { a.force = true; return std::string(); }},
+      {"--rebuild", "", "build again even if the cache holds the image",
+       [](Args& a, const std::string&) { a.rebuild = true; return std::string(); }},
+      {"--dry-run", "", "list what would be removed; remove nothing",
+       [](Args& a, const std::string&) { a.dry_run = true; return std::string(); }},
+      {"--no-history", "", "do not add this run to the history",
+       [](Args& a, const std::string&) { a.no_history = true; return std::string(); }},
+      {"--replace", "", "history import: replace a run whose id is in the history already with other rows (the history is append-only without it)",
+       [](Args& a, const std::string&) { a.replace = true; return std::string(); }},
+      {"--no-build", "", "build no registry product: one that is not built yet is an error naming 'vpnlab products build NAME'",
+       [](Args& a, const std::string&) { a.no_build = true; return std::string(); }},
+      {"--metric", "M", "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, daemon_rss_kb, latency_p99_ms, tps, ...)",
+       [](Args& a, const std::string& v) { a.metric = v; return std::string(); }},
+      {"--by", "AXIS", "history: order points by date (default) or version (one series per product across its builds NAME@TAG)",
+       parse_by},
+      {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)",
+       [](Args& a, const std::string&) { a.jsonl = true; return std::string(); }},
       {"--rows-jsonl", "FILE", "run: also write every row, as it goes into results.csv, as one JSON object per line to FILE ('-': stdout,\n"
-                               "                   and the table goes to stderr); a stream that fails ends with a warning, the run goes on"},
-      {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text"},
-      {"--markdown", "", "print a Markdown table (diff: the verdicts, for a CI job's step summary; schema: the columns)"},
+                               "                   and the table goes to stderr); a stream that fails ends with a warning, the run goes on",
+       [](Args& a, const std::string& v) { a.rows_jsonl = v; return std::string(); }},
+      {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text",
+       [](Args& a, const std::string&) { a.json = true; return std::string(); }},
+      {"--markdown", "", "print a Markdown table (diff: the verdicts, for a CI job's step summary; schema: the columns)",
+       [](Args& a, const std::string&) { a.markdown = true; return std::string(); }},
   };
   return o;
 }
@@ -131,107 +258,13 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
       inline_value = s.substr(eq + 1);
       s = s.substr(0, eq);
     }
-    if (!allowed_opt(s)) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "'"); return std::nullopt; }
-    const bool takes_value = option_def(s) && *option_def(s)->value;
+    const OptionDef* def = allowed_opt(s) ? option_def(s) : nullptr;
+    if (!def) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "'"); return std::nullopt; }
+    const bool takes_value = *def->value;
     if (!takes_value && inline_value) { usage_error(verb, s + " takes no value"); return std::nullopt; }
-    if (s == "--dry-run") { a.dry_run = true; continue; }
-    if (s == "--no-history") { a.no_history = true; continue; }
-    if (s == "--no-build") { a.no_build = true; continue; }
-    if (s == "--replace") { a.replace = true; continue; }
-    if (s == "--no-pin") { a.no_pin = true; continue; }
-    if (s == "--sequential") { a.sequential = true; continue; }
-    if (s == "--relative") { a.relative = true; continue; }
-    if (s == "--force") { a.force = true; continue; }
-    if (s == "--rebuild") { a.rebuild = true; continue; }
-    if (s == "--json") { a.json = true; continue; }
-    if (s == "--markdown") { a.markdown = true; continue; }
-    if (s == "--jsonl") { a.jsonl = true; continue; }
-    if (!inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
-    const std::string v = inline_value ? *inline_value : argv[++i];
-    if (s == "--product") a.products.push_back(v);
-    else if (s == "--out") a.out_dir = v, a.out_given = true;
-    else if (s == "--backend") {
-      if (!is_backend(v)) { usage_error(verb, "--backend '" + v + "' is not a backend: netns, vm or hosts"); return std::nullopt; }
-      a.backend = v;
-    }
-    else if (s == "--keys") a.keys_dir = v;
-    else if (s == "--resume") a.resume_dir = v;
-    else if (s == "--from") a.from_dir = v;
-    else if (s == "--binary") a.binary = v;
-    else if (s == "--history") a.history_path = v;
-    else if (s == "--rows-jsonl") a.rows_jsonl = v;
-    else if (s == "--test") a.test = v;
-    else if (s == "--metric") a.metric = v;
-    else if (s == "--by") {
-      if (v != "date" && v != "version") { usage_error(verb, "--by '" + v + "' is not an axis: date or version"); return std::nullopt; }
-      a.by_version = v == "version";
-    }
-    else if (s == "--vs") a.vs = v;
-    else if (s == "--sort") {
-      if (v != "fastest" && v != "file") { usage_error(verb, "--sort '" + v + "' is not an order: fastest or file"); return std::nullopt; }
-      a.file_order = v == "file";
-    }
-    else if (s == "--precision") {
-      // "2%" or 0.02: the relative half-width asked for.
-      a.precision = parse_precision(v);
-      if (!a.precision) { usage_error(verb, "--precision '" + v + "' is not a precision, e.g. 2% or 0.02"); return std::nullopt; }
-      if (*a.precision < kMinPrecision || *a.precision > kMaxPrecision) { usage_error(verb, "--precision " + v + " is out of range: 0.1% to 50%"); return std::nullopt; }
-    } else if (s == "--max-time") {
-      // A budget, unlike a sample's length, may be hours.
-      a.max_time_s = parse_budget(v);
-      if (!a.max_time_s || *a.max_time_s < 1 || *a.max_time_s > kMaxBudgetSeconds) {
-        usage_error(verb, "--max-time '" + v + "' is not a duration from 1s to 168h (e.g. 15m, 2h)");
-        return std::nullopt;
-      }
-    } else if (s == "--min-rounds") {
-      a.min_rounds = whole_int(v);
-      if (!a.min_rounds) { usage_error(verb, "--min-rounds '" + v + "' is not a number"); return std::nullopt; }
-      if (*a.min_rounds < 2 || *a.min_rounds > kMaxSamples) {
-        usage_error(verb, "--min-rounds " + v + " is out of range: 2 to " + std::to_string(kMaxSamples));
-        return std::nullopt;
-      }
-    }
-    else if (s == "--nodes") {
-      // "5,25" -> {5, 25}; the scale file's parser checks each size's range.
-      size_t at = 0;
-      while (at <= v.size()) {
-        size_t comma = v.find(',', at);
-        std::string one = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        auto n = whole_int(one);
-        if (!n || *n < 3 || *n > 1000) { usage_error(verb, "--nodes '" + v + "': give mesh sizes from 3 up, e.g. --nodes 5,25"); return std::nullopt; }
-        a.nodes.push_back(*n);
-        if (comma == std::string::npos) break;
-        at = comma + 1;
-      }
-    }
-    else if (s == "--threshold-cpu" || s == "--threshold-rss" || s == "--threshold-p99") {
-      // A cost may grow by more than 100 %: up to 10 (= 1000 %).
-      auto x = whole_double(v);
-      if (!x || !(*x >= 0 && *x <= 10)) { usage_error(verb, s + " '" + v + "' is not a fraction from 0 to 10, e.g. 0.2 for 20 %"); return std::nullopt; }
-      (s == "--threshold-cpu" ? a.cost_thresholds.cpu : s == "--threshold-rss" ? a.cost_thresholds.rss : a.cost_thresholds.p99) = *x;
-    }
-    else if (s == "--threshold") {
-      auto x = whole_double(v);
-      if (!x || *x < 0 || *x >= 1) { usage_error(verb, "--threshold '" + v + "' is not a fraction in [0, 1), e.g. 0.1 for 10 %"); return std::nullopt; }
-      a.threshold = *x;
-    }
-    else if (s == "--samples") {
-      // The same bounds as [bench] samples: a typo must not grow vpnlab until the OOM killer.
-      a.samples = whole_int(v);
-      if (!a.samples) { usage_error(verb, "--samples '" + v + "' is not a number"); return std::nullopt; }
-      if (*a.samples < kMinSamples || *a.samples > kMaxSamples) {
-        usage_error(verb, "--samples " + v + " is out of range: " + std::to_string(kMinSamples) + " to " + std::to_string(kMaxSamples));
-        return std::nullopt;
-      }
-    } else if (s == "--duration") {
-      a.duration_s = parse_duration(v);
-      if (!a.duration_s) { usage_error(verb, "--duration '" + v + "' is not a duration (e.g. 10s, 500ms)"); return std::nullopt; }
-      if (*a.duration_s < kMinSampleSeconds || *a.duration_s > kMaxSampleSeconds) {
-        usage_error(verb, "--duration " + v + " is out of range: " + std::to_string(static_cast<int>(kMinSampleSeconds)) + "s to " +
-                              std::to_string(static_cast<int>(kMaxSampleSeconds)) + "s per sample");
-        return std::nullopt;
-      }
-    }
+    if (takes_value && !inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
+    const std::string v = !takes_value ? "" : inline_value ? *inline_value : argv[++i];
+    if (std::string refused = def->parse(a, v); !refused.empty()) { usage_error(verb, refused); return std::nullopt; }
   }
   return a;
 }

@@ -58,12 +58,14 @@ struct Args {
   bool verbose = false;  // -v: debug detail
 };
 
-// Every option once: its value's name ("" for a flag) and its help line. A verb lists the
-// options it takes; its --help is generated from this table.
+// Every option once: its value's name ("" for a flag), its help line and its parser, which
+// sets its field of Args or returns why the value is refused (then a usage error, exit 2).
+// A verb lists the options it takes; its --help is generated from this table.
 struct OptionDef {
   const char* name;
   const char* value;
   const char* help;
+  std::string (*parse)(Args& into, const std::string& value);
 };
 
 const std::vector<OptionDef>& option_defs();
