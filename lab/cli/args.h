@@ -6,15 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "lab/base/exit_codes.h"
 #include "lab/base/result.h"
 #include "lab/cli/diff_command.h"
 
 namespace vpnlab {
-
-inline constexpr int kExitError = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitSomeInvalid = 5;  // `run`/`scale`: some rows failed or are invalid (each product x test has valid ones)
-inline constexpr int kExitInterrupted = 130;
 
 struct Args {
   std::vector<std::string> positional;

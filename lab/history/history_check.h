@@ -5,13 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "lab/base/exit_codes.h"
 #include "lab/history/detector.h"
 #include "lab/history/trend.h"
 
 namespace vpnlab {
 
-inline constexpr int kExitRegression = 3;
-inline constexpr int kExitNoHistory = 4;
+inline constexpr int kExitRegression = kExitGate;
+inline constexpr int kExitNoHistory = kExitNoValidRow;
 
 struct CheckQuery {
   std::string product, test;  // "" = every one the newest run has

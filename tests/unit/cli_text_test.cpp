@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "lab/base/exit_codes.h"
 #include "lab/cli/args.h"
 
 using namespace vpnlab;
@@ -24,6 +26,17 @@ TEST(CliText, AnOptionLongerThanItsFieldHasItsTextOnTheNextLine) {
     const size_t line_start = line.rfind('\n', text) == std::string::npos ? 0 : line.rfind('\n', text) + 1;
     EXPECT_EQ(text - line_start, 19u) << o.name;
   }
+}
+
+// The exit codes are one table: the usage text and the man page are printed from it, and
+// the README's table must be its Markdown, word for word.
+TEST(ExitCodes, TheReadmesTableIsTheTable) {
+  std::ifstream in(VPNLAB_SOURCE_ROOT "/README.md");
+  ASSERT_TRUE(in.good());
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(readme.find(exit_codes_markdown()), std::string::npos) << "README.md should hold, under 'Exit codes':\n" << exit_codes_markdown();
+  const std::string usage = exit_codes_usage_text();
+  for (const auto& d : exit_code_docs()) EXPECT_NE(usage.find("\n  " + std::to_string(d.code) + " "), std::string::npos) << usage;
 }
 
 // Taskfile.yml as go-task renders it (go-task cannot be installed here: its commands are

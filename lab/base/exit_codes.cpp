@@ -1,0 +1,86 @@
+#include "lab/base/exit_codes.h"
+
+namespace vpnlab {
+
+const std::vector<ExitCodeDoc>& exit_code_docs() {
+  static const std::vector<ExitCodeDoc> docs = {
+      {kExitOk, "ok (`run`: every requested row is valid)"},
+      {kExitError, "error: bad input, a lab failure, a full disk, the debris of a killed run (run `vpnlab cleanup`)"},
+      {kExitUsage, "usage: an unknown option, a number out of bounds, an option that does not go with another (`--from` with one it "
+                   "would ignore, `--max-time` without `--precision`)"},
+      {kExitGate, "`diff --threshold`: a product got slower or costlier beyond it; `history check`: the newest run regressed"},
+      {kExitNoValidRow, "`run`: a requested product x test has no valid row (it never came up, every sample failed); "
+                        "`history check`: no comparable history to judge by (fewer than 4 earlier runs)"},
+      {kExitSomeInvalid, "`run`: some rows failed or are invalid, but every product x test has valid ones; `scale`: some mesh "
+                         "sizes failed or are invalid (a row with its reason)"},
+      {kExitInterrupted, "interrupted (SIGINT, SIGTERM, SIGHUP): the finished rows are kept and the lab is torn down"},
+  };
+  return docs;
+}
+
+namespace {
+
+std::string without_backticks(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (c != '`') out += c;
+  return out;
+}
+
+// `x` -> \fBx\fR; '-' and '\' escaped as roff wants them.
+std::string roff_text(const std::string& s) {
+  std::string out;
+  bool bold = false;
+  for (char c : s) {
+    if (c == '`') {
+      out += bold ? "\\fR" : "\\fB";
+      bold = !bold;
+    } else if (c == '-' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string exit_codes_usage_text() {
+  constexpr size_t kWidth = 100, kIndent = 7;
+  std::string text = "exit codes:\n";
+  for (const auto& d : exit_code_docs()) {
+    std::string meaning = without_backticks(d.meaning);
+    // The usage text gives the gist of the long ones: up to their first ':' or '('.
+    if (d.code == kExitOk || d.code == kExitError || d.code == kExitUsage) meaning = meaning.substr(0, meaning.find_first_of(":("));
+    while (!meaning.empty() && meaning.back() == ' ') meaning.pop_back();
+    std::string line = "  " + std::to_string(d.code) + std::string(kIndent - 2 - std::to_string(d.code).size(), ' ');
+    for (size_t at = 0; at < meaning.size();) {
+      size_t end = meaning.find(' ', at);
+      std::string word = meaning.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      if (line.size() + word.size() + 1 > kWidth && line.size() > kIndent) {
+        text += line + "\n";
+        line = std::string(kIndent, ' ');
+      }
+      line += (line.size() > kIndent ? " " : "") + word;
+      at = end == std::string::npos ? meaning.size() : end + 1;
+    }
+    text += line + "\n";
+  }
+  return text;
+}
+
+std::string exit_codes_roff() {
+  std::string text = "[EXIT STATUS]\n";
+  for (const auto& d : exit_code_docs()) text += ".TP\n.B " + std::to_string(d.code) + "\n" + roff_text(d.meaning) + ".\n";
+  return text;
+}
+
+std::string exit_codes_markdown() {
+  std::string text = "| exit | meaning |\n|---|---|\n";
+  for (const auto& d : exit_code_docs()) text += "| " + std::to_string(d.code) + " | " + d.meaning + " |\n";
+  return text;
+}
+
+}  // namespace vpnlab

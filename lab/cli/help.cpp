@@ -1,0 +1,127 @@
+#include "lab/cli/help.h"
+
+#include <cctype>
+#include <iostream>
+#include <map>
+#include <regex>
+
+#include "lab/base/exit_codes.h"
+#include "lab/base/fs_util.h"
+#include "lab/cli/backends.h"
+#include "lab/cli/schema_command.h"
+#include "lab/model/install_layout.h"
+#include "lab/model/product_spec.h"
+#include "lab/results/run_files.h"
+
+namespace vpnlab {
+
+void print_verb_help(const Verb& v, bool for_man) {
+  std::cout << (for_man ? "  vpnlab " : "usage: vpnlab ") << v.synopsis << "\n\n" << v.help << "\n\n" << (for_man ? "" : "options:\n");
+  for (const auto& name : v.options) {
+    const OptionDef* o = option_def(name);
+    std::string head = std::string(o->name) + (*o->value ? std::string(" ") + o->value : "");
+    std::cout << "  " << help_line(head, o->help);
+  }
+  std::cout << "  -q, --quiet      warnings and errors only\n  -v, --verbose    debug detail\n  -h, --help       this help\n"
+               "  --               what follows is an argument (a file, a run, a name), even if it starts with '-'\n";
+}
+
+// To stdout when asked for (--help), to stderr when it answers a mistake (no verb at all).
+// Every verb's help in one text, laid out for help2man (cmake/vpnlab.h2m adds EXIT STATUS,
+// ENVIRONMENT and FILES): "Usage:"/"or:" lines become the SYNOPSIS, each "Verb:" line a
+// subsection, option lines tagged paragraphs.
+void print_man_text(std::ostream& out) {
+  out << "Usage: vpnlab VERB [ARGS]\n";
+  for (const Verb* v : verb_table()) {
+    std::string one_line = std::regex_replace(std::string(v->synopsis), std::regex("\n +"), " ");
+    out << "  or:  vpnlab " << one_line << "\n";
+  }
+  out << "  or:  vpnlab --version\n\nEvery verb takes -q (warnings and errors only) and -v (debug detail); "
+         "'vpnlab VERB --help' describes one verb.\n";
+  for (const Verb* v : verb_table()) {
+    std::string heading = v->name;
+    heading[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(heading[0])));
+    out << "\n" << heading << ":\n";
+    print_verb_help(*v, /*for_man=*/true);
+  }
+}
+
+void print_usage(std::ostream& out) {
+  out << "usage: vpnlab VERB [ARGS]   (vpnlab --version or -V: the version)\n\nverbs:\n";
+  for (const Verb* v : verb_table()) out << "  " << v->synopsis << "\n";
+  out << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n\n"
+      << exit_codes_usage_text();
+}
+
+// What bash completion offers (completion/vpnlab.bash calls `vpnlab _complete CWORD
+// WORDS...`, WORDS without the leading "vpnlab"): verbs, a verb's options, product names
+// after --product; "_files" or "_dirs" where the shell should complete paths.
+int cmd_complete(const std::vector<std::string>& words_in) {
+  if (words_in.empty()) return 0;
+  int cword = 0;
+  try { cword = std::stoi(words_in[0]); } catch (...) { return 0; }
+  std::vector<std::string> words(words_in.begin() + 1, words_in.end());
+  // COMP_CWORD counts "vpnlab" as word 0; the word being completed may be past the end.
+  if (cword < 1 || static_cast<size_t>(cword) > words.size() + 1) return 0;
+  const std::string cur = static_cast<size_t>(cword) <= words.size() ? words[cword - 1] : "";
+  auto offer = [&](const std::string& c) {
+    if (c.rfind(cur, 0) == 0) std::cout << c << "\n";
+  };
+  if (cword <= 1) {
+    for (const Verb* v : verb_table()) offer(v->name);
+    offer("--help");
+    offer("--version");
+    return 0;
+  }
+  const Verb* verb = find_verb(words[0]);
+  if (!verb) return 0;
+  const std::string prev = words[cword - 2];
+  if (const OptionDef* o = option_def(prev); o && *o->value) {
+    if (prev == "--product" || prev == "--vs") {
+      if (prev == "--product") offer("all");
+      for (const auto& p : list_products(products_path(own_binary_dir()))) offer(p);
+    } else if (prev == "--backend") {
+      for (const auto& b : backend_names()) offer(b);
+    } else if (std::string(o->value).find("DIR") != std::string::npos) {
+      std::cout << "_dirs\n";
+    }
+    return 0;
+  }
+  if (!cur.empty() && cur[0] == '-') {
+    for (const auto& name : verb->options) offer(name);
+    for (const char* o : {"--help", "--quiet", "--verbose"}) offer(o);
+    return 0;
+  }
+  // The positional words before the one completed (option values left out): what comes next.
+  std::vector<std::string> positional;
+  for (int i = 1; i < cword - 1; ++i) {
+    const std::string& w = words[static_cast<size_t>(i)];
+    if (!w.empty() && w[0] == '-') {
+      if (const OptionDef* o = option_def(w); o && *o->value) ++i;
+      continue;
+    }
+    positional.push_back(w);
+  }
+  static const std::map<std::string, std::vector<const char*>> subcommands = {
+      {"image", {"build", "list", "clean"}}, {"history", {"import", "export", "report", "check"}}, {"product", {"new"}}};
+  if (auto it = subcommands.find(verb->name); it != subcommands.end() && positional.empty()) {
+    for (const char* sub : it->second) offer(sub);
+    return 0;
+  }
+  // schema NAME: the names the contract has.
+  if (std::string(verb->name) == "schema") {
+    if (positional.empty())
+      for (const auto& name : schema_names()) offer(name);
+    return 0;
+  }
+  // compare RUN A B: A and B are the run's products.
+  if (std::string(verb->name) == "compare" && (positional.size() == 1 || positional.size() == 2)) {
+    if (auto env = read_environment(positional[0], /*required=*/false); env && env->contains("products") && (*env)["products"].is_object())
+      for (const auto& [name, product] : (*env)["products"].items()) offer(name);
+    return 0;
+  }
+  std::cout << "_files\n";
+  return 0;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,49 @@
+// `vpnlab cleanup [FILE]`: every vpnlab namespace and its processes removed (a hosts
+// topology's hosts too).
+#include <iostream>
+#include <optional>
+
+#include "lab/backends/hosts/hosts_runtime.h"
+#include "lab/base/fs_util.h"
+#include "lab/cli/cleanup.h"
+#include "lab/cli/run_request.h"
+#include "lab/cli/verbs/verb.h"
+#include "lab/model/install_layout.h"
+#include "lab/run/run_state.h"
+
+namespace vpnlab {
+namespace {
+
+int cmd_cleanup(const Args& a) {
+  if (a.positional.size() > 1) return usage_error("cleanup", "give at most one topology file (its hosts are cleaned too)");
+  // A hosts topology: its hosts first (read before anything local is touched).
+  std::optional<Plan> hosts_plan;
+  if (!a.positional.empty()) {
+    auto plan = plan_request(request_of(a, a.positional[0]));
+    if (!plan) return fail(plan.error());
+    if (plan->backend == "hosts") hosts_plan = std::move(*plan);
+  }
+  if (!need_root("cleanup")) return kExitError;
+  auto lock = RunLock::acquire();
+  if (!lock) return fail(lock.error());
+  if (hosts_plan) {
+    auto lines = cleanup_hosts(*hosts_plan, HostsOptions{helper_dir(own_binary_dir()) + "/vpnlab-host-agent", {}}, a.dry_run);
+    if (!lines) return fail(lines.error());
+    for (const auto& line : *lines) std::cout << line << "\n";
+  }
+  auto report = cleanup_lab_objects(a.dry_run);
+  if (!report) return fail(report.error());
+  for (const auto& line : report->actions) std::cout << line << "\n";
+  if (report->actions.empty()) std::cout << "cleanup: nothing of vpnlab's on this machine\n";
+  return 0;
+}
+
+}  // namespace
+
+extern const Verb kCleanupVerb = {"cleanup", "cleanup [FILE] [--dry-run] [--backend B]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).\n"
+     "With a hosts topology FILE, on each of its hosts too (over ssh): NICs a killed agent left in a namespace go back\n"
+     "under their own names, then the lab's namespaces and their processes.",
+     {"--dry-run", "--backend"},
+    cmd_cleanup};
+
+}  // namespace vpnlab

@@ -1,0 +1,39 @@
+// A verb of the command line: one file per verb in this folder, each defining its entry
+// (name, synopsis, help, the options it takes from lab/cli/args.h's table, and what runs);
+// verb_table.cpp lists them in the order `vpnlab --help` prints them. main.cpp only
+// dispatches. A new verb: its file, its line in verb_table.cpp, its line in CMakeLists.txt.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/cli/args.h"
+#include "lab/cli/run_request.h"
+#include "lab/cli/sampling.h"
+
+namespace vpnlab {
+
+struct Verb {
+  const char* name;
+  const char* synopsis;
+  const char* help;
+  std::vector<std::string> options;
+  int (*run)(const Args&);
+};
+
+// Every verb, in usage order.
+const std::vector<const Verb*>& verb_table();
+const Verb* find_verb(const std::string& name);
+
+// What several verbs share.
+// "results/run/" and "results/run" name one run: messages then say ".../environment.json".
+std::string run_dir_arg(std::string dir);
+// `rerun`: `run --from`, whose recorded sample count is the round limit (for `plan`, --from
+// only lends its spread).
+SamplingRequest sampling_request_of(const Args& a, bool rerun);
+// Adaptive sampling's own options without --precision are a usage error (exit 2), caught
+// before anything is planned.
+std::optional<int> sampling_usage(const Args& a, const std::string& verb);
+RunRequest request_of(const Args& a, const std::string& file);
+
+}  // namespace vpnlab

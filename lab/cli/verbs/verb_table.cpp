@@ -1,0 +1,42 @@
+#include "lab/cli/verbs/verb.h"
+
+namespace vpnlab {
+
+// Each defined in its own file of this folder.
+extern const Verb kValidateVerb, kPlanVerb, kUpVerb, kExecVerb, kDownVerb, kRunVerb, kScaleVerb, kCleanupVerb, kProductsVerb, kProductVerb,
+    kHistoryVerb, kDiffVerb, kCompareVerb, kReportVerb, kImageVerb, kSchemaVerb, kDoctorVerb;
+
+const std::vector<const Verb*>& verb_table() {
+  static const std::vector<const Verb*> table = {&kValidateVerb, &kPlanVerb,    &kUpVerb,      &kExecVerb,   &kDownVerb,    &kRunVerb,
+                                                 &kScaleVerb,    &kCleanupVerb, &kProductsVerb, &kProductVerb, &kHistoryVerb, &kDiffVerb,
+                                                 &kCompareVerb,  &kReportVerb,  &kImageVerb,   &kSchemaVerb, &kDoctorVerb};
+  return table;
+}
+
+const Verb* find_verb(const std::string& name) {
+  for (const Verb* v : verb_table())
+    if (name == v->name) return v;
+  return nullptr;
+}
+
+std::string run_dir_arg(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+SamplingRequest sampling_request_of(const Args& a, bool rerun) {
+  return SamplingRequest{a.precision, a.max_time_s, a.min_rounds, a.samples.has_value() || rerun, a.force};
+}
+
+std::optional<int> sampling_usage(const Args& a, const std::string& verb) {
+  if (!a.precision && (a.max_time_s || a.min_rounds))
+    return usage_error(verb, std::string(a.max_time_s ? "--max-time" : "--min-rounds") +
+                                 " belongs to adaptive sampling: add --precision P (e.g. 2%), or leave it out");
+  return std::nullopt;
+}
+
+RunRequest request_of(const Args& a, const std::string& file) {
+  return RunRequest{file, a.products, a.samples, a.duration_s, a.no_pin, a.sequential, a.keys_dir, a.backend};
+}
+
+}  // namespace vpnlab
