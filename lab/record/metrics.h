@@ -1,7 +1,7 @@
 // The figures a sample's row is judged by, one entry each: what the summary gives a median
 // and an interval, what summary.json holds per product and test, and what `compare` and
-// `diff` give verdicts on all come from this table (the CSV column of the same name is
-// results_csv.cpp's). A new figure is its SampleRow field, its CSV column and one entry here.
+// `diff` give verdicts on. Made from the metric facets of the figure table (figures.cpp),
+// in their rank: a new figure is an entry there, not here.
 #pragma once
 #include <string>
 #include <vector>
@@ -19,7 +19,16 @@ struct MetricColumn {
   double (*value)(const SampleRow&) = nullptr;
   // Whether the row measured it (no daemon: no RSS; no echoes: no latency; UDP: no retransmits).
   bool (*measured)(const SampleRow&) = nullptr;
+  // A "median (interval)" column of the summary and report tables; empty head: none.
+  std::string table_head;
+  int table_width = 12;
+  std::string format = "%.2f";
+  double scale = 1;
+  int table_rank = 0;
 };
+
+// The metrics with a table column, in their table order.
+std::vector<const MetricColumn*> tabled_metrics();
 
 // In the summary's order; the first is Gbit/s.
 const std::vector<MetricColumn>& metric_columns();

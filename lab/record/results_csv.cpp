@@ -19,6 +19,7 @@
 #include "lab/base/input_file.h"
 #include "lab/model/names.h"
 #include "lab/model/test_kinds.h"
+#include "lab/record/figures.h"
 
 namespace vpnlab {
 
@@ -37,66 +38,12 @@ std::string fmt_figure(double v) {
   return buf;
 }
 
-// One table says how each column is written and read, so the two cannot drift apart.
-struct Column {
-  const char* name;
-  std::string (*get)(const SampleRow&);
-  void (*set)(SampleRow&, const std::string&);
-  ColumnType type;
-};
-
-bool parse_bool(const std::string& v) {
-  if (v == "true") return true;
-  if (v == "false" || v.empty()) return false;
-  throw std::invalid_argument(v);
-}
-
-// Whole fields only: "12abc" is not 12. Empty is 0 (a column an older version left empty).
-template <typename T, typename Parse>
-T whole(const std::string& s, Parse parse) {
-  if (s.empty()) return 0;
-  size_t used = 0;
-  T v = parse(s, &used);
-  if (used != s.size()) throw std::invalid_argument(s);
-  return v;
-}
-double to_d(const std::string& s) { return whole<double>(s, [](const std::string& t, size_t* n) { return std::stod(t, n); }); }
-int64_t to_i(const std::string& s) { return whole<int64_t>(s, [](const std::string& t, size_t* n) { return std::stoll(t, n); }); }
-
-#define STR_COL(f) {#f, [](const SampleRow& r) { return r.f; }, [](SampleRow& r, const std::string& v) { r.f = v; }, ColumnType::text}
-#define INT_COL(f) {#f, [](const SampleRow& r) { return std::to_string(r.f); }, [](SampleRow& r, const std::string& v) { r.f = static_cast<decltype(r.f)>(to_i(v)); }, ColumnType::integer}
-#define DBL_COL(f, digits) {#f, [](const SampleRow& r) { return fmt(r.f, digits); }, [](SampleRow& r, const std::string& v) { r.f = to_d(v); }, ColumnType::real}
-#define BOOL_COL(f) {#f, [](const SampleRow& r) { return std::string(r.f ? "true" : "false"); }, [](SampleRow& r, const std::string& v) { r.f = parse_bool(v); }, ColumnType::boolean}
-
-const std::vector<Column>& columns() {
-  static const std::vector<Column> c = {
-      STR_COL(run_id), STR_COL(timestamp), STR_COL(product), STR_COL(test), STR_COL(pattern), STR_COL(direction), STR_COL(protocol),
-      INT_COL(sample), STR_COL(client), STR_COL(server), INT_COL(streams), BOOL_COL(reverse),
-      {"mss", [](const SampleRow& r) { return r.mss ? std::to_string(r.mss) : std::string(); },
-       [](SampleRow& r, const std::string& v) { r.mss = static_cast<int>(to_i(v)); }, ColumnType::integer},
-      DBL_COL(duration_s, 1), DBL_COL(gbps, 6),
-      {"retransmits", [](const SampleRow& r) { return r.retransmits >= 0 ? std::to_string(r.retransmits) : std::string(); },
-       [](SampleRow& r, const std::string& v) { r.retransmits = v.empty() ? -1 : to_i(v); }, ColumnType::integer},
-      BOOL_COL(valid), STR_COL(status),
-      {"reason", [](const SampleRow& r) { return one_line(r.reason); }, [](SampleRow& r, const std::string& v) { r.reason = v; }, ColumnType::text},
-      STR_COL(cipher), DBL_COL(bringup_s, 3),
-      DBL_COL(cpu_s, 3), DBL_COL(cpu_user_s, 3), DBL_COL(cpu_sys_s, 3), DBL_COL(cpu_softirq_s, 3), DBL_COL(steal_s, 3),
-      DBL_COL(cpu_s_per_gbit, 3), INT_COL(processes), DBL_COL(pps, 0), DBL_COL(loss_pct, 3), DBL_COL(generator_cpu_pct, 1),
-      INT_COL(daemon_rss_kb), INT_COL(daemon_threads), DBL_COL(latency_p50_ms, 3), DBL_COL(latency_p99_ms, 3),
-      INT_COL(latency_probes), DBL_COL(outside_load, 2), STR_COL(softirq_by_cpu), DBL_COL(wire_pps, 0), STR_COL(cpu_by_host),
-      STR_COL(kind), DBL_COL(tps, 1), DBL_COL(tx_p50_ms, 4), DBL_COL(tx_p90_ms, 4), DBL_COL(tx_p99_ms, 4), DBL_COL(tx_p999_ms, 4),
-      INT_COL(payload_bytes), DBL_COL(offered_bps, 0), DBL_COL(zero_loss_bps, 0), INT_COL(hops), STR_COL(sweep_of), STR_COL(point),
-      {"rule_packets", [](const SampleRow& r) { return r.rule_packets >= 0 ? std::to_string(r.rule_packets) : std::string(); },
-       [](SampleRow& r, const std::string& v) { r.rule_packets = v.empty() ? -1 : to_i(v); }, ColumnType::integer}};
-  return c;
-}
-
 }  // namespace
 
 const std::vector<std::string>& results_csv_header() {
   static const std::vector<std::string> h = [] {
     std::vector<std::string> names;
-    for (const auto& c : columns()) names.push_back(c.name);
+    for (const auto& c : figures()) names.push_back(c.name);
     return names;
   }();
   return h;
@@ -120,27 +67,27 @@ std::string csv_escape(const std::string& field) {
 
 nlohmann::json row_json(const SampleRow& r) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& c : columns()) {
+  for (const auto& c : figures()) {
     const std::string v = c.get(r);
     // The CSV's own text, typed: an empty number (mss, retransmits not measured) is null.
     if (c.type == ColumnType::text) j[c.name] = v;
     else if (v.empty()) j[c.name] = nullptr;
     else if (c.type == ColumnType::boolean) j[c.name] = v == "true";
-    else if (c.type == ColumnType::integer) j[c.name] = to_i(v);
-    else j[c.name] = to_d(v);
+    else if (c.type == ColumnType::integer) j[c.name] = std::stoll(v);
+    else j[c.name] = std::stod(v);
   }
   return j;
 }
 
 std::vector<std::pair<std::string, ColumnType>> results_csv_columns() {
   std::vector<std::pair<std::string, ColumnType>> out;
-  for (const auto& c : columns()) out.emplace_back(c.name, c.type);
+  for (const auto& c : figures()) out.emplace_back(c.name, c.type);
   return out;
 }
 
 std::string format_row(const SampleRow& r) {
   std::string line;
-  for (const auto& c : columns()) line += (line.empty() ? "" : ",") + csv_escape(c.get(r));
+  for (const auto& c : figures()) line += (line.empty() ? "" : ",") + csv_escape(c.get(r));
   return line + "\n";
 }
 
@@ -337,10 +284,10 @@ namespace {
 // its figures would otherwise read as zeros and a metric would silently disappear.
 constexpr size_t kOldestColumnCount = 27;
 
-Result<std::vector<const Column*>> header_layout(const std::string& path, const std::vector<std::string>& header) {
-  const auto& cols = columns();
+Result<std::vector<const Figure*>> header_layout(const std::string& path, const std::vector<std::string>& header) {
+  const auto& cols = figures();
   if (header.empty() || header[0] != cols[0].name) return row_error(path, 1, "the first line is not a results.csv header");
-  std::vector<const Column*> layout;
+  std::vector<const Figure*> layout;
   for (size_t i = 0; i < header.size(); ++i) {
     if (i < cols.size() && header[i] == cols[i].name) {
       layout.push_back(&cols[i]);
@@ -350,7 +297,7 @@ Result<std::vector<const Column*>> header_layout(const std::string& path, const 
       layout.push_back(nullptr);  // a later version's column
       continue;
     }
-    const bool known = std::any_of(cols.begin(), cols.end(), [&](const Column& c) { return header[i] == c.name; });
+    const bool known = std::any_of(cols.begin(), cols.end(), [&](const Figure& c) { return header[i] == c.name; });
     return make_error(path + ":1: column " + std::to_string(i + 1) + " is '" + header[i] + "' where results.csv has '" + cols[i].name + "'" +
                           (known ? " (columns moved)" : ""),
                       "a column was deleted, renamed or moved by hand: restore the file from the run");
@@ -425,56 +372,18 @@ Status check_row(const SampleRow& r) {
   if (r.sample < 1 || r.sample > kMaxSamples)
     return make_error("sample " + std::to_string(r.sample) + " is not a sample number (1 to " + std::to_string(kMaxSamples) + ")");
   if (r.status != "ok" && r.status != "failed") return make_error("status '" + r.status + "' is neither 'ok' nor 'failed'");
-  // Every figure finite and non-negative, and below what no machine measures: 10 Tbit/s,
-  // an hour per sample, a million CPU-seconds, 10^12 of any count or rate.
-  const double kAny = 1e12;
-  const struct {
-    const char* name;
-    double value, max;
-  } figures[] = {{"gbps", r.gbps, 1e4},
-                 {"duration_s", r.duration_s, kMaxSampleSeconds},
-                 {"bringup_s", r.bringup_s, kMaxAnySeconds},
-                 {"cpu_s", r.cpu_s, 1e6},
-                 {"cpu_user_s", r.cpu_user_s, 1e6},
-                 {"cpu_sys_s", r.cpu_sys_s, 1e6},
-                 {"cpu_softirq_s", r.cpu_softirq_s, 1e6},
-                 {"steal_s", r.steal_s, 1e6},
-                 {"cpu_s_per_gbit", r.cpu_s_per_gbit, kAny},
-                 {"pps", r.pps, kAny},
-                 {"wire_pps", r.wire_pps, kAny},
-                 {"loss_pct", r.loss_pct, 100},
-                 {"generator_cpu_pct", r.generator_cpu_pct, 100 * 4096},
-                 {"latency_p50_ms", r.latency_p50_ms, kMaxAnySeconds * 1000},
-                 {"latency_p99_ms", r.latency_p99_ms, kMaxAnySeconds * 1000},
-                 {"outside_load", r.outside_load, kAny},
-                 {"tps", r.tps, kAny},
-                 {"tx_p50_ms", r.tx_p50_ms, kMaxAnySeconds * 1000},
-                 {"tx_p90_ms", r.tx_p90_ms, kMaxAnySeconds * 1000},
-                 {"tx_p99_ms", r.tx_p99_ms, kMaxAnySeconds * 1000},
-                 {"tx_p999_ms", r.tx_p999_ms, kMaxAnySeconds * 1000},
-                 {"offered_bps", r.offered_bps, 1e13},
-                 {"zero_loss_bps", r.zero_loss_bps, 1e13}};
-  for (const auto& f : figures)
-    if (!std::isfinite(f.value) || f.value < 0 || f.value > f.max)
-      return make_error(std::string("column '") + f.name + "': " + fmt_figure(f.value) + " is not a figure (negative, not finite, or above " +
-                        fmt_figure(f.max) + ")");
-  const struct {
-    const char* name;
-    int64_t value, min, max;
-  } counts[] = {{"streams", r.streams, 1, 4096},
-                {"mss", r.mss, 0, 65535},
-                {"retransmits", r.retransmits, -1, static_cast<int64_t>(kAny)},
-                {"processes", r.processes, 0, 4096},
-                {"daemon_rss_kb", r.daemon_rss_kb, 0, int64_t{1} << 40},
-                {"daemon_threads", r.daemon_threads, 0, 1 << 22},
-                {"latency_probes", r.latency_probes, 0, 1 << 30},
-                {"payload_bytes", r.payload_bytes, 0, 65535},
-                {"hops", r.hops, 0, 64},
-                {"rule_packets", r.rule_packets, -1, static_cast<int64_t>(kAny)}};
-  for (const auto& c : counts)
-    if (c.value < c.min || c.value > c.max)
-      return make_error(std::string("column '") + c.name + "': " + std::to_string(c.value) + " is outside " + std::to_string(c.min) + ".." +
-                        std::to_string(c.max));
+  // Every figure finite and within its bounds (figures.cpp: non-negative, and below what no
+  // machine measures); reals first, then counts, each in file order.
+  for (const ColumnType type : {ColumnType::real, ColumnType::integer})
+    for (const auto& f : figures()) {
+      if (f.type != type || !f.bounded) continue;
+      const double v = f.number(r);
+      if (type == ColumnType::real && (!std::isfinite(v) || v < f.min || v > f.max))
+        return make_error(std::string("column '") + f.name + "': " + fmt_figure(v) + " is not a figure (negative, not finite, or above " +
+                          fmt_figure(f.max) + ")");
+      if (type == ColumnType::integer && (v < f.min || v > f.max))
+        return make_error(std::string("column '") + f.name + "': " + fmt(v, 0) + " is outside " + fmt(f.min, 0) + ".." + fmt(f.max, 0));
+    }
   // Names and values of the topology's own character set: a tampered file names no markup.
   if (!r.sweep_of.empty() && !is_lab_name(r.sweep_of, kMaxTestName)) return make_error("sweep_of '" + r.sweep_of + "' is not a test name ([a-z0-9-], at most 32)");
   if (r.point.size() > 256 || r.point.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_=;-") != std::string::npos || r.point.empty() != r.sweep_of.empty())

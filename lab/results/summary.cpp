@@ -94,12 +94,32 @@ std::vector<ProductTestSummary> in_reading_order(std::vector<ProductTestSummary>
   return summaries;
 }
 
+namespace {
+
+// The summary's columns: the throughput ones, then every tabled metric (metrics.h) with
+// "+over bl" after CPU-s/Gbit, then retransmits, threads and the valid count.
+struct SummaryLayout {
+  std::vector<int> widths{-20, -14, 8, 19, 7, 21};
+  std::vector<std::string> heads{"product", "test", "Gbit/s", "95% int. (median)", "CV", "x baseline (95% int.)"};
+  std::vector<const MetricColumn*> metrics = tabled_metrics();
+  SummaryLayout() {
+    for (const MetricColumn* m : metrics) {
+      widths.push_back(m->table_width);
+      heads.push_back(m->table_head);
+      if (m->key == "cpu_s_per_gbit") widths.push_back(8), heads.push_back("+over bl");
+    }
+    for (auto [w, h] : {std::pair{7, "retr"}, {4, "thr"}, {6, "valid"}}) widths.push_back(w), heads.push_back(h);
+  }
+};
+
+}  // namespace
+
 std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
   std::ostringstream o;
   char line[640];
-  const TextTable table({-20, -14, 8, 19, 7, 21, 13, 8, 11, 12, 12, 12, 7, 4, 6});
-  o << table.line({"product", "test", "Gbit/s", "95% int. (median)", "CV", "x baseline (95% int.)", "CPU-s/Gbit", "+over bl", "RSS MB", "kpps",
-                   "wire kpps", "p99 ms", "retr", "thr", "valid"});
+  const SummaryLayout layout;
+  const TextTable table(layout.widths);
+  o << table.line(layout.heads);
   double lowest_coverage = 1;
   size_t lowest_n = 0;
   const std::vector<ProductTestSummary> summaries = in_reading_order(summarize(rows), file_order);
@@ -108,7 +128,9 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
   for (const auto& s : summaries) {
     std::string valid = std::to_string(s.gbps.n) + "/" + std::to_string(s.rows);
     if (s.gbps.n == 0) {
-      o << table.line({s.product, s.test, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid});
+      std::vector<std::string> cells(layout.heads.size(), "-");
+      cells[0] = s.product, cells[1] = s.test, cells.back() = valid;
+      o << table.line(cells);
       continue;
     }
     char median[16], interval[48], cv[16], ratio[48] = "-", over[16] = "-", retr[16] = "-", threads[16] = "-";
@@ -125,10 +147,14 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
     if (s.product != "baseline" && s.cpu_over_baseline != 0) snprintf(over, sizeof over, "%+.2f", s.cpu_over_baseline);
     if (s.metric("retransmits").n > 0) snprintf(retr, sizeof retr, "%.0f", s.metric("retransmits").median);
     if (s.threads > 0) snprintf(threads, sizeof threads, "%d", s.threads);
-    o << table.line({s.product, s.test, median, interval, cv, ratio, compact_interval(s.metric("cpu_s_per_gbit"), "%.2f"), over,
-                     compact_interval(s.metric("daemon_rss_kb"), "%.1f", 1024), compact_interval(s.metric("pps"), "%.1f", 1000),
-                     compact_interval(s.metric("wire_pps"), "%.1f", 1000), compact_interval(s.metric("latency_p99_ms"), "%.2f"), retr, threads,
-                     valid});
+    std::vector<std::string> cells{s.product, s.test, median, interval, cv, ratio};
+    for (const MetricColumn* m : layout.metrics) {
+      cells.push_back(compact_interval(s.metric(m->key), m->format.c_str(), m->scale));
+      if (m->key == "cpu_s_per_gbit") cells.push_back(over);
+    }
+    for (const char* cell : {retr, threads}) cells.push_back(cell);
+    cells.push_back(valid);
+    o << table.line(cells);
   }
   if (lowest_coverage < 0.95) {
     snprintf(line, sizeof line, "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %% (%zu samples)\n",
