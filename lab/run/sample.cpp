@@ -21,7 +21,7 @@
 #include "lab/record/run_layout.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/iperf.h"
-#include "lab/run/rss_sampler.h"
+#include "lab/run/sample_meters.h"
 #include "lab/run/test_driver.h"
 #include "lab/run/variant.h"
 #include "lab/run/zero_loss.h"
@@ -31,8 +31,6 @@ namespace vpnlab {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kLatencyIntervalMs = 10;
-constexpr int kRssIntervalMs = 100;  // memory over time: ten points a second
 
 }  // namespace
 
@@ -134,39 +132,6 @@ Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>&
   return start_spread_ms;
 }
 
-// Sums the machines; on hosts, each machine's busy seconds and softirq shares are kept
-// per host ("h1:1.234;h2:0.987", "h1/0:0.62;h1/1:0.38;h2/0:1").
-void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::vector<NodeRuntime::MachineCpu>& after, SampleRow* row) {
-  CpuTimes cpu;
-  std::string by_host, softirq;
-  for (size_t m = 0; m < after.size() && m < before.size(); ++m) {
-    CpuTimes delta = after[m].total - before[m].total;
-    cpu = cpu + delta;
-    std::vector<CpuTimes> per_cpu = after[m].per_cpu;
-    for (size_t i = 0; i < per_cpu.size() && i < before[m].per_cpu.size(); ++i) per_cpu[i] = per_cpu[i] - before[m].per_cpu[i];
-    std::string shares = softirq_shares(per_cpu);
-    if (after[m].name.empty()) {
-      softirq = shares;
-      continue;
-    }
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.3f", delta.busy());
-    by_host += (by_host.empty() ? "" : ";") + after[m].name + ":" + buf;
-    for (size_t at = 0; !shares.empty();) {
-      size_t end = shares.find(';', at);
-      softirq += (softirq.empty() ? "" : ";") + after[m].name + "/" + shares.substr(at, end == std::string::npos ? end : end - at);
-      if (end == std::string::npos) break;
-      at = end + 1;
-    }
-  }
-  row->cpu_by_host = by_host;
-  row->softirq_by_cpu = softirq;
-  row->cpu_s = cpu.busy();
-  row->cpu_user_s = cpu.user + cpu.nice;
-  row->cpu_sys_s = cpu.system + cpu.irq;
-  row->cpu_softirq_s = cpu.softirq;
-  row->steal_s = cpu.steal;
-}
 
 }  // namespace
 
@@ -185,6 +150,60 @@ std::string score_sample(const SampleScore& s) {
     return "the iperf3 processes started " + std::to_string(static_cast<int>(s.start_spread_ms)) + " ms apart: their sum is not one window";
   return "";
 }
+
+namespace {
+
+// Where the test's tunnels count its traffic (each VPN node crossed, or every hop's two
+// ends on a chain), with their counters before the sample.
+struct CountedPoints {
+  std::vector<ProductTunnels::Point> points;
+  std::map<std::string, TunnelCounters> before;
+};
+
+Result<CountedPoints> read_points_before(const SampleContext& c, const std::vector<TrafficProcess>& procs) {
+  CountedPoints out;
+  auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };
+  for (const auto& p : procs)
+    for (auto& point : c.session->points(vpn_of(c.test->spec.client), vpn_of(p.server))) {
+      if (out.before.count(point.key)) continue;
+      auto r = c.session->read_counters(point);
+      if (!r) return r.error();
+      out.before[point.key] = r.value();
+      out.points.push_back(std::move(point));
+    }
+  return out;
+}
+
+// Each point must carry its side's share: the counters' change goes into the score, and
+// the packets the receiving sides took in into pps and wire_pps (a relay's hops carry the
+// same packets again, so only the edges count).
+Status score_points(const SampleContext& c, const CountedPoints& counted, const ExpectedBytes& by_node, double duration_s, SampleScore* score,
+                    SampleRow* row) {
+  uint64_t rx_packets = 0;
+  double wire_frames = 0;
+  const int link_mtu = c.plan->link_mtu(c.test->underlay_link());
+  for (const auto& point : counted.points) {
+    auto it = by_node.find(point.side);
+    if (it == by_node.end()) continue;
+    const auto& sent_received = it->second;
+    score->expect[point.key] = sent_received;
+    if (point.relay) score->relays.insert(point.key);
+    auto after = c.session->read_counters(point);
+    if (!after) return after.error();
+    TunnelCounters delta = after.value() - counted.before.at(point.key);
+    score->delta[point.key] = delta;
+    if (sent_received.second > 0 && point.edge) {
+      rx_packets += score->tunnel ? delta.if_rx_packets : delta.underlay_rx_packets;
+      double by_size = link_mtu > 0 ? static_cast<double>(delta.underlay_rx) / (link_mtu + 14) : 0;
+      wire_frames += std::max(static_cast<double>(delta.underlay_rx_packets), by_size);
+    }
+  }
+  row->pps = static_cast<double>(rx_packets) / duration_s;
+  row->wire_pps = wire_frames / duration_s;
+  return ok_status();
+}
+
+}  // namespace
 
 SampleRow run_sample(const SampleContext& c, const std::string& label, double duration_s, bool* interrupted) {
   const Plan& plan = *c.plan;
@@ -210,99 +229,33 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   row.processes = static_cast<int>(procs.size());
   std::vector<std::unique_ptr<NodeProcess>> servers;
   if (auto s = start_servers(c, *driver, label, procs, &servers, interrupted); !s) return fail(s.error().message);
-  // Where the test's tunnels count its traffic (each VPN node crossed, or every hop's two
-  // ends on a chain), with their counters before.
-  std::map<std::string, TunnelCounters> before;
-  auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
-  std::vector<ProductTunnels::Point> points;
-  for (const auto& p : procs)
-    for (auto& point : c.session->points(vpn_of(t.client), vpn_of(p.server))) {
-      if (before.count(point.key)) continue;
-      auto r = c.session->read_counters(point);
-      if (!r) return fail(r.error().message);
-      before[point.key] = r.value();
-      points.push_back(std::move(point));
-    }
+  auto counted = read_points_before(c, procs);
+  if (!counted) return fail(counted.error().message);
   // The machine should be idle before a sample starts: wait a little for it, then record
   // whatever still runs outside the lab.
   row.outside_load = c.nodes->wait_outside_idle(500);
-  std::unique_ptr<LatencyProbe> probe;  // stays empty where the backend has none
-  if (!c.repeating_payload && driver->with_echoes()) {
-    auto lp = c.nodes->latency_probe(t.client, plan.target_address(*c.test, 0, tunnel), kLatencyIntervalMs);
-    if (!lp) return fail(lp.error().message);
-    probe = std::move(lp.value());
-  }
+  SampleMeters meters = sample_meters(c, *driver);
   std::vector<SpawnSpec> specs = driver->client_specs(c, label, procs, duration_s);
-  // A variant's rules: what their counters said before the clients, to count what they matched.
-  auto rules_before = variant_packets(plan, *c.nodes);
-  if (!rules_before) return fail(rules_before.error().message);
+  if (auto s = begin_meters(c, &meters); !s) return fail(s.error().message);
   fault_point("mid-sample");
-  auto cpu_before = c.nodes->cpu_times();
-  if (!cpu_before) return fail(cpu_before.error().message);
-  RssSampler rss(c.session->daemon_processes(), kRssIntervalMs);
   auto spread = run_clients(c, specs, duration_s, interrupted);
-  std::vector<RssPoint> rss_points = rss.stop();
+  Status metered = end_meters(c, label, &meters, &row);
   if (!spread) return fail(spread.error().message);
-  if (!rss_points.empty())
-    if (auto s = write_file(c.raw_dir + "/" + label + kRssSuffix, RssSampler::format(rss_points), 0640); !s) return fail(s.error().message);
-  auto cpu_after = c.nodes->cpu_times();
-  if (!cpu_after) return fail(cpu_after.error().message);
-  auto rules_after = variant_packets(plan, *c.nodes);
-  if (!rules_after) return fail(rules_after.error().message);
-  if (*rules_before >= 0) row.rule_packets = *rules_after - *rules_before;
-  record_cpu(*cpu_before, *cpu_after, &row);
-  LatencyProbe::Summary lat;
-  if (probe) {
-    lat = probe->stop();
-    row.latency_p50_ms = lat.p50_ms;
-    row.latency_p99_ms = lat.p99_ms;
-    row.latency_probes = lat.answered;
-    // The raw round trips, for the report's latency distribution; the row has the summary.
-    std::string rtts;
-    char buf[32];
-    for (double ms : lat.rtts_ms) snprintf(buf, sizeof buf, "%.4f\n", ms), rtts += buf;
-    if (auto s = write_file(c.raw_dir + "/" + label + kRttSuffix, rtts, 0640); !s) return fail(s.error().message);
-  }
-  for (const auto& [node, use] : c.session->daemon_usage()) {
-    row.daemon_rss_kb = std::max(row.daemon_rss_kb, use.rss_kb);
-    row.daemon_threads = std::max(row.daemon_threads, use.threads);
-  }
+  if (!metered) return fail(metered.error().message);
   for (auto& srv : servers)
     if (!srv->wait_exit(5000)) srv->stop(1000);
 
   SampleScore score{tunnel, c.repeating_payload, duration_s, *spread, {}, {}};
   uint64_t delivered = 0;
   ExpectedBytes by_node;
-  if (auto s = driver->merge(c, SampleOutput{procs, specs, probe ? &lat : nullptr, duration_s}, &row, &by_node, &delivered); !s)
+  if (auto s = driver->merge(c, SampleOutput{procs, specs, latency_summary(meters.latency), duration_s}, &row, &by_node, &delivered); !s)
     return fail(s.error().message);
   if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);
-  uint64_t rx_packets = 0;
-  double wire_frames = 0;
-  const int link_mtu = plan.link_mtu(c.test->underlay_link());
-  // Each point must carry its side's share.
-  for (const auto& point : points) {
-    auto it = by_node.find(point.side);
-    if (it == by_node.end()) continue;
-    const auto& sent_received = it->second;
-    score.expect[point.key] = sent_received;
-    if (point.relay) score.relays.insert(point.key);
-    auto after = c.session->read_counters(point);
-    if (!after) return fail(after.error().message);
-    TunnelCounters delta = after.value() - before[point.key];
-    score.delta[point.key] = delta;
-    // Packets delivered: what the receiving sides' interfaces took in (a relay's hops
-    // carry the same packets again).
-    if (sent_received.second > 0 && point.edge) {
-      rx_packets += tunnel ? delta.if_rx_packets : delta.underlay_rx_packets;
-      double by_size = link_mtu > 0 ? static_cast<double>(delta.underlay_rx) / (link_mtu + 14) : 0;
-      wire_frames += std::max(static_cast<double>(delta.underlay_rx_packets), by_size);
-    }
-  }
-  row.pps = static_cast<double>(rx_packets) / duration_s;
-  row.wire_pps = wire_frames / duration_s;
+  if (auto s = score_points(c, *counted, by_node, duration_s, &score, &row); !s) return fail(s.error().message);
   row.reason = score_sample(score);
   if (row.reason.empty()) row.reason = variant_verdict(plan, row.rule_packets);
   // The product's own word on the path its packets took (Tailscale: direct, not relayed).
+  auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
   if (row.reason.empty() && tunnel && !procs.empty()) row.reason = c.session->check_path(vpn_of(t.client), vpn_of(procs.front().server));
   if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = delivered;
   row.valid = row.reason.empty();

@@ -1,0 +1,186 @@
+#include "lab/run/sample_meters.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "lab/base/cpu_stat.h"
+#include "lab/base/fs_util.h"
+#include "lab/record/run_layout.h"
+#include "lab/run/rss_sampler.h"
+#include "lab/run/variant.h"
+
+namespace vpnlab {
+
+namespace {
+
+constexpr int kLatencyIntervalMs = 10;
+constexpr int kRssIntervalMs = 100;  // memory over time: ten points a second
+
+// Sums the machines; on hosts, each machine's busy seconds and softirq shares are kept
+// per host ("h1:1.234;h2:0.987", "h1/0:0.62;h1/1:0.38;h2/0:1").
+void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::vector<NodeRuntime::MachineCpu>& after, SampleRow* row) {
+  CpuTimes cpu;
+  std::string by_host, softirq;
+  for (size_t m = 0; m < after.size() && m < before.size(); ++m) {
+    CpuTimes delta = after[m].total - before[m].total;
+    cpu = cpu + delta;
+    std::vector<CpuTimes> per_cpu = after[m].per_cpu;
+    for (size_t i = 0; i < per_cpu.size() && i < before[m].per_cpu.size(); ++i) per_cpu[i] = per_cpu[i] - before[m].per_cpu[i];
+    std::string shares = softirq_shares(per_cpu);
+    if (after[m].name.empty()) {
+      softirq = shares;
+      continue;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3f", delta.busy());
+    by_host += (by_host.empty() ? "" : ";") + after[m].name + ":" + buf;
+    for (size_t at = 0; !shares.empty();) {
+      size_t end = shares.find(';', at);
+      softirq += (softirq.empty() ? "" : ";") + after[m].name + "/" + shares.substr(at, end == std::string::npos ? end : end - at);
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+  }
+  row->cpu_by_host = by_host;
+  row->softirq_by_cpu = softirq;
+  row->cpu_s = cpu.busy();
+  row->cpu_user_s = cpu.user + cpu.nice;
+  row->cpu_sys_s = cpu.system + cpu.irq;
+  row->cpu_softirq_s = cpu.softirq;
+  row->steal_s = cpu.steal;
+}
+
+// Busy CPU seconds of the machine(s) over the clients' run.
+class CpuMeter : public SampleMeter {
+ public:
+  Status begin(const SampleContext& c) override {
+    auto t = c.nodes->cpu_times();
+    if (!t) return t.error();
+    before_ = std::move(*t);
+    return ok_status();
+  }
+  Status end(const SampleContext& c, const std::string&, SampleRow* row) override {
+    auto after = c.nodes->cpu_times();
+    if (!after) return after.error();
+    record_cpu(before_, *after, row);
+    return ok_status();
+  }
+
+ private:
+  std::vector<NodeRuntime::MachineCpu> before_;
+};
+
+// The product's daemons' memory every 100 ms: the report's memory over time.
+class RssMeter : public SampleMeter {
+ public:
+  Status begin(const SampleContext& c) override {
+    sampler_.emplace(c.session->daemon_processes(), kRssIntervalMs);
+    return ok_status();
+  }
+  Status end(const SampleContext& c, const std::string& label, SampleRow*) override {
+    std::vector<RssPoint> points = sampler_->stop();
+    if (points.empty()) return ok_status();
+    return write_file(c.raw_dir + "/" + label + kRssSuffix, RssSampler::format(points), 0640);
+  }
+
+ private:
+  std::optional<RssSampler> sampler_;
+};
+
+// A variant's rules: what their counters said before the clients, to count what they matched.
+class RuleMeter : public SampleMeter {
+ public:
+  Status begin(const SampleContext& c) override {
+    auto n = variant_packets(*c.plan, *c.nodes);
+    if (!n) return n.error();
+    before_ = *n;
+    return ok_status();
+  }
+  Status end(const SampleContext& c, const std::string&, SampleRow* row) override {
+    auto after = variant_packets(*c.plan, *c.nodes);
+    if (!after) return after.error();
+    if (before_ >= 0) row->rule_packets = *after - before_;
+    return ok_status();
+  }
+
+ private:
+  int64_t before_ = -1;
+};
+
+// Peak RSS and threads of the product's daemons, from the session's own accounting.
+class DaemonUsageMeter : public SampleMeter {
+ public:
+  Status begin(const SampleContext&) override { return ok_status(); }
+  Status end(const SampleContext& c, const std::string&, SampleRow* row) override {
+    for (const auto& [node, use] : c.session->daemon_usage()) {
+      row->daemon_rss_kb = std::max(row->daemon_rss_kb, use.rss_kb);
+      row->daemon_threads = std::max(row->daemon_threads, use.threads);
+    }
+    return ok_status();
+  }
+};
+
+}  // namespace
+
+// ICMP through the tunnel every 10 ms under the sample's load (where the backend has a
+// probe); the raw round trips go to the report's latency distribution.
+class LatencyMeter : public SampleMeter {
+ public:
+  Status begin(const SampleContext& c) override {
+    auto lp = c.nodes->latency_probe(c.test->spec.client, c.plan->target_address(*c.test, 0, c.session->tunnel()), kLatencyIntervalMs);
+    if (!lp) return lp.error();
+    probe_ = std::move(lp.value());
+    return ok_status();
+  }
+  Status end(const SampleContext& c, const std::string& label, SampleRow* row) override {
+    if (!probe_) return ok_status();
+    summary_ = probe_->stop();
+    row->latency_p50_ms = summary_->p50_ms;
+    row->latency_p99_ms = summary_->p99_ms;
+    row->latency_probes = summary_->answered;
+    std::string rtts;
+    char buf[32];
+    for (double ms : summary_->rtts_ms) snprintf(buf, sizeof buf, "%.4f\n", ms), rtts += buf;
+    return write_file(c.raw_dir + "/" + label + kRttSuffix, rtts, 0640);
+  }
+  const LatencyProbe::Summary* summary() const { return summary_ ? &*summary_ : nullptr; }
+
+ private:
+  std::unique_ptr<LatencyProbe> probe_;  // stays empty where the backend has none
+  std::optional<LatencyProbe::Summary> summary_;
+};
+
+const LatencyProbe::Summary* latency_summary(const LatencyMeter* meter) { return meter ? meter->summary() : nullptr; }
+
+SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver) {
+  SampleMeters m;
+  m.list.push_back(std::make_unique<DaemonUsageMeter>());
+  if (!c.repeating_payload && driver.with_echoes()) {
+    auto latency = std::make_unique<LatencyMeter>();
+    m.latency = latency.get();
+    m.list.push_back(std::move(latency));
+  }
+  m.list.push_back(std::make_unique<RuleMeter>());
+  m.list.push_back(std::make_unique<CpuMeter>());
+  m.list.push_back(std::make_unique<RssMeter>());
+  return m;
+}
+
+Status begin_meters(const SampleContext& c, SampleMeters* meters) {
+  for (size_t i = 0; i < meters->list.size(); ++i)
+    if (auto s = meters->list[i]->begin(c); !s) {
+      meters->list.resize(i);  // end only what began
+      return s;
+    }
+  return ok_status();
+}
+
+Status end_meters(const SampleContext& c, const std::string& label, SampleMeters* meters, SampleRow* row) {
+  Status first = ok_status();
+  for (auto it = meters->list.rbegin(); it != meters->list.rend(); ++it)
+    if (auto s = (*it)->end(c, label, row); !s && first) first = s;
+  return first;
+}
+
+}  // namespace vpnlab

@@ -1,0 +1,43 @@
+// What a sample measures beside its traffic, each a meter: begun just before the clients
+// start (in list order) and ended just after they finish (in reverse order, so the CPU
+// window is the tightest), each filling its columns of the row and its raw files. A new
+// per-sample measurement is one meter here and its line in sample_meters().
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab/run/sample.h"
+#include "lab/run/test_driver.h"
+
+namespace vpnlab {
+
+class SampleMeter {
+ public:
+  virtual ~SampleMeter() = default;
+  virtual Status begin(const SampleContext& c) = 0;
+  // `label` names the sample's raw files (c.raw_dir/label + a suffix).
+  virtual Status end(const SampleContext& c, const std::string& label, SampleRow* row) = 0;
+};
+
+// The latency probe's summary once ended (nullptr while running or without one): the
+// test driver merges it into its own figures.
+class LatencyMeter;
+const LatencyProbe::Summary* latency_summary(const LatencyMeter* meter);
+
+struct SampleMeters {
+  std::vector<std::unique_ptr<SampleMeter>> list;
+  const LatencyMeter* latency = nullptr;
+};
+
+// The meters of one sample of `driver`'s kind: daemon usage, the latency probe (where the
+// test has echoes and this is not the plaintext check), the variant's rule counters, CPU
+// time, daemon memory over time.
+SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver);
+
+// Begins each meter in order; on a failure, the meters begun so far are dropped.
+Status begin_meters(const SampleContext& c, SampleMeters* meters);
+// Ends each meter in reverse order; the first failure is returned after all have ended.
+Status end_meters(const SampleContext& c, const std::string& label, SampleMeters* meters, SampleRow* row);
+
+}  // namespace vpnlab
