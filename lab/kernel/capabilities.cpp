@@ -164,6 +164,11 @@ std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns
     Status q = idx ? add_test_qdisc(sock, *idx, kind) : Status(idx.error());
     caps.push_back(from_status(std::string(kind) + "-qdisc", q, std::string(kind) + " qdiscs can be attached"));
   }
+  // The qdiscs a [[variant]] may measure (qdisc = "..."), with their defaults.
+  for (const char* kind : {"fq", "fq_codel", "cake"}) {
+    Status q = set_root_qdisc(sock, "vlp0", kind);
+    caps.push_back(from_status(std::string(kind) + "-qdisc", q, std::string(kind) + " qdiscs can be attached (a variant's qdisc)"));
+  }
   return caps;  // the anonymous namespace goes with its fds
 }
 

@@ -9,6 +9,7 @@
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
 #include <netlink/route/qdisc.h>
+#include <netlink/route/qdisc/fifo.h>
 #include <netlink/route/qdisc/netem.h>
 #include <netlink/route/qdisc/tbf.h>
 #include <netlink/route/tc.h>
@@ -61,6 +62,39 @@ Status add_test_qdisc(nl_sock* sock, int ifindex, const std::string& kind) {
   int err = rtnl_qdisc_add(sock, q->get(), NLM_F_CREATE | NLM_F_REPLACE);
   if (err < 0) return make_error(kind + " qdisc: " + nl_geterror(err));
   return ok_status();
+}
+
+Status set_root_qdisc(nl_sock* sock, const std::string& ifname, const std::string& kind) {
+  rtnl_link* link = nullptr;
+  if (int err = rtnl_link_get_kernel(sock, 0, ifname.c_str(), &link); err < 0) return make_error("link '" + ifname + "': " + nl_geterror(err));
+  const int ifindex = rtnl_link_get_ifindex(link);
+  rtnl_link_put(link);
+  // No handle: the kernel picks one, so a root of another kind is replaced, not clashed with.
+  auto q = make_qdisc(ifindex, kind, TC_H_ROOT, 0);
+  if (!q) return q.error();
+  // libnl sends a fifo only with its limit: the kernel's own default for a veth's
+  // txqueuelen of 1000.
+  if (kind == "pfifo") rtnl_qdisc_fifo_set_limit(q->get(), 1000);
+  if (int err = rtnl_qdisc_add(sock, q->get(), NLM_F_CREATE | NLM_F_REPLACE); err < 0)
+    return make_error("link '" + ifname + "': cannot attach a " + kind + " qdisc: " + nl_geterror(err),
+                      err == -NLE_OBJ_NOTFOUND || err == -NLE_NOATTR || err == -NLE_OPNOTSUPP
+                          ? "this kernel lacks sch_" + kind + " ('vpnlab doctor' lists the qdiscs it has): measure another qdisc, or run where it exists"
+                          : "");
+  return ok_status();
+}
+
+Result<std::string> root_qdisc_kind(nl_sock* sock, const std::string& ifname) {
+  rtnl_link* link = nullptr;
+  if (int err = rtnl_link_get_kernel(sock, 0, ifname.c_str(), &link); err < 0) return make_error("link '" + ifname + "': " + nl_geterror(err));
+  const int ifindex = rtnl_link_get_ifindex(link);
+  rtnl_link_put(link);
+  nl_cache* cache = nullptr;
+  if (int err = rtnl_qdisc_alloc_cache(sock, &cache); err < 0) return make_error(std::string("qdiscs: ") + nl_geterror(err));
+  std::unique_ptr<nl_cache, void (*)(nl_cache*)> owned(cache, nl_cache_free);
+  Qdisc root(rtnl_qdisc_get_by_parent(cache, ifindex, TC_H_ROOT));
+  if (!root) return make_error("link '" + ifname + "': no root qdisc");
+  const char* kind = rtnl_tc_get_kind(TC_CAST(root.get()));
+  return std::string(kind ? kind : "");
 }
 
 Status apply_shaping(nl_sock* sock, const std::string& ifname, const Shaping& s) {

@@ -22,6 +22,14 @@ struct Shaping {
 // for, or netem alone.
 Status apply_shaping(nl_sock* sock, const std::string& ifname, const Shaping& s);
 
+// Replaces the root qdisc of `ifname` with one of `kind` and its default parameters
+// ("fq", "fq_codel", "cake", ...): a [[variant]]'s qdisc. A kind the kernel lacks is an
+// error naming its module.
+Status set_root_qdisc(nl_sock* sock, const std::string& ifname, const std::string& kind);
+
+// The kind of `ifname`'s root qdisc as the kernel reports it ("pfifo_fast", "fq_codel", ...).
+Result<std::string> root_qdisc_kind(nl_sock* sock, const std::string& ifname);
+
 // Attaches a test qdisc of `kind` ("tbf" or "netem") as the root of the interface.
 Status add_test_qdisc(nl_sock* sock, int ifindex, const std::string& kind);
 

@@ -21,6 +21,10 @@ Result<SweepResult> NodeRuntime::sweep_mesh(const Plan&, double, int) {
   return make_error("the " + backend() + " backend cannot probe a whole mesh at once", "mesh-scale runs ('vpnlab scale') use the netns backend");
 }
 
+Status NodeRuntime::set_root_qdisc(const std::string&, const std::string&, const std::string&) {
+  return make_error("the " + backend() + " backend does not replace qdiscs", "a variant's 'qdisc' runs on the netns backend");
+}
+
 Status NodeRuntime::apply_nftables(const std::string&, const std::string&) {
   return make_error("the " + backend() + " backend does not apply nftables rules", "a variant's 'nft' rules run on the netns backend");
 }

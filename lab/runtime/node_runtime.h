@@ -55,6 +55,9 @@ class NodeRuntime {
   virtual Status add_routes(const Plan& plan, PlanRoute::When when) = 0;
   virtual Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) = 0;
   virtual Status set_offloads(const std::string& node, const std::string& ifname, bool on) = 0;
+  // The root qdisc of a node's link, of `kind` with its defaults (a variant's qdisc). By
+  // default an error: the backend does not replace qdiscs.
+  virtual Status set_root_qdisc(const std::string& node, const std::string& ifname, const std::string& kind);
 
   // Measurements a backend may not offer: nullptr when it cannot.
   virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) = 0;

@@ -10,7 +10,10 @@
 #include <fstream>
 
 #include "lab/base/unique_fd.h"
+#include "lab/kernel/namespace.h"
+#include "lab/kernel/netlink.h"
 #include "lab/kernel/nftables.h"
+#include "lab/kernel/shaping.h"
 #include "lab/record/results_csv.h"
 #include "root_test_support.h"
 
@@ -92,6 +95,33 @@ server = "b"
     }
   }
   EXPECT_EQ(host_tables(), host_before) << "the host's ruleset is not the lab's";
+}
+
+// The qdisc facet's node operation on a real link, in a namespace of its own: the root
+// qdisc becomes the kind asked for (read back from the kernel), and a kind the kernel
+// lacks is an error naming its module.
+TEST(Variant, AQdiscIsTheLinksRootQdiscOrAnErrorNamingTheModule) {
+  VPNLAB_REQUIRE_ROOT();
+  NetnsRequest scratch{"vpnlab-qdisc-test", {}};
+  scratch.anonymous = true;
+  auto made = create_namespaces({scratch});
+  ASSERT_TRUE(made.ok()) << made.error().format();
+  nl_sock* sock = made->front().sock.get();
+  ASSERT_TRUE(create_veth(sock, "vq0", 0, made->front().fd.get(), "vq1", 1500).ok());
+  ASSERT_TRUE(set_link(sock, "vq0", 1500, true).ok());
+  ASSERT_TRUE(set_root_qdisc(sock, "vq0", "pfifo").ok());
+  auto kind = root_qdisc_kind(sock, "vq0");
+  ASSERT_TRUE(kind.ok()) << kind.error().format();
+  EXPECT_EQ(*kind, "pfifo");
+  for (const char* wanted : {"fq_codel", "cake"}) {
+    Status s = set_root_qdisc(sock, "vq0", wanted);
+    if (s.ok()) {
+      EXPECT_EQ(root_qdisc_kind(sock, "vq0").value(), wanted);
+      continue;
+    }
+    EXPECT_EQ(s.error().message.rfind(std::string("link 'vq0': cannot attach a ") + wanted + " qdisc: ", 0), 0u) << s.error().message;
+    EXPECT_NE(s.error().hint.find(std::string("this kernel lacks sch_") + wanted), std::string::npos) << s.error().format();
+  }
 }
 
 // Rules nft refuses are refused before any lab exists: `validate` (as root) and `run` try

@@ -16,6 +16,7 @@
 #include "lab/kernel/payload_watch.h"
 #include "lab/kernel/probes.h"
 #include "lab/kernel/rps.h"
+#include "lab/kernel/shaping.h"
 #include "lab/kernel/sysctl.h"
 
 namespace vpnlab {
@@ -94,6 +95,9 @@ class NetnsRuntime : public NodeRuntime {
   }
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     return set_segmentation_offloads(topo_->ns_of_node(node).fd.get(), ifname, on);
+  }
+  Status set_root_qdisc(const std::string& node, const std::string& ifname, const std::string& kind) override {
+    return vpnlab::set_root_qdisc(topo_->ns_of_node(node).sock.get(), ifname, kind);
   }
   Status apply_nftables(const std::string& node, const std::string& ruleset) override {
     auto tables = nft_apply(topo_->ns_of_node(node).fd.get(), ruleset);
