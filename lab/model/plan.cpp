@@ -9,6 +9,7 @@
 #include "lab/model/sweep.h"
 #include "lab/model/topology_parse.h"
 #include "lab/model/traffic.h"
+#include "lab/model/variant_facets.h"
 #include <sstream>
 
 namespace vpnlab {
@@ -322,9 +323,7 @@ std::string describe_plan(const Plan& plan) {
   }
   for (const auto& v : plan.variants) {
     o << "\nvariant " << v.name << " (every VPN node, after the lab is built, before the product):";
-    if (!v.nft.empty()) o << " nftables rules (" << std::count(v.nft.begin(), v.nft.end(), '\n') + 1 << " lines; their counters read after each sample)";
-    for (const auto& [key, value] : v.sysctls) o << " " << key << "=" << value;
-    if (v.offloads) o << " underlay offloads " << (*v.offloads ? "on" : "off");
+    for (const auto& f : variant_facets()) o << f.describe(v);
   }
   o << "\ntests:\n";
   for (size_t i = 0; i < plan.tests.size(); ++i) {

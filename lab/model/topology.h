@@ -132,6 +132,7 @@ struct VariantSpec {
   std::string nft;  // an nftables ruleset for the node's namespace (nft -f syntax); "" none
   std::vector<std::pair<std::string, std::string>> sysctls;  // /proc/sys keys under net/
   std::optional<bool> offloads;  // TSO/GSO/GRO of every underlay link, on or off
+  std::string qdisc;             // the root qdisc of every underlay link ("fq", "fq_codel", ...); "" as the lab sets it
   SourcePos pos, nft_pos;
 };
 inline constexpr size_t kMaxVariantRules = 64 * 1024;  // bytes of one variant's nft text

@@ -18,6 +18,7 @@
 #include "lab/model/sweep.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
+#include "lab/run/variant.h"
 
 
 namespace vpnlab {
@@ -101,11 +102,7 @@ nlohmann::json lab_points_json(const Plan& plan) {
 
 nlohmann::json variants_json(const Plan& plan) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& v : plan.variants) {
-    nlohmann::json sysctl = nlohmann::json::object();
-    for (const auto& [key, value] : v.sysctls) sysctl[key] = value;
-    out.push_back({{"name", v.name}, {"nft", v.nft}, {"sysctl", sysctl}, {"offloads", v.offloads ? nlohmann::json(*v.offloads) : nlohmann::json()}});
-  }
+  for (const auto& v : plan.variants) out.push_back(variant_json(v));
   return out;
 }
 

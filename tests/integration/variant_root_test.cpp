@@ -124,6 +124,52 @@ TEST(Variant, AQdiscIsTheLinksRootQdiscOrAnErrorNamingTheModule) {
   }
 }
 
+// A qdisc variant in a run: its point's rows are measured over the qdisc (environment.json
+// records it); a kind this kernel lacks fails that point's bring-up with the module named.
+TEST(Variant, AQdiscVariantRunsOrSaysWhichModuleIsMissing) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  std::string topology = make_temp_dir("variant-topo") + "/qdisc.toml";
+  std::ofstream(topology) << two_pinned_nodes("vrq") << R"([[variant]]
+name = "pfifo"
+qdisc = "pfifo"
+[[variant]]
+name = "cake"
+qdisc = "cake"
+[bench]
+products = ["baseline"]
+sweep = { variant = ["none", "pfifo", "cake"] }
+[[bench.test]]
+name = "bulk"
+client = "a"
+server = "b"
+)";
+  NetnsRequest scratch{"vpnlab-qdisc-probe", {}};
+  scratch.anonymous = true;
+  auto made = create_namespaces({scratch});
+  ASSERT_TRUE(made.ok());
+  ASSERT_TRUE(create_veth(made->front().sock.get(), "vq0", 0, made->front().fd.get(), "vq1", 1500).ok());
+  const bool has_cake = set_root_qdisc(made->front().sock.get(), "vq0", "cake").ok();
+  ShortRun run = short_run({"baseline"}, VPNLAB_PRODUCTS_DIR, 1, topology);
+  if (!has_cake) {
+    // The cake point cannot be built: the run stops there, naming the module; the points
+    // before it are in results.csv.
+    ASSERT_FALSE(run.report.ok());
+    EXPECT_NE(run.report.error().format().find("cannot attach a cake qdisc"), std::string::npos) << run.report.error().format();
+    EXPECT_NE(run.report.error().format().find("this kernel lacks sch_cake"), std::string::npos) << run.report.error().format();
+  } else {
+    ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  }
+  auto rows = read_results_csv(run.run_dir + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  bool pfifo_measured = false;
+  for (const auto& r : *rows) pfifo_measured = pfifo_measured || (r.test == "bulk-pfifo" && r.status == "ok");
+  EXPECT_TRUE(pfifo_measured) << "the pfifo point has a finished sample";
+  const std::string env = read_file(run.run_dir + "/environment.json");
+  EXPECT_NE(env.find("\"qdisc\": \"pfifo\""), std::string::npos) << env;
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+}
+
 // Rules nft refuses are refused before any lab exists: `validate` (as root) and `run` try
 // them in a namespace of their own and give nft's message at the file's nft key; the run
 // creates nothing.

@@ -138,6 +138,10 @@ class FakeRuntime : public NodeRuntime {
     note("offloads " + node + " " + ifname + (on ? " on" : " off"));
     return ok_status();
   }
+  Status set_root_qdisc(const std::string& node, const std::string& ifname, const std::string& kind) override {
+    note("qdisc " + node + " " + ifname + " " + kind);
+    return ok_status();
+  }
   // A variant's rules: applied (noted), and counters that grow by rule_packets_step at
   // every read (0: rules that never match).
   int64_t rule_packets_step = 100;

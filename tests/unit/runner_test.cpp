@@ -74,14 +74,14 @@ Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false, st
   return report;
 }
 
-// Two nodes, the baseline, one bulk test swept over a variant with nft rules, sysctls and
-// the underlay's offloads off.
+// Two nodes, the baseline, one bulk test swept over a variant with nft rules, sysctls, the
+// underlay's offloads off and its qdisc.
 Plan variant_plan() {
   const std::string text = "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
                            "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
                            "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n"
                            "[[variant]]\nname = \"fw\"\nnft = \"table inet t { chain c { type filter hook input priority 0; counter; }; }\"\n"
-                           "sysctl = { \"net/core/somaxconn\" = \"512\" }\noffloads = false\n"
+                           "sysctl = { \"net/core/somaxconn\" = \"512\" }\noffloads = false\nqdisc = \"fq_codel\"\n"
                            "[bench]\nproducts = [\"baseline\"]\nsweep = { variant = [\"none\", \"fw\"] }\n"
                            "[[bench.test]]\nname = \"bulk\"\nclient = \"a\"\nserver = \"b\"\n";
   auto topo = parse_topology_text(text, "x.toml");
@@ -109,12 +109,13 @@ TEST(Runner, AVariantIsSetUpBeforeTheProductAndItsRulesAreCountedAroundEachSampl
   // Per round: the lab at "none" (nothing applied), then at "fw".
   std::vector<std::string> setup;
   for (const auto& c : r.calls)
-    if (c == "build" || c.rfind("nft", 0) == 0 || c.rfind("sysctl a net/core", 0) == 0 || c.rfind("offloads a", 0) == 0 ||
+    if (c == "build" || c.rfind("nft", 0) == 0 || c.rfind("sysctl a net/core", 0) == 0 || c.rfind("offloads a", 0) == 0 || c.rfind("qdisc", 0) == 0 ||
         c.rfind("spawn b iperf3", 0) == 0)
       setup.push_back(c.substr(0, c.find(" -4")));
-  EXPECT_EQ(setup, (std::vector<std::string>{"build", "spawn b iperf3", "build", "sysctl a net/core/somaxconn=512", "offloads a lan off", "nft a",
-                                             "nft b", "spawn b iperf3", "build", "spawn b iperf3", "build", "sysctl a net/core/somaxconn=512",
-                                             "offloads a lan off", "nft a", "nft b", "spawn b iperf3"}));
+  EXPECT_EQ(setup, (std::vector<std::string>{"build", "spawn b iperf3", "build", "sysctl a net/core/somaxconn=512", "offloads a lan off",
+                                             "qdisc a lan fq_codel", "nft a", "qdisc b lan fq_codel", "nft b", "spawn b iperf3", "build",
+                                             "spawn b iperf3", "build", "sysctl a net/core/somaxconn=512", "offloads a lan off", "qdisc a lan fq_codel",
+                                             "nft a", "qdisc b lan fq_codel", "nft b", "spawn b iperf3"}));
   std::vector<std::string> rows;
   for (const auto& row : report->rows) rows.push_back(row.test + " " + std::to_string(row.rule_packets) + " " + row.reason);
   EXPECT_EQ(rows, (std::vector<std::string>{"bulk-none -1 no tunnel (baseline)", "bulk-fw 200 no tunnel (baseline)", "bulk-none -1 no tunnel (baseline)",

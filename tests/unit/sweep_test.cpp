@@ -323,6 +323,25 @@ TEST(Sweep, LabAxesMultiplyAndAVariantIsAPointOfTheLab) {
       << describe_plan(plan);
 }
 
+// A variant's facets are each described in the plan, the qdisc among them.
+TEST(Sweep, AQdiscVariantIsReadAndDescribed) {
+  std::string text = kVariantLab;
+  for (const std::string shaping : {"rate = \"1G\"\n", ", rate = [\"100M\", \"1G\"]"}) text.erase(text.find(shaping), shaping.size());
+  text.replace(text.find("sysctl = {"), 10, "qdisc = \"fq_codel\"\nsysctl = {");
+  auto topo = parse_topology_text(text, "x.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  ASSERT_EQ(topo->variants.size(), 1u);
+  EXPECT_EQ(topo->variants[0].qdisc, "fq_codel");
+  PlanOptions po;
+  po.run_id = "20261203-000000-lab";
+  po.tag = "lab";
+  const std::string described = describe_plan(make_plan(*topo, po).value());
+  EXPECT_NE(described.find("variant conntrack (every VPN node, after the lab is built, before the product): nftables rules (1 lines; their "
+                           "counters read after each sample) net/netfilter/nf_conntrack_max=65536 underlay qdisc fq_codel"),
+            std::string::npos)
+      << described;
+}
+
 TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
   // --backend cannot move a netns file's variants elsewhere either.
   PlanOptions vm;
@@ -358,6 +377,13 @@ TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
             "rate: bits/s with k, M or G");
   EXPECT_EQ(variant_error("rate = [\"100M\", \"1G\"]", "rate = [\"100M\", \"100m\"]"),
             "x.toml:21:60: bench: point variant=none;rate=100m is listed twice | list each value once (\"100M\" and \"100m\" are one rate)");
+  // The qdisc facet: a parameterless kind, and never over a link the file shapes (the
+  // qdisc would replace the TBF that shapes it).
+  EXPECT_EQ(variant_error("sysctl = {", "qdisc = \"codel\"\nsysctl = {"),
+            "x.toml:18:9: variant 'conntrack': 'qdisc' is one of fq, fq_codel, cake, sfq, pfifo | write qdisc = \"fq_codel\"");
+  EXPECT_EQ(variant_error("sysctl = {", "qdisc = \"fq_codel\"\nsysctl = {"),
+            "x.toml:18:9: variant 'conntrack': 'qdisc' replaces the underlay's root qdisc, which shapes link 'lan' | measure the qdisc on "
+            "unshaped links, or shape without it");
   EXPECT_EQ(variant_error("[lab]\nname = \"x\"\n", "[lab]\nname = \"x\"\nbackend = \"vm\"\n"),
             "x.toml:16:1: variant 'conntrack': variants are applied in the nodes' namespaces on the netns backend, not on 'vm' | run the variant "
             "sweep with backend = \"netns\"");
