@@ -57,7 +57,7 @@ Refusal parse_duration_option(Args& a, const std::string& v) {
 }
 
 Refusal parse_backend(Args& a, const std::string& v) {
-  if (!is_backend(v)) return "--backend '" + v + "' is not a backend: netns, vm or hosts";
+  if (!is_backend(v)) return "--backend '" + v + "' is not a backend: " + backend_list();
   a.backend = v;
   return {};
 }

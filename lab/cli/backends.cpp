@@ -140,9 +140,9 @@ Result<RuntimeFactory> prepare_hosts(const Plan& plan, const RunOptions& opts, c
 
 const std::vector<BackendEntry>& backend_table() {
   static const std::vector<BackendEntry> table = {
-      {"netns", false, false, prepare_netns, build_namespaces_up, "", node_namespaces, namespace_hint, exec_netns},
-      {"vm", true, true, prepare_vm, boot_guests, "", vmhost_namespace, guest_hint, exec_in_guest},
-      {"hosts", false, true, prepare_hosts, nullptr, "'up' keeps namespaces or guests on this machine, not on real hosts", nullptr, nullptr, nullptr},
+      {"netns", prepare_netns, build_namespaces_up, "", node_namespaces, namespace_hint, exec_netns},
+      {"vm", prepare_vm, boot_guests, "", vmhost_namespace, guest_hint, exec_in_guest},
+      {"hosts", prepare_hosts, nullptr, "'up' keeps namespaces or guests on this machine, not on real hosts", nullptr, nullptr, nullptr},
   };
   return table;
 }

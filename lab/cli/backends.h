@@ -12,12 +12,7 @@
 namespace vpnlab {
 
 struct BackendEntry {
-  std::string name;
-  // Products run in guests: their kernel features and a kernel product's version are the
-  // guests', not this host's.
-  bool products_in_guests = false;
-  // The run directory is handed to other machines or guests: it must be absolute.
-  bool absolute_run_dir = false;
+  std::string name;  // its traits (what the model allows on it) are lab/model/backend_traits.cpp's
   // run: the backend's own preparation (image and accelerator, the hosts' checks), then the
   // factory that builds a round's nodes.
   Result<RuntimeFactory> (*prepare_run)(const Plan& plan, const RunOptions& opts, const std::string& bin_dir) = nullptr;

@@ -245,19 +245,20 @@ Status check_resume_plan(const std::string& run_dir, const Plan& plan) {
 }
 
 CapabilityProbe capability_probe_for(const std::string& backend) {
-  if (backend_entry(backend).products_in_guests) return {};
+  if (backend_traits(backend).guests) return {};
   return [] { return probe_network_capabilities("vpnlab-probe-" + std::to_string(getpid())); };
 }
 
 Availability availability_for(const ProductSpec& spec, const std::string& backend) {
   // Its control service runs in a namespace of its own beside the nodes (plan_with_services):
   // only this host's namespaces have one yet.
-  if (!spec.services.empty() && backend != "netns") {
+  if (!spec.services.empty() && !backend_traits(backend).services) {
     Availability a;
-    a.reason = "runs its control service (" + spec.services.front().name + ") in a namespace of its own beside the nodes: only the netns backend builds it";
+    a.reason = "runs its control service (" + spec.services.front().name + ") in a namespace of its own beside the nodes: only the " +
+               backends_with(&BackendTraits::services) + " backend builds it";
     return a;
   }
-  return check_availability(spec, capability_probe_for(backend), backend_entry(backend).products_in_guests);
+  return check_availability(spec, capability_probe_for(backend), backend_traits(backend).guests);
 }
 
 }  // namespace vpnlab

@@ -66,9 +66,9 @@ namespace {
 // point's underlay, and an "auto" overlay MTU follows it (kept once resolved: the runner
 // finalizes the CLI's plan again).
 Status finalize_lab_points(Plan* plan, const std::vector<ProductSpec>& specs, bool automatic) {
-  if (!plan->lab_points.empty() && plan->backend == "hosts")
-    return make_error(plan->topology_file + ": a [bench] sweep rebuilds the lab between points; the hosts backend's links are the hosts' own",
-                      "sweep on the netns or vm backend");
+  if (!plan->lab_points.empty() && !backend_traits(plan->backend).lab_sweeps)
+    return make_error(plan->topology_file + ": a [bench] sweep rebuilds the lab between points; the " + plan->backend + " backend's links are the hosts' own",
+                      "sweep on the " + backends_with(&BackendTraits::lab_sweeps) + " backend");
   for (size_t i = 0; i < plan->lab_points.size(); ++i) {
     Plan point = plan->at_lab_point(i);
     if (automatic && plan->lab_points[i].overlay_mtu == 0) point.overlay_mtu = 0;

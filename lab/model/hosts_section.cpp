@@ -40,8 +40,8 @@ void resolve_identity_files(const std::string& topology_file, std::vector<std::s
 Status parse_hosts(const TomlReader& r, const toml::table& root, Topology* topo) {
   const toml::node* hosts = root.get("host");
   if (!hosts) {
-    if (topo->backend == "hosts")
-      return r.at(SourcePos{1, 1}, "backend 'hosts' but no [[host]] defined",
+    if (backend_traits(topo->backend).remote_hosts)
+      return r.at(SourcePos{1, 1}, "backend '" + topo->backend + "' but no [[host]] defined",
                   "add [[host]] tables with name, ssh (e.g. \"root@192.0.2.10\") and nic, and host = \"...\" in each [[node]]");
     return ok_status();
   }

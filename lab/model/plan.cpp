@@ -125,15 +125,16 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   plan.run_id = opts.run_id;
   plan.lab = topo.lab_name;
   plan.backend = opts.backend.empty() ? topo.backend : opts.backend;
-  if (plan.backend == "hosts" && topo.backend != "hosts")
+  const BackendTraits& traits = backend_traits(plan.backend);
+  if (traits.remote_hosts && !backend_traits(topo.backend).remote_hosts)
     if (auto s = check_hosts_layout(topo); !s) return s.error();
-  // The file said netns (validate checked its variants there); --backend may not move them.
-  if (plan.backend != "netns" && !topo.variants.empty())
+  // The file's backend applies its variants (validate checked); --backend may not move them.
+  if (!traits.variants && !topo.variants.empty())
     return plan_error(topo, topo.variants.front().pos,
-                      "variant '" + topo.variants.front().name + "': variants are applied in the nodes' namespaces on the netns backend, not on '" +
-                          plan.backend + "'",
+                      "variant '" + topo.variants.front().name + "': variants are applied in the nodes' namespaces on the " +
+                          backends_with(&BackendTraits::variants) + " backend, not on '" + plan.backend + "'",
                       "leave out --backend " + plan.backend + " for this topology");
-  if (plan.backend == "hosts")
+  if (traits.remote_hosts)
     for (const auto& h : topo.hosts) plan.hosts.push_back(PlanHost{h.name, h.ssh, h.nic, h.agent, h.ssh_options, h.host_key, h.known_hosts});
   plan.image = topo.image;
   plan.ns_prefix = std::string(kLabPrefix) + topo.lab_name + "-" + opts.tag + "-";
@@ -163,7 +164,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
     n.overlay = HostAddr{*topo.overlay_subnet.host(i + 1), topo.overlay_subnet.length};
     n.cpus = spec.cpus;
     n.load_cpus = spec.load_cpus;
-    if (plan.backend == "hosts") n.host = spec.host;
+    if (backend_traits(plan.backend).remote_hosts) n.host = spec.host;
     plan.nodes.push_back(std::move(n));
   }
   auto node_of = [&](const std::string& name) {

@@ -97,9 +97,9 @@ Status check_chain_test(const Topology& topo, const Plan& plan, const TestSpec& 
 }  // namespace
 
 Status plan_chains(const Topology& topo, Plan* plan) {
-  if (plan->backend != "netns")
-    return plan_error(topo, topo.chains.front().pos, "[[chain]] runs on the netns backend only, not '" + plan->backend + "'",
-                      "run it with --backend netns (relays with an instance per hop were not tried in guests or on hosts)");
+  if (!backend_traits(plan->backend).chains)
+    return plan_error(topo, topo.chains.front().pos, "[[chain]] runs on the " + backends_with(&BackendTraits::chains) + " backend only, not '" + plan->backend + "'",
+                      "run it with --backend " + backends_with(&BackendTraits::chains) + " (relays with an instance per hop were not tried in guests or on hosts)");
   uint32_t next = 0;
   for (const ChainSpec& chain : topo.chains) {
     const size_t first_hop = plan->hops.size();

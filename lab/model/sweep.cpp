@@ -252,9 +252,9 @@ Status parse_lab_sweep(const TomlReader& r, const toml::table& bench, Topology* 
   if (!sweep) return ok_status();
   const std::string what = "bench";
   if (!sweep->is_table()) return r.at(*sweep, what + ": 'sweep' is a table of axes", "write sweep = { underlay_mtu = [1500, 9000] }");
-  if (topo->backend == "hosts")
-    return r.at(*sweep, what + ": a [bench] sweep rebuilds the lab between points; the hosts backend's links are the hosts' own",
-                "sweep on the netns or vm backend");
+  if (!backend_traits(topo->backend).lab_sweeps)
+    return r.at(*sweep, what + ": a [bench] sweep rebuilds the lab between points; the " + topo->backend + " backend's links are the hosts' own",
+                "sweep on the " + backends_with(&BackendTraits::lab_sweeps) + " backend");
   const toml::table& t = *sweep->as_table();
   if (t.empty()) return r.at(*sweep, what + ": 'sweep' names no axis", "e.g. sweep = { underlay_mtu = [1500, 9000] }; axes: " + lab_axis_names());
   std::vector<std::pair<const LabAxis*, const toml::array*>> axes;

@@ -33,11 +33,11 @@ Status parse_lab(const Reader& r, const toml::table& root, Topology* topo) {
   if (auto s = get_string(r, t, "backend", "lab", &topo->backend, false, pos_of(t)); !s) return s;
   if (!is_backend(topo->backend))
     return r.at(*t.get("backend"), "lab: unknown backend '" + topo->backend + "'",
-                "use backend = \"netns\" (namespaces), \"vm\" (QEMU guests through libvirt) or \"hosts\" ([[host]]s over SSH)");
+                "use backend = " + backend_list(/*with_about=*/true));
   if (auto s = get_string(r, t, "image", "lab", &topo->image, false, pos_of(t)); !s) return s;
-  if (!topo->image.empty() && topo->backend != "vm")
+  if (!topo->image.empty() && !backend_traits(topo->backend).guests)
     return r.at(*t.get("image"), "lab: image '" + topo->image + "' is for guests, but the backend is '" + topo->backend + "'",
-                "add backend = \"vm\", or remove image");
+                "add backend = \"" + backends_with(&BackendTraits::guests) + "\", or remove image");
   return ok_status();
 }
 
@@ -269,7 +269,7 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
   for (auto step : {parse_lab, parse_overlay, parse_hosts, parse_nodes, parse_links, parse_chains, check_routing, parse_variants, parse_bench})
     if (auto s = step(r, root, &topo); !s) return s.error();
   if (auto s = check_variants_swept(r, topo); !s) return s.error();
-  if (topo.backend == "hosts")
+  if (backend_traits(topo.backend).remote_hosts)
     if (auto s = check_hosts_layout(topo); !s) return s.error();
   // Node i (file order) gets overlay host i + 1, whether it runs the VPN or not.
   if (topo.overlay_subnet.host_count() < topo.nodes.size())

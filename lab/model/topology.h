@@ -7,6 +7,7 @@
 
 #include "lab/base/ipv4.h"
 #include "lab/base/result.h"
+#include "lab/model/backend_traits.h"
 #include "lab/model/test_kinds.h"
 
 namespace vpnlab {
@@ -15,16 +16,6 @@ namespace vpnlab {
 // TCP 40. Every check and default of a test's packet size uses these.
 inline int max_udp_payload(int overlay_mtu) { return overlay_mtu - 28; }
 
-// The backends, in one place: [lab] backend, --backend and the shell completion read it.
-inline const std::vector<std::string>& backend_names() {
-  static const std::vector<std::string> names = {"netns", "vm", "hosts"};
-  return names;
-}
-inline bool is_backend(const std::string& name) {
-  for (const auto& b : backend_names())
-    if (b == name) return true;
-  return false;
-}
 inline int max_tcp_mss(int overlay_mtu) { return overlay_mtu - 40; }
 
 inline constexpr size_t kMaxLabName = 12;  // goes into namespace names

@@ -31,9 +31,10 @@ Status parse_variants(const TomlReader& r, const toml::table& root, Topology* to
     if (v.name == "none") return r.at(name, what + ": 'none' is the sweep's point without a variant", "give the variant another name");
     for (const auto& other : topo->variants)
       if (other.name == v.name) return r.at(name, what + " is defined twice", "give every variant a unique name");
-    if (topo->backend != "netns")
-      return r.at(t, what + ": variants are applied in the nodes' namespaces on the netns backend, not on '" + topo->backend + "'",
-                  "run the variant sweep with backend = \"netns\"");
+    if (!backend_traits(topo->backend).variants)
+      return r.at(t, what + ": variants are applied in the nodes' namespaces on the " + backends_with(&BackendTraits::variants) + " backend, not on '" +
+                         topo->backend + "'",
+                  "run the variant sweep with backend = \"" + backends_with(&BackendTraits::variants) + "\"");
     bool sets_something = false;
     for (const auto& f : variant_facets()) {
       if (!t.get(f.key)) continue;

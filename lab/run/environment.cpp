@@ -119,7 +119,7 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   env["started"] = started;
   env["run_id"] = plan.run_id;
   env["backend"] = plan.backend;
-  env["accel"] = plan.backend == "vm" ? "to be probed" : "none (namespaces share the host kernel)";
+  env["accel"] = backend_traits(plan.backend).guests ? "to be probed" : "none (namespaces share the host kernel)";
   env["topology_sha256"] = sha256_hex(read_file_text(plan.topology_file));
   env["iperf3"] = first_output_line({"iperf3", "--version"});
   env["steal_s_at_start"] = read_cpu_times().steal;

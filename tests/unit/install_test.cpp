@@ -154,8 +154,8 @@ TEST(Backends, EveryBackendNameHasOneWholeEntry) {
       EXPECT_TRUE(b.kept_namespaces && b.node_hint && b.exec) << b.name;
     }
   }
-  EXPECT_TRUE(backend_entry("vm").products_in_guests);
-  EXPECT_FALSE(backend_entry("netns").absolute_run_dir);
+  EXPECT_TRUE(backend_traits("vm").guests);
+  EXPECT_FALSE(backend_traits("netns").guests || backend_traits("netns").remote_hosts) << "netns keeps the run directory as given";
 }
 
 // A product's registry builds ([[source]]): NAME@VERSION runs the cached build with the

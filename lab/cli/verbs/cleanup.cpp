@@ -21,7 +21,7 @@ int cmd_cleanup(const Args& a) {
   if (!a.positional.empty()) {
     auto plan = plan_request(request_of(a, a.positional[0]));
     if (!plan) return fail(plan.error());
-    if (plan->backend == "hosts") hosts_plan = std::move(*plan);
+    if (backend_traits(plan->backend).remote_hosts) hosts_plan = std::move(*plan);
   }
   if (!need_root("cleanup")) return kExitError;
   auto lock = RunLock::acquire();

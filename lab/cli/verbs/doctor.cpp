@@ -22,7 +22,7 @@ int cmd_doctor(const Args& a) {
   if (!a.positional.empty()) {
     auto p = plan_request(request_of(a, a.positional[0]));
     if (!p) return fail(p.error());
-    if (p->backend != "hosts") return usage_error("doctor", a.positional[0] + " is not a hosts topology: 'vpnlab doctor' alone probes this machine");
+    if (!backend_traits(p->backend).remote_hosts) return usage_error("doctor", a.positional[0] + " is not a hosts topology: 'vpnlab doctor' alone probes this machine");
     plan = std::move(*p);
   }
   if (!need_root("doctor")) return kExitError;

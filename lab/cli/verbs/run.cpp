@@ -156,11 +156,12 @@ Result<RunOptions> run_options(const Args& a, Plan* plan, const RunRequest& requ
   }
   const BackendEntry& backend = backend_entry(plan->backend);
   opts.probe_capabilities = capability_probe_for(plan->backend);
-  opts.in_guests = backend.products_in_guests;
+  const BackendTraits& traits = backend_traits(plan->backend);
+  opts.in_guests = traits.guests;
   opts.lab_remains = [](const std::string& prefix) { return !list_namespaces(prefix).empty(); };
   opts.crr_program = helper_dir(own_binary_dir()) + "/vpnlab-crr";
   // Guests and agents on hosts see the run directory at the same path: it must be absolute.
-  if (backend.absolute_run_dir) opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
+  if (traits.guests || traits.remote_hosts) opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
   auto factory = backend.prepare_run(*plan, opts, helper_dir(own_binary_dir()));
   if (!factory) return factory.error();
   opts.build_nodes = std::move(*factory);
