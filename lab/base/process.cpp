@@ -107,16 +107,37 @@ std::string first_output_line(const std::vector<std::string>& argv) {
   return line;
 }
 
-Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
-  if (spec.argv.empty()) return make_error("internal: empty argv");
-  std::string exe = find_program(spec.argv[0]);
-  if (exe.empty())
-    return make_error("program '" + spec.argv[0] + "' not found in PATH", "install the Debian package that provides it");
+namespace {
+
+// A fixed, small environment (a daemon must not see vpnlab's own), plus the spec's.
+bp::environment child_environment(const SpawnSpec& spec) {
   bp::environment env;
   env["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
   env["LANG"] = "C.UTF-8";
   env["HOME"] = "/root";
   for (const auto& [k, v] : spec.env) env[k] = v;
+  return env;
+}
+
+// Boost v1 opens redirect targets without O_TRUNC: a reused output file would keep the
+// tail of its previous, longer content. Start every output file empty.
+Status empty_output_files(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) {
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    if (fd < 0) return make_error("cannot create " + path + ": " + errno_text(errno));
+    close(fd);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
+  if (spec.argv.empty()) return make_error("internal: empty argv");
+  std::string exe = find_program(spec.argv[0]);
+  if (exe.empty())
+    return make_error("program '" + spec.argv[0] + "' not found in PATH", "install the Debian package that provides it");
+  bp::environment env = child_environment(spec);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   record_command(spec, exe);
 
@@ -164,13 +185,7 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   c->name_ = spec.argv[0];
   std::error_code ec;
   const std::string err_path = spec.stderr_path.empty() ? spec.stdout_path : spec.stderr_path;
-  // Boost v1 opens redirect targets without O_TRUNC: a reused output file would keep the
-  // tail of its previous, longer content. Start every output file empty.
-  for (const std::string* path : {&spec.stdout_path, &err_path}) {
-    int fd = open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-    if (fd < 0) return make_error("cannot create " + *path + ": " + errno_text(errno));
-    close(fd);
-  }
+  if (auto s = empty_output_files({spec.stdout_path, err_path}); !s) return s.error();
   if (err_path == spec.stdout_path) {
     c->impl_->child = bp::child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null,
                                 (bp::std_out & bp::std_err) > spec.stdout_path, bp::extend::on_exec_setup = hook, ec);

@@ -144,8 +144,11 @@ bool need_root(const std::string& verb) {
   return false;
 }
 
-const std::vector<OptionDef>& option_defs() {
-  static const std::vector<OptionDef> o = {
+namespace {
+
+// What a run measures and where it writes.
+void add_run_options(std::vector<OptionDef>* o) {
+  std::vector<OptionDef> part = {
       {"--product", "NAME", "a product (repeatable; 'all' = every product; NAME@TAG=/path: another build); default: [bench] products",
        [](Args& a, const std::string& v) { a.products.push_back(v); return std::string(); }},
       {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)",
@@ -173,6 +176,13 @@ const std::vector<OptionDef>& option_defs() {
        [](Args& a, const std::string& v) { a.history_path = v; return std::string(); }},
       {"--binary", "PATH", "product new: your build (an absolute path), run where the --from product runs its main binary",
        [](Args& a, const std::string& v) { a.binary = v; return std::string(); }},
+  };
+  o->insert(o->end(), part.begin(), part.end());
+}
+
+// Thresholds and adaptive sampling: what a verdict and a stop are held to.
+void add_verdict_options(std::vector<OptionDef>* o) {
+  std::vector<OptionDef> part = {
       {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best",
        parse_threshold},
       {"--threshold-cpu", "X", "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best",
@@ -189,6 +199,13 @@ const std::vector<OptionDef>& option_defs() {
        parse_max_time},
       {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)",
        parse_min_rounds},
+  };
+  o->insert(o->end(), part.begin(), part.end());
+}
+
+// How results are read, listed and written out.
+void add_reading_options(std::vector<OptionDef>* o) {
+  std::vector<OptionDef> part = {
       {"--test", "T", "only this test (default: every test both products ran)",
        [](Args& a, const std::string& v) { a.test = v; return std::string(); }},
       {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes",
@@ -226,6 +243,19 @@ const std::vector<OptionDef>& option_defs() {
       {"--markdown", "", "print a Markdown table (diff: the verdicts, for a CI job's step summary; schema: the columns)",
        [](Args& a, const std::string&) { a.markdown = true; return std::string(); }},
   };
+  o->insert(o->end(), part.begin(), part.end());
+}
+
+}  // namespace
+
+const std::vector<OptionDef>& option_defs() {
+  static const std::vector<OptionDef> o = [] {
+    std::vector<OptionDef> all;
+    add_run_options(&all);
+    add_verdict_options(&all);
+    add_reading_options(&all);
+    return all;
+  }();
   return o;
 }
 

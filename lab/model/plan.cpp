@@ -243,11 +243,10 @@ std::string cpu_list(const std::vector<int>& cpus) {
 }
 }  // namespace
 
-std::string describe_plan(const Plan& plan) {
-  std::ostringstream o;
-  o << "lab " << plan.lab << " (run " << plan.run_id << ")\n";
-  o << "overlay " << plan.overlay_subnet.str() << ", MTU " << (plan.overlay_mtu > 0 ? std::to_string(plan.overlay_mtu) : "auto")
-    << ", port " << plan.overlay_port << "\n";
+namespace {
+
+// Namespaces (bridges, then nodes with their addresses) and the hosts they run on.
+void describe_nodes(const Plan& plan, std::ostream& o) {
   o << "namespaces:\n";
   for (const auto& b : plan.bridges) o << "  " << b.ns << "  (bridge " << b.name << " for link " << b.link << ")\n";
   for (const auto& n : plan.nodes) {
@@ -269,6 +268,10 @@ std::string describe_plan(const Plan& plan) {
       o << "  " << h.nic << " moves into node " << nic.node << " as " << nic.ifname << " " << nic.addr.str() << " (link " << nic.link
         << "), back at teardown\n";
   }
+}
+
+// The links: veth pairs, or between two hosts the wire itself, with their shaping.
+void describe_veths(const Plan& plan, std::ostream& o) {
   o << "veth pairs:\n";
   auto host_of_ns = [&](const std::string& ns) {
     for (const auto& n : plan.nodes)
@@ -298,6 +301,10 @@ std::string describe_plan(const Plan& plan) {
     if (v.loss_pct > 0) o << ", loss " << v.loss_pct << " %";
     o << "\n";
   }
+}
+
+// Hops, routes, pinning, products, lab points and variants.
+void describe_rest(const Plan& plan, std::ostream& o) {
   for (const auto& h : plan.hops)
     o << (&h == &plan.hops.front() ? "hops (each its own tunnel; a relay runs one instance per hop):\n" : "") << "  " << h.chain << " hop "
       << h.index << ": " << h.a << " " << h.addr_a.str() << " <-> " << h.b << " " << h.addr_b.str()
@@ -326,10 +333,30 @@ std::string describe_plan(const Plan& plan) {
     o << "\nvariant " << v.name << " (every VPN node, after the lab is built, before the product):";
     for (const auto& f : variant_facets()) o << f.describe(v);
   }
+}
+
+// One bulk test: its shape, and each iperf3 process with its CPUs.
+void describe_bulk_test(const Plan& plan, const PlanTest& t, std::ostream& o) {
+  const TestSpec& s = t.spec;
+  o << "  " << s.name << ": " << traffic_pattern(s) << ", " << traffic_direction(s) << ", " << s.client << " -> ";
+  for (size_t k = 0; k < s.servers.size(); ++k) o << (k ? "," : "") << s.servers[k];
+  o << ", " << (s.udp ? "UDP" : "TCP") << ", " << s.streams << " stream(s)" << (s.mss ? ", MSS " + std::to_string(*s.mss) : "");
+  if (s.bitrate_bps > 0) o << ", " << s.bitrate_bps / 1e6 << " Mbit/s offered";
+  if (s.udp) o << ", " << (udp_length(s, plan.overlay_mtu) > 0 ? std::to_string(udp_length(s, plan.overlay_mtu)) : "MTU - 28") << "-byte datagrams";
+  if (s.zero_loss)
+    o << ", zero-loss search: up to " << s.steps << " trials of " << std::max(1, static_cast<int>(plan.duration_s / s.steps)) << " s, loss <= " << s.max_loss_pct
+      << " %";
+  o << "\n";
+  for (const auto& p : expand_traffic(plan, t, test_kind(s.kind).first_port))
+    o << "    iperf3 " << p.client << (p.client_cpu >= 0 ? "@cpu" + std::to_string(p.client_cpu) : "") << " -> " << p.server
+      << (p.server_cpu >= 0 ? "@cpu" + std::to_string(p.server_cpu) : "") << ":" << p.port << " -P " << p.parallel << "\n";
+}
+
+// Every test; a sweep's first point names the sweep, its points and what each costs.
+void describe_tests(const Plan& plan, std::ostream& o) {
   o << "\ntests:\n";
   for (size_t i = 0; i < plan.tests.size(); ++i) {
     const TestSpec& s = plan.tests[i].spec;
-    // A sweep's first point: the sweep, its points and what each costs.
     if (!s.sweep_of.empty() && (i == 0 || plan.tests[i - 1].spec.sweep_of != s.sweep_of)) {
       size_t points = 0;
       for (const auto& other : plan.tests) points += other.spec.sweep_of == s.sweep_of;
@@ -342,19 +369,21 @@ std::string describe_plan(const Plan& plan) {
       o << kind.plan_line(s, expand_traffic(plan, t, kind.first_port).front());
       continue;
     }
-    o << "  " << s.name << ": " << traffic_pattern(s) << ", " << traffic_direction(s) << ", " << s.client << " -> ";
-    for (size_t k = 0; k < s.servers.size(); ++k) o << (k ? "," : "") << s.servers[k];
-    o << ", " << (s.udp ? "UDP" : "TCP") << ", " << s.streams << " stream(s)" << (s.mss ? ", MSS " + std::to_string(*s.mss) : "");
-    if (s.bitrate_bps > 0) o << ", " << s.bitrate_bps / 1e6 << " Mbit/s offered";
-    if (s.udp) o << ", " << (udp_length(s, plan.overlay_mtu) > 0 ? std::to_string(udp_length(s, plan.overlay_mtu)) : "MTU - 28") << "-byte datagrams";
-    if (s.zero_loss)
-      o << ", zero-loss search: up to " << s.steps << " trials of " << std::max(1, static_cast<int>(plan.duration_s / s.steps)) << " s, loss <= " << s.max_loss_pct
-        << " %";
-    o << "\n";
-    for (const auto& p : expand_traffic(plan, t, test_kind(s.kind).first_port))
-      o << "    iperf3 " << p.client << (p.client_cpu >= 0 ? "@cpu" + std::to_string(p.client_cpu) : "") << " -> " << p.server
-        << (p.server_cpu >= 0 ? "@cpu" + std::to_string(p.server_cpu) : "") << ":" << p.port << " -P " << p.parallel << "\n";
+    describe_bulk_test(plan, t, o);
   }
+}
+
+}  // namespace
+
+std::string describe_plan(const Plan& plan) {
+  std::ostringstream o;
+  o << "lab " << plan.lab << " (run " << plan.run_id << ")\n";
+  o << "overlay " << plan.overlay_subnet.str() << ", MTU " << (plan.overlay_mtu > 0 ? std::to_string(plan.overlay_mtu) : "auto")
+    << ", port " << plan.overlay_port << "\n";
+  describe_nodes(plan, o);
+  describe_veths(plan, o);
+  describe_rest(plan, o);
+  describe_tests(plan, o);
   o << "samples " << plan.samples << " x " << plan.duration_s << " s after " << plan.warmup_s << " s warm-up; "
     << "estimated measuring time " << static_cast<long long>(plan.estimated_seconds()) << " s\n";
   return o.str();

@@ -195,6 +195,62 @@ Status parse_services(const TomlReader& r, const toml::table& root, ProductSpec*
   });
 }
 
+// [path], [ready] and [counters]: the product's own checks of its path, readiness and
+// counters.
+Status parse_checks(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
+  if (const toml::node* p = root.get("path")) {
+    if (!p->is_table()) return r.at(*p, "'path' must be a table", "write [path] with argv and expect");
+    const toml::table& t = *p->as_table();
+    if (auto s = r.only_keys(t, "path", {"argv", "expect"}); !s) return s;
+    PathCheck pc;
+    if (auto s = get_string_list(r, t, "argv", "path", &pc.argv, nullptr); !s) return s;
+    if (auto s = get_string(r, t, "expect", "path", &pc.expect, true, pos_of(t)); !s) return s;
+    if (pc.argv.empty() || pc.expect.empty()) return r.at(*p, "path: argv and expect are both required", "see products/README.md");
+    spec->path = pc;
+  }
+  if (const toml::node* ready = root.get("ready")) {
+    if (!ready->is_table()) return r.at(*ready, "'ready' must be a table", "write [ready]");
+    if (auto s = r.only_keys(*ready->as_table(), "ready", {"timeout"}); !s) return s;
+    if (auto s = get_duration(r, *ready->as_table(), "timeout", "ready", &spec->ready_timeout_s, 0.1); !s) return s;
+  }
+  if (const toml::node* c = root.get("counters")) {
+    if (!c->is_table()) return r.at(*c, "'counters' must be a table", "write [counters]");
+    const toml::table& t = *c->as_table();
+    if (auto s = r.only_keys(t, "counters", {"argv", "rx_field", "tx_field"}); !s) return s;
+    CounterSpec cs;
+    if (auto s = get_string_list(r, t, "argv", "counters", &cs.argv, nullptr); !s) return s;
+    if (auto s = get_int(r, t, "rx_field", "counters", &cs.rx_field, 1, 64); !s) return s;
+    if (auto s = get_int(r, t, "tx_field", "counters", &cs.tx_field, 1, 64); !s) return s;
+    if (cs.argv.empty() || !cs.rx_field || !cs.tx_field)
+      return r.at(*c, "counters: argv, rx_field and tx_field are all required", "see products/README.md");
+    spec->counters = cs;
+  }
+  return ok_status();
+}
+
+// Files, prepare steps, steps, registry sources, services and their start order.
+Status parse_bringup(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
+  if (auto s = parse_files(r, root, spec->dir, &spec->prepare); !s) return s;
+  if (auto s = for_each_table(r, root, "prepare", [&](const toml::table& t) -> Status {
+        PrepareStep p;
+        if (auto s = parse_prepare(r, t, spec->dir, &p); !s) return s;
+        spec->prepare.push_back(std::move(p));
+        return ok_status();
+      });
+      !s)
+    return s;
+  if (auto s = parse_steps(r, root, &spec->steps); !s) return s;
+  if (auto s = parse_sources(r, root, spec); !s) return s;
+  if (auto s = parse_services(r, root, spec); !s) return s;
+  std::string order = "reverse";
+  if (auto s = get_string(r, root, "start_order", "product", &order, false, {}); !s) return s;
+  if (order != "reverse" && order != "file")
+    return r.at(*root.get("start_order"), "product: start_order '" + order + "' is not known",
+                "\"reverse\" (the default: the first node, the initiator, starts last) or \"file\"");
+  spec->start_in_file_order = order == "file";
+  return ok_status();
+}
+
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
                                              "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
@@ -238,52 +294,8 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (spec->interface.size() > 15)
     return r.at(*root.get("interface"), "product: interface name '" + spec->interface + "' is longer than 15 characters", "shorten it");
 
-  if (auto s = parse_files(r, root, spec->dir, &spec->prepare); !s) return s;
-  if (auto s = for_each_table(r, root, "prepare", [&](const toml::table& t) -> Status {
-        PrepareStep p;
-        if (auto s = parse_prepare(r, t, spec->dir, &p); !s) return s;
-        spec->prepare.push_back(std::move(p));
-        return ok_status();
-      });
-      !s)
-    return s;
-  if (auto s = parse_steps(r, root, &spec->steps); !s) return s;
-  if (auto s = parse_sources(r, root, spec); !s) return s;
-  if (auto s = parse_services(r, root, spec); !s) return s;
-  std::string order = "reverse";
-  if (auto s = get_string(r, root, "start_order", "product", &order, false, {}); !s) return s;
-  if (order != "reverse" && order != "file")
-    return r.at(*root.get("start_order"), "product: start_order '" + order + "' is not known",
-                "\"reverse\" (the default: the first node, the initiator, starts last) or \"file\"");
-  spec->start_in_file_order = order == "file";
-  if (const toml::node* p = root.get("path")) {
-    if (!p->is_table()) return r.at(*p, "'path' must be a table", "write [path] with argv and expect");
-    const toml::table& t = *p->as_table();
-    if (auto s = r.only_keys(t, "path", {"argv", "expect"}); !s) return s;
-    PathCheck pc;
-    if (auto s = get_string_list(r, t, "argv", "path", &pc.argv, nullptr); !s) return s;
-    if (auto s = get_string(r, t, "expect", "path", &pc.expect, true, pos_of(t)); !s) return s;
-    if (pc.argv.empty() || pc.expect.empty()) return r.at(*p, "path: argv and expect are both required", "see products/README.md");
-    spec->path = pc;
-  }
-  if (const toml::node* ready = root.get("ready")) {
-    if (!ready->is_table()) return r.at(*ready, "'ready' must be a table", "write [ready]");
-    if (auto s = r.only_keys(*ready->as_table(), "ready", {"timeout"}); !s) return s;
-    if (auto s = get_duration(r, *ready->as_table(), "timeout", "ready", &spec->ready_timeout_s, 0.1); !s) return s;
-  }
-  if (const toml::node* c = root.get("counters")) {
-    if (!c->is_table()) return r.at(*c, "'counters' must be a table", "write [counters]");
-    const toml::table& t = *c->as_table();
-    if (auto s = r.only_keys(t, "counters", {"argv", "rx_field", "tx_field"}); !s) return s;
-    CounterSpec cs;
-    if (auto s = get_string_list(r, t, "argv", "counters", &cs.argv, nullptr); !s) return s;
-    if (auto s = get_int(r, t, "rx_field", "counters", &cs.rx_field, 1, 64); !s) return s;
-    if (auto s = get_int(r, t, "tx_field", "counters", &cs.tx_field, 1, 64); !s) return s;
-    if (cs.argv.empty() || !cs.rx_field || !cs.tx_field)
-      return r.at(*c, "counters: argv, rx_field and tx_field are all required", "see products/README.md");
-    spec->counters = cs;
-  }
-  return ok_status();
+  if (auto s = parse_bringup(r, root, spec); !s) return s;
+  return parse_checks(r, root, spec);
 }
 
 }  // namespace

@@ -72,8 +72,11 @@ constexpr double kAny = 1e12, kCpu = 1e6, kMs = kMaxAnySeconds * 1000;
 
 }  // namespace
 
-const std::vector<Figure>& figures() {
-  static const std::vector<Figure> table = {
+namespace {
+
+// What ran: the run, the product, the test's shape and the sample's outcome.
+void add_what_ran(std::vector<Figure>* t) {
+  std::vector<Figure> part = {
       TEXT(run_id, "", "all", "the run's id (its start time and a tag): the run directory's name"),
       TEXT(timestamp, "UTC", "all", "when the sample started, ISO 8601"),
       TEXT(product, "", "all", "the product as run: its folder's name, or NAME@TAG for another build"),
@@ -102,6 +105,13 @@ const std::vector<Figure>& figures() {
                [](SampleRow& r, const std::string& v) { r.reason = v; }, nullptr, "", "all",
                "why the row is not valid or failed, on one line (the full text is in logs/)", "0.1.0"}),
       TEXT(cipher, "", "all", "the cipher the product's spec states"),
+  };
+  t->insert(t->end(), part.begin(), part.end());
+}
+
+// What it cost and how the machine was: bring-up, CPU, packets, memory, latency, load.
+void add_costs(std::vector<Figure>* t) {
+  std::vector<Figure> part = {
       REAL(bringup_s, 3, "s", "all", "from the daemons' start until every overlay ping was answered")
           .in(0, kMaxAnySeconds)
           .as_metric({10, "bring-up s", false, "quicker", "slower", false, nullptr, [](const SampleRow& r) { return r.bringup_s > 0; }}),
@@ -145,6 +155,13 @@ const std::vector<Figure>& figures() {
           .as_metric({6, "wire packets/s", true, "more", "fewer", false, nullptr, [](const SampleRow& r) { return r.wire_pps > 0; }, "wire kpps",
                       12, "%.1f", 1000, 4}),
       TEXT(cpu_by_host, "CPU-s", "hosts backend", "each machine's busy CPU seconds, \"h1:1.234;h2:0.987\" (cpu_s is their sum)"),
+  };
+  t->insert(t->end(), part.begin(), part.end());
+}
+
+// What a test kind, a sweep, a chain or a variant adds.
+void add_kind_figures(std::vector<Figure>* t) {
+  std::vector<Figure> part = {
       TEXT(kind, "", "all", "the test's kind: empty for throughput, else rr, crr or latency"),
       REAL(tps, 1, "1/s", "rr, crr, latency", "transactions per second (crr: connections, latency: answered echoes)").in(0, kAny),
       REAL(tx_p50_ms, 4, "ms", "rr, crr, latency", "median time of one transaction, from the generator's own histogram").in(0, kMs),
@@ -165,6 +182,19 @@ const std::vector<Figure>& figures() {
           .in(-1, kAny)
           .since_version("0.2.0"),
   };
+  t->insert(t->end(), part.begin(), part.end());
+}
+
+}  // namespace
+
+const std::vector<Figure>& figures() {
+  static const std::vector<Figure> table = [] {
+    std::vector<Figure> t;
+    add_what_ran(&t);
+    add_costs(&t);
+    add_kind_figures(&t);
+    return t;
+  }();
   return table;
 }
 

@@ -338,28 +338,151 @@ Status append_pairwise(const std::vector<SampleRow>& rows, const ResultView& vie
   return Ok{};
 }
 
-Status write_report(const std::string& run_dir, const ResultView& view) {
-  auto rows = read_results_csv(run_dir + "/results.csv");
-  if (!rows) return rows.error();
-  auto read_env = read_environment(run_dir, /*required=*/false);
-  if (!read_env) return read_env.error();
-  auto read_aud = read_audit(run_dir);
-  if (!read_aud) return read_aud.error();
-  const nlohmann::json& env = *read_env;
-  const nlohmann::json& audit = *read_aud;
-  std::vector<ProductTestSummary> summaries = in_reading_order(summarize(rows.value()), view.file_order);
-  std::string run_id = rows->empty() ? jtext(env, "/run_id") : rows->front().run_id;
+namespace {
 
-  std::vector<Block> doc;
-  doc.push_back({Block::Kind::heading, "vpnlab run " + run_id, {"title"}, {}, {}});
+std::vector<std::string> report_warnings(const std::vector<ProductTestSummary>& summaries, const std::vector<LinkShare>& shares,
+                                         const nlohmann::json& audit) {
   std::vector<std::string> warnings = summary_warnings(summaries);
-  const std::vector<LinkShare> shares = link_shares(rows.value(), env);
   for (const auto& w : link_share_warnings(shares)) warnings.push_back(w);
   for (const auto& [product, a] : audit.items()) {
     for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
     if (a.value("bringups_retried", 0) > 0)
       warnings.push_back(product + ": " + std::to_string(a.value("bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
   }
+  return warnings;
+}
+
+// One test's charts, gathered product by product from its summaries and rows.
+struct TestSeries {
+  std::vector<Bar> bars, ratios;
+  std::vector<Series> over_time, cpu, strips, latency, memory;
+  std::vector<StackedBar> cpu_parts;
+};
+
+void add_product_series(const std::string& run_dir, const std::vector<SampleRow>& rows, const ProductTestSummary& s, int c, TestSeries* t) {
+  t->bars.push_back({s.product, s.gbps.median, s.gbps.ci_low, s.gbps.ci_high, c});
+  if (s.product != "baseline" && s.paired_ratio.n > 0) t->ratios.push_back({s.product, s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high, c});
+  Series scatter{s.product, {}, c}, strip{s.product, {}, c};
+  std::vector<int> valid_samples;
+  std::vector<double> user, sys, softirq;  // CPU-s per Gbit of each kind, per valid sample
+  for (const auto& r : rows) {
+    if (r.product != s.product || r.test != s.test || !counts_as_result(r)) continue;
+    scatter.points.push_back({r.gbps, r.cpu_s});
+    strip.points.push_back({r.sample, r.gbps});
+    valid_samples.push_back(r.sample);
+    if (const double gbit = r.gbps * r.duration_s; gbit > 0)
+      user.push_back(r.cpu_user_s / gbit), sys.push_back(r.cpu_sys_s / gbit), softirq.push_back(r.cpu_softirq_s / gbit);
+  }
+  if (!user.empty()) t->cpu_parts.push_back({s.product, {describe(user).median, describe(sys).median, describe(softirq).median}});
+  // Every valid sample over time, faint, with their median bold: one sample is an anecdote.
+  std::vector<std::vector<std::pair<double, double>>> gbps_by_sample, rss_by_sample;
+  for (int sample : valid_samples) {
+    gbps_by_sample.push_back(throughput_over_time(run_dir, s.product, s.test, sample));
+    rss_by_sample.push_back(rss_over_time(run_dir, s.product, s.test, sample));
+  }
+  add_sample_lines(s.product, c, gbps_by_sample, &t->over_time);
+  add_sample_lines(s.product, c, rss_by_sample, &t->memory);
+  t->cpu.push_back(scatter);
+  t->strips.push_back(strip);
+  if (auto cdf = cdf_points(pooled_rtts(run_dir, s.product, s.test, valid_samples)); !cdf.empty()) t->latency.push_back({s.product, cdf, c});
+}
+
+// The headline ratio chart first (when there is a baseline), then the others.
+std::vector<std::pair<std::string, std::string>> test_plots(const std::string& test, TestSeries& t) {
+  std::vector<std::pair<std::string, std::string>> plots;
+  auto fastest_first = [](const Bar& x, const Bar& y) { return x.value > y.value; };  // the order a reader compares in
+  if (!t.ratios.empty()) {
+    std::stable_sort(t.ratios.begin(), t.ratios.end(), fastest_first);
+    plots.push_back({test + "-vs-baseline.svg", svg_bar_chart(test + ": ratio to the baseline (round-paired median, 95 % interval)", "x baseline", t.ratios,
+                                                             {.log = true, .reference = 1})});
+  }
+  std::stable_sort(t.bars.begin(), t.bars.end(), fastest_first);
+  plots.push_back({test + "-throughput.svg", svg_bar_chart(test + ": median throughput, 95 % interval", "Gbit/s", t.bars)});
+  plots.push_back({test + "-over-time.svg", svg_line_chart(test + ": throughput over time, samples faint, median bold", "seconds", "Gbit/s", t.over_time)});
+  plots.push_back({test + "-cpu.svg", svg_scatter(test + ": CPU vs throughput per sample", "Gbit/s", "CPU-seconds (all CPUs)", t.cpu)});
+  plots.push_back({test + "-samples.svg", svg_strip_plot(test + ": every valid sample", "Gbit/s", t.strips)});
+  plots.push_back({test + "-cpu-kinds.svg",
+                   svg_stacked_bars(test + ": CPU-s per Gbit by kind (median per sample)", "CPU-s/Gbit", {"user", "sys", "softirq"}, t.cpu_parts)});
+  // Runs that kept the probes' round trips (not guests, not older runs) also get their distribution.
+  if (!t.memory.empty())
+    plots.push_back({test + "-memory.svg", svg_line_chart(test + ": daemons' RSS, busiest node: samples faint, median bold", "seconds", "MB", t.memory)});
+  if (!t.latency.empty())
+    plots.push_back({test + "-latency-cdf.svg",
+                     svg_line_chart(test + ": round trip under load, CDF to the 99.5th percentile", "ms", "fraction of probes", t.latency, 1.0)});
+  return plots;
+}
+
+Status append_test(const std::string& run_dir, const std::vector<SampleRow>& rows, const std::vector<ProductTestSummary>& summaries,
+                   const std::string& test, std::map<std::string, int>& color, OutDir& plot_dir, std::vector<Block>* doc) {
+  doc->push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
+  Block table{Block::Kind::table, "Test " + test + ": medians of the valid samples with their 95 % intervals", {}, {result_header()}, {}};
+  TestSeries series;
+  for (const auto& s : summaries) {
+    if (s.test != test) continue;
+    table.rows.push_back(result_row(s));
+    if (s.gbps.n > 0) add_product_series(run_dir, rows, s, color[s.product], &series);
+  }
+  doc->push_back(table);
+  for (const auto& [name, svg] : test_plots(test, series)) {
+    if (auto s = plot_dir.write(name, svg); !s) return s;
+    doc->push_back({Block::Kind::plot, name, {}, {}, svg});
+  }
+  return ok_status();
+}
+
+void append_shaped_links(const std::vector<LinkShare>& shares, std::vector<Block>* doc) {
+  if (shares.empty()) return;
+  doc->push_back({Block::Kind::heading, "Shaped links: share of the rate and of what headers allow", {}, {}, {}});
+  Block table{Block::Kind::table, "Shaped links: each product's share of the rate and of its header ceiling", {}, {{"product", "test", "link", "Mbit/s", "of rate", "header ceiling Mbit/s", "of ceiling"}}, {}};
+  for (const auto& l : shares)
+    table.rows.push_back({l.product, l.test, l.link + " " + number_text("%.1f", l.rate_bps / 1e6) + " Mbit/s", l.median_bps > 0 ? number_text("%.1f", l.median_bps / 1e6) : "-",
+                          l.median_bps > 0 ? number_text("%.1f %%", 100 * l.median_bps / l.rate_bps) : "-",
+                          l.ceiling_bps > 0 ? number_text("%.1f", l.ceiling_bps / 1e6) + " (MTU " + std::to_string(l.mtu) + ", +" + std::to_string(l.overhead) + " B)" : l.note,
+                          l.ceiling_bps > 0 && l.median_bps > 0 ? number_text("%.1f %%", 100 * l.median_bps / l.ceiling_bps) : "-"});
+  doc->push_back(table);
+  doc->push_back({Block::Kind::para,
+                  "Header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers with timestamps, "
+                  "the product's declared per-packet overhead, 14 B Ethernet) at the MTU it ran with.",
+                  {}, {}, {}});
+}
+
+void append_host_cpu(const std::vector<SampleRow>& rows, std::vector<Block>* doc) {
+  auto host_rows = host_cpu_rows(rows);
+  if (host_rows.empty()) return;
+  doc->push_back({Block::Kind::heading, "CPU per host", {}, {}, {}});
+  doc->push_back({Block::Kind::para,
+                  "CPU-s/Gbit in the tables is the sum over the machines that held the test's nodes; here each machine's part. Hosts that "
+                  "are one machine (the same boot id) are counted once, named together.",
+                  {}, {}, {}});
+  doc->push_back({Block::Kind::table, "CPU-s per Gbit by machine", {}, host_rows, {}});
+}
+
+void append_method(const nlohmann::json& env, std::vector<Block>* doc) {
+  doc->push_back({Block::Kind::heading, "How this was measured", {}, {}, {}});
+  doc->push_back({Block::Kind::list, "", method_items(env), {}, {}});
+  doc->push_back({Block::Kind::para,
+                  "Interval: distribution-free 95 % interval of the median (marked * where fewer than 6 samples cover less). x baseline: median of "
+                  "per-round ratios to 'baseline' with its interval. CPU: system-wide non-idle time over all CPUs per Gbit moved, with the 95 % "
+                  "interval of its median (as RSS, kpps and p99). kpps: packets per second the receiving node's interface counted: for a tunnel "
+                  "its inner packets, for the baseline the GRO/GSO-merged segments (up to 64 KB each), so baseline kpps is not comparable with a "
+                  "product's. Wire kpps: frames the receiving node's underlay carried, a merged segment counted as the full-size frames it "
+                  "stands for (bytes over MTU + 14): what a NIC would carry, comparable between products and the baseline. Retransmits: TCP retransmits per sample (median). p99: ICMP round trip through the tunnel every 10 ms during the sample.",
+                  {}, {}, {}});
+}
+
+}  // namespace
+
+Status write_report(const std::string& run_dir, const ResultView& view) {
+  auto rows = read_results_csv(run_dir + "/results.csv");
+  if (!rows) return rows.error();
+  auto env = read_environment(run_dir, /*required=*/false);
+  if (!env) return env.error();
+  auto audit = read_audit(run_dir);
+  if (!audit) return audit.error();
+  std::vector<ProductTestSummary> summaries = in_reading_order(summarize(rows.value()), view.file_order);
+  std::string run_id = rows->empty() ? jtext(*env, "/run_id") : rows->front().run_id;
+  const std::vector<LinkShare> shares = link_shares(rows.value(), *env);
+  std::vector<std::string> warnings = report_warnings(summaries, shares, *audit);
   std::vector<std::string> tests;
   std::map<std::string, int> color;  // one colour per product in every chart, in the order they ran
   for (const auto& r : rows.value()) color.emplace(r.product, static_cast<int>(color.size()));
@@ -372,115 +495,23 @@ Status write_report(const std::string& run_dir, const ResultView& view) {
   auto plot_dir = out->subdir("plots");
   if (!plot_dir) return plot_dir.error();
 
+  std::vector<Block> doc;
+  doc.push_back({Block::Kind::heading, "vpnlab run " + run_id, {"title"}, {}, {}});
   append_conclusion(rows.value(), &doc);
   doc.push_back({Block::Kind::heading, "Warnings", {}, {}, {}});
   if (warnings.empty()) doc.push_back({Block::Kind::para, "None: every row valid, no high CV, no generator-bound sample, no outside load, nothing left behind.", {}, {}, {}});
   else doc.push_back({Block::Kind::list, "", warnings, {}, {}});
   if (auto s = append_pairwise(rows.value(), view, color, *plot_dir, &doc); !s) return s;
-  for (const auto& test : tests) {
-    doc.push_back({Block::Kind::heading, "Test " + test, {}, {}, {}});
-    Block table{Block::Kind::table, "Test " + test + ": medians of the valid samples with their 95 % intervals", {}, {result_header()}, {}};
-    std::vector<Bar> bars, ratios;
-    std::vector<Series> over_time, cpu, strips, latency, memory;
-    std::vector<StackedBar> cpu_parts;
-    for (const auto& s : summaries) {
-      if (s.test != test) continue;
-      table.rows.push_back(result_row(s));
-      if (s.gbps.n == 0) continue;
-      const int c = color[s.product];
-      bars.push_back({s.product, s.gbps.median, s.gbps.ci_low, s.gbps.ci_high, c});
-      if (s.product != "baseline" && s.paired_ratio.n > 0)
-        ratios.push_back({s.product, s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high, c});
-      Series scatter{s.product, {}, c}, strip{s.product, {}, c};
-      std::vector<int> valid_samples;
-      std::vector<double> user, sys, softirq;  // CPU-s per Gbit of each kind, per valid sample
-      for (const auto& r : rows.value()) {
-        if (r.product != s.product || r.test != test || !counts_as_result(r)) continue;
-        scatter.points.push_back({r.gbps, r.cpu_s});
-        strip.points.push_back({r.sample, r.gbps});
-        valid_samples.push_back(r.sample);
-        if (const double gbit = r.gbps * r.duration_s; gbit > 0)
-          user.push_back(r.cpu_user_s / gbit), sys.push_back(r.cpu_sys_s / gbit), softirq.push_back(r.cpu_softirq_s / gbit);
-      }
-      if (!user.empty()) cpu_parts.push_back({s.product, {describe(user).median, describe(sys).median, describe(softirq).median}});
-      // Every valid sample over time, faint, with their median bold: one sample is an anecdote.
-      std::vector<std::vector<std::pair<double, double>>> gbps_by_sample, rss_by_sample;
-      for (int sample : valid_samples) {
-        gbps_by_sample.push_back(throughput_over_time(run_dir, s.product, test, sample));
-        rss_by_sample.push_back(rss_over_time(run_dir, s.product, test, sample));
-      }
-      add_sample_lines(s.product, c, gbps_by_sample, &over_time);
-      add_sample_lines(s.product, c, rss_by_sample, &memory);
-      cpu.push_back(scatter);
-      strips.push_back(strip);
-      if (auto cdf = cdf_points(pooled_rtts(run_dir, s.product, test, valid_samples)); !cdf.empty()) latency.push_back({s.product, cdf, c});
-    }
-    doc.push_back(table);
-    // Fastest first: the order a reader compares in.
-    std::stable_sort(bars.begin(), bars.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
-    std::vector<std::pair<std::string, std::string>> plots = {
-        {test + "-throughput.svg", svg_bar_chart(test + ": median throughput, 95 % interval", "Gbit/s", bars)},
-        {test + "-over-time.svg", svg_line_chart(test + ": throughput over time, samples faint, median bold", "seconds", "Gbit/s", over_time)},
-        {test + "-cpu.svg", svg_scatter(test + ": CPU vs throughput per sample", "Gbit/s", "CPU-seconds (all CPUs)", cpu)},
-        {test + "-samples.svg", svg_strip_plot(test + ": every valid sample", "Gbit/s", strips)},
-        {test + "-cpu-kinds.svg", svg_stacked_bars(test + ": CPU-s per Gbit by kind (median per sample)", "CPU-s/Gbit", {"user", "sys", "softirq"}, cpu_parts)}};
-    // Runs that kept the probes' round trips (not guests, not older runs) also get their distribution.
-    if (!memory.empty())
-      plots.push_back({test + "-memory.svg", svg_line_chart(test + ": daemons' RSS, busiest node: samples faint, median bold", "seconds", "MB", memory)});
-    if (!latency.empty())
-      plots.push_back({test + "-latency-cdf.svg",
-                       svg_line_chart(test + ": round trip under load, CDF to the 99.5th percentile", "ms", "fraction of probes", latency, 1.0)});
-    // The headline number, when there is a baseline: each product's round-paired ratio to it.
-    if (!ratios.empty()) {
-      std::stable_sort(ratios.begin(), ratios.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
-      const std::string name = test + "-vs-baseline.svg";
-      const std::string svg =
-          svg_bar_chart(test + ": ratio to the baseline (round-paired median, 95 % interval)", "x baseline", ratios, {.log = true, .reference = 1});
-      if (auto s = plot_dir->write(name, svg); !s) return s;
-      doc.push_back({Block::Kind::plot, name, {}, {}, svg});
-    }
-    for (const auto& [name, svg] : plots) {
-      if (auto s = plot_dir->write(name, svg); !s) return s;
-      doc.push_back({Block::Kind::plot, name, {}, {}, svg});
-    }
-  }
+  for (const auto& test : tests)
+    if (auto s = append_test(run_dir, rows.value(), summaries, test, color, *plot_dir, &doc); !s) return s;
   std::vector<KindSection> kinds = transaction_sections(rows.value(), run_dir, color);
   for (auto& k : udp_size_sections(rows.value(), color)) kinds.push_back(std::move(k));
   for (auto& k : sweep_sections(rows.value(), color)) kinds.push_back(std::move(k));
   if (auto hops = hop_cost_section(rows.value(), color); !hops.table.empty()) kinds.insert(kinds.begin(), std::move(hops));
   if (auto s = append_sections(*plot_dir, kinds, &doc); !s) return s;
-  if (!shares.empty()) {
-    doc.push_back({Block::Kind::heading, "Shaped links: share of the rate and of what headers allow", {}, {}, {}});
-    Block table{Block::Kind::table, "Shaped links: each product's share of the rate and of its header ceiling", {}, {{"product", "test", "link", "Mbit/s", "of rate", "header ceiling Mbit/s", "of ceiling"}}, {}};
-    for (const auto& l : shares)
-      table.rows.push_back({l.product, l.test, l.link + " " + number_text("%.1f", l.rate_bps / 1e6) + " Mbit/s", l.median_bps > 0 ? number_text("%.1f", l.median_bps / 1e6) : "-",
-                            l.median_bps > 0 ? number_text("%.1f %%", 100 * l.median_bps / l.rate_bps) : "-",
-                            l.ceiling_bps > 0 ? number_text("%.1f", l.ceiling_bps / 1e6) + " (MTU " + std::to_string(l.mtu) + ", +" + std::to_string(l.overhead) + " B)" : l.note,
-                            l.ceiling_bps > 0 && l.median_bps > 0 ? number_text("%.1f %%", 100 * l.median_bps / l.ceiling_bps) : "-"});
-    doc.push_back(table);
-    doc.push_back({Block::Kind::para,
-                   "Header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers with timestamps, "
-                   "the product's declared per-packet overhead, 14 B Ethernet) at the MTU it ran with.",
-                   {}, {}, {}});
-  }
-  if (auto host_rows = host_cpu_rows(rows.value()); !host_rows.empty()) {
-    doc.push_back({Block::Kind::heading, "CPU per host", {}, {}, {}});
-    doc.push_back({Block::Kind::para,
-                   "CPU-s/Gbit in the tables is the sum over the machines that held the test's nodes; here each machine's part. Hosts that "
-                   "are one machine (the same boot id) are counted once, named together.",
-                   {}, {}, {}});
-    doc.push_back({Block::Kind::table, "CPU-s per Gbit by machine", {}, host_rows, {}});
-  }
-  doc.push_back({Block::Kind::heading, "How this was measured", {}, {}, {}});
-  doc.push_back({Block::Kind::list, "", method_items(env), {}, {}});
-  doc.push_back({Block::Kind::para,
-                 "Interval: distribution-free 95 % interval of the median (marked * where fewer than 6 samples cover less). x baseline: median of "
-                 "per-round ratios to 'baseline' with its interval. CPU: system-wide non-idle time over all CPUs per Gbit moved, with the 95 % "
-                 "interval of its median (as RSS, kpps and p99). kpps: packets per second the receiving node's interface counted: for a tunnel "
-                 "its inner packets, for the baseline the GRO/GSO-merged segments (up to 64 KB each), so baseline kpps is not comparable with a "
-                 "product's. Wire kpps: frames the receiving node's underlay carried, a merged segment counted as the full-size frames it "
-                 "stands for (bytes over MTU + 14): what a NIC would carry, comparable between products and the baseline. Retransmits: TCP retransmits per sample (median). p99: ICMP round trip through the tunnel every 10 ms during the sample.",
-                 {}, {}, {}});
+  append_shaped_links(shares, &doc);
+  append_host_cpu(rows.value(), &doc);
+  append_method(*env, &doc);
   if (auto s = out->write("report.md", markdown(doc)); !s) return s;
   return out->write("report.html", html(doc, "vpnlab run " + run_id));
 }
