@@ -40,29 +40,29 @@ class NodeRuntime {
   Result<RunOutcome> run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s, int interrupt_fd);
 
   virtual Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int interrupt_fd) = 0;
-  virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) = 0;
+  virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options);
   // Address, MTU, up: what a product's `configure` step does to its interface.
   // Removes a link the product made (create_link); one already gone is success.
-  virtual Status delete_link(const std::string& node, const std::string& ifname) = 0;
+  virtual Status delete_link(const std::string& node, const std::string& ifname);
   // Sets sysctls in the node's network namespace ("net/ipv6/conf/default/disable_ipv6" = "0"):
   // what a product's sysctl step asks for.
-  virtual Status set_sysctls(const std::string& node, const Sysctls& settings) = 0;
+  virtual Status set_sysctls(const std::string& node, const Sysctls& settings);
   virtual Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) = 0;
   virtual Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) = 0;
   virtual Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int interrupt_fd, int payload = 56,
                       bool dont_fragment = false) = 0;
   virtual Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int interrupt_fd) = 0;
   virtual Status add_routes(const Plan& plan, PlanRoute::When when) = 0;
-  virtual Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) = 0;
-  virtual Status set_offloads(const std::string& node, const std::string& ifname, bool on) = 0;
+  virtual Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus);
+  virtual Status set_offloads(const std::string& node, const std::string& ifname, bool on);
   // The root qdisc of a node's link, of `kind` with its defaults (a variant's qdisc). By
   // default an error: the backend does not replace qdiscs.
   virtual Status set_root_qdisc(const std::string& node, const std::string& ifname, const std::string& kind);
 
   // Measurements a backend may not offer: nullptr when it cannot.
-  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) = 0;
+  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms);
   virtual Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
-                                                              const std::string& pattern, int port) = 0;
+                                                              const std::string& pattern, int port);
   // System-wide CPU time of every machine that holds nodes, for CPU-s/Gbit: this one by
   // default; the hosts backend asks each machine once (hosts on one machine are one entry).
   struct MachineCpu {
@@ -93,15 +93,15 @@ class NodeRuntime {
   // product's. Local backends lose nothing.
   virtual std::string lost() { return ""; }
   // Why the optional measurements are missing ("" when they are all there).
-  virtual std::string limits() const = 0;
-  virtual bool can_watch_payload() const = 0;
+  virtual std::string limits() const { return ""; }
+  virtual bool can_watch_payload() const { return false; }
   // The lab's namespaces on this host (outside-load accounting).
-  virtual std::vector<uint64_t> inodes() const = 0;
+  virtual std::vector<uint64_t> inodes() const { return {}; }
 
   // The run's records of the built topology: writes what it has into run_dir (the netns
   // backend: sysctls.json, offloads.json) and returns fields for environment.json (the vm
   // backend: accel, image, guests), which the runner adds.
-  virtual nlohmann::json record(const std::string& run_dir) = 0;
+  virtual nlohmann::json record(const std::string& run_dir);
   struct Audit {
     std::vector<std::string> leftovers;
     std::vector<std::string> run_files;
@@ -113,10 +113,10 @@ class NodeRuntime {
   // its machine(s):
   // Waits up to timeout_ms until nothing outside the lab is runnable; returns how many
   // such tasks still were (0: idle).
-  virtual int wait_outside_idle(int timeout_ms) = 0;
+  virtual int wait_outside_idle(int /*timeout_ms*/) { return 0; }
   // After teardown: until the kernel has finished destroying the topology, at most
   // timeout_s, so the next product starts on a settled machine.
-  virtual Status settle_after_teardown(double timeout_s) = 0;
+  virtual Status settle_after_teardown(double /*timeout_s*/) { return ok_status(); }
 };
 
 // Builds a plan's topology on a backend; the CLI passes the one for plan.backend

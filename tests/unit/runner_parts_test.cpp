@@ -434,3 +434,40 @@ TEST(RunTiming, TheLineNamesWhatMattersAndTheHarnessCostPerSample) {
   // A span that ends after the wall clock was read never makes "other" negative.
   EXPECT_EQ(finish_timing(c, 30.0, 8).phases.seconds(kPhaseOther), 0.0);
 }
+
+namespace vpnlab {
+namespace {
+
+// A backend overrides only what it has: the essentials are pure, everything else answers
+// "not on this backend" (or no measurement), naming the backend.
+class EssentialsOnly : public NodeRuntime {
+ public:
+  std::string backend() const override { return "bare"; }
+  Result<std::unique_ptr<NodeProcess>> spawn(const std::string&, SpawnSpec, bool) override { return make_error("no"); }
+  Status wait_for_link(const std::string&, const std::string&, double, int) override { return ok_status(); }
+  Status configure_link(const std::string&, const std::string&, const HostAddr&, int) override { return ok_status(); }
+  Result<LinkInfo> get_link(const std::string&, const std::string&) override { return LinkInfo{}; }
+  Status ping(const std::string&, Ipv4Addr, double, int, int, bool) override { return ok_status(); }
+  Status wait_tcp_listening(const std::string&, int, double, int) override { return ok_status(); }
+  Status add_routes(const Plan&, PlanRoute::When) override { return ok_status(); }
+  Audit audit() override { return {}; }
+  Status teardown(double) override { return ok_status(); }
+};
+
+TEST(NodeRuntimeDefaults, WhatABackendDoesNotOverrideSaysSoByName) {
+  EssentialsOnly bare;
+  EXPECT_EQ(bare.set_sysctls("a", {}).error().message, "the bare backend does not set sysctls");
+  EXPECT_EQ(bare.set_offloads("a", "eth0", false).error().message, "the bare backend does not set offloads (eth0)");
+  EXPECT_EQ(bare.set_root_qdisc("a", "eth0", "fq").error().message, "the bare backend does not replace qdiscs");
+  EXPECT_EQ(bare.create_link_of_kind("a", "wg0", "wireguard", {}).error().message,
+            "the bare backend does not create links of a kind ('wireguard' for wg0)");
+  EXPECT_EQ(bare.apply_nftables("a", "table inet t {}").error().message, "the bare backend does not apply nftables rules");
+  auto probe = bare.latency_probe("a", Ipv4Addr{}, 10);
+  ASSERT_TRUE(probe.ok());
+  EXPECT_EQ(*probe, nullptr) << "no probe: the row says latency is missing";
+  EXPECT_FALSE(bare.can_watch_payload());
+  EXPECT_EQ(bare.limits(), "");
+}
+
+}  // namespace
+}  // namespace vpnlab
