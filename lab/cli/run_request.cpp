@@ -62,12 +62,44 @@ Status check_variant_rules(const Topology& topo) {
   return ok_status();
 }
 
+// What the file asks of this kernel that it lacks, found before any lab is built: netem for
+// a link's delay, jitter or loss, and a variant's qdisc, each tried in a namespace of its
+// own and refused at its place in the file. Guests and hosts have kernels of their own;
+// without root nothing is tried (the run, which has it, finds it).
+Status check_kernel_qdiscs(const Topology& topo, const std::string& backend) {
+  const BackendTraits& traits = backend_traits(backend);
+  if (geteuid() != 0 || traits.guests || traits.remote_hosts) return ok_status();
+  std::vector<std::pair<std::string, SourcePos>> needed;  // kind, where the file asks for it
+  std::vector<std::string> who;
+  for (const auto& l : topo.links)
+    if (l.delay_ms > 0 || l.jitter_ms > 0 || l.loss_pct > 0) needed.push_back({"netem", l.shaping_pos}), who.push_back("link '" + l.name + "'");
+  for (const auto& v : topo.variants)
+    if (!v.qdisc.empty()) needed.push_back({v.qdisc, v.pos}), who.push_back("variant '" + v.name + "'");
+  if (needed.empty()) return ok_status();
+  std::vector<std::string> kinds;
+  for (const auto& [kind, pos] : needed) kinds.push_back(kind);
+  const auto tried = probe_qdiscs(kinds);
+  for (size_t i = 0; i < tried.size(); ++i) {
+    if (tried[i].second) continue;
+    const std::string& kind = needed[i].first;
+    const std::string guests = backends_with(&BackendTraits::guests);
+    return TomlReader(topo.file).at(needed[i].second,
+                                    who[i] + (kind == "netem" ? ": delay, jitter and loss need the netem qdisc" : ": qdisc '" + kind + "'") +
+                                        ", which this kernel lacks (" + tried[i].second.error().message + ")",
+                                    kind == "netem" ? "remove delay/jitter/loss from the link, or run it with --backend " + guests +
+                                                          " (its guests' kernel has netem)"
+                                                    : "measure a qdisc this kernel has ('vpnlab doctor' lists them), or leave the variant out");
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Result<Plan> plan_request(const RunRequest& a) {
   auto topo = load_topology(a.topology_file);
   if (!topo) return topo.error();
   if (auto s = check_variant_rules(*topo); !s) return s.error();
+  if (auto s = check_kernel_qdiscs(*topo, a.backend.empty() ? topo->backend : a.backend); !s) return s.error();
   PlanOptions po;
   po.run_id = a.run_id.empty() ? make_run_id(&po.tag) : a.run_id;
   if (!a.run_id.empty()) po.tag = a.run_id.substr(a.run_id.rfind('-') + 1);

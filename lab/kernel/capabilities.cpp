@@ -172,6 +172,28 @@ std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns
   return caps;  // the anonymous namespace goes with its fds
 }
 
+std::vector<std::pair<std::string, Status>> probe_qdiscs(const std::vector<std::string>& kinds) {
+  std::vector<std::pair<std::string, Status>> out;
+  NetnsRequest scratch{"vpnlab-qdisc-probe", {}};
+  scratch.anonymous = true;  // nothing in /run/netns, nothing to clean up after a kill
+  auto made = create_namespaces({scratch});
+  Status veth = made ? create_veth(made->front().sock.get(), "vq0", 0, made->front().fd.get(), "vq1", 1500) : Status(made.error());
+  for (const auto& kind : kinds) {
+    if (!veth) {
+      out.push_back({kind, veth});
+      continue;
+    }
+    nl_sock* sock = made->front().sock.get();
+    if (kind == "netem" || kind == "tbf") {
+      auto idx = link_index(sock, "vq0");
+      out.push_back({kind, idx ? add_test_qdisc(sock, *idx, kind) : Status(idx.error())});
+    } else {
+      out.push_back({kind, set_root_qdisc(sock, "vq0", kind)});
+    }
+  }
+  return out;
+}
+
 Capability probe_kvm() {
   Capability c{"kvm", false, ""};
   int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);

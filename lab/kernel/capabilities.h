@@ -17,6 +17,11 @@ namespace vpnlab {
 // removed again: netns, veth, bridge, tun, wireguard-link, esp-state, tbf-qdisc, netem-qdisc.
 std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns);
 
+// Whether each qdisc kind ("netem", "fq_codel", ...) can be the root of a veth, tried in an
+// anonymous scratch namespace: ok, or the kernel's refusal (netem with a 1 ms delay, tbf
+// with a rate, any other kind with its defaults).
+std::vector<std::pair<std::string, Status>> probe_qdiscs(const std::vector<std::string>& kinds);
+
 // /dev/kvm: opens it and creates a VM (no guest is booted here).
 Capability probe_kvm();
 

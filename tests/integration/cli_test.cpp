@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "lab/base/fs_util.h"
+#include "lab/kernel/capabilities.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/summary.h"
 #include <algorithm>
@@ -47,6 +48,31 @@ TEST(Cli, UnknownVerbAndOptionSuggest) {
   o = vpnlab_cli({"run", "--help"});
   EXPECT_EQ(o.status, 0);
   EXPECT_NE(o.out.find("--samples N"), std::string::npos);
+}
+
+// What the file asks of this kernel that it lacks is found at validate (as root), at its
+// place in the file, with the backend that has it: a link's delay needs netem; a variant's
+// qdisc its module. The vm backend's guests have kernels of their own: not refused there.
+TEST(Cli, AQdiscThisKernelLacksIsRefusedAtValidateWhereTheFileAsksForIt) {
+  VPNLAB_REQUIRE_ROOT();
+  const auto netem = probe_qdiscs({"netem"});
+  if (netem.front().second.ok()) GTEST_SKIP() << "this kernel has netem: nothing to refuse";
+  std::string text = read_file(VPNLAB_TOPOLOGIES "/quick.toml");
+  text.replace(text.find("mtu = 1500"), 10, "mtu = 1500\ndelay = \"15ms\"");
+  const std::string file = make_temp_dir("netem-validate") + "/delayed.toml";
+  std::ofstream(file) << text;
+  int line = 1;
+  for (size_t at = 0; at < text.find("delay = "); ++at) line += text[at] == '\n';
+  for (const char* verb : {"validate", "plan"}) {
+    CliOutcome o = vpnlab_cli({verb, file});
+    EXPECT_EQ(o.status, 1) << verb << ": " << o.out << o.err;
+    EXPECT_EQ(o.err.rfind("vpnlab: error: " + file + ":" + std::to_string(line) + ":9: link 'lan': delay, jitter and loss need the netem qdisc, "
+                          "which this kernel lacks (netem qdisc: ", 0),
+              0u)
+        << o.err;
+    EXPECT_NE(o.err.find("hint: remove delay/jitter/loss from the link, or run it with --backend vm"), std::string::npos) << o.err;
+  }
+  EXPECT_EQ(vpnlab_cli({"validate", file, "--backend", "vm"}).status, 0) << "the guests' kernel is not this one";
 }
 
 // The small conventions a packager checks (issue 35): usage on stderr when it answers a
