@@ -149,7 +149,7 @@ namespace {
 // What a run measures and where it writes.
 void add_run_options(std::vector<OptionDef>* o) {
   std::vector<OptionDef> part = {
-      {"--product", "NAME", "a product (repeatable; 'all' = every product; NAME@TAG=/path: another build); default: [bench] products",
+      {"--product", "NAME", "a product (repeatable; 'all' = every product and registry build NAME@VERSION that can run here, 'all-plain' = every product by its plain name; NAME@TAG=/path: another build); default: [bench] products",
        [](Args& a, const std::string& v) { a.products.push_back(v); return std::string(); }},
       {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)",
        parse_samples},

@@ -78,7 +78,7 @@ int cmd_complete(const std::vector<std::string>& words_in) {
   const std::string prev = words[cword - 2];
   if (const OptionDef* o = option_def(prev); o && *o->value) {
     if (prev == "--product" || prev == "--vs") {
-      if (prev == "--product") offer("all");
+      if (prev == "--product") offer("all"), offer("all-plain");
       for (const auto& p : list_products(products_path(own_binary_dir()))) offer(p);
     } else if (prev == "--backend") {
       for (const auto& b : backend_names()) offer(b);

@@ -113,11 +113,13 @@ Result<Plan> plan_request(const RunRequest& a) {
   if (plan && a.sequential) plan->interleave = false;
   if (!plan) return plan;
   if (a.products.empty() && a.samples && *a.samples < 1) return make_error("--samples must be at least 1");
-  // "--product all" means every product in products/ that can run here, on this shape.
+  // "--product all" means every product and registry build (NAME@VERSION) that can run here,
+  // on this shape; "all-plain" the products by their plain names only.
   const std::string dir = products_path(own_binary_dir());
-  const bool all = std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end();
+  const bool all_builds = std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end();
+  const bool all = all_builds || std::find(plan->products.begin(), plan->products.end(), "all-plain") != plan->products.end();
   std::vector<ProductSpec> specs;
-  for (const auto& name : all ? list_products(dir) : plan->products) {
+  for (const auto& name : !all ? plan->products : all_builds ? list_products_and_builds(dir) : list_products(dir)) {
     auto spec = load_product(dir, name);
     if (!spec && spec.error().file.empty() && a.products.empty()) {
       // The name came from [bench] products: point at it.

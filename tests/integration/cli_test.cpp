@@ -10,6 +10,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/kernel/capabilities.h"
+#include "lab/model/product_spec.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/summary.h"
 #include <algorithm>
@@ -73,6 +74,30 @@ TEST(Cli, AQdiscThisKernelLacksIsRefusedAtValidateWhereTheFileAsksForIt) {
     EXPECT_NE(o.err.find("hint: remove delay/jitter/loss from the link, or run it with --backend vm"), std::string::npos) << o.err;
   }
   EXPECT_EQ(vpnlab_cli({"validate", file, "--backend", "vm"}).status, 0) << "the guests' kernel is not this one";
+}
+
+// "--product all" is every product and registry build that can run here (NAME@VERSION
+// included: the builds a maintainer compares most); a build it cannot run is named with why.
+// "all-plain" keeps the products by their plain names only.
+TEST(Cli, ProductAllIncludesTheRegistryBuilds) {
+  VPNLAB_REQUIRE_ROOT();
+  std::vector<std::string> builds;
+  for (const auto& name : list_products_and_builds(VPNLAB_PRODUCTS_DIR))
+    if (name.find('@') != std::string::npos) builds.push_back(name);
+  ASSERT_FALSE(builds.empty()) << "the shipped products have registry builds";
+  auto products_of = [](const CliOutcome& o) {
+    EXPECT_EQ(o.status, 0) << o.err;
+    return o.status == 0 ? nlohmann::json::parse(o.out)["products"].get<std::vector<std::string>>() : std::vector<std::string>{};
+  };
+  CliOutcome all = vpnlab_cli({"plan", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "all", "--json"});
+  const auto planned = products_of(all);
+  for (const auto& b : builds) {
+    const bool in = std::find(planned.begin(), planned.end(), b) != planned.end();
+    EXPECT_TRUE(in || all.err.find("skipping " + b + ": ") != std::string::npos) << b << " is neither planned nor said why not:\n" << all.err;
+  }
+  const auto plain = products_of(vpnlab_cli({"plan", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "all-plain", "--json"}));
+  EXPECT_FALSE(plain.empty());
+  for (const auto& p : plain) EXPECT_EQ(p.find('@'), std::string::npos) << p;
 }
 
 // The small conventions a packager checks (issue 35): usage on stderr when it answers a
