@@ -289,7 +289,11 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
       s = s.substr(0, eq);
     }
     const OptionDef* def = allowed_opt(s) ? option_def(s) : nullptr;
-    if (!def) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "'"); return std::nullopt; }
+    if (!def) {
+      const std::string guess = closest_match(s, allowed);
+      usage_error(verb, "unknown option '" + s + "' for '" + verb + "'" + (guess.empty() ? "" : ": did you mean '" + guess + "'?"));
+      return std::nullopt;
+    }
     const bool takes_value = *def->value;
     if (!takes_value && inline_value) { usage_error(verb, s + " takes no value"); return std::nullopt; }
     if (takes_value && !inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }

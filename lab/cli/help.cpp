@@ -20,7 +20,10 @@ void print_verb_help(const Verb& v, bool for_man) {
   for (const auto& name : v.options) {
     const OptionDef* o = option_def(name);
     std::string head = std::string(o->name) + (*o->value ? std::string(" ") + o->value : "");
-    std::cout << "  " << help_line(head, o->help);
+    const char* help = o->help;
+    for (const auto& [option, own] : v.option_help)
+      if (option == name) help = own;
+    std::cout << "  " << help_line(head, help);
   }
   std::cout << "  -q, --quiet      warnings and errors only\n  -v, --verbose    debug detail\n  -h, --help       this help\n"
                "  --               what follows is an argument (a file, a run, a name), even if it starts with '-'\n";

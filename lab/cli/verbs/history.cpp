@@ -19,6 +19,9 @@ extern const Verb kHistoryVerb = {"history", "history [--json] | history --produ
      "run's extra rows are added); 'export --jsonl' writes one line per run. A file that is not a vpnlab history, is damaged or\n"
      "is of a newer schema is refused, never overwritten.",
      {"--history", "--json", "--product", "--test", "--metric", "--by", "--threshold", "--out", "--jsonl", "--replace"},
-    cmd_history};
+    cmd_history,
+    {{"--out", "report: the directory of history.html (default history-report); export: the file (default stdout)"},
+     {"--product", "the product (or build NAME@VERSION) whose series to show or check"},
+     {"--threshold", "check: a regression is worse by more than X (default 0.05) with its interval wholly on the worse side"}}};
 
 }  // namespace vpnlab

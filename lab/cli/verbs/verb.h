@@ -19,6 +19,8 @@ struct Verb {
   const char* help;
   std::vector<std::string> options;
   int (*run)(const Args&);
+  // An option whose meaning differs for this verb: its help here, not the shared table's.
+  std::vector<std::pair<std::string, const char*>> option_help = {};
 };
 
 // Every verb, in usage order.
