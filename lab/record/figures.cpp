@@ -99,7 +99,7 @@ void add_what_ran(std::vector<Figure>* t) {
           .as_metric({11, "TCP retransmits", false, "fewer", "more", false, nullptr,
                       [](const SampleRow& r) { return r.retransmits >= 0 && r.protocol != "udp"; }}),
       FLAG(valid, "", "all", "true when the traffic provably crossed the tunnel (counters, the product's own, the plaintext check); the "
-                             "baseline's rows are false by definition and count as results"),
+                             "baseline has no tunnel: its finished samples whose counters agree are true, with the reason 'no tunnel (baseline)'"),
       TEXT(status, "", "all", "ok (the sample finished) or failed"),
       F(Figure{"reason", ColumnType::text, [](const SampleRow& r) { return one_line(r.reason); },
                [](SampleRow& r, const std::string& v) { r.reason = v; }, nullptr, "", "all",
