@@ -205,11 +205,26 @@ udp = true
 bitrate = "4M"
 length = 500
 )";
+  // Under 1 % loss each way a UDP client in a TCG guest now and then never finishes (seen
+  // once in a full suite, the baseline's: "the test's clients did not finish within 24 s";
+  // alone it passed). The row says so and the run exits 4 or 5, which is right; this test
+  // is about netem, so such a run, and only such a run, is tried once more.
   auto run = vpnlab_cli({"run", topo, "--out", dir + "/out"});
-  EXPECT_EQ(run.status, 0) << run.out << run.err;
   std::string run_dir = run_dir_in(dir + "/out");
   auto rows = read_results_csv(run_dir + "/results.csv");
   ASSERT_TRUE(rows.ok()) << rows.error().format();
+  const bool udp_stalled = std::any_of(rows->begin(), rows->end(), [](const SampleRow& r) {
+    return r.test == "udp" && r.reason.find("clients did not finish") != std::string::npos;
+  });
+  if (run.status != 0 && udp_stalled) {
+    std::printf("[ note ] a UDP client did not finish under loss: the run is tried once more\n");
+    std::filesystem::remove_all(dir + "/out");
+    run = vpnlab_cli({"run", topo, "--out", dir + "/out"});
+    run_dir = run_dir_in(dir + "/out");
+    rows = read_results_csv(run_dir + "/results.csv");
+    ASSERT_TRUE(rows.ok()) << rows.error().format();
+  }
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
   ASSERT_EQ(rows->size(), 4u);
   for (const auto& r : *rows) {
     EXPECT_TRUE(r.valid) << r.product << "/" << r.test << ": " << r.reason;
