@@ -408,8 +408,12 @@ Result<ProductSpec> load_product(const std::string& products_path, const std::st
     std::string all;
     for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
     std::string where = dirs.size() == 1 ? "no " + path : "in none of " + products_path;
+    // Where else a product could have been: the directories that do not exist are not in
+    // products_path, so the message names them.
+    const std::string lookup = "; products are looked up in the shipped folder, each directory of $VPNLAB_PRODUCTS, then "
+                               "~/.config/vpnlab/products ('vpnlab product new' makes one there)";
     return make_error("unknown product '" + name + "' (" + where + ")",
-                      guess.empty() ? "known products: " + all : "did you mean '" + guess + "'?");
+                      (guess.empty() ? "known products: " + all : "did you mean '" + guess + "'?") + lookup);
   }
   TomlReader r(path);
   toml::table root;

@@ -280,7 +280,7 @@ TEST(ProductSpec, ErrorsNameTheSpecFile) {
   EXPECT_EQ(spec.error().where_and_what(), dir + "/bad/product.toml:5:7: step: empty argv");
   auto unknown = load_product(VPNLAB_PRODUCTS_DIR, "wireguard");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error().hint, "did you mean 'wireguard-go'?");
+  EXPECT_EQ(unknown.error().hint, "did you mean 'wireguard-go'?; products are looked up in the shipped folder, each directory of $VPNLAB_PRODUCTS, then ~/.config/vpnlab/products ('vpnlab product new' makes one there)");
 }
 
 TEST(Counters, ParsesWgTransferOutput) {
