@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "lab/backends/hosts/ssh_channel.h"
 #include "lab/backends/vm/guest_lab.h"
 #include "lab/base/pidfd.h"
 #include "lab/kernel/namespace.h"
@@ -73,6 +74,34 @@ Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::s
       if (dry_run) {
         report.actions.push_back("would remove " + e.path().string());
       } else if (std::filesystem::remove(e.path(), ec)) {
+        report.actions.push_back("removed " + e.path().string());
+      }
+    }
+  }
+  // ssh's private directories (host keys, control sockets) of a vpnlab killed before it
+  // removed its own: PREFIX<pid>-XXXXXX whose process no longer exists (cleanup holds the
+  // run lock; a live vpnlab's pid is alive).
+  if (only.empty()) {
+    const std::filesystem::path prefix = ssh_private_dir_prefix();
+    const std::string start = prefix.filename().string();
+    for (auto& e : std::filesystem::directory_iterator(prefix.parent_path(), ec)) {
+      std::string name = e.path().filename().string();
+      if (name.rfind(start, 0) != 0 || !e.is_directory(ec) || e.is_symlink(ec)) continue;
+      char* end = nullptr;
+      long pid = std::strtol(name.c_str() + start.size(), &end, 10);
+      // Before 0.2.0's pid in the name (PREFIX + mkdtemp's six characters): stale unless a
+      // control socket is in it.
+      const bool legacy = name.size() == start.size() + 6 && name.find('-', start.size()) == std::string::npos;
+      if (legacy) {
+        bool socket = false;
+        for (auto& f : std::filesystem::directory_iterator(e.path(), ec)) socket = socket || f.is_socket(ec);
+        if (socket) continue;
+      } else if (pid <= 0 || *end != '-' || kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) {
+        continue;
+      }
+      if (dry_run) {
+        report.actions.push_back("would remove " + e.path().string());
+      } else if (std::filesystem::remove_all(e.path(), ec); !ec) {
         report.actions.push_back("removed " + e.path().string());
       }
     }

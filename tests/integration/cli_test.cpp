@@ -104,6 +104,29 @@ TEST(Cli, ProductAllIncludesTheRegistryBuilds) {
   for (const auto& p : plain) EXPECT_EQ(p.find('@'), std::string::npos) << p;
 }
 
+// ssh's private directory of a vpnlab killed before it removed it (its pid gone) is removed
+// by cleanup; one whose process lives is not.
+TEST(Cli, CleanupRemovesTheSshDirectoryOfAKilledVpnlabOnly) {
+  VPNLAB_REQUIRE_ROOT();
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  ASSERT_GT(gone, 0);
+  waitpid(gone, nullptr, 0);
+  const std::string stale = "/run/vpnlab-ssh-" + std::to_string(gone) + "-tstold";
+  const std::string live = "/run/vpnlab-ssh-" + std::to_string(getpid()) + "-tstnew";
+  for (const auto& d : {stale, live}) {
+    ASSERT_TRUE(std::filesystem::create_directory(d)) << d;
+    std::ofstream(d + "/known_hosts-h1") << "h1 ssh-ed25519 AAAA\n";
+  }
+  CliOutcome o = vpnlab_cli({"cleanup"});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("removed " + stale), std::string::npos) << o.out;
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live)) << "a live vpnlab's directory is its own";
+  std::filesystem::remove_all(live);
+  std::filesystem::remove_all(stale);
+}
+
 // The small conventions a packager checks (issue 35): usage on stderr when it answers a
 // mistake, -V, help texts that do not run into their options, completion past the verb.
 TEST(Cli, UsageVersionHelpAndCompletionConventions) {

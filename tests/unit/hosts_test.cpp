@@ -276,7 +276,11 @@ TEST(HostsSsh, TrustIsPinnedCopiedOrVpnlabsOwnFile) {
   ASSERT_TRUE(mine.ok()) << mine.error().format();
   EXPECT_EQ(std::filesystem::status(*mine).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
   EXPECT_EQ(mine->rfind(::geteuid() == 0 ? "/run/vpnlab-ssh-" : "/tmp/vpnlab-ssh-", 0), 0u) << "root's own /run when root";
-  EXPECT_EQ(mine->find(std::to_string(::getpid())), std::string::npos) << "a name nobody can compute";
+  // The pid (for `vpnlab cleanup`), then mkdtemp's random part: a name nobody can compute.
+  const std::string prefix = ssh_private_dir_prefix() + std::to_string(::getpid()) + "-";
+  EXPECT_EQ(mine->rfind(prefix, 0), 0u) << *mine;
+  EXPECT_EQ(mine->size(), prefix.size() + 6) << *mine;
+  EXPECT_NE(mine->substr(prefix.size()), "XXXXXX") << *mine;
 }
 
 TEST(HostsReport, CpuPerMachineFromTheRowsAndHostsFromTheEnvironment) {

@@ -40,7 +40,9 @@ struct PrivateDir {
   // In /run, which only root may write, so not even the directory's name is another user's
   // to take first; /tmp (with mkdtemp's random name) only for a vpnlab that is not root.
   PrivateDir() {
-    std::string name = ::geteuid() == 0 ? "/run/vpnlab-ssh-XXXXXX" : "/tmp/vpnlab-ssh-XXXXXX";
+    // The pid lets `vpnlab cleanup` remove the directory of a vpnlab that was killed before
+    // its destructor ran; the random part is still mkdtemp's.
+    std::string name = ssh_private_dir_prefix() + std::to_string(::getpid()) + "-XXXXXX";
     if (::mkdtemp(name.data()) == nullptr) {
       made = make_error("cannot make " + name + ": " + errno_text(errno));
       return;
@@ -81,6 +83,8 @@ Status check_identity_files(const SshTarget& t) {
 }
 
 }  // namespace
+
+std::string ssh_private_dir_prefix() { return ::geteuid() == 0 ? "/run/vpnlab-ssh-" : "/tmp/vpnlab-ssh-"; }
 
 Result<std::string> ssh_private_dir() {
   static PrivateDir dir;

@@ -35,6 +35,9 @@ struct SshTrust {
 // foresee) in /run as root (/tmp otherwise), checked to be a directory of this user with
 // mode 0700 at every use, removed at exit.
 Result<std::string> ssh_private_dir();
+// Where those directories are made: "/run/vpnlab-ssh-" as root, else "/tmp/vpnlab-ssh-";
+// each is PREFIX<pid>-XXXXXX.
+std::string ssh_private_dir_prefix();
 // vpnlab's own known-hosts file, where host_key = "accept-new" records a host's first key:
 // $VPNLAB_KNOWN_HOSTS, else /var/lib/vpnlab/known_hosts; made 0600 when missing, refused
 // when it is a link, not a regular file, not this user's, or writable by others.
