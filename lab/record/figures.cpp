@@ -7,13 +7,13 @@
 
 namespace vpnlab {
 
-namespace {
-
-std::string fmt(double v, int digits) {
+std::string fixed_text(double v, int digits) {
   char buf[64];
   snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
+
+namespace {
 
 bool parse_bool(const std::string& v) {
   if (v == "true") return true;
@@ -60,7 +60,7 @@ struct F : Figure {
     [](const SampleRow& r) { return r.f != none ? std::to_string(r.f) : std::string(); }, \
     [](SampleRow& r, const std::string& v) { r.f = v.empty() ? none : static_cast<decltype(r.f)>(to_i(v)); }, \
     [](const SampleRow& r) { return static_cast<double>(r.f); }, unit, by, about, "0.1.0"})
-#define REAL(f, digits, unit, by, about) F(Figure{#f, ColumnType::real, [](const SampleRow& r) { return fmt(r.f, digits); }, \
+#define REAL(f, digits, unit, by, about) F(Figure{#f, ColumnType::real, [](const SampleRow& r) { return fixed_text(r.f, digits); }, \
     [](SampleRow& r, const std::string& v) { r.f = to_d(v); }, [](const SampleRow& r) { return r.f; }, unit, by, about, "0.1.0"})
 #define FLAG(f, unit, by, about) F(Figure{#f, ColumnType::boolean, [](const SampleRow& r) { return std::string(r.f ? "true" : "false"); }, \
     [](SampleRow& r, const std::string& v) { r.f = parse_bool(v); }, nullptr, unit, by, about, "0.1.0"})

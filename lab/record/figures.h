@@ -51,6 +51,9 @@ struct Figure {
   std::optional<MetricFacet> metric;
 };
 
+// v with `digits` decimals, as a real column is written ("%.*f").
+std::string fixed_text(double v, int digits);
+
 // Every column, in file order.
 const std::vector<Figure>& figures();
 const Figure* find_figure(const std::string& name);

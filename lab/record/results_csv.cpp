@@ -25,12 +25,6 @@ namespace vpnlab {
 
 namespace {
 
-std::string fmt(double v, int digits) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 // A figure in a message: 1e+308 stays short, 12.5 stays plain.
 std::string fmt_figure(double v) {
   char buf[64];
@@ -353,10 +347,10 @@ Result<std::vector<SampleRow>> parse_results_csv(const std::string& text, const 
 }
 
 std::string headline_figure(const SampleRow& r) {
-  if (!r.is_transactions()) return fmt(r.gbps, 3) + " Gbit/s";
+  if (!r.is_transactions()) return fixed_text(r.gbps, 3) + " Gbit/s";
   const TestKindTraits& kind = test_kind(r.kind);
-  if (!kind.rate_vs_baseline) return "idle " + kind.one + " p50 " + fmt(r.tx_p50_ms, 3) + " ms, p99 " + fmt(r.tx_p99_ms, 3) + " ms";
-  return fmt(r.tps, 1) + " " + kind.counted + "/s, p99 " + fmt(r.tx_p99_ms, 3) + " ms";
+  if (!kind.rate_vs_baseline) return "idle " + kind.one + " p50 " + fixed_text(r.tx_p50_ms, 3) + " ms, p99 " + fixed_text(r.tx_p99_ms, 3) + " ms";
+  return fixed_text(r.tps, 1) + " " + kind.counted + "/s, p99 " + fixed_text(r.tx_p99_ms, 3) + " ms";
 }
 
 Status check_row(const SampleRow& r) {
@@ -382,7 +376,7 @@ Status check_row(const SampleRow& r) {
         return make_error(std::string("column '") + f.name + "': " + fmt_figure(v) + " is not a figure (negative, not finite, or above " +
                           fmt_figure(f.max) + ")");
       if (type == ColumnType::integer && (v < f.min || v > f.max))
-        return make_error(std::string("column '") + f.name + "': " + fmt(v, 0) + " is outside " + fmt(f.min, 0) + ".." + fmt(f.max, 0));
+        return make_error(std::string("column '") + f.name + "': " + fixed_text(v, 0) + " is outside " + fixed_text(f.min, 0) + ".." + fixed_text(f.max, 0));
     }
   // Names and values of the topology's own character set: a tampered file names no markup.
   if (!r.sweep_of.empty() && !is_lab_name(r.sweep_of, kMaxTestName)) return make_error("sweep_of '" + r.sweep_of + "' is not a test name ([a-z0-9-], at most 32)");
