@@ -140,6 +140,18 @@ Status probe_esp() {
 
 }  // namespace
 
+namespace {
+
+// One qdisc kind as the root of `ifname`: tbf and netem with test parameters (they take
+// none by default), any other kind with its defaults.
+Status try_qdisc(nl_sock* sock, const std::string& ifname, const std::string& kind) {
+  if (kind != "netem" && kind != "tbf") return set_root_qdisc(sock, ifname, kind);
+  auto idx = link_index(sock, ifname);
+  return idx ? add_test_qdisc(sock, *idx, kind) : Status(idx.error());
+}
+
+}  // namespace
+
 std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns) {
   std::vector<Capability> caps;
   NetnsRequest scratch{scratch_ns, {}};
@@ -159,16 +171,11 @@ std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns
   Status esp = ok_status();
   (void)run_in_netns(ns.fd.get(), [&] { esp = probe_esp(); });
   caps.push_back(from_status("esp-state", esp, "the kernel does ESP (AES-GCM)"));
-  auto idx = link_index(sock, "vlp0");
-  for (const char* kind : {"tbf", "netem"}) {
-    Status q = idx ? add_test_qdisc(sock, *idx, kind) : Status(idx.error());
-    caps.push_back(from_status(std::string(kind) + "-qdisc", q, std::string(kind) + " qdiscs can be attached"));
-  }
+  for (const char* kind : {"tbf", "netem"})
+    caps.push_back(from_status(std::string(kind) + "-qdisc", try_qdisc(sock, "vlp0", kind), std::string(kind) + " qdiscs can be attached"));
   // The qdiscs a [[variant]] may measure (qdisc = "..."), with their defaults.
-  for (const char* kind : {"fq", "fq_codel", "cake"}) {
-    Status q = set_root_qdisc(sock, "vlp0", kind);
-    caps.push_back(from_status(std::string(kind) + "-qdisc", q, std::string(kind) + " qdiscs can be attached (a variant's qdisc)"));
-  }
+  for (const char* kind : {"fq", "fq_codel", "cake"})
+    caps.push_back(from_status(std::string(kind) + "-qdisc", try_qdisc(sock, "vlp0", kind), std::string(kind) + " qdiscs can be attached (a variant's qdisc)"));
   return caps;  // the anonymous namespace goes with its fds
 }
 
@@ -178,19 +185,7 @@ std::vector<std::pair<std::string, Status>> probe_qdiscs(const std::vector<std::
   scratch.anonymous = true;  // nothing in /run/netns, nothing to clean up after a kill
   auto made = create_namespaces({scratch});
   Status veth = made ? create_veth(made->front().sock.get(), "vq0", 0, made->front().fd.get(), "vq1", 1500) : Status(made.error());
-  for (const auto& kind : kinds) {
-    if (!veth) {
-      out.push_back({kind, veth});
-      continue;
-    }
-    nl_sock* sock = made->front().sock.get();
-    if (kind == "netem" || kind == "tbf") {
-      auto idx = link_index(sock, "vq0");
-      out.push_back({kind, idx ? add_test_qdisc(sock, *idx, kind) : Status(idx.error())});
-    } else {
-      out.push_back({kind, set_root_qdisc(sock, "vq0", kind)});
-    }
-  }
+  for (const auto& kind : kinds) out.push_back({kind, veth ? try_qdisc(made->front().sock.get(), "vq0", kind) : veth});
   return out;
 }
 

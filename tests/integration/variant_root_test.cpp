@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "lab/base/unique_fd.h"
+#include "lab/kernel/capabilities.h"
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/netlink.h"
 #include "lab/kernel/nftables.h"
@@ -144,12 +145,7 @@ name = "bulk"
 client = "a"
 server = "b"
 )";
-  NetnsRequest scratch{"vpnlab-qdisc-probe", {}};
-  scratch.anonymous = true;
-  auto made = create_namespaces({scratch});
-  ASSERT_TRUE(made.ok());
-  ASSERT_TRUE(create_veth(made->front().sock.get(), "vq0", 0, made->front().fd.get(), "vq1", 1500).ok());
-  const bool has_cake = set_root_qdisc(made->front().sock.get(), "vq0", "cake").ok();
+  const bool has_cake = probe_qdiscs({"cake"}).front().second.ok();
   ShortRun run = short_run({"baseline"}, VPNLAB_PRODUCTS_DIR, 1, topology);
   if (!has_cake) {
     // The cake point cannot be built: the run stops there, naming the module; the points
