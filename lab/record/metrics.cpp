@@ -24,12 +24,16 @@ const std::vector<MetricColumn>& metric_columns() {
   return table;
 }
 
-std::vector<const MetricColumn*> tabled_metrics() {
-  std::vector<const MetricColumn*> out;
-  for (const auto& m : metric_columns())
-    if (!m.table_head.empty()) out.push_back(&m);
-  std::stable_sort(out.begin(), out.end(), [](const MetricColumn* a, const MetricColumn* b) { return a->table_rank < b->table_rank; });
-  return out;
+// Derived once from the table, as metric_columns is: the report asks for it per row.
+const std::vector<const MetricColumn*>& tabled_metrics() {
+  static const std::vector<const MetricColumn*> tabled = [] {
+    std::vector<const MetricColumn*> out;
+    for (const auto& m : metric_columns())
+      if (!m.table_head.empty()) out.push_back(&m);
+    std::stable_sort(out.begin(), out.end(), [](const MetricColumn* a, const MetricColumn* b) { return a->table_rank < b->table_rank; });
+    return out;
+  }();
+  return tabled;
 }
 
 const MetricColumn& metric_column(const std::string& key) {

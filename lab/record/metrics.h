@@ -28,7 +28,7 @@ struct MetricColumn {
 };
 
 // The metrics with a table column, in their table order.
-std::vector<const MetricColumn*> tabled_metrics();
+const std::vector<const MetricColumn*>& tabled_metrics();
 
 // In the summary's order; the first is Gbit/s.
 const std::vector<MetricColumn>& metric_columns();

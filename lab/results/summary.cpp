@@ -101,7 +101,7 @@ namespace {
 struct SummaryLayout {
   std::vector<int> widths{-20, -14, 8, 19, 7, 21};
   std::vector<std::string> heads{"product", "test", "Gbit/s", "95% int. (median)", "CV", "x baseline (95% int.)"};
-  std::vector<const MetricColumn*> metrics = tabled_metrics();
+  const std::vector<const MetricColumn*>& metrics = tabled_metrics();
   SummaryLayout() {
     for (const MetricColumn* m : metrics) {
       widths.push_back(m->table_width);
