@@ -69,26 +69,29 @@ Status check_variant_rules(const Topology& topo) {
 Status check_kernel_qdiscs(const Topology& topo, const std::string& backend) {
   const BackendTraits& traits = backend_traits(backend);
   if (geteuid() != 0 || traits.guests || traits.remote_hosts) return ok_status();
-  std::vector<std::pair<std::string, SourcePos>> needed;  // kind, where the file asks for it
-  std::vector<std::string> who;
+  struct Need {
+    std::string kind, who;
+    SourcePos pos;  // where the file asks for it
+  };
+  std::vector<Need> needed;
   for (const auto& l : topo.links)
-    if (l.delay_ms > 0 || l.jitter_ms > 0 || l.loss_pct > 0) needed.push_back({"netem", l.shaping_pos}), who.push_back("link '" + l.name + "'");
+    if (l.delay_ms > 0 || l.jitter_ms > 0 || l.loss_pct > 0) needed.push_back({"netem", "link '" + l.name + "'", l.shaping_pos});
   for (const auto& v : topo.variants)
-    if (!v.qdisc.empty()) needed.push_back({v.qdisc, v.pos}), who.push_back("variant '" + v.name + "'");
+    if (!v.qdisc.empty()) needed.push_back({v.qdisc, "variant '" + v.name + "'", v.pos});
   if (needed.empty()) return ok_status();
   std::vector<std::string> kinds;
-  for (const auto& [kind, pos] : needed) kinds.push_back(kind);
+  for (const auto& n : needed) kinds.push_back(n.kind);
   const auto tried = probe_qdiscs(kinds);
   for (size_t i = 0; i < tried.size(); ++i) {
     if (tried[i].second) continue;
-    const std::string& kind = needed[i].first;
+    const Need& n = needed[i];
     const std::string guests = backends_with(&BackendTraits::guests);
-    return TomlReader(topo.file).at(needed[i].second,
-                                    who[i] + (kind == "netem" ? ": delay, jitter and loss need the netem qdisc" : ": qdisc '" + kind + "'") +
+    return TomlReader(topo.file).at(n.pos,
+                                    n.who + (n.kind == "netem" ? ": delay, jitter and loss need the netem qdisc" : ": qdisc '" + n.kind + "'") +
                                         ", which this kernel lacks (" + tried[i].second.error().message + ")",
-                                    kind == "netem" ? "remove delay/jitter/loss from the link, or run it with --backend " + guests +
-                                                          " (its guests' kernel has netem)"
-                                                    : "measure a qdisc this kernel has ('vpnlab doctor' lists them), or leave the variant out");
+                                    n.kind == "netem" ? "remove delay/jitter/loss from the link, or run it with --backend " + guests +
+                                                            " (its guests' kernel has netem)"
+                                                      : "measure a qdisc this kernel has ('vpnlab doctor' lists them), or leave the variant out");
   }
   return ok_status();
 }
