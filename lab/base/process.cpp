@@ -240,8 +240,8 @@ bool Child::stop(int grace_ms) {
   return killed;
 }
 
-RunOutcome finish_run(NodeProcess& p, double timeout_s, int interrupt_fd) {
-  RunOutcome out;
+ProcessOutcome finish_run(NodeProcess& p, double timeout_s, int interrupt_fd) {
+  ProcessOutcome out;
   if (!p.wait_exit(static_cast<int>(timeout_s * 1000), interrupt_fd, &out.interrupted)) {
     out.timed_out = !out.interrupted;
     p.stop(1000);
@@ -250,7 +250,7 @@ RunOutcome finish_run(NodeProcess& p, double timeout_s, int interrupt_fd) {
   return out;
 }
 
-Result<RunOutcome> run_command(const SpawnSpec& spec, double timeout_s, int interrupt_fd) {
+Result<ProcessOutcome> run_command(const SpawnSpec& spec, double timeout_s, int interrupt_fd) {
   auto child = Child::spawn(spec);
   if (!child) return child.error();
   return finish_run(**child, timeout_s, interrupt_fd);

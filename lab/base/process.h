@@ -92,15 +92,15 @@ class Child : public NodeProcess {
   bool reaped_ = false;
 };
 
-struct RunOutcome {
+struct ProcessOutcome {
   int exit_status = -1;
   bool timed_out = false;
   bool interrupted = false;
 };
 // Waits for a started process (bounded by timeout_s; stopped if it overruns).
-RunOutcome finish_run(NodeProcess& p, double timeout_s, int interrupt_fd);
+ProcessOutcome finish_run(NodeProcess& p, double timeout_s, int interrupt_fd);
 // Runs to completion (bounded by timeout_s); output goes to spec.stdout_path.
-Result<RunOutcome> run_command(const SpawnSpec& spec, double timeout_s, int interrupt_fd = -1);
+Result<ProcessOutcome> run_command(const SpawnSpec& spec, double timeout_s, int interrupt_fd = -1);
 
 // The last `lines` lines of a log file, for error reports.
 std::string log_tail(const std::string& path, int lines = 8);

@@ -2,7 +2,7 @@
 
 namespace vpnlab {
 
-Result<RunOutcome> NodeRuntime::run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s,
+Result<ProcessOutcome> NodeRuntime::run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s,
                                     int interrupt_fd) {
   auto p = spawn(node, spec, private_run);
   if (!p) return p.error();

@@ -37,7 +37,7 @@ class NodeRuntime {
   // mntns_fd are the runtime's business). `private_run`: the node's own /run (products).
   virtual Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) = 0;
   // Runs to completion within timeout_s.
-  Result<RunOutcome> run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s, int interrupt_fd);
+  Result<ProcessOutcome> run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s, int interrupt_fd);
 
   virtual Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int interrupt_fd) = 0;
   virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options);
