@@ -30,6 +30,7 @@ layer_of() {
     lab/run/*) echo run ;;
     lab/results/*) echo results ;;
     lab/history/*) echo history ;;
+    lab/app/*) echo app ;;
     lab/cli/*) echo cli ;;
     *) echo none ;;
   esac
@@ -50,7 +51,8 @@ declare -A allowed=(
   [run]="base model record runtime run"
   [results]="base model record results"
   [history]="base model record results history"
-  [cli]="base model record kernel runtime agent netns_backend vm hosts run results history cli"
+  [app]="base model record kernel runtime agent netns_backend vm hosts run results history app"
+  [cli]="base model record kernel runtime agent netns_backend vm hosts run results history app cli"
 )
 
 declare -A pairs=()
@@ -58,7 +60,7 @@ bad=0
 while IFS= read -r -d '' file; do
   from=$(layer_of "$file")
   if [[ "$from" == none ]]; then
-    echo "$file: not in a layer folder (lab/base, lab/model, lab/record, lab/runtime, lab/kernel, lab/generators, lab/agent, lab/backends/netns, lab/backends/vm, lab/backends/hosts, lab/run, lab/results, lab/cli)"
+    echo "$file: not in a layer folder (lab/base, lab/model, lab/record, lab/runtime, lab/kernel, lab/generators, lab/agent, lab/backends/netns, lab/backends/vm, lab/backends/hosts, lab/run, lab/results, lab/history, lab/app, lab/cli)"
     bad=1
     continue
   fi

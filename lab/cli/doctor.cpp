@@ -12,7 +12,7 @@
 #include "lab/backends/vm/image.h"
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
-#include "lab/cli/run_request.h"
+#include "lab/app/run_request.h"
 #include "lab/kernel/capabilities.h"
 #include "lab/model/product_spec.h"
 #include "lab/run/product_probe.h"

@@ -7,7 +7,7 @@
 
 #include "lab/base/exit_codes.h"
 #include "lab/base/fs_util.h"
-#include "lab/cli/backends.h"
+#include "lab/app/backends.h"
 #include "lab/cli/schema_command.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"

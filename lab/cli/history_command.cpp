@@ -10,6 +10,7 @@
 
 #include "lab/base/terminal_text.h"
 #include "lab/base/text_table.h"
+#include "lab/app/history_append.h"
 #include "lab/cli/json_output.h"
 #include "lab/history/history_check.h"
 #include "lab/history/history_jsonl.h"
@@ -19,12 +20,6 @@
 namespace vpnlab {
 
 namespace {
-
-// --history PATH, else the default place.
-Result<HistoryStore> open_history(const std::string& path, HistoryAccess access = HistoryAccess::read_write) {
-  return HistoryStore::open(path.empty() ? default_history_path() : path, access);
-}
-
 
 bool is_regular_file(const std::string& path) {
   struct stat st {};
@@ -159,17 +154,6 @@ int export_runs(HistoryStore& store, const Args& a) {
 }
 
 }  // namespace
-
-void add_to_history(const std::string& path, const std::string& run_dir) {
-  auto store = open_history(path);
-  auto added = store ? store->add_run(run_dir, "run") : Result<bool>(store.error());
-  if (!added) {
-    spdlog::warn("the run is not in the history: {} ({}); the run is complete: 'vpnlab history import {}' adds it later",
-                 added.error().message, added.error().hint, run_dir);
-    return;
-  }
-  spdlog::info("history: {} {}", store->path(), *added ? "has this run now" : "had this run already");
-}
 
 int cmd_history(const Args& a) {
   const std::string sub = a.positional.empty() ? "" : a.positional[0];

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/cli/compare_command.h"
-#include "lab/cli/run_outputs.h"
+#include "lab/app/run_outputs.h"
 #include "lab/cli/diff_command.h"
 #include "lab/history/history_check.h"
 #include "lab/history/history_store.h"

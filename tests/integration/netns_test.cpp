@@ -2,7 +2,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "lab/cli/cleanup.h"
+#include "lab/app/cleanup.h"
 #include "lab/kernel/offloads.h"
 #include "lab/kernel/probes.h"
 #include "root_test_support.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lab/cli/run_request.h"
+#include "lab/app/run_request.h"
 #include "lab/model/finalize.h"
 #include "lab/model/product_spec.h"
 #include "lab/record/run_layout.h"

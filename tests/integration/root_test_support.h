@@ -15,7 +15,7 @@
 #include "lab/backends/netns/netns_runtime.h"
 #include "lab/base/pidfd.h"
 #include "lab/base/process.h"
-#include "lab/cli/run_outputs.h"
+#include "lab/app/run_outputs.h"
 #include "lab/kernel/namespace.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"

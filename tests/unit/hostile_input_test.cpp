@@ -21,7 +21,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
 #include "lab/base/out_dir.h"
-#include "lab/cli/run_request.h"
+#include "lab/app/run_request.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/ssh_policy.h"
 #include "lab/model/topology.h"

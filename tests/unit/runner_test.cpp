@@ -15,7 +15,7 @@
 #include "fake_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
-#include "lab/cli/run_outputs.h"
+#include "lab/app/run_outputs.h"
 #include "lab/model/topology.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/sampling_text.h"

@@ -121,7 +121,7 @@ TEST(Sequential, FewOrBadRatiosGiveNoInterval) {
 }  // namespace
 }  // namespace vpnlab
 
-#include "lab/cli/sampling.h"
+#include "lab/app/sampling.h"
 #include "lab/model/topology.h"
 
 namespace vpnlab {

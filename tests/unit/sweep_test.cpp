@@ -7,7 +7,7 @@
 #include "../topology_text.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/compare_command.h"
-#include "lab/cli/sampling.h"
+#include "lab/app/sampling.h"
 #include "lab/model/plan.h"
 #include "lab/model/sweep.h"
 #include "lab/model/topology.h"

@@ -10,7 +10,7 @@
 #include "../temp_paths.h"
 #include "fake_runtime.h"
 #include "lab/base/fs_util.h"
-#include "lab/cli/run_outputs.h"
+#include "lab/app/run_outputs.h"
 #include "lab/model/topology.h"
 #include "lab/record/metrics.h"
 #include "lab/record/results_csv.h"

@@ -12,7 +12,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
 #include "lab/cli/diff_command.h"
-#include "lab/cli/run_request.h"
+#include "lab/app/run_request.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
 #include "lab/record/results_csv.h"

@@ -5,8 +5,8 @@
 
 #include "lab/backends/hosts/hosts_runtime.h"
 #include "lab/base/fs_util.h"
-#include "lab/cli/cleanup.h"
-#include "lab/cli/run_request.h"
+#include "lab/app/cleanup.h"
+#include "lab/app/run_request.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
 #include "lab/run/run_state.h"

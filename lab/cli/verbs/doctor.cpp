@@ -7,7 +7,7 @@
 #include "lab/backends/hosts/hosts_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/doctor.h"
-#include "lab/cli/run_request.h"
+#include "lab/app/run_request.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"

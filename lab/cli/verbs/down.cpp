@@ -1,7 +1,7 @@
 // `vpnlab down FILE`: a topology made by `up` removed.
 #include <iostream>
 
-#include "lab/cli/up_command.h"
+#include "lab/app/kept_lab.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/topology.h"
 

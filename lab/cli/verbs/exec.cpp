@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/cli/up_command.h"
+#include "lab/app/kept_lab.h"
 #include "lab/cli/verbs/verb.h"
 
 namespace vpnlab {

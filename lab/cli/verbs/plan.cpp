@@ -7,8 +7,8 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/cli/json_output.h"
-#include "lab/cli/run_request.h"
-#include "lab/cli/sampling.h"
+#include "lab/app/run_request.h"
+#include "lab/app/sampling.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/plan.h"

@@ -5,7 +5,7 @@
 
 #include "lab/base/out_dir.h"
 #include "lab/cli/compare_command.h"
-#include "lab/cli/run_outputs.h"
+#include "lab/app/run_outputs.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/report.h"

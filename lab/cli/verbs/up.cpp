@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "lab/base/fs_util.h"
-#include "lab/cli/run_request.h"
-#include "lab/cli/up_command.h"
+#include "lab/app/run_request.h"
+#include "lab/app/kept_lab.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
 #include "lab/run/interrupt.h"

@@ -1,7 +1,7 @@
 // `vpnlab validate FILE`: a topology file and the products it names checked, nothing made.
 #include <iostream>
 
-#include "lab/cli/run_request.h"
+#include "lab/app/run_request.h"
 #include "lab/cli/verbs/verb.h"
 
 namespace vpnlab {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "lab/cli/args.h"
-#include "lab/cli/run_request.h"
-#include "lab/cli/sampling.h"
+#include "lab/app/run_request.h"
+#include "lab/app/sampling.h"
 
 namespace vpnlab {
 

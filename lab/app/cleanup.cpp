@@ -1,4 +1,4 @@
-#include "lab/cli/cleanup.h"
+#include "lab/app/cleanup.h"
 
 #include <fcntl.h>
 #include <signal.h>

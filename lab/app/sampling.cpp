@@ -1,4 +1,4 @@
-#include "lab/cli/sampling.h"
+#include "lab/app/sampling.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "lab/cli/product_build.h"
+#include "lab/app/product_build.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
-#include "lab/cli/up_command.h"
-#include "lab/cli/backends.h"
+#include "lab/app/kept_lab.h"
+#include "lab/app/backends.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -14,8 +14,8 @@
 #include "lab/backends/vm/guest_runtime.h"
 #include "lab/backends/vm/image_command.h"
 #include "lab/base/fs_util.h"
-#include "lab/cli/cleanup.h"
-#include "lab/cli/run_request.h"
+#include "lab/app/cleanup.h"
+#include "lab/app/run_request.h"
 #include "lab/model/sweep.h"
 #include "lab/model/topology.h"
 #include "lab/run/interrupt.h"

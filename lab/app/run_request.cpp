@@ -1,5 +1,5 @@
-#include "lab/cli/run_request.h"
-#include "lab/cli/backends.h"
+#include "lab/app/run_request.h"
+#include "lab/app/backends.h"
 
 #include <unistd.h>
 

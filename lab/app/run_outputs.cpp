@@ -1,4 +1,4 @@
-#include "lab/cli/run_outputs.h"
+#include "lab/app/run_outputs.h"
 
 #include <nlohmann/json.hpp>
 

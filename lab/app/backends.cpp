@@ -1,4 +1,4 @@
-#include "lab/cli/backends.h"
+#include "lab/app/backends.h"
 
 #include <fcntl.h>
 #include <sched.h>
