@@ -14,7 +14,7 @@ using namespace vpnlab;
 
 namespace {
 
-std::string error_of(const std::string& text) {
+std::string scale_error_of(const std::string& text) {
   auto r = parse_scale_text(text, "s.toml");
   return r.ok() ? std::string() : r.error().where_and_what() + "\nhint: " + r.error().hint;
 }
@@ -62,20 +62,20 @@ TEST(Scale, TheShippedFileReadsAndEachSizeIsAMeshOfThatManyNodes) {
 }
 
 TEST(Scale, EveryMistakeIsNamedWithItsPlace) {
-  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nproducts = [\"nebula\"]\n"),
+  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nproducts = [\"nebula\"]\n"),
             "s.toml:1:1: scale: missing key 'nodes'\nhint: add nodes = [5, 25, 100] to [scale]");
-  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [2]\nproducts = [\"nebula\"]\n"),
+  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [2]\nproducts = [\"nebula\"]\n"),
             "s.toml:4:10: scale: a mesh of 2 nodes\nhint: mesh sizes go from 3 to 250 (two nodes are no mesh: 'vpnlab run' measures them)");
-  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5, 5]\nproducts = [\"nebula\"]\n"),
+  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [5, 5]\nproducts = [\"nebula\"]\n"),
             "s.toml:4:13: scale: a mesh of 5 nodes is listed twice\nhint: list each size once");
-  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nnode = 3\n"),
+  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nnode = 3\n"),
             "s.toml:6:8: scale: unknown key 'node'\nhint: did you mean 'nodes'?");
-  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5]\n"), "s.toml:3:1: scale: no products\nhint: add products = [\"nebula\", \"wireguard-go\"]");
-  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [100]\nproducts = [\"nebula\"]\noverlay = \"10.9.0.0/26\"\n"),
+  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [5]\n"), "s.toml:3:1: scale: no products\nhint: add products = [\"nebula\", \"wireguard-go\"]");
+  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [100]\nproducts = [\"nebula\"]\noverlay = \"10.9.0.0/26\"\n"),
             "s.toml:6:11: scale: the overlay subnet 10.9.0.0/26 has room for fewer hosts than 100 nodes\nhint: use a larger subnet (a /16 has room for any mesh)");
-  EXPECT_EQ(error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nconverge_timeout = \"1s\"\n"),
+  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nconverge_timeout = \"1s\"\n"),
             "s.toml:6:20: scale: 'converge_timeout' must be a duration from 5 s to 3600 s\nhint: write converge_timeout = \"60s\"");
-  EXPECT_EQ(error_of("[scale]\nnodes = [5]\nproducts = [\"nebula\"]\n"), "s.toml:1:1: missing table [lab]\nhint: add [lab] with name = \"meshscale\"");
+  EXPECT_EQ(scale_error_of("[scale]\nnodes = [5]\nproducts = [\"nebula\"]\n"), "s.toml:1:1: missing table [lab]\nhint: add [lab] with name = \"meshscale\"");
   // A link's neighbours are learned or static, nothing else.
   auto topo = parse_topology_text("[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
                                   "[[node]]\nname = \"c\"\n[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.7.0/24\"\n"
