@@ -1,21 +1,14 @@
 #include "lab/app/kept_lab.h"
-#include "lab/app/backends.h"
 
-#include <fcntl.h>
-#include <sched.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <filesystem>
 #include <iostream>
 
-#include "lab/backends/netns/live_topology.h"
-#include "lab/backends/vm/guest_lab.h"
-#include "lab/backends/vm/guest_runtime.h"
-#include "lab/backends/vm/image_command.h"
-#include "lab/base/fs_util.h"
+#include "lab/app/backends.h"
 #include "lab/app/cleanup.h"
 #include "lab/app/run_request.h"
+#include "lab/base/fs_util.h"
+#include "lab/model/install_layout.h"
 #include "lab/model/sweep.h"
 #include "lab/model/topology.h"
 #include "lab/run/interrupt.h"
@@ -53,7 +46,7 @@ Status bring_up(const Plan& plan, const std::string& file, const std::string& bi
   // Written before anything exists: a killed `up` leaves what `down`/`cleanup` can find.
   RunState st{plan.run_id, plan.lab, file, "", static_cast<int>(getpid()), true, backend.kept_namespaces(plan), plan.backend};
   if (auto s = write_state(st); !s) return s;
-  Status built = backend.keep_up(plan, bin_dir);
+  Status built = backend.keep_up(plan, BackendContext{products_path(own_binary_dir()), bin_dir, install_interrupt_handlers()});
   if (!built) {
     (void)remove_state(plan.run_id);
     return built;
@@ -107,7 +100,10 @@ Result<int> exec_in_node(const std::string& file, const std::string& node, const
   }
   const BackendEntry& backend = backend_entry(plan->backend);
   if (!backend.exec) return make_error("lab '" + plan->lab + "': backend '" + plan->backend + "' keeps no lab here to exec in");
-  return backend.exec(*plan, *n, argv);
+  auto status = backend.exec(*plan, *n, argv, install_interrupt_handlers());
+  // Ctrl-C while a guest runs it: the shell's convention, 128 + the signal.
+  if (!status && interrupted()) return 128 + interrupt_signal();
+  return status;
 }
 
 }  // namespace vpnlab

@@ -86,7 +86,7 @@ Result<RunOptions> run_options(const RunInput& input, Plan* plan, const PlannedR
   opts.crr_program = helper_dir(own_binary_dir()) + "/vpnlab-crr";
   // Guests and agents on hosts see the run directory at the same path: it must be absolute.
   if (traits.guests || traits.remote_hosts) opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
-  auto factory = backend.prepare_run(*plan, opts, helper_dir(own_binary_dir()));
+  auto factory = backend.prepare_run(*plan, BackendContext{opts.products_dir, helper_dir(own_binary_dir()), opts.interrupt_fd});
   if (!factory) return factory.error();
   opts.build_nodes = std::move(*factory);
   return opts;

@@ -143,7 +143,7 @@ TEST(Json, DiffMatchesTheGoldenFile) {
   expect_golden("diff.json", diff_json(d, t));
 }
 
-// The backend table (lab/cli/backends.h) has one whole entry per name a file may give.
+// The backend table (lab/app/backends.h) has one whole entry per name a file may give.
 TEST(Backends, EveryBackendNameHasOneWholeEntry) {
   EXPECT_EQ(backend_table().size(), backend_names().size());
   for (const auto& name : backend_names()) EXPECT_EQ(backend_entry(name).name, name);
