@@ -98,13 +98,13 @@ Result<RunLock> RunLock::acquire() {
   if (!lock.fd_.valid()) return make_error("cannot open " + path + ": " + errno_text(errno), "run vpnlab as root");
   if (flock(lock.fd_.get(), LOCK_EX | LOCK_NB) < 0) {
     char buf[32] = {};
-    (void)pread(lock.fd_.get(), buf, sizeof buf - 1, 0);
+    if (pread(lock.fd_.get(), buf, sizeof buf - 1, 0) < 0) buf[0] = '\0';  // then the message names no pid
     return make_error("another vpnlab run holds the lock (pid " + std::string(buf).substr(0, std::string(buf).find('\n')) + ")",
                       "wait for it to finish: two runs on one machine would measure each other");
   }
   std::string pid = std::to_string(getpid()) + "\n";
-  (void)ftruncate(lock.fd_.get(), 0);
-  (void)pwrite(lock.fd_.get(), pid.data(), pid.size(), 0);
+  // The pid is for the message another run prints; the lock is the flock, held either way.
+  if (ftruncate(lock.fd_.get(), 0) == 0) [[maybe_unused]] const ssize_t written = pwrite(lock.fd_.get(), pid.data(), pid.size(), 0);
   return lock;
 }
 

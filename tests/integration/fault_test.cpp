@@ -49,8 +49,6 @@ void expect_whole_rows(const std::string& out_dir) {
   closedir(d);
 }
 
-}  // namespace
-
 class FaultPoints : public ::testing::TestWithParam<std::tuple<Fault, std::string>> {};
 
 TEST_P(FaultPoints, LeaveNothingBehindAndNoHalfRow) {
@@ -107,3 +105,5 @@ INSTANTIATE_TEST_SUITE_P(
         if (c == '-') c = '_';
       return n;
     });
+
+}  // namespace
