@@ -68,5 +68,5 @@ TEST(Taskfile, EveryCommandTakesWhatFollowsDoubleDash) {
   EXPECT_EQ(rendered("quick", "--samples 3"), "./build/lab/vpnlab run topologies/quick.toml --samples 3");
   EXPECT_EQ(rendered("quick", ""), "./build/lab/vpnlab run topologies/quick.toml");
   EXPECT_EQ(rendered("test:impls", "--samples 3"), "./build/lab/vpnlab run topologies/quick.toml --product all --samples 3");
-  EXPECT_EQ(rendered("test", "-R Cli"), "ctest --test-dir build --output-on-failure -R Cli");
+  EXPECT_EQ(rendered("test", "-R Cli"), "ctest --test-dir build -j2 --output-on-failure -R Cli");
 }
