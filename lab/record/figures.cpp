@@ -185,6 +185,31 @@ void add_kind_figures(std::vector<Figure>* t) {
   t->insert(t->end(), part.begin(), part.end());
 }
 
+bool idle_echoed(const SampleRow& r) { return r.idle_probes > 0 && r.latency_probes > 0; }
+
+// Latency the load adds (the bufferbloat a tunnel brings: its queues, one flow wrapping
+// many): the round trip just before the load, and the loaded one above it.
+void add_load_latency(std::vector<Figure>* t) {
+  std::vector<Figure> part = {
+      REAL(idle_p50_ms, 3, "ms", "throughput", "median ICMP round trip through the tunnel in the probes just before the sample's load")
+          .in(0, kMs)
+          .since_version("0.2.0"),
+      INT(idle_probes, "", "throughput", "those idle probes answered (0: the idle and added figures were not measured)")
+          .in(0, 1 << 20)
+          .since_version("0.2.0"),
+      REAL(added_p50_ms, 3, "ms", "throughput", "latency_p50_ms minus idle_p50_ms: what the load adds to the median round trip")
+          .in(-kMs, kMs)
+          .since_version("0.2.0"),
+      // A ratio needs a positive value: a load that adds nothing measurable counts as 1 us.
+      REAL(added_p99_ms, 3, "ms", "throughput", "latency_p99_ms minus idle_p50_ms: what the load adds to the round trip at the 99th percentile")
+          .in(-kMs, kMs)
+          .since_version("0.2.0")
+          .as_metric({11, "added p99", false, "lower", "higher", true,
+                      [](const SampleRow& r) { return idle_echoed(r) ? std::max(r.added_p99_ms, 0.001) : 0.0; }, idle_echoed}),
+  };
+  t->insert(t->end(), part.begin(), part.end());
+}
+
 }  // namespace
 
 const std::vector<Figure>& figures() {
@@ -193,6 +218,7 @@ const std::vector<Figure>& figures() {
     add_what_ran(&t);
     add_costs(&t);
     add_kind_figures(&t);
+    add_load_latency(&t);
     return t;
   }();
   return table;

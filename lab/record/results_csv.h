@@ -45,6 +45,10 @@ struct SampleRow {
   int daemon_threads = 0;     // OS threads of the product's daemons on the busiest node
   double latency_p50_ms = 0, latency_p99_ms = 0;  // ICMP through the tunnel, under load
   int latency_probes = 0;
+  // What the load adds: the median round trip through the tunnel just before the load (idle
+  // probes), and the loaded median and p99 above it. 0 with idle_probes 0: not measured.
+  double idle_p50_ms = 0, added_p50_ms = 0, added_p99_ms = 0;
+  int idle_probes = 0;
   double outside_load = 0;    // run-queue length from outside the lab just before the sample
   std::string softirq_by_cpu;  // each CPU's share of the sample's softirq time, "0:0.62;1:0.38" (hosts: "h1/0:0.62;...")
   std::string cpu_by_host;     // hosts backend: each machine's busy CPU seconds, "h1:1.234;h2:0.987" (cpu_s is their sum)

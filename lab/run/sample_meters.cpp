@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <optional>
 
+#include <poll.h>
+
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
 #include "lab/record/run_layout.h"
@@ -15,6 +17,10 @@ namespace vpnlab {
 namespace {
 
 constexpr int kLatencyIntervalMs = 10;
+// The idle round trip before the load: a probe every 5 ms for 100 ms (about 20 echoes), a
+// window short beside any sample and long enough for a median.
+constexpr int kIdleIntervalMs = 5;
+constexpr int kIdleWindowMs = 100;
 constexpr int kRssIntervalMs = 100;  // memory over time: ten points a second
 
 // Sums the machines; on hosts, each machine's busy seconds and softirq shares are kept
@@ -123,12 +129,25 @@ class DaemonUsageMeter : public SampleMeter {
 
 }  // namespace
 
-// ICMP through the tunnel every 10 ms under the sample's load (where the backend has a
-// probe); the raw round trips go to the report's latency distribution.
+// ICMP through the tunnel: for a moment just before the load (the idle round trip), then
+// every 10 ms under the sample's load (where the backend has a probe). The loaded round
+// trips go to the report's latency distribution; their excess over the idle median is the
+// latency the load adds.
 class LatencyMeter : public SampleMeter {
  public:
+  // `under_load`: echoes beside traffic (the idle moment first); else the echoes are the test.
+  explicit LatencyMeter(bool under_load) : under_load_(under_load) {}
   Status begin(const SampleContext& c) override {
-    auto lp = c.nodes->latency_probe(c.test->spec.client, c.plan->target_address(*c.test, 0, c.session->tunnel()), kLatencyIntervalMs);
+    const Ipv4Addr target = c.plan->target_address(*c.test, 0, c.session->tunnel());
+    auto idle = under_load_ ? c.nodes->latency_probe(c.test->spec.client, target, kIdleIntervalMs) : Result<std::unique_ptr<LatencyProbe>>(nullptr);
+    if (!idle) return idle.error();
+    if (*idle) {
+      // A measurement window, not a wait for an event: it ends early only on Ctrl-C.
+      pollfd pfd{c.interrupt_fd, POLLIN, 0};
+      (void)poll(&pfd, c.interrupt_fd >= 0 ? 1 : 0, kIdleWindowMs);
+      idle_ = (*idle)->stop();
+    }
+    auto lp = c.nodes->latency_probe(c.test->spec.client, target, kLatencyIntervalMs);
     if (!lp) return lp.error();
     probe_ = std::move(lp.value());
     return ok_status();
@@ -139,6 +158,7 @@ class LatencyMeter : public SampleMeter {
     row->latency_p50_ms = summary_->p50_ms;
     row->latency_p99_ms = summary_->p99_ms;
     row->latency_probes = summary_->answered;
+    record_added(row);
     std::string rtts;
     char buf[32];
     for (double ms : summary_->rtts_ms) snprintf(buf, sizeof buf, "%.4f\n", ms), rtts += buf;
@@ -147,7 +167,18 @@ class LatencyMeter : public SampleMeter {
   const LatencyProbe::Summary* summary() const { return summary_ ? &*summary_ : nullptr; }
 
  private:
+  // Only when both the idle and the loaded probes were answered.
+  void record_added(SampleRow* row) const {
+    if (!idle_ || idle_->answered == 0 || summary_->answered == 0) return;
+    row->idle_probes = idle_->answered;
+    row->idle_p50_ms = idle_->p50_ms;
+    row->added_p50_ms = summary_->p50_ms - idle_->p50_ms;
+    row->added_p99_ms = summary_->p99_ms - idle_->p50_ms;
+  }
+
+  bool under_load_;
   std::unique_ptr<LatencyProbe> probe_;  // stays empty where the backend has none
+  std::optional<LatencyProbe::Summary> idle_;
   std::optional<LatencyProbe::Summary> summary_;
 };
 
@@ -157,7 +188,7 @@ SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver) {
   SampleMeters m;
   m.list.push_back(std::make_unique<DaemonUsageMeter>());
   if (!c.repeating_payload && driver.with_echoes()) {
-    auto latency = std::make_unique<LatencyMeter>();
+    auto latency = std::make_unique<LatencyMeter>(driver.kind() == "throughput");
     m.latency = latency.get();
     m.list.push_back(std::move(latency));
   }
