@@ -3,6 +3,7 @@
 #include "lab/base/text_table.h"
 #include "lab/record/metrics.h"
 #include "lab/results/hop_cost.h"
+#include "lab/results/load_latency_table.h"
 #include "lab/results/transactions_table.h"
 #include "lab/results/sweep_table.h"
 #include "lab/results/udp_table.h"
@@ -166,7 +167,7 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
        "±: the wider side of the median's 95 % interval; retr: TCP retransmits per sample (median); kpps: packets the receiving "
        "side's interface counted (the baseline's are GRO-merged, up to 64 KB each: not comparable with a tunnel's); wire kpps: frames "
        "the receiving side's underlay carried, merged segments counted as the full-size frames they stand for: comparable across products and baseline\n";
-  o << hop_cost_table(rows) << udp_table(rows) << transactions_table(rows) << sweep_tables(rows);
+  o << load_latency_table(rows) << hop_cost_table(rows) << udp_table(rows) << transactions_table(rows) << sweep_tables(rows);
   for (const auto& w : summary_warnings(summaries)) o << "! " << w << "\n";
   return o.str();
 }

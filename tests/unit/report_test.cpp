@@ -15,6 +15,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/results/latency_cdf.h"
+#include "lab/results/load_latency_table.h"
 #include "lab/results/report.h"
 #include "lab/results/rss_series.h"
 #include "lab/results/svg.h"
@@ -183,4 +184,33 @@ TEST(Report, TransactionAndUdpSweepChartsMatchTheGoldenFiles) {
   EXPECT_NE(md.find("UDP udp: packets per second by payload size"), std::string::npos);
   EXPECT_EQ(md.find("Test rr\n"), std::string::npos) << "an rr test has no throughput section";
   fs::remove_all(run);
+}
+
+// The latency a load adds: valid throughput rows with idle probes only, a median with its
+// interval per product x test, and nothing at all for a run that did not measure it.
+TEST(LoadLatency, TheTableTakesValidRowsWithIdleProbesOnly) {
+  auto row = [](const std::string& product, int sample, double idle, double p99, bool valid, int idle_probes) {
+    SampleRow r;
+    r.product = product, r.test = "a-to-b", r.sample = sample, r.status = "ok", r.valid = valid, r.gbps = 1;
+    r.idle_probes = idle_probes, r.latency_probes = 200;
+    r.idle_p50_ms = idle, r.latency_p50_ms = idle + 1, r.latency_p99_ms = p99, r.added_p99_ms = p99 - idle;
+    return r;
+  };
+  std::vector<SampleRow> rows;
+  for (int i = 1; i <= 6; ++i) rows.push_back(row("wireguard-go", i, 0.5, 20.5 + i, true, 20));
+  rows.push_back(row("wireguard-go", 7, 0.5, 500, false, 20));  // invalid: left out
+  rows.push_back(row("boringtun", 1, 0.2, 900, true, 0));       // no idle probes: left out
+  EXPECT_EQ(load_latency_table({rows.back()}), "");
+  const std::string t = load_latency_table(rows);
+  EXPECT_NE(t.find("latency the load adds"), std::string::npos) << t;
+  EXPECT_EQ(t.find("boringtun"), std::string::npos) << t;
+  // added p99: 21..26 over the same sample's idle 0.5 -> 20.5..25.5, median of six 23.0
+  // (the upper of the middle two, as describe() takes it), six samples: a 95 % interval.
+  EXPECT_NE(t.find("wireguard-go         a-to-b"), std::string::npos) << t;
+  const auto s = summarize_load_latency(rows);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].added_p99_ms.n, 6);
+  EXPECT_NEAR(s[0].added_p99_ms.median, 23.0, 0.51) << t;
+  EXPECT_GE(s[0].added_p99_ms.coverage, 0.95);
+  EXPECT_NE(t.find("      6\n"), std::string::npos) << t;
 }
