@@ -20,13 +20,23 @@
 
 namespace vpnlab {
 
-Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::string>& only) {
-  CleanupReport report;
-  std::vector<std::string> names = list_namespaces(kLabPrefix);
-  if (!only.empty())
-    names.erase(std::remove_if(names.begin(), names.end(),
-                               [&](const std::string& n) { return std::find(only.begin(), only.end(), n) == only.end(); }),
-                names.end());
+namespace {
+
+// Says what it would do, or does it and says what it did.
+void remove_path(const std::filesystem::path& path, bool dry_run, CleanupReport* report) {
+  std::error_code ec;
+  if (dry_run) {
+    report->actions.push_back("would remove " + path.string());
+  } else if (std::filesystem::remove_all(path, ec); !ec) {
+    report->actions.push_back("removed " + path.string());
+  }
+}
+
+// A process id read from a file name: true when no such process exists any more.
+bool pid_gone(long pid) { return pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
+
+// The lab namespaces, the processes still inside them first.
+Status clean_namespaces(const std::vector<std::string>& names, bool dry_run, CleanupReport* report) {
   std::vector<uint64_t> inodes;
   for (const auto& n : names) {
     int fd = open((std::string(kNetnsDir) + "/" + n).c_str(), O_RDONLY | O_CLOEXEC);
@@ -37,74 +47,78 @@ Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::s
   }
   if (dry_run) {
     for (const auto& p : processes_in_namespaces(inodes))
-      report.actions.push_back("would end process " + std::to_string(p.pid) + " (" + p.comm + ")");
-    for (const auto& n : names) report.actions.push_back("would remove namespace " + n);
-  } else {
-    for (const auto& p : end_processes_in_namespaces(inodes, 2000))
-      report.actions.push_back("ended process " + std::to_string(p.pid) + " (" + p.comm + ")");
-    Status first = ok_status();
-    for (const auto& n : names) {
-      auto s = remove_namespace_file(n);
-      if (s) report.actions.push_back("removed namespace " + n);
-      else if (first) first = s;
-    }
-    if (!first) return first.error();
-    if (auto s = wait_namespaces_released(inodes, 10); !s) return s.error();
+      report->actions.push_back("would end process " + std::to_string(p.pid) + " (" + p.comm + ")");
+    for (const auto& n : names) report->actions.push_back("would remove namespace " + n);
+    return ok_status();
   }
-  // The VM backend's own state on this host, once no namespace of its run is left.
+  for (const auto& p : end_processes_in_namespaces(inodes, 2000))
+    report->actions.push_back("ended process " + std::to_string(p.pid) + " (" + p.comm + ")");
+  Status first = ok_status();
+  for (const auto& n : names) {
+    auto s = remove_namespace_file(n);
+    if (s) report->actions.push_back("removed namespace " + n);
+    else if (first) first = s;
+  }
+  if (!first) return first;
+  return wait_namespaces_released(inodes, 10);
+}
+
+// Version probes' output files of a vpnlab that was killed before it removed them
+// (PREFIX<pid>-XXXXXX[.cmd]): only those whose process no longer exists.
+void clean_dead_probe_files(bool dry_run, CleanupReport* report) {
+  const std::string probe_dir = std::filesystem::path(kVersionProbePrefix).parent_path().string();
+  const std::string probe_name = std::filesystem::path(kVersionProbePrefix).filename().string();
   std::error_code ec;
-  for (const auto& dir : vm_state_dirs(only)) {
-    if (dry_run) {
-      report.actions.push_back("would remove " + dir);
-    } else if (std::filesystem::remove_all(dir, ec); !ec) {
-      report.actions.push_back("removed " + dir);
-    }
+  for (auto& e : std::filesystem::directory_iterator(probe_dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(probe_name, 0) != 0 || !pid_gone(std::strtol(name.c_str() + probe_name.size(), nullptr, 10))) continue;
+    remove_path(e.path(), dry_run, report);
   }
-  // Version probes' output files of a vpnlab that was killed before it removed them
-  // (PREFIX<pid>-XXXXXX[.cmd]): only those whose process no longer exists, and only in a
-  // full cleanup (they belong to no lab, and `down` need not scan /tmp).
-  if (only.empty()) {
-    std::string probe_dir = std::filesystem::path(kVersionProbePrefix).parent_path().string();
-    std::string probe_name = std::filesystem::path(kVersionProbePrefix).filename().string();
-    for (auto& e : std::filesystem::directory_iterator(probe_dir, ec)) {
-      std::string name = e.path().filename().string();
-      if (name.rfind(probe_name, 0) != 0) continue;
-      long pid = std::strtol(name.c_str() + probe_name.size(), nullptr, 10);
-      if (pid <= 0 || kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
-      if (dry_run) {
-        report.actions.push_back("would remove " + e.path().string());
-      } else if (std::filesystem::remove(e.path(), ec)) {
-        report.actions.push_back("removed " + e.path().string());
-      }
+}
+
+// ssh's private directories (host keys, control sockets) of a vpnlab killed before it
+// removed its own: PREFIX<pid>-XXXXXX whose process no longer exists (cleanup holds the
+// run lock; a live vpnlab's pid is alive).
+void clean_dead_ssh_dirs(bool dry_run, CleanupReport* report) {
+  const std::filesystem::path prefix = ssh_private_dir_prefix();
+  const std::string start = prefix.filename().string();
+  std::error_code ec;
+  for (auto& e : std::filesystem::directory_iterator(prefix.parent_path(), ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(start, 0) != 0 || !e.is_directory(ec) || e.is_symlink(ec)) continue;
+    char* end = nullptr;
+    long pid = std::strtol(name.c_str() + start.size(), &end, 10);
+    // Before 0.2.0's pid in the name (PREFIX + mkdtemp's six characters): stale unless a
+    // control socket is in it.
+    const bool legacy = name.size() == start.size() + 6 && name.find('-', start.size()) == std::string::npos;
+    if (legacy) {
+      bool socket = false;
+      for (auto& f : std::filesystem::directory_iterator(e.path(), ec)) socket = socket || f.is_socket(ec);
+      if (socket) continue;
+    } else if (*end != '-' || !pid_gone(pid)) {
+      continue;
     }
+    remove_path(e.path(), dry_run, report);
   }
-  // ssh's private directories (host keys, control sockets) of a vpnlab killed before it
-  // removed its own: PREFIX<pid>-XXXXXX whose process no longer exists (cleanup holds the
-  // run lock; a live vpnlab's pid is alive).
+}
+
+}  // namespace
+
+Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::string>& only) {
+  CleanupReport report;
+  std::vector<std::string> names = list_namespaces(kLabPrefix);
+  if (!only.empty())
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&](const std::string& n) { return std::find(only.begin(), only.end(), n) == only.end(); }),
+                names.end());
+  if (auto s = clean_namespaces(names, dry_run, &report); !s) return s.error();
+  // The VM backend's own state on this host, once no namespace of its run is left.
+  for (const auto& dir : vm_state_dirs(only)) remove_path(dir, dry_run, &report);
+  // What a killed vpnlab left outside any lab: only in a full cleanup (`down` need not
+  // scan /tmp and /run).
   if (only.empty()) {
-    const std::filesystem::path prefix = ssh_private_dir_prefix();
-    const std::string start = prefix.filename().string();
-    for (auto& e : std::filesystem::directory_iterator(prefix.parent_path(), ec)) {
-      std::string name = e.path().filename().string();
-      if (name.rfind(start, 0) != 0 || !e.is_directory(ec) || e.is_symlink(ec)) continue;
-      char* end = nullptr;
-      long pid = std::strtol(name.c_str() + start.size(), &end, 10);
-      // Before 0.2.0's pid in the name (PREFIX + mkdtemp's six characters): stale unless a
-      // control socket is in it.
-      const bool legacy = name.size() == start.size() + 6 && name.find('-', start.size()) == std::string::npos;
-      if (legacy) {
-        bool socket = false;
-        for (auto& f : std::filesystem::directory_iterator(e.path(), ec)) socket = socket || f.is_socket(ec);
-        if (socket) continue;
-      } else if (pid <= 0 || *end != '-' || kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) {
-        continue;
-      }
-      if (dry_run) {
-        report.actions.push_back("would remove " + e.path().string());
-      } else if (std::filesystem::remove_all(e.path(), ec); !ec) {
-        report.actions.push_back("removed " + e.path().string());
-      }
-    }
+    clean_dead_probe_files(dry_run, &report);
+    clean_dead_ssh_dirs(dry_run, &report);
   }
   // State files whose run is gone (cleanup holds the run lock, so none is live).
   for (const auto& st : list_states()) {
