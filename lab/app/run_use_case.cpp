@@ -118,6 +118,7 @@ Result<PlannedRun> plan_run(RunInput* input) {
 
 Result<RunOutcome> execute_run(RunInput* input, PlannedRun planned, const RunHooks& hooks) {
   auto built = build_what_it_needs(input, std::move(planned));
+  if (!built && interrupted()) return RunOutcome{true, "", {}, {}};
   if (!built) return built.error();
   Plan& plan = built->plan;
   auto lock = RunLock::acquire();
@@ -130,7 +131,7 @@ Result<RunOutcome> execute_run(RunInput* input, PlannedRun planned, const RunHoo
   if (hooks.announce) hooks.announce(plan, *opts);
   auto report = run_bench(plan, *opts);
   if (!report) return report.error();
-  RunOutcome outcome{opts->run_dir, std::move(*report), {}};
+  RunOutcome outcome{false, opts->run_dir, std::move(*report), {}};
   outcome.outputs = write_run_outputs(plan, outcome.run_dir, outcome.report, input->view);
   if (hooks.finished) hooks.finished(outcome);
   // Only a whole run goes into the history (an interrupted one is resumed first).

@@ -42,6 +42,7 @@ struct PlannedRun {
 };
 
 struct RunOutcome {
+  bool stopped_in_build = false;  // Ctrl-C while a registry product was built: nothing ran
   std::string run_dir;
   RunReport report;
   RunOutputs outputs;
@@ -59,7 +60,8 @@ struct RunHooks {
 Result<PlannedRun> plan_run(RunInput* input);
 
 // Builds what the plan needs, takes the lock, refuses debris and a kept lab, runs, writes
-// the outputs and appends to the history. An error here happened before the first row.
+// the outputs and appends to the history. An error is the lab's or the input's (the rows
+// made before it are kept); an interrupted build is an outcome, not an error.
 Result<RunOutcome> execute_run(RunInput* input, PlannedRun planned, const RunHooks& hooks);
 
 }  // namespace vpnlab

@@ -131,7 +131,8 @@ int cmd_run(const Args& a) {
   hooks.announce = [&](const Plan& plan, const RunOptions& opts) { announce(a, plan, opts); };
   hooks.finished = [&](const RunOutcome& o) { print_outcome(a, o.report, o.outputs, o.run_dir); };
   auto outcome = execute_run(&input, std::move(*planned), hooks);
-  if (!outcome) return interrupted() ? kExitInterrupted : fail(outcome.error());
+  if (!outcome) return fail(outcome.error());
+  if (outcome->stopped_in_build) return kExitInterrupted;
   const int code = outcome_code(outcome->report, outcome->outputs, outcome->run_dir);
   if (a.json) std::cout << run_json(outcome->run_dir, code, outcome->report, outcome->outputs).dump(2) << "\n";
   return code;
