@@ -43,7 +43,10 @@ TEST(CompareRun, ThreeNodesWireguardGoAgainstNebula) {
   auto json = vpnlab_cli({"compare", dir, "wireguard-go", "nebula", "--test", "a-to-c", "--json"});
   ASSERT_EQ(json.status, 0) << json.err;
   auto j = nlohmann::json::parse(json.out);
-  ASSERT_EQ(j["comparisons"].size(), 4u) << json.out;  // Gbit/s, CPU-s/Gbit, RSS, p99
+  ASSERT_EQ(j["comparisons"].size(), 5u) << json.out;  // Gbit/s, CPU-s/Gbit, RSS, p99, the p99 the load adds
+  std::vector<std::string> metrics;
+  for (const auto& c : j["comparisons"]) metrics.push_back(c["metric"].get<std::string>());
+  EXPECT_NE(std::find(metrics.begin(), metrics.end(), "added_p99_ms"), metrics.end()) << json.out;
   for (const auto& c : j["comparisons"]) {
     EXPECT_EQ(c["test"], "a-to-c");
     EXPECT_LE(c["ci_low"].template get<double>(), c["ratio_b_over_a"].template get<double>()) << c.dump();
