@@ -12,7 +12,8 @@ const std::vector<ExitCodeDoc>& exit_code_docs() {
       {kExitNoValidRow, "`run`: a requested product x test has no valid row (it never came up, every sample failed); "
                         "`history check`: no comparable history to judge by (fewer than 4 earlier runs)"},
       {kExitSomeInvalid, "`run`: some rows failed or are invalid, but every product x test has valid ones; `scale`: some mesh "
-                         "sizes failed or are invalid (a row with its reason)"},
+                         "sizes failed or are invalid (a row with its reason); `history check`: the history cannot see a change "
+                         "of the threshold's size (add runs or samples)"},
       {kExitInterrupted, "interrupted (SIGINT, SIGTERM, SIGHUP): the finished rows are kept and the lab is torn down"},
   };
   return docs;

@@ -193,9 +193,9 @@ json history_check_json(const std::string& path, const std::string& metric, doub
   for (const auto& l : o.lines)
     lines.push_back({{"product", l.product}, {"test", l.test}, {"history", l.result.history}, {"newest", l.newest}, {"ratio", l.result.ratio},
                      {"ci_low", l.result.low}, {"ci_high", l.result.high}, {"level", l.result.level}, {"verdict", l.result.verdict},
-                     {"regression", l.result.regression}});
+                     {"regression", l.result.regression}, {"detectable", l.result.detectable}});
   return {{"schema", kJsonSchema}, {"history", path}, {"metric", metric}, {"threshold", threshold}, {"newest_run", o.newest_run},
-          {"environment", o.environment}, {"family", o.family}, {"exit_code", o.exit_code}, {"lines", lines}};
+          {"environment", o.environment}, {"family", o.family}, {"detectable", o.detectable}, {"exit_code", o.exit_code}, {"lines", lines}};
 }
 
 nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunReport& report, const RunOutputs& outputs) {

@@ -5,6 +5,8 @@
 #include <functional>
 #include <numeric>
 
+#include <boost/math/distributions/non_central_t.hpp>
+
 #include "lab/base/sequential.h"
 
 namespace vpnlab {
@@ -43,6 +45,22 @@ double split_p(const std::vector<double>& v, size_t a, size_t k, size_t b) {
 
 }  // namespace
 
+double detectable_change(double s, size_t n, double level, bool higher_is_better) {
+  if (n < 2 || !(s > 0)) return 0;
+  const double df = static_cast<double>(n - 1);
+  const double crit = t_quantile(level, static_cast<int>(n) - 1);
+  // Power rises with the non-centrality: bisect for 80 %.
+  auto power = [&](double lambda) { return boost::math::cdf(boost::math::complement(boost::math::non_central_t_distribution<double>(df, lambda), crit)); };
+  double lo = 0, hi = 1;
+  while (power(hi) < 0.8 && hi < 1e4) hi *= 2;
+  for (int i = 0; i < 40; ++i) {  // 1e-12 of the bracket: far below a printed digit
+    const double mid = (lo + hi) / 2;
+    (power(mid) < 0.8 ? lo : hi) = mid;
+  }
+  const double log_change = hi * s * std::sqrt(1 + 1 / static_cast<double>(n));
+  return higher_is_better ? 1 - std::exp(-log_change) : std::exp(log_change) - 1;
+}
+
 Lookback judge_newest(const std::vector<double>& history, double newest, bool higher_is_better, double threshold, double level,
                       const std::string& better, const std::string& worse) {
   Lookback out;
@@ -58,6 +76,7 @@ Lookback judge_newest(const std::vector<double>& history, double newest, bool hi
   }
   const Moments m = moments(logs, 0, logs.size());
   const double n = static_cast<double>(m.n);
+  out.log_sd = std::sqrt(m.var);
   const double half = t_quantile(level, static_cast<int>(m.n) - 1) * std::sqrt(m.var) * std::sqrt(1 + 1 / n);
   const double d = std::log(newest) - m.mean;
   out.ratio = std::exp(d);

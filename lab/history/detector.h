@@ -38,7 +38,19 @@ struct Lookback {
   double level = 0;
   std::string verdict;             // "slower"/"faster" (the metric's words), "... within the threshold", "no significant change"
   bool regression = false;         // worse, significantly and beyond the threshold
+  double log_sd = 0;               // the history's spread: sample standard deviation of its logs
+  // The smallest change (a fraction: 0.12 = 12 %) toward worse that this history flags
+  // 80 % of the time, at its own noise and at `level`: detectable_change(log_sd, history,
+  // ...), filled by `history check` (a simulation calling judge_newest need not pay for it).
+  double detectable = 0;
 };
+
+// The change a history of `n` points with log-spread `s` (sample standard deviation of the
+// logs) flags 80 % of the time, as a fraction of the mean: the prediction interval at
+// `level` must leave 1 on the worse side, so the newest point's log distance over
+// s * sqrt(1 + 1/n) is non-central t with n - 1 degrees of freedom (Boost.Math), solved
+// for 80 % power and put back on the ratio scale.
+double detectable_change(double s, size_t n, double level, bool higher_is_better);
 
 // `history`: earlier points, oldest first (only the last kHistoryWindow are used); values <= 0
 // are ignored. `level`: two-sided level of the interval (one tail is the false-alarm rate).

@@ -6,6 +6,16 @@
 
 namespace vpnlab {
 
+namespace {
+
+std::string percent(double fraction) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.1f %%", 100 * fraction);
+  return buf;
+}
+
+}  // namespace
+
 CheckOutcome check_newest(const std::vector<Trend>& trends, const CheckQuery& query, const HistoryMetric& metric) {
   CheckOutcome out;
   // The newest run that has a point in some series.
@@ -29,10 +39,15 @@ CheckOutcome check_newest(const std::vector<Trend>& trends, const CheckQuery& qu
   for (const auto& [t, history] : judged) {
     CheckLine line{t->product, t->test, t->points.back().value, {}};
     line.result = judge_newest(history, line.newest, metric.higher_is_better, query.threshold, out.level, metric.better, metric.worse);
+    if (line.result.history >= kMinHistoryPoints)
+      line.result.detectable = detectable_change(line.result.log_sd, line.result.history, out.level, metric.higher_is_better);
     regression = regression || line.result.regression;
+    if (line.result.history >= kMinHistoryPoints) out.detectable = std::max(out.detectable, line.result.detectable);
     out.lines.push_back(line);
   }
-  out.exit_code = regression ? kExitRegression : out.family == 0 ? kExitNoHistory : 0;
+  // A history that cannot see a change of the threshold's size says so: "no regression"
+  // from it would be a promise it cannot keep.
+  out.exit_code = regression ? kExitRegression : out.family == 0 ? kExitNoHistory : out.detectable > query.threshold ? kExitHistoryBlind : 0;
   return out;
 }
 
@@ -43,17 +58,23 @@ std::string check_text(const CheckOutcome& o, const CheckQuery& query, const His
   std::string s = "history check: run " + o.newest_run + " (" + o.environment + ")\n" + metric.title +
                   ": newest against the geometric mean of up to " + std::to_string(kHistoryWindow) + " earlier comparable runs, " + level +
                   " prediction interval (" + std::to_string(o.family) + " series judged together), threshold " + history_figure(100 * query.threshold) + " %\n";
-  TextTable t({-24, -14, 8, 10, 8, -21, -1});
-  s += t.line({"product", "test", "history", "newest", "ratio", "interval", "verdict"});
+  TextTable t({-24, -14, 8, 10, 8, -21, 8, -1});
+  s += t.line({"product", "test", "history", "newest", "ratio", "interval", "detects", "verdict"});
   for (const auto& l : o.lines) {
     const Lookback& r = l.result;
     const bool judged = r.history >= kMinHistoryPoints;
     s += t.line({l.product, l.test, std::to_string(r.history), history_figure(l.newest), judged ? history_figure(r.ratio) : "-",
-                 judged ? "[" + history_figure(r.low) + ", " + history_figure(r.high) + "]" : "-",
+                 judged ? "[" + history_figure(r.low) + ", " + history_figure(r.high) + "]" : "-", judged ? percent(r.detectable) : "-",
                  judged ? r.verdict : "no comparable history (" + std::to_string(r.history) + " of " + std::to_string(kMinHistoryPoints) + " runs)"});
   }
+  if (o.family > 0)
+    s += "detects: the change toward " + metric.worse + " each series flags 80 % of the time at its own runs' spread; this history sees " +
+         percent(o.detectable) + " or more\n";
   if (o.exit_code == kExitRegression) s += "regression: the newest run is " + metric.worse + " beyond the threshold (exit 3)\n";
   else if (o.exit_code == kExitNoHistory) s += "no comparable history to judge by: at least " + std::to_string(kMinHistoryPoints) + " earlier runs in the same environment (exit 4)\n";
+  else if (o.exit_code == kExitHistoryBlind)
+    s += "cannot see the threshold: this history detects changes of " + percent(o.detectable) + " or more, the threshold asks for " +
+         percent(query.threshold) + "; nothing beyond it was seen, but a smaller drop would pass unseen: add runs, or samples per run (exit 5)\n";
   else s += "no regression (exit 0)\n";
   return s;
 }

@@ -1,6 +1,7 @@
 // `vpnlab history check`: the newest run's figures judged against each product's own
 // comparable past (lab/history/detector.h), one line per product and test, and an exit code
-// a CI job gates on: 3 a regression, 0 none, 4 no comparable history to judge by.
+// a CI job gates on: 3 a regression, 0 none, 4 no comparable history to judge by, 5 a
+// history too noisy or too short to see a change of the threshold's size.
 #pragma once
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@ namespace vpnlab {
 
 inline constexpr int kExitRegression = kExitGate;
 inline constexpr int kExitNoHistory = kExitNoValidRow;
+inline constexpr int kExitHistoryBlind = kExitSomeInvalid;
 
 struct CheckQuery {
   std::string product, test;  // "" = every one the newest run has
@@ -32,6 +34,7 @@ struct CheckOutcome {
   size_t family = 0;        // series judged together
   double level = 0;         // each interval's: 1 - 2 alpha / family
   std::vector<CheckLine> lines;
+  double detectable = 0;  // the widest change a judged series needs to be seen (80 % of the time)
   int exit_code = kExitNoHistory;
 };
 

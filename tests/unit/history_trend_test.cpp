@@ -280,4 +280,63 @@ TEST(Check, ExitsThreeOnAPlantedSlowdownZeroWithoutAndFourWithoutHistory) {
   EXPECT_NE(check_text(young, {}, metric).find("no comparable history (3 of 4 runs)"), std::string::npos) << check_text(young, {}, metric);
 }
 
+// The detectable change `history check` prints is what it flags 80 % of the time: histories
+// of n runs with log-spread sigma, a newest run truly that much worse, judged as the check
+// judges (threshold 0, so only the interval decides). Exact by the non-central t, so the
+// simulated rate sits at 80 %, neither above (a promise too modest) nor below.
+TEST(Check, ThePrintedDetectableChangeIsFlaggedEightyPercentOfTheTimeInSimulation) {
+  std::mt19937 rng(12);
+  const double level = 1 - 2 * kCheckAlpha;
+  for (const auto& [n, sigma, higher] : std::vector<std::tuple<size_t, double, bool>>{{4, 0.02, true}, {8, 0.10, true}, {12, 0.05, false}}) {
+    const double change = detectable_change(sigma, n, level, higher);
+    ASSERT_GT(change, 0);
+    const double worse = higher ? std::log(1 - change) : std::log(1 + change);
+    std::normal_distribution<double> noise(0, sigma);
+    const int trials = 6000;
+    int flagged = 0;
+    for (int k = 0; k < trials; ++k) {
+      std::vector<double> history;
+      for (size_t i = 0; i < n; ++i) history.push_back(std::exp(noise(rng)));
+      const double newest = std::exp(worse + noise(rng));
+      flagged += judge_newest(history, newest, higher, 0, level, "better", "worse").regression;
+    }
+    const double rate = static_cast<double>(flagged) / trials;
+    // 6000 trials: 80 % +- 0.5 % (one standard error); 1.5 % is three.
+    EXPECT_NEAR(rate, 0.80, 0.015) << "n " << n << ", sigma " << sigma << ": change " << change;
+  }
+  // More runs, or less noise, see smaller changes.
+  EXPECT_LT(detectable_change(0.05, 12, level, true), detectable_change(0.05, 4, level, true));
+  EXPECT_LT(detectable_change(0.02, 8, level, true), detectable_change(0.05, 8, level, true));
+}
+
+TEST(Check, AHistoryTooNoisyToSeeTheThresholdSaysSoAndExitsFive) {
+  std::mt19937 rng(5);
+  auto runs = [&](double run_noise) {
+    std::normal_distribution<double> noise(0, run_noise);
+    std::vector<RunRecord> out;
+    for (int i = 0; i < 6; ++i) {
+      char started[32];
+      snprintf(started, sizeof started, "2026-12-01T%02d:00:00Z", i);
+      // The newest run at the history's level: whatever the check sees, it is no regression.
+      out.push_back(make_run("r" + std::to_string(i), started, {{"wireguard-go", {i == 5 ? 0.6 : 0.6 * std::exp(noise(rng))}}}));
+    }
+    return out;
+  };
+  const HistoryMetric metric = history_metric("gbps").value();
+  const CheckQuery q{"wireguard-go", "", "gbps", 0.05};
+  CheckOutcome noisy = vpnlab::check_newest(build_trends(runs(0.15), {q.product, q.test, q.metric, false}, metric), q, metric);
+  const std::string text = check_text(noisy, q, metric);
+  ASSERT_NE(noisy.exit_code, kExitRegression) << text;
+  EXPECT_EQ(noisy.exit_code, kExitHistoryBlind) << text;
+  EXPECT_GT(noisy.detectable, 0.05) << text;
+  EXPECT_NE(text.find("cannot see the threshold: this history detects changes of "), std::string::npos) << text;
+  EXPECT_NE(text.find("the threshold asks for 5.0 %; nothing beyond it was seen, but a smaller drop would pass unseen: add runs, or samples per run (exit 5)"),
+            std::string::npos)
+      << text;
+  CheckOutcome quiet = vpnlab::check_newest(build_trends(runs(0.002), {q.product, q.test, q.metric, false}, metric), q, metric);
+  EXPECT_EQ(quiet.exit_code, 0) << check_text(quiet, q, metric);
+  EXPECT_LT(quiet.detectable, 0.05);
+  EXPECT_NE(check_text(quiet, q, metric).find("no regression (exit 0)"), std::string::npos);
+}
+
 }  // namespace
