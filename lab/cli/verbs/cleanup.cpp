@@ -3,8 +3,8 @@
 #include <iostream>
 #include <optional>
 
-#include "lab/backends/hosts/hosts_runtime.h"
 #include "lab/base/fs_util.h"
+#include "lab/app/backends.h"
 #include "lab/app/cleanup.h"
 #include "lab/app/run_request.h"
 #include "lab/cli/verbs/verb.h"
@@ -16,18 +16,20 @@ namespace {
 
 int cmd_cleanup(const Args& a) {
   if (a.positional.size() > 1) return usage_error("cleanup", "give at most one topology file (its hosts are cleaned too)");
-  // A hosts topology: its hosts first (read before anything local is touched).
-  std::optional<Plan> hosts_plan;
+  // A topology whose backend reaches other machines (hosts): those first, read before
+  // anything local is touched.
+  std::optional<Plan> remote_plan;
   if (!a.positional.empty()) {
     auto plan = plan_request(request_of(a, a.positional[0]));
     if (!plan) return fail(plan.error());
-    if (backend_traits(plan->backend).remote_hosts) hosts_plan = std::move(*plan);
+    if (backend_entry(plan->backend).cleanup_remote) remote_plan = std::move(*plan);
   }
   if (!need_root("cleanup")) return kExitError;
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
-  if (hosts_plan) {
-    auto lines = cleanup_hosts(*hosts_plan, HostsOptions{helper_dir(own_binary_dir()) + "/vpnlab-host-agent", {}}, a.dry_run);
+  if (remote_plan) {
+    const BackendContext ctx{products_path(own_binary_dir()), helper_dir(own_binary_dir()), -1};
+    auto lines = backend_entry(remote_plan->backend).cleanup_remote(*remote_plan, ctx, a.dry_run);
     if (!lines) return fail(lines.error());
     for (const auto& line : *lines) std::cout << line << "\n";
   }

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/backends/hosts/hosts_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/doctor.h"
+#include "lab/app/backends.h"
 #include "lab/app/run_request.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
@@ -22,7 +22,7 @@ int cmd_doctor(const Args& a) {
   if (!a.positional.empty()) {
     auto p = plan_request(request_of(a, a.positional[0]));
     if (!p) return fail(p.error());
-    if (!backend_traits(p->backend).remote_hosts) return usage_error("doctor", a.positional[0] + " is not a hosts topology: 'vpnlab doctor' alone probes this machine");
+    if (!backend_entry(p->backend).probe_remote) return usage_error("doctor", a.positional[0] + " is not a hosts topology: 'vpnlab doctor' alone probes this machine");
     plan = std::move(*p);
   }
   if (!need_root("doctor")) return kExitError;
@@ -30,10 +30,8 @@ int cmd_doctor(const Args& a) {
   int status = 0;
   if (plan) {
     // Each host as a run would find it: ssh, agent version, nic, CPUs, the products.
-    HostsOptions opts{helper_dir(own_binary_dir()) + "/vpnlab-host-agent", {}};
-    for (const auto& name : plan->products)
-      if (auto spec = load_product(products_path(own_binary_dir()), name)) opts.products.push_back({spec->name, spec->binaries, spec->version_argv});
-    nlohmann::json hosts = probe_hosts(*plan, opts);
+    const BackendContext ctx{products_path(own_binary_dir()), helper_dir(own_binary_dir()), -1};
+    nlohmann::json hosts = backend_entry(plan->backend).probe_remote(*plan, ctx);
     report.json["hosts"] = hosts;
     report.text += "\nhosts of " + a.positional[0] + ":\n";
     nlohmann::json usable = nlohmann::json::array();
