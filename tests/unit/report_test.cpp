@@ -16,6 +16,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/load_latency_table.h"
+#include "lab/results/udp_table.h"
 #include "lab/results/report.h"
 #include "lab/results/rss_series.h"
 #include "lab/results/svg.h"
@@ -213,4 +214,35 @@ TEST(LoadLatency, TheTableTakesValidRowsWithIdleProbesOnly) {
   EXPECT_NEAR(s[0].added_p99_ms.median, 23.0, 0.51) << t;
   EXPECT_GE(s[0].added_p99_ms.coverage, 0.95);
   EXPECT_NE(t.find("      6\n"), std::string::npos) << t;
+}
+
+// The UDP table's figures per product x test: every UDP row counted, only valid ones
+// described, zero-loss figures only from rows whose search found a passing rate.
+TEST(UdpTable, SummariesCountEveryRowAndDescribeTheValidOnes) {
+  auto row = [](const std::string& product, int sample, double pps, double loss, double zero_loss_bps, bool valid) {
+    SampleRow r;
+    r.product = product, r.test = "u", r.protocol = "udp", r.sample = sample, r.status = "ok", r.valid = valid;
+    r.payload_bytes = 1200, r.pps = pps, r.loss_pct = loss, r.offered_bps = 100e6, r.zero_loss_bps = zero_loss_bps;
+    return r;
+  };
+  std::vector<SampleRow> rows = {row("wg", 1, 10000, 1, 0, true), row("wg", 2, 12000, 3, 80e6, true), row("wg", 3, 99000, 50, 0, false),
+                                 row("nebula", 1, 8000, 2, 0, true)};
+  SampleRow tcp = row("wg", 4, 1, 1, 0, true);
+  tcp.protocol = "tcp";
+  rows.push_back(tcp);
+  const auto s = summarize_udp(rows);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].product, "wg");
+  EXPECT_EQ(s[0].rows, 3);
+  EXPECT_EQ(s[0].payload_bytes, 1200);
+  EXPECT_EQ(s[0].kpps.n, 2);
+  EXPECT_NEAR(s[0].kpps.median, 11, 1e-9) << "the median of two: their mean";
+  EXPECT_NEAR(s[0].loss_pct.median, 2, 1e-9);
+  EXPECT_NEAR(s[0].offered_mbps.median, 100, 1e-9);
+  EXPECT_EQ(s[0].zero_loss_mbps.n, 1);
+  EXPECT_NEAR(s[0].zero_loss_mbps.median, 80, 1e-9);
+  EXPECT_NEAR(s[0].zero_loss_kpps.median, 12, 1e-9);
+  EXPECT_EQ(s[1].product, "nebula");
+  EXPECT_EQ(s[1].rows, 1);
+  EXPECT_EQ(s[1].zero_loss_mbps.n, 0);
 }
