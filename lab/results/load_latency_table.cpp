@@ -1,6 +1,5 @@
 #include "lab/results/load_latency_table.h"
 
-#include <map>
 #include <sstream>
 
 #include "lab/base/text_table.h"
@@ -9,25 +8,11 @@
 namespace vpnlab {
 
 std::vector<LoadLatencySummary> summarize_load_latency(const std::vector<SampleRow>& rows) {
-  struct Series {
-    std::vector<double> idle, p50, p99, added;
-  };
+  auto measured = [](const SampleRow& r) { return !r.is_transactions() && r.idle_probes > 0 && r.latency_probes > 0 && counts_as_result(r); };
   std::vector<LoadLatencySummary> out;
-  std::vector<Series> series;
-  std::map<std::pair<std::string, std::string>, size_t> index;
-  for (const auto& r : rows) {
-    if (r.is_transactions() || r.idle_probes <= 0 || r.latency_probes <= 0 || !counts_as_result(r)) continue;
-    auto [at, added] = index.try_emplace({r.product, r.test}, out.size());
-    if (added) out.push_back({r.product, r.test, {}, {}, {}, {}}), series.emplace_back();
-    Series& v = series[at->second];
-    v.idle.push_back(r.idle_p50_ms), v.p50.push_back(r.latency_p50_ms), v.p99.push_back(r.latency_p99_ms), v.added.push_back(r.added_p99_ms);
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    out[i].idle_p50_ms = describe(series[i].idle);
-    out[i].loaded_p50_ms = describe(series[i].p50);
-    out[i].loaded_p99_ms = describe(series[i].p99);
-    out[i].added_p99_ms = describe(series[i].added);
-  }
+  for (const auto& g : group_by_product_test(rows, measured))
+    out.push_back({g.product, g.test, describe_field(g.rows, &SampleRow::idle_p50_ms), describe_field(g.rows, &SampleRow::latency_p50_ms),
+                   describe_field(g.rows, &SampleRow::latency_p99_ms), describe_field(g.rows, &SampleRow::added_p99_ms)});
   return out;
 }
 

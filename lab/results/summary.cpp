@@ -21,6 +21,25 @@ const SampleStats& ProductTestSummary::metric(const std::string& key) const {
   return it == metrics.end() ? none : it->second;
 }
 
+std::vector<ProductTestRows> group_by_product_test(const std::vector<SampleRow>& rows, bool (*keep)(const SampleRow&)) {
+  std::vector<ProductTestRows> out;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (const auto& r : rows) {
+    if (!keep(r)) continue;
+    auto [at, added] = index.try_emplace({r.product, r.test}, out.size());
+    if (added) out.push_back({r.product, r.test, {}});
+    out[at->second].rows.push_back(&r);
+  }
+  return out;
+}
+
+SampleStats describe_field(const std::vector<const SampleRow*>& rows, double SampleRow::*field) {
+  std::vector<double> v;
+  for (const SampleRow* r : rows)
+    if (counts_as_result(*r)) v.push_back(r->*field);
+  return describe(v);
+}
+
 std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
   std::vector<ProductTestSummary> out;
   std::map<std::pair<std::string, std::string>, size_t> index;

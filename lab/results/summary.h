@@ -36,6 +36,16 @@ struct ProductTestSummary {
 // In order of first appearance.
 std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows);
 
+// The rows `keep` takes, grouped by product and test in order of first appearance: the
+// row order of every per-kind table (UDP, load latency).
+struct ProductTestRows {
+  std::string product, test;
+  std::vector<const SampleRow*> rows;
+};
+std::vector<ProductTestRows> group_by_product_test(const std::vector<SampleRow>& rows, bool (*keep)(const SampleRow&));
+// The figure `field` of the rows that count as results (counts_as_result), described.
+SampleStats describe_field(const std::vector<const SampleRow*>& rows, double SampleRow::*field);
+
 // How a run's results are shown (run, report): `--vs PRODUCT` and `--sort fastest|file`.
 struct ResultView {
   std::string vs;           // every other product over this one ("" : none; the report's default: the first tunnel)

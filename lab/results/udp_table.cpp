@@ -1,37 +1,30 @@
 #include "lab/results/udp_table.h"
 
 #include <cstdio>
-#include <map>
 #include <sstream>
 
 #include "lab/base/text_table.h"
+#include "lab/results/summary.h"
 
 namespace vpnlab {
 
 std::vector<UdpSummary> summarize_udp(const std::vector<SampleRow>& rows) {
-  struct Series {
-    std::vector<double> kpps, loss, offered, zl_mbps, zl_kpps;
-  };
   std::vector<UdpSummary> out;
-  std::vector<Series> series;
-  std::map<std::pair<std::string, std::string>, size_t> index;
-  for (const auto& r : rows) {
-    if (r.protocol != "udp") continue;
-    auto [at, added] = index.try_emplace({r.product, r.test}, out.size());
-    if (added) out.push_back({r.product, r.test, r.payload_bytes}), series.emplace_back();
-    UdpSummary& s = out[at->second];
-    ++s.rows;
-    if (!counts_as_result(r)) continue;
-    Series& v = series[at->second];
-    v.kpps.push_back(r.pps / 1000), v.loss.push_back(r.loss_pct), v.offered.push_back(r.offered_bps / 1e6);
-    if (r.zero_loss_bps > 0) v.zl_mbps.push_back(r.zero_loss_bps / 1e6), v.zl_kpps.push_back(r.pps / 1000);
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    out[i].kpps = describe(series[i].kpps);
-    out[i].loss_pct = describe(series[i].loss);
-    out[i].offered_mbps = describe(series[i].offered);
-    out[i].zero_loss_mbps = describe(series[i].zl_mbps);
-    out[i].zero_loss_kpps = describe(series[i].zl_kpps);
+  for (const auto& g : group_by_product_test(rows, [](const SampleRow& r) { return r.protocol == "udp"; })) {
+    UdpSummary s{g.product, g.test, g.rows.front()->payload_bytes};
+    s.rows = static_cast<int>(g.rows.size());
+    std::vector<double> kpps, offered, zl_mbps, zl_kpps;
+    for (const SampleRow* r : g.rows) {
+      if (!counts_as_result(*r)) continue;
+      kpps.push_back(r->pps / 1000), offered.push_back(r->offered_bps / 1e6);
+      if (r->zero_loss_bps > 0) zl_mbps.push_back(r->zero_loss_bps / 1e6), zl_kpps.push_back(r->pps / 1000);
+    }
+    s.kpps = describe(kpps);
+    s.loss_pct = describe_field(g.rows, &SampleRow::loss_pct);
+    s.offered_mbps = describe(offered);
+    s.zero_loss_mbps = describe(zl_mbps);
+    s.zero_loss_kpps = describe(zl_kpps);
+    out.push_back(std::move(s));
   }
   return out;
 }
