@@ -6,11 +6,14 @@
 namespace vpnlab {
 namespace {
 
-// The host agent beside vpnlab, and the plan's products as each host must have them.
-Result<HostsOptions> hosts_options(const Plan& plan, const BackendContext& ctx) {
+// The host agent beside vpnlab, and the plan's products as each host must have them. A
+// product that does not load is an error, or with `skip_unloadable` left out (doctor: the
+// run names it).
+Result<HostsOptions> hosts_options(const Plan& plan, const BackendContext& ctx, bool skip_unloadable = false) {
   HostsOptions hosts{ctx.bin_dir + "/vpnlab-host-agent", {}};
   for (const auto& name : plan.products) {
     auto spec = load_product(ctx.products_dir, name);
+    if (!spec && skip_unloadable) continue;
     if (!spec) return spec.error();
     hosts.products.push_back({spec->name, spec->binaries, spec->version_argv});
   }
@@ -32,13 +35,9 @@ Result<std::vector<std::string>> cleanup_on_hosts(const Plan& plan, const Backen
   return cleanup_hosts(plan, HostsOptions{ctx.bin_dir + "/vpnlab-host-agent", {}}, dry_run);
 }
 
-// doctor FILE: each host as a run would find it; a product that does not load is left out
-// of the probe (the run names it).
+// doctor FILE: each host as a run would find it.
 nlohmann::json probe_on_hosts(const Plan& plan, const BackendContext& ctx) {
-  HostsOptions opts{ctx.bin_dir + "/vpnlab-host-agent", {}};
-  for (const auto& name : plan.products)
-    if (auto spec = load_product(ctx.products_dir, name)) opts.products.push_back({spec->name, spec->binaries, spec->version_argv});
-  return probe_hosts(plan, opts);
+  return probe_hosts(plan, hosts_options(plan, ctx, /*skip_unloadable=*/true).value());
 }
 
 }  // namespace
