@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "lab/base/sequential.h"
 
@@ -24,6 +25,21 @@ PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<doub
   if (se == 0) e.p_value = mean_log == 0 ? 1 : 0;
   else e.p_value = t_two_sided_p(mean_log / se, static_cast<int>(r.n) - 1);
   return e;
+}
+
+std::string ratio_interval_text(const RatioInterval& r) {
+  if (r.n == 0 || r.ratio <= 0) return "-";
+  char buf[64];
+  if (r.n < 2) snprintf(buf, sizeof buf, "%.3f", r.ratio);
+  else if (r.half_width > 0.5) snprintf(buf, sizeof buf, "%.3f ±%.0f %%", r.ratio, 100 * r.half_width);
+  else snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", r.ratio, r.low, r.high);
+  return buf;
+}
+
+nlohmann::json ratio_interval_json(const RatioInterval& r) {
+  nlohmann::json j = {{"n", r.n}, {"ratio", r.ratio}};
+  if (r.n >= 2) j["ci_low"] = r.low, j["ci_high"] = r.high, j["level"] = kRatioLevel;
+  return j;
 }
 
 ByRound values_by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, double (*value)(const SampleRow&)) {

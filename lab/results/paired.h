@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "lab/base/sequential.h"
 #include "lab/record/results_csv.h"
 
 namespace vpnlab {
@@ -26,6 +29,16 @@ struct PairedEstimate {
 
 // a[i] and b[i] are one round's values; pairs with a value <= 0 are left out.
 PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<double>& b, double level = 0.95);
+
+// A ratio to the baseline as every table and the report print it, one interval per ratio:
+// the geometric mean of the per-round ratios with its 95 % t interval (ratio_interval), the
+// estimator `compare` judges with and adaptive sampling stops on. "0.512 (0.498-0.527)";
+// wider than ±50 % it says so, "0.030 ±188 %", rather than a pair of bounds that read as a
+// finding; one round: the ratio alone; none: "-".
+inline constexpr double kRatioLevel = 0.95;
+std::string ratio_interval_text(const RatioInterval& r);
+// summary.json's ratio_to_baseline_interval: n, ratio, and with 2 rounds or more ci_low, ci_high, level.
+nlohmann::json ratio_interval_json(const RatioInterval& r);
 
 // Round (sample number) -> value, for one product and test: the rows that count as results,
 // with a value > 0.

@@ -1,4 +1,5 @@
 #include "lab/results/report.h"
+#include "lab/results/paired.h"
 #include "lab/results/sampling_text.h"
 
 #include <algorithm>
@@ -208,7 +209,7 @@ std::vector<std::string> result_row(const ProductTestSummary& s) {
     cells[0] = s.product, cells[1] = s.test, cells.back() = valid;
     return cells;
   }
-  std::string ratio = s.product == "baseline" ? "1" : s.paired_ratio.n ? number_text("%.3f", s.paired_ratio.median) + " (" + number_text("%.3f", s.paired_ratio.ci_low) + "-" + number_text("%.3f", s.paired_ratio.ci_high) + ")" : "-";
+  std::string ratio = s.product == "baseline" ? "1" : ratio_interval_text(s.baseline_ratio);
   std::vector<std::string> cells{s.product,
                                  s.test,
                                  number_text("%.3f", s.gbps.median),
@@ -361,7 +362,8 @@ struct TestSeries {
 
 void add_product_series(const std::string& run_dir, const std::vector<SampleRow>& rows, const ProductTestSummary& s, int c, TestSeries* t) {
   t->bars.push_back({s.product, s.gbps.median, s.gbps.ci_low, s.gbps.ci_high, c});
-  if (s.product != "baseline" && s.paired_ratio.n > 0) t->ratios.push_back({s.product, s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high, c});
+  if (const RatioInterval& r = s.baseline_ratio; s.product != "baseline" && r.n > 0)  // one round has no bounds: its bar has no whisker
+    t->ratios.push_back({s.product, r.ratio, r.n >= 2 ? r.low : r.ratio, r.n >= 2 ? r.high : r.ratio, c});
   Series scatter{s.product, {}, c}, strip{s.product, {}, c};
   std::vector<int> valid_samples;
   std::vector<double> user, sys, softirq;  // CPU-s per Gbit of each kind, per valid sample

@@ -6,6 +6,7 @@
 
 #include "lab/model/test_kinds.h"
 #include "lab/results/latency_cdf.h"
+#include "lab/results/paired.h"
 #include "lab/results/sweep_table.h"
 #include "lab/results/transactions_table.h"
 #include "lab/results/udp_table.h"
@@ -69,7 +70,7 @@ std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows
       const int c = color_of(color, s.product);
       std::string ratio = s.product == "baseline" || !test_kind(kind).rate_vs_baseline ? "-" : "";
       if (ratio.empty())
-        ratio = s.paired_ratio.n ? number_text("%.3f", s.paired_ratio.median) + " (" + number_text("%.3f", s.paired_ratio.ci_low) + "-" + number_text("%.3f", s.paired_ratio.ci_high) + ")" : "-";
+        ratio = ratio_interval_text(s.baseline_ratio);
       k.table.push_back({s.product, number_text("%.1f", s.tps.median), number_text("%.1f", s.tps.ci_low) + "-" + number_text("%.1f", s.tps.ci_high) + (s.tps.coverage < 0.95 ? "*" : ""),
                          ratio, number_text("%.3f", s.p50_ms.median), number_text("%.3f", s.p90_ms.median), number_text("%.3f", s.p99_ms.median), number_text("%.3f", s.p999_ms.median),
                          s.cpu_us_per_tx.n ? number_text("%.1f", s.cpu_us_per_tx.median) : "-", valid});

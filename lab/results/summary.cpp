@@ -4,6 +4,7 @@
 #include "lab/record/metrics.h"
 #include "lab/results/hop_cost.h"
 #include "lab/results/load_latency_table.h"
+#include "lab/results/paired.h"
 #include "lab/results/transactions_table.h"
 #include "lab/results/sweep_table.h"
 #include "lab/results/udp_table.h"
@@ -87,6 +88,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
       if (other != series[base->second].by_sample.end() && other->second > 0) ratios.push_back(gbps / other->second);
     }
     s.paired_ratio = describe(ratios);
+    s.baseline_ratio = ratio_interval(ratios, kRatioLevel);
   }
   return out;
 }
@@ -162,8 +164,7 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
     }
     snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.gbps.cv, s.gbps.cv > kHighCv ? "!" : "");
     if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
-    else if (s.paired_ratio.n > 0)
-      snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high);
+    else snprintf(ratio, sizeof ratio, "%s", ratio_interval_text(s.baseline_ratio).c_str());
     if (s.product != "baseline" && s.cpu_over_baseline != 0) snprintf(over, sizeof over, "%+.2f", s.cpu_over_baseline);
     if (s.metric("retransmits").n > 0) snprintf(retr, sizeof retr, "%.0f", s.metric("retransmits").median);
     if (s.threads > 0) snprintf(threads, sizeof threads, "%d", s.threads);
@@ -181,8 +182,9 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
              100 * lowest_coverage, lowest_n);
     o << line;
   }
-  o << "x baseline: median of per-round ratios (sample i of the product over sample i of 'baseline': the underlay link with its "
-       "offloads, offloads.json; virtio-net in guests); +over bl: CPU-s/Gbit above the baseline's\n"
+  o << "x baseline: geometric mean of per-round ratios (sample i of the product over sample i of 'baseline': the underlay link with its "
+       "offloads, offloads.json; virtio-net in guests) with its 95 % t interval (±N %: wider than ±50 %): compare's estimator, and "
+       "adaptive sampling's, whose looks take it at the wider level the sampling line gives; +over bl: CPU-s/Gbit above the baseline's\n"
        "±: the wider side of the median's 95 % interval; retr: TCP retransmits per sample (median); kpps: packets the receiving "
        "side's interface counted (the baseline's are GRO-merged, up to 64 KB each: not comparable with a tunnel's); wire kpps: frames "
        "the receiving side's underlay carried, merged segments counted as the full-size frames they stand for: comparable across products and baseline\n";
@@ -224,6 +226,7 @@ nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
     for (const auto& [key, st] : s.metrics) r[key] = stats(st);  // every figure of the metric table
     if (s.ratio_to_baseline > 0) r["ratio_to_baseline"] = s.ratio_to_baseline;
     if (s.paired_ratio.n > 0) r["paired_ratio_to_baseline"] = stats(s.paired_ratio);
+    if (s.baseline_ratio.n > 0) r["ratio_to_baseline_interval"] = ratio_interval_json(s.baseline_ratio);
     if (s.cpu_over_baseline != 0) r["cpu_s_per_gbit_over_baseline"] = s.cpu_over_baseline;
     r["daemon_threads_max"] = s.threads;
     r["generator_bound_rows"] = s.generator_bound;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/base/sequential.h"
 #include "lab/base/stats.h"
 #include "lab/record/results_csv.h"
 
@@ -23,9 +24,13 @@ struct ProductTestSummary {
   std::map<std::string, SampleStats> metrics;
   const SampleStats& metric(const std::string& key) const;
   double ratio_to_baseline = 0;  // median / baseline median of the same test; 0 = none
-  // Per round (sample i of this product and of the baseline): the ratio's median and its
-  // interval. Interleaved runs measure both in the same round, close in time.
+  // Per round (sample i of this product and of the baseline): the ratios' median and its
+  // interval (summary.json's paired_ratio_to_baseline). Interleaved runs measure both in the
+  // same round, close in time.
   SampleStats paired_ratio;
+  // The same ratios' geometric mean with its 95 % t interval: what the tables print
+  // (ratio_interval_text), the one interval `compare` and adaptive sampling have too.
+  RatioInterval baseline_ratio;
   double cpu_over_baseline = 0;  // CPU-s/Gbit minus the baseline's (medians)
   double baseline_retransmits = -1;  // the baseline's median for the same test; -1 = none
   int threads = 0;               // most OS threads seen on one node

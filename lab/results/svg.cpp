@@ -66,6 +66,7 @@ struct RowFrame {
   double height() const { return bottom() + 48; }
   double cy(size_t i) const { return kTopRows + kRow * (static_cast<double>(i) + 0.5); }
   double px(double x) const {
+    x = std::clamp(x, x_lo, x_hi);  // an unbounded whisker ends at the axis' edge
     if (log) return left() + (right() - left()) * (std::log10(std::max(x, x_lo)) - std::log10(x_lo)) / (std::log10(x_hi) - std::log10(x_lo));
     return left() + (right() - left()) * (x - x_lo) / (x_hi - x_lo);
   }
@@ -128,7 +129,7 @@ std::string svg_bar_chart(const std::string& title, const std::string& x_label, 
   for (const auto& b : bars) {
     labels.push_back(b.label);
     for (double v : {b.value, b.low, b.high})
-      if (v > 0) lo = lo > 0 ? std::min(lo, v) : v, hi = std::max(hi, v);
+      if (v > 0 && std::isfinite(v)) lo = lo > 0 ? std::min(lo, v) : v, hi = std::max(hi, v);  // an unbounded whisker must not stretch the axis forever
   }
   RowFrame f = row_frame(labels, lo, hi, scale.log);
   std::string s = open_svg(title, f.height()) + row_axes(f, x_label, labels);

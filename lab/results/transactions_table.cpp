@@ -6,6 +6,7 @@
 
 #include "lab/base/text_table.h"
 #include "lab/model/test_kinds.h"
+#include "lab/results/paired.h"
 #include "lab/results/summary.h"
 
 namespace vpnlab {
@@ -46,6 +47,7 @@ std::vector<TransactionSummary> summarize_transactions(const std::vector<SampleR
       if (other != series[base->second].by_sample.end() && other->second > 0) ratios.push_back(tps / other->second);
     }
     out[i].paired_ratio = describe(ratios);
+    out[i].baseline_ratio = ratio_interval(ratios, kRatioLevel);
   }
   return out;
 }
@@ -70,8 +72,7 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
     snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.tps.cv, s.tps.cv > kHighCv ? "!" : "");
     if (!test_kind(s.kind).rate_vs_baseline) snprintf(ratio, sizeof ratio, "-");  // echoes are sent at a fixed rate: their rate is no result
     else if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
-    else if (s.paired_ratio.n > 0)
-      snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", s.paired_ratio.median, s.paired_ratio.ci_low, s.paired_ratio.ci_high);
+    else snprintf(ratio, sizeof ratio, "%s", ratio_interval_text(s.baseline_ratio).c_str());
     snprintf(p50, sizeof p50, "%.3f", s.p50_ms.median);
     snprintf(p90, sizeof p90, "%.3f", s.p90_ms.median);
     snprintf(p99, sizeof p99, "%.3f", s.p99_ms.median);
@@ -100,6 +101,7 @@ nlohmann::json transactions_json(const std::vector<SampleRow>& rows) {
                         {"p99_ms", stats(s.p99_ms)},  {"p999_ms", stats(s.p999_ms)}, {"cpu_us_per_transaction", stats(s.cpu_us_per_tx)},
                         {"daemon_rss_kb", stats(s.rss_kb)}};
     if (s.paired_ratio.n > 0) j["paired_ratio_to_baseline"] = stats(s.paired_ratio);
+    if (s.baseline_ratio.n > 0) j["ratio_to_baseline_interval"] = ratio_interval_json(s.baseline_ratio);
     out.push_back(j);
   }
   return out;

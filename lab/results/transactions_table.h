@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/base/sequential.h"
 #include "lab/base/stats.h"
 #include "lab/record/results_csv.h"
 
@@ -18,6 +19,7 @@ struct TransactionSummary {
   int rows = 0;
   SampleStats tps;                  // valid rows only (as all below)
   SampleStats paired_ratio;         // per round, over the baseline's
+  RatioInterval baseline_ratio;     // the same ratios' geometric mean, 95 % t interval: what tables print
   SampleStats p50_ms, p90_ms, p99_ms, p999_ms;
   SampleStats cpu_us_per_tx;        // system-wide busy CPU over the transactions
   SampleStats rss_kb;
