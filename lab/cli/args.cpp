@@ -208,6 +208,9 @@ void add_reading_options(std::vector<OptionDef>* o) {
   std::vector<OptionDef> part = {
       {"--test", "T", "only this test (default: every test both products ran)",
        [](Args& a, const std::string& v) { a.test = v; return std::string(); }},
+      {"--effects", "", "compare RUN --effects: what each swept axis does per product (every point over the axis's first value, the\n"
+                        "other axes held), one family per figure, as the summary prints it",
+       [](Args& a, const std::string&) { a.effects = true; return std::string(); }},
       {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes",
        parse_nodes},
       {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT,\n"

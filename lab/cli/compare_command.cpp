@@ -96,4 +96,18 @@ Result<CompareOutcome> compare_in_run(const std::string& run_dir, const std::str
   return outcome_of(*rows, a, b, test);
 }
 
+Result<EffectsOutcome> effects_in_run(const std::string& run_dir) {
+  auto rows = read_results_csv(run_dir + "/results.csv");
+  if (!rows) return with_context(rows.error(), "compare");
+  EffectsOutcome out;
+  out.run_id = rows->empty() ? "" : rows->front().run_id;
+  out.effects = sweep_effects(*rows);
+  if (out.effects.empty())
+    return make_error(run_dir + "/results.csv: no test is swept on two values, so there is no effect to give",
+                      "sweep a test (sweep = { streams = [1, 8] }) or the lab ([bench] sweep = { underlay_mtu = [1500, 9000] }); compare RUN A B "
+                      "compares two products");
+  out.text = "run " + out.run_id + "\n" + sweep_effects_text(out.effects).substr(1);
+  return out;
+}
+
 }  // namespace vpnlab

@@ -160,6 +160,10 @@ json compare_json(const CompareOutcome& c) {
   return {{"schema", kJsonSchema}, {"run_id", c.run_id}, {"a", c.a}, {"b", c.b}, {"comparisons", cs}};
 }
 
+json effects_json(const EffectsOutcome& e) {
+  return {{"schema", kJsonSchema}, {"run_id", e.run_id}, {"effects", sweep_effects_json(e.effects)}};
+}
+
 json history_runs_json(const std::string& path, const std::vector<HistoryRun>& runs) {
   json out = json::array();
   for (const auto& r : runs)

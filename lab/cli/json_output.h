@@ -34,6 +34,7 @@ nlohmann::json plan_json(const Plan& plan);
 nlohmann::json diff_json(const DiffOutcome& diff, const Thresholds& thresholds);
 
 nlohmann::json compare_json(const CompareOutcome& compare);
+nlohmann::json effects_json(const EffectsOutcome& e);  // compare RUN --effects
 
 // `history --json` of the file at `path`: its runs; with --product, the series; `history
 // check --json`: the newest run judged against each series' comparable past.

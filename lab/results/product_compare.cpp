@@ -51,7 +51,7 @@ std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, co
   std::vector<Pending> tested;
   for (const auto& item : items) {
     const ByRound va = values_by_round(rows, item.a, item.test, metric.value);
-    const ByRound vb = values_by_round(rows, item.b, item.test, metric.value);
+    const ByRound vb = values_by_round(rows, item.b, item.test_b.empty() ? item.test : item.test_b, metric.value);
     if (!metric.higher_is_better && (va.empty() || vb.empty())) continue;  // one side has no such cost (the baseline's daemon)
     Pending p{out.size(), {}, {}};
     pair_rounds(va, vb, &p.a, &p.b);

@@ -23,9 +23,11 @@ bool is_reference_product(const SampleRow& r);
 // The tunnels of a run in order of first appearance.
 std::vector<std::string> tunnel_products(const std::vector<SampleRow>& rows);
 
-// B against A in one test; a family of them is judged together.
+// B against A in one test (B in `test_b` when given: two points of a sweep); a family of
+// them is judged together.
 struct PairInTest {
   std::string a, b, test;
+  std::string test_b;
 };
 // One metric's family: every item's round-paired ratio with its interval at 1 - alpha/N
 // and the verdict it says. Items where neither side measured the cost are left out.

@@ -509,6 +509,7 @@ Status write_report(const std::string& run_dir, const ResultView& view) {
   std::vector<KindSection> kinds = transaction_sections(rows.value(), run_dir, color);
   for (auto& k : udp_size_sections(rows.value(), color)) kinds.push_back(std::move(k));
   for (auto& k : sweep_sections(rows.value(), color)) kinds.push_back(std::move(k));
+  if (auto effects = sweep_effects_section(rows.value(), color); !effects.table.empty()) kinds.push_back(std::move(effects));
   if (auto hops = hop_cost_section(rows.value(), color); !hops.table.empty()) kinds.insert(kinds.begin(), std::move(hops));
   if (auto s = append_sections(*plot_dir, kinds, &doc); !s) return s;
   append_shaped_links(shares, &doc);

@@ -7,6 +7,7 @@
 #include "lab/model/test_kinds.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/paired.h"
+#include "lab/results/sweep_effects.h"
 #include "lab/results/sweep_table.h"
 #include "lab/results/transactions_table.h"
 #include "lab/results/udp_table.h"
@@ -261,6 +262,30 @@ std::vector<KindSection> sweep_sections(const std::vector<SampleRow>& rows, cons
     out.push_back(std::move(k));
   }
   return out;
+}
+
+KindSection sweep_effects_section(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color) {
+  KindSection k;
+  const auto effects = sweep_effects(rows);
+  if (effects.empty()) return k;
+  k.heading = "Effects of the swept axes";
+  k.table.push_back({"sweep", "axis", "change", "held", "product", "figure", "ratio (interval)", "verdict"});
+  // One chart per sweep and axis: a bar per product and held point, growing from 1.
+  std::vector<std::pair<std::string, std::vector<Bar>>> charts;
+  for (const auto& e : effects) {
+    char ratio[64] = "-";
+    if (e.c.ratio > 0) snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", e.c.ratio, e.c.ci_low, e.c.ci_high);
+    k.table.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio, e.c.verdict});
+    if (e.c.ratio <= 0) continue;
+    const std::string title = e.sweep + ": " + e.unit + " at " + e.axis + " " + e.to + " over " + e.from;
+    if (charts.empty() || charts.back().first != title) charts.push_back({title, {}});
+    charts.back().second.push_back({e.c.product + (e.held.empty() ? "" : ", " + e.held), e.c.ratio, e.c.ci_low, e.c.ci_high, color_of(color, e.c.product)});
+  }
+  for (size_t i = 0; i < charts.size(); ++i)
+    k.plots.push_back({"effects-" + std::to_string(i + 1) + ".svg", svg_bar_chart(charts[i].first, "ratio (log axis)", charts[i].second, {true, 1})});
+  k.caption = "Each point over the point with the axis's first value and the other axes held: the product's round-paired ratio with its interval";
+  k.note = sweep_effects_note(effects) + ". vpnlab compare RUN --effects prints the same table.";
+  return k;
 }
 
 }  // namespace vpnlab

@@ -24,6 +24,9 @@ std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, c
 // Per swept test (lab/results/sweep_table.h): its grid with intervals and a line chart by
 // point, one line per product, its interval bounds pale.
 std::vector<KindSection> sweep_sections(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color);
+// The effects of the swept axes (lab/results/sweep_effects.h): their table, and per sweep
+// and axis a chart of the ratios on a log axis around 1 (none: no sweep on two values).
+KindSection sweep_effects_section(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color);
 
 // Adds plot `name` to k: one line per series with two or more points (none: no plot).
 void add_line_chart(KindSection* k, const std::string& name, const std::string& title, const std::string& x_label, const std::string& y_label,

@@ -7,6 +7,7 @@
 #include "lab/results/paired.h"
 #include "lab/results/transactions_table.h"
 #include "lab/results/sweep_table.h"
+#include "lab/results/sweep_effects.h"
 #include "lab/results/udp_table.h"
 
 #include <cstdio>
@@ -188,7 +189,8 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
        "±: the wider side of the median's 95 % interval; retr: TCP retransmits per sample (median); kpps: packets the receiving "
        "side's interface counted (the baseline's are GRO-merged, up to 64 KB each: not comparable with a tunnel's); wire kpps: frames "
        "the receiving side's underlay carried, merged segments counted as the full-size frames they stand for: comparable across products and baseline\n";
-  o << load_latency_table(rows) << hop_cost_table(rows) << udp_table(rows) << transactions_table(rows) << sweep_tables(rows);
+  o << load_latency_table(rows) << hop_cost_table(rows) << udp_table(rows) << transactions_table(rows) << sweep_tables(rows)
+    << sweep_effects_text(sweep_effects(rows));
   for (const auto& w : summary_warnings(summaries)) o << "! " << w << "\n";
   return o.str();
 }
@@ -236,6 +238,7 @@ nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
   if (auto t = transactions_json(rows); !t.empty()) j["transactions"] = t;
   if (auto u = udp_json(rows); !u.empty()) j["udp"] = u;
   if (auto w = sweeps_json(rows); !w.empty()) j["sweeps"] = w;
+  if (auto e = sweep_effects(rows); !e.empty()) j["effects"] = sweep_effects_json(e);
   if (auto h = hop_cost_json(rows); !h.empty()) j["hop_cost"] = h;
   return j;
 }

@@ -212,6 +212,20 @@ TEST(Sweep, CompareTakesTwoPointsOfOneProduct) {
   EXPECT_EQ(unknown.error().message, "'wireguard-go' has no test or sweep point 'streams=2'");
   EXPECT_EQ(unknown.error().hint, "its tests: t-1, t-8");
   EXPECT_EQ(compare_in_run(dir, "wireguard-go:t-1", "wireguard-go", "").error().message, "compare: 'wireguard-go' names no test");
+
+  // compare RUN --effects: the same pair, as the axis' effect, from the run directory.
+  auto e = effects_in_run(dir);
+  ASSERT_TRUE(e.ok()) << e.error().format();
+  ASSERT_EQ(e->effects.size(), 1u);
+  EXPECT_EQ(e->effects[0].axis, "streams");
+  EXPECT_EQ(e->effects[0].from + " -> " + e->effects[0].to, "1 -> 8");
+  EXPECT_NEAR(e->effects[0].c.ratio, 2.0, 1e-9);
+  EXPECT_EQ(e->text.rfind("run ", 0), 0u) << e->text;
+  EXPECT_NE(e->text.find("faster"), std::string::npos) << e->text;
+  ASSERT_TRUE(write_file(dir + "/results.csv", results_csv_header_line() + "\n" + format_row(point_row("wireguard-go", "streams=1", 1, 1.0)), 0644).ok());
+  auto none = effects_in_run(dir);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, dir + "/results.csv: no test is swept on two values, so there is no effect to give");
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ const PlanTest& test_named(const Plan& p, const std::string& name) {
   throw std::runtime_error("no test " + name);
 }
 
-std::string with_test(const std::string& test_body) {
+std::string traffic_topology(const std::string& test_body) {
   return "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
          "[[node]]\nname = \"a\"\nload_cpus = [0, 1]\n[[node]]\nname = \"b\"\n[[node]]\nname = \"c\"\n"
          "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.77.0/24\"\n"
@@ -57,7 +57,7 @@ TEST(Traffic, OneToManyGivesEveryServerAProcessAndKeepsTheStreamTotal) {
 }
 
 TEST(Traffic, StreamsAreSpreadOverOneProcessPerLoadCpu) {
-  auto topo = parse_topology_text(with_test("server = \"b\"\nstreams = 5\n"), "x.toml");
+  auto topo = parse_topology_text(traffic_topology("server = \"b\"\nstreams = 5\n"), "x.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
   auto plan = make_plan(topo.value(), PlanOptions{"r", "t"});
   ASSERT_TRUE(plan.ok());
@@ -70,13 +70,13 @@ TEST(Traffic, StreamsAreSpreadOverOneProcessPerLoadCpu) {
   EXPECT_EQ(procs[0].server, "b");
   EXPECT_EQ(procs[1].server, "b");
   // One stream is one process, whatever the CPUs.
-  auto one = parse_topology_text(with_test("server = \"b\"\n"), "x.toml");
+  auto one = parse_topology_text(traffic_topology("server = \"b\"\n"), "x.toml");
   auto one_plan = make_plan(one.value(), PlanOptions{"r", "t"});
   EXPECT_EQ(expand_traffic(one_plan.value(), one_plan->tests[0], 6000).size(), 1u);
 }
 
 TEST(Traffic, UdpBitrateIsTheTotalAndLengthDefaultsToTheMtu) {
-  auto topo = parse_topology_text(with_test("server = \"b\"\nstreams = 4\nudp = true\nbitrate = \"400M\"\n"), "x.toml");
+  auto topo = parse_topology_text(traffic_topology("server = \"b\"\nstreams = 4\nudp = true\nbitrate = \"400M\"\n"), "x.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
   auto plan = make_plan(topo.value(), PlanOptions{"r", "t"});
   auto procs = expand_traffic(plan.value(), plan->tests[0], 6000);
@@ -96,7 +96,7 @@ TEST(Traffic, UdpBitrateIsTheTotalAndLengthDefaultsToTheMtu) {
 
 TEST(Traffic, PatternErrorsNameTheLine) {
   auto error = [](const std::string& body) {
-    auto r = parse_topology_text(with_test(body), "x.toml");
+    auto r = parse_topology_text(traffic_topology(body), "x.toml");
     return r.ok() ? std::string() : r.error().where_and_what();
   };
   EXPECT_EQ(error("server = [\"b\", \"c\"]\nstreams = 1\n"), "x.toml:23:11: test 't': 1 stream(s) cannot reach 2 servers");

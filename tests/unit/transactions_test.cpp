@@ -18,10 +18,10 @@ using namespace vpnlab;
 
 namespace {
 
-std::string with_test(const std::string& body) { return topology_with_test(body); }
+std::string transactions_topology(const std::string& body) { return topology_with_test(body); }
 
 std::string error_of(const std::string& body) {
-  auto r = parse_topology_text(with_test(body), "x.toml");
+  auto r = parse_topology_text(transactions_topology(body), "x.toml");
   return r.ok() ? std::string() : r.error().where_and_what();
 }
 
@@ -74,7 +74,7 @@ TEST(Transactions, KindsAndTheirRefusals) {
 }
 
 TEST(Transactions, PlanSaysWhatRuns) {
-  auto topo = parse_topology_text(with_test("server = \"b\"\nkind = \"crr\"\nsize = 32\n"), "x.toml");
+  auto topo = parse_topology_text(transactions_topology("server = \"b\"\nkind = \"crr\"\nsize = 32\n"), "x.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
   auto plan = make_plan(*topo, PlanOptions{"r", "t"});
   ASSERT_TRUE(plan.ok()) << plan.error().format();
@@ -162,7 +162,7 @@ TEST(Transactions, TableHasRatesPercentilesAndTheBaselineRatio) {
 }
 
 TEST(Transactions, UdpSweepAndZeroLossSearchAreReadOrRefused) {
-  auto topo = parse_topology_text(with_test("server = \"b\"\nudp = true\nbitrate = \"1G\"\nsizes = [64, 0]\nzero_loss = true\nsteps = 4\n"), "x.toml");
+  auto topo = parse_topology_text(transactions_topology("server = \"b\"\nudp = true\nbitrate = \"1G\"\nsizes = [64, 0]\nzero_loss = true\nsteps = 4\n"), "x.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
   ASSERT_EQ(topo->bench.tests.size(), 2u);
   EXPECT_EQ(topo->bench.tests[0].name, "t-64");
