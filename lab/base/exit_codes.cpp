@@ -1,4 +1,5 @@
 #include "lab/base/exit_codes.h"
+#include "lab/base/wrap_text.h"
 
 namespace vpnlab {
 
@@ -49,25 +50,14 @@ std::string roff_text(const std::string& s) {
 }  // namespace
 
 std::string exit_codes_usage_text() {
-  constexpr size_t kWidth = 100, kIndent = 7;
+  constexpr size_t kIndent = 7;
   std::string text = "exit codes:\n";
   for (const auto& d : exit_code_docs()) {
     std::string meaning = without_backticks(d.meaning);
     // The usage text gives the gist of the long ones: up to their first ':' or '('.
     if (d.code == kExitOk || d.code == kExitError || d.code == kExitUsage) meaning = meaning.substr(0, meaning.find_first_of(":("));
     while (!meaning.empty() && meaning.back() == ' ') meaning.pop_back();
-    std::string line = "  " + std::to_string(d.code) + std::string(kIndent - 2 - std::to_string(d.code).size(), ' ');
-    for (size_t at = 0; at < meaning.size();) {
-      size_t end = meaning.find(' ', at);
-      std::string word = meaning.substr(at, end == std::string::npos ? std::string::npos : end - at);
-      if (line.size() + word.size() + 1 > kWidth && line.size() > kIndent) {
-        text += line + "\n";
-        line = std::string(kIndent, ' ');
-      }
-      line += (line.size() > kIndent ? " " : "") + word;
-      at = end == std::string::npos ? meaning.size() : end + 1;
-    }
-    text += line + "\n";
+    text += wrap_line("  " + std::to_string(d.code) + std::string(kIndent - 2 - std::to_string(d.code).size(), ' ') + meaning, kIndent);
   }
   return text;
 }

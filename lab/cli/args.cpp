@@ -12,6 +12,7 @@
 #include "lab/base/bounds.h"
 #include "lab/model/toml_reader.h"
 #include "lab/model/topology.h"
+#include "lab/base/wrap_text.h"
 
 namespace vpnlab {
 
@@ -263,9 +264,10 @@ const std::vector<OptionDef>& option_defs() {
 }
 
 std::string help_line(const std::string& head, const std::string& help) {
-  constexpr size_t kField = 17;
-  if (head.size() < kField) return head + std::string(kField - head.size(), ' ') + help + "\n";
-  return head + "\n" + std::string(kField + 2, ' ') + help + "\n";
+  constexpr size_t kField = 17, kText = kField + 2;  // the text's column, after the two-space indent
+  // Wrapped as printed (with the indent), so that no line passes the terminal's 100 columns.
+  if (head.size() < kField) return wrap_line("  " + head + std::string(kField - head.size(), ' ') + help, kText).substr(2);
+  return head + "\n" + wrap_line(std::string(kText, ' ') + help, kText);
 }
 
 const OptionDef* option_def(const std::string& name) {

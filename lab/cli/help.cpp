@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "lab/base/exit_codes.h"
+#include "lab/base/wrap_text.h"
 #include "lab/base/fs_util.h"
 #include "lab/app/backends.h"
 #include "lab/cli/schema_command.h"
@@ -15,8 +16,16 @@
 
 namespace vpnlab {
 
+namespace {
+
+// A synopsis as one line: its hand-made breaks go, and wrap_line breaks it where the terminal needs.
+std::string one_line_synopsis(const Verb& v) { return std::regex_replace(std::string(v.synopsis), std::regex("\n +"), " "); }
+
+}  // namespace
+
 void print_verb_help(const Verb& v, bool for_man) {
-  std::cout << (for_man ? "  vpnlab " : "usage: vpnlab ") << v.synopsis << "\n\n" << v.help << "\n\n" << (for_man ? "" : "options:\n");
+  std::cout << wrap_lines((for_man ? "  vpnlab " : "usage: vpnlab ") + one_line_synopsis(v), 4) << "\n\n" << wrap_lines(v.help) << "\n\n"
+            << (for_man ? "" : "options:\n");
   for (const auto& name : v.options) {
     const OptionDef* o = option_def(name);
     std::string head = std::string(o->name) + (*o->value ? std::string(" ") + o->value : "");
@@ -36,7 +45,7 @@ void print_verb_help(const Verb& v, bool for_man) {
 void print_man_text(std::ostream& out) {
   out << "Usage: vpnlab VERB [ARGS]\n";
   for (const Verb* v : verb_table()) {
-    std::string one_line = std::regex_replace(std::string(v->synopsis), std::regex("\n +"), " ");
+    std::string one_line = one_line_synopsis(*v);
     out << "  or:  vpnlab " << one_line << "\n";
   }
   out << "  or:  vpnlab --version\n\nEvery verb takes -q (warnings and errors only) and -v (debug detail); "
@@ -51,7 +60,7 @@ void print_man_text(std::ostream& out) {
 
 void print_usage(std::ostream& out) {
   out << "usage: vpnlab VERB [ARGS]   (vpnlab --version or -V: the version)\n\nverbs:\n";
-  for (const Verb* v : verb_table()) out << "  " << v->synopsis << "\n";
+  for (const Verb* v : verb_table()) out << wrap_line("  " + one_line_synopsis(*v), 4);
   out << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n\n"
       << exit_codes_usage_text();
 }

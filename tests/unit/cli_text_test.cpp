@@ -7,10 +7,14 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <sstream>
 #include <vector>
 
 #include "lab/base/exit_codes.h"
+#include "lab/base/wrap_text.h"
 #include "lab/cli/args.h"
+#include "lab/cli/help.h"
+#include "lab/cli/verbs/verb.h"
 
 using namespace vpnlab;
 
@@ -21,10 +25,39 @@ TEST(CliText, AnOptionLongerThanItsFieldHasItsTextOnTheNextLine) {
   for (const auto& o : option_defs()) {
     const std::string head = std::string(o.name) + (*o.value ? std::string(" ") + o.value : "");
     const std::string line = "  " + help_line(head, o.help);
-    const size_t text = line.find(o.help);
+    const size_t text = line.find(std::string(o.help).substr(0, 12));  // its start: a long text continues on wrapped lines
     ASSERT_NE(text, std::string::npos);
     const size_t line_start = line.rfind('\n', text) == std::string::npos ? 0 : line.rfind('\n', text) + 1;
     EXPECT_EQ(text - line_start, 19u) << o.name;
+  }
+}
+
+TEST(CliText, WrappingKeepsWordsWholeAndCountsCharactersNotBytes) {
+  EXPECT_EQ(wrap_line("  aaa bbb ccc", 4, 9), "  aaa bbb\n    ccc\n");
+  EXPECT_EQ(wrap_line("x averyveryverylongword y", 2, 8), "x\n  averyveryverylongword\n  y\n") << "a word wider than the room stays whole";
+  EXPECT_EQ(text_columns("±5 %"), 4u);
+  EXPECT_EQ(wrap_line("±±±± ±±±±", 0, 9), "±±±± ±±±±\n") << "nine characters fit nine columns, whatever their bytes";
+  EXPECT_EQ(wrap_lines("a b c\n  d e f\n", 1, 4), "a b\n c\n  d\n   e\n   f\n") << "each line continues at its own indent";
+  EXPECT_EQ(wrap_line("--out DIR   parent of it", 12, 20), "--out DIR   parent\n            of it\n") << "a padded column stays aligned";
+  EXPECT_EQ(wrap_lines("aa bb cc\ndd\n  ee\n", 0, 5), "aa bb\ncc dd\n  ee\n") << "a paragraph reflows; an indented line stays its own";
+}
+
+// Every text --help prints fits a 100-column terminal (the options' long texts once ran to
+// 223 columns).
+TEST(CliText, NoHelpLineIsWiderThanTheTerminal) {
+  auto expect_fits = [](const std::string& what, const std::string& text) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(text_columns(line), 100u) << what << ": " << line;
+  };
+  std::ostringstream usage;
+  print_usage(usage);
+  expect_fits("vpnlab --help", usage.str());
+  for (const Verb* v : verb_table()) {
+    std::ostringstream help;
+    std::streambuf* saved = std::cout.rdbuf(help.rdbuf());
+    print_verb_help(*v);
+    std::cout.rdbuf(saved);
+    expect_fits(std::string("vpnlab ") + v->name + " --help", help.str());
   }
 }
 
