@@ -103,15 +103,15 @@ const Metric& metric_of(const std::string& key) {
   return throughput_metric();
 }
 
-// "1.123 (1.090-1.160)" for B/A, or its mirror A/B (a t interval at the family's level).
+}  // namespace
+
 std::string ratio_text(const Comparison& c, bool inverse) {
+  if (c.ratio <= 0) return "-";
   char buf[96];
   if (inverse) snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", 1 / c.ratio, 1 / c.ci_high, 1 / c.ci_low);
   else snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", c.ratio, c.ci_low, c.ci_high);
   return buf;
 }
-
-}  // namespace
 
 std::string product_comparison_text(const std::vector<Comparison>& cs, const std::string& a, const std::string& b) {
   std::ostringstream o;

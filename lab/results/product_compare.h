@@ -46,6 +46,9 @@ std::vector<std::string> shared_tests(const std::vector<SampleRow>& rows, const 
 
 // What `compare` prints: one block per test, B/A and A/B with their intervals.
 // The line that says each metric's family and interval level.
+// "1.123 (1.090-1.160)" for B/A, or its mirror A/B (a t interval at the family's level); "-"
+// when the pair was not comparable (no ratio).
+std::string ratio_text(const Comparison& c, bool inverse = false);
 std::string metric_families_note(const std::vector<Comparison>& cs);
 std::string product_comparison_text(const std::vector<Comparison>& cs, const std::string& a, const std::string& b);
 

@@ -273,9 +273,7 @@ KindSection sweep_effects_section(const std::vector<SampleRow>& rows, const std:
   // One chart per sweep and axis: a bar per product and held point, growing from 1.
   std::vector<std::pair<std::string, std::vector<Bar>>> charts;
   for (const auto& e : effects) {
-    char ratio[64] = "-";
-    if (e.c.ratio > 0) snprintf(ratio, sizeof ratio, "%.3f (%.3f-%.3f)", e.c.ratio, e.c.ci_low, e.c.ci_high);
-    k.table.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio, e.c.verdict});
+    k.table.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio_text(e.c), e.c.verdict});
     if (e.c.ratio <= 0) continue;
     const std::string title = e.sweep + ": " + e.unit + " at " + e.axis + " " + e.to + " over " + e.from;
     if (charts.empty() || charts.back().first != title) charts.push_back({title, {}});

@@ -1,7 +1,6 @@
 #include "lab/results/sweep_effects.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "lab/base/text_table.h"
 #include "lab/results/product_compare.h"
@@ -83,12 +82,6 @@ void effects_of(const SweepCurves& c, std::vector<SweepEffect>* effects, std::ve
   }
 }
 
-std::string ratio_cell(const Comparison& c) {
-  if (c.ratio <= 0) return "-";
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", c.ratio, c.ci_low, c.ci_high);
-  return buf;
-}
 
 }  // namespace
 
@@ -131,7 +124,7 @@ std::string sweep_effects_text(const std::vector<SweepEffect>& effects) {
   if (effects.empty()) return "";
   std::vector<std::vector<std::string>> lines = {{"sweep", "axis", "change", "held", "product", "figure", "ratio (interval)", "verdict"}};
   for (const auto& e : effects)
-    lines.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio_cell(e.c), e.c.verdict});
+    lines.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio_text(e.c), e.c.verdict});
   std::vector<int> widths(lines.front().size(), 0);
   for (const auto& l : lines)
     for (size_t i = 0; i + 1 < l.size(); ++i) widths[i] = std::min(-static_cast<int>(l[i].size()) - 1, widths[i]);
