@@ -1,6 +1,7 @@
 #include "lab/cli/diff_command.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -99,6 +100,25 @@ void add_costs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b,
   }
 }
 
+// A gate that passes says so only for what it could see: the comparisons whose noise hides a
+// change as large as their threshold are named with what they do detect.
+std::string blind_spots(const std::vector<const Comparison*>& all, const Thresholds& t) {
+  std::string names;
+  size_t blind = 0, judged = 0;
+  for (const Comparison* c : all) {
+    auto limit = t.of(c->metric);
+    if (!limit || c->ratio <= 0) continue;
+    ++judged;
+    if (!(c->detectable > *limit) || fails_threshold(*c, *limit)) continue;
+    if (++blind > 3) continue;
+    names += std::string(names.empty() ? "" : ", ") + c->product + " / " + c->test + " " + c->metric +
+             (std::isfinite(c->detectable) ? " sees " + detectable_text(*c) + " or more" : " sees no change: too few samples");
+  }
+  if (blind == 0) return "";
+  return "gate: " + std::to_string(blind) + " of " + std::to_string(judged) + " comparisons cannot see their threshold at this noise: " + names +
+         (blind > 3 ? ", ..." : "") + "\nhint: more samples per run narrow what a comparison detects (see 'vpnlab plan')\n";
+}
+
 void apply_gate(DiffOutcome* out, const Thresholds& t) {
   if (!t.gbps && !t.cpu && !t.rss && !t.p99) return;
   std::vector<const Comparison*> all;
@@ -128,6 +148,7 @@ void apply_gate(DiffOutcome* out, const Thresholds& t) {
     add("higher in p99", t.p99);
     out->text += "gate: nothing is " + limits + "\n";
   }
+  out->text += blind_spots(all, t);
 }
 
 }  // namespace

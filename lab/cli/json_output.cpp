@@ -1,5 +1,7 @@
 #include "lab/cli/json_output.h"
 
+#include <cmath>
+
 #include "lab/base/fs_util.h"
 #include "lab/model/sweep.h"
 #include "lab/run/environment.h"
@@ -114,13 +116,25 @@ json plan_json(const Plan& plan) {
           {"tests", tests}};
 }
 
+namespace {
+
+// The change a comparison detects (0.042 = 4.2 %); null when it cannot detect any (too few
+// samples) or was not judged.
+json detectable_json(const Comparison& c) {
+  if (c.ratio <= 0 || !(c.detectable > 0) || !std::isfinite(c.detectable)) return nullptr;
+  return c.detectable;
+}
+
+}  // namespace
+
 json diff_json(const DiffOutcome& diff, const Thresholds& thresholds) {
   auto list = [&](const std::vector<Comparison>& from) {
     json cs = json::array();
     for (const auto& c : from) {
       auto limit = thresholds.of(c.metric);
       cs.push_back({{"product", c.product}, {"test", c.test}, {"metric", c.metric}, {"n_a", c.n_a}, {"n_b", c.n_b}, {"ratio", c.ratio},
-                    {"ci_low", c.ci_low}, {"ci_high", c.ci_high}, {"level", c.level}, {"coverage", c.coverage}, {"family", c.family}, {"p", c.p_value}, {"p_adjusted", c.p_adjusted},
+                    {"ci_low", c.ci_low}, {"ci_high", c.ci_high}, {"level", c.level}, {"coverage", c.coverage}, {"family", c.family},
+                    {"p", c.p_value}, {"p_adjusted", c.p_adjusted}, {"detectable", detectable_json(c)},
                     {"verdict", c.verdict}, {"fails_threshold", limit ? fails_threshold(c, *limit) : false}});
     }
     return cs;
@@ -154,6 +168,7 @@ json compare_json(const CompareOutcome& c) {
       one["family"] = x.family;
       one["p"] = x.p_value;
       one["p_adjusted"] = x.p_adjusted;
+      one["detectable"] = detectable_json(x);
     }
     cs.push_back(one);
   }

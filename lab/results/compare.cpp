@@ -5,12 +5,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <random>
+#include <mutex>
 #include <set>
 #include <sstream>
 
 #include <boost/math/distributions/normal.hpp>
 
+#include "lab/base/stats.h"
 #include "lab/base/text_table.h"
+#include "lab/results/power.h"
 
 namespace vpnlab {
 
@@ -98,7 +102,59 @@ double order_statistic(std::vector<double>& v, size_t k) {
   return v[k];
 }
 
+// The k of the interval [D_(k), D_(mn+1-k)] at `level` (see compare_samples).
+size_t interval_rank(const UTail& tail, size_t m, size_t n, double level) {
+  const size_t total = m * n;
+  const double tails = 1 - level;  // both tails together
+  size_t k = 1;
+  if (tail.exact()) {
+    while (k < total / 2 && 2 * tail.at_most(static_cast<long>(k)) <= tails) ++k;
+  } else {
+    const double mn = static_cast<double>(total);
+    const double sd = std::sqrt(mn * static_cast<double>(m + n + 1) / 12);
+    const double z = boost::math::quantile(boost::math::normal(), 1 - tails / 2);
+    k = static_cast<size_t>(std::max(1.0, std::floor(mn / 2 + 0.5 - z * sd)));
+    while (k > 1 && 2 * tail.at_most(static_cast<long>(k) - 1) > tails) --k;
+    while (k < total / 2 && 2 * tail.at_most(static_cast<long>(k)) <= tails) ++k;
+  }
+  return k;
+}
+
 }  // namespace
+
+double rank_shift_for_power(size_t n, double level, double power) {
+  // The interval excludes a shift of 0 upward when D_(k) > 0, where D are the pairwise
+  // differences b_j - a_i of a trial without shift plus the shift: so a trial finds a shift
+  // exactly when the shift exceeds -D_(k) of its own unshifted differences, and the shift
+  // found in `power` of the trials is that quantile over trials. Normal samples of sd 1 from
+  // a fixed seed (the same answer on every call), computed once per (n, level).
+  static std::mutex lock;
+  static std::map<std::pair<size_t, double>, double> cache;
+  std::lock_guard<std::mutex> hold(lock);
+  const auto key = std::make_pair(n, level);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  const UTail tail(n, n);
+  const size_t k = interval_rank(tail, n, n, level);
+  if (n < 2 || 1 - 2 * tail.at_most(static_cast<long>(k) - 1) < level) return cache[key] = INFINITY;
+  if (!tail.exact()) {  // many samples: the normal theory holds (and n^2 differences a trial would not be cheap)
+    const boost::math::normal unit;
+    return cache[key] = (boost::math::quantile(unit, 1 - (1 - level) / 2) + boost::math::quantile(unit, power)) * std::sqrt(2.0 / n) *
+                        std::sqrt(M_PI / 3);
+  }
+  constexpr int kTrials = 4000;
+  std::mt19937_64 rng(20261204);
+  std::normal_distribution<double> z(0, 1);
+  std::vector<double> needed, a(n), b(n), diffs;
+  for (int t = 0; t < kTrials; ++t) {
+    for (auto& x : a) x = z(rng);
+    for (auto& y : b) y = z(rng);
+    diffs.clear();
+    for (double x : a)
+      for (double y : b) diffs.push_back(y - x);
+    needed.push_back(-order_statistic(diffs, k - 1));
+  }
+  return cache[key] = order_statistic(needed, static_cast<size_t>(power * kTrials));
+}
 
 Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b, double level) {
   Comparison c;
@@ -128,18 +184,7 @@ Comparison compare_samples(const std::vector<double>& a, const std::vector<doubl
   // with the coverage it has (marked '*' where printed). (The same k inverts the rank
   // test: the interval excludes 0 exactly when the two-sided p is at most 1 - coverage.)
   UTail tail(c.n_a, c.n_b);
-  const double tails = 1 - level;  // both tails together
-  size_t k = 1;
-  if (tail.exact()) {
-    while (k < total / 2 && 2 * tail.at_most(static_cast<long>(k)) <= tails) ++k;
-  } else {
-    const double mn = static_cast<double>(total);
-    const double sd = std::sqrt(mn * static_cast<double>(c.n_a + c.n_b + 1) / 12);
-    const double z = boost::math::quantile(boost::math::normal(), 1 - tails / 2);
-    k = static_cast<size_t>(std::max(1.0, std::floor(mn / 2 + 0.5 - z * sd)));
-    while (k > 1 && 2 * tail.at_most(static_cast<long>(k) - 1) > tails) --k;
-    while (k < total / 2 && 2 * tail.at_most(static_cast<long>(k)) <= tails) ++k;
-  }
+  const size_t k = interval_rank(tail, c.n_a, c.n_b, level);
   c.coverage = 1 - 2 * tail.at_most(static_cast<long>(k) - 1);
   c.ci_low = std::exp(order_statistic(diffs, k - 1));
   c.ci_high = std::exp(order_statistic(diffs, total - k));
@@ -158,6 +203,21 @@ const std::vector<Metric>& cost_metrics() {
   }();
   return judged;
 }
+
+namespace {
+
+// The spread of log values within each run, pooled: what the rank test has to see through.
+double pooled_log_sd(const std::vector<double>& a, const std::vector<double>& b) {
+  auto sum_sq = [](const std::vector<double>& v) {
+    std::vector<double> logs;
+    for (double x : v) logs.push_back(std::log(x));
+    const double sd = describe(logs).stdev;
+    return sd * sd * static_cast<double>(v.size() - 1);
+  };
+  return std::sqrt((sum_sq(a) + sum_sq(b)) / static_cast<double>(a.size() + b.size() - 2));
+}
+
+}  // namespace
 
 std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha, const Metric& metric) {
   using Key = std::pair<std::string, std::string>;
@@ -197,6 +257,7 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
   for (size_t i : tested) {
     const Key key{out[i].product, out[i].test};
     out[i] = compare_samples(va[key], vb[key], family_level(tested.size(), alpha));
+    out[i].detectable = rank_detectable_at(static_cast<int>(std::min(out[i].n_a, out[i].n_b)), out[i].level, pooled_log_sd(va[key], vb[key]));
     out[i].product = key.first;
     out[i].test = key.second;
     out[i].family = tested.size();
@@ -253,6 +314,14 @@ std::string verdict_text(const Comparison& c) {
   return c.verdict + pct;
 }
 
+std::string detectable_text(const Comparison& c) {
+  if (c.ratio <= 0 || !(c.detectable > 0)) return "-";
+  if (!std::isfinite(c.detectable)) return "none";
+  char buf[32];
+  snprintf(buf, sizeof buf, c.detectable >= 0.1 ? "%.0f %%" : "%.1f %%", 100 * c.detectable);
+  return buf;
+}
+
 bool fails_threshold(const Comparison& c, double threshold) {
   if (c.ratio <= 0 || c.verdict == "no significant difference" || c.verdict.rfind("not comparable", 0) == 0) return false;
   return c.higher_is_better ? c.ratio < 1 && c.ci_high < 1 - threshold : c.ratio > 1 && c.ci_low > 1 + threshold;
@@ -260,8 +329,8 @@ bool fails_threshold(const Comparison& c, double threshold) {
 
 std::string comparison_table(const std::vector<Comparison>& cs) {
   std::ostringstream o;
-  const TextTable table({-20, -14, 5, 8, 19, 8, 8, 0, 0});  // the empty column: two spaces before the verdict
-  o << table.line({"product", "test", "n A/B", "B/A", "interval", "p", "p(adj)", "", "verdict"});
+  const TextTable table({-20, -14, 5, 8, 19, 8, 8, 7, 0, 0});  // the empty column: two spaces before the verdict
+  o << table.line({"product", "test", "n A/B", "B/A", "interval", "p", "p(adj)", "detects", "", "verdict"});
   auto fixed = [](double v, int digits) {
     char buf[32];
     snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -270,26 +339,30 @@ std::string comparison_table(const std::vector<Comparison>& cs) {
   for (const auto& c : cs) {
     std::string n = std::to_string(c.n_a) + "/" + std::to_string(c.n_b);
     if (c.ratio <= 0)
-      o << table.line({c.product, c.test, n, "-", "-", "-", "-", "", c.verdict});
+      o << table.line({c.product, c.test, n, "-", "-", "-", "-", "-", "", c.verdict});
     else
-      o << table.line({c.product, c.test, n, fixed(c.ratio, 3), interval_text(c), fixed(c.p_value, 4), fixed(c.p_adjusted, 4), "", verdict_text(c)});
+      o << table.line({c.product, c.test, n, fixed(c.ratio, 3), interval_text(c), fixed(c.p_value, 4), fixed(c.p_adjusted, 4),
+                       detectable_text(c), "", verdict_text(c)});
   }
-  o << "B/A: Hodges-Lehmann ratio of run B to run A with its distribution-free interval (Mann-Whitney)\n" << family_note(cs);
+  o << "B/A: Hodges-Lehmann ratio of run B to run A with its distribution-free interval (Mann-Whitney)\n"
+    << "detects: the smallest change (either way) this comparison finds about 80 % of the time at the runs' noise and its level\n"
+    << family_note(cs);
   return o.str();
 }
 
 std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold, const Metric& metric) {
   std::ostringstream o;
-  o << "| product | test | n A/B | B/A " << metric.title << " | 95 % interval | p (Holm) | verdict |" << (threshold ? " gate |" : "") << "\n";
-  o << "|---|---|---|---|---|---|---|" << (threshold ? "---|" : "") << "\n";
+  o << "| product | test | n A/B | B/A " << metric.title << " | interval | p(adj) | detects | verdict |" << (threshold ? " gate |" : "")
+    << "\n";
+  o << "|---|---|---|---|---|---|---|---|" << (threshold ? "---|" : "") << "\n";
   char buf[256];
   for (const auto& c : cs) {
     o << "| " << c.product << " | " << c.test << " | " << c.n_a << "/" << c.n_b << " | ";
     if (c.ratio <= 0) {
-      o << "- | - | - | " << c.verdict << " |";
+      o << "- | - | - | - | " << c.verdict << " |";
     } else {
       // A compared pair (ratio > 0) never has a "not comparable" verdict.
-      snprintf(buf, sizeof buf, "%.3f | %s | %.4f | ", c.ratio, interval_text(c).c_str(), c.p_adjusted);
+      snprintf(buf, sizeof buf, "%.3f | %s | %.4f | %s | ", c.ratio, interval_text(c).c_str(), c.p_adjusted, detectable_text(c).c_str());
       o << buf << verdict_text(c) << " |";
     }
     if (threshold) o << (fails_threshold(c, *threshold) ? " **fails** |" : " passes |");

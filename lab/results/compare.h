@@ -42,6 +42,10 @@ struct Comparison {
   double p_value = 1;             // the test's own two-sided p
   double p_adjusted = 1;          // min(1, family * p): below alpha exactly when the interval excludes 1
   std::string verdict;            // the metric's better/worse word, "no significant difference", "not comparable: ..."
+  // What this comparison could have seen: the smallest change (0.042 = 4.2 %, either way)
+  // its test finds 80 % of the time at its own noise, sample count and level. A "no
+  // significant difference" with a detectable change of 40 % says little; 0 = not judged.
+  double detectable = 0;
 };
 
 // The interval level that makes `family` intervals cover together with 1 - alpha.
@@ -56,6 +60,11 @@ double mann_whitney_p(double u, size_t m, size_t n);
 std::vector<double> holm_adjust(const std::vector<double>& p);
 // Compares two samples: the ratio b/a with its interval at `level` (the widest the data
 // allow when none reaches it: `coverage` says) and the test's p-value.
+// The smallest shift of log values (in units of their standard deviation, normal samples)
+// that compare_samples' interval at `level` finds in `power` of the runs with n samples a
+// side, by simulation of the test itself (its discrete levels included); infinite when n
+// samples cannot reach the level.
+double rank_shift_for_power(size_t n, double level, double power);
 Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b, double level = 0.95);
 
 // Every product x test with valid rows in both runs, one family per metric. Cost metrics list only the product x tests that measured them in both runs.
@@ -70,6 +79,9 @@ bool fails_threshold(const Comparison& c, double threshold);
 // "0.812-0.905" ("*" when it covers less than its level) and "slower (-12.3 %)".
 std::string interval_text(const Comparison& c);
 std::string verdict_text(const Comparison& c);
+// "4.2 %" (Comparison::detectable); "none" when too few samples can detect no change at all;
+// "-" when not judged.
+std::string detectable_text(const Comparison& c);
 // "99.17 %" for a level, with as many decimals as it needs.
 std::string level_text(double level);
 // The sentence under a table: how its intervals and verdicts were made.

@@ -29,6 +29,9 @@ int rank_samples_needed(size_t family, double alpha = 0.05);
 // round-paired t with n rounds; rank test with n samples a side (normal approximation).
 double paired_detectable(int n, size_t family, double paired_sd);
 double rank_detectable(int n, size_t family, double single_sd);
+// The same at an interval level already corrected for its family (a Comparison's level).
+double paired_detectable_at(int n, double level, double paired_sd);
+double rank_detectable_at(int n, double level, double single_sd);
 
 // The comparisons a run will make.
 struct PlannedComparisons {

@@ -1,12 +1,15 @@
 #include "lab/results/product_compare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
 #include "lab/base/text_table.h"
+#include "lab/base/stats.h"
 #include "lab/results/paired.h"
+#include "lab/results/power.h"
 
 namespace vpnlab {
 
@@ -75,6 +78,10 @@ std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, co
     c.ci_low = e.ci_low;
     c.ci_high = e.ci_high;
     c.p_value = e.p_value;
+    std::vector<double> log_ratios;
+    for (size_t i = 0; i < p.a.size(); ++i)
+      if (p.a[i] > 0 && p.b[i] > 0) log_ratios.push_back(std::log(p.b[i] / p.a[i]));
+    if (log_ratios.size() >= 2) c.detectable = paired_detectable_at(static_cast<int>(log_ratios.size()), c.level, describe(log_ratios).stdev);
     judge_by_interval(&c, metric.better, metric.worse);
   }
   return out;
@@ -113,11 +120,15 @@ std::string ratio_text(const Comparison& c, bool inverse) {
   return buf;
 }
 
+const char* const detects_note =
+    "detects: the smallest change (either way) this comparison finds 80 % of the time at its own noise and level; a smaller "
+    "one can hide in \"no significant difference\"\n";
+
 std::string product_comparison_text(const std::vector<Comparison>& cs, const std::string& a, const std::string& b) {
   std::ostringstream o;
   o << "B = " << b << ", A = " << a << ": each round's sample of B over the same round's sample of A\n";
-  const TextTable table({-14, -16, 5, -24, -24, 8, 0, 0});  // the empty column: two spaces before the verdict
-  o << table.line({"test", "metric", "pairs", "B/A (interval)", "A/B (interval)", "p(adj)", "", "verdict"});
+  const TextTable table({-14, -16, 5, -24, -24, 8, 7, 0, 0});  // the empty column: two spaces before the verdict
+  o << table.line({"test", "metric", "pairs", "B/A (interval)", "A/B (interval)", "p(adj)", "detects", "", "verdict"});
   std::vector<std::string> tests;
   for (const auto& c : cs)
     if (std::find(tests.begin(), tests.end(), c.test) == tests.end()) tests.push_back(c.test);
@@ -126,16 +137,16 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
       if (c.test != t) continue;
       const std::string title = metric_of(c.metric).title;
       if (c.ratio <= 0) {
-        o << table.line({t, title, std::to_string(c.n_a), "-", "-", "-", "", c.verdict});
+        o << table.line({t, title, std::to_string(c.n_a), "-", "-", "-", "-", "", c.verdict});
       } else {
         char p[32];
         snprintf(p, sizeof p, "%.4f", c.p_adjusted);
         std::string verdict = c.verdict == "no significant difference" ? c.verdict : b + " " + verdict_text(c);
-        o << table.line({t, title, std::to_string(c.n_a), ratio_text(c, false), ratio_text(c, true), p, "", verdict});
+        o << table.line({t, title, std::to_string(c.n_a), ratio_text(c, false), ratio_text(c, true), p, detectable_text(c), "", verdict});
       }
     }
   o << "B/A: geometric mean of the round-paired ratios with its Student t interval (as adaptive sampling). Costs: lower is better.\n"
-    << metric_families_note(cs);
+    << detects_note << metric_families_note(cs);
   return o.str();
 }
 

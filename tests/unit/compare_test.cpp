@@ -3,10 +3,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
+#include "../temp_paths.h"
 #include "lab/cli/diff_command.h"
 #include "lab/results/compare.h"
+#include "lab/results/power.h"
 #include "lab/results/product_compare.h"
 
 using namespace vpnlab;
@@ -46,6 +50,23 @@ void add_to_family(int t, std::vector<SampleRow> ra, std::vector<SampleRow> rb, 
   b->insert(b->end(), rb.begin(), rb.end());
   paired->insert(paired->end(), ra.begin(), ra.end());
   for (auto r : rb) paired->push_back((r.product = "q", r));
+}
+
+std::string copy_of_golden_run(const std::string& name) {
+  const std::string dir = make_temp_dir(name);
+  std::filesystem::copy(VPNLAB_TEST_DATA "/run-golden", dir, std::filesystem::copy_options::recursive);
+  return dir;
+}
+
+// results.csv of these rows, in the golden run's id.
+void write_rows(const std::string& path, std::vector<SampleRow> rows) {
+  std::ofstream out(path, std::ios::trunc);
+  out << results_csv_header_line() << "\n";
+  for (auto& r : rows) {
+    r.run_id = "20261130-095910-d829";
+    r.timestamp = "2026-11-30T09:59:13Z";
+    out << format_row(r);
+  }
 }
 
 }  // namespace
@@ -359,4 +380,51 @@ TEST(Compare, TheOnlyVersionOfAProductInEachRunPairsAcrossRuns) {
   auto a3 = rows_of("nebula", {1, 1.1}), b4 = rows_of("nebula@dev", {1, 1.1});
   EXPECT_EQ(pair_versions_across_runs(&a3, &b4).size(), 1u);
   EXPECT_EQ(a3[0].product, "nebula -> @dev");
+}
+
+// `diff`'s detectable change (the rank test between two runs) is found 80 % of the time:
+// run B truly slower by it, at the runs' own spread, judged as `diff` judges.
+TEST(Compare, DiffsDetectableChangeIsFoundEightyPercentOfTheTime) {
+  std::mt19937 rng(31);
+  for (const auto& [n, cv] : std::vector<std::pair<size_t, double>>{{5, 0.03}, {10, 0.08}}) {
+    const double change = rank_detectable_at(static_cast<int>(n), 0.95, cv);
+    const int trials = 2000;
+    int found = 0;
+    double printed = 0;
+    for (int k = 0; k < trials; ++k) {
+      Comparison c = compare_runs(rows_of("p", lognormal(rng, n, 1.0, cv)), rows_of("p", lognormal(rng, n, 1 / (1 + change), cv))).front();
+      found += c.verdict == "slower";
+      printed += c.detectable / trials;
+    }
+    // 2000 trials: one standard error is 0.9 %. (A normal-theory formula gave 70.8 % at 5 a side.)
+    EXPECT_NEAR(static_cast<double>(found) / trials, 0.80, 0.03) << n << " a side, cv " << cv << ": change " << change;
+    // What a run prints is its own spread's: on average near the true one's.
+    EXPECT_NEAR(printed, change, 0.25 * change) << n << " a side";
+  }
+}
+
+// A gate that passes says where it could not see its threshold: two copies of the golden
+// run (2 samples a side) can see no change; 3 noisy samples a side see only large ones.
+TEST(Compare, AGateThatCannotSeeItsThresholdSaysSo) {
+  Thresholds t;
+  t.gbps = 0.05;
+  auto d = diff_runs(copy_of_golden_run("gate-a"), copy_of_golden_run("gate-b"), t, false);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_FALSE(d->gate_failed) << d->text;
+  EXPECT_NE(d->text.find("gate: 2 of 2 comparisons cannot see their threshold at this noise: baseline / a-to-b gbps sees no change: too few "
+                         "samples, wireguard-go / a-to-b gbps sees no change: too few samples\n"
+                         "hint: more samples per run narrow what a comparison detects (see 'vpnlab plan')\n"),
+            std::string::npos)
+      << d->text;
+  std::mt19937 rng(32);
+  const std::string a = copy_of_golden_run("gate-c"), b = copy_of_golden_run("gate-d");
+  write_rows(a + "/results.csv", rows_of("p", lognormal(rng, 5, 1.0, 0.10)));
+  write_rows(b + "/results.csv", rows_of("p", lognormal(rng, 5, 1.0, 0.10)));
+  d = diff_runs(a, b, t, false);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_NE(d->text.find("gate: 1 of 1 comparisons cannot see their threshold at this noise: p / t gbps sees "), std::string::npos) << d->text;
+  t.gbps = 0.9;  // a threshold it can see: nothing said
+  d = diff_runs(a, b, t, false);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->text.find("cannot see"), std::string::npos) << d->text;
 }

@@ -6,11 +6,13 @@
 #include <random>
 
 #include "lab/base/sequential.h"
+#include "lab/base/stats.h"
 #include "lab/base/tbf.h"
 #include "lab/cli/compare_command.h"
 #include "lab/cli/diff_command.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/paired.h"
+#include "lab/results/power.h"
 #include "lab/results/product_compare.h"
 #include "lab/results/report_pairwise.h"
 
@@ -231,4 +233,48 @@ TEST(DiffProvenance, DifferencesAreStatedAndTopologyOrPinningRefuse) {
   EXPECT_EQ(d[0].a, "not recorded");
   EXPECT_EQ(d[0].b, "a 0, c 1");
   EXPECT_FALSE(d[0].refuses);
+}
+
+// Every verdict carries what it could have seen (issue 49.5): the detectable change printed
+// beside a paired comparison is the one it finds 80 % of the time. Rounds of two products
+// with independent noise `noise` each (the log ratio's spread is noise x sqrt 2), the second
+// truly faster by the detectable change at that spread: judged as `compare` judges.
+TEST(Compare, ThePrintedDetectableChangeIsFoundEightyPercentOfTheTimeInSimulation) {
+  std::mt19937 rng(21);
+  for (const auto& [rounds, noise] : std::vector<std::pair<int, double>>{{4, 0.03}, {8, 0.08}}) {
+    const double change = paired_detectable_at(rounds, 0.95, noise * std::sqrt(2.0));
+    ASSERT_GT(change, 0);
+    const int trials = 3000;
+    int found = 0;
+    for (int k = 0; k < trials; ++k) {
+      auto rows = paired_rows(rng, rounds, 1 + change, noise, 0.2);
+      found += compare_in_family(rows, {{"wireguard-go", "nebula", "a-to-c"}}, throughput_metric()).front().verdict == "faster";
+    }
+    // 3000 trials: 80 % +- 0.73 % (one standard error); 2.5 % is over three.
+    EXPECT_NEAR(static_cast<double>(found) / trials, 0.80, 0.025) << rounds << " rounds, noise " << noise << ": change " << change;
+  }
+}
+
+TEST(Compare, EachComparisonSaysWhatItDetectsAtItsOwnNoise) {
+  std::mt19937 rng(22);
+  auto rows = paired_rows(rng, 6, 1.0, 0.05, 0.2);
+  auto cs = compare_products(rows, {{"wireguard-go", "nebula"}});
+  const Comparison& g = find(cs, "gbps");
+  std::vector<double> a, b, logs;
+  auto gbps = [](const SampleRow& r) { return r.gbps; };
+  pair_rounds(values_by_round(rows, "wireguard-go", "a-to-c", gbps), values_by_round(rows, "nebula", "a-to-c", gbps), &a, &b);
+  for (size_t i = 0; i < a.size(); ++i) logs.push_back(std::log(b[i] / a[i]));
+  EXPECT_NEAR(g.detectable, paired_detectable_at(6, g.level, describe(logs).stdev), 1e-12);
+  // Noisier pairs detect less; the text prints it beside the verdict.
+  auto noisy = find(compare_products(paired_rows(rng, 6, 1.0, 0.25, 0.2), {{"wireguard-go", "nebula"}}), "gbps");
+  EXPECT_GT(noisy.detectable, g.detectable);
+  const std::string text = product_comparison_text(cs, "wireguard-go", "nebula");
+  EXPECT_NE(text.find("detects"), std::string::npos) << text;
+  EXPECT_NE(text.find(" " + detectable_text(g) + "  "), std::string::npos) << text;
+  EXPECT_NE(text.find("detects: the smallest change (either way) this comparison finds 80 % of the time at its own noise and level"),
+            std::string::npos)
+      << text;
+  // One round: nothing to detect with, said as "-".
+  auto one = find(compare_products(paired_rows(rng, 1, 1.0, 0.05, 0.0), {{"wireguard-go", "nebula"}}), "gbps");
+  EXPECT_EQ(detectable_text(one), "-");
 }
