@@ -121,7 +121,8 @@ Result<int> run_step(const Step& step, const std::string& bindir, const std::str
 // of a deprecation); where that listing is refused (headscale here) the install fails although
 // the version itself is served. Then the module is fetched at that version alone and the
 // package built inside it, with the module's own go.mod and go.sum: the same pinned code.
-std::optional<Step> build_in_module(const std::string& go, const std::string& package_at_version, const std::string& bindir, const std::string& log) {
+std::optional<Step> build_in_module(const std::string& go, const std::string& package_at_version, const std::string& ldflags, const std::string& bindir,
+                                    const std::string& log) {
   const std::string pkg = package_at_version.substr(0, package_at_version.find('@'));
   const std::string ver = package_at_version.substr(package_at_version.find('@') + 1);
   for (std::string mod = pkg; !mod.empty();) {
@@ -138,7 +139,9 @@ std::optional<Step> build_in_module(const std::string& go, const std::string& pa
       if (j.is_object() && j.value("Dir", "") != "") {
         std::string rel = pkg.substr(mod.size());
         if (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
-        return Step{{go, "build", "-trimpath", "-o", bindir + "/" + pkg.substr(pkg.rfind('/') + 1), "./" + rel}, j["Dir"].get<std::string>()};
+        Step step{{go, "build", "-trimpath", "-o", bindir + "/" + pkg.substr(pkg.rfind('/') + 1), "./" + rel}, j["Dir"].get<std::string>()};
+        if (!ldflags.empty()) step.argv.insert(step.argv.begin() + 3, "-ldflags=" + ldflags);
+        return step;
       }
     }
     if (mod.find('/') == std::string::npos) break;
@@ -241,7 +244,7 @@ Result<std::vector<RegistryBuild>> registry_builds_named(const std::string& ship
 
 Status make_registry_build(const RegistryBuild& b, std::ostream& progress, int interrupt_fd) {
   const std::string dir = product_build_dir(b.product, b.source.version), bindir = dir + "/bin";
-  if (access((dir + "/built").c_str(), R_OK) == 0 && missing_binary(b, bindir).empty()) {
+  if (build_is_there(b.product, b.source) && missing_binary(b, bindir).empty()) {
     progress << "products: " << b.label << ": built already (" << first_line(text_of(dir + "/built", 4096)) << ")" << std::endl;
     return ok_status();
   }
@@ -269,7 +272,10 @@ Status make_registry_build(const RegistryBuild& b, std::ostream& progress, int i
   } else {
     for (const auto& m : b.source.packages) {
       const std::string arg = m.find('@') != std::string::npos ? m : m + "@" + (b.source.module_version.empty() ? "v" + b.source.version : b.source.module_version);
-      steps.push_back({{{client, "install", arg}, "/"}, arg});
+      std::vector<std::string> argv = {client, "install"};
+      if (!b.source.stamps.empty()) argv.push_back("-ldflags=" + b.source.ldflags());
+      argv.push_back(arg);
+      steps.push_back({Step{std::move(argv), "/"}, arg});
     }
   }
   auto elapsed = [&] { return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count()); };
@@ -277,7 +283,7 @@ Status make_registry_build(const RegistryBuild& b, std::ostream& progress, int i
     const std::string log = dir + "/build-" + std::to_string(i + 1) + ".log";
     auto rc = run_step(steps[i].first, bindir, log, b, start, progress, interrupt_fd);
     if (rc && *rc != 0 && b.source.registry == "go" && text_of(log).find("loading deprecation") != std::string::npos)
-      if (auto in_module = build_in_module(client, steps[i].second, bindir, log)) rc = run_step(*in_module, bindir, log + ".module", b, start, progress, interrupt_fd);
+      if (auto in_module = build_in_module(client, steps[i].second, b.source.ldflags(), bindir, log)) rc = run_step(*in_module, bindir, log + ".module", b, start, progress, interrupt_fd);
     if (!rc) {
       (void)record(dir + "/failed", rc.error().message + "\n");
       return rc.error();

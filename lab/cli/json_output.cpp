@@ -30,7 +30,7 @@ json product_json(const std::string& name, const Result<ProductSpec>& spec, cons
   json builds = json::array();  // the [[source]] builds: --product NAME@VERSION
   for (const auto& src : spec->sources) {
     builds.push_back({{"version", src.version}, {"command", src.command()}, {"default", src.is_default},
-                      {"dir", product_build_dir(src.owner(name), src.version)}, {"built", build_is_there(src.owner(name), src.version)}});
+                      {"dir", product_build_dir(src.owner(name), src.version)}, {"built", build_is_there(src.owner(name), src)}});
   }
   p["builds"] = builds;
   if (availability) {

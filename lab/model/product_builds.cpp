@@ -11,9 +11,15 @@
 
 namespace vpnlab {
 
+std::string ProductSource::ldflags() const {
+  std::string out;
+  for (const auto& stamp : stamps) out += (out.empty() ? "-X " : " -X ") + stamp;
+  return out;
+}
+
 std::string ProductSource::command() const {
   if (registry == "cargo") return "cargo install --locked --version " + version + " " + (packages.empty() ? "" : packages.front());
-  std::string out = "go install";
+  std::string out = "go install" + (stamps.empty() ? "" : " -ldflags='" + ldflags() + "'");
   // An entry with a version of its own ("...@v0.26.1") is a helper from another module.
   for (const auto& m : packages) out += " " + m + (m.find('@') != std::string::npos ? "" : "@" + (module_version.empty() ? "v" + version : module_version));
   return out;
@@ -37,14 +43,15 @@ std::string product_build_dir(const std::string& product, const std::string& ver
   return std::string(c && *c ? c : "/var/cache/vpnlab") + "/products/" + product + "/" + version;
 }
 
-bool build_is_there(const std::string& product, const std::string& version) {
-  return access((product_build_dir(product, version) + "/built").c_str(), R_OK) == 0;
+bool build_is_there(const std::string& product, const ProductSource& source) {
+  auto built = read_input_file(product_build_dir(product, source.version) + "/built", 64 * 1024);
+  return built && built->rfind(source.command() + " in ", 0) == 0;
 }
 
 Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   bool have_default = false;
   return for_each_table(r, root, "source", [&](const toml::table& t) -> Status {
-    if (auto s = r.only_keys(t, "source", {"version", "go", "cargo", "module_version", "rename", "default", "build", "build_s"}); !s) return s;
+    if (auto s = r.only_keys(t, "source", {"version", "go", "cargo", "module_version", "rename", "default", "build", "build_s", "stamps"}); !s) return s;
     ProductSource src;
     const SourcePos pos = pos_of(t);
     if (auto s = get_string(r, t, "version", "source", &src.version, true, pos); !s) return s;
@@ -86,6 +93,16 @@ Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* 
     if (!src.build_of.empty() && src.build_of.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
       return r.at(*t.get("build"), "source: build '" + src.build_of + "' is not a product name", "name the product whose build this is, e.g. \"easytier\"");
     if (auto s = get_int(r, t, "build_s", "source", &src.build_s, 0, 24 * 3600); !s) return s;
+    if (auto s = get_string_list(r, t, "stamps", "source", &src.stamps, nullptr); !s) return s;
+    for (const auto& stamp : src.stamps) {
+      const auto eq = stamp.find('=');
+      // One argument of the linker each: a symbol's characters, then a version's; no space or quote.
+      if (src.registry != "go" || eq == 0 || eq == std::string::npos ||
+          stamp.substr(0, eq).find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") != std::string::npos ||
+          stamp.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-", eq + 1) != std::string::npos)
+        return r.at(*t.get("stamps"), "source: stamp '" + stamp + "' is not SYMBOL=VERSION of a go build",
+                    "e.g. stamps = [\"tailscale.com/version.longStamp=1.102.5\"]");
+    }
     std::vector<std::string>& renames = src.renames;
     if (auto s = get_string_list(r, t, "rename", "source", &renames, nullptr); !s) return s;
     for (const auto& pair : renames)
@@ -102,11 +119,13 @@ Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* 
 void use_build(ProductSpec* spec, const ProductSource& source) {
   const std::string product = spec->name.substr(0, spec->name.find('@'));
   const std::string dir = product_build_dir(source.owner(product), source.version);
-  if (!build_is_there(source.owner(product), source.version)) {
+  if (!build_is_there(source.owner(product), source)) {
     // The build script's record, read bounded like any file vpnlab did not just write.
     auto failed = read_input_file(dir + "/failed", 64 * 1024);
     std::string why = failed ? *failed : "";
     if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+    if (auto built = read_input_file(dir + "/built", 64 * 1024); built && why.empty())
+      why = "built by another recipe than this spec's; 'vpnlab products build " + spec->name + "' makes it again (" + source.command() + ")";
     spec->not_built = "not built: " + (why.empty() ? "'vpnlab products build " + spec->name + "' makes it (" + source.command() +
                                              (source.build_s > 0 ? ", about " + std::to_string((source.build_s + 59) / 60) + " min on 2 vCPUs" : "") + ")" : why);
     spec->origin = source.command();

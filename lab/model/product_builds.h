@@ -28,6 +28,12 @@ struct ProductSource {
   // build_s = 240: what the build took on a 2-vCPU machine from empty caches (shown before
   // building, and by `--product all` beside what is not built); 0 = not measured.
   int build_s = 0;
+  // stamps = ["tailscale.com/version.longStamp=1.102.5"]: go only, strings the linker sets
+  // (-ldflags "-X SYMBOL=VALUE"), as the product's own release build stamps its version; a
+  // module built from the module cache has no VCS data to stamp it from.
+  std::vector<std::string> stamps;
+  // "-X a=1 -X b=2" ("" without stamps): one argument of go.
+  std::string ldflags() const;
   // Whose cache directory holds it: build_of, else `product`.
   std::string owner(const std::string& product) const { return build_of.empty() ? product : build_of; }
   // The command that builds it: "go install MODULE@vVERSION ..." / "cargo install --locked --version V CRATE".
@@ -40,8 +46,10 @@ struct ProductSource {
 // ${VPNLAB_CACHE:-/var/cache/vpnlab}/products/NAME/VERSION
 std::string product_build_dir(const std::string& product, const std::string& version);
 
-// Whether the build script finished that build (its "built" record is there).
-bool build_is_there(const std::string& product, const std::string& version);
+// Whether `source` is built for `product`: its "built" record is there and names the
+// command it was built with. A build made by an older recipe (another command) is not:
+// the next build makes it again.
+bool build_is_there(const std::string& product, const ProductSource& source);
 
 // [[source]] tables of product.toml into spec->sources.
 Status parse_sources(const TomlReader& r, const toml::table& root, ProductSpec* spec);

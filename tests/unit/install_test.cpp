@@ -176,7 +176,13 @@ TEST(Builds, ATaggedBuildRunsFromTheCacheAndAMissingOneSaysWhy) {
   EXPECT_NE(before->not_built.find("not built: 'vpnlab products build nebula@1.9.5' makes it (go install github.com/slackhq/nebula/cmd/nebula@v1.9.5"),
             std::string::npos)
       << before->not_built;
-  std::ofstream(dir + "/built") << "go install ... in 10 s\n";
+  // A record of another recipe (an older spec's command) is no build of this one.
+  std::ofstream(dir + "/built") << "go install github.com/slackhq/nebula/cmd/nebula@v1.9.4 in 10 s\n";
+  auto stale = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
+  ASSERT_TRUE(stale.ok()) << stale.error().format();
+  EXPECT_EQ(stale->not_built.rfind("not built: built by another recipe than this spec's; 'vpnlab products build nebula@1.9.5' makes it again (go install ", 0), 0u)
+      << stale->not_built;
+  std::ofstream(dir + "/built") << registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.9.5"})->front().source.command() << " in 10 s\n";
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   EXPECT_EQ(spec->name, "nebula@1.9.5");
@@ -219,6 +225,14 @@ TEST(Builds, ABadSourceTableIsALocatedError) {
   spec = load_product(root, "p");
   ASSERT_FALSE(spec.ok());
   EXPECT_NE(spec.error().format().find("product.toml:5:1: source: where does the build come from?"), std::string::npos) << spec.error().format();
+  // A stamp is one linker argument: a space would smuggle in another flag.
+  std::ofstream(root + "/p/product.toml") << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\ngo = \"example.com/p\"\n"
+                                             "stamps = [\"example.com/v.stamp=1.0 -extldflags=-static\"]\n";
+  spec = load_product(root, "p");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.error().format().find("product.toml:8:10: source: stamp 'example.com/v.stamp=1.0 -extldflags=-static' is not SYMBOL=VERSION of a go build"),
+            std::string::npos)
+      << spec.error().format();
 }
 
 // `product new`: your build as a product in one command, from a shipped one's spec and
@@ -289,6 +303,41 @@ TEST(Builds, ABuildIsMarkedBuiltOnlyWithItsBinaries) {
   unsetenv("VPNLAB_CACHE");
 }
 
+// Issue 49.8: Tailscale built from the module cache said "1.102.5-ERR-BuildInfo". A build's
+// stamps reach go as one -ldflags argument, and a build recorded with the older command
+// (no stamps) is made again rather than reused.
+TEST(Builds, StampsReachTheLinkerAndAChangedRecipeIsBuiltAgain) {
+  const std::string dir = make_temp_dir("fake-go-stamps");
+  setenv("VPNLAB_CACHE", (dir + "/cache").c_str(), 1);
+  const std::string old_path = getenv("PATH");
+  setenv("PATH", (dir + ":" + old_path).c_str(), 1);
+  auto builds = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"tailscale"});
+  ASSERT_TRUE(builds.ok());
+  const RegistryBuild& b = builds->front();
+  EXPECT_EQ(b.source.ldflags(), "-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5");
+  // The stand-in records its arguments and leaves the package's command.
+  ASSERT_TRUE(write_file(dir + "/go", "#!/bin/sh\necho \"$@\" >> \"$GOBIN/../args\"\npkg=${3%@*}\nprintf '#!/bin/sh\\n' > \"$GOBIN/${pkg##*/}\"\n"
+                                      "chmod 755 \"$GOBIN/${pkg##*/}\"\n", 0755).ok());
+  const std::string build = dir + "/cache/products/tailscale/1.102.5";
+  fs::create_directories(build + "/bin");
+  for (const char* name : {"tailscaled", "tailscale", "headscale"}) ASSERT_TRUE(write_file(build + "/bin/" + name, "#!/bin/sh\n", 0755).ok());
+  ASSERT_TRUE(write_file(build + "/built", "go install tailscale.com/cmd/tailscaled@v1.102.5 tailscale.com/cmd/tailscale@v1.102.5 "
+                                           "github.com/juanfont/headscale/cmd/headscale@v0.26.1 in 456 s on 2026-12-04T14:12:59Z\n", 0644).ok());
+  std::ostringstream progress;
+  Status s = make_registry_build(b, progress, -1);
+  ASSERT_TRUE(s.ok()) << s.error().format();
+  EXPECT_EQ(progress.str().find("built already"), std::string::npos) << progress.str();
+  EXPECT_EQ(read_file_text(build + "/args"),
+            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 tailscale.com/cmd/tailscaled@v1.102.5\n"
+            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 tailscale.com/cmd/tailscale@v1.102.5\n"
+            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 github.com/juanfont/headscale/cmd/headscale@v0.26.1\n");
+  EXPECT_EQ(read_file_text(build + "/built").rfind(b.source.command() + " in ", 0), 0u);
+  EXPECT_TRUE(make_registry_build(b, progress, -1).ok());
+  EXPECT_NE(progress.str().find("products: tailscale: built already"), std::string::npos) << progress.str();
+  setenv("PATH", old_path.c_str(), 1);
+  unsetenv("VPNLAB_CACHE");
+}
+
 // The hostile review: `product new --from tailscale` wrote a product that could not run: its
 // CLI and headscale are names only the tailscale build's cache has. The new product runs
 // them from there, by path (in its steps and its service's steps too); with the build not
@@ -305,7 +354,8 @@ TEST(ProductNew, ABaseFromARegistryBuildLendsItsOtherProgramsByPath) {
   const std::string bin = cache + "/products/tailscale/1.102.5/bin";
   fs::create_directories(bin);
   for (const char* b : {"tailscaled", "tailscale", "headscale"}) ASSERT_TRUE(write_file(bin + "/" + b, "#!/bin/sh\n", 0755).ok());
-  ASSERT_TRUE(write_file(cache + "/products/tailscale/1.102.5/built", "go install ... in 1 s on 2026-12-03T00:00:00Z\n", 0644).ok());
+  const std::string command = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"tailscale"})->front().source.command();
+  ASSERT_TRUE(write_file(cache + "/products/tailscale/1.102.5/built", command + " in 1 s on 2026-12-03T00:00:00Z\n", 0644).ok());
   auto made = new_product(VPNLAB_PRODUCTS_DIR, into, "my-ts", "tailscale", mine);
   ASSERT_TRUE(made.ok()) << made.error().format();
   const std::string text = read_file_text(*made + "/product.toml");
