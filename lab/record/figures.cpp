@@ -44,6 +44,10 @@ struct F : Figure {
     metric = m;
     return std::move(*this);
   }
+  F&& when(bool (*pred)(const SampleRow&)) && {
+    measured = pred;
+    return std::move(*this);
+  }
   F&& since_version(const char* v) && {
     since = v;
     return std::move(*this);
@@ -66,11 +70,16 @@ struct F : Figure {
     [](SampleRow& r, const std::string& v) { r.f = parse_bool(v); }, nullptr, unit, by, about, "0.1.0"})
 
 bool echoed(const SampleRow& r) { return r.latency_probes > 0; }
+bool has_daemon(const SampleRow& r) { return r.daemon_rss_kb > 0 || r.daemon_threads > 0; }
+bool is_transactional(const SampleRow& r) { return !r.kind.empty(); }
+bool is_udp(const SampleRow& r) { return r.protocol == "udp"; }
 
 // Figures no machine reaches: 10^12 of any count or rate, a million CPU-seconds, a day.
 constexpr double kAny = 1e12, kCpu = 1e6, kMs = kMaxAnySeconds * 1000;
 
 }  // namespace
+
+std::string figure_text(const Figure& f, const SampleRow& r) { return f.measured && !f.measured(r) ? std::string() : f.get(r); }
 
 namespace {
 
@@ -114,7 +123,8 @@ void add_costs(std::vector<Figure>* t) {
   std::vector<Figure> part = {
       REAL(bringup_s, 3, "s", "all", "from the daemons' start until every overlay ping was answered")
           .in(0, kMaxAnySeconds)
-          .as_metric({10, "bring-up s", false, "quicker", "slower", false, nullptr, [](const SampleRow& r) { return r.bringup_s > 0; }}),
+          .as_metric({10, "bring-up s", false, "quicker", "slower", false, nullptr, [](const SampleRow& r) { return r.bringup_s > 0; }})
+          .when([](const SampleRow& r) { return r.bringup_s > 0; }),
       REAL(cpu_s, 3, "CPU-s", "all", "busy CPU seconds over the sample, system-wide (all CPUs, idle and steal left out)").in(0, kCpu),
       REAL(cpu_user_s, 3, "CPU-s", "all", "of cpu_s: user and nice time").in(0, kCpu).as_metric({7, "CPU-s user", false, "cheaper", "costlier", false}),
       REAL(cpu_sys_s, 3, "CPU-s", "all", "of cpu_s: system and irq time").in(0, kCpu).as_metric({8, "CPU-s sys", false, "cheaper", "costlier", false}),
@@ -125,26 +135,32 @@ void add_costs(std::vector<Figure>* t) {
       REAL(cpu_s_per_gbit, 3, "CPU-s/Gbit", "all", "cpu_s over the Gbit moved: the cost of a Gbit")
           .in(0, kAny)
           .as_metric({1, "CPU-s/Gbit", false, "cheaper", "costlier", true, nullptr, [](const SampleRow& r) { return r.cpu_s_per_gbit > 0; },
-                      "CPU-s/Gbit", 13, "%.2f", 1, 1}),
+                      "CPU-s/Gbit", 13, "%.2f", 1, 1})
+          .when([](const SampleRow& r) { return r.cpu_s_per_gbit > 0; }),
       INT(processes, "", "all", "iperf3 (or generator) client processes the test ran").in(0, 4096),
       REAL(pps, 0, "packets/s", "all", "packets the receiving side's interface counted (the baseline's GRO-merged: not comparable with a tunnel's)")
           .in(0, kAny)
           .as_metric({5, "packets/s", true, "more", "fewer", false, nullptr, [](const SampleRow& r) { return r.pps > 0; }, "kpps", 12, "%.1f", 1000, 3}),
-      REAL(loss_pct, 3, "%", "udp", "UDP datagrams lost").in(0, 100),
+      REAL(loss_pct, 3, "%", "udp", "UDP datagrams lost").in(0, 100)
+          .when(is_udp),
       REAL(generator_cpu_pct, 1, "% of a CPU", "all", "the busiest iperf3 process's CPU; 90 or more: the generator, not the product, set the pace")
           .in(0, 100 * 4096),
       INT(daemon_rss_kb, "KiB", "all", "peak resident memory of the product's daemons on the busiest node")
           .in(0, static_cast<double>(int64_t{1} << 40))
           .as_metric({2, "daemon peak RSS", false, "smaller", "larger", true, nullptr, [](const SampleRow& r) { return r.daemon_rss_kb > 0; },
-                      "RSS MB", 11, "%.1f", 1024, 2}),
-      INT(daemon_threads, "", "all", "OS threads of the product's daemons on the busiest node").in(0, 1 << 22),
+                      "RSS MB", 11, "%.1f", 1024, 2})
+          .when(has_daemon),
+      INT(daemon_threads, "", "all", "OS threads of the product's daemons on the busiest node").in(0, 1 << 22)
+          .when(has_daemon),
       REAL(latency_p50_ms, 3, "ms", "throughput", "median ICMP round trip through the tunnel under the sample's load")
           .in(0, kMs)
-          .as_metric({4, "p50 latency", false, "lower", "higher", false, [](const SampleRow& r) { return echoed(r) ? r.latency_p50_ms : 0.0; }, echoed}),
+          .as_metric({4, "p50 latency", false, "lower", "higher", false, [](const SampleRow& r) { return echoed(r) ? r.latency_p50_ms : 0.0; }, echoed})
+          .when(echoed),
       REAL(latency_p99_ms, 3, "ms", "throughput", "99th percentile of those round trips")
           .in(0, kMs)
           .as_metric({3, "p99 latency", false, "lower", "higher", true, [](const SampleRow& r) { return echoed(r) ? r.latency_p99_ms : 0.0; }, echoed,
-                      "p99 ms", 12, "%.2f", 1, 5}),
+                      "p99 ms", 12, "%.2f", 1, 5})
+          .when(echoed),
       INT(latency_probes, "", "throughput", "ICMP probes answered during the sample").in(0, 1 << 30),
       REAL(outside_load, 2, "tasks", "all", "tasks runnable outside the lab just before the sample (0: the machine was idle)").in(0, kAny),
       TEXT(softirq_by_cpu, "", "all", "each CPU's share of the sample's softirq time, \"0:0.62;1:0.38\" (hosts: \"h1/0:0.62;...\")"),
@@ -163,13 +179,19 @@ void add_costs(std::vector<Figure>* t) {
 void add_kind_figures(std::vector<Figure>* t) {
   std::vector<Figure> part = {
       TEXT(kind, "", "all", "the test's kind: empty for throughput, else rr, crr or latency"),
-      REAL(tps, 1, "1/s", "rr, crr, latency", "transactions per second (crr: connections, latency: answered echoes)").in(0, kAny),
-      REAL(tx_p50_ms, 4, "ms", "rr, crr, latency", "median time of one transaction, from the generator's own histogram").in(0, kMs),
-      REAL(tx_p90_ms, 4, "ms", "rr, crr, latency", "90th percentile").in(0, kMs),
-      REAL(tx_p99_ms, 4, "ms", "rr, crr, latency", "99th percentile").in(0, kMs),
-      REAL(tx_p999_ms, 4, "ms", "rr, crr, latency", "99.9th percentile").in(0, kMs),
+      REAL(tps, 1, "1/s", "rr, crr, latency", "transactions per second (crr: connections, latency: answered echoes)").in(0, kAny)
+          .when(is_transactional),
+      REAL(tx_p50_ms, 4, "ms", "rr, crr, latency", "median time of one transaction, from the generator's own histogram").in(0, kMs)
+          .when(is_transactional),
+      REAL(tx_p90_ms, 4, "ms", "rr, crr, latency", "90th percentile").in(0, kMs)
+          .when(is_transactional),
+      REAL(tx_p99_ms, 4, "ms", "rr, crr, latency", "99th percentile").in(0, kMs)
+          .when(is_transactional),
+      REAL(tx_p999_ms, 4, "ms", "rr, crr, latency", "99.9th percentile").in(0, kMs)
+          .when(is_transactional),
       INT(payload_bytes, "bytes", "udp, rr", "UDP payload size of the test; rr: request and response bytes each (since 0.2.0)").in(0, 65535),
-      REAL(offered_bps, 0, "bit/s", "udp", "the rate the senders achieved (what was offered)").in(0, 1e13),
+      REAL(offered_bps, 0, "bit/s", "udp", "the rate the senders achieved (what was offered)").in(0, 1e13)
+          .when(is_udp),
       REAL(zero_loss_bps, 0, "bit/s", "udp zero_loss", "the highest offered rate within the loss threshold found by the search; 0: none was")
           .in(0, 1e13),
       INT(hops, "", "[[chain]]", "tunnels in sequence the test's traffic crossed (0: no chain)").in(0, 64),
@@ -193,19 +215,22 @@ void add_load_latency(std::vector<Figure>* t) {
   std::vector<Figure> part = {
       REAL(idle_p50_ms, 3, "ms", "throughput", "median ICMP round trip through the tunnel in the probes just before the sample's load")
           .in(0, kMs)
-          .since_version("0.2.0"),
+          .since_version("0.2.0")
+          .when(idle_echoed),
       INT(idle_probes, "", "throughput", "those idle probes answered (0: the idle and added figures were not measured)")
           .in(0, 1 << 20)
           .since_version("0.2.0"),
       REAL(added_p50_ms, 3, "ms", "throughput", "latency_p50_ms minus idle_p50_ms: what the load adds to the median round trip")
           .in(-kMs, kMs)
-          .since_version("0.2.0"),
+          .since_version("0.2.0")
+          .when(idle_echoed),
       // A ratio needs a positive value: a load that adds nothing measurable counts as 1 us.
       REAL(added_p99_ms, 3, "ms", "throughput", "latency_p99_ms minus idle_p50_ms: what the load adds to the round trip at the 99th percentile")
           .in(-kMs, kMs)
           .since_version("0.2.0")
           .as_metric({11, "added p99", false, "lower", "higher", true,
-                      [](const SampleRow& r) { return idle_echoed(r) ? std::max(r.added_p99_ms, 0.001) : 0.0; }, idle_echoed}),
+                      [](const SampleRow& r) { return idle_echoed(r) ? std::max(r.added_p99_ms, 0.001) : 0.0; }, idle_echoed})
+          .when(idle_echoed),
   };
   t->insert(t->end(), part.begin(), part.end());
 }

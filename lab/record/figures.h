@@ -49,7 +49,14 @@ struct Figure {
   double min = 0, max = 0;
   bool bounded = false;
   std::optional<MetricFacet> metric;
+  // A number this row did not measure (the baseline's daemon RSS, latency without probes, a
+  // transaction time of a bulk sample) is written empty, not 0: a reader that averages the
+  // column (a dashboard fed by --rows-jsonl) must not average in zeros. Read back as 0.
+  bool (*measured)(const SampleRow&) = nullptr;
 };
+
+// The column's text for this row: empty where the row did not measure it.
+std::string figure_text(const Figure& f, const SampleRow& r);
 
 // v with `digits` decimals, as a real column is written ("%.*f").
 std::string fixed_text(double v, int digits);

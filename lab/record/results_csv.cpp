@@ -62,7 +62,7 @@ std::string csv_escape(const std::string& field) {
 nlohmann::json row_json(const SampleRow& r) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& c : figures()) {
-    const std::string v = c.get(r);
+    const std::string v = figure_text(c, r);
     // The CSV's own text, typed: an empty number (mss, retransmits not measured) is null.
     if (c.type == ColumnType::text) j[c.name] = v;
     else if (v.empty()) j[c.name] = nullptr;
@@ -81,7 +81,7 @@ std::vector<std::pair<std::string, ColumnType>> results_csv_columns() {
 
 std::string format_row(const SampleRow& r) {
   std::string line;
-  for (const auto& c : figures()) line += (line.empty() ? "" : ",") + csv_escape(c.get(r));
+  for (const auto& c : figures()) line += (line.empty() ? "" : ",") + csv_escape(figure_text(c, r));
   return line + "\n";
 }
 

@@ -175,6 +175,7 @@ TEST(HostileInput, FiguresAndCountsNoRunWritesAreRefused) {
   EXPECT_EQ(read_error(path), path + ":2: column 'gbps': 1e+308 is not a figure (negative, not finite, or above 10000)");
   SampleRow rss = good_row("baseline", "a-to-b", 1);
   rss.daemon_rss_kb = -1;
+  rss.daemon_threads = 4;  // a daemon ran: the column is written, not left empty as unmeasured
   path = write_csv(dir, {rss});
   EXPECT_EQ(read_error(path), path + ":2: column 'daemon_rss_kb': -1 is outside 0..1099511627776");
   path = write_csv(dir, {good_row("baseline", "a-to-b", 1001)});

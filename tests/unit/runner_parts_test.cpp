@@ -62,6 +62,52 @@ TEST(Iperf, Argv) {
   EXPECT_EQ(iperf_server_argv(5201), (std::vector<std::string>{"iperf3", "-4", "-s", "-1", "-p", "5201"}));
 }
 
+// Issue 49.8: a figure the row did not measure is empty in results.csv and null in
+// --rows-jsonl, never 0 (a dashboard averaging the column would average in the zeros); a
+// measured 0 stays 0; both read back as the row held them.
+TEST(ResultsCsv, UnmeasuredFiguresAreEmptyNotZero) {
+  SampleRow baseline;
+  baseline.run_id = "r1";
+  baseline.product = "baseline";
+  baseline.test = "a-to-b";
+  baseline.protocol = "tcp";
+  baseline.sample = 1;
+  baseline.status = "ok";
+  baseline.valid = true;
+  baseline.gbps = 9.5;
+  baseline.retransmits = 0;  // measured: none
+  baseline.cpu_s = 1.2;
+  nlohmann::json j = row_json(baseline);
+  for (const char* unmeasured : {"daemon_rss_kb", "daemon_threads", "latency_p50_ms", "latency_p99_ms", "bringup_s", "cpu_s_per_gbit", "tps",
+                                 "tx_p99_ms", "loss_pct", "offered_bps", "idle_p50_ms", "added_p99_ms"})
+    EXPECT_TRUE(j[unmeasured].is_null()) << unmeasured << " = " << j[unmeasured];
+  EXPECT_EQ(j["retransmits"], 0);
+  EXPECT_EQ(j["cpu_s"], 1.2);
+  SampleRow tunnel = baseline;
+  tunnel.product = "wireguard-go";
+  tunnel.daemon_rss_kb = 12000;
+  tunnel.daemon_threads = 9;
+  tunnel.latency_probes = 50;
+  tunnel.latency_p99_ms = 0;  // answered probes faster than the clock's step: a measured 0
+  tunnel.cpu_s_per_gbit = 2.5;
+  j = row_json(tunnel);
+  EXPECT_EQ(j["daemon_rss_kb"], 12000);
+  EXPECT_EQ(j["latency_p99_ms"], 0.0);
+  EXPECT_EQ(j["cpu_s_per_gbit"], 2.5);
+  const std::string dir = make_temp_dir("unmeasured");
+  {
+    auto csv = ResultsCsv::create(dir + "/results.csv");
+    ASSERT_TRUE(csv.ok()) << csv.error().message;
+    ASSERT_TRUE(csv->append(baseline).ok());
+  }
+  auto back = read_results_csv(dir + "/results.csv");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->front().daemon_rss_kb, 0);
+  EXPECT_EQ(back->front().latency_p99_ms, 0);
+  EXPECT_EQ(back->front().retransmits, 0);
+  EXPECT_EQ(format_row(back->front()), format_row(baseline));
+}
+
 TEST(ResultsCsv, WritesHeaderAndRowsAndReadsThemBack) {
   std::string dir = temp_dir();
   std::string path = dir + "/results.csv";
@@ -88,7 +134,7 @@ TEST(ResultsCsv, WritesHeaderAndRowsAndReadsThemBack) {
             "processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_probes,outside_load,softirq_by_cpu,wire_pps,cpu_by_host,"
             "kind,tps,tx_p50_ms,tx_p90_ms,tx_p99_ms,tx_p999_ms,payload_bytes,offered_bps,zero_loss_bps,hops,sweep_of,point,rule_packets,"
             "idle_p50_ms,idle_probes,added_p50_ms,added_p99_ms");
-  EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,0.000,"), std::string::npos) << text;
+  EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,,0.000,"), std::string::npos) << text << "(bring-up not measured: empty)";
   // A file of the first version (27 columns) still reads, the new columns at defaults.
   std::string old_path = path + ".v1";
   {
