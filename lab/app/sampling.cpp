@@ -20,8 +20,9 @@ namespace {
 
 // A sweep multiplies the tests: a budget that cannot hold the 3 rounds a first look needs
 // would stop before any point is known. Refused, with the count, unless --force.
+constexpr int kFewestLooked = 3;
+
 Status check_sweep_budget(const Plan& plan, double per_round, int fit, const SamplingRequest& r) {
-  constexpr int kFewestLooked = 3;
   size_t points = 0;
   for (const auto& t : plan.tests) points += !t.spec.sweep_of.empty();
   if (points == 0 || fit >= kFewestLooked || r.force) return ok_status();
@@ -61,7 +62,13 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
   // look brings it forward, down to 3 rounds, unless --min-rounds says.
   if (plan->max_time_s > 0 && !r.samples_given) {
     const double per_round = plan->estimated_seconds() / plan->samples;
-    const int fit = std::max(1, static_cast<int>(plan->max_time_s / per_round));
+    int fit = std::max(1, static_cast<int>(plan->max_time_s / per_round));
+    // vpnlab's own budget (the file asked for none) stretches to the first look rather than
+    // refusing a sweep the user never gave a budget for; describe_sampling says so.
+    if (plan->adaptive_by_default && !r.max_time_s && fit < kFewestLooked) {
+      plan->max_time_s = kFewestLooked * per_round;
+      fit = kFewestLooked;
+    }
     if (auto s = check_sweep_budget(*plan, per_round, fit, r); !s) return s.error();
     if (!r.min_rounds) seq.min_rounds = std::clamp(fit, 3, seq.min_rounds);
     plan->samples = std::clamp(fit, seq.min_rounds, kDefaultMaxRounds);
@@ -88,10 +95,15 @@ std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, doubl
   snprintf(buf, sizeof buf, "adaptive sampling to ±%.1f %%: at least %d rounds (~%s), at most %d (~%s)", 100 * seq.target, looks.front(),
            minutes(per_round * looks.front()).c_str(), seq.max_rounds, minutes(per_round * seq.max_rounds).c_str());
   std::string out = std::string(buf) + (max_time_s > 0 ? " or " + minutes(max_time_s) : "") + "; looks after rounds";
+  if (plan.adaptive_by_default)
+    out = std::string("vpnlab's default (the file sets no samples, duration or precision; --samples N measures a fixed N): ") + out;
   for (int n : looks) out += " " + std::to_string(n);
   if (looks.size() == 1) snprintf(buf, sizeof buf, ", at 95.00 %% (one look: no correction)\n");
   else snprintf(buf, sizeof buf, ", each at %.2f %% (Bonferroni over %zu looks: 95 %% overall)\n", 100 * seq.confidence_per_look(), looks.size());
   out += buf;
+  if (plan.adaptive_by_default && max_time_s > kDefaultMaxTimeS)
+    out += "  the default budget of " + minutes(kDefaultMaxTimeS) + " is stretched to " + minutes(max_time_s) +
+           ": the 3 rounds a first look needs (max_time in [bench] sets your own)\n";
   if (!earlier) return out;
   auto series = watched_series(plan);
   if (!series) return out;

@@ -90,7 +90,9 @@ Status parse_traffic_options(const Reader& r, const toml::table& t, const std::s
 }
 
 // A UDP test's search for its zero-loss rate; `sizes` (parse_tests) sweeps payload sizes.
-Status parse_zero_loss(const Reader& r, const toml::table& t, const std::string& what, double duration_s, TestSpec* ts) {
+// `bench` gives the sample length the trials share; vpnlab's default length (the file set
+// none) grows to the trials' whole seconds instead of refusing them.
+Status parse_zero_loss(const Reader& r, const toml::table& t, const std::string& what, BenchSpec* bench, TestSpec* ts) {
   if (auto s = get_bool(r, t, "zero_loss", what, &ts->zero_loss); !s) return s;
   const toml::node* loss = t.get("max_loss");
   const toml::node* steps = t.get("steps");
@@ -106,8 +108,10 @@ Status parse_zero_loss(const Reader& r, const toml::table& t, const std::string&
     ts->max_loss_pct = *pct;
   }
   if (auto s = get_int(r, t, "steps", what, &ts->steps, 2, 16); !s) return s;
-  if (duration_s / ts->steps < 1)
-    return r.at(steps ? pos_of(*steps) : ts->pos, what + ": " + std::to_string(ts->steps) + " trials do not fit a " + std::to_string(static_cast<int>(duration_s)) + " s sample",
+  if (bench->adaptive_by_default) bench->duration_s = std::max<double>(bench->duration_s, ts->steps);
+  if (bench->duration_s / ts->steps < 1)
+    return r.at(steps ? pos_of(*steps) : ts->pos,
+                what + ": " + std::to_string(ts->steps) + " trials do not fit a " + std::to_string(static_cast<int>(bench->duration_s)) + " s sample",
                 "each trial runs at least 1 s (iperf3's whole seconds): set [bench] duration >= " + std::to_string(ts->steps) + "s or fewer steps");
   return ok_status();
 }
@@ -160,7 +164,7 @@ Status parse_tests(const Reader& r, const toml::table& bench, Topology* topo) {
     if (auto s = parse_servers(r, t, what, *topo, &ts); !s) return s;
     if (auto s = parse_kind(r, t, what, &ts); !s) return s;
     if (auto s = parse_traffic_options(r, t, what, *topo, &ts); !s) return s;
-    if (auto s = parse_zero_loss(r, t, what, topo->bench.duration_s, &ts); !s) return s;
+    if (auto s = parse_zero_loss(r, t, what, &topo->bench, &ts); !s) return s;
     // A sweep's points (or the test alone), each an ordinary test from here on.
     std::vector<TestSpec> expanded;
     if (auto s = expand_sweep(r, t, what, *topo, ts, &expanded); !s) return s;
@@ -205,6 +209,13 @@ Status parse_bench(const Reader& r, const toml::table& root, Topology* topo) {
       return r.at(*m, "bench: 'max_time' is not a duration from 1s to 168h", "write max_time = \"5m\" (units: s, m, h)");
     if (!topo->bench.precision) return r.at(*m, "bench: 'max_time' belongs to adaptive sampling", "add precision = \"5%\", or leave it out");
     topo->bench.max_time_s = *budget;
+  }
+  if (!t.get("samples") && !t.get("duration") && !t.get("precision")) {
+    topo->bench.adaptive_by_default = true;
+    topo->bench.precision = kDefaultPrecision;
+    topo->bench.max_time_s = kDefaultMaxTimeS;
+    topo->bench.duration_s = kDefaultDurationS;
+    if (!t.get("warmup")) topo->bench.warmup_s = kDefaultWarmupS;
   }
   if (t.get("threads")) {
     int threads = 0;

@@ -148,6 +148,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
   plan.warmup_s = topo.bench.warmup_s;
   plan.precision = topo.bench.precision;
   plan.max_time_s = topo.bench.max_time_s;
+  plan.adaptive_by_default = topo.bench.adaptive_by_default;
   plan.threads = topo.bench.threads;
   plan.interleave = topo.bench.interleave;
   plan.rps = topo.bench.rps;

@@ -145,6 +145,7 @@ struct Plan {
   double warmup_s = 2;
   std::optional<double> precision;  // [bench] precision: adaptive sampling unless --samples says otherwise
   double max_time_s = 0;            // its budget ([bench] max_time, or --max-time)
+  bool adaptive_by_default = false; // the file set no samples, duration or precision (BenchSpec)
   // The [bench] sweep's points: each product is brought up once per point and round, on the
   // lab as the point changes it (at_lab_point); each test is at one point (spec.lab_point).
   std::vector<LabPoint> lab_points;

@@ -128,6 +128,15 @@ struct VariantSpec {
 };
 inline constexpr size_t kMaxVariantRules = 64 * 1024;  // bytes of one variant's nft text
 
+// What a [bench] that sets no samples, duration or precision gets: adaptive sampling to
+// ±5 % within 5 minutes, 3 s samples after 1 s of warm-up (bench/precision_bench found 3 s
+// the narrowest interval per minute here), at most 10 rounds; `--samples N` still measures
+// a fixed N.
+inline constexpr double kDefaultPrecision = 0.05;
+inline constexpr double kDefaultMaxTimeS = 300;
+inline constexpr double kDefaultDurationS = 3;
+inline constexpr double kDefaultWarmupS = 1;
+
 struct BenchSpec {
   std::vector<std::string> products{"baseline"};
   SourcePos products_pos;
@@ -138,6 +147,9 @@ struct BenchSpec {
   // to this precision, within max_time_s (0: no budget); `samples` is then the round limit.
   std::optional<double> precision;
   double max_time_s = 0;
+  // The file set none of samples, duration and precision: vpnlab's own defaults, the
+  // everyday flow quick.toml has (kDefault* below), not a fixed 10 x 10 s.
+  bool adaptive_by_default = false;
   std::optional<int> threads;  // data-plane threads for every product alike
   bool interleave = true;      // rounds of A B C instead of all of A, then all of B
   bool rps = true;             // receive packet steering to each node's cpus (when pinned)

@@ -131,11 +131,11 @@ TEST(Plan, OverridesAndCpuCheck) {
   EXPECT_EQ(plan->products, std::vector<std::string>{"wireguard-go"});
   EXPECT_EQ(plan->samples, 3);
   EXPECT_DOUBLE_EQ(plan->duration_s, 2.0);
-  // Interleaved: 3 rounds x (2 s bring-up + 2 s warm-up) + 3 samples x 2 s.
-  EXPECT_DOUBLE_EQ(plan->estimated_seconds(), 3 * (2 + 2) + 3 * 2.0);
+  // Interleaved: 3 rounds x (2 s bring-up + 1 s warm-up, vpnlab's default) + 3 samples x 2 s.
+  EXPECT_DOUBLE_EQ(plan->estimated_seconds(), 3 * (2 + 1) + 3 * 2.0);
   Plan sequential = plan.value();
   sequential.interleave = false;
-  EXPECT_DOUBLE_EQ(sequential.estimated_seconds(), (2 + 2) + 3 * 2.0);
+  EXPECT_DOUBLE_EQ(sequential.estimated_seconds(), (2 + 1) + 3 * 2.0);
 
   Topology t = three_on_a_bridge();
   t.nodes[1].cpus = {7};

@@ -123,6 +123,7 @@ TEST(Sequential, FewOrBadRatiosGiveNoInterval) {
 
 #include "lab/app/sampling.h"
 #include "lab/model/topology.h"
+#include "../topology_text.h"
 
 namespace vpnlab {
 namespace {
@@ -230,6 +231,57 @@ TEST(Sequential, TheQuickTopologySamplesAdaptivelyByDefault) {
   EXPECT_EQ((*seq)->min_rounds, std::max(fit, 3));
   EXPECT_EQ((*seq)->max_rounds, std::max(fit, 3));
   EXPECT_EQ((*seq)->looks(), (std::vector<int>{std::max(fit, 3)}));
+}
+
+// Issue 49.3: a file that sets no samples, duration or precision gets vpnlab's own defaults,
+// quick.toml's everyday flow (adaptive to ±5 % within 5 min, 3 s samples after 1 s), not a
+// fixed 10 x 10 s; any of the three in the file, or --samples, keeps a fixed count.
+TEST(Sequential, AFileThatSetsNoSamplingGetsTheQuickTopologysFlow) {
+  auto topo = parse_topology_text(topology_with_test("server = \"b\"\n"), "mine.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  EXPECT_TRUE(topo->bench.adaptive_by_default);
+  ASSERT_TRUE(topo->bench.precision.has_value());
+  EXPECT_EQ(*topo->bench.precision, kDefaultPrecision);
+  EXPECT_EQ(topo->bench.max_time_s, kDefaultMaxTimeS);
+  EXPECT_EQ(topo->bench.duration_s, kDefaultDurationS);
+  EXPECT_EQ(topo->bench.warmup_s, kDefaultWarmupS);
+  PlanOptions po;
+  po.run_id = "20261204-000000-def";
+  po.tag = "def";
+  po.products = {"baseline", "wireguard-go"};
+  Plan plan = make_plan(*topo, po).value();
+  auto seq = sequential_request(SamplingRequest{}, &plan);
+  ASSERT_TRUE(seq.ok() && seq->has_value()) << seq.error().format();
+  EXPECT_EQ(describe_sampling(plan, **seq, plan.max_time_s, nullptr)
+                .rfind("vpnlab's default (the file sets no samples, duration or precision; --samples N measures a fixed N): adaptive sampling to "
+                       "±5.0 %",
+                       0),
+            0u);
+  // --samples: a fixed count, as before.
+  Plan fixed = make_plan(*topo, po).value();
+  SamplingRequest given;
+  given.samples_given = true;
+  EXPECT_FALSE(sequential_request(given, &fixed)->has_value());
+  // Any of the three in the file: what it says, nothing adaptive added.
+  for (const char* key : {"samples = 4\n", "duration = \"5s\"\n", "precision = \"2%\"\n"}) {
+    std::string text = topology_with_test("server = \"b\"\n");
+    text.replace(text.find("[bench]\n"), 8, std::string("[bench]\n") + key);
+    auto own = parse_topology_text(text, "mine.toml");
+    ASSERT_TRUE(own.ok()) << own.error().format();
+    EXPECT_FALSE(own->bench.adaptive_by_default) << key;
+    EXPECT_EQ(own->bench.precision.has_value(), std::string(key).rfind("precision", 0) == 0) << key;
+    EXPECT_EQ(own->bench.max_time_s, 0) << key;
+  }
+  // Many products: three rounds do not fit 5 min; the default budget stretches to them and says so
+  // (a budget the file set would refuse a sweep instead, as check_sweep_budget does).
+  po.products = {"baseline"};
+  for (int i = 0; i < 40; ++i) po.products.push_back("baseline@v" + std::to_string(i));
+  Plan many = make_plan(*topo, po).value();
+  seq = sequential_request(SamplingRequest{}, &many);
+  ASSERT_TRUE(seq.ok() && seq->has_value()) << seq.error().format();
+  EXPECT_GT(many.max_time_s, kDefaultMaxTimeS);
+  EXPECT_EQ((*seq)->max_rounds, 3);
+  EXPECT_NE(describe_sampling(many, **seq, many.max_time_s, nullptr).find("the default budget of 5.0 min is stretched to "), std::string::npos);
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ int cmd_plan(const Args& a) {
   } else {
     std::cout << describe_plan(plan.value());
     if (*seq) std::cout << describe_sampling(plan.value(), **seq, plan->max_time_s, earlier ? &*earlier : nullptr);
-    if (*seq && !a.precision) std::cout << kTopologySamplingNote << "\n";
+    if (*seq && !a.precision && !plan->adaptive_by_default) std::cout << kTopologySamplingNote << "\n";
     std::cout << power;
   }
   return 0;

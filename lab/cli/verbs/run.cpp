@@ -64,7 +64,7 @@ void announce(const Args& a, const Plan& plan, const RunOptions& opts) {
   if (opts.sequential) {
     std::string how = describe_sampling(plan, *opts.sequential, plan.max_time_s, nullptr);
     spdlog::info("{}", how.substr(0, how.find_last_not_of('\n') + 1));
-    if (!a.precision && a.resume_dir.empty()) spdlog::info("{}", kTopologySamplingNote);
+    if (!a.precision && a.resume_dir.empty() && !plan.adaptive_by_default) spdlog::info("{}", kTopologySamplingNote);
     return;
   }
   std::cerr << power_text(planned_comparisons(plan, opts.products_dir, a.vs),
