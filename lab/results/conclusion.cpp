@@ -6,6 +6,7 @@
 
 #include "lab/base/stats.h"
 #include "lab/model/test_kinds.h"
+#include "lab/results/paired.h"
 #include "lab/results/product_compare.h"
 
 namespace vpnlab {
@@ -95,6 +96,29 @@ std::string leader_sentence(const Leader& l) {
   std::string s = l.product + ", " + ratio + ": ";
   s += c.verdict == "no significant difference" ? "not significant, the two may be equal" : "significant";
   return s;
+}
+
+std::string answer_sentence(const std::vector<TestConclusion>& cs, const std::vector<SampleRow>& rows, const std::vector<ProductTestSummary>& summaries) {
+  for (const auto& c : cs)
+    for (const auto& l : c.leaders) {
+      if (l.kind != "fastest") continue;
+      std::string out = "Answer (" + c.test + "): the fastest tunnel is " + l.product;
+      std::vector<double> values;  // its median rate: Gbit/s, or transactions per second
+      for (const auto& r : rows)
+        if (r.product == l.product && r.test == c.test && counts_as_result(r)) values.push_back(c.unit == "tx/s" ? r.tps : r.gbps);
+      if (!values.empty()) {
+        const double median = describe(values).median;
+        char figure[64];
+        snprintf(figure, sizeof figure, " at %.*f %s", median >= 100 ? 0 : 3, median, c.unit.c_str());
+        out += figure;
+      }
+      auto s = std::find_if(summaries.begin(), summaries.end(), [&](const ProductTestSummary& x) { return x.product == l.product && x.test == c.test; });
+      if (s != summaries.end() && s->baseline_ratio.n > 0) out += ", " + ratio_interval_text(s->baseline_ratio) + " of the baseline";
+      const std::string rest = leader_sentence(l);  // "nebula, 1.027x strongswan-libipsec (...): ..."
+      const size_t comma = rest.find(", ");
+      return out + (l.runner_up.empty() ? "; the only tunnel with valid samples" : comma == std::string::npos ? "" : "; " + rest.substr(comma + 2)) + ".";
+    }
+  return "";
 }
 
 std::string conclusion_text(const std::vector<TestConclusion>& cs) {

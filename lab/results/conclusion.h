@@ -10,6 +10,7 @@
 
 #include "lab/record/results_csv.h"
 #include "lab/results/compare.h"
+#include "lab/results/summary.h"
 
 namespace vpnlab {
 
@@ -33,5 +34,10 @@ std::vector<TestConclusion> conclude(const std::vector<SampleRow>& rows);
 std::string conclusion_text(const std::vector<TestConclusion>& cs);
 // One sentence: "nebula: 27.8 % faster than wireguard-go (14.8 to 42.4 %): significant".
 std::string leader_sentence(const Leader& l);
+// The report's first line, the answer with its numbers, from the first test's fastest line:
+// "Answer (a-to-b): the fastest tunnel is nebula at 0.651 Gbit/s, 0.051 (0.047-0.054) of the
+// baseline; 1.027x strongswan-libipsec (0.944-1.117): not significant, the two may be equal."
+// "" when the run has no conclusion.
+std::string answer_sentence(const std::vector<TestConclusion>& cs, const std::vector<SampleRow>& rows, const std::vector<ProductTestSummary>& summaries);
 
 }  // namespace vpnlab

@@ -33,7 +33,7 @@ namespace {
 // The report as blocks, rendered twice: Markdown and HTML.
 struct Block {
   enum class Kind { heading, para, list, table, plot } kind;
-  std::string text;                            // heading/para text, plot file name
+  std::string text;                            // heading/para text, plot file name; a para's items: its class
   std::vector<std::string> items;              // list items
   std::vector<std::vector<std::string>> rows;  // table rows, the first is the header
   std::string svg;                             // plot
@@ -63,7 +63,7 @@ std::string markdown(const std::vector<Block>& doc) {
   for (const auto& b : doc) {
     switch (b.kind) {
       case Block::Kind::heading: o += (b.items.empty() ? "## " : "# ") + md_text(b.text) + "\n\n"; break;
-      case Block::Kind::para: o += md_text(b.text) + "\n\n"; break;
+      case Block::Kind::para: o += (b.items.empty() ? md_text(b.text) : "**" + md_text(b.text) + "**") + "\n\n"; break;
       case Block::Kind::list:
         for (const auto& i : b.items) o += "- " + md_text(i) + "\n";
         o += "\n";
@@ -89,8 +89,9 @@ std::string markdown(const std::vector<Block>& doc) {
 
 std::string html(const std::vector<Block>& doc, const std::string& title) {
   std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + xml_escape(title) +
-                  "</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-                  "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+                  "</title>\n<style>body{font-family:sans-serif;max-width:1360px;margin:2em auto;padding:0 12px;color:#222}"
+                  "p.answer{font-size:17px;font-weight:bold}"
+                  "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 5px;text-align:right}"
                   "td:first-child,td:nth-child(2),th{text-align:left}th{background:#f4f4f4}.plots{display:flex;flex-wrap:wrap;gap:8px}"
                   "li.warn{color:#a40}.wide{overflow-x:auto}table{font-size:13px}caption{text-align:left;font-style:italic}</style></head><body>\n";
   bool in_plots = false;
@@ -98,7 +99,7 @@ std::string html(const std::vector<Block>& doc, const std::string& title) {
     if (in_plots && b.kind != Block::Kind::plot) o += "</div>\n", in_plots = false;
     switch (b.kind) {
       case Block::Kind::heading: o += (b.items.empty() ? "<h2>" : "<h1>") + xml_escape(b.text) + (b.items.empty() ? "</h2>\n" : "</h1>\n"); break;
-      case Block::Kind::para: o += "<p>" + xml_escape(b.text) + "</p>\n"; break;
+      case Block::Kind::para: o += (b.items.empty() ? "<p>" : "<p class=\"" + xml_escape(b.items.front()) + "\">") + xml_escape(b.text) + "</p>\n"; break;
       case Block::Kind::list:
         o += "<ul>\n";
         for (const auto& i : b.items) o += "<li>" + xml_escape(i) + "</li>\n";
@@ -332,7 +333,7 @@ Status append_pairwise(const std::vector<SampleRow>& rows, const ResultView& vie
     // An rr/crr row's Gbit/s is its payload both ways: the ratio is one of transaction rates.
     const bool transactions = std::any_of(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.test == test && r.is_transactions(); });
     std::string svg = svg_bar_chart(test + (transactions ? ": transactions/s over " : ": Gbit/s over ") + pw.reference + " (round-paired)",
-                                    "ratio to " + pw.reference, bars, {.log = true, .reference = 1});
+                                    "ratio to " + pw.reference, bars, {.log = true, .reference = 1, .dots = true});
     if (auto s = plots.write(name, svg); !s) return s;
     doc->push_back({Block::Kind::plot, name, {}, {}, svg});
   }
@@ -395,8 +396,8 @@ std::vector<std::pair<std::string, std::string>> test_plots(const std::string& t
   auto fastest_first = [](const Bar& x, const Bar& y) { return x.value > y.value; };  // the order a reader compares in
   if (!t.ratios.empty()) {
     std::stable_sort(t.ratios.begin(), t.ratios.end(), fastest_first);
-    plots.push_back({test + "-vs-baseline.svg", svg_bar_chart(test + ": ratio to the baseline (round-paired median, 95 % interval)", "x baseline", t.ratios,
-                                                             {.log = true, .reference = 1})});
+    plots.push_back({test + "-vs-baseline.svg", svg_bar_chart(test + ": ratio to the baseline (round-paired geometric mean, 95 % interval)",
+                                                             "x baseline", t.ratios, {.log = true, .reference = 1, .dots = true})});
   }
   std::stable_sort(t.bars.begin(), t.bars.end(), fastest_first);
   plots.push_back({test + "-throughput.svg", svg_bar_chart(test + ": median throughput, 95 % interval", "Gbit/s", t.bars)});
@@ -499,6 +500,8 @@ Status write_report(const std::string& run_dir, const ResultView& view) {
 
   std::vector<Block> doc;
   doc.push_back({Block::Kind::heading, "vpnlab run " + run_id, {"title"}, {}, {}});
+  if (std::string answer = answer_sentence(conclude(rows.value()), rows.value(), summaries); !answer.empty())
+    doc.push_back({Block::Kind::para, answer, {"answer"}, {}, {}});  // items: the paragraph's class
   append_conclusion(rows.value(), &doc);
   doc.push_back({Block::Kind::heading, "Warnings", {}, {}, {}});
   if (warnings.empty()) doc.push_back({Block::Kind::para, "None: every row valid, no high CV, no generator-bound sample, no outside load, nothing left behind.", {}, {}, {}});

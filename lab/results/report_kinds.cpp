@@ -280,7 +280,7 @@ KindSection sweep_effects_section(const std::vector<SampleRow>& rows, const std:
     charts.back().second.push_back({e.c.product + (e.held.empty() ? "" : ", " + e.held), e.c.ratio, e.c.ci_low, e.c.ci_high, color_of(color, e.c.product)});
   }
   for (size_t i = 0; i < charts.size(); ++i)
-    k.plots.push_back({"effects-" + std::to_string(i + 1) + ".svg", svg_bar_chart(charts[i].first, "ratio (log axis)", charts[i].second, {true, 1})});
+    k.plots.push_back({"effects-" + std::to_string(i + 1) + ".svg", svg_bar_chart(charts[i].first, "ratio (log axis)", charts[i].second, {.log = true, .reference = 1, .dots = true})});
   k.caption = "Each point over the point with the axis's first value and the other axes held: the product's round-paired ratio with its interval";
   k.note = sweep_effects_note(effects) + ". vpnlab compare RUN --effects prints the same table.";
   return k;

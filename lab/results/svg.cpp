@@ -131,21 +131,30 @@ std::string svg_bar_chart(const std::string& title, const std::string& x_label, 
     for (double v : {b.value, b.low, b.high})
       if (v > 0 && std::isfinite(v)) lo = lo > 0 ? std::min(lo, v) : v, hi = std::max(hi, v);  // an unbounded whisker must not stretch the axis forever
   }
+  if (scale.dots && scale.log && scale.reference > 0 && lo > 0) {  // as many decades below the reference as above
+    const double spread = std::max(hi / scale.reference, scale.reference / lo);
+    lo = scale.reference / spread, hi = scale.reference * spread;
+  }
   RowFrame f = row_frame(labels, lo, hi, scale.log);
   std::string s = open_svg(title, f.height()) + row_axes(f, x_label, labels);
   // Bars grow from the reference on a log axis (a ratio of 1: "as fast as"), from 0 on a linear one.
   const double from = f.log ? (scale.reference > 0 ? scale.reference : f.x_lo) : 0;
   for (size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
-    const double y = f.cy(i), x0 = f.px(from), x1 = f.px(std::max(b.value, f.log ? f.x_lo : 0.0));
-    s += "<rect x=\"" + num(std::min(x0, x1)) + "\" y=\"" + num(y - 8) + "\" width=\"" + num(std::fabs(x1 - x0)) + "\" height=\"16\" fill=\"" +
-         kPalette[slot_of(b.color, i) % 10] + "\"" + (slot_of(b.color, i) >= 10 ? " stroke=\"black\"" : "") + "><title>" + xml_escape(b.label) +
-         ": " + tick_text(b.value) + "</title></rect>\n";
+    const double y = f.cy(i), x0 = scale.dots ? f.px(std::max(b.value, f.x_lo)) : f.px(from), x1 = f.px(std::max(b.value, f.log ? f.x_lo : 0.0));
+    const std::string fill = std::string("fill=\"") + kPalette[slot_of(b.color, i) % 10] + "\"" + (slot_of(b.color, i) >= 10 ? " stroke=\"black\"" : "");
+    const std::string tip = "<title>" + xml_escape(b.label) + ": " + tick_text(b.value) + "</title>";
+    if (!scale.dots)
+      s += "<rect x=\"" + num(std::min(x0, x1)) + "\" y=\"" + num(y - 8) + "\" width=\"" + num(std::fabs(x1 - x0)) + "\" height=\"16\" " + fill + ">" +
+           tip + "</rect>\n";
     if (b.high > b.low && b.low > (f.log ? 0 : -1))
       s += "<line x1=\"" + num(f.px(b.low)) + "\" y1=\"" + num(y) + "\" x2=\"" + num(f.px(b.high)) + "\" y2=\"" + num(y) +
            "\" stroke=\"black\" stroke-width=\"1.5\"/>\n<line x1=\"" + num(f.px(b.low)) + "\" y1=\"" + num(y - 5) + "\" x2=\"" + num(f.px(b.low)) +
            "\" y2=\"" + num(y + 5) + "\" stroke=\"black\"/>\n<line x1=\"" + num(f.px(b.high)) + "\" y1=\"" + num(y - 5) + "\" x2=\"" +
            num(f.px(b.high)) + "\" y2=\"" + num(y + 5) + "\" stroke=\"black\"/>\n";
+    if (scale.dots)  // over its whisker
+      s += "<circle cx=\"" + num(x1) + "\" cy=\"" + num(y) + "\" r=\"5.5\" " + fill + (slot_of(b.color, i) >= 10 ? "" : " stroke=\"#222\"") + ">" + tip +
+           "</circle>\n";
     // The value right of the bar and its whisker: every bar is readable, however small.
     s += "<text x=\"" + num(std::max({x0, x1, f.px(std::max(b.high, f.log ? f.x_lo : 0.0))}) + 6) + "\" y=\"" + num(y + 4) + "\">" +
          tick_text(b.value) + "</text>\n";

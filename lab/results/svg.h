@@ -3,6 +3,7 @@
 // C++ plotting library that writes SVG without a toolkit; the output is deterministic
 // (fixed number formatting), so reports can be golden-tested. Text is XML-escaped.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ void add_sample_lines(const std::string& label, int color, const std::vector<std
 struct BarScale {
   bool log = false;      // a log axis over whole decades: ratios of 0.03 and 0.9 both read
   double reference = 0;  // > 0: a dashed line there (1 for a ratio); on a log axis bars grow from it
+  // Ratios: a dot with its whisker instead of a bar (a bar from 1 down to 0.03 reads as "about
+  // 1" at a glance), on a log axis as wide on both sides of the reference.
+  bool dots = false;
 };
 // One horizontal bar per product, in the given order; whiskers from low to high where high > low.
 std::string svg_bar_chart(const std::string& title, const std::string& x_label, const std::vector<Bar>& bars, BarScale scale = {});
@@ -62,6 +66,12 @@ struct TrendMark {
   std::string tooltip;  // run id, value, interval
   double value = 0, low = 0, high = 0;
   bool change = false;  // a new level starts at this point
+  // Seconds since the epoch (UTC): when every point has one, points stand on a time axis
+  // (a week's gap looks like a week) with dated ticks instead of evenly spaced labels.
+  double at = NAN;
+  // A version's name: consecutive points of one group share one label and a shaded band,
+  // instead of the name repeated under every run.
+  std::string group;
 };
 std::string svg_trend_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<TrendMark>& points);
 std::string svg_scatter(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);

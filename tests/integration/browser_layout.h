@@ -1,5 +1,6 @@
 // A page as a reader sees it: laid out by a real browser (headless Chromium), which measures
-// every text of every chart: none may overlap another or leave its chart.
+// every text of every chart: none may overlap another or leave its chart; and no table may
+// need a horizontal scroll at 1400 px.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -14,7 +15,7 @@
 namespace vpnlab::testing {
 
 inline const std::vector<std::string> kBrowser = {"chromium-headless-shell", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                                                  "--window-size=1000,9000"};
+                                                  "--window-size=1400,9000"};  // the width the pages are made to fit
 
 // Measures every chart's texts after layout and appends the verdict to the page.
 inline const char* kLayoutCheck = R"(<script>
@@ -32,6 +33,12 @@ svgs.forEach((svg, n) => {
       if (dx > 1 && dy > 1) problems.push(name + ': "' + a.s + '" overlaps "' + b.s + '"');
     });
   });
+});
+// Every table fits the window: none needs its horizontal scroll bar.
+document.querySelectorAll('.wide').forEach((w, n) => {
+  if (w.scrollWidth > w.clientWidth + 1)
+    problems.push('table ' + (n + 1) + ' (' + ((w.querySelector('caption') || {}).textContent || 'no caption') + ') needs a horizontal scroll: ' +
+                  w.scrollWidth + ' px in ' + w.clientWidth + ' px');
 });
 const pre = document.createElement('pre');
 pre.id = 'vpnlab-layout';

@@ -87,6 +87,19 @@ TEST(ReportInBrowser, TwelveProductsLabelsNeverOverlap) {
   ASSERT_NE(html.find("Product vs product: each over wireguard-go"), std::string::npos) << "the first tunnel is the reference";
   const size_t conclusion = html.find("Conclusion"), warnings = html.find("Warnings");
   EXPECT_LT(conclusion, warnings) << "the report opens on the conclusion";
+  // Issue 49.7: before it, the answer in one sentence with its number.
+  const size_t answer = html.find("<p class=\"answer\">Answer (a-to-b): the fastest tunnel is wireguard-kernel at 0.");
+  EXPECT_NE(answer, std::string::npos) << html.substr(0, 1500);
+  EXPECT_LT(answer, conclusion);
+  // Ratios are dots with whiskers on a log axis as wide below 1 as above: quicktun's 0.004 of
+  // the baseline is a dot far left of the dashed 1, not a bar that starts at it.
+  const std::string ratios = read_file(run + "/plots/a-to-b-vs-baseline.svg");
+  size_t dots = 0;
+  for (size_t k = ratios.find("<circle"); k != std::string::npos; k = ratios.find("<circle", k + 1)) ++dots;
+  EXPECT_EQ(dots, 11u) << "one per product but the baseline itself";
+  EXPECT_EQ(ratios.find("<rect x"), std::string::npos) << "no bars";
+  EXPECT_NE(ratios.find(">0.001<"), std::string::npos);
+  EXPECT_NE(ratios.find(">1000<"), std::string::npos) << "the axis is centred on 1";
   // Time: every valid sample a faint line (6 rounds x 12 products), the medians bold.
   const std::string over_time = read_file(run + "/plots/a-to-b-over-time.svg");
   size_t faint = 0;
