@@ -145,6 +145,13 @@ TEST(HistoryInBrowser, TrendPageLaysOutAndMarksTheStep) {
     }
   }
   ASSERT_TRUE(store->add(versions).ok());
+  // The same five builds a day later: each version has two runs, named once under the chart.
+  versions.run_id = "20261203-100000-nebv";
+  versions.started = "2026-12-03T10:00:00Z";
+  versions.environment["run_id"] = versions.run_id;
+  versions.environment["started"] = versions.started;
+  for (auto& row : versions.rows) row.run_id = versions.run_id, row.gbps *= 1.01;
+  ASSERT_TRUE(store->add(versions).ok());
   const std::map<std::string, std::string> env = {{"VPNLAB_HISTORY", dir + "/h.sqlite"}};
   CliOutcome dated = vpnlab_cli({"history", "report", "--product", "wireguard-go", "--out", dir + "/dated"}, env);
   ASSERT_EQ(dated.status, 0) << dated.err;
@@ -153,11 +160,25 @@ TEST(HistoryInBrowser, TrendPageLaysOutAndMarksTheStep) {
   const std::string page = read_file(dir + "/dated/history.html");
   EXPECT_NE(page.find("class=\"change\""), std::string::npos) << "the step is marked";
   EXPECT_NE(page.find("8 comparable run(s); 1 level change(s) marked"), std::string::npos);
+  // Issue 49.7: the page opens on the latest check's verdict and what it can see; the history
+  // is named, not located; runs stand on a time axis with dated ticks.
+  const size_t check = page.find("<p class=\"check\">Latest check (run 20261201-170000-abcd, 'vpnlab history check'): ");
+  EXPECT_NE(check, std::string::npos) << page.substr(0, 3000);
+  EXPECT_LT(check, page.find("<svg")) << "the verdict comes before the charts";
+  EXPECT_NE(page.find("this history detects changes of ", check), std::string::npos);
+  EXPECT_EQ(page.find(dir), std::string::npos) << "no absolute path of this machine on a page that is shared";
+  EXPECT_NE(page.find("h.sqlite: each point"), std::string::npos);
+  EXPECT_NE(page.find(">12-01 10:00<"), std::string::npos) << "a dated tick at the first run";
+  EXPECT_NE(page.find(">12-01 17:00<"), std::string::npos) << "and at the last";
+  EXPECT_NE(page.find("when the run started (UTC)"), std::string::npos);
   const std::string nebula = read_file(dir + "/versions/history.html");
   const size_t v16 = nebula.find(">1.6.1<"), v19 = nebula.find(">1.9.5<"), v110 = nebula.find(">1.10.3<");
   ASSERT_NE(v110, std::string::npos) << nebula.substr(0, 2000);
   EXPECT_LT(v16, v19);
   EXPECT_LT(v19, v110) << "1.10.3 after 1.9.5";
+  size_t named = 0;
+  for (size_t k = nebula.find(">1.9.5</text>"); k != std::string::npos; k = nebula.find(">1.9.5</text>", k + 1)) ++named;
+  EXPECT_EQ(named, 1u) << "two runs of 1.9.5, one label";
   for (const auto& [name, html] : {std::pair<std::string, std::string>{"dated", page}, {"versions", nebula}}) {
     auto verdict = browser_layout(html, dir + "/" + name + "-checked.html");
     ASSERT_TRUE(verdict.is_object());
@@ -170,6 +191,9 @@ TEST(HistoryInBrowser, TrendPageLaysOutAndMarksTheStep) {
   fs::create_directories(artifacts);
   std::vector<std::string> shot = kBrowser;
   shot.insert(shot.end(), {"--screenshot=" + artifacts + "/history-trend.png", "file://" + dir + "/dated/history.html"});
+  EXPECT_EQ(run_program(shot, {}, 120).status, 0);
+  shot.back() = "file://" + dir + "/versions/history.html";
+  shot[shot.size() - 2] = "--screenshot=" + artifacts + "/history-versions.png";
   EXPECT_EQ(run_program(shot, {}, 120).status, 0);
 }
 

@@ -10,6 +10,7 @@
 
 #include "lab/history/detector.h"
 #include "lab/history/history_check.h"
+#include "lab/history/history_page.h"
 #include "lab/history/trend.h"
 #include "lab/history/version_order.h"
 #include "lab/results/provenance.h"
@@ -337,6 +338,33 @@ TEST(Check, AHistoryTooNoisyToSeeTheThresholdSaysSoAndExitsFive) {
   EXPECT_EQ(quiet.exit_code, 0) << check_text(quiet, q, metric);
   EXPECT_LT(quiet.detectable, 0.05);
   EXPECT_NE(check_text(quiet, q, metric).find("no regression (exit 0)"), std::string::npos);
+}
+
+// Issue 49.7: the history page opens on the latest check's verdict and what it can see, names
+// the history file without its path, and puts runs on a time axis: a run two days after the
+// others stands apart, with dated ticks.
+TEST(HistoryPage, VerdictFirstNoPathAndATimeAxis) {
+  std::vector<RunRecord> runs;
+  for (int i = 0; i < 5; ++i) {
+    char started[32];
+    snprintf(started, sizeof started, "2026-12-%02dT10:00:00Z", i < 4 ? 1 + i : 8);
+    runs.push_back(make_run("r" + std::to_string(i), started, {{"wireguard-go", {0.60, 0.61, 0.59}}}));
+  }
+  const HistoryMetric metric = history_metric("gbps").value();
+  const std::string page = history_page_html(build_trends(runs, {"wireguard-go", "", "gbps", false}, metric), "/secret/home/me/h.sqlite", false);
+  const size_t check = page.find("<p class=\"check\">Latest check (run r4, 'vpnlab history check'): no regression beyond 5.0 %; this history detects changes of ");
+  EXPECT_NE(check, std::string::npos) << page.substr(0, 1500);
+  EXPECT_LT(check, page.find("<svg"));
+  EXPECT_EQ(page.find("/secret"), std::string::npos);
+  EXPECT_NE(page.find("h.sqlite: each point"), std::string::npos);
+  EXPECT_NE(page.find(">2026-12-01<"), std::string::npos) << "dated ticks over days";
+  EXPECT_NE(page.find(">2026-12-08<"), std::string::npos);
+  // Evenly spaced, the fifth run would sit one slot after the fourth; on the time axis the
+  // gap from the 4th to the 5th (four days) is four times the 1st to the 2nd (one day).
+  std::vector<double> xs;
+  for (size_t k = page.find("<circle cx=\""); k != std::string::npos; k = page.find("<circle cx=\"", k + 1)) xs.push_back(std::stod(page.substr(k + 12)));
+  ASSERT_EQ(xs.size(), 5u);
+  EXPECT_NEAR((xs[4] - xs[3]) / (xs[1] - xs[0]), 4.0, 0.02);  // positions are written to 0.1 px
 }
 
 }  // namespace
