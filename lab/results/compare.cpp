@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <random>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sstream>
 

@@ -26,7 +26,8 @@ double min_rank_p(int n);
 // The fewest samples a side whose rank test can reach alpha / family.
 int rank_samples_needed(size_t family, double alpha = 0.05);
 // The smallest relative difference (0.09 = 9 %) found with 80 % power at alpha / family:
-// round-paired t with n rounds; rank test with n samples a side (normal approximation).
+// round-paired t with n rounds (non-central t); rank test with n samples a side (the test
+// itself simulated, compare.h's rank_shift_for_power).
 double paired_detectable(int n, size_t family, double paired_sd);
 double rank_detectable(int n, size_t family, double single_sd);
 // The same at an interval level already corrected for its family (a Comparison's level).
