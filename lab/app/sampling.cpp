@@ -18,10 +18,10 @@ namespace vpnlab {
 
 namespace {
 
+constexpr int kFewestLooked = 3;  // rounds of the earliest look a budget may bring forward
+
 // A sweep multiplies the tests: a budget that cannot hold the 3 rounds a first look needs
 // would stop before any point is known. Refused, with the count, unless --force.
-constexpr int kFewestLooked = 3;
-
 Status check_sweep_budget(const Plan& plan, double per_round, int fit, const SamplingRequest& r) {
   size_t points = 0;
   for (const auto& t : plan.tests) points += !t.spec.sweep_of.empty();
