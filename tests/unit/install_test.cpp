@@ -320,7 +320,7 @@ TEST(Builds, StampsReachTheLinkerAndAChangedRecipeIsBuiltAgain) {
                                       "chmod 755 \"$GOBIN/${pkg##*/}\"\n", 0755).ok());
   const std::string build = dir + "/cache/products/tailscale/1.102.5";
   fs::create_directories(build + "/bin");
-  for (const char* name : {"tailscaled", "tailscale", "headscale"}) ASSERT_TRUE(write_file(build + "/bin/" + name, "#!/bin/sh\n", 0755).ok());
+  for (const char* name : {"tailscaled", "tailscale", "derper", "headscale"}) ASSERT_TRUE(write_file(build + "/bin/" + name, "#!/bin/sh\n", 0755).ok());
   ASSERT_TRUE(write_file(build + "/built", "go install tailscale.com/cmd/tailscaled@v1.102.5 tailscale.com/cmd/tailscale@v1.102.5 "
                                            "github.com/juanfont/headscale/cmd/headscale@v0.26.1 in 456 s on 2026-12-04T14:12:59Z\n", 0644).ok());
   std::ostringstream progress;
@@ -330,6 +330,7 @@ TEST(Builds, StampsReachTheLinkerAndAChangedRecipeIsBuiltAgain) {
   EXPECT_EQ(read_file_text(build + "/args"),
             "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 tailscale.com/cmd/tailscaled@v1.102.5\n"
             "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 tailscale.com/cmd/tailscale@v1.102.5\n"
+            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 tailscale.com/cmd/derper@v1.102.5\n"
             "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 github.com/juanfont/headscale/cmd/headscale@v0.26.1\n");
   EXPECT_EQ(read_file_text(build + "/built").rfind(b.source.command() + " in ", 0), 0u);
   EXPECT_TRUE(make_registry_build(b, progress, -1).ok());
@@ -353,7 +354,7 @@ TEST(ProductNew, ABaseFromARegistryBuildLendsItsOtherProgramsByPath) {
   EXPECT_EQ(refused.error().hint, "run 'vpnlab products build tailscale' first");
   const std::string bin = cache + "/products/tailscale/1.102.5/bin";
   fs::create_directories(bin);
-  for (const char* b : {"tailscaled", "tailscale", "headscale"}) ASSERT_TRUE(write_file(bin + "/" + b, "#!/bin/sh\n", 0755).ok());
+  for (const char* b : {"tailscaled", "tailscale", "headscale", "derper"}) ASSERT_TRUE(write_file(bin + "/" + b, "#!/bin/sh\n", 0755).ok());
   const std::string command = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"tailscale"})->front().source.command();
   ASSERT_TRUE(write_file(cache + "/products/tailscale/1.102.5/built", command + " in 1 s on 2026-12-03T00:00:00Z\n", 0644).ok());
   auto made = new_product(VPNLAB_PRODUCTS_DIR, into, "my-ts", "tailscale", mine);
@@ -365,7 +366,7 @@ TEST(ProductNew, ABaseFromARegistryBuildLendsItsOtherProgramsByPath) {
   EXPECT_GE(uses, 3u) << "binaries and the service's steps run the build's headscale:\n" << text;
   auto spec = load_product(into, "my-ts");
   ASSERT_TRUE(spec.ok()) << spec.error().format();
-  EXPECT_EQ(spec->binaries, (std::vector<std::string>{mine, bin + "/tailscale", bin + "/headscale"}));
+  EXPECT_EQ(spec->binaries, (std::vector<std::string>{mine, bin + "/tailscale", bin + "/headscale", bin + "/derper"}));
   unsetenv("VPNLAB_CACHE");
 }
 
