@@ -41,8 +41,10 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
     if (r.max_time_s || r.min_rounds)
       return make_error("--max-time and --min-rounds belong to adaptive sampling", "add --precision P (e.g. 2%), or leave them out");
     // The topology's own default, unless --samples (or a rerun's count) or --sequential
-    // asks for a fixed count.
-    if (!plan->precision || r.samples_given || !plan->interleave) {
+    // asks for a fixed count. vpnlab's default (the file set none) needs a ratio to watch:
+    // a run with nothing to compare (the baseline alone) takes the fixed count instead.
+    const bool nothing_to_watch = plan->adaptive_by_default && !watched_series(*plan);
+    if (!plan->precision || r.samples_given || !plan->interleave || nothing_to_watch) {
       plan->precision.reset();
       plan->max_time_s = 0;
       return std::optional<SequentialPlan>();

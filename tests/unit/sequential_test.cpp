@@ -262,6 +262,14 @@ TEST(Sequential, AFileThatSetsNoSamplingGetsTheQuickTopologysFlow) {
   SamplingRequest given;
   given.samples_given = true;
   EXPECT_FALSE(sequential_request(given, &fixed)->has_value());
+  // The baseline alone has no ratio to be precise about: the fixed count, not an error about
+  // a --precision nobody gave (the VM root test's 'run' met that).
+  po.products = {"baseline"};
+  Plan alone = make_plan(*topo, po).value();
+  auto fixed_alone = sequential_request(SamplingRequest{}, &alone);
+  ASSERT_TRUE(fixed_alone.ok()) << fixed_alone.error().format();
+  EXPECT_FALSE(fixed_alone->has_value());
+  po.products = {"baseline", "wireguard-go"};
   // Any of the three in the file: what it says, nothing adaptive added.
   for (const char* key : {"samples = 4\n", "duration = \"5s\"\n", "precision = \"2%\"\n"}) {
     std::string text = topology_with_test("server = \"b\"\n");
