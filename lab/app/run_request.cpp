@@ -89,7 +89,7 @@ Status check_kernel_qdiscs(const Topology& topo, const std::string& backend) {
     return TomlReader(topo.file).at(n.pos,
                                     n.who + (n.kind == "netem" ? ": delay, jitter and loss need the netem qdisc" : ": qdisc '" + n.kind + "'") +
                                         ", which this kernel lacks (" + tried[i].second.error().message + ")",
-                                    n.kind == "netem" ? "remove delay/jitter/loss from the link, or run it with --backend " + guests +
+                                    n.kind == "netem" ? "remove delay/jitter/loss (or the profile) from the link, or run it with --backend " + guests +
                                                             " (its guests' kernel has netem)"
                                                       : "measure a qdisc this kernel has ('vpnlab doctor' lists them), or leave the variant out");
   }

@@ -86,7 +86,7 @@ json plan_json(const Plan& plan) {
     links.push_back({{"link", v.link}, {"ns_a", v.ns_a}, {"if_a", v.if_a}, {"addr_a", v.addr_a ? json(v.addr_a->str()) : json(nullptr)},
                      {"ns_b", v.ns_b}, {"if_b", v.if_b}, {"addr_b", v.addr_b ? json(v.addr_b->str()) : json(nullptr)},
                      {"bridge", v.master_b}, {"mtu", v.mtu}, {"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms},
-                     {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct}});
+                     {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct}, {"reorder", v.reorder}, {"profile", v.profile}});
   json bridges = json::array();
   for (const auto& b : plan.bridges) bridges.push_back({{"link", b.link}, {"namespace", b.ns}, {"name", b.name}, {"mtu", b.mtu}});
   json routes = json::array();

@@ -47,7 +47,7 @@ void set_netem(rtnl_qdisc* q, double delay_ms, double jitter_ms, double loss_pct
 Status add(nl_sock* sock, rtnl_qdisc* q, const std::string& ifname, const std::string& kind) {
   int err = rtnl_qdisc_add(sock, q, NLM_F_CREATE | NLM_F_REPLACE);
   if (err >= 0) return ok_status();
-  std::string hint = kind == "netem" ? "this kernel lacks sch_netem: remove delay/jitter/loss from the link, or run where netem exists (the VM backend's guests have it)"
+  std::string hint = kind == "netem" ? "this kernel lacks sch_netem: remove delay/jitter/loss (or the profile) from the link, or run where netem exists (the VM backend's guests have it)"
                                      : "this kernel lacks sch_tbf: remove rate from the link";
   return make_error("link '" + ifname + "': cannot attach a " + kind + " qdisc: " + nl_geterror(err), hint);
 }
@@ -116,6 +116,12 @@ Status apply_shaping(nl_sock* sock, const std::string& ifname, const Shaping& s)
     if (!netem) return netem.error();
     set_netem(netem->get(), s.delay_ms, s.jitter_ms, s.loss_pct);
     if (auto r = add(sock, netem->get(), ifname, "netem"); !r) return r;
+    if (s.jitter_ms > 0 && !s.reorder) {  // netem's man page: a pfifo child sends in arrival order
+      auto fifo = make_qdisc(ifindex, "pfifo", TC_HANDLE(10, 1), TC_HANDLE(11, 0));
+      if (!fifo) return fifo.error();
+      rtnl_qdisc_fifo_set_limit(fifo->get(), 1000);
+      if (auto r = add(sock, fifo->get(), ifname, "pfifo"); !r) return r;
+    }
   }
   return ok_status();
 }

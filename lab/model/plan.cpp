@@ -179,7 +179,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
       auto a = node_of(link.nodes[0]);
       auto b = node_of(link.nodes[1]);
       plan.veths.push_back(PlanVeth{link.name, a->ns, link.name, addr(0), b->ns, link.name, addr(1), "", mtu,
-                                    link.rate_bps, link.delay_ms, link.jitter_ms, link.loss_pct});
+                                    link.rate_bps, link.delay_ms, link.jitter_ms, link.loss_pct, link.reorder, link.profile});
       a->underlay.push_back({link.name, link.name, addr(0)});
       b->underlay.push_back({link.name, link.name, addr(1)});
       continue;
@@ -188,7 +188,7 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts) {
     for (size_t k = 0; k < link.nodes.size(); ++k) {
       auto n = node_of(link.nodes[k]);
       plan.veths.push_back(PlanVeth{link.name, n->ns, link.name, addr(k), br.ns, "p" + std::to_string(k), std::nullopt, br.name, mtu,
-                                    link.rate_bps, link.delay_ms, link.jitter_ms, link.loss_pct});
+                                    link.rate_bps, link.delay_ms, link.jitter_ms, link.loss_pct, link.reorder, link.profile});
       n->underlay.push_back({link.name, link.name, addr(k)});
     }
     plan.bridges.push_back(std::move(br));
@@ -297,9 +297,13 @@ void describe_veths(const Plan& plan, std::ostream& o) {
       TbfParams tbf = tbf_params(v.rate_bps, v.mtu);
       o << ", rate " << v.rate_bps / 1e6 << " Mbit/s (TBF: burst " << tbf.burst_bytes << " B, queue limit " << tbf.limit_bytes << " B)";
     }
-    if (v.delay_ms > 0) o << ", delay " << v.delay_ms << " ms";
-    if (v.jitter_ms > 0) o << " +- " << v.jitter_ms << " ms";
-    if (v.loss_pct > 0) o << ", loss " << v.loss_pct << " %";
+    if (v.delay_ms > 0 || v.loss_pct > 0) {
+      o << (v.profile.empty() ? std::string(",") : ", profile " + v.profile + ":");
+      if (v.delay_ms > 0) o << " delay " << v.delay_ms << " ms";
+      if (v.jitter_ms > 0) o << " +- " << v.jitter_ms << " ms" << (v.reorder ? " (may reorder)" : " (in order)");
+      if (v.loss_pct > 0) o << (v.delay_ms > 0 ? "," : "") << " loss " << v.loss_pct << " %";
+      o << " each way";
+    }
     o << "\n";
   }
 }

@@ -26,6 +26,8 @@ struct PlanVeth {
   // Shaping on the node-side ends' egress (end B too when it is a node): every packet
   // is shaped once, by its sender, as on a real link.
   double rate_bps = 0, delay_ms = 0, jitter_ms = 0, loss_pct = 0;
+  bool reorder = false;  // LinkSpec::reorder
+  std::string profile;   // LinkSpec::profile, for the plan's text
 };
 
 struct PlanBridge {

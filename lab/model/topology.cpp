@@ -10,6 +10,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
+#include "lab/model/impairment_profiles.h"
 #include "lab/model/toml_reader.h"
 #include "lab/model/topology_parse.h"
 
@@ -138,8 +139,24 @@ namespace {
 
 // rate: a token bucket on every end of the link; delay/jitter/loss: netem, which not every
 // kernel has (the run finds out by creating the qdisc and stops with its name if it fails).
+// profile = "NAME": delay, jitter and loss from the profile table, never beside them.
+Status parse_profile(const Reader& r, const toml::table& t, const std::string& what, LinkSpec* l) {
+  const toml::node* p = t.get("profile");
+  if (!p) return ok_status();
+  for (const char* key : {"delay", "jitter", "loss"})
+    if (t.get(key))
+      return r.at(*t.get(key), what + ": '" + key + "' beside profile", "a profile sets delay, jitter and loss; write them without it instead");
+  const ImpairmentProfile* found = p->is_string() ? find_impairment_profile(p->as_string()->get()) : nullptr;
+  if (!found) return r.at(*p, what + ": profile is not one of " + impairment_profile_names(), "write profile = \"wan-20ms\", or delay/jitter/loss");
+  l->profile = found->name;
+  l->delay_ms = found->delay_ms;
+  l->jitter_ms = found->jitter_ms;
+  l->loss_pct = found->loss_pct;
+  return ok_status();
+}
+
 Status parse_shaping(const Reader& r, const toml::table& t, const std::string& what, LinkSpec* l) {
-  for (const char* key : {"rate", "delay", "jitter", "loss"})
+  for (const char* key : {"profile", "rate", "delay", "jitter", "loss", "reorder"})
     if (const toml::node* n = t.get(key); n && l->shaping_pos.line == 0) l->shaping_pos = pos_of(*n);
   if (const toml::node* rate = t.get("rate")) {
     std::optional<double> bps = rate->is_string() ? parse_rate(rate->as_string()->get()) : std::nullopt;
@@ -163,6 +180,10 @@ Status parse_shaping(const Reader& r, const toml::table& t, const std::string& w
     if (pct < 0 || pct > 100) return r.at(*loss, what + ": 'loss' is not a percentage", "write loss = \"0.1%\"");
     l->loss_pct = pct;
   }
+  if (auto s = parse_profile(r, t, what, l); !s) return s;
+  if (auto s = get_bool(r, t, "reorder", what, &l->reorder); !s) return s;
+  if (l->reorder && l->jitter_ms == 0)
+    return r.at(*t.get("reorder"), what + ": 'reorder' without jitter", "packets reorder only when their delays vary: add jitter, or leave reorder out");
   return ok_status();
 }
 
@@ -173,7 +194,7 @@ Status parse_links(const Reader& r, const toml::table& root, Topology* topo) {
   if (auto s = for_each_table(r, root, "link", [&](const toml::table& t) -> Status {
     LinkSpec l;
     l.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "link", {"name", "nodes", "subnet", "mtu", "rate", "delay", "jitter", "loss", "neighbours"}); !s) return s;
+    if (auto s = r.only_keys(t, "link", {"name", "nodes", "subnet", "mtu", "rate", "delay", "jitter", "loss", "profile", "reorder", "neighbours"}); !s) return s;
     if (auto s = get_string(r, t, "name", "link", &l.name, true, l.pos); !s) return s;
     std::string what = "link '" + l.name + "'";
     if (auto s = check_name(r, pos_of(*t.get("name")), "link", l.name, kMaxLinkName); !s) return s;

@@ -50,6 +50,8 @@ struct LinkSpec {
   std::optional<int> mtu;
   double rate_bps = 0;     // 0: unshaped; otherwise a TBF on every end
   double delay_ms = 0, jitter_ms = 0, loss_pct = 0;  // netem, where the kernel has it
+  std::string profile;   // profile = "wan-20ms": where delay, jitter and loss came from (impairment_profiles.h)
+  bool reorder = false;  // reorder = true: jittered packets may overtake each other (netem's own queue)
   // neighbours = "static": every node on the (bridged) link gets a permanent ARP entry for
   // every other one (lab/kernel/neighbour.h: learned ones overflow the kernel's shared table in
   // large meshes); default "learned".

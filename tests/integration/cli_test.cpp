@@ -75,7 +75,7 @@ TEST(Cli, AQdiscThisKernelLacksIsRefusedAtValidateWhereTheFileAsksForIt) {
                           "which this kernel lacks (netem qdisc: ", 0),
               0u)
         << o.err;
-    EXPECT_NE(o.err.find("hint: remove delay/jitter/loss from the link, or run it with --backend vm"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("hint: remove delay/jitter/loss (or the profile) from the link, or run it with --backend vm"), std::string::npos) << o.err;
   }
   EXPECT_EQ(vpnlab_cli({"validate", file, "--backend", "vm"}).status, 0) << "the guests' kernel is not this one";
 }

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "lab/model/toml_reader.h"
+#include "lab/model/impairment_profiles.h"
+#include "lab/model/plan.h"
 #include "lab/model/topology.h"
 
 using namespace vpnlab;
@@ -168,6 +170,37 @@ TEST(Topology, LinkShapingIsParsed) {
             "topologies/x.toml:41:8: link 'wan': 'rate' is not a rate of at least 8kbit");
   EXPECT_EQ(error_of(std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\njitter = \"1ms\"\n"),
             "topologies/x.toml:41:10: link 'wan': 'jitter' without 'delay'");
+}
+
+// Issue 50.3: impairment profiles are data; a link names one instead of writing delay,
+// jitter and loss, and keeps jittered packets in order unless it asks for reordering.
+TEST(Topology, AnImpairmentProfileGivesItsDelayJitterAndLoss) {
+  const std::string link = std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\n";
+  auto r = parse_topology_text(link + "profile = \"mobile\"\n", "x.toml");
+  ASSERT_TRUE(r.ok()) << r.error().format();
+  const LinkSpec& wan = r->links.back();
+  EXPECT_EQ(wan.profile, "mobile");
+  EXPECT_DOUBLE_EQ(wan.delay_ms, 25);
+  EXPECT_DOUBLE_EQ(wan.jitter_ms, 10);
+  EXPECT_DOUBLE_EQ(wan.loss_pct, 0.5);
+  EXPECT_FALSE(wan.reorder);
+  EXPECT_EQ(wan.shaping_pos.line, 41) << "a kernel without netem is refused at the profile";
+  auto plan = make_plan(*r, PlanOptions{"r", "t"});
+  ASSERT_TRUE(plan.ok()) << plan.error().format();
+  const std::string text = describe_plan(*plan);
+  EXPECT_NE(text.find(", profile mobile: delay 25 ms +- 10 ms (in order), loss 0.5 % each way"), std::string::npos) << text;
+  auto reordered = parse_topology_text(link + "profile = \"wan-20ms\"\nreorder = true\n", "x.toml");
+  ASSERT_TRUE(reordered.ok()) << reordered.error().format();
+  EXPECT_TRUE(reordered->links.back().reorder);
+  EXPECT_EQ(error_of(link + "profile = \"5g\"\n"),
+            "topologies/x.toml:41:11: link 'wan': profile is not one of wan-20ms, wan-80ms, lossy-1pct, mobile, satellite");
+  EXPECT_EQ(error_of(link + "profile = \"mobile\"\ndelay = \"5ms\"\n"), "topologies/x.toml:42:9: link 'wan': 'delay' beside profile");
+  EXPECT_EQ(error_of(link + "profile = \"lossy-1pct\"\nreorder = true\n"), "topologies/x.toml:42:11: link 'wan': 'reorder' without jitter");
+  for (const auto& p : impairment_profiles()) {
+    EXPECT_GE(p.delay_ms, 0) << p.name;
+    EXPECT_LE(p.jitter_ms, p.delay_ms) << p.name << ": jitter beyond the delay would ask netem for negative delays";
+    EXPECT_TRUE(parse_topology_text(link + "profile = \"" + p.name + "\"\n", "x.toml").ok()) << p.name;
+  }
 }
 
 TEST(Rate, Parses) {

@@ -51,7 +51,8 @@ json host_part_json(const Plan& part) {
   for (const auto& v : part.veths)
     veths.push_back({{"link", v.link}, {"ns_a", v.ns_a}, {"if_a", v.if_a}, {"addr_a", addr_json(v.addr_a)}, {"ns_b", v.ns_b},
                      {"if_b", v.if_b}, {"addr_b", addr_json(v.addr_b)}, {"master_b", v.master_b}, {"mtu", v.mtu},
-                     {"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct}});
+                     {"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct},
+                     {"reorder", v.reorder}, {"profile", v.profile}});
   for (const auto& n : part.nics)
     nics.push_back({{"link", n.link}, {"host", n.host}, {"nic", n.nic}, {"node", n.node}, {"ns", n.ns}, {"ifname", n.ifname},
                     {"addr", n.addr.str()}, {"mtu", n.mtu}});
@@ -81,7 +82,7 @@ Result<Plan> host_part_from_json(const json& j) {
                                     opt_addr(v.at("addr_a")), v.at("ns_b").get<std::string>(), v.at("if_b").get<std::string>(),
                                     opt_addr(v.at("addr_b")), v.at("master_b").get<std::string>(), v.at("mtu").get<int>(),
                                     v.at("rate_bps").get<double>(), v.at("delay_ms").get<double>(), v.at("jitter_ms").get<double>(),
-                                    v.at("loss_pct").get<double>()});
+                                    v.at("loss_pct").get<double>(), v.value("reorder", false), v.value("profile", std::string())});
     for (const auto& n : j.at("nics"))
       part.nics.push_back(PlanNic{n.at("link").get<std::string>(), n.at("host").get<std::string>(), n.at("nic").get<std::string>(),
                                   n.at("node").get<std::string>(), n.at("ns").get<std::string>(), n.at("ifname").get<std::string>(),

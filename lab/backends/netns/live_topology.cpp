@@ -71,7 +71,7 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
       if (auto r = add_address(a.sock.get(), v.if_a, *v.addr_a); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
     if (v.addr_b)
       if (auto r = add_address(b.sock.get(), v.if_b, *v.addr_b); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
-    Shaping shaping{v.rate_bps, v.delay_ms, v.jitter_ms, v.loss_pct, v.mtu};
+    Shaping shaping{v.rate_bps, v.delay_ms, v.jitter_ms, v.loss_pct, v.mtu, v.reorder};
     if (auto r = apply_shaping(a.sock.get(), v.if_a, shaping); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
     if (v.master_b.empty())
       if (auto r = apply_shaping(b.sock.get(), v.if_b, shaping); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));

@@ -152,7 +152,7 @@ struct Agent {
     }
     if (auto s = set_link(sock.get(), name, req.value("mtu", 0), req.value("up", true)); !s) return fail(s.error());
     Shaping shaping{req.value("rate_bps", 0.0), req.value("delay_ms", 0.0), req.value("jitter_ms", 0.0), req.value("loss_pct", 0.0),
-                    req.value("mtu", 1500)};
+                    req.value("mtu", 1500), req.value("reorder", false)};
     if (shaping.any())
       if (auto s = apply_shaping(sock.get(), name, shaping); !s) return fail(s.error());
     return {{"ok", true}};

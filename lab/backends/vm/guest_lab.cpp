@@ -186,7 +186,7 @@ Status GuestLab::configure(const Plan& plan, const PlanNode& node, const GuestSp
     // A shaped link is shaped on each node's egress, in the guest (its kernel has netem).
     for (const auto& v : plan.veths)
       if (v.link == u.link && (v.rate_bps > 0 || v.delay_ms > 0 || v.jitter_ms > 0 || v.loss_pct > 0)) {
-        req.update({{"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct}});
+        req.update({{"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct}, {"reorder", v.reorder}});
         break;
       }
     if (auto r = agent.call(req); !r) return with_context(r.error(), "link '" + u.link + "'");
