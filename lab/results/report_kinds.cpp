@@ -269,11 +269,12 @@ KindSection sweep_effects_section(const std::vector<SampleRow>& rows, const std:
   const auto effects = sweep_effects(rows);
   if (effects.empty()) return k;
   k.heading = "Effects of the swept axes";
-  k.table.push_back({"sweep", "axis", "change", "held", "product", "figure", "ratio (interval)", "verdict"});
+  k.table.push_back({"sweep", "axis", "change", "held", "product", "figure", "ratio (interval)", "detects", "verdict"});
   // One chart per sweep and axis: a bar per product and held point, growing from 1.
   std::vector<std::pair<std::string, std::vector<Bar>>> charts;
   for (const auto& e : effects) {
-    k.table.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio_text(e.c), e.c.verdict});
+    k.table.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio_text(e.c),
+                       detectable_text(e.c), e.c.verdict});
     if (e.c.ratio <= 0) continue;
     const std::string title = e.sweep + ": " + e.unit + " at " + e.axis + " " + e.to + " over " + e.from;
     if (charts.empty() || charts.back().first != title) charts.push_back({title, {}});

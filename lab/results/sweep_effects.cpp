@@ -1,6 +1,7 @@
 #include "lab/results/sweep_effects.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "lab/base/text_table.h"
 #include "lab/results/product_compare.h"
@@ -117,14 +118,16 @@ std::string sweep_effects_note(const std::vector<SweepEffect>& effects) {
             (it->c.family == 1 ? " interval at " : " intervals, each at ") + level_text(it->c.level);
   }
   if (note.empty()) return "no effect had 2 rounds where both points were valid";
-  return "each figure's intervals cover together with 95 % (" + note + "); a verdict is what its interval says (1 inside: no significant difference)";
+  return "each figure's intervals cover together with 95 % (" + note + "); a verdict is what its interval says (1 inside: no significant difference); "
+         "detects: the smallest change either way each effect finds 80 % of the time at its own noise";
 }
 
 std::string sweep_effects_text(const std::vector<SweepEffect>& effects) {
   if (effects.empty()) return "";
-  std::vector<std::vector<std::string>> lines = {{"sweep", "axis", "change", "held", "product", "figure", "ratio (interval)", "verdict"}};
+  std::vector<std::vector<std::string>> lines = {{"sweep", "axis", "change", "held", "product", "figure", "ratio (interval)", "detects", "verdict"}};
   for (const auto& e : effects)
-    lines.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio_text(e.c), e.c.verdict});
+    lines.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio_text(e.c), detectable_text(e.c),
+                     e.c.verdict});
   std::vector<int> widths(lines.front().size(), 0);
   for (const auto& l : lines)
     for (size_t i = 0; i + 1 < l.size(); ++i) widths[i] = std::min(-static_cast<int>(l[i].size()) - 1, widths[i]);
@@ -148,6 +151,7 @@ nlohmann::json sweep_effects_json(const std::vector<SweepEffect>& effects) {
       j["ci_high"] = e.c.ci_high;
       j["level"] = e.c.level;
       j["family"] = e.c.family;
+      j["detectable"] = std::isfinite(e.c.detectable) && e.c.detectable > 0 ? nlohmann::json(e.c.detectable) : nlohmann::json(nullptr);
     }
     out.push_back(std::move(j));
   }

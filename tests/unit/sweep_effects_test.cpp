@@ -102,8 +102,15 @@ TEST(SweepEffects, TheTextAndSummaryJsonSayTheSame) {
       EXPECT_DOUBLE_EQ(e["ratio"].get<double>(), mtu->c.ratio);
       EXPECT_EQ(e["verdict"], "faster");
       EXPECT_EQ(e["family"], 8);
+      // Each effect says what it could have seen, as compare's verdicts do (issue 49.5).
+      ASSERT_TRUE(e["detectable"].is_number()) << e.dump();
+      EXPECT_DOUBLE_EQ(e["detectable"].get<double>(), mtu->c.detectable);
     }
   EXPECT_TRUE(found);
+  EXPECT_GT(mtu->c.detectable, 0);
+  EXPECT_NE(text.find("ratio (interval)" + std::string(1, ' ')), std::string::npos);
+  EXPECT_NE(text.find(" detects "), std::string::npos) << text;
+  EXPECT_NE(text.find(" " + detectable_text(mtu->c) + " "), std::string::npos) << text;
   EXPECT_EQ(sweep_effects_text(sweep_effects({})), "") << "no sweep, no table";
 }
 
