@@ -49,6 +49,7 @@ const std::vector<ProvenanceKey>& provenance_keys() {
       {"/bench/threads", "data-plane threads", false, true},
       {"/overlay/mtu", "overlay MTU", false, true},
       {"/shaped_links", "shaped links", false, true},
+      {"/impaired_links", "impaired links (delay, jitter, loss)", false, true},
       {"/cpu/model", "CPU model", false, true},
       {"/cpu/count", "CPU count", false, true},
       {"/kernel/release", "kernel", false, true},

@@ -172,6 +172,18 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
       items.push_back("Shaped link " + l.value("link", std::string("?")) + ": " + number_text("%.1f", l.value("rate_bps", 0.0) / 1e6) + " Mbit/s, token bucket " +
                       number_text("%.0f", l.value("burst_bytes", 0.0)) + " B, queue limit " + number_text("%.0f", l.value("limit_bytes", 0.0)) + " B (TBF on " +
                       l.value("where", std::string("each end")) + ").");
+  if (env.contains("impaired_links"))
+    for (const auto& l : env["impaired_links"]) {
+      const std::string profile = l.value("profile", std::string());
+      items.push_back("Impaired link " + l.value("link", std::string("?")) + (profile.empty() ? "" : " (profile " + profile + ")") + ": delay " +
+                      number_text("%.1f", l.value("delay_ms", 0.0)) + " ms" +
+                      (l.value("jitter_ms", 0.0) > 0 ? " +- " + number_text("%.1f", l.value("jitter_ms", 0.0)) + " ms" +
+                                                           (l.value("reorder", false) ? " (may reorder)" : " (in order)")
+                                                     : std::string()) +
+                      ", loss " + number_text("%.2f", l.value("loss_pct", 0.0)) +
+                      " % each way, on the " + l.value("where", std::string("egress of every end")) +
+                      "; as asked, not measured: what the path achieved is not recorded yet.");
+    }
   if (env.contains("pinning_notes"))
     for (const auto& n : env["pinning_notes"]) items.push_back("Pinning: " + n.get<std::string>());
   if (env.contains("pinning_warnings"))

@@ -119,6 +119,10 @@ const std::vector<JsonField>& environment_fields() {
       {"/shaped_links/*/burst_bytes", JsonType::number}, {"/shaped_links/*/limit_bytes", JsonType::number},
       {"/shaped_links/*/mtu", JsonType::integer}, {"/shaped_links/*/where", JsonType::string}, {"/test_links", JsonType::object},
       {"/test_links/*", JsonType::array},      {"/test_links/*/*", JsonType::string},
+      {"/impaired_links", JsonType::array},    {"/impaired_links/*", JsonType::object}, {"/impaired_links/*/link", JsonType::string},
+      {"/impaired_links/*/profile", JsonType::string}, {"/impaired_links/*/delay_ms", JsonType::number},
+      {"/impaired_links/*/jitter_ms", JsonType::number}, {"/impaired_links/*/loss_pct", JsonType::number},
+      {"/impaired_links/*/reorder", JsonType::boolean}, {"/impaired_links/*/where", JsonType::string},
   };
   return fields;
 }

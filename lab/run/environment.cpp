@@ -168,6 +168,15 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
                                    {"mtu", v.mtu}, {"where", "egress of every end (TBF)"}});
   }
   if (!shaped.empty()) env["shaped_links"] = shaped;  // absent: no link is shaped
+  // Impaired links (netem): what each end's egress was asked for, and from which profile.
+  nlohmann::json impaired = nlohmann::json::array();
+  for (const auto& v : plan.veths) {
+    if (v.delay_ms <= 0 && v.jitter_ms <= 0 && v.loss_pct <= 0) continue;
+    if (std::any_of(impaired.begin(), impaired.end(), [&](const nlohmann::json& l) { return l["link"] == v.link; })) continue;
+    impaired.push_back({{"link", v.link}, {"profile", v.profile}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct},
+                        {"reorder", v.reorder}, {"where", "egress of every end (netem)"}});
+  }
+  if (!impaired.empty()) env["impaired_links"] = impaired;  // absent: no link is impaired
   for (const auto& t : plan.tests) env["test_links"][t.spec.name] = t.underlay_links;
   // The [bench] sweep: what each point changed (absent: no such sweep).
   if (!plan.lab_points.empty()) env["lab_points"] = lab_points_json(plan);

@@ -254,6 +254,12 @@ length = 500
   std::string out = run.out + run.err;
   EXPECT_NE(out.find("plaintext check: no payload in clear on the underlay"), std::string::npos) << out;
   EXPECT_NE(out.find("plaintext check: payload seen in clear, as it must be without a tunnel"), std::string::npos) << out;
+  // What the link was asked for is recorded and stated as such (issue 50.3).
+  const std::string report = read_file(run_dir + "/report.md");
+  EXPECT_NE(report.find("Impaired link lan: delay 10.0 ms, loss 1.00 % each way, on the egress of every end (netem); as asked, "
+                        "not measured"),
+            std::string::npos)
+      << report.substr(report.find("Impaired") == std::string::npos ? 0 : report.find("Impaired"), 400);
   EXPECT_TRUE(list_namespaces("vpnlab-netem-").empty());
   std::filesystem::remove_all(dir);
 }

@@ -4,6 +4,8 @@
 #include "lab/model/impairment_profiles.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
+#include "lab/results/provenance.h"
+#include "lab/run/environment.h"
 
 using namespace vpnlab;
 
@@ -201,6 +203,30 @@ TEST(Topology, AnImpairmentProfileGivesItsDelayJitterAndLoss) {
     EXPECT_LE(p.jitter_ms, p.delay_ms) << p.name << ": jitter beyond the delay would ask netem for negative delays";
     EXPECT_TRUE(parse_topology_text(link + "profile = \"" + p.name + "\"\n", "x.toml").ok()) << p.name;
   }
+}
+
+// What an impaired link was asked for is recorded (environment.json's impaired_links), so a
+// diff of two runs says when their paths differ and the report states it as asked, not measured.
+TEST(Topology, AnImpairedLinkIsRecordedAndADiffSaysWhenItDiffers) {
+  const std::string link = std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\n";
+  auto env_of = [&](const std::string& keys) {
+    auto topo = parse_topology_text(link + keys, "x.toml");
+    EXPECT_TRUE(topo.ok()) << topo.error().format();
+    return describe_environment(make_plan(*topo, PlanOptions{"r", "t"}).value(), {}, {});
+  };
+  const nlohmann::json mobile = env_of("profile = \"mobile\"\n");
+  ASSERT_TRUE(mobile.contains("impaired_links")) << mobile.dump(2);
+  ASSERT_EQ(mobile["impaired_links"].size(), 1u);
+  const auto& l = mobile["impaired_links"][0];
+  EXPECT_EQ(l["link"], "wan");
+  EXPECT_EQ(l["profile"], "mobile");
+  EXPECT_EQ(l["delay_ms"], 25.0);
+  EXPECT_EQ(l["jitter_ms"], 10.0);
+  EXPECT_EQ(l["loss_pct"], 0.5);
+  EXPECT_EQ(l["reorder"], false);
+  EXPECT_FALSE(env_of("").contains("impaired_links")) << "no netem, no record";
+  const auto diff = provenance_text(provenance_differences(mobile, env_of("profile = \"wan-20ms\"\n")));
+  EXPECT_NE(diff.find("impaired links (delay, jitter, loss)"), std::string::npos) << diff;
 }
 
 TEST(Rate, Parses) {
