@@ -19,6 +19,7 @@ PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<doub
   if (r.n < 2) return e;
   e.ci_low = r.low;
   e.ci_high = r.high;
+  e.log_sd = r.log_sd;
   const double se = r.log_sd / std::sqrt(static_cast<double>(r.n));
   const double mean_log = std::log(r.ratio);
   // Identical ratios in every round: no spread, the ratio is what it is.

@@ -25,6 +25,7 @@ struct PairedEstimate {
   double ratio = 0;                // B / A
   double ci_low = 0, ci_high = 0;  // its interval at the level asked for
   double p_value = 1;              // two-sided, H0: the mean log ratio is 0
+  double log_sd = 0;               // the spread of the log ratios (n >= 2)
 };
 
 // a[i] and b[i] are one round's values; pairs with a value <= 0 are left out.

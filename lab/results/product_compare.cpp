@@ -1,13 +1,11 @@
 #include "lab/results/product_compare.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
 #include "lab/base/text_table.h"
-#include "lab/base/stats.h"
 #include "lab/results/paired.h"
 #include "lab/results/power.h"
 
@@ -78,10 +76,7 @@ std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, co
     c.ci_low = e.ci_low;
     c.ci_high = e.ci_high;
     c.p_value = e.p_value;
-    std::vector<double> log_ratios;
-    for (size_t i = 0; i < p.a.size(); ++i)
-      if (p.a[i] > 0 && p.b[i] > 0) log_ratios.push_back(std::log(p.b[i] / p.a[i]));
-    if (log_ratios.size() >= 2) c.detectable = paired_detectable_at(static_cast<int>(log_ratios.size()), c.level, describe(log_ratios).stdev);
+    if (e.n >= 2) c.detectable = paired_detectable_at(static_cast<int>(e.n), c.level, e.log_sd);
     judge_by_interval(&c, metric.better, metric.worse);
   }
   return out;
