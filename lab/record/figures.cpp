@@ -70,6 +70,8 @@ struct F : Figure {
     [](SampleRow& r, const std::string& v) { r.f = parse_bool(v); }, nullptr, unit, by, about, "0.1.0"})
 
 bool echoed(const SampleRow& r) { return r.latency_probes > 0; }
+bool brought_up(const SampleRow& r) { return r.bringup_s > 0; }
+bool has_cpu_per_gbit(const SampleRow& r) { return r.cpu_s_per_gbit > 0; }
 bool has_daemon(const SampleRow& r) { return r.daemon_rss_kb > 0 || r.daemon_threads > 0; }
 bool is_transactional(const SampleRow& r) { return !r.kind.empty(); }
 bool is_udp(const SampleRow& r) { return r.protocol == "udp"; }
@@ -123,8 +125,8 @@ void add_costs(std::vector<Figure>* t) {
   std::vector<Figure> part = {
       REAL(bringup_s, 3, "s", "all", "from the daemons' start until every overlay ping was answered")
           .in(0, kMaxAnySeconds)
-          .as_metric({10, "bring-up s", false, "quicker", "slower", false, nullptr, [](const SampleRow& r) { return r.bringup_s > 0; }})
-          .when([](const SampleRow& r) { return r.bringup_s > 0; }),
+          .as_metric({10, "bring-up s", false, "quicker", "slower", false, nullptr, brought_up})
+          .when(brought_up),
       REAL(cpu_s, 3, "CPU-s", "all", "busy CPU seconds over the sample, system-wide (all CPUs, idle and steal left out)").in(0, kCpu),
       REAL(cpu_user_s, 3, "CPU-s", "all", "of cpu_s: user and nice time").in(0, kCpu).as_metric({7, "CPU-s user", false, "cheaper", "costlier", false}),
       REAL(cpu_sys_s, 3, "CPU-s", "all", "of cpu_s: system and irq time").in(0, kCpu).as_metric({8, "CPU-s sys", false, "cheaper", "costlier", false}),
@@ -134,9 +136,9 @@ void add_costs(std::vector<Figure>* t) {
       REAL(steal_s, 3, "CPU-s", "all", "time the hypervisor took from this machine's CPUs during the sample").in(0, kCpu),
       REAL(cpu_s_per_gbit, 3, "CPU-s/Gbit", "all", "cpu_s over the Gbit moved: the cost of a Gbit")
           .in(0, kAny)
-          .as_metric({1, "CPU-s/Gbit", false, "cheaper", "costlier", true, nullptr, [](const SampleRow& r) { return r.cpu_s_per_gbit > 0; },
+          .as_metric({1, "CPU-s/Gbit", false, "cheaper", "costlier", true, nullptr, has_cpu_per_gbit,
                       "CPU-s/Gbit", 13, "%.2f", 1, 1})
-          .when([](const SampleRow& r) { return r.cpu_s_per_gbit > 0; }),
+          .when(has_cpu_per_gbit),
       INT(processes, "", "all", "iperf3 (or generator) client processes the test ran").in(0, 4096),
       REAL(pps, 0, "packets/s", "all", "packets the receiving side's interface counted (the baseline's GRO-merged: not comparable with a tunnel's)")
           .in(0, kAny)
