@@ -30,6 +30,11 @@ struct HostAddr {
   Ipv4Addr addr;
   int prefix_len = 0;
   std::string str() const { return addr.str() + "/" + std::to_string(prefix_len); }
+  // The prefix the address is on: 192.168.1.7/24 -> 192.168.1.0/24.
+  Ipv4Prefix network() const {
+    const uint32_t mask = prefix_len == 0 ? 0u : ~uint32_t{0} << (32 - prefix_len);
+    return Ipv4Prefix{Ipv4Addr{addr.value & mask}, prefix_len};
+  }
 };
 
 std::optional<Ipv4Addr> parse_ipv4(const std::string& text);

@@ -30,22 +30,34 @@ void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std:
 Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
   if (!spec.tunnel) return ok_status();
   auto declares = [&](const std::string& shape) { return std::find(spec.shapes.begin(), spec.shapes.end(), shape) != spec.shapes.end(); };
-  auto any_hop = [&](bool native) { return std::any_of(plan.hops.begin(), plan.hops.end(), [&](const PlanHop& h) { return h.relays.empty() != native; }); };
+  // A chain of one hop with no site behind it is a p2p overlay: its two ends are tested
+  // between themselves, and any product that carries p2p can run it.
+  auto just_p2p = [&](const PlanHop& h) {
+    return h.relays.empty() && h.sites_a.empty() && h.sites_b.empty() &&
+           std::count_if(plan.hops.begin(), plan.hops.end(), [&](const PlanHop& o) { return o.chain == h.chain; }) == 1;
+  };
+  auto any_hop = [&](bool native) {
+    return std::any_of(plan.hops.begin(), plan.hops.end(), [&](const PlanHop& h) { return h.relays.empty() != native && !just_p2p(h); });
+  };
   if (any_hop(true) && !declares("relay"))
     return make_error("product '" + spec.name + "' has no relay of its own (topology = [\"relay\"] in its product.toml) for a chain with relay = \"native\"",
                       "leave it out of this run, or make the chain a tunnel per hop (relay = \"hops\")");
   if (any_hop(false) && !declares("chain"))
     return make_error("product '" + spec.name + "' is not declared to relay along a chain of hops (topology = [\"chain\"] in its product.toml)",
                       "leave it out of this run: a relay must forward what one hop's tunnel delivers into the next, with other sites' subnets allowed");
-  // On chains every hop is a p2p overlay of its own: the shapes above say all there is.
+  // On chains every hop is a p2p overlay of its own: the shapes above say all there is, but
+  // for sites behind a native relay's ends (routed by the product) and for one-hop chains.
   size_t vpn_count = plan.vpn_nodes().size();
   std::vector<std::string> needed;
   if (!plan.chained()) needed.push_back(overlay_shape(vpn_count));
+  if (std::any_of(plan.hops.begin(), plan.hops.end(), just_p2p)) needed.push_back("p2p");
+  if (std::any_of(plan.hops.begin(), plan.hops.end(), [](const PlanHop& h) { return !h.relays.empty() && (!h.sites_a.empty() || !h.sites_b.empty()); }))
+    needed.push_back("site-to-site");
   if (!plan.chained() && vpn_count < plan.nodes.size()) needed.push_back("site-to-site");  // some node reaches the overlay through a gateway
   for (const auto& shape : needed)
     if (!declares(shape))
-      return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay of " + std::to_string(vpn_count) +
-                            " VPN nodes (it supports: " + [&] {
+      return make_error("product '" + spec.name + "' does not carry a " + shape + " overlay" +
+                            (plan.chained() ? "" : " of " + std::to_string(vpn_count) + " VPN nodes") + " (it supports: " + [&] {
                               std::string all;
                               for (const auto& s : spec.shapes) all += (all.empty() ? "" : ", ") + s;
                               return all;

@@ -73,7 +73,12 @@ Ipv4Addr Plan::target_address(const PlanTest& test, size_t server, bool tunnel) 
       if (underlay_address(s->gateway, u.link) != Ipv4Addr{}) return u.addr.addr;
   }
   if (tunnel) return s->overlay.addr;
-  return underlay_address(s->name, test.underlay_links.at(server));
+  Ipv4Addr on_link = underlay_address(s->name, test.underlay_links.at(server));
+  // A native relay chain's far end is not on the client's link: its own toward the relay.
+  for (const auto& h : hops)
+    if (on_link == Ipv4Addr{} && !h.relays.empty() && (h.a == s->name || h.b == s->name))
+      on_link = underlay_address(s->name, shared_link(*s, *node(h.relays.front())));
+  return on_link;
 }
 
 int Plan::link_mtu(const std::string& link) const {

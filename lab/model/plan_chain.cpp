@@ -50,6 +50,25 @@ void add_hops(const ChainSpec& chain, Plan* plan, uint32_t* next) {
   }
 }
 
+// A native relay chain's ends may be tested between themselves: the baseline reaches the
+// far end's link through the relay, in clear. Products get no such route, so the only way
+// from end to end is the product's own relay; every end also reaches the relay's address on
+// the other side (a relay a product names by one address, Tailscale's DERP server).
+void add_end_to_end_routes(const ChainSpec& chain, Plan* plan) {
+  const std::string& relay = chain.nodes[1];
+  const std::string* ends[2] = {&chain.nodes.front(), &chain.nodes.back()};
+  for (int e = 0; e < 2; ++e) {
+    const PlanNode& self = *plan->node(*ends[e]);
+    const PlanNode& other = *plan->node(*ends[1 - e]);
+    const std::string near = shared_link(self, *plan->node(relay)), far = shared_link(other, *plan->node(relay));
+    const Ipv4Addr via = plan->underlay_address(relay, near);
+    for (const auto& u : other.underlay)
+      if (u.link == far)
+        plan->routes.push_back(PlanRoute{self.name, u.addr.network(), via, PlanRoute::When::baseline});
+    plan->routes.push_back(PlanRoute{self.name, Ipv4Prefix{plan->underlay_address(relay, far), 32}, via, PlanRoute::When::always});
+  }
+}
+
 // Every chain node's routes to the sites of the others. The baseline goes through the
 // neighbour toward them, over the link they share. So do products on a chain of hops (to
 // the neighbour's address on their hop); on a native relay chain an end sends to the other
@@ -70,21 +89,47 @@ void add_chain_routes(const ChainSpec& chain, Plan* plan, size_t first_hop) {
         plan->routes.push_back(PlanRoute{chain.nodes[i], site, plan->underlay_address(neighbour, link), PlanRoute::When::baseline});
       }
     }
+  if (chain.native_relay) add_end_to_end_routes(chain, plan);
 }
 
-// A chain test runs between site clients behind the two ends of one chain.
+const ChainSpec* chain_named(const Topology& topo, const std::string& name) {
+  for (const auto& c : topo.chains)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// The two ends of one overlay may be tested between themselves, as any two VPN nodes of a
+// p2p overlay: a chain of one hop, or a native relay chain (its relay carries their packets:
+// add_end_to_end_routes).
+bool ends_of_one_overlay(const Topology& topo, const std::string& a, const std::string& b) {
+  for (const auto& c : topo.chains)
+    if ((c.native_relay || c.nodes.size() == 2) && ((c.nodes.front() == a && c.nodes.back() == b) || (c.nodes.front() == b && c.nodes.back() == a)))
+      return true;
+  return false;
+}
+
+// A chain test runs between site clients behind the two ends of one chain, or between the
+// two ends of a one-hop or native relay chain.
 Status check_chain_test(const Topology& topo, const Plan& plan, const TestSpec& t, PlanTest* pt) {
   std::vector<std::string> ends = t.servers;
   ends.insert(ends.begin(), t.client);
+  const bool on_ends = std::all_of(t.servers.begin(), t.servers.end(), [&](const std::string& s) { return ends_of_one_overlay(topo, t.client, s); });
+  if (on_ends) {
+    // Each server's link is the client's toward the other end or the relay: where the
+    // client's packets leave.
+    const PlanHop& hop = *plan.hops_between(t.client, t.servers.front()).front();
+    pt->underlay_links.assign(t.servers.size(), hop.relays.empty() ? hop.link : shared_link(*plan.node(t.client), *plan.node(hop.relays.front())));
+    return ok_status();
+  }
   for (const auto& name : ends)
     if (plan.node(name)->vpn)
       return plan_error(topo, t.pos, "test '" + t.name + "': '" + name + "' is on a chain itself; a chain's tests run between the site clients behind its ends",
-                        "add a node with gateway = \"" + name + "\" and a link to it, and test from or to that node");
+                        "add a node with gateway = \"" + name + "\" and a link to it, and test from or to that node (only the two ends of a one-hop or native relay chain may be tested between themselves)");
   const std::string& from = plan.node(t.client)->gateway;
   for (const auto& server : t.servers) {
     const std::string& to = plan.node(server)->gateway;
     auto hops = plan.hops_between(from, to);
-    const auto* chain = hops.empty() ? nullptr : &*std::find_if(topo.chains.begin(), topo.chains.end(), [&](const ChainSpec& c) { return c.name == hops.front()->chain; });
+    const ChainSpec* chain = hops.empty() ? nullptr : chain_named(topo, hops.front()->chain);
     if (!chain || !((chain->nodes.front() == from && chain->nodes.back() == to) || (chain->nodes.front() == to && chain->nodes.back() == from)))
       return plan_error(topo, t.pos, "test '" + t.name + "': '" + t.client + "' (behind " + from + ") and '" + server + "' (behind " + to +
                                          ") are not behind the two ends of one chain",

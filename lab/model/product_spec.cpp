@@ -201,10 +201,11 @@ Status parse_checks(const TomlReader& r, const toml::table& root, ProductSpec* s
   if (const toml::node* p = root.get("path")) {
     if (!p->is_table()) return r.at(*p, "'path' must be a table", "write [path] with argv and expect");
     const toml::table& t = *p->as_table();
-    if (auto s = r.only_keys(t, "path", {"argv", "expect"}); !s) return s;
+    if (auto s = r.only_keys(t, "path", {"argv", "expect", "relayed"}); !s) return s;
     PathCheck pc;
     if (auto s = get_string_list(r, t, "argv", "path", &pc.argv, nullptr); !s) return s;
     if (auto s = get_string(r, t, "expect", "path", &pc.expect, true, pos_of(t)); !s) return s;
+    if (auto s = get_string(r, t, "relayed", "path", &pc.relayed, false, pos_of(t)); !s) return s;
     if (pc.argv.empty() || pc.expect.empty()) return r.at(*p, "path: argv and expect are both required", "see products/README.md");
     spec->path = pc;
   }

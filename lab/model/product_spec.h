@@ -82,6 +82,10 @@ struct ServiceSpec {
 struct PathCheck {
   std::vector<std::string> argv;
   std::string expect;
+  // What it must print instead between the ends of a native relay chain, with the relay's
+  // values ({{relay_name}}, {{relay_overlay_address}}): the relay carried the packets.
+  // Empty: that path is proven by the relay's own links alone.
+  std::string relayed;
 };
 
 // How to read the product's own per-peer transfer counters (the tunnel proof).

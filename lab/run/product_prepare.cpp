@@ -137,7 +137,17 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
   tc.lists["am_relay"] = node->relay ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
   auto& relays = tc.lists["relays"];
   for (const PlanNode& other : plan.nodes)
-    if (other.relay && other.name != node->name) relays.push_back({{"relay_overlay_address", other.overlay.addr.str()}});
+    if (other.relay && other.name != node->name)
+      relays.push_back({{"relay_name", other.name},
+                        {"relay_overlay_address", other.overlay.addr.str()},
+                        {"relay_underlay_address", peer_underlay(*node, other)}});
+  if (relays.size() == 1)
+    for (const auto& [k, v] : relays.front()) tc.vars[k] = v;
+  // The peers a node dials: all others, but an end of a native relay chain dials only its
+  // relay (the other end's underlay is out of its reach: the relay must carry the packets).
+  auto& dial = tc.lists["dial_peers"];
+  for (const PlanNode& other : plan.nodes)
+    if (other.name != node->name && (relays.empty() || other.relay)) dial.push_back(peer_values(*node, other));
   // One-item or empty lists: {{#first}}...{{/first}} renders only on the first node.
   tc.lists["first"] = index == 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
   tc.lists["others"] = index != 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
@@ -210,10 +220,6 @@ Status for_each_prepare(const ProductSpec& spec, const Plan& plan,
 // The templated texts a node's steps and counters use (argv, link names, env values).
 std::vector<std::string> step_texts(const ProductSpec& spec) {
   std::vector<std::string> texts = spec.counters ? spec.counters->argv : std::vector<std::string>{};
-  if (spec.path) {
-    texts.insert(texts.end(), spec.path->argv.begin(), spec.path->argv.end());
-    texts.push_back(spec.path->expect);
-  }
   for (const ProductStep& step : spec.steps) {
     texts.insert(texts.end(), step.argv.begin(), step.argv.end());
     texts.push_back(step.ifname);
@@ -224,6 +230,25 @@ std::vector<std::string> step_texts(const ProductSpec& spec) {
 }
 
 }  // namespace
+
+// [path] runs from a node toward a peer, so its texts are checked for every pair; `relayed`
+// only between a native relay chain's ends (the nodes that have a relay).
+Status ProductSession::check_path_templates() const {
+  const auto& path = ctx_.spec->path;
+  if (!path) return ok_status();
+  const Plan& plan = *ctx_.plan;
+  for (const PlanNode& node : plan.nodes)
+    for (const PlanNode& peer : plan.nodes) {
+      if (peer.name == node.name) continue;
+      TemplateContext tc = context_for(&node, &peer);
+      std::vector<std::string> texts = path->argv;
+      texts.push_back(path->expect);
+      if (!tc.lists["relays"].empty() && !peer.relay && !path->relayed.empty()) texts.push_back(path->relayed);
+      for (const auto& t : texts)
+        if (auto r = expand(t, tc); !r) return r.error();
+    }
+  return ok_status();
+}
 
 Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const PlanNode* node, const PlanNode* peer) {
   TemplateContext tc = context_for(node, peer);
@@ -287,7 +312,7 @@ Status ProductSession::prepare() {
     for (const auto& t : step_texts(*ctx_.spec))
       if (auto r = expand(t, tc); !r) return r.error();
   }
-  return ok_status();
+  return check_path_templates();
 }
 
 Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan, const std::map<std::string, std::map<std::string, std::string>>& node_values) {
@@ -323,7 +348,7 @@ Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan
     for (const auto& t : step_texts(spec))
       if (auto r = dry.expand(t, tc); !r) return r.error();
   }
-  return ok_status();
+  return dry.check_path_templates();
 }
 
 }  // namespace vpnlab

@@ -308,24 +308,53 @@ std::map<std::string, std::string> ProductSession::captured(const std::string& n
   return it == node_captured_.end() ? std::map<std::string, std::string>{} : it->second;
 }
 
-std::string ProductSession::check_path(const std::string& node_name, const std::string& peer_name) {
+namespace {
+
+// Runs of spaces and tabs as one space: a product's table pads its columns to their widths.
+std::string squeeze_blanks(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    const bool blank = ch == ' ' || ch == '\t';
+    if (!blank || out.empty() || out.back() != ' ') out += blank ? ' ' : ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ProductSession::check_path(const std::string& node_name, const std::string& peer_name, bool relayed) {
   const auto& path = ctx_.spec->path;
   const PlanNode* node = ctx_.plan->node(node_name);
   const PlanNode* peer = ctx_.plan->node(peer_name);
-  if (!path || !node || !peer) return "";
+  if (!path || !node || !peer || (relayed && path->relayed.empty())) return "";
   TemplateContext tc = context_for(node, peer);
   SpawnSpec sp;
   for (const auto& a : path->argv) sp.argv.push_back(expand(a, tc).value());  // checked at validate and in prepare()
-  const std::string expect = expand(path->expect, tc).value();
+  // `relayed` names the relay's values, which only a relay chain's ends have: checked here.
+  auto expected = expand(relayed ? path->relayed : path->expect, tc);
+  if (!expected) return "path not proven: " + expected.error().message;
+  const std::string& expect = *expected;
   sp.stdout_path = log_dir() + "/" + node_name + "-path.out";
   auto out = ctx_.nodes->run(node_name, sp, true, 10, ctx_.interrupt_fd);
   if (!out) return "path not proven: " + out.error().message;
   auto read = read_input_file(sp.stdout_path, kMaxToolOutputBytes);
   if (!read) return "path not proven: " + read.error().message;
   const std::string& text = *read;
-  if (out->exit_status == 0 && text.find(expect) != std::string::npos) return "";
-  std::string first = text.substr(0, text.find('\n'));
-  return "path not proven: '" + sp.argv[0] + "' did not say '" + expect + "'" + (first.empty() ? "" : " (it said: " + first.substr(0, 160) + ")");
+  if (out->exit_status == 0 && squeeze_blanks(text).find(squeeze_blanks(expect)) != std::string::npos) return "";
+  // What it said about the peer: its line that names the peer's address, else its first.
+  std::string said = text.substr(0, text.find('\n'));
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(tc.vars["peer_overlay_address"]) != std::string::npos) {
+      said = squeeze_blanks(line);
+      break;
+    }
+  if (said.size() > 160) {
+    size_t cut = 160;
+    while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    said = said.substr(0, cut) + "...";
+  }
+  return "path not proven: '" + sp.argv[0] + "' did not say '" + expect + "'" + (said.empty() ? "" : " (it said: " + said + ")");
 }
 
 void ProductSession::stop() {

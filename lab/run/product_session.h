@@ -103,7 +103,10 @@ class ProductSession {
 
   // The [path] check after a sample from `node` to `peer`: "" when the spec has none or its
   // command printed what it expects; else why the path is not the one compared.
-  std::string check_path(const std::string& node, const std::string& peer);
+  // `relayed`: between a native relay chain's ends, where [path] relayed is what to see.
+  std::string check_path(const std::string& node, const std::string& peer, bool relayed = false);
+  // The [path] texts render for every (node, peer) of the plan.
+  Status check_path_templates() const;
   // What `run` steps with `capture` captured on `node` (a service's auth key).
   std::map<std::string, std::string> captured(const std::string& node) const;
 

@@ -125,7 +125,17 @@ std::vector<int> ProductTunnels::daemon_pidfds() const {
 }
 
 std::string ProductTunnels::check_path(const std::string& from, const std::string& to) {
-  return hop_plans_.empty() ? sessions_.front()->check_path(from, to) : "";
+  if (hop_plans_.empty()) return sessions_.front()->check_path(from, to);
+  // Hop by hop, each in its own session: a native relay's ends must say they are relayed.
+  std::string near = from;
+  for (const PlanHop* hop : plan_->hops_between(from, to)) {
+    const std::string far = hop->a == near ? hop->b : hop->a;
+    const size_t session = static_cast<size_t>(hop - plan_->hops.data());
+    if (auto e = sessions_.at(session)->check_path(near, far, !hop->relays.empty()); !e.empty())
+      return e + (plan_->hops.size() > 1 ? " (" + hop->chain + " hop " + std::to_string(hop->index) + ")" : "");
+    near = far;
+  }
+  return "";
 }
 
 void ProductTunnels::stop() {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "lab/app/run_request.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_tunnels.h"
 #include "lab/run/sample.h"
@@ -166,4 +167,56 @@ TEST(Chain, NebulasNativeRelayGivesValidRowsThroughTheRelay) {
   auto refused = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/nebula-relay.toml", "--product", "wireguard-go", "--out", out});
   EXPECT_NE(refused.status, 0);
   EXPECT_NE(refused.err.find("product 'wireguard-go' has no relay of its own"), std::string::npos) << refused.err;
+}
+
+// EasyTier's relay (topologies/field-paths.toml): a2 and b2 dial only r2, share no link and
+// have no route to each other, so r2 forwards between them. Valid rows need the ends'
+// tunnels and r2's links to carry every byte, and EasyTier's route table to name r2 as the
+// next hop. A spec that claims the relayed path is direct gets every relayed row invalid.
+TEST(Chain, EasyTierRelaysThroughAPeerBothEndsDialAndItsRouteNamesIt) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "easytier");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
+  std::string out = make_temp_dir("relay");
+  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", "easytier", "--samples", "1", "--duration", "1s", "--out", out});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  std::map<std::string, int> valid_hops;
+  for (const auto& row : rows.value())
+    if (row.valid) valid_hops[row.test] = row.hops;
+  EXPECT_EQ(valid_hops, (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
+  const std::string route = read_file(run_dir_in(out) + "/logs/easytier/relayed-hop-1/a2-path.out");
+  EXPECT_NE(route.find("10.77.0.10"), std::string::npos) << route;
+  EXPECT_NE(route.find("r2"), std::string::npos) << route;
+  EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
+
+  std::string products = product_variant("easytier", "easytier-claims-direct",
+                                         "relayed = \"│ {{peer_overlay_address}} │ {{peer_name}} │ │ {{relay_overlay_address}} │ {{relay_name}} │\"",
+                                         "relayed = \"│ {{peer_overlay_address}} │ {{peer_name}} │ │ DIRECT │\"");
+  std::string file = products + "/easytier-claims-direct/product.toml";
+  std::string text = read_file(file);
+  text.replace(text.find("default = true"), 14, "default = true\nbuild = \"easytier\"");
+  std::ofstream(file) << text;
+  std::string out2 = make_temp_dir("relay");
+  auto lied = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", "easytier-claims-direct", "--samples", "1", "--duration", "1s", "--out", out2},
+                         {{"VPNLAB_PRODUCTS", products}});
+  auto rows2 = read_results_csv(run_dir_in(out2) + "/results.csv");
+  ASSERT_TRUE(rows2.ok()) << lied.out << lied.err;
+  int relayed = 0;
+  for (const auto& row : rows2.value()) {
+    if (row.test == "direct") {
+      EXPECT_TRUE(row.valid) << row.reason;
+      continue;
+    }
+    ++relayed;
+    EXPECT_FALSE(row.valid);
+    EXPECT_NE(row.reason.find("easytier-cli' did not say '│ 10.77.0.11 │ b2 │ │ DIRECT │' (it said: │ 10.77.0.11 │ b2 │ │ 10.77.0.10 │ r2 │"),
+              std::string::npos)
+        << row.reason;
+  }
+  EXPECT_EQ(relayed, 1);
+  EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 }

@@ -142,7 +142,8 @@ TEST(Chain, MistakesAreLocatedWithAHint) {
   std::string text = chain_text(3);
   text.replace(text.find("client = \"c\""), 12, "client = \"r1\"");
   EXPECT_EQ(error_of(text), "vpnlab: error: topologies/x.toml:40:1: test 't': 'r1' is on a chain itself; a chain's tests run between the site "
-                            "clients behind its ends\nhint: add a node with gateway = \"r1\" and a link to it, and test from or to that node");
+                            "clients behind its ends\nhint: add a node with gateway = \"r1\" and a link to it, and test from or to that node (only the "
+                            "two ends of a one-hop or native relay chain may be tested between themselves)");
   // Chains run on namespaces only.
   auto vm = parse_topology_text(chain_text(3), "topologies/x.toml");
   ASSERT_TRUE(vm.ok());
@@ -261,6 +262,49 @@ TEST(Chain, ANativeRelayChainIsOneOverlayThroughItsRelay) {
             "hint: list three nodes, e.g. [\"a\", \"relay\", \"b\"]: products relay over one node (Nebula's relays do not chain)");
   EXPECT_NE(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\", \"r3\"]\nrelay = \"yes\"\n")).find("relay = \"yes\" is not understood"),
             std::string::npos);
+}
+
+// topologies/field-paths.toml: a one-hop chain and a native relay chain, each tested
+// between its own two ends. The products reach the far end only through their relay; the
+// baseline goes through it in clear; every end reaches the relay's far address.
+TEST(Chain, TheEndsOfAOneHopOrNativeRelayChainAreTestedBetweenThemselves) {
+  auto topo = load_topology(std::string(VPNLAB_TOPOLOGIES) + "/field-paths.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  auto made = make_plan(topo.value(), PlanOptions{"r", "t"});
+  ASSERT_TRUE(made.ok()) << made.error().format();
+  const Plan& p = made.value();
+  ASSERT_EQ(p.tests.size(), 2u);
+  EXPECT_EQ(p.tests[0].underlay_links, V({"a1b1"}));
+  EXPECT_EQ(p.tests[1].underlay_links, V({"a2r2"}));
+  EXPECT_EQ(p.target_address(p.tests[0], 0, true).str() + " " + p.target_address(p.tests[0], 0, false).str(), "10.77.0.2 192.168.12.2");
+  EXPECT_EQ(p.target_address(p.tests[1], 0, true).str() + " " + p.target_address(p.tests[1], 0, false).str(), "10.77.0.11 192.168.23.2");
+  EXPECT_TRUE(routes_of(p, "a2", PlanRoute::When::tunnel).empty());
+  EXPECT_EQ(routes_of(p, "a2", PlanRoute::When::baseline), V({"192.168.23.0/24 via 192.168.22.2"}));
+  EXPECT_EQ(routes_of(p, "b2", PlanRoute::When::baseline), V({"192.168.22.0/24 via 192.168.23.1"}));
+  EXPECT_EQ(routes_of(p, "a2", PlanRoute::When::always), V({"192.168.23.1/32 via 192.168.22.2"}));
+  EXPECT_EQ(routes_of(p, "b2", PlanRoute::When::always), V({"192.168.22.2/32 via 192.168.23.1"}));
+  EXPECT_EQ(p.hops_crossed("a1", "b1"), 1);
+  EXPECT_EQ(p.hops_crossed("a2", "b2"), 2);
+  // A one-hop chain is a p2p overlay: any product that carries p2p runs it. The relayed
+  // chain needs a relay of the product's own.
+  for (const char* name : {"baseline", "nebula", "easytier", "easytier-plain"}) {
+    auto spec = load_product(VPNLAB_PRODUCTS_DIR, name);
+    ASSERT_TRUE(spec.ok());
+    EXPECT_TRUE(check_product_fits(spec.value(), p).ok()) << name << ": " << check_product_fits(spec.value(), p).error().format();
+  }
+  // A hop chain's ends are not a test's ends unless it is one hop.
+  std::string text = chain_text(3);
+  text.replace(text.find("client = \"c\""), 12, "client = \"r1\"");
+  text.replace(text.find("server = \"s\""), 12, "server = \"r3\"");
+  EXPECT_NE(error_of(text).find("'r1' is on a chain itself"), std::string::npos);
+}
+
+// [path] may say what the ends of a relay chain print: EasyTier's route through the relay.
+TEST(Chain, EasyTiersPathProofNamesTheRelayOnARelayChain) {
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "easytier");
+  ASSERT_TRUE(spec.ok());
+  ASSERT_TRUE(spec->path.has_value());
+  EXPECT_EQ(spec->path->relayed, "│ {{peer_overlay_address}} │ {{peer_name}} │ │ {{relay_overlay_address}} │ {{relay_name}} │");
 }
 
 TEST(Chain, ARelayMustPassOnEveryByteBothWays) {
