@@ -27,6 +27,23 @@ void resolve_overlay_mtu(Plan* plan, const std::vector<ProductSpec>& specs, std:
   if (limited_by) *limited_by = by;
 }
 
+std::string hop_out_of_reach(const ProductSpec& spec, const PlanHop& hop) {
+  if (!spec.tunnel || hop.relays.empty() || std::count(spec.shapes.begin(), spec.shapes.end(), "relay")) return "";
+  return "product '" + spec.name + "' declares no relay that vpnlab can put on chain '" + hop.chain +
+         "' (topology = [\"relay\"] in its product.toml)";
+}
+
+std::map<std::string, std::string> tests_out_of_reach(const ProductSpec& spec, const Plan& plan) {
+  std::map<std::string, std::string> out;
+  for (const auto& t : plan.tests) {
+    const std::string& from = plan.node(t.spec.client)->vpn_node();
+    for (const auto& server : t.spec.servers)
+      for (const PlanHop* hop : plan.hops_between(from, plan.node(server)->vpn_node()))
+        if (auto why = hop_out_of_reach(spec, *hop); !why.empty() && !out.count(t.spec.name)) out[t.spec.name] = why;
+  }
+  return out;
+}
+
 Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
   if (!spec.tunnel) return ok_status();
   auto declares = [&](const std::string& shape) { return std::find(spec.shapes.begin(), spec.shapes.end(), shape) != spec.shapes.end(); };
@@ -39,7 +56,8 @@ Status check_product_fits(const ProductSpec& spec, const Plan& plan) {
   auto any_hop = [&](bool native) {
     return std::any_of(plan.hops.begin(), plan.hops.end(), [&](const PlanHop& h) { return h.relays.empty() != native && !just_p2p(h); });
   };
-  if (any_hop(true) && !declares("relay"))
+  const bool some_test_in_reach = tests_out_of_reach(spec, plan).size() < plan.tests.size();
+  if (any_hop(true) && !declares("relay") && !some_test_in_reach)
     return make_error("product '" + spec.name + "' has no relay of its own (topology = [\"relay\"] in its product.toml) for a chain with relay = \"native\"",
                       "leave it out of this run, or make the chain a tunnel per hop (relay = \"hops\")");
   if (any_hop(false) && !declares("chain"))

@@ -14,6 +14,10 @@
 
 namespace vpnlab {
 
+// The start of a row's reason when the product cannot run its test by design (no relay of
+// its own on a relay chain): the row is kept, and the run is not failed for it.
+inline constexpr const char* kNotRun = "not run: ";
+
 struct SampleRow {
   std::string run_id, timestamp, product, test, pattern = "one-to-one", direction, protocol = "tcp";
   int sample = 0;  // 1-based
@@ -26,7 +30,7 @@ struct SampleRow {
   int64_t retransmits = -1;
   bool valid = false;
   std::string status;  // "ok" or "failed"
-  std::string reason;
+  std::string reason;  // kNotRun first: the product cannot run the test at all (a relay chain)
   std::string cipher;    // as the product spec states it
   double bringup_s = 0;  // daemons started -> every overlay ping answered
   // CPU over the sample, system-wide (all CPUs, non-idle non-steal), and per Gbit moved.

@@ -247,14 +247,19 @@ Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<
   Completeness c;
   for (const auto& product : products)
     for (const auto& test : tests) {
-      bool any_valid = false;
+      bool any_valid = false, any_run = false;
       for (const auto& r : rows) {
         if (r.product != product || r.test != test) continue;
+        if (r.reason.rfind(kNotRun, 0) == 0) {
+          if (c.not_run.empty() || c.not_run.back() != product + " / " + test) c.not_run.push_back(product + " / " + test);
+          continue;
+        }
+        any_run = true;
         ++c.rows;
         if (r.valid) any_valid = true;
         else ++c.not_valid;
       }
-      if (!any_valid) c.without_valid.push_back(product + " / " + test);
+      if (!any_valid && (any_run || c.not_run.empty() || c.not_run.back() != product + " / " + test)) c.without_valid.push_back(product + " / " + test);
     }
   return c;
 }

@@ -71,8 +71,11 @@ nlohmann::json summary_json(const std::vector<SampleRow>& rows);
 // A run against what was asked of it: every requested product x test pair without a single
 // valid row ("wireguard-go / a-to-b"), and how many rows failed or are invalid. The exit
 // code of `run` comes from it.
+// Pairs the product cannot run by design (rows whose reason starts with kNotRun) are not
+// failures: they are listed in not_run.
 struct Completeness {
   std::vector<std::string> without_valid;
+  std::vector<std::string> not_run;
   int not_valid = 0;
   int rows = 0;
 };

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/base/fs_util.h"
+#include "lab/model/finalize.h"
 #include "lab/record/run_layout.h"
 #include "lab/run/environment.h"
 #include "lab/run/interrupt.h"
@@ -22,6 +23,24 @@ Status dirs_for(const std::string& run_dir, const std::string& product, const st
   *logs = run_dir + "/logs/" + product + "/" + test;
   if (auto s = make_dirs(*raw, 0750); !s) return s;
   return make_dirs(*logs, 0750);
+}
+
+// A row for each sample of the tests in `out` (name -> why the product cannot run it).
+Status refuse_rows(const RoundContext& c, const std::vector<int>& samples, const std::map<std::string, std::string>& out, std::vector<SampleRow>* rows,
+                   bool* interrupted) {
+  PhaseSpan span(c.clock, kPhaseRecording);
+  for (const auto& test : c.plan->tests)
+    for (int i : samples) {
+      auto why = out.find(test.spec.name);
+      if (*interrupted || why == out.end()) break;
+      if (c.measured(test.spec.name, i)) continue;
+      SampleRow row = row_for(*c.plan, test, *c.spec, c.plan->duration_s);
+      row.sample = i;
+      row.reason = kNotRun + why->second;
+      if (auto s = c.csv->append(row); !s) return s;
+      rows->push_back(row);
+    }
+  return ok_status();
 }
 
 Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why, std::vector<SampleRow>* rows, bool* interrupted) {
@@ -302,6 +321,23 @@ Status run_product_round(const RoundContext& given, const std::vector<int>& samp
     }
     with_services = std::move(p.value());
     c.build_plan = &with_services;
+  }
+  // Tests the product cannot run (a relay chain, and no relay of its own): a row for each of
+  // their samples with the reason; the rest run on a plan without them, and without the
+  // routes into the tunnels of hops it does not bring up.
+  Plan reachable, reachable_build;
+  if (auto out = tests_out_of_reach(spec, *c.plan); !out.empty()) {
+    if (auto s = refuse_rows(c, samples, out, rows, interrupted); !s) return s;
+    reachable = *c.plan;
+    std::erase_if(reachable.tests, [&](const PlanTest& t) { return out.count(t.spec.name) > 0; });
+    reachable_build = *c.build_plan;
+    std::erase_if(reachable_build.routes, [&](const PlanRoute& r) {
+      return r.when == PlanRoute::When::tunnel && std::any_of(c.plan->hops.begin(), c.plan->hops.end(), [&](const PlanHop& h) {
+               return !hop_out_of_reach(spec, h).empty() && (h.a == r.node || h.b == r.node || std::count(h.relays.begin(), h.relays.end(), r.node));
+             });
+    });
+    c.plan = &reachable;
+    c.build_plan = &reachable_build;
   }
   Result<NodesPtr> topo = make_error("not built");
   auto session = bring_up(c, &topo, outcome);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "lab/model/finalize.h"
 #include "lab/run/product_services.h"
 
 namespace vpnlab {
@@ -20,6 +21,9 @@ Result<std::unique_ptr<ProductTunnels>> ProductTunnels::start(const ProductSessi
   }
   for (size_t i = 0; i < ctx.plan->hops.size(); ++i) {
     const PlanHop& hop = ctx.plan->hops[i];
+    t->session_of_hop_.push_back(-1);
+    if (!hop_out_of_reach(*ctx.spec, hop).empty()) continue;
+    t->session_of_hop_.back() = static_cast<int>(t->sessions_.size());
     t->hop_plans_.push_back(std::make_unique<Plan>(ctx.plan->hop_plan(i)));
     t->hop_specs_.push_back(std::make_unique<ProductSpec>(*ctx.spec));
     t->hop_specs_.back()->interface = hop_interface(ctx.spec->interface, hop.index);
@@ -34,18 +38,27 @@ Result<std::unique_ptr<ProductTunnels>> ProductTunnels::start(const ProductSessi
     }
     t->sessions_.push_back(std::move(s.value()));
   }
+  if (t->sessions_.empty())  // check_product_fits refuses such a product before this
+    return make_error("product '" + ctx.spec->name + "' can carry none of the plan's hops", "leave it out of this run");
   t->bringup_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return t;
 }
 
 ProductTunnels::~ProductTunnels() { stop(); }
 
+size_t ProductTunnels::session_of(const PlanHop* hop) const {
+  const int s = session_of_hop_.at(static_cast<size_t>(hop - plan_->hops.data()));
+  return s < 0 ? sessions_.size() : static_cast<size_t>(s);  // out of range: .at() says so
+}
+
 Status ProductTunnels::check_templates(const ProductSpec& spec, const Plan& plan) {
   if (!plan.chained()) return ProductServices::check_templates(spec, plan);
   for (size_t i = 0; i < plan.hops.size(); ++i) {
+    if (!hop_out_of_reach(spec, plan.hops[i]).empty()) continue;
     ProductSpec hop_spec = spec;
     hop_spec.interface = hop_interface(spec.interface, plan.hops[i].index);
-    if (auto s = ProductSession::check_templates(hop_spec, plan.hop_plan(i)); !s) return s;
+    // With its services' values, as at a run (one service for the whole plan serves every hop).
+    if (auto s = ProductServices::check_templates(hop_spec, plan.hop_plan(i)); !s) return s;
   }
   return ok_status();
 }
@@ -55,7 +68,7 @@ std::vector<ProductTunnels::Point> ProductTunnels::points(const std::string& fro
   std::vector<Point> out;
   std::string near = from;  // each hop's end toward `from`: the previous hop's far end
   for (const PlanHop* hop : plan_->hops_between(from, to)) {
-    const size_t session = static_cast<size_t>(hop - plan_->hops.data());
+    const size_t session = session_of(hop);
     const std::string far = hop->a == near ? hop->b : hop->a;
     const std::string tag = " (hop " + std::to_string(hop->index) + ")";
     out.push_back(Point{near + tag, session, near, from, near == from});
@@ -130,7 +143,7 @@ std::string ProductTunnels::check_path(const std::string& from, const std::strin
   std::string near = from;
   for (const PlanHop* hop : plan_->hops_between(from, to)) {
     const std::string far = hop->a == near ? hop->b : hop->a;
-    const size_t session = static_cast<size_t>(hop - plan_->hops.data());
+    const size_t session = session_of(hop);
     if (auto e = sessions_.at(session)->check_path(near, far, !hop->relays.empty()); !e.empty())
       return e + (plan_->hops.size() > 1 ? " (" + hop->chain + " hop " + std::to_string(hop->index) + ")" : "");
     near = far;

@@ -16,7 +16,8 @@ namespace vpnlab {
 class ProductTunnels {
  public:
   // Starts the product on ctx.plan's VPN nodes: one session, or each hop's in chain order
-  // (what started is stopped again when one fails; the error names the hop).
+  // but hops out of its reach (what started is stopped again when one fails; the error
+  // names the hop).
   static Result<std::unique_ptr<ProductTunnels>> start(const ProductSession::Context& ctx);
   ~ProductTunnels();
   // ProductSession::check_templates for each session start() would make.
@@ -64,6 +65,10 @@ class ProductTunnels {
   std::vector<std::unique_ptr<Plan>> hop_plans_;         // each hop session's plan
   std::vector<std::unique_ptr<ProductSpec>> hop_specs_;  // ... and its spec (the hop's interface)
   std::vector<std::unique_ptr<ProductSession>> sessions_;
+  // Per hop of the plan, its session's index; -1 for a hop the product cannot carry (a
+  // native relay chain without a relay of its own: no test that crosses it is run).
+  std::vector<int> session_of_hop_;
+  size_t session_of(const PlanHop* hop) const;
   double bringup_s_ = 0;
   std::unique_ptr<ProductServices> services_;
 };

@@ -292,6 +292,16 @@ TEST(Chain, TheEndsOfAOneHopOrNativeRelayChainAreTestedBetweenThemselves) {
     ASSERT_TRUE(spec.ok());
     EXPECT_TRUE(check_product_fits(spec.value(), p).ok()) << name << ": " << check_product_fits(spec.value(), p).error().format();
   }
+  // wireguard-go has no relay: it fits the file, and only the relayed test is out of reach.
+  auto wg = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
+  ASSERT_TRUE(wg.ok());
+  EXPECT_TRUE(check_product_fits(wg.value(), p).ok());
+  EXPECT_EQ(tests_out_of_reach(wg.value(), p),
+            (std::map<std::string, std::string>{
+                {"relayed", "product 'wireguard-go' declares no relay that vpnlab can put on chain 'relayed' (topology = [\"relay\"] in its product.toml)"}}));
+  auto nebula = load_product(VPNLAB_PRODUCTS_DIR, "nebula");
+  ASSERT_TRUE(nebula.ok());
+  EXPECT_TRUE(tests_out_of_reach(nebula.value(), p).empty());
   // A hop chain's ends are not a test's ends unless it is one hop.
   std::string text = chain_text(3);
   text.replace(text.find("client = \"c\""), 12, "client = \"r1\"");

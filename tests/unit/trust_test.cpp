@@ -169,6 +169,13 @@ TEST(Trust, CompletenessNamesEveryPairWithoutAValidRow) {
   auto all_good = completeness({row("baseline", 1, true)}, {"baseline"}, {"a-to-b"});
   EXPECT_TRUE(all_good.without_valid.empty());
   EXPECT_EQ(all_good.not_valid, 0);
+  // A pair the product cannot run by design (no relay of its own) is kept, not failed.
+  auto by_design = completeness({row("baseline", 1, true), row("wireguard-go", 1, false, std::string(kNotRun) + "no relay of its own")},
+                                {"baseline", "wireguard-go"}, {"a-to-b"});
+  EXPECT_TRUE(by_design.without_valid.empty());
+  EXPECT_EQ(by_design.not_run, (std::vector<std::string>{"wireguard-go / a-to-b"}));
+  EXPECT_EQ(by_design.not_valid, 0);
+  EXPECT_EQ(by_design.rows, 1);
 }
 
 namespace {
