@@ -60,6 +60,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     }
     size_t i = index[key];
     out[i].rows++;
+    if (r.reason.rfind(kNotRun, 0) == 0) out[i].not_run++;
     // Only checked rows count: a sample that did not provably cross the tunnel is no result.
     if (!counts_as_result(r)) continue;
     Series& s = series[i];
@@ -200,8 +201,11 @@ std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>&
   char cv[32];
   for (const auto& s : summaries) {
     std::string who = s.product + " / " + s.test + ": ";
-    if (s.gbps.n < static_cast<size_t>(s.rows))
-      warnings.push_back(who + std::to_string(s.rows - static_cast<int>(s.gbps.n)) + " of " + std::to_string(s.rows) +
+    if (s.not_run > 0)
+      warnings.push_back(who + std::to_string(s.not_run) + " of " + std::to_string(s.rows) +
+                         " sample(s) not run: the product cannot run this test (see the reason column of results.csv)");
+    if (s.gbps.n + static_cast<size_t>(s.not_run) < static_cast<size_t>(s.rows))
+      warnings.push_back(who + std::to_string(s.rows - s.not_run - static_cast<int>(s.gbps.n)) + " of " + std::to_string(s.rows) +
                          " sample(s) not valid (see the reason column of results.csv)");
     snprintf(cv, sizeof cv, "%.1f%%", 100 * s.gbps.cv);
     if (s.gbps.n > 1 && s.gbps.cv > kHighCv) warnings.push_back(who + "CV " + std::string(cv) + " is high: the median is less certain than on a quiet machine");

@@ -19,6 +19,7 @@ inline constexpr double kHighCv = 0.10;  // flagged: the median of such samples 
 struct ProductTestSummary {
   std::string product, test;
   int rows = 0;              // all rows, failed ones included
+  int not_run = 0;           // rows of a test the product cannot run (kNotRun)
   SampleStats gbps;          // valid rows only (as all below); also in `metrics`
   // Every figure of the metric table (lab/record/metrics.h) by its key: "cpu_s_per_gbit", ...
   std::map<std::string, SampleStats> metrics;

@@ -250,6 +250,10 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     if (!plan.interleave) return make_error("--precision needs interleaved rounds", "leave out --sequential");
     auto w = watched_series(plan);
     if (!w) return w.error();
+    // A test a product does not run (a relay chain, no relay of its own) never gets precise.
+    for (const auto& spec : *specs)
+      for (const auto& [test, why] : tests_out_of_reach(spec, plan))
+        std::erase_if(*w, [&](const RatioSeries& s) { return s.product == spec.name && s.test == test; });
     watched = std::move(*w);
     opts.sequential->max_rounds = plan.samples;
   }

@@ -176,6 +176,11 @@ TEST(Trust, CompletenessNamesEveryPairWithoutAValidRow) {
   EXPECT_EQ(by_design.not_run, (std::vector<std::string>{"wireguard-go / a-to-b"}));
   EXPECT_EQ(by_design.not_valid, 0);
   EXPECT_EQ(by_design.rows, 1);
+  // The summary says "not run", not "not valid", for those rows.
+  auto warnings = summary_warnings(summarize({row("wireguard-go", 1, false, std::string(kNotRun) + "no relay"), row("wireguard-go", 2, false, "died")}));
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          "wireguard-go / a-to-b: 1 of 2 sample(s) not run: the product cannot run this test (see the reason column of results.csv)",
+                          "wireguard-go / a-to-b: 1 of 2 sample(s) not valid (see the reason column of results.csv)"}));
 }
 
 namespace {
