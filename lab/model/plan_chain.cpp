@@ -52,8 +52,7 @@ void add_hops(const ChainSpec& chain, Plan* plan, uint32_t* next) {
 
 // A native relay chain's ends may be tested between themselves: the baseline reaches the
 // far end's link through the relay, in clear. Products get no such route, so the only way
-// from end to end is the product's own relay; every end also reaches the relay's address on
-// the other side (a relay a product names by one address, Tailscale's DERP server).
+// from end to end is the product's own relay.
 void add_end_to_end_routes(const ChainSpec& chain, Plan* plan) {
   const std::string& relay = chain.nodes[1];
   const std::string* ends[2] = {&chain.nodes.front(), &chain.nodes.back()};
@@ -65,7 +64,6 @@ void add_end_to_end_routes(const ChainSpec& chain, Plan* plan) {
     for (const auto& u : other.underlay)
       if (u.link == far)
         plan->routes.push_back(PlanRoute{self.name, u.addr.network(), via, PlanRoute::When::baseline});
-    plan->routes.push_back(PlanRoute{self.name, Ipv4Prefix{plan->underlay_address(relay, far), 32}, via, PlanRoute::When::always});
   }
 }
 

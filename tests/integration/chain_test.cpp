@@ -142,6 +142,24 @@ TEST(Chain, TheMultihopRunGivesValidRowsAtEachHopCountAndTheHopCostTable) {
   EXPECT_TRUE(list_namespaces("vpnlab-hops-").empty()) << "namespaces left";
 }
 
+namespace {
+
+// One 1 s sample of `product` on a shipped topology into `out`, which must exit 0: the hops
+// of each test's valid row.
+std::map<std::string, int> valid_hops_of_one_sample(const std::string& out, const std::string& topology, const std::string& product) {
+  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/" + topology, "--product", product, "--samples", "1", "--duration", "1s", "--out", out});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
+  EXPECT_TRUE(rows.ok()) << rows.error().format();
+  std::map<std::string, int> valid_hops;
+  if (rows.ok())
+    for (const auto& row : rows.value())
+      if (row.valid) valid_hops[row.test] = row.hops;
+  return valid_hops;
+}
+
+}  // namespace
+
 // Nebula's own relay: a2 and b2 share no link, so Nebula carries their packets through r2.
 // Valid rows need the ends' tunnels and r2's links to carry every byte both ways.
 TEST(Chain, NebulasNativeRelayGivesValidRowsThroughTheRelay) {
@@ -149,14 +167,7 @@ TEST(Chain, NebulasNativeRelayGivesValidRowsThroughTheRelay) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("nebula");
   std::string out = make_temp_dir("relay");
-  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/nebula-relay.toml", "--product", "nebula", "--samples", "1", "--duration", "1s", "--out", out});
-  EXPECT_EQ(r.status, 0) << r.out << r.err;
-  auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
-  ASSERT_TRUE(rows.ok()) << rows.error().format();
-  std::map<std::string, int> valid_hops;
-  for (const auto& row : rows.value())
-    if (row.valid) valid_hops[row.test] = row.hops;
-  EXPECT_EQ(valid_hops, (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
+  EXPECT_EQ(valid_hops_of_one_sample(out, "nebula-relay.toml", "nebula"), (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
   // Nebula says it went through the relay.
   bool via_relay = false;
   for (const auto& f : std::filesystem::recursive_directory_iterator(run_dir_in(out) + "/logs/nebula"))
@@ -192,14 +203,7 @@ TEST(Chain, EasyTierRelaysThroughAPeerBothEndsDialAndItsRouteNamesIt) {
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
   std::string out = make_temp_dir("relay");
-  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", "easytier", "--samples", "1", "--duration", "1s", "--out", out});
-  EXPECT_EQ(r.status, 0) << r.out << r.err;
-  auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
-  ASSERT_TRUE(rows.ok()) << rows.error().format();
-  std::map<std::string, int> valid_hops;
-  for (const auto& row : rows.value())
-    if (row.valid) valid_hops[row.test] = row.hops;
-  EXPECT_EQ(valid_hops, (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
+  EXPECT_EQ(valid_hops_of_one_sample(out, "field-paths.toml", "easytier"), (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
   const std::string route = read_file(run_dir_in(out) + "/logs/easytier/relayed-hop-1/a2-path.out");
   EXPECT_NE(route.find("10.77.0.10"), std::string::npos) << route;
   EXPECT_NE(route.find("r2"), std::string::npos) << route;
