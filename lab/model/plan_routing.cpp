@@ -114,8 +114,9 @@ bool on_cpu(const PlanNode& n, int cpu) {
 
 // Greedy placement: nodes in most tests first, each on the CPU where it meets the fewest
 // nodes it must not share with, then the least used, then the lowest number. CPUs written
-// in the topology stay.
-void place_nodes(int cpu_count, Plan* plan) {
+// in the topology stay. Returns a note per node for what was computed.
+std::vector<std::string> place_nodes(int cpu_count, Plan* plan) {
+  std::vector<std::string> notes(plan->nodes.size());
   auto conflicts = cpu_conflicts(*plan);
   std::vector<size_t> order;
   for (size_t i = 0; i < plan->nodes.size(); ++i) order.push_back(i);
@@ -127,6 +128,7 @@ void place_nodes(int cpu_count, Plan* plan) {
     PlanNode& n = plan->nodes[i];
     if (placed[i]) continue;
     n.default_cpus = true;
+    const bool cpus_written = !n.cpus.empty(), load_written = !n.load_cpus.empty();
     if (n.cpus.empty() && !n.load_cpus.empty()) n.cpus = n.load_cpus;
     if (n.cpus.empty()) {
       int best = 0;
@@ -144,7 +146,20 @@ void place_nodes(int cpu_count, Plan* plan) {
     }
     if (n.load_cpus.empty()) n.load_cpus = n.cpus;
     placed[i] = true;
+    auto list = [](const std::vector<int>& cpus) {
+      std::string out;
+      for (int c : cpus) out += " " + std::to_string(c);
+      return out;
+    };
+    // Say only what was computed: a node may set cpus and leave load_cpus to follow them.
+    std::string line = "node " + n.name + ": ";
+    if (cpus_written) line += "cpus" + list(n.cpus) + " as written, computed load_cpus" + list(n.load_cpus);
+    else if (load_written) line += "computed cpus" + list(n.cpus) + ", load_cpus" + list(n.load_cpus) + " as written";
+    else line += "computed cpus" + list(n.cpus) + ", load_cpus" + list(n.load_cpus);
+    notes[i] = line;
   }
+  std::erase(notes, std::string{});  // file order, placed nodes only
+  return notes;
 }
 
 std::string cpu_users(const Plan& plan, int cpu) {
@@ -198,20 +213,13 @@ void plan_pinning(int cpu_count, bool no_pin, Plan* plan) {
     return;
   }
   if (cpu_count <= 0) return;
-  place_nodes(cpu_count, plan);
+  std::vector<std::string> computed = place_nodes(cpu_count, plan);
   for (int cpu = 0; cpu < cpu_count; ++cpu)
     if (std::string users = cpu_users(*plan, cpu); !users.empty())
       plan->pin_notes.push_back("CPU " + std::to_string(cpu) + ": " + users + ", and the softirq work of packets received there");
   plan->pin_notes.push_back(plan->rps ? "receive packet steering: each node's interfaces hand received packets to the node's cpus"
                                       : "receive packet steering off ([bench] rps = false): softirq runs where packets arrive");
-  for (const auto& n : plan->nodes)
-    if (n.default_cpus) {
-      std::string line = "node " + n.name + ": computed cpus";
-      for (int c : n.cpus) line += " " + std::to_string(c);
-      line += ", load_cpus";
-      for (int c : n.load_cpus) line += " " + std::to_string(c);
-      plan->pin_notes.push_back(line + " (not set in the topology)");
-    }
+  for (const auto& line : computed) plan->pin_notes.push_back(line + " (not set in the topology)");
   plan->pin_warnings = sender_receiver_sharing(*plan);
 }
 

@@ -165,6 +165,7 @@ TEST(Pinning, DefaultsAreComputedAndSharingIsSaid) {
   EXPECT_NE(notes.find("CPU 0: a (daemon + iperf3), and the softirq work of packets received there"), std::string::npos) << notes;
   EXPECT_NE(notes.find("CPU 1: b (daemon + iperf3), c (daemon + iperf3), d (daemon + iperf3), e (daemon + iperf3)"), std::string::npos) << notes;
   EXPECT_EQ(notes.find("shared"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("node e: computed cpus 1, load_cpus 1 (not set in the topology)"), std::string::npos) << notes;
   EXPECT_TRUE(p.pin_warnings.empty());
   Plan unpinned = plan_of("mesh5.toml", 2, true);
   EXPECT_FALSE(unpinned.pinned);
@@ -175,6 +176,11 @@ TEST(Pinning, DefaultsAreComputedAndSharingIsSaid) {
   Plan quick = plan_of("quick.toml", 2);
   EXPECT_FALSE(quick.node("a")->default_cpus);
   EXPECT_EQ(quick.node("b")->cpus, std::vector<int>{1});
+  // Written cpus, computed load_cpus: the note says which is which.
+  Plan field = plan_of("field-paths.toml", 2);
+  std::string field_notes;
+  for (const auto& n : field.pin_notes) field_notes += n + "\n";
+  EXPECT_NE(field_notes.find("node r2: cpus 1 as written, computed load_cpus 1 (not set in the topology)"), std::string::npos) << field_notes;
 }
 
 namespace {
