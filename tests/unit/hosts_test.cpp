@@ -275,7 +275,23 @@ TEST(HostsSsh, TrustIsPinnedCopiedOrVpnlabsOwnFile) {
   auto mine = ssh_private_dir();
   ASSERT_TRUE(mine.ok()) << mine.error().format();
   EXPECT_EQ(std::filesystem::status(*mine).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
-  EXPECT_EQ(mine->rfind(::geteuid() == 0 ? "/run/vpnlab-ssh-" : "/tmp/vpnlab-ssh-", 0), 0u) << "root's own /run when root";
+  EXPECT_EQ(mine->rfind(::geteuid() == 0 ? "/run/vpnlab-ssh-" : ssh_private_dir_prefix_for(::geteuid(), std::getenv("XDG_RUNTIME_DIR")), 0), 0u)
+      << "root's own /run when root";
+  // Not root: its own runtime directory when it is private, /tmp only without one.
+  std::string runtime = make_temp_dir("xdg");
+  uid_t user = ::geteuid();
+  if (user == 0) {
+    user = 12345;
+    ASSERT_EQ(::chown(runtime.c_str(), user, 0), 0);
+  }
+  ASSERT_EQ(::chmod(runtime.c_str(), 0700), 0);
+  EXPECT_EQ(ssh_private_dir_prefix_for(user, runtime.c_str()), runtime + "/vpnlab-ssh-");
+  EXPECT_EQ(ssh_private_dir_prefix_for(user, nullptr), "/tmp/vpnlab-ssh-");
+  EXPECT_EQ(ssh_private_dir_prefix_for(user, "relative/dir"), "/tmp/vpnlab-ssh-");
+  EXPECT_EQ(ssh_private_dir_prefix_for(user + 1, runtime.c_str()), "/tmp/vpnlab-ssh-") << "another user's directory";
+  ASSERT_EQ(::chmod(runtime.c_str(), 0755), 0);
+  EXPECT_EQ(ssh_private_dir_prefix_for(user, runtime.c_str()), "/tmp/vpnlab-ssh-") << "others may enter it";
+  EXPECT_EQ(ssh_private_dir_prefix_for(0, runtime.c_str()), "/run/vpnlab-ssh-");
   // The pid (for `vpnlab cleanup`), then mkdtemp's random part: a name nobody can compute.
   const std::string prefix = ssh_private_dir_prefix() + std::to_string(::getpid()) + "-";
   EXPECT_EQ(mine->rfind(prefix, 0), 0u) << *mine;

@@ -38,7 +38,8 @@ struct PrivateDir {
   std::string path;
   Status made = make_error("not made");
   // In /run, which only root may write, so not even the directory's name is another user's
-  // to take first; /tmp (with mkdtemp's random name) only for a vpnlab that is not root.
+  // to take first; for another user its own runtime directory, /tmp (with mkdtemp's random
+  // name) only when it has none.
   PrivateDir() {
     // The pid lets `vpnlab cleanup` remove the directory of a vpnlab that was killed before
     // its destructor ran; the random part is still mkdtemp's.
@@ -84,7 +85,16 @@ Status check_identity_files(const SshTarget& t) {
 
 }  // namespace
 
-std::string ssh_private_dir_prefix() { return ::geteuid() == 0 ? "/run/vpnlab-ssh-" : "/tmp/vpnlab-ssh-"; }
+std::string ssh_private_dir_prefix_for(uid_t euid, const char* xdg_runtime_dir) {
+  if (euid == 0) return "/run/vpnlab-ssh-";
+  struct stat st {};
+  if (xdg_runtime_dir && xdg_runtime_dir[0] == '/' && ::lstat(xdg_runtime_dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == euid &&
+      (st.st_mode & 0077) == 0)
+    return std::string(xdg_runtime_dir) + (std::string(xdg_runtime_dir).back() == '/' ? "" : "/") + "vpnlab-ssh-";
+  return "/tmp/vpnlab-ssh-";
+}
+
+std::string ssh_private_dir_prefix() { return ssh_private_dir_prefix_for(::geteuid(), std::getenv("XDG_RUNTIME_DIR")); }
 
 Result<std::string> ssh_private_dir() {
   static PrivateDir dir;

@@ -3,6 +3,8 @@
 // whole round (no handshake per operation). When this process dies, however it dies, the
 // socket closes, ssh sees EOF on stdin and passes it on: the agent's dead-man teardown.
 #pragma once
+#include <sys/types.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,12 +34,15 @@ struct SshTrust {
 
 // vpnlab's private directory for ssh in this process: control sockets and the known-hosts
 // files it writes for pinned keys and named files. Made with mkdtemp (a name nobody can
-// foresee) in /run as root (/tmp otherwise), checked to be a directory of this user with
-// mode 0700 at every use, removed at exit.
+// foresee) in a directory only its user may write (ssh_private_dir_prefix), checked to be
+// a directory of this user with mode 0700 at every use, removed at exit.
 Result<std::string> ssh_private_dir();
-// Where those directories are made: "/run/vpnlab-ssh-" as root, else "/tmp/vpnlab-ssh-";
-// each is PREFIX<pid>-XXXXXX.
+// Where those directories are made, each PREFIX<pid>-XXXXXX: "/run/vpnlab-ssh-" as root;
+// for another user its $XDG_RUNTIME_DIR when that is a 0700 directory of its own (no other
+// user can enter it, let alone listen there first), else "/tmp/vpnlab-ssh-".
 std::string ssh_private_dir_prefix();
+// The same for user `euid` with `xdg_runtime_dir` (null: unset), for tests.
+std::string ssh_private_dir_prefix_for(uid_t euid, const char* xdg_runtime_dir);
 // vpnlab's own known-hosts file, where host_key = "accept-new" records a host's first key:
 // $VPNLAB_KNOWN_HOSTS, else /var/lib/vpnlab/known_hosts; made 0600 when missing, refused
 // when it is a link, not a regular file, not this user's, or writable by others.
