@@ -31,6 +31,7 @@ struct SampleRow {
   bool valid = false;
   std::string status;  // "ok" or "failed"
   std::string reason;  // kNotRun first: the product cannot run the test at all (a relay chain)
+  bool not_run() const { return reason.rfind(kNotRun, 0) == 0; }
   std::string cipher;    // as the product spec states it
   double bringup_s = 0;  // daemons started -> every overlay ping answered
   // CPU over the sample, system-wide (all CPUs, non-idle non-steal), and per Gbit moved.

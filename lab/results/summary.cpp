@@ -60,7 +60,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     }
     size_t i = index[key];
     out[i].rows++;
-    if (r.reason.rfind(kNotRun, 0) == 0) out[i].not_run++;
+    if (r.not_run()) out[i].not_run++;
     // Only checked rows count: a sample that did not provably cross the tunnel is no result.
     if (!counts_as_result(r)) continue;
     Series& s = series[i];
@@ -251,11 +251,11 @@ Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<
   Completeness c;
   for (const auto& product : products)
     for (const auto& test : tests) {
-      bool any_valid = false, any_run = false;
+      bool any_valid = false, any_run = false, any_not_run = false;
       for (const auto& r : rows) {
         if (r.product != product || r.test != test) continue;
-        if (r.reason.rfind(kNotRun, 0) == 0) {
-          if (c.not_run.empty() || c.not_run.back() != product + " / " + test) c.not_run.push_back(product + " / " + test);
+        if (r.not_run()) {
+          any_not_run = true;
           continue;
         }
         any_run = true;
@@ -263,7 +263,11 @@ Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<
         if (r.valid) any_valid = true;
         else ++c.not_valid;
       }
-      if (!any_valid && (any_run || c.not_run.empty() || c.not_run.back() != product + " / " + test)) c.without_valid.push_back(product + " / " + test);
+      const std::string pair = product + " / " + test;
+      if (any_not_run) c.not_run.push_back(pair);
+      // A pair the product cannot run is no failure; one it ran, or that has no rows at all
+      // (an interrupted run), must have a valid row.
+      if (!any_valid && (any_run || !any_not_run)) c.without_valid.push_back(pair);
     }
   return c;
 }
