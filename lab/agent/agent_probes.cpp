@@ -3,7 +3,7 @@
 namespace vpnlab {
 
 nlohmann::json summary_json(const LatencyProbe::Summary& s) {
-  return {{"ok", true}, {"sent", s.sent}, {"answered", s.answered}, {"p50_ms", s.p50_ms}, {"p99_ms", s.p99_ms}, {"max_ms", s.max_ms},
+  return {{"ok", true}, {"sent", s.sent}, {"answered", s.answered}, {"reordered", s.reordered}, {"p50_ms", s.p50_ms}, {"p99_ms", s.p99_ms}, {"max_ms", s.max_ms},
           {"rtts_ms", s.rtts_ms}};
 }
 
@@ -15,6 +15,7 @@ nlohmann::json summary_json(const PayloadWatch::Summary& s) {
 void summary_from_json(const nlohmann::json& j, LatencyProbe::Summary* s) {
   s->sent = j.value("sent", 0);
   s->answered = j.value("answered", 0);
+  s->reordered = j.value("reordered", 0);
   s->p50_ms = j.value("p50_ms", 0.0);
   s->p99_ms = j.value("p99_ms", 0.0);
   s->max_ms = j.value("max_ms", 0.0);

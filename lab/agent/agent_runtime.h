@@ -39,8 +39,8 @@ class AgentRuntime : public NodeRuntime {
     return in(node, ops(node).set_offloads(ifname, on));
   }
   // Where the node runs: the echoes and the watch start there and cross its wire and tunnel.
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
-    return in(node, ops(node).latency_probe(target, interval_ms));
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) override {
+    return in(node, ops(node).latency_probe(target, interval_ms, count));
   }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
                                                       int port) override {

@@ -57,7 +57,7 @@ json serve_get_link(NodeOpCall& c) {
 json serve_latency_start(NodeOpCall& c) {
   auto addr = parse_ipv4(c.text("addr"));
   if (!addr) return failed(make_error("bad address '" + c.text("addr") + "'"));
-  return c.state.probes.add_latency(c.machine.latency_probe(c.node, *addr, c.number("interval_ms")));
+  return c.state.probes.add_latency(c.machine.latency_probe(c.node, *addr, c.number("interval_ms"), c.req.value("count", 0)));
 }
 
 struct NodeOp {
@@ -163,8 +163,8 @@ Status NodeOpsClient::set_rps(const std::vector<std::string>& ifnames, const std
 Status NodeOpsClient::set_offloads(const std::string& ifname, bool on) {
   return status_of(call("offloads", {{"ifname", ifname}, {"on", on}}, 0));
 }
-Result<std::unique_ptr<LatencyProbe>> NodeOpsClient::latency_probe(Ipv4Addr target, int interval_ms) {
-  auto r = call("latency_start", {{"addr", target.str()}, {"interval_ms", interval_ms}}, 0);
+Result<std::unique_ptr<LatencyProbe>> NodeOpsClient::latency_probe(Ipv4Addr target, int interval_ms, int count) {
+  auto r = call("latency_start", {{"addr", target.str()}, {"interval_ms", interval_ms}, {"count", count}}, 0);
   if (!r) return r.error();
   if (r->value("id", 0) == 0) return std::unique_ptr<LatencyProbe>();
   return std::unique_ptr<LatencyProbe>(new RemoteStoppable<LatencyProbe>(&agent_, r->value("id", 0), "latency_stop"));

@@ -42,7 +42,7 @@ class AgentNode {
   virtual Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) = 0;
   virtual Status set_offloads(const std::string& node, const std::string& ifname, bool on) = 0;
   // A null probe or watch: this machine has none (the controller gets id 0).
-  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) = 0;
+  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) = 0;
   virtual Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
                                                               const std::string& pattern, int port) = 0;
 };
@@ -76,7 +76,7 @@ class NodeOpsClient {
   Status wait_tcp_listening(int port, double timeout_s);
   Status set_rps(const std::vector<std::string>& ifnames, const std::vector<int>& cpus);
   Status set_offloads(const std::string& ifname, bool on);
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(Ipv4Addr target, int interval_ms);
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(Ipv4Addr target, int interval_ms, int count);
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& ifname, const std::string& pattern, int port);
 
  private:

@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kPayload = 56;  // ping's default: a small packet, as latency probes are
 }  // namespace
 
-Result<std::unique_ptr<LatencyProbe>> IcmpLatencyProbe::start(int netns_fd, Ipv4Addr target, int interval_ms) {
+Result<std::unique_ptr<LatencyProbe>> IcmpLatencyProbe::start(int netns_fd, Ipv4Addr target, int interval_ms, int count) {
   std::unique_ptr<IcmpLatencyProbe> p(new IcmpLatencyProbe());
   int err = 0;
   if (auto s = run_in_netns(netns_fd, [&] {
@@ -37,6 +37,7 @@ Result<std::unique_ptr<LatencyProbe>> IcmpLatencyProbe::start(int netns_fd, Ipv4
   if (!p->stop_fd_.valid()) return make_error("latency probe: eventfd: " + errno_text(errno));
   p->target_ = target;
   p->interval_ms_ = interval_ms;
+  p->count_ = count;
   p->id_ = static_cast<uint16_t>(std::random_device{}());
   p->thread_ = std::thread([raw = p.get()] { raw->loop(); });
   return std::unique_ptr<LatencyProbe>(std::move(p));
@@ -54,6 +55,7 @@ LatencyProbe::Summary IcmpLatencyProbe::stop() {
   Summary s;
   s.sent = sent_;
   s.answered = static_cast<int>(rtts_ms_.size());
+  s.reordered = reordered_;
   s.p50_ms = quantile(rtts_ms_, 0.50);
   s.p99_ms = quantile(rtts_ms_, 0.99);
   s.max_ms = quantile(rtts_ms_, 1.0);
@@ -71,9 +73,11 @@ void IcmpLatencyProbe::loop() {
   std::vector<bool> answered;
   unsigned char packet[sizeof(icmphdr) + kPayload] = {};
   auto next = Clock::now();
+  size_t highest_answered = 0;  // + 1; 0: none yet
   for (;;) {
     auto now = Clock::now();
-    if (now >= next) {
+    const bool sending = count_ <= 0 || sent_ < count_;
+    if (sending && now >= next) {
       auto* icmp = reinterpret_cast<icmphdr*>(packet);
       icmp->type = ICMP_ECHO;
       icmp->code = 0;
@@ -89,7 +93,7 @@ void IcmpLatencyProbe::loop() {
       continue;
     }
     pollfd fds[2] = {{sock_.get(), POLLIN, 0}, {stop_fd_.get(), POLLIN, 0}};
-    int wait_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count()) + 1;
+    int wait_ms = sending ? static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count()) + 1 : -1;
     if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) return;
     if (fds[1].revents & POLLIN) return;
     if (!(fds[0].revents & POLLIN)) continue;
@@ -107,6 +111,9 @@ void IcmpLatencyProbe::loop() {
       size_t seq = reply_seq;
       if (seq >= sent_at.size() || answered[seq]) continue;
       answered[seq] = true;
+      // Overtaken: a later echo was answered first (netem's jitter without a FIFO, or a path's own).
+      if (seq + 1 < highest_answered) ++reordered_;
+      highest_answered = std::max(highest_answered, seq + 1);
       rtts_ms_.push_back(std::chrono::duration<double, std::milli>(at - sent_at[seq]).count());
     }
   }

@@ -17,7 +17,8 @@ namespace vpnlab {
 // The LatencyProbe of this kernel: ICMP from a socket in the namespace.
 class IcmpLatencyProbe final : public LatencyProbe {
  public:
-  static Result<std::unique_ptr<LatencyProbe>> start(int netns_fd, Ipv4Addr target, int interval_ms);
+  // `count` echoes, then it only listens for their answers (0: echoes until stopped).
+  static Result<std::unique_ptr<LatencyProbe>> start(int netns_fd, Ipv4Addr target, int interval_ms, int count);
   ~IcmpLatencyProbe() override;
   Summary stop() override;
 
@@ -28,10 +29,12 @@ class IcmpLatencyProbe final : public LatencyProbe {
   UniqueFd stop_fd_;  // eventfd
   Ipv4Addr target_;
   int interval_ms_ = 10;
+  int count_ = 0;
   uint16_t id_ = 0;
   std::thread thread_;
   std::vector<double> rtts_ms_;
   int sent_ = 0;
+  int reordered_ = 0;
 };
 
 }  // namespace vpnlab

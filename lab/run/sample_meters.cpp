@@ -139,7 +139,7 @@ class LatencyMeter : public SampleMeter {
   explicit LatencyMeter(bool under_load) : under_load_(under_load) {}
   Status begin(const SampleContext& c) override {
     const Ipv4Addr target = c.plan->target_address(*c.test, 0, c.session->tunnel());
-    auto idle = under_load_ ? c.nodes->latency_probe(c.test->spec.client, target, kIdleIntervalMs) : Result<std::unique_ptr<LatencyProbe>>(nullptr);
+    auto idle = under_load_ ? c.nodes->latency_probe(c.test->spec.client, target, kIdleIntervalMs, 0) : Result<std::unique_ptr<LatencyProbe>>(nullptr);
     if (!idle) return idle.error();
     if (*idle) {
       // A measurement window, not a wait for an event: it ends early only on Ctrl-C.
@@ -147,7 +147,7 @@ class LatencyMeter : public SampleMeter {
       (void)poll(&pfd, c.interrupt_fd >= 0 ? 1 : 0, kIdleWindowMs);
       idle_ = (*idle)->stop();
     }
-    auto lp = c.nodes->latency_probe(c.test->spec.client, target, kLatencyIntervalMs);
+    auto lp = c.nodes->latency_probe(c.test->spec.client, target, kLatencyIntervalMs, 0);
     if (!lp) return lp.error();
     probe_ = std::move(lp.value());
     return ok_status();

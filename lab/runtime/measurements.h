@@ -22,8 +22,9 @@ class LatencyProbe {
  public:
   struct Summary {
     int sent = 0, answered = 0;
+    int reordered = 0;  // answers that came after an answer to a later echo
     double p50_ms = 0, p99_ms = 0, max_ms = 0;
-    std::vector<double> rtts_ms;  // every answered probe's round trip, in send order
+    std::vector<double> rtts_ms;  // every answered probe's round trip, in the order the answers came
   };
   virtual ~LatencyProbe() = default;
   // Idempotent.

@@ -30,7 +30,7 @@ Status NodeRuntime::set_offloads(const std::string&, const std::string& ifname, 
 }
 
 // Optional measurements: none here (the row says what is missing, `limits`).
-Result<std::unique_ptr<LatencyProbe>> NodeRuntime::latency_probe(const std::string&, Ipv4Addr, int) { return std::unique_ptr<LatencyProbe>(); }
+Result<std::unique_ptr<LatencyProbe>> NodeRuntime::latency_probe(const std::string&, Ipv4Addr, int, int) { return std::unique_ptr<LatencyProbe>(); }
 
 Result<std::unique_ptr<PayloadWatch>> NodeRuntime::payload_watch(const std::string&, const std::string&, const std::string&, int) {
   return std::unique_ptr<PayloadWatch>();

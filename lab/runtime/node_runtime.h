@@ -60,7 +60,7 @@ class NodeRuntime {
   virtual Status set_root_qdisc(const std::string& node, const std::string& ifname, const std::string& kind);
 
   // Measurements a backend may not offer: nullptr when it cannot.
-  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms);
+  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count);
   virtual Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
                                                               const std::string& pattern, int port);
   // System-wide CPU time of every machine that holds nodes, for CPU-s/Gbit: this one by

@@ -32,7 +32,7 @@ class ExitedProcess : public NodeProcess {
 
 class FixedProbe : public LatencyProbe {
  public:
-  Summary stop() override { return Summary{10, 9, 0.5, 0.9, 1.0, {0.5}}; }
+  Summary stop() override { return Summary{10, 9, 2, 0.5, 0.9, 1.0, {0.5}}; }
 };
 
 class FixedWatch : public PayloadWatch {
@@ -89,8 +89,8 @@ class RecordingMachine : public AgentNode {
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     return note("offloads " + node + " " + ifname + (on ? " on" : " off"));
   }
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
-    calls.push_back("latency_start " + node + " " + target.str() + " " + std::to_string(interval_ms));
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) override {
+    calls.push_back("latency_start " + node + " " + target.str() + " " + std::to_string(interval_ms) + " x" + std::to_string(count));
     return std::unique_ptr<LatencyProbe>(new FixedProbe);
   }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
@@ -163,9 +163,11 @@ TEST(NodeOps, EveryClientRequestIsServedByTheTableWithItsFields) {
   EXPECT_TRUE(ops.wait_tcp_listening(5201, 5).ok());
   EXPECT_TRUE(ops.set_rps({"lan"}, {1}).ok());
   EXPECT_TRUE(ops.set_offloads("tun0", false).ok());
-  auto probe = ops.latency_probe(*parse_ipv4("10.77.0.1"), 10);
+  auto probe = ops.latency_probe(*parse_ipv4("10.77.0.1"), 10, 500);
   ASSERT_TRUE(probe.ok() && *probe);
-  EXPECT_EQ((*probe)->stop().answered, 9);
+  const LatencyProbe::Summary echoes = (*probe)->stop();
+  EXPECT_EQ(echoes.answered, 9);
+  EXPECT_EQ(echoes.reordered, 2) << "overtaken echoes cross the agent too";
   auto watch = ops.payload_watch("lan", "abcd", 5201);
   ASSERT_TRUE(watch.ok() && *watch);
   EXPECT_EQ((*watch)->stop().frames, 4u);
@@ -186,7 +188,7 @@ TEST(NodeOps, EveryClientRequestIsServedByTheTableWithItsFields) {
   EXPECT_EQ(agent.machine.calls,
             (std::vector<std::string>{"wait_link b tun0 5", "create_link b vx0 vxlan 7 42 200::1 4789", "delete_link b vx0", "sysctl b net/ipv6/conf/default/disable_ipv6=0", "configure b tun0 10.77.0.2/24 1420",
                                       "get_link b tun0", "ping b 10.77.0.1 1372 df", "wait_listen b 5201", "rps b lan 1",
-                                      "offloads b tun0 off", "latency_start b 10.77.0.1 10", "watch_start b lan abcd 5201", "watch_start b none abcd 5201",
+                                      "offloads b tun0 off", "latency_start b 10.77.0.1 10 x500", "watch_start b lan abcd 5201", "watch_start b none abcd 5201",
                                       "spawn b iperf3 private"}));
   // What the client sends is the table's; what the table has, the client sends (status and
   // reap come from the process watcher, tested with the backends).

@@ -510,7 +510,7 @@ TEST(NodeRuntimeDefaults, WhatABackendDoesNotOverrideSaysSoByName) {
   EXPECT_EQ(bare.create_link_of_kind("a", "wg0", "wireguard", {}).error().message,
             "the bare backend does not create links of a kind ('wireguard' for wg0)");
   EXPECT_EQ(bare.apply_nftables("a", "table inet t {}").error().message, "the bare backend does not apply nftables rules");
-  auto probe = bare.latency_probe("a", Ipv4Addr{}, 10);
+  auto probe = bare.latency_probe("a", Ipv4Addr{}, 10, 0);
   ASSERT_TRUE(probe.ok());
   EXPECT_EQ(*probe, nullptr) << "no probe: the row says latency is missing";
   EXPECT_FALSE(bare.can_watch_payload());

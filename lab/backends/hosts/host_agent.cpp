@@ -74,8 +74,8 @@ class HostNode : public AgentNode {
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override { return rt_->set_offloads(node, ifname, on); }
   // Latency under load and the plaintext watch run here, on the node's host, until the
   // controller asks for their summary.
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
-    return rt_->latency_probe(node, target, interval_ms);
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) override {
+    return rt_->latency_probe(node, target, interval_ms, count);
   }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
                                                       int port) override {

@@ -110,8 +110,8 @@ class NetnsRuntime : public NodeRuntime {
     if (!counted) return counted.error();
     return Counted{counted->packets, counted->counters};
   }
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms) override {
-    return IcmpLatencyProbe::start(topo_->ns_of_node(node).fd.get(), target, interval_ms);
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) override {
+    return IcmpLatencyProbe::start(topo_->ns_of_node(node).fd.get(), target, interval_ms, count);
   }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
                                                       int port) override {

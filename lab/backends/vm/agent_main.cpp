@@ -111,8 +111,8 @@ class GuestNode : public AgentNode {
   }
   // Latency under load and the plaintext watch run here, in the guest, until the host asks
   // for their summary.
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr target, int interval_ms) override {
-    auto p = IcmpLatencyProbe::start(own_ns_.get(), target, interval_ms);
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr target, int interval_ms, int count) override {
+    auto p = IcmpLatencyProbe::start(own_ns_.get(), target, interval_ms, count);
     if (!p) return p.error();
     return std::unique_ptr<LatencyProbe>(std::move(*p));
   }
