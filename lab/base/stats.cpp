@@ -1,5 +1,7 @@
 #include "lab/base/stats.h"
 
+#include <boost/math/special_functions/beta.hpp>
+
 #include <algorithm>
 #include <cmath>
 
@@ -41,6 +43,17 @@ SampleStats describe(std::vector<double> v) {
   s.ci_high = v[n - k];
   s.coverage = 1 - 2 * binomial_half_cdf(n, k - 1);
   return s;
+}
+
+// The beta quantiles of the exact binomial interval (Clopper and Pearson, 1934).
+ProportionInterval proportion_interval(size_t hits, size_t n, double level) {
+  ProportionInterval out;
+  if (n == 0 || hits > n) return out;
+  const double tail = (1 - level) / 2;
+  const double k = static_cast<double>(hits), m = static_cast<double>(n);
+  if (hits > 0) out.low = boost::math::ibeta_inv(k, m - k + 1, tail);
+  if (hits < n) out.high = boost::math::ibeta_inv(k + 1, m - k, 1 - tail);
+  return out;
 }
 
 }  // namespace vpnlab

@@ -16,4 +16,11 @@ struct SampleStats {
 // Empty input gives n = 0.
 SampleStats describe(std::vector<double> values);
 
+// A proportion's exact (Clopper-Pearson) interval: `hits` of `n` trials, at `level` (0.95).
+// It covers at least `level` for every true proportion. n = 0 gives [0, 1].
+struct ProportionInterval {
+  double low = 0, high = 1;
+};
+ProportionInterval proportion_interval(size_t hits, size_t n, double level);
+
 }  // namespace vpnlab

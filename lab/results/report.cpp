@@ -12,6 +12,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/out_dir.h"
+#include "lab/record/achieved_text.h"
 #include "lab/record/results_csv.h"
 #include "lab/record/run_layout.h"
 #include "lab/results/conclusion.h"
@@ -175,14 +176,19 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
   if (env.contains("impaired_links"))
     for (const auto& l : env["impaired_links"]) {
       const std::string profile = l.value("profile", std::string());
+      const nlohmann::json* achieved = nullptr;  // what the link did (lab/run/achieved_path.h)
+      if (auto all = env.find("achieved_paths"); all != env.end() && all->is_object())
+        if (auto it = all->find(l.value("link", std::string())); it != all->end()) achieved = &*it;
       items.push_back("Impaired link " + l.value("link", std::string("?")) + (profile.empty() ? "" : " (profile " + profile + ")") + ": delay " +
                       number_text("%.1f", l.value("delay_ms", 0.0)) + " ms" +
                       (l.value("jitter_ms", 0.0) > 0 ? " +- " + number_text("%.1f", l.value("jitter_ms", 0.0)) + " ms" +
                                                            (l.value("reorder", false) ? " (may reorder)" : " (in order)")
                                                      : std::string()) +
                       ", loss " + number_text("%.2f", l.value("loss_pct", 0.0)) +
-                      " % each way, on the " + l.value("where", std::string("egress of every end")) +
-                      "; as asked, not measured: what the path achieved is not recorded yet.");
+                      " % each way, on the " + l.value("where", std::string("egress of every end")) + "; " +
+                      (achieved ? "achieved on the baseline's path (" + achieved->value("from", std::string("?")) + " to " + achieved->value("to", std::string("?")) +
+                                      ", before any product): " + achieved_text(*achieved) + "."
+                                : std::string("as asked, not measured (the run ended before its first lab was built).")));
     }
   if (env.contains("pinning_notes"))
     for (const auto& n : env["pinning_notes"]) items.push_back("Pinning: " + n.get<std::string>());

@@ -123,6 +123,15 @@ const std::vector<JsonField>& environment_fields() {
       {"/impaired_links/*/profile", JsonType::string}, {"/impaired_links/*/delay_ms", JsonType::number},
       {"/impaired_links/*/jitter_ms", JsonType::number}, {"/impaired_links/*/loss_pct", JsonType::number},
       {"/impaired_links/*/reorder", JsonType::boolean}, {"/impaired_links/*/where", JsonType::string},
+      {"/achieved_paths", JsonType::object}, {"/achieved_paths/*", JsonType::object}, {"/achieved_paths/*/from", JsonType::string},
+      {"/achieved_paths/*/to", JsonType::string}, {"/achieved_paths/*/not_measured", JsonType::string},
+      {"/achieved_paths/*/sent", JsonType::integer}, {"/achieved_paths/*/answered", JsonType::integer},
+      {"/achieved_paths/*/reordered", JsonType::integer}, {"/achieved_paths/*/rtt_min_ms", JsonType::number},
+      {"/achieved_paths/*/rtt_p50_ms", JsonType::number}, {"/achieved_paths/*/rtt_p99_ms", JsonType::number},
+      {"/achieved_paths/*/loss_pct", JsonType::number}, {"/achieved_paths/*/loss_low_pct", JsonType::number},
+      {"/achieved_paths/*/loss_high_pct", JsonType::number}, {"/achieved_paths/*/loss_level", JsonType::number},
+      {"/achieved_paths/*/asked_rtt_ms", JsonType::number}, {"/achieved_paths/*/asked_loss_pct", JsonType::number},
+      {"/achieved_paths/*/departures", JsonType::array}, {"/achieved_paths/*/departures/*", JsonType::string},
   };
   return fields;
 }

@@ -8,6 +8,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/model/finalize.h"
 #include "lab/record/run_layout.h"
+#include "lab/run/achieved_path.h"
 #include "lab/run/environment.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/product_services.h"
@@ -112,6 +113,10 @@ Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
       for (const auto& u : node.underlay)
         if (auto s = (*topo)->set_offloads(node.name, u.ifname, false); !s)
           return with_context(s.error(), c.spec->name + ": node '" + node.name + "'");
+  // What the impaired links achieve, on the first lab before any product: the baseline's path.
+  if (c.write_topology_records)
+    if (auto s = measure_impaired_paths(plan, **topo, c.opts->run_dir, c.opts->interrupt_fd); !s)
+      spdlog::warn("what the impaired links achieved is not in environment.json: {}", s.error().message);
   // The lab point's variant, on the built lab and before the product: the same for all.
   if (auto s = apply_variant(plan, **topo); !s) return with_context(s.error(), "building the topology for " + c.spec->name);
   return topo;

@@ -1,0 +1,15 @@
+// An impaired link's achieved path as environment.json keeps it (achieved_paths[link],
+// written by lab/run/achieved_path.h), in words: for the run's log and the report alike.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace vpnlab {
+
+// "round trip 20.4 ms median (min 20.1, p99 21.9; asked 20.0), loss 2 of 500 = 0.40 %
+// (99 %: 0.05-1.77; asked 0.00), 0 reordered", then "; departs from what was asked: ..."
+// when it did not; "not measured: WHY" when it was not.
+std::string achieved_text(const nlohmann::json& achieved);
+
+}  // namespace vpnlab
