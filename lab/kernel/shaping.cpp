@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <memory>
 
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
 #include <netlink/route/qdisc.h>
@@ -44,12 +47,49 @@ void set_netem(rtnl_qdisc* q, double delay_ms, double jitter_ms, double loss_pct
   if (loss_pct > 0) rtnl_netem_set_loss(q, static_cast<int>(static_cast<uint32_t>(loss_pct / 100 * 4294967295.0)));
 }
 
-Status add(nl_sock* sock, rtnl_qdisc* q, const std::string& ifname, const std::string& kind) {
-  int err = rtnl_qdisc_add(sock, q, NLM_F_CREATE | NLM_F_REPLACE);
-  if (err >= 0) return ok_status();
+Status add_failed(int err, const std::string& ifname, const std::string& kind) {
   std::string hint = kind == "netem" ? "this kernel lacks sch_netem: remove delay/jitter/loss (or the profile) from the link, or run where netem exists (the VM backend's guests have it)"
                                      : "this kernel lacks sch_tbf: remove rate from the link";
   return make_error("link '" + ifname + "': cannot attach a " + kind + " qdisc: " + nl_geterror(err), hint);
+}
+
+Status add(nl_sock* sock, rtnl_qdisc* q, const std::string& ifname, const std::string& kind) {
+  int err = rtnl_qdisc_add(sock, q, NLM_F_CREATE | NLM_F_REPLACE);
+  return err >= 0 ? ok_status() : add_failed(err, ifname, kind);
+}
+
+// netem's rate extension, far above any link here: with a rate, netem times each packet
+// from the one queued before it (it leaves at its own delay or right after that one,
+// whichever is later), so jittered packets keep their order. A FIFO child does not do
+// that: netem sorts by departure time before the child sees a packet (measured in
+// guests: 246 of 491 echoes overtaken at 25 +- 10 ms with a pfifo child).
+constexpr uint64_t kInOrderRateBytesPerS = 100'000'000'000 / 8;  // 100 Gbit/s: 0.1 us a 1500-byte packet
+
+// The in-order netem, as libnl cannot send it (it has no setter for the rate): netem's
+// options are its tc_netem_qopt followed by attributes, all inside TCA_OPTIONS.
+Status add_in_order_netem(nl_sock* sock, int ifindex, uint32_t parent, const Shaping& s, const std::string& ifname) {
+  std::unique_ptr<nl_msg, void (*)(nl_msg*)> msg(nlmsg_alloc_simple(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE), nlmsg_free);
+  if (!msg) return make_error("link '" + ifname + "': netem: out of memory");
+  tcmsg tcm{};
+  tcm.tcm_family = AF_UNSPEC;
+  tcm.tcm_ifindex = ifindex;
+  tcm.tcm_parent = parent;
+  tcm.tcm_handle = TC_HANDLE(10, 0);
+  tc_netem_qopt qopt{};
+  qopt.limit = 1000;  // netem's own default, as libnl and tc send it
+  qopt.latency = nl_us2ticks(static_cast<uint32_t>(s.delay_ms * 1000));
+  qopt.jitter = nl_us2ticks(static_cast<uint32_t>(s.jitter_ms * 1000));
+  qopt.loss = static_cast<uint32_t>(s.loss_pct / 100 * 4294967295.0);
+  tc_netem_rate rate{};
+  rate.rate = UINT32_MAX;  // the 32-bit field's cap; RATE64 raises it
+  nlattr* options = nullptr;
+  if (nlmsg_append(msg.get(), &tcm, sizeof tcm, NLMSG_ALIGNTO) < 0 || nla_put_string(msg.get(), TCA_KIND, "netem") < 0 ||
+      !(options = nla_nest_start(msg.get(), TCA_OPTIONS)) || nlmsg_append(msg.get(), &qopt, sizeof qopt, NLMSG_ALIGNTO) < 0 ||
+      nla_put(msg.get(), TCA_NETEM_RATE, sizeof rate, &rate) < 0 || nla_put_u64(msg.get(), TCA_NETEM_RATE64, kInOrderRateBytesPerS) < 0)
+    return make_error("link '" + ifname + "': netem: the message does not fit");
+  nla_nest_end(msg.get(), options);
+  const int err = nl_send_sync(sock, msg.release());  // it frees the message
+  return err >= 0 ? ok_status() : add_failed(err, ifname, "netem");
 }
 
 }  // namespace
@@ -112,16 +152,12 @@ Status apply_shaping(nl_sock* sock, const std::string& ifname, const Shaping& s)
   }
   if (s.needs_netem()) {
     // Under the TBF's single class when both are asked for, else the root.
-    auto netem = make_qdisc(ifindex, "netem", s.rate_bps > 0 ? TC_HANDLE(1, 1) : TC_H_ROOT, TC_HANDLE(10, 0));
+    const uint32_t parent = s.rate_bps > 0 ? TC_HANDLE(1, 1) : TC_H_ROOT;
+    if (s.jitter_ms > 0 && !s.reorder) return add_in_order_netem(sock, ifindex, parent, s, ifname);
+    auto netem = make_qdisc(ifindex, "netem", parent, TC_HANDLE(10, 0));
     if (!netem) return netem.error();
     set_netem(netem->get(), s.delay_ms, s.jitter_ms, s.loss_pct);
     if (auto r = add(sock, netem->get(), ifname, "netem"); !r) return r;
-    if (s.jitter_ms > 0 && !s.reorder) {  // netem's man page: a pfifo child sends in arrival order
-      auto fifo = make_qdisc(ifindex, "pfifo", TC_HANDLE(10, 1), TC_HANDLE(11, 0));
-      if (!fifo) return fifo.error();
-      rtnl_qdisc_fifo_set_limit(fifo->get(), 1000);
-      if (auto r = add(sock, fifo->get(), ifname, "pfifo"); !r) return r;
-    }
   }
   return ok_status();
 }

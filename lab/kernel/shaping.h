@@ -14,15 +14,16 @@ struct Shaping {
   double rate_bps = 0;
   double delay_ms = 0, jitter_ms = 0, loss_pct = 0;
   int mtu = 1500;
-  // Jitter alone reorders (netem's queue sends each packet at its own time); a FIFO child
-  // keeps the order, as on a real path, unless this asks otherwise.
+  // Jitter alone reorders (netem's queue sends each packet at its own time); netem's rate
+  // extension, set far above the link, keeps the order, as on a real path, unless this
+  // asks otherwise.
   bool reorder = false;
   bool any() const { return rate_bps > 0 || needs_netem(); }
   bool needs_netem() const { return delay_ms > 0 || jitter_ms > 0 || loss_pct > 0; }
 };
 
-// Root qdisc on `ifname`: TBF (handle 1:), with netem as its child when both are asked
-// for, or netem alone; under a jittered netem a pfifo (11:) unless `reorder`.
+// Root qdisc on `ifname`: TBF (handle 1:), with netem (10:) as its child when both are
+// asked for, or netem alone; a jittered netem has a 100 Gbit/s rate unless `reorder`.
 Status apply_shaping(nl_sock* sock, const std::string& ifname, const Shaping& s);
 
 // Replaces the root qdisc of `ifname` with one of `kind` and its default parameters

@@ -52,7 +52,8 @@ std::vector<std::string> departures_of(const ImpairedPath& path, const AchievedP
   }
   const double slack = kPathRttTolerance * a.asked_rtt_ms;
   if (a.rtt_p50_ms > a.asked_rtt_ms + slack + 1.0)
-    out.push_back("round trip " + ms_text(a.rtt_p50_ms) + " ms, more than the " + ms_text(a.asked_rtt_ms) + " ms asked");
+    out.push_back("round trip " + ms_text(a.rtt_p50_ms) + " ms, more than the " + ms_text(a.asked_rtt_ms) + " ms asked" +
+                  (path.jitter_ms > 0 && !path.reorder ? " (jitter in order: a packet leaves no earlier than the one before it)" : ""));
   else if (a.rtt_p50_ms < a.asked_rtt_ms - slack)
     out.push_back("round trip " + ms_text(a.rtt_p50_ms) + " ms, less than the " + ms_text(a.asked_rtt_ms) + " ms asked");
   if (a.asked_loss_pct < a.loss_low_pct || a.asked_loss_pct > a.loss_high_pct)
