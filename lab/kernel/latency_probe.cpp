@@ -111,7 +111,7 @@ void IcmpLatencyProbe::loop() {
       size_t seq = reply_seq;
       if (seq >= sent_at.size() || answered[seq]) continue;
       answered[seq] = true;
-      // Overtaken: a later echo was answered first (netem's jitter without a FIFO, or a path's own).
+      // Overtaken: a later echo was answered first (a jittered netem that may reorder, or a path's own).
       if (seq + 1 < highest_answered) ++reordered_;
       highest_answered = std::max(highest_answered, seq + 1);
       rtts_ms_.push_back(std::chrono::duration<double, std::milli>(at - sent_at[seq]).count());

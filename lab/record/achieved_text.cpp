@@ -4,16 +4,14 @@
 
 namespace vpnlab {
 
-namespace {
-std::string ms_text(double ms) { return fmt::format("{:.{}f}", ms, ms < 10 ? 2 : 1); }
-}  // namespace
+std::string round_trip_text(double ms) { return fmt::format("{:.{}f}", ms, ms < 10 ? 2 : 1); }
 
 std::string achieved_text(const nlohmann::json& j) {
   if (j.contains("not_measured")) return "not measured: " + j.value("not_measured", std::string());
   const int sent = j.value("sent", 0), answered = j.value("answered", 0);
   std::string text = fmt::format("round trip {} ms median (min {}, p99 {}; asked {}), loss {} of {} = {:.2f} % ({:.0f} %: {:.2f}-{:.2f}; asked {:.2f}), {} reordered",
-                                 ms_text(j.value("rtt_p50_ms", 0.0)), ms_text(j.value("rtt_min_ms", 0.0)), ms_text(j.value("rtt_p99_ms", 0.0)),
-                                 ms_text(j.value("asked_rtt_ms", 0.0)), sent - answered, sent, j.value("loss_pct", 0.0), 100 * j.value("loss_level", 0.0),
+                                 round_trip_text(j.value("rtt_p50_ms", 0.0)), round_trip_text(j.value("rtt_min_ms", 0.0)), round_trip_text(j.value("rtt_p99_ms", 0.0)),
+                                 round_trip_text(j.value("asked_rtt_ms", 0.0)), sent - answered, sent, j.value("loss_pct", 0.0), 100 * j.value("loss_level", 0.0),
                                  j.value("loss_low_pct", 0.0), j.value("loss_high_pct", 0.0), j.value("asked_loss_pct", 0.0), j.value("reordered", 0));
   if (j.contains("departures") && !j["departures"].empty()) {
     std::string why;

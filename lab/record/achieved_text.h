@@ -12,4 +12,7 @@ namespace vpnlab {
 // when it did not; "not measured: WHY" when it was not.
 std::string achieved_text(const nlohmann::json& achieved);
 
+// A round trip as these texts show it: two decimals below 10 ms, one above.
+std::string round_trip_text(double ms);
+
 }  // namespace vpnlab

@@ -40,8 +40,6 @@ int late_answer_ms(const ImpairedPath& p) {
 
 namespace {
 
-std::string ms_text(double ms) { return fmt::format("{:.{}f}", ms, ms < 10 ? 2 : 1); }
-
 // Where the path did not do what was asked: a round trip outside the tolerance, a loss the
 // interval excludes, echoes overtaken on a link that asked for order.
 std::vector<std::string> departures_of(const ImpairedPath& path, const AchievedPath& a) {
@@ -52,10 +50,10 @@ std::vector<std::string> departures_of(const ImpairedPath& path, const AchievedP
   }
   const double slack = kPathRttTolerance * a.asked_rtt_ms;
   if (a.rtt_p50_ms > a.asked_rtt_ms + slack + 1.0)
-    out.push_back("round trip " + ms_text(a.rtt_p50_ms) + " ms, more than the " + ms_text(a.asked_rtt_ms) + " ms asked" +
+    out.push_back("round trip " + round_trip_text(a.rtt_p50_ms) + " ms, more than the " + round_trip_text(a.asked_rtt_ms) + " ms asked" +
                   (path.jitter_ms > 0 && !path.reorder ? " (jitter in order: a packet leaves no earlier than the one before it)" : ""));
   else if (a.rtt_p50_ms < a.asked_rtt_ms - slack)
-    out.push_back("round trip " + ms_text(a.rtt_p50_ms) + " ms, less than the " + ms_text(a.asked_rtt_ms) + " ms asked");
+    out.push_back("round trip " + round_trip_text(a.rtt_p50_ms) + " ms, less than the " + round_trip_text(a.asked_rtt_ms) + " ms asked");
   if (a.asked_loss_pct < a.loss_low_pct || a.asked_loss_pct > a.loss_high_pct)
     out.push_back(fmt::format("loss {:.2f} % a round trip ({:.0f} % interval {:.2f}-{:.2f}), not the {:.2f} % asked", a.loss_pct,
                               100 * kPathLossLevel, a.loss_low_pct, a.loss_high_pct, a.asked_loss_pct));
