@@ -148,9 +148,11 @@ Result<Plan> plan_request(const RunRequest& a) {
   const bool automatic = plan->overlay_mtu == 0;
   std::string by;
   if (auto s = finalize_plan(&plan.value(), specs, &by); !s) return s.error();
-  for (const auto& spec : specs)
-    for (const auto& [test, why] : tests_out_of_reach(spec, plan.value()))
-      spdlog::warn("{}: test '{}' is not run (its rows say why): {}", spec.name, test, why);
+  for (const auto& spec : specs) {
+    const auto out = tests_out_of_reach(spec, plan.value());
+    for (const auto& [test, why] : out) spdlog::warn("{}: test '{}' is not run (its rows say why): {}", spec.name, test, why);
+    if (!out.empty()) plan->tests_not_run[spec.name] = out.size();
+  }
   if (automatic) spdlog::info("overlay MTU auto: {} (limited by {})", plan->overlay_mtu, by);
   const Plan vpn_plan = plan->vpn_only();
   for (const auto& spec : specs) {

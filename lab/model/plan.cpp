@@ -40,8 +40,13 @@ double Plan::estimated_seconds() const {
   // product (and point).
   double rounds = interleave ? samples : 1;
   double bringups = rounds * static_cast<double>(std::max<size_t>(1, lab_points.size()));
-  double per_product = bringups * 2 + rounds * warmup_s * static_cast<double>(tests.size()) + samples * duration_s * static_cast<double>(tests.size());
-  return per_product * static_cast<double>(products.size());
+  double total = 0;
+  for (const auto& product : products) {
+    const auto skipped = tests_not_run.find(product);
+    const double run = static_cast<double>(tests.size() - (skipped == tests_not_run.end() ? 0 : std::min(skipped->second, tests.size())));
+    total += bringups * 2 + rounds * warmup_s * run + samples * duration_s * run;
+  }
+  return total;
 }
 
 Plan Plan::at_lab_point(size_t i) const {

@@ -1,6 +1,7 @@
 // The plan: everything a run will create and do, computed from the topology alone.
 // Pure (no syscalls), so `vpnlab plan` works without root and is unit-testable.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -133,6 +134,9 @@ struct Plan {
   std::vector<PlanHost> hosts;  // backend "hosts"
   std::vector<PlanNic> nics;    // backend "hosts": in a host's part (plan_for_host) only
   std::vector<std::string> products;
+  // Per product, how many tests it cannot run (a relay chain it has no relay for): their
+  // rows say "not run" and take no time. Set with the products' specs (plan_request).
+  std::map<std::string, size_t> tests_not_run;
   std::vector<PlanTest> tests;
   std::vector<PlanRoute> routes;
   std::vector<PlanHop> hops;  // [[chain]]s: every hop, chain by chain in path order

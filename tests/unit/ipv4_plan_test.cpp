@@ -136,6 +136,13 @@ TEST(Plan, OverridesAndCpuCheck) {
   Plan sequential = plan.value();
   sequential.interleave = false;
   EXPECT_DOUBLE_EQ(sequential.estimated_seconds(), (2 + 1) + 3 * 2.0);
+  // A product's "not run" tests (a relay chain it has no relay for) cost no time; its
+  // bring-ups still do.
+  Plan two = plan.value();
+  two.products = {"baseline", "wireguard-go"};
+  two.tests.push_back(two.tests.front());
+  two.tests_not_run["wireguard-go"] = 1;
+  EXPECT_DOUBLE_EQ(two.estimated_seconds(), (3 * (2 + 2 * 1) + 3 * 2.0 * 2) + (3 * (2 + 1) + 3 * 2.0));
 
   Topology t = three_on_a_bridge();
   t.nodes[1].cpus = {7};
