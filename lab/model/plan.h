@@ -29,6 +29,7 @@ struct PlanVeth {
   double rate_bps = 0, delay_ms = 0, jitter_ms = 0, loss_pct = 0;
   bool reorder = false;  // LinkSpec::reorder
   std::string profile;   // LinkSpec::profile, for the plan's text
+  bool impaired() const { return delay_ms > 0 || jitter_ms > 0 || loss_pct > 0; }  // netem
 };
 
 struct PlanBridge {

@@ -1,7 +1,5 @@
 #include "lab/run/achieved_path.h"
 
-#include <poll.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -20,7 +18,7 @@ namespace vpnlab {
 std::vector<ImpairedPath> impaired_paths(const Plan& plan) {
   std::vector<ImpairedPath> out;
   for (const auto& v : plan.veths) {
-    if (v.delay_ms <= 0 && v.jitter_ms <= 0 && v.loss_pct <= 0) continue;
+    if (!v.impaired()) continue;
     if (std::any_of(out.begin(), out.end(), [&](const ImpairedPath& p) { return p.link == v.link; })) continue;
     ImpairedPath p{v.link, "", "", {}, v.delay_ms, v.jitter_ms, v.loss_pct, v.reorder};
     for (const auto& node : plan.nodes)
@@ -107,15 +105,12 @@ nlohmann::json achieved_json(const ImpairedPath& path, const AchievedPath& a) {
 
 namespace {
 
-// The echoes of one path: sent on the probe's schedule, then a wait for late answers. A
-// measurement window, not a wait for an event: it ends early only on Ctrl-C.
+// The echoes of one path: sent on the probe's schedule, then a wait for late answers.
 Result<nlohmann::json> measure_one(const ImpairedPath& path, NodeRuntime& nodes, int interrupt_fd, bool* interrupted) {
   auto probe = nodes.latency_probe(path.from, path.to_address, kPathEchoIntervalMs, kPathEchoes);
   if (!probe) return probe.error();
   if (!*probe) return nlohmann::json{{"from", path.from}, {"to", path.to}, {"not_measured", nodes.backend() + " backend has no echo probe"}};
-  pollfd pfd{interrupt_fd, POLLIN, 0};
-  const int window_ms = kPathEchoes * kPathEchoIntervalMs + late_answer_ms(path);
-  *interrupted = poll(&pfd, interrupt_fd >= 0 ? 1 : 0, window_ms) > 0 || vpnlab::interrupted();
+  *interrupted = measurement_window_interrupted(interrupt_fd, kPathEchoes * kPathEchoIntervalMs + late_answer_ms(path));
   const LatencyProbe::Summary echoes = (*probe)->stop();
   return achieved_json(path, achieved_path(path, echoes));
 }

@@ -171,7 +171,7 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   // Impaired links (netem): what each end's egress was asked for, and from which profile.
   nlohmann::json impaired = nlohmann::json::array();
   for (const auto& v : plan.veths) {
-    if (v.delay_ms <= 0 && v.jitter_ms <= 0 && v.loss_pct <= 0) continue;
+    if (!v.impaired()) continue;
     if (std::any_of(impaired.begin(), impaired.end(), [&](const nlohmann::json& l) { return l["link"] == v.link; })) continue;
     impaired.push_back({{"link", v.link}, {"profile", v.profile}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct},
                         {"reorder", v.reorder}, {"where", "egress of every end (netem)"}});

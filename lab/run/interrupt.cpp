@@ -1,5 +1,6 @@
 #include "lab/run/interrupt.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -46,6 +47,11 @@ void ignore_broken_pipes() {
 
 int interrupt_fd() { return g_fd; }
 bool interrupted() { return g_signal.load() != 0; }
+
+bool measurement_window_interrupted(int interrupt_fd, int ms) {
+  pollfd pfd{interrupt_fd, POLLIN, 0};
+  return poll(&pfd, interrupt_fd >= 0 ? 1 : 0, ms) > 0 || interrupted();
+}
 int interrupt_signal() { return g_signal.load(); }
 
 }  // namespace vpnlab

@@ -12,6 +12,9 @@ int interrupt_fd();
 // output, not the run (whose results go to files).
 void ignore_broken_pipes();
 bool interrupted();
+// A measurement window of `ms`, not a wait for an event: it ends early only when
+// `interrupt_fd` (or, without one, the signal) says the run is interrupted. True then.
+bool measurement_window_interrupted(int interrupt_fd, int ms);
 int interrupt_signal();  // the signal that arrived, 0 if none
 
 }  // namespace vpnlab

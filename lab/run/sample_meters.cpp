@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <optional>
 
-#include <poll.h>
 
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
@@ -142,9 +141,7 @@ class LatencyMeter : public SampleMeter {
     auto idle = under_load_ ? c.nodes->latency_probe(c.test->spec.client, target, kIdleIntervalMs, 0) : Result<std::unique_ptr<LatencyProbe>>(nullptr);
     if (!idle) return idle.error();
     if (*idle) {
-      // A measurement window, not a wait for an event: it ends early only on Ctrl-C.
-      pollfd pfd{c.interrupt_fd, POLLIN, 0};
-      (void)poll(&pfd, c.interrupt_fd >= 0 ? 1 : 0, kIdleWindowMs);
+      (void)measurement_window_interrupted(c.interrupt_fd, kIdleWindowMs);
       idle_ = (*idle)->stop();
     }
     auto lp = c.nodes->latency_probe(c.test->spec.client, target, kLatencyIntervalMs, 0);
