@@ -39,7 +39,9 @@ Result<std::string> render_range(const std::string& text, size_t begin, size_t e
     if (close == std::string::npos || close >= end)
       return template_error(origin, text, open, "unclosed '{{'", "close it with '}}'");
     std::string name = text.substr(open + 2, close - open - 2);
-    if (!name.empty() && name[0] == '#') {
+    // {{#list}}...{{/list}}: once per item; {{^list}}...{{/list}}: once if the list is empty.
+    if (!name.empty() && (name[0] == '#' || name[0] == '^')) {
+      const bool inverted = name[0] == '^';
       std::string list = name.substr(1);
       std::string closing = "{{/" + list + "}}";
       size_t block_end = text.find(closing, close + 2);
@@ -47,9 +49,15 @@ Result<std::string> render_range(const std::string& text, size_t begin, size_t e
         return template_error(origin, text, open, "block '" + list + "' is not closed", "end it with " + closing);
       auto it = ctx.lists.find(list);
       if (it == ctx.lists.end()) return template_error(origin, text, open, "unknown list '" + list + "'", "known lists: peers");
-      for (const TemplateVars& item : it->second) {
+      static const TemplateVars no_item;
+      std::vector<const TemplateVars*> items;
+      if (!inverted)
+        for (const TemplateVars& item : it->second) items.push_back(&item);
+      else if (it->second.empty())
+        items.push_back(&no_item);
+      for (const TemplateVars* item : items) {
         std::vector<const TemplateVars*> inner = scopes;
-        inner.insert(inner.begin(), &item);
+        inner.insert(inner.begin(), item);
         auto part = render_range(text, close + 2, block_end, inner, ctx, origin);
         if (!part) return part;
         out += part.value();

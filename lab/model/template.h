@@ -1,5 +1,6 @@
 // Config templates of product specs: {{name}} substitutes a value, {{#list}}...{{/list}}
-// repeats a block per item (item values shadow outer ones). An unknown name is an error,
+// repeats a block per item (item values shadow outer ones), {{^list}}...{{/list}} renders
+// a block once if the list is empty. An unknown name is an error,
 // and so is a value that cannot be written into a config file safely (control characters,
 // quotes, backslashes): refused, never injected.
 #pragma once

@@ -180,6 +180,22 @@ TEST(Template, RefusesUnknownNamesAndHostileValues) {
   EXPECT_FALSE(render_template("{{ok", c, "t").ok());
 }
 
+// {{^list}}: a block for when a list is empty (Tailscale's DERP map: the relay's addresses
+// on a relay chain's hop, else the service's own).
+TEST(Template, AnInvertedBlockRendersOnlyForAnEmptyList) {
+  TemplateContext c;
+  c.vars = {{"own", "172.31.77.1"}};
+  c.lists["relays"] = {};
+  const std::string text = "{{#relays}}at {{relay}}\n{{/relays}}{{^relays}}at {{own}}\n{{/relays}}";
+  auto none = render_template(text, c, "t");
+  ASSERT_TRUE(none.ok()) << none.error().format();
+  EXPECT_EQ(*none, "at 172.31.77.1\n");
+  c.lists["relays"] = {{{"relay", "192.168.22.2"}}, {{"relay", "192.168.23.1"}}};
+  EXPECT_EQ(render_template(text, c, "t").value(), "at 192.168.22.2\nat 192.168.23.1\n");
+  EXPECT_FALSE(render_template("{{^nope}}x{{/nope}}", c, "t").ok());
+  EXPECT_FALSE(render_template("{{^relays}}x", c, "t").ok());
+}
+
 // {{mtu+20}}: a product that sets its interface below its own MTU setting (EasyTier).
 TEST(Template, AddsToAWholeNumberAndRefusesAnythingElse) {
   TemplateContext c;
