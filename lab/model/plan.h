@@ -61,6 +61,10 @@ struct PlanNode {
   bool forwards = false;          // routes others' packets: a gateway, or a chain's node (ip_forward)
   bool relay = false;             // a native relay chain's middle node (in its hop plan)
   bool service = false;           // runs a product's control service (plan_with_services): no test, no tunnel
+  // A service node of a native relay chain's hop: the relay's addresses on the hop's links,
+  // one per link (a relay server there, Tailscale's DERP, is reached by each end at the
+  // address on its own link; neither end has a route to the other).
+  std::vector<std::pair<std::string, Ipv4Addr>> served_relays;
   // The VPN node whose tunnel this node's traffic uses: itself, or its gateway.
   const std::string& vpn_node() const { return vpn ? name : gateway; }
 };
@@ -211,10 +215,12 @@ Result<Plan> make_plan(const Topology& topo, const PlanOptions& opts);
 // a private subnet no link of the plan uses; not a carrier, so no counter of the tunnel
 // proof sees it), with a route to the whole control subnet through it. Nodes cannot reach
 // each other that way: the service node forwards nothing. Every VPN node reaches the
-// service at one address, service_address().
+// service at one address, service_address(). On a chained plan every hop is an overlay of
+// its own, so each hop gets its own service node, "svc-NAME-CHAIN-INDEX", serving only the
+// hop's nodes (a node in two hops is refused).
 Result<Plan> plan_with_services(const Plan& plan, const std::vector<std::string>& services);
-// The node a service runs on: "svc-NAME".
-std::string service_node_name(const std::string& service);
+// The node a service runs on: "svc-NAME", or for hop `hop` of a chained plan "svc-NAME-CHAIN-INDEX".
+std::string service_node_name(const std::string& service, const PlanHop* hop = nullptr);
 // Where `node` reaches service `service` of a plan_with_services plan ("" if it does not).
 std::string service_address(const Plan& plan, const std::string& service, const std::string& node);
 

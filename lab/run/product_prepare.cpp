@@ -141,6 +141,8 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
       relays.push_back({{"relay_name", other.name},
                         {"relay_overlay_address", other.overlay.addr.str()},
                         {"relay_underlay_address", peer_underlay(*node, other)}});
+  // A hop's service node: its relay's address on each of the hop's links (plan_with_services).
+  for (const auto& [name, addr] : node->served_relays) relays.push_back({{"relay_name", name}, {"relay_underlay_address", addr.str()}});
   if (relays.size() == 1)
     for (const auto& [k, v] : relays.front()) tc.vars[k] = v;
   // The peers a node dials: all others, but an end of a native relay chain dials only its

@@ -57,7 +57,7 @@ Status ProductTunnels::check_templates(const ProductSpec& spec, const Plan& plan
     if (!hop_out_of_reach(spec, plan.hops[i]).empty()) continue;
     ProductSpec hop_spec = spec;
     hop_spec.interface = hop_interface(spec.interface, plan.hops[i].index);
-    // With its services' values, as at a run (one service for the whole plan serves every hop).
+    // With its services' values, as at a run (each hop has services of its own).
     if (auto s = ProductServices::check_templates(hop_spec, plan.hop_plan(i)); !s) return s;
   }
   return ok_status();

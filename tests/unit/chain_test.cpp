@@ -308,6 +308,37 @@ TEST(Chain, TheEndsOfAOneHopOrNativeRelayChainAreTestedBetweenThemselves) {
   EXPECT_NE(error_of(text).find("'r1' is on a chain itself"), std::string::npos);
 }
 
+// Each hop of a chained plan is a tailnet of its own: its own control service, numbering
+// from the hop's subnet, and on the relay chain a DERP map that names the relay at its
+// address on each end's link.
+TEST(Chain, EachHopGetsItsOwnControlServiceAndTheRelayChainsNamesItsRelay) {
+  auto topo = load_topology(std::string(VPNLAB_TOPOLOGIES) + "/field-paths.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  auto p = make_plan(topo.value(), PlanOptions{"r", "t"});
+  ASSERT_TRUE(p.ok()) << p.error().format();
+  auto with = plan_with_services(*p, {"headscale"});
+  ASSERT_TRUE(with.ok()) << with.error().format();
+  const PlanNode* direct = with->node("svc-headscale-direct-1");
+  const PlanNode* relayed = with->node("svc-headscale-relayed-1");
+  ASSERT_TRUE(direct && relayed);
+  EXPECT_EQ(with->node("svc-headscale"), nullptr);
+  EXPECT_EQ(relayed->ns, "vpnlab-field-t-s-headscale-relayed-1");
+  EXPECT_EQ(direct->underlay.size(), 2u);
+  EXPECT_EQ(relayed->underlay.size(), 3u) << "a2, r2 and b2";
+  EXPECT_EQ(service_address(*with, "headscale", "a1"), service_address(*with, "headscale", "b1"));
+  EXPECT_EQ(service_address(*with, "headscale", "a2"), service_address(*with, "headscale", "b2"));
+  EXPECT_NE(service_address(*with, "headscale", "a1"), service_address(*with, "headscale", "a2"));
+  EXPECT_TRUE(direct->served_relays.empty());
+  std::vector<std::string> relay_at;
+  for (const auto& [name, addr] : relayed->served_relays) relay_at.push_back(name + " " + addr.str());
+  EXPECT_EQ(relay_at, V({"r2 192.168.22.2", "r2 192.168.23.1"}));
+  // A node in two hops (a hop chain's relay) would need two control links of one name.
+  auto hops = plan_with_services(plan_text(chain_text(3)), {"headscale"});
+  ASSERT_FALSE(hops.ok());
+  EXPECT_EQ(hops.error().message,
+            "node 'r2' is in p hop 1 and p hop 2: a product's control service serves each node in one hop only");
+}
+
 // [path] may say what the ends of a relay chain print: EasyTier's route through the relay.
 TEST(Chain, EasyTiersPathProofNamesTheRelayOnARelayChain) {
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, "easytier");
