@@ -25,7 +25,8 @@ Status parse_nodes_filter(const TomlReader& r, const toml::table& t, const std::
   if (v.empty() || v == "all") *out = NodeFilter::All;
   else if (v == "first") *out = NodeFilter::First;
   else if (v == "others") *out = NodeFilter::Others;
-  else return r.at(*t.get("nodes"), what + ": nodes = \"" + v + "\" is not known", "use \"all\", \"first\" or \"others\"");
+  else if (v == "relays") *out = NodeFilter::Relays;
+  else return r.at(*t.get("nodes"), what + ": nodes = \"" + v + "\" is not known", "use \"all\", \"first\", \"others\" or \"relays\"");
   return ok_status();
 }
 

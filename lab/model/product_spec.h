@@ -14,9 +14,11 @@
 namespace vpnlab {
 
 // Which nodes a step applies to: every node, only the first (e.g. the one side that
-// initiates), or all but the first.
-enum class NodeFilter { All, First, Others };
-inline bool node_filter_applies(NodeFilter f, size_t node_index) {
+// initiates), all but the first, or only a native relay chain's relay (a relay server that
+// runs there: Tailscale's DERP).
+enum class NodeFilter { All, First, Others, Relays };
+inline bool node_filter_applies(NodeFilter f, size_t node_index, bool relay) {
+  if (f == NodeFilter::Relays) return relay;
   return f == NodeFilter::All || (f == NodeFilter::First) == (node_index == 0);
 }
 

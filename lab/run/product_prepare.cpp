@@ -206,7 +206,7 @@ Status for_each_prepare(const ProductSpec& spec, const Plan& plan,
       continue;
     }
     for (size_t i = 0; i < plan.nodes.size(); ++i) {
-      if (!node_filter_applies(step.nodes, i)) continue;
+      if (!node_filter_applies(step.nodes, i, plan.nodes[i].relay)) continue;
       if (step.scope == PrepareStep::Scope::Node) {
         if (auto s = fn(step, index, &plan.nodes[i], nullptr); !s) return s;
         continue;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -121,7 +122,7 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
       {ProductStep::Kind::WaitListen, &ProductSession::wait_listen_step},
   };
   for (const ProductStep& step : ctx_.spec->steps) {
-    if (!node_filter_applies(step.nodes, index)) continue;
+    if (!node_filter_applies(step.nodes, index, node.relay)) continue;
     TemplateContext tc = context_for(&node);  // anew: an earlier step may have captured a value
     if (auto s = (this->*executors.at(step.kind))(node, step, tc); !s) return s;
   }
@@ -206,10 +207,17 @@ Result<std::unique_ptr<ProductSession>> ProductSession::start(const Context& ctx
   auto t0 = std::chrono::steady_clock::now();
   // The first node starts last: specs make it the side that initiates (fastd's remote,
   // strongSwan's initiate), and an initiator whose first packets hit closed ports backs off.
-  // start_order = "file": first to last (a control server numbers nodes as they join).
+  // start_order = "file": by overlay address, lowest first, which is file order but on a
+  // relay chain's hop, whose relay comes first and holds its middle address (a control
+  // server numbers nodes as they join).
   const size_t n = ctx.plan->nodes.size();
-  for (size_t k = 0; k < n; ++k) {
-    const size_t i = ctx.spec->start_in_file_order ? k : n - 1 - k;
+  std::vector<size_t> order(n);
+  for (size_t k = 0; k < n; ++k) order[k] = ctx.spec->start_in_file_order ? k : n - 1 - k;
+  if (ctx.spec->start_in_file_order)
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      return ctx.plan->nodes[x].overlay.addr.value < ctx.plan->nodes[y].overlay.addr.value;
+    });
+  for (size_t i : order) {
     if (auto s = session->run_steps(ctx.plan->nodes[i], i); !s) {
       session->stop();
       return s.error();
