@@ -236,3 +236,47 @@ TEST(Chain, EasyTierRelaysThroughAPeerBothEndsDialAndItsRouteNamesIt) {
   EXPECT_EQ(relayed, 1);
   EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 }
+
+// Tailscale's relay (topologies/field-paths.toml): the relayed hop is a tailnet of its own,
+// whose headscale names the derper on r2 as its one DERP region. a2 and b2 have no route to
+// each other, so DERP carries their packets: valid rows need r2's links to carry every byte
+// and `tailscale ping` to answer "via DERP(lab)". A spec that claims the relayed path is
+// direct gets every relayed row invalid, with what tailscale said.
+TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "tailscale");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
+  std::string out = make_temp_dir("relay");
+  EXPECT_EQ(valid_hops_of_one_sample(out, "field-paths.toml", "tailscale"), (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
+  const std::string pong = read_file(run_dir_in(out) + "/logs/tailscale/relayed-hop-1/a2-path.out");
+  EXPECT_NE(pong.find("pong from b2 (10.77.0.11) via DERP(lab)"), std::string::npos) << pong;
+  EXPECT_NE(read_file(run_dir_in(out) + "/logs/tailscale/direct-hop-1/a1-path.out").find("via 192.168.12.2:51820"), std::string::npos);
+  EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
+
+  std::string products = product_variant("tailscale", "tailscale-claims-direct", "relayed = \"via DERP(lab)\"",
+                                         "relayed = \"via {{peer_underlay_address}}:{{port}}\"");
+  std::string file = products + "/tailscale-claims-direct/product.toml";
+  std::string text = read_file(file);
+  text.replace(text.find("default = true"), 14, "default = true\nbuild = \"tailscale\"");
+  std::ofstream(file) << text;
+  std::string out2 = make_temp_dir("relay");
+  auto lied = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", "tailscale-claims-direct", "--samples", "1", "--duration", "1s", "--out", out2},
+                         {{"VPNLAB_PRODUCTS", products}});
+  auto rows2 = read_results_csv(run_dir_in(out2) + "/results.csv");
+  ASSERT_TRUE(rows2.ok()) << lied.out << lied.err;
+  int relayed = 0;
+  for (const auto& row : rows2.value()) {
+    if (row.test == "direct") {
+      EXPECT_TRUE(row.valid) << row.reason;
+      continue;
+    }
+    ++relayed;
+    EXPECT_FALSE(row.valid);
+    EXPECT_NE(row.reason.find("/tailscale' did not say 'via 192.168.23.2:51820' (it said: pong from b2 (10.77.0.11) via DERP(lab)"), std::string::npos)
+        << row.reason;
+  }
+  EXPECT_EQ(relayed, 1);
+  EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
+}

@@ -310,7 +310,7 @@ TEST(Chain, TheEndsOfAOneHopOrNativeRelayChainAreTestedBetweenThemselves) {
 
 // Each hop of a chained plan is a tailnet of its own: its own control service, numbering
 // from the hop's subnet, and on the relay chain a DERP map that names the relay at its
-// address on each end's link.
+// address on each end's link. Tailscale's relay is that DERP server.
 TEST(Chain, EachHopGetsItsOwnControlServiceAndTheRelayChainsNamesItsRelay) {
   auto topo = load_topology(std::string(VPNLAB_TOPOLOGIES) + "/field-paths.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
@@ -332,6 +332,10 @@ TEST(Chain, EachHopGetsItsOwnControlServiceAndTheRelayChainsNamesItsRelay) {
   std::vector<std::string> relay_at;
   for (const auto& [name, addr] : relayed->served_relays) relay_at.push_back(name + " " + addr.str());
   EXPECT_EQ(relay_at, V({"r2 192.168.22.2", "r2 192.168.23.1"}));
+  auto tailscale = load_product(VPNLAB_PRODUCTS_DIR, "tailscale");
+  ASSERT_TRUE(tailscale.ok()) << tailscale.error().format();
+  EXPECT_TRUE(tests_out_of_reach(tailscale.value(), *p).empty());
+  EXPECT_EQ(tailscale->path->relayed, "via DERP(lab)");
   // A node in two hops (a hop chain's relay) would need two control links of one name.
   auto hops = plan_with_services(plan_text(chain_text(3)), {"headscale"});
   ASSERT_FALSE(hops.ok());

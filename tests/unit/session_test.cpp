@@ -2,6 +2,8 @@
 // on which node in which order, and what its errors say, without root or a kernel.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "../temp_paths.h"
 #include "fake_runtime.h"
 #include "lab/base/fs_util.h"
@@ -149,4 +151,33 @@ TEST(Session, AStandInOfTheWrongKindIsRefused) {
   ASSERT_FALSE(session.ok());
   EXPECT_EQ(session.error().message, "node 'a': wg0 is of kind 'tun', not 'wireguard'");
   EXPECT_EQ(fake.calls_starting("create_link").size(), 2u);
+}
+
+// start_order = "file" starts nodes by overlay address, as a control server numbers them;
+// a relay chain's hop lists its relay first but gives it the middle address. Only the relay
+// runs the steps for nodes = "relays" (Tailscale's derper).
+TEST(Session, FileOrderIsOverlayAddressOrderAndRelayStepsRunOnlyOnTheRelay) {
+  auto topo = load_topology(VPNLAB_TOPOLOGIES "/field-paths.toml");
+  ASSERT_TRUE(topo.ok());
+  Plan plan = make_plan(*topo, PlanOptions{"session-test", "s"}).value().hop_plan(1);
+  ASSERT_EQ(plan.nodes.front().name, "r2");
+  ProductSpec spec = load_product(VPNLAB_PRODUCTS_DIR, "tailscale").value();
+  std::map<std::string, X25519KeyPair> keys;
+  std::string run_dir = make_temp_dir("session");
+  ProductSession::Context ctx{&plan, nullptr, &spec, &keys, run_dir, -1, {{"psk", std::string(64, '0')}}, 0};
+  for (const auto& n : plan.nodes) ctx.node_values[n.name] = {{"headscale_address", "172.31.78.1"}, {"headscale_authkey", "k"}};
+  FakeRuntime fake;
+  fake.daemons = {"tailscaled", "derper"};
+  ctx.nodes = &fake;
+  auto session = ProductSession::start(ctx);
+  std::vector<std::string> spawns;
+  for (const auto& c : fake.calls_starting("spawn")) {  // "spawn NODE PROGRAM ...": the program's file name
+    std::istringstream words(c);
+    std::string verb, node, program;
+    words >> verb >> node >> program;
+    spawns.push_back(verb + " " + node + " " + program.substr(program.rfind('/') + 1));
+  }
+  EXPECT_EQ(spawns, (std::vector<std::string>{"spawn a2 tailscaled", "spawn a2 tailscale", "spawn r2 derper", "spawn r2 tailscaled",
+                                              "spawn r2 tailscale", "spawn b2 tailscaled", "spawn b2 tailscale"}))
+      << (session.ok() ? "" : session.error().format());  // the fake's TUN has no MTU: the session then fails, after its steps
 }
