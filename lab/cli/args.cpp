@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <regex>
 
 #include "lab/base/bounds.h"
 #include "lab/model/toml_reader.h"
@@ -169,9 +170,9 @@ void add_run_options(std::vector<OptionDef>* o) {
       {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)",
        [](Args& a, const std::string&) { a.sequential = true; return std::string(); }},
       {"--from", "RUN_DIR", "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
-                            "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with\n"
-                            "                   'plan --precision': the earlier run whose spread predicts the rounds; with 'product new':\n"
-                            "                   the product whose spec and templates the new one copies",
+                            "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with "
+                            "'plan --precision': the earlier run whose spread predicts the rounds; with 'product new': "
+                            "the product whose spec and templates the new one copies",
        [](Args& a, const std::string& v) { a.from_dir = v; return std::string(); }},
       {"--history", "PATH", "the history file (default $VPNLAB_HISTORY, else /var/lib/vpnlab/history.sqlite as root, else ~/.local/share/vpnlab/history.sqlite)",
        [](Args& a, const std::string& v) { a.history_path = v; return std::string(); }},
@@ -192,9 +193,9 @@ void add_verdict_options(std::vector<OptionDef>* o) {
        [](Args& a, const std::string& v) { return parse_cost_threshold("--threshold-rss", v, &a.cost_thresholds.rss); }},
       {"--threshold-p99", "X", "exit 3 when its p99 latency under load is higher by more than X",
        [](Args& a, const std::string& v) { return parse_cost_threshold("--threshold-p99", v, &a.cost_thresholds.p99); }},
-      {"--precision", "P", "adaptive sampling: rounds go on until the 95 % interval of every product's round-paired ratio to the\n"
-                           "                   baseline (or of NAME@new to NAME@old) is within ±P (e.g. 2%), then stop; at most --samples\n"
-                           "                   rounds (default 100) and --max-time (README: 'Adaptive sampling')",
+      {"--precision", "P", "adaptive sampling: rounds go on until the 95 % interval of every product's round-paired ratio to the "
+                           "baseline (or of NAME@new to NAME@old) is within ±P (e.g. 2%), then stop; at most --samples "
+                           "rounds (default 100) and --max-time (README: 'Adaptive sampling')",
        parse_precision_option},
       {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)",
        parse_max_time},
@@ -209,13 +210,13 @@ void add_reading_options(std::vector<OptionDef>* o) {
   std::vector<OptionDef> part = {
       {"--test", "T", "only this test (default: every test both products ran)",
        [](Args& a, const std::string& v) { a.test = v; return std::string(); }},
-      {"--effects", "", "compare RUN --effects: what each swept axis does per product (every point over the axis's first value, the\n"
+      {"--effects", "", "compare RUN --effects: what each swept axis does per product (every point over the axis's first value, the "
                         "other axes held), one family per figure, as the summary prints it",
        [](Args& a, const std::string&) { a.effects = true; return std::string(); }},
       {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes",
        parse_nodes},
-      {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT,\n"
-                          "                   round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')",
+      {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT, "
+                          "round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')",
        [](Args& a, const std::string& v) { a.vs = v; return std::string(); }},
       {"--sort", "ORDER", "the table's rows within each test: fastest (default: the highest median Gbit/s first) or file (as the products ran)",
        parse_sort},
@@ -239,8 +240,8 @@ void add_reading_options(std::vector<OptionDef>* o) {
        parse_by},
       {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)",
        [](Args& a, const std::string&) { a.jsonl = true; return std::string(); }},
-      {"--rows-jsonl", "FILE", "run: also write every row, as it goes into results.csv, as one JSON object per line to FILE ('-': stdout,\n"
-                               "                   and the table goes to stderr); a stream that fails ends with a warning, the run goes on",
+      {"--rows-jsonl", "FILE", "run: also write every row, as it goes into results.csv, as one JSON object per line to FILE ('-': stdout, "
+                               "and the table goes to stderr); a stream that fails ends with a warning, the run goes on",
        [](Args& a, const std::string& v) { a.rows_jsonl = v; return std::string(); }},
       {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text",
        [](Args& a, const std::string&) { a.json = true; return std::string(); }},
@@ -263,8 +264,11 @@ const std::vector<OptionDef>& option_defs() {
   return o;
 }
 
-std::string help_line(const std::string& head, const std::string& help) {
+std::string help_line(const std::string& head, const std::string& given) {
   constexpr size_t kField = 17, kText = kField + 2;  // the text's column, after the two-space indent
+  // One paragraph: a hand-made break (a verb's own help text may carry some) would leave
+  // a short line before wrap_line's next one.
+  const std::string help = std::regex_replace(given, std::regex("\n *"), " ");
   // Wrapped as printed (with the indent), so that no line passes the terminal's 100 columns.
   if (head.size() < kField) return wrap_line("  " + head + std::string(kField - head.size(), ' ') + help, kText).substr(2);
   return head + "\n" + wrap_line(std::string(kText, ' ') + help, kText);
