@@ -1,5 +1,8 @@
 #include "lab/model/impairment_profiles.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace vpnlab {
 
 const std::vector<ImpairmentProfile>& impairment_profiles() {
@@ -25,6 +28,14 @@ std::string impairment_profile_names() {
   std::string out;
   for (const auto& p : impairment_profiles()) out += (out.empty() ? "" : ", ") + std::string(p.name);
   return out;
+}
+
+int late_answer_ms(double delay_ms, double jitter_ms) {
+  return std::max(500, static_cast<int>(std::ceil(3 * (2 * delay_ms + 4 * jitter_ms))));
+}
+
+double path_measure_seconds(double delay_ms, double jitter_ms) {
+  return (kPathEchoes * kPathEchoIntervalMs + late_answer_ms(delay_ms, jitter_ms)) / 1000.0;
 }
 
 }  // namespace vpnlab

@@ -22,4 +22,15 @@ const ImpairmentProfile* find_impairment_profile(const std::string& name);
 // "lossy-1pct, mobile, ..." for messages.
 std::string impairment_profile_names();
 
+// What a run does to learn what an impaired link achieved (lab/run/achieved_path.h), once
+// per run and link: 500 echoes 4 ms apart (2 s), then a wait for late answers. 500 echoes
+// put a 1 % loss each way (2 % a round trip) within about ±1.5 %.
+constexpr int kPathEchoes = 500;
+constexpr int kPathEchoIntervalMs = 4;
+// How long after the last echo its answer may still come: three asked round trips with
+// their jitter, at least half a second.
+int late_answer_ms(double delay_ms, double jitter_ms);
+// The whole measurement of one link, in seconds (plan's estimate).
+double path_measure_seconds(double delay_ms, double jitter_ms);
+
 }  // namespace vpnlab

@@ -32,9 +32,7 @@ std::vector<ImpairedPath> impaired_paths(const Plan& plan) {
   return out;
 }
 
-int late_answer_ms(const ImpairedPath& p) {
-  return std::max(500, static_cast<int>(std::ceil(3 * (2 * p.delay_ms + 4 * p.jitter_ms))));
-}
+int late_answer_ms(const ImpairedPath& p) { return late_answer_ms(p.delay_ms, p.jitter_ms); }
 
 namespace {
 

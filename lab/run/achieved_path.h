@@ -13,6 +13,7 @@
 
 #include "lab/base/ipv4.h"
 #include "lab/base/result.h"
+#include "lab/model/impairment_profiles.h"
 #include "lab/model/plan.h"
 #include "lab/runtime/measurements.h"
 
@@ -29,12 +30,7 @@ struct ImpairedPath {
 };
 std::vector<ImpairedPath> impaired_paths(const Plan& plan);
 
-// Echo schedule of the measurement: 500 echoes 4 ms apart (2 s), then a wait for late
-// answers. 500 echoes put a 1 % loss each way (2 % a round trip) within about ±1.5 %.
-constexpr int kPathEchoes = 500;
-constexpr int kPathEchoIntervalMs = 4;
-// How long after the last echo its answer may still come: three asked round trips with
-// their jitter, at least half a second.
+// The echo schedule: kPathEchoes, kPathEchoIntervalMs (lab/model/impairment_profiles.h).
 int late_answer_ms(const ImpairedPath& p);
 
 struct AchievedPath {
