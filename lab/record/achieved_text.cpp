@@ -1,8 +1,19 @@
 #include "lab/record/achieved_text.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace vpnlab {
+
+bool achieved_alike(const nlohmann::json& x, const nlohmann::json& y) {
+  if (!x.is_object() || !y.is_object() || x.contains("not_measured") || y.contains("not_measured")) return x == y;
+  const double rx = x.value("rtt_p50_ms", 0.0), ry = y.value("rtt_p50_ms", 0.0);
+  if (std::fabs(rx - ry) > 0.1 * std::min(rx, ry) + 1) return false;
+  if (x.value("loss_high_pct", 0.0) < y.value("loss_low_pct", 0.0) || y.value("loss_high_pct", 0.0) < x.value("loss_low_pct", 0.0)) return false;
+  return (x.value("reordered", 0) > 0) == (y.value("reordered", 0) > 0);
+}
 
 std::string round_trip_text(double ms) { return fmt::format("{:.{}f}", ms, ms < 10 ? 2 : 1); }
 

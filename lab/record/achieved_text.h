@@ -12,6 +12,11 @@ namespace vpnlab {
 // when it did not; "not measured: WHY" when it was not.
 std::string achieved_text(const nlohmann::json& achieved);
 
+// Two measurements of one link alike: both measured, median round trips within 10 % + 1 ms
+// of each other (what a path may depart from what was asked), loss intervals that overlap,
+// and order kept by both or by neither. Measured paths always differ a little.
+bool achieved_alike(const nlohmann::json& a, const nlohmann::json& b);
+
 // A round trip as these texts show it: two decimals below 10 ms, one above.
 std::string round_trip_text(double ms);
 

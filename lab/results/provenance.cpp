@@ -1,5 +1,9 @@
 #include "lab/results/provenance.h"
 
+#include <cstdio>
+
+#include "lab/record/achieved_text.h"
+
 namespace vpnlab {
 
 namespace {
@@ -31,12 +35,40 @@ std::string pinning_text(const nlohmann::json& pinning) {
   return o;
 }
 
+// "lan 20.7 ms, loss 2.20 % (0.87-4.50), 0 reordered; wan not measured": each impaired
+// link as the run measured it (environment.json achieved_paths).
+std::string achieved_paths_text(const nlohmann::json& paths) {
+  if (!paths.is_object()) return paths.dump();
+  std::string o;
+  for (const auto& [link, p] : paths.items()) {
+    o += (o.empty() ? "" : "; ") + link + " ";
+    if (!p.is_object() || p.contains("not_measured")) {
+      o += "not measured";
+      continue;
+    }
+    char buf[160];
+    snprintf(buf, sizeof buf, " ms, loss %.2f %% (%.2f-%.2f), %d reordered", p.value("loss_pct", 0.0), p.value("loss_low_pct", 0.0),
+             p.value("loss_high_pct", 0.0), p.value("reordered", 0));
+    o += round_trip_text(p.value("rtt_p50_ms", 0.0)) + buf;
+  }
+  return o;
+}
+
+// Two runs' paths are alike when every link is alike in both (achieved_alike).
+bool achieved_paths_alike(const nlohmann::json& a, const nlohmann::json& b) {
+  if (!a.is_object() || !b.is_object() || a.size() != b.size()) return false;
+  for (const auto& [link, x] : a.items())
+    if (!b.contains(link) || !achieved_alike(x, b.at(link))) return false;
+  return true;
+}
+
 struct ProvenanceKey {
   const char* pointer;
   const char* what;
   bool refuses;                 // `diff` refuses runs that differ in it (without --force)
   bool comparable;              // part of the comparability key
   std::string (*show)(const nlohmann::json&) = nullptr;  // how a value reads (default: as recorded)
+  bool (*alike)(const nlohmann::json&, const nlohmann::json&) = nullptr;  // default: recorded alike
 };
 const std::vector<ProvenanceKey>& provenance_keys() {
   static const std::vector<ProvenanceKey> keys = {
@@ -50,6 +82,9 @@ const std::vector<ProvenanceKey>& provenance_keys() {
       {"/overlay/mtu", "overlay MTU", false, true},
       {"/shaped_links", "shaped links", false, true},
       {"/impaired_links", "impaired links (delay, jitter, loss)", false, true},
+      // Measured, so not part of the key: said where the paths really differed.
+      {"/achieved_paths", "impaired links as achieved (median round trip, loss with its 99 % interval)", false, false, achieved_paths_text,
+       achieved_paths_alike},
       {"/cpu/model", "CPU model", false, true},
       {"/cpu/count", "CPU count", false, true},
       {"/kernel/release", "kernel", false, true},
@@ -77,6 +112,7 @@ std::vector<ProvenanceDifference> provenance_differences(const nlohmann::json& a
       return k.show ? k.show(j.at(p)) : text_at(j, p);
     };
     if (a.contains(p) == b.contains(p) && text_at(a, p) == text_at(b, p)) continue;
+    if (both && k.alike && k.alike(a.at(p), b.at(p))) continue;
     out.push_back({k.what, shown(a), shown(b), both && k.refuses});
   }
   return out;

@@ -124,7 +124,13 @@ Status measure_impaired_paths(const Plan& plan, NodeRuntime& nodes, const std::s
     const std::string text = achieved_text(record);
     if (record.contains("departures") && !record["departures"].empty()) spdlog::warn("link '{}' ({} -> {}): {}", path.link, path.from, path.to, text);
     else spdlog::info("link '{}' ({} -> {}): {}", path.link, path.from, path.to, text);
-    if (auto s = amend_environment_entry(run_dir, "achieved_paths", path.link, record); !s) return s;
+    // A resumed run keeps its first session's record: it is what the first rows crossed.
+    nlohmann::json first;
+    if (auto s = amend_environment_entry_once(run_dir, "achieved_paths", path.link, record, &first); !s) return s;
+    if (first.is_null()) continue;
+    if (achieved_alike(first, record)) spdlog::info("link '{}': as in the run's first session, whose record environment.json keeps", path.link);
+    else spdlog::warn("link '{}': this session's path differs from the run's first session's, whose record environment.json keeps: {}", path.link,
+                      achieved_text(first));
   }
   return ok_status();
 }

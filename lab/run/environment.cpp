@@ -84,6 +84,15 @@ Status amend_environment_entry(const std::string& run_dir, const std::string& ke
   return edit_environment(run_dir, [&](nlohmann::json& env) { env[key][name] = value; });
 }
 
+Status amend_environment_entry_once(const std::string& run_dir, const std::string& key, const std::string& name, const nlohmann::json& value,
+                                    nlohmann::json* kept) {
+  *kept = nullptr;
+  return edit_environment(run_dir, [&](nlohmann::json& env) {
+    if (env.contains(key) && env[key].is_object() && env[key].contains(name)) *kept = env[key][name];
+    else env[key][name] = value;
+  });
+}
+
 Status record_run_end(const std::string& run_dir) {
   return amend_environment(run_dir, {{"finished", utc_now()}, {"steal_s_at_end", read_cpu_times().steal}});
 }

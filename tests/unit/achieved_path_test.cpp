@@ -13,6 +13,7 @@
 #include "lab/record/achieved_text.h"
 #include "lab/results/report.h"
 #include "lab/run/achieved_path.h"
+#include "lab/run/environment.h"
 
 using namespace vpnlab;
 
@@ -162,5 +163,27 @@ TEST(AchievedPath, TheReportShowsWhatWasAskedAndWhatWasAchieved) {
   auto refused = write_report(run.string());
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message, (run / "environment.json").string() + ": achieved_paths.wan.sent is a string, expected a whole number");
+  std::filesystem::remove_all(run);
+}
+
+// A resumed run measures its links again on its first lab: the first session's record stays
+// (it is what the first rows crossed), and the new one is only set where none was.
+TEST(AchievedPath, AResumedRunKeepsTheFirstSessionsRecord) {
+  char tmpl[] = "/tmp/vpnlab-achieved-XXXXXX";
+  const std::string run = mkdtemp(tmpl);
+  ASSERT_TRUE(write_file(run + "/environment.json", "{}", 0640).ok());
+  const ImpairedPath wan{"wan", "a", "b", {}, 10, 1, 0, false};
+  const auto first = achieved_json(wan, achieved_path(wan, echoes(500, std::vector<double>(500, 21.4))));
+  const auto again = achieved_json(wan, achieved_path(wan, echoes(500, std::vector<double>(500, 21.9))));
+  const auto other = achieved_json(wan, achieved_path(wan, echoes(500, std::vector<double>(500, 35.0))));
+  nlohmann::json kept;
+  ASSERT_TRUE(amend_environment_entry_once(run, "achieved_paths", "wan", first, &kept).ok());
+  EXPECT_TRUE(kept.is_null());
+  ASSERT_TRUE(amend_environment_entry_once(run, "achieved_paths", "wan", other, &kept).ok());
+  EXPECT_EQ(kept, first);
+  EXPECT_EQ(nlohmann::json::parse(read_file_text(run + "/environment.json"))["achieved_paths"]["wan"], first);
+  // Alike: within 10 % + 1 ms, overlapping loss intervals, order kept by both.
+  EXPECT_TRUE(achieved_alike(first, again));
+  EXPECT_FALSE(achieved_alike(first, other));
   std::filesystem::remove_all(run);
 }

@@ -235,6 +235,31 @@ TEST(DiffProvenance, DifferencesAreStatedAndTopologyOrPinningRefuse) {
   EXPECT_FALSE(d[0].refuses);
 }
 
+// Two runs over an impaired link: what each path achieved is said where it really differed
+// (beyond 10 % + 1 ms of round trip, loss intervals apart, order kept by one only), never
+// refused, and not said for the noise of two measurements.
+TEST(DiffProvenance, AchievedPathsAreSaidWhereTheyReallyDiffer) {
+  auto path = [](double rtt, double loss, double low, double high, int reordered) {
+    return nlohmann::json{{"rtt_p50_ms", rtt}, {"loss_pct", loss}, {"loss_low_pct", low}, {"loss_high_pct", high}, {"reordered", reordered}};
+  };
+  nlohmann::json a = {{"achieved_paths", {{"lan", path(20.7, 2.2, 0.87, 4.5, 0)}}}};
+  nlohmann::json b = {{"achieved_paths", {{"lan", path(21.4, 1.6, 0.5, 3.7, 0)}}}};
+  EXPECT_TRUE(provenance_differences(a, b).empty()) << provenance_text(provenance_differences(a, b));
+  b["achieved_paths"]["lan"] = path(56.9, 0.2, 0.01, 1.5, 0);
+  auto d = provenance_differences(a, b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(provenance_text(d), "provenance: the runs differ in\n  impaired links as achieved (median round trip, loss with its 99 % interval): "
+                                "A 'lan 20.7 ms, loss 2.20 % (0.87-4.50), 0 reordered', B 'lan 56.9 ms, loss 0.20 % (0.01-1.50), 0 reordered'\n");
+  EXPECT_FALSE(d[0].refuses);
+  b["achieved_paths"]["lan"] = path(20.7, 2.2, 0.87, 4.5, 246);
+  EXPECT_EQ(provenance_differences(a, b).size(), 1u) << "one kept order, the other did not";
+  b["achieved_paths"]["lan"] = {{"not_measured", "vm backend has no echo probe"}};
+  ASSERT_EQ(provenance_differences(a, b).size(), 1u);
+  EXPECT_EQ(provenance_differences(a, b)[0].b, "lan not measured");
+  // Measured values are not part of the comparability key: two runs stay comparable.
+  EXPECT_EQ(comparability_key(a), comparability_key(b));
+}
+
 // Every verdict carries what it could have seen (issue 49.5): the detectable change printed
 // beside a paired comparison is the one it finds 80 % of the time. Rounds of two products
 // with independent noise `noise` each (the log ratio's spread is noise x sqrt 2), the second
