@@ -31,7 +31,7 @@ ProcStatus AgentProcess::status() {
   if (exited_) return {};
   auto r = agent_->call({{"op", "status"}, {"id", id_}}, 5000);
   if (!r) return {};
-  return ProcStatus{r->value("rss_kb", int64_t{0}), r->value("peak_rss_kb", int64_t{0}), r->value("threads", 0)};
+  return ProcStatus{r->value("rss_kb", int64_t{0}), r->value("peak_rss_kb", int64_t{0}), r->value("threads", 0), r->value("cpu_s", 0.0)};
 }
 
 void AgentProcess::exited(int status) {

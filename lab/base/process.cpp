@@ -11,9 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include <boost/process.hpp>
@@ -82,6 +84,19 @@ ProcStatus read_proc_status(pid_t pid) {
     else if (key == "Threads:") in >> st.threads;
     std::string rest;
     std::getline(in, rest);
+  }
+  // utime and stime are fields 14 and 15 of /proc/PID/stat, counted after the command's
+  // closing parenthesis (the command itself may hold blanks and parentheses).
+  const std::string stat = read_file_text("/proc/" + std::to_string(pid) + "/stat");
+  if (size_t close = stat.rfind(')'); close != std::string::npos) {
+    std::istringstream fields(stat.substr(close + 1));
+    std::string field;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+      if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+      if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
+    }
+    st.cpu_s = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
   }
   return st;
 }

@@ -38,6 +38,7 @@ struct ProcStatus {
   int64_t rss_kb = 0;       // VmRSS: resident now
   int64_t peak_rss_kb = 0;  // VmHWM: the most it was resident
   int threads = 0;
+  double cpu_s = 0;         // user + system CPU seconds so far, all its threads (/proc/PID/stat)
 };
 ProcStatus read_proc_status(pid_t pid);
 

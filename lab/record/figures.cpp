@@ -75,6 +75,7 @@ bool has_cpu_per_gbit(const SampleRow& r) { return r.cpu_s_per_gbit > 0; }
 bool has_daemon(const SampleRow& r) { return r.daemon_rss_kb > 0 || r.daemon_threads > 0; }
 bool is_transactional(const SampleRow& r) { return !r.kind.empty(); }
 bool is_udp(const SampleRow& r) { return r.protocol == "udp"; }
+bool relay_metered(const SampleRow& r) { return r.relay_rss_kb > 0; }
 
 // Figures no machine reaches: 10^12 of any count or rate, a million CPU-seconds, a day.
 constexpr double kAny = 1e12, kCpu = 1e6, kMs = kMaxAnySeconds * 1000;
@@ -209,6 +210,24 @@ void add_kind_figures(std::vector<Figure>* t) {
   t->insert(t->end(), part.begin(), part.end());
 }
 
+// A native relay's own cost (a relay chain's middle node: Nebula's relay, an EasyTier peer,
+// Tailscale's DERP server), apart from the ends' in cpu_s and daemon_rss_kb.
+void add_relay_cost(std::vector<Figure>* t) {
+  std::vector<Figure> part = {
+      REAL(relay_cpu_s, 3, "CPU-s", "relay chain",
+           "CPU seconds (user + system) the daemons on the native relay the test crossed used during the sample; the softirq work for "
+           "their packets is in cpu_s only")
+          .in(0, kCpu)
+          .since_version("0.2.0")
+          .when(relay_metered),
+      INT(relay_rss_kb, "KiB", "relay chain", "peak resident memory of those daemons")
+          .in(0, static_cast<double>(int64_t{1} << 40))
+          .since_version("0.2.0")
+          .when(relay_metered),
+  };
+  t->insert(t->end(), part.begin(), part.end());
+}
+
 bool idle_echoed(const SampleRow& r) { return r.idle_probes > 0 && r.latency_probes > 0; }
 
 // Latency the load adds (the bufferbloat a tunnel brings: its queues, one flow wrapping
@@ -246,6 +265,7 @@ const std::vector<Figure>& figures() {
     add_costs(&t);
     add_kind_figures(&t);
     add_load_latency(&t);
+    add_relay_cost(&t);
     return t;
   }();
   return table;

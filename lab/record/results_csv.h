@@ -48,6 +48,8 @@ struct SampleRow {
   double generator_cpu_pct = 0;  // busiest iperf3 process, % of one CPU (>= 90: generator-bound)
   int64_t daemon_rss_kb = 0;  // peak RSS of the product's daemons on the busiest node
   int daemon_threads = 0;     // OS threads of the product's daemons on the busiest node
+  double relay_cpu_s = 0;     // a native relay's daemons: CPU seconds during the sample (0: no relay crossed)
+  int64_t relay_rss_kb = 0;   // and their peak resident memory
   double latency_p50_ms = 0, latency_p99_ms = 0;  // ICMP through the tunnel, under load
   int latency_probes = 0;
   // What the load adds: the median round trip through the tunnel just before the load (idle

@@ -36,6 +36,11 @@ PairedEstimate ratio(const ByRound& a, const ByRound& b) {
 double gbps_of(const SampleRow& r) { return r.gbps; }
 double cpu_of(const SampleRow& r) { return r.cpu_s_per_gbit; }
 double p99_of(const SampleRow& r) { return r.latency_p99_ms; }
+double relay_cpu_of(const SampleRow& r) {
+  const double gbit = r.gbps * r.duration_s;
+  return r.relay_rss_kb > 0 && gbit > 0 ? r.relay_cpu_s / gbit : 0;
+}
+double relay_rss_of(const SampleRow& r) { return static_cast<double>(r.relay_rss_kb) / 1024; }
 
 // A ratio over the reference test ("1" in the reference's own row).
 std::string ratio_cell(const HopCost& h, const PairedEstimate& e) {
@@ -48,6 +53,19 @@ std::string ratio_cell(const HopCost& h, const PairedEstimate& e) {
 }
 
 }  // namespace
+
+std::string relay_cost_lines(const std::vector<HopCost>& costs) {
+  if (std::none_of(costs.begin(), costs.end(), [](const HopCost& h) { return h.relay_rss_mb.n > 0; })) return "";
+  std::ostringstream o;
+  const TextTable table({-20, -14, 18, 14});
+  o << "\nthe relay's own cost (the daemons on the native relay the test crossed: user + system CPU per Gbit moved, peak RSS; "
+       "their packets' softirq work is in CPU-s/Gbit above)\n"
+    << table.line({"product", "test", "relay CPU-s/Gbit", "relay RSS MB"});
+  for (const auto& h : costs)
+    if (h.relay_rss_mb.n > 0)
+      o << table.line({h.product, h.test, compact_interval(h.relay_cpu_per_gbit, "%.3f"), compact_interval(h.relay_rss_mb, "%.1f")});
+  return o.str();
+}
 
 std::vector<HopCost> summarize_hop_costs(const std::vector<SampleRow>& rows) {
   std::vector<std::string> products;
@@ -74,6 +92,8 @@ std::vector<HopCost> summarize_hop_costs(const std::vector<SampleRow>& rows) {
       h.gbps = describe(values(by_round(g, gbps_of)));
       h.cpu_per_gbit = describe(values(by_round(g, cpu_of)));
       h.p99_ms = describe(values(by_round(g, p99_of)));
+      h.relay_cpu_per_gbit = describe(values(by_round(g, relay_cpu_of)));
+      h.relay_rss_mb = describe(values(by_round(g, relay_rss_of)));
       mine.push_back(std::move(h));
     }
     std::stable_sort(mine.begin(), mine.end(), [](const HopCost& a, const HopCost& b) { return a.hops < b.hops; });
@@ -118,6 +138,7 @@ std::string hop_cost_table(const std::vector<SampleRow>& rows) {
   }
   o << "p99 ms: ICMP round trips through the chain under the test's load (median of the samples' p99); the baseline routes through the same "
        "relays without tunnels\n";
+  o << relay_cost_lines(costs);
   return o.str();
 }
 
@@ -131,7 +152,9 @@ nlohmann::json hop_cost_json(const std::vector<SampleRow>& rows) {
     out.push_back({{"product", h.product}, {"test", h.test}, {"hops", h.hops}, {"reference", h.reference}, {"rows", h.rows},
                    {"valid", h.gbps.n}, {"gbps_median", h.gbps.median}, {"cpu_s_per_gbit_median", h.cpu_per_gbit.median},
                    {"latency_p99_ms_median", h.p99_ms.median}, {"gbps_ratio", est(h.gbps_ratio)}, {"cpu_ratio", est(h.cpu_ratio)},
-                   {"p99_ratio", est(h.p99_ratio)}});
+                   {"p99_ratio", est(h.p99_ratio)},
+                   {"relay_cpu_s_per_gbit_median", h.relay_cpu_per_gbit.n ? nlohmann::json(h.relay_cpu_per_gbit.median) : nlohmann::json()},
+                   {"relay_rss_mb_median", h.relay_rss_mb.n ? nlohmann::json(h.relay_rss_mb.median) : nlohmann::json()}});
   return out;
 }
 
@@ -140,7 +163,9 @@ KindSection hop_cost_section(const std::vector<SampleRow>& rows, const std::map<
   const auto costs = summarize_hop_costs(rows);
   if (costs.empty()) return k;
   k.heading = "Hop cost: the same test across 1, 2, 3... tunnels in sequence";
+  const bool relays = std::any_of(costs.begin(), costs.end(), [](const HopCost& h) { return h.relay_rss_mb.n > 0; });
   k.table.push_back({"product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop", "CPU-s/Gbit x 1 hop", "p99 x 1 hop", "valid"});
+  if (relays) k.table.back().insert(k.table.back().end(), {"relay CPU-s/Gbit", "relay RSS MB"});
   std::map<std::string, Series> speed, cpu;
   for (const auto& h : costs) {
     const bool is_ref = h.test == h.reference;
@@ -148,6 +173,9 @@ KindSection hop_cost_section(const std::vector<SampleRow>& rows, const std::map<
                        h.cpu_per_gbit.n ? number_text("%.2f", h.cpu_per_gbit.median) : "-", h.p99_ms.n ? number_text("%.2f", h.p99_ms.median) : "-",
                        ratio_cell(h, h.gbps_ratio), ratio_cell(h, h.cpu_ratio), ratio_cell(h, h.p99_ratio),
                        std::to_string(h.gbps.n) + "/" + std::to_string(h.rows)});
+    if (relays)
+      k.table.back().insert(k.table.back().end(), {h.relay_rss_mb.n ? number_text("%.3f", h.relay_cpu_per_gbit.median) : "-",
+                                                   h.relay_rss_mb.n ? number_text("%.1f", h.relay_rss_mb.median) : "-"});
     const double g = is_ref ? 1 : h.gbps_ratio.ratio, c = is_ref ? 1 : h.cpu_ratio.ratio;
     for (auto [series, v] : {std::pair{&speed, g}, std::pair{&cpu, c}}) {
       if (v <= 0 || h.reference.empty()) continue;
@@ -159,7 +187,8 @@ KindSection hop_cost_section(const std::vector<SampleRow>& rows, const std::map<
   k.caption = "Hop cost: medians of the valid samples; x 1 hop: over the one-hop test in the same rounds, with the 95 % interval";
   k.note = "Each hop is a tunnel of its own between neighbours; a relay runs one instance of the product per hop and forwards between them. "
            "The baseline routes the same packets through the same relays without tunnels. p99: ICMP round trips through the chain under the "
-           "test's load.";
+           "test's load." +
+           std::string(relays ? " relay: the daemons on a native relay the test crossed, their user + system CPU per Gbit moved and peak RSS." : "");
   add_line_chart(&k, "hops-throughput.svg", "Throughput over one hop's, by hop count", "hops", "x 1 hop", speed);
   add_line_chart(&k, "hops-cpu.svg", "CPU-s/Gbit over one hop's, by hop count", "hops", "x 1 hop", cpu);
   return k;

@@ -21,13 +21,19 @@ struct HopCost {
   std::string reference;  // the product's one-hop test the ratios are over ("": none)
   int rows = 0;
   SampleStats gbps, cpu_per_gbit, p99_ms;  // valid rows
+  // A native relay's own daemons (results.csv relay_cpu_s, relay_rss_kb): CPU-s per Gbit
+  // moved and peak RSS in MB; none where no relay daemon was crossed (one hop, the baseline).
+  SampleStats relay_cpu_per_gbit, relay_rss_mb;
   PairedEstimate gbps_ratio, cpu_ratio, p99_ratio;  // this test / the reference, round by round
 };
 
 // Product by product in the rows' order, hop counts ascending; empty without chains.
 std::vector<HopCost> summarize_hop_costs(const std::vector<SampleRow>& rows);
 
-// "" when the run has no chain.
+// The relay's own cost under the table: "" when no row crossed a relay's daemons.
+std::string relay_cost_lines(const std::vector<HopCost>& costs);
+// "" when the run has no chain. Below it, where a product relays natively, the relay's own
+// cost.
 std::string hop_cost_table(const std::vector<SampleRow>& rows);
 nlohmann::json hop_cost_json(const std::vector<SampleRow>& rows);
 // The report's section: the table and each product's throughput and CPU-s/Gbit over one

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 
 #include "lab/base/cpu_stat.h"
@@ -126,6 +127,44 @@ class DaemonUsageMeter : public SampleMeter {
   }
 };
 
+// A native relay's own cost: what the daemons on the relay nodes the test crosses used
+// during the sample (their CPU seconds; their peak memory). The machine-wide CPU and the
+// busiest node's RSS hide it among the ends'. The kernel's softirq work for their packets
+// is counted in cpu_s only. A baseline's relay runs no daemon: nothing to record.
+class RelayMeter : public SampleMeter {
+ public:
+  Status begin(const SampleContext& c) override {
+    for (const auto& server : c.test->spec.servers)
+      for (const PlanHop* hop : c.plan->hops_between(c.plan->node(c.test->spec.client)->vpn_node(), c.plan->node(server)->vpn_node()))
+        relays_.insert(hop->relays.begin(), hop->relays.end());
+    before_s_ = cpu_of_relays(c, nullptr);
+    return ok_status();
+  }
+  Status end(const SampleContext& c, const std::string&, SampleRow* row) override {
+    if (relays_.empty()) return ok_status();
+    int64_t rss_kb = 0;
+    const double after_s = cpu_of_relays(c, &rss_kb);
+    if (rss_kb <= 0) return ok_status();  // no daemon on the relay (the baseline), or not readable
+    row->relay_rss_kb = rss_kb;
+    row->relay_cpu_s = std::max(0.0, after_s - before_s_);
+    return ok_status();
+  }
+
+ private:
+  double cpu_of_relays(const SampleContext& c, int64_t* rss_kb) const {
+    double cpu_s = 0;
+    for (const auto& [node, use] : c.session->daemon_usage())
+      if (relays_.count(node)) {
+        cpu_s += use.cpu_s;
+        if (rss_kb) *rss_kb += use.rss_kb;
+      }
+    return cpu_s;
+  }
+
+  std::set<std::string> relays_;
+  double before_s_ = 0;
+};
+
 }  // namespace
 
 // ICMP through the tunnel: for a moment just before the load (the idle round trip), then
@@ -184,6 +223,7 @@ const LatencyProbe::Summary* latency_summary(const LatencyMeter* meter) { return
 SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver) {
   SampleMeters m;
   m.list.push_back(std::make_unique<DaemonUsageMeter>());
+  m.list.push_back(std::make_unique<RelayMeter>());
   if (!c.repeating_payload && driver.with_echoes()) {
     auto latency = std::make_unique<LatencyMeter>(driver.kind() == "throughput");
     m.latency = latency.get();

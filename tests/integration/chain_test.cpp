@@ -240,8 +240,9 @@ TEST(Chain, EasyTierRelaysThroughAPeerBothEndsDialAndItsRouteNamesIt) {
 // Tailscale's relay (topologies/field-paths.toml): the relayed hop is a tailnet of its own,
 // whose headscale names the derper on r2 as its one DERP region. a2 and b2 have no route to
 // each other, so DERP carries their packets: valid rows need r2's links to carry every byte
-// and `tailscale ping` to answer "via DERP(lab)". A spec that claims the relayed path is
-// direct gets every relayed row invalid, with what tailscale said.
+// and `tailscale ping` to answer "via DERP(lab)"; the relayed row records the relay's own
+// CPU and memory. A spec that claims the relayed path is direct gets every relayed row
+// invalid, with what tailscale said.
 TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
@@ -253,6 +254,13 @@ TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
   const std::string pong = read_file(run_dir_in(out) + "/logs/tailscale/relayed-hop-1/a2-path.out");
   EXPECT_NE(pong.find("pong from b2 (10.77.0.11) via DERP(lab)"), std::string::npos) << pong;
   EXPECT_NE(read_file(run_dir_in(out) + "/logs/tailscale/direct-hop-1/a1-path.out").find("via 192.168.12.2:51820"), std::string::npos);
+  // The relay's own cost: derper and tailscaled on r2, for the relayed row only.
+  auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  for (const auto& row : rows.value()) {
+    EXPECT_EQ(row.relay_rss_kb > 0, row.test == "relayed") << row.test << ": " << row.relay_rss_kb;
+    EXPECT_EQ(row.relay_cpu_s > 0, row.test == "relayed") << row.test << ": " << row.relay_cpu_s;
+  }
   EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 
   std::string products = product_variant("tailscale", "tailscale-claims-direct", "relayed = \"via DERP(lab)\"",

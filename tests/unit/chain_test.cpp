@@ -226,6 +226,43 @@ TEST(Chain, TheHopCostTableGivesEachHopCountOverOneHopRoundByRound) {
   EXPECT_EQ(hop_cost_table(rows), "");
 }
 
+// A native relay's own daemons (results.csv relay_cpu_s, relay_rss_kb): CPU per Gbit moved
+// and peak RSS under the hop-cost table, for the rows that crossed one; none otherwise.
+TEST(Chain, TheRelaysOwnCostIsItsDaemonsCpuPerGbitAndTheirMemory) {
+  std::vector<SampleRow> rows;
+  for (int round = 1; round <= 6; ++round)
+    for (const char* test : {"direct", "relayed"}) {
+      SampleRow r;
+      r.product = "nebula";
+      r.test = test;
+      r.hops = std::string(test) == "direct" ? 1 : 2;
+      r.sample = round;
+      r.status = "ok";
+      r.valid = true;
+      r.gbps = 0.4;
+      r.duration_s = 5;
+      if (r.hops == 2) {
+        r.relay_cpu_s = 2.0 + 0.01 * round;  // over 2 Gbit moved: about 1 CPU-s/Gbit
+        r.relay_rss_kb = 13 * 1024;
+      }
+      rows.push_back(r);
+    }
+  auto costs = summarize_hop_costs(rows);
+  ASSERT_EQ(costs.size(), 2u);
+  EXPECT_EQ(costs[0].relay_rss_mb.n, 0u) << "the direct test crossed no relay";
+  EXPECT_NEAR(costs[1].relay_cpu_per_gbit.median, 1.0175, 1e-9);
+  EXPECT_NEAR(costs[1].relay_rss_mb.median, 13, 1e-9);
+  const std::string table = hop_cost_table(rows);
+  EXPECT_NE(table.find("the relay's own cost"), std::string::npos) << table;
+  EXPECT_NE(table.find("nebula               relayed                 1.018±1%       13.0±0%\n"), std::string::npos) << table;
+  EXPECT_EQ(table.find("nebula               direct                "), std::string::npos) << table;
+  EXPECT_EQ(hop_cost_json(rows)[0]["relay_rss_mb_median"], nullptr);
+  EXPECT_DOUBLE_EQ(hop_cost_json(rows)[1]["relay_rss_mb_median"].get<double>(), 13);
+  // No relay crossed anywhere: no lines.
+  for (auto& r : rows) r.relay_rss_kb = 0;
+  EXPECT_EQ(hop_cost_table(rows).find("the relay's own cost"), std::string::npos);
+}
+
 TEST(Chain, ANativeRelayChainIsOneOverlayThroughItsRelay) {
   std::string text = chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\", \"r3\"]\nrelay = \"native\"\n");
   Plan p = plan_text(text);

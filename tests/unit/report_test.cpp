@@ -146,6 +146,13 @@ TEST(Report, MemoryOverTimeFromTheRawRecord) {
   ProcStatus self = read_proc_status(getpid());
   EXPECT_GE(self.peak_rss_kb, self.rss_kb);
   EXPECT_GE(self.threads, 1);
+  // Its CPU seconds (a relay's own cost) advance with work done: spin until the clock-tick
+  // counter moves, a bounded number of times.
+  EXPECT_EQ(read_proc_status(-1).cpu_s, 0);
+  volatile uint64_t spin = 0;
+  for (int i = 0; i < 2000 && read_proc_status(getpid()).cpu_s <= self.cpu_s; ++i)
+    for (int k = 0; k < 1000000; ++k) spin = spin + k;
+  EXPECT_GT(read_proc_status(getpid()).cpu_s, self.cpu_s);
 
   std::string run = copy_of_golden_run();
   fs::create_directories(run + "/raw/wireguard-go/a-to-b");
