@@ -263,6 +263,28 @@ TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
   }
   EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 
+  // The ends given a link of their own: Tailscale finds the direct path, and the relayed row,
+  // whose traffic went direct, is invalid (the link toward the relay did not carry it).
+  std::string side = make_temp_dir("relay");
+  std::string text0 = read_file(VPNLAB_TOPOLOGIES "/field-paths.toml");
+  text0.replace(text0.find("[bench]"), 7, "[[link]]\nname = \"a2b2\"\nnodes = [\"a2\", \"b2\"]\nsubnet = \"192.168.24.0/24\"\n\n[bench]");
+  std::ofstream(side + "/side-link.toml") << text0;
+  std::string out3 = make_temp_dir("relay");
+  auto direct = vpnlab_cli({"run", side + "/side-link.toml", "--product", "tailscale", "--samples", "1", "--duration", "1s", "--out", out3});
+  auto rows3 = read_results_csv(run_dir_in(out3) + "/results.csv");
+  ASSERT_TRUE(rows3.ok()) << direct.out << direct.err;
+  int went_direct = 0;
+  for (const auto& row : rows3.value()) {
+    if (row.test != "relayed") continue;
+    ++went_direct;
+    EXPECT_FALSE(row.valid);
+    EXPECT_GT(row.gbps, 1) << "direct: many times what DERP carries";
+    EXPECT_NE(row.reason.find("the underlay toward the peers sent"), std::string::npos) << row.reason;
+    EXPECT_NE(row.reason.find("the tunnel's packets went elsewhere"), std::string::npos) << row.reason;
+  }
+  EXPECT_EQ(went_direct, 1);
+  EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
+
   std::string products = product_variant("tailscale", "tailscale-claims-direct", "relayed = \"via DERP(lab)\"",
                                          "relayed = \"via {{peer_underlay_address}}:{{port}}\"");
   std::string file = products + "/tailscale-claims-direct/product.toml";
