@@ -310,3 +310,36 @@ TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
   EXPECT_EQ(relayed, 1);
   EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 }
+
+// The relay cost table of field-paths.toml has every product that declares a relay and can
+// run here, each with its relayed-over-direct ratio and the relay's own cost; a product added
+// with topology = ["relay"] joins this test by itself.
+TEST(Chain, TheRelayCostTableHasEveryProductWithARelay) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  std::vector<std::string> args = {"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--samples", "2", "--duration", "1s"};
+  std::vector<std::string> relaying;
+  for (const auto& name : list_products(VPNLAB_PRODUCTS_DIR)) {
+    auto spec = load_product(VPNLAB_PRODUCTS_DIR, name);
+    if (!spec.ok() || std::count(spec->shapes.begin(), spec->shapes.end(), "relay") == 0) continue;
+    if (!availability_for(spec.value(), "netns").available) continue;
+    relaying.push_back(name);
+    args.insert(args.end(), {"--product", name});
+  }
+  ASSERT_GE(relaying.size(), 3u) << "nebula, easytier and tailscale at least";
+  std::string out = make_temp_dir("relay");
+  args.insert(args.end(), {"--out", out});
+  auto r = vpnlab_cli(args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string summary = read_file(run_dir_in(out) + "/summary.txt");
+  const std::string own_cost = summary.substr(std::min(summary.size(), summary.find("the relay's own cost")));
+  for (const auto& name : relaying) {
+    const std::string row = name + std::string(21 - std::min<size_t>(20, name.size()), ' ') + "relayed           2";
+    const size_t at = summary.find(row);
+    ASSERT_NE(at, std::string::npos) << name << "\n" << summary;
+    const std::string line = summary.substr(at, summary.find('\n', at) - at);
+    EXPECT_NE(line.find(" (0."), std::string::npos) << "a relayed-over-direct ratio with its interval: " << line;
+    EXPECT_NE(own_cost.find(name + std::string(21 - std::min<size_t>(20, name.size()), ' ') + "relayed"), std::string::npos) << name << "\n" << own_cost;
+  }
+  EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
+}
