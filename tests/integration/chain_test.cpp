@@ -158,6 +158,35 @@ std::map<std::string, int> valid_hops_of_one_sample(const std::string& out, cons
   return valid_hops;
 }
 
+// A copy of `product`'s spec whose [path] `relayed` line `from` becomes `to` (it claims a
+// path the traffic did not take), run for one sample on field-paths: its direct row stays
+// valid; the reasons its relayed rows are invalid.
+std::vector<std::string> relayed_reasons_of_a_false_claim(const std::string& product, const std::string& from, const std::string& to) {
+  const std::string variant = product + "-claims-direct";
+  std::string products = product_variant(product, variant, from, to);
+  std::string file = products + "/" + variant + "/product.toml";
+  std::string text = read_file(file);
+  text.replace(text.find("default = true"), 14, "default = true\nbuild = \"" + product + "\"");
+  std::ofstream(file) << text;
+  std::string out = make_temp_dir("relay");
+  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", variant, "--samples", "1", "--duration", "1s", "--out", out},
+                      {{"VPNLAB_PRODUCTS", products}});
+  auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
+  EXPECT_TRUE(rows.ok()) << r.out << r.err;
+  std::vector<std::string> reasons;
+  if (rows.ok())
+    for (const auto& row : rows.value()) {
+      if (row.test == "direct") {
+        EXPECT_TRUE(row.valid) << row.reason;
+        continue;
+      }
+      EXPECT_FALSE(row.valid);
+      reasons.push_back(row.reason);
+    }
+  EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
+  return reasons;
+}
+
 }  // namespace
 
 // Nebula's own relay: a2 and b2 share no link, so Nebula carries their packets through r2.
@@ -209,32 +238,13 @@ TEST(Chain, EasyTierRelaysThroughAPeerBothEndsDialAndItsRouteNamesIt) {
   EXPECT_NE(route.find("r2"), std::string::npos) << route;
   EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 
-  std::string products = product_variant("easytier", "easytier-claims-direct",
-                                         "relayed = \"│ {{peer_overlay_address}} │ {{peer_name}} │ │ {{relay_overlay_address}} │ {{relay_name}} │\"",
-                                         "relayed = \"│ {{peer_overlay_address}} │ {{peer_name}} │ │ DIRECT │\"");
-  std::string file = products + "/easytier-claims-direct/product.toml";
-  std::string text = read_file(file);
-  text.replace(text.find("default = true"), 14, "default = true\nbuild = \"easytier\"");
-  std::ofstream(file) << text;
-  std::string out2 = make_temp_dir("relay");
-  auto lied = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", "easytier-claims-direct", "--samples", "1", "--duration", "1s", "--out", out2},
-                         {{"VPNLAB_PRODUCTS", products}});
-  auto rows2 = read_results_csv(run_dir_in(out2) + "/results.csv");
-  ASSERT_TRUE(rows2.ok()) << lied.out << lied.err;
-  int relayed = 0;
-  for (const auto& row : rows2.value()) {
-    if (row.test == "direct") {
-      EXPECT_TRUE(row.valid) << row.reason;
-      continue;
-    }
-    ++relayed;
-    EXPECT_FALSE(row.valid);
-    EXPECT_NE(row.reason.find("easytier-cli' did not say '│ 10.77.0.11 │ b2 │ │ DIRECT │' (it said: │ 10.77.0.11 │ b2 │ │ 10.77.0.10 │ r2 │"),
-              std::string::npos)
-        << row.reason;
-  }
-  EXPECT_EQ(relayed, 1);
-  EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
+  auto reasons = relayed_reasons_of_a_false_claim(
+      "easytier", "relayed = \"│ {{peer_overlay_address}} │ {{peer_name}} │ │ {{relay_overlay_address}} │ {{relay_name}} │\"",
+      "relayed = \"│ {{peer_overlay_address}} │ {{peer_name}} │ │ DIRECT │\"");
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("easytier-cli' did not say '│ 10.77.0.11 │ b2 │ │ DIRECT │' (it said: │ 10.77.0.11 │ b2 │ │ 10.77.0.10 │ r2 │"),
+            std::string::npos)
+      << reasons[0];
 }
 
 // Tailscale's relay (topologies/field-paths.toml): the relayed hop is a tailnet of its own,
@@ -285,30 +295,10 @@ TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
   EXPECT_EQ(went_direct, 1);
   EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 
-  std::string products = product_variant("tailscale", "tailscale-claims-direct", "relayed = \"via DERP(lab)\"",
-                                         "relayed = \"via {{peer_underlay_address}}:{{port}}\"");
-  std::string file = products + "/tailscale-claims-direct/product.toml";
-  std::string text = read_file(file);
-  text.replace(text.find("default = true"), 14, "default = true\nbuild = \"tailscale\"");
-  std::ofstream(file) << text;
-  std::string out2 = make_temp_dir("relay");
-  auto lied = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", "tailscale-claims-direct", "--samples", "1", "--duration", "1s", "--out", out2},
-                         {{"VPNLAB_PRODUCTS", products}});
-  auto rows2 = read_results_csv(run_dir_in(out2) + "/results.csv");
-  ASSERT_TRUE(rows2.ok()) << lied.out << lied.err;
-  int relayed = 0;
-  for (const auto& row : rows2.value()) {
-    if (row.test == "direct") {
-      EXPECT_TRUE(row.valid) << row.reason;
-      continue;
-    }
-    ++relayed;
-    EXPECT_FALSE(row.valid);
-    EXPECT_NE(row.reason.find("/tailscale' did not say 'via 192.168.23.2:51820' (it said: pong from b2 (10.77.0.11) via DERP(lab)"), std::string::npos)
-        << row.reason;
-  }
-  EXPECT_EQ(relayed, 1);
-  EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
+  auto reasons = relayed_reasons_of_a_false_claim("tailscale", "relayed = \"via DERP(lab)\"", "relayed = \"via {{peer_underlay_address}}:{{port}}\"");
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("/tailscale' did not say 'via 192.168.23.2:51820' (it said: pong from b2 (10.77.0.11) via DERP(lab)"), std::string::npos)
+      << reasons[0];
 }
 
 // The relay cost table of field-paths.toml has every product that declares a relay and can
