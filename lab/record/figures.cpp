@@ -76,6 +76,9 @@ bool has_daemon(const SampleRow& r) { return r.daemon_rss_kb > 0 || r.daemon_thr
 bool is_transactional(const SampleRow& r) { return !r.kind.empty(); }
 bool is_udp(const SampleRow& r) { return r.protocol == "udp"; }
 bool relay_metered(const SampleRow& r) { return r.relay_rss_kb > 0; }
+// A relay that carried a sample used CPU time: none at all is an agent that does not report
+// it (an older one in a guest or on a host), not a free relay.
+bool relay_cpu_metered(const SampleRow& r) { return r.relay_rss_kb > 0 && r.relay_cpu_s > 0; }
 
 // Figures no machine reaches: 10^12 of any count or rate, a million CPU-seconds, a day.
 constexpr double kAny = 1e12, kCpu = 1e6, kMs = kMaxAnySeconds * 1000;
@@ -219,7 +222,7 @@ void add_relay_cost(std::vector<Figure>* t) {
            "their packets is in cpu_s only")
           .in(0, kCpu)
           .since_version("0.2.0")
-          .when(relay_metered),
+          .when(relay_cpu_metered),
       INT(relay_rss_kb, "KiB", "relay chain", "peak resident memory of those daemons")
           .in(0, static_cast<double>(int64_t{1} << 40))
           .since_version("0.2.0")
