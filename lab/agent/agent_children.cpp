@@ -53,7 +53,13 @@ json AgentChildren::status(int id) {
   auto it = children_.find(id);
   if (it == children_.end()) return no_such_process();
   ProcStatus st = it->second->status();
-  return {{"ok", true}, {"rss_kb", st.rss_kb}, {"peak_rss_kb", st.peak_rss_kb}, {"threads", st.threads}, {"cpu_s", st.cpu_s}};
+  return {{"ok", true}, {"rss_kb", st.rss_kb}, {"peak_rss_kb", st.peak_rss_kb}, {"threads", st.threads}};
+}
+
+json AgentChildren::cpu(int id) {
+  auto it = children_.find(id);
+  if (it == children_.end()) return no_such_process();
+  return {{"ok", true}, {"cpu_s", it->second->cpu_seconds()}};
 }
 
 void AgentChildren::stop_all(int grace_ms) {

@@ -25,6 +25,7 @@ class AgentChildren {
   // Those that exited since the last call, with their status.
   nlohmann::json reap();
   nlohmann::json status(int id);
+  nlohmann::json cpu(int id);  // its CPU seconds so far
   void stop_all(int grace_ms);
   std::set<pid_t> pids() const;
 

@@ -31,7 +31,13 @@ ProcStatus AgentProcess::status() {
   if (exited_) return {};
   auto r = agent_->call({{"op", "status"}, {"id", id_}}, 5000);
   if (!r) return {};
-  return ProcStatus{r->value("rss_kb", int64_t{0}), r->value("peak_rss_kb", int64_t{0}), r->value("threads", 0), r->value("cpu_s", 0.0)};
+  return ProcStatus{r->value("rss_kb", int64_t{0}), r->value("peak_rss_kb", int64_t{0}), r->value("threads", 0)};
+}
+
+double AgentProcess::cpu_seconds() {
+  if (exited_) return 0;
+  auto r = agent_->call({{"op", "cpu"}, {"id", id_}}, 5000);
+  return r ? r->value("cpu_s", 0.0) : 0;  // an agent without the op answers an error: not measured
 }
 
 void AgentProcess::exited(int status) {

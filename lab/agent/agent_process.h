@@ -36,6 +36,7 @@ class AgentProcess : public NodeProcess {
   bool stop(int grace_ms) override;
   pid_t host_pid() const override { return 0; }  // not in this machine's /proc
   ProcStatus status() override;  // asks the agent (zeros once exited or if it cannot tell)
+  double cpu_seconds() override;  // the same
 
   void exited(int status);
   int id() const { return id_; }

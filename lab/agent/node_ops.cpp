@@ -73,6 +73,7 @@ constexpr NodeOp kNodeOps[] = {
     {"wait", false, [](NodeOpCall& c) { return c.state.children.wait(c.number("id"), c.req.value("timeout_ms", 0)); }},
     {"stop", false, [](NodeOpCall& c) { return c.state.children.stop(c.number("id"), c.req.value("grace_ms", 2000)); }},
     {"status", false, [](NodeOpCall& c) { return c.state.children.status(c.number("id")); }},
+    {"cpu", false, [](NodeOpCall& c) { return c.state.children.cpu(c.number("id")); }},
     // Processes that exited since the last call (the controller's watcher makes them events).
     {"reap", false, [](NodeOpCall& c) { return c.state.children.reap(); }},
     {"wait_link", true, [](NodeOpCall& c) { return done(c.machine.wait_for_link(c.node, c.text("ifname"), c.seconds())); }},

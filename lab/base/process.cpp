@@ -85,20 +85,23 @@ ProcStatus read_proc_status(pid_t pid) {
     std::string rest;
     std::getline(in, rest);
   }
+  return st;
+}
+
+double read_proc_cpu_seconds(pid_t pid) {
   // utime and stime are fields 14 and 15 of /proc/PID/stat, counted after the command's
   // closing parenthesis (the command itself may hold blanks and parentheses).
   const std::string stat = read_file_text("/proc/" + std::to_string(pid) + "/stat");
-  if (size_t close = stat.rfind(')'); close != std::string::npos) {
-    std::istringstream fields(stat.substr(close + 1));
-    std::string field;
-    unsigned long long utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && fields >> field; ++i) {
-      if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
-      if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
-    }
-    st.cpu_s = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+    if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
   }
-  return st;
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 std::string first_output_line(const std::vector<std::string>& argv) {

@@ -38,9 +38,12 @@ struct ProcStatus {
   int64_t rss_kb = 0;       // VmRSS: resident now
   int64_t peak_rss_kb = 0;  // VmHWM: the most it was resident
   int threads = 0;
-  double cpu_s = 0;         // user + system CPU seconds so far, all its threads (/proc/PID/stat)
 };
 ProcStatus read_proc_status(pid_t pid);
+// User + system CPU seconds a process used so far, all its threads (/proc/PID/stat); 0
+// when it is gone or unreadable. Apart from read_proc_status, which the memory sampler
+// reads ten times a second: only a relay's meter needs this, twice a sample.
+double read_proc_cpu_seconds(pid_t pid);
 
 // A process started in a node: a Child on this host, or one in a guest (lab/backends/vm/).
 class NodeProcess {
@@ -58,6 +61,8 @@ class NodeProcess {
   virtual pid_t host_pid() const = 0;
   // Its memory and threads, read where it runs (this host's /proc, or the agent's).
   virtual ProcStatus status() { return read_proc_status(host_pid()); }
+  // Its CPU seconds so far, read where it runs; 0 where that cannot be told.
+  virtual double cpu_seconds() { return read_proc_cpu_seconds(host_pid()); }
 };
 
 class Child : public NodeProcess {

@@ -33,7 +33,6 @@ std::map<std::string, ProductSession::DaemonUsage> ProductSession::daemon_usage(
     ProcStatus st = d.child->status();
     out[d.node].rss_kb += st.peak_rss_kb;
     out[d.node].threads += st.threads;
-    out[d.node].cpu_s += st.cpu_s;
   }
   return out;
 }

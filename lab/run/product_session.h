@@ -81,12 +81,10 @@ class ProductSession {
   bool tunnel() const { return ctx_.spec->tunnel; }
   // Counters of a VPN node (underlay only for the baseline).
   Result<TunnelCounters> read_counters(const std::string& node);
-  // Per node: peak RSS (kB), OS threads and CPU seconds so far of the product's daemons
-  // there, summed.
+  // Per node: peak RSS (kB) and OS threads of the product's daemons there, summed.
   struct DaemonUsage {
     int64_t rss_kb = 0;
     int threads = 0;
-    double cpu_s = 0;
   };
   std::map<std::string, DaemonUsage> daemon_usage() const;
   // (node, pid) of every daemon started.

@@ -98,7 +98,6 @@ std::map<std::string, ProductSession::DaemonUsage> ProductTunnels::daemon_usage(
     for (const auto& [node, u] : s->daemon_usage()) {
       out[node].rss_kb += u.rss_kb;
       out[node].threads += u.threads;
-      out[node].cpu_s += u.cpu_s;
     }
   return out;
 }

@@ -137,27 +137,25 @@ class RelayMeter : public SampleMeter {
     for (const auto& server : c.test->spec.servers)
       for (const PlanHop* hop : c.plan->hops_between(c.plan->node(c.test->spec.client)->vpn_node(), c.plan->node(server)->vpn_node()))
         relays_.insert(hop->relays.begin(), hop->relays.end());
-    before_s_ = cpu_of_relays(c, nullptr);
+    if (!relays_.empty()) before_s_ = cpu_of_relays(c);
     return ok_status();
   }
   Status end(const SampleContext& c, const std::string&, SampleRow* row) override {
     if (relays_.empty()) return ok_status();
     int64_t rss_kb = 0;
-    const double after_s = cpu_of_relays(c, &rss_kb);
+    for (const auto& [node, use] : c.session->daemon_usage())
+      if (relays_.count(node)) rss_kb += use.rss_kb;
     if (rss_kb <= 0) return ok_status();  // no daemon on the relay (the baseline), or not readable
     row->relay_rss_kb = rss_kb;
-    row->relay_cpu_s = std::max(0.0, after_s - before_s_);
+    row->relay_cpu_s = std::max(0.0, cpu_of_relays(c) - before_s_);
     return ok_status();
   }
 
  private:
-  double cpu_of_relays(const SampleContext& c, int64_t* rss_kb) const {
+  double cpu_of_relays(const SampleContext& c) const {
     double cpu_s = 0;
-    for (const auto& [node, use] : c.session->daemon_usage())
-      if (relays_.count(node)) {
-        cpu_s += use.cpu_s;
-        if (rss_kb) *rss_kb += use.rss_kb;
-      }
+    for (const auto& [node, process] : c.session->daemon_processes())
+      if (relays_.count(node)) cpu_s += process->cpu_seconds();
     return cpu_s;
   }
 

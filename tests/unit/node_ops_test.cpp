@@ -25,6 +25,7 @@ class ExitedProcess : public NodeProcess {
   int exit_status() const override { return 3; }
   bool stop(int) override { return false; }
   pid_t host_pid() const override { return 0; }
+  double cpu_seconds() override { return 1.5; }
 
  private:
   std::string name_ = "fake";
@@ -180,6 +181,10 @@ TEST(NodeOps, EveryClientRequestIsServedByTheTableWithItsFields) {
   s.private_run = true;
   auto id = agent.client().spawn(s);
   ASSERT_TRUE(id.ok()) << id.error().format();
+  // A relay's CPU seconds, as AgentProcess::cpu_seconds asks for them.
+  auto cpu = agent.client().call({{"op", "cpu"}, {"id", *id}}, 1000);
+  ASSERT_TRUE(cpu.ok()) << cpu.error().format();
+  EXPECT_EQ(cpu->value("cpu_s", 0.0), 1.5);
   auto exited = agent.client().wait(*id, 1);
   ASSERT_TRUE(exited.ok());
   EXPECT_EQ(exited->value_or(-1), 3);
