@@ -40,11 +40,13 @@ void set_tbf(rtnl_qdisc* q, double rate_bps, int mtu) {
   rtnl_qdisc_tbf_set_limit(q, static_cast<int>(p.limit_bytes));
 }
 
+// The kernel takes netem's loss as a fraction of 2^32 - 1.
+uint32_t netem_probability(double pct) { return static_cast<uint32_t>(pct / 100 * 4294967295.0); }
+
 void set_netem(rtnl_qdisc* q, double delay_ms, double jitter_ms, double loss_pct) {
   rtnl_netem_set_delay(q, static_cast<int>(delay_ms * 1000));  // microseconds
   if (jitter_ms > 0) rtnl_netem_set_jitter(q, static_cast<int>(jitter_ms * 1000));
-  // The kernel takes loss as a fraction of 2^32 - 1.
-  if (loss_pct > 0) rtnl_netem_set_loss(q, static_cast<int>(static_cast<uint32_t>(loss_pct / 100 * 4294967295.0)));
+  if (loss_pct > 0) rtnl_netem_set_loss(q, static_cast<int>(netem_probability(loss_pct)));
 }
 
 Status add_failed(int err, const std::string& ifname, const std::string& kind) {
@@ -79,7 +81,7 @@ Status add_in_order_netem(nl_sock* sock, int ifindex, uint32_t parent, const Sha
   qopt.limit = 1000;  // netem's own default, as libnl and tc send it
   qopt.latency = nl_us2ticks(static_cast<uint32_t>(s.delay_ms * 1000));
   qopt.jitter = nl_us2ticks(static_cast<uint32_t>(s.jitter_ms * 1000));
-  qopt.loss = static_cast<uint32_t>(s.loss_pct / 100 * 4294967295.0);
+  qopt.loss = netem_probability(s.loss_pct);
   tc_netem_rate rate{};
   rate.rate = UINT32_MAX;  // the 32-bit field's cap; RATE64 raises it
   nlattr* options = nullptr;
