@@ -81,6 +81,7 @@ void clean_dead_probe_files(bool dry_run, CleanupReport* report) {
 // run lock; a live vpnlab's pid is alive).
 void clean_dead_ssh_dirs(bool dry_run, CleanupReport* report) {
   const std::filesystem::path prefix = ssh_private_dir_prefix();
+  if (prefix.empty()) return;  // none made: ssh_private_dir() refuses without a private place
   const std::string start = prefix.filename().string();
   std::error_code ec;
   for (auto& e : std::filesystem::directory_iterator(prefix.parent_path(), ec)) {

@@ -273,11 +273,22 @@ TEST(HostsSsh, TrustIsPinnedCopiedOrVpnlabsOwnFile) {
   ASSERT_FALSE(open_dir.ok());
   EXPECT_NE(open_dir.error().message.find("is not a private directory of this user (mode 0700)"), std::string::npos);
   auto mine = ssh_private_dir();
-  ASSERT_TRUE(mine.ok()) << mine.error().format();
-  EXPECT_EQ(std::filesystem::status(*mine).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
-  EXPECT_EQ(mine->rfind(::geteuid() == 0 ? "/run/vpnlab-ssh-" : ssh_private_dir_prefix_for(::geteuid(), std::getenv("XDG_RUNTIME_DIR")), 0), 0u)
-      << "root's own /run when root";
-  // Not root: its own runtime directory when it is private, /tmp only without one.
+  if (ssh_private_dir_prefix().empty()) {  // not root, no private runtime directory: refused, never /tmp
+    ASSERT_FALSE(mine.ok());
+    EXPECT_EQ(mine.error().hint, "run vpnlab as root (it keeps them in /run), or set XDG_RUNTIME_DIR to a directory only you may enter");
+  } else {
+    ASSERT_TRUE(mine.ok()) << mine.error().format();
+    EXPECT_EQ(std::filesystem::status(*mine).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
+    EXPECT_EQ(mine->rfind(::geteuid() == 0 ? "/run/vpnlab-ssh-" : ssh_private_dir_prefix_for(::geteuid(), std::getenv("XDG_RUNTIME_DIR")), 0), 0u)
+        << "root's own /run when root";
+    // The pid (for `vpnlab cleanup`), then mkdtemp's random part: a name nobody can compute.
+    const std::string prefix = ssh_private_dir_prefix() + std::to_string(::getpid()) + "-";
+    EXPECT_EQ(mine->rfind(prefix, 0), 0u) << *mine;
+    EXPECT_EQ(mine->size(), prefix.size() + 6) << *mine;
+    EXPECT_NE(mine->substr(prefix.size()), "XXXXXX") << *mine;
+  }
+  // Not root: its own runtime directory when it is private, and nowhere without one (not
+  // /tmp, where any user could take the name first).
   std::string runtime = make_temp_dir("xdg");
   uid_t user = ::geteuid();
   if (user == 0) {
@@ -286,17 +297,13 @@ TEST(HostsSsh, TrustIsPinnedCopiedOrVpnlabsOwnFile) {
   }
   ASSERT_EQ(::chmod(runtime.c_str(), 0700), 0);
   EXPECT_EQ(ssh_private_dir_prefix_for(user, runtime.c_str()), runtime + "/vpnlab-ssh-");
-  EXPECT_EQ(ssh_private_dir_prefix_for(user, nullptr), "/tmp/vpnlab-ssh-");
-  EXPECT_EQ(ssh_private_dir_prefix_for(user, "relative/dir"), "/tmp/vpnlab-ssh-");
-  EXPECT_EQ(ssh_private_dir_prefix_for(user + 1, runtime.c_str()), "/tmp/vpnlab-ssh-") << "another user's directory";
+  EXPECT_EQ(ssh_private_dir_prefix_for(user, nullptr), "");
+  EXPECT_EQ(ssh_private_dir_prefix_for(user, "relative/dir"), "");
+  EXPECT_EQ(ssh_private_dir_prefix_for(user + 1, runtime.c_str()), "") << "another user's directory";
   ASSERT_EQ(::chmod(runtime.c_str(), 0755), 0);
-  EXPECT_EQ(ssh_private_dir_prefix_for(user, runtime.c_str()), "/tmp/vpnlab-ssh-") << "others may enter it";
+  EXPECT_EQ(ssh_private_dir_prefix_for(user, runtime.c_str()), "") << "others may enter it";
   EXPECT_EQ(ssh_private_dir_prefix_for(0, runtime.c_str()), "/run/vpnlab-ssh-");
-  // The pid (for `vpnlab cleanup`), then mkdtemp's random part: a name nobody can compute.
-  const std::string prefix = ssh_private_dir_prefix() + std::to_string(::getpid()) + "-";
-  EXPECT_EQ(mine->rfind(prefix, 0), 0u) << *mine;
-  EXPECT_EQ(mine->size(), prefix.size() + 6) << *mine;
-  EXPECT_NE(mine->substr(prefix.size()), "XXXXXX") << *mine;
+  EXPECT_EQ(ssh_private_dir_prefix_for(0, nullptr), "/run/vpnlab-ssh-");
 }
 
 TEST(HostsReport, CpuPerMachineFromTheRowsAndHostsFromTheEnvironment) {

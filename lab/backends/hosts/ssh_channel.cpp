@@ -38,12 +38,19 @@ struct PrivateDir {
   std::string path;
   Status made = make_error("not made");
   // In /run, which only root may write, so not even the directory's name is another user's
-  // to take first; for another user its own runtime directory, /tmp (with mkdtemp's random
-  // name) only when it has none.
+  // to take first; for another user its own private runtime directory, and nowhere else: in
+  // a directory every user may write (/tmp), another could take the name first.
   PrivateDir() {
+    const std::string prefix = ssh_private_dir_prefix();
+    if (prefix.empty()) {
+      made = make_error("no private directory for ssh's control sockets and host keys: not root, and $XDG_RUNTIME_DIR is not a directory "
+                        "of this user with mode 0700",
+                        "run vpnlab as root (it keeps them in /run), or set XDG_RUNTIME_DIR to a directory only you may enter");
+      return;
+    }
     // The pid lets `vpnlab cleanup` remove the directory of a vpnlab that was killed before
     // its destructor ran; the random part is still mkdtemp's.
-    std::string name = ssh_private_dir_prefix() + std::to_string(::getpid()) + "-XXXXXX";
+    std::string name = prefix + std::to_string(::getpid()) + "-XXXXXX";
     if (::mkdtemp(name.data()) == nullptr) {
       made = make_error("cannot make " + name + ": " + errno_text(errno));
       return;
@@ -91,7 +98,7 @@ std::string ssh_private_dir_prefix_for(uid_t euid, const char* xdg_runtime_dir) 
   if (xdg_runtime_dir && xdg_runtime_dir[0] == '/' && ::lstat(xdg_runtime_dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == euid &&
       (st.st_mode & 0077) == 0)
     return std::string(xdg_runtime_dir) + (std::string(xdg_runtime_dir).back() == '/' ? "" : "/") + "vpnlab-ssh-";
-  return "/tmp/vpnlab-ssh-";
+  return "";
 }
 
 std::string ssh_private_dir_prefix() { return ssh_private_dir_prefix_for(::geteuid(), std::getenv("XDG_RUNTIME_DIR")); }

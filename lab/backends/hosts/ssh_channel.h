@@ -39,7 +39,8 @@ struct SshTrust {
 Result<std::string> ssh_private_dir();
 // Where those directories are made, each PREFIX<pid>-XXXXXX: "/run/vpnlab-ssh-" as root;
 // for another user its $XDG_RUNTIME_DIR when that is a 0700 directory of its own (no other
-// user can enter it, let alone listen there first), else "/tmp/vpnlab-ssh-".
+// user can enter it, let alone listen there first), else "": there is no such place, and
+// ssh_private_dir() refuses with the fix (never /tmp, where another user could be first).
 std::string ssh_private_dir_prefix();
 // The same for user `euid` with `xdg_runtime_dir` (null: unset), for tests.
 std::string ssh_private_dir_prefix_for(uid_t euid, const char* xdg_runtime_dir);
