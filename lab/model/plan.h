@@ -109,6 +109,9 @@ struct PlanHop {
   HostAddr addr_a, addr_b;
   int port = 0;
   std::vector<Ipv4Prefix> sites_a, sites_b;
+  // Its VPN nodes: the relays, then a and b (the order hop_plan gives them).
+  std::vector<std::string> nodes() const;
+  bool has(const std::string& node) const;
 };
 
 // A product's interface on hop `index` of a chain: hop 1 keeps the spec's name, later hops

@@ -189,6 +189,15 @@ int Plan::hops_crossed(const std::string& from, const std::string& to) const {
   return n;
 }
 
+std::vector<std::string> PlanHop::nodes() const {
+  std::vector<std::string> out = relays;
+  out.push_back(a);
+  out.push_back(b);
+  return out;
+}
+
+bool PlanHop::has(const std::string& node) const { return a == node || b == node || std::count(relays.begin(), relays.end(), node) > 0; }
+
 Plan Plan::hop_plan(size_t i) const {
   const PlanHop& hop = hops.at(i);
   Plan out = *this;

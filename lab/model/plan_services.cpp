@@ -49,10 +49,7 @@ Result<std::vector<ServedGroup>> served_groups(const Plan& plan) {
   std::map<std::string, std::string> hop_of;
   for (const PlanHop& hop : plan.hops) {
     ServedGroup g{&hop, {}};
-    std::vector<std::string> names = hop.relays;
-    names.push_back(hop.a);
-    names.push_back(hop.b);
-    for (const auto& name : names) {
+    for (const auto& name : hop.nodes()) {
       const std::string here = hop.chain + " hop " + std::to_string(hop.index);
       if (auto [it, fresh] = hop_of.emplace(name, here); !fresh)
         return make_error("node '" + name + "' is in " + it->second + " and " + here + ": a product's control service serves each node in one hop only",

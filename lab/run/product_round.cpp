@@ -338,7 +338,7 @@ Status run_product_round(const RoundContext& given, const std::vector<int>& samp
     reachable_build = *c.build_plan;
     std::erase_if(reachable_build.routes, [&](const PlanRoute& r) {
       return r.when == PlanRoute::When::tunnel && std::any_of(c.plan->hops.begin(), c.plan->hops.end(), [&](const PlanHop& h) {
-               return !hop_out_of_reach(spec, h).empty() && (h.a == r.node || h.b == r.node || std::count(h.relays.begin(), h.relays.end(), r.node));
+               return !hop_out_of_reach(spec, h).empty() && h.has(r.node);
              });
     });
     c.plan = &reachable;

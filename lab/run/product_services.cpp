@@ -1,7 +1,5 @@
 #include "lab/run/product_services.h"
 
-#include <algorithm>
-
 #include "lab/model/finalize.h"
 
 namespace vpnlab {
@@ -47,7 +45,7 @@ std::vector<const PlanHop*> served_hops(const ProductSpec& spec, const Plan& pla
 
 // The VPN nodes that reach a service through it: all, or the hop's ends and relays.
 bool serves(const PlanHop* hop, const std::string& node) {
-  return !hop || hop->a == node || hop->b == node || std::count(hop->relays.begin(), hop->relays.end(), node) > 0;
+  return !hop || hop->has(node);
 }
 
 // What a node's templates call a service's value: {{headscale_address}}, {{headscale_authkey}}.
