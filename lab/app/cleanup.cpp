@@ -1,6 +1,7 @@
 #include "lab/app/cleanup.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 #include "lab/backends/hosts/ssh_channel.h"
 #include "lab/backends/vm/guest_lab.h"
 #include "lab/base/pidfd.h"
+#include "lab/base/private_dir.h"
+#include "lab/base/trusted_dir.h"
 #include "lab/kernel/namespace.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
@@ -22,12 +25,12 @@ namespace vpnlab {
 
 namespace {
 
-// Says what it would do, or does it and says what it did.
+// Says what it would do, or does it and says what it did. Removed through descriptors: a
+// link at (or below) the name is removed, never followed.
 void remove_path(const std::filesystem::path& path, bool dry_run, CleanupReport* report) {
-  std::error_code ec;
   if (dry_run) {
     report->actions.push_back("would remove " + path.string());
-  } else if (std::filesystem::remove_all(path, ec); !ec) {
+  } else if (remove_tree(path.string())) {
     report->actions.push_back("removed " + path.string());
   }
 }
@@ -63,15 +66,16 @@ Status clean_namespaces(const std::vector<std::string>& names, bool dry_run, Cle
   return wait_namespaces_released(inodes, 10);
 }
 
-// Version probes' output files of a vpnlab that was killed before it removed them
-// (PREFIX<pid>-XXXXXX[.cmd]): only those whose process no longer exists.
+// Version probes' private directories of a vpnlab that was killed before it removed them
+// (/tmp/PREFIX<pid>-XXXXXX): only this user's own, and only those whose process is gone.
 void clean_dead_probe_files(bool dry_run, CleanupReport* report) {
-  const std::string probe_dir = std::filesystem::path(kVersionProbePrefix).parent_path().string();
-  const std::string probe_name = std::filesystem::path(kVersionProbePrefix).filename().string();
+  const std::string probe_name = kVersionProbePrefix;
   std::error_code ec;
-  for (auto& e : std::filesystem::directory_iterator(probe_dir, ec)) {
+  for (auto& e : std::filesystem::directory_iterator(kPrivateDirParent, ec)) {
     std::string name = e.path().filename().string();
     if (name.rfind(probe_name, 0) != 0 || !pid_gone(std::strtol(name.c_str() + probe_name.size(), nullptr, 10))) continue;
+    struct stat st{};
+    if (lstat(e.path().c_str(), &st) != 0 || st.st_uid != geteuid()) continue;  // another user's name is theirs
     remove_path(e.path(), dry_run, report);
   }
 }

@@ -1,5 +1,8 @@
 #include "lab/app/product_build.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +22,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
 #include "lab/base/process.h"
+#include "lab/base/trusted_dir.h"
 #include "lab/model/names.h"
 #include "lab/model/product_spec.h"
 
@@ -64,14 +68,24 @@ std::string find_in(const std::string& path, const std::string& program) {
   return "";
 }
 
-// The registry clients see the caller's environment (their proxy, cache and toolchain
-// settings), the PATH above, the machine's own Go toolchain (never one fetched because a
-// module asks for a newer one) and no VCS stamping (a module cache has no .git).
-std::map<std::string, std::string> build_env(const std::string& bindir) {
+// What of the caller's environment a registry client sees: its proxy, certificate, cache and
+// toolchain settings, and nothing else (another tool's token never reaches a build script).
+bool passes_to_build(const std::string& name) {
+  static const std::set<std::string> exact = {"http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+                                              "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "TMPDIR", "LANG", "LC_ALL",
+                                              "CC", "CXX", "RUSTFLAGS", "RUSTC", "RUSTC_WRAPPER"};
+  for (const char* prefix : {"GO", "CARGO", "RUSTUP_"})
+    if (name.rfind(prefix, 0) == 0) return true;
+  return exact.count(name) > 0;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> registry_client_env(const std::string& bindir) {
   std::map<std::string, std::string> env;
   for (char** e = environ; e && *e; ++e) {
     const std::string kv = *e;
-    if (auto eq = kv.find('='); eq != std::string::npos && eq > 0) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    if (auto eq = kv.find('='); eq != std::string::npos && eq > 0 && passes_to_build(kv.substr(0, eq))) env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   env["PATH"] = build_path();
   env["HOME"] = home_dir();
@@ -81,17 +95,21 @@ std::map<std::string, std::string> build_env(const std::string& bindir) {
   return env;
 }
 
+namespace {
+
 struct Step {
   std::vector<std::string> argv;
   std::string cwd;
 };
 
 // Runs one client command to its end, logging to `log`; a line a minute while it runs.
-Result<int> run_step(const Step& step, const std::string& bindir, const std::string& log, const RegistryBuild& b, std::chrono::steady_clock::time_point start,
-                     std::ostream& progress, int interrupt_fd) {
+Result<int> run_step(const Step& step, const std::string& bindir, const std::string& log, const std::string& shown_log, const RegistryBuild& b,
+                     std::chrono::steady_clock::time_point start, std::ostream& progress, int interrupt_fd) {
   SpawnSpec spec;
   spec.argv = step.argv;
-  spec.env = build_env(bindir);
+  spec.env = registry_client_env(bindir);
+  spec.env_values_private = true;
+  spec.die_with_parent = true;  // a killed vpnlab leaves no client writing into the cache
   spec.cwd = step.cwd;
   spec.stdout_path = log;
   auto child = Child::spawn(spec);
@@ -109,7 +127,7 @@ Result<int> run_step(const Step& step, const std::string& bindir, const std::str
     if (now > limit) {
       (*child)->stop(2000);
       return make_error(b.label + ": the build ran past " + std::to_string(static_cast<int>(kBuildLimitS)) + " s and was stopped",
-                        "its log is " + log);
+                        "its log is " + shown_log);
     }
     const int elapsed = static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(now - start).count());
     progress << "products: " << b.label << ": still building, " << elapsed << " s" << (expected > 0 ? " (" + build_time_text(expected) + " last time)" : "")
@@ -128,7 +146,9 @@ std::optional<Step> build_in_module(const std::string& go, const std::string& pa
   for (std::string mod = pkg; !mod.empty();) {
     SpawnSpec spec;
     spec.argv = {go, "mod", "download", "-json", mod + "@" + ver};
-    spec.env = build_env("");
+    spec.env = registry_client_env("");
+    spec.env_values_private = true;
+    spec.die_with_parent = true;
     spec.cwd = "/";
     spec.stdout_path = log + ".json";
     spec.stderr_path = log + ".err";
@@ -242,33 +262,72 @@ Result<std::vector<RegistryBuild>> registry_builds_named(const std::string& ship
   return out;
 }
 
+namespace {
+
+// One build of a product version at a time: an flock on products/NAME/.VERSION.lock, held
+// until the build is in place (a second `products build` waits, then finds it built).
+Result<UniqueFd> lock_build(int pdir, const std::string& shown, const RegistryBuild& b, std::ostream& progress, int interrupt_fd) {
+  const std::string name = "." + b.source.version + ".lock";
+  UniqueFd fd(openat(pdir, name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+  struct stat st{};
+  if (!fd.valid() || fstat(fd.get(), &st) < 0) return make_error("cannot open the build lock " + shown + "/" + name + ": " + errno_text(errno));
+  if (!S_ISREG(st.st_mode)) return make_error(shown + "/" + name + " is not a regular file", "remove it");
+  bool said = false;
+  for (;;) {
+    if (flock(fd.get(), LOCK_EX | LOCK_NB) == 0) return fd;
+    if (errno != EWOULDBLOCK && errno != EINTR) return make_error("cannot lock " + shown + "/" + name + ": " + errno_text(errno));
+    if (!said) progress << "products: " << b.label << ": another vpnlab is building it; waiting for that build" << std::endl;
+    said = true;
+    // flock has no descriptor to wait on: look again each second, or sooner on Ctrl-C.
+    pollfd p{interrupt_fd, POLLIN, 0};
+    if (poll(&p, interrupt_fd >= 0 ? 1 : 0, 1000) > 0)
+      return make_error(b.label + ": interrupted while waiting for another build of it", "run 'vpnlab products build " + b.label + "' again");
+  }
+}
+
+}  // namespace
+
 Status make_registry_build(const RegistryBuild& b, std::ostream& progress, int interrupt_fd) {
-  const std::string dir = product_build_dir(b.product, b.source.version), bindir = dir + "/bin";
-  if (build_is_there(b.product, b.source) && missing_binary(b, bindir).empty()) {
+  const std::string dir = product_build_dir(b.product, b.source.version);
+  if (auto s = make_dirs(product_cache_root(), 0755); !s) return make_error(s.error().message, "run as root, or set VPNLAB_CACHE to a directory you own");
+  // The cache is trusted or nothing is built there (docs/trust.md): a planted build would run as root.
+  auto pdir = open_product_dir(b.product, /*create=*/true);
+  if (!pdir) return with_context(pdir.error(), b.label);
+  const std::string shown = product_cache_root() + "/products/" + b.product;
+  auto lock = lock_build(pdir->get(), shown, b, progress, interrupt_fd);
+  if (!lock) return lock.error();
+  if (build_is_there(b.product, b.source) && missing_binary(b, dir + "/bin").empty()) {
     progress << "products: " << b.label << ": built already (" << first_line(text_of(dir + "/built", 4096)) << ")" << std::endl;
     return ok_status();
   }
-  std::error_code ec;
-  fs::create_directories(fs::path(dir).parent_path(), ec);
-  if (ec) return make_error("cannot make " + fs::path(dir).parent_path().string() + ": " + ec.message(), "run as root, or set VPNLAB_CACHE to a directory you own");
-  if (struct stat st; lstat(dir.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
-    return make_error(dir + " is a symbolic link: vpnlab builds nothing through a link", "remove it");
-  fs::remove_all(dir, ec);
-  fs::create_directories(bindir, ec);
-  if (ec) return make_error("cannot make " + bindir + ": " + ec.message());
+  // Built in a directory of its own and renamed into place when it ends: what stands at
+  // VERSION is a whole build or a failed one's record, never half of one.
+  const std::string work_name = "." + b.source.version + ".building", work = shown + "/" + work_name, bindir = work + "/bin";
+  if (auto s = remove_tree_at(pdir->get(), shown, work_name); !s) return s;
+  if (auto d = open_dir_below(pdir->get(), shown, work_name + "/bin", /*create=*/true); !d) return d.error();
+  auto publish = [&]() -> Status {
+    if (auto s = remove_tree_at(pdir->get(), shown, b.source.version); !s) return s;
+    if (renameat(pdir->get(), work_name.c_str(), pdir->get(), b.source.version.c_str()) < 0)
+      return make_error("cannot move the build into " + dir + ": " + errno_text(errno));
+    return ok_status();
+  };
+  auto failed = [&](const std::string& why, Error e) -> Status {
+    (void)record(work + "/failed", why);
+    if (auto s = publish(); !s) return s;
+    return e;
+  };
   const std::string client = find_in(build_path(), b.source.registry == "cargo" ? "cargo" : "go");
   const std::string command = b.source.command();
   if (client.empty()) {
     const std::string why = "no '" + b.source.registry + "' on this machine (looked in PATH, /usr/local/go/bin and ~/.cargo/bin)";
-    (void)record(dir + "/failed", why + "\n");
-    return make_error(b.label + ": not built: " + why, "install the " + b.source.registry + " toolchain, then 'vpnlab products build " + b.label + "'");
+    return failed(why + "\n", make_error(b.label + ": not built: " + why, "install the " + b.source.registry + " toolchain, then 'vpnlab products build " + b.label + "'"));
   }
   const int expected = expected_build_seconds(b);
   progress << "products: building " << b.label << " (" << command << "), " << build_time_text(expected) << (expected > 0 ? " here" : "") << std::endl;
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::pair<Step, std::string>> steps;  // a go build is one install per command
   if (b.source.registry == "cargo") {
-    steps.push_back({{{client, "install", "--locked", "--quiet", "--version", b.source.version, "--root", dir, b.source.packages.front()}, "/"}, ""});
+    steps.push_back({{{client, "install", "--locked", "--quiet", "--version", b.source.version, "--root", work, b.source.packages.front()}, "/"}, ""});
   } else {
     for (const auto& m : b.source.packages) {
       const std::string arg = m.find('@') != std::string::npos ? m : m + "@" + (b.source.module_version.empty() ? "v" + b.source.version : b.source.module_version);
@@ -280,34 +339,34 @@ Status make_registry_build(const RegistryBuild& b, std::ostream& progress, int i
   }
   auto elapsed = [&] { return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count()); };
   for (size_t i = 0; i < steps.size(); ++i) {
-    const std::string log = dir + "/build-" + std::to_string(i + 1) + ".log";
-    auto rc = run_step(steps[i].first, bindir, log, b, start, progress, interrupt_fd);
+    const std::string log_name = "build-" + std::to_string(i + 1) + ".log", log = work + "/" + log_name, shown_log = dir + "/" + log_name;
+    auto rc = run_step(steps[i].first, bindir, log, shown_log, b, start, progress, interrupt_fd);
     if (rc && *rc != 0 && b.source.registry == "go" && text_of(log).find("loading deprecation") != std::string::npos)
-      if (auto in_module = build_in_module(client, steps[i].second, b.source.ldflags(), bindir, log)) rc = run_step(*in_module, bindir, log + ".module", b, start, progress, interrupt_fd);
-    if (!rc) {
-      (void)record(dir + "/failed", rc.error().message + "\n");
-      return rc.error();
-    }
+      if (auto in_module = build_in_module(client, steps[i].second, b.source.ldflags(), bindir, log))
+        rc = run_step(*in_module, bindir, log + ".module", shown_log + ".module", b, start, progress, interrupt_fd);
+    if (!rc) return failed(rc.error().message + "\n", rc.error());
     if (*rc != 0) {
-      const std::string why = failure_text(fs::exists(log + ".module") ? log + ".module" : log);
-      (void)record(dir + "/failed", command + " failed (exit " + std::to_string(*rc) + ") after " + std::to_string(elapsed()) + " s:\n" + why);
-      return make_error(b.label + ": not built: " + command + " exited " + std::to_string(*rc) + "; it said:\n" + why, "the whole log is " + log);
+      const bool in_module = fs::exists(log + ".module");
+      const std::string why = failure_text(in_module ? log + ".module" : log);
+      return failed(command + " failed (exit " + std::to_string(*rc) + ") after " + std::to_string(elapsed()) + " s:\n" + why,
+                    make_error(b.label + ": not built: " + command + " exited " + std::to_string(*rc) + "; it said:\n" + why,
+                               "the whole log is " + shown_log + (in_module ? ".module" : "")));
     }
   }
   for (const auto& pair : b.source.renames) {
     const std::string from = bindir + "/" + pair.substr(0, pair.find('=')), to = bindir + "/" + pair.substr(pair.find('=') + 1);
     if (::rename(from.c_str(), to.c_str()) != 0 && access(to.c_str(), X_OK) != 0)
-      return make_error(b.label + ": the build left no " + from + " to rename: " + errno_text(errno));
+      return failed("the build left no " + pair.substr(0, pair.find('=')) + " to rename\n",
+                    make_error(b.label + ": the build left no " + from + " to rename: " + errno_text(errno)));
   }
-  if (std::string missing = missing_binary(b, bindir); !missing.empty()) {
-    (void)record(dir + "/failed", command + " exited 0 but left no " + missing + " in " + bindir + "\n");
-    return make_error(b.label + ": " + command + " exited 0 but left no " + missing + " in " + bindir + ": not marked built",
-                      "its logs are in " + dir);
-  }
+  if (std::string missing = missing_binary(b, bindir); !missing.empty())
+    return failed(command + " exited 0 but left no " + missing + " in bin/\n",
+                  make_error(b.label + ": " + command + " exited 0 but left no " + missing + " in " + dir + "/bin: not marked built", "its logs are in " + dir));
   char when[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  if (auto s = record(dir + "/built", command + " in " + std::to_string(elapsed()) + " s on " + when + "\n"); !s) return s;
+  if (auto s = record(work + "/built", command + " in " + std::to_string(elapsed()) + " s on " + when + "\n"); !s) return s;
+  if (auto s = publish(); !s) return s;
   progress << "products: " << b.label << ": built in " << elapsed() << " s (" << dir << ")" << std::endl;
   return ok_status();
 }

@@ -8,6 +8,7 @@
 // a build, never have vpnlab build it).
 #pragma once
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,13 @@ struct RegistryBuild {
 // every build of every product; NAME every build NAME lists; NAME@VERSION that one. One
 // build serving two products (easytier-plain's is easytier's) is listed once.
 Result<std::vector<RegistryBuild>> registry_builds_named(const std::string& shipped_products, const std::vector<std::string>& names);
+
+// What a registry client runs with: the part of the caller's environment it needs (proxy,
+// certificates, Go's and Cargo's own settings; never another tool's token), the PATH that finds
+// go and cargo without a login shell, the machine's own Go toolchain (never one fetched
+// because a module asks for a newer one), no VCS stamping (a module cache has no .git), and
+// GOBIN = `bindir` when given. Its build log's LOG.cmd names these variables, never their values.
+std::map<std::string, std::string> registry_client_env(const std::string& bindir);
 
 // What a build took last time on this machine (its record in the cache), else the figure
 // its product.toml gives (build_s, measured on a 2-vCPU machine); 0 when neither is known.

@@ -186,7 +186,7 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
                           " is out of range", "restore the file from the run, or measure anew with 'vpnlab run FILE'");
   a->no_pin = !bench["pinned"].get<bool>();
   a->sequential = !bench["interleaved"].get<bool>();
-  if (a->keys_dir.empty()) a->keys_dir = from + "/secrets/keys";
+  if (a->keys_dir.empty()) a->keys_from = from + "/secrets/keys";
   a->topology_file = from + "/topology.toml";
   auto plan = plan_request(*a);
   if (!plan) return plan;

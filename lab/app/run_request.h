@@ -21,6 +21,8 @@ struct RunRequest {
   bool no_pin = false;
   bool sequential = false;
   std::string keys_dir;
+  // `run --from`: the earlier run's keys, copied into the new run (never used in place).
+  std::string keys_from;
   std::string backend;  // --backend ("" = the file's)
   std::string run_id;   // "" = a new one; `exec` plans the kept lab's again (its names)
   // --resume: the earlier run's adaptive sampling (none: it measured a fixed count).

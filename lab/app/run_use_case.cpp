@@ -68,6 +68,7 @@ Result<RunOptions> run_options(const RunInput& input, Plan* plan, const PlannedR
     if (auto s = resume_into(input.resume_dir, plan, &opts); !s) return s.error();
   opts.products_dir = products_path(own_binary_dir());
   opts.keys_dir = planned.request.keys_dir;
+  opts.keys_from = planned.request.keys_from;
   opts.sequential = planned.sequential;
   opts.max_time_s = plan->max_time_s;
   opts.interrupt_fd = install_interrupt_handlers();

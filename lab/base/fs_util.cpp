@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <fstream>
+
+#include "lab/base/unique_fd.h"
 #include <sstream>
 
 namespace vpnlab {
@@ -22,13 +24,23 @@ Status make_dirs(const std::string& path, mode_t mode) {
 }
 
 Status write_file(const std::string& path, const std::string& content, mode_t mode) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return make_error("cannot write " + path + ": " + errno_text(errno));
-  fchmod(fd, mode);  // an existing file keeps its old mode otherwise
-  bool ok = write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
-  int err = errno;
-  close(fd);
-  if (!ok) return make_error("cannot write " + path + ": " + errno_text(err));
+  // Never through a link, never into a FIFO or a device that stands at the name: opened
+  // without truncating, judged by its type, and only then emptied.
+  UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode));
+  if (!fd.valid() && errno == ELOOP) return make_error("cannot write " + path + ": it is a symbolic link, and vpnlab writes nothing through a link");
+  if (!fd.valid()) return make_error("cannot write " + path + ": " + errno_text(errno));
+  struct stat st{};
+  if (fstat(fd.get(), &st) < 0) return make_error("cannot write " + path + ": " + errno_text(errno));
+  if (!S_ISREG(st.st_mode)) return make_error("cannot write " + path + ": not a regular file");
+  if (ftruncate(fd.get(), 0) < 0) return make_error("cannot write " + path + ": " + errno_text(errno));
+  fchmod(fd.get(), mode);  // an existing file keeps its old mode otherwise
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = write(fd.get(), content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return make_error("cannot write " + path + ": " + errno_text(n < 0 ? errno : ENOSPC));
+    done += static_cast<size_t>(n);
+  }
   return ok_status();
 }
 

@@ -27,11 +27,13 @@ Error too_large(const std::string& path, const std::string& size, uint64_t max_b
 }
 
 // open() errno, or the descriptor of a regular file within the bound.
-Result<UniqueFd> open_bounded(const std::string& path, uint64_t max_bytes, int* open_errno) {
+Result<UniqueFd> open_bounded(const std::string& path, uint64_t max_bytes, int* open_errno, bool follow_link = true) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow_link ? 0 : O_NOFOLLOW)));
   if (!fd.valid()) {
     *open_errno = errno;
+    if (errno == ELOOP && !follow_link)
+      return make_error(path + " is a symbolic link: vpnlab reads a run's own files, never through a link", "restore the file itself");
     return make_error("cannot read " + path + ": " + errno_text(errno));
   }
   struct stat st{};
@@ -64,9 +66,9 @@ Result<std::string> read_input_file(const std::string& path, uint64_t max_bytes)
   return read_bounded(path, fd->get(), max_bytes);
 }
 
-Result<std::optional<std::string>> read_optional_input_file(const std::string& path, uint64_t max_bytes) {
+Result<std::optional<std::string>> read_optional_input_file(const std::string& path, uint64_t max_bytes, bool follow_link) {
   int open_errno = 0;
-  auto fd = open_bounded(path, max_bytes, &open_errno);
+  auto fd = open_bounded(path, max_bytes, &open_errno, follow_link);
   if (!fd && open_errno == ENOENT) return std::optional<std::string>();
   if (!fd) return fd.error();
   auto text = read_bounded(path, fd->get(), max_bytes);

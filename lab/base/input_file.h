@@ -24,6 +24,8 @@ inline constexpr uint64_t kMaxToolOutputBytes = 1ull << 20;   // what a product'
 Result<std::string> read_input_file(const std::string& path, uint64_t max_bytes);
 
 // As read_input_file, but a file that does not exist is std::nullopt (an optional record).
-Result<std::optional<std::string>> read_optional_input_file(const std::string& path, uint64_t max_bytes);
+// follow_link = false: a symbolic link at the last component is refused (a run directory's
+// own files are never links).
+Result<std::optional<std::string>> read_optional_input_file(const std::string& path, uint64_t max_bytes, bool follow_link = true);
 
 }  // namespace vpnlab

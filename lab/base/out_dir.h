@@ -24,6 +24,7 @@ class OutDir {
   // `name` holds `content` with exactly `mode`, whole or not at all.
   Status write(const std::string& name, const std::string& content, mode_t mode = 0640) const;
   const std::string& path() const { return path_; }
+  int fd() const { return fd_.get(); }
 
  private:
   UniqueFd fd_;

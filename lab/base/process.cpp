@@ -23,7 +23,9 @@
 
 #include "lab/base/fault.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/input_file.h"
 #include "lab/base/pidfd.h"
+#include "lab/base/private_dir.h"
 
 namespace bp = boost::process;
 
@@ -66,7 +68,7 @@ static void record_command(const SpawnSpec& spec, const std::string& exe) {
   std::string text = "exe: " + exe + "\nargv:\n";
   for (const auto& a : spec.argv) text += "  " + a + "\n";
   text += "env (added to PATH, LANG=C.UTF-8, HOME=/root):\n";
-  for (const auto& [k, v] : spec.env) text += "  " + k + "=" + v + "\n";
+  for (const auto& [k, v] : spec.env) text += "  " + k + (spec.env_values_private ? " (value not recorded)" : "=" + v) + "\n";
   text += "cpus:";
   for (int c : spec.cpus) text += " " + std::to_string(c);
   text += spec.cpus.empty() ? " not pinned\n" : "\n";
@@ -105,23 +107,20 @@ double read_proc_cpu_seconds(pid_t pid) {
 }
 
 std::string first_output_line(const std::vector<std::string>& argv) {
-  // The pid in the name lets `vpnlab cleanup` remove the file if this process is killed
-  // before it unlinks it (see kVersionProbePrefix).
-  std::string tmpl = std::string(kVersionProbePrefix) + std::to_string(getpid()) + "-XXXXXX";
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0) return "";
-  close(fd);
+  // The output goes to a private directory (0700, a fresh name): never to a name in /tmp that
+  // another user could guess and plant a link at (the output's LOG.cmd beside it included).
+  auto scratch = PrivateDir::make(kVersionProbePrefix);
+  if (!scratch) return "";
   SpawnSpec s;
   s.argv = argv;
-  s.stdout_path = tmpl;
+  s.stdout_path = scratch->path() + "/out";
   s.stderr_path = "/dev/null";  // warnings on stderr are not the version
   (void)run_command(s, 5);
-  std::ifstream in(tmpl);
+  auto text = read_input_file(s.stdout_path, kMaxToolOutputBytes);
+  std::istringstream in(text ? *text : "");
   std::string line;
   while (std::getline(in, line) && line.find_first_not_of(" \t") == std::string::npos) {
   }
-  unlink(tmpl.c_str());
-  unlink((tmpl + ".cmd").c_str());
   return line;
 }
 
@@ -141,9 +140,9 @@ bp::environment child_environment(const SpawnSpec& spec) {
 // tail of its previous, longer content. Start every output file empty.
 Status empty_output_files(const std::vector<std::string>& paths) {
   for (const auto& path : paths) {
-    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-    if (fd < 0) return make_error("cannot create " + path + ": " + errno_text(errno));
-    close(fd);
+    if (path == "/dev/null") continue;
+    // Never through a link or into a FIFO at the log's name: write_file refuses both.
+    if (auto s = write_file(path, "", 0640); !s) return s;
   }
   return ok_status();
 }

@@ -24,13 +24,14 @@ struct SpawnSpec {
   std::string cwd;
   int stdio_fd = -1;                        // >= 0: stdin and stdout are this fd (a socket to the child)
   bool die_with_parent = false;             // SIGKILL when the spawning thread ends (a test's servers)
+  bool env_values_private = false;          // LOG.cmd names env's variables, never their values (a proxy's credentials)
 };
 
 // The first non-empty line a command prints on stdout ("iperf 3.12 (cJSON 1.7.15)"), run
 // with a 5 s limit; empty if it cannot run.
 std::string first_output_line(const std::vector<std::string>& argv);
-// Where it keeps the output meanwhile: PREFIX<pid>-XXXXXX (and its LOG.cmd).
-inline constexpr const char* kVersionProbePrefix = "/tmp/vpnlab-version-";
+// Where it keeps the output meanwhile: a PrivateDir named PREFIX<pid>-XXXXXX in /tmp.
+inline constexpr const char* kVersionProbePrefix = "vpnlab-version-";
 
 // What /proc/PID/status says of a process's memory and threads; zeros when it is gone or
 // unreadable (a daemon that exited between listing and reading).

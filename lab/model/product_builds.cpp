@@ -6,6 +6,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
+#include "lab/base/trusted_dir.h"
 #include "lab/model/names.h"
 #include "lab/model/product_spec.h"
 
@@ -38,10 +39,39 @@ std::vector<std::string> ProductSource::expected_binaries() const {
   return out;
 }
 
-std::string product_build_dir(const std::string& product, const std::string& version) {
+std::string product_cache_root() {
   const char* c = std::getenv("VPNLAB_CACHE");
-  return std::string(c && *c ? c : "/var/cache/vpnlab") + "/products/" + product + "/" + version;
+  return c && *c ? c : "/var/cache/vpnlab";
 }
+
+std::string product_build_dir(const std::string& product, const std::string& version) {
+  return product_cache_root() + "/products/" + product + "/" + version;
+}
+
+Result<UniqueFd> open_product_dir(const std::string& product, bool create) {
+  if (!is_product_label(product) || product.find('@') != std::string::npos) return make_error("'" + product + "' is not a product name");
+  auto root = open_trusted_dir(product_cache_root());
+  if (!root) return root.error();
+  return open_dir_below(root->get(), product_cache_root(), "products/" + product, create, 0755);
+}
+
+namespace {
+
+// Why the build in `dir` is not to be run, or "": the cache, products/NAME/VERSION/bin below
+// it and each program the spec runs from there pass the trust rule (docs/trust.md).
+std::string distrust_build(const std::string& product, const std::string& version, const std::vector<std::string>& binaries) {
+  auto pdir = open_product_dir(product, /*create=*/false);
+  if (!pdir) return pdir.error().message;
+  const std::string shown = product_cache_root() + "/products/" + product;
+  auto bin = open_dir_below(pdir->get(), shown, version + "/bin", /*create=*/false);
+  if (!bin) return bin.error().message;
+  for (const auto& binary : binaries)
+    if (faccessat(bin->get(), binary.c_str(), X_OK, 0) == 0)
+      if (auto s = check_trusted_file(bin->get(), shown + "/" + version + "/bin", binary); !s) return s.error().message;
+  return "";
+}
+
+}  // namespace
 
 bool build_is_there(const std::string& product, const ProductSource& source) {
   auto built = read_input_file(product_build_dir(product, source.version) + "/built", 64 * 1024);
@@ -132,6 +162,12 @@ void use_build(ProductSpec* spec, const ProductSource& source) {
     return;
   }
   const std::vector<std::string> binaries = spec->binaries;  // a copy: replace_binary changes the list
+  // A cache another user can change is never run from (a planted build would run as root).
+  if (std::string why = distrust_build(source.owner(product), source.version, binaries); !why.empty()) {
+    spec->not_built = "not trusted: " + why;
+    spec->origin = source.command();
+    return;
+  }
   for (const auto& binary : binaries) {
     const std::string cached = dir + "/bin/" + binary;
     if (access(cached.c_str(), X_OK) == 0) replace_binary(spec, binary, cached);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lab/base/result.h"
+#include "lab/base/unique_fd.h"
 #include "lab/model/toml_reader.h"
 
 namespace vpnlab {
@@ -43,8 +44,14 @@ struct ProductSource {
   std::vector<std::string> expected_binaries() const;
 };
 
+// ${VPNLAB_CACHE:-/var/cache/vpnlab}
+std::string product_cache_root();
 // ${VPNLAB_CACHE:-/var/cache/vpnlab}/products/NAME/VERSION
 std::string product_build_dir(const std::string& product, const std::string& version);
+// CACHE/products/NAME, opened through the trust rule (docs/trust.md): the cache and every
+// directory above it owned by root or the caller and writable by nobody else, products/NAME
+// below it plain directories (no link); made when missing if `create`.
+Result<UniqueFd> open_product_dir(const std::string& product, bool create);
 
 // Whether `source` is built for `product`: its "built" record is there and names the
 // command it was built with. A build made by an older recipe (another command) is not:

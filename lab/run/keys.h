@@ -27,6 +27,11 @@ Result<X25519KeyPair> x25519_from_secret_base64(const std::string& b64);
 Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string& dir, const std::vector<std::string>& nodes);
 
 
+// `run --from`: the earlier run's <node>.key and psk (under `from`) copied into `to`, each
+// read bounded, as a regular file, never through a link, and checked as a key. The earlier
+// run's directory is data: nothing is ever written there.
+Status copy_run_keys(const std::string& from, const std::string& to, const std::vector<std::string>& nodes);
+
 // One pre-shared key for the run (hex, 32 random bytes) in `dir`/psk, reused if present.
 Result<std::string> prepare_run_psk(const std::string& dir);
 

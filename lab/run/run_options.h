@@ -17,6 +17,7 @@ struct RunOptions {
   std::string run_dir;       // results/<run_id>
   std::string products_dir;
   std::string keys_dir;      // reuse this key set (empty: generate into RUN/secrets/keys)
+  std::string keys_from;     // copy this earlier run's keys into RUN/secrets/keys first (run --from)
   bool resume = false;       // run_dir holds an earlier, unfinished run: add only missing rows
   int interrupt_fd = -1;
   // --rows-jsonl: every row appended to results.csv also goes here as one JSON line

@@ -77,6 +77,8 @@ Result<RunKeys> prepare_run_dir(const Plan& plan, const RunOptions& opts, const 
   std::vector<std::string> node_names;
   for (const auto& n : plan.nodes) node_names.push_back(n.name);
   std::string keys_dir = opts.keys_dir.empty() ? opts.run_dir + "/secrets/keys" : opts.keys_dir;
+  if (!opts.keys_from.empty() && opts.keys_dir.empty())
+    if (auto s = copy_run_keys(opts.keys_from, keys_dir, node_names); !s) return with_context(s.error(), "run --from");
   auto keys = prepare_node_keys(keys_dir, node_names);
   if (!keys) return keys.error();
   auto psk = prepare_run_psk(keys_dir);

@@ -16,6 +16,7 @@
 #include "lab/backends/vm/image.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
+#include "lab/base/trusted_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -241,7 +242,7 @@ Status build_into(const ImageRecipe& rc, const std::string& pkg, const std::stri
       it.disable_recursion_pending();
     }
   }
-  for (const auto& p : drop) fs::remove_all(p);
+  for (const auto& p : drop) (void)remove_tree(p.string());
   if (auto s = run_tool({"depmod", "-b", tmp + "/tree", im->kernel_release}, tmp, log); !s) return s;
   auto order = module_load_order(read_file_text(kdir + "/modules.dep"), rc.modules);
   if (!order) return order.error();
@@ -249,7 +250,7 @@ Status build_into(const ImageRecipe& rc, const std::string& pkg, const std::stri
   for (auto& e : fs::directory_iterator(tmp + "/tree/boot"))
     if (e.path().filename().string().rfind("vmlinuz-", 0) == 0) bz = e.path().string();
   if (auto s = extract_vmlinux(bz, tmp + "/vmlinux", tmp); !s) return s;
-  fs::remove_all(tmp + "/tree/boot");
+  (void)remove_tree(tmp + "/tree/boot");
   if (auto s = write_initramfs(rc, kdir, *order, tmp + "/initrd.img"); !s) return s;
   if (rc.root != "mmdebstrap") return ok_status();
   // The reproducible root: Debian's own packages, installed by mmdebstrap into a tree that
@@ -265,14 +266,16 @@ Result<Image> ensure_image(const ImageRecipe& rc, const std::string& cache_root,
   auto t0 = std::chrono::steady_clock::now();
   std::string images = cache_root + "/images";
   if (auto s = make_dirs(images, 0755); !s) return s.error();
+  // Guests boot what is here, as root: only from a cache nobody else can change (docs/trust.md).
+  if (auto trusted = open_trusted_dir(images); !trusted) return with_context(trusted.error(), "the image cache");
   std::string scratch = images + "/.resolve";
   fs::create_directories(scratch);
   auto kernel = resolve_kernel(rc.kernel_package, scratch);
-  fs::remove_all(scratch);
+  (void)remove_tree(scratch);
   if (!kernel) return kernel.error();
   fs::create_directories(scratch);
   auto packages = resolve_packages(rc.packages, scratch);
-  fs::remove_all(scratch);
+  (void)remove_tree(scratch);
   if (!packages) return packages.error();
   std::string key = image_key(read_file_text(rc.file), initramfs_init(read_file_text(rc.init)), kernel->first + "=" + kernel->second + "\n" + *packages,
                               read_file_text(rc.busybox));
@@ -283,11 +286,11 @@ Result<Image> ensure_image(const ImageRecipe& rc, const std::string& cache_root,
     return im;
   }
   std::string tmp = dir + ".partial";
-  fs::remove_all(tmp);
+  (void)remove_tree(tmp);
   fs::create_directories(tmp);
   Image im;
   if (auto s = build_into(rc, kernel->first, tmp, &im); !s) {
-    fs::remove_all(tmp);  // nothing half-built is ever taken for an image
+    (void)remove_tree(tmp);  // nothing half-built is ever taken for an image
     return with_context(s.error(), "image '" + rc.name + "'");
   }
   im.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -295,7 +298,7 @@ Result<Image> ensure_image(const ImageRecipe& rc, const std::string& cache_root,
                    {"kernel_package", im.kernel_package}, {"build_s", im.build_s}, {"root", rc.root}};
   if (auto s = write_file(tmp + "/image.json", j.dump(2) + "\n", 0644); !s) return s.error();
   for (const char* f : {"/build.log", "/build.log.cmd", "/vmlinux.cmd"}) fs::remove(tmp + f);
-  fs::remove_all(dir);
+  (void)remove_tree(dir);
   fs::rename(tmp, dir);
   return read_image_json(dir);
 }
@@ -312,12 +315,13 @@ std::vector<Image> list_images(const std::string& cache_root) {
 Result<int> clean_images(const std::string& cache_root) {
   int n = 0;
   std::error_code ec;
+  if (!fs::exists(cache_root + "/images")) return 0;
+  if (auto trusted = open_trusted_dir(cache_root + "/images"); !trusted) return with_context(trusted.error(), "the image cache");
   for (auto& e : fs::directory_iterator(cache_root + "/images", ec)) {
     std::string name = e.path().filename().string();
     bool ours = fs::exists(e.path() / "image.json") || (name.size() > 8 && name.substr(name.size() - 8) == ".partial");
     if (!ours) continue;
-    fs::remove_all(e.path(), ec);
-    if (ec) return make_error("cannot remove " + e.path().string() + ": " + ec.message());
+    if (auto s = remove_tree(e.path().string()); !s) return s.error();
     ++n;
   }
   return n;
