@@ -242,8 +242,11 @@ Status parse_net_sysctls(const TomlReader& r, const toml::node& value, const std
   if (!value.is_table() || value.as_table()->empty()) return r.at(value, what + ": 'sysctl' must be a table of keys and values", hint);
   for (auto&& [k, v] : *value.as_table()) {
     std::string key(k.str());
-    bool plain = key.rfind("net/", 0) == 0 && key.find("..") == std::string::npos && key.back() != '/' &&
-                 key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-./") == std::string::npos;
+    // Normal form only: "net/netfilter/./nf_hooks_lwtunnel" or "net//netfilter/..." opens the
+    // same file as the denied key, so no '.', '..' or empty component passes at all.
+    const std::string inner = "/" + key + "/";
+    bool plain = key.rfind("net/", 0) == 0 && inner.find("/./") == std::string::npos && inner.find("/../") == std::string::npos &&
+                 inner.find("//") == std::string::npos && key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-./") == std::string::npos;
     if (!plain)
       return r.at(v, what + ": sysctl '" + key + "' is not a network namespace setting",
                   "keys are /proc/sys paths below net/ (e.g. net/ipv6/conf/default/disable_ipv6): only those stay in the node");

@@ -388,6 +388,12 @@ TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
   EXPECT_EQ(variant_error("\"net/netfilter/nf_conntrack_max\"", "\"net/netfilter/nf_hooks_lwtunnel\""),
             "x.toml:18:48: variant 'conntrack': sysctl 'net/netfilter/nf_hooks_lwtunnel' is one switch for the whole machine, though every "
             "namespace shows it | vpnlab changes nothing outside the lab's nodes: leave it out");
+  // ... and the same key spelled another way opens the same file: refused, not matched.
+  for (const char* other : {"net/netfilter/./nf_hooks_lwtunnel", "net//netfilter/nf_hooks_lwtunnel", "net/netfilter/nf_hooks_lwtunnel/",
+                            "net/ipv4/../netfilter/nf_hooks_lwtunnel"}) {
+    const std::string err = variant_error("\"net/netfilter/nf_conntrack_max\"", "\"" + std::string(other) + "\"");
+    EXPECT_NE(err.find(": sysctl '" + std::string(other) + "' is not a network namespace setting"), std::string::npos) << err;
+  }
   EXPECT_EQ(variant_error("rate = \"1G\"\n", ""),
             "x.toml:20:52: bench: rate sweeps a shaped link's rate, and no [[link]] has a rate | every shaped link ([[link]] rate = ...) gets this "
             "rate: bits/s with k, M or G");
