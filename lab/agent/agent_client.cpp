@@ -84,14 +84,24 @@ Result<json> AgentClient::call(json req, int timeout_ms) {
     lost_ = true;
     return s.error();
   }
+  // One deadline for the whole call: answers with another seq do not restart it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    auto r = ch_.receive(timeout_ms);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto r = timeout_ms < 0 ? ch_.receive(-1) : ch_.receive(left > 0 ? static_cast<int>(left) : 0);
     if (!r && ch_.at_eof()) lost_ = true;
+    if (!r && r.error().message.rfind("no answer within ", 0) == 0)  // the call's own limit, not what was left of it
+      return make_error("agent " + where_ + ", " + req.value("op", "") + ": no answer within " + std::to_string(timeout_ms) + " ms");
     if (!r) return with_context(r.error(), "agent " + where_ + ", " + req.value("op", ""));
-    if (r->value("seq", 0L) != seq) continue;  // a late answer to an earlier hello
-    if (!r->value("ok", false)) {
-      Error e = make_error(where_ + ": " + r->value("error", "unknown error"), r->value("hint", ""));
-      return e;
+    // Fields of the wrong type are an answer that is not this call's, never an exception.
+    const auto& got = (*r)["seq"];
+    if (!got.is_number_integer() || got.get<long>() != seq) continue;  // a late answer to an earlier hello
+    const auto& ok = (*r)["ok"];
+    if (!ok.is_boolean() || !ok.get<bool>()) {
+      const auto& error = (*r)["error"];
+      const auto& hint = (*r)["hint"];
+      return make_error(where_ + ": " + (error.is_string() ? error.get<std::string>() : std::string("unknown error")),
+                        hint.is_string() ? hint.get<std::string>() : "");
     }
     return *r;
   }

@@ -9,6 +9,9 @@
 #include <chrono>
 #include <cstring>
 
+#include "lab/base/json_depth.h"
+#include "lab/base/terminal_text.h"
+
 namespace vpnlab {
 
 Status JsonLines::send(const nlohmann::json& msg) {
@@ -39,8 +42,10 @@ Result<nlohmann::json> JsonLines::receive(int timeout_ms, int interrupt_fd) {
       std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       if (line.empty()) continue;
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) return make_error("malformed message on channel: " + line.substr(0, 120));
+      std::string problem = "not an object";
+      auto j = parse_json_bounded(line, &problem);
+      if (j.is_discarded() || !j.is_object())
+        return make_error("malformed message on channel (" + problem + "): " + terminal_safe(line.substr(0, 120)));
       return j;
     }
     if (eof_) return make_error("channel closed by the other side");
@@ -65,6 +70,8 @@ Result<nlohmann::json> JsonLines::receive(int timeout_ms, int interrupt_fd) {
       continue;
     }
     buffer_.append(buf, static_cast<size_t>(n));
+    if (buffer_.size() > kMaxJsonLineBytes && buffer_.find('\n') == std::string::npos)
+      return make_error("a line on the channel is longer than " + std::to_string(kMaxJsonLineBytes >> 20) + " MiB: not a message");
   }
 }
 

@@ -9,6 +9,10 @@
 
 namespace vpnlab {
 
+// The longest line the other side may send: an answer is a few KiB; a line that never ends
+// must not grow vpnlab until the call times out.
+inline constexpr size_t kMaxJsonLineBytes = 16u << 20;
+
 class JsonLines {
  public:
   explicit JsonLines(UniqueFd fd) : fd_(std::move(fd)) {}

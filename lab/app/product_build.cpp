@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/json_depth.h"
 #include "lab/base/input_file.h"
 #include "lab/base/process.h"
 #include "lab/base/trusted_dir.h"
@@ -155,7 +156,7 @@ std::optional<Step> build_in_module(const std::string& go, const std::string& pa
     auto ran = run_command(spec, 600, -1);
     if (ran && ran->exit_status == 0) {
       auto text = read_input_file(log + ".json", 1 << 20);
-      auto j = nlohmann::json::parse(text ? *text : "", nullptr, false);
+      auto j = parse_json_bounded(text ? *text : "");
       if (j.is_object() && j.value("Dir", "") != "") {
         std::string rel = pkg.substr(mod.size());
         if (!rel.empty() && rel.front() == '/') rel.erase(0, 1);

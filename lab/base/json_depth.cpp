@@ -25,4 +25,14 @@ std::string json_nesting_problem(std::string_view text, int max_depth) {
   return "";
 }
 
+nlohmann::json parse_json_bounded(std::string_view text, std::string* problem, int max_depth) {
+  if (std::string deep = json_nesting_problem(text, max_depth); !deep.empty()) {
+    if (problem) *problem = deep;
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (problem && j.is_discarded()) *problem = "not valid JSON";
+  return j;
+}
+
 }  // namespace vpnlab

@@ -22,7 +22,7 @@ namespace vpnlab {
 namespace {
 
 std::string first_line(const std::string& path) {
-  std::ifstream in(path);
+  std::istringstream in(read_file_text(path));
   std::string line;
   std::getline(in, line);
   return line;

@@ -16,6 +16,7 @@
 #include "lab/history/history_jsonl.h"
 #include "lab/history/history_page.h"
 #include "lab/history/history_store.h"
+#include "lab/base/fs_util.h"
 
 namespace vpnlab {
 
@@ -145,10 +146,11 @@ int export_runs(HistoryStore& store, const Args& a) {
     if (!n) return fail(n.error());
     return 0;
   }
-  std::ofstream out(a.out_dir, std::ios::trunc);
-  if (!out) return fail(make_error("cannot write " + a.out_dir + ": " + errno_text(errno), "give --out a file in a writable directory"));
+  // Written whole through the file door: never through a link, never into a FIFO.
+  std::ostringstream out;
   auto n = export_jsonl(store, out);
   if (!n) return fail(with_context(n.error(), a.out_dir));
+  if (auto s = write_file(a.out_dir, out.str(), 0644); !s) return fail(make_error(s.error().message, "give --out a regular file in a writable directory"));
   std::cerr << "history export: " << *n << " run(s) to " << a.out_dir << "\n";
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/model/sweep.h"
 #include "lab/run/environment.h"
+#include "lab/base/json_depth.h"
 
 namespace vpnlab {
 
@@ -220,7 +221,7 @@ json history_check_json(const std::string& path, const std::string& metric, doub
 nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunReport& report, const RunOutputs& outputs) {
   auto from_file = [&](const std::string& name) {
     // The run's own files, just written; a missing or torn one is null, never an abort.
-    return json::parse(read_file_text(run_dir + "/" + name), nullptr, /*allow_exceptions=*/false);
+    return parse_json_bounded(read_file_text(run_dir + "/" + name));
   };
   json env = from_file("environment.json"), summary = from_file("summary.json");
   json products = json::array();

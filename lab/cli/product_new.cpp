@@ -16,6 +16,7 @@
 #include "lab/model/install_layout.h"
 #include "lab/model/names.h"
 #include "lab/model/product_spec.h"
+#include "lab/base/trusted_dir.h"
 
 namespace vpnlab {
 
@@ -114,8 +115,7 @@ Result<std::string> new_product(const std::string& products_path, const std::str
   if (access(dest.c_str(), F_OK) == 0) return make_error(dest + " exists already", "remove it or choose another name");
   if (auto s = make_dirs(dest, 0755); !s) return s.error();
   auto undo = [&](Error e) {
-    std::error_code ec;
-    std::filesystem::remove_all(dest, ec);
+    (void)remove_tree(dest);
     return e;
   };
   std::ostringstream out;

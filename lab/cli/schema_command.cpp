@@ -5,6 +5,7 @@
 #include "lab/cli/json_output.h"
 #include "lab/record/column_docs.h"
 #include "lab/record/results_csv.h"
+#include "lab/base/json_depth.h"
 
 namespace vpnlab {
 
@@ -66,7 +67,7 @@ std::string results_csv_schema(SchemaFormat format) {
 
 // A JSON Schema's title, for the list of names.
 std::string title_of(std::string_view text) {
-  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto j = parse_json_bounded(text);
   return j.is_object() ? j.value("title", std::string()) : std::string();
 }
 

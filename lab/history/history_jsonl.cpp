@@ -63,7 +63,7 @@ Result<RunRecord> parse_line(const std::string& line, const std::string& where) 
     return make_error(where + ": " + what, "give a file written by 'vpnlab history export --jsonl', unedited");
   };
   if (auto why = json_nesting_problem(line); !why.empty()) return refuse(why);
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = parse_json_bounded(line);
   if (!j.is_object()) return refuse("not a JSON object");
   if (!j.contains("format") || j["format"] != kFormat) return refuse("field 'format' is not \"" + std::string(kFormat) + "\"");
   if (!j.contains("version") || !j["version"].is_number_integer()) return refuse("field 'version': not an integer");

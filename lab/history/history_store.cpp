@@ -344,7 +344,7 @@ Status HistoryStore::for_each_run(const std::string& product, const std::functio
     run.started = row[1].value_or("");
     run.source = row[2].value_or("");
     if (auto why = json_nesting_problem(row[3].value_or("")); !why.empty()) return make_error(where + " environment: " + why);
-    run.environment = nlohmann::json::parse(row[3].value_or(""), nullptr, /*allow_exceptions=*/false);
+    run.environment = parse_json_bounded(row[3].value_or(""));
     if (auto s = check_environment(run.environment, where + " environment"); !s) return s;
     auto rows = rows_of(run_id, row[4].value_or(""), where);
     if (!rows) return rows.error();

@@ -17,6 +17,7 @@
 #include "lab/base/fault.h"
 #include "lab/base/pidfd.h"
 #include "lab/kernel/sysctl.h"
+#include "lab/base/fs_util.h"
 
 namespace vpnlab {
 
@@ -249,7 +250,7 @@ std::string read_link(const std::string& path) {
 }
 
 std::string comm_of(const std::string& pid) {
-  std::ifstream in("/proc/" + pid + "/comm");
+  std::istringstream in(read_file_text("/proc/" + pid + "/comm"));
   std::string c;
   std::getline(in, c);
   return c;
@@ -286,7 +287,7 @@ std::vector<std::string> namespace_holders(const std::vector<uint64_t>& inodes) 
     // nsfs bind mounts: one look per mount namespace is enough.
     uint64_t mnt = ns_inode_of_link(read_link(base + "/ns/mnt"), "mnt");
     if (!mnt || !mount_namespaces_seen.insert(mnt).second) continue;
-    std::ifstream info(base + "/mountinfo");
+    std::istringstream info(read_file_text(base + "/mountinfo"));
     std::string line;
     while (std::getline(info, line)) {
       auto at = line.find("net:[");

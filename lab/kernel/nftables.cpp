@@ -13,6 +13,7 @@
 
 #include "lab/base/nft_text.h"
 #include "lab/kernel/namespace.h"
+#include "lab/base/json_depth.h"
 
 namespace vpnlab {
 
@@ -64,7 +65,7 @@ Result<T> in_netns(int netns_fd, Fn fn) {
 }
 
 Result<nlohmann::json> parse_listing(const std::string& json) {
-  auto doc = nlohmann::json::parse(json, nullptr, false);
+  auto doc = parse_json_bounded(json);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("nftables") || !doc["nftables"].is_array())
     return make_error("nft's ruleset listing is not the JSON it documents");
   return doc;

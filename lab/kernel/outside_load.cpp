@@ -6,17 +6,19 @@
 #include <chrono>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
 #include "lab/base/pidfd.h"
+#include "lab/base/fs_util.h"
 
 namespace vpnlab {
 
 namespace {
 
 bool task_runnable(const std::string& task_dir) {
-  std::ifstream in(task_dir + "/stat");
+  std::istringstream in(read_file_text(task_dir + "/stat"));
   std::string line;
   std::getline(in, line);
   auto close = line.rfind(')');  // comm may hold spaces and parentheses

@@ -26,6 +26,7 @@
 #include "lab/results/run_files.h"
 #include "lab/results/summary.h"
 #include "lab/results/svg.h"
+#include "lab/base/json_depth.h"
 
 namespace vpnlab {
 
@@ -258,7 +259,7 @@ std::vector<std::pair<double, double>> throughput_over_time(const std::string& r
     suffixes.push_back("-p" + std::to_string(k) + kIperfSuffix);
   std::map<size_t, std::pair<double, double>> by_interval;  // index -> (end time, Gbit/s)
   for (const auto& suffix : suffixes) {
-    auto j = nlohmann::json::parse(read_raw_sample(run_dir, product, test, sample, suffix), nullptr, false);
+    auto j = parse_json_bounded(read_raw_sample(run_dir, product, test, sample, suffix));
     if (j.is_discarded() || !j.contains("intervals")) continue;
     // iperf3's own output, kept raw: a file of another shape (cut short, another version)
     // only loses its over-time plot; the figures come from results.csv.

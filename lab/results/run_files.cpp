@@ -94,7 +94,7 @@ Result<nlohmann::json> read_json_file(const std::string& file, const std::vector
   }
   if (auto why = json_nesting_problem(**text); !why.empty())
     return make_error(file + ": " + why + ", not a file vpnlab wrote", "restore it from the run");
-  nlohmann::json j = nlohmann::json::parse(**text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = parse_json_bounded(**text);
   if (j.is_discarded()) return make_error(file + ": not valid JSON", "the file was edited by hand or cut short: restore it from the run");
   if (auto s = check_json_fields(j, fields, file); !s) return s.error();
   return j;

@@ -19,6 +19,7 @@
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
 #include "lab/run/variant.h"
+#include "lab/base/json_depth.h"
 
 
 namespace vpnlab {
@@ -68,7 +69,7 @@ namespace {
 
 Status edit_environment(const std::string& run_dir, const std::function<void(nlohmann::json&)>& edit) {
   std::string path = run_dir + "/environment.json";
-  auto env = nlohmann::json::parse(read_file_text(path), nullptr, false);
+  auto env = parse_json_bounded(read_file_text(path));
   if (env.is_discarded()) return make_error(path + ": not valid JSON, not amended");
   edit(env);
   return replace_file(path, env.dump(2) + "\n", 0640);  // never a truncated provenance

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/base/json_depth.h"
+
 namespace vpnlab {
 
 namespace {
@@ -41,7 +43,7 @@ std::vector<std::string> iperf_server_argv(int port) {
 }
 
 Result<IperfSample> parse_iperf_json(const std::string& json_text) {
-  nlohmann::json j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = parse_json_bounded(json_text);
   if (j.is_discarded() || !j.is_object()) return make_error("iperf3 output is not JSON", "see the sample's raw output");
   if (j.contains("error") && j["error"].is_string()) return make_error("iperf3: " + j["error"].get<std::string>());
   const auto& end = j.value("end", nlohmann::json::object());

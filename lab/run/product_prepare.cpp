@@ -10,6 +10,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
 #include "lab/run/product_session.h"
+#include "lab/base/trusted_dir.h"
 
 namespace vpnlab {
 
@@ -295,9 +296,8 @@ Status ProductSession::prepare() {
   const Plan& plan = *ctx_.plan;
   // Every bring-up starts from clean product directories: key tools refuse to overwrite
   // what an earlier round made (nebula-cert: "refusing to overwrite existing CA key").
-  std::error_code ec;
-  std::filesystem::remove_all(ctx_.run_dir + "/nodes/" + instance(), ec);
-  std::filesystem::remove_all(ctx_.run_dir + "/secrets/" + instance(), ec);
+  (void)remove_tree(ctx_.run_dir + "/nodes/" + instance());
+  (void)remove_tree(ctx_.run_dir + "/secrets/" + instance());
   for (const PlanNode& node : plan.nodes) {
     if (auto s = make_dirs(node_dir(node.name), 0750); !s) return s;
     if (auto s = make_dirs(secrets_dir(node.name), 0700); !s) return s;

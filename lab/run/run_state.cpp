@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/json_depth.h"
 
 namespace vpnlab {
 
@@ -37,22 +38,14 @@ Status write_state(const RunState& s) {
   if (auto d = ensure_state_dir(); !d) return d;
   nlohmann::json j = {{"run_id", s.run_id}, {"lab", s.lab}, {"topology_file", s.topology_file}, {"run_dir", s.run_dir},
                       {"pid", s.pid}, {"kept", s.kept}, {"namespaces", s.namespaces}, {"backend", s.backend}};
-  std::string path = state_path(s.run_id);
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << j.dump(2) << "\n";
-    out.flush();
-    if (!out) return make_error("cannot write " + tmp + ": " + errno_text(errno));
-  }
-  if (rename(tmp.c_str(), path.c_str()) < 0) return make_error("cannot write " + path + ": " + errno_text(errno));
-  return ok_status();
+  // Whole or not at all, never through a link (replace_file writes a new file and renames it).
+  return replace_file(state_path(s.run_id), j.dump(2) + "\n", 0644);
 }
 
 Result<RunState> read_state(const std::string& path) {
   auto text = read_whole_file(path);
   if (!text) return text.error();
-  auto j = nlohmann::json::parse(*text, nullptr, false);
+  auto j = parse_json_bounded(*text);
   if (j.is_discarded() || !j.is_object()) return make_error(path + " is not a vpnlab state file");
   RunState s;
   try {
@@ -94,7 +87,7 @@ Result<RunLock> RunLock::acquire() {
   if (auto d = ensure_state_dir(); !d) return d.error();
   std::string path = state_dir() + "/lock";
   RunLock lock;
-  lock.fd_ = UniqueFd(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  lock.fd_ = UniqueFd(open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
   if (!lock.fd_.valid()) return make_error("cannot open " + path + ": " + errno_text(errno), "run vpnlab as root");
   if (flock(lock.fd_.get(), LOCK_EX | LOCK_NB) < 0) {
     char buf[32] = {};

@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/out_dir.h"
 #include "lab/model/finalize.h"
 #include "lab/model/sweep.h"
 #include "lab/run/environment.h"
@@ -71,7 +72,9 @@ struct RunKeys {
 Result<RunKeys> prepare_run_dir(const Plan& plan, const RunOptions& opts, const std::vector<ProductSpec>& specs,
                                 const std::vector<Availability>& availability) {
   if (auto s = make_dirs(opts.run_dir, 0750); !s) return s.error();
-  chmod(opts.run_dir.c_str(), 0750);
+  // 0750 whatever the umask, set on the directory opened (not on a name that may change).
+  if (auto dir = OutDir::open(opts.run_dir); !dir) return dir.error();
+  else fchmod(dir->fd(), 0750);
   if (auto s = make_dirs(opts.run_dir + "/secrets", 0700); !s) return s.error();
   if (auto s = check_free_space(opts.run_dir); !s) return s.error();
   std::vector<std::string> node_names;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/base/json_depth.h"
+
 namespace vpnlab {
 
 namespace {
@@ -64,7 +66,7 @@ std::vector<std::string> crr_client_argv(const std::string& program, const std::
 }
 
 Result<TransactionSample> parse_crr(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = parse_json_bounded(text);
   if (j.is_discarded() || !j.is_object() || !j.contains("connections") || !j["connections"].is_number())
     return make_error("vpnlab-crr output is not its JSON line", "see the sample's raw output");
   const uint64_t errors = j.value("errors", uint64_t{0});

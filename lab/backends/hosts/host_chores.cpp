@@ -19,6 +19,7 @@
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/netlink.h"
 #include "lab/kernel/offloads.h"
+#include "lab/base/json_depth.h"
 
 namespace vpnlab {
 
@@ -79,7 +80,7 @@ json host_cleanup(const json& req) {
   json actions = json::array();
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(kNicLedgerDir, ec)) {
-    json ledger = json::parse(read_file_text(e.path().string()), nullptr, false);
+    json ledger = parse_json_bounded(read_file_text(e.path().string()));
     if (!ledger.is_array()) continue;
     bool all_mine = true;
     for (const auto& n : ledger) {

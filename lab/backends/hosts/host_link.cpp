@@ -7,6 +7,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
+#include "lab/base/trusted_dir.h"
 
 namespace vpnlab {
 
@@ -34,8 +35,7 @@ struct ScratchDir {
     made = ok_status();
   }
   ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
+    if (!path.empty()) (void)remove_tree(path);
   }
 };
 

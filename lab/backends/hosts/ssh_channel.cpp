@@ -11,6 +11,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
 #include "lab/model/ssh_policy.h"
+#include "lab/base/trusted_dir.h"
 
 namespace vpnlab {
 
@@ -59,8 +60,7 @@ struct PrivateDir {
     made = check_private(path);
   }
   ~PrivateDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
+    if (!path.empty()) (void)remove_tree(path);
   }
 };
 

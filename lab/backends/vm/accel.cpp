@@ -10,6 +10,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
+#include "lab/base/json_depth.h"
 
 namespace vpnlab {
 namespace {
@@ -45,7 +46,7 @@ std::string this_boot_id() {
 }  // namespace
 
 std::optional<CachedAccel> cached_accel(const std::string& cache_root) {
-  auto j = nlohmann::json::parse(read_file_text(cache_root + "/accel.json"), nullptr, false);
+  auto j = parse_json_bounded(read_file_text(cache_root + "/accel.json"));
   if (j.is_discarded() || !j.is_object() || j.value("boot_id", "") != this_boot_id()) return std::nullopt;
   return CachedAccel{{j.value("accel", "tcg") == "kvm" ? Accel::kvm : Accel::tcg, j.value("reason", "")}, j.value("kernel", "")};
 }
@@ -60,7 +61,7 @@ AccelChoice choose_accel(const Image& image, const std::string& cache_root) {
   ::close(fd);
   std::string boot_id = this_boot_id();
   std::string cache = cache_root + "/accel.json";
-  auto j = nlohmann::json::parse(read_file_text(cache), nullptr, false);
+  auto j = parse_json_bounded(read_file_text(cache));
   if (!j.is_discarded() && j.value("boot_id", "") == boot_id && j.value("kernel", "") == image.kernel_release)
     return {j.value("accel", "tcg") == "kvm" ? Accel::kvm : Accel::tcg, j.value("reason", "") + " (probed earlier this boot)"};
   AccelChoice c = kvm_boot_probe(image, cache_root);

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "lab/agent/json_lines.h"
@@ -34,6 +35,7 @@
 #include "lab/kernel/rps.h"
 #include "lab/kernel/shaping.h"
 #include "lab/kernel/sysctl.h"
+#include "lab/base/fs_util.h"
 
 using namespace vpnlab;
 using nlohmann::json;
@@ -45,7 +47,7 @@ std::string find_port() {
   std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(base.c_str()), ::closedir);
   if (!d) return {};
   while (dirent* e = ::readdir(d.get())) {
-    std::ifstream f(base + "/" + e->d_name + "/name");
+    std::istringstream f(read_file_text(base + "/" + e->d_name + "/name"));
     std::string name;
     if (f >> name && name == "vpnlab.agent") return std::string("/dev/") + e->d_name;
   }
@@ -60,7 +62,7 @@ void reap_orphans(const std::set<pid_t>& own) {
   while (dirent* e = ::readdir(d.get())) {
     pid_t pid = std::atoi(e->d_name);
     if (pid <= 1 || own.count(pid)) continue;
-    std::ifstream st(std::string("/proc/") + e->d_name + "/stat");
+    std::istringstream st(read_file_text(std::string("/proc/") + e->d_name + "/stat"));
     std::string line;
     std::getline(st, line);
     auto close = line.rfind(')');
@@ -178,7 +180,7 @@ struct Agent {
   json hello() {
     utsname u{};
     ::uname(&u);
-    std::ifstream up("/proc/uptime");
+    std::istringstream up(read_file_text("/proc/uptime"));
     double uptime = 0;
     up >> uptime;
     return {{"ok", true}, {"kernel", u.release}, {"uptime_s", uptime}, {"pid", ::getpid()}};

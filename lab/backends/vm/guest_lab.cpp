@@ -10,6 +10,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/sysctl.h"
+#include "lab/base/trusted_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -225,9 +226,7 @@ Status GuestLab::teardown(double timeout_s) {
   }
   // Anything QEMU or libvirt left in the VM-host namespace ends with it.
   if (auto s = remove_namespaces(ns_, timeout_s); !s && first) first = s;
-  std::error_code ec;
-  fs::remove_all(vm_dir_, ec);
-  if (ec && first) first = make_error("cannot remove " + vm_dir_ + ": " + ec.message());
+  if (auto s = remove_tree(vm_dir_); !s && first) first = s;
   return first;
 }
 

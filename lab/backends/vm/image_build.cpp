@@ -17,6 +17,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
 #include "lab/base/trusted_dir.h"
+#include "lab/base/json_depth.h"
 
 namespace fs = std::filesystem;
 
@@ -197,7 +198,7 @@ Status write_initramfs(const ImageRecipe& rc, const std::string& modules_dir, co
 }
 
 Result<Image> read_image_json(const std::string& dir) {
-  auto j = nlohmann::json::parse(read_file_text(dir + "/image.json"), nullptr, false);
+  auto j = parse_json_bounded(read_file_text(dir + "/image.json"));
   if (j.is_discarded()) return make_error(dir + "/image.json is unreadable");
   Image im;
   im.dir = dir;

@@ -1,4 +1,5 @@
 #include "lab/backends/vm/libvirt_handle.h"
+#include "lab/base/fs_util.h"
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
@@ -40,9 +41,7 @@ Result<VirConnect> open_embedded_qemu(const std::string& root) {
   // The embedded driver reads ROOT/etc/qemu.conf (checked: a copy in ROOT/etc/qemu/ is ignored
   // and the domain start then hangs waiting for virtlogd).
   {
-    std::ofstream conf(root + "/etc/qemu.conf");
-    conf << embedded_qemu_conf();
-    if (!conf) return make_error("cannot write " + root + "/etc/qemu.conf");
+    if (auto s = write_file(root + "/etc/qemu.conf", embedded_qemu_conf(), 0644); !s) return s.error();
   }
   if (virEventRegisterDefaultImpl() < 0) return make_error("libvirt: cannot register its event loop: " + virt_error_text());
   std::thread([] {
