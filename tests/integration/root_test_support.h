@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -124,8 +125,39 @@ inline CliOutcome vpnlab_cli(const std::vector<std::string>& args, const std::ma
   return run_program(argv, env);
 }
 
-// Pids of the running processes named `comm`. A zombie (dead, waiting for PID 1 to reap
-// it after vpnlab was killed) runs nothing and holds no namespace: not counted.
+// A process as /proc shows it now: its pid and start time (field 22 of stat, clock ticks
+// since boot), so that a reused pid is another process; {pid, 0} when it is gone.
+inline std::pair<int, unsigned long long> process_identity(const std::string& pid) {
+  const std::string stat = read_file("/proc/" + pid + "/stat");
+  const auto paren = stat.rfind(')');
+  if (paren == std::string::npos) return {std::atoi(pid.c_str()), 0};
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+  }
+  return {std::atoi(pid.c_str()), std::strtoull(field.c_str(), nullptr, 10)};
+}
+
+// Every process that was running when this test program began: another lab, a user's own
+// wireguard-go or tailscaled. The suite checks only what started after it (what its own
+// labs made) and never signals one of these (scripts/with-decoys.sh runs it beside two).
+inline const std::set<std::pair<int, unsigned long long>>& processes_before_suite() {
+  static const std::set<std::pair<int, unsigned long long>> before = [] {
+    std::set<std::pair<int, unsigned long long>> out;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+      const std::string name = e.path().filename().string();
+      if (name.find_first_not_of("0123456789") == std::string::npos) out.insert(process_identity(name));
+    }
+    return out;
+  }();
+  return before;
+}
+// Taken as the program starts, before any test runs.
+inline const bool kProcessesBeforeSuiteTaken = !processes_before_suite().empty();
+
+// Pids of the running processes named `comm` that this suite started. A zombie (dead,
+// waiting for PID 1 to reap it after vpnlab was killed) runs nothing and holds no namespace:
+// not counted; nor is a process that ran before the suite began.
 inline std::vector<pid_t> pids_named(const std::string& comm) {
   std::vector<pid_t> pids;
   for (const auto& e : std::filesystem::directory_iterator("/proc")) {
@@ -135,6 +167,7 @@ inline std::vector<pid_t> pids_named(const std::string& comm) {
     std::string stat = read_file(e.path().string() + "/stat");
     auto paren = stat.rfind(')');
     if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z') continue;
+    if (processes_before_suite().count(process_identity(name))) continue;
     pids.push_back(std::stoi(name));
   }
   return pids;

@@ -41,10 +41,12 @@ std::string key_of(const std::string& pub) {
   return type + " " + key;
 }
 
-// Every ControlPath=... that a running ssh was given.
+// Every ControlPath=... that a running ssh this suite started was given (a user's own ssh,
+// running before the suite began, is theirs).
 std::set<std::string> control_paths() {
   std::set<std::string> out;
   for (const auto& e : fs::directory_iterator("/proc")) {
+    if (processes_before_suite().count(process_identity(e.path().filename().string()))) continue;
     const std::string cmdline = read_file(e.path().string() + "/cmdline");
     const std::string argv0 = cmdline.substr(0, cmdline.find('\0'));
     if (argv0 != "ssh" && (argv0.size() < 4 || argv0.compare(argv0.size() - 4, 4, "/ssh") != 0)) continue;
