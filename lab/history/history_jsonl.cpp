@@ -73,6 +73,10 @@ Result<RunRecord> parse_line(const std::string& line, const std::string& where) 
   for (const char* key : {"source", "results_csv"})
     if (!j.contains(key) || !j[key].is_string()) return refuse(std::string("field '") + key + "': not a string");
   if (!j.contains("environment")) return refuse("field 'environment' is missing");
+  // The line's own run_id is the environment's: one run per line, named once.
+  if (!j.contains("run_id") || !j["run_id"].is_string()) return refuse("field 'run_id': not a string");
+  if (!j["environment"].is_object() || !j["environment"].contains("run_id") || j["environment"]["run_id"] != j["run_id"])
+    return refuse("field 'run_id' is not the environment's run_id");
   if (auto s = check_environment(j["environment"], where + ": environment"); !s) return s.error();
   auto rows = parse_results_csv(j["results_csv"].get<std::string>(), where + ": results_csv");
   if (!rows) return rows.error();

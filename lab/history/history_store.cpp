@@ -9,9 +9,10 @@
 #include <filesystem>
 #include <thread>
 
-#include "lab/base/json_depth.h"
 #include "lab/base/fault.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/json_depth.h"
+#include "lab/base/terminal_text.h"
 #include "lab/base/utc_time.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/run_files.h"
@@ -217,9 +218,24 @@ namespace {
 
 Status check_run_record(const RunRecord& run, const std::string& where) {
   if (run.run_id.empty() || run.started.empty()) return make_error(where + ": no run_id or started", "a run vpnlab wrote has both");
-  for (const auto& r : run.rows)
+  // A run id names files and rows: one plain name, even for a run with no rows.
+  if (run.run_id.size() > 64 || run.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
+      run.run_id.find_first_not_of('.') == std::string::npos)
+    return make_error(where + ": run_id '" + terminal_safe(run.run_id.substr(0, 64)) + "' is not a run id", "a run vpnlab wrote has an id like 20261206-043342-dfa9");
+  // The samples its environment declares bound its rows: more is not a run resumed since, it
+  // is rows the run never measured.
+  const nlohmann::json* bench = run.environment.is_object() && run.environment.contains("bench") ? &run.environment["bench"] : nullptr;
+  const int64_t declared = bench && bench->is_object() && bench->contains("samples") && (*bench)["samples"].is_number_integer()
+                               ? (*bench)["samples"].get<int64_t>()
+                               : -1;
+  for (const auto& r : run.rows) {
     if (r.run_id != run.run_id)
       return make_error(where + ": a row of run '" + r.run_id + "' in run '" + run.run_id + "'", "a run holds its own rows only");
+    if (declared >= 0 && r.sample > declared)
+      return make_error(where + ": a row of " + r.product + ", " + r.test + " is sample " + std::to_string(r.sample) + ", but the run declares " +
+                            std::to_string(declared) + " samples (bench.samples)",
+                        "a run holds the samples it measured only: import the run directory as it was written");
+  }
   return ok_status();
 }
 
@@ -256,6 +272,7 @@ Result<bool> HistoryStore::add(const RunRecord& run, bool replace, std::string* 
   std::string ignored;
   std::string& say = said ? *said : ignored;
   const std::string& run_id = run.run_id;
+  if (auto s = check_run_record(run, "run " + terminal_safe(run_id.substr(0, 64))); !s) return s.error();
   if (auto s = db_.exec("BEGIN IMMEDIATE"); !s) return s.error();
   auto rollback = [&](Error e) -> Result<bool> {
     (void)db_.exec("ROLLBACK");

@@ -226,6 +226,51 @@ TEST(History, ATamperedOrHostileExportIsRefusedWithItsLine) {
   EXPECT_EQ(fifo.error().message, dir + "/fifo.jsonl: not a regular file");
 }
 
+// The hostile review: a run's own rows plus 37 forged samples were "extended by 37 rows (a run
+// resumed since)", and its figure went from 0.28 to 8.3 Gbit/s. A run holds at most the
+// samples its environment declares; a line names its own run once; a run id is a plain name.
+TEST(History, RowsBeyondTheDeclaredSamplesOrAForeignIdAreRefused) {
+  const std::string dir = make_temp_dir("history");
+  auto run = read_run_directory(kRun);
+  ASSERT_TRUE(run.ok()) << run.error().format();
+  auto store = HistoryStore::open(dir + "/h.sqlite");
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(store->add(*run).ok());
+  const int declared = run->environment["bench"]["samples"].get<int>();
+  RunRecord forged = *run;
+  for (int i = 1; i <= 37; ++i) {
+    SampleRow extra = run->rows.front();
+    extra.sample = declared + i;
+    extra.gbps = 9.9;
+    forged.rows.push_back(extra);
+  }
+  std::ofstream(dir + "/forged.jsonl") << export_line(forged) << "\n";
+  auto imported = import_jsonl(*store, dir + "/forged.jsonl");
+  ASSERT_FALSE(imported.ok());
+  const SampleRow& first = run->rows.front();
+  EXPECT_EQ(imported.error().message, dir + "/forged.jsonl:1: a row of " + first.product + ", " + first.test + " is sample " +
+                                          std::to_string(declared + 1) + ", but the run declares " + std::to_string(declared) + " samples (bench.samples)");
+  auto direct = store->add(forged);
+  ASSERT_FALSE(direct.ok()) << "the store itself holds the rule, whoever calls it";
+  EXPECT_EQ(store->runs()->front().rows, static_cast<int64_t>(run->rows.size()));
+
+  nlohmann::json line = nlohmann::json::parse(export_line(*run));
+  line["run_id"] = "20261206-000000-beef";
+  std::ofstream(dir + "/other-id.jsonl") << line.dump() << "\n";
+  auto other = import_jsonl(*store, dir + "/other-id.jsonl");
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().message, dir + "/other-id.jsonl:1: field 'run_id' is not the environment's run_id");
+
+  RunRecord empty = *run;
+  empty.rows.clear();
+  empty.run_id = "../../etc";
+  empty.environment["run_id"] = empty.run_id;
+  std::ofstream(dir + "/no-rows.jsonl") << export_line(empty) << "\n";
+  auto no_rows = import_jsonl(*store, dir + "/no-rows.jsonl");
+  ASSERT_FALSE(no_rows.ok());
+  EXPECT_EQ(no_rows.error().message, dir + "/no-rows.jsonl:1: run_id '../../etc' is not a run id");
+}
+
 TEST(History, ARunResumedSinceReplacesItsEntry) {
   const std::string dir = make_temp_dir("history");
   auto store = HistoryStore::open(dir + "/h.sqlite");
