@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One door for files and untrusted text (docs/trust.md): outside lab/base, the calls that let a
-# link, a FIFO, another user's file or a deep JSON value slip in are banned. Each kind has its
+# link, a FIFO, another user's file, a deep JSON value or a raw terminal escape slip in are
+# banned (stdio printing bypasses the terminal door under std::cout and std::cerr). Each kind has its
 # pattern; a file may keep a kind only through a waiver in scripts/file-door-waivers.txt
 # ("PATH KIND reason"), and a waiver nothing needs any more is itself an error (curl's
 # checksrc shape), so the list shrinks and never hides a new call.
@@ -24,6 +25,7 @@ declare -A pattern=(
   [remove-all]='\bremove_all[[:space:]]*\('
   [path-chmod]='(^|[^_a-zA-Z0-9.>:f])chmod[[:space:]]*\('
   [json-parse]='json::parse[[:space:]]*\('
+  [stdio-print]='(^|[^_a-zA-Z0-9.>:])(std::)?(printf|vprintf|puts|fputs|fwrite|fprintf|putchar)[[:space:]]*\('
 )
 declare -A instead=(
   [raw-open]='read_input_file / OutDir / write_file / open_trusted_dir (lab/base)'
@@ -33,6 +35,7 @@ declare -A instead=(
   [remove-all]='remove_tree / remove_tree_at (never follows a link)'
   [path-chmod]='fchmod on the descriptor you wrote through (OutDir, write_file)'
   [json-parse]='parse_json_bounded (lab/base/json_depth.h): depth refused before a value is built'
+  [stdio-print]='std::cout / std::cerr (the terminal door, lab/base/terminal_door.h, sits under them) or spdlog'
 )
 
 declare -A waived=() used=()

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lab/base/exit_codes.h"
+#include "lab/base/terminal_door.h"
 #include "lab/cli/help.h"
 #include "lab/cli/version.h"
 #include "lab/cli/verbs/verb.h"
@@ -82,6 +83,7 @@ int dispatch(const Verb& v, const std::vector<std::string>& words) {
 
 int main(int argc, char** argv) {
   // Progress and warnings go to stderr; stdout carries only results (the table, listings).
+  install_terminal_door();  // under std::cout and std::cerr, before anything is printed
   Progress::install_logger();
   ignore_broken_pipes();
   if (auto answered = answer_without_verb(argc, argv)) return *answered;

@@ -8,6 +8,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "lab/base/terminal_door.h"
+
 namespace vpnlab {
 
 std::string format_seconds(double s) {
@@ -18,14 +20,30 @@ std::string format_seconds(double s) {
   return buf;
 }
 
+// A log line as the terminal door lets it through (lab/base/terminal_door.h): a message
+// carries names, versions and reasons from outside, and spdlog escapes nothing itself.
+std::string door_text(spdlog::formatter& formatter, const spdlog::details::log_msg& msg) {
+  spdlog::memory_buf_t formatted;
+  formatter.format(msg, formatted);
+  return through_terminal_door(std::string_view(formatted.data(), formatted.size()));
+}
+
+// Without a terminal: each line to stderr, through the door.
+class EscapedStderrSink : public spdlog::sinks::base_sink<std::mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    const std::string text = door_text(*formatter_, msg);
+    fwrite(text.data(), 1, text.size(), stderr);
+  }
+  void flush_() override { fflush(stderr); }
+};
+
 // Log lines go above the live line: clear it, write the message, draw it again.
 class ProgressSink : public spdlog::sinks::base_sink<std::mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
-    spdlog::memory_buf_t formatted;
-    formatter_->format(msg, formatted);
-    std::string text(formatted.data(), formatted.size());
-    std::string status = Progress::get().line();
+    std::string text = door_text(*formatter_, msg);
+    std::string status = through_terminal_door(Progress::get().line());
     std::string out = "\r\033[K" + text + status;
     fwrite(out.data(), 1, out.size(), stderr);
     fflush(stderr);
@@ -38,7 +56,7 @@ void Progress::install_logger() {
   p.live_ = isatty(STDERR_FILENO) != 0;
   std::shared_ptr<spdlog::logger> logger;
   if (p.live_) logger = std::make_shared<spdlog::logger>("vpnlab", std::make_shared<ProgressSink>());
-  else logger = spdlog::stderr_logger_mt("vpnlab");
+  else logger = std::make_shared<spdlog::logger>("vpnlab", std::make_shared<EscapedStderrSink>());
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("%v");
 }
@@ -64,7 +82,7 @@ void Progress::sample_done(const std::string& where, const std::string& figure, 
     last_ = where + ": " + (ok ? figure : "failed");
   }
   if (!live_) return;
-  std::string out = "\r\033[K" + line();
+  std::string out = "\r\033[K" + through_terminal_door(line());
   fwrite(out.data(), 1, out.size(), stderr);
   fflush(stderr);
 }

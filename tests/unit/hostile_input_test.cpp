@@ -15,6 +15,7 @@
 
 #include "../temp_paths.h"
 #include "lab/base/text_table.h"
+#include "lab/base/terminal_door.h"
 #include "lab/base/terminal_text.h"
 #include "lab/results/run_files.h"
 #include "lab/base/json_depth.h"
@@ -382,3 +383,31 @@ TEST(HostileInput, AStalledRowsReaderNeverHoldsTheRun) {
   close(p[1]);
 }
 
+
+namespace vpnlab {
+namespace {
+
+// The one terminal door under the vpnlab binary's std::cout and std::cerr: controls, DEL, C1
+// and broken UTF-8 from outside are shown escaped, in a form that is also a JSON escape.
+TEST(TerminalDoor, ControlsAndBrokenUtf8AreShownEscapedValidUtf8Passes) {
+  EXPECT_EQ(through_terminal_door("kernel 6.1\x1b]0;pwned\x07\x1b[2J\n"), "kernel 6.1\\u001b]0;pwned\\u0007\\u001b[2J\n");
+  EXPECT_EQ(through_terminal_door("a\tb\rc\x7f"), "a\tb\\u000dc\\u007f");
+  EXPECT_EQ(through_terminal_door("\xc2\x9b" "31m caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x94\x92"), "\\u009b31m caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x94\x92");
+  EXPECT_EQ(through_terminal_door("x\xff" "y\xc3" "z\xe2\x80"), "x\\ufffdy\\ufffdz\\ufffd") << "a stray byte, a cut sequence, a sequence cut at the end";
+  EXPECT_EQ(through_terminal_door("\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80"), "\\ufffd\\ufffd \\ufffd \\ufffd") << "overlong, surrogate, above U+10FFFF";
+  // What passes the door inside a JSON string is still JSON, and means the same text.
+  const std::string json = nlohmann::json("v\x7f\xc2\x85").dump();
+  const auto back = nlohmann::json::parse(through_terminal_door(json));
+  EXPECT_EQ(back.get<std::string>(), "v\x7f\xc2\x85");
+}
+
+TEST(TerminalDoor, UnderTheStreamsASequenceSplitAcrossWritesStaysWhole) {
+  std::ostringstream below;
+  auto door = terminal_door_over(below.rdbuf());
+  std::ostream out(door.get());
+  out << "caf" << '\xc3' << '\xa9' << " \x1b[31m" << std::flush;
+  EXPECT_EQ(below.str(), "caf\xc3\xa9 \\u001b[31m");
+}
+
+}  // namespace
+}  // namespace vpnlab

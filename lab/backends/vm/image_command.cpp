@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "lab/backends/vm/image.h"
 #include "lab/base/fs_util.h"
 #include "lab/model/install_layout.h"
@@ -40,15 +42,14 @@ int image_command(const std::vector<std::string>& positional, bool rebuild) {
       std::cerr << im.error().format() << "\n";
       return 1;
     }
-    std::printf("%s  kernel %s (%s)\n  %s\n  %s %.1f s\n", im->name.c_str(), im->kernel_release.c_str(), im->kernel_package.c_str(),
-                im->dir.c_str(), im->cached ? "in the cache (--rebuild to build it again); it was built in" : "built in", im->build_s);
+    std::cout << fmt::format("{}  kernel {} ({})\n  {}\n  {} {:.1f} s\n", im->name, im->kernel_release, im->kernel_package, im->dir,
+                             im->cached ? "in the cache (--rebuild to build it again); it was built in" : "built in", im->build_s);
     return 0;
   }
   if (what == "list") {
     auto images = list_images(cache);
-    if (images.empty()) std::printf("no images in %s/images ('vpnlab image build' makes one)\n", cache.c_str());
-    for (const auto& im : images)
-      std::printf("%-10s %-18s %s\n", im.name.c_str(), im.kernel_release.c_str(), im.dir.c_str());
+    if (images.empty()) std::cout << "no images in " << cache << "/images ('vpnlab image build' makes one)\n";
+    for (const auto& im : images) std::cout << fmt::format("{:<10} {:<18} {}\n", im.name, im.kernel_release, im.dir);
     return 0;
   }
   if (what == "clean") {
@@ -57,7 +58,7 @@ int image_command(const std::vector<std::string>& positional, bool rebuild) {
       std::cerr << n.error().format() << "\n";
       return 1;
     }
-    std::printf("removed %d image(s) from %s/images\n", *n, cache.c_str());
+    std::cout << "removed " << *n << " image(s) from " << cache << "/images\n";
     return 0;
   }
   std::cerr << "vpnlab: error: 'image' needs build, list or clean\nhint: see 'vpnlab image --help'\n";
