@@ -1,6 +1,7 @@
 #include "lab/app/run_use_case.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,9 +26,18 @@ namespace {
 
 // run --rows-jsonl FILE: created or emptied; a FIFO needs its reader already there (never
 // wait for one that may not come); a symbolic link is refused as for every output. "-" is
-// stdout (nothing to open).
+// stdout: a pipe or terminal is opened anew through /proc/self/fd/1, so the non-blocking
+// flag the stream needs is on vpnlab's own open file, never on the caller's (a shell's
+// terminal left O_NONBLOCK breaks the next program); a regular file never blocks and is
+// written as it is (invalid descriptor: write to fd 1).
 Result<UniqueFd> open_rows_stream(const std::string& path) {
-  if (path == "-") return UniqueFd();
+  if (path == "-") {
+    struct stat st{};
+    if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)) return UniqueFd();
+    UniqueFd own(open("/proc/self/fd/1", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (!own.valid()) return make_error("--rows-jsonl -: cannot open stdout anew: " + errno_text(errno), "give --rows-jsonl a file or a FIFO instead");
+    return own;
+  }
   UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
   if (!fd.valid()) {
     const int err = errno;
@@ -76,7 +86,7 @@ Result<RunOptions> run_options(const RunInput& input, Plan* plan, const PlannedR
     auto fd = open_rows_stream(input.rows_jsonl);
     if (!fd) return fd.error();
     *rows_stream = std::move(*fd);
-    opts.rows_jsonl_fd = input.rows_jsonl == "-" ? STDOUT_FILENO : rows_stream->get();
+    opts.rows_jsonl_fd = rows_stream->valid() ? rows_stream->get() : STDOUT_FILENO;
     opts.rows_jsonl_name = input.rows_jsonl == "-" ? "stdout" : input.rows_jsonl;
   }
   const BackendEntry& backend = backend_entry(plan->backend);

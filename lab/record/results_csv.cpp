@@ -143,7 +143,10 @@ Status ResultsCsv::append(const SampleRow& row) {
 void ResultsCsv::mirror_to(int fd, std::string name) {
   mirror_fd_ = fd;
   mirror_name_ = std::move(name);
-  if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  // A stalled reader must not hold the run: non-blocking, but only where writes can block (a
+  // regular file never does, and its flags may be another program's).
+  struct stat st{};
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
 // The stream is for watchers: a reader gone (EPIPE), one that stalls past the backlog, or a

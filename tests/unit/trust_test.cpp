@@ -2,6 +2,8 @@
 // hand-edited file, run files that do not parse give located errors (not aborts), bounds
 // hold, templates are checked before anything runs, and the exit code's input is right.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include "../temp_paths.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
+#include "lab/base/unique_fd.h"
 #include "lab/cli/diff_command.h"
 #include "lab/app/run_request.h"
 #include "lab/model/product_spec.h"
@@ -451,3 +454,27 @@ TEST(Trust, HandEditedShapingAndPinningRecordsAreLocatedErrors) {
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_NE(d->text.find("a \"cpu zero\""), std::string::npos) << d->text;
 }
+
+namespace vpnlab {
+namespace {
+
+// `--rows-jsonl -` made the caller's stdout O_NONBLOCK (on a terminal also its stdin and
+// stderr: one open file), and the next program in the shell failed with EAGAIN. The stream
+// is non-blocking only where a write can block, on a descriptor the run opened itself.
+TEST(Trust, TheRowsStreamLeavesARegularFilesFlagsAsTheyWere) {
+  const std::string dir = make_temp_dir("rows-stream");
+  auto csv = ResultsCsv::create(dir + "/results.csv");
+  ASSERT_TRUE(csv.ok()) << csv.error().format();
+  UniqueFd file(open((dir + "/rows.jsonl").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  ASSERT_TRUE(file.valid());
+  csv->mirror_to(file.get(), "rows.jsonl");
+  EXPECT_EQ(fcntl(file.get(), F_GETFL) & O_NONBLOCK, 0) << "a regular file never blocks: its flags are left alone";
+  int p[2];
+  ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+  UniqueFd r(p[0]), w(p[1]);
+  csv->mirror_to(w.get(), "a pipe");
+  EXPECT_NE(fcntl(w.get(), F_GETFL) & O_NONBLOCK, 0) << "a pipe whose reader stalls must not hold the run";
+}
+
+}  // namespace
+}  // namespace vpnlab
