@@ -1,5 +1,10 @@
 #include "lab/history/sqlite.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
 namespace vpnlab {
 
 Error Sqlite::failure(const std::string& what, int rc) const {
@@ -23,12 +28,39 @@ bool Sqlite::last_failure_busy() const {
   return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
 }
 
+namespace {
+
+// A read-only look at a history: "file:PATH?mode=ro", and immutable (no lock, no -wal or -shm
+// made beside it) where this user could not write them anyway or the file is another user's:
+// a non-root `vpnlab history` on root's WAL file failed with "attempt to write a readonly
+// database", and where it could write the directory it left its own -wal and -shm there.
+std::string read_only_uri(const std::string& path) {
+  std::string uri = "file:";
+  static const char* hex = "0123456789ABCDEF";
+  for (unsigned char c : path) {
+    if (c == '?' || c == '#' || c == '%' || c < 0x21 || c >= 0x7f) {
+      uri += '%';
+      uri += hex[c >> 4];
+      uri += hex[c & 15];
+    } else {
+      uri += static_cast<char>(c);
+    }
+  }
+  uri += "?mode=ro";
+  struct stat st{};
+  const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, std::max<size_t>(path.rfind('/'), 1));
+  if (::stat(path.c_str(), &st) != 0 || st.st_uid != geteuid() || access(dir.c_str(), W_OK) != 0) uri += "&immutable=1";
+  return uri;
+}
+
+}  // namespace
+
 Result<Sqlite> Sqlite::open(const std::string& path, bool create, int busy_ms, bool read_only) {
   Sqlite s;
   s.path_ = path;
   sqlite3* raw = nullptr;
-  int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)) | SQLITE_OPEN_NOFOLLOW;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  int flags = (read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)) | SQLITE_OPEN_NOFOLLOW;
+  int rc = sqlite3_open_v2(read_only ? read_only_uri(path).c_str() : path.c_str(), &raw, flags, nullptr);
   s.db_.reset(raw);  // closed even when the open failed
   if (rc != SQLITE_OK) return s.failure("cannot open", rc);
   sqlite3_extended_result_codes(raw, 0);

@@ -5,7 +5,10 @@
 #include <sqlite3.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -269,6 +272,51 @@ TEST(History, RowsBeyondTheDeclaredSamplesOrAForeignIdAreRefused) {
   auto no_rows = import_jsonl(*store, dir + "/no-rows.jsonl");
   ASSERT_FALSE(no_rows.ok());
   EXPECT_EQ(no_rows.error().message, dir + "/no-rows.jsonl:1: run_id '../../etc' is not a run id");
+}
+
+// A user reads root's history read-only: it opens (before: "attempt to write a readonly
+// database" on a WAL file), and nothing is left beside the file (before: the reader's own
+// -wal and -shm where it could write the directory).
+TEST(History, AnotherUsersHistoryIsReadWithoutWritingBesideIt) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to read as another user";
+  const std::string dir = make_temp_dir("history-ro");
+  chmod(dir.c_str(), 0755);
+  const std::string path = dir + "/h.sqlite";
+  {
+    auto store = HistoryStore::open(path);
+    ASSERT_TRUE(store.ok()) << store.error().format();
+    ASSERT_TRUE(store->add_run(kRun).ok());
+  }
+  auto files = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const auto before = files();
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(100);
+    auto store = HistoryStore::open(path, HistoryAccess::read_only);
+    if (!store) _exit(101);
+    auto runs = store->runs();
+    _exit(runs && runs->size() == 1 ? 0 : 102);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "101: the open failed, 102: the runs were not read";
+  EXPECT_EQ(files(), before);
+  // Root reading a file another user owns, in a directory root can write: nothing beside it.
+  ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
+  {
+    auto store = HistoryStore::open(path, HistoryAccess::read_only);
+    ASSERT_TRUE(store.ok()) << store.error().format();
+    auto runs = store->runs();
+    ASSERT_TRUE(runs.ok()) << runs.error().format();
+    EXPECT_EQ(runs->size(), 1u);
+    EXPECT_EQ(files(), before);
+  }
 }
 
 TEST(History, ARunResumedSinceReplacesItsEntry) {
