@@ -49,6 +49,7 @@ std::vector<SampleRow> grid() {
   return rows;
 }
 
+const SweepEffect* find(std::vector<SweepEffect>&&, const std::string&, const std::string&, const std::string&) = delete;  // would dangle
 const SweepEffect* find(const std::vector<SweepEffect>& effects, const std::string& product, const std::string& axis, const std::string& held) {
   for (const auto& e : effects)
     if (e.c.product == product && e.axis == axis && e.held == held) return &e;
@@ -94,7 +95,8 @@ TEST(SweepEffects, TheTextAndSummaryJsonSayTheSame) {
   EXPECT_NE(summary_table(rows).find(text), std::string::npos) << "the summary prints the table";
   const auto j = summary_json(rows)["effects"];
   ASSERT_EQ(j.size(), 8u);
-  const SweepEffect* mtu = find(sweep_effects(rows), "wireguard-go", "underlay_mtu", "streams=1");
+  const auto effects = sweep_effects(rows);  // held: find() points into it
+  const SweepEffect* mtu = find(effects, "wireguard-go", "underlay_mtu", "streams=1");
   bool found = false;
   for (const auto& e : j)
     if (e["product"] == "wireguard-go" && e["axis"] == "underlay_mtu" && e["held"] == "streams=1") {
