@@ -350,7 +350,8 @@ Status append_pairwise(const std::vector<SampleRow>& rows, const ResultView& vie
     std::stable_sort(bars.begin(), bars.end(), [](const Bar& x, const Bar& y) { return x.value > y.value; });
     std::string name = test + "-pairwise.svg";
     // An rr/crr row's Gbit/s is its payload both ways: the ratio is one of transaction rates.
-    const bool transactions = std::any_of(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.test == test && r.is_transactions(); });
+    // (A named copy: clang 14 cannot capture a structured binding.)
+    const bool transactions = std::any_of(rows.begin(), rows.end(), [&, &t = test](const SampleRow& r) { return r.test == t && r.is_transactions(); });
     std::string svg = svg_bar_chart(test + (transactions ? ": transactions/s over " : ": Gbit/s over ") + pw.reference + " (round-paired)",
                                     "ratio to " + pw.reference, bars, {.log = true, .reference = 1, .dots = true});
     if (auto s = plots.write(name, svg); !s) return s;

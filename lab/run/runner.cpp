@@ -258,7 +258,7 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     // A test a product does not run (a relay chain, no relay of its own) never gets precise.
     for (const auto& spec : *specs)
       for (const auto& [test, why] : tests_out_of_reach(spec, plan))
-        std::erase_if(*w, [&](const RatioSeries& s) { return s.product == spec.name && s.test == test; });
+        std::erase_if(*w, [&, &t = test](const RatioSeries& s) { return s.product == spec.name && s.test == t; });  // clang 14 captures no binding
     watched = std::move(*w);
     opts.sequential->max_rounds = plan.samples;
   }
