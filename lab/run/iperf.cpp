@@ -1,10 +1,12 @@
 #include "lab/run/iperf.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include <nlohmann/json.hpp>
 
 #include "lab/base/json_depth.h"
+#include "lab/base/terminal_text.h"
 
 namespace vpnlab {
 
@@ -42,38 +44,71 @@ std::vector<std::string> iperf_server_argv(int port) {
   return {"iperf3", "-4", "-s", "-1", "-p", std::to_string(port)};
 }
 
+namespace {
+
+// Fields of a sample read from a file: a missing field, one of another type or a number out
+// of the target's range is the fallback, never an exception or an out-of-range conversion
+// (the fuzz tier found 8.99e50 bytes converted to uint64_t: undefined behaviour).
+using json = nlohmann::json;
+const json& field(const json& object, const char* key) {
+  static const json none;
+  if (!object.is_object()) return none;
+  auto it = object.find(key);
+  return it == object.end() ? none : *it;
+}
+double number_at(const json& object, const char* key) {
+  const json& v = field(object, key);
+  const double d = v.is_number() ? v.get<double>() : 0.0;
+  return std::isfinite(d) ? d : 0.0;
+}
+uint64_t count_at(const json& object, const char* key) {
+  const json& v = field(object, key);
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer()) return v.get<int64_t>() < 0 ? 0 : static_cast<uint64_t>(v.get<int64_t>());
+  const double d = v.is_number_float() ? v.get<double>() : 0.0;
+  return d >= 0 && d < 1.8e19 ? static_cast<uint64_t>(d) : 0;
+}
+// -1 when not reported (or not a count).
+int64_t retransmits_at(const json& object) {
+  const json& v = field(object, "retransmits");
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) return v.get<int64_t>();
+  if (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v.get<uint64_t>());
+  return -1;
+}
+
+}  // namespace
+
 Result<IperfSample> parse_iperf_json(const std::string& json_text) {
-  nlohmann::json j = parse_json_bounded(json_text);
+  json j = parse_json_bounded(json_text);
   if (j.is_discarded() || !j.is_object()) return make_error("iperf3 output is not JSON", "see the sample's raw output");
-  if (j.contains("error") && j["error"].is_string()) return make_error("iperf3: " + j["error"].get<std::string>());
-  const auto& end = j.value("end", nlohmann::json::object());
-  if (!end.contains("sum_received") || !end.contains("sum_sent"))
-    return make_error("iperf3 JSON has no end.sum_received/sum_sent", "the test did not finish");
-  const auto& rx = end["sum_received"];
-  const auto& tx = end["sum_sent"];
+  if (field(j, "error").is_string()) return make_error("iperf3: " + terminal_safe(j["error"].get<std::string>()));
+  const json& end = field(j, "end");
+  const json& rx = field(end, "sum_received");
+  const json& tx = field(end, "sum_sent");
+  if (!rx.is_object() || !tx.is_object()) return make_error("iperf3 JSON has no end.sum_received/sum_sent", "the test did not finish");
   IperfSample s;
-  s.gbps = rx.value("bits_per_second", 0.0) / 1e9;
-  s.bytes_received = rx.value("bytes", uint64_t{0});
-  s.bytes_sent = tx.value("bytes", uint64_t{0});
-  s.sent_bps = tx.value("bits_per_second", 0.0);
-  s.seconds = rx.value("seconds", 0.0);
-  if (tx.contains("retransmits")) s.retransmits = tx["retransmits"].get<int64_t>();
-  if (end.contains("sum_received_bidir_reverse")) {
-    const auto& back = end["sum_received_bidir_reverse"];
-    s.bytes_received_back = back.value("bytes", uint64_t{0});
-    s.gbps += back.value("bits_per_second", 0.0) / 1e9;
-    if (end.contains("sum_sent_bidir_reverse") && end["sum_sent_bidir_reverse"].contains("retransmits") && s.retransmits >= 0)
-      s.retransmits += end["sum_sent_bidir_reverse"]["retransmits"].get<int64_t>();
+  s.gbps = number_at(rx, "bits_per_second") / 1e9;
+  s.bytes_received = count_at(rx, "bytes");
+  s.bytes_sent = count_at(tx, "bytes");
+  s.sent_bps = number_at(tx, "bits_per_second");
+  s.seconds = number_at(rx, "seconds");
+  s.retransmits = retransmits_at(tx);
+  if (const json& back = field(end, "sum_received_bidir_reverse"); back.is_object()) {
+    s.bytes_received_back = count_at(back, "bytes");
+    s.gbps += number_at(back, "bits_per_second") / 1e9;
+    const int64_t more = retransmits_at(field(end, "sum_sent_bidir_reverse"));
+    if (more >= 0 && s.retransmits >= 0) s.retransmits += more;
   }
-  if (end.contains("sum") && end["sum"].contains("lost_packets")) {  // UDP: the receiver's count, reported back
-    s.udp_packets = end["sum"].value("packets", uint64_t{0});
-    s.udp_lost = end["sum"].value("lost_packets", uint64_t{0});
+  if (const json& sum = field(end, "sum"); !field(sum, "lost_packets").is_null()) {  // UDP: the receiver's count, reported back
+    s.udp_packets = count_at(sum, "packets");
+    s.udp_lost = count_at(sum, "lost_packets");
   }
-  if (end.contains("cpu_utilization_percent")) {
-    s.cpu_host_pct = end["cpu_utilization_percent"].value("host_total", 0.0);
-    s.cpu_remote_pct = end["cpu_utilization_percent"].value("remote_total", 0.0);
+  if (const json& cpu = field(end, "cpu_utilization_percent"); cpu.is_object()) {
+    s.cpu_host_pct = number_at(cpu, "host_total");
+    s.cpu_remote_pct = number_at(cpu, "remote_total");
   }
-  if (end.contains("streams") && end["streams"].is_array()) s.streams = static_cast<int>(end["streams"].size());
+  if (const json& streams = field(end, "streams"); streams.is_array()) s.streams = static_cast<int>(streams.size());
+  if (s.gbps < 0 || s.sent_bps < 0 || s.seconds < 0) return make_error("iperf3 JSON holds a negative rate or duration", "see the sample's raw output");
   return s;
 }
 
