@@ -27,6 +27,7 @@
 #include "lab/model/ssh_policy.h"
 #include "lab/model/topology.h"
 #include "lab/record/results_csv.h"
+#include "lab/record/run_layout.h"
 #include "lab/results/report.h"
 
 using namespace vpnlab;
@@ -407,6 +408,25 @@ TEST(TerminalDoor, UnderTheStreamsASequenceSplitAcrossWritesStaysWhole) {
   std::ostream out(door.get());
   out << "caf" << '\xc3' << '\xa9' << " \x1b[31m" << std::flush;
   EXPECT_EQ(below.str(), "caf\xc3\xa9 \\u001b[31m");
+}
+
+}  // namespace
+}  // namespace vpnlab
+
+namespace vpnlab {
+namespace {
+
+// The hostile review: a 4 MB raw iperf3 sample with intervals[0].sum nested 2·10^6 deep
+// crashed `report` (raw samples skipped the nesting check). It now loses its plot only.
+TEST(Hostile, ARawSampleNestedMillionsDeepLosesItsPlotOnly) {
+  const std::string run = make_temp_dir("deep-raw") + "/run";
+  std::filesystem::copy(VPNLAB_TEST_DATA "/run-golden", run, std::filesystem::copy_options::recursive);
+  const std::string file = raw_sample_file(run, "baseline", "a-to-b", 1, kIperfSuffix);
+  const size_t depth = 2000000;
+  std::ofstream(file, std::ios::trunc) << "{\"intervals\":[{\"sum\":" << std::string(depth, '[') << std::string(depth, ']') << "}]}";
+  EXPECT_TRUE(throughput_over_time(run, "baseline", "a-to-b", 1).empty());
+  EXPECT_FALSE(throughput_over_time(run, "baseline", "a-to-b", 2).empty()) << "the other sample keeps its plot";
+  EXPECT_TRUE(write_report(run).ok());
 }
 
 }  // namespace
