@@ -5,16 +5,20 @@
 // plant files owned by `nobody` too.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "../temp_paths.h"
 #include "lab/app/product_build.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/pidfd.h"
 #include "lab/base/private_dir.h"
 #include "lab/base/process.h"
 #include "lab/base/trusted_dir.h"
@@ -209,6 +213,82 @@ TEST(FileDoor, ABuildSeesNoTokenAndItsLogNamesNoValue) {
   const std::string cmd = slurp(dir + "/build-1.log.cmd");
   EXPECT_NE(cmd.find("  https_proxy (value not recorded)\n"), std::string::npos) << cmd;
   EXPECT_EQ(cmd.find("password"), std::string::npos) << cmd;
+}
+
+// A `go` that stands in for the registry client: it notes each call in COUNT, takes `seconds`
+// (or until killed), and leaves the program its last argument names in $GOBIN.
+std::string fake_go(const std::string& dir, const std::string& count, int seconds) {
+  fs::create_directories(dir);
+  std::ofstream(dir + "/go") << "#!/bin/sh\necho $$ >> " << count << "\nsleep " << seconds
+                             << "\nfor a; do last=$a; done\nname=$(basename \"${last%%@*}\")\nprintf '#!/bin/sh\\necho 1.9.5\\n' > \"$GOBIN/$name\"\n"
+                                "chmod 755 \"$GOBIN/$name\"\n";
+  chmod((dir + "/go").c_str(), 0755);
+  return dir;
+}
+
+int lines_in(const std::string& path) {
+  std::ifstream in(path);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// The hostile review: two builds of one product at once, and the second deleted the first's
+// directory mid-build. One lock per product version: the second waits, then finds it built.
+TEST(FileDoor, TwoBuildsOfOneVersionAtOnceBuildItOnce) {
+  const std::string dir = make_temp_dir("build-lock");
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+  setenv("PATH", (fake_go(dir + "/bin", dir + "/count", 1) + ":" + path).c_str(), 1);
+  setenv("VPNLAB_CACHE", (dir + "/cache").c_str(), 1);
+  const RegistryBuild b = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.9.5"})->front();
+  std::ostringstream first_said, second_said;
+  Status first = ok_status(), second = ok_status();
+  std::thread one([&] { first = make_registry_build(b, first_said, -1); });
+  std::thread two([&] { second = make_registry_build(b, second_said, -1); });
+  one.join();
+  two.join();
+  setenv("PATH", path.c_str(), 1);
+  EXPECT_TRUE(first.ok()) << first.error().format();
+  EXPECT_TRUE(second.ok()) << second.error().format();
+  EXPECT_EQ(lines_in(dir + "/count"), 2) << "go install ran once per package, for one build";
+  const std::string said = first_said.str() + second_said.str();
+  EXPECT_NE(said.find("nebula@1.9.5: another vpnlab is building it; waiting for that build"), std::string::npos) << said;
+  EXPECT_NE(said.find("nebula@1.9.5: built already"), std::string::npos) << said;
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
+  unsetenv("VPNLAB_CACHE");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  EXPECT_EQ(spec->not_built, "");
+  EXPECT_FALSE(fs::exists(dir + "/cache/products/nebula/.1.9.5.building")) << "the build was renamed into place";
+}
+
+// kill -9 of a build left `go install` running and writing into the cache: the client now
+// dies with the vpnlab that started it (a parent-death signal).
+TEST(FileDoor, AKilledBuildLeavesNoClientRunning) {
+  const std::string dir = make_temp_dir("build-kill");
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+  fake_go(dir + "/bin", dir + "/count", 300);
+  pid_t builder = fork();
+  if (builder == 0) {
+    setenv("PATH", (dir + "/bin:" + path).c_str(), 1);
+    setenv("VPNLAB_CACHE", (dir + "/cache").c_str(), 1);
+    std::ostringstream said;
+    (void)make_registry_build(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.9.5"})->front(), said, -1);
+    _exit(0);
+  }
+  // Wait for the client to note its pid (an inotify-free poll of a file, bounded).
+  pid_t client = 0;
+  for (int i = 0; i < 200 && client == 0; ++i) {
+    std::ifstream in(dir + "/count");
+    in >> client;
+    if (client == 0) usleep(50000);
+  }
+  ASSERT_NE(client, 0) << "the fake go never started";
+  UniqueFd watch = pidfd_open_pid(client);
+  ASSERT_TRUE(watch.valid());
+  ASSERT_EQ(kill(builder, SIGKILL), 0);
+  waitpid(builder, nullptr, 0);
+  EXPECT_TRUE(pidfd_wait_exit(watch.get(), 10000)) << "the client outlived the killed build";
+  kill(-client, SIGKILL);  // its `sleep`, in its process group: never left behind by the test either
 }
 
 }  // namespace
