@@ -132,6 +132,7 @@ TEST(HistoryInBrowser, TrendPageLaysOutAndMarksTheStep) {
   versions.run_id = "20261202-100000-nebv";
   versions.started = "2026-12-02T10:00:00Z";
   versions.environment["run_id"] = versions.run_id;
+  versions.environment["bench"]["samples"] = 3;  // a run holds the samples it declares
   versions.rows.clear();
   const std::vector<std::pair<std::string, std::string>> builds = {
       {"nebula", "1.6.1"}, {"nebula@1.10.3", "1.10.3"}, {"nebula@1.7.2", "1.7.2"}, {"nebula@1.9.5", "1.9.5"}, {"nebula@1.8.2", "1.8.2"}};
