@@ -21,13 +21,14 @@ struct RunRequest {
   bool no_pin = false;
   bool sequential = false;
   std::string keys_dir;
-  // `run --from`: the earlier run's keys, copied into the new run (never used in place).
-  std::string keys_from;
   std::string backend;  // --backend ("" = the file's)
   std::string run_id;   // "" = a new one; `exec` plans the kept lab's again (its names)
   // --resume: the earlier run's adaptive sampling (none: it measured a fixed count).
   std::optional<double> precision;
   double max_time_s = 0;
+  // `run --from`: the earlier run's keys, copied into the new run (never used in place).
+  // Last: callers fill the fields above by position.
+  std::string keys_from;
 };
 
 // "20261130-093226-ba66", and its last part (the namespace tag) in *tag.
