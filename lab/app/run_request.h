@@ -27,7 +27,6 @@ struct RunRequest {
   std::optional<double> precision;
   double max_time_s = 0;
   // `run --from`: the earlier run's keys, copied into the new run (never used in place).
-  // Last: callers fill the fields above by position.
   std::string keys_from;
 };
 

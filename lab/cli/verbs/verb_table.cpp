@@ -36,7 +36,8 @@ std::optional<int> sampling_usage(const Args& a, const std::string& verb) {
 }
 
 RunRequest request_of(const Args& a, const std::string& file) {
-  return RunRequest{file, a.products, a.samples, a.duration_s, a.no_pin, a.sequential, a.keys_dir, a.backend};
+  return RunRequest{.topology_file = file, .products = a.products, .samples = a.samples, .duration_s = a.duration_s, .no_pin = a.no_pin,
+                    .sequential = a.sequential, .keys_dir = a.keys_dir, .backend = a.backend};
 }
 
 }  // namespace vpnlab
