@@ -46,6 +46,12 @@ Result<OutDir> open_keys_dir(const std::string& dir) {
   return out;
 }
 
+// A node's key (0600) and its public half (0640), each written whole by name.
+Status write_key_pair(const OutDir& out, const std::string& node, const X25519KeyPair& kp) {
+  if (auto s = out.write(node + ".key", kp.secret_base64() + "\n", 0600); !s) return s;
+  return out.write(node + ".pub", kp.public_base64() + "\n", 0640);
+}
+
 }  // namespace
 
 Result<std::string> prepare_run_psk(const std::string& dir) {
@@ -103,8 +109,7 @@ Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string
       continue;
     }
     X25519KeyPair kp = generate_x25519();
-    if (auto s = out->write(node + ".key", kp.secret_base64() + "\n", 0600); !s) return s.error();
-    if (auto s = out->write(node + ".pub", kp.public_base64() + "\n", 0640); !s) return s.error();
+    if (auto s = write_key_pair(*out, node, kp); !s) return s.error();
     keys[node] = kp;
   }
   return keys;
@@ -121,8 +126,7 @@ Status copy_run_keys(const std::string& from, const std::string& to, const std::
     if (!line->has_value()) continue;  // a node the earlier run did not have: a new key
     auto kp = x25519_from_secret_base64(**line);
     if (!kp) return make_error(from + "/" + node + ".key: " + kp.error().message, hint);
-    if (auto s = out->write(node + ".key", kp->secret_base64() + "\n", 0600); !s) return s;
-    if (auto s = out->write(node + ".pub", kp->public_base64() + "\n", 0640); !s) return s;
+    if (auto s = write_key_pair(*out, node, *kp); !s) return s;
   }
   auto psk = read_key_line(from + "/psk");
   if (!psk) return make_error(psk.error().message, hint);
