@@ -103,14 +103,21 @@ struct Step {
   std::string cwd;
 };
 
+// A registry client's start: its environment (LOG.cmd names the variables, not their values),
+// and the parent-death signal, so a killed vpnlab leaves no client writing into the cache.
+SpawnSpec client_spec(std::vector<std::string> argv, const std::string& bindir) {
+  SpawnSpec spec;
+  spec.argv = std::move(argv);
+  spec.env = registry_client_env(bindir);
+  spec.env_values_private = true;
+  spec.die_with_parent = true;
+  return spec;
+}
+
 // Runs one client command to its end, logging to `log`; a line a minute while it runs.
 Result<int> run_step(const Step& step, const std::string& bindir, const std::string& log, const std::string& shown_log, const RegistryBuild& b,
                      std::chrono::steady_clock::time_point start, std::ostream& progress, int interrupt_fd) {
-  SpawnSpec spec;
-  spec.argv = step.argv;
-  spec.env = registry_client_env(bindir);
-  spec.env_values_private = true;
-  spec.die_with_parent = true;  // a killed vpnlab leaves no client writing into the cache
+  SpawnSpec spec = client_spec(step.argv, bindir);
   spec.cwd = step.cwd;
   spec.stdout_path = log;
   auto child = Child::spawn(spec);
@@ -145,11 +152,7 @@ std::optional<Step> build_in_module(const std::string& go, const std::string& pa
   const std::string pkg = package_at_version.substr(0, package_at_version.find('@'));
   const std::string ver = package_at_version.substr(package_at_version.find('@') + 1);
   for (std::string mod = pkg; !mod.empty();) {
-    SpawnSpec spec;
-    spec.argv = {go, "mod", "download", "-json", mod + "@" + ver};
-    spec.env = registry_client_env("");
-    spec.env_values_private = true;
-    spec.die_with_parent = true;
+    SpawnSpec spec = client_spec({go, "mod", "download", "-json", mod + "@" + ver}, "");
     spec.cwd = "/";
     spec.stdout_path = log + ".json";
     spec.stderr_path = log + ".err";
