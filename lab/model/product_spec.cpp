@@ -417,10 +417,14 @@ Result<ProductSpec> load_product(const std::string& products_path, const std::st
     return make_error("unknown product '" + name + "' (" + where + ")",
                       (guess.empty() ? "known products: " + all : "did you mean '" + guess + "'?") + lookup);
   }
+  return parse_product_text(std::move(spec), *text, path);
+}
+
+Result<ProductSpec> parse_product_text(ProductSpec spec, const std::string& text, const std::string& path) {
   TomlReader r(path);
   toml::table root;
   try {
-    root = toml::parse(*text, path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& err) {
     return r.at(SourcePos{static_cast<int>(err.source().begin.line), static_cast<int>(err.source().begin.column)},
                 "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");

@@ -158,6 +158,9 @@ void replace_binary(ProductSpec* spec, const std::string& original, const std::s
 // products_path: directories separated by ':' (as $PATH), searched in order; a name found
 // in two of them is the first one's (see products_path()).
 Result<ProductSpec> load_product(const std::string& products_path, const std::string& name);
+// The text of `path` (spec.dir's product.toml) checked table by table; the templates it
+// names are read from spec.dir. load_product's parse, and the product fuzz target's.
+Result<ProductSpec> parse_product_text(ProductSpec spec, const std::string& text, const std::string& path);
 std::vector<std::string> list_products(const std::string& products_path);
 // Each product, then each registry build its plain name does not run ("nebula@1.9.5").
 std::vector<std::string> list_products_and_builds(const std::string& products_path);
