@@ -142,6 +142,8 @@ std::string flag(const nlohmann::json& j, const char* pointer, const char* on, c
   return j.at(p).get<bool>() ? on : off;
 }
 
+}  // namespace
+
 // "How this was measured", from the provenance the run recorded.
 std::vector<std::string> method_items(const nlohmann::json& env) {
   std::vector<std::string> items = {
@@ -202,6 +204,8 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
                       (p.value("threads_knob", std::string()).empty() ? "" : ", threads: " + p.value("threads_knob", std::string())));
   return items;
 }
+
+namespace {
 
 // The per-test table: the throughput columns, every tabled metric (metrics.h) as
 // "HEAD (95 %)" with "over baseline" and the CPU split after CPU-s/Gbit, then retransmits,
@@ -360,17 +364,23 @@ Status append_pairwise(const std::vector<SampleRow>& rows, const ResultView& vie
   return Ok{};
 }
 
+std::vector<std::string> audit_warnings(const nlohmann::json& audit) {
+  std::vector<std::string> warnings;
+  for (const auto& [product, a] : audit.items()) {
+    for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
+    if (a.value("bringups_retried", 0) > 0)
+      warnings.push_back(product + ": " + std::to_string(a.value("bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
+  }
+  return warnings;
+}
+
 namespace {
 
 std::vector<std::string> report_warnings(const std::vector<ProductTestSummary>& summaries, const std::vector<LinkShare>& shares,
                                          const nlohmann::json& audit) {
   std::vector<std::string> warnings = summary_warnings(summaries);
   for (const auto& w : link_share_warnings(shares)) warnings.push_back(w);
-  for (const auto& [product, a] : audit.items()) {
-    for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
-    if (a.value("bringups_retried", 0) > 0)
-      warnings.push_back(product + ": " + std::to_string(a.value("bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
-  }
+  for (const auto& w : audit_warnings(audit)) warnings.push_back(w);
   return warnings;
 }
 

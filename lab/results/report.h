@@ -5,11 +5,19 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lab/base/result.h"
 #include "lab/results/report_kinds.h"
 #include "lab/results/summary.h"
 
 namespace vpnlab {
+
+// "How this was measured": the method's lines from an environment.json that passed
+// check_environment (lab/results/run_files.h).
+std::vector<std::string> method_items(const nlohmann::json& env);
+// What an audit.json that passed check_audit says: teardown leftovers, retried bring-ups.
+std::vector<std::string> audit_warnings(const nlohmann::json& audit);
 
 // Per-second Gbit/s of one sample, summed over its iperf3 processes (raw/PRODUCT/TEST/
 // sample-N.json or sample-N-pK.json); empty when the files are missing.

@@ -155,12 +155,20 @@ Result<nlohmann::json> read_environment(const std::string& run_dir, bool require
   return env;
 }
 
-Result<nlohmann::json> read_audit(const std::string& run_dir) {
+namespace {
+
+const std::vector<JsonField>& audit_fields() {
   static const std::vector<JsonField> fields = {{"/*", JsonType::object},
                                                 {"/*/leftovers", JsonType::array},
                                                 {"/*/leftovers/*", JsonType::string},
                                                 {"/*/bringups_retried", JsonType::integer}};
-  return read_json_file(run_dir + "/audit.json", fields, false);
+  return fields;
 }
+
+}  // namespace
+
+Status check_audit(const nlohmann::json& audit, const std::string& file) { return check_json_fields(audit, audit_fields(), file); }
+
+Result<nlohmann::json> read_audit(const std::string& run_dir) { return read_json_file(run_dir + "/audit.json", audit_fields(), false); }
 
 }  // namespace vpnlab

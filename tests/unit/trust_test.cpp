@@ -227,6 +227,12 @@ TEST(Trust, HandEditedEnvironmentGivesALocatedErrorNotAnAbort) {
   s = write_report(dir);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, dir + "/audit.json: wireguard-go.leftovers is a string, expected a list (JSON array)");
+  for (auto [text, found] : {std::pair{"[]", "a list"}, {"3", "a whole number"}, {"\"audit\"", "a string"}}) {
+    std::ofstream(dir + "/audit.json") << text;  // nothing under /* to check: the top level is what refuses it
+    s = write_report(dir);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_EQ(s.error().message, dir + "/audit.json: the top level is " + std::string(found) + ", expected a table");
+  }
 }
 
 TEST(Trust, RunFromRepeatsOnlyWhatWasRecorded) {
