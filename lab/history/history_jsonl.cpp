@@ -58,7 +58,9 @@ class LineReader {
   size_t pos_ = 0, len_ = 0;
 };
 
-Result<RunRecord> parse_line(const std::string& line, const std::string& where) {
+}  // namespace
+
+Result<RunRecord> parse_export_line(const std::string& line, const std::string& where) {
   auto refuse = [&](const std::string& what) {
     return make_error(where + ": " + what, "give a file written by 'vpnlab history export --jsonl', unedited");
   };
@@ -82,6 +84,8 @@ Result<RunRecord> parse_line(const std::string& line, const std::string& where) 
   if (!rows) return rows.error();
   return run_record_from(j["environment"], std::move(*rows), j["source"].get<std::string>(), where);
 }
+
+namespace {
 
 Error export_failure(int err, size_t written) {
   if (err == EPIPE)  // `history export --jsonl | head`: the reader is done, the history is fine
@@ -130,7 +134,7 @@ Result<ImportCount> import_jsonl(HistoryStore& store, const std::string& file, b
       return make_error(where + ": a line longer than " + std::to_string(kMaxExportLineBytes >> 20) + " MiB, more than a run's files can hold",
                         "give a file written by 'vpnlab history export --jsonl'; the lines before it were merged");
     if (line.empty()) continue;
-    auto run = parse_line(line, where);
+    auto run = parse_export_line(line, where);
     if (!run) return run.error();
     run->source = "import " + file + " (" + run->source + ")";
     std::string said;

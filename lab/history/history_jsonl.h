@@ -17,6 +17,9 @@ inline constexpr uint64_t kMaxExportLineBytes = (32ull << 20) + (4ull << 20) + 4
 
 // One run as one line (no newline at its end).
 std::string export_line(const RunRecord& run);
+// One line back (without its newline): the same checks as a run directory; `where` names
+// the file and line in errors.
+Result<RunRecord> parse_export_line(const std::string& line, const std::string& where);
 // Every run, oldest first. Returns how many were written.
 Result<size_t> export_jsonl(HistoryStore& store, std::ostream& out);
 
