@@ -6,6 +6,7 @@
 # and is kept in BUILD_DIR/fuzz/crashes/ (copy it into fuzz/corpus/<input>/ with its fix).
 #   bench/fuzz_bench.sh [BUILD_DIR]            (a build made by scripts/fuzz-tier.sh)
 #   VPNLAB_FUZZ_BENCH_SECONDS=600 bench/fuzz_bench.sh   the ten-minute campaign
+#   VPNLAB_FUZZ_BENCH_TARGETS="product cli_args" ...     only those targets
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${1:-build-fuzz}"
@@ -21,6 +22,7 @@ inputs=()
 for src in fuzz/fuzz_*.cpp; do
   input=${src#fuzz/fuzz_}
   input=${input%.cpp}
+  if [[ -n "${VPNLAB_FUZZ_BENCH_TARGETS:-}" && " $VPNLAB_FUZZ_BENCH_TARGETS " != *" $input "* ]]; then continue; fi
   [[ -x "$dir/fuzz/fuzz_$input" ]] || { echo "fuzz_bench: $dir/fuzz/fuzz_$input is not built: run scripts/fuzz-tier.sh" >&2; exit 2; }
   inputs+=("$input")
 done
@@ -35,6 +37,7 @@ run_one() {  # input: one target, its log in $work/INPUT.log, its status in $wor
 }
 export -f run_one
 export dir seconds work
+((${#inputs[@]} > 0)) || { echo "fuzz_bench: no target named in VPNLAB_FUZZ_BENCH_TARGETS='${VPNLAB_FUZZ_BENCH_TARGETS:-}'" >&2; exit 2; }
 
 echo "fuzz_bench: ${#inputs[@]} targets, ${seconds} s each from their seeds, two at a time ($(date -u +%FT%TZ))"
 start=$SECONDS
