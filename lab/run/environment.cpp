@@ -116,31 +116,21 @@ nlohmann::json variants_json(const Plan& plan) {
   return out;
 }
 
-nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
-                                    const std::vector<Availability>& availability) {
-  nlohmann::json env;
+namespace {
+
+// The machine that measures: kernel, CPU, the host-wide sysctls a namespace inherits or is
+// bounded by (the per-namespace ones the lab sets are in sysctls.json), which machine.
+void add_machine(nlohmann::json& env) {
   utsname u{};
   uname(&u);
-  std::string started = utc_now();
   std::string cpuinfo = read_file_text("/proc/cpuinfo");
   std::string flags = " " + cpuinfo_field(cpuinfo, "flags") + " ";
-  env["schema"] = kEnvironmentSchema;
-  env["vpnlab_version"] = vpnlab_version();
-  env["started"] = started;
-  env["run_id"] = plan.run_id;
-  env["backend"] = plan.backend;
-  env["accel"] = backend_traits(plan.backend).guests ? "to be probed" : "none (namespaces share the host kernel)";
-  env["topology_sha256"] = sha256_hex(read_file_text(plan.topology_file));
-  env["iperf3"] = first_output_line({"iperf3", "--version"});
   env["steal_s_at_start"] = read_cpu_times().steal;
   nlohmann::json host_sysctls;
-  // Host-wide values a namespace inherits or is bounded by (the per-namespace ones the lab
-  // sets are in sysctls.json).
   for (const char* k : {"net/core/rmem_max", "net/core/wmem_max", "net/core/default_qdisc", "net/core/netdev_max_backlog",
                         "net/ipv4/tcp_congestion_control", "net/ipv4/tcp_available_congestion_control", "kernel/sched_autogroup_enabled"})
     host_sysctls[k] = trimmed(read_file_text(std::string("/proc/sys/") + k));
   env["host_sysctls"] = host_sysctls;
-  env["topology_file"] = plan.topology_file;
   // Which machine measured: the history only puts runs of one machine in a series. Derived
   // from /etc/machine-id (never the id itself, which other programs use as a secret seed).
   if (std::string id = trimmed(read_file_text("/etc/machine-id")); !id.empty())
@@ -153,6 +143,50 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
                 {"smt_active", or_absent(read_file_text("/sys/devices/system/cpu/smt/active"), "no SMT control")},
                 {"governor", or_absent(read_file_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "no cpufreq")},
                 {"turbo", turbo_state()}};
+}
+
+// Shaped links and which tests cross them: the report's share of the rate and ceilings.
+nlohmann::json shaped_links_json(const Plan& plan) {
+  nlohmann::json shaped = nlohmann::json::array();
+  for (const auto& v : plan.veths) {
+    if (v.rate_bps <= 0) continue;
+    bool seen = false;
+    for (const auto& l : shaped) seen = seen || l["link"] == v.link;
+    if (seen) continue;
+    TbfParams tbf = tbf_params(v.rate_bps, v.mtu);
+    shaped.push_back({{"link", v.link}, {"rate_bps", v.rate_bps}, {"burst_bytes", tbf.burst_bytes}, {"limit_bytes", tbf.limit_bytes},
+                                   {"mtu", v.mtu}, {"where", "egress of every end (TBF)"}});
+  }
+  return shaped;
+}
+
+// Impaired links (netem): what each end's egress was asked for, and from which profile.
+nlohmann::json impaired_links_json(const Plan& plan) {
+  nlohmann::json impaired = nlohmann::json::array();
+  for (const auto& v : plan.veths) {
+    if (!v.impaired()) continue;
+    if (std::any_of(impaired.begin(), impaired.end(), [&](const nlohmann::json& l) { return l["link"] == v.link; })) continue;
+    impaired.push_back({{"link", v.link}, {"profile", v.profile}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct},
+                        {"reorder", v.reorder}, {"where", "egress of every end (netem)"}});
+  }
+  return impaired;
+}
+
+}  // namespace
+
+nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
+                                    const std::vector<Availability>& availability) {
+  nlohmann::json env;
+  env["schema"] = kEnvironmentSchema;
+  env["vpnlab_version"] = vpnlab_version();
+  env["started"] = utc_now();
+  env["run_id"] = plan.run_id;
+  env["backend"] = plan.backend;
+  env["accel"] = backend_traits(plan.backend).guests ? "to be probed" : "none (namespaces share the host kernel)";
+  env["topology_sha256"] = sha256_hex(read_file_text(plan.topology_file));
+  env["iperf3"] = first_output_line({"iperf3", "--version"});
+  add_machine(env);
+  env["topology_file"] = plan.topology_file;
   env["overlay"] = {{"subnet", plan.overlay_subnet.str()}, {"mtu", plan.overlay_mtu}, {"port", plan.overlay_port}};
   env["bench"] = {{"samples", plan.samples},       {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s},
                   {"interleaved", plan.interleave}, {"pinned", plan.pinned},       {"rps", plan.pinned && plan.rps},
@@ -166,27 +200,8 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
     env["pinning"][n.name] = {{"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"computed", n.default_cpus}, {"runs_vpn", n.vpn}};
   env["pinning_notes"] = plan.pin_notes;
   if (!plan.pin_warnings.empty()) env["pinning_warnings"] = plan.pin_warnings;
-  // Shaped links and which tests cross them: the report's share of the rate and ceilings.
-  nlohmann::json shaped = nlohmann::json::array();
-  for (const auto& v : plan.veths) {
-    if (v.rate_bps <= 0) continue;
-    bool seen = false;
-    for (const auto& l : shaped) seen = seen || l["link"] == v.link;
-    if (seen) continue;
-    TbfParams tbf = tbf_params(v.rate_bps, v.mtu);
-    shaped.push_back({{"link", v.link}, {"rate_bps", v.rate_bps}, {"burst_bytes", tbf.burst_bytes}, {"limit_bytes", tbf.limit_bytes},
-                                   {"mtu", v.mtu}, {"where", "egress of every end (TBF)"}});
-  }
-  if (!shaped.empty()) env["shaped_links"] = shaped;  // absent: no link is shaped
-  // Impaired links (netem): what each end's egress was asked for, and from which profile.
-  nlohmann::json impaired = nlohmann::json::array();
-  for (const auto& v : plan.veths) {
-    if (!v.impaired()) continue;
-    if (std::any_of(impaired.begin(), impaired.end(), [&](const nlohmann::json& l) { return l["link"] == v.link; })) continue;
-    impaired.push_back({{"link", v.link}, {"profile", v.profile}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct},
-                        {"reorder", v.reorder}, {"where", "egress of every end (netem)"}});
-  }
-  if (!impaired.empty()) env["impaired_links"] = impaired;  // absent: no link is impaired
+  if (auto shaped = shaped_links_json(plan); !shaped.empty()) env["shaped_links"] = shaped;          // absent: no link is shaped
+  if (auto impaired = impaired_links_json(plan); !impaired.empty()) env["impaired_links"] = impaired;  // absent: none impaired
   for (const auto& t : plan.tests) env["test_links"][t.spec.name] = t.underlay_links;
   // The [bench] sweep: what each point changed (absent: no such sweep).
   if (!plan.lab_points.empty()) env["lab_points"] = lab_points_json(plan);
