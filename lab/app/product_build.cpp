@@ -24,6 +24,7 @@
 #include "lab/base/input_file.h"
 #include "lab/base/process.h"
 #include "lab/base/trusted_dir.h"
+#include "lab/base/utc_time.h"
 #include "lab/model/names.h"
 #include "lab/model/product_spec.h"
 
@@ -289,6 +290,24 @@ Result<UniqueFd> lock_build(int pdir, const std::string& shown, const RegistryBu
   }
 }
 
+// The registry client's installs into `work`, each with the module it names ("" for cargo's
+// one): a go build is one install per command.
+std::vector<std::pair<Step, std::string>> install_steps(const RegistryBuild& b, const std::string& client, const std::string& work) {
+  std::vector<std::pair<Step, std::string>> steps;
+  if (b.source.registry == "cargo") {
+    steps.push_back({{{client, "install", "--locked", "--quiet", "--version", b.source.version, "--root", work, b.source.packages.front()}, "/"}, ""});
+    return steps;
+  }
+  for (const auto& m : b.source.packages) {
+    const std::string arg = m.find('@') != std::string::npos ? m : m + "@" + (b.source.module_version.empty() ? "v" + b.source.version : b.source.module_version);
+    std::vector<std::string> argv = {client, "install"};
+    if (!b.source.stamps.empty()) argv.push_back("-ldflags=" + b.source.ldflags());
+    argv.push_back(arg);
+    steps.push_back({Step{std::move(argv), "/"}, arg});
+  }
+  return steps;
+}
+
 }  // namespace
 
 Status make_registry_build(const RegistryBuild& b, std::ostream& progress, int interrupt_fd) {
@@ -329,18 +348,7 @@ Status make_registry_build(const RegistryBuild& b, std::ostream& progress, int i
   const int expected = expected_build_seconds(b);
   progress << "products: building " << b.label << " (" << command << "), " << build_time_text(expected) << (expected > 0 ? " here" : "") << std::endl;
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::pair<Step, std::string>> steps;  // a go build is one install per command
-  if (b.source.registry == "cargo") {
-    steps.push_back({{{client, "install", "--locked", "--quiet", "--version", b.source.version, "--root", work, b.source.packages.front()}, "/"}, ""});
-  } else {
-    for (const auto& m : b.source.packages) {
-      const std::string arg = m.find('@') != std::string::npos ? m : m + "@" + (b.source.module_version.empty() ? "v" + b.source.version : b.source.module_version);
-      std::vector<std::string> argv = {client, "install"};
-      if (!b.source.stamps.empty()) argv.push_back("-ldflags=" + b.source.ldflags());
-      argv.push_back(arg);
-      steps.push_back({Step{std::move(argv), "/"}, arg});
-    }
-  }
+  const auto steps = install_steps(b, client, work);
   auto elapsed = [&] { return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count()); };
   for (size_t i = 0; i < steps.size(); ++i) {
     const std::string log_name = "build-" + std::to_string(i + 1) + ".log", log = work + "/" + log_name, shown_log = dir + "/" + log_name;
@@ -366,10 +374,7 @@ Status make_registry_build(const RegistryBuild& b, std::ostream& progress, int i
   if (std::string missing = missing_binary(b, bindir); !missing.empty())
     return failed(command + " exited 0 but left no " + missing + " in bin/\n",
                   make_error(b.label + ": " + command + " exited 0 but left no " + missing + " in " + dir + "/bin: not marked built", "its logs are in " + dir));
-  char when[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  if (auto s = record(work + "/built", command + " in " + std::to_string(elapsed()) + " s on " + when + "\n"); !s) return s;
+  if (auto s = record(work + "/built", command + " in " + std::to_string(elapsed()) + " s on " + utc_now() + "\n"); !s) return s;
   if (auto s = publish(); !s) return s;
   progress << "products: " << b.label << ": built in " << elapsed() << " s (" << dir << ")" << std::endl;
   return ok_status();
