@@ -32,7 +32,8 @@ chmod 700 "$slow"
 echo "verdict_bench: known effect (10 fixed rounds, wireguard-go at ${quota} % of a CPU)"
 "$vpnlab" run topologies/quick.toml --product "wireguard-go@base=$wg" --product "wireguard-go@slow=$slow" \
   --samples 10 --duration 2s --out "$out/calibration" -q > /dev/null || true
-effect=$("$vpnlab" diff "$(ls -d "$out"/calibration/*/ | head -1)" | awk '/@slow/ { print $6, $7; exit }')
+calibration=("$out"/calibration/*/)  # the one run directory the calibration made
+effect=$("$vpnlab" diff "${calibration[0]}" | awk '/@slow/ { print $6, $7; exit }')
 echo "  B/A and its 95 % interval: $effect"
 
 gated() {  # gated NAME PR_BINARY -> "exit seconds rounds"

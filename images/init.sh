@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # PID 1 of a vpnlab guest (images/*.toml): loads the modules listed in /modules.order,
 # mounts the root read-only over 9p (tag "root": the host's, or with vpnlab.overlay=1 an
 # image's own tree under a tmpfs overlay), the kernel's module tree (tag "modules"), the run
@@ -7,9 +8,11 @@
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+# shellcheck disable=SC2013  # words on purpose: module file names and kernel arguments hold no spaces
 for m in $(cat /modules.order); do
   insmod "/modules/$m" || echo "vpnlab-init: insmod $m failed"
 done
+# shellcheck disable=SC2013  # the kernel splits its command line at spaces too
 for arg in $(cat /proc/cmdline); do
   case "$arg" in
     vpnlab.run=*) RUN="${arg#vpnlab.run=}" ;;

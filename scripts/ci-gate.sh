@@ -18,7 +18,7 @@ set -euo pipefail
 
 usage() { echo "usage: $0 --product NAME --base PATH --pr PATH [--topology FILE] [--threshold X] [--precision P] [--max-time D] [--samples N] [--duration D] [--out DIR] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--vpnlab PATH]" >&2; exit 2; }
 usage_error() { echo "ci-gate: error: $1" >&2; usage; }
-product= base= pr= topology=topologies/quick.toml threshold=0.1 precision=3% max_time=10m samples=30 duration= out=results/gate
+product='' base='' pr='' topology=topologies/quick.toml threshold=0.1 precision=3% max_time=10m samples=30 duration='' out=results/gate
 costs=()  # --threshold-cpu/-rss/-p99, passed to vpnlab diff as they are
 vpnlab="$(cd "$(dirname "$0")/.." && pwd)/build/lab/vpnlab"
 while [ $# -gt 0 ]; do
@@ -39,7 +39,7 @@ done
 # look (said here in this script's own options: it sets no --min-rounds).
 case "$samples" in ''|*[!0-9]*) usage_error "--samples '$samples' is not a whole number" ;; esac
 [ "$samples" -ge 5 ] || usage_error "--samples $samples is below 5: the gate takes 5 rounds before its first look; give --samples 5 or more"
-[ -n "$product" ] && [ -n "$base" ] && [ -n "$pr" ] || usage
+if [ -z "$product" ] || [ -z "$base" ] || [ -z "$pr" ]; then usage; fi
 [ -x "$vpnlab" ] || { echo "ci-gate: error: $vpnlab is not an executable vpnlab (build it, or give --vpnlab)" >&2; exit 1; }
 
 summary() {  # the Markdown summary: into the run directory and the job's step summary
@@ -56,6 +56,7 @@ echo "ci-gate: vpnlab ${args[*]}"
 # vpnlab runs as this script's child: a TERM, INT or HUP to the script is passed on, and the
 # script waits for vpnlab's own teardown (and its lock) before it exits 130.
 vpnlab_pid=
+# shellcheck disable=SC2317  # reached through the traps below, which shellcheck does not follow
 forward() {
   trap '' TERM INT HUP
   echo "ci-gate: $1: stopping vpnlab (pid $vpnlab_pid) and waiting for its teardown" >&2

@@ -11,6 +11,7 @@ fail() { echo "deb_test: FAILED: $*" >&2; exit 1; }
 if dpkg-query -W -f='${Status}' vpnlab 2>/dev/null | grep -q "install ok installed"; then
   echo "deb_test: skipped: a vpnlab package is installed already; not touching it"; exit 77
 fi
+# shellcheck disable=SC2012  # the newest by time; the names are vpnlab_VERSION_amd64.deb
 deb=$(ls -t "$pkg_dir"/vpnlab_*_amd64.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || fail "no vpnlab_*_amd64.deb in $pkg_dir (the package.build test makes it)"
 out=$(mktemp -d /tmp/vpnlab-deb-test.XXXXXX)
@@ -39,12 +40,12 @@ cd /
 deb_version=$(dpkg-deb -f "$deb" Version)
 [ "$(vpnlab --version | head -1)" = "vpnlab $deb_version" ] || fail "vpnlab --version says '$(vpnlab --version | head -1)', the package $deb_version"
 echo "$deb_version" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+(\+[0-9]+\.g[0-9a-f]{7}(\.dirty)?)?$' || fail "version '$deb_version' is not PROJECT_VERSION+COUNT.gHASH"
-[ -x /usr/libexec/vpnlab/vpnlab-agent ] && [ -x /usr/libexec/vpnlab/vpnlab-vmhost ] || fail "helpers not in /usr/libexec/vpnlab"
+if [ ! -x /usr/libexec/vpnlab/vpnlab-agent ] || [ ! -x /usr/libexec/vpnlab/vpnlab-vmhost ]; then fail "helpers not in /usr/libexec/vpnlab"; fi
 [ -f /usr/share/bash-completion/completions/vpnlab ] || fail "no bash completion"
 [ -f /usr/share/man/man1/vpnlab.1.gz ] || fail "no man page"
 if command -v man >/dev/null; then
-  MANPAGER=cat man vpnlab 2>/dev/null | grep -q "benchmark VPN implementations" || fail "man vpnlab does not render"
-  MANPAGER=cat man vpnlab 2>/dev/null | grep -qF "vpnlab $deb_version" || fail "man vpnlab does not carry version $deb_version"
+  MANPAGER="cat" man vpnlab 2>/dev/null | grep -q "benchmark VPN implementations" || fail "man vpnlab does not render"
+  MANPAGER="cat" man vpnlab 2>/dev/null | grep -qF "vpnlab $deb_version" || fail "man vpnlab does not carry version $deb_version"
 fi
 # Completion offers verbs and product names, from the installed binary.
 complete_out=$(bash -c 'source /usr/share/bash-completion/completions/vpnlab

@@ -7,6 +7,7 @@
 set -euo pipefail
 pkg_dir="$1"
 fail() { echo "lintian_test: FAILED: $*" >&2; exit 1; }
+# shellcheck disable=SC2012  # the newest by time; the names are vpnlab_VERSION_amd64.deb
 deb=$(ls -t "$pkg_dir"/vpnlab_*_amd64.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || fail "no vpnlab_*_amd64.deb in $pkg_dir (the package.build test makes it)"
 version=$(dpkg-deb -f "$deb" Version)
