@@ -40,9 +40,10 @@ runtime_pkgs=(iperf3 sockperf iproute2 iputils-ping openssl wireguard-go wiregua
   openssh-client openssh-server)
 # The tests' browser: a report is looked at as a reader sees it (headless, a screenshot);
 # Debian's package checker for the .deb; a JSON Schema validator for every --json output.
-# shellcheck: actionlint (scripts/test-tools.sh) checks the workflows' run: steps with it.
+# The shellcheck package: actionlint (scripts/test-tools.sh) checks the workflows' run: steps with it.
 # clang-14 with its runtime (libFuzzer, ASan, UBSan): the fuzz tier (scripts/fuzz-tier.sh).
-test_pkgs=(chromium-headless-shell lintian python3-jsonschema shellcheck clang-14 libclang-rt-14-dev)
+# universal-ctags: where each function in lab/ starts and ends (scripts/check-functions.sh).
+test_pkgs=(chromium-headless-shell lintian python3-jsonschema shellcheck clang-14 libclang-rt-14-dev universal-ctags)
 missing=()
 for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}" "${test_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
