@@ -3,6 +3,8 @@
 // and report build from the points' rows (lab/results/sweep_table.h).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "../temp_paths.h"
 #include "../topology_text.h"
 #include "lab/base/fs_util.h"
@@ -11,8 +13,10 @@
 #include "lab/model/plan.h"
 #include "lab/model/sweep.h"
 #include "lab/model/topology.h"
+#include "lab/model/variant_facets.h"
 #include "lab/results/report_kinds.h"
 #include "lab/results/sweep_table.h"
+#include "lab/run/variant.h"
 
 using namespace vpnlab;
 
@@ -356,6 +360,20 @@ TEST(Sweep, AQdiscVariantIsReadAndDescribed) {
                            "counters read after each sample) net/netfilter/nf_conntrack_max=65536 underlay qdisc fq_codel"),
             std::string::npos)
       << described;
+}
+
+// The facets a topology may set (model) and what applies and records each (run) are two
+// tables joined by key: a facet without an applier would parse and never apply.
+TEST(Sweep, EveryVariantFacetHasOneApplierAndBack) {
+  std::map<std::string, int> facets, appliers;
+  for (const auto& f : variant_facets()) ++facets[f.key];
+  for (const auto& a : variant_appliers()) ++appliers[a.key];
+  for (const auto& [key, n] : facets) {
+    EXPECT_EQ(n, 1) << "facet '" << key << "' is read twice (lab/model/variant_facets.cpp)";
+    EXPECT_EQ(appliers[key], 1) << "facet '" << key << "' has no applier in lab/run/variant.cpp: it would parse and never apply";
+  }
+  for (const auto& [key, n] : appliers)
+    EXPECT_EQ(facets.count(key), 1u) << "applier '" << key << "' has no facet in lab/model/variant_facets.cpp: no file can set it";
 }
 
 TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
