@@ -1,7 +1,7 @@
-// What each backend can do, as data: the model (and the CLI) read these traits instead of
-// comparing backend names, and messages name the backends that have a trait from the same
-// table. What a backend does (its runtime, up, exec, cleanup) is its entry in
-// lab/cli/backends.cpp and its folder in lab/backends/.
+// What each backend can do, as data: the model (and the use cases) read these traits instead
+// of comparing backend names, and messages name the backends that have a trait from the same
+// table. What a backend does (its runtime, up, exec, cleanup) is its entry, listed in
+// lab/app/backends.cpp, and its folder in lab/backends/.
 #pragma once
 #include <string>
 #include <vector>

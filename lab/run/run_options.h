@@ -24,8 +24,8 @@ struct RunOptions {
   // (ResultsCsv::mirror_to); -1: nowhere. Not owned.
   int rows_jsonl_fd = -1;
   std::string rows_jsonl_name;
-  // Builds the topology of one round on the plan's backend (the CLI passes netns's or vm's,
-  // so the runner depends on neither).
+  // Builds the topology of one round on the plan's backend (lab/app passes the backend
+  // entry's, so the runner depends on no backend).
   RuntimeFactory build_nodes;
   // The backend's answers about its machine(s): the kernel features products need (empty:
   // not probed here, guests have their own kernel), whether products run in guests, and

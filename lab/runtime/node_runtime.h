@@ -119,8 +119,8 @@ class NodeRuntime {
   virtual Status settle_after_teardown(double /*timeout_s*/) { return ok_status(); }
 };
 
-// Builds a plan's topology on a backend; the CLI passes the one for plan.backend
-// (lab/backends/netns/netns_runtime.h or lab/backends/vm/guest_runtime.h).
+// Builds a plan's topology on a backend; the run use case (lab/app) passes the one for
+// plan.backend, from its backend entry (lab/runtime/backend_entry.h).
 using RuntimeFactory = std::function<Result<std::unique_ptr<NodeRuntime>>(const Plan& plan, const std::string& run_dir, int interrupt_fd)>;
 
 }  // namespace vpnlab
