@@ -32,7 +32,10 @@ build_one() {
 
 case "${1:-}" in
   build)
-    for t in "${tools[@]}"; do build_one "$t" || true; done ;;
+    for t in "${tools[@]}"; do
+      read -r name version package <<< "$t"
+      build_one "$name" "$version" "$package" || true
+    done ;;
   path)
     for t in "${tools[@]}"; do
       read -r name version _ <<< "$t"
