@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One door for files and untrusted text (docs/trust.md): outside lab/base, the calls that let a
-# link, a FIFO, another user's file, a deep JSON value or a raw terminal escape slip in are
+# link, a FIFO, another user's file, a deep JSON value, a JSON number out of an int's range
+# or a raw terminal escape slip in are
 # banned (stdio printing bypasses the terminal door under std::cout and std::cerr). Each kind has its
 # pattern; a file may keep a kind only through a waiver in scripts/file-door-waivers.txt
 # ("PATH KIND reason"), and a waiver nothing needs any more is itself an error (curl's
@@ -26,6 +27,7 @@ declare -A pattern=(
   [path-chmod]='(^|[^_a-zA-Z0-9.>:f])chmod[[:space:]]*\('
   [json-parse]='json::parse[[:space:]]*\('
   [stdio-print]='(^|[^_a-zA-Z0-9.>:])(std::)?(printf|vprintf|puts|fputs|fwrite|fprintf|putchar)[[:space:]]*\('
+  [json-int]='\.get<[[:space:]]*(std::)?(int|long|short|unsigned|signed|u?int(8|16|32|64)_t|size_t|mode_t|pid_t|uid_t)\b[^>]*>|\.value\([^,()]+,[[:space:]]*(-?[0-9]+[uUlL]*|(std::)?u?int(8|16|32|64)_t[{(][^)}]*[})])\)'
 )
 declare -A instead=(
   [raw-open]='read_input_file / OutDir / write_file / open_trusted_dir (lab/base)'
@@ -36,6 +38,7 @@ declare -A instead=(
   [path-chmod]='fchmod on the descriptor you wrote through (OutDir, write_file)'
   [json-parse]='parse_json_bounded (lab/base/json_depth.h): depth refused before a value is built'
   [stdio-print]='std::cout / std::cerr (the terminal door, lab/base/terminal_door.h, sits under them) or spdlog'
+  [json-int]='whole_number / whole_number_or / whole_number_at (lab/base/json_number.h): a number out of range is refused, never undefined behaviour'
 )
 
 declare -A waived=() used=()

@@ -1,4 +1,5 @@
 #include "lab/agent/agent_client.h"
+#include "lab/base/json_number.h"
 
 #include <chrono>
 #include <optional>
@@ -62,12 +63,12 @@ LinkInfo link_info_from_json(const json& j) {
   LinkInfo l;
   l.name = j.value("name", "");
   l.kind = j.value("kind", "");
-  l.mtu = j.value("mtu", 0);
+  l.mtu = whole_number_or(j, "mtu", 0);
   l.up = j.value("up", false);
-  l.rx_bytes = j.value("rx_bytes", uint64_t{0});
-  l.tx_bytes = j.value("tx_bytes", uint64_t{0});
-  l.rx_packets = j.value("rx_packets", uint64_t{0});
-  l.tx_packets = j.value("tx_packets", uint64_t{0});
+  l.rx_bytes = whole_number_or<uint64_t>(j, "rx_bytes", 0);
+  l.tx_bytes = whole_number_or<uint64_t>(j, "tx_bytes", 0);
+  l.rx_packets = whole_number_or<uint64_t>(j, "rx_packets", 0);
+  l.tx_packets = whole_number_or<uint64_t>(j, "tx_packets", 0);
   return l;
 }
 
@@ -95,7 +96,7 @@ Result<json> AgentClient::call(json req, int timeout_ms) {
     if (!r) return with_context(r.error(), "agent " + where_ + ", " + req.value("op", ""));
     // Fields of the wrong type are an answer that is not this call's, never an exception.
     const auto& got = (*r)["seq"];
-    if (!got.is_number_integer() || got.get<long>() != seq) continue;  // a late answer to an earlier hello
+    if (!got.is_number_integer() || whole_number<long>(got) != seq) continue;  // a late answer to an earlier hello
     const auto& ok = (*r)["ok"];
     if (!ok.is_boolean() || !ok.get<bool>()) {
       const auto& error = (*r)["error"];

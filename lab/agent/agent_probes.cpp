@@ -1,4 +1,5 @@
 #include "lab/agent/agent_probes.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -13,9 +14,9 @@ nlohmann::json summary_json(const PayloadWatch::Summary& s) {
 }
 
 void summary_from_json(const nlohmann::json& j, LatencyProbe::Summary* s) {
-  s->sent = j.value("sent", 0);
-  s->answered = j.value("answered", 0);
-  s->reordered = j.value("reordered", 0);
+  s->sent = whole_number_or(j, "sent", 0);
+  s->answered = whole_number_or(j, "answered", 0);
+  s->reordered = whole_number_or(j, "reordered", 0);
   s->p50_ms = j.value("p50_ms", 0.0);
   s->p99_ms = j.value("p99_ms", 0.0);
   s->max_ms = j.value("max_ms", 0.0);
@@ -23,11 +24,11 @@ void summary_from_json(const nlohmann::json& j, LatencyProbe::Summary* s) {
 }
 
 void summary_from_json(const nlohmann::json& j, PayloadWatch::Summary* s) {
-  s->frames = j.value("frames", uint64_t{0});
-  s->bytes = j.value("bytes", uint64_t{0});
-  s->ipv4_bytes = j.value("ipv4_bytes", uint64_t{0});
-  s->port_bytes = j.value("port_bytes", uint64_t{0});
-  s->drops = j.value("drops", uint64_t{0});
+  s->frames = whole_number_or<uint64_t>(j, "frames", 0);
+  s->bytes = whole_number_or<uint64_t>(j, "bytes", 0);
+  s->ipv4_bytes = whole_number_or<uint64_t>(j, "ipv4_bytes", 0);
+  s->port_bytes = whole_number_or<uint64_t>(j, "port_bytes", 0);
+  s->drops = whole_number_or<uint64_t>(j, "drops", 0);
   s->pattern_seen = j.value("pattern_seen", false);
 }
 
@@ -41,7 +42,7 @@ nlohmann::json AgentProbes::add(std::map<int, std::unique_ptr<T>>* running, Resu
 
 template <typename T>
 nlohmann::json AgentProbes::stop(std::map<int, std::unique_ptr<T>>* running, const json& req, const char* unknown) {
-  auto it = running->find(req.value("id", 0));
+  auto it = running->find(whole_number_or(req, "id", 0));
   if (it == running->end()) return agent_failure(make_error(unknown));
   const auto summary = it->second->stop();
   running->erase(it);

@@ -1,4 +1,5 @@
 #include "lab/agent/agent_process.h"
+#include "lab/base/json_number.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -120,9 +121,9 @@ void AgentProcesses::watch() {
       std::lock_guard<std::mutex> g(mu_);
       for (const auto& e : (*r)["exited"]) {
         auto& procs = tracked_[agent];
-        auto it = procs.find(e.value("id", 0));
+        auto it = procs.find(whole_number_or(e, "id", 0));
         if (it == procs.end()) continue;
-        it->second->exited(e.value("status", -1));
+        it->second->exited(whole_number_or(e, "status", -1));
         procs.erase(it);
       }
     }

@@ -1,4 +1,5 @@
 #include "lab/agent/node_ops.h"
+#include "lab/base/json_number.h"
 
 #include <map>
 #include <string_view>
@@ -20,7 +21,7 @@ struct NodeOpCall {
   std::string node;  // empty for the operations on an id (a process, a probe)
 
   std::string text(const char* key) const { return req.at(key).get<std::string>(); }
-  int number(const char* key) const { return req.at(key).get<int>(); }
+  int number(const char* key) const { return whole_number_at<int>(req, key); }
   double seconds() const { return req.at("timeout_s").get<double>(); }
 };
 
@@ -57,7 +58,7 @@ json serve_get_link(NodeOpCall& c) {
 json serve_latency_start(NodeOpCall& c) {
   auto addr = parse_ipv4(c.text("addr"));
   if (!addr) return failed(make_error("bad address '" + c.text("addr") + "'"));
-  return c.state.probes.add_latency(c.machine.latency_probe(c.node, *addr, c.number("interval_ms"), c.req.value("count", 0)));
+  return c.state.probes.add_latency(c.machine.latency_probe(c.node, *addr, c.number("interval_ms"), whole_number_or(c.req, "count", 0)));
 }
 
 struct NodeOp {
@@ -70,8 +71,8 @@ struct NodeOp {
 // serves one request at a time and the controller repeats.
 constexpr NodeOp kNodeOps[] = {
     {"spawn", true, serve_spawn},
-    {"wait", false, [](NodeOpCall& c) { return c.state.children.wait(c.number("id"), c.req.value("timeout_ms", 0)); }},
-    {"stop", false, [](NodeOpCall& c) { return c.state.children.stop(c.number("id"), c.req.value("grace_ms", 2000)); }},
+    {"wait", false, [](NodeOpCall& c) { return c.state.children.wait(c.number("id"), whole_number_or(c.req, "timeout_ms", 0)); }},
+    {"stop", false, [](NodeOpCall& c) { return c.state.children.stop(c.number("id"), whole_number_or(c.req, "grace_ms", 2000)); }},
     {"status", false, [](NodeOpCall& c) { return c.state.children.status(c.number("id")); }},
     {"cpu", false, [](NodeOpCall& c) { return c.state.children.cpu(c.number("id")); }},
     // Processes that exited since the last call (the controller's watcher makes them events).

@@ -26,6 +26,7 @@
 #include "lab/run/product_probe.h"
 #include "lab/run/product_tunnels.h"
 #include "lab/run/runner.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -179,10 +180,10 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
   for (const char* key : {"samples", "duration_s", "pinned", "interleaved"})
     if (!bench.contains(key)) return missing(std::string("bench.") + key);
   a->products = env["requested_products"].get<std::vector<std::string>>();
-  a->samples = bench["samples"].get<int>();
-  a->duration_s = bench["duration_s"].get<double>();
+  a->samples = whole_number_or(bench, "samples", 0);  // 0: not a whole number, refused below
+  a->duration_s = bench["duration_s"].is_number() ? bench["duration_s"].get<double>() : 0;
   if (*a->samples < kMinSamples || *a->samples > kMaxSamples || *a->duration_s < kMinSampleSeconds || *a->duration_s > kMaxSampleSeconds)
-    return make_error(file + ": bench.samples " + std::to_string(*a->samples) + " or bench.duration_s " + bench["duration_s"].dump() +
+    return make_error(file + ": bench.samples " + bench["samples"].dump() + " or bench.duration_s " + bench["duration_s"].dump() +
                           " is out of range", "restore the file from the run, or measure anew with 'vpnlab run FILE'");
   a->no_pin = !bench["pinned"].get<bool>();
   a->sequential = !bench["interleaved"].get<bool>();
@@ -239,10 +240,10 @@ Status resume_request(const std::string& run_dir, RunRequest* a) {
   auto env = resume_environment(run_dir);
   if (!env) return env.error();
   const nlohmann::json& bench = (*env)["bench"];
-  const int samples = bench["samples"].get<int>();
-  const double duration = bench["duration_s"].get<double>();
+  const int samples = whole_number_or(bench, "samples", 0);  // 0: not a whole number, refused below
+  const double duration = bench["duration_s"].is_number() ? bench["duration_s"].get<double>() : 0;
   if (samples < kMinSamples || samples > kMaxSamples || duration < kMinSampleSeconds || duration > kMaxSampleSeconds)
-    return make_error(run_dir + "/environment.json: bench.samples " + std::to_string(samples) + " or bench.duration_s " + bench["duration_s"].dump() +
+    return make_error(run_dir + "/environment.json: bench.samples " + bench["samples"].dump() + " or bench.duration_s " + bench["duration_s"].dump() +
                           " is out of range",
                       "restore the file from the run, or measure anew with 'vpnlab run FILE'");
   const std::string same = "resume with the run's own values: leave the option out";

@@ -11,6 +11,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/unique_fd.h"
 #include "lab/results/run_files.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -69,7 +70,7 @@ Result<RunRecord> parse_export_line(const std::string& line, const std::string& 
   if (!j.is_object()) return refuse("not a JSON object");
   if (!j.contains("format") || j["format"] != kFormat) return refuse("field 'format' is not \"" + std::string(kFormat) + "\"");
   if (!j.contains("version") || !j["version"].is_number_integer()) return refuse("field 'version': not an integer");
-  if (j["version"].get<int64_t>() != kFormatVersion)
+  if (whole_number<int64_t>(j["version"]) != kFormatVersion)
     return make_error(where + ": export format version " + j["version"].dump() + " is not one this vpnlab reads (" + std::to_string(kFormatVersion) + ")",
                       "import it with the vpnlab that exported it, or a newer one");
   for (const char* key : {"source", "results_csv"})

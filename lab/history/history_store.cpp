@@ -16,6 +16,7 @@
 #include "lab/base/utc_time.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/run_files.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -61,7 +62,7 @@ SqlValue integer_at(const nlohmann::json& env, const char* pointer) {
   if (!env.contains(p)) return nullptr;
   const auto& v = env.at(p);
   if (v.is_boolean()) return static_cast<int64_t>(v.get<bool>());
-  if (v.is_number_integer()) return v.get<int64_t>();
+  if (auto n = whole_number<int64_t>(v); n && v.is_number_integer()) return *n;
   return nullptr;
 }
 
@@ -225,9 +226,7 @@ Status check_run_record(const RunRecord& run, const std::string& where) {
   // The samples its environment declares bound its rows: more is not a run resumed since, it
   // is rows the run never measured.
   const nlohmann::json* bench = run.environment.is_object() && run.environment.contains("bench") ? &run.environment["bench"] : nullptr;
-  const int64_t declared = bench && bench->is_object() && bench->contains("samples") && (*bench)["samples"].is_number_integer()
-                               ? (*bench)["samples"].get<int64_t>()
-                               : -1;
+  const int64_t declared = bench ? whole_number_or<int64_t>(*bench, "samples", -1) : -1;
   for (const auto& r : run.rows) {
     if (r.run_id != run.run_id)
       return make_error(where + ": a row of run '" + r.run_id + "' in run '" + run.run_id + "'", "a run holds its own rows only");

@@ -14,6 +14,7 @@
 #include "lab/base/nft_text.h"
 #include "lab/kernel/namespace.h"
 #include "lab/base/json_depth.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -77,8 +78,7 @@ bool in_tables(const nlohmann::json& object, const std::vector<NftTable>& tables
 }
 
 uint64_t packets_of(const nlohmann::json& counter) {
-  const auto& p = counter.contains("packets") ? counter["packets"] : nlohmann::json();
-  return p.is_number_unsigned() ? p.get<uint64_t>() : 0;
+  return whole_number_or<uint64_t>(counter, "packets", 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "lab/base/tbf.h"
 #include "lab/base/text_table.h"
 #include "lab/results/summary.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -44,8 +45,8 @@ std::vector<LinkShare> link_shares(const std::vector<SampleRow>& rows, const nlo
     const SampleRow& row = *std::find_if(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.product == s.product && r.test == s.test; });
     const nlohmann::json product = env.contains("products") ? env["products"].value(s.product, nlohmann::json::object()) : nlohmann::json::object();
     const bool tunnel = product.value("tunnel", s.product != "baseline");
-    share.overhead = tunnel ? product.value("overhead_bytes", 0) : 0;
-    share.mtu = tunnel ? env.contains("overlay") ? env["overlay"].value("mtu", 0) : 0 : link->value("mtu", 0);
+    share.overhead = tunnel ? whole_number_or(product, "overhead_bytes", 0) : 0;
+    share.mtu = tunnel ? env.contains("overlay") ? whole_number_or(env["overlay"], "mtu", 0) : 0 : whole_number_or(*link, "mtu", 0);
     const double directions = row.direction == "bidirectional" ? 2 : 1;  // each end's egress has its own bucket
     if (row.pattern != "one-to-one") share.note = "several streams of tests over several links: not computed";
     else if (share.mtu <= 0) share.note = "MTU not recorded";

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "lab/record/achieved_text.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -48,7 +49,7 @@ std::string achieved_paths_text(const nlohmann::json& paths) {
     }
     char buf[160];
     snprintf(buf, sizeof buf, " ms, loss %.2f %% (%.2f-%.2f), %d reordered", p.value("loss_pct", 0.0), p.value("loss_low_pct", 0.0),
-             p.value("loss_high_pct", 0.0), p.value("reordered", 0));
+             p.value("loss_high_pct", 0.0), whole_number_or(p, "reordered", 0));
     o += round_trip_text(p.value("rtt_p50_ms", 0.0)) + buf;
   }
   return o;

@@ -27,6 +27,7 @@
 #include "lab/results/summary.h"
 #include "lab/results/svg.h"
 #include "lab/base/json_depth.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -368,8 +369,8 @@ std::vector<std::string> audit_warnings(const nlohmann::json& audit) {
   std::vector<std::string> warnings;
   for (const auto& [product, a] : audit.items()) {
     for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
-    if (a.value("bringups_retried", 0) > 0)
-      warnings.push_back(product + ": " + std::to_string(a.value("bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
+    if (whole_number_or(a, "bringups_retried", 0) > 0)
+      warnings.push_back(product + ": " + std::to_string(whole_number_or(a, "bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
   }
   return warnings;
 }

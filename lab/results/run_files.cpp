@@ -4,6 +4,7 @@
 
 #include "lab/base/json_depth.h"
 #include "lab/base/input_file.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -141,7 +142,7 @@ const std::vector<JsonField>& environment_fields() {
 Status check_environment(const nlohmann::json& env, const std::string& file) {
   if (!env.is_object()) return make_error(file + ": not a JSON object", "the file was edited by hand or cut short: restore it from the run");
   if (auto s = check_json_fields(env, environment_fields(), file); !s) return s;
-  if (env.contains("schema") && env["schema"].get<int>() != kEnvironmentSchema)
+  if (env.contains("schema") && whole_number<int>(env["schema"]) != kEnvironmentSchema)
     return make_error(file + ": schema " + env["schema"].dump() + " is not one this vpnlab reads (" + std::to_string(kEnvironmentSchema) + ")",
                       "use the vpnlab version that made the run");
   return ok_status();

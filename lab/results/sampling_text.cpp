@@ -1,4 +1,5 @@
 #include "lab/results/sampling_text.h"
+#include "lab/base/json_number.h"
 
 #include <cstdio>
 
@@ -27,7 +28,7 @@ std::string sampling_line(const nlohmann::json& environment) {
       if (!x.is_object() || x.value("met", true)) continue;
       std::string where = x.value("why_not", std::string("?"));
       if (x.contains("half_width") && x["half_width"].is_number()) {
-        snprintf(buf, sizeof buf, "±%.1f %% after %d rounds, ", 100 * x["half_width"].get<double>(), x.value("rounds", 0));
+        snprintf(buf, sizeof buf, "±%.1f %% after %d rounds, ", 100 * x["half_width"].get<double>(), whole_number_or(x, "rounds", 0));
         where = buf + where;
       }
       missed += "\n    " + x.value("series", std::string("?")) + " (" + where + ")";

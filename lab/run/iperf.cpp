@@ -7,6 +7,7 @@
 
 #include "lab/base/json_depth.h"
 #include "lab/base/terminal_text.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -63,17 +64,15 @@ double number_at(const json& object, const char* key) {
 }
 uint64_t count_at(const json& object, const char* key) {
   const json& v = field(object, key);
-  if (v.is_number_unsigned()) return v.get<uint64_t>();
-  if (v.is_number_integer()) return v.get<int64_t>() < 0 ? 0 : static_cast<uint64_t>(v.get<int64_t>());
+  if (v.is_number_integer()) return whole_number<uint64_t>(v).value_or(0);  // a negative count is none
   const double d = v.is_number_float() ? v.get<double>() : 0.0;
   return d >= 0 && d < 1.8e19 ? static_cast<uint64_t>(d) : 0;
 }
 // -1 when not reported (or not a count).
 int64_t retransmits_at(const json& object) {
   const json& v = field(object, "retransmits");
-  if (v.is_number_integer() && v.get<int64_t>() >= 0) return v.get<int64_t>();
-  if (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v.get<uint64_t>());
-  return -1;
+  const auto n = v.is_number_integer() ? whole_number<int64_t>(v) : std::nullopt;
+  return n && *n >= 0 ? *n : -1;
 }
 
 }  // namespace

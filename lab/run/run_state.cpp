@@ -14,6 +14,7 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/json_depth.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -53,7 +54,7 @@ Result<RunState> read_state(const std::string& path) {
     s.lab = j.value("lab", "");
     s.topology_file = j.value("topology_file", "");
     s.run_dir = j.value("run_dir", "");
-    s.pid = j.value("pid", 0);
+    s.pid = whole_number_or(j, "pid", 0);  // not a whole number: no process to look for
     s.kept = j.value("kept", false);
     s.namespaces = j.value("namespaces", std::vector<std::string>{});
     s.backend = j.value("backend", "netns");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/json_depth.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -69,7 +70,7 @@ Result<TransactionSample> parse_crr(const std::string& text) {
   nlohmann::json j = parse_json_bounded(text);
   if (j.is_discarded() || !j.is_object() || !j.contains("connections") || !j["connections"].is_number())
     return make_error("vpnlab-crr output is not its JSON line", "see the sample's raw output");
-  const uint64_t errors = j.value("errors", uint64_t{0});
+  const uint64_t errors = whole_number_or<uint64_t>(j, "errors", 0);
   if (errors > 0)
     return make_error("vpnlab-crr: " + std::to_string(errors) + " transaction(s) failed, the first: " + j.value("first_error", std::string("?")));
   TransactionSample s;

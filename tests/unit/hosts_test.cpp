@@ -191,6 +191,11 @@ TEST(HostsPlan, APartSurvivesItsWireFormAndAMalformedOneIsRefused) {
   auto j = host_part_json(part);
   j["veths"][0]["mtu"] = "big";
   EXPECT_FALSE(host_part_from_json(j).ok());
+  j["veths"][0]["mtu"] = 1.5e115;  // fuzz_host_part: converting it to int was undefined behaviour
+  auto too_big = host_part_from_json(j);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_EQ(too_big.error().message,
+            "malformed host part of the plan: 'mtu': 1.5e+115 is not a whole number from -2147483648 to 2147483647");
   j = host_part_json(part);
   j["nodes"][0]["ns"] = "other-ns";  // not the lab's prefix: never made
   auto refused = host_part_from_json(j);

@@ -22,6 +22,7 @@
 #include "lab/base/fs_util.h"
 #include "lab/base/version.h"
 #include "lab/kernel/netlink.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -157,7 +158,7 @@ class HostAgent {
       nics[nic.get<std::string>()] = host_nic_facts(nic.get<std::string>());
     }
     const long have = ::sysconf(_SC_NPROCESSORS_CONF);
-    if (int cpu = req.at("max_cpu").get<int>(); cpu >= have)
+    if (int cpu = whole_number_at<int>(req, "max_cpu"); cpu >= have)
       return fail(make_error("host '" + host + "' has CPUs 0.." + std::to_string(have - 1) + ", the plan pins to CPU " + std::to_string(cpu),
                              "give its nodes cpus that exist there"));
     return {{"ok", true}, {"nics", nics}};

@@ -20,6 +20,7 @@
 #include "lab/kernel/netlink.h"
 #include "lab/kernel/offloads.h"
 #include "lab/base/json_depth.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -52,7 +53,7 @@ json host_put(const json& req) {
   const std::string path = req.at("path").get<std::string>();
   auto data = from_base64(req.at("data").get<std::string>());
   if (!data) return agent_failure(make_error(path + ": the content is not base64"));
-  const mode_t mode = req.at("mode").get<int>() & 07777;
+  const mode_t mode = whole_number_at<int>(req, "mode") & 07777;
   if (auto s = make_dirs(path.substr(0, path.rfind('/')), 0750); !s) return agent_failure(s.error());
   return agent_done(write_file(path, *data, mode));
 }
@@ -101,7 +102,7 @@ json host_cleanup(const json& req) {
       std::string how;
       if (n.contains("mtu") && n.contains("up")) {
         auto sock = open_route_socket();
-        const int mtu = n.value("mtu", 1500);
+        const int mtu = whole_number_or(n, "mtu", 1500);
         const bool up = n.value("up", false);
         if (sock && set_link(sock->get(), nic, mtu, up))
           how = " (MTU " + std::to_string(mtu) + ", " + (up ? "up" : "down") + ")";

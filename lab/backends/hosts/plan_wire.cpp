@@ -1,4 +1,5 @@
 #include "lab/backends/hosts/plan_wire.h"
+#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -76,17 +77,17 @@ Result<Plan> host_part_from_json(const json& j) {
     }
     for (const auto& b : j.at("bridges"))
       part.bridges.push_back(PlanBridge{b.at("link").get<std::string>(), b.at("ns").get<std::string>(), b.at("name").get<std::string>(),
-                                        b.at("mtu").get<int>()});
+                                        whole_number_at<int>(b, "mtu")});
     for (const auto& v : j.at("veths"))
       part.veths.push_back(PlanVeth{v.at("link").get<std::string>(), v.at("ns_a").get<std::string>(), v.at("if_a").get<std::string>(),
                                     opt_addr(v.at("addr_a")), v.at("ns_b").get<std::string>(), v.at("if_b").get<std::string>(),
-                                    opt_addr(v.at("addr_b")), v.at("master_b").get<std::string>(), v.at("mtu").get<int>(),
+                                    opt_addr(v.at("addr_b")), v.at("master_b").get<std::string>(), whole_number_at<int>(v, "mtu"),
                                     v.at("rate_bps").get<double>(), v.at("delay_ms").get<double>(), v.at("jitter_ms").get<double>(),
                                     v.at("loss_pct").get<double>(), v.value("reorder", false), v.value("profile", std::string())});
     for (const auto& n : j.at("nics"))
       part.nics.push_back(PlanNic{n.at("link").get<std::string>(), n.at("host").get<std::string>(), n.at("nic").get<std::string>(),
                                   n.at("node").get<std::string>(), n.at("ns").get<std::string>(), n.at("ifname").get<std::string>(),
-                                  host_addr(n.at("addr")), n.at("mtu").get<int>()});
+                                  host_addr(n.at("addr")), whole_number_at<int>(n, "mtu")});
     for (const auto& r : j.at("routes")) {
       std::string when = r.at("when").get<std::string>();
       if (when != "always" && when != "tunnel" && when != "baseline") throw std::invalid_argument("bad route kind '" + when + "'");

@@ -36,6 +36,7 @@
 #include "lab/kernel/shaping.h"
 #include "lab/kernel/sysctl.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/json_number.h"
 
 using namespace vpnlab;
 using nlohmann::json;
@@ -152,9 +153,9 @@ struct Agent {
       if (!host) return fail(make_error("bad interface address '" + a + "'"));
       if (auto s = add_address(sock.get(), name, *host); !s) return fail(s.error());
     }
-    if (auto s = set_link(sock.get(), name, req.value("mtu", 0), req.value("up", true)); !s) return fail(s.error());
+    if (auto s = set_link(sock.get(), name, whole_number_or(req, "mtu", 0), req.value("up", true)); !s) return fail(s.error());
     Shaping shaping{req.value("rate_bps", 0.0), req.value("delay_ms", 0.0), req.value("jitter_ms", 0.0), req.value("loss_pct", 0.0),
-                    req.value("mtu", 1500), req.value("reorder", false)};
+                    whole_number_or(req, "mtu", 1500), req.value("reorder", false)};
     if (shaping.any())
       if (auto s = apply_shaping(sock.get(), name, shaping); !s) return fail(s.error());
     return {{"ok", true}};
