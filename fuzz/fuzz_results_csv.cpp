@@ -15,7 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto back = vpnlab::parse_results_csv(again, "again.csv");
   vpnlab::fuzz_check(back.ok(), "rows vpnlab wrote read back: " + (back ? std::string() : back.error().message + "\n" + again.substr(0, 4000)));
   vpnlab::fuzz_check(back->size() == rows->size(), "as many rows read back as written");
-  for (size_t i = 0; i < rows->size(); ++i)
-    vpnlab::fuzz_check(vpnlab::format_row((*back)[i]) == vpnlab::format_row((*rows)[i]), "row " + std::to_string(i + 1) + " reads back the same");
+  for (size_t i = 0; i < rows->size(); ++i) {
+    const std::string written = vpnlab::format_row((*rows)[i]), read_back = vpnlab::format_row((*back)[i]);
+    vpnlab::fuzz_check(read_back == written, "row " + std::to_string(i + 1) + " reads back the same:\n" + written + read_back);
+  }
   return 0;
 }
