@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <ctime>
 #include <random>
+#include <tuple>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -164,6 +166,18 @@ Result<Plan> plan_request(const RunRequest& a) {
 }
 
 
+// bench.samples and bench.duration_s as a run recorded them, each within vpnlab's bounds; a
+// rerun and a resume repeat both. `file` names the environment.json they came from.
+Result<std::pair<int, double>> recorded_sampling(const nlohmann::json& bench, const std::string& file) {
+  const int samples = whole_number_or(bench, "samples", 0);  // 0: not a whole number, refused below
+  const double duration = bench["duration_s"].is_number() ? bench["duration_s"].get<double>() : 0;
+  if (samples < kMinSamples || samples > kMaxSamples || duration < kMinSampleSeconds || duration > kMaxSampleSeconds)
+    return make_error(file + ": bench.samples " + bench["samples"].dump() + " or bench.duration_s " + bench["duration_s"].dump() +
+                          " is out of range",
+                      "restore the file from the run, or measure anew with 'vpnlab run FILE'");
+  return std::pair{samples, duration};
+}
+
 Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
   auto read = read_environment(from, /*required=*/true);
   if (!read) return with_context(read.error(), "cannot rerun " + from);
@@ -180,11 +194,9 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
   for (const char* key : {"samples", "duration_s", "pinned", "interleaved"})
     if (!bench.contains(key)) return missing(std::string("bench.") + key);
   a->products = env["requested_products"].get<std::vector<std::string>>();
-  a->samples = whole_number_or(bench, "samples", 0);  // 0: not a whole number, refused below
-  a->duration_s = bench["duration_s"].is_number() ? bench["duration_s"].get<double>() : 0;
-  if (*a->samples < kMinSamples || *a->samples > kMaxSamples || *a->duration_s < kMinSampleSeconds || *a->duration_s > kMaxSampleSeconds)
-    return make_error(file + ": bench.samples " + bench["samples"].dump() + " or bench.duration_s " + bench["duration_s"].dump() +
-                          " is out of range", "restore the file from the run, or measure anew with 'vpnlab run FILE'");
+  auto sampling = recorded_sampling(bench, file);
+  if (!sampling) return sampling.error();
+  std::tie(a->samples, a->duration_s) = *sampling;
   a->no_pin = !bench["pinned"].get<bool>();
   a->sequential = !bench["interleaved"].get<bool>();
   if (a->keys_dir.empty()) a->keys_from = from + "/secrets/keys";
@@ -240,12 +252,9 @@ Status resume_request(const std::string& run_dir, RunRequest* a) {
   auto env = resume_environment(run_dir);
   if (!env) return env.error();
   const nlohmann::json& bench = (*env)["bench"];
-  const int samples = whole_number_or(bench, "samples", 0);  // 0: not a whole number, refused below
-  const double duration = bench["duration_s"].is_number() ? bench["duration_s"].get<double>() : 0;
-  if (samples < kMinSamples || samples > kMaxSamples || duration < kMinSampleSeconds || duration > kMaxSampleSeconds)
-    return make_error(run_dir + "/environment.json: bench.samples " + bench["samples"].dump() + " or bench.duration_s " + bench["duration_s"].dump() +
-                          " is out of range",
-                      "restore the file from the run, or measure anew with 'vpnlab run FILE'");
+  auto sampling = recorded_sampling(bench, run_dir + "/environment.json");
+  if (!sampling) return sampling.error();
+  const auto [samples, duration] = *sampling;
   const std::string same = "resume with the run's own values: leave the option out";
   if (a->samples && *a->samples != samples)
     return resume_differs(run_dir, "--samples", std::to_string(*a->samples), std::to_string(samples) + " samples", same);
