@@ -76,7 +76,7 @@ std::unique_ptr<AgentClient> AgentClient::over(UniqueFd fd, std::string where) {
   return std::unique_ptr<AgentClient>(new AgentClient(std::move(fd), std::move(where)));
 }
 
-Result<json> AgentClient::call(json req, int timeout_ms) {
+Result<json> AgentClient::call(json req, int timeout_ms, int interrupt_fd) {
   std::lock_guard<std::mutex> lock(mu_);
   long seq = ++seq_;
   req["seq"] = seq;
@@ -85,12 +85,19 @@ Result<json> AgentClient::call(json req, int timeout_ms) {
     lost_ = true;
     return s.error();
   }
-  // One deadline for the whole call: answers with another seq do not restart it.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  // One deadline for the whole call: answers with another seq do not restart it. An agent
+  // serves one request at a time, so a call an interrupt left behind still runs there until
+  // its own deadline (a teardown after Ctrl-C waits for it), and this answer comes after it.
+  const auto now = clock_type::now();
+  const auto deadline = now + std::chrono::milliseconds(timeout_ms) + std::max(clock_type::duration::zero(), left_running_until_ - now);
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    auto r = timeout_ms < 0 ? ch_.receive(-1) : ch_.receive(left > 0 ? static_cast<int>(left) : 0);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
+    auto r = ch_.receive(timeout_ms < 0 ? -1 : left > 0 ? static_cast<int>(left) : 0, interrupt_fd);
     if (!r && ch_.at_eof()) lost_ = true;
+    if (!r && r.error().message == "interrupted") {
+      left_running_until_ = std::max(left_running_until_, deadline);
+      return make_error("agent " + where_ + ", " + req.value("op", "") + ": interrupted");
+    }
     if (!r && r.error().message.rfind("no answer within ", 0) == 0)  // the call's own limit, not what was left of it
       return make_error("agent " + where_ + ", " + req.value("op", "") + ": no answer within " + std::to_string(timeout_ms) + " ms");
     if (!r) return with_context(r.error(), "agent " + where_ + ", " + req.value("op", ""));
@@ -121,12 +128,10 @@ Result<int> AgentClient::spawn(const Spawn& s) {
 Result<std::optional<int>> AgentClient::wait(int id, double timeout_s, int interrupt_fd) {
   auto t0 = clock_type::now();
   for (;;) {
-    auto r = call({{"op", "wait"}, {"id", id}, {"timeout_ms", 500}});
+    auto r = call({{"op", "wait"}, {"id", id}, {"timeout_ms", 500}}, 10000, interrupt_fd);
     if (!r) return r.error();
     if (r->value("exited", false)) return std::optional<int>(r->value("status", -1));
     if (since(t0) >= timeout_s) return std::optional<int>();
-    pollfd p{interrupt_fd, POLLIN, 0};
-    if (interrupt_fd >= 0 && ::poll(&p, 1, 0) > 0) return make_error("interrupted");
   }
 }
 

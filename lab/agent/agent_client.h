@@ -3,6 +3,7 @@
 // guest booted) are skipped.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,7 +37,9 @@ class AgentClient {
   static std::unique_ptr<AgentClient> over(UniqueFd fd, std::string where);
   // One request, its answer; an answer with ok=false becomes an error. Thread-safe: the
   // runtime's exit watcher and the runner share the channel, one request at a time.
-  Result<nlohmann::json> call(nlohmann::json req, int timeout_ms = 10000);
+  // `interrupt_fd` readable (Ctrl-C, SIGTERM) ends the wait at once with "interrupted"; the
+  // late answer is skipped by the next call as an earlier seq's.
+  Result<nlohmann::json> call(nlohmann::json req, int timeout_ms = 10000, int interrupt_fd = -1);
   // The channel is gone (the other side closed it, or a write found it broken): every later
   // call fails at once. Readable from any thread, while another waits in call().
   bool lost() const { return lost_; }
@@ -61,6 +64,7 @@ class AgentClient {
   JsonLines ch_;
   std::string where_;
   long seq_ = 0;
+  std::chrono::steady_clock::time_point left_running_until_{};  // an interrupted call's deadline
   std::mutex mu_;
   std::atomic<bool> lost_{false};
 };

@@ -14,8 +14,8 @@ namespace vpnlab {
 
 class AgentRuntime : public NodeRuntime {
  public:
-  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
-    return in(node, ops(node).wait_for_link(ifname, timeout_s));
+  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int interrupt_fd) override {
+    return in(node, ops(node).wait_for_link(ifname, timeout_s, interrupt_fd));
   }
   Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) override {
     return in(node, ops(node).create_link(ifname, kind, options));
@@ -26,11 +26,11 @@ class AgentRuntime : public NodeRuntime {
     return in(node, ops(node).configure_link(ifname, addr, mtu));
   }
   Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override { return in(node, ops(node).get_link(ifname)); }
-  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int, int payload, bool df) override {
-    return in(node, ops(node).ping(target, timeout_s, payload, df));
+  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int interrupt_fd, int payload, bool df) override {
+    return in(node, ops(node).ping(target, timeout_s, interrupt_fd, payload, df));
   }
-  Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int) override {
-    return in(node, ops(node).wait_tcp_listening(port, timeout_s));
+  Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int interrupt_fd) override {
+    return in(node, ops(node).wait_tcp_listening(port, timeout_s, interrupt_fd));
   }
   Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
     return in(node, ops(node).set_rps(ifnames, cpus));

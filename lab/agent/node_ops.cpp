@@ -127,18 +127,18 @@ std::vector<std::string> node_op_names() {
 
 // The controller's side. A call may take the operation's own time and ten seconds more for
 // the channel (a guest's agent under TCG answers slowly).
-Result<json> NodeOpsClient::call(const char* op, json fields, double timeout_s) {
+Result<json> NodeOpsClient::call(const char* op, json fields, double timeout_s, int interrupt_fd) {
   fields["op"] = op;
   fields["node"] = node_;
-  return agent_.call(std::move(fields), static_cast<int>(timeout_s * 1000) + 10000);
+  return agent_.call(std::move(fields), static_cast<int>(timeout_s * 1000) + 10000, interrupt_fd);
 }
 
 namespace {
 Status status_of(const Result<json>& r) { return r ? ok_status() : Status(r.error()); }
 }  // namespace
 
-Status NodeOpsClient::wait_for_link(const std::string& ifname, double timeout_s) {
-  return status_of(call("wait_link", {{"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s));
+Status NodeOpsClient::wait_for_link(const std::string& ifname, double timeout_s, int interrupt_fd) {
+  return status_of(call("wait_link", {{"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s, interrupt_fd));
 }
 Status NodeOpsClient::create_link(const std::string& ifname, const std::string& kind, const LinkOptions& o) {
   return status_of(call("create_link", {{"ifname", ifname}, {"kind", kind}, {"if_id", o.if_id}, {"vni", o.vni}, {"remote", o.remote}, {"dstport", o.dstport}}, 0));
@@ -153,11 +153,11 @@ Result<LinkInfo> NodeOpsClient::get_link(const std::string& ifname) {
   if (!r) return r.error();
   return link_info_from_json(*r);
 }
-Status NodeOpsClient::ping(Ipv4Addr target, double timeout_s, int payload, bool df) {
-  return status_of(call("ping", {{"addr", target.str()}, {"timeout_s", timeout_s}, {"payload", payload}, {"df", df}}, timeout_s));
+Status NodeOpsClient::ping(Ipv4Addr target, double timeout_s, int interrupt_fd, int payload, bool df) {
+  return status_of(call("ping", {{"addr", target.str()}, {"timeout_s", timeout_s}, {"payload", payload}, {"df", df}}, timeout_s, interrupt_fd));
 }
-Status NodeOpsClient::wait_tcp_listening(int port, double timeout_s) {
-  return status_of(call("wait_listen", {{"port", port}, {"timeout_s", timeout_s}}, timeout_s));
+Status NodeOpsClient::wait_tcp_listening(int port, double timeout_s, int interrupt_fd) {
+  return status_of(call("wait_listen", {{"port", port}, {"timeout_s", timeout_s}}, timeout_s, interrupt_fd));
 }
 Status NodeOpsClient::set_rps(const std::vector<std::string>& ifnames, const std::vector<int>& cpus) {
   return status_of(call("rps", {{"ifnames", ifnames}, {"cpus", cpus}}, 0));

@@ -66,21 +66,22 @@ std::vector<std::string> node_op_names();
 class NodeOpsClient {
  public:
   NodeOpsClient(AgentClient& agent, std::string node) : agent_(agent), node_(std::move(node)) {}
-  Status wait_for_link(const std::string& ifname, double timeout_s);
+  // The waits take the run's interrupt: Ctrl-C ends them without waiting out timeout_s.
+  Status wait_for_link(const std::string& ifname, double timeout_s, int interrupt_fd);
   Status create_link(const std::string& ifname, const std::string& kind, const LinkOptions& options);
   Status delete_link(const std::string& ifname);
   Status set_sysctls(const Sysctls& settings);
   Status configure_link(const std::string& ifname, const HostAddr& addr, int mtu);
   Result<LinkInfo> get_link(const std::string& ifname);
-  Status ping(Ipv4Addr target, double timeout_s, int payload, bool df);
-  Status wait_tcp_listening(int port, double timeout_s);
+  Status ping(Ipv4Addr target, double timeout_s, int interrupt_fd, int payload, bool df);
+  Status wait_tcp_listening(int port, double timeout_s, int interrupt_fd);
   Status set_rps(const std::vector<std::string>& ifnames, const std::vector<int>& cpus);
   Status set_offloads(const std::string& ifname, bool on);
   Result<std::unique_ptr<LatencyProbe>> latency_probe(Ipv4Addr target, int interval_ms, int count);
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& ifname, const std::string& pattern, int port);
 
  private:
-  Result<nlohmann::json> call(const char* op, nlohmann::json fields, double timeout_s);
+  Result<nlohmann::json> call(const char* op, nlohmann::json fields, double timeout_s, int interrupt_fd = -1);
   AgentClient& agent_;
   std::string node_;
 };

@@ -91,7 +91,7 @@ TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
     auto wg = ops.get_link("wg0");
     ASSERT_TRUE(wg.ok()) << wg.error().format();
     EXPECT_EQ(wg->kind, "wireguard");
-    auto listen = ops.wait_tcp_listening(5999, 0.3);
+    auto listen = ops.wait_tcp_listening(5999, 0.3, -1);
     ASSERT_FALSE(listen.ok());
     EXPECT_EQ(listen.error().message.find("sock_diag"), std::string::npos) << "sock_diag works in guests: " << listen.error().message;
     // A failing command reports its status (the agent does not pretend).
@@ -123,7 +123,7 @@ TEST(Vm, ReproducibleRootIsTheImagesOwnTree) {
         << "the host's files are not in the guest";
     EXPECT_EQ(run_in_guest(a, {"sh", "-c", "echo x > /etc/vpnlab-written"}, run_dir + "/write.txt"), 0) << "the overlay is writable";
     EXPECT_FALSE(std::filesystem::exists(im.rootfs + "/etc/vpnlab-written")) << "writes stay in the guest";
-    auto ping = NodeOpsClient(a, "a").ping(plan.underlay_address("b", "lan"), 5, 56, false);
+    auto ping = NodeOpsClient(a, "a").ping(plan.underlay_address("b", "lan"), 5, -1, 56, false);
     EXPECT_TRUE(ping.ok()) << ping.error().format();
     ASSERT_TRUE((*lab)->teardown().ok());
   }

@@ -3,6 +3,7 @@
 // the call's are each an error, never a crash, unbounded memory or a call that never ends.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -76,6 +77,30 @@ TEST(AgentChannel, AnswersThatAreNotTheCallsDoNotExtendItsDeadline) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "agent host 'h', kernel: no answer within 300 ms") << r.error().message;
   EXPECT_LT(sent.load(), 200) << "the call ended at its own deadline, not when the other side stopped talking";
+}
+
+// Ctrl-C while a host's agent waits for a link or a ping: the call ends at the interrupt, not
+// after the operation's timeout and ten more seconds for the channel.
+TEST(AgentChannel, ACallEndsAtTheInterruptNotItsDeadline) {
+  auto p = socket_pair();
+  auto client = AgentClient::over(std::move(p.ours), "host 'h'");
+  int interrupt[2];
+  ASSERT_EQ(pipe2(interrupt, O_CLOEXEC), 0);
+  UniqueFd read_end(interrupt[0]), write_end(interrupt[1]);
+  ASSERT_EQ(write(write_end.get(), "x", 1), 1);  // the run's interrupt, already raised
+  auto r = client->call({{"op", "wait_link"}}, 10000, read_end.get());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "agent host 'h', wait_link: interrupted");
+  // The agent still runs the interrupted call: the next answer comes after it, and the late
+  // answer is the earlier call's, never the next one's.
+  std::thread agent([&] {
+    usleep(500000);
+    write_all(p.theirs.get(), "{\"seq\": 1, \"ok\": true, \"late\": true}\n{\"seq\": 2, \"ok\": true}\n");
+  });
+  auto next = client->call({{"op", "teardown"}}, 100);
+  agent.join();
+  ASSERT_TRUE(next.ok()) << next.error().message;
+  EXPECT_FALSE(next->contains("late"));
 }
 
 }  // namespace

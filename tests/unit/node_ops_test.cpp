@@ -151,7 +151,7 @@ class LoopbackAgent {
 TEST(NodeOps, EveryClientRequestIsServedByTheTableWithItsFields) {
   LoopbackAgent agent;
   NodeOpsClient ops(agent.client(), "b");
-  EXPECT_TRUE(ops.wait_for_link("tun0", 5).ok());
+  EXPECT_TRUE(ops.wait_for_link("tun0", 5, -1).ok());
   EXPECT_TRUE(ops.create_link("vx0", "vxlan", LinkOptions{7, 42, "200::1", 4789}).ok());
   EXPECT_TRUE(ops.delete_link("vx0").ok());
   EXPECT_TRUE(ops.set_sysctls({{"net/ipv6/conf/default/disable_ipv6", "0"}}).ok());
@@ -160,8 +160,8 @@ TEST(NodeOps, EveryClientRequestIsServedByTheTableWithItsFields) {
   ASSERT_TRUE(link.ok()) << link.error().format();
   EXPECT_EQ(link->kind, "tun");
   EXPECT_EQ(link->mtu, 1420);
-  EXPECT_TRUE(ops.ping(*parse_ipv4("10.77.0.1"), 1, 1372, true).ok());
-  EXPECT_TRUE(ops.wait_tcp_listening(5201, 5).ok());
+  EXPECT_TRUE(ops.ping(*parse_ipv4("10.77.0.1"), 1, -1, 1372, true).ok());
+  EXPECT_TRUE(ops.wait_tcp_listening(5201, 5, -1).ok());
   EXPECT_TRUE(ops.set_rps({"lan"}, {1}).ok());
   EXPECT_TRUE(ops.set_offloads("tun0", false).ok());
   auto probe = ops.latency_probe(*parse_ipv4("10.77.0.1"), 10, 500);
@@ -208,7 +208,7 @@ TEST(NodeOps, EveryClientRequestIsServedByTheTableWithItsFields) {
 
 TEST(NodeOps, ANodeTheAgentDoesNotRunAndAMissingFieldAreRefused) {
   LoopbackAgent agent;
-  auto other = NodeOpsClient(agent.client(), "c").wait_for_link("tun0", 1);
+  auto other = NodeOpsClient(agent.client(), "c").wait_for_link("tun0", 1, -1);
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.error().message.find("node 'c' is not on this host"), std::string::npos) << other.error().message;
   auto bare = agent.client().call({{"op", "configure"}, {"node", "b"}, {"ifname", "tun0"}});
