@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "lab/base/beneath.h"
 #include "lab/base/unique_fd.h"
 
 namespace vpnlab {
@@ -34,15 +35,19 @@ Result<std::map<std::string, std::string>> apply_sysctls(const SysctlList& setti
   // the 1000-node star: proc_sys_compare on top). Each directory is looked up once per
   // namespace (then openat() below it) and a value read back through the descriptor that
   // wrote it.
+  // Every key is opened beneath /proc/sys, never through a link, a ".." or a "/": the reader
+  // normalises keys and refuses others, and this holds even if a key got past it.
+  UniqueFd proc_sys(open("/proc/sys", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!proc_sys.valid()) return make_error("cannot open /proc/sys: " + errno_text(errno));
   std::map<std::string, UniqueFd> dirs;
-  auto open_in_dir = [&dirs](const std::string& key) {
+  auto open_in_dir = [&dirs, &proc_sys](const std::string& key) {
     auto slash = key.rfind('/');
-    if (slash == std::string::npos) return UniqueFd(open(("/proc/sys/" + key).c_str(), O_RDWR | O_CLOEXEC));
+    if (slash == std::string::npos) return open_beneath(proc_sys.get(), key, O_RDWR);
     std::string dir = key.substr(0, slash);
     auto it = dirs.find(dir);
-    if (it == dirs.end()) it = dirs.emplace(dir, UniqueFd(open(("/proc/sys/" + dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC))).first;
-    if (!it->second.valid()) return UniqueFd(open(("/proc/sys/" + key).c_str(), O_RDWR | O_CLOEXEC));  // sets errno
-    return UniqueFd(openat(it->second.get(), key.c_str() + slash + 1, O_RDWR | O_CLOEXEC));
+    if (it == dirs.end()) it = dirs.emplace(dir, open_beneath(proc_sys.get(), dir, O_PATH | O_DIRECTORY)).first;
+    if (!it->second.valid()) return open_beneath(proc_sys.get(), key, O_RDWR);  // sets errno
+    return open_beneath(it->second.get(), key.substr(slash + 1), O_RDWR);
   };
   std::map<std::string, std::string> recorded;
   for (const auto& [raw_key, value] : settings) {
