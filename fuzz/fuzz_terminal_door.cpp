@@ -1,11 +1,13 @@
 // The terminal door: whatever goes in, what comes out has no control byte but newline and
-// tab, no DEL, no C1 control and no invalid UTF-8; terminal_safe likewise.
+// tab, no DEL, no C1 control and no invalid UTF-8; terminal_safe and the pages' xml_escape
+// likewise.
 #include <cstdint>
 #include <string>
 
 #include "fuzz/fuzz_check.h"
 #include "lab/base/terminal_door.h"
 #include "lab/base/terminal_text.h"
+#include "lab/base/xml_escape.h"
 
 namespace {
 
@@ -33,7 +35,10 @@ bool terminal_clean(const std::string& s, bool newlines) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   vpnlab::fuzz_check(terminal_clean(vpnlab::through_terminal_door(text), true), "the door lets no control or broken UTF-8 through");
-  // terminal_safe keeps other bytes as they are (invalid UTF-8 too): only its controls are checked.
-  for (unsigned char c : vpnlab::terminal_safe(text)) vpnlab::fuzz_check(c >= 0x20 && c != 0x7f, "terminal_safe leaves no C0 or DEL");
+  vpnlab::fuzz_check(terminal_clean(vpnlab::terminal_safe(text), false), "terminal_safe lets no control or broken UTF-8 through");
+  vpnlab::fuzz_check(terminal_clean(vpnlab::terminal_safe(text, true), true), "terminal_safe keeps only newlines and tabs");
+  // The pages' escaper is terminal_safe's text with the markup escaped: no tag can open.
+  const std::string xml = vpnlab::xml_escape(text);
+  vpnlab::fuzz_check(terminal_clean(xml, true) && xml.find_first_of("<>\"'") == std::string::npos, "xml_escape leaves no control or markup");
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "lab/base/terminal_door.h"
 
+#include "lab/base/terminal_text.h"
+
 #include <iostream>
 #include <memory>
 
@@ -14,18 +16,6 @@ int sequence_length(unsigned char lead) {
   if (lead >= 0xe0 && lead <= 0xef) return 3;
   if (lead >= 0xf0 && lead <= 0xf4) return 4;
   return 0;
-}
-
-// Whether the whole sequence is valid UTF-8 (no overlong form, no surrogate, <= U+10FFFF).
-bool valid_sequence(const std::string& s) {
-  const auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
-  for (size_t i = 1; i < s.size(); ++i)
-    if ((b(i) & 0xc0) != 0x80) return false;
-  if (s.size() == 3 && b(0) == 0xe0 && b(1) < 0xa0) return false;
-  if (s.size() == 3 && b(0) == 0xed && b(1) >= 0xa0) return false;
-  if (s.size() == 4 && b(0) == 0xf0 && b(1) < 0x90) return false;
-  if (s.size() == 4 && b(0) == 0xf4 && b(1) >= 0x90) return false;
-  return true;
 }
 
 void escape_code(unsigned code, std::string* out) {
@@ -68,7 +58,8 @@ class Escaper {
  private:
   void complete(std::string* out) {
     const unsigned char b0 = static_cast<unsigned char>(pending_[0]), b1 = static_cast<unsigned char>(pending_[1]);
-    if (!valid_sequence(pending_)) *out += "\\ufffd";
+    char32_t code = 0;
+    if (utf8_sequence(pending_, 0, &code) != pending_.size()) *out += "\\ufffd";
     else if (b0 == 0xc2 && b1 <= 0x9f) escape_code(b1, out);  // U+0080..U+009F: the C1 controls (CSI is U+009B)
     else *out += pending_;
     pending_.clear();

@@ -7,7 +7,9 @@
 // What it changes: C0 controls but '\n' and '\t', DEL and the C1 controls (U+0080..U+009F)
 // become "\u00XX"; a byte that is not part of valid UTF-8 becomes "\ufffd". Both forms are
 // also valid escapes inside a JSON string, so --json output stays JSON (nlohmann already
-// escapes C0 there). Everything else passes unchanged.
+// escapes C0 there). Everything else passes unchanged. What counts as UTF-8 and as a control
+// is terminal_safe()'s rule (terminal_text.h), which messages and pages use; only the written
+// form differs, because this output may be inside a JSON string.
 #pragma once
 #include <memory>
 #include <streambuf>

@@ -17,6 +17,7 @@
 #include "lab/base/text_table.h"
 #include "lab/base/terminal_door.h"
 #include "lab/base/terminal_text.h"
+#include "lab/base/xml_escape.h"
 #include "lab/results/run_files.h"
 #include "lab/base/json_depth.h"
 #include "lab/base/fs_util.h"
@@ -345,6 +346,15 @@ TEST(HostileInput, ControlCharactersNeverReachTheTerminalRaw) {
   EXPECT_EQ(TextTable({-6, 3}).line({"\x1b[2J", "1"}), "\\x1b[2J   1\n");
   Error e = make_error("run '\x1b[31mred' is bad\nsecond line", "hint \x07");
   EXPECT_EQ(e.format(), "vpnlab: error: run '\\x1b[31mred' is bad\nsecond line\nhint: hint \\x07");
+}
+
+// Bytes that are not UTF-8 (a product's version, a host's CPU name) are escaped as the
+// controls are: a terminal would guess at them and a page would show U+FFFD. A page's text is
+// the terminal's, with its markup escaped: one rule for both.
+TEST(HostileInput, BytesThatAreNotUtf8AreEscapedOnTheTerminalAndOnPages) {
+  EXPECT_EQ(terminal_safe("v\xff" "1.\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82"), "v\\xff1.\\xc0\\xaf \\xed\\xa0\\x80 \\xf4\\x90\\x80\\x80 \\xe2\\x82");
+  EXPECT_EQ(terminal_safe("\xf0\x9f\x94\x92 ok"), "\xf0\x9f\x94\x92 ok") << "a four-byte sequence is kept";
+  EXPECT_EQ(xml_escape("<b a='1'>\x1b[31m\xff</b>\n"), "&lt;b a=&apos;1&apos;&gt;\\x1b[31m\\xff&lt;/b&gt;\n");
 }
 
 // The hostile review: a `--rows-jsonl` reader that stopped reading froze the run with the lab
