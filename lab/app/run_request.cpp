@@ -101,6 +101,26 @@ Status check_kernel_qdiscs(const Topology& topo, const std::string& backend) {
 
 }  // namespace
 
+namespace {
+
+// A suite's scenario may measure some of a topology's tests: the others leave the plan before
+// anything is counted or checked against them.
+Status keep_tests(const std::vector<std::string>& names, Plan* plan) {
+  if (names.empty()) return ok_status();
+  std::vector<std::string> known;
+  for (const auto& t : plan->tests) known.push_back(t.spec.name);
+  for (const auto& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return make_error("test '" + n + "' is not a test of " + plan->topology_file, "its tests: " + list);
+    }
+  std::erase_if(plan->tests, [&](const PlanTest& t) { return std::find(names.begin(), names.end(), t.spec.name) == names.end(); });
+  return ok_status();
+}
+
+}  // namespace
+
 Result<Plan> plan_request(const RunRequest& a) {
   auto topo = load_topology(a.topology_file);
   if (!topo) return topo.error();
@@ -118,6 +138,7 @@ Result<Plan> plan_request(const RunRequest& a) {
   auto plan = make_plan(topo.value(), po);
   if (plan && a.sequential) plan->interleave = false;
   if (!plan) return plan;
+  if (auto s = keep_tests(a.tests, &plan.value()); !s) return s.error();
   if (a.products.empty() && a.samples && *a.samples < 1) return make_error("--samples must be at least 1");
   // "--product all" means every product and registry build (NAME@VERSION) that can run here,
   // on this shape; "all-plain" the products by their plain names only.

@@ -16,6 +16,7 @@ namespace vpnlab {
 struct RunRequest {
   std::string topology_file;
   std::vector<std::string> products;  // empty: [bench] products
+  std::vector<std::string> tests;     // empty: every [[bench.test]]; else these only (a suite's scenario)
   std::optional<int> samples;
   std::optional<double> duration_s;
   bool no_pin = false;

@@ -94,6 +94,12 @@ Refusal parse_max_time(Args& a, const std::string& v) {
   return {};
 }
 
+Refusal parse_suite_budget(Args& a, const std::string& v) {
+  a.budget_s = parse_budget(v);
+  if (!a.budget_s || *a.budget_s < 60 || *a.budget_s > kMaxBudgetSeconds) return "--budget '" + v + "' is not a duration from 1m to 168h (e.g. 20m, 2h)";
+  return {};
+}
+
 Refusal parse_min_rounds(Args& a, const std::string& v) {
   a.min_rounds = whole_int(v);
   if (!a.min_rounds) return "--min-rounds '" + v + "' is not a number";
@@ -201,6 +207,8 @@ void add_verdict_options(std::vector<OptionDef>* o) {
        parse_max_time},
       {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)",
        parse_min_rounds},
+      {"--budget", "D", "suite: the whole suite's time (e.g. 20m, 2h), shared among its scenarios (default: the file's budget, else 20m)",
+       parse_suite_budget},
   };
   o->insert(o->end(), part.begin(), part.end());
 }

@@ -37,6 +37,7 @@ struct Args {
   Thresholds cost_thresholds;  // --threshold-cpu, --threshold-rss, --threshold-p99
   std::optional<double> precision;   // --precision 2%: adaptive sampling (lab/run/adaptive.h)
   std::optional<double> max_time_s;  // --max-time 15m
+  std::optional<double> budget_s;    // suite --budget 20m
   std::optional<int> min_rounds;     // --min-rounds 5
   std::vector<int> nodes;            // scale --nodes 5,25: mesh sizes
   bool dry_run = false;

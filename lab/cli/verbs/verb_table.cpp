@@ -3,12 +3,12 @@
 namespace vpnlab {
 
 // Each defined in its own file of this folder.
-extern const Verb kValidateVerb, kPlanVerb, kUpVerb, kExecVerb, kDownVerb, kRunVerb, kScaleVerb, kCleanupVerb, kProductsVerb, kProductVerb,
+extern const Verb kValidateVerb, kPlanVerb, kUpVerb, kExecVerb, kDownVerb, kRunVerb, kSuiteVerb, kScaleVerb, kCleanupVerb, kProductsVerb, kProductVerb,
     kHistoryVerb, kDiffVerb, kCompareVerb, kReportVerb, kImageVerb, kSchemaVerb, kDoctorVerb;
 
 const std::vector<const Verb*>& verb_table() {
   static const std::vector<const Verb*> table = {&kValidateVerb, &kPlanVerb,    &kUpVerb,      &kExecVerb,   &kDownVerb,    &kRunVerb,
-                                                 &kScaleVerb,    &kCleanupVerb, &kProductsVerb, &kProductVerb, &kHistoryVerb, &kDiffVerb,
+                                                 &kSuiteVerb,    &kScaleVerb,    &kCleanupVerb, &kProductsVerb, &kProductVerb, &kHistoryVerb, &kDiffVerb,
                                                  &kCompareVerb,  &kReportVerb,  &kImageVerb,   &kSchemaVerb, &kDoctorVerb};
   return table;
 }

@@ -1,0 +1,143 @@
+// The scorecard's page, drawn from scorecard.json alone: every number on it is a number in
+// that file, and every text from a run passes xml_escape (control bytes and bytes that are
+// not UTF-8 shown as \xNN, markup escaped). No script, and nothing fetched: the style is in
+// the page.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+
+#include "lab/base/json_number.h"
+#include "lab/base/xml_escape.h"
+#include "lab/results/scorecard.h"
+
+namespace vpnlab {
+
+namespace {
+
+using nlohmann::json;
+
+std::string esc(const json& j) { return xml_escape(j.is_string() ? j.get<std::string>() : j.dump()); }
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f" : std::fabs(v) >= 10 ? "%.1f" : "%.3g", v);
+  return buf;
+}
+
+const char* kStyle =
+    "body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin:1em 0}"
+    "td,th{border:1px solid #bbb;padding:.3em .6em;text-align:right}th{background:#eee}td.name{text-align:left}"
+    ".tier1{background:#d8f0d8}.tier2{background:#fff3c8}.tier3{background:#fde0c8}.failed{background:#f6d0d0;text-align:left}"
+    ".stale{color:#a00}pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}small{color:#555}";
+
+std::string cell_class(const json& c) {
+  if (c.contains("failure")) return "failed";
+  const int tier = whole_number_or(c, "tier", 0);
+  return tier == 1 ? "tier1" : tier == 2 ? "tier2" : tier >= 3 ? "tier3" : "";
+}
+
+// What a hover shows: provenance and how to measure it again.
+std::string cell_title(const json& c, const std::string& reproduce) {
+  std::string t;
+  if (c.contains("provenance")) {
+    const json& p = c["provenance"];
+    for (const char* k : {"version", "kernel", "date", "vpnlab"})
+      if (p.contains(k)) t += std::string(k) + ": " + (p[k].is_string() ? p[k].get<std::string>() : p[k].dump()) + "\n";
+    if (p.value("stale", false)) t += "stale: measured more than the horizon ago\n";
+  }
+  t += "run: " + c.value("run", "") + "\n" + reproduce;
+  return xml_escape(t);
+}
+
+// "0.62 [0.60, 0.64]": the ratio to the baseline where there is one, else the value.
+std::string cell_text(const json& c) {
+  if (c.contains("failure")) return (c.value("not_run", false) ? "not run: " : "failed: ") + esc(c["failure"]);
+  if (c.contains("ratio_to_baseline")) {
+    const json& r = c["ratio_to_baseline"];
+    return num(r["value"].get<double>()) + "× <small>[" + num(r["interval"][0].get<double>()) + ", " + num(r["interval"][1].get<double>()) + "]</small>";
+  }
+  return num(c["value"].get<double>()) + " <small>[" + num(c["interval"][0].get<double>()) + ", " + num(c["interval"][1].get<double>()) + "]</small>";
+}
+
+// The first table: products x (scenario, test), Gbit/s cells only.
+std::string overview(const json& card, const std::map<std::string, std::string>& reproduce) {
+  std::vector<std::pair<std::string, std::string>> columns;
+  std::vector<std::string> products;
+  std::map<std::string, const json*> at;
+  for (const auto& c : card["cells"]) {
+    if (c.value("metric", "") != "gbps") continue;
+    const auto col = std::make_pair(c.value("scenario", ""), c.value("test", ""));
+    if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
+    if (std::find(products.begin(), products.end(), c.value("product", "")) == products.end()) products.push_back(c.value("product", ""));
+    at[col.first + "\n" + col.second + "\n" + c.value("product", "")] = &c;
+  }
+  std::string h = "<h2>Scorecard</h2><p>Each cell: throughput over the no-tunnel baseline of the same rounds (round-paired, 95 % interval), "
+                  "coloured by tier: products in one tier cannot be told apart from its leader by the data.</p><table><tr><th>product</th>";
+  for (const auto& [s, t] : columns) h += "<th><a href=\"#" + xml_escape(s) + "\">" + xml_escape(s) + "</a><br><small>" + xml_escape(t) + "</small></th>";
+  h += "</tr>";
+  for (const auto& p : products) {
+    h += "<tr><td class=\"name\">" + xml_escape(p) + "</td>";
+    for (const auto& [s, t] : columns) {
+      auto it = at.find(s + "\n" + t + "\n" + p);
+      if (it == at.end()) {
+        h += "<td>–</td>";
+        continue;
+      }
+      const json& c = *it->second;
+      h += "<td class=\"" + cell_class(c) + "\" title=\"" + cell_title(c, reproduce.count(s) ? reproduce.at(s) : "") + "\">" + cell_text(c) + "</td>";
+    }
+    h += "</tr>";
+  }
+  return h + "</table>";
+}
+
+// A scenario's own section: every metric's ranking with tiers, its state and how to repeat it.
+std::string scenario_section(const json& card, const json& sc) {
+  const std::string name = sc.value("name", "");
+  std::string h = "<h2 id=\"" + xml_escape(name) + "\">" + xml_escape(name) + "</h2><p>topology " + esc(sc["topology"]) + "; state " +
+                  esc(sc["state"]);
+  if (sc.contains("sampling")) h += "; sampling stopped: " + esc(sc["sampling"]["stopped"]);
+  h += "</p>";
+  if (!sc.value("error", "").empty()) h += "<pre class=\"failed\">" + esc(sc["error"]) + "</pre>";
+  std::string last;
+  for (const auto& c : card["cells"]) {
+    if (c.value("scenario", "") != name) continue;
+    const std::string key = c.value("test", "") + " / " + c.value("title", "");
+    if (key != last) {
+      h += (last.empty() ? "" : "</table>") + std::string("<h3>") + xml_escape(key) +
+           "</h3><table><tr><th>tier</th><th>product</th><th>median</th><th>95 % interval</th><th>n</th><th>vs baseline</th><th>version</th><th>date</th></tr>";
+      last = key;
+    }
+    const json p = c.contains("provenance") ? c["provenance"] : json::object();
+    h += "<tr class=\"" + cell_class(c) + "\"><td>" + (c.contains("tier") ? std::to_string(whole_number_or(c, "tier", 0)) : "") + "</td><td class=\"name\">" +
+         esc(c["product"]) + "</td>";
+    if (c.contains("failure")) {
+      h += "<td colspan=\"6\" class=\"failed\">" + cell_text(c) + "</td></tr>";
+      continue;
+    }
+    h += "<td>" + num(c["value"].get<double>()) + "</td><td>[" + num(c["interval"][0].get<double>()) + ", " + num(c["interval"][1].get<double>()) +
+         "]</td><td>" + std::to_string(whole_number_or<size_t>(c, "n", 0)) + "</td><td>" + esc(c.value("verdict_vs_baseline", "")) + "</td><td>" +
+         (p.contains("version") ? esc(p["version"]) : "") + "</td><td" + (p.value("stale", false) ? " class=\"stale\">stale " : ">") +
+         (p.contains("date") ? esc(p["date"]) : "") + "</td></tr>";
+  }
+  if (!last.empty()) h += "</table>";
+  return h + "<p>Reproduce:</p><pre>" + esc(sc.value("reproduce", "")) + "</pre>";
+}
+
+}  // namespace
+
+std::string scorecard_html(const json& card) {
+  std::map<std::string, std::string> reproduce;
+  for (const auto& sc : card["scenarios"]) reproduce[sc.value("name", "")] = sc.value("reproduce", "");
+  std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + esc(card["suite"]) + " scorecard</title><style>" +
+                  kStyle + "</style></head><body><h1>" + esc(card["suite"]) + "</h1><p>Made " + esc(card["generated"]) + " from " + esc(card["file"]) +
+                  " by vpnlab suite; every figure below is in scorecard.json beside this page and traces to the rows of its run directory.</p>";
+  h += overview(card, reproduce);
+  for (const auto& sc : card["scenarios"]) h += scenario_section(card, sc);
+  return h + "</body></html>\n";
+}
+
+}  // namespace vpnlab
