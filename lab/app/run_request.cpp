@@ -103,6 +103,15 @@ Status check_kernel_qdiscs(const Topology& topo, const std::string& backend) {
 
 namespace {
 
+// The tests a run measured (environment.json bench.tests; none recorded before it was: all).
+std::vector<std::string> recorded_tests(const nlohmann::json& bench) {
+  std::vector<std::string> out;
+  if (bench.is_object() && bench.contains("tests") && bench["tests"].is_array())
+    for (const auto& t : bench["tests"])
+      if (t.is_string()) out.push_back(t.get<std::string>());
+  return out;
+}
+
 // A suite's scenario may measure some of a topology's tests: the others leave the plan before
 // anything is counted or checked against them.
 Status keep_tests(const std::vector<std::string>& names, Plan* plan) {
@@ -215,6 +224,7 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
   for (const char* key : {"samples", "duration_s", "pinned", "interleaved"})
     if (!bench.contains(key)) return missing(std::string("bench.") + key);
   a->products = env["requested_products"].get<std::vector<std::string>>();
+  a->tests = recorded_tests(env.value("bench", nlohmann::json::object()));
   auto sampling = recorded_sampling(bench, file);
   if (!sampling) return sampling.error();
   std::tie(a->samples, a->duration_s) = *sampling;
@@ -288,6 +298,7 @@ Status resume_request(const std::string& run_dir, RunRequest* a) {
   a->no_pin = !bench["pinned"].get<bool>();
   a->sequential = !bench["interleaved"].get<bool>();
   if (a->products.empty()) a->products = (*env)["requested_products"].get<std::vector<std::string>>();
+  if (a->tests.empty()) a->tests = recorded_tests(bench);
   if (bench.contains("precision") && bench["precision"].is_number()) {
     a->precision = bench["precision"].get<double>();
     a->max_time_s = bench.contains("max_time_s") && bench["max_time_s"].is_number() ? bench["max_time_s"].get<double>() : 0;

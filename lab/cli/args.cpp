@@ -216,8 +216,8 @@ void add_verdict_options(std::vector<OptionDef>* o) {
 // How results are read, listed and written out.
 void add_reading_options(std::vector<OptionDef>* o) {
   std::vector<OptionDef> part = {
-      {"--test", "T", "only this test (default: every test both products ran)",
-       [](Args& a, const std::string& v) { a.test = v; return std::string(); }},
+      {"--test", "T", "only this test (default: every test both products ran; run, plan: repeatable, these tests of the file)",
+       [](Args& a, const std::string& v) { a.test = v, a.tests.push_back(v); return std::string(); }},
       {"--effects", "", "compare RUN --effects: what each swept axis does per product (every point over the axis's first value, the "
                         "other axes held), one family per figure, as the summary prints it",
        [](Args& a, const std::string&) { a.effects = true; return std::string(); }},

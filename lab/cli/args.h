@@ -26,6 +26,7 @@ struct Args {
   std::string binary;    // product new --binary PATH
   std::string history_path;  // --history PATH: the history file (default: default_history_path())
   std::string test;  // compare --test T
+  std::vector<std::string> tests;  // run/plan --test T...: these tests of the file only
   bool effects = false;  // compare --effects: the swept axes' effects
   std::string metric;  // history --metric M
   bool by_version = false;  // history --by version

@@ -1,5 +1,6 @@
 #include "lab/model/suite.h"
 
+#include <filesystem>
 #include <set>
 
 #include "lab/base/bounds.h"
@@ -15,7 +16,8 @@ namespace {
 std::string beside(const std::string& suite_file, const std::string& path) {
   if (!path.empty() && path.front() == '/') return path;
   const auto slash = suite_file.rfind('/');
-  return slash == std::string::npos ? path : suite_file.substr(0, slash + 1) + path;
+  const std::string joined = slash == std::string::npos ? path : suite_file.substr(0, slash + 1) + path;
+  return std::filesystem::path(joined).lexically_normal().string();
 }
 
 Status parse_header(const TomlReader& r, const toml::table& root, Suite* suite, std::vector<std::string>* products) {

@@ -10,6 +10,7 @@
 #include "lab/record/results_csv.h"
 #include "lab/results/run_files.h"
 #include "lab/results/summary.h"
+#include "lab/results/transactions_table.h"
 
 namespace vpnlab {
 
@@ -20,22 +21,73 @@ using nlohmann::json;
 bool better(double a, double b, bool higher_is_better) { return higher_is_better ? a > b : a < b; }
 bool overlap(const RankedValue& a, const RankedValue& b) { return a.low <= b.high && b.low <= a.high; }
 
-// "faster"/"slower"/"not different": the cell's interval against the baseline's. Gbit/s is
-// judged by the round-paired ratio's interval (against 1), other figures by the two medians'
-// intervals (disjoint: a difference).
-std::string verdict_vs_baseline(const MetricColumn& m, const ProductTestSummary& s, const ProductTestSummary* base) {
+// One figure of the scorecard: its key, title, and which way is better.
+struct Figure {
+  std::string key, title;
+  bool higher_is_better = true;
+  std::string better, worse;
+  bool headline = false;  // the scenario table's cell: judged by its round-paired ratio to the baseline
+};
+
+// What one product x test measured, whichever table its kind belongs to.
+struct Measured {
+  std::string product, test;
+  int rows = 0, not_run = 0;
+  std::map<std::string, SampleStats> stats;
+  RatioInterval ratio;  // the headline's round-paired ratio to the baseline
+  const std::vector<Figure>* figures = nullptr;
+  bool any() const {
+    return std::any_of(stats.begin(), stats.end(), [](const auto& kv) { return kv.second.n > 0; });
+  }
+};
+
+const std::vector<Figure>& throughput_figures() {
+  static const std::vector<Figure> f = [] {
+    std::vector<Figure> out;
+    for (const auto& m : metric_columns())
+      if (m.key == "gbps" || m.judged) out.push_back({m.key, m.title, m.higher_is_better, m.better, m.worse, m.key == "gbps"});
+    return out;
+  }();
+  return f;
+}
+
+const std::vector<Figure>& transaction_figures() {
+  static const std::vector<Figure> f = {{"tps", "transactions/s", true, "faster", "slower", true},
+                                        {"p99_ms", "p99 ms", false, "lower", "higher", false},
+                                        {"cpu_us_per_tx", "CPU-us/tx", false, "cheaper", "costlier", false}};
+  return f;
+}
+
+std::vector<Measured> measured_of(const std::vector<SampleRow>& rows) {
+  std::vector<Measured> out;
+  for (const auto& s : summarize(rows)) {
+    Measured m{s.product, s.test, s.rows, s.not_run, s.metrics, s.baseline_ratio, &throughput_figures()};
+    out.push_back(std::move(m));
+  }
+  for (const auto& t : summarize_transactions(rows)) {
+    Measured m{t.product, t.test, t.rows, 0, {{"tps", t.tps}, {"p99_ms", t.p99_ms}, {"cpu_us_per_tx", t.cpu_us_per_tx}}, t.baseline_ratio,
+               &transaction_figures()};
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// "faster"/"slower"/"not different": the cell's interval against the baseline's. The
+// headline is judged by the round-paired ratio's interval (against 1), other figures by the
+// two medians' intervals (disjoint: a difference).
+std::string verdict_vs_baseline(const Figure& f, const Measured& s, const Measured* base) {
   if (s.product == "baseline" || !base) return "";
-  if (m.key == "gbps") {
-    if (s.baseline_ratio.n < 2) return "";
-    if (s.baseline_ratio.high < 1) return m.worse;
-    if (s.baseline_ratio.low > 1) return m.better;
+  if (f.headline) {
+    if (s.ratio.n < 2) return "";
+    if (s.ratio.high < 1) return f.worse;
+    if (s.ratio.low > 1) return f.better;
     return "not different";
   }
-  const SampleStats& a = s.metric(m.key);
-  const SampleStats& b = base->metric(m.key);
+  const SampleStats& a = s.stats.at(f.key);
+  const SampleStats& b = base->stats.at(f.key);
   if (a.n == 0 || b.n == 0) return "";
-  if (a.ci_high < b.ci_low) return m.higher_is_better ? m.worse : m.better;
-  if (a.ci_low > b.ci_high) return m.higher_is_better ? m.better : m.worse;
+  if (a.ci_high < b.ci_low) return f.higher_is_better ? f.worse : f.better;
+  if (a.ci_low > b.ci_high) return f.higher_is_better ? f.better : f.worse;
   return "not different";
 }
 
@@ -65,49 +117,50 @@ json provenance_of(const json& env, const std::string& product, const std::strin
   return p;
 }
 
-std::string reproduce_line(const ScorecardScenario& sc, const std::vector<ProductTestSummary>& summaries) {
+std::string reproduce_line(const ScorecardScenario& sc, const std::vector<SampleRow>& rows) {
   std::string line = "vpnlab run " + sc.topology;
   std::vector<std::string> seen;
-  for (const auto& s : summaries)
+  for (const auto& s : rows)
     if (std::find(seen.begin(), seen.end(), s.product) == seen.end()) {
       seen.push_back(s.product);
       line += " --product " + s.product;
     }
+  for (const auto& t : sc.tests) line += " --test " + t;
   return line;
 }
 
-// The cells of one metric of one test: value, interval, verdicts, tier.
-void add_metric_cells(const MetricColumn& m, const std::vector<const ProductTestSummary*>& group, const ScorecardScenario& sc, const json& env,
+// The cells of one figure of one test: value, interval, verdicts, tier.
+void add_figure_cells(const Figure& f, const std::vector<const Measured*>& group, const ScorecardScenario& sc, const json& env,
                       const std::string& now_utc, json* cells) {
-  const ProductTestSummary* base = nullptr;
+  const Measured* base = nullptr;
   for (const auto* s : group)
     if (s->product == "baseline") base = s;
-  std::vector<const ProductTestSummary*> measured;
+  std::vector<const Measured*> measured;
   std::vector<RankedValue> ranked;
   for (const auto* s : group) {
-    const SampleStats& st = s->metric(m.key);
-    if (st.n == 0 || (m.key == "gbps" && st.median <= 0)) continue;
+    auto it = s->stats.find(f.key);
+    if (it == s->stats.end() || it->second.n == 0 || (f.headline && it->second.median <= 0)) continue;
     measured.push_back(s);
-    ranked.push_back({st.median, st.ci_low, st.ci_high});
+    ranked.push_back({it->second.median, it->second.ci_low, it->second.ci_high});
   }
   // The leader is a tunnel's: the baseline is the ceiling they are measured against.
   std::vector<RankedValue> tunnels;
   std::vector<size_t> tunnel_at;
   for (size_t i = 0; i < measured.size(); ++i)
     if (measured[i]->product != "baseline") tunnels.push_back(ranked[i]), tunnel_at.push_back(i);
-  const std::vector<int> tiers = tiers_of(tunnels, m.higher_is_better);
+  const std::vector<int> tiers = tiers_of(tunnels, f.higher_is_better);
   for (size_t i = 0; i < measured.size(); ++i) {
-    const ProductTestSummary& s = *measured[i];
-    const SampleStats& st = s.metric(m.key);
-    json c = {{"scenario", sc.name}, {"test", s.test}, {"product", s.product}, {"metric", m.key}, {"title", m.title},
+    const Measured& s = *measured[i];
+    const SampleStats& st = s.stats.at(f.key);
+    json c = {{"scenario", sc.name}, {"test", s.test}, {"product", s.product}, {"metric", f.key}, {"title", f.title}, {"headline", f.headline},
               {"value", st.median}, {"interval", {st.ci_low, st.ci_high}}, {"coverage", st.coverage}, {"n", st.n},
-              {"higher_is_better", m.higher_is_better}, {"run", sc.run}};
+              {"higher_is_better", f.higher_is_better}, {"run", sc.run}};
     c["mde"] = st.median > 0 ? std::max(st.ci_high / st.median - 1, 1 - st.ci_low / st.median) : 0.0;
-    if (m.key == "gbps" && s.baseline_ratio.n >= 2 && s.product != "baseline") {
-      c["ratio_to_baseline"] = {{"value", s.baseline_ratio.ratio}, {"interval", {s.baseline_ratio.low, s.baseline_ratio.high}}, {"n", s.baseline_ratio.n}};
-      c["mde"] = s.baseline_ratio.half_width;
+    if (f.headline && s.ratio.n >= 2 && s.product != "baseline") {
+      c["ratio_to_baseline"] = {{"value", s.ratio.ratio}, {"interval", {s.ratio.low, s.ratio.high}}, {"n", s.ratio.n}};
+      c["mde"] = s.ratio.half_width;
     }
-    c["verdict_vs_baseline"] = verdict_vs_baseline(m, s, base);
+    c["verdict_vs_baseline"] = verdict_vs_baseline(f, s, base);
     const auto at = std::find(tunnel_at.begin(), tunnel_at.end(), i);
     if (at != tunnel_at.end()) {
       const int tier = tiers[static_cast<size_t>(at - tunnel_at.begin())];
@@ -120,15 +173,16 @@ void add_metric_cells(const MetricColumn& m, const std::vector<const ProductTest
 }
 
 // A product x test without one valid row: a cell that says why, never a missing bar.
-json failure_cell(const ScorecardScenario& sc, const ProductTestSummary& s, const std::vector<SampleRow>& rows) {
+json failure_cell(const ScorecardScenario& sc, const Measured& s, const std::vector<SampleRow>& rows) {
   std::string reason = "no valid sample";
   for (const auto& r : rows)
-    if (r.product == s.product && r.test == s.test && !r.reason.empty()) {
+    if (r.product == s.product && r.test == s.test && !r.reason.empty() && !counts_as_result(r)) {
       reason = r.reason;
       break;
     }
-  return {{"scenario", sc.name}, {"test", s.test}, {"product", s.product}, {"metric", "gbps"}, {"title", "Gbit/s"}, {"value", nullptr},
-          {"interval", nullptr}, {"run", sc.run}, {"failure", reason}, {"not_run", s.not_run == s.rows}};
+  const Figure& f = s.figures->front();
+  return {{"scenario", sc.name}, {"test", s.test}, {"product", s.product}, {"metric", f.key}, {"title", f.title}, {"headline", true},
+          {"value", nullptr}, {"interval", nullptr}, {"run", sc.run}, {"failure", reason}, {"not_run", s.rows > 0 && s.not_run == s.rows}};
 }
 
 json scenario_json(const ScorecardScenario& sc, const json& env) {
@@ -177,21 +231,20 @@ json scorecard_json(const std::string& suite_name, const std::string& suite_file
       if (r) rows = std::move(*r);
     }
     out["scenarios"].push_back(scenario_json(sc, env));
-    const auto summaries = summarize(rows);
-    for (const auto& s : summaries) {
-      const bool measured = std::any_of(s.metrics.begin(), s.metrics.end(), [](const auto& m) { return m.second.n > 0; });
-      if (!measured && s.rows > 0) out["cells"].push_back(failure_cell(sc, s, rows));
-    }
-    std::map<std::string, std::vector<const ProductTestSummary*>> by_test;
+    const auto measured = measured_of(rows);
     std::vector<std::string> tests;
-    for (const auto& s : summaries) {
-      if (!by_test.count(s.test)) tests.push_back(s.test);
-      by_test[s.test].push_back(&s);
+    std::map<std::string, std::vector<const Measured*>> by_test;
+    for (const auto& m : measured) {
+      if (!m.any()) {
+        out["cells"].push_back(failure_cell(sc, m, rows));
+        continue;
+      }
+      if (!by_test.count(m.test)) tests.push_back(m.test);
+      by_test[m.test].push_back(&m);
     }
     for (const auto& t : tests)
-      for (const auto& m : metric_columns())
-        if (m.key == "gbps" || m.judged) add_metric_cells(m, by_test[t], sc, env, now_utc, &out["cells"]);
-    out["scenarios"].back()["reproduce"] = reproduce_line(sc, summaries);
+      for (const auto& f : *by_test[t].front()->figures) add_figure_cells(f, by_test[t], sc, env, now_utc, &out["cells"]);
+    out["scenarios"].back()["reproduce"] = reproduce_line(sc, rows);
   }
   return out;
 }

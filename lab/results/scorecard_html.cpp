@@ -68,14 +68,15 @@ std::string overview(const json& card, const std::map<std::string, std::string>&
   std::vector<std::string> products;
   std::map<std::string, const json*> at;
   for (const auto& c : card["cells"]) {
-    if (c.value("metric", "") != "gbps") continue;
-    const auto col = std::make_pair(c.value("scenario", ""), c.value("test", ""));
+    if (!c.value("headline", false)) continue;
+    const auto col = std::make_pair(c.value("scenario", ""), c.value("test", "") + " · " + c.value("title", ""));
     if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
     if (std::find(products.begin(), products.end(), c.value("product", "")) == products.end()) products.push_back(c.value("product", ""));
     at[col.first + "\n" + col.second + "\n" + c.value("product", "")] = &c;
   }
-  std::string h = "<h2>Scorecard</h2><p>Each cell: throughput over the no-tunnel baseline of the same rounds (round-paired, 95 % interval), "
-                  "coloured by tier: products in one tier cannot be told apart from its leader by the data.</p><table><tr><th>product</th>";
+  std::string h = "<h2>Scorecard</h2><p>Each cell: the test's headline figure (Gbit/s; transactions/s for rr and crr) over the no-tunnel "
+                  "baseline's in the same rounds (round-paired, 95 % interval), coloured by tier: the products of one tier cannot be told "
+                  "apart from its leader by the data. Hover a cell for its provenance and how to measure it again.</p><table><tr><th>product</th>";
   for (const auto& [s, t] : columns) h += "<th><a href=\"#" + xml_escape(s) + "\">" + xml_escape(s) + "</a><br><small>" + xml_escape(t) + "</small></th>";
   h += "</tr>";
   for (const auto& p : products) {

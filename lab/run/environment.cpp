@@ -191,6 +191,10 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   env["bench"] = {{"samples", plan.samples},       {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s},
                   {"interleaved", plan.interleave}, {"pinned", plan.pinned},       {"rps", plan.pinned && plan.rps},
                   {"threads", plan.threads ? nlohmann::json(*plan.threads) : nlohmann::json("per node: its cpus")}};
+  // The tests measured (a suite's scenario, `run --test`, may take some of the file's): a
+  // resumed or repeated run measures the same.
+  env["bench"]["tests"] = nlohmann::json::array();
+  for (const auto& t : plan.tests) env["bench"]["tests"].push_back(t.spec.name);
   // Adaptive sampling's target and budget, for --resume; absent: a fixed count.
   if (plan.precision) {
     env["bench"]["precision"] = *plan.precision;

@@ -46,7 +46,7 @@ std::optional<int> run_usage(const Args& a) {
   if (!a.from_dir.empty())
     for (const auto& [given_opt, name] : {std::pair{!a.products.empty(), "--product"}, {a.samples.has_value(), "--samples"},
                                           {a.duration_s.has_value(), "--duration"}, {a.no_pin, "--no-pin"}, {a.sequential, "--sequential"},
-                                          {!a.resume_dir.empty(), "--resume"}})
+                                          {!a.resume_dir.empty(), "--resume"}, {!a.tests.empty(), "--test"}})
       if (given_opt)
         return usage_error("run", std::string(name) + " cannot be given with --from: --from repeats exactly what that run did (" +
                                       "its products, samples, duration, pinning and order); measure anew with 'vpnlab run FILE " + name + " ...'");
@@ -140,7 +140,7 @@ int cmd_run(const Args& a) {
 
 }  // namespace
 
-extern const Verb kRunVerb = {"run", "run FILE [--product NAME]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
+extern const Verb kRunVerb = {"run", "run FILE [--product NAME]... [--test T]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
      "           [--precision P [--max-time D] [--min-rounds N] [--force]] [--vs PRODUCT] [--sort fastest|file] [--backend B] [--history PATH | --no-history]\n"
      "           [--json] [--rows-jsonl FILE|-]",
      "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
@@ -153,7 +153,7 @@ extern const Verb kRunVerb = {"run", "run FILE [--product NAME]... [--samples N]
      "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.\n"
      "With --json the table and its notes go to stderr and stdout gets one JSON document once the run ends: the run\n"
      "directory, the exit status, why sampling stopped, the timings and summary.json's rows.",
-     {"--product", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
+     {"--product", "--test", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
       "--min-rounds", "--force", "--vs", "--sort", "--backend", "--history", "--no-history", "--no-build", "--json", "--rows-jsonl"},
     cmd_run};
 

@@ -36,7 +36,7 @@ std::optional<int> sampling_usage(const Args& a, const std::string& verb) {
 }
 
 RunRequest request_of(const Args& a, const std::string& file) {
-  return RunRequest{.topology_file = file, .products = a.products, .samples = a.samples, .duration_s = a.duration_s, .no_pin = a.no_pin,
+  return RunRequest{.topology_file = file, .products = a.products, .tests = a.tests, .samples = a.samples, .duration_s = a.duration_s, .no_pin = a.no_pin,
                     .sequential = a.sequential, .keys_dir = a.keys_dir, .backend = a.backend};
 }
 
