@@ -1,12 +1,14 @@
 #include "lab/app/suite_run.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <regex>
 
 #include "lab/base/exit_codes.h"
+#include "lab/base/fault.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/json_number.h"
 #include "lab/base/terminal_text.h"
@@ -64,7 +66,9 @@ RunInput scenario_input(const SuiteInput& in, const SuiteScenario& sc, const Sce
   r.sampling.precision = in.suite.precision;
   r.sampling.max_time_s = std::max(1.0, share_s);  // 0 would mean no limit: at least one round, then "time out"
   r.out_dir = in.out_dir + "/runs/" + sc.name;
-  if (st.state == "running" && !st.run.empty()) r.resume_dir = in.out_dir + "/" + st.run;
+  // A run killed before its first row has nothing to resume: it starts again.
+  if (st.state == "running" && !st.run.empty() && access((in.out_dir + "/" + st.run + "/results.csv").c_str(), F_OK) == 0)
+    r.resume_dir = in.out_dir + "/" + st.run;
   r.no_build = in.no_build;
   r.no_history = in.no_history;
   r.history_path = in.history_path;
@@ -83,6 +87,7 @@ void run_scenario(const SuiteInput& in, const SuiteScenario& sc, double share_s,
     st->run = "runs/" + sc.name + "/" + plan.run_id;
     (void)opts;
     (void)save_progress(in, *states);  // a kill from here on resumes this run
+    fault_point("suite-scenario");
     if (hooks.run.announce) hooks.run.announce(plan, opts);
   };
   auto planned = plan_run(&input);

@@ -25,7 +25,7 @@ Status parse_header(const TomlReader& r, const toml::table& root, Suite* suite, 
   if (!t) return r.at(SourcePos{1, 1}, "missing table [suite]", "add [suite] with name = \"seeds\"");
   if (auto s = r.only_keys(*t, "suite", {"name", "budget", "precision", "products"}); !s) return s.error();
   if (auto s = get_string(r, *t, "name", "suite", &suite->name, true, pos_of(*t)); !s) return s.error();
-  if (auto s = check_name(r, pos_of(*t), "suite", suite->name, kMaxLabName); !s) return s.error();
+  if (auto s = check_name(r, pos_of(*t), "suite", suite->name, kMaxScenarioName); !s) return s.error();
   if (const toml::node* b = t->get("budget")) {
     const auto v = b->is_string() ? parse_budget(b->as_string()->get()) : std::nullopt;
     if (!v || *v < 60 || *v > kMaxBudgetSeconds) return r.at(*b, "suite: 'budget' is not a duration from 1m to 168h", "write budget = \"20m\"");
@@ -46,7 +46,7 @@ Status parse_scenario(const TomlReader& r, const toml::table& t, const std::vect
   SuiteScenario sc;
   sc.line = static_cast<int>(pos_of(t).line);
   if (auto s = get_string(r, t, "name", "scenario", &sc.name, true, pos_of(t)); !s) return s.error();
-  if (auto s = check_name(r, pos_of(t), "scenario", sc.name, kMaxLabName); !s) return s.error();
+  if (auto s = check_name(r, pos_of(t), "scenario", sc.name, kMaxScenarioName); !s) return s.error();
   if (!names->insert(sc.name).second)
     return r.at(t, "scenario '" + sc.name + "' is listed twice", "give each scenario its own name: it is its directory in the output");
   if (auto s = get_string(r, t, "topology", "scenario '" + sc.name + "'", &sc.topology_as_written, true, pos_of(t)); !s) return s.error();

@@ -24,6 +24,8 @@ namespace vpnlab {
 
 inline constexpr double kDefaultSuitePrecision = 0.05;
 inline constexpr size_t kMaxScenarios = 64;
+// Names are directories of the output, not namespace names: longer than a lab's.
+inline constexpr size_t kMaxScenarioName = 40;
 
 struct SuiteScenario {
   std::string name;                   // a lab name: also its directory under the suite's output

@@ -36,6 +36,7 @@ struct Measured {
   std::map<std::string, SampleStats> stats;
   RatioInterval ratio;  // the headline's round-paired ratio to the baseline
   const std::vector<Figure>* figures = nullptr;
+  std::vector<double> headline_samples;  // every valid sample's headline figure, in sample order
   bool any() const {
     return std::any_of(stats.begin(), stats.end(), [](const auto& kv) { return kv.second.n > 0; });
   }
@@ -58,15 +59,23 @@ const std::vector<Figure>& transaction_figures() {
   return f;
 }
 
+// The samples behind a headline: the rows that count as results, as measured.
+std::vector<double> samples_of(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, bool transactions) {
+  std::vector<double> v;
+  for (const auto& r : rows)
+    if (r.product == product && r.test == test && counts_as_result(r)) v.push_back(transactions ? r.tps : r.gbps);
+  return v;
+}
+
 std::vector<Measured> measured_of(const std::vector<SampleRow>& rows) {
   std::vector<Measured> out;
   for (const auto& s : summarize(rows)) {
-    Measured m{s.product, s.test, s.rows, s.not_run, s.metrics, s.baseline_ratio, &throughput_figures()};
+    Measured m{s.product, s.test, s.rows, s.not_run, s.metrics, s.baseline_ratio, &throughput_figures(), samples_of(rows, s.product, s.test, false)};
     out.push_back(std::move(m));
   }
   for (const auto& t : summarize_transactions(rows)) {
     Measured m{t.product, t.test, t.rows, 0, {{"tps", t.tps}, {"p99_ms", t.p99_ms}, {"cpu_us_per_tx", t.cpu_us_per_tx}}, t.baseline_ratio,
-               &transaction_figures()};
+               &transaction_figures(), samples_of(rows, t.product, t.test, true)};
     out.push_back(std::move(m));
   }
   return out;
@@ -160,6 +169,7 @@ void add_figure_cells(const Figure& f, const std::vector<const Measured*>& group
       c["ratio_to_baseline"] = {{"value", s.ratio.ratio}, {"interval", {s.ratio.low, s.ratio.high}}, {"n", s.ratio.n}};
       c["mde"] = s.ratio.half_width;
     }
+    if (f.headline) c["samples"] = s.headline_samples;
     c["verdict_vs_baseline"] = verdict_vs_baseline(f, s, base);
     const auto at = std::find(tunnel_at.begin(), tunnel_at.end(), i);
     if (at != tunnel_at.end()) {

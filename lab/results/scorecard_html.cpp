@@ -62,6 +62,13 @@ std::string cell_text(const json& c) {
   return num(c["value"].get<double>()) + " <small>[" + num(c["interval"][0].get<double>()) + ", " + num(c["interval"][1].get<double>()) + "]</small>";
 }
 
+// The round-paired ratio to the baseline and its interval, which the verdict beside it reads.
+std::string ratio_text(const json& c) {
+  if (!c.contains("ratio_to_baseline")) return "";
+  const json& r = c["ratio_to_baseline"];
+  return num(r["value"].get<double>()) + " [" + num(r["interval"][0].get<double>()) + ", " + num(r["interval"][1].get<double>()) + "]";
+}
+
 // The first table: products x (scenario, test), Gbit/s cells only.
 std::string overview(const json& card, const std::map<std::string, std::string>& reproduce) {
   std::vector<std::pair<std::string, std::string>> columns;
@@ -95,6 +102,26 @@ std::string overview(const json& card, const std::map<std::string, std::string>&
   return h + "</table>";
 }
 
+// Every sample as a dot on one axis from 0 to the largest of the test (no quartile invented).
+std::string sample_strip(const json& c, double axis_max) {
+  if (!c.contains("samples") || axis_max <= 0) return "";
+  std::string svg = "<svg width=\"160\" height=\"14\" role=\"img\"><title>" + std::to_string(c["samples"].size()) + " samples</title>"
+                    "<line x1=\"2\" y1=\"7\" x2=\"158\" y2=\"7\" stroke=\"#ccc\"/>";
+  for (const auto& v : c["samples"]) {
+    const double x = 2 + 156 * std::clamp(v.get<double>() / axis_max, 0.0, 1.0);
+    svg += "<circle cx=\"" + num(x) + "\" cy=\"7\" r=\"2.5\" fill=\"#336\" fill-opacity=\"0.6\"/>";
+  }
+  return svg + "</svg>";
+}
+
+double largest_sample(const json& card, const std::string& scenario, const std::string& test) {
+  double m = 0;
+  for (const auto& c : card["cells"])
+    if (c.value("scenario", "") == scenario && c.value("test", "") == test && c.contains("samples"))
+      for (const auto& v : c["samples"]) m = std::max(m, v.get<double>());
+  return m;
+}
+
 // A scenario's own section: every metric's ranking with tiers, its state and how to repeat it.
 std::string scenario_section(const json& card, const json& sc) {
   const std::string name = sc.value("name", "");
@@ -109,18 +136,21 @@ std::string scenario_section(const json& card, const json& sc) {
     const std::string key = c.value("test", "") + " / " + c.value("title", "");
     if (key != last) {
       h += (last.empty() ? "" : "</table>") + std::string("<h3>") + xml_escape(key) +
-           "</h3><table><tr><th>tier</th><th>product</th><th>median</th><th>95 % interval</th><th>n</th><th>vs baseline</th><th>version</th><th>date</th></tr>";
+           "</h3><table><tr><th>tier</th><th>product</th><th>median</th><th>95 % interval</th><th>n</th><th>samples</th><th>× baseline</th>"
+           "<th>vs baseline</th><th>version</th><th>date</th></tr>";
       last = key;
     }
     const json p = c.contains("provenance") ? c["provenance"] : json::object();
     h += "<tr class=\"" + cell_class(c) + "\"><td>" + (c.contains("tier") ? std::to_string(whole_number_or(c, "tier", 0)) : "") + "</td><td class=\"name\">" +
          esc(c["product"]) + "</td>";
     if (c.contains("failure")) {
-      h += "<td colspan=\"6\" class=\"failed\">" + cell_text(c) + "</td></tr>";
+      h += "<td colspan=\"8\" class=\"failed\">" + cell_text(c) + "</td></tr>";
       continue;
     }
     h += "<td>" + num(c["value"].get<double>()) + "</td><td>[" + num(c["interval"][0].get<double>()) + ", " + num(c["interval"][1].get<double>()) +
-         "]</td><td>" + std::to_string(whole_number_or<size_t>(c, "n", 0)) + "</td><td>" + esc(c.value("verdict_vs_baseline", "")) + "</td><td>" +
+         "]</td><td>" + std::to_string(whole_number_or<size_t>(c, "n", 0)) + "</td><td>" +
+         sample_strip(c, largest_sample(card, name, c.value("test", ""))) + "</td><td>" + ratio_text(c) + "</td><td>" +
+         esc(c.value("verdict_vs_baseline", "")) + "</td><td>" +
          (p.contains("version") ? esc(p["version"]) : "") + "</td><td" + (p.value("stale", false) ? " class=\"stale\">stale " : ">") +
          (p.contains("date") ? esc(p["date"]) : "") + "</td></tr>";
   }

@@ -1,0 +1,170 @@
+// The suite file and the scorecard: a suite is read with located errors; a scorecard's cells
+// come from the rows of the runs it names, with the interval its verdicts read; the page is
+// drawn from the scorecard alone and escapes what came from the runs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../temp_paths.h"
+#include "lab/model/suite.h"
+#include "lab/record/results_csv.h"
+#include "lab/results/scorecard.h"
+
+namespace vpnlab {
+namespace {
+
+std::string error_of(const std::string& text) {
+  auto s = parse_suite_text(text, "suites/x.toml");
+  return s ? std::string("parsed") : s.error().format();
+}
+
+TEST(Suite, TheMinimalFormReadsAndTopologiesAreBesideTheFile) {
+  auto s = parse_suite_text("[suite]\nname = \"seeds\"\n[[scenario]]\nname = \"bulk\"\ntopology = \"../topologies/quick.toml\"\n", "suites/seeds.toml");
+  ASSERT_TRUE(s.ok()) << s.error().format();
+  EXPECT_EQ(s->name, "seeds");
+  ASSERT_EQ(s->scenarios.size(), 1u);
+  EXPECT_EQ(s->scenarios[0].topology, "topologies/quick.toml");
+  EXPECT_EQ(s->scenarios[0].line, 3);
+  EXPECT_DOUBLE_EQ(s->precision, kDefaultSuitePrecision);
+  EXPECT_FALSE(s->budget_s.has_value());
+}
+
+TEST(Suite, SuiteProductsAreEachScenariosDefault) {
+  auto s = parse_suite_text("[suite]\nname = \"s\"\nproducts = [\"baseline\", \"nebula\"]\nbudget = \"20m\"\nprecision = \"2%\"\n"
+                            "[[scenario]]\nname = \"a\"\ntopology = \"/abs/t.toml\"\n"
+                            "[[scenario]]\nname = \"b\"\ntopology = \"t.toml\"\nproducts = [\"baseline\"]\ntests = [\"rr\"]\n",
+                            "s.toml");
+  ASSERT_TRUE(s.ok()) << s.error().format();
+  EXPECT_EQ(s->scenarios[0].products, (std::vector<std::string>{"baseline", "nebula"}));
+  EXPECT_EQ(s->scenarios[0].topology, "/abs/t.toml");
+  EXPECT_EQ(s->scenarios[1].products, (std::vector<std::string>{"baseline"}));
+  EXPECT_EQ(s->scenarios[1].tests, (std::vector<std::string>{"rr"}));
+  EXPECT_DOUBLE_EQ(*s->budget_s, 1200);
+  EXPECT_DOUBLE_EQ(s->precision, 0.02);
+}
+
+TEST(Suite, MistakesAreLocatedWithTheirFix) {
+  EXPECT_EQ(error_of("[[scenario]]\nname = \"a\"\ntopology = \"t.toml\"\n"),
+            "vpnlab: error: suites/x.toml:1:1: missing table [suite]\nhint: add [suite] with name = \"seeds\"");
+  EXPECT_EQ(error_of("[suite]\nname = \"s\"\n"),
+            "vpnlab: error: suites/x.toml:1:1: the suite has no scenario\nhint: add [[scenario]] with name = \"bulk\" and topology = "
+            "\"../topologies/quick.toml\"");
+  EXPECT_EQ(error_of("[suite]\nname = \"s\"\n[[scenario]]\nname = \"a\"\ntopolgy = \"t.toml\"\n"),
+            "vpnlab: error: suites/x.toml:5:11: scenario: unknown key 'topolgy'\nhint: did you mean 'topology'?");
+  EXPECT_EQ(error_of("[suite]\nname = \"s\"\n[[scenario]]\nname = \"a\"\ntopology = \"t.toml\"\n[[scenario]]\nname = \"a\"\ntopology = \"u.toml\"\n"),
+            "vpnlab: error: suites/x.toml:6:1: scenario 'a' is listed twice\nhint: give each scenario its own name: it is its directory in the output");
+  EXPECT_EQ(error_of("[suite]\nname = \"s\"\n[[scenario]]\nname = \"../x\"\ntopology = \"t.toml\"\n"),
+            "vpnlab: error: suites/x.toml:3:1: scenario name '../x' is invalid\nhint: use 1 to 40 characters from [a-z0-9-], not starting with '-'");
+  EXPECT_EQ(error_of("[suite]\nname = \"s\"\nbudget = \"5s\"\n[[scenario]]\nname = \"a\"\ntopology = \"t.toml\"\n"),
+            "vpnlab: error: suites/x.toml:3:10: suite: 'budget' is not a duration from 1m to 168h\nhint: write budget = \"20m\"");
+}
+
+// Tiers join the tier's head, not the one just ahead: a chain of small overlaps (1.0..6.4 in
+// steps whose intervals touch) does not make one tier of products 6.4x apart.
+TEST(Scorecard, ATierIsWhatCannotBeToldFromItsHead) {
+  std::vector<RankedValue> chain;
+  for (double v = 6.4; v >= 1.0; v /= 1.25) chain.push_back({v, v / 1.2, v * 1.2});
+  const auto tiers = tiers_of(chain, /*higher_is_better=*/true);
+  EXPECT_EQ(tiers.front(), 1);
+  EXPECT_GT(tiers.back(), 2) << "products 6.4x apart in " << tiers.back() << " tiers";
+  EXPECT_EQ(tiers_of({{1, 0.9, 1.1}, {1.05, 0.95, 1.15}, {3, 2.9, 3.1}}, true), (std::vector<int>{2, 2, 1}));
+  EXPECT_EQ(tiers_of({{1, 0.9, 1.1}, {3, 2.9, 3.1}}, /*higher_is_better=*/false), (std::vector<int>{1, 2})) << "lower is better: latency";
+}
+
+// A suite directory holding copies of the golden runs: bulk (baseline, wireguard-go) and the
+// other kinds (rr, crr, idle, UDP), one with a hostile reason planted in a failed row.
+std::string golden_suite_dir() {
+  const std::string out = make_temp_dir("scorecard");
+  for (const auto& [scenario, golden] : {std::pair{"bulk", "run-golden"}, {"kinds", "run-golden-kinds"}}) {
+    const std::string src = std::string(VPNLAB_TEST_DATA) + "/" + golden;
+    auto rows = read_results_csv(src + "/results.csv");
+    EXPECT_TRUE(rows.ok());
+    const std::string dir = out + "/runs/" + scenario + "/" + rows->front().run_id;
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(src + "/results.csv", dir + "/results.csv");
+    std::filesystem::copy_file(src + "/environment.json", dir + "/environment.json");
+  }
+  return out;
+}
+
+std::vector<ScorecardScenario> golden_scenarios(const std::string& out) {
+  std::vector<ScorecardScenario> v;
+  for (const char* name : {"bulk", "kinds"})
+    for (const auto& e : std::filesystem::directory_iterator(out + "/runs/" + name))
+      v.push_back({name, "topologies/quick.toml", "done", "runs/" + std::string(name) + "/" + e.path().filename().string(), "", {}});
+  return v;
+}
+
+TEST(Scorecard, EveryCellTracesToItsRowsAndItsVerdictToItsInterval) {
+  const std::string out = golden_suite_dir();
+  const auto card = scorecard_json("golden", "suites/golden.toml", out, golden_scenarios(out), "2026-12-06T00:00:00Z");
+  ASSERT_EQ(card["scenarios"].size(), 2u);
+  int headlines = 0;
+  for (const auto& c : card["cells"]) {
+    SCOPED_TRACE(c.dump());
+    ASSERT_TRUE(std::filesystem::exists(out + "/" + c["run"].get<std::string>() + "/results.csv"));
+    if (c.contains("failure")) continue;
+    const double low = c["interval"][0], high = c["interval"][1], value = c["value"];
+    EXPECT_LE(low, value);
+    EXPECT_LE(value, high);
+    if (!c.value("headline", false)) continue;
+    ++headlines;
+    // The samples are the run's own valid rows of that product and test.
+    auto rows = read_results_csv(out + "/" + c["run"].get<std::string>() + "/results.csv");
+    std::vector<double> expected;
+    for (const auto& r : *rows)
+      if (r.product == c["product"] && r.test == c["test"] && counts_as_result(r)) expected.push_back(c["metric"] == "tps" ? r.tps : r.gbps);
+    EXPECT_EQ(c["samples"].get<std::vector<double>>(), expected);
+    if (c.contains("ratio_to_baseline")) {
+      const auto& r = c["ratio_to_baseline"];
+      const std::string v = c["verdict_vs_baseline"];
+      EXPECT_EQ(v, r["interval"][1].get<double>() < 1 ? "slower" : r["interval"][0].get<double>() > 1 ? "faster" : "not different");
+    }
+  }
+  EXPECT_GE(headlines, 4);
+  bool rr = false;
+  for (const auto& c : card["cells"]) rr = rr || (c["test"] == "rr" && c["metric"] == "tps" && c["product"] == "wireguard-go");
+  EXPECT_TRUE(rr) << "an rr test has a transactions/s cell";
+}
+
+TEST(Scorecard, AFailureIsACellWithItsEscapedReasonOnThePage) {
+  const std::string out = golden_suite_dir();
+  auto scenarios = golden_scenarios(out);
+  const std::string csv = out + "/" + scenarios[0].run + "/results.csv";
+  auto rows = read_results_csv(csv);
+  ASSERT_TRUE(rows.ok());
+  // Every nebula sample of the bulk test failed, with a reason that tries markup and escapes.
+  SampleRow bad = rows->front();
+  bad.product = "nebula";
+  bad.valid = false;
+  bad.status = "failed";
+  bad.gbps = 0;
+  bad.reason = "<script>alert(1)</script> \x1b[31mred";
+  rows->push_back(bad);
+  std::string text;
+  for (const auto& h : results_csv_header()) text += (text.empty() ? "" : ",") + h;
+  text += "\n";
+  for (const auto& r : *rows) text += format_row(r);
+  std::ofstream(csv, std::ios::trunc) << text;
+  const auto card = scorecard_json("golden", "suites/golden.toml", out, scenarios, "2026-12-06T00:00:00Z");
+  bool failed = false;
+  for (const auto& c : card["cells"])
+    if (c["product"] == "nebula" && c.contains("failure")) failed = c["failure"].get<std::string>().find("<script>") != std::string::npos;
+  const std::string page = scorecard_html(card);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find('\x1b'), std::string::npos);
+  EXPECT_TRUE(failed) << "the failed product is a cell with its reason: " << card["scenarios"][0].dump();
+  EXPECT_NE(page.find("failed: &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << page;
+  EXPECT_EQ(page.find("http"), std::string::npos) << "nothing is fetched: no address on the page";
+}
+
+TEST(Scorecard, AScenarioThatDidNotRunSaysWhy) {
+  const std::string out = make_temp_dir("scorecard-failed");
+  const auto card = scorecard_json("s", "s.toml", out, {{"gone", "t.toml", "failed", "", "vpnlab: error: t.toml: no such file", {}}}, "2026-12-06T00:00:00Z");
+  EXPECT_EQ(card["scenarios"][0]["error"], "vpnlab: error: t.toml: no such file");
+  EXPECT_NE(scorecard_html(card).find("t.toml: no such file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vpnlab
