@@ -95,7 +95,9 @@ std::string overview(const json& card, const std::map<std::string, std::string>&
         continue;
       }
       const json& c = *it->second;
-      h += "<td class=\"" + cell_class(c) + "\" title=\"" + cell_title(c, reproduce.count(s) ? reproduce.at(s) : "") + "\">" + cell_text(c) + "</td>";
+      // The id names the cell as scorecard.json does: a reader (or a test) finds it.
+      h += "<td id=\"" + xml_escape("cell-" + s + "-" + c.value("test", "") + "-" + p) + "\" class=\"" + cell_class(c) + "\" title=\"" +
+           cell_title(c, reproduce.count(s) ? reproduce.at(s) : "") + "\">" + cell_text(c) + "</td>";
     }
     h += "</tr>";
   }

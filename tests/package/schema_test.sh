@@ -4,7 +4,8 @@
 # Made for real here: a short run (--json, --rows-jsonl; fixed and adaptive sampling) in
 # namespaces, its summary.json and environment.json, doctor --json, plan, products, schema,
 # compare and diff of the golden runs, history list/series/check/export of a scratch
-# history; and the golden files of tests/data/json. Needs root (the run, doctor).
+# history, the scorecard of a suite made of the golden runs; and the golden files of
+# tests/data/json. Needs root (the run, doctor).
 #   tests/package/schema_test.sh VPNLAB SOURCE_DIR
 # calls: python3
 set -euo pipefail
@@ -104,6 +105,22 @@ validate history-export "$tmp/export.jsonl"
 # doctor: its keys, probed for real (network features in a scratch namespace).
 json doctor.json "$vpnlab" doctor --json
 validate doctor "$tmp/doctor.json"
+
+# A scorecard: the golden runs as a finished suite's two scenarios (suites/quick.toml's names),
+# so 'suite --resume' measures nothing and writes scorecard.json from their rows.
+mkdir -p "$tmp/suite/runs/bulk" "$tmp/suite/runs/rr-crr"
+bulk_id=$(sed -n '2s/,.*//p' "$src/tests/data/run-golden/results.csv")
+kinds_id=$(sed -n '2s/,.*//p' "$src/tests/data/run-golden-kinds/results.csv")
+cp -r "$src/tests/data/run-golden" "$tmp/suite/runs/bulk/$bulk_id"
+cp -r "$src/tests/data/run-golden-kinds" "$tmp/suite/runs/rr-crr/$kinds_id"
+cat > "$tmp/suite/progress.json" <<JSON
+{"schema": 1, "suite": "quick", "file": "suites/quick.toml", "scenarios": [
+ {"name": "bulk", "state": "done", "run": "runs/bulk/$bulk_id", "error": "", "budget_s": 120, "wall_s": 60, "exit_code": 0},
+ {"name": "rr-crr", "state": "done", "run": "runs/rr-crr/$kinds_id", "error": "", "budget_s": 120, "wall_s": 60, "exit_code": 0}]}
+JSON
+"$vpnlab" suite "$src/suites/quick.toml" --resume "$tmp/suite" --no-history > "$tmp/suite.out" 2>&1 || { cat "$tmp/suite.out" >&2; fail "suite --resume of a finished suite"; }
+validate scorecard.json "$tmp/suite/scorecard.json"
+grep -q "\"metric\": \"tps\"" "$tmp/suite/scorecard.json" || fail "the scorecard of the golden runs has no rr/crr cell"
 
 # The golden files the unit tests pin, each against its schema.
 validate plan "$src/tests/data/json/plan-quick.json"
