@@ -91,7 +91,9 @@ Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, Nod
       if (node.service) continue;
       std::vector<std::string> ifnames;
       for (const auto& u : node.underlay) ifnames.push_back(u.ifname);
-      for (const auto& ifname : (*session)->interfaces(node.name)) ifnames.push_back(ifname);
+      // A site client behind a gateway runs no VPN: it has no tunnel interface to steer.
+      if (node.vpn)
+        for (const auto& ifname : (*session)->interfaces(node.name)) ifnames.push_back(ifname);
       Status rps = topo.set_rps(node.name, ifnames, node.cpus);
       if (!rps) return give_up(with_context(rps.error(), "node '" + node.name + "'"));
     }
