@@ -65,6 +65,9 @@ RunInput scenario_input(const SuiteInput& in, const SuiteScenario& sc, const Sce
   r.request.tests = sc.tests;
   r.sampling.precision = in.suite.precision;
   r.sampling.max_time_s = std::max(1.0, share_s);  // 0 would mean no limit: at least one round, then "time out"
+  // A sweep whose share holds fewer rounds than a first look needs is measured as far as it
+  // goes (the scorecard says it timed out), not refused after the others have run.
+  r.sampling.force = true;
   r.out_dir = in.out_dir + "/runs/" + sc.name;
   // A run killed before its first row has nothing to resume: it starts again.
   if (st.state == "running" && !st.run.empty() && access((in.out_dir + "/" + st.run + "/results.csv").c_str(), F_OK) == 0)
@@ -108,11 +111,34 @@ void run_scenario(const SuiteInput& in, const SuiteScenario& sc, double share_s,
   if (vpnlab::interrupted()) *interrupted = true;
 }
 
+// Every scenario not done, planned before anything is measured: a scenario that cannot run
+// (a topology with a mistake, a product missing) fails now, not after the others' minutes;
+// the others weigh what a round of theirs costs, so each gets rounds, not equal seconds.
+std::vector<double> plan_weights(const SuiteInput& in, std::vector<ScenarioState>* states) {
+  std::vector<double> weights(states->size(), 0);
+  for (size_t i = 0; i < states->size(); ++i) {
+    ScenarioState& st = (*states)[i];
+    if (st.state == "done") continue;
+    RunInput input = scenario_input(in, in.suite.scenarios[i], ScenarioState{st.name}, 0);
+    input.sampling.max_time_s.reset();
+    auto planned = plan_run(&input);
+    if (!planned) {
+      st.state = "failed";
+      st.error = planned.error().format();
+      st.exit_code = kExitError;
+      continue;
+    }
+    const Plan& plan = planned->plan;
+    weights[i] = std::max(1.0, plan.samples > 0 ? plan.estimated_seconds() / plan.samples : 1.0);
+  }
+  return weights;
+}
+
 }  // namespace
 
 Result<std::vector<ScenarioState>> read_suite_progress(const std::string& out_dir, const Suite& suite) {
   const std::string file = out_dir + "/" + kProgressFile;
-  auto j = read_json_file(file, {{"/scenarios", JsonType::array}, {"/scenarios/*/name", JsonType::string}, {"/scenarios/*/state", JsonType::string},
+  auto j = read_json_file(file, {{"/suite", JsonType::string}, {"/scenarios", JsonType::array}, {"/scenarios/*/name", JsonType::string}, {"/scenarios/*/state", JsonType::string},
                                  {"/scenarios/*/run", JsonType::string}, {"/scenarios/*/error", JsonType::string},
                                  {"/scenarios/*/budget_s", JsonType::number}, {"/scenarios/*/wall_s", JsonType::number},
                                  {"/scenarios/*/exit_code", JsonType::integer}},
@@ -120,6 +146,9 @@ Result<std::vector<ScenarioState>> read_suite_progress(const std::string& out_di
   if (!j) return j.error();
   std::vector<ScenarioState> out;
   if (!j->contains("scenarios")) return out;
+  if (const std::string name = j->value("suite", ""); name != suite.name)
+    return make_error(file + ": this directory holds suite '" + terminal_safe(name) + "', not '" + suite.name + "' of " + suite.file,
+                      "resume with the suite file that made it, or give another --out");
   static const std::regex run_path("runs/([a-z0-9][a-z0-9-]*)/[0-9]{8}-[0-9]{6}-[0-9a-f]{4}");
   for (const auto& s : (*j)["scenarios"]) {
     ScenarioState st;
@@ -152,18 +181,26 @@ Result<SuiteOutcome> run_suite(const SuiteInput& in, const SuiteHooks& hooks) {
     auto it = std::find_if(earlier->begin(), earlier->end(), [&](const ScenarioState& s) { return s.name == sc.name; });
     states.push_back(it != earlier->end() ? *it : ScenarioState{sc.name});
   }
-  if (auto s = save_progress(in, states); !s) return s.error();
-  SuiteOutcome out;
+  for (auto& st : states)
+    if (st.state == "failed") st.state = "pending";  // tried again: the cause may be mended
   const auto t0 = clock_type::now();
+  const std::vector<double> weights = plan_weights(in, &states);
+  if (auto s = save_progress(in, states); !s) return s.error();
+  if (hooks.ended)
+    for (const auto& st : states)
+      if (st.state == "failed") hooks.ended(st);  // said before the others' minutes, not after
+  SuiteOutcome out;
   double budget = in.budget_s.value_or(in.suite.budget_s.value_or(kDefaultSuiteBudget));
   for (const auto& st : states) budget -= st.state == "done" ? st.wall_s : 0;  // a resumed suite keeps to what is left
   for (size_t i = 0; i < states.size(); ++i) {
     ScenarioState& st = states[i];
-    if (st.state == "done") continue;
+    if (st.state == "done" || st.state == "failed") continue;
+    // What is left of the budget, shared by what a round costs among the scenarios left.
     const double used = std::chrono::duration<double>(clock_type::now() - t0).count();
-    const size_t left = static_cast<size_t>(std::count_if(states.begin() + static_cast<long>(i), states.end(),
-                                                          [](const ScenarioState& s) { return s.state != "done"; }));
-    const double share = std::max(0.0, budget - used) / static_cast<double>(left);
+    double weight_left = 0;
+    for (size_t k = i; k < states.size(); ++k)
+      if (states[k].state != "done" && states[k].state != "failed") weight_left += weights[k];
+    const double share = std::max(0.0, budget - used) * weights[i] / std::max(1.0, weight_left);
     if (hooks.starting) hooks.starting(i, states.size(), in.suite.scenarios[i], share);
     run_scenario(in, in.suite.scenarios[i], share, hooks, &states, &st, &out.interrupted);
     if (auto s = save_progress(in, states); !s) return s.error();
