@@ -1,5 +1,6 @@
 #include "lab/model/suite.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -42,7 +43,7 @@ Status parse_scenario(const TomlReader& r, const toml::table& t, const std::vect
                       Suite* suite) {
   if (suite->scenarios.size() >= kMaxScenarios)
     return r.at(t, "more than " + std::to_string(kMaxScenarios) + " scenarios", "split the suite into two files");
-  if (auto s = r.only_keys(t, "scenario", {"name", "topology", "products", "tests"}); !s) return s.error();
+  if (auto s = r.only_keys(t, "scenario", {"name", "topology", "products", "tests", "feature"}); !s) return s.error();
   SuiteScenario sc;
   sc.line = static_cast<int>(pos_of(t).line);
   if (auto s = get_string(r, t, "name", "scenario", &sc.name, true, pos_of(t)); !s) return s.error();
@@ -55,6 +56,13 @@ Status parse_scenario(const TomlReader& r, const toml::table& t, const std::vect
   if (auto s = get_string_list(r, t, "products", "scenario '" + sc.name + "'", &sc.products, &pos); !s) return s.error();
   if (sc.products.empty()) sc.products = default_products;
   if (auto s = get_string_list(r, t, "tests", "scenario '" + sc.name + "'", &sc.tests, &pos); !s) return s.error();
+  if (auto s = get_string(r, t, "feature", "scenario '" + sc.name + "'", &sc.feature, false, pos_of(t)); !s) return s.error();
+  if (!sc.feature.empty()) {
+    std::vector<std::string> known(std::begin(kSuiteFeatures), std::end(kSuiteFeatures));
+    if (std::find(known.begin(), known.end(), sc.feature) == known.end())
+      return r.at(*t.get("feature"), "scenario '" + sc.name + "': feature '" + sc.feature + "' is not a row of the feature matrix",
+                  "one of: " + TomlReader::join(known));
+  }
   suite->scenarios.push_back(std::move(sc));
   return ok_status();
 }

@@ -13,6 +13,7 @@
 //   topology = "../topologies/quick.toml"     # relative to this file
 //   products = ["baseline", "wireguard-go"]   # optional: else [suite] products, else the topology's
 //   tests = ["a-to-b"]                        # optional: else every test of the topology
+//   feature = "relay"                         # optional: the feature matrix's row it measures
 #pragma once
 #include <optional>
 #include <string>
@@ -26,6 +27,8 @@ inline constexpr double kDefaultSuitePrecision = 0.05;
 inline constexpr size_t kMaxScenarios = 64;
 // Names are directories of the output, not namespace names: longer than a lab's.
 inline constexpr size_t kMaxScenarioName = 40;
+// The feature matrix's rows a scenario can measure (lab/results/scorecard.h draws them).
+inline const char* const kSuiteFeatures[] = {"relay", "chain", "firewall", "mtu", "mesh", "site-to-site"};
 
 struct SuiteScenario {
   std::string name;                   // a lab name: also its directory under the suite's output
@@ -33,6 +36,7 @@ struct SuiteScenario {
   std::string topology_as_written;
   std::vector<std::string> products;  // empty: the topology's [bench] products
   std::vector<std::string> tests;     // empty: every test
+  std::string feature;                // what of the feature matrix it measures: relay, chain, firewall, mtu, mesh, site-to-site ("" = none)
   int line = 0;                       // where the scenario starts in the suite file
 };
 

@@ -196,7 +196,8 @@ json failure_cell(const ScorecardScenario& sc, const Measured& s, const std::vec
 }
 
 json scenario_json(const ScorecardScenario& sc, const json& env) {
-  json j = {{"name", sc.name}, {"topology", sc.topology}, {"state", sc.state}, {"run", sc.run}, {"error", sc.error}, {"tests", sc.tests}};
+  json j = {{"name", sc.name}, {"topology", sc.topology}, {"state", sc.state}, {"run", sc.run}, {"error", sc.error}, {"tests", sc.tests},
+            {"feature", sc.feature}};
   if (env.contains("sampling") && env["sampling"].is_object()) {
     const json& s = env["sampling"];
     j["sampling"] = {{"stopped", s.value("stopped", "")}, {"precision", s.value("precision", 0.0)},
@@ -207,6 +208,14 @@ json scenario_json(const ScorecardScenario& sc, const json& env) {
 }
 
 }  // namespace
+
+json features_json(const std::vector<ProductFeatures>& products) {
+  json out = json::object();
+  for (const auto& p : products)
+    out[p.name] = {{"cipher", p.cipher},   {"encrypted", p.encrypted}, {"shapes", p.shapes},
+                   {"max_mtu", p.max_mtu}, {"overhead", p.overhead},   {"origin", p.origin}};
+  return out;
+}
 
 std::vector<int> tiers_of(const std::vector<RankedValue>& values, bool higher_is_better) {
   std::vector<size_t> order(values.size());

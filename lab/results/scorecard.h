@@ -19,12 +19,24 @@ inline constexpr double kStaleAfterDays = 90;
 struct ScorecardScenario {
   std::string name, topology, state, run, error;
   std::vector<std::string> tests;  // the scenario's own choice ("" = every test)
+  std::string feature;             // the feature matrix's row it measures ("" = none)
 };
 
 // Reads each scenario's RUN/results.csv and environment.json below `out_dir`; a run that
 // cannot be read is the scenario's error, never a missing scenario.
 nlohmann::json scorecard_json(const std::string& suite_name, const std::string& suite_file, const std::string& out_dir,
                               const std::vector<ScorecardScenario>& scenarios, const std::string& now_utc);
+
+// The feature matrix's columns: per product what its spec declares (cipher, encrypted, the
+// shapes it carries, largest MTU, per-packet overhead, where its build comes from). Put in
+// scorecard["products"] by the caller, which reads the product specs.
+struct ProductFeatures {
+  std::string name, cipher, origin;
+  bool encrypted = true;
+  std::vector<std::string> shapes;
+  int max_mtu = 0, overhead = 0;
+};
+nlohmann::json features_json(const std::vector<ProductFeatures>& products);
 
 // The page: self-contained (no script, no style or font from elsewhere), every text from the
 // runs escaped.

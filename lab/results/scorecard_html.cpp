@@ -19,6 +19,13 @@ namespace {
 
 using nlohmann::json;
 
+bool has_shape(const json& p, const char* shape) {
+  if (!p.contains("shapes") || !p["shapes"].is_array()) return false;
+  for (const auto& s : p["shapes"])
+    if (s.is_string() && s.get<std::string>() == shape) return true;
+  return false;
+}
+
 std::string esc(const json& j) { return xml_escape(j.is_string() ? j.get<std::string>() : j.dump()); }
 
 std::string num(double v) {
@@ -116,6 +123,32 @@ std::string sample_strip(const json& c, double axis_max) {
   return svg + "</svg>";
 }
 
+// The cell's series by version from the history: a dot per run with its interval, on the
+// series' own axis; a change point in red. Empty without a history of two runs or more.
+std::string trend_strip(const json& c) {
+  if (!c.contains("trend") || !c["trend"].contains("points")) return "";
+  const json& pts = c["trend"]["points"];
+  double lo = 0, hi = 0;
+  for (const auto& p : pts) {
+    hi = std::max(hi, p.value("high", 0.0));
+    lo = lo == 0 ? p.value("low", 0.0) : std::min(lo, p.value("low", 0.0));
+  }
+  if (pts.size() < 2 || hi <= lo) return "";
+  std::string title = c["trend"].value("metric", "") + " by version:";
+  std::string svg;
+  const double step = 150.0 / static_cast<double>(pts.size() - 1);
+  auto y = [&](double v) { return 16 - 14 * (v - lo) / (hi - lo); };
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const json& p = pts[i];
+    const double x = 5 + step * static_cast<double>(i);
+    const char* colour = p.value("change_point", false) ? "#c00" : "#336";
+    svg += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(y(p.value("low", 0.0))) + "\" y2=\"" + num(y(p.value("high", 0.0))) +
+           "\" stroke=\"" + colour + "\"/><circle cx=\"" + num(x) + "\" cy=\"" + num(y(p.value("value", 0.0))) + "\" r=\"2\" fill=\"" + colour + "\"/>";
+    title += " " + p.value("version", "?") + "=" + num(p.value("value", 0.0)) + (p.value("change_point", false) ? " (change)" : "");
+  }
+  return "<svg width=\"160\" height=\"18\" role=\"img\"><title>" + xml_escape(title) + "</title>" + svg + "</svg>";
+}
+
 double largest_sample(const json& card, const std::string& scenario, const std::string& test) {
   double m = 0;
   for (const auto& c : card["cells"])
@@ -139,14 +172,14 @@ std::string scenario_section(const json& card, const json& sc) {
     if (key != last) {
       h += (last.empty() ? "" : "</table>") + std::string("<h3>") + xml_escape(key) +
            "</h3><table><tr><th>tier</th><th>product</th><th>median</th><th>95 % interval</th><th>n</th><th>samples</th><th>× baseline</th>"
-           "<th>vs baseline</th><th>version</th><th>date</th></tr>";
+           "<th>vs baseline</th><th>version</th><th>date</th><th>trend</th></tr>";
       last = key;
     }
     const json p = c.contains("provenance") ? c["provenance"] : json::object();
     h += "<tr class=\"" + cell_class(c) + "\"><td>" + (c.contains("tier") ? std::to_string(whole_number_or(c, "tier", 0)) : "") + "</td><td class=\"name\">" +
          esc(c["product"]) + "</td>";
     if (c.contains("failure")) {
-      h += "<td colspan=\"8\" class=\"failed\">" + cell_text(c) + "</td></tr>";
+      h += "<td colspan=\"9\" class=\"failed\">" + cell_text(c) + "</td></tr>";
       continue;
     }
     h += "<td>" + num(c["value"].get<double>()) + "</td><td>[" + num(c["interval"][0].get<double>()) + ", " + num(c["interval"][1].get<double>()) +
@@ -154,10 +187,47 @@ std::string scenario_section(const json& card, const json& sc) {
          sample_strip(c, largest_sample(card, name, c.value("test", ""))) + "</td><td>" + ratio_text(c) + "</td><td>" +
          esc(c.value("verdict_vs_baseline", "")) + "</td><td>" +
          (p.contains("version") ? esc(p["version"]) : "") + "</td><td" + (p.value("stale", false) ? " class=\"stale\">stale " : ">") +
-         (p.contains("date") ? esc(p["date"]) : "") + "</td></tr>";
+         (p.contains("date") ? esc(p["date"]) : "") + "</td><td>" + trend_strip(c) + "</td></tr>";
   }
   if (!last.empty()) h += "</table>";
   return h + "<p>Reproduce:</p><pre>" + esc(sc.value("reproduce", "")) + "</pre>";
+}
+
+// What each product's spec declares, one row per feature; a row whose effect a scenario
+// measures links to that scenario's section.
+std::string feature_matrix(const json& card) {
+  if (!card.contains("products") || card["products"].empty()) return "";
+  struct Row {
+    const char* title;
+    const char* feature;  // the scenarios' `feature` that measures it ("" = none)
+    std::string (*cell)(const json& p);
+  };
+  static const Row rows[] = {
+      {"cipher", "", [](const json& p) { return xml_escape(p.value("cipher", "")); }},
+      {"encrypted", "", [](const json& p) { return std::string(p.value("encrypted", true) ? "yes" : "no"); }},
+      {"native relay", "relay", [](const json& p) { return std::string(has_shape(p, "relay") ? "yes" : "no"); }},
+      {"multi-hop chain", "chain", [](const json& p) { return std::string(has_shape(p, "chain") ? "yes" : "no"); }},
+      {"site-to-site", "site-to-site", [](const json& p) { return std::string(has_shape(p, "site-to-site") ? "yes" : "no"); }},
+      {"mesh", "mesh", [](const json& p) { return std::string(has_shape(p, "mesh") ? "yes" : "no"); }},
+      {"firewall rules", "firewall", [](const json&) { return std::string("the lab's nft rules apply to any"); }},
+      {"largest MTU, overhead", "mtu",
+       [](const json& p) { return std::to_string(whole_number_or(p, "max_mtu", 0)) + ", " + std::to_string(whole_number_or(p, "overhead", 0)) + " B"; }},
+      {"build", "", [](const json& p) { return xml_escape(p.value("origin", "")); }},
+  };
+  std::string h = "<h2>Features</h2><p>What each product declares (its product.toml); a row whose effect a scenario measures links to it.</p>"
+                  "<table><tr><th>feature</th>";
+  for (const auto& [name, p] : card["products"].items()) h += "<th>" + xml_escape(name) + "</th>";
+  h += "<th>measured in</th></tr>";
+  for (const Row& r : rows) {
+    h += "<tr><td class=\"name\">" + std::string(r.title) + "</td>";
+    for (const auto& [name, p] : card["products"].items()) h += "<td class=\"name\">" + r.cell(p) + "</td>";
+    std::string links;
+    for (const auto& sc : card["scenarios"])
+      if (*r.feature && sc.value("feature", "") == r.feature)
+        links += (links.empty() ? "" : ", ") + std::string("<a href=\"#") + esc(sc["name"]) + "\">" + esc(sc["name"]) + "</a>";
+    h += "<td class=\"name\">" + links + "</td></tr>";
+  }
+  return h + "</table>";
 }
 
 }  // namespace
@@ -170,6 +240,7 @@ std::string scorecard_html(const json& card) {
                   " by vpnlab suite; every figure below is in scorecard.json beside this page and traces to the rows of its run directory.</p>";
   h += overview(card, reproduce);
   for (const auto& sc : card["scenarios"]) h += scenario_section(card, sc);
+  h += feature_matrix(card);
   return h + "</body></html>\n";
 }
 

@@ -121,6 +121,8 @@ JSON
 "$vpnlab" suite "$src/suites/quick.toml" --resume "$tmp/suite" --no-history > "$tmp/suite.out" 2>&1 || { cat "$tmp/suite.out" >&2; fail "suite --resume of a finished suite"; }
 validate scorecard.json "$tmp/suite/scorecard.json"
 grep -q "\"metric\": \"tps\"" "$tmp/suite/scorecard.json" || fail "the scorecard of the golden runs has no rr/crr cell"
+"$vpnlab" suite diff "$tmp/suite" "$tmp/suite" --json > "$tmp/suite-diff.json" || fail "suite diff of a scorecard with itself"
+validate suite-diff "$tmp/suite-diff.json"
 
 # The golden files the unit tests pin, each against its schema.
 validate plan "$src/tests/data/json/plan-quick.json"

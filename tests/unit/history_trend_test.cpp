@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <random>
 
+#include "../temp_paths.h"
 #include "lab/history/detector.h"
 #include "lab/history/history_check.h"
 #include "lab/history/history_page.h"
+#include "lab/history/scorecard_trends.h"
 #include "lab/history/trend.h"
 #include "lab/history/version_order.h"
 #include "lab/results/provenance.h"
@@ -365,6 +367,29 @@ TEST(HistoryPage, VerdictFirstNoPathAndATimeAxis) {
   for (size_t k = page.find("<circle cx=\""); k != std::string::npos; k = page.find("<circle cx=\"", k + 1)) xs.push_back(std::stod(page.substr(k + 12)));
   ASSERT_EQ(xs.size(), 5u);
   EXPECT_NEAR((xs[4] - xs[3]) / (xs[1] - xs[0]), 4.0, 0.02);  // positions are written to 0.1 px
+}
+
+// The scorecard's cells get their product's series from the history: nebula's Gbit/s as its
+// ratio to the same run's baseline, across two comparable runs; a product with one run gets none.
+TEST(ScorecardTrends, AHeadlineCellGetsItsSeriesFromTheHistory) {
+  const std::string path = make_temp_dir("scorecard-trend") + "/h.sqlite";
+  auto store = HistoryStore::open(path);
+  ASSERT_TRUE(store.ok()) << store.error().format();
+  for (const auto& run : {make_run("r1", "2026-12-01T10:00:00Z", {{"baseline", {8, 8}}, {"nebula", {0.50, 0.52}}, {"tinc", {0.2, 0.2}}}),
+                          make_run("r3", "2026-12-01T12:00:00Z", {{"baseline", {8, 8}}, {"nebula", {0.40, 0.41}}})})
+    ASSERT_TRUE(store->add(run).ok());
+  auto cell = [](const std::string& product) {
+    return nlohmann::json{{"scenario", "bulk"}, {"test", "a-to-b"}, {"product", product}, {"metric", "gbps"}, {"headline", true}};
+  };
+  nlohmann::json card = {{"cells", {cell("nebula"), cell("tinc"), cell("baseline")}}};
+  ASSERT_TRUE(add_scorecard_trends(*store, &card).ok());
+  const auto& nebula = card["cells"][0];
+  ASSERT_TRUE(nebula.contains("trend")) << card.dump(2);
+  EXPECT_EQ(nebula["trend"]["metric"], "ratio");
+  ASSERT_EQ(nebula["trend"]["points"].size(), 2u);
+  EXPECT_NEAR(nebula["trend"]["points"][1]["value"].get<double>(), std::sqrt(0.40 / 8 * 0.41 / 8), 1e-9);
+  EXPECT_FALSE(card["cells"][1].contains("trend")) << "one run is no series";
+  EXPECT_EQ(card["cells"][2]["trend"]["metric"], "gbps") << "the baseline follows its own figure";
 }
 
 }  // namespace

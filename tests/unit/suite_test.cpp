@@ -10,6 +10,7 @@
 #include "lab/model/suite.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/scorecard.h"
+#include "lab/results/scorecard_diff.h"
 
 namespace vpnlab {
 namespace {
@@ -92,7 +93,7 @@ std::vector<ScorecardScenario> golden_scenarios(const std::string& out) {
   std::vector<ScorecardScenario> v;
   for (const char* name : {"bulk", "kinds"})
     for (const auto& e : std::filesystem::directory_iterator(out + "/runs/" + name))
-      v.push_back({name, "topologies/quick.toml", "done", "runs/" + std::string(name) + "/" + e.path().filename().string(), "", {}});
+      v.push_back({name, "topologies/quick.toml", "done", "runs/" + std::string(name) + "/" + e.path().filename().string(), "", {}, ""});
   return v;
 }
 
@@ -159,11 +160,82 @@ TEST(Scorecard, AFailureIsACellWithItsEscapedReasonOnThePage) {
   EXPECT_EQ(page.find("http"), std::string::npos) << "nothing is fetched: no address on the page";
 }
 
+// The feature matrix: what each product declares, and the rows a scenario measures link to it.
+TEST(Scorecard, AFeatureRowLinksToTheScenarioThatMeasuresIt) {
+  const std::string out = make_temp_dir("scorecard-features");
+  auto card = scorecard_json("s", "s.toml", out, {{"relayed", "t.toml", "done", "", "", {}, "relay"}}, "2026-12-06T00:00:00Z");
+  card["products"] = features_json({{"nebula", "AES-256-GCM", "Debian: nebula", true, {"p2p", "mesh", "relay"}, 1500, 60},
+                                    {"wireguard-go", "ChaCha20-Poly1305", "Debian: wireguard-go", true, {"p2p", "mesh"}, 65535, 60}});
+  const std::string page = scorecard_html(card);
+  const size_t row = page.find("<td class=\"name\">native relay</td><td class=\"name\">yes</td><td class=\"name\">no</td>");
+  ASSERT_NE(row, std::string::npos) << page;
+  EXPECT_EQ(page.find("<a href=\"#relayed\">relayed</a>", row), page.find("<a href=\"#relayed\">", row)) << "linked from its row";
+  EXPECT_NE(page.find("<a href=\"#relayed\">relayed</a>", row), std::string::npos);
+  EXPECT_EQ(error_of("[suite]\nname = \"s\"\n[[scenario]]\nname = \"a\"\ntopology = \"t.toml\"\nfeature = \"speed\"\n"),
+            "vpnlab: error: suites/x.toml:6:11: scenario 'a': feature 'speed' is not a row of the feature matrix\n"
+            "hint: one of: relay, chain, firewall, mtu, mesh, site-to-site");
+}
+
 TEST(Scorecard, AScenarioThatDidNotRunSaysWhy) {
   const std::string out = make_temp_dir("scorecard-failed");
-  const auto card = scorecard_json("s", "s.toml", out, {{"gone", "t.toml", "failed", "", "vpnlab: error: t.toml: no such file", {}}}, "2026-12-06T00:00:00Z");
+  const auto card = scorecard_json("s", "s.toml", out, {{"gone", "t.toml", "failed", "", "vpnlab: error: t.toml: no such file", {}, ""}},
+                                   "2026-12-06T00:00:00Z");
   EXPECT_EQ(card["scenarios"][0]["error"], "vpnlab: error: t.toml: no such file");
   EXPECT_NE(scorecard_html(card).find("t.toml: no such file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vpnlab
+
+namespace vpnlab {
+namespace {
+
+nlohmann::json card_of(std::vector<nlohmann::json> cells) {
+  return {{"schema", 1}, {"suite", "s"}, {"cells", cells}};
+}
+
+nlohmann::json gbps_cell(const std::string& product, double value, double low, double high) {
+  return {{"scenario", "bulk"}, {"test", "a-to-b"}, {"product", product}, {"metric", "gbps"}, {"title", "Gbit/s"},
+          {"higher_is_better", true}, {"value", value}, {"interval", {low, high}}};
+}
+
+// Two scorecards: a cell changed when its two intervals are disjoint, in the figure's own
+// direction; overlapping intervals are "within"; a product that now fails is a change.
+TEST(SuiteDiff, ACellChangedOnlyWhenItsIntervalsAreDisjoint) {
+  nlohmann::json failing = gbps_cell("nebula", 0, 0, 0);
+  failing["value"] = nullptr;
+  failing["interval"] = nullptr;
+  failing["failure"] = "never came up";
+  const auto a = card_of({gbps_cell("wireguard-go", 1.0, 0.95, 1.05), gbps_cell("boringtun", 2.0, 1.9, 2.1), gbps_cell("nebula", 0.8, 0.7, 0.9),
+                          gbps_cell("openvpn", 0.3, 0.28, 0.32)});
+  const auto b = card_of({gbps_cell("wireguard-go", 0.8, 0.75, 0.85), gbps_cell("boringtun", 2.05, 2.0, 2.2), failing,
+                          gbps_cell("tinc", 0.4, 0.3, 0.5)});
+  const auto d = scorecard_diff(a, b, "A", "B");
+  ASSERT_EQ(d["changed"].size(), 2u) << d.dump(2);
+  EXPECT_EQ(d["changed"][0]["product"], "wireguard-go");
+  EXPECT_EQ(d["changed"][0]["verdict"], "worse");
+  EXPECT_NEAR(d["changed"][0]["b_over_a"].get<double>(), 0.8, 1e-12);
+  EXPECT_EQ(d["changed"][1]["verdict"], "now failing");
+  EXPECT_EQ(d["same"], 1) << "boringtun's intervals overlap";
+  EXPECT_EQ(d["only_in_a"][0]["product"], "openvpn");
+  EXPECT_EQ(d["only_in_b"][0]["product"], "tinc");
+  const std::string text = scorecard_diff_text(d);
+  EXPECT_NE(text.find("bulk / a-to-b / wireguard-go / gbps: worse, 1 [0.95, 1.05] -> 0.8 [0.75, 0.85] (B/A 0.8)"), std::string::npos) << text;
+  EXPECT_NE(text.find("only in A: bulk / a-to-b / openvpn / gbps"), std::string::npos) << text;
+  // Lower is better: a latency that fell is better.
+  auto la = gbps_cell("wireguard-go", 5, 4.5, 5.5), lb = gbps_cell("wireguard-go", 3, 2.5, 3.5);
+  la["metric"] = lb["metric"] = "latency_p99_ms";
+  la["higher_is_better"] = lb["higher_is_better"] = false;
+  EXPECT_EQ(scorecard_diff(card_of({la}), card_of({lb}), "A", "B")["changed"][0]["verdict"], "better");
+}
+
+TEST(SuiteDiff, AFileThatIsNotAScorecardIsALocatedError) {
+  const std::string dir = make_temp_dir("suite-diff");
+  std::ofstream(dir + "/scorecard.json") << R"({"schema": 1, "suite": "s", "cells": [{"scenario": 3}]})";
+  auto r = read_scorecard(dir);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find(dir + "/scorecard.json"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("scenario"), std::string::npos) << r.error().message;
 }
 
 }  // namespace
