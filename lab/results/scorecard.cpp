@@ -157,6 +157,13 @@ void add_figure_cells(const Figure& f, const std::vector<const Measured*>& group
   std::vector<size_t> tunnel_at;
   for (size_t i = 0; i < measured.size(); ++i)
     if (measured[i]->product != "baseline") tunnels.push_back(ranked[i]), tunnel_at.push_back(i);
+  // The headline's tiers read the interval the scorecard prints for it: the round-paired
+  // ratio, which the baseline's own noise does not widen (when every tunnel has one).
+  if (f.headline && std::all_of(tunnel_at.begin(), tunnel_at.end(), [&](size_t i) { return measured[i]->ratio.n >= 2; }))
+    for (size_t k = 0; k < tunnels.size(); ++k) {
+      const RatioInterval& r = measured[tunnel_at[k]]->ratio;
+      tunnels[k] = {r.ratio, r.low, r.high};
+    }
   const std::vector<int> tiers = tiers_of(tunnels, f.higher_is_better);
   for (size_t i = 0; i < measured.size(); ++i) {
     const Measured& s = *measured[i];

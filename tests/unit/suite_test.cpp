@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "../temp_paths.h"
 #include "lab/model/suite.h"
@@ -158,6 +159,34 @@ TEST(Scorecard, AFailureIsACellWithItsEscapedReasonOnThePage) {
   EXPECT_TRUE(failed) << "the failed product is a cell with its reason: " << card["scenarios"][0].dump();
   EXPECT_NE(page.find("failed: &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << page;
   EXPECT_EQ(page.find("http"), std::string::npos) << "nothing is fetched: no address on the page";
+}
+
+// The headline's tiers read the interval the page prints, the round-paired ratio: two tunnels
+// whose Gbit/s ranges overlap (the machine swung the baseline too) are told apart by their
+// ratios, which do not swing.
+TEST(Scorecard, HeadlineTiersReadTheRatioIntervalThePagePrints) {
+  const std::string out = make_temp_dir("scorecard-tiers");
+  const std::string dir = out + "/runs/bulk/20261206-120000-abcd";
+  std::filesystem::create_directories(dir);
+  auto golden = read_results_csv(std::string(VPNLAB_TEST_DATA) + "/run-golden/results.csv");
+  ASSERT_TRUE(golden.ok());
+  std::string text;
+  for (const auto& h : results_csv_header()) text += (text.empty() ? "" : ",") + h;
+  text += "\n";
+  for (int round = 1; round <= 6; ++round)
+    for (const auto& [product, share] : {std::pair{"baseline", 1.0}, {"wireguard-go", 0.10}, {"nebula", 0.12}}) {
+      SampleRow r = golden->front();
+      r.run_id = "20261206-120000-abcd", r.product = product, r.sample = round, r.valid = true, r.status = "ok";
+      r.gbps = (round % 2 ? 8.0 : 12.0) * share;
+      text += format_row(r);
+    }
+  std::ofstream(dir + "/results.csv") << text;
+  const auto card = scorecard_json("s", "s.toml", out, {{"bulk", "t.toml", "done", "runs/bulk/20261206-120000-abcd", "", {}, ""}}, "2026-12-06T00:00:00Z");
+  std::map<std::string, int> tier;
+  for (const auto& c : card["cells"])
+    if (c.value("headline", false) && c.contains("tier")) tier[c["product"]] = c["tier"];
+  EXPECT_EQ(tier["nebula"], 1);
+  EXPECT_EQ(tier["wireguard-go"], 2) << card.dump(2);
 }
 
 // The feature matrix: what each product declares, and the rows a scenario measures link to it.
