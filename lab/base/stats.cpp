@@ -56,4 +56,11 @@ ProportionInterval proportion_interval(size_t hits, size_t n, double level) {
   return out;
 }
 
+double jain_index(const std::vector<double>& x) {
+  double sum = 0, squares = 0;
+  for (double v : x) sum += v, squares += v * v;
+  if (x.empty() || squares <= 0) return 0;
+  return sum * sum / (static_cast<double>(x.size()) * squares);
+}
+
 }  // namespace vpnlab

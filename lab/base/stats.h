@@ -16,6 +16,10 @@ struct SampleStats {
 // Empty input gives n = 0.
 SampleStats describe(std::vector<double> values);
 
+// Jain's fairness index of shares x: (sum x)^2 / (n sum x^2), 1 when all are equal, 1/n when
+// one has everything; 0 for no shares or none above 0.
+double jain_index(const std::vector<double>& x);
+
 // A proportion's exact (Clopper-Pearson) interval: `hits` of `n` trials, at `level` (0.95).
 // It covers at least `level` for every true proportion. n = 0 gives [0, 1].
 struct ProportionInterval {

@@ -265,6 +265,25 @@ void add_load_latency(std::vector<Figure>* t) {
   t->insert(t->end(), part.begin(), part.end());
 }
 
+bool has_peers(const SampleRow& r) { return r.fairness > 0; }
+
+// Several peers into one node (or one node out to several): did each get its share?
+void add_fairness(std::vector<Figure>* t) {
+  std::vector<Figure> part = {
+      TEXT(peer_gbps, "Gbit/s", "several servers", "each peer's throughput, \"b:0.112;c:0.098\" (the servers in the test's order)")
+          .since_version("0.2.0"),
+      TEXT(peer_retransmits, "", "several servers, tcp", "each peer's TCP retransmits, \"b:12;c:3\"").since_version("0.2.0"),
+      REAL(fairness, 4, "", "several servers",
+           "Jain's fairness index of the peers' throughput, (sum x)^2 / (n sum x^2): 1 = equal shares, 1/n = one peer has it all; empty: "
+           "one peer")
+          .in(0, 1)
+          .since_version("0.2.0")
+          .when(has_peers)
+          .as_metric({12, "fairness (Jain)", true, "fairer", "less fair", true, nullptr, has_peers}),
+  };
+  t->insert(t->end(), part.begin(), part.end());
+}
+
 }  // namespace
 
 const std::vector<Figure>& figures() {
@@ -275,6 +294,7 @@ const std::vector<Figure>& figures() {
     add_kind_figures(&t);
     add_load_latency(&t);
     add_relay_cost(&t);
+    add_fairness(&t);
     return t;
   }();
   return table;

@@ -75,6 +75,12 @@ struct SampleRow {
   // A [[variant]] with nftables rules: the packets its counters counted on the VPN nodes
   // during the sample (-1: no such rules). 0 makes the row invalid: the rule measured nothing.
   int64_t rule_packets = -1;
+  // A test with several peers (one client, several servers, either way): each peer's share
+  // ("b:0.112;c:0.098", Gbit/s; its TCP retransmits likewise) and Jain's fairness index of the
+  // shares, (sum x)^2 / (n sum x^2): 1 when all are equal, 1/n when one peer has it all; 0: one
+  // peer, not measured.
+  std::string peer_gbps, peer_retransmits;
+  double fairness = 0;
   bool is_transactions() const;  // its kind's rows are transactions (lab/model/test_kinds.h)
 };
 

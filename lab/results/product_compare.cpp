@@ -54,6 +54,7 @@ std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, co
     const ByRound va = values_by_round(rows, item.a, item.test, metric.value);
     const ByRound vb = values_by_round(rows, item.b, item.test_b.empty() ? item.test : item.test_b, metric.value);
     if (!metric.higher_is_better && (va.empty() || vb.empty())) continue;  // one side has no such cost (the baseline's daemon)
+    if (va.empty() && vb.empty()) continue;  // the test has no such figure (fairness of a one-to-one test)
     Pending p{out.size(), {}, {}};
     pair_rounds(va, vb, &p.a, &p.b);
     Comparison c;

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/stats.h"
+#include "lab/record/figures.h"
 #include "lab/record/run_layout.h"
 #include "lab/run/iperf.h"
 #include "lab/run/test_driver.h"
@@ -62,11 +64,17 @@ class IperfDriver : public TestDriver {
     row->retransmits = t.udp ? -1 : 0;
     double gbit = 0;
     if (t.udp) row->offered_bps = 0;  // what the senders achieved, not what was asked
+    std::vector<double> peer_gbps(t.servers.size(), 0);
+    std::vector<int64_t> peer_retransmits(t.servers.size(), 0);
     for (size_t i = 0; i < out.procs.size(); ++i) {
       auto sample = parse_iperf_json(read_file_text(out.clients[i].stdout_path));
       if (!sample)
         return make_error(out.procs.size() == 1 ? sample.error().message : "process " + std::to_string(i + 1) + ": " + sample.error().message);
       row->gbps += sample->gbps;
+      if (const size_t k = out.procs[i].server_index; k < peer_gbps.size()) {
+        peer_gbps[k] += sample->gbps;
+        peer_retransmits[k] += std::max<int64_t>(0, sample->retransmits);
+      }
       if (t.udp) row->offered_bps += sample->sent_bps;
       gbit += sample->gbps * sample->seconds;
       if (sample->retransmits >= 0 && row->retransmits >= 0) row->retransmits += sample->retransmits;
@@ -84,7 +92,19 @@ class IperfDriver : public TestDriver {
     }
     row->cpu_s_per_gbit = gbit > 0 ? row->cpu_s / gbit : 0;
     if (udp_packets > 0) row->loss_pct = 100.0 * static_cast<double>(udp_lost) / static_cast<double>(udp_packets);
+    peer_shares(t, peer_gbps, peer_retransmits, row);
     return ok_status();
+  }
+
+  // With several servers: each one's share of the throughput (a server may have several
+  // client processes), its retransmits, and Jain's index over the shares.
+  static void peer_shares(const TestSpec& t, const std::vector<double>& gbps, const std::vector<int64_t>& retransmits, SampleRow* row) {
+    if (t.servers.size() < 2 || gbps.size() != t.servers.size()) return;
+    row->fairness = jain_index(gbps);
+    for (size_t k = 0; k < gbps.size(); ++k) {
+      row->peer_gbps += (k ? ";" : "") + t.servers[k] + ":" + fixed_text(gbps[k], 6);
+      if (!t.udp) row->peer_retransmits += (k ? ";" : "") + t.servers[k] + ":" + std::to_string(retransmits[k]);
+    }
   }
 };
 

@@ -104,6 +104,15 @@ TEST(Patterns, OneToManyBidirectionalAndUdpSumTheirProcesses) {
       std::string raw = run.run_dir + "/raw/" + r.product + "/one-to-two/";
       double sum = json_receiver_gbps(raw + "sample-1-p1.json") + json_receiver_gbps(raw + "sample-1-p2.json");
       EXPECT_NEAR(r.gbps, sum, 1e-5);
+      // Each peer's share, read from the same files, and Jain's index over the two.
+      const double b = json_receiver_gbps(raw + "sample-1-p1.json"), c = json_receiver_gbps(raw + "sample-1-p2.json");
+      EXPECT_EQ(r.peer_gbps.substr(0, 2), "b:") << r.peer_gbps;
+      EXPECT_NE(r.peer_gbps.find(";c:"), std::string::npos) << r.peer_gbps;
+      EXPECT_NEAR(r.fairness, (b + c) * (b + c) / (2 * (b * b + c * c)), 1e-3);
+      EXPECT_NE(r.peer_retransmits.find(";c:"), std::string::npos) << r.peer_retransmits;
+    } else {
+      EXPECT_EQ(r.fairness, 0) << "one peer: no fairness";
+      EXPECT_TRUE(r.peer_gbps.empty());
     }
     if (r.test == "bidir") {
       EXPECT_EQ(r.direction, "bidirectional");

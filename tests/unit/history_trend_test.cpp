@@ -9,6 +9,7 @@
 #include <random>
 
 #include "../temp_paths.h"
+#include "lab/base/stats.h"
 #include "lab/history/detector.h"
 #include "lab/history/history_check.h"
 #include "lab/history/history_page.h"
@@ -390,6 +391,15 @@ TEST(ScorecardTrends, AHeadlineCellGetsItsSeriesFromTheHistory) {
   EXPECT_NEAR(nebula["trend"]["points"][1]["value"].get<double>(), std::sqrt(0.40 / 8 * 0.41 / 8), 1e-9);
   EXPECT_FALSE(card["cells"][1].contains("trend")) << "one run is no series";
   EXPECT_EQ(card["cells"][2]["trend"]["metric"], "gbps") << "the baseline follows its own figure";
+}
+
+// Jain's index: 1 for equal shares, 1/n when one peer has it all, and in between otherwise.
+TEST(Fairness, JainsIndexRunsFromOneOverNToOne) {
+  EXPECT_DOUBLE_EQ(jain_index({0.1, 0.1, 0.1, 0.1}), 1.0);
+  EXPECT_DOUBLE_EQ(jain_index({0.4, 0, 0, 0}), 0.25);
+  EXPECT_NEAR(jain_index({0.3, 0.1}), 0.16 / (2 * 0.10), 1e-12);
+  EXPECT_EQ(jain_index({}), 0);
+  EXPECT_EQ(jain_index({0, 0}), 0) << "nothing moved: not measured";
 }
 
 }  // namespace

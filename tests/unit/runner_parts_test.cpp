@@ -133,7 +133,7 @@ TEST(ResultsCsv, WritesHeaderAndRowsAndReadsThemBack) {
             "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit,"
             "processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_probes,outside_load,softirq_by_cpu,wire_pps,cpu_by_host,"
             "kind,tps,tx_p50_ms,tx_p90_ms,tx_p99_ms,tx_p999_ms,payload_bytes,offered_bps,zero_loss_bps,hops,sweep_of,point,rule_packets,"
-            "idle_p50_ms,idle_probes,added_p50_ms,added_p99_ms,relay_cpu_s,relay_rss_kb");
+            "idle_p50_ms,idle_probes,added_p50_ms,added_p99_ms,relay_cpu_s,relay_rss_kb,peer_gbps,peer_retransmits,fairness");
   EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,,0.000,"), std::string::npos) << text << "(bring-up not measured: empty)";
   // A file of the first version (27 columns) still reads, the new columns at defaults.
   std::string old_path = path + ".v1";
