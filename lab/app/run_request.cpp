@@ -309,13 +309,18 @@ Status resume_request(const std::string& run_dir, RunRequest* a) {
   return ok_status();
 }
 
+Status check_resume_topology(const std::string& run_dir, const std::string& topology_file) {
+  auto then = read_input_file(run_dir + "/topology.toml", kMaxTopologyBytes);
+  auto now = read_input_file(topology_file, kMaxTopologyBytes);
+  if (!then || !now || *then != *now)
+    return make_error(run_dir + " was measured with a different topology than " + topology_file,
+                      "resume with the same file (its copy is " + run_dir + "/topology.toml)");
+  return ok_status();
+}
+
 Status check_resume_plan(const std::string& run_dir, const Plan& plan) {
   // Another topology first: every other difference would follow from it.
-  auto then = read_input_file(run_dir + "/topology.toml", kMaxTopologyBytes);
-  auto now = read_input_file(plan.topology_file, kMaxTopologyBytes);
-  if (!then || !now || *then != *now)
-    return make_error(run_dir + " was measured with a different topology than " + plan.topology_file,
-                      "resume with the same file (its copy is " + run_dir + "/topology.toml)");
+  if (auto s = check_resume_topology(run_dir, plan.topology_file); !s) return s;
   auto env = resume_environment(run_dir);
   if (!env) return env.error();
   const double warmup = (*env)["bench"]["warmup_s"].get<double>();

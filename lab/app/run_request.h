@@ -50,6 +50,9 @@ Result<Plan> plan_like_run(const std::string& run_dir, RunRequest* request);
 // products (RUN_DIR/environment.json) fill what the command line left out; a value given
 // that differs is refused naming both, so the resumed rows measure what the first ones did.
 Status resume_request(const std::string& run_dir, RunRequest* request);
+// Before planning: the topology file is the one the run measured (its copy in RUN_DIR).
+// Every other difference would follow from another file, so this is said first.
+Status check_resume_topology(const std::string& run_dir, const std::string& topology_file);
 // After planning: the warm-up and the resolved products (in order) are the run's too.
 Status check_resume_plan(const std::string& run_dir, const Plan& plan);
 

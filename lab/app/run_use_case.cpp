@@ -109,6 +109,7 @@ Result<PlannedRun> plan_run(RunInput* input) {
   PlannedRun out{{}, std::nullopt, input->request};
   if (!input->resume_dir.empty()) {
     if (auto s = resume_request(input->resume_dir, &out.request); !s) return s.error();
+    if (auto s = check_resume_topology(input->resume_dir, out.request.topology_file); !s) return s.error();
     if (!input->sampling.precision && out.request.precision) {
       input->sampling.precision = out.request.precision;
       if (out.request.max_time_s > 0) input->sampling.max_time_s = out.request.max_time_s;

@@ -150,7 +150,7 @@ TEST(Cli, UsageVersionHelpAndCompletionConventions) {
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "image", ""}).out, "build\nlist\nclean\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "history", "ch"}).out, "check\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "image", "build", ""}).out, "_files\n") << "a recipe after 'build'";
-  EXPECT_EQ(vpnlab_cli({"_complete", "2", "schema", "s"}).out, "schema\nsummary.json\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "2", "schema", "s"}).out, "schema\nscorecard.json\nsuite-diff\nsummary.json\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "schema", "run", ""}).out, "") << "one name only";
   const std::string run = VPNLAB_TEST_DATA "/run-golden";
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "compare", run, "w"}).out, "wireguard-go\n");
