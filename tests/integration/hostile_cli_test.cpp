@@ -181,7 +181,10 @@ TEST(Hostile, TheLargestLegalRunIsComparedInLinearTimeAndBoundedMemory) {
                 m.max_rss_kb / 1024.0);
     EXPECT_TRUE(m.status == 0 || m.status == 3) << c.what << ": " << read_file(dir + "/out.txt.err");
     EXPECT_LT(m.seconds, c.max_growth * small.seconds) << c.what << ": grows faster than its input";
-    EXPECT_LT(m.max_rss_kb, 200 * 1024) << c.what;
+    // Bounded: 256 MB for 64 000 rows a run. The bound was 200 MB until the row gained a
+    // fan-in's peer shares and fairness (872 -> 944 bytes in memory); report and diff then
+    // peaked at 211-216 MB here, the 18.6 GB this test was written against being the contrast.
+    EXPECT_LT(m.max_rss_kb, 256 * 1024) << c.what;
     quickest_small = std::min(quickest_small, small.seconds);
   }
   // Past the bound, or a FIFO: refused before reading, so sooner than any verb that reads
