@@ -7,6 +7,8 @@
 #include <chrono>
 #include <regex>
 
+#include <spdlog/spdlog.h>
+
 #include "lab/base/exit_codes.h"
 #include "lab/base/fault.h"
 #include "lab/base/fs_util.h"
@@ -115,6 +117,13 @@ void run_scenario(const SuiteInput& in, const SuiteScenario& sc, double share_s,
 // (a topology with a mistake, a product missing) fails now, not after the others' minutes;
 // the others weigh what a round of theirs costs, so each gets rounds, not equal seconds.
 std::vector<double> plan_weights(const SuiteInput& in, std::vector<ScenarioState>* states) {
+  // What planning warns of ("skipping X", "test not run") is said when the scenario runs and
+  // plans again: once, beside its own progress, not twice.
+  struct Quiet {
+    spdlog::level::level_enum was = spdlog::get_level();
+    Quiet() { spdlog::set_level(spdlog::level::err); }
+    ~Quiet() { spdlog::set_level(was); }
+  } quiet;
   std::vector<double> weights(states->size(), 0);
   for (size_t i = 0; i < states->size(); ++i) {
     ScenarioState& st = (*states)[i];
