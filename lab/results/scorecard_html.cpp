@@ -166,10 +166,12 @@ std::string scenario_section(const json& card, const json& sc) {
   h += "</p>";
   if (!sc.value("error", "").empty()) h += "<pre class=\"failed\">" + esc(sc["error"]) + "</pre>";
   std::string last;
+  double axis_max = 0;  // the samples' axis of the table being drawn: its test's largest sample
   for (const auto& c : card["cells"]) {
     if (c.value("scenario", "") != name) continue;
     const std::string key = c.value("test", "") + " / " + c.value("title", "");
     if (key != last) {
+      axis_max = largest_sample(card, name, c.value("test", ""));
       h += (last.empty() ? "" : "</table>") + std::string("<h3>") + xml_escape(key) +
            "</h3><table><tr><th>tier</th><th>product</th><th>median</th><th>95 % interval</th><th>n</th><th>samples</th><th>× baseline</th>"
            "<th>vs baseline</th><th>version</th><th>date</th><th>trend</th></tr>";
@@ -184,7 +186,7 @@ std::string scenario_section(const json& card, const json& sc) {
     }
     h += "<td>" + num(c["value"].get<double>()) + "</td><td>[" + num(c["interval"][0].get<double>()) + ", " + num(c["interval"][1].get<double>()) +
          "]</td><td>" + std::to_string(whole_number_or<size_t>(c, "n", 0)) + "</td><td>" +
-         sample_strip(c, largest_sample(card, name, c.value("test", ""))) + "</td><td>" + ratio_text(c) + "</td><td>" +
+         sample_strip(c, axis_max) + "</td><td>" + ratio_text(c) + "</td><td>" +
          esc(c.value("verdict_vs_baseline", "")) + "</td><td>" +
          (p.contains("version") ? esc(p["version"]) : "") + "</td><td" + (p.value("stale", false) ? " class=\"stale\">stale " : ">") +
          (p.contains("date") ? esc(p["date"]) : "") + "</td><td>" + trend_strip(c) + "</td></tr>";
