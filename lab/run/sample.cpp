@@ -243,7 +243,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   if (!spread) return fail(spread.error().message);
   if (!metered) return fail(metered.error().message);
   for (auto& srv : servers)
-    if (!srv->wait_exit(5000)) srv->stop(1000);
+    if (!driver->server_exits_after_client() || !srv->wait_exit(5000)) srv->stop(1000);
 
   SampleScore score{tunnel, c.repeating_payload, duration_s, *spread, {}, {}};
   uint64_t delivered = 0;

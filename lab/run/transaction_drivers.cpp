@@ -33,6 +33,7 @@ class ConnectionDriver : public TestDriver {
   explicit ConnectionDriver(bool new_connection_each) : crr_(new_connection_each) {}
   std::string kind() const override { return crr_ ? "crr" : "rr"; }
   bool with_echoes() const override { return false; }  // a latency test of its own: no echoes beside it
+  bool server_exits_after_client() const override { return false; }
   // One connection at a time; request and response of `size` bytes each.
   void shape_row(const Plan&, const TestSpec& t, SampleRow* row) const override {
     row->kind = kind();

@@ -26,6 +26,7 @@ struct FakeProcState {
   std::string name;
   bool running = true;
   int status = -1;
+  int waited_ms = 0;  // what its owner waited for it to exit by itself, while it ran
 };
 
 class FakeProcess : public NodeProcess {
@@ -40,6 +41,7 @@ class FakeProcess : public NodeProcess {
   bool wait_exit(int timeout_ms, int = -1, bool* interrupted = nullptr) override {
     if (interrupted) *interrupted = false;
     if (!state_->running) return true;
+    state_->waited_ms += timeout_ms;
     pollfd p{fd_.get(), POLLIN, 0};
     (void)poll(&p, 1, timeout_ms);
     return !state_->running;
@@ -80,6 +82,7 @@ class FakeRuntime : public NodeRuntime {
   std::map<std::string, std::map<std::string, std::string>> env_of;  // "node program": its last spawn's environment
   std::vector<std::string>* also_to = nullptr;  // a log that outlives this runtime (the runner drops it)
   std::vector<std::shared_ptr<FakeProcState>> started;
+  std::vector<std::shared_ptr<FakeProcState>>* started_also = nullptr;  // outlives this runtime
 
   std::string backend() const override { return "fake"; }
   Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool) override {
@@ -93,8 +96,11 @@ class FakeRuntime : public NodeRuntime {
       std::ofstream(spec.stdout_path) << (iperf_output_for ? iperf_output_for(spec.stdout_path) : iperf_client_output);
     auto status = exit_status.find(prog);
     started.push_back(std::make_shared<FakeProcState>(FakeProcState{prog}));
+    if (started_also) started_also->push_back(started.back());
+    // A daemon by its program ("sockperf") or its program and mode ("sockperf server").
+    const bool keeps_running = daemons.count(prog) > 0 || (spec.argv.size() > 1 && daemons.count(prog + " " + spec.argv[1]) > 0);
     return std::unique_ptr<NodeProcess>(
-        std::make_unique<FakeProcess>(started.back(), daemons.count(prog) > 0, status == exit_status.end() ? 0 : status->second));
+        std::make_unique<FakeProcess>(started.back(), keeps_running, status == exit_status.end() ? 0 : status->second));
   }
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
     note("wait_for_link " + node + " " + ifname);

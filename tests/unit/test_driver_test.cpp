@@ -141,6 +141,42 @@ TEST(TestDriver, ADriverAloneRunsItsKindThroughTheRunnerIntoTheRowsAndSummary) {
   EXPECT_NE(out.summary.find("1000.0"), std::string::npos) << out.summary;
 }
 
+// sockperf's server serves until it is stopped: waiting for it to exit by itself cost every
+// rr sample (and its warm-up) 5 s of nothing, a third of a 2-product firewall-cost run.
+TEST(TestDriver, AServerThatServesUntilStoppedIsStoppedWhenItsClientEndsNotWaitedFor) {
+  std::string text = read_file_text(VPNLAB_TOPOLOGIES "/quick.toml");
+  text = text.substr(0, text.find("[[bench.test]]"));
+  text += "[[bench.test]]\nname = \"rr\"\nkind = \"rr\"\nclient = \"a\"\nserver = \"b\"\n";
+  const std::string path = make_temp_dir("rr-wait") + "/rr.toml";
+  std::ofstream(path) << text;
+  auto topo = load_topology(path);
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  PlanOptions po;
+  po.run_id = "20261207-000000-rrwait";
+  po.products = {"baseline"};
+  po.samples = 2;
+  po.duration_s = 1;
+  Plan plan = make_plan(*topo, po).value();
+  setenv("VPNLAB_STATE_DIR", make_temp_dir("state").c_str(), 1);
+  RunOptions ro;
+  ro.run_dir = make_temp_dir("rr-wait-run") + "/" + plan.run_id;
+  ro.products_dir = VPNLAB_PRODUCTS_DIR;
+  std::vector<std::shared_ptr<FakeProcState>> started;
+  ro.build_nodes = [&started](const Plan&, const std::string&, int) -> Result<std::unique_ptr<NodeRuntime>> {
+    auto fake = std::make_unique<FakeRuntime>();
+    fake->daemons = {"sockperf server"};
+    fake->started_also = &started;
+    return std::unique_ptr<NodeRuntime>(std::move(fake));
+  };
+  auto report = run_bench(plan, ro);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  std::vector<int> waits;
+  for (const auto& p : started)
+    if (p->name == "sockperf") waits.push_back(p->waited_ms);
+  ASSERT_GE(waits.size(), 6u) << "a server and a client for the warm-up and each of 2 samples";
+  for (int w : waits) EXPECT_EQ(w, 0) << "a sockperf process was waited for while it ran";
+}
+
 // A figure is one entry of the metric table: a results.csv column, a summary.json key for
 // every product and test, and (when judged) a verdict of `compare` and `diff`.
 TEST(MetricTable, EveryFigureIsACsvColumnAndASummaryKeyAndTheJudgedOnesAreCompared) {
