@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include <iostream>
+
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -28,10 +30,18 @@ std::string door_text(spdlog::formatter& formatter, const spdlog::details::log_m
   return through_terminal_door(std::string_view(formatted.data(), formatted.size()));
 }
 
+// What the results (stdout) have so far goes out before a log line (stderr): with both
+// in one file, a buffered table was cut at 4 KiB by "history: ... has this run now".
+void results_out_first() {
+  std::cout.flush();
+  fflush(stdout);
+}
+
 // Without a terminal: each line to stderr, through the door.
 class EscapedStderrSink : public spdlog::sinks::base_sink<std::mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
+    results_out_first();
     const std::string text = door_text(*formatter_, msg);
     fwrite(text.data(), 1, text.size(), stderr);
   }
@@ -42,6 +52,7 @@ class EscapedStderrSink : public spdlog::sinks::base_sink<std::mutex> {
 class ProgressSink : public spdlog::sinks::base_sink<std::mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
+    results_out_first();
     std::string text = door_text(*formatter_, msg);
     std::string status = through_terminal_door(Progress::get().line());
     std::string out = "\r\033[K" + text + status;

@@ -1,6 +1,10 @@
 // The CLI's texts that do not need the binary: one option's help line, laid out so that a
 // long option never runs into its own text.
 #include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <iterator>
@@ -11,10 +15,13 @@
 #include <vector>
 
 #include "lab/base/exit_codes.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/terminal_door.h"
 #include "lab/base/wrap_text.h"
 #include "lab/cli/args.h"
 #include "lab/cli/help.h"
 #include "lab/cli/verbs/verb.h"
+#include "lab/run/progress.h"
 
 using namespace vpnlab;
 
@@ -102,4 +109,35 @@ TEST(Taskfile, EveryCommandTakesWhatFollowsDoubleDash) {
   EXPECT_EQ(rendered("quick", ""), "./build/lab/vpnlab run topologies/quick.toml");
   EXPECT_EQ(rendered("test:impls", "--samples 3"), "./build/lab/vpnlab run topologies/quick.toml --product all --samples 3");
   EXPECT_EQ(rendered("test", "-R Cli"), "ctest --test-dir build -j2 --output-on-failure -R Cli");
+}
+
+// With stdout and stderr in one file, a log line written while the results sat in stdout's
+// buffer landed inside one of their lines ("cheapest per Gbit: nebulahistory: ...").
+TEST(ResultsAndLog, ALogLineNeverCutsALineOfTheResultsInOneFile) {
+  char path[] = "/tmp/vpnlab-one-file-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    install_terminal_door();
+    Progress::install_logger();
+    for (int i = 0; i < 80; ++i) std::cout << "a results line of the table, " << i << ", long enough to fill a buffer\n";
+    spdlog::info("history: a log line");
+    std::cout << "the last results line\n";
+    std::cout.flush();
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(fd);
+  const std::string text = read_file_text(path);
+  unlink(path);
+  const size_t at = text.find("history: a log line\n");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_TRUE(at > 0 && text[at - 1] == '\n') << "the log line starts a line of its own";
+  EXPECT_NE(text.find(", 79, long enough to fill a buffer\nhistory: a log line\nthe last results line\n"), std::string::npos)
+      << "the results written before the log line are all before it";
 }
