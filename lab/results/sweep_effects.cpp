@@ -76,6 +76,8 @@ void effects_of(const SweepCurves& c, std::vector<SweepEffect>* effects, std::ve
         e.to = points[q][axis].second;
         e.held = held_text(points[q], axis);
         e.unit = c.metric == "tps" ? "tx/s" : c.unit;
+        e.from_test = ref_test;
+        e.to_test = c.point_tests[q];
         effects->push_back(std::move(e));
         items->push_back({product, product, ref_test, c.point_tests[q]});
       }

@@ -211,6 +211,11 @@ TEST(Sweep, CompareTakesTwoPointsOfOneProduct) {
   EXPECT_EQ(c->comparisons[0].n_a, 6u);
   EXPECT_NEAR(c->comparisons[0].ratio, 2.0, 1e-9) << "every round's 8-stream sample is twice its 1-stream one";
   EXPECT_EQ(c->comparisons[0].verdict, "faster");
+  // The same question in the run's effects table: its answer and family said beside this one.
+  EXPECT_NE(c->text.find("the run's effects table asks this question with 0 others of its figure together (each interval at 95 %): "
+                         "Gbit/s 2.000 (2.000-2.000), faster; here it is asked alone (95 %): the same answer\n"),
+            std::string::npos)
+      << c->text;
   auto unknown = compare_in_run(dir, "wireguard-go:streams=2", "wireguard-go:t-8", "");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "'wireguard-go' has no test or sweep point 'streams=2'");
