@@ -185,6 +185,7 @@ Result<Plan> plan_request(const RunRequest& a) {
     const auto out = tests_out_of_reach(spec, plan.value());
     for (const auto& [test, why] : out) spdlog::warn("{}: test '{}' is not run (its rows say why): {}", spec.name, test, why);
     if (!out.empty()) plan->tests_not_run[spec.name] = out.size();
+    plan->bringup_s[spec.name] = spec.bringup_s;
   }
   if (automatic) spdlog::info("overlay MTU auto: {} (limited by {})", plan->overlay_mtu, by);
   const Plan vpn_plan = plan->vpn_only();

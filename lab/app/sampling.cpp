@@ -63,7 +63,7 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
   // correction over them) are those the time can hold; a budget too short for the first
   // look brings it forward, down to 3 rounds, unless --min-rounds says.
   if (plan->max_time_s > 0 && !r.samples_given) {
-    const double per_round = plan->estimated_seconds() / plan->samples;
+    const double per_round = plan->estimated_round_seconds();
     int fit = std::max(1, static_cast<int>(plan->max_time_s / per_round));
     // vpnlab's own budget (the file asked for none) stretches to the first look rather than
     // refusing a sweep the user never gave a budget for; describe_sampling says so.
@@ -91,7 +91,7 @@ std::string minutes(double s) {
 }  // namespace
 
 std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s, const std::vector<SampleRow>* earlier) {
-  const double per_round = plan.samples > 0 ? plan.estimated_seconds() / plan.samples : 0;
+  const double per_round = plan.estimated_round_seconds();
   const auto looks = seq.looks();
   char buf[256];
   snprintf(buf, sizeof buf, "adaptive sampling to ±%.1f %%: at least %d rounds (~%s), at most %d (~%s)", 100 * seq.target, looks.front(),

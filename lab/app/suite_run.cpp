@@ -138,7 +138,7 @@ std::vector<double> plan_weights(const SuiteInput& in, std::vector<ScenarioState
       continue;
     }
     const Plan& plan = planned->plan;
-    weights[i] = std::max(1.0, plan.samples > 0 ? plan.estimated_seconds() / plan.samples : 1.0);
+    weights[i] = std::max(1.0, plan.estimated_round_seconds());
   }
   return weights;
 }

@@ -17,6 +17,14 @@ struct BackendTraits {
   bool remote_hosts = false;  // nodes run on [[host]]s, whose links are their own
   bool guests = false;     // nodes are guests booted from [lab] image: products run in them
   bool services = false;   // a product's control [[service]] in a namespace of its own beside the nodes
+  // What a run spends beyond its samples, in seconds (lab/model/plan_time.h, measured by
+  // bench/plan_bench.sh): per lab (built, a product up, stopped, audited, torn down), per
+  // node or bridge of it besides, and once per run (preparation, the outputs).
+  // netns here: 0.12-0.17 s a lab of 2-4 nodes with wireguard-go or Nebula, a run's
+  // preparation and outputs under a second. vm and hosts are not measured yet: netns's.
+  double lab_s = 0.08;
+  double lab_node_s = 0.02;
+  double run_s = 0.5;
 };
 
 // In the order a user reads them: [lab] backend, --backend and completion list them so.

@@ -1,12 +1,14 @@
 #include "lab/model/plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "lab/base/tbf.h"
 
 #include "lab/model/impairment_profiles.h"
 #include "lab/model/plan_parts.h"
+#include "lab/model/plan_time.h"
 #include "lab/model/sweep.h"
 #include "lab/model/topology_parse.h"
 #include "lab/model/traffic.h"
@@ -35,26 +37,11 @@ Ipv4Addr Plan::underlay_address(const std::string& node_name, const std::string&
   return Ipv4Addr{};
 }
 
-double Plan::estimated_seconds() const {
-  // Interleaved: every round brings each product up anew (about 2 s with teardown), once
-  // per lab point, and warms up before its samples; sequential runs do both once per
-  // product (and point).
-  double rounds = interleave ? samples : 1;
-  double bringups = rounds * static_cast<double>(std::max<size_t>(1, lab_points.size()));
-  double total = 0;
-  for (const auto& product : products) {
-    const auto skipped = tests_not_run.find(product);
-    const double run = static_cast<double>(tests.size() - (skipped == tests_not_run.end() ? 0 : std::min(skipped->second, tests.size())));
-    total += bringups * 2 + rounds * warmup_s * run + samples * duration_s * run;
-  }
-  // What each impaired link achieved is measured once per run, on the first lab.
-  std::vector<std::string> measured;
-  for (const auto& v : veths)
-    if (v.impaired() && std::find(measured.begin(), measured.end(), v.link) == measured.end()) {
-      measured.push_back(v.link);
-      total += path_measure_seconds(v.delay_ms, v.jitter_ms);
-    }
-  return total;
+double Plan::estimated_seconds() const { return estimate_run_time(*this).total(); }
+
+double Plan::estimated_round_seconds() const {
+  const RunTimeEstimate e = estimate_run_time(*this);
+  return samples > 0 ? (e.total() - e.once_s) / samples : 0;
 }
 
 Plan Plan::at_lab_point(size_t i) const {
@@ -407,8 +394,11 @@ std::string describe_plan(const Plan& plan) {
   describe_veths(plan, o);
   describe_rest(plan, o);
   describe_tests(plan, o);
+  const RunTimeEstimate e = estimate_run_time(plan);
+  auto whole = [](double s) { return std::to_string(std::llround(s)); };
   o << "samples " << plan.samples << " x " << plan.duration_s << " s after " << plan.warmup_s << " s warm-up; "
-    << "estimated measuring time " << static_cast<long long>(plan.estimated_seconds()) << " s\n";
+    << "estimated wall time " << whole(e.total()) << " s (samples " << whole(e.measuring_s) << ", warm-ups " << whole(e.warmup_s)
+    << ", around the samples " << whole(e.overhead_s) << ", labs and bring-ups " << whole(e.labs_s) << ", once " << whole(e.once_s) << ")\n";
   return o.str();
 }
 

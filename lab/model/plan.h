@@ -145,6 +145,9 @@ struct Plan {
   // Per product, how many tests it cannot run (a relay chain it has no relay for): their
   // rows say "not run" and take no time. Set with the products' specs (plan_request).
   std::map<std::string, size_t> tests_not_run;
+  // Per product, what a lab's bring-up and stop of it take (its spec's bringup_s; set with
+  // the specs, plan_request); a product not in it: the backend's figure alone.
+  std::map<std::string, double> bringup_s;
   std::vector<PlanTest> tests;
   std::vector<PlanRoute> routes;
   std::vector<PlanHop> hops;  // [[chain]]s: every hop, chain by chain in path order
@@ -192,8 +195,11 @@ struct Plan {
   // The underlay hops from `from` to `to` along their chain (a native relay counts its
   // relay's two): what a row's `hops` says.
   int hops_crossed(const std::string& from, const std::string& to) const;
-  // Estimated wall time of `run` in seconds (bring-up counted as 2 s per product and round).
+  // Estimated wall time of `run` in seconds (lab/model/plan_time.h says of what).
   double estimated_seconds() const;
+  // One round's share of it: what one more round (or one less) costs, the run's once-only
+  // part left out.
+  double estimated_round_seconds() const;
   // The plan of lab point `i`: its tests only, every link's MTU, every shaped link's rate,
   // the threads and the variant the point's, the overlay MTU resolved for it. Without lab
   // points, the plan itself.

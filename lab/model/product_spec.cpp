@@ -256,7 +256,7 @@ Status parse_bringup(const TomlReader& r, const toml::table& root, ProductSpec* 
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
                                              "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
-                                             "ready", "counters", "source", "origin", "service", "start_order", "path", "encrypted"});
+                                             "ready", "counters", "source", "origin", "service", "start_order", "path", "encrypted", "bringup_s"});
       !s)
     return s;
   std::string name;
@@ -293,6 +293,12 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   }
   if (auto s = get_int(r, root, "max_mtu", "product", &spec->max_mtu, 576, 65535); !s) return s;
   if (auto s = get_int(r, root, "overhead", "product", &spec->overhead, 0, 1000); !s) return s;
+  if (const toml::node* b = root.get("bringup_s")) {
+    const auto v = b->value<double>();
+    if (!v || *v < 0 || *v > 600)
+      return r.at(*b, "product: bringup_s must be a number of seconds from 0 to 600", "what its bring-up and stop took here, e.g. bringup_s = 6");
+    spec->bringup_s = *v;
+  }
   if (spec->interface.size() > 15)
     return r.at(*root.get("interface"), "product: interface name '" + spec->interface + "' is longer than 15 characters", "shorten it");
 

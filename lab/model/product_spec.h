@@ -128,6 +128,10 @@ struct ProductSpec {
   bool start_in_file_order = false;
   std::optional<PathCheck> path;  // [path]
   double ready_timeout_s = 10;
+  // What a lab's bring-up and stop of it take on namespaces, in seconds (bringup_s), per
+  // overlay (a chain's hop each is one): the plan's estimate of a run
+  // (lab/model/plan_time.h), measured by bench/plan_bench.sh.
+  double bringup_s = 0.2;
   std::optional<CounterSpec> counters;
   // Builds from a language registry ([[source]], lab/model/product_builds.h).
   std::vector<ProductSource> sources;

@@ -41,6 +41,11 @@ struct TestKindTraits {
   // how many echoes came back).
   bool rate_vs_baseline = true;
   bool in_conclusion = true;     // the conclusion names its leader (idle latency: no)
+  // The harness around one sample of this kind, in seconds beyond the sample's own: its
+  // generator started and stopped, counters read, the proof (measured per kind by
+  // bench/plan_bench.sh; lab/model/plan_time.h); and each process beyond a test's first.
+  double sample_overhead_s = 0.15;
+  double process_overhead_s = 0.02;
   // The plan's line for a transaction test (a throughput test's is the traffic's).
   std::function<std::string(const TestSpec&, const TrafficProcess&)> plan_line;
 };

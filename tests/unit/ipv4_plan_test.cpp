@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "lab/base/ipv4.h"
+#include "lab/model/backend_traits.h"
 #include "lab/model/plan.h"
+#include "lab/model/plan_time.h"
+#include "lab/model/test_kinds.h"
 #include "lab/model/topology.h"
 
 using namespace vpnlab;
@@ -131,24 +134,60 @@ TEST(Plan, OverridesAndCpuCheck) {
   EXPECT_EQ(plan->products, std::vector<std::string>{"wireguard-go"});
   EXPECT_EQ(plan->samples, 3);
   EXPECT_DOUBLE_EQ(plan->duration_s, 2.0);
-  // Interleaved: 3 rounds x (2 s bring-up + 1 s warm-up, vpnlab's default) + 3 samples x 2 s.
-  EXPECT_DOUBLE_EQ(plan->estimated_seconds(), 3 * (2 + 1) + 3 * 2.0);
+  // Interleaved: 3 rounds, each a lab (3 nodes and a bridge), a 1 s warm-up (vpnlab's
+  // default) and a 2 s sample, each warm-up and sample with the harness's cost around it.
+  const BackendTraits& netns = backend_traits("netns");
+  const double lab = netns.lab_s + 4 * netns.lab_node_s;
+  const double around = test_kind("throughput").sample_overhead_s;
+  const RunTimeEstimate e = estimate_run_time(*plan);
+  EXPECT_DOUBLE_EQ(e.labs_s, 3 * lab);
+  EXPECT_DOUBLE_EQ(e.warmup_s, 3 * (1 + around));
+  EXPECT_DOUBLE_EQ(e.measuring_s, 3 * 2.0);
+  EXPECT_DOUBLE_EQ(e.overhead_s, 3 * around);
+  EXPECT_DOUBLE_EQ(e.once_s, netns.run_s);
+  EXPECT_DOUBLE_EQ(plan->estimated_seconds(), e.total());
+  // Sequential: one lab and one warm-up per product; the samples are the same.
   Plan sequential = plan.value();
   sequential.interleave = false;
-  EXPECT_DOUBLE_EQ(sequential.estimated_seconds(), (2 + 1) + 3 * 2.0);
+  EXPECT_DOUBLE_EQ(estimate_run_time(sequential).labs_s, lab);
+  EXPECT_DOUBLE_EQ(estimate_run_time(sequential).warmup_s, 1 + around);
+  EXPECT_DOUBLE_EQ(estimate_run_time(sequential).measuring_s, 3 * 2.0);
   // A product's "not run" tests (a relay chain it has no relay for) cost no time; its
-  // bring-ups still do.
+  // labs still do.
   Plan two = plan.value();
   two.products = {"baseline", "wireguard-go"};
   two.tests.push_back(two.tests.front());
   two.tests_not_run["wireguard-go"] = 1;
-  EXPECT_DOUBLE_EQ(two.estimated_seconds(), (3 * (2 + 2 * 1) + 3 * 2.0 * 2) + (3 * (2 + 1) + 3 * 2.0));
+  EXPECT_DOUBLE_EQ(estimate_run_time(two).labs_s, 2 * 3 * lab);
+  EXPECT_DOUBLE_EQ(estimate_run_time(two).measuring_s, 3 * 2.0 * 2 + 3 * 2.0);
+  // A product whose every test is "not run" is never brought up.
+  two.tests_not_run["wireguard-go"] = 2;
+  EXPECT_DOUBLE_EQ(estimate_run_time(two).labs_s, 3 * lab);
+  // A product's own bring-up (its spec's bringup_s) is per overlay: a chain's every hop.
+  Plan chained = plan.value();
+  chained.bringup_s["wireguard-go"] = 2;
+  EXPECT_DOUBLE_EQ(estimate_run_time(chained).labs_s, 3 * (lab + 2));
+  chained.hops.resize(3);
+  EXPECT_DOUBLE_EQ(estimate_run_time(chained).labs_s, 3 * (lab + 3 * 2));
   // An impaired link's achieved path is measured once per run: 500 echoes 4 ms apart and
   // half a second for late answers (three asked round trips of 2 x 10 ms are less).
   Plan impaired = plan.value();
   for (auto& v : impaired.veths)
     if (v.link == "lan") v.delay_ms = 10;
   EXPECT_DOUBLE_EQ(impaired.estimated_seconds(), plan->estimated_seconds() + 2.5);
+  // A zero-loss search is up to 6 trials of duration / 6 (at least 1 s) each with its own
+  // harness cost, and usually stops before the last; a test without a throughput warm-up
+  // first checks plaintext on its own.
+  Plan search = plan.value();
+  search.tests.front().spec.zero_loss = true;
+  search.tests.front().spec.udp = true;
+  EXPECT_DOUBLE_EQ(estimate_run_time(search).measuring_s, 3 * 0.8 * 6 * 1.0);
+  EXPECT_DOUBLE_EQ(estimate_run_time(search).overhead_s, 3 * 0.8 * 6 * around);
+  Plan rr = plan.value();
+  rr.tests.front().spec.kind = "rr";
+  const double rr_around = test_kind("rr").sample_overhead_s;
+  EXPECT_DOUBLE_EQ(estimate_run_time(rr).warmup_s, 3 * (1 + rr_around) + 1 + around);
+  EXPECT_DOUBLE_EQ(estimate_run_time(rr).overhead_s, 3 * rr_around);
 
   Topology t = three_on_a_bridge();
   t.nodes[1].cpus = {7};

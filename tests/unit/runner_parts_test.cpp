@@ -320,6 +320,20 @@ TEST(ProductSpec, AnUnencryptedTunnelMustSayNoneAsItsCipher) {
   EXPECT_EQ(bad.error().where_and_what(), dir + "/u/product.toml:3:13: product: encrypted = false but its cipher is 'AES'");
 }
 
+// bringup_s is the plan's figure for a product's lab: every shipped product states one
+// (measured, bench/plan_bench.sh), and an absurd one is refused where it stands.
+TEST(ProductSpec, BringupSecondsAreTheSpecsAndBounded) {
+  auto tailscale = load_product(VPNLAB_PRODUCTS_DIR, "tailscale");
+  ASSERT_TRUE(tailscale.ok()) << tailscale.error().format();
+  EXPECT_DOUBLE_EQ(tailscale->bringup_s, 6);
+  std::string dir = temp_dir();
+  mkdir((dir + "/u").c_str(), 0755);
+  std::ofstream(dir + "/u/product.toml") << "name = \"u\"\ncipher = \"x\"\ninterface = \"u0\"\nbringup_s = 1e9\n";
+  auto bad = load_product(dir, "u");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().where_and_what(), dir + "/u/product.toml:4:13: product: bringup_s must be a number of seconds from 0 to 600");
+}
+
 TEST(ProductSpec, YggdrasilCarriesIpv4InAVxlanToItsPeersAddress) {
   auto y = load_product(VPNLAB_PRODUCTS_DIR, "yggdrasil");
   ASSERT_TRUE(y.ok()) << y.error().format();

@@ -195,7 +195,7 @@ TEST(Sequential, TheQuickTopologySamplesAdaptivelyByDefault) {
     return make_plan(*topo, po).value();
   };
   Plan plan = plan_of({"baseline", "wireguard-go"});
-  const double per_round = plan.estimated_seconds() / plan.samples;
+  const double per_round = plan.estimated_round_seconds();
   auto seq = sequential_request(SamplingRequest{}, &plan);
   ASSERT_TRUE(seq.ok()) << seq.error().format();
   ASSERT_TRUE(seq->has_value());
@@ -224,7 +224,7 @@ TEST(Sequential, TheQuickTopologySamplesAdaptivelyByDefault) {
   std::vector<std::string> many{"baseline"};
   for (char c = 'a'; c < 'a' + 13; ++c) many.push_back(std::string("baseline@") + c);
   Plan all = plan_of(many);
-  const int fit = static_cast<int>(300 / (all.estimated_seconds() / all.samples));
+  const int fit = static_cast<int>(300 / all.estimated_round_seconds());
   ASSERT_LT(fit, 5) << "the case this checks: fewer rounds fit than the first look needs";
   seq = sequential_request(SamplingRequest{}, &all);
   ASSERT_TRUE(seq.ok() && seq->has_value()) << seq.error().format();

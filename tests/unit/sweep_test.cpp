@@ -10,7 +10,9 @@
 #include "lab/base/fs_util.h"
 #include "lab/cli/compare_command.h"
 #include "lab/app/sampling.h"
+#include "lab/model/backend_traits.h"
 #include "lab/model/plan.h"
+#include "lab/model/plan_time.h"
 #include "lab/model/sweep.h"
 #include "lab/model/topology.h"
 #include "lab/model/variant_facets.h"
@@ -181,14 +183,14 @@ TEST(Sweep, ABudgetTooShortForTheSweepIsRefusedUnlessForced) {
   auto refused = sequential_request(request, &refused_plan);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message,
-            "the sweep's 10 points (10 tests) x 3 products take ~132 s a round: the time budget holds 1 of the 3 rounds a first look needs");
-  EXPECT_EQ(refused.error().hint, "raise max_time (--max-time; 3 rounds take about 6.6 min), sweep fewer points, or give --force to measure what fits");
+            "the sweep's 10 points (10 tests) x 3 products take ~181 s a round: the time budget holds 1 of the 3 rounds a first look needs");
+  EXPECT_EQ(refused.error().hint, "raise max_time (--max-time; 3 rounds take about 9.1 min), sweep fewer points, or give --force to measure what fits");
   request.force = true;
   EXPECT_TRUE(sequential_request(request, &plan).ok());
   request.force = false;
   request.max_time_s = 600;
   Plan roomy = make_plan(*topo, po).value();
-  EXPECT_TRUE(sequential_request(request, &roomy).ok()) << "10 minutes hold 4 rounds";
+  EXPECT_TRUE(sequential_request(request, &roomy).ok()) << "10 minutes hold 3 rounds";
 }
 
 
@@ -268,9 +270,12 @@ TEST(Sweep, ABenchSweepPutsEveryTestAtEveryPointOfTheLab) {
   EXPECT_EQ(jumbo.veths.at(0).mtu, 9000);
   EXPECT_EQ(plan.at_lab_point(0).veths.at(0).mtu, 1500);
   EXPECT_TRUE(jumbo.lab_points.empty());
-  // 10 rounds (the adaptive default's limit before a budget is applied) x (2 bring-ups, one per
-  // point, + 4 tests x (1 s warm-up + 3 s sample): vpnlab's defaults, the file sets none).
-  EXPECT_NEAR(plan.estimated_seconds(), 10 * (2 * 2 + 4 * 1 + 4 * 3), 1e-9) << "a bring-up per point and round";
+  // 10 rounds (the adaptive default's limit before a budget is applied), each a lab per
+  // point, and 4 tests x (1 s warm-up + 3 s sample): vpnlab's defaults, the file sets none.
+  const RunTimeEstimate e = estimate_run_time(plan);
+  const BackendTraits& netns = backend_traits("netns");
+  EXPECT_NEAR(e.labs_s, 10 * 2 * (netns.lab_s + 2 * netns.lab_node_s), 1e-9) << "a lab per point and round";
+  EXPECT_NEAR(e.measuring_s, 10 * 4 * 3, 1e-9);
   auto with = [&](const std::string& from, const std::string& to) {
     std::string text = bench_sweep;
     text.replace(text.find(from), from.size(), to);

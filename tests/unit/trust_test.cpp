@@ -2,6 +2,8 @@
 // hand-edited file, run files that do not parse give located errors (not aborts), bounds
 // hold, templates are checked before anything runs, and the exit code's input is right.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -315,12 +317,14 @@ TEST(Trust, ATemplatePathMustStayInTheProductFolder) {
   std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/wireguard-go", products + "/wireguard-go", std::filesystem::copy_options::recursive);
   std::string spec_path = products + "/wireguard-go/product.toml";
   std::string spec = slurp(spec_path);
-  spec.replace(spec.find("template = \"wg.conf.tmpl\""), 25, "template = \"../../../../etc/shadow\"");
+  const size_t at = spec.find("template = \"wg.conf.tmpl\"");
+  const std::string line = std::to_string(1 + std::count(spec.begin(), spec.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  spec.replace(at, 25, "template = \"../../../../etc/shadow\"");
   std::ofstream(spec_path) << spec;
   auto r = load_product(products, "wireguard-go");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().where_and_what(),
-            spec_path + ":17:12: file: template '../../../../etc/shadow' is outside the product folder " + products + "/wireguard-go");
+            spec_path + ":" + line + ":12: file: template '../../../../etc/shadow' is outside the product folder " + products + "/wireguard-go");
   // A symlink out of the folder is outside too.
   std::filesystem::create_symlink("/etc/hostname", products + "/wireguard-go/link.tmpl");
   spec.replace(spec.find("template = \"../../../../etc/shadow\""), 35, "template = \"link.tmpl\"");

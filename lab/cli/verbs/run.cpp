@@ -1,6 +1,9 @@
 // `vpnlab run FILE`: the products measured in interleaved rounds; the exit code says whether
 // the run measured what was asked.
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +15,7 @@
 #include "lab/results/run_files.h"
 #include "lab/results/sampling_text.h"
 #include "lab/run/interrupt.h"
+#include "lab/run/progress.h"
 #include "lab/run/run_timing.h"
 
 namespace vpnlab {
@@ -53,6 +57,19 @@ std::optional<int> run_usage(const Args& a) {
   return std::nullopt;
 }
 
+// "estimated wall time 4m12s: until about 00:14 (the plan's estimate; ...)": when the run
+// will end, in local time, from the same estimate `plan` states.
+std::string end_estimate(const Plan& plan, bool adaptive, std::chrono::system_clock::time_point now) {
+  const double s = plan.estimated_seconds();
+  const std::time_t end = std::chrono::system_clock::to_time_t(now + std::chrono::seconds(std::llround(s)));
+  std::tm local{};
+  localtime_r(&end, &local);
+  char at[16];
+  std::strftime(at, sizeof at, "%H:%M", &local);
+  return std::string("estimated wall time ") + (adaptive ? "at most " : "") + format_seconds(s) + ": until about " + at +
+         (adaptive ? " (adaptive sampling stops sooner once every ratio is known)" : "");
+}
+
 // Before the first sample: what is about to happen, and what this many samples can tell
 // apart (adaptive sampling stops on precision instead).
 void announce(const Args& a, const Plan& plan, const RunOptions& opts) {
@@ -61,6 +78,7 @@ void announce(const Args& a, const Plan& plan, const RunOptions& opts) {
     spdlog::warn("no 'baseline' in this run: no ratio to the no-tunnel ceiling and no CPU over it (add --product baseline)");
   spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan.run_id, plan.products.size(), plan.tests.size(),
                plan.samples, plan.duration_s, opts.run_dir);
+  spdlog::info("{}", end_estimate(plan, opts.sequential.has_value(), std::chrono::system_clock::now()));
   if (opts.sequential) {
     std::string how = describe_sampling(plan, *opts.sequential, plan.max_time_s, nullptr);
     spdlog::info("{}", how.substr(0, how.find_last_not_of('\n') + 1));
