@@ -1,6 +1,7 @@
 #include "lab/results/conclusion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -94,8 +95,22 @@ std::string leader_sentence(const Leader& l) {
   const std::string of = c.higher_is_better ? "" : "'s CPU" + std::string(l.per_transaction ? " per tx" : "-s/Gbit");
   snprintf(ratio, sizeof ratio, "%.3fx %s%s (%.3f-%.3f)", c.ratio, l.runner_up.c_str(), of.c_str(), c.ci_low, c.ci_high);
   std::string s = l.product + ", " + ratio + ": ";
-  s += c.verdict == "no significant difference" ? "not significant, the two may be equal" : "significant";
-  return s;
+  if (c.verdict != "no significant difference") return s + "significant";
+  return s + "not significant, the two may be equal" + rounds_to_settle(c);
+}
+
+std::string rounds_to_settle(const Comparison& c) {
+  // The smallest change this comparison finds 80 % of the time shrinks as 1/sqrt(n) at the
+  // same spread: the rounds at which it reaches the difference seen.
+  const size_t n = std::min(c.n_a, c.n_b);
+  const double seen = std::abs(std::log(c.ratio));
+  if (c.detectable <= 0 || n == 0 || !(c.ratio > 0)) return "";
+  if (seen < 1e-4) return " (a ratio this close to 1: no number of rounds would tell it from 1)";
+  const double rounds = std::ceil(static_cast<double>(n) * std::pow(std::log1p(c.detectable) / seen, 2));
+  char buf[160];
+  if (rounds > 1000) snprintf(buf, sizeof buf, " (%.3fx needs more than 1000 rounds to be told from 1 at this spread)", c.ratio);
+  else snprintf(buf, sizeof buf, " (about %.0f rounds would tell %.3fx from 1, 80 %% of the time at this spread)", std::max(rounds, static_cast<double>(n) + 1), c.ratio);
+  return buf;
 }
 
 std::string answer_sentence(const std::vector<TestConclusion>& cs, const std::vector<SampleRow>& rows, const std::vector<ProductTestSummary>& summaries) {

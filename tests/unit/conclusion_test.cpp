@@ -173,3 +173,21 @@ TEST(Power, TheSpreadOfAnEarlierRun) {
   EXPECT_NE(s.source.find("from run X"), std::string::npos) << s.source;
   EXPECT_EQ(spread_of({}, "run Y").source, "a stated default: 5 % CV per sample");
 }
+
+// "May be equal" with a number to act on: at the spread seen, the rounds that would show the
+// difference seen 80 % of the time (the detectable change shrinks as 1/sqrt(n)).
+TEST(Conclusion, MayBeEqualSaysHowManyRoundsWouldSettleIt) {
+  Comparison c;
+  c.n_a = c.n_b = 4;
+  c.ratio = 1.05;
+  c.detectable = 0.2;
+  c.verdict = "no significant difference";
+  // 4 x (ln 1.2 / ln 1.05)^2 = 55.8
+  EXPECT_EQ(rounds_to_settle(c), " (about 56 rounds would tell 1.050x from 1, 80 % of the time at this spread)");
+  c.ratio = 1.001;
+  EXPECT_EQ(rounds_to_settle(c), " (1.001x needs more than 1000 rounds to be told from 1 at this spread)");
+  c.ratio = 1;
+  EXPECT_EQ(rounds_to_settle(c), " (a ratio this close to 1: no number of rounds would tell it from 1)");
+  c.detectable = 0;
+  EXPECT_EQ(rounds_to_settle(c), "") << "not judged: no number";
+}
