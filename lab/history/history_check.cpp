@@ -1,5 +1,6 @@
 #include "lab/history/history_check.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "lab/base/text_table.h"
@@ -15,6 +16,27 @@ std::string percent(double fraction) {
 }
 
 }  // namespace
+
+std::string what_would_see(const CheckOutcome& o, double threshold, bool higher_is_better) {
+  // The blindest judged series decides: the comparable runs it would need at its spread,
+  // up to the window; beyond that only a smaller spread helps, which more samples per run
+  // give when the runs differ by their samples' noise.
+  const CheckLine* blind = nullptr;
+  for (const auto& l : o.lines)
+    if (l.result.history >= kMinHistoryPoints && (!blind || l.result.detectable > blind->result.detectable)) blind = &l;
+  if (!blind || !(threshold > 0)) return "add runs, or samples per run";
+  const double sd = blind->result.log_sd;
+  for (size_t n = blind->result.history + 1; n <= kHistoryWindow; ++n)
+    if (detectable_change(sd, n, o.level, higher_is_better) <= threshold)
+      return std::to_string(n) + " comparable earlier runs at this spread would see it (" + std::to_string(blind->result.history) + " now, for " +
+             blind->product + " " + blind->test + ")";
+  const double at_window = detectable_change(sd, kHistoryWindow, o.level, higher_is_better);
+  const double more = std::pow(at_window / threshold, 2);
+  char buf[200];
+  snprintf(buf, sizeof buf, "even %zu runs at this spread see only %s; runs of about %.0fx the samples each would (if the runs differ by their samples' noise)",
+           kHistoryWindow, percent(at_window).c_str(), std::ceil(more));
+  return buf;
+}
 
 CheckOutcome check_newest(const std::vector<Trend>& trends, const CheckQuery& query, const HistoryMetric& metric) {
   CheckOutcome out;
@@ -74,7 +96,8 @@ std::string check_text(const CheckOutcome& o, const CheckQuery& query, const His
   else if (o.exit_code == kExitNoHistory) s += "no comparable history to judge by: at least " + std::to_string(kMinHistoryPoints) + " earlier runs in the same environment (exit 4)\n";
   else if (o.exit_code == kExitHistoryBlind)
     s += "cannot see the threshold: this history detects changes of " + percent(o.detectable) + " or more, the threshold asks for " +
-         percent(query.threshold) + "; nothing beyond it was seen, but a smaller drop would pass unseen: add runs, or samples per run (exit 5)\n";
+         percent(query.threshold) + "; nothing beyond it was seen, but a smaller drop would pass unseen: " +
+         what_would_see(o, query.threshold, metric.higher_is_better) + " (exit 5)\n";
   else s += "no regression (exit 0)\n";
   return s;
 }

@@ -42,5 +42,8 @@ struct CheckOutcome {
 // newest point's.
 CheckOutcome check_newest(const std::vector<Trend>& trends, const CheckQuery& query, const HistoryMetric& metric);
 std::string check_text(const CheckOutcome& outcome, const CheckQuery& query, const HistoryMetric& metric);
+// When the history cannot see the threshold: how many comparable runs would, at the spread
+// of its blindest series; or, past the window, how many times the samples per run.
+std::string what_would_see(const CheckOutcome& outcome, double threshold, bool higher_is_better);
 
 }  // namespace vpnlab

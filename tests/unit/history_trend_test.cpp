@@ -334,9 +334,28 @@ TEST(Check, AHistoryTooNoisyToSeeTheThresholdSaysSoAndExitsFive) {
   EXPECT_EQ(noisy.exit_code, kExitHistoryBlind) << text;
   EXPECT_GT(noisy.detectable, 0.05) << text;
   EXPECT_NE(text.find("cannot see the threshold: this history detects changes of "), std::string::npos) << text;
-  EXPECT_NE(text.find("the threshold asks for 5.0 %; nothing beyond it was seen, but a smaller drop would pass unseen: add runs, or samples per run (exit 5)"),
+  // What would see it: no number of runs in the window at this spread, so samples per run.
+  EXPECT_NE(text.find("the threshold asks for 5.0 %; nothing beyond it was seen, but a smaller drop would pass unseen: even 20 runs at this spread "
+                      "see only 16.5 %; runs of about 11x the samples each would (if the runs differ by their samples' noise) (exit 5)"),
             std::string::npos)
       << text;
+  // A spread that more runs can beat says how many: the first count whose detectable change is
+  // within the threshold.
+  bool counted = false;
+  for (double spread : {0.03, 0.02, 0.015, 0.01, 0.008}) {
+    CheckOutcome some = vpnlab::check_newest(build_trends(runs(spread), {q.product, q.test, q.metric, false}, metric), q, metric);
+    if (some.exit_code != kExitHistoryBlind) continue;
+    const std::string said = what_would_see(some, q.threshold, metric.higher_is_better);
+    if (said.empty() || !std::isdigit(static_cast<unsigned char>(said[0]))) continue;
+    const Lookback& l = some.lines.front().result;
+    const size_t n = std::stoul(said.substr(0, said.find(' ')));
+    EXPECT_LE(detectable_change(l.log_sd, n, some.level, true), 0.05) << said;
+    EXPECT_GT(detectable_change(l.log_sd, n - 1, some.level, true), 0.05) << said;
+    EXPECT_NE(said.find(" comparable earlier runs at this spread would see it (5 now, for wireguard-go a-to-b)"), std::string::npos) << said;
+    counted = true;
+    break;
+  }
+  EXPECT_TRUE(counted) << "some spread is too wide for 5 runs and narrow enough for 20";
   CheckOutcome quiet = vpnlab::check_newest(build_trends(runs(0.002), {q.product, q.test, q.metric, false}, metric), q, metric);
   EXPECT_EQ(quiet.exit_code, 0) << check_text(quiet, q, metric);
   EXPECT_LT(quiet.detectable, 0.05);
