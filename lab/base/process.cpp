@@ -73,6 +73,7 @@ static void record_command(const SpawnSpec& spec, const std::string& exe) {
   for (int c : spec.cpus) text += " " + std::to_string(c);
   text += spec.cpus.empty() ? " not pinned\n" : "\n";
   text += std::string("network namespace: ") + (spec.netns_fd >= 0 ? "the node's" : "the host's") + "\n";
+  if (spec.daemon) text += "runs until stopped: yes\n";
   (void)write_file(spec.stdout_path + ".cmd", text, 0640);
 }
 

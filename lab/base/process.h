@@ -25,6 +25,7 @@ struct SpawnSpec {
   int stdio_fd = -1;                        // >= 0: stdin and stdout are this fd (a socket to the child)
   bool die_with_parent = false;             // SIGKILL when the spawning thread ends (a test's servers)
   bool env_values_private = false;          // LOG.cmd names env's variables, never their values (a proxy's credentials)
+  bool daemon = false;                      // runs until stopped: LOG.cmd says so (a hand recipe starts it in the background)
 };
 
 // The first non-empty line a command prints on stdout ("iperf 3.12 (cJSON 1.7.15)"), run

@@ -1,5 +1,7 @@
 #include "lab/results/scorecard.h"
 
+#include "lab/results/hand_recipe.h"
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -271,6 +273,13 @@ json scorecard_json(const std::string& suite_name, const std::string& suite_file
     for (const auto& t : tests)
       for (const auto& f : *by_test[t].front()->figures) add_figure_cells(f, by_test[t], sc, env, now_utc, &out["cells"]);
     out["scenarios"].back()["reproduce"] = reproduce_line(sc, rows);
+    // Per product, the commands that ran, to check a figure by hand.
+    json recipes = json::object();
+    if (!sc.run.empty())
+      for (const auto& m : measured)
+        if (!recipes.contains(m.product))
+          if (std::string r = hand_recipe(out_dir + "/" + sc.run, sc.topology, m.product, rows); !r.empty()) recipes[m.product] = r;
+    out["scenarios"].back()["recipes"] = recipes;
   }
   return out;
 }

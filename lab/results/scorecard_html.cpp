@@ -192,7 +192,12 @@ std::string scenario_section(const json& card, const json& sc) {
          (p.contains("date") ? esc(p["date"]) : "") + "</td><td>" + trend_strip(c) + "</td></tr>";
   }
   if (!last.empty()) h += "</table>";
-  return h + "<p>Reproduce:</p><pre>" + esc(sc.value("reproduce", "")) + "</pre>";
+  h += "<p>Reproduce:</p><pre>" + esc(sc.value("reproduce", "")) + "</pre>";
+  // By hand: the commands that ran, per product (lab/results/hand_recipe.h).
+  if (sc.contains("recipes") && sc["recipes"].is_object())
+    for (const auto& [product, text] : sc["recipes"].items())
+      if (text.is_string()) h += "<details><summary>" + xml_escape(product) + " by hand</summary><pre>" + esc(text) + "</pre></details>";
+  return h;
 }
 
 // What each product's spec declares, one row per feature; a row whose effect a scenario

@@ -53,9 +53,21 @@ Status ProductSession::create_link_step(const PlanNode& node, const ProductStep&
 }
 
 Status ProductSession::configure_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
-  if (auto s = ctx_.nodes->configure_link(node.name, expand(step.ifname, tc).value(), node.overlay, ctx_.plan->overlay_mtu); !s)
+  const std::string ifname = expand(step.ifname, tc).value();
+  if (auto s = ctx_.nodes->configure_link(node.name, ifname, node.overlay, ctx_.plan->overlay_mtu); !s)
     return with_context(s.error(), "node '" + node.name + "'");
+  // What netlink did, as the commands that do the same, in the step's order: a hand recipe
+  // (lab/results/hand_recipe.h) reads them beside the commands that ran.
+  note_equivalent(node.name, {"ip", "addr", "add", node.overlay.str(), "dev", ifname});
+  note_equivalent(node.name, {"ip", "link", "set", ifname, "mtu", std::to_string(ctx_.plan->overlay_mtu), "up"});
   return ok_status();
+}
+
+void ProductSession::note_equivalent(const std::string& node, const std::vector<std::string>& argv) {
+  std::string text = "exe: (none: vpnlab did this through netlink; the command does the same)\nargv:\n";
+  for (const auto& a : argv) text += "  " + a + "\n";
+  text += "env (added to PATH, LANG=C.UTF-8, HOME=/root):\ncpus: not pinned\nnetwork namespace: the node's\n";
+  (void)write_file(log_dir() + "/" + node + "-" + std::to_string(++log_seq_) + "-netlink.log.cmd", text, 0640);
 }
 
 Status ProductSession::wait_listen_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
@@ -84,6 +96,7 @@ SpawnSpec ProductSession::step_process(const PlanNode& node, const ProductStep& 
 
 Status ProductSession::daemon_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
   SpawnSpec sp = step_process(node, step, tc);
+  sp.daemon = true;
   auto child = ctx_.nodes->spawn(node.name, sp, true);
   if (!child) return with_context(child.error(), "node '" + node.name + "'");
   daemons_.push_back(Daemon{node.name, sp.stdout_path, std::move(child.value())});

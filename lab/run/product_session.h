@@ -137,6 +137,8 @@ class ProductSession {
   std::string instance() const;  // "<product>" or "<product>/<instance>"
   std::string node_dir(const std::string& node) const;
   std::string log_dir() const;
+  // A LOG.cmd for what vpnlab did itself (netlink), as the command that does the same.
+  void note_equivalent(const std::string& node, const std::vector<std::string>& argv);
   std::string secrets_dir(const std::string& node) const;
 
   struct Daemon {

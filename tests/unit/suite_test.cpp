@@ -12,6 +12,7 @@
 #include "lab/record/results_csv.h"
 #include "lab/results/scorecard.h"
 #include "lab/results/scorecard_diff.h"
+#include "lab/results/hand_recipe.h"
 
 namespace vpnlab {
 namespace {
@@ -268,4 +269,59 @@ TEST(SuiteDiff, AFileThatIsNotAScorecardIsALocatedError) {
 }
 
 }  // namespace
+}  // namespace vpnlab
+
+namespace vpnlab {
+namespace {
+
+void write_cmd(const std::string& path, const std::vector<std::string>& argv, const std::string& env, const std::string& cpus, bool node,
+               bool daemon = false) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::string t = "exe: /usr/bin/" + argv.front() + "\nargv:\n";
+  for (const auto& a : argv) t += "  " + a + "\n";
+  t += "env (added to PATH, LANG=C.UTF-8, HOME=/root):\n" + env + "cpus: " + cpus + "\nnetwork namespace: " + (node ? "the node's" : "the host's") + "\n";
+  if (daemon) t += "runs until stopped: yes\n";
+  std::ofstream(path) << t;
+}
+
+}  // namespace
+
+// The hand recipe is what ran: the product's round-1 commands in the order they ran (the
+// host's prepare steps first), then each test's first sample, server before client; a
+// word a shell would split is quoted; a link or an oversized file in the run is no command.
+TEST(Scorecard, TheHandRecipeIsTheCommandsTheRunRanInTheirOrder) {
+  const std::string run = make_temp_dir("recipe") + "/run";
+  const std::string round = run + "/logs/nebula/round-1";
+  write_cmd(round + "/b-1-nebula.log.cmd", {"nebula", "-config", "/r/nodes/nebula/b/config.yml"}, "  GOMAXPROCS=1\n", "1", true, true);
+  write_cmd(round + "/a-2-nebula.log.cmd", {"nebula", "-config", "/r/nodes/nebula/a/config.yml"}, "  GOMAXPROCS=1\n", "0", true, true);
+  write_cmd(round + "/prepare-1-run.out.cmd", {"nebula-cert", "ca", "-name", "it's a lab"}, "", "not pinned", false);
+  write_cmd(round + "/a-counters.out.cmd", {"cat", "/proc/net/dev"}, "", "not pinned", true);  // a meter, not a step
+  write_cmd(run + "/logs/nebula/a-to-b/sample-1-server.log.cmd", {"iperf3", "-4", "-s", "-1", "-p", "5201"}, "", "1", true);
+  write_cmd(run + "/logs/nebula/a-to-b/sample-10-server.log.cmd", {"iperf3", "-s"}, "", "1", true);
+  write_cmd(run + "/raw/nebula/a-to-b/sample-1.json.cmd", {"iperf3", "-4", "-c", "10.77.0.2", "-p", "5201"}, "", "0", true);
+  std::filesystem::create_symlink("/etc/passwd", round + "/a-3-evil.log.cmd");
+  std::ofstream(round + "/a-4-huge.log.cmd") << "argv:\n" << std::string(100 << 10, 'x') << "\n";
+  SampleRow row;
+  row.product = "nebula";
+  row.test = "a-to-b";
+  row.client = "a";
+  row.server = "b";
+  const std::string recipe = hand_recipe(run, "topologies/quick.toml", "nebula", {row});
+  EXPECT_EQ(recipe,
+            "# nebula by hand, as this run ran it, on the lab 'vpnlab up topologies/quick.toml' builds. Open a shell in each node,\n"
+            "# each with its own /run as a run gives the products in a node:\n"
+            "#   vpnlab exec topologies/quick.toml b -- unshare -m sh -c 'mount -t tmpfs tmpfs /run && exec bash'\n"
+            "#   vpnlab exec topologies/quick.toml a -- unshare -m sh -c 'mount -t tmpfs tmpfs /run && exec bash'\n"
+            "# then type each line in its node's shell ('host$': on the host), in this order ('&': it runs until stopped).\n"
+            "vpnlab up topologies/quick.toml\n"
+            "host$ nebula-cert ca -name 'it'\\''s a lab'\n"
+            "b$ taskset -c 1 env GOMAXPROCS=1 nebula -config /r/nodes/nebula/b/config.yml &\n"
+            "a$ taskset -c 0 env GOMAXPROCS=1 nebula -config /r/nodes/nebula/a/config.yml &\n"
+            "# test a-to-b, sample 1: its server(s), then its client(s)\n"
+            "b$ taskset -c 1 iperf3 -4 -s -1 -p 5201 &\n"
+            "a$ taskset -c 0 iperf3 -4 -c 10.77.0.2 -p 5201\n"
+            "vpnlab down topologies/quick.toml\n");
+  EXPECT_EQ(hand_recipe(run, "topologies/quick.toml", "wireguard-go", {row}), "") << "no command kept: no recipe";
+}
+
 }  // namespace vpnlab
