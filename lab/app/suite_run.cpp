@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <regex>
 
@@ -201,6 +202,9 @@ Result<SuiteOutcome> run_suite(const SuiteInput& in, const SuiteHooks& hooks) {
   SuiteOutcome out;
   double budget = in.budget_s.value_or(in.suite.budget_s.value_or(kDefaultSuiteBudget));
   for (const auto& st : states) budget -= st.state == "done" ? st.wall_s : 0;  // a resumed suite keeps to what is left
+  double round_s = 0;
+  for (size_t i = 0; i < states.size(); ++i) round_s += states[i].state == "done" || states[i].state == "failed" ? 0 : weights[i];
+  if (const std::string note = budget_note(budget, round_s); !note.empty()) spdlog::warn("{}", note);
   for (size_t i = 0; i < states.size(); ++i) {
     ScenarioState& st = states[i];
     if (st.state == "done" || st.state == "failed") continue;
@@ -219,6 +223,17 @@ Result<SuiteOutcome> run_suite(const SuiteInput& in, const SuiteHooks& hooks) {
   out.scenarios = states;
   out.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
   return out;
+}
+
+std::string budget_note(double budget_s, double round_s) {
+  constexpr double kFirstLook = 3;  // the rounds adaptive sampling's first look needs
+  if (round_s <= 0 || budget_s >= kFirstLook * round_s) return "";
+  char buf[320];
+  snprintf(buf, sizeof buf,
+           "suite: %.0f min hold about %.1f rounds of every scenario left (one round of each: about %.0f s as planned); a first look needs 3 "
+           "rounds: give --budget %.0fm or more, or fewer scenarios",
+           budget_s / 60, budget_s / round_s, round_s, std::ceil(kFirstLook * round_s / 60));
+  return buf;
 }
 
 }  // namespace vpnlab

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "../temp_paths.h"
+#include "lab/app/suite_run.h"
 #include "lab/model/suite.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/scorecard.h"
@@ -322,6 +323,19 @@ TEST(Scorecard, TheHandRecipeIsTheCommandsTheRunRanInTheirOrder) {
             "a$ taskset -c 0 iperf3 -4 -c 10.77.0.2 -p 5201\n"
             "vpnlab down topologies/quick.toml\n");
   EXPECT_EQ(hand_recipe(run, "topologies/quick.toml", "wireguard-go", {row}), "") << "no command kept: no recipe";
+}
+
+}  // namespace vpnlab
+
+namespace vpnlab {
+
+// A budget too short for a first look of every scenario is said before anything runs, with
+// the budget that would hold one.
+TEST(Suite, ABudgetShortOfAFirstLookOfEveryScenarioSaysWhatWouldHoldOne) {
+  EXPECT_EQ(budget_note(1200, 600), "suite: 20 min hold about 2.0 rounds of every scenario left (one round of each: about 600 s as planned); "
+                                    "a first look needs 3 rounds: give --budget 30m or more, or fewer scenarios");
+  EXPECT_EQ(budget_note(1800, 600), "") << "3 rounds fit";
+  EXPECT_EQ(budget_note(1200, 0), "") << "nothing left to run";
 }
 
 }  // namespace vpnlab
