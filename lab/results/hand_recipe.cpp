@@ -13,6 +13,7 @@ namespace vpnlab {
 namespace {
 
 constexpr uint64_t kMaxCmdBytes = 64 << 10;  // a LOG.cmd: an argv, an environment, the CPUs
+constexpr size_t kMaxRoundFiles = 10000;      // files looked at in one round's log directory
 
 // A word as a POSIX shell reads it back unchanged.
 std::string shell_word(const std::string& w) {
@@ -59,12 +60,15 @@ std::string file_text(const std::string& path) {
 // The recorded commands under `dir` ("NODE-N-LABEL.log.cmd", N the order they ran in, and
 // "prepare-N-WHO.out.cmd" run on the host), in the order they ran.
 std::vector<std::pair<std::string, std::string>> round_commands(const std::string& dir) {
-  static const std::regex step("(.+)-([0-9]+)-[^/]*\\.log\\.cmd");
-  static const std::regex prepare("prepare-([0-9]+)-[^/]*\\.out\\.cmd");
+  // At most 9 digits: a tampered name's number never overflows the conversion.
+  static const std::regex step("(.+)-([0-9]{1,9})-[^/]*\\.log\\.cmd");
+  static const std::regex prepare("prepare-([0-9]{1,9})-[^/]*\\.out\\.cmd");
   std::multimap<std::pair<int, int>, std::pair<std::string, std::string>> ordered;  // (prepare first, N) -> (node, path)
   std::error_code ec;
   std::vector<std::filesystem::path> files;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+  // A round's commands are a few dozen; a directory of more is not a run's (and not read whole).
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::recursive_directory_iterator() && files.size() < kMaxRoundFiles;
+       it.increment(ec))
     if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back(it->path());
   std::sort(files.begin(), files.end());
   for (const auto& p : files) {

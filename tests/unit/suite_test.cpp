@@ -302,6 +302,7 @@ TEST(Scorecard, TheHandRecipeIsTheCommandsTheRunRanInTheirOrder) {
   write_cmd(run + "/raw/nebula/a-to-b/sample-1.json.cmd", {"iperf3", "-4", "-c", "10.77.0.2", "-p", "5201"}, "", "0", true);
   std::filesystem::create_symlink("/etc/passwd", round + "/a-3-evil.log.cmd");
   std::ofstream(round + "/a-4-huge.log.cmd") << "argv:\n" << std::string(100 << 10, 'x') << "\n";
+  write_cmd(round + "/a-99999999999999999999-big.log.cmd", {"evil"}, "", "0", true);  // a number no int holds: not a step
   SampleRow row;
   row.product = "nebula";
   row.test = "a-to-b";
