@@ -70,14 +70,17 @@ TestKindTraits knock_traits() {
   return t;
 }
 
-std::string knock_topology() {
+// topologies/quick.toml with one test of `kind` instead of its own, written to a file.
+std::string quick_with_test(const std::string& name, const std::string& kind) {
   std::string text = read_file_text(VPNLAB_TOPOLOGIES "/quick.toml");
   text = text.substr(0, text.find("[[bench.test]]"));
-  text += "[[bench.test]]\nname = \"knocks\"\nkind = \"knock\"\nclient = \"a\"\nserver = \"b\"\n";
-  const std::string path = make_temp_dir("knock") + "/knock.toml";
+  text += "[[bench.test]]\nname = \"" + name + "\"\nkind = \"" + kind + "\"\nclient = \"a\"\nserver = \"b\"\n";
+  const std::string path = make_temp_dir(kind) + "/" + kind + ".toml";
   std::ofstream(path) << text;
   return path;
 }
+
+std::string knock_topology() { return quick_with_test("knocks", "knock"); }
 
 }  // namespace
 
@@ -144,12 +147,7 @@ TEST(TestDriver, ADriverAloneRunsItsKindThroughTheRunnerIntoTheRowsAndSummary) {
 // sockperf's server serves until it is stopped: waiting for it to exit by itself cost every
 // rr sample (and its warm-up) 5 s of nothing, a third of a 2-product firewall-cost run.
 TEST(TestDriver, AServerThatServesUntilStoppedIsStoppedWhenItsClientEndsNotWaitedFor) {
-  std::string text = read_file_text(VPNLAB_TOPOLOGIES "/quick.toml");
-  text = text.substr(0, text.find("[[bench.test]]"));
-  text += "[[bench.test]]\nname = \"rr\"\nkind = \"rr\"\nclient = \"a\"\nserver = \"b\"\n";
-  const std::string path = make_temp_dir("rr-wait") + "/rr.toml";
-  std::ofstream(path) << text;
-  auto topo = load_topology(path);
+  auto topo = load_topology(quick_with_test("rr", "rr"));
   ASSERT_TRUE(topo.ok()) << topo.error().format();
   PlanOptions po;
   po.run_id = "20261207-000000-rrwait";
