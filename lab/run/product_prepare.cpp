@@ -108,6 +108,9 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
   for (auto it = node->underlay.rbegin(); it != node->underlay.rend(); ++it)
     if (it->carrier) tc.vars["underlay_address"] = it->addr.addr.str();
   tc.vars["subnets"] = join_prefixes(node->sites);
+  tc.vars["allowed_ips"] = join_prefixes(node->sites, node->overlay.addr.str() + "/32");
+  auto& own_sites = tc.lists["sites"];  // one item per site behind this node: tinc's Subnet lines
+  for (const auto& site : node->sites) own_sites.push_back({{"site", site.str()}});
   tc.vars["dir"] = node_dir(node->name);
   tc.vars["secrets"] = secrets_dir(node->name);
   if (ctx_.keys && ctx_.keys->count(node->name)) {

@@ -148,6 +148,30 @@ TEST(Routing, SiteToSiteTrafficCrossesTheGatewaysTunnel) {
   EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
 
+// The OPNsense seed's question: OpenVPN (and the other Debian products that can route a
+// subnet) between two sites. Each carries the sites in its own way: OpenVPN and fastd take
+// whatever the lab routes into their TUN device, tinc needs a Subnet line per site in the
+// gateway's host file, strongSwan traffic selectors that name the sites. A product that
+// drops a site's packets gives a row with no throughput or one that never crossed the tunnel.
+TEST(Routing, SiteToSiteDebianProductsCarryTheSites) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  VPNLAB_REQUIRE_PROGRAM("openvpn");
+  VPNLAB_REQUIRE_PROGRAM("tincd");
+  VPNLAB_REQUIRE_PROGRAM("fastd");
+  VPNLAB_REQUIRE_PROGRAM("swanctl");
+  ShortRun run = short_run({"baseline", "openvpn", "tinc", "fastd", "strongswan-libipsec"}, VPNLAB_PRODUCTS_DIR, 1,
+                           VPNLAB_TOPOLOGIES "/site-to-site.toml");
+  ASSERT_TRUE(run.report.ok()) << run.report.error().format();
+  ASSERT_EQ(run.report->rows.size(), 10u);
+  for (const auto& r : run.report->rows) {
+    EXPECT_TRUE(r.valid) << r.product << "/" << r.test << ": " << r.reason;
+    EXPECT_EQ(r.client, "c1");
+  }
+  for (const auto& p : run.report->products) EXPECT_TRUE(p.plaintext.empty()) << p.product << ": " << p.plaintext;
+  EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
+}
+
 // The gateways route the sites around the tunnel (the baseline's routes) while the
 // product runs: iperf3 still works, but the overlay counters stay flat and the row says so.
 TEST(Routing, AMisroutedSampleFailsTheTunnelCheck) {

@@ -53,7 +53,7 @@ TEST(Scale, TheShippedFileReadsAndEachSizeIsAMeshOfThatManyNodes) {
       if (std::string(name) == "openvpn" || std::string(name) == "fastd") {
         ASSERT_FALSE(fits.ok()) << name;
         EXPECT_EQ(fits.error().message, "product '" + std::string(name) + "' does not carry a mesh overlay of " + std::to_string(n) +
-                                            " VPN nodes (it supports: p2p)");
+                                            " VPN nodes (it supports: p2p, site-to-site)");
       } else {
         EXPECT_TRUE(fits.ok()) << name << ": " << fits.error().format();
       }
