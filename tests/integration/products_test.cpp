@@ -56,7 +56,7 @@ TEST(Products, ShapeAndMtuAreRefusedBeforeAnythingStarts) {
   Plan mesh = plan_for(VPNLAB_TOPOLOGIES "/bridge3.toml");
   auto s = check_product_fits(openvpn.value(), mesh);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, "product 'openvpn' does not carry a mesh overlay of 3 VPN nodes (it supports: p2p)");
+  EXPECT_EQ(s.error().message, "product 'openvpn' does not carry a mesh overlay of 3 VPN nodes (it supports: p2p, site-to-site)");
   Plan p2p = plan_for(VPNLAB_TOPOLOGIES "/quick.toml");
   EXPECT_TRUE(check_product_fits(swan.value(), p2p).ok());
   p2p.overlay_mtu = 1420;

@@ -61,7 +61,7 @@ TEST(Scale, A25NodeNebulaMeshConvergesAndReportsItsCost) {
   EXPECT_EQ(r["reason"], "\"\"");
   // OpenVPN carries one peer per process: refused before anything was made.
   EXPECT_EQ(rows[1]["product"], "openvpn");
-  EXPECT_EQ(rows[1]["reason"], "\"refused: product 'openvpn' does not carry a mesh overlay of 25 VPN nodes (it supports: p2p)\"");
+  EXPECT_EQ(rows[1]["reason"], "\"refused: product 'openvpn' does not carry a mesh overlay of 25 VPN nodes (it supports: p2p, site-to-site)\"");
   EXPECT_NE(out.out.find("* contended: more nodes than CPUs"), std::string::npos) << out.out;
   EXPECT_TRUE(list_namespaces("vpnlab-sc-").empty());
   EXPECT_TRUE(pids_named("nebula").empty());
