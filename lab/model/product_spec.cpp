@@ -255,7 +255,7 @@ Status parse_bringup(const TomlReader& r, const toml::table& root, ProductSpec* 
 
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
-                                             "interface", "underlay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
+                                             "interface", "underlay_port", "relay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
                                              "ready", "counters", "source", "origin", "service", "start_order", "path", "encrypted", "bringup_s"});
       !s)
     return s;
@@ -281,6 +281,7 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (auto s = get_string(r, root, "interface_kind", "product", &spec->interface_kind, false, {}); !s) return s;
   spec->underlay_port = "{{port}}";
   if (auto s = get_string(r, root, "underlay_port", "product", &spec->underlay_port, false, {}); !s) return s;
+  if (auto s = get_string(r, root, "relay_port", "product", &spec->relay_port, false, {}); !s) return s;
   if (auto s = get_string_list(r, root, "requires", "product", &spec->requires_caps, nullptr); !s) return s;
   if (spec->keys != "none" && spec->keys != "x25519")
     return r.at(*root.get("keys"), "product: unknown key type '" + spec->keys + "'", "use keys = \"x25519\" or \"none\"");

@@ -114,6 +114,7 @@ struct ProductSpec {
   bool encrypted = true;
   std::string interface;
   std::string underlay_port;   // where its packets travel (templated; default "{{port}}")
+  std::string relay_port;      // where a native relay chain's ends send them ("" = underlay_port): DERP's 3340
   std::string interface_kind;  // checked after bring-up when set: e.g. "wireguard", not a TUN
   std::vector<std::string> requires_caps;  // kernel features (see `vpnlab doctor`) it needs
   std::string keys = "none";  // "x25519" or "none"

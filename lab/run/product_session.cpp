@@ -274,9 +274,10 @@ bool ProductSession::parse_counter_output(const std::string& text, int rx_field,
   return any;
 }
 
-int ProductSession::underlay_port() const {
+int ProductSession::underlay_port(bool relayed) const {
   if (!ctx_.spec->tunnel) return 0;
-  auto port = expand(ctx_.spec->underlay_port, context_for(nullptr));
+  const std::string& text = relayed && !ctx_.spec->relay_port.empty() ? ctx_.spec->relay_port : ctx_.spec->underlay_port;
+  auto port = expand(text, context_for(nullptr));
   return port ? std::atoi(port->c_str()) : 0;
 }
 

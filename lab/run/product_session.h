@@ -92,8 +92,9 @@ class ProductSession {
   std::vector<std::pair<std::string, NodeProcess*>> daemon_processes() const;
   // Pins every thread of the node's daemons (again: Go and others start threads later).
   Status repin_daemons();
-  // The UDP/TCP port the product's packets use on the underlay (0 for the baseline).
-  int underlay_port() const;
+  // The UDP/TCP port the product's packets use on the underlay (0 for the baseline); on a
+  // native relay chain's ends, `relayed`, the port they reach the relay on.
+  int underlay_port(bool relayed = false) const;
   // Daemons alive right now; a dead one is named with its log tail.
   Status check_daemons();
   // The daemons' pidfds, to wait on next to other events (readable when one exits).

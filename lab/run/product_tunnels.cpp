@@ -124,6 +124,13 @@ Status ProductTunnels::repin_daemons() {
 
 int ProductTunnels::underlay_port() const { return sessions_.front()->underlay_port(); }
 
+int ProductTunnels::underlay_port(const std::string& from, const std::string& to) const {
+  if (hop_plans_.empty()) return sessions_.front()->underlay_port();
+  auto hops = plan_->hops_between(from, to);
+  if (hops.empty()) return sessions_.front()->underlay_port();
+  return sessions_.at(session_of(hops.front()))->underlay_port(!hops.front()->relays.empty());
+}
+
 Status ProductTunnels::check_daemons() {
   for (const auto& s : sessions_)
     if (auto r = s->check_daemons(); !r) return r;

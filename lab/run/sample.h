@@ -67,10 +67,16 @@ class PlaintextWatch {
   // Stops watching: "" when the sample `row` showed what it must, otherwise why not.
   std::string verdict(const ProductSpec& spec, const SampleRow& row);
 
+  // One end of the path: its VPN node, the interface its packets leave on, their port.
+  struct End {
+    std::string node, ifname;
+    int port = 0;
+    std::unique_ptr<PayloadWatch> watch;
+  };
+
  private:
-  std::unique_ptr<PayloadWatch> watch_;
-  std::string vpn_node_, ifname_;
-  int port_ = 0;
+  std::string end_verdict(const ProductSpec& spec, const End& end, const PayloadWatch::Summary& seen) const;
+  std::vector<End> ends_;
   uint64_t delivered_ = 0;
 };
 // A 1 s sample of its own carrying the watch. "" when as expected, otherwise why not.

@@ -5,32 +5,76 @@
 
 namespace vpnlab {
 
+namespace {
+
+// `node`'s interface on a link it shares with `neighbor` ("" when none).
+std::string ifname_toward(const Plan& plan, const std::string& node, const std::string& neighbor) {
+  const PlanNode* a = plan.node(node);
+  const PlanNode* b = plan.node(neighbor);
+  if (!a || !b) return "";
+  for (const auto& mine : a->underlay)
+    for (const auto& theirs : b->underlay)
+      if (mine.link == theirs.link) return mine.ifname;
+  return "";
+}
+
+// Where a path's end sends its packets toward the other end: the underlay interface and the
+// port. On a chain, toward its own hop's neighbour, or its native relay (whose transport
+// may differ: Tailscale's DERP is TCP 3340, its direct path UDP {{port}}).
+PlaintextWatch::End end_of_path(const SampleContext& c, const std::string& end, const std::string& other) {
+  PlaintextWatch::End e;
+  e.node = end;
+  e.port = c.session->underlay_port(end, other);
+  auto hops = c.plan->hops_between(end, other);
+  if (hops.empty()) {
+    for (const auto& u : c.plan->node(end)->underlay)
+      if (u.link == c.test->underlay_link()) e.ifname = u.ifname;
+    return e;
+  }
+  const PlanHop* h = hops.front();
+  e.ifname = ifname_toward(*c.plan, end, !h->relays.empty() ? h->relays.front() : (h->a == end ? h->b : h->a));
+  return e;
+}
+
+}  // namespace
+
+// Both ends of the path are watched: a relay or a route may carry one end's packets
+// differently from the other's, and the proof is about the path the test took.
 std::string PlaintextWatch::start(SampleContext* c) {
   const PlanTest& test = *c->test;
-  vpn_node_ = c->plan->node(test.spec.client)->vpn_node();
-  for (const auto& u : c->plan->node(vpn_node_)->underlay)
-    if (u.link == test.underlay_link()) ifname_ = u.ifname;
-  port_ = c->session->underlay_port();
-  auto watch = c->nodes->payload_watch(vpn_node_, ifname_, iperf_repeating_pattern(), port_);
-  if (!watch) return "plaintext check: " + watch.error().message;
-  if (!*watch) return "plaintext check: this backend cannot watch the underlay";
-  watch_ = std::move(watch.value());
+  const std::string client = c->plan->node(test.spec.client)->vpn_node();
+  const std::string server = c->plan->node(test.spec.servers.front())->vpn_node();
+  ends_.push_back(end_of_path(*c, client, server));
+  if (server != client) ends_.push_back(end_of_path(*c, server, client));
+  for (auto& e : ends_) {
+    auto watch = c->nodes->payload_watch(e.node, e.ifname, iperf_repeating_pattern(), e.port);
+    if (!watch) return "plaintext check: " + watch.error().message;
+    if (!*watch) return "plaintext check: this backend cannot watch the underlay";
+    e.watch = std::move(watch.value());
+  }
   c->repeating_payload = true;
   c->port_bytes_out = &delivered_;
   return "";
 }
 
 std::string PlaintextWatch::verdict(const ProductSpec& spec, const SampleRow& row) {
-  PayloadWatch::Summary seen = watch_->stop();
+  std::vector<PayloadWatch::Summary> seen;
+  for (auto& e : ends_) seen.push_back(e.watch->stop());
   if (row.status != "ok" || (spec.tunnel && !row.valid)) return "plaintext check: the sample failed: " + row.reason;
-  std::string frames = std::to_string(seen.frames) + " frames on " + vpn_node_ + "/" + ifname_ + " watched, " + std::to_string(seen.drops) +
+  for (size_t i = 0; i < ends_.size(); ++i)
+    if (auto why = end_verdict(spec, ends_[i], seen[i]); !why.empty()) return why;
+  return "";
+}
+
+std::string PlaintextWatch::end_verdict(const ProductSpec& spec, const End& end, const PayloadWatch::Summary& seen) const {
+  std::string frames = std::to_string(seen.frames) + " frames on " + end.node + "/" + end.ifname + " watched, " + std::to_string(seen.drops) +
                        " not captured";
   if (spec.tunnel && spec.encrypted && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
   // Each row proves with exact counters that the underlay carried at least iperf3's bytes;
   // the watch (which may miss frames under load) proves those bytes used the product's port.
   if (spec.tunnel && (delivered_ == 0 || seen.ipv4_bytes == 0 || seen.port_bytes < seen.ipv4_bytes * 99 / 100))
     return "only " + std::to_string(seen.port_bytes) + " of " + std::to_string(seen.ipv4_bytes) + " IPv4 bytes on the underlay used port " +
-           std::to_string(port_) + " (" + frames + ")";
+           std::to_string(end.port) + " (" + frames + ")";
   if (!spec.tunnel && !seen.pattern_seen) return "plaintext check is blind: no payload seen on the baseline (" + frames + ")";
   // A tunnel whose spec says encrypted = false must show it: else the check saw nothing.
   if (spec.tunnel && !spec.encrypted && !seen.pattern_seen)

@@ -301,6 +301,92 @@ TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
       << reasons[0];
 }
 
+// A topology whose only path is relayed: the plaintext check then watches the relayed path,
+// at both ends, each toward the relay. Tailscale's ends reach DERP over TCP 3340 (its spec's
+// relay_port), not its UDP port: the check must count that port, or every row fails with
+// "only 636 of 55824097 IPv4 bytes on the underlay used port 51820" (as it did). A spec
+// without relay_port shows the check is not blind to the port.
+std::string relay_only_topology() {
+  std::string dir = make_temp_dir("relay-only");
+  std::ofstream(dir + "/relay-only.toml") << R"([lab]
+name = "relonly"
+[overlay]
+subnet = "10.77.0.0/24"
+mtu = 1400
+port = 51820
+[[node]]
+name = "a2"
+cpus = [0]
+[[node]]
+name = "r2"
+cpus = [1]
+[[node]]
+name = "b2"
+cpus = [1]
+[[chain]]
+name = "relayed"
+nodes = ["a2", "r2", "b2"]
+relay = "native"
+[[link]]
+name = "a2r2"
+nodes = ["a2", "r2"]
+subnet = "192.168.22.0/24"
+[[link]]
+name = "r2b2"
+nodes = ["r2", "b2"]
+subnet = "192.168.23.0/24"
+[bench]
+samples = 1
+duration = "1s"
+warmup = "1s"
+[[bench.test]]
+name = "relayed"
+client = "a2"
+server = "b2"
+)";
+  return dir + "/relay-only.toml";
+}
+
+TEST(Chain, ARelayOnlyPathIsProvenAtBothEndsOnTheRelaysTransport) {
+  VPNLAB_REQUIRE_ROOT();
+  VPNLAB_REQUIRE_PROGRAM("iperf3");
+  auto spec = load_product(VPNLAB_PRODUCTS_DIR, "tailscale");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
+  const std::string topology = relay_only_topology();
+  std::string out = make_temp_dir("relay-only");
+  auto r = vpnlab_cli({"run", topology, "--product", "tailscale", "--out", out, "--no-history"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("plaintext check: no payload in clear on the underlay"), std::string::npos) << r.err;
+  auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().format();
+  for (const auto& row : rows.value())
+    if (row.product == "tailscale") EXPECT_TRUE(row.valid) << row.reason;
+
+  // A user's copy of the spec (its own name: a shipped product's name is the shipped spec),
+  // built as tailscale is.
+  std::string products = product_variant("tailscale", "tailscale-no-relay-port", "relay_port = \"3340\"\n", "");
+  std::string file = products + "/tailscale-no-relay-port/product.toml";
+  std::string text = read_file(file);
+  text.replace(text.find("default = true"), 14, "default = true\nbuild = \"tailscale\"");
+  std::ofstream(file) << text;
+  std::string out2 = make_temp_dir("relay-only");
+  auto blind = vpnlab_cli({"run", topology, "--product", "tailscale-no-relay-port", "--out", out2, "--no-history"}, {{"VPNLAB_PRODUCTS", products}});
+  EXPECT_NE(blind.status, 0);
+  auto rows2 = read_results_csv(run_dir_in(out2) + "/results.csv");
+  ASSERT_TRUE(rows2.ok()) << blind.out << blind.err;
+  int rows_of_the_copy = 0;
+  for (const auto& row : rows2.value()) {
+    if (row.product != "tailscale-no-relay-port") continue;
+    ++rows_of_the_copy;
+    EXPECT_FALSE(row.valid);
+    EXPECT_NE(row.reason.find("IPv4 bytes on the underlay used port 51820 ("), std::string::npos) << row.reason;
+    EXPECT_NE(row.reason.find(" frames on a2/"), std::string::npos) << row.reason;
+  }
+  EXPECT_EQ(rows_of_the_copy, 1);
+  EXPECT_TRUE(list_namespaces("vpnlab-relonly-").empty()) << "namespaces left";
+}
+
 // The relay cost table of field-paths.toml has every product that declares a relay and can
 // run here, each with its relayed-over-direct ratio and the relay's own cost; a product added
 // with topology = ["relay"] joins this test by itself.
