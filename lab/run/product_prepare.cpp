@@ -78,6 +78,28 @@ std::map<std::string, std::string> ProductSession::peer_values(const PlanNode& n
   return p;
 }
 
+// A native relay chain: the relay node gets {{#am_relay}}, the others its overlay address
+// in {{#relays}}; and the peers each node dials.
+void ProductSession::add_relay_lists(const PlanNode& node, TemplateContext* tc) const {
+  const Plan& plan = *ctx_.plan;
+  tc->lists["am_relay"] = node.relay ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
+  auto& relays = tc->lists["relays"];
+  for (const PlanNode& other : plan.nodes)
+    if (other.relay && other.name != node.name)
+      relays.push_back({{"relay_name", other.name},
+                        {"relay_overlay_address", other.overlay.addr.str()},
+                        {"relay_underlay_address", peer_underlay(node, other)}});
+  // A hop's service node: its relay's address on each of the hop's links (plan_with_services).
+  for (const auto& [name, addr] : node.served_relays) relays.push_back({{"relay_name", name}, {"relay_underlay_address", addr.str()}});
+  if (relays.size() == 1)
+    for (const auto& [k, v] : relays.front()) tc->vars[k] = v;
+  // The peers a node dials: all others, but an end of a native relay chain dials only its
+  // relay (the other end's underlay is out of its reach: the relay must carry the packets).
+  auto& dial = tc->lists["dial_peers"];
+  for (const PlanNode& other : plan.nodes)
+    if (other.name != node.name && (relays.empty() || other.relay)) dial.push_back(peer_values(node, other));
+}
+
 TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode* peer) const {
   const Plan& plan = *ctx_.plan;
   const ProductSpec& spec = *ctx_.spec;
@@ -136,24 +158,7 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
     peers.push_back(peer_values(*node, other));
     for (const auto& site : other.sites) sites.push_back({{"site", site.str()}, {"site_via", other.overlay.addr.str()}});
   }
-  // A native relay chain: the relay node gets {{#am_relay}}, the others its overlay address
-  // in {{#relays}} (the relays that may carry packets to them).
-  tc.lists["am_relay"] = node->relay ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
-  auto& relays = tc.lists["relays"];
-  for (const PlanNode& other : plan.nodes)
-    if (other.relay && other.name != node->name)
-      relays.push_back({{"relay_name", other.name},
-                        {"relay_overlay_address", other.overlay.addr.str()},
-                        {"relay_underlay_address", peer_underlay(*node, other)}});
-  // A hop's service node: its relay's address on each of the hop's links (plan_with_services).
-  for (const auto& [name, addr] : node->served_relays) relays.push_back({{"relay_name", name}, {"relay_underlay_address", addr.str()}});
-  if (relays.size() == 1)
-    for (const auto& [k, v] : relays.front()) tc.vars[k] = v;
-  // The peers a node dials: all others, but an end of a native relay chain dials only its
-  // relay (the other end's underlay is out of its reach: the relay must carry the packets).
-  auto& dial = tc.lists["dial_peers"];
-  for (const PlanNode& other : plan.nodes)
-    if (other.name != node->name && (relays.empty() || other.relay)) dial.push_back(peer_values(*node, other));
+  add_relay_lists(*node, &tc);
   // One-item or empty lists: {{#first}}...{{/first}} renders only on the first node.
   tc.lists["first"] = index == 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};
   tc.lists["others"] = index != 0 ? std::vector<TemplateVars>{TemplateVars{}} : std::vector<TemplateVars>{};

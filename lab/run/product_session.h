@@ -133,6 +133,7 @@ class ProductSession {
   Status check_mtu();
   // Values for templates: the node's own, the run's, and with `peer` that peer's as peer_*.
   TemplateContext context_for(const PlanNode* node, const PlanNode* peer = nullptr) const;
+  void add_relay_lists(const PlanNode& node, TemplateContext* tc) const;
   std::map<std::string, std::string> peer_values(const PlanNode& node, const PlanNode& peer) const;
   Result<std::string> expand(const std::string& text, const TemplateContext& ctx) const;
   std::string instance() const;  // "<product>" or "<product>/<instance>"
