@@ -14,7 +14,8 @@
 namespace vpnlab {
 
 struct CrrResult {
-  uint64_t connections = 0;  // finished transactions
+  uint64_t connections = 0;  // connections made (crr: one per transaction; rr: one)
+  uint64_t transactions = 0; // finished transactions
   uint64_t errors = 0;       // connects, requests or responses that failed
   double seconds = 0;        // the measured time
   std::vector<double> ms;    // each transaction, connect() to the last response byte
@@ -28,7 +29,16 @@ Status crr_serve(int port, int size, int ready_fd = -1);
 // Runs transactions against address:port back to back for `seconds`.
 CrrResult crr_run(const std::string& address, int port, int size, double seconds);
 
-// One JSON object: connections, errors, seconds, p50/p90/p99/p999 ms, first_error.
+// TCP_RR: request and response back to back over one connection, as netperf's TCP_RR.
+// sockperf ping-pong measures the same, but its client sleeps 2 s after connecting (3.7;
+// no option shortens it), which cost every rr sample 2.35 s here. The server serves one
+// connection at a time, transactions until the client closes.
+Status rr_serve(int port, int size, int ready_fd = -1);
+// One connection (its connect not timed), then transactions for `seconds`: each from the
+// request's first byte sent to the response's last byte received.
+CrrResult rr_run(const std::string& address, int port, int size, double seconds);
+
+// One JSON object: connections, transactions, errors, seconds, p50/p90/p99/p999 ms, first_error.
 std::string crr_json(const CrrResult& r);
 
 }  // namespace vpnlab

@@ -14,12 +14,12 @@ struct TestSpec;
 struct TrafficProcess;
 
 // Where a kind's servers listen, from this port up, one per process. Not iperf3's for the
-// transaction kinds: sockperf's server does not set SO_REUSEADDR, and the connection of the
-// iperf3 sample before (the plaintext check's) may still hold iperf3's port in TIME_WAIT.
+// transaction kinds: the connection of the iperf3 sample before (the plaintext check's) may
+// still hold iperf3's port in TIME_WAIT.
 inline constexpr int kIperfPort = 5201;
 inline constexpr int kTransactionPort = 5301;
 
-inline constexpr int kMinTransactionBytes = 14;  // sockperf's message header: its smallest message
+inline constexpr int kMinTransactionBytes = 14;  // sockperf's smallest message, rr's generator until 2026-12: topologies keep it
 inline constexpr int kMaxTransactionBytes = 65000;
 
 struct TestKindTraits {

@@ -79,7 +79,7 @@ struct HostSpec {
 struct TestSpec {
   std::string name;
   // What it measures (lab/model/test_kinds.h). throughput: iperf3 bulk transfer; rr:
-  // request/response over one TCP connection (sockperf ping-pong); crr: a new TCP connection
+  // request/response over one TCP connection (vpnlab-crr rr); crr: a new TCP connection
   // per request/response (vpnlab-crr); latency: idle round trips, ICMP echoes every 10 ms.
   std::string kind = "throughput";
   int size = kMinTransactionBytes;  // rr/crr: request and response bytes each

@@ -12,7 +12,7 @@ inline constexpr int kEnvironmentSchema = 1;  // environment.json's "schema": wh
 inline constexpr const char* kIperfSuffix = ".json";    // iperf3's JSON (-pK.json per process when several)
 inline constexpr const char* kRttSuffix = "-rtt.txt";   // the latency probes' round trips, ms, one per line
 inline constexpr const char* kRssSuffix = "-rss.txt";   // "t_s node rss_kb" every 100 ms
-inline constexpr const char* kSockperfSuffix = "-sockperf.txt";  // rr tests: sockperf ping-pong's report
+inline constexpr const char* kRrSuffix = "-rr.json";             // rr tests: vpnlab-crr's JSON line, one connection
 inline constexpr const char* kCrrSuffix = "-crr.json";           // crr tests: vpnlab-crr's JSON line
 
 inline std::string raw_dir(const std::string& run_dir, const std::string& product, const std::string& test) {

@@ -81,7 +81,7 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
                      compact_interval(s.rss_kb, "%.1f", 1024), valid});
   }
   o << "per s: transactions (crr: connections, latency: answered echoes) per second, median over samples; p50-p99.9: one transaction's time, request sent to "
-       "response received (medians over samples of each sample's percentile; rr: sockperf's histogram, crr: vpnlab-crr's, which "
+       "response received (medians over samples of each sample's percentile; vpnlab-crr's, whose crr time "
        "includes the connect); CPU-us/tx: the machine's busy CPU per transaction\n";
   for (const auto& s : summaries)
     if (s.tps.n < static_cast<size_t>(s.rows))

@@ -45,7 +45,7 @@ class TestDriver {
   // Echoes run beside its traffic (latency under load), or are its traffic.
   virtual bool with_echoes() const = 0;
   // Its server exits once its client is done (iperf3 -1). One that serves until stopped
-  // (sockperf, vpnlab-crr) is stopped as soon as the clients end: waiting for it to exit
+  // (vpnlab-crr) is stopped as soon as the clients end: waiting for it to exit
   // cost every rr and crr sample 5 s of nothing.
   virtual bool server_exits_after_client() const { return true; }
   // What the row says of the test before it runs, the kind's part (row_for fills the

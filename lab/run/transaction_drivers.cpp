@@ -1,4 +1,4 @@
-// The transaction kinds: rr (sockperf ping-pong over one TCP connection), crr (vpnlab-crr:
+// The transaction kinds: rr (vpnlab-crr over one TCP connection), crr (vpnlab-crr:
 // a connection per request) and idle latency (ICMP echoes, the kernel answers). One client,
 // one server; the row gets transactions/s and their percentiles.
 #include "lab/base/fs_util.h"
@@ -41,7 +41,7 @@ class ConnectionDriver : public TestDriver {
     row->payload_bytes = t.size;
   }
   std::vector<std::string> server_argv(const SampleContext& c, const TrafficProcess& p) const override {
-    return crr_ ? crr_server_argv(c.crr_program, p.port, c.test->spec.size) : sockperf_server_argv(p.port);
+    return crr_server_argv(c.crr_program, p.port, c.test->spec.size, !crr_);
   }
   std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
                                       double duration_s) const override {
@@ -49,19 +49,16 @@ class ConnectionDriver : public TestDriver {
     const TrafficProcess& p = procs.front();
     const std::string address = c.plan->target_address(*c.test, p.server_index, c.session->tunnel()).str();
     SpawnSpec spec;
-    spec.argv = crr_ ? crr_client_argv(c.crr_program, address, p.port, t.size, duration_s) : sockperf_client_argv(address, p.port, t.size, duration_s);
+    spec.argv = crr_client_argv(c.crr_program, address, p.port, t.size, duration_s, !crr_);
     if (p.client_cpu >= 0) spec.cpus = {p.client_cpu};
-    spec.stdout_path = c.raw_dir + "/" + label + (crr_ ? kCrrSuffix : kSockperfSuffix);
+    spec.stdout_path = c.raw_dir + "/" + label + (crr_ ? kCrrSuffix : kRrSuffix);
     spec.stderr_path = c.log_dir + "/" + label + "-client.err";
     return {spec};
   }
   Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect, uint64_t* delivered) const override {
     const TestSpec& t = c.test->spec;
     const SpawnSpec& client = out.clients.front();
-    // Errors may go to stderr (vpnlab-crr's usage, a missing program's message).
-    std::string text = read_file_text(client.stdout_path);
-    if (!crr_) text += read_file_text(client.stderr_path);
-    auto got = crr_ ? parse_crr(text) : parse_sockperf(text);
+    auto got = parse_crr(read_file_text(client.stdout_path));
     if (!got) return got.error();
     row->tps = got->per_second();
     row->tx_p50_ms = got->p50_ms;
@@ -71,7 +68,6 @@ class ConnectionDriver : public TestDriver {
     row->gbps = 2.0 * t.size * 8 * row->tps / 1e9;
     row->cpu_s_per_gbit = 0;  // a transaction's cost is CPU per transaction (results: cpu_s / (tps * duration))
     row->retransmits = -1;
-    // Over the whole sample, not sockperf's measured part: the counters run the whole time.
     const uint64_t each_way = static_cast<uint64_t>(got->transactions) * (t.size + (crr_ ? kCrrHeaderBytes : 0));
     expect_both_ways(c, out.procs.front().server, each_way, expect, delivered);
     return ok_status();

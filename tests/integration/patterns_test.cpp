@@ -313,7 +313,6 @@ TEST(Shaping, DelayUsesNetemOrIsRefusedNamingIt) {
 // valid with a rate and percentiles, their raw output kept, the table in the summary.
 TEST(Transactions, RrCrrAndIdleLatencyGiveValidRowsThroughTheTunnel) {
   VPNLAB_REQUIRE_ROOT();
-  VPNLAB_REQUIRE_PROGRAM("sockperf");
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   std::string topo = write_topology(two_pinned_nodes("tx") + R"([bench]
 products = ["baseline", "wireguard-go"]
@@ -353,11 +352,13 @@ server = "b"
     EXPECT_GT(r.tx_p50_ms, 0) << who;
     EXPECT_LE(r.tx_p50_ms, r.tx_p99_ms) << who;
     const std::string raw = dir + "/raw/" + r.product + "/" + r.test + "/sample-" + std::to_string(r.sample);
-    const std::string file = raw + (r.test == "rr" ? "-sockperf.txt" : r.test == "crr" ? "-crr.json" : "-rtt.txt");
+    const std::string file = raw + (r.test == "rr" ? "-rr.json" : r.test == "crr" ? "-crr.json" : "-rtt.txt");
     EXPECT_TRUE(std::filesystem::exists(file)) << file;
+    // rr: every transaction on one connection; crr: a connection each.
+    if (r.test == "rr") EXPECT_NE(read_file(file).find("\"connections\":1,"), std::string::npos) << read_file(file);
+    if (r.test == "crr") EXPECT_EQ(read_file(file).find("\"connections\":1,"), std::string::npos) << read_file(file);
   }
   EXPECT_NE((run.out + run.err).find("request/response tests"), std::string::npos) << run.out << run.err;
-  EXPECT_TRUE(pids_named("sockperf").empty());
   EXPECT_TRUE(pids_named("vpnlab-crr").empty());
 }
 

@@ -97,8 +97,10 @@ class FakeRuntime : public NodeRuntime {
     auto status = exit_status.find(prog);
     started.push_back(std::make_shared<FakeProcState>(FakeProcState{prog}));
     if (started_also) started_also->push_back(started.back());
-    // A daemon by its program ("sockperf") or its program and mode ("sockperf server").
-    const bool keeps_running = daemons.count(prog) > 0 || (spec.argv.size() > 1 && daemons.count(prog + " " + spec.argv[1]) > 0);
+    // A daemon by its program's name ("vpnlab-crr", whatever its path) or name and mode
+    // ("vpnlab-crr rr-server").
+    const std::string name = prog.substr(prog.find_last_of('/') == std::string::npos ? 0 : prog.find_last_of('/') + 1);
+    const bool keeps_running = daemons.count(name) > 0 || (spec.argv.size() > 1 && daemons.count(name + " " + spec.argv[1]) > 0);
     return std::unique_ptr<NodeProcess>(
         std::make_unique<FakeProcess>(started.back(), keeps_running, status == exit_status.end() ? 0 : status->second));
   }

@@ -144,8 +144,8 @@ TEST(TestDriver, ADriverAloneRunsItsKindThroughTheRunnerIntoTheRowsAndSummary) {
   EXPECT_NE(out.summary.find("1000.0"), std::string::npos) << out.summary;
 }
 
-// sockperf's server serves until it is stopped: waiting for it to exit by itself cost every
-// rr sample (and its warm-up) 5 s of nothing, a third of a 2-product firewall-cost run.
+// rr's server serves until it is stopped: waiting for it to exit by itself cost every rr
+// sample (and its warm-up) 5 s of nothing, a third of a 2-product firewall-cost run.
 TEST(TestDriver, AServerThatServesUntilStoppedIsStoppedWhenItsClientEndsNotWaitedFor) {
   auto topo = load_topology(quick_with_test("rr", "rr"));
   ASSERT_TRUE(topo.ok()) << topo.error().format();
@@ -162,7 +162,7 @@ TEST(TestDriver, AServerThatServesUntilStoppedIsStoppedWhenItsClientEndsNotWaite
   std::vector<std::shared_ptr<FakeProcState>> started;
   ro.build_nodes = [&started](const Plan&, const std::string&, int) -> Result<std::unique_ptr<NodeRuntime>> {
     auto fake = std::make_unique<FakeRuntime>();
-    fake->daemons = {"sockperf server"};
+    fake->daemons = {"vpnlab-crr rr-server"};
     fake->started_also = &started;
     return std::unique_ptr<NodeRuntime>(std::move(fake));
   };
@@ -170,9 +170,9 @@ TEST(TestDriver, AServerThatServesUntilStoppedIsStoppedWhenItsClientEndsNotWaite
   ASSERT_TRUE(report.ok()) << report.error().format();
   std::vector<int> waits;
   for (const auto& p : started)
-    if (p->name == "sockperf") waits.push_back(p->waited_ms);
+    if (p->name.ends_with("vpnlab-crr")) waits.push_back(p->waited_ms);
   ASSERT_GE(waits.size(), 6u) << "a server and a client for the warm-up and each of 2 samples";
-  for (int w : waits) EXPECT_EQ(w, 0) << "a sockperf process was waited for while it ran";
+  for (int w : waits) EXPECT_EQ(w, 0) << "an rr process was waited for while it ran";
 }
 
 // A figure is one entry of the metric table: a results.csv column, a summary.json key for

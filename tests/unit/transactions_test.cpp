@@ -25,21 +25,6 @@ std::string error_of(const std::string& body) {
   return r.ok() ? std::string() : r.error().where_and_what();
 }
 
-const char* kSockperfOutput =
-    "sockperf: == version #3.7-no.git == \n"
-    "sockperf: [Total Run] RunTime=3.001 sec; Warm up time=400 msec; SentMessages=104047; ReceivedMessages=104046\n"
-    "sockperf: ========= Printing statistics for Server No: 0\n"
-    "sockperf: [Valid Duration] RunTime=2.550 sec; SentMessages=87545; ReceivedMessages=87545\n"
-    "sockperf: \x1b[2;35m====> avg-latency=14.559 (std-dev=8.785)\x1b[0m\n"
-    "sockperf: ---> <MAX> observation = 1031.229\n"
-    "sockperf: ---> percentile 99.999 =  953.185\n"
-    "sockperf: ---> percentile 99.990 =  397.765\n"
-    "sockperf: ---> percentile 99.900 =   71.916\n"
-    "sockperf: ---> percentile 99.000 =   35.943\n"
-    "sockperf: ---> percentile 90.000 =   13.976\n"
-    "sockperf: ---> percentile 75.000 =   13.706\n"
-    "sockperf: ---> percentile 50.000 =   13.495\n"
-    "sockperf: ---> <MIN> observation =    7.273\n";
 
 SampleRow tx_row(const std::string& product, int sample, double tps, const std::string& kind = "rr") {
   SampleRow r;
@@ -83,22 +68,15 @@ TEST(Transactions, PlanSaysWhatRuns) {
   EXPECT_NE(text.find("vpnlab-crr a"), std::string::npos) << text;
 }
 
-TEST(Transactions, SockperfReportIsReadAsWholeRoundTrips) {
-  auto s = parse_sockperf(kSockperfOutput);
+TEST(Transactions, RrAndCrrShareOneGeneratorInTwoModes) {
+  EXPECT_EQ(crr_client_argv("vpnlab-crr", "10.0.0.2", 5301, 14, 5, true),
+            (std::vector<std::string>{"vpnlab-crr", "rr-client", "10.0.0.2", "5301", "14", "5.000"}));
+  EXPECT_EQ(crr_server_argv("vpnlab-crr", 5301, 14, true), (std::vector<std::string>{"vpnlab-crr", "rr-server", "5301", "14"}));
+  EXPECT_EQ(crr_client_argv("vpnlab-crr", "10.0.0.2", 5301, 14, 5), (std::vector<std::string>{"vpnlab-crr", "client", "10.0.0.2", "5301", "14", "5.000"}));
+  // rr's line counts transactions on its one connection.
+  auto s = parse_crr(R"({"connections":1,"transactions":30000,"errors":0,"seconds":2.0,"p50_ms":0.05,"p90_ms":0.06,"p99_ms":0.1,"p999_ms":0.3})");
   ASSERT_TRUE(s.ok()) << s.error().format();
-  EXPECT_DOUBLE_EQ(s->transactions, 87545);
-  EXPECT_DOUBLE_EQ(s->seconds, 2.55);
-  EXPECT_NEAR(s->per_second(), 34331.4, 0.1);
-  EXPECT_NEAR(s->p50_ms, 2 * 0.013495, 1e-9) << "sockperf prints half the round trip";
-  EXPECT_NEAR(s->p90_ms, 2 * 0.013976, 1e-9);
-  EXPECT_NEAR(s->p99_ms, 2 * 0.035943, 1e-9);
-  EXPECT_NEAR(s->p999_ms, 2 * 0.071916, 1e-9);
-  auto e = parse_sockperf("sockperf: ERROR: Can`t connect socket (errno=111 Connection refused)\n");
-  ASSERT_FALSE(e.ok());
-  EXPECT_EQ(e.error().message, "sockperf: ERROR: Can`t connect socket (errno=111 Connection refused)");
-  EXPECT_FALSE(parse_sockperf("sockperf: == version #3.7 ==\n").ok()) << "cut short: no [Valid Duration]";
-  EXPECT_EQ(sockperf_client_argv("10.0.0.2", 5301, 14, 5),
-            (std::vector<std::string>{"sockperf", "ping-pong", "--tcp", "-i", "10.0.0.2", "-p", "5301", "-m", "14", "-t", "5"}));
+  EXPECT_DOUBLE_EQ(s->per_second(), 15000);
 }
 
 TEST(Transactions, CrrJsonAndItsErrors) {
@@ -135,6 +113,35 @@ TEST(Transactions, CrrRunsAgainstItsServerOnLoopback) {
   CrrResult refused = crr_run("127.0.0.1", port + 1, 20, 0.3);
   EXPECT_EQ(refused.connections, 0u);
   EXPECT_NE(refused.first_error.find("Connection refused"), std::string::npos) << refused.first_error;
+  close(ready[0]), close(ready[1]);
+}
+
+// rr on loopback: one connection carries every transaction, back to back; the client's
+// close ends the server's connection (it serves the next one), and a refused connect is an
+// error, not a rate.
+TEST(Transactions, RrRunsOverOneConnectionOnLoopback) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const int port = 20000 + (getpid() + 7) % 20000;
+  std::thread server([&] { (void)rr_serve(port, 14, ready[1]); });
+  server.detach();  // serves until the test binary exits
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  for (int run = 0; run < 2; ++run) {  // a second client after the first closed
+    CrrResult r = rr_run("127.0.0.1", port, 14, 0.2);
+    EXPECT_EQ(r.errors, 0u) << r.first_error;
+    EXPECT_EQ(r.connections, 1u);
+    EXPECT_GT(r.transactions, 100u);
+    EXPECT_EQ(r.ms.size(), r.transactions);
+    auto parsed = parse_crr(crr_json(r));
+    ASSERT_TRUE(parsed.ok()) << parsed.error().format();
+    EXPECT_DOUBLE_EQ(parsed->transactions, static_cast<double>(r.transactions));
+    EXPECT_GT(parsed->p50_ms, 0);
+    EXPECT_LE(parsed->p50_ms, parsed->p99_ms);
+  }
+  CrrResult refused = rr_run("127.0.0.1", port + 1, 14, 0.2);
+  EXPECT_EQ(refused.transactions, 0u);
+  EXPECT_NE(refused.first_error.find("connect: Connection refused"), std::string::npos) << refused.first_error;
   close(ready[0]), close(ready[1]);
 }
 
