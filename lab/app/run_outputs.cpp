@@ -4,6 +4,7 @@
 
 #include "lab/base/out_dir.h"
 #include "lab/results/conclusion.h"
+#include "lab/results/emulation_note.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/product_compare.h"
 #include "lab/results/report.h"
@@ -13,7 +14,9 @@ namespace vpnlab {
 
 std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& rows, const ResultView& view) {
   std::string table = summary_table(rows, view.file_order);
-  if (auto env = read_environment(run_dir, /*required=*/false); env) table += link_share_text(link_shares(rows, *env));
+  auto env = read_environment(run_dir, /*required=*/false);
+  if (env) table += link_share_text(link_shares(rows, *env));
+  if (env && emulated_run(*env)) table += "! " + emulation_note(*env) + "\n";
   if (!view.vs.empty()) table += "\n" + vs_block(rows, view.vs);
   if (std::string end = conclusion_text(conclude(rows)); !end.empty()) table += "\n" + end;
   return table;

@@ -16,6 +16,7 @@
 #include "lab/record/results_csv.h"
 #include "lab/record/run_layout.h"
 #include "lab/results/conclusion.h"
+#include "lab/results/emulation_note.h"
 #include "lab/results/hop_cost.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/link_ceiling.h"
@@ -517,6 +518,7 @@ Status write_report(const std::string& run_dir, const ResultView& view) {
   std::string run_id = rows->empty() ? jtext(*env, "/run_id") : rows->front().run_id;
   const std::vector<LinkShare> shares = link_shares(rows.value(), *env);
   std::vector<std::string> warnings = report_warnings(summaries, shares, *audit);
+  if (emulated_run(*env)) warnings.insert(warnings.begin(), emulation_note(*env));
   std::vector<std::string> tests;
   std::map<std::string, int> color;  // one colour per product in every chart, in the order they ran
   for (const auto& r : rows.value()) color.emplace(r.product, static_cast<int>(color.size()));
@@ -532,7 +534,7 @@ Status write_report(const std::string& run_dir, const ResultView& view) {
   std::vector<Block> doc;
   doc.push_back({Block::Kind::heading, "vpnlab run " + run_id, {"title"}, {}, {}});
   if (std::string answer = answer_sentence(conclude(rows.value()), rows.value(), summaries); !answer.empty())
-    doc.push_back({Block::Kind::para, answer, {"answer"}, {}, {}});  // items: the paragraph's class
+    doc.push_back({Block::Kind::para, answer + (emulated_run(*env) ? " Under emulation: " + emulation_note(*env) + "." : ""), {"answer"}, {}, {}});  // items: the paragraph's class
   append_conclusion(rows.value(), &doc);
   doc.push_back({Block::Kind::heading, "Warnings", {}, {}, {}});
   if (warnings.empty()) doc.push_back({Block::Kind::para, "None: every row valid, no high CV, no generator-bound sample, no outside load, nothing left behind.", {}, {}, {}});
