@@ -50,13 +50,13 @@ int cmd_plan(const Args& a) {
 
 }  // namespace
 
-extern const Verb kPlanVerb = {"plan", "plan FILE [--product NAME]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N]] [--force] [--from RUN_DIR] [--vs PRODUCT] [--out DIR] [--backend B] [--json]",
+extern const Verb kPlanVerb = {"plan", "plan FILE [--product NAME]... [--test T]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N]] [--force] [--from RUN_DIR] [--vs PRODUCT] [--out DIR] [--backend B] [--json]",
      "Prints what a run would create and do; creates nothing, needs no root. Then what its samples can resolve: per kind of\n"
      "comparison the run makes, the smallest difference found with 80 % power, or that no verdict is reachable at all, from\n"
      "the spread of --from RUN_DIR, else of the newest run of the same topology file in --out DIR (default results), else\n"
      "a stated default. With --precision: the rounds adaptive sampling may take (and how many --from's spread suggests).",
-     {"--product", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--force", "--from", "--vs", "--out", "--json",
-      "--backend"},
+     {"--product", "--test", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--force", "--from", "--vs", "--out",
+      "--json", "--backend"},
     cmd_plan};
 
 }  // namespace vpnlab
