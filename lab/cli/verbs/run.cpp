@@ -58,16 +58,27 @@ std::optional<int> run_usage(const Args& a) {
 }
 
 // "estimated wall time 4m12s: until about 00:14 (the plan's estimate; ...)": when the run
-// will end, in local time, from the same estimate `plan` states.
-std::string end_estimate(const Plan& plan, bool adaptive, std::chrono::system_clock::time_point now) {
-  const double s = plan.estimated_seconds();
+// will end, in local time, from the same estimate `plan` states. A resumed run has `done`
+// of its rows already: the estimate is the share of the samples left.
+std::string end_estimate(const Plan& plan, bool adaptive, std::chrono::system_clock::time_point now, size_t done) {
+  const size_t total = plan.products.size() * plan.tests.size() * static_cast<size_t>(std::max(plan.samples, 1));
+  const size_t left = total > done ? total - done : 0;
+  const double s = plan.estimated_seconds() * (done > 0 && total > 0 ? static_cast<double>(left) / static_cast<double>(total) : 1.0);
   const std::time_t end = std::chrono::system_clock::to_time_t(now + std::chrono::seconds(std::llround(s)));
   std::tm local{};
   localtime_r(&end, &local);
   char at[16];
   std::strftime(at, sizeof at, "%H:%M", &local);
-  return std::string("estimated wall time ") + (adaptive ? "at most " : "") + format_seconds(s) + ": until about " + at +
+  const std::string what = done > 0 ? " for the " + std::to_string(left) + " of " + std::to_string(total) + " samples left" : "";
+  return std::string("estimated wall time ") + (adaptive ? "at most " : "") + format_seconds(s) + what + ": until about " + at +
          (adaptive ? " (adaptive sampling stops sooner once every ratio is known)" : "");
+}
+
+// The rows a resumed run already has (results.csv as the runner will read it).
+size_t rows_done(const Args& a, const RunOptions& opts) {
+  if (a.resume_dir.empty()) return 0;
+  auto rows = read_results_csv(opts.run_dir + "/results.csv", /*drop_torn_tail=*/true);
+  return rows ? rows->size() : 0;
 }
 
 // Before the first sample: what is about to happen, and what this many samples can tell
@@ -78,7 +89,7 @@ void announce(const Args& a, const Plan& plan, const RunOptions& opts) {
     spdlog::warn("no 'baseline' in this run: no ratio to the no-tunnel ceiling and no CPU over it (add --product baseline)");
   spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan.run_id, plan.products.size(), plan.tests.size(),
                plan.samples, plan.duration_s, opts.run_dir);
-  spdlog::info("{}", end_estimate(plan, opts.sequential.has_value(), std::chrono::system_clock::now()));
+  spdlog::info("{}", end_estimate(plan, opts.sequential.has_value(), std::chrono::system_clock::now(), rows_done(a, opts)));
   if (opts.sequential) {
     std::string how = describe_sampling(plan, *opts.sequential, plan.max_time_s, nullptr);
     spdlog::info("{}", how.substr(0, how.find_last_not_of('\n') + 1));
