@@ -104,6 +104,19 @@ TEST(Cli, ProductAllIncludesTheRegistryBuilds) {
   for (const auto& p : plain) EXPECT_EQ(p.find('@'), std::string::npos) << p;
 }
 
+// `plan --test` plans only the tests named, as `run --test` runs them: a new user asking
+// one question of a shipped topology needs no hand-edited copy of it.
+TEST(Cli, PlanTakesTestsByNameAsRunDoes) {
+  CliOutcome one = vpnlab_cli({"plan", VPNLAB_TOPOLOGIES "/latency.toml", "--test", "rr", "--json"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  auto tests = nlohmann::json::parse(one.out)["tests"];
+  ASSERT_EQ(tests.size(), 1u) << one.out;
+  EXPECT_EQ(tests[0]["name"], "rr");
+  CliOutcome none = vpnlab_cli({"plan", VPNLAB_TOPOLOGIES "/latency.toml", "--test", "nope"});
+  EXPECT_EQ(none.status, 1) << none.err;
+  EXPECT_NE(none.err.find("nope"), std::string::npos) << none.err;
+}
+
 // ssh's private directory of a vpnlab killed before it removed it (its pid gone) is removed
 // by cleanup; one whose process lives is not.
 TEST(Cli, CleanupRemovesTheSshDirectoryOfAKilledVpnlabOnly) {
@@ -146,7 +159,7 @@ TEST(Cli, UsageVersionHelpAndCompletionConventions) {
   EXPECT_NE(diff.out.find("  --               what follows is an argument (a file, a run, a name), even if it starts with '-'\n"), std::string::npos);
   CliOutcome validate = vpnlab_cli({"validate", "--help"});
   EXPECT_EQ(validate.out.find("measure this product"), std::string::npos) << validate.out;
-  EXPECT_EQ(vpnlab_cli({"doctor", "--help"}).out.rfind("usage: vpnlab doctor [FILE] [--backend B] [--json]\n", 0), 0u);
+  EXPECT_EQ(vpnlab_cli({"doctor", "--help"}).out.rfind("usage: vpnlab doctor [FILE [--product NAME]...] [--backend B] [--json]\n", 0), 0u);
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "image", ""}).out, "build\nlist\nclean\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "history", "ch"}).out, "check\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "image", "build", ""}).out, "_files\n") << "a recipe after 'build'";
@@ -358,6 +371,8 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   }
   EXPECT_EQ((*rows)[0].timestamp, (*before)[0].timestamp) << "the earlier rows stay as they were";
   EXPECT_NE(resumed.out.find("4/4"), std::string::npos) << resumed.out;
+  // Its end is estimated for what is left, not the whole run again.
+  EXPECT_NE(resumed.err.find(" for the 2 of 4 samples left: until about "), std::string::npos) << resumed.err;
   EXPECT_NE(read_file(run_dir + "/environment-resume-1.json"), "") << "the resumed session's provenance is added";
   // Another topology cannot resume this run, and trying changes nothing in it.
   std::string environment = read_file(run_dir + "/environment.json");
@@ -503,6 +518,17 @@ TEST(Cli, ProductsAndDoctorAreMachineReadable) {
   o = vpnlab_cli({"doctor"});
   EXPECT_NE(o.out.find("  kvm-boot "), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("comes with the VM backend"), std::string::npos) << o.out;
+
+  // doctor FILE of a topology run on this machine: whether each of its products can run
+  // here (exit 1 when one cannot, as a product that does not fit the topology is refused
+  // by planning), as the README's `doctor [FILE]` promises.
+  o = vpnlab_cli({"doctor", VPNLAB_TOPOLOGIES "/quick.toml"});
+  EXPECT_EQ(o.status, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("products of " VPNLAB_TOPOLOGIES "/quick.toml (backend netns):\n  baseline              yes  iperf 3."), std::string::npos)
+      << o.out;
+  o = vpnlab_cli({"doctor", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "openvpn"});
+  EXPECT_EQ(o.status, 1) << o.out << o.err;
+  EXPECT_NE(o.err.find("vpnlab: error: product 'openvpn' does not carry a mesh overlay of 3 VPN nodes"), std::string::npos) << o.err;
 }
 
 }  // namespace
