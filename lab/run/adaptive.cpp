@@ -5,6 +5,7 @@
 #include <map>
 
 #include "lab/model/names.h"
+#include "lab/model/test_kinds.h"
 
 namespace vpnlab {
 
@@ -30,7 +31,10 @@ Result<std::vector<RatioSeries>> watched_series(const Plan& plan) {
     if (tag != first_tag.end() && tag->second != p) reference = tag->second;
     else if (has_baseline) reference = "baseline";
     else continue;
-    for (const auto& t : plan.tests) out.push_back({p, reference, t.spec.name});
+    // A kind with no ratio to the baseline (idle latency: no rate) would never get an
+    // interval, and the run would never stop on precision: only the others are watched.
+    for (const auto& t : plan.tests)
+      if (const TestKindTraits* kind = find_test_kind(t.spec.kind); !kind || kind->rate_vs_baseline) out.push_back({p, reference, t.spec.name});
   }
   if (out.empty())
     return make_error("--precision needs something to be precise about: a ratio to 'baseline', or two tagged versions of one product",
