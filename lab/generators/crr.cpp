@@ -99,31 +99,34 @@ bool parse_address(const std::string& address, int port, sockaddr_in* a, CrrResu
   return false;
 }
 
-}  // namespace
-
-Status crr_serve(int port, int size, int ready_fd) {
+// Serves one connection at a time, each handed to `serve` with a buffer of `size` bytes.
+template <typename Serve>
+Status serve_each(int port, int size, int ready_fd, Serve serve) {
   auto ls = listen_on(port, ready_fd);
   if (!ls) return ls.error();
   std::vector<char> buf(size);
   for (;;) {
     auto c = accept_one(ls->get());
     if (!c) return c.error();
-    if (move_bytes(c->get(), buf.data(), size, false)) move_bytes(c->get(), buf.data(), size, true);
-    // Closing here, first: TIME_WAIT stays on this side.
+    serve(c->get(), buf.data());
   }
 }
 
+}  // namespace
+
+Status crr_serve(int port, int size, int ready_fd) {
+  return serve_each(port, size, ready_fd, [size](int fd, char* buf) {
+    if (move_bytes(fd, buf, size, false)) move_bytes(fd, buf, size, true);
+    // Closing here, first: TIME_WAIT stays on this side.
+  });
+}
+
 Status rr_serve(int port, int size, int ready_fd) {
-  auto ls = listen_on(port, ready_fd);
-  if (!ls) return ls.error();
-  std::vector<char> buf(size);
-  for (;;) {
-    auto c = accept_one(ls->get());
-    if (!c) return c.error();
-    set_io_timeouts(c->get());
-    while (move_bytes_blocking(c->get(), buf.data(), size, false) && move_bytes_blocking(c->get(), buf.data(), size, true)) {
+  return serve_each(port, size, ready_fd, [size](int fd, char* buf) {
+    set_io_timeouts(fd);
+    while (move_bytes_blocking(fd, buf, size, false) && move_bytes_blocking(fd, buf, size, true)) {
     }
-  }
+  });
 }
 
 CrrResult crr_run(const std::string& address, int port, int size, double seconds) {

@@ -158,16 +158,23 @@ std::map<std::string, int> valid_hops_of_one_sample(const std::string& out, cons
   return valid_hops;
 }
 
-// A copy of `product`'s spec whose [path] `relayed` line `from` becomes `to` (it claims a
-// path the traffic did not take), run for one sample on field-paths: its direct row stays
-// valid; the reasons its relayed rows are invalid.
-std::vector<std::string> relayed_reasons_of_a_false_claim(const std::string& product, const std::string& from, const std::string& to) {
-  const std::string variant = product + "-claims-direct";
+// A user's copy of `product`'s spec named `variant` (a shipped product's own name is the
+// shipped spec), `from` becoming `to`, built as `product` is: the products directory.
+std::string built_variant(const std::string& product, const std::string& variant, const std::string& from, const std::string& to) {
   std::string products = product_variant(product, variant, from, to);
   std::string file = products + "/" + variant + "/product.toml";
   std::string text = read_file(file);
   text.replace(text.find("default = true"), 14, "default = true\nbuild = \"" + product + "\"");
   std::ofstream(file) << text;
+  return products;
+}
+
+// A copy of `product`'s spec whose [path] `relayed` line `from` becomes `to` (it claims a
+// path the traffic did not take), run for one sample on field-paths: its direct row stays
+// valid; the reasons its relayed rows are invalid.
+std::vector<std::string> relayed_reasons_of_a_false_claim(const std::string& product, const std::string& from, const std::string& to) {
+  const std::string variant = product + "-claims-direct";
+  std::string products = built_variant(product, variant, from, to);
   std::string out = make_temp_dir("relay");
   auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", variant, "--samples", "1", "--duration", "1s", "--out", out},
                       {{"VPNLAB_PRODUCTS", products}});
@@ -363,13 +370,7 @@ TEST(Chain, ARelayOnlyPathIsProvenAtBothEndsOnTheRelaysTransport) {
   for (const auto& row : rows.value())
     if (row.product == "tailscale") EXPECT_TRUE(row.valid) << row.reason;
 
-  // A user's copy of the spec (its own name: a shipped product's name is the shipped spec),
-  // built as tailscale is.
-  std::string products = product_variant("tailscale", "tailscale-no-relay-port", "relay_port = \"3340\"\n", "");
-  std::string file = products + "/tailscale-no-relay-port/product.toml";
-  std::string text = read_file(file);
-  text.replace(text.find("default = true"), 14, "default = true\nbuild = \"tailscale\"");
-  std::ofstream(file) << text;
+  std::string products = built_variant("tailscale", "tailscale-no-relay-port", "relay_port = \"3340\"\n", "");
   std::string out2 = make_temp_dir("relay-only");
   auto blind = vpnlab_cli({"run", topology, "--product", "tailscale-no-relay-port", "--out", out2, "--no-history"}, {{"VPNLAB_PRODUCTS", products}});
   EXPECT_NE(blind.status, 0);
