@@ -355,8 +355,11 @@ server = "b"
     const std::string file = raw + (r.test == "rr" ? "-rr.json" : r.test == "crr" ? "-crr.json" : "-rtt.txt");
     EXPECT_TRUE(std::filesystem::exists(file)) << file;
     // rr: every transaction on one connection; crr: a connection each.
-    if (r.test == "rr") EXPECT_NE(read_file(file).find("\"connections\":1,"), std::string::npos) << read_file(file);
-    if (r.test == "crr") EXPECT_EQ(read_file(file).find("\"connections\":1,"), std::string::npos) << read_file(file);
+    if (r.test == "rr") {
+      EXPECT_NE(read_file(file).find("\"connections\":1,"), std::string::npos) << read_file(file);
+    } else if (r.test == "crr") {
+      EXPECT_EQ(read_file(file).find("\"connections\":1,"), std::string::npos) << read_file(file);
+    }
   }
   EXPECT_NE((run.out + run.err).find("request/response tests"), std::string::npos) << run.out << run.err;
   EXPECT_TRUE(pids_named("vpnlab-crr").empty());
