@@ -91,16 +91,24 @@ TEST(Transactions, CrrJsonAndItsErrors) {
   EXPECT_FALSE(parse_crr(R"({"connections":0,"errors":0,"seconds":2.0})").ok());
 }
 
+// A generator's server (crr_serve or rr_serve) on 127.0.0.1:port in a thread that serves
+// until the test binary exits; true once it listens.
+bool serving_on_loopback(Status (*serve)(int, int, int), int port, int size) {
+  int ready[2];
+  if (pipe(ready) != 0) return false;
+  std::thread([=] { (void)serve(port, size, ready[1]); }).detach();
+  char c;
+  const bool listening = read(ready[0], &c, 1) == 1;
+  if (listening) close(ready[1]);  // the server wrote its one byte: it never writes again
+  close(ready[0]);
+  return listening;
+}
+
 // The real generator on loopback: transactions happen, each is timed, and a refused
 // connect is an error, not a rate.
 TEST(Transactions, CrrRunsAgainstItsServerOnLoopback) {
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
   const int port = 20000 + getpid() % 20000;
-  std::thread server([&] { (void)crr_serve(port, 20, ready[1]); });
-  server.detach();  // serves until the test binary exits
-  char c;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  ASSERT_TRUE(serving_on_loopback(crr_serve, port, 20));
   CrrResult r = crr_run("127.0.0.1", port, 20, 0.3);
   EXPECT_EQ(r.errors, 0u) << r.first_error;
   EXPECT_GT(r.connections, 50u);
@@ -113,20 +121,14 @@ TEST(Transactions, CrrRunsAgainstItsServerOnLoopback) {
   CrrResult refused = crr_run("127.0.0.1", port + 1, 20, 0.3);
   EXPECT_EQ(refused.connections, 0u);
   EXPECT_NE(refused.first_error.find("Connection refused"), std::string::npos) << refused.first_error;
-  close(ready[0]), close(ready[1]);
 }
 
 // rr on loopback: one connection carries every transaction, back to back; the client's
 // close ends the server's connection (it serves the next one), and a refused connect is an
 // error, not a rate.
 TEST(Transactions, RrRunsOverOneConnectionOnLoopback) {
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
   const int port = 20000 + (getpid() + 7) % 20000;
-  std::thread server([&] { (void)rr_serve(port, 14, ready[1]); });
-  server.detach();  // serves until the test binary exits
-  char c;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  ASSERT_TRUE(serving_on_loopback(rr_serve, port, 14));
   for (int run = 0; run < 2; ++run) {  // a second client after the first closed
     CrrResult r = rr_run("127.0.0.1", port, 14, 0.2);
     EXPECT_EQ(r.errors, 0u) << r.first_error;
@@ -142,7 +144,6 @@ TEST(Transactions, RrRunsOverOneConnectionOnLoopback) {
   CrrResult refused = rr_run("127.0.0.1", port + 1, 14, 0.2);
   EXPECT_EQ(refused.transactions, 0u);
   EXPECT_NE(refused.first_error.find("connect: Connection refused"), std::string::npos) << refused.first_error;
-  close(ready[0]), close(ready[1]);
 }
 
 TEST(Transactions, TableHasRatesPercentilesAndTheBaselineRatio) {
