@@ -75,8 +75,7 @@ class PlaintextWatch {
   };
 
  private:
-  std::string end_verdict(const ProductSpec& spec, const End& end, const PayloadWatch::Summary& seen) const;
-  std::vector<End> ends_;
+  End end_;
   uint64_t delivered_ = 0;
 };
 // A 1 s sample of its own carrying the watch. "" when as expected, otherwise why not.

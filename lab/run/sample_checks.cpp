@@ -46,28 +46,20 @@ std::string PlaintextWatch::start(SampleContext* c) {
   const PlanTest& test = *c->test;
   const std::string client = c->plan->node(test.spec.client)->vpn_node();
   const std::string server = c->plan->node(test.spec.servers.front())->vpn_node();
-  ends_.push_back(end_of_path(*c, client, server));
-  for (auto& e : ends_) {
-    auto watch = c->nodes->payload_watch(e.node, e.ifname, iperf_repeating_pattern(), e.port);
-    if (!watch) return "plaintext check: " + watch.error().message;
-    if (!*watch) return "plaintext check: this backend cannot watch the underlay";
-    e.watch = std::move(watch.value());
-  }
+  end_ = end_of_path(*c, client, server);
+  auto watch = c->nodes->payload_watch(end_.node, end_.ifname, iperf_repeating_pattern(), end_.port);
+  if (!watch) return "plaintext check: " + watch.error().message;
+  if (!*watch) return "plaintext check: this backend cannot watch the underlay";
+  end_.watch = std::move(watch.value());
   c->repeating_payload = true;
   c->port_bytes_out = &delivered_;
   return "";
 }
 
 std::string PlaintextWatch::verdict(const ProductSpec& spec, const SampleRow& row) {
-  std::vector<PayloadWatch::Summary> seen;
-  for (auto& e : ends_) seen.push_back(e.watch->stop());
+  PayloadWatch::Summary seen = end_.watch->stop();
   if (row.status != "ok" || (spec.tunnel && !row.valid)) return "plaintext check: the sample failed: " + row.reason;
-  for (size_t i = 0; i < ends_.size(); ++i)
-    if (auto why = end_verdict(spec, ends_[i], seen[i]); !why.empty()) return why;
-  return "";
-}
-
-std::string PlaintextWatch::end_verdict(const ProductSpec& spec, const End& end, const PayloadWatch::Summary& seen) const {
+  const End& end = end_;
   std::string frames = std::to_string(seen.frames) + " frames on " + end.node + "/" + end.ifname + " watched, " + std::to_string(seen.drops) +
                        " not captured";
   if (spec.tunnel && spec.encrypted && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
