@@ -41,7 +41,9 @@ TEST(EmulationNote, TheTableAndTheAnswerSayTcgAndNothingElseDoes) {
     EXPECT_EQ(table.find("! " + note) != std::string::npos, said) << accel << "\n" << table;
     const size_t answer = report.find("Under emulation: " + note);
     EXPECT_EQ(answer != std::string::npos, said) << accel << "\n" << report.substr(0, 1500);
-    if (said) EXPECT_LT(answer, report.find("## ")) << "in the answer, before the first section";
+    if (said) {
+      EXPECT_LT(answer, report.find("## ")) << "in the answer, before the first section";
+    }
     std::filesystem::remove_all(run);
   }
 }
