@@ -122,8 +122,6 @@ Status ProductTunnels::repin_daemons() {
   return ok_status();
 }
 
-int ProductTunnels::underlay_port() const { return sessions_.front()->underlay_port(); }
-
 int ProductTunnels::underlay_port(const std::string& from, const std::string& to) const {
   if (hop_plans_.empty()) return sessions_.front()->underlay_port();
   auto hops = plan_->hops_between(from, to);

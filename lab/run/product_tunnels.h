@@ -48,7 +48,6 @@ class ProductTunnels {
   std::vector<std::pair<std::string, NodeProcess*>> daemon_processes() const;
   std::vector<std::pair<std::string, pid_t>> daemon_pids() const;
   Status repin_daemons();
-  int underlay_port() const;  // the first hop's
   // The port `from`'s packets toward `to` use on `from`'s underlay: its hop's, and where a
   // native relay carries them, the relay's (Tailscale's DERP: TCP 3340, not its own UDP).
   int underlay_port(const std::string& from, const std::string& to) const;
