@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/unique_fd.h"
-#include "lab/runtime/measurements.h"
 
 namespace vpnlab {
 
@@ -157,7 +156,7 @@ CrrResult crr_run(const std::string& address, int port, int size, double seconds
       fail("request/response " + std::string(errno ? strerror(errno) : "ended early"));
       continue;
     }
-    r.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - now).count());
+    r.ms.add(std::chrono::duration<double, std::milli>(Clock::now() - now).count());
     ++r.connections;
     ++r.transactions;
     if (!wait_eof(fd.get())) fail("the server did not close the connection");
@@ -183,7 +182,6 @@ CrrResult rr_run(const std::string& address, int port, int size, double seconds)
   }
   r.connections = 1;
   set_io_timeouts(fd.get());
-  r.ms.reserve(1 << 16);
   const Clock::time_point start = Clock::now();
   const Clock::time_point end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   for (auto now = start; now < end;) {
@@ -192,7 +190,7 @@ CrrResult rr_run(const std::string& address, int port, int size, double seconds)
       break;  // the one connection is gone: nothing more to measure on it
     }
     const Clock::time_point done = Clock::now();
-    r.ms.push_back(std::chrono::duration<double, std::milli>(done - now).count());
+    r.ms.add(std::chrono::duration<double, std::milli>(done - now).count());
     ++r.transactions;
     now = done;
   }
@@ -202,8 +200,8 @@ CrrResult rr_run(const std::string& address, int port, int size, double seconds)
 
 std::string crr_json(const CrrResult& r) {
   nlohmann::json j = {{"connections", r.connections}, {"transactions", r.transactions}, {"errors", r.errors}, {"seconds", r.seconds},
-                      {"p50_ms", LatencyProbe::quantile(r.ms, 0.50)}, {"p90_ms", LatencyProbe::quantile(r.ms, 0.90)},
-                      {"p99_ms", LatencyProbe::quantile(r.ms, 0.99)}, {"p999_ms", LatencyProbe::quantile(r.ms, 0.999)}};
+                      {"p50_ms", r.ms.quantile(0.50)}, {"p90_ms", r.ms.quantile(0.90)},
+                      {"p99_ms", r.ms.quantile(0.99)}, {"p999_ms", r.ms.quantile(0.999)}};
   if (!r.first_error.empty()) j["first_error"] = r.first_error;
   return j.dump() + "\n";
 }

@@ -7,9 +7,9 @@
 #pragma once
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "lab/base/result.h"
+#include "lab/generators/latency_histogram.h"
 
 namespace vpnlab {
 
@@ -18,7 +18,7 @@ struct CrrResult {
   uint64_t transactions = 0; // finished transactions
   uint64_t errors = 0;       // connects, requests or responses that failed
   double seconds = 0;        // the measured time
-  std::vector<double> ms;    // each transaction, connect() to the last response byte
+  LatencyHistogram ms;       // each transaction, connect() to the last response byte
   std::string first_error;
 };
 

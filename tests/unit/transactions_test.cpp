@@ -112,7 +112,7 @@ TEST(Transactions, CrrRunsAgainstItsServerOnLoopback) {
   CrrResult r = crr_run("127.0.0.1", port, 20, 0.3);
   EXPECT_EQ(r.errors, 0u) << r.first_error;
   EXPECT_GT(r.connections, 50u);
-  EXPECT_EQ(r.ms.size(), r.connections);
+  EXPECT_EQ(r.ms.count(), r.connections);
   auto parsed = parse_crr(crr_json(r));
   ASSERT_TRUE(parsed.ok()) << parsed.error().format();
   EXPECT_GT(parsed->p50_ms, 0);
@@ -134,7 +134,7 @@ TEST(Transactions, RrRunsOverOneConnectionOnLoopback) {
     EXPECT_EQ(r.errors, 0u) << r.first_error;
     EXPECT_EQ(r.connections, 1u);
     EXPECT_GT(r.transactions, 100u);
-    EXPECT_EQ(r.ms.size(), r.transactions);
+    EXPECT_EQ(r.ms.count(), r.transactions);
     auto parsed = parse_crr(crr_json(r));
     ASSERT_TRUE(parsed.ok()) << parsed.error().format();
     EXPECT_DOUBLE_EQ(parsed->transactions, static_cast<double>(r.transactions));
