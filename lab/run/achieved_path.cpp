@@ -9,7 +9,7 @@
 
 #include "lab/base/stats.h"
 #include "lab/record/achieved_text.h"
-#include "lab/run/environment.h"
+#include "lab/run/environment_record.h"
 #include "lab/run/interrupt.h"
 #include "lab/runtime/node_runtime.h"
 
@@ -115,7 +115,7 @@ Result<nlohmann::json> measure_one(const ImpairedPath& path, NodeRuntime& nodes,
 
 }  // namespace
 
-Status measure_impaired_paths(const Plan& plan, NodeRuntime& nodes, const std::string& run_dir, int interrupt_fd) {
+Status measure_impaired_paths(const Plan& plan, NodeRuntime& nodes, EnvironmentRecord* environment, int interrupt_fd) {
   for (const auto& path : impaired_paths(plan)) {
     bool interrupted = false;
     auto achieved = measure_one(path, nodes, interrupt_fd, &interrupted);
@@ -126,7 +126,7 @@ Status measure_impaired_paths(const Plan& plan, NodeRuntime& nodes, const std::s
     else spdlog::info("link '{}' ({} -> {}): {}", path.link, path.from, path.to, text);
     // A resumed run keeps its first session's record: it is what the first rows crossed.
     nlohmann::json first;
-    if (auto s = amend_environment_entry_once(run_dir, "achieved_paths", path.link, record, &first); !s) return s;
+    if (auto s = environment->set_entry_once("achieved_paths", path.link, record, &first); !s) return s;
     if (first.is_null()) continue;
     if (achieved_alike(first, record)) spdlog::info("link '{}': as in the run's first session, whose record environment.json keeps", path.link);
     else spdlog::warn("link '{}': this session's path differs from the run's first session's, whose record environment.json keeps: {}", path.link,

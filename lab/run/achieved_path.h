@@ -20,6 +20,7 @@
 namespace vpnlab {
 
 class NodeRuntime;
+class EnvironmentRecord;
 
 // One impaired link's echo path: from its first node to the second's address on it.
 struct ImpairedPath {
@@ -56,6 +57,6 @@ nlohmann::json achieved_json(const ImpairedPath& path, const AchievedPath& a);
 // is what was asked and part of what makes two runs comparable. A link the backend cannot echo
 // across (no probe there) is recorded as not measured, with the reason. Ctrl-C ends it early
 // and records nothing.
-Status measure_impaired_paths(const Plan& plan, NodeRuntime& nodes, const std::string& run_dir, int interrupt_fd);
+Status measure_impaired_paths(const Plan& plan, NodeRuntime& nodes, EnvironmentRecord* environment, int interrupt_fd);
 
 }  // namespace vpnlab

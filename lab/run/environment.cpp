@@ -65,38 +65,7 @@ std::string with_threads(std::string knob, const Plan& plan) {
 
 }  // namespace
 
-namespace {
-
-Status edit_environment(const std::string& run_dir, const std::function<void(nlohmann::json&)>& edit) {
-  std::string path = run_dir + "/environment.json";
-  auto env = parse_json_bounded(read_file_text(path));
-  if (env.is_discarded()) return make_error(path + ": not valid JSON, not amended");
-  edit(env);
-  return replace_file(path, env.dump(2) + "\n", 0640);  // never a truncated provenance
-}
-
-}  // namespace
-
-Status amend_environment(const std::string& run_dir, const nlohmann::json& fields) {
-  return edit_environment(run_dir, [&](nlohmann::json& env) { env.update(fields); });
-}
-
-Status amend_environment_entry(const std::string& run_dir, const std::string& key, const std::string& name, const nlohmann::json& value) {
-  return edit_environment(run_dir, [&](nlohmann::json& env) { env[key][name] = value; });
-}
-
-Status amend_environment_entry_once(const std::string& run_dir, const std::string& key, const std::string& name, const nlohmann::json& value,
-                                    nlohmann::json* kept) {
-  *kept = nullptr;
-  return edit_environment(run_dir, [&](nlohmann::json& env) {
-    if (env.contains(key) && env[key].is_object() && env[key].contains(name)) *kept = env[key][name];
-    else env[key][name] = value;
-  });
-}
-
-Status record_run_end(const std::string& run_dir) {
-  return amend_environment(run_dir, {{"finished", utc_now()}, {"steal_s_at_end", read_cpu_times().steal}});
-}
+nlohmann::json run_end_fields() { return {{"finished", utc_now()}, {"steal_s_at_end", read_cpu_times().steal}}; }
 
 nlohmann::json lab_points_json(const Plan& plan) {
   nlohmann::json out = nlohmann::json::array();

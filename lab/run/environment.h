@@ -23,17 +23,7 @@ nlohmann::json variants_json(const Plan& plan);
 nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductSpec>& specs,
                                     const std::vector<Availability>& availability);
 
-
-
-// Sets top-level fields of RUN_DIR/environment.json (what is learnt during a run).
-Status amend_environment(const std::string& run_dir, const nlohmann::json& fields);
-// Sets environment.json's key[name] (one product's entry of a per-product record).
-Status amend_environment_entry(const std::string& run_dir, const std::string& key, const std::string& name, const nlohmann::json& value);
-// As amend_environment_entry, unless key[name] is there already (a resumed run: the first
-// session's record stays); *kept gets that record (null when there was none).
-Status amend_environment_entry_once(const std::string& run_dir, const std::string& key, const std::string& name, const nlohmann::json& value,
-                                    nlohmann::json* kept);
-// Adds the end time and the steal counter at the end.
-Status record_run_end(const std::string& run_dir);
+// The end time and the steal counter at the end (EnvironmentRecord::set).
+nlohmann::json run_end_fields();
 
 }  // namespace vpnlab

@@ -108,7 +108,7 @@ Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
   if (!topo) return with_context(topo.error(), "building the topology for " + c.spec->name);
   if (c.write_topology_records)
     if (auto fields = (*topo)->record(c.opts->run_dir); !fields.empty())
-      if (auto s = amend_environment(c.opts->run_dir, fields); !s)
+      if (auto s = c.environment->set(fields); !s)
         spdlog::warn("the {} backend's records are not in environment.json: {}", (*topo)->backend(), s.error().message);
   if (!c.spec->offloads)
     for (const auto& node : plan.nodes)
@@ -117,7 +117,7 @@ Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
           return with_context(s.error(), c.spec->name + ": node '" + node.name + "'");
   // What the impaired links achieve, on the first lab before any product: the baseline's path.
   if (c.write_topology_records)
-    if (auto s = measure_impaired_paths(plan, **topo, c.opts->run_dir, c.opts->interrupt_fd); !s)
+    if (auto s = measure_impaired_paths(plan, **topo, c.environment, c.opts->interrupt_fd); !s)
       spdlog::warn("what the impaired links achieved is not in environment.json: {}", s.error().message);
   // The lab point's variant, on the built lab and before the product: the same for all.
   if (auto s = apply_variant(plan, **topo); !s) return with_context(s.error(), "building the topology for " + c.spec->name);
@@ -169,7 +169,7 @@ void record_interface_offloads(const RoundContext& c, NodeRuntime& topo) {
     auto o = topo.link_offloads(node.name, c.spec->interface);
     per_node[node.name] = o ? nlohmann::json(o.value()) : nlohmann::json(o.error().message);
   }
-  if (auto s = amend_environment_entry(c.opts->run_dir, "interface_offloads", c.spec->name, per_node); !s)
+  if (auto s = c.environment->set_entry("interface_offloads", c.spec->name, per_node); !s)
     spdlog::warn("{}: its interface's offloads are not in environment.json: {}", c.spec->name, s.error().message);
 }
 

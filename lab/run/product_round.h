@@ -14,6 +14,7 @@
 #include "lab/record/results_csv.h"
 #include "lab/run/run_timing.h"
 #include "lab/run/keys.h"
+#include "lab/run/environment_record.h"
 #include "lab/run/run_options.h"
 
 namespace vpnlab {
@@ -33,6 +34,7 @@ struct RoundContext {
   // with their nodes (plan_with_services). run_product_round sets it; the caller need not.
   const Plan* build_plan = nullptr;
   PhaseClock* clock = nullptr;  // where the round's wall time goes (run_timing.h); may be null
+  EnvironmentRecord* environment = nullptr;  // what the round learns goes there (the first build's records, offloads)
 };
 
 // Makes a product x test's raw and log directories in the run directory; their paths in

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -19,6 +20,7 @@
 #include "lab/model/finalize.h"
 #include "lab/model/sweep.h"
 #include "lab/run/environment.h"
+#include "lab/run/environment_record.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_probe.h"
@@ -68,9 +70,9 @@ struct RunKeys {
 };
 
 // The run directory with its keys and provenance: a run that cannot record what it
-// measures with does not start.
+// measures with does not start. *record is the run's environment.json, which only it writes.
 Result<RunKeys> prepare_run_dir(const Plan& plan, const RunOptions& opts, const std::vector<ProductSpec>& specs,
-                                const std::vector<Availability>& availability) {
+                                const std::vector<Availability>& availability, std::optional<EnvironmentRecord>* record) {
   if (auto s = make_dirs(opts.run_dir, 0750); !s) return s.error();
   // 0750 whatever the umask, set on the directory opened (not on a name that may change).
   if (auto dir = OutDir::open(opts.run_dir); !dir) return dir.error();
@@ -89,16 +91,23 @@ Result<RunKeys> prepare_run_dir(const Plan& plan, const RunOptions& opts, const 
   if (auto s = make_dirs(opts.run_dir + "/keys", 0750); !s) return s.error();
   for (const auto& [node, kp] : *keys)
     if (auto s = write_file(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n", 0640); !s) return s.error();
-  std::string environment = describe_environment(plan, specs, availability).dump(2) + "\n";
+  nlohmann::json described = describe_environment(plan, specs, availability);
   if (!opts.resume) {
     for (const auto& [name, text] : {std::pair<std::string, std::string>{"topology.toml", read_file_text(plan.topology_file)},
-                                     {"plan.txt", describe_plan(plan)}, {"environment.json", environment}})
+                                     {"plan.txt", describe_plan(plan)}})
       if (auto s = write_file(opts.run_dir + "/" + name, text, 0640); !s) return s.error();
+    auto created = EnvironmentRecord::create(opts.run_dir, std::move(described));
+    if (!created) return created.error();
+    record->emplace(std::move(*created));
   } else {
+    auto first = EnvironmentRecord::reopen(opts.run_dir);
+    if (!first) return first.error();
+    record->emplace(std::move(*first));
     // Each resumed session adds its own provenance next to the first one's.
     int n = 1;
     while (access((opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json").c_str(), F_OK) == 0) ++n;
-    if (auto s = write_file(opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json", environment, 0640); !s) return s.error();
+    if (auto s = write_file(opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json", described.dump(2) + "\n", 0640); !s)
+      return s.error();
   }
   return RunKeys{std::move(keys.value()), std::move(psk.value())};
 }
@@ -115,6 +124,7 @@ struct Rounds {
   const DoneRows& done;
   const std::vector<RatioSeries>& watched;  // --precision: the ratios the stopping rule watches
   PhaseClock* clock;
+  EnvironmentRecord* environment;
 };
 
 // --precision: whether sampling stops before round `rounds_done + 1` (another round would
@@ -151,6 +161,14 @@ bool sampling_stops(const Rounds& in, SeriesStops* stops, int rounds_done, doubl
   return true;
 }
 
+// The [bench] sweep: each lab point's plan (its tests, its links' MTU, its overlay), a
+// bring-up of its own per product and round; without one, the plan itself.
+std::vector<Plan> plans_per_point(const Plan& plan) {
+  std::vector<Plan> out;
+  for (size_t i = 0; i < std::max<size_t>(1, plan.lab_points.size()); ++i) out.push_back(plan.at_lab_point(i));
+  return out;
+}
+
 // Interleaved: round r runs sample r of every product in turn, each on a fresh topology,
 // so slow drifts of the machine hit all products alike and rounds pair up for ratios.
 // Sequential: one round of every sample. Outcomes per product go to report->products.
@@ -163,13 +181,7 @@ Status run_rounds(const Rounds& in, RunReport* report) {
     return false;
   };
   auto missing = [&](const std::string& product, int sample) { return missing_in(plan, product, sample); };
-  // The [bench] sweep: each lab point's plan (its tests, its links' MTU, its overlay), a
-  // bring-up of its own per product and round; without one, the plan itself.
-  std::vector<Plan> point_plans, point_vpn_plans;
-  for (size_t i = 0; i < std::max<size_t>(1, plan.lab_points.size()); ++i) {
-    point_plans.push_back(plan.at_lab_point(i));
-    point_vpn_plans.push_back(in.vpn_plan.at_lab_point(i));
-  }
+  std::vector<Plan> point_plans = plans_per_point(plan), point_vpn_plans = plans_per_point(in.vpn_plan);
   // Which products run, and whether anything is left to measure for them.
   std::vector<size_t> runnable;
   std::vector<ProductOutcome> outcomes(in.specs.size());
@@ -213,6 +225,7 @@ Status run_rounds(const Rounds& in, RunReport* report) {
                         rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
                         [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
         rc.clock = in.clock;
+        rc.environment = in.environment;
         // A product that never came up is not brought up again every round (or point).
         if (!outcome.failure.empty() && !outcome.started && (r > 0 || pt > 0)) {
           std::string why = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));
@@ -270,7 +283,8 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   const Plan vpn_plan = plan.vpn_only();
   std::vector<Availability> availability;
   for (const auto& spec : *specs) availability.push_back(check_availability(spec, opts.probe_capabilities, opts.in_guests));
-  auto keys = prepare_run_dir(plan, opts, *specs, availability);
+  std::optional<EnvironmentRecord> environment;
+  auto keys = prepare_run_dir(plan, opts, *specs, availability, &environment);
   if (!keys) return keys.error();
   std::string repaired;
   auto csv = ResultsCsv::create(opts.run_dir + "/results.csv", &repaired);
@@ -292,16 +306,14 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     }
   } state_record{plan, opts};
   preparation.stop();
-  if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done, watched, &clock}, &report); !s) return s.error();
+  if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done, watched, &clock, &*environment}, &report); !s) return s.error();
   report.timing = finish_timing(clock, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(),
                                 clock.count(kPhaseMeasuring));
-  if (auto s = amend_environment(opts.run_dir, {{"timings", timing_json(report.timing)}}); !s) report.output_error = s.error().message;
+  nlohmann::json learnt = {{"timings", timing_json(report.timing)}};
   // A resumed run keeps the end of the session that finished it.
-  if (!opts.resume)
-    if (auto s = record_run_end(opts.run_dir); !s) report.output_error = s.error().message;
-  if (report.sampling)
-    if (auto s = amend_environment(opts.run_dir, {{"sampling", sampling_json(*report.sampling)}}); !s && report.output_error.empty())
-      report.output_error = s.error().message;
+  if (!opts.resume) learnt.update(run_end_fields());
+  if (report.sampling) learnt["sampling"] = sampling_json(*report.sampling);
+  if (auto s = environment->set(learnt); !s) report.output_error = s.error().message;
   return report;
 }
 

@@ -14,6 +14,7 @@
 #include "lab/results/report.h"
 #include "lab/run/achieved_path.h"
 #include "lab/run/environment.h"
+#include "lab/run/environment_record.h"
 
 using namespace vpnlab;
 
@@ -177,9 +178,13 @@ TEST(AchievedPath, AResumedRunKeepsTheFirstSessionsRecord) {
   const auto again = achieved_json(wan, achieved_path(wan, echoes(500, std::vector<double>(500, 21.9))));
   const auto other = achieved_json(wan, achieved_path(wan, echoes(500, std::vector<double>(500, 35.0))));
   nlohmann::json kept;
-  ASSERT_TRUE(amend_environment_entry_once(run, "achieved_paths", "wan", first, &kept).ok());
+  auto record = EnvironmentRecord::reopen(run);
+  ASSERT_TRUE(record.ok()) << record.error().format();
+  ASSERT_TRUE(record->set_entry_once("achieved_paths", "wan", first, &kept).ok());
   EXPECT_TRUE(kept.is_null());
-  ASSERT_TRUE(amend_environment_entry_once(run, "achieved_paths", "wan", other, &kept).ok());
+  auto resumed = EnvironmentRecord::reopen(run);  // the next session reads what the first wrote
+  ASSERT_TRUE(resumed.ok()) << resumed.error().format();
+  ASSERT_TRUE(resumed->set_entry_once("achieved_paths", "wan", other, &kept).ok());
   EXPECT_EQ(kept, first);
   EXPECT_EQ(nlohmann::json::parse(read_file_text(run + "/environment.json"))["achieved_paths"]["wan"], first);
   // Alike: within 10 % + 1 ms, overlapping loss intervals, order kept by both.
