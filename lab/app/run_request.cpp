@@ -1,5 +1,6 @@
 #include "lab/app/run_request.h"
 #include "lab/app/backends.h"
+#include "lab/app/recorded_run.h"
 
 #include <unistd.h>
 
@@ -28,7 +29,6 @@
 #include "lab/run/product_probe.h"
 #include "lab/run/product_tunnels.h"
 #include "lab/run/runner.h"
-#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -102,15 +102,6 @@ Status check_kernel_qdiscs(const Topology& topo, const std::string& backend) {
 }  // namespace
 
 namespace {
-
-// The tests a run measured (environment.json bench.tests; none recorded before it was: all).
-std::vector<std::string> recorded_tests(const nlohmann::json& bench) {
-  std::vector<std::string> out;
-  if (bench.is_object() && bench.contains("tests") && bench["tests"].is_array())
-    for (const auto& t : bench["tests"])
-      if (t.is_string()) out.push_back(t.get<std::string>());
-  return out;
-}
 
 // A suite's scenario may measure some of a topology's tests: the others leave the plan before
 // anything is counted or checked against them.
@@ -197,40 +188,15 @@ Result<Plan> plan_request(const RunRequest& a) {
 }
 
 
-// bench.samples and bench.duration_s as a run recorded them, each within vpnlab's bounds; a
-// rerun and a resume repeat both. `file` names the environment.json they came from.
-Result<std::pair<int, double>> recorded_sampling(const nlohmann::json& bench, const std::string& file) {
-  const int samples = whole_number_or(bench, "samples", 0);  // 0: not a whole number, refused below
-  const double duration = bench["duration_s"].is_number() ? bench["duration_s"].get<double>() : 0;
-  if (samples < kMinSamples || samples > kMaxSamples || duration < kMinSampleSeconds || duration > kMaxSampleSeconds)
-    return make_error(file + ": bench.samples " + bench["samples"].dump() + " or bench.duration_s " + bench["duration_s"].dump() +
-                          " is out of range",
-                      "restore the file from the run, or measure anew with 'vpnlab run FILE'");
-  return std::pair{samples, duration};
-}
-
 Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
-  auto read = read_environment(from, /*required=*/true);
-  if (!read) return with_context(read.error(), "cannot rerun " + from);
-  const nlohmann::json& env = *read;
-  const std::string file = from + "/environment.json";
-  // A rerun repeats what was recorded, never a default: a missing field is refused.
-  auto missing = [&](const std::string& what) {
-    return make_error(file + ": no " + what + ": the run cannot be repeated exactly", "measure anew with 'vpnlab run FILE'");
-  };
-  if (!env.contains("schema")) return missing("schema");
-  if (!env.contains("requested_products")) return missing("requested_products");
-  if (!env.contains("bench")) return missing("bench section (samples, duration, pinning, order)");
-  const nlohmann::json& bench = env["bench"];
-  for (const char* key : {"samples", "duration_s", "pinned", "interleaved"})
-    if (!bench.contains(key)) return missing(std::string("bench.") + key);
-  a->products = env["requested_products"].get<std::vector<std::string>>();
-  a->tests = recorded_tests(env.value("bench", nlohmann::json::object()));
-  auto sampling = recorded_sampling(bench, file);
-  if (!sampling) return sampling.error();
-  std::tie(a->samples, a->duration_s) = *sampling;
-  a->no_pin = !bench["pinned"].get<bool>();
-  a->sequential = !bench["interleaved"].get<bool>();
+  auto recorded = read_recorded_run(from, Repeat::rerun);
+  if (!recorded) return recorded.error();
+  a->products = recorded->requested_products;
+  a->tests = recorded->tests;
+  a->samples = recorded->samples;
+  a->duration_s = recorded->duration_s;
+  a->no_pin = !recorded->pinned;
+  a->sequential = !recorded->interleaved;
   if (a->keys_dir.empty()) a->keys_from = from + "/secrets/keys";
   a->topology_file = from + "/topology.toml";
   auto plan = plan_request(*a);
@@ -238,7 +204,8 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
   for (const auto& name : plan->products) {
     auto spec = load_product(products_path(own_binary_dir()), name);
     if (!spec) return spec.error();
-    std::string then = env.value("products", nlohmann::json::object()).value(spec->name, nlohmann::json::object()).value("version", std::string());
+    const auto recorded_version = recorded->product_versions.find(spec->name);
+    const std::string then = recorded_version == recorded->product_versions.end() ? "" : recorded_version->second;
     std::string now = availability_for(spec.value(), plan->backend).version;
     if (then != now)
       return make_error("product '" + spec->name + "' was '" + then + "' in " + from + ", here it is '" + (now.empty() ? "not available" : now) + "'",
@@ -267,45 +234,28 @@ std::string list_text(const std::vector<std::string>& names) {
   return "[" + out + "]";
 }
 
-Result<nlohmann::json> resume_environment(const std::string& run_dir) {
-  auto env = read_environment(run_dir, /*required=*/true);
-  if (!env) return with_context(env.error(), "cannot resume " + run_dir);
-  const std::string file = run_dir + "/environment.json";
-  for (const char* key : {"/requested_products", "/bench/samples", "/bench/duration_s", "/bench/warmup_s", "/bench/pinned", "/bench/interleaved"})
-    if (!env->contains(nlohmann::json::json_pointer(key)))
-      return make_error(file + ": no " + std::string(key + 1) + ": the resumed rows could not be shown to measure what the first ones did",
-                        "measure anew with 'vpnlab run FILE'");
-  return env;
-}
-
 }  // namespace
 
 Status resume_request(const std::string& run_dir, RunRequest* a) {
-  auto env = resume_environment(run_dir);
-  if (!env) return env.error();
-  const nlohmann::json& bench = (*env)["bench"];
-  auto sampling = recorded_sampling(bench, run_dir + "/environment.json");
-  if (!sampling) return sampling.error();
-  const auto [samples, duration] = *sampling;
+  auto recorded = read_recorded_run(run_dir, Repeat::resume);
+  if (!recorded) return recorded.error();
+  const RecordedRun& r = *recorded;
   const std::string same = "resume with the run's own values: leave the option out";
-  if (a->samples && *a->samples != samples)
-    return resume_differs(run_dir, "--samples", std::to_string(*a->samples), std::to_string(samples) + " samples", same);
-  if (a->duration_s && std::abs(*a->duration_s - duration) > 1e-9)
-    return resume_differs(run_dir, "--duration", seconds_text(*a->duration_s), seconds_text(duration) + " samples", same);
-  if (a->no_pin && bench["pinned"].get<bool>()) return resume_differs(run_dir, "--no-pin", "is given", "pinning", same);
-  if (a->sequential && bench["interleaved"].get<bool>()) return resume_differs(run_dir, "--sequential", "is given", "interleaved rounds", same);
-  a->samples = samples;
-  a->duration_s = duration;
-  a->no_pin = !bench["pinned"].get<bool>();
-  a->sequential = !bench["interleaved"].get<bool>();
-  if (a->products.empty()) a->products = (*env)["requested_products"].get<std::vector<std::string>>();
-  if (a->tests.empty()) a->tests = recorded_tests(bench);
-  if (bench.contains("precision") && bench["precision"].is_number()) {
-    a->precision = bench["precision"].get<double>();
-    a->max_time_s = bench.contains("max_time_s") && bench["max_time_s"].is_number() ? bench["max_time_s"].get<double>() : 0;
-    if (*a->precision < kMinPrecision || *a->precision > kMaxPrecision || a->max_time_s < 0 || a->max_time_s > kMaxBudgetSeconds)
-      return make_error(run_dir + "/environment.json: bench.precision or bench.max_time_s is out of range",
-                        "restore the file from the run, or measure anew with 'vpnlab run FILE'");
+  if (a->samples && *a->samples != r.samples)
+    return resume_differs(run_dir, "--samples", std::to_string(*a->samples), std::to_string(r.samples) + " samples", same);
+  if (a->duration_s && std::abs(*a->duration_s - r.duration_s) > 1e-9)
+    return resume_differs(run_dir, "--duration", seconds_text(*a->duration_s), seconds_text(r.duration_s) + " samples", same);
+  if (a->no_pin && r.pinned) return resume_differs(run_dir, "--no-pin", "is given", "pinning", same);
+  if (a->sequential && r.interleaved) return resume_differs(run_dir, "--sequential", "is given", "interleaved rounds", same);
+  a->samples = r.samples;
+  a->duration_s = r.duration_s;
+  a->no_pin = !r.pinned;
+  a->sequential = !r.interleaved;
+  if (a->products.empty()) a->products = r.requested_products;
+  if (a->tests.empty()) a->tests = r.tests;
+  if (r.precision) {
+    a->precision = r.precision;
+    a->max_time_s = r.max_time_s;
   }
   return ok_status();
 }
@@ -322,14 +272,13 @@ Status check_resume_topology(const std::string& run_dir, const std::string& topo
 Status check_resume_plan(const std::string& run_dir, const Plan& plan) {
   // Another topology first: every other difference would follow from it.
   if (auto s = check_resume_topology(run_dir, plan.topology_file); !s) return s;
-  auto env = resume_environment(run_dir);
-  if (!env) return env.error();
-  const double warmup = (*env)["bench"]["warmup_s"].get<double>();
-  if (std::abs(plan.warmup_s - warmup) > 1e-9)
-    return resume_differs(run_dir, "the warm-up is", seconds_text(plan.warmup_s), seconds_text(warmup), "resume with the run's own topology file");
-  const auto products = (*env)["requested_products"].get<std::vector<std::string>>();
-  if (plan.products != products)
-    return resume_differs(run_dir, "the products (in order) are", list_text(plan.products), list_text(products),
+  auto recorded = read_recorded_run(run_dir, Repeat::resume);
+  if (!recorded) return recorded.error();
+  if (std::abs(plan.warmup_s - recorded->warmup_s) > 1e-9)
+    return resume_differs(run_dir, "the warm-up is", seconds_text(plan.warmup_s), seconds_text(recorded->warmup_s),
+                          "resume with the run's own topology file");
+  if (plan.products != recorded->requested_products)
+    return resume_differs(run_dir, "the products (in order) are", list_text(plan.products), list_text(recorded->requested_products),
                           "leave --product out to measure the run's own products");
   return ok_status();
 }

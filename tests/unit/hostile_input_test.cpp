@@ -319,6 +319,23 @@ TEST(HostileInput, ResumeRepeatsTheRunItResumes) {
   plan.warmup_s = 3;
   EXPECT_EQ(check_resume_plan(run, plan).error().message,
             "cannot resume " + run + ": the warm-up is 3 s here, but the run was made with 1 s (" + run + "/environment.json)");
+  // The record read once into one type: a field it cannot do without, or a value out of
+  // vpnlab's bounds, is refused naming the file and the field.
+  std::ofstream(run + "/environment.json") << R"({"schema": 1, "requested_products": ["baseline"],
+    "bench": {"samples": 2, "duration_s": 2.0, "pinned": true, "interleaved": true}})";
+  RunRequest again;
+  EXPECT_EQ(resume_request(run, &again).error().message,
+            run + "/environment.json: no bench.warmup_s: the resumed rows could not be shown to measure what the first ones did");
+  std::ofstream(run + "/environment.json") << R"({"schema": 1, "requested_products": ["baseline"],
+    "bench": {"samples": 2, "duration_s": 2.0, "warmup_s": 1.0, "pinned": true, "interleaved": true, "precision": 7}})";
+  EXPECT_EQ(resume_request(run, &again).error().message, run + "/environment.json: bench.precision or bench.max_time_s is out of range");
+  std::ofstream(run + "/environment.json") << R"({"schema": 1, "requested_products": ["baseline"],
+    "bench": {"samples": 2, "duration_s": 2.0, "warmup_s": 1.0, "pinned": true, "interleaved": true, "precision": 0.05,
+    "max_time_s": 300, "tests": ["a-to-b"]}})";
+  ASSERT_TRUE(resume_request(run, &again).ok());
+  EXPECT_DOUBLE_EQ(*again.precision, 0.05);
+  EXPECT_DOUBLE_EQ(again.max_time_s, 300);
+  EXPECT_EQ(again.tests, std::vector<std::string>{"a-to-b"});
 }
 
 // The hostile review: an environment.json of 2 MB nested a million levels deep crashed
