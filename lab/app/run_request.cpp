@@ -12,7 +12,6 @@
 #include <tuple>
 #include <utility>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "lab/base/bounds.h"
