@@ -17,6 +17,7 @@ std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& 
   auto env = read_environment(run_dir, /*required=*/false);
   if (env) table += link_share_text(link_shares(rows, *env));
   if (env && emulated_run(*env)) table += "! " + emulation_note(*env) + "\n";
+  if (env && !meters_off_note(*env).empty()) table += "! " + meters_off_note(*env) + "\n";
   if (!view.vs.empty()) table += "\n" + vs_block(rows, view.vs);
   if (std::string end = conclusion_text(conclude(rows)); !end.empty()) table += "\n" + end;
   return table;

@@ -519,6 +519,7 @@ Status write_report(const std::string& run_dir, const ResultView& view) {
   const std::vector<LinkShare> shares = link_shares(rows.value(), *env);
   std::vector<std::string> warnings = report_warnings(summaries, shares, *audit);
   if (emulated_run(*env)) warnings.insert(warnings.begin(), emulation_note(*env));
+  if (auto note = meters_off_note(*env); !note.empty()) warnings.insert(warnings.begin(), note);
   std::vector<std::string> tests;
   std::map<std::string, int> color;  // one colour per product in every chart, in the order they ran
   for (const auto& r : rows.value()) color.emplace(r.product, static_cast<int>(color.size()));

@@ -133,6 +133,7 @@ const std::vector<JsonField>& environment_fields() {
       {"/achieved_paths/*/loss_high_pct", JsonType::number}, {"/achieved_paths/*/loss_level", JsonType::number},
       {"/achieved_paths/*/asked_rtt_ms", JsonType::number}, {"/achieved_paths/*/asked_loss_pct", JsonType::number},
       {"/achieved_paths/*/departures", JsonType::array}, {"/achieved_paths/*/departures/*", JsonType::string},
+      {"/meters_off", JsonType::array},        {"/meters_off/*", JsonType::string},
   };
   return fields;
 }

@@ -275,6 +275,7 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
     if (auto s = dirs_for(run_dir, c.spec->name, test.spec.name, &raw, &logs); !s) return s;
     SampleContext sc{&plan, &test, c.spec, &topo, &session, raw, logs, c.opts->interrupt_fd};
     sc.crr_program = c.opts->crr_program;
+    sc.meters_off = c.opts->meters_off;
     if (plan.warmup_s >= 1) warm_up(c, sc, samples.front(), outcome, interrupted);
     for (int i : samples) {
       if (*interrupted) break;

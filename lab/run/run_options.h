@@ -1,6 +1,7 @@
 // What a run is given (RunOptions) and what it learns of each product (ProductOutcome):
 // shared by the runner and one product's round (product_round.h).
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct RunOptions {
   std::optional<SequentialPlan> sequential;
   double max_time_s = 0;
   std::string crr_program = "vpnlab-crr";  // the crr tests' generator (the CLI gives its helper's path)
+  // Meters (sample_meters.h meter_names()) left out of every sample: the meter-cost bench
+  // switches each off in turn to see what it costs the tunnel. environment.json records them.
+  std::set<std::string> meters_off;
 };
 
 

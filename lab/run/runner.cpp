@@ -96,6 +96,7 @@ Result<RunKeys> prepare_run_dir(const Plan& plan, const RunOptions& opts, const 
     for (const auto& [name, text] : {std::pair<std::string, std::string>{"topology.toml", read_file_text(plan.topology_file)},
                                      {"plan.txt", describe_plan(plan)}})
       if (auto s = write_file(opts.run_dir + "/" + name, text, 0640); !s) return s.error();
+    if (!opts.meters_off.empty()) described["meters_off"] = opts.meters_off;
     auto created = EnvironmentRecord::create(opts.run_dir, std::move(described));
     if (!created) return created.error();
     record->emplace(std::move(*created));

@@ -28,6 +28,7 @@ struct SampleContext {
   bool repeating_payload = false;
   uint64_t* port_bytes_out = nullptr;  // gets iperf3's delivered bytes of a valid sample
   std::string crr_program = "vpnlab-crr";  // crr tests' generator (RunOptions::crr_program)
+  std::set<std::string> meters_off;        // RunOptions::meters_off
 };
 
 // What a row says about its sample before it ran: product, test and shape. It starts out

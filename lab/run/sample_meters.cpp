@@ -218,18 +218,45 @@ class LatencyMeter : public SampleMeter {
 
 const LatencyProbe::Summary* latency_summary(const LatencyMeter* meter) { return meter ? meter->summary() : nullptr; }
 
+namespace {
+
+// One entry per meter, in begin order: its name (RunOptions::meters_off) and what makes it,
+// or nullptr where it has nothing to measure for this sample.
+struct MeterEntry {
+  const char* name;
+  std::unique_ptr<SampleMeter> (*make)(const SampleContext& c, const TestDriver& driver);
+};
+
+const MeterEntry kMeters[] = {
+    {"daemon-usage", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<DaemonUsageMeter>(); }},
+    {"relay", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<RelayMeter>(); }},
+    {"latency",
+     [](const SampleContext& c, const TestDriver& driver) -> std::unique_ptr<SampleMeter> {
+       if (c.repeating_payload || !driver.with_echoes()) return nullptr;
+       return std::make_unique<LatencyMeter>(driver.kind() == "throughput");
+     }},
+    {"rules", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<RuleMeter>(); }},
+    {"cpu", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<CpuMeter>(); }},
+    {"rss", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<RssMeter>(); }},
+};
+
+}  // namespace
+
+std::vector<std::string> meter_names() {
+  std::vector<std::string> out;
+  for (const auto& m : kMeters) out.push_back(m.name);
+  return out;
+}
+
 SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver) {
   SampleMeters m;
-  m.list.push_back(std::make_unique<DaemonUsageMeter>());
-  m.list.push_back(std::make_unique<RelayMeter>());
-  if (!c.repeating_payload && driver.with_echoes()) {
-    auto latency = std::make_unique<LatencyMeter>(driver.kind() == "throughput");
-    m.latency = latency.get();
-    m.list.push_back(std::move(latency));
+  for (const auto& entry : kMeters) {
+    if (c.meters_off.count(entry.name)) continue;
+    auto meter = entry.make(c, driver);
+    if (!meter) continue;
+    if (std::string(entry.name) == "latency") m.latency = static_cast<const LatencyMeter*>(meter.get());
+    m.list.push_back(std::move(meter));
   }
-  m.list.push_back(std::make_unique<RuleMeter>());
-  m.list.push_back(std::make_unique<CpuMeter>());
-  m.list.push_back(std::make_unique<RssMeter>());
   return m;
 }
 

@@ -30,10 +30,12 @@ struct SampleMeters {
   const LatencyMeter* latency = nullptr;
 };
 
-// The meters of one sample of `driver`'s kind: daemon usage, the latency probe (where the
-// test has echoes and this is not the plaintext check), the variant's rule counters, CPU
-// time, daemon memory over time.
+// The meters of one sample of `driver`'s kind: daemon usage, relays' usage, the latency
+// probe (where the test has echoes and this is not the plaintext check), the variant's rule
+// counters, CPU time, daemon memory over time; none named in c.meters_off.
 SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver);
+// Every meter's name, in begin order ("daemon-usage", "relay", "latency", "rules", "cpu", "rss").
+std::vector<std::string> meter_names();
 
 // Begins each meter in order; on a failure, the meters begun so far are dropped.
 Status begin_meters(const SampleContext& c, SampleMeters* meters);

@@ -161,7 +161,10 @@ class FakeRuntime : public NodeRuntime {
     rule_packets_[node] += rule_packets_step;
     return Counted{static_cast<uint64_t>(rule_packets_[node]), 1};
   }
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr, int, int) override { return std::unique_ptr<LatencyProbe>(); }
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr, int, int) override {
+    note("latency_probe " + node);
+    return std::unique_ptr<LatencyProbe>();
+  }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&, int) override {
     return std::unique_ptr<PayloadWatch>();
   }

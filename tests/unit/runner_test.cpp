@@ -98,6 +98,29 @@ Plan variant_plan() {
 
 }  // namespace
 
+// The meter-cost bench switches meters off: a meter left out is not begun (no probe, no
+// counters read), its columns stay empty, and the run says so where its figures are shown.
+TEST(Runner, AMeterLeftOutIsNotRunAndTheRunSaysSo) {
+  if (find_program("iperf3").empty()) GTEST_SKIP() << "the availability probe needs iperf3";
+  FakeRun all;
+  auto measured = run_fake(&all, variant_plan());
+  ASSERT_TRUE(measured.ok()) << measured.error().format();
+  EXPECT_GT(all.count("latency_probe a"), 0);
+  FakeRun some;
+  auto report = run_fake(&some, variant_plan(), false, [](RunOptions& o) { o.meters_off = {"latency", "rules"}; });
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  EXPECT_EQ(some.count("latency_probe"), 0);
+  for (const auto& row : report->rows) {
+    EXPECT_EQ(row.rule_packets, -1) << row.test;  // not counted, and not refused for counting nothing
+    EXPECT_EQ(row.status, "ok") << row.test << ": " << row.reason;
+  }
+  const auto env = nlohmann::json::parse(read_file_text(some.run_dir + "/environment.json"));
+  EXPECT_EQ(env["meters_off"], (nlohmann::json{"latency", "rules"}));
+  EXPECT_NE(some.outputs.summary.find("! samples ran without these meters: latency, rules (their columns are empty)"), std::string::npos)
+      << some.outputs.summary;
+  EXPECT_EQ(all.outputs.summary.find("without these meters"), std::string::npos);
+}
+
 // A variant is set up on every VPN node after the lab is built and before anything of the
 // product starts, at its points only; its counters are read around each sample, and a
 // sample in which they counted nothing is not valid.
