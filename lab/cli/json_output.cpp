@@ -243,4 +243,15 @@ nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunRe
           {"summary", summary.is_discarded() ? json(nullptr) : summary}};
 }
 
+json validate_json(const std::string& file, const Plan& plan) {
+  json tests = json::array();
+  for (const auto& t : plan.tests) tests.push_back(t.spec.name);
+  return {{"schema", kJsonSchema},       {"file", file},       {"backend", plan.backend}, {"nodes", plan.nodes.size()},
+          {"veth_pairs", plan.veths.size()}, {"bridges", plan.bridges.size()}, {"tests", tests}, {"products", plan.products}};
+}
+
+json cleanup_json(bool dry_run, const std::vector<std::string>& remote, const std::vector<std::string>& local) {
+  return {{"schema", kJsonSchema}, {"dry_run", dry_run}, {"remote", remote}, {"local", local}};
+}
+
 }  // namespace vpnlab

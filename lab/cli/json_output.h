@@ -1,4 +1,4 @@
-// `--json` of `products`, `plan`, `diff`, `compare`, `history` and `run`: stable keys (README, "Machine-readable output"),
+// `--json` of `products`, `plan`, `validate`, `cleanup`, `diff`, `compare`, `history` and `run`: stable keys (README, "Machine-readable output"),
 // pinned by golden files in tests/data/json/ and by the JSON Schemas in schemas/ (each
 // document validated against its own in ctest's package.json_schemas). A key is only ever
 // added, never renamed.
@@ -30,6 +30,14 @@ nlohmann::json product_json(const std::string& name, const Result<ProductSpec>& 
 nlohmann::json products_listing_json(const std::string& products_path, nlohmann::json products);
 
 nlohmann::json plan_json(const Plan& plan);
+
+// `validate --json`: the file checked and what it plans (an invalid file is an error on
+// stderr and exit 2, as every verb's).
+nlohmann::json validate_json(const std::string& file, const Plan& plan);
+
+// `cleanup --json`: what was removed (or, with --dry-run, would be), on a hosts topology's
+// hosts (`remote`) and on this machine (`local`), one line per object.
+nlohmann::json cleanup_json(bool dry_run, const std::vector<std::string>& remote, const std::vector<std::string>& local);
 
 nlohmann::json diff_json(const DiffOutcome& diff, const Thresholds& thresholds);
 

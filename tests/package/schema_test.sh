@@ -106,6 +106,12 @@ validate history-export "$tmp/export.jsonl"
 json doctor.json "$vpnlab" doctor --json
 validate doctor "$tmp/doctor.json"
 
+# validate and cleanup (--dry-run: it removes nothing, other labs may run beside this one).
+json validate.json "$vpnlab" validate "$src/topologies/bridge3.toml" --json
+json cleanup.json "$vpnlab" cleanup --dry-run --json
+validate validate "$tmp/validate.json"
+validate cleanup "$tmp/cleanup.json"
+
 # A scorecard: the golden runs as a finished suite's two scenarios (suites/quick.toml's names),
 # so 'suite --resume' measures nothing and writes scorecard.json from their rows.
 mkdir -p "$tmp/suite/runs/bulk" "$tmp/suite/runs/rr-crr"
@@ -126,6 +132,8 @@ validate suite-diff "$tmp/suite-diff.json"
 
 # The golden files the unit tests pin, each against its schema.
 validate plan "$src/tests/data/json/plan-quick.json"
+validate validate "$src/tests/data/json/validate-quick.json"
+validate cleanup "$src/tests/data/json/cleanup.json"
 validate products "$src/tests/data/json/products.json"
 validate diff "$src/tests/data/json/diff.json"
 validate schema "$src/tests/data/json/schema-results-csv.json"

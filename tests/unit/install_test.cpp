@@ -100,6 +100,11 @@ TEST(Json, PlanOfTheQuickTopologyMatchesTheGoldenFile) {
   ASSERT_TRUE(plan.ok()) << plan.error().format();
   plan->topology_file = "topologies/quick.toml";
   expect_golden("plan-quick.json", plan_json(*plan));
+  expect_golden("validate-quick.json", validate_json("topologies/quick.toml", *plan));
+}
+
+TEST(Json, CleanupListsEachSideItsLines) {
+  expect_golden("cleanup.json", cleanup_json(true, {"h1: would remove namespace vpnlab-x-a"}, {"would remove namespace vpnlab-y-b"}));
 }
 
 TEST(Json, ProductsListingMatchesTheGoldenFile) {
@@ -450,7 +455,7 @@ TEST(Json, EveryResultsCsvColumnIsDocumented) {
   auto unknown = schema_text("summary.jsn", SchemaFormat::text);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "no schema named 'summary.jsn'");
-  EXPECT_EQ(unknown.error().hint.substr(0, 38), "known: results.csv, rows.jsonl, compar");
+  EXPECT_EQ(unknown.error().hint.substr(0, 38), "known: results.csv, rows.jsonl, cleanu");
 }
 
 // rows.jsonl's JSON Schema is made from the column table; the file shipped in schemas/ is

@@ -7,6 +7,7 @@
 #include "lab/app/backends.h"
 #include "lab/app/cleanup.h"
 #include "lab/app/run_request.h"
+#include "lab/cli/json_output.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
 #include "lab/run/run_state.h"
@@ -27,14 +28,20 @@ int cmd_cleanup(const Args& a) {
   if (!need_root("cleanup")) return kExitError;
   auto lock = RunLock::acquire();
   if (!lock) return fail(lock.error());
+  std::vector<std::string> remote;
   if (remote_plan) {
     const BackendContext ctx{products_path(own_binary_dir()), helper_dir(own_binary_dir()), -1};
     auto lines = backend_entry(remote_plan->backend).cleanup_remote(*remote_plan, ctx, a.dry_run);
     if (!lines) return fail(lines.error());
-    for (const auto& line : *lines) std::cout << line << "\n";
+    remote = std::move(*lines);
   }
   auto report = cleanup_lab_objects(a.dry_run);
   if (!report) return fail(report.error());
+  if (a.json) {
+    std::cout << cleanup_json(a.dry_run, remote, report->actions).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // a path need not be UTF-8
+    return 0;
+  }
+  for (const auto& line : remote) std::cout << line << "\n";
   for (const auto& line : report->actions) std::cout << line << "\n";
   if (report->actions.empty()) std::cout << "cleanup: nothing of vpnlab's on this machine\n";
   return 0;
@@ -42,10 +49,10 @@ int cmd_cleanup(const Args& a) {
 
 }  // namespace
 
-extern const Verb kCleanupVerb = {"cleanup", "cleanup [FILE] [--dry-run] [--backend B]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).\n"
+extern const Verb kCleanupVerb = {"cleanup", "cleanup [FILE] [--dry-run] [--backend B] [--json]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).\n"
      "With a hosts topology FILE, on each of its hosts too (over ssh): NICs a killed agent left in a namespace go back\n"
      "under their own names, then the lab's namespaces and their processes.",
-     {"--dry-run", "--backend"},
+     {"--dry-run", "--backend", "--json"},
     cmd_cleanup};
 
 }  // namespace vpnlab
