@@ -46,7 +46,8 @@ RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const
   // What teardown audits found, for the report (which reads only files of the run).
   nlohmann::json audit = nlohmann::json::object();
   for (const auto& p : report.products)
-    if (!p.leftovers.empty() || p.retried_bringups > 0) audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.retried_bringups}};
+    if (!p.leftovers.empty() || !p.failed_bringups.empty())
+      audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.failed_bringups.size()}, {"failed_bringups", p.failed_bringups}};
   keep_first_error(dir->write("audit.json", audit.dump(2) + "\n"));
   keep_first_error(write_report(run_dir, view));
   return out;

@@ -370,7 +370,10 @@ std::vector<std::string> audit_warnings(const nlohmann::json& audit) {
   std::vector<std::string> warnings;
   for (const auto& [product, a] : audit.items()) {
     for (const auto& l : a.value("leftovers", nlohmann::json::array())) warnings.push_back(product + ": teardown left " + l.get<std::string>());
-    if (whole_number_or(a, "bringups_retried", 0) > 0)
+    // Each failed attempt with its reason and logs; a run before they were kept: the count.
+    const nlohmann::json failed = a.value("failed_bringups", nlohmann::json::array());
+    for (const auto& f : failed) warnings.push_back(product + ": a bring-up failed and was tried again: " + f.get<std::string>());
+    if (failed.empty() && whole_number_or(a, "bringups_retried", 0) > 0)
       warnings.push_back(product + ": " + std::to_string(whole_number_or(a, "bringups_retried", 0)) + " bring-up(s) failed once and came up on a second try");
   }
   return warnings;

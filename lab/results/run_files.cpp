@@ -163,7 +163,9 @@ const std::vector<JsonField>& audit_fields() {
   static const std::vector<JsonField> fields = {{"/*", JsonType::object},
                                                 {"/*/leftovers", JsonType::array},
                                                 {"/*/leftovers/*", JsonType::string},
-                                                {"/*/bringups_retried", JsonType::integer}};
+                                                {"/*/bringups_retried", JsonType::integer},
+                                                {"/*/failed_bringups", JsonType::array},
+                                                {"/*/failed_bringups/*", JsonType::string}};
   return fields;
 }
 

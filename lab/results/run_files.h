@@ -33,7 +33,8 @@ Result<nlohmann::json> read_json_file(const std::string& file, const std::vector
 Result<nlohmann::json> read_environment(const std::string& run_dir, bool required);
 // The same checks on an environment held elsewhere (a history export's line), `file` naming it.
 Status check_environment(const nlohmann::json& env, const std::string& file);
-// RUN/audit.json: an object, per product "leftovers" (strings) and "bringups_retried".
+// RUN/audit.json: an object, per product "leftovers" (strings), "bringups_retried" and
+// "failed_bringups" (one line per failed attempt: round, why, its logs).
 Result<nlohmann::json> read_audit(const std::string& run_dir);
 Status check_audit(const nlohmann::json& audit, const std::string& file);
 

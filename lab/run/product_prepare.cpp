@@ -297,7 +297,7 @@ Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const 
 
 std::string ProductSession::log_dir() const {
   return ctx_.run_dir + "/logs/" + ctx_.spec->name + (ctx_.round > 0 ? "/round-" + std::to_string(ctx_.round) : "") +
-         (ctx_.instance.empty() ? "" : "/" + ctx_.instance);
+         (ctx_.attempt > 1 ? "/attempt-" + std::to_string(ctx_.attempt) : "") + (ctx_.instance.empty() ? "" : "/" + ctx_.instance);
 }
 
 Status ProductSession::prepare() {

@@ -64,11 +64,11 @@ namespace {
 // Starts the product on a built topology: session, routes to remote sites (through the
 // tunnel, or plainly routed for the baseline), and receive packet steering so that the
 // softirq work of what a node receives lands on its own CPUs.
-Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, NodeRuntime& topo) {
+Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, NodeRuntime& topo, int attempt) {
   PhaseSpan span(c.clock, kPhaseBringUp);
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
-  ProductSession::Context ctx{c.vpn_plan, &topo, &spec, c.keys, c.opts->run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round};
+  ProductSession::Context ctx{c.vpn_plan, &topo, &spec, c.keys, c.opts->run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round, attempt};
   // Its control services first (their values are the nodes'), stopped after the nodes.
   std::unique_ptr<ProductServices> services;
   if (!spec.services.empty()) {
@@ -140,23 +140,26 @@ Status teardown_and_settle(const RoundContext& c, NodeRuntime& topo) {
 
 // A bring-up that fails is tried once more on a topology built anew: one transient
 // failure (wireguard-go once could not bind its control socket) should not cost a whole
-// round. Both attempts are logged; a second failure is the product's result. A failure of
-// the lab itself (building, tearing down) is an error of *topo's Result.
+// round. Both attempts keep their logs (the retry's in attempt-2 below the round's), and
+// the failure is said in audit.json and the report; a second failure is the product's
+// result. A failure of the lab itself (building, tearing down) is an error of *topo's Result.
 Session bring_up(const RoundContext& c, Result<NodesPtr>* topo, ProductOutcome* outcome) {
   *topo = build_topology(c);
   if (!*topo) return topo->error();
-  auto session = start_product(c, ***topo);
+  auto session = start_product(c, ***topo, 1);
   if (session || vpnlab::interrupted()) return session;
-  spdlog::warn("{}: bring-up failed, trying once more on a new topology: {}", c.spec->name,
-               session.error().message.substr(0, session.error().message.find('\n')));
-  outcome->retried_bringups++;
+  const std::string why = session.error().message.substr(0, session.error().message.find('\n'));
+  spdlog::warn("{}: bring-up failed, trying once more on a new topology: {}", c.spec->name, why);
+  const std::string logs = "logs/" + c.spec->name + (c.round > 0 ? "/round-" + std::to_string(c.round) : "");
+  outcome->failed_bringups.push_back((c.round > 0 ? "round " + std::to_string(c.round) + ": " : "") + why + " (its logs: " + logs +
+                                     "; the retry's: " + logs + "/attempt-2)");
   if (auto s = teardown_and_settle(c, ***topo); !s) {
     *topo = s.error();
     return topo->error();
   }
   *topo = build_topology(c);
   if (!*topo) return topo->error();
-  return start_product(c, ***topo);
+  return start_product(c, ***topo, 2);
 }
 
 // Once per product, on its first bring-up: the offloads its interface has on each node

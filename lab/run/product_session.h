@@ -48,6 +48,9 @@ class ProductSession {
     int interrupt_fd = -1;
     std::map<std::string, std::string> run_values;  // e.g. the run's pre-shared key
     int round = 0;  // interleaved runs: the round (logs go to logs/PRODUCT/round-N); 0: none
+    // A bring-up tried once more after a failure (product_round.cpp bring_up): the retry's
+    // logs go below the round's in attempt-N, so the failed attempt's stay where it left them.
+    int attempt = 1;
     // > 0: ready once every node pair answered, all probed at once (mesh scale,
     // lab/kernel/mesh_sweep.h), within this many seconds instead of the spec's ready timeout.
     double mesh_timeout_s = 0;

@@ -54,7 +54,8 @@ struct ProductOutcome {
   double bringup_s = 0;
   std::string plaintext;               // "" = the plaintext check passed; otherwise why not
   bool plaintext_checked = false;      // done once per product, on its first bring-up
-  int retried_bringups = 0;            // bring-ups that failed once and were tried again
+  // One line per bring-up that failed and was tried again: its round, why, where its logs are.
+  std::vector<std::string> failed_bringups;
   std::vector<std::string> leftovers;  // teardown audit: what its stop left running or configured
   std::vector<std::string> run_files;  // files it left in the nodes' private /run (discarded)
 };

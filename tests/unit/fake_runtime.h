@@ -91,7 +91,11 @@ class FakeRuntime : public NodeRuntime {
     note(line);
     const std::string prog = spec.argv.empty() ? "" : spec.argv[0];
     env_of[node + " " + prog] = spec.env;
-    if (unstartable.count(prog)) return make_error("cannot start '" + prog + "'");
+    if (unstartable.count(prog)) {
+      // What a real one leaves: its output file, saying why (the run must keep it).
+      if (!spec.stdout_path.empty()) std::ofstream(spec.stdout_path) << prog << ": cannot start\n";
+      return make_error("cannot start '" + prog + "'");
+    }
     if (prog == "iperf3" && std::find(spec.argv.begin(), spec.argv.end(), "-c") != spec.argv.end() && !spec.stdout_path.empty())
       std::ofstream(spec.stdout_path) << (iperf_output_for ? iperf_output_for(spec.stdout_path) : iperf_client_output);
     auto status = exit_status.find(prog);

@@ -1,6 +1,7 @@
 // The runner's scheduling on a FakeRuntime, without root: interleaved rounds, a product
 // that never comes up (tried twice in its first round, never again, its rows failed with
 // the reason), resume measuring only what is missing. iperf3's output is a recorded one.
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -199,7 +200,18 @@ TEST(Runner, AProductThatNeverComesUpIsTriedTwiceThenFailsEveryRoundWithItsReaso
   EXPECT_EQ((*rows)[5].reason, "product did not come up: node 'b': cannot start 'wireguard-go'");
   EXPECT_EQ(r.outputs.completeness.without_valid, (std::vector<std::string>{"wireguard-go / a-to-b"}));
   ASSERT_EQ(report->products.size(), 2u);
-  EXPECT_EQ(report->products[1].retried_bringups, 1);
+  // The failed attempt keeps its logs; the retry's go below them; both say where.
+  const std::string logs = r.run_dir + "/logs/wireguard-go/round-1";
+  EXPECT_EQ(report->products[1].failed_bringups,
+            (std::vector<std::string>{"round 1: node 'b': cannot start 'wireguard-go' (its logs: logs/wireguard-go/round-1; the retry's: "
+                                      "logs/wireguard-go/round-1/attempt-2)"}));
+  EXPECT_EQ(read_file_text(logs + "/b-1-wireguard-go.log"), "wireguard-go: cannot start\n");
+  EXPECT_EQ(read_file_text(logs + "/attempt-2/b-1-wireguard-go.log"), "wireguard-go: cannot start\n");
+  const auto audit = nlohmann::json::parse(read_file_text(r.run_dir + "/audit.json"));
+  EXPECT_EQ(audit["wireguard-go"]["bringups_retried"], 1);
+  EXPECT_EQ(audit["wireguard-go"]["failed_bringups"].size(), 1u);
+  EXPECT_NE(read_file_text(r.run_dir + "/report.md").find("wireguard-go: a bring-up failed and was tried again: round 1: node 'b': cannot start"),
+            std::string::npos);
   EXPECT_FALSE(report->products[1].started);
   EXPECT_NE(read_file_text(r.run_dir + "/summary.txt").find("0/3"), std::string::npos) << read_file_text(r.run_dir + "/summary.txt");
 }
