@@ -8,7 +8,8 @@
 // built, product up, warm-up, `samples` samples, teardown), in an order shifted every round,
 // so the machine's drift hits all configurations alike. A configuration's ratio in a round
 // is its mean throughput over the all-on one's; its cost is that ratio's geometric mean
-// minus one, with a 95 % t-interval on the log ratios. "none" has every meter off.
+// minus one, with a t-interval on the log ratios at 95 % for the family of configurations
+// (Bonferroni). "none" has every meter off.
 //   meter_cost_bench [PRODUCT=wireguard-go [ROUNDS=8 [SAMPLES=3 [SECONDS=2 [METER,...]]]]]
 // Meters not named run in every configuration. The plaintext watch rides on the first
 // warm-up only (never on a sample), so it is not among them. Asserts nothing.
@@ -78,7 +79,10 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-void print_config(const Config& c) {
+// `family`: the configurations compared with "all"; each interval is at 1 - 0.05/family
+// (Bonferroni), so "costs the tunnel" is claimed of one meter only when the family's
+// chance of any such claim by noise alone stays under 5 %.
+void print_config(const Config& c, int family) {
   SampleStats g = describe(c.gbps);
   if (c.name == "all") {
     printf("  %-13s %7.3f Gbit/s (mean of rounds; round-to-round CV %.1f %%)\n", c.name.c_str(), g.mean, 100 * g.cv);
@@ -88,7 +92,8 @@ void print_config(const Config& c) {
   for (double r : c.ratios) logs.push_back(std::log(r));
   SampleStats l = describe(logs);
   if (l.n < 2) return;
-  const double half = t_quantile(0.95, static_cast<int>(l.n) - 1) * l.stdev / std::sqrt(static_cast<double>(l.n));
+  const double level = 1 - 0.05 / family;
+  const double half = t_quantile(level, static_cast<int>(l.n) - 1) * l.stdev / std::sqrt(static_cast<double>(l.n));
   const double lo = std::exp(l.mean - half), mid = std::exp(l.mean), hi = std::exp(l.mean + half);
   const char* verdict = lo > 1 ? "costs the tunnel" : hi < 1 ? "off is slower (noise or order)" : "no cost this bench can see";
   printf("  %-13s %7.3f Gbit/s  off/all %.3f [%.3f, %.3f]  cost %+.1f %% [%+.1f, %+.1f]  %s\n", c.name.c_str(), g.mean, mid, lo, hi,
@@ -155,6 +160,8 @@ int main(int argc, char** argv) {
   }
   printf("%s, %.0f s; per configuration (a cost > 0: the tunnel is that much faster with the meter off):\n", product.c_str(),
          ms_since(t0) / 1000);
-  for (const auto& c : configs) print_config(c);
+  const int family = static_cast<int>(configs.size()) - 1;
+  printf("intervals at %.2f %% each (Bonferroni over the %d configurations compared with all-on)\n", 100 * (1 - 0.05 / family), family);
+  for (const auto& c : configs) print_config(c, family);
   return 0;
 }
