@@ -61,7 +61,8 @@ Result<ScaleRow> measure_mesh(const ScaleRound& c, const ProductSpec& spec, bool
   row.contended = row.nodes > c.cpu_count;
   auto nodes = c.build_nodes(plan, c.run_dir, c.interrupt_fd);
   if (!nodes) return with_context(nodes.error(), "building the mesh of " + std::to_string(row.nodes) + " nodes for " + spec.name);
-  ProductSession::Context ctx{&plan, nodes->get(), &spec, &c.keys, c.run_dir, c.interrupt_fd, {{"psk", c.psk}}, 0, c.converge_timeout_s};
+  ProductSession::Context ctx{.plan = &plan, .nodes = nodes->get(), .spec = &spec, .keys = &c.keys, .run_dir = c.run_dir,
+                              .interrupt_fd = c.interrupt_fd, .run_values = {{"psk", c.psk}}, .mesh_timeout_s = c.converge_timeout_s};
   CpuTimes before = read_cpu_times();
   auto session = ProductTunnels::start(ctx);
   CpuTimes after = read_cpu_times();

@@ -68,7 +68,8 @@ Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, Nod
   PhaseSpan span(c.clock, kPhaseBringUp);
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
-  ProductSession::Context ctx{c.vpn_plan, &topo, &spec, c.keys, c.opts->run_dir, c.opts->interrupt_fd, {{"psk", c.psk}}, c.round, attempt};
+  ProductSession::Context ctx{.plan = c.vpn_plan, .nodes = &topo, .spec = &spec, .keys = c.keys, .run_dir = c.opts->run_dir,
+                              .interrupt_fd = c.opts->interrupt_fd, .run_values = {{"psk", c.psk}}, .round = c.round, .attempt = attempt};
   // Its control services first (their values are the nodes'), stopped after the nodes.
   std::unique_ptr<ProductServices> services;
   if (!spec.services.empty()) {

@@ -9,8 +9,12 @@
 #include "lab/model/scale_spec.h"
 #include "lab/model/topology.h"
 #include "lab/results/scale_table.h"
+#include "lab/run/mesh_scale.h"
+#include "../temp_paths.h"
+#include "fake_runtime.h"
 
 using namespace vpnlab;
+using namespace vpnlab::testing;
 
 namespace {
 
@@ -132,4 +136,49 @@ TEST(Scale, TheTableMarksContendedSizesAndSaysWhyARowIsMissing) {
   EXPECT_NE(k.plots[0].second.find("nebula"), std::string::npos);
   EXPECT_EQ(scale_csv_header().substr(0, 30), "product,nodes,contended,conver");
   EXPECT_EQ(scale_csv_line(refused).substr(0, 17), "openvpn,5,0,-1.00");
+}
+
+// A mesh is ready when one sweep found every ordered pair answering, within the file's
+// converge_timeout, and the row carries that sweep's pairs (seen failing: a field added to
+// the session's context shifted the timeout into another, the pairwise pings ran instead,
+// and a 25-node row said 0 pairs of 0 answered, without a reason).
+TEST(Scale, AMeshIsReadyWhenOneSweepFoundEveryPairWithinTheFilesTimeout) {
+  auto spec = parse_scale_text(std::string(kLab) + "[scale]\nnodes = [3]\nproducts = [\"wireguard-go\"]\nconverge_timeout = \"42s\"\n", "s.toml");
+  ASSERT_TRUE(spec.ok()) << spec.error().format();
+  auto topo = parse_topology_text(mesh_topology_text(*spec, 3), "mesh.toml");
+  ASSERT_TRUE(topo.ok()) << topo.error().format();
+  PlanOptions po;
+  po.run_id = "20261207-000000-abcd";
+  po.tag = "abcd";
+  auto plan = make_plan(*topo, po);
+  ASSERT_TRUE(plan.ok()) << plan.error().format();
+  auto product = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
+  ASSERT_TRUE(product.ok()) << product.error().format();
+  std::vector<std::string> calls;
+  ScaleRound round;
+  round.plan = &*plan;
+  round.run_dir = make_temp_dir("mesh-scale");
+  for (const auto& n : plan->nodes) round.keys[n.name] = generate_x25519();
+  round.psk = std::string(64, '0');
+  round.converge_timeout_s = spec->converge_timeout_s;
+  round.build_nodes = [&](const Plan&, const std::string&, int) -> Result<std::unique_ptr<NodeRuntime>> {
+    auto fake = std::make_unique<FakeRuntime>();
+    fake->daemons = {"wireguard-go"};
+    fake->also_to = &calls;
+    return std::unique_ptr<NodeRuntime>(std::move(fake));
+  };
+  bool interrupted = false;
+  auto row = measure_mesh(round, *product, &interrupted);
+  ASSERT_TRUE(row.ok()) << row.error().format();
+  std::vector<std::string> sweeps, pings;
+  for (const auto& c : calls) {
+    if (c.rfind("sweep_mesh", 0) == 0) sweeps.push_back(c);
+    if (c.rfind("ping", 0) == 0 && c.find(" df ") == std::string::npos) pings.push_back(c);
+  }
+  EXPECT_EQ(sweeps, std::vector<std::string>{"sweep_mesh 3 nodes within 42 s"});
+  EXPECT_TRUE(pings.empty()) << "readiness by one sweep, not pair by pair: " << pings.front();
+  EXPECT_EQ(row->pairs, 6u);
+  EXPECT_EQ(row->answered, 6u);
+  EXPECT_DOUBLE_EQ(row->sweep_s, 0.5);
+  std::filesystem::remove_all(round.run_dir);
 }

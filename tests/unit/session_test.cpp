@@ -34,7 +34,8 @@ struct SessionFixture {
     for (const auto& n : plan.nodes) keys[n.name] = generate_x25519();
   }
   Result<std::unique_ptr<ProductSession>> start(FakeRuntime& fake) {
-    return ProductSession::start(ProductSession::Context{&plan, &fake, &spec, &keys, run_dir, -1, {{"psk", std::string(64, '0')}}, 0});
+    return ProductSession::start(ProductSession::Context{.plan = &plan, .nodes = &fake, .spec = &spec, .keys = &keys, .run_dir = run_dir, .interrupt_fd = -1,
+                                                           .run_values = {{"psk", std::string(64, '0')}}});
   }
 };
 
@@ -164,7 +165,8 @@ TEST(Session, FileOrderIsOverlayAddressOrderAndRelayStepsRunOnlyOnTheRelay) {
   ProductSpec spec = load_product(VPNLAB_PRODUCTS_DIR, "tailscale").value();
   std::map<std::string, X25519KeyPair> keys;
   std::string run_dir = make_temp_dir("session");
-  ProductSession::Context ctx{&plan, nullptr, &spec, &keys, run_dir, -1, {{"psk", std::string(64, '0')}}, 0};
+  ProductSession::Context ctx{.plan = &plan, .nodes = nullptr, .spec = &spec, .keys = &keys, .run_dir = run_dir, .interrupt_fd = -1,
+                              .run_values = {{"psk", std::string(64, '0')}}};
   for (const auto& n : plan.nodes) ctx.node_values[n.name] = {{"headscale_address", "172.31.78.1"}, {"headscale_authkey", "k"}};
   FakeRuntime fake;
   fake.daemons = {"tailscaled", "derper"};
