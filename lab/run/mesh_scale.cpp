@@ -44,7 +44,8 @@ void sample_into(const ScaleRound& c, const ProductSpec& spec, NodeRuntime& node
     row->reason = s.error().message;
     return;
   }
-  SampleContext sc{c.plan, &test, &spec, &nodes, &session, raw, logs, c.interrupt_fd};
+  SampleContext sc{.plan = c.plan, .test = &test, .spec = &spec, .nodes = &nodes, .session = &session, .raw_dir = raw, .log_dir = logs,
+                   .interrupt_fd = c.interrupt_fd};
   SampleRow sample = run_sample(sc, "sample-1", c.plan->duration_s, interrupted);
   row->gbps = sample.gbps;
   row->sample_valid = sample.valid;

@@ -208,7 +208,8 @@ Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTun
   // path to a one-stream TCP transfer.
   PlanTest path = plan.tests.front();
   path.spec.kind = "throughput";
-  record_plaintext(spec, plaintext_check(SampleContext{&plan, &path, &spec, &topo, &session, raw, logs, c.opts->interrupt_fd}, interrupted),
+  record_plaintext(spec, plaintext_check(SampleContext{.plan = &plan, .test = &path, .spec = &spec, .nodes = &topo, .session = &session, .raw_dir = raw, .log_dir = logs,
+                                                 .interrupt_fd = c.opts->interrupt_fd}, interrupted),
                    outcome);
   return ok_status();
 }
@@ -277,7 +278,8 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
     if (*interrupted) break;
     std::string raw, logs;
     if (auto s = dirs_for(run_dir, c.spec->name, test.spec.name, &raw, &logs); !s) return s;
-    SampleContext sc{&plan, &test, c.spec, &topo, &session, raw, logs, c.opts->interrupt_fd};
+    SampleContext sc{.plan = &plan, .test = &test, .spec = c.spec, .nodes = &topo, .session = &session, .raw_dir = raw, .log_dir = logs,
+                     .interrupt_fd = c.opts->interrupt_fd};
     sc.crr_program = c.opts->crr_program;
     sc.meters_off = c.opts->meters_off;
     if (plan.warmup_s >= 1) warm_up(c, sc, samples.front(), outcome, interrupted);

@@ -222,11 +222,11 @@ Status run_rounds(const Rounds& in, RunReport* report) {
         for (int i : rounds[r])
           if (missing_in(at, spec.name, i)) todo.push_back(i);
         if (todo.empty()) continue;
-        RoundContext rc{&at, &point_vpn_plans[pt], &spec, &in.keys.nodes, in.keys.psk, &in.opts, &in.csv, first_build,
-                        rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
-                        [&](const std::string& test, int sample) { return measured(spec.name, test, sample); }};
-        rc.clock = in.clock;
-        rc.environment = in.environment;
+        RoundContext rc{.plan = &at, .vpn_plan = &point_vpn_plans[pt], .spec = &spec, .keys = &in.keys.nodes, .psk = in.keys.psk,
+                        .opts = &in.opts, .csv = &in.csv, .write_topology_records = first_build,
+                        .round = rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
+                        .measured = [&](const std::string& test, int sample) { return measured(spec.name, test, sample); },
+                        .clock = in.clock, .environment = in.environment};
         // A product that never came up is not brought up again every round (or point).
         if (!outcome.failure.empty() && !outcome.started && (r > 0 || pt > 0)) {
           std::string why = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));

@@ -66,7 +66,8 @@ void chain_carries_the_test_on_every_hop(const std::string& product, int relays,
   EXPECT_EQ(points.back().key, last + " (hop " + std::to_string(relays - 1) + ")");
   std::map<std::string, TunnelCounters> before;
   for (const auto& p : points) before[p.key] = (*session)->read_counters(p).value();
-  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo.get(), session->get(), dir, dir, -1};
+  SampleContext sc{.plan = &plan, .test = &plan.tests[0], .spec = &spec.value(), .nodes = topo.get(), .session = session->get(), .raw_dir = dir,
+                   .log_dir = dir, .interrupt_fd = -1};
   bool interrupted = false;
   SampleRow good = run_sample(sc, "chained", 2, &interrupted);
   EXPECT_TRUE(good.valid) << good.reason;

@@ -191,7 +191,8 @@ TEST(Routing, AMisroutedSampleFailsTheTunnelCheck) {
   auto session = start_session(plan, vpn_plan, spec.value(), keys.value(), dir, &topo);
   ASSERT_TRUE(session.ok()) << session.error().format();
   ASSERT_TRUE(topo->add_routes(plan, PlanRoute::When::tunnel).ok());
-  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo.get(), session->get(), dir, dir, -1};
+  SampleContext sc{.plan = &plan, .test = &plan.tests[0], .spec = &spec.value(), .nodes = topo.get(), .session = session->get(), .raw_dir = dir,
+                   .log_dir = dir, .interrupt_fd = -1};
   bool interrupted = false;
   SampleRow good = run_sample(sc, "routed", 1, &interrupted);
   EXPECT_TRUE(good.valid) << good.reason;
@@ -217,7 +218,8 @@ TEST(Pinning, EveryDaemonThreadIsPinnedAlsoThoseStartedUnderLoad) {
   std::unique_ptr<NodeRuntime> topo;
   auto session = start_session(plan, plan, spec.value(), keys.value(), dir, &topo);
   ASSERT_TRUE(session.ok()) << session.error().format();
-  SampleContext sc{&plan, &plan.tests[0], &spec.value(), topo.get(), session->get(), dir, dir, -1};
+  SampleContext sc{.plan = &plan, .test = &plan.tests[0], .spec = &spec.value(), .nodes = topo.get(), .session = session->get(), .raw_dir = dir,
+                   .log_dir = dir, .interrupt_fd = -1};
   bool interrupted = false;
   SampleRow row = run_sample(sc, "load", 2, &interrupted);
   EXPECT_TRUE(row.valid) << row.reason;
