@@ -15,7 +15,9 @@ namespace vpnlab::bench {
 
 using Clock = std::chrono::steady_clock;
 
-inline double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+inline double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -32,9 +32,9 @@
 #include "lab/backends/netns/netns_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/sequential.h"
-#include "lab/kernel/outside_load.h"
 #include "lab/base/stats.h"
 #include "lab/kernel/namespace.h"
+#include "lab/kernel/outside_load.h"
 #include "lab/kernel/probes.h"
 #include "lab/kernel/sysctl.h"
 #include "lab/model/install_layout.h"
@@ -72,7 +72,8 @@ bool hand_up() {
       bool preferred = key[0] == '~';  // refused where the host does not allow it; vpnlab keeps the default too
       if (preferred || key[0] == '?') key.erase(0, 1);
       std::replace(key.begin(), key.end(), '/', '.');
-      ok = ok && (run({"ip", "netns", "exec", ns, "sysctl", "-q", "-w", key + "=" + value}, "/dev/null", preferred) || preferred);
+      ok = ok && (run({"ip", "netns", "exec", ns, "sysctl", "-q", "-w", key + "=" + value}, "/dev/null", preferred) ||
+                  preferred);
     }
     ok = ok && run({"ip", "-n", ns, "link", "set", "lan", "up"}) && run({"ip", "-n", ns, "link", "set", "lo", "up"});
   }
@@ -96,8 +97,8 @@ double hand_iperf(double seconds, const std::string& out) {
   Status listening = wait_tcp_listening(fd, kIperfPort, 5, -1);
   close(fd);
   double gbps = -1;
-  if (listening && run({"ip", "netns", "exec", kA, "taskset", "-c", "0", "iperf3", "-4", "-c", "192.168.77.2", "-J", "-t",
-                        std::to_string(static_cast<int>(std::lround(seconds)))},
+  if (listening && run({"ip", "netns", "exec", kA, "taskset", "-c", "0", "iperf3", "-4", "-c", "192.168.77.2", "-J",
+                        "-t", std::to_string(static_cast<int>(std::lround(seconds)))},
                        out)) {
     auto s = parse_iperf_json(read_all(out));
     if (s) gbps = s->gbps;
@@ -165,9 +166,12 @@ int main(int argc, char** argv) {
   double warmup = topo->bench.warmup_s;
   char tmpl[] = "/tmp/vpnlab-fidelity-XXXXXX";
   std::string dir = mkdtemp(tmpl);
-  printf("fidelity: vpnlab baseline vs iperf3 by hand (%s), %d pairs, each %d alternations of %.0f s slices (after %.0f s warm-up),\n"
-         "client CPU 0, server CPU 1; raw files in %s\n",
-         mode == "quiet" ? "the hand side waiting for an idle machine as vpnlab does" : "plain", pairs, slices, duration, warmup, dir.c_str());
+  printf(
+      "fidelity: vpnlab baseline vs iperf3 by hand (%s), %d pairs, each %d alternations of %.0f s slices (after %.0f s "
+      "warm-up),\n"
+      "client CPU 0, server CPU 1; raw files in %s\n",
+      mode == "quiet" ? "the hand side waiting for an idle machine as vpnlab does" : "plain", pairs, slices, duration,
+      warmup, dir.c_str());
   std::vector<double> ratios, vs, hs;
   int slice_no = 0;
   for (int i = 0; i < pairs; ++i) {
@@ -176,10 +180,12 @@ int main(int argc, char** argv) {
     bool ok = true;
     for (int k = 0; k < 2 * slices && ok; ++k) {
       bool vpnlab_turn = (k + i) % 2 == 0;
-      double g = vpnlab_turn ? vpnlab_sample(topo.value(), duration, dir, slice_no++) : hand_sample(duration, warmup, dir, slice_no++, mode == "quiet");
+      double g = vpnlab_turn ? vpnlab_sample(topo.value(), duration, dir, slice_no++)
+                             : hand_sample(duration, warmup, dir, slice_no++, mode == "quiet");
       ok = g > 0;
       (vpnlab_turn ? v : h) += g / slices;
-      if (!ok) printf("  pair %2d: %s slice failed (raw files in %s)\n", i + 1, vpnlab_turn ? "vpnlab" : "hand", dir.c_str());
+      if (!ok)
+        printf("  pair %2d: %s slice failed (raw files in %s)\n", i + 1, vpnlab_turn ? "vpnlab" : "hand", dir.c_str());
     }
     if (!ok) continue;
     ratios.push_back(v / h);
@@ -191,11 +197,14 @@ int main(int argc, char** argv) {
   SampleStats r = describe(ratios);
   if (r.n < 2) return 1;
   // The t-interval of the mean ratio (describe()'s interval is the median's).
-  double mean = r.mean, half = t_quantile(0.95, static_cast<int>(r.n) - 1) * r.stdev / std::sqrt(static_cast<double>(r.n));
-  printf("ratio vpnlab/hand: mean %.3f, median %.3f, 95%% interval [%.3f, %.3f] (n = %zu)%s\n", mean, r.median, mean - half,
-         mean + half, r.n, mean - half >= 0.95 && mean + half <= 1.05 ? ", within [0.95, 1.05]" : ", NOT within [0.95, 1.05]");
-  printf("pair-to-pair CV: vpnlab %.1f%%, hand %.1f%%, ratio %.1f%% (machine drift shows in the first two; the pairing\n"
-         "cancels what both sides share)\n",
-         100 * describe(vs).cv, 100 * describe(hs).cv, 100 * r.cv);
+  double mean = r.mean,
+         half = t_quantile(0.95, static_cast<int>(r.n) - 1) * r.stdev / std::sqrt(static_cast<double>(r.n));
+  printf("ratio vpnlab/hand: mean %.3f, median %.3f, 95%% interval [%.3f, %.3f] (n = %zu)%s\n", mean, r.median,
+         mean - half, mean + half, r.n,
+         mean - half >= 0.95 && mean + half <= 1.05 ? ", within [0.95, 1.05]" : ", NOT within [0.95, 1.05]");
+  printf(
+      "pair-to-pair CV: vpnlab %.1f%%, hand %.1f%%, ratio %.1f%% (machine drift shows in the first two; the pairing\n"
+      "cancels what both sides share)\n",
+      100 * describe(vs).cv, 100 * describe(hs).cv, 100 * r.cv);
   return 0;
 }

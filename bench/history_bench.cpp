@@ -8,8 +8,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "bench_support.h"
@@ -41,8 +41,9 @@ int main(int argc, char** argv) {
   if (!store) return fprintf(stderr, "%s\n", store.error().format().c_str()), 1;
   auto golden = read_run_directory(VPNLAB_TEST_DATA "/run-golden");
   if (!golden) return fprintf(stderr, "%s\n", golden.error().format().c_str()), 1;
-  const char* products[] = {"baseline", "baseline-nooffload", "wireguard-go", "boringtun", "nebula", "openvpn", "tinc",
-                            "fastd", "quicktun", "strongswan-libipsec", "easytier", "easytier-plain", "yggdrasil", "tailscale"};
+  const char* products[] = {
+      "baseline", "baseline-nooffload", "wireguard-go",        "boringtun", "nebula",         "openvpn",   "tinc",
+      "fastd",    "quicktun",           "strongswan-libipsec", "easytier",  "easytier-plain", "yggdrasil", "tailscale"};
   auto t0 = bench::Clock::now();
   for (int i = 0; i < runs; ++i) {
     RunRecord r = *golden;
@@ -72,11 +73,12 @@ int main(int argc, char** argv) {
   auto t2 = bench::Clock::now();
   CheckOutcome o = check_newest(*trends, CheckQuery{"wireguard-go", "", "gbps", 0.05}, metric);
   const double check_ms = bench::ms_since(t2);
-  printf("history_bench: %d runs x %zu rows: append %.2f ms per run (one transaction each, WAL), file %.1f MiB\n", runs, std::size(products) * 3,
-         add_ms / runs, file_mib);
-  printf("  one product's series (%zu points): read %.0f ms (%.3f ms per run), check %.1f ms (exit %d)\n", trends->empty() ? 0 : trends->front().points.size(),
-         read_ms, read_ms / runs, check_ms, o.exit_code);
-  printf("  peak memory: %.1f MiB before the read, %.1f MiB after (the read streams one run at a time)\n", before, peak_mib());
+  printf("history_bench: %d runs x %zu rows: append %.2f ms per run (one transaction each, WAL), file %.1f MiB\n", runs,
+         std::size(products) * 3, add_ms / runs, file_mib);
+  printf("  one product's series (%zu points): read %.0f ms (%.3f ms per run), check %.1f ms (exit %d)\n",
+         trends->empty() ? 0 : trends->front().points.size(), read_ms, read_ms / runs, check_ms, o.exit_code);
+  printf("  peak memory: %.1f MiB before the read, %.1f MiB after (the read streams one run at a time)\n", before,
+         peak_mib());
   std::filesystem::remove_all(dir);
   return 0;
 }

@@ -37,15 +37,15 @@ using namespace vpnlab::bench;
 namespace {
 
 struct Config {
-  std::string name;               // "all", a meter's name, or "none"
+  std::string name;  // "all", a meter's name, or "none"
   std::set<std::string> off;
-  std::vector<double> ratios;     // per round, over "all"
-  std::vector<double> gbps;       // per round, its mean
+  std::vector<double> ratios;  // per round, over "all"
+  std::vector<double> gbps;    // per round, its mean
 };
 
 // One whole run of `product` with `off` left out; its samples' mean Gbit/s, or -1.
-double measure(const Topology& topo, const std::string& product, int samples, double seconds, const std::set<std::string>& off,
-               const std::string& dir, int run_no) {
+double measure(const Topology& topo, const std::string& product, int samples, double seconds,
+               const std::set<std::string>& off, const std::string& dir, int run_no) {
   PlanOptions o;
   o.run_id = "meters-" + std::to_string(run_no);
   o.tag = "m" + std::to_string(run_no);
@@ -95,9 +95,11 @@ void print_config(const Config& c, int family) {
   const double level = 1 - 0.05 / family;
   const double half = t_quantile(level, static_cast<int>(l.n) - 1) * l.stdev / std::sqrt(static_cast<double>(l.n));
   const double lo = std::exp(l.mean - half), mid = std::exp(l.mean), hi = std::exp(l.mean + half);
-  const char* verdict = lo > 1 ? "costs the tunnel" : hi < 1 ? "off is slower (noise or order)" : "no cost this bench can see";
-  printf("  %-13s %7.3f Gbit/s  off/all %.3f [%.3f, %.3f]  cost %+.1f %% [%+.1f, %+.1f]  %s\n", c.name.c_str(), g.mean, mid, lo, hi,
-         100 * (mid - 1), 100 * (lo - 1), 100 * (hi - 1), verdict);
+  const char* verdict = lo > 1   ? "costs the tunnel"
+                        : hi < 1 ? "off is slower (noise or order)"
+                                 : "no cost this bench can see";
+  printf("  %-13s %7.3f Gbit/s  off/all %.3f [%.3f, %.3f]  cost %+.1f %% [%+.1f, %+.1f]  %s\n", c.name.c_str(), g.mean,
+         mid, lo, hi, 100 * (mid - 1), 100 * (lo - 1), 100 * (hi - 1), verdict);
 }
 
 }  // namespace
@@ -133,8 +135,9 @@ int main(int argc, char** argv) {
   configs.push_back({"none", std::set<std::string>(meters.begin(), meters.end()), {}, {}});
   char tmpl[] = "/tmp/vpnlab-meters-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
-  printf("meter cost: %s on quick.toml, %d rounds of %zu configurations, each a run of %d samples of %.0f s; runs in %s\n", product.c_str(),
-         rounds, configs.size(), samples, seconds, dir.c_str());
+  printf(
+      "meter cost: %s on quick.toml, %d rounds of %zu configurations, each a run of %d samples of %.0f s; runs in %s\n",
+      product.c_str(), rounds, configs.size(), samples, seconds, dir.c_str());
   const auto t0 = Clock::now();
   int run_no = 0;
   for (int r = 0; r < rounds; ++r) {
@@ -158,10 +161,11 @@ int main(int argc, char** argv) {
     printf("  round %d:%s\n", r + 1, line.c_str());
     fflush(stdout);
   }
-  printf("%s, %.0f s; per configuration (a cost > 0: the tunnel is that much faster with the meter off):\n", product.c_str(),
-         ms_since(t0) / 1000);
+  printf("%s, %.0f s; per configuration (a cost > 0: the tunnel is that much faster with the meter off):\n",
+         product.c_str(), ms_since(t0) / 1000);
   const int family = static_cast<int>(configs.size()) - 1;
-  printf("intervals at %.2f %% each (Bonferroni over the %d configurations compared with all-on)\n", 100 * (1 - 0.05 / family), family);
+  printf("intervals at %.2f %% each (Bonferroni over the %d configurations compared with all-on)\n",
+         100 * (1 - 0.05 / family), family);
   for (const auto& c : configs) print_config(c, family);
   return 0;
 }

@@ -29,8 +29,21 @@ int main(int argc, char** argv) {
   std::ofstream(dir + "/overhead.toml") << bench::quick_topology_text(VPNLAB_TOPOLOGIES "/quick.toml", "ovh", warmup);
   const auto t0 = bench::Clock::now();
   SpawnSpec spec;
-  spec.argv = {VPNLAB_BINARY, "run", dir + "/overhead.toml", "--product", "baseline", "--product", "wireguard-go", "--samples", std::to_string(rounds),
-               "--duration", std::to_string(seconds) + "s", "--out", dir + "/runs", "--no-history", "-q"};
+  spec.argv = {VPNLAB_BINARY,
+               "run",
+               dir + "/overhead.toml",
+               "--product",
+               "baseline",
+               "--product",
+               "wireguard-go",
+               "--samples",
+               std::to_string(rounds),
+               "--duration",
+               std::to_string(seconds) + "s",
+               "--out",
+               dir + "/runs",
+               "--no-history",
+               "-q"};
   spec.stdout_path = dir + "/run.log";
   auto ran = run_command(spec, 24 * 3600.0);
   if (!ran || ran->exit_status != 0) {
@@ -44,18 +57,22 @@ int main(int argc, char** argv) {
   const auto& t = env["timings"];
   const double wall = t["wall_s"].get<double>();
   const int samples = t["samples"].get<int>();
-  printf("overhead_bench: baseline + wireguard-go, %d interleaved rounds of %d s warm-up + %d s, 2 nodes (%s)\n", rounds, warmup, seconds,
-         run_dir.c_str());
+  printf("overhead_bench: baseline + wireguard-go, %d interleaved rounds of %d s warm-up + %d s, 2 nodes (%s)\n",
+         rounds, warmup, seconds, run_dir.c_str());
   printf("  %-22s %9s %7s %12s\n", "phase", "seconds", "% wall", "per sample");
   std::vector<std::pair<std::string, double>> phases;
   for (const auto& [name, s] : t["phases"].items()) phases.emplace_back(name, s.get<double>());
   std::sort(phases.begin(), phases.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  for (const auto& [name, s] : phases) printf("  %-22s %9.3f %6.1f %% %10.3f s\n", name.c_str(), s, 100 * s / wall, s / samples);
+  for (const auto& [name, s] : phases)
+    printf("  %-22s %9.3f %6.1f %% %10.3f s\n", name.c_str(), s, 100 * s / wall, s / samples);
   const double measuring = t["phases"].value("measuring", 0.0), warm = t["phases"].value("warm-up", 0.0);
-  printf("  run_bench wall %.2f s; the whole process %.2f s (start, outputs, report: %.2f s)\n", wall, process_s, process_s - wall);
-  printf("  harness per sample: %.3f s beyond warm-up and measuring; %.3f s beyond measuring alone; "
-         "measuring is %.1f %% of wall (warm-up and measuring %.1f %%)\n",
-         (wall - measuring - warm) / samples, (wall - measuring) / samples, 100 * measuring / wall, 100 * (measuring + warm) / wall);
+  printf("  run_bench wall %.2f s; the whole process %.2f s (start, outputs, report: %.2f s)\n", wall, process_s,
+         process_s - wall);
+  printf(
+      "  harness per sample: %.3f s beyond warm-up and measuring; %.3f s beyond measuring alone; "
+      "measuring is %.1f %% of wall (warm-up and measuring %.1f %%)\n",
+      (wall - measuring - warm) / samples, (wall - measuring) / samples, 100 * measuring / wall,
+      100 * (measuring + warm) / wall);
   printf("  the same counted as the issue does (process wall over the asked seconds): %.3f s per sample\n",
          (process_s - samples * (seconds + warmup)) / samples);
   std::filesystem::remove_all(dir);

@@ -23,7 +23,8 @@ using namespace vpnlab;
 namespace {
 
 // One run of one sample per product; Gbit/s per product, or nothing for a failed row.
-std::map<std::string, double> one_round(const Topology& topo, bool pinned, double seconds, const std::string& dir, int round) {
+std::map<std::string, double> one_round(const Topology& topo, bool pinned, double seconds, const std::string& dir,
+                                        int round) {
   PlanOptions o;
   o.run_id = std::string(pinned ? "pinned-" : "unpinned-") + std::to_string(round);
   o.tag = (pinned ? "p" : "u") + std::to_string(round);
@@ -64,13 +65,15 @@ int main(int argc, char** argv) {
   }
   char tmpl[] = "/tmp/vpnlab-pinning-XXXXXX";
   std::string dir = mkdtemp(tmpl);
-  printf("pinning: %d rounds of pinned and unpinned runs (baseline, wireguard-go; %.0f s samples), results in %s\n", rounds, seconds, dir.c_str());
+  printf("pinning: %d rounds of pinned and unpinned runs (baseline, wireguard-go; %.0f s samples), results in %s\n",
+         rounds, seconds, dir.c_str());
   std::map<std::string, std::vector<double>> samples;  // "pinned baseline" -> Gbit/s
   for (int i = 0; i < rounds; ++i) {
     for (int k = 0; k < 2; ++k) {
       bool pinned = (i + k) % 2 == 0;  // alternate which mode goes first
       auto got = one_round(topo.value(), pinned, seconds, dir, i);
-      for (const auto& [product, gbps] : got) samples[std::string(pinned ? "pinned   " : "unpinned ") + product].push_back(gbps);
+      for (const auto& [product, gbps] : got)
+        samples[std::string(pinned ? "pinned   " : "unpinned ") + product].push_back(gbps);
       printf("  round %2d %-8s baseline %7.3f  wireguard-go %6.3f Gbit/s\n", i + 1, pinned ? "pinned" : "unpinned",
              got.count("baseline") ? got["baseline"] : -1.0, got.count("wireguard-go") ? got["wireguard-go"] : -1.0);
       fflush(stdout);
@@ -79,8 +82,9 @@ int main(int argc, char** argv) {
   printf("\n%-24s %3s %9s %7s %21s %9s\n", "mode / product", "n", "median", "CV", "95% interval", "width");
   for (const auto& [name, values] : samples) {
     SampleStats s = describe(values);
-    printf("%-24s %3zu %9.3f %6.1f%% %10.3f-%-10.3f %8.1f%%%s\n", name.c_str(), s.n, s.median, 100 * s.cv, s.ci_low, s.ci_high,
-           s.median > 0 ? 100 * (s.ci_high - s.ci_low) / s.median : 0, s.coverage < 0.95 ? " (coverage < 95 %)" : "");
+    printf("%-24s %3zu %9.3f %6.1f%% %10.3f-%-10.3f %8.1f%%%s\n", name.c_str(), s.n, s.median, 100 * s.cv, s.ci_low,
+           s.ci_high, s.median > 0 ? 100 * (s.ci_high - s.ci_low) / s.median : 0,
+           s.coverage < 0.95 ? " (coverage < 95 %)" : "");
   }
   return 0;
 }

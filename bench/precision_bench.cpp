@@ -41,8 +41,21 @@ int rounds_to(double target, double log_sd) {
 bool measure(const std::string& dir, int rounds, int seconds, LengthResult* out) {
   const std::string runs = dir + "/runs-" + std::to_string(seconds);
   SpawnSpec spec;
-  spec.argv = {VPNLAB_BINARY, "run", dir + "/precision.toml", "--product", "baseline", "--product", "wireguard-go", "--samples", std::to_string(rounds),
-               "--duration", std::to_string(seconds) + "s", "--out", runs, "--no-history", "-q"};
+  spec.argv = {VPNLAB_BINARY,
+               "run",
+               dir + "/precision.toml",
+               "--product",
+               "baseline",
+               "--product",
+               "wireguard-go",
+               "--samples",
+               std::to_string(rounds),
+               "--duration",
+               std::to_string(seconds) + "s",
+               "--out",
+               runs,
+               "--no-history",
+               "-q"};
   spec.stdout_path = dir + "/run-" + std::to_string(seconds) + ".log";
   auto ran = run_command(spec, 24 * 3600.0);
   if (!ran || ran->exit_status != 0) {
@@ -56,11 +69,13 @@ bool measure(const std::string& dir, int rounds, int seconds, LengthResult* out)
   if (!rows) return false;
   auto gbps = [](const SampleRow& r) { return r.gbps; };
   std::vector<double> base, wg;
-  pair_rounds(values_by_round(*rows, "baseline", "a-to-b", gbps), values_by_round(*rows, "wireguard-go", "a-to-b", gbps), &base, &wg);
+  pair_rounds(values_by_round(*rows, "baseline", "a-to-b", gbps),
+              values_by_round(*rows, "wireguard-go", "a-to-b", gbps), &base, &wg);
   std::vector<double> ratios;
   for (size_t i = 0; i < base.size(); ++i) ratios.push_back(wg[i] / base[i]);
   RatioInterval ri = ratio_interval(ratios, 0.95);
-  *out = LengthResult{seconds, static_cast<int>(ri.n), env["timings"]["wall_s"].get<double>() / rounds, ri.log_sd, ri.ratio};
+  *out = LengthResult{seconds, static_cast<int>(ri.n), env["timings"]["wall_s"].get<double>() / rounds, ri.log_sd,
+                      ri.ratio};
   return ri.n >= 2;
 }
 
@@ -80,8 +95,10 @@ int main(int argc, char** argv) {
   const std::string dir = tmpl;
   // The quick topology with a 1 s warm-up and no adaptive sampling of its own.
   std::ofstream(dir + "/precision.toml") << bench::quick_topology_text(VPNLAB_TOPOLOGIES "/quick.toml", "prec", 1);
-  printf("precision_bench: baseline + wireguard-go, %d interleaved rounds per sample length, 1 s warm-up, 2 nodes\n", rounds);
-  printf("  %7s %7s %11s %12s %9s %14s %14s %14s\n", "sample", "rounds", "round wall", "sd log ratio", "ratio", "±95 % in 1 min", "to ±5 %", "to ±2 %");
+  printf("precision_bench: baseline + wireguard-go, %d interleaved rounds per sample length, 1 s warm-up, 2 nodes\n",
+         rounds);
+  printf("  %7s %7s %11s %12s %9s %14s %14s %14s\n", "sample", "rounds", "round wall", "sd log ratio", "ratio",
+         "±95 % in 1 min", "to ±5 %", "to ±2 %");
   for (int seconds : lengths) {
     LengthResult r;
     if (!measure(dir, rounds, seconds, &r)) continue;
@@ -92,8 +109,8 @@ int main(int argc, char** argv) {
     char to5[32], to2[32];
     snprintf(to5, sizeof to5, "%d (%.1f min)", n5, n5 * r.round_wall_s / 60);
     snprintf(to2, sizeof to2, "%d (%.1f min)", n2, n2 * r.round_wall_s / 60);
-    printf("  %5d s %7d %9.2f s %11.2f %% %9.4f %12.2f %% %14s %14s\n", seconds, r.rounds, r.round_wall_s, 100 * r.log_sd, r.ratio, 100 * hw_minute, to5,
-           to2);
+    printf("  %5d s %7d %9.2f s %11.2f %% %9.4f %12.2f %% %14s %14s\n", seconds, r.rounds, r.round_wall_s,
+           100 * r.log_sd, r.ratio, 100 * hw_minute, to5, to2);
     fflush(stdout);
   }
   std::filesystem::remove_all(dir);

@@ -29,17 +29,21 @@ namespace {
 // Subnets grow with the star: /24 up to 250 nodes, /20 beyond (4094 hosts).
 std::string star_toml(int nodes) {
   const bool big = nodes > 250;
-  std::string t = "[lab]\nname = \"star" + std::to_string(nodes) + "\"\n[overlay]\nsubnet = \"" + (big ? "10.64.0.0/20" : "10.77.0.0/24") + "\"\n";
+  std::string t = "[lab]\nname = \"star" + std::to_string(nodes) + "\"\n[overlay]\nsubnet = \"" +
+                  (big ? "10.64.0.0/20" : "10.77.0.0/24") + "\"\n";
   for (int i = 1; i <= nodes; ++i) t += "[[node]]\nname = \"n" + std::to_string(i) + "\"\n";
   t += "[[link]]\nname = \"lan\"\nnodes = [";
   for (int i = 1; i <= nodes; ++i) t += std::string(i > 1 ? ", " : "") + "\"n" + std::to_string(i) + "\"";
-  t += std::string("]\nsubnet = \"") + (big ? "192.168.0.0/20" : "192.168.0.0/24") + "\"\n[bench]\n[[bench.test]]\nname = \"t\"\nclient = \"n1\"\nserver = \"n2\"\n";
+  t += std::string("]\nsubnet = \"") + (big ? "192.168.0.0/20" : "192.168.0.0/24") +
+       "\"\n[bench]\n[[bench.test]]\nname = \"t\"\nclient = \"n1\"\nserver = \"n2\"\n";
   return t;
 }
 
 std::string pair_toml() {
-  return "[lab]\nname = \"pair\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
-         "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n[bench]\n[[bench.test]]\nname = \"t\"\n"
+  return "[lab]\nname = \"pair\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n[[node]]\nname = \"a\"\n[[node]]\nname = "
+         "\"b\"\n"
+         "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = "
+         "\"192.168.77.0/24\"\n[bench]\n[[bench.test]]\nname = \"t\"\n"
          "client = \"a\"\nserver = \"b\"\n";
 }
 
@@ -72,8 +76,10 @@ double settle() {
   while (ms_since(quiet_since) < kQuietMs) {
     auto look = Clock::now();
     if (auto s = wait_kernel_netns_cleanup(30); !s) fprintf(stderr, "%s\n", s.error().message.c_str());
-    if (ms_since(look) > 10) quiet_since = Clock::now();  // it was busy: the quiet starts now
-    else std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (ms_since(look) > 10)
+      quiet_since = Clock::now();  // it was busy: the quiet starts now
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return std::max(0.0, ms_since(t0) - kQuietMs);
 }
@@ -107,13 +113,15 @@ Timing ip_commands_once(const Plan& plan) {
     up.push_back({"ip", "-n", n.ns, "link", "set", "lo", "up"});
   }
   for (const auto& v : plan.veths) {
-    up.push_back({"ip", "-n", v.ns_a, "link", "add", v.if_a, "mtu", std::to_string(v.mtu), "type", "veth", "peer", "name", v.if_b,
-                  "mtu", std::to_string(v.mtu), "netns", v.ns_b});
+    up.push_back({"ip", "-n", v.ns_a, "link", "add", v.if_a, "mtu", std::to_string(v.mtu), "type", "veth", "peer",
+                  "name", v.if_b, "mtu", std::to_string(v.mtu), "netns", v.ns_b});
     if (v.addr_a) up.push_back({"ip", "-n", v.ns_a, "addr", "add", v.addr_a->str(), "dev", v.if_a});
     if (v.addr_b) up.push_back({"ip", "-n", v.ns_b, "addr", "add", v.addr_b->str(), "dev", v.if_b});
     up.push_back({"ip", "-n", v.ns_a, "link", "set", v.if_a, "up"});
-    if (!v.master_b.empty()) up.push_back({"ip", "-n", v.ns_b, "link", "set", v.if_b, "master", v.master_b, "up"});
-    else up.push_back({"ip", "-n", v.ns_b, "link", "set", v.if_b, "up"});
+    if (!v.master_b.empty())
+      up.push_back({"ip", "-n", v.ns_b, "link", "set", v.if_b, "master", v.master_b, "up"});
+    else
+      up.push_back({"ip", "-n", v.ns_b, "link", "set", v.if_b, "up"});
   }
   Timing t;
   auto t0 = Clock::now();
@@ -142,8 +150,9 @@ void report(const char* what, const std::vector<Timing>& runs) {
     total.push_back(r.up_ms + r.down_ms);
     kernel.push_back(r.kernel_ms);
   }
-  printf("  %-12s up %8.2f ms   down %8.2f ms   total %8.2f ms   (+ kernel cleanup after down %6.1f ms; median of %zu)\n", what,
-         median(up), median(down), median(total), median(kernel), runs.size());
+  printf(
+      "  %-12s up %8.2f ms   down %8.2f ms   total %8.2f ms   (+ kernel cleanup after down %6.1f ms; median of %zu)\n",
+      what, median(up), median(down), median(total), median(kernel), runs.size());
 }
 
 // The kernel's own floor for the same star: one thread, one loop, no vpnlab logic — for each
@@ -162,7 +171,8 @@ Timing floor_once(const Plan& plan) {
     for (const auto& [name, sysctls] : all) {
       const std::string path = std::string(kNetnsDir) + "/" + name;
       UniqueFd file(open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
-      if (!file.valid() || unshare(CLONE_NEWNET) < 0 || mount("/proc/thread-self/ns/net", path.c_str(), "none", MS_BIND, nullptr) < 0) {
+      if (!file.valid() || unshare(CLONE_NEWNET) < 0 ||
+          mount("/proc/thread-self/ns/net", path.c_str(), "none", MS_BIND, nullptr) < 0) {
         perror(("floor: " + name).c_str());
         exit(1);
       }
@@ -189,8 +199,8 @@ Timing floor_once(const Plan& plan) {
   for (const auto& v : plan.veths) {
     Netns& a = *by_name[v.ns_a];
     Netns& b = *by_name[v.ns_b];
-    if (!create_veth(b.sock.get(), v.if_b, bridge_index[v.ns_b], a.fd.get(), v.if_a, v.mtu) || !set_link(a.sock.get(), v.if_a, 0, true) ||
-        (v.addr_a && !add_address(a.sock.get(), v.if_a, *v.addr_a))) {
+    if (!create_veth(b.sock.get(), v.if_b, bridge_index[v.ns_b], a.fd.get(), v.if_a, v.mtu) ||
+        !set_link(a.sock.get(), v.if_a, 0, true) || (v.addr_a && !add_address(a.sock.get(), v.if_a, *v.addr_a))) {
       fprintf(stderr, "floor: veth %s failed\n", v.if_a.c_str());
       exit(1);
     }
@@ -214,7 +224,9 @@ Timing floor_once(const Plan& plan) {
 // (floor_once) alternating; the cost per node at 1000 against that at 100 shows whether
 // bring-up and teardown stay linear, and whether what grows is vpnlab's or the kernel's.
 int scale_bench() {
-  printf("star topologies: vpnlab (netlink) and the kernel's floor (one loop, no vpnlab logic): up, down (until the namespaces are released), per node\n");
+  printf(
+      "star topologies: vpnlab (netlink) and the kernel's floor (one loop, no vpnlab logic): up, down (until the "
+      "namespaces are released), per node\n");
   settle();
   int round = 500;
   std::map<std::string, std::vector<double>> per_node;  // tool -> per-node ms at 100, at 1000
@@ -228,7 +240,8 @@ int scale_bench() {
     printf("%d-node star (one bridge, %d namespaces)\n", n, n + 1);
     report("vpnlab", v);
     report("floor", f);
-    for (auto& [tool, runs] : std::vector<std::pair<std::string, std::vector<Timing>*>>{{"vpnlab", &v}, {"floor", &f}}) {
+    for (auto& [tool, runs] :
+         std::vector<std::pair<std::string, std::vector<Timing>*>>{{"vpnlab", &v}, {"floor", &f}}) {
       std::vector<double> total;
       for (const auto& t : *runs) total.push_back(t.up_ms + t.down_ms);
       per_node[tool].push_back(median(total) / n);
@@ -236,11 +249,14 @@ int scale_bench() {
       printf("  %-12s per node: %.3f ms\n", tool.c_str(), median(total) / n);
     }
   }
-  const double growth_v = per_node["vpnlab"][1] / per_node["vpnlab"][0], growth_f = per_node["floor"][1] / per_node["floor"][0];
-  printf("1000-node star: vpnlab %.2f s up + down, the floor %.2f s (%.2fx; target <= 1.2x)\n", total_1000["vpnlab"] / 1000,
-         total_1000["floor"] / 1000, total_1000["vpnlab"] / total_1000["floor"]);
-  printf("cost per node at 1000 / at 100: vpnlab %.2fx, the floor %.2fx: vpnlab's growth is %.2fx the floor's (target <= 1.1x)\n", growth_v,
-         growth_f, growth_v / growth_f);
+  const double growth_v = per_node["vpnlab"][1] / per_node["vpnlab"][0],
+               growth_f = per_node["floor"][1] / per_node["floor"][0];
+  printf("1000-node star: vpnlab %.2f s up + down, the floor %.2f s (%.2fx; target <= 1.2x)\n",
+         total_1000["vpnlab"] / 1000, total_1000["floor"] / 1000, total_1000["vpnlab"] / total_1000["floor"]);
+  printf(
+      "cost per node at 1000 / at 100: vpnlab %.2fx, the floor %.2fx: vpnlab's growth is %.2fx the floor's (target <= "
+      "1.1x)\n",
+      growth_v, growth_f, growth_v / growth_f);
   return 0;
 }
 
@@ -291,7 +307,8 @@ int main(int argc, char** argv) {
     cli.push_back(ms_since(t0));
   }
   auto [lo, hi] = std::minmax_element(cli.begin(), cli.end());
-  printf("2 nodes, 'vpnlab up' + 'vpnlab down' as processes: %.2f ms (median of %d, %.2f-%.2f)\n", median(cli), cli_rounds, *lo, *hi);
+  printf("2 nodes, 'vpnlab up' + 'vpnlab down' as processes: %.2f ms (median of %d, %.2f-%.2f)\n", median(cli),
+         cli_rounds, *lo, *hi);
   if (star100_ip > 0) printf("100-node star: vpnlab is %.1fx faster than ip commands\n", star100_ip / star100_vpnlab);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);  // the topology file written above

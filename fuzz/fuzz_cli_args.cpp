@@ -15,12 +15,18 @@ namespace {
 
 void check_bounds(const vpnlab::Args& a) {
   using vpnlab::fuzz_check;
-  if (a.samples) fuzz_check(*a.samples >= vpnlab::kMinSamples && *a.samples <= vpnlab::kMaxSamples, "--samples inside its bounds");
+  if (a.samples)
+    fuzz_check(*a.samples >= vpnlab::kMinSamples && *a.samples <= vpnlab::kMaxSamples, "--samples inside its bounds");
   if (a.duration_s)
-    fuzz_check(*a.duration_s >= vpnlab::kMinSampleSeconds && *a.duration_s <= vpnlab::kMaxSampleSeconds, "--duration inside its bounds");
-  if (a.precision) fuzz_check(*a.precision >= vpnlab::kMinPrecision && *a.precision <= vpnlab::kMaxPrecision, "--precision inside its bounds");
-  if (a.max_time_s) fuzz_check(*a.max_time_s >= 1 && *a.max_time_s <= vpnlab::kMaxBudgetSeconds, "--max-time inside its bounds");
-  if (a.min_rounds) fuzz_check(*a.min_rounds >= 2 && *a.min_rounds <= vpnlab::kMaxSamples, "--min-rounds inside its bounds");
+    fuzz_check(*a.duration_s >= vpnlab::kMinSampleSeconds && *a.duration_s <= vpnlab::kMaxSampleSeconds,
+               "--duration inside its bounds");
+  if (a.precision)
+    fuzz_check(*a.precision >= vpnlab::kMinPrecision && *a.precision <= vpnlab::kMaxPrecision,
+               "--precision inside its bounds");
+  if (a.max_time_s)
+    fuzz_check(*a.max_time_s >= 1 && *a.max_time_s <= vpnlab::kMaxBudgetSeconds, "--max-time inside its bounds");
+  if (a.min_rounds)
+    fuzz_check(*a.min_rounds >= 2 && *a.min_rounds <= vpnlab::kMaxSamples, "--min-rounds inside its bounds");
   if (a.threshold) fuzz_check(*a.threshold >= 0 && *a.threshold < 1, "--threshold a fraction");
   for (int n : a.nodes) fuzz_check(n >= 3 && n <= 1000, "--nodes inside its bounds");
 }
@@ -50,7 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1) argv.push_back(piece);
   auto a = vpnlab::parse_args(verb->name, argv, verb->options);
   if (!a) {
-    vpnlab::fuzz_check(sink.str().find("vpnlab: error: ") != std::string::npos, "a refused command line is a usage error");
+    vpnlab::fuzz_check(sink.str().find("vpnlab: error: ") != std::string::npos,
+                       "a refused command line is a usage error");
     return 0;
   }
   check_bounds(*a);

@@ -18,6 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string dumped = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   auto back = vpnlab::parse_json_bounded(dumped);
   vpnlab::fuzz_check(!back.is_discarded(), "a dumped value parses again");
-  vpnlab::fuzz_check(back.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) == dumped, "and dumps the same");
+  vpnlab::fuzz_check(back.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) == dumped,
+                     "and dumps the same");
   return 0;
 }

@@ -21,10 +21,12 @@ const std::string& product_dir() {
   static vpnlab::PrivateDir dir = [] {
     auto d = vpnlab::PrivateDir::make("vpnlab-fuzz-");
     vpnlab::fuzz_check(d.ok(), "a private directory for the product folder");
-    for (const char* name : {"wg.conf.tmpl", "swanctl.conf.tmpl", "strongswan.conf.tmpl", "easytier.toml.tmpl", "yggdrasil.conf.tmpl",
-                             "tinc.conf.tmpl", "private.key.tmpl", "openvpn.conf.tmpl", "host.tmpl", "host.pub.tmpl", "host.key.tmpl",
-                             "headscale.yaml.tmpl", "fastd.conf.tmpl", "derp.yaml.tmpl", "config.yml.tmpl"})
-      vpnlab::fuzz_check(vpnlab::write_file(d->path() + "/" + name, "name = {{name}}\n", 0600).ok(), "a template written");
+    for (const char* name :
+         {"wg.conf.tmpl", "swanctl.conf.tmpl", "strongswan.conf.tmpl", "easytier.toml.tmpl", "yggdrasil.conf.tmpl",
+          "tinc.conf.tmpl", "private.key.tmpl", "openvpn.conf.tmpl", "host.tmpl", "host.pub.tmpl", "host.key.tmpl",
+          "headscale.yaml.tmpl", "fastd.conf.tmpl", "derp.yaml.tmpl", "config.yml.tmpl"})
+      vpnlab::fuzz_check(vpnlab::write_file(d->path() + "/" + name, "name = {{name}}\n", 0600).ok(),
+                         "a template written");
     return std::move(*d);
   }();
   return dir.path();
@@ -60,7 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (text.find("POISON") == std::string::npos)
-    vpnlab::fuzz_check(out->find("POISON") == std::string::npos, "a value with a quote or newline never reaches the config");
-  if (text.find("{{") == std::string::npos) vpnlab::fuzz_check(*out == text, "a template without tags renders as itself");
+    vpnlab::fuzz_check(out->find("POISON") == std::string::npos,
+                       "a value with a quote or newline never reaches the config");
+  if (text.find("{{") == std::string::npos)
+    vpnlab::fuzz_check(*out == text, "a template without tags renders as itself");
   return 0;
 }

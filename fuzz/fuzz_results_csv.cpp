@@ -13,11 +13,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string again = vpnlab::results_csv_header_line() + "\n";
   for (const auto& r : *rows) again += vpnlab::format_row(r);  // a whole line, its newline included
   auto back = vpnlab::parse_results_csv(again, "again.csv");
-  vpnlab::fuzz_check(back.ok(), "rows vpnlab wrote read back: " + (back ? std::string() : back.error().message + "\n" + again.substr(0, 4000)));
+  vpnlab::fuzz_check(back.ok(), "rows vpnlab wrote read back: " +
+                                    (back ? std::string() : back.error().message + "\n" + again.substr(0, 4000)));
   vpnlab::fuzz_check(back->size() == rows->size(), "as many rows read back as written");
   for (size_t i = 0; i < rows->size(); ++i) {
     const std::string written = vpnlab::format_row((*rows)[i]), read_back = vpnlab::format_row((*back)[i]);
-    vpnlab::fuzz_check(read_back == written, "row " + std::to_string(i + 1) + " reads back the same:\n" + written + read_back);
+    vpnlab::fuzz_check(read_back == written,
+                       "row " + std::to_string(i + 1) + " reads back the same:\n" + written + read_back);
   }
   return 0;
 }

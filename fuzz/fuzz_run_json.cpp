@@ -25,8 +25,10 @@ void read_environment_as_readers_do(const nlohmann::json& env) {
   (void)vpnlab::sampling_line(env);
   (void)vpnlab::link_shares({}, env);
   (void)vpnlab::comparability_text(env);
-  vpnlab::fuzz_check(vpnlab::comparability_key(env) == vpnlab::comparability_key(env), "the comparability key is a function");
-  for (const auto& d : vpnlab::provenance_differences(env, env)) vpnlab::fuzz_check(!d.refuses, "a run is comparable with itself: " + d.what);
+  vpnlab::fuzz_check(vpnlab::comparability_key(env) == vpnlab::comparability_key(env),
+                     "the comparability key is a function");
+  for (const auto& d : vpnlab::provenance_differences(env, env))
+    vpnlab::fuzz_check(!d.refuses, "a run is comparable with itself: " + d.what);
   if (env.contains("achieved_paths") && env["achieved_paths"].is_object())
     for (const auto& [link, path] : env["achieved_paths"].items()) {
       (void)vpnlab::achieved_text(path);

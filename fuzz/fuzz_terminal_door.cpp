@@ -34,11 +34,15 @@ bool terminal_clean(const std::string& s, bool newlines) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  vpnlab::fuzz_check(terminal_clean(vpnlab::through_terminal_door(text), true), "the door lets no control or broken UTF-8 through");
-  vpnlab::fuzz_check(terminal_clean(vpnlab::terminal_safe(text), false), "terminal_safe lets no control or broken UTF-8 through");
-  vpnlab::fuzz_check(terminal_clean(vpnlab::terminal_safe(text, true), true), "terminal_safe keeps only newlines and tabs");
+  vpnlab::fuzz_check(terminal_clean(vpnlab::through_terminal_door(text), true),
+                     "the door lets no control or broken UTF-8 through");
+  vpnlab::fuzz_check(terminal_clean(vpnlab::terminal_safe(text), false),
+                     "terminal_safe lets no control or broken UTF-8 through");
+  vpnlab::fuzz_check(terminal_clean(vpnlab::terminal_safe(text, true), true),
+                     "terminal_safe keeps only newlines and tabs");
   // The pages' escaper is terminal_safe's text with the markup escaped: no tag can open.
   const std::string xml = vpnlab::xml_escape(text);
-  vpnlab::fuzz_check(terminal_clean(xml, true) && xml.find_first_of("<>\"'") == std::string::npos, "xml_escape leaves no control or markup");
+  vpnlab::fuzz_check(terminal_clean(xml, true) && xml.find_first_of("<>\"'") == std::string::npos,
+                     "xml_escape leaves no control or markup");
   return 0;
 }

@@ -59,7 +59,8 @@ bool normal_net_key(const std::string& key) {
 // Lowercase words of [a-z0-9_] joined by single '/', starting "net/": what every shipped
 // topology writes.
 bool plain_net_key(const std::string& key) {
-  if (key.rfind("net/", 0) != 0 || key.size() == 4 || key.back() == '/' || key.find("//") != std::string::npos) return false;
+  if (key.rfind("net/", 0) != 0 || key.size() == 4 || key.back() == '/' || key.find("//") != std::string::npos)
+    return false;
   return key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_/") == std::string::npos;
 }
 
@@ -80,17 +81,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   toml::table variant{{"name", "v"}};
   switch (facet) {
-    case 0: variant.insert("sysctl", toml::table{{key, value}}); break;
-    case 1: variant.insert("nft", text); break;
-    case 2: variant.insert("qdisc", text); break;
-    default: variant.insert("offloads", text == "on"); break;
+    case 0:
+      variant.insert("sysctl", toml::table{{key, value}});
+      break;
+    case 1:
+      variant.insert("nft", text);
+      break;
+    case 2:
+      variant.insert("qdisc", text);
+      break;
+    default:
+      variant.insert("offloads", text == "on");
+      break;
   }
   std::ostringstream out;
   out << kSkeleton << toml::table{{"variant", toml::array{std::move(variant)}}} << "\n";
 
   auto t = vpnlab::parse_topology_text(out.str(), "fuzz.toml");
   if (!t) {
-    vpnlab::fuzz_check(t.error().file == "fuzz.toml" && t.error().line > 0, "a refusal names the file and line: " + t.error().where_and_what());
+    vpnlab::fuzz_check(t.error().file == "fuzz.toml" && t.error().line > 0,
+                       "a refusal names the file and line: " + t.error().where_and_what());
     if (facet == 0 && plain_net_key(key) && key != "net/netfilter/nf_hooks_lwtunnel" && printable_line(value))
       vpnlab::fuzz_check(false, "a plain net/ key with a one-line value is taken: " + t.error().message);
     return 0;
@@ -99,8 +109,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const vpnlab::VariantSpec& v = t->variants[0];
   for (const auto& [k, val] : v.sysctls) {
     vpnlab::fuzz_check(normal_net_key(k), "a sysctl key taken is a normal path below net/: " + k);
-    vpnlab::fuzz_check(std::filesystem::path("/proc/sys/" + k).lexically_normal() != "/proc/sys/net/netfilter/nf_hooks_lwtunnel",
-                       "the machine-wide switch is never taken, however it is written");
+    vpnlab::fuzz_check(
+        std::filesystem::path("/proc/sys/" + k).lexically_normal() != "/proc/sys/net/netfilter/nf_hooks_lwtunnel",
+        "the machine-wide switch is never taken, however it is written");
     vpnlab::fuzz_check(val.find_first_of("\r\n") == std::string::npos, "a sysctl value taken is one line");
   }
   if (!v.nft.empty()) {
@@ -110,7 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!v.qdisc.empty()) {
     const auto& kinds = vpnlab::variant_qdisc_kinds();
-    vpnlab::fuzz_check(std::find(kinds.begin(), kinds.end(), v.qdisc) != kinds.end(), "a qdisc taken is one the table lists");
+    vpnlab::fuzz_check(std::find(kinds.begin(), kinds.end(), v.qdisc) != kinds.end(),
+                       "a qdisc taken is one the table lists");
   }
   for (const auto& f : vpnlab::variant_facets()) (void)f.describe(v);
   return 0;

@@ -31,7 +31,8 @@ inline std::string make_temp_dir(const std::string& what) {
 class RemoveTestScratchDirs : public ::testing::Environment {
  public:
   void TearDown() override {
-    bool keep = getenv("VPNLAB_KEEP_TEST_FILES") != nullptr || ::testing::UnitTest::GetInstance()->failed_test_count() > 0;
+    bool keep =
+        getenv("VPNLAB_KEEP_TEST_FILES") != nullptr || ::testing::UnitTest::GetInstance()->failed_test_count() > 0;
     for (const auto& d : test_scratch_dirs()) {
       if (keep) {
         fprintf(stderr, "test files kept in %s\n", d.c_str());
@@ -44,6 +45,7 @@ class RemoveTestScratchDirs : public ::testing::Environment {
 };
 
 // Registered once per test program (an inline variable is initialised once), before main.
-inline ::testing::Environment* const kRemoveTestScratchDirs = ::testing::AddGlobalTestEnvironment(new RemoveTestScratchDirs);
+inline ::testing::Environment* const kRemoveTestScratchDirs =
+    ::testing::AddGlobalTestEnvironment(new RemoveTestScratchDirs);
 
 }  // namespace vpnlab

@@ -9,9 +9,7 @@ namespace vpnlab {
 using nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
-static double since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
+static double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
 Result<std::unique_ptr<AgentClient>> AgentClient::connect(const std::string& socket, double timeout_s, int interrupt_fd,
                                                           GuestHello* hello) {
@@ -54,9 +52,15 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect(const std::string& soc
 }
 
 json link_info_json(const LinkInfo& l) {
-  return {{"ok", true},           {"name", l.name},           {"kind", l.kind},
-          {"mtu", l.mtu},        {"up", l.up},               {"rx_bytes", l.rx_bytes},
-          {"tx_bytes", l.tx_bytes}, {"rx_packets", l.rx_packets}, {"tx_packets", l.tx_packets}};
+  return {{"ok", true},
+          {"name", l.name},
+          {"kind", l.kind},
+          {"mtu", l.mtu},
+          {"up", l.up},
+          {"rx_bytes", l.rx_bytes},
+          {"tx_bytes", l.tx_bytes},
+          {"rx_packets", l.rx_packets},
+          {"tx_packets", l.tx_packets}};
 }
 
 LinkInfo link_info_from_json(const json& j) {
@@ -89,7 +93,8 @@ Result<json> AgentClient::call(json req, int timeout_ms, int interrupt_fd) {
   // serves one request at a time, so a call an interrupt left behind still runs there until
   // its own deadline (a teardown after Ctrl-C waits for it), and this answer comes after it.
   const auto now = clock_type::now();
-  const auto deadline = now + std::chrono::milliseconds(timeout_ms) + std::max(clock_type::duration::zero(), left_running_until_ - now);
+  const auto deadline =
+      now + std::chrono::milliseconds(timeout_ms) + std::max(clock_type::duration::zero(), left_running_until_ - now);
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
     auto r = ch_.receive(timeout_ms < 0 ? -1 : left > 0 ? static_cast<int>(left) : 0, interrupt_fd);
@@ -99,7 +104,8 @@ Result<json> AgentClient::call(json req, int timeout_ms, int interrupt_fd) {
       return make_error("agent " + where_ + ", " + req.value("op", "") + ": interrupted");
     }
     if (!r && r.error().message.rfind("no answer within ", 0) == 0)  // the call's own limit, not what was left of it
-      return make_error("agent " + where_ + ", " + req.value("op", "") + ": no answer within " + std::to_string(timeout_ms) + " ms");
+      return make_error("agent " + where_ + ", " + req.value("op", "") + ": no answer within " +
+                        std::to_string(timeout_ms) + " ms");
     if (!r) return with_context(r.error(), "agent " + where_ + ", " + req.value("op", ""));
     // Fields of the wrong type are an answer that is not this call's, never an exception.
     const auto& got = (*r)["seq"];
@@ -116,7 +122,8 @@ Result<json> AgentClient::call(json req, int timeout_ms, int interrupt_fd) {
 }
 
 Result<int> AgentClient::spawn(const Spawn& s) {
-  json req{{"op", "spawn"}, {"node", s.node}, {"argv", s.argv}, {"env", s.env}, {"cpus", s.cpus}, {"stdout", s.stdout_path}};
+  json req{{"op", "spawn"}, {"node", s.node}, {"argv", s.argv},
+           {"env", s.env},  {"cpus", s.cpus}, {"stdout", s.stdout_path}};
   if (!s.stderr_path.empty()) req["stderr"] = s.stderr_path;
   if (!s.cwd.empty()) req["cwd"] = s.cwd;
   if (s.private_run) req["private_run"] = true;

@@ -2,6 +2,7 @@
 // Requests carry a sequence number; answers to earlier ones (a hello repeated while the
 // guest booted) are skipped.
 #pragma once
+#include <poll.h>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -10,7 +11,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-#include <poll.h>
 
 #include "lab/agent/json_lines.h"
 #include "lab/runtime/measurements.h"
@@ -60,7 +60,8 @@ class AgentClient {
   Result<bool> stop(int id, int grace_ms = 2000);
 
  private:
-  explicit AgentClient(UniqueFd fd, std::string where = "in the guest") : ch_(std::move(fd)), where_(std::move(where)) {}
+  explicit AgentClient(UniqueFd fd, std::string where = "in the guest")
+      : ch_(std::move(fd)), where_(std::move(where)) {}
   JsonLines ch_;
   std::string where_;
   long seq_ = 0;

@@ -4,13 +4,18 @@
 namespace vpnlab {
 
 nlohmann::json summary_json(const LatencyProbe::Summary& s) {
-  return {{"ok", true}, {"sent", s.sent}, {"answered", s.answered}, {"reordered", s.reordered}, {"p50_ms", s.p50_ms}, {"p99_ms", s.p99_ms}, {"max_ms", s.max_ms},
-          {"rtts_ms", s.rtts_ms}};
+  return {{"ok", true},         {"sent", s.sent},     {"answered", s.answered}, {"reordered", s.reordered},
+          {"p50_ms", s.p50_ms}, {"p99_ms", s.p99_ms}, {"max_ms", s.max_ms},     {"rtts_ms", s.rtts_ms}};
 }
 
 nlohmann::json summary_json(const PayloadWatch::Summary& s) {
-  return {{"ok", true}, {"frames", s.frames}, {"bytes", s.bytes}, {"ipv4_bytes", s.ipv4_bytes}, {"port_bytes", s.port_bytes},
-          {"drops", s.drops}, {"pattern_seen", s.pattern_seen}};
+  return {{"ok", true},
+          {"frames", s.frames},
+          {"bytes", s.bytes},
+          {"ipv4_bytes", s.ipv4_bytes},
+          {"port_bytes", s.port_bytes},
+          {"drops", s.drops},
+          {"pattern_seen", s.pattern_seen}};
 }
 
 void summary_from_json(const nlohmann::json& j, LatencyProbe::Summary* s) {
@@ -49,8 +54,10 @@ nlohmann::json AgentProbes::stop(std::map<int, std::unique_ptr<T>>* running, con
   return summary_json(summary);
 }
 
-template nlohmann::json AgentProbes::add(std::map<int, std::unique_ptr<LatencyProbe>>*, Result<std::unique_ptr<LatencyProbe>>);
-template nlohmann::json AgentProbes::add(std::map<int, std::unique_ptr<PayloadWatch>>*, Result<std::unique_ptr<PayloadWatch>>);
+template nlohmann::json AgentProbes::add(std::map<int, std::unique_ptr<LatencyProbe>>*,
+                                         Result<std::unique_ptr<LatencyProbe>>);
+template nlohmann::json AgentProbes::add(std::map<int, std::unique_ptr<PayloadWatch>>*,
+                                         Result<std::unique_ptr<PayloadWatch>>);
 template nlohmann::json AgentProbes::stop(std::map<int, std::unique_ptr<LatencyProbe>>*, const json&, const char*);
 template nlohmann::json AgentProbes::stop(std::map<int, std::unique_ptr<PayloadWatch>>*, const json&, const char*);
 

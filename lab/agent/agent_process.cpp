@@ -9,8 +9,14 @@
 
 namespace vpnlab {
 
-AgentProcess::AgentProcess(AgentProcesses* owner, AgentClient* agent, int id, std::string name, std::function<void()> on_exit)
-    : owner_(owner), agent_(agent), id_(id), name_(std::move(name)), on_exit_(std::move(on_exit)), efd_(::eventfd(0, EFD_CLOEXEC)) {}
+AgentProcess::AgentProcess(AgentProcesses* owner, AgentClient* agent, int id, std::string name,
+                           std::function<void()> on_exit)
+    : owner_(owner),
+      agent_(agent),
+      id_(id),
+      name_(std::move(name)),
+      on_exit_(std::move(on_exit)),
+      efd_(::eventfd(0, EFD_CLOEXEC)) {}
 
 AgentProcess::~AgentProcess() {
   if (!exited_) stop(1000);
@@ -74,8 +80,8 @@ void AgentProcesses::stop_watching() {
   if (watcher_.joinable()) watcher_.join();
 }
 
-Result<std::unique_ptr<NodeProcess>> AgentProcesses::spawn(AgentClient& agent, const AgentClient::Spawn& spec, const std::string& where,
-                                                           std::function<void()> on_exit) {
+Result<std::unique_ptr<NodeProcess>> AgentProcesses::spawn(AgentClient& agent, const AgentClient::Spawn& spec,
+                                                           const std::string& where, std::function<void()> on_exit) {
   auto id = agent.spawn(spec);
   if (!id) return with_context(id.error(), where);
   std::string name = spec.argv.empty() ? "?" : spec.argv[0].substr(spec.argv[0].rfind('/') + 1);

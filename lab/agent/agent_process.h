@@ -35,8 +35,8 @@ class AgentProcess : public NodeProcess {
   int exit_status() const override { return status_; }
   bool stop(int grace_ms) override;
   pid_t host_pid() const override { return 0; }  // not in this machine's /proc
-  ProcStatus status() override;  // asks the agent (zeros once exited or if it cannot tell)
-  double cpu_seconds() override;  // the same
+  ProcStatus status() override;                  // asks the agent (zeros once exited or if it cannot tell)
+  double cpu_seconds() override;                 // the same
 
   void exited(int status);
   int id() const { return id_; }
@@ -59,8 +59,8 @@ class AgentProcesses {
   AgentProcesses();
   ~AgentProcesses();  // stops the watcher
   // Spawns through `agent`; `spec` as for Child (cpus in the agent's numbering).
-  Result<std::unique_ptr<NodeProcess>> spawn(AgentClient& agent, const AgentClient::Spawn& spec, const std::string& where,
-                                             std::function<void()> on_exit = {});
+  Result<std::unique_ptr<NodeProcess>> spawn(AgentClient& agent, const AgentClient::Spawn& spec,
+                                             const std::string& where, std::function<void()> on_exit = {});
   void forget(AgentProcess* p);
   // "agent X: process Y still tracked" for each process not yet ended.
   std::vector<std::string> still_tracked(const std::string& what) const;

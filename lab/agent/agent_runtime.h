@@ -14,36 +14,47 @@ namespace vpnlab {
 
 class AgentRuntime : public NodeRuntime {
  public:
-  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int interrupt_fd) override {
+  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s,
+                       int interrupt_fd) override {
     return in(node, ops(node).wait_for_link(ifname, timeout_s, interrupt_fd));
   }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) override {
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind,
+                             const LinkOptions& options) override {
     return in(node, ops(node).create_link(ifname, kind, options));
   }
-  Status delete_link(const std::string& node, const std::string& ifname) override { return in(node, ops(node).delete_link(ifname)); }
-  Status set_sysctls(const std::string& node, const Sysctls& settings) override { return in(node, ops(node).set_sysctls(settings)); }
+  Status delete_link(const std::string& node, const std::string& ifname) override {
+    return in(node, ops(node).delete_link(ifname));
+  }
+  Status set_sysctls(const std::string& node, const Sysctls& settings) override {
+    return in(node, ops(node).set_sysctls(settings));
+  }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
     return in(node, ops(node).configure_link(ifname, addr, mtu));
   }
-  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override { return in(node, ops(node).get_link(ifname)); }
-  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int interrupt_fd, int payload, bool df) override {
+  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override {
+    return in(node, ops(node).get_link(ifname));
+  }
+  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int interrupt_fd, int payload,
+              bool df) override {
     return in(node, ops(node).ping(target, timeout_s, interrupt_fd, payload, df));
   }
   Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int interrupt_fd) override {
     return in(node, ops(node).wait_tcp_listening(port, timeout_s, interrupt_fd));
   }
-  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
+  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames,
+                 const std::vector<int>& cpus) override {
     return in(node, ops(node).set_rps(ifnames, cpus));
   }
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     return in(node, ops(node).set_offloads(ifname, on));
   }
   // Where the node runs: the echoes and the watch start there and cross its wire and tunnel.
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) override {
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms,
+                                                      int count) override {
     return in(node, ops(node).latency_probe(target, interval_ms, count));
   }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
-                                                      int port) override {
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
+                                                      const std::string& pattern, int port) override {
     return in(node, ops(node).payload_watch(ifname, pattern, port));
   }
 

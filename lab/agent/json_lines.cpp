@@ -71,7 +71,8 @@ Result<nlohmann::json> JsonLines::receive(int timeout_ms, int interrupt_fd) {
     }
     buffer_.append(buf, static_cast<size_t>(n));
     if (buffer_.size() > kMaxJsonLineBytes && buffer_.find('\n') == std::string::npos)
-      return make_error("a line on the channel is longer than " + std::to_string(kMaxJsonLineBytes >> 20) + " MiB: not a message");
+      return make_error("a line on the channel is longer than " + std::to_string(kMaxJsonLineBytes >> 20) +
+                        " MiB: not a message");
   }
 }
 

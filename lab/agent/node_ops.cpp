@@ -58,7 +58,8 @@ json serve_get_link(NodeOpCall& c) {
 json serve_latency_start(NodeOpCall& c) {
   auto addr = parse_ipv4(c.text("addr"));
   if (!addr) return failed(make_error("bad address '" + c.text("addr") + "'"));
-  return c.state.probes.add_latency(c.machine.latency_probe(c.node, *addr, c.number("interval_ms"), whole_number_or(c.req, "count", 0)));
+  return c.state.probes.add_latency(
+      c.machine.latency_probe(c.node, *addr, c.number("interval_ms"), whole_number_or(c.req, "count", 0)));
 }
 
 struct NodeOp {
@@ -71,34 +72,43 @@ struct NodeOp {
 // serves one request at a time and the controller repeats.
 constexpr NodeOp kNodeOps[] = {
     {"spawn", true, serve_spawn},
-    {"wait", false, [](NodeOpCall& c) { return c.state.children.wait(c.number("id"), whole_number_or(c.req, "timeout_ms", 0)); }},
-    {"stop", false, [](NodeOpCall& c) { return c.state.children.stop(c.number("id"), whole_number_or(c.req, "grace_ms", 2000)); }},
+    {"wait", false,
+     [](NodeOpCall& c) { return c.state.children.wait(c.number("id"), whole_number_or(c.req, "timeout_ms", 0)); }},
+    {"stop", false,
+     [](NodeOpCall& c) { return c.state.children.stop(c.number("id"), whole_number_or(c.req, "grace_ms", 2000)); }},
     {"status", false, [](NodeOpCall& c) { return c.state.children.status(c.number("id")); }},
     {"cpu", false, [](NodeOpCall& c) { return c.state.children.cpu(c.number("id")); }},
     // Processes that exited since the last call (the controller's watcher makes them events).
     {"reap", false, [](NodeOpCall& c) { return c.state.children.reap(); }},
-    {"wait_link", true, [](NodeOpCall& c) { return done(c.machine.wait_for_link(c.node, c.text("ifname"), c.seconds())); }},
+    {"wait_link", true,
+     [](NodeOpCall& c) { return done(c.machine.wait_for_link(c.node, c.text("ifname"), c.seconds())); }},
     {"create_link", true,
      [](NodeOpCall& c) {
-       LinkOptions o{static_cast<uint32_t>(c.number("if_id")), static_cast<uint32_t>(c.number("vni")), c.text("remote"), c.number("dstport")};
+       LinkOptions o{static_cast<uint32_t>(c.number("if_id")), static_cast<uint32_t>(c.number("vni")), c.text("remote"),
+                     c.number("dstport")};
        return done(c.machine.create_link(c.node, c.text("ifname"), c.text("kind"), o));
      }},
     {"delete_link", true, [](NodeOpCall& c) { return done(c.machine.delete_link(c.node, c.text("ifname"))); }},
-    {"sysctl", true, [](NodeOpCall& c) { return done(c.machine.set_sysctls(c.node, c.req.at("settings").get<Sysctls>())); }},
+    {"sysctl", true,
+     [](NodeOpCall& c) { return done(c.machine.set_sysctls(c.node, c.req.at("settings").get<Sysctls>())); }},
     {"configure", true, serve_configure},
     {"get_link", true, serve_get_link},
     {"ping", true, serve_ping},
-    {"wait_listen", true, [](NodeOpCall& c) { return done(c.machine.wait_tcp_listening(c.node, c.number("port"), c.seconds())); }},
+    {"wait_listen", true,
+     [](NodeOpCall& c) { return done(c.machine.wait_tcp_listening(c.node, c.number("port"), c.seconds())); }},
     {"rps", true,
      [](NodeOpCall& c) {
-       return done(c.machine.set_rps(c.node, c.req.at("ifnames").get<std::vector<std::string>>(), c.req.at("cpus").get<std::vector<int>>()));
+       return done(c.machine.set_rps(c.node, c.req.at("ifnames").get<std::vector<std::string>>(),
+                                     c.req.at("cpus").get<std::vector<int>>()));
      }},
-    {"offloads", true, [](NodeOpCall& c) { return done(c.machine.set_offloads(c.node, c.text("ifname"), c.req.at("on").get<bool>())); }},
+    {"offloads", true,
+     [](NodeOpCall& c) { return done(c.machine.set_offloads(c.node, c.text("ifname"), c.req.at("on").get<bool>())); }},
     {"latency_start", true, serve_latency_start},
     {"latency_stop", false, [](NodeOpCall& c) { return c.state.probes.latency_stop(c.req); }},
     {"watch_start", true,
      [](NodeOpCall& c) {
-       return c.state.probes.add_watch(c.machine.payload_watch(c.node, c.text("ifname"), c.text("pattern"), c.number("port")));
+       return c.state.probes.add_watch(
+           c.machine.payload_watch(c.node, c.text("ifname"), c.text("pattern"), c.number("port")));
      }},
     {"watch_stop", false, [](NodeOpCall& c) { return c.state.probes.watch_stop(c.req); }},
 };
@@ -141,10 +151,21 @@ Status NodeOpsClient::wait_for_link(const std::string& ifname, double timeout_s,
   return status_of(call("wait_link", {{"ifname", ifname}, {"timeout_s", timeout_s}}, timeout_s, interrupt_fd));
 }
 Status NodeOpsClient::create_link(const std::string& ifname, const std::string& kind, const LinkOptions& o) {
-  return status_of(call("create_link", {{"ifname", ifname}, {"kind", kind}, {"if_id", o.if_id}, {"vni", o.vni}, {"remote", o.remote}, {"dstport", o.dstport}}, 0));
+  return status_of(call("create_link",
+                        {{"ifname", ifname},
+                         {"kind", kind},
+                         {"if_id", o.if_id},
+                         {"vni", o.vni},
+                         {"remote", o.remote},
+                         {"dstport", o.dstport}},
+                        0));
 }
-Status NodeOpsClient::delete_link(const std::string& ifname) { return status_of(call("delete_link", {{"ifname", ifname}}, 0)); }
-Status NodeOpsClient::set_sysctls(const Sysctls& settings) { return status_of(call("sysctl", {{"settings", settings}}, 0)); }
+Status NodeOpsClient::delete_link(const std::string& ifname) {
+  return status_of(call("delete_link", {{"ifname", ifname}}, 0));
+}
+Status NodeOpsClient::set_sysctls(const Sysctls& settings) {
+  return status_of(call("sysctl", {{"settings", settings}}, 0));
+}
 Status NodeOpsClient::configure_link(const std::string& ifname, const HostAddr& addr, int mtu) {
   return status_of(call("configure", {{"ifname", ifname}, {"addr", addr.str()}, {"mtu", mtu}}, 0));
 }
@@ -154,7 +175,8 @@ Result<LinkInfo> NodeOpsClient::get_link(const std::string& ifname) {
   return link_info_from_json(*r);
 }
 Status NodeOpsClient::ping(Ipv4Addr target, double timeout_s, int interrupt_fd, int payload, bool df) {
-  return status_of(call("ping", {{"addr", target.str()}, {"timeout_s", timeout_s}, {"payload", payload}, {"df", df}}, timeout_s, interrupt_fd));
+  return status_of(call("ping", {{"addr", target.str()}, {"timeout_s", timeout_s}, {"payload", payload}, {"df", df}},
+                        timeout_s, interrupt_fd));
 }
 Status NodeOpsClient::wait_tcp_listening(int port, double timeout_s, int interrupt_fd) {
   return status_of(call("wait_listen", {{"port", port}, {"timeout_s", timeout_s}}, timeout_s, interrupt_fd));
@@ -171,7 +193,8 @@ Result<std::unique_ptr<LatencyProbe>> NodeOpsClient::latency_probe(Ipv4Addr targ
   if (r->value("id", 0) == 0) return std::unique_ptr<LatencyProbe>();
   return std::unique_ptr<LatencyProbe>(new RemoteStoppable<LatencyProbe>(&agent_, r->value("id", 0), "latency_stop"));
 }
-Result<std::unique_ptr<PayloadWatch>> NodeOpsClient::payload_watch(const std::string& ifname, const std::string& pattern, int port) {
+Result<std::unique_ptr<PayloadWatch>> NodeOpsClient::payload_watch(const std::string& ifname,
+                                                                   const std::string& pattern, int port) {
   auto r = call("watch_start", {{"ifname", ifname}, {"pattern", pattern}, {"port", port}}, 0);
   if (!r) return r.error();
   if (r->value("id", 0) == 0) return std::unique_ptr<PayloadWatch>();

@@ -32,17 +32,20 @@ class AgentNode {
   virtual Status has_node(const std::string& node) = 0;
   virtual Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) = 0;
   virtual Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s) = 0;
-  virtual Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) = 0;
+  virtual Status create_link(const std::string& node, const std::string& ifname, const std::string& kind,
+                             const LinkOptions& options) = 0;
   virtual Status delete_link(const std::string& node, const std::string& ifname) = 0;
   virtual Status set_sysctls(const std::string& node, const Sysctls& settings) = 0;
   virtual Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) = 0;
   virtual Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) = 0;
   virtual Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int payload, bool df) = 0;
   virtual Status wait_tcp_listening(const std::string& node, int port, double timeout_s) = 0;
-  virtual Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) = 0;
+  virtual Status set_rps(const std::string& node, const std::vector<std::string>& ifnames,
+                         const std::vector<int>& cpus) = 0;
   virtual Status set_offloads(const std::string& node, const std::string& ifname, bool on) = 0;
   // A null probe or watch: this machine has none (the controller gets id 0).
-  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) = 0;
+  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms,
+                                                              int count) = 0;
   virtual Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
                                                               const std::string& pattern, int port) = 0;
 };

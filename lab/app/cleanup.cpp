@@ -1,13 +1,13 @@
 #include "lab/app/cleanup.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <algorithm>
 #include <filesystem>
 
 #include "lab/backends/hosts/ssh_channel.h"
@@ -59,8 +59,10 @@ Status clean_namespaces(const std::vector<std::string>& names, bool dry_run, Cle
   Status first = ok_status();
   for (const auto& n : names) {
     auto s = remove_namespace_file(n);
-    if (s) report->actions.push_back("removed namespace " + n);
-    else if (first) first = s;
+    if (s)
+      report->actions.push_back("removed namespace " + n);
+    else if (first)
+      first = s;
   }
   if (!first) return first;
   return wait_namespaces_released(inodes, 10);
@@ -73,8 +75,9 @@ void clean_dead_probe_files(bool dry_run, CleanupReport* report) {
   std::error_code ec;
   for (auto& e : std::filesystem::directory_iterator(kPrivateDirParent, ec)) {
     std::string name = e.path().filename().string();
-    if (name.rfind(probe_name, 0) != 0 || !pid_gone(std::strtol(name.c_str() + probe_name.size(), nullptr, 10))) continue;
-    struct stat st{};
+    if (name.rfind(probe_name, 0) != 0 || !pid_gone(std::strtol(name.c_str() + probe_name.size(), nullptr, 10)))
+      continue;
+    struct stat st {};
     if (lstat(e.path().c_str(), &st) != 0 || st.st_uid != geteuid()) continue;  // another user's name is theirs
     remove_path(e.path(), dry_run, report);
   }
@@ -113,9 +116,10 @@ Result<CleanupReport> cleanup_lab_objects(bool dry_run, const std::vector<std::s
   CleanupReport report;
   std::vector<std::string> names = list_namespaces(kLabPrefix);
   if (!only.empty())
-    names.erase(std::remove_if(names.begin(), names.end(),
-                               [&](const std::string& n) { return std::find(only.begin(), only.end(), n) == only.end(); }),
-                names.end());
+    names.erase(
+        std::remove_if(names.begin(), names.end(),
+                       [&](const std::string& n) { return std::find(only.begin(), only.end(), n) == only.end(); }),
+        names.end());
   if (auto s = clean_namespaces(names, dry_run, &report); !s) return s.error();
   // The VM backend's own state on this host, once no namespace of its run is left.
   for (const auto& dir : vm_state_dirs(only)) remove_path(dir, dry_run, &report);
@@ -153,9 +157,10 @@ Status refuse_debris() {
   std::string names;
   for (size_t i = 0; i < debris.size() && i < 3; ++i) names += (names.empty() ? "" : ", ") + debris[i];
   if (debris.size() > 3) names += ", ...";
-  return make_error(std::to_string(debris.size()) + " namespace(s) of an earlier run are still there (" + names +
-                        "), with whatever still runs in them: they would load the machine and skew this run",
-                    "run 'vpnlab cleanup' first (it ends the processes in them and removes them; '--dry-run' lists them)");
+  return make_error(
+      std::to_string(debris.size()) + " namespace(s) of an earlier run are still there (" + names +
+          "), with whatever still runs in them: they would load the machine and skew this run",
+      "run 'vpnlab cleanup' first (it ends the processes in them and removes them; '--dry-run' lists them)");
 }
 
 }  // namespace vpnlab

@@ -14,8 +14,9 @@ void add_to_history(const std::string& path, const std::string& run_dir) {
   auto store = open_history(path);
   auto added = store ? store->add_run(run_dir, "run") : Result<bool>(store.error());
   if (!added) {
-    spdlog::warn("the run is not in the history: {} ({}); the run is complete: 'vpnlab history import {}' adds it later",
-                 added.error().message, added.error().hint, run_dir);
+    spdlog::warn(
+        "the run is not in the history: {} ({}); the run is complete: 'vpnlab history import {}' adds it later",
+        added.error().message, added.error().hint, run_dir);
     return;
   }
   spdlog::info("history: {} {}", store->path(), *added ? "has this run now" : "had this run already");

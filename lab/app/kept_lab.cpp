@@ -29,8 +29,9 @@ const RunState* kept_state(const std::vector<RunState>& states, const std::strin
 Status refuse_kept_lab(const std::string& lab, const std::string& file) {
   auto states = list_states();
   if (const RunState* st = kept_state(states, lab))
-    return make_error("lab '" + lab + "' is up (made by 'vpnlab up', run " + st->run_id + "): its namespaces would collide",
-                      "run 'vpnlab down " + file + "' first");
+    return make_error(
+        "lab '" + lab + "' is up (made by 'vpnlab up', run " + st->run_id + "): its namespaces would collide",
+        "run 'vpnlab down " + file + "' first");
   return ok_status();
 }
 
@@ -44,9 +45,11 @@ Status bring_up(const Plan& plan, const std::string& file, const std::string& bi
   if (!lock) return lock.error();
   if (auto s = refuse_debris(); !s) return s;
   // Written before anything exists: a killed `up` leaves what `down`/`cleanup` can find.
-  RunState st{plan.run_id, plan.lab, file, "", static_cast<int>(getpid()), true, backend.kept_namespaces(plan), plan.backend};
+  RunState st{plan.run_id, plan.lab, file, "", static_cast<int>(getpid()), true, backend.kept_namespaces(plan),
+              plan.backend};
   if (auto s = write_state(st); !s) return s;
-  Status built = backend.keep_up(plan, BackendContext{products_path(own_binary_dir()), bin_dir, install_interrupt_handlers()});
+  Status built =
+      backend.keep_up(plan, BackendContext{products_path(own_binary_dir()), bin_dir, install_interrupt_handlers()});
   if (!built) {
     (void)remove_state(plan.run_id);
     return built;
@@ -57,7 +60,8 @@ Status bring_up(const Plan& plan, const std::string& file, const std::string& bi
   if (!plan.lab_points.empty()) {
     std::string points;
     for (const auto& p : plan.lab_points) points += (points.empty() ? "" : ", ") + point_text(p.values);
-    std::cout << "  the lab as the file writes it: the [bench] sweep's points (" << points << ") are applied only by 'vpnlab run'\n";
+    std::cout << "  the lab as the file writes it: the [bench] sweep's points (" << points
+              << ") are applied only by 'vpnlab run'\n";
   }
   return ok_status();
 }
@@ -74,7 +78,8 @@ Result<bool> bring_down(const std::string& lab) {
     auto report = cleanup_lab_objects(false, st.namespaces);
     if (!report) return report.error();
     (void)remove_state(st.run_id);
-    std::cout << "down: lab '" << st.lab << "' (run " << st.run_id << "): " << report->actions.size() << " objects removed\n";
+    std::cout << "down: lab '" << st.lab << "' (run " << st.run_id << "): " << report->actions.size()
+              << " objects removed\n";
   }
   return found;
 }
@@ -99,7 +104,8 @@ Result<int> exec_in_node(const std::string& file, const std::string& node, const
     return make_error("lab '" + plan->lab + "' has no node '" + node + "'", "its nodes: " + names);
   }
   const BackendEntry& backend = backend_entry(plan->backend);
-  if (!backend.exec) return make_error("lab '" + plan->lab + "': backend '" + plan->backend + "' keeps no lab here to exec in");
+  if (!backend.exec)
+    return make_error("lab '" + plan->lab + "': backend '" + plan->backend + "' keeps no lab here to exec in");
   auto status = backend.exec(*plan, *n, argv, install_interrupt_handlers());
   // Ctrl-C while a guest runs it: the shell's convention, 128 + the signal.
   if (!status && interrupted()) return 128 + interrupt_signal();

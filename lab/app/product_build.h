@@ -26,7 +26,8 @@ struct RegistryBuild {
 // The builds that `names` ask for, in the shipped products folder `shipped_products`: "all"
 // every build of every product; NAME every build NAME lists; NAME@VERSION that one. One
 // build serving two products (easytier-plain's is easytier's) is listed once.
-Result<std::vector<RegistryBuild>> registry_builds_named(const std::string& shipped_products, const std::vector<std::string>& names);
+Result<std::vector<RegistryBuild>> registry_builds_named(const std::string& shipped_products,
+                                                         const std::vector<std::string>& names);
 
 // What a registry client runs with: the part of the caller's environment it needs (proxy,
 // certificates, Go's and Cargo's own settings; never another tool's token), the PATH that finds
@@ -49,7 +50,8 @@ Status make_registry_build(const RegistryBuild& b, std::ostream& progress, int i
 // Before a run: each of `products` (as the plan names them) that runs a registry build not
 // made yet is built, saying so; with no_build it is an error naming the command instead.
 // Returns how many were built (the caller plans again to pick them up).
-Result<int> build_products_for_run(const std::vector<std::string>& products, const std::string& products_path, const std::string& shipped_products,
-                                   bool no_build, std::ostream& progress, int interrupt_fd);
+Result<int> build_products_for_run(const std::vector<std::string>& products, const std::string& products_path,
+                                   const std::string& shipped_products, bool no_build, std::ostream& progress,
+                                   int interrupt_fd);
 
 }  // namespace vpnlab

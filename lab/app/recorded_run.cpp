@@ -26,23 +26,30 @@ Status check_present(const nlohmann::json& env, const std::string& file, Repeat 
                                             {"/bench/duration_s", "bench.duration_s"},
                                             {"/bench/pinned", "bench.pinned"},
                                             {"/bench/interleaved", "bench.interleaved"}};
-  static const std::vector<Needed> resume = {{"/requested_products", "requested_products"}, {"/bench/samples", "bench.samples"},
-                                             {"/bench/duration_s", "bench.duration_s"},      {"/bench/warmup_s", "bench.warmup_s"},
-                                             {"/bench/pinned", "bench.pinned"},              {"/bench/interleaved", "bench.interleaved"}};
+  static const std::vector<Needed> resume = {{"/requested_products", "requested_products"},
+                                             {"/bench/samples", "bench.samples"},
+                                             {"/bench/duration_s", "bench.duration_s"},
+                                             {"/bench/warmup_s", "bench.warmup_s"},
+                                             {"/bench/pinned", "bench.pinned"},
+                                             {"/bench/interleaved", "bench.interleaved"}};
   const char* unmet = why == Repeat::rerun ? ": the run cannot be repeated exactly"
                                            : ": the resumed rows could not be shown to measure what the first ones did";
   for (const auto& n : why == Repeat::rerun ? rerun : resume)
-    if (!env.contains(nlohmann::json::json_pointer(n.pointer))) return make_error(file + ": no " + n.named + unmet, kMeasureAnew);
+    if (!env.contains(nlohmann::json::json_pointer(n.pointer)))
+      return make_error(file + ": no " + n.named + unmet, kMeasureAnew);
   return ok_status();
 }
 
 Status check_bounds(const RecordedRun& r, const nlohmann::json& bench) {
-  if (r.samples < kMinSamples || r.samples > kMaxSamples || r.duration_s < kMinSampleSeconds || r.duration_s > kMaxSampleSeconds)
-    return make_error(r.file + ": bench.samples " + bench["samples"].dump() + " or bench.duration_s " + bench["duration_s"].dump() +
-                          " is out of range",
+  if (r.samples < kMinSamples || r.samples > kMaxSamples || r.duration_s < kMinSampleSeconds ||
+      r.duration_s > kMaxSampleSeconds)
+    return make_error(r.file + ": bench.samples " + bench["samples"].dump() + " or bench.duration_s " +
+                          bench["duration_s"].dump() + " is out of range",
                       "restore the file from the run, or " + std::string(kMeasureAnew));
-  if (r.precision && (*r.precision < kMinPrecision || *r.precision > kMaxPrecision || r.max_time_s < 0 || r.max_time_s > kMaxBudgetSeconds))
-    return make_error(r.file + ": bench.precision or bench.max_time_s is out of range", "restore the file from the run, or " + std::string(kMeasureAnew));
+  if (r.precision && (*r.precision < kMinPrecision || *r.precision > kMaxPrecision || r.max_time_s < 0 ||
+                      r.max_time_s > kMaxBudgetSeconds))
+    return make_error(r.file + ": bench.precision or bench.max_time_s is out of range",
+                      "restore the file from the run, or " + std::string(kMeasureAnew));
   return ok_status();
 }
 
@@ -68,7 +75,8 @@ Result<RecordedRun> read_recorded_run(const std::string& run_dir, Repeat why) {
   r.interleaved = bench["interleaved"].get<bool>();
   if (bench.contains("precision") && bench["precision"].is_number()) {
     r.precision = bench["precision"].get<double>();
-    r.max_time_s = bench.contains("max_time_s") && bench["max_time_s"].is_number() ? bench["max_time_s"].get<double>() : 0;
+    r.max_time_s =
+        bench.contains("max_time_s") && bench["max_time_s"].is_number() ? bench["max_time_s"].get<double>() : 0;
   }
   if (auto s = check_bounds(r, bench); !s) return s.error();
   if (env.contains("products"))

@@ -23,7 +23,8 @@ std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& 
   return table;
 }
 
-RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const ResultView& view) {
+RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report,
+                             const ResultView& view) {
   RunOutputs out;
   out.output_error = report.output_error;
   auto written = read_results_csv(run_dir + "/results.csv");
@@ -47,7 +48,9 @@ RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const
   nlohmann::json audit = nlohmann::json::object();
   for (const auto& p : report.products)
     if (!p.leftovers.empty() || !p.failed_bringups.empty())
-      audit[p.product] = {{"leftovers", p.leftovers}, {"bringups_retried", p.failed_bringups.size()}, {"failed_bringups", p.failed_bringups}};
+      audit[p.product] = {{"leftovers", p.leftovers},
+                          {"bringups_retried", p.failed_bringups.size()},
+                          {"failed_bringups", p.failed_bringups}};
   keep_first_error(dir->write("audit.json", audit.dump(2) + "\n"));
   keep_first_error(write_report(run_dir, view));
   return out;

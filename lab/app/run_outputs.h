@@ -22,6 +22,7 @@ struct RunOutputs {
 // the cheapest tunnel over their runner-up.
 std::string run_table(const std::string& run_dir, const std::vector<SampleRow>& rows, const ResultView& view);
 
-RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report, const ResultView& view = {});
+RunOutputs write_run_outputs(const Plan& plan, const std::string& run_dir, const RunReport& report,
+                             const ResultView& view = {});
 
 }  // namespace vpnlab

@@ -56,7 +56,9 @@ Status check_variant_rules(const Topology& topo) {
   for (const auto& v : topo.variants) {
     if (v.nft.empty()) continue;
     auto checked = nft_check(v.nft);
-    std::string why = !checked ? checked.error().message : checked->counters == 0 ? "nft lists no counter in the tables the rules make" : "";
+    std::string why = !checked                 ? checked.error().message
+                      : checked->counters == 0 ? "nft lists no counter in the tables the rules make"
+                                               : "";
     if (why.empty()) continue;
     return TomlReader(topo.file).at(v.nft_pos, "variant '" + v.name + "': " + why,
                                     "nft -f syntax; the rules are tried in a namespace of their own before the run");
@@ -77,7 +79,8 @@ Status check_kernel_qdiscs(const Topology& topo, const std::string& backend) {
   };
   std::vector<Need> needed;
   for (const auto& l : topo.links)
-    if (l.delay_ms > 0 || l.jitter_ms > 0 || l.loss_pct > 0) needed.push_back({"netem", "link '" + l.name + "'", l.shaping_pos});
+    if (l.delay_ms > 0 || l.jitter_ms > 0 || l.loss_pct > 0)
+      needed.push_back({"netem", "link '" + l.name + "'", l.shaping_pos});
   for (const auto& v : topo.variants)
     if (!v.qdisc.empty()) needed.push_back({v.qdisc, "variant '" + v.name + "'", v.pos});
   if (needed.empty()) return ok_status();
@@ -88,12 +91,13 @@ Status check_kernel_qdiscs(const Topology& topo, const std::string& backend) {
     if (tried[i].second) continue;
     const Need& n = needed[i];
     const std::string guests = backends_with(&BackendTraits::guests);
-    return TomlReader(topo.file).at(n.pos,
-                                    n.who + (n.kind == "netem" ? ": delay, jitter and loss need the netem qdisc" : ": qdisc '" + n.kind + "'") +
-                                        ", which this kernel lacks (" + tried[i].second.error().message + ")",
-                                    n.kind == "netem" ? "remove delay/jitter/loss (or the profile) from the link, or run it with --backend " + guests +
-                                                            " (its guests' kernel has netem)"
-                                                      : "measure a qdisc this kernel has ('vpnlab doctor' lists them), or leave the variant out");
+    return TomlReader(topo.file).at(
+        n.pos,
+        n.who + (n.kind == "netem" ? ": delay, jitter and loss need the netem qdisc" : ": qdisc '" + n.kind + "'") +
+            ", which this kernel lacks (" + tried[i].second.error().message + ")",
+        n.kind == "netem" ? "remove delay/jitter/loss (or the profile) from the link, or run it with --backend " +
+                                guests + " (its guests' kernel has netem)"
+                          : "measure a qdisc this kernel has ('vpnlab doctor' lists them), or leave the variant out");
   }
   return ok_status();
 }
@@ -114,7 +118,8 @@ Status keep_tests(const std::vector<std::string>& names, Plan* plan) {
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
       return make_error("test '" + n + "' is not a test of " + plan->topology_file, "its tests: " + list);
     }
-  std::erase_if(plan->tests, [&](const PlanTest& t) { return std::find(names.begin(), names.end(), t.spec.name) == names.end(); });
+  std::erase_if(plan->tests,
+                [&](const PlanTest& t) { return std::find(names.begin(), names.end(), t.spec.name) == names.end(); });
   return ok_status();
 }
 
@@ -143,7 +148,8 @@ Result<Plan> plan_request(const RunRequest& a) {
   // on this shape; "all-plain" the products by their plain names only.
   const std::string dir = products_path(own_binary_dir());
   const bool all_builds = std::find(plan->products.begin(), plan->products.end(), "all") != plan->products.end();
-  const bool all = all_builds || std::find(plan->products.begin(), plan->products.end(), "all-plain") != plan->products.end();
+  const bool all =
+      all_builds || std::find(plan->products.begin(), plan->products.end(), "all-plain") != plan->products.end();
   std::vector<ProductSpec> specs;
   for (const auto& name : !all ? plan->products : all_builds ? list_products_and_builds(dir) : list_products(dir)) {
     auto spec = load_product(dir, name);
@@ -173,7 +179,8 @@ Result<Plan> plan_request(const RunRequest& a) {
   if (auto s = finalize_plan(&plan.value(), specs, &by); !s) return s.error();
   for (const auto& spec : specs) {
     const auto out = tests_out_of_reach(spec, plan.value());
-    for (const auto& [test, why] : out) spdlog::warn("{}: test '{}' is not run (its rows say why): {}", spec.name, test, why);
+    for (const auto& [test, why] : out)
+      spdlog::warn("{}: test '{}' is not run (its rows say why): {}", spec.name, test, why);
     if (!out.empty()) plan->tests_not_run[spec.name] = out.size();
     plan->bringup_s[spec.name] = spec.bringup_s;
   }
@@ -185,7 +192,6 @@ Result<Plan> plan_request(const RunRequest& a) {
   }
   return plan;
 }
-
 
 Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
   auto recorded = read_recorded_run(from, Repeat::rerun);
@@ -207,7 +213,8 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
     const std::string then = recorded_version == recorded->product_versions.end() ? "" : recorded_version->second;
     std::string now = availability_for(spec.value(), plan->backend).version;
     if (then != now)
-      return make_error("product '" + spec->name + "' was '" + then + "' in " + from + ", here it is '" + (now.empty() ? "not available" : now) + "'",
+      return make_error("product '" + spec->name + "' was '" + then + "' in " + from + ", here it is '" +
+                            (now.empty() ? "not available" : now) + "'",
                         "install the version the run used, or measure anew with 'vpnlab run FILE'");
   }
   return plan;
@@ -215,7 +222,8 @@ Result<Plan> plan_like_run(const std::string& from, RunRequest* a) {
 
 namespace {
 
-Error resume_differs(const std::string& run_dir, const std::string& what, const std::string& now, const std::string& then, const std::string& hint) {
+Error resume_differs(const std::string& run_dir, const std::string& what, const std::string& now,
+                     const std::string& then, const std::string& hint) {
   return make_error("cannot resume " + run_dir + ": " + what + " " + now + " here, but the run was made with " + then +
                         " (" + run_dir + "/environment.json)",
                     hint);
@@ -241,11 +249,14 @@ Status resume_request(const std::string& run_dir, RunRequest* a) {
   const RecordedRun& r = *recorded;
   const std::string same = "resume with the run's own values: leave the option out";
   if (a->samples && *a->samples != r.samples)
-    return resume_differs(run_dir, "--samples", std::to_string(*a->samples), std::to_string(r.samples) + " samples", same);
+    return resume_differs(run_dir, "--samples", std::to_string(*a->samples), std::to_string(r.samples) + " samples",
+                          same);
   if (a->duration_s && std::abs(*a->duration_s - r.duration_s) > 1e-9)
-    return resume_differs(run_dir, "--duration", seconds_text(*a->duration_s), seconds_text(r.duration_s) + " samples", same);
+    return resume_differs(run_dir, "--duration", seconds_text(*a->duration_s), seconds_text(r.duration_s) + " samples",
+                          same);
   if (a->no_pin && r.pinned) return resume_differs(run_dir, "--no-pin", "is given", "pinning", same);
-  if (a->sequential && r.interleaved) return resume_differs(run_dir, "--sequential", "is given", "interleaved rounds", same);
+  if (a->sequential && r.interleaved)
+    return resume_differs(run_dir, "--sequential", "is given", "interleaved rounds", same);
   a->samples = r.samples;
   a->duration_s = r.duration_s;
   a->no_pin = !r.pinned;
@@ -277,7 +288,8 @@ Status check_resume_plan(const std::string& run_dir, const Plan& plan) {
     return resume_differs(run_dir, "the warm-up is", seconds_text(plan.warmup_s), seconds_text(recorded->warmup_s),
                           "resume with the run's own topology file");
   if (plan.products != recorded->requested_products)
-    return resume_differs(run_dir, "the products (in order) are", list_text(plan.products), list_text(recorded->requested_products),
+    return resume_differs(run_dir, "the products (in order) are", list_text(plan.products),
+                          list_text(recorded->requested_products),
                           "leave --product out to measure the run's own products");
   return ok_status();
 }
@@ -292,8 +304,9 @@ Availability availability_for(const ProductSpec& spec, const std::string& backen
   // only this host's namespaces have one yet.
   if (!spec.services.empty() && !backend_traits(backend).services) {
     Availability a;
-    a.reason = "runs its control service (" + spec.services.front().name + ") in a namespace of its own beside the nodes: only the " +
-               backends_with(&BackendTraits::services) + " backend builds it";
+    a.reason = "runs its control service (" + spec.services.front().name +
+               ") in a namespace of its own beside the nodes: only the " + backends_with(&BackendTraits::services) +
+               " backend builds it";
     return a;
   }
   return check_availability(spec, capability_probe_for(backend), backend_traits(backend).guests);

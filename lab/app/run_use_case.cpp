@@ -32,17 +32,21 @@ namespace {
 // written as it is (invalid descriptor: write to fd 1).
 Result<UniqueFd> open_rows_stream(const std::string& path) {
   if (path == "-") {
-    struct stat st{};
+    struct stat st {};
     if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)) return UniqueFd();
     UniqueFd own(open("/proc/self/fd/1", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-    if (!own.valid()) return make_error("--rows-jsonl -: cannot open stdout anew: " + errno_text(errno), "give --rows-jsonl a file or a FIFO instead");
+    if (!own.valid())
+      return make_error("--rows-jsonl -: cannot open stdout anew: " + errno_text(errno),
+                        "give --rows-jsonl a file or a FIFO instead");
     return own;
   }
   UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
   if (!fd.valid()) {
     const int err = errno;
     return make_error("--rows-jsonl " + path + ": " + errno_text(err),
-                      err == ELOOP ? "it is a symbolic link: give the file itself" : err == ENXIO ? "a FIFO with no reader: start the reader first" : "");
+                      err == ELOOP   ? "it is a symbolic link: give the file itself"
+                      : err == ENXIO ? "a FIFO with no reader: start the reader first"
+                                     : "");
   }
   // It stays non-blocking: a reader that stalls never holds the run (ResultsCsv keeps a
   // bounded backlog for it, then drops the stream with a warning).
@@ -52,8 +56,9 @@ Result<UniqueFd> open_rows_stream(const std::string& path) {
 // A registry product asked for by name and not built yet is built now (or refused with
 // --no-build); the plan is then made again, with its binaries.
 Result<PlannedRun> build_what_it_needs(RunInput* input, PlannedRun planned) {
-  auto built = build_products_for_run(planned.plan.products, products_path(own_binary_dir()), shipped_dir(own_binary_dir()) + "/products",
-                                      input->no_build, std::cerr, install_interrupt_handlers());
+  auto built = build_products_for_run(planned.plan.products, products_path(own_binary_dir()),
+                                      shipped_dir(own_binary_dir()) + "/products", input->no_build, std::cerr,
+                                      install_interrupt_handlers());
   if (!built) return built.error();
   if (*built == 0) return planned;
   return plan_run(input);
@@ -62,7 +67,8 @@ Result<PlannedRun> build_what_it_needs(RunInput* input, PlannedRun planned) {
 // A resumed run keeps its own directory and id: the rows it has are checked first.
 Status resume_into(const std::string& dir, Plan* plan, RunOptions* opts) {
   if (access((dir + "/results.csv").c_str(), R_OK) != 0)
-    return make_error("cannot resume " + dir + ": it has no results.csv", "give the run directory printed by the interrupted run");
+    return make_error("cannot resume " + dir + ": it has no results.csv",
+                      "give the run directory printed by the interrupted run");
   if (auto s = check_no_links_below(dir); !s) return with_context(s.error(), "cannot resume " + dir);
   plan->run_id = dir.substr(dir.rfind('/') + 1);  // run_bench takes the rows' own id, if there are rows
   opts->run_dir = dir;
@@ -96,8 +102,10 @@ Result<RunOptions> run_options(const RunInput& input, Plan* plan, const PlannedR
   opts.lab_remains = [](const std::string& prefix) { return !list_namespaces(prefix).empty(); };
   opts.crr_program = helper_dir(own_binary_dir()) + "/vpnlab-crr";
   // Guests and agents on hosts see the run directory at the same path: it must be absolute.
-  if (traits.guests || traits.remote_hosts) opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
-  auto factory = backend.prepare_run(*plan, BackendContext{opts.products_dir, helper_dir(own_binary_dir()), opts.interrupt_fd});
+  if (traits.guests || traits.remote_hosts)
+    opts.run_dir = std::filesystem::absolute(opts.run_dir).lexically_normal().string();
+  auto factory =
+      backend.prepare_run(*plan, BackendContext{opts.products_dir, helper_dir(own_binary_dir()), opts.interrupt_fd});
   if (!factory) return factory.error();
   opts.build_nodes = std::move(*factory);
   return opts;

@@ -22,13 +22,13 @@
 namespace vpnlab {
 
 struct RunInput {
-  RunRequest request;        // the file (empty with from_dir), products, samples, duration, pinning, order, keys, backend
+  RunRequest request;  // the file (empty with from_dir), products, samples, duration, pinning, order, keys, backend
   SamplingRequest sampling;  // adaptive sampling as asked (a resumed run's own when none is)
   std::string from_dir;      // --from: repeat that run exactly
   std::string resume_dir;    // --resume: add the missing rows to that run
   std::string out_dir;
-  std::string rows_jsonl;    // --rows-jsonl: a file, "-" for stdout, "" for none
-  bool no_build = false;     // a registry product not built yet is refused instead of built
+  std::string rows_jsonl;  // --rows-jsonl: a file, "-" for stdout, "" for none
+  bool no_build = false;   // a registry product not built yet is refused instead of built
   bool no_history = false;
   std::string history_path;  // "" = the default history
   ResultView view;           // --vs, --sort file: how the summary is shown

@@ -28,10 +28,12 @@ Status check_sweep_budget(const Plan& plan, double per_round, int fit, const Sam
   if (points == 0 || fit >= kFewestLooked || r.force) return ok_status();
   char need[64];
   snprintf(need, sizeof need, "%.1f min", kFewestLooked * per_round / 60);
-  return make_error("the sweep's " + std::to_string(points) + " points (" + std::to_string(plan.tests.size()) + " tests) x " +
-                        std::to_string(plan.products.size()) + " products take ~" + std::to_string(static_cast<long long>(per_round)) +
-                        " s a round: the time budget holds " + std::to_string(fit) + " of the " + std::to_string(kFewestLooked) + " rounds a first look needs",
-                    "raise max_time (--max-time; 3 rounds take about " + std::string(need) + "), sweep fewer points, or give --force to measure what fits");
+  return make_error("the sweep's " + std::to_string(points) + " points (" + std::to_string(plan.tests.size()) +
+                        " tests) x " + std::to_string(plan.products.size()) + " products take ~" +
+                        std::to_string(static_cast<long long>(per_round)) + " s a round: the time budget holds " +
+                        std::to_string(fit) + " of the " + std::to_string(kFewestLooked) + " rounds a first look needs",
+                    "raise max_time (--max-time; 3 rounds take about " + std::string(need) +
+                        "), sweep fewer points, or give --force to measure what fits");
 }
 
 }  // namespace
@@ -39,7 +41,8 @@ Status check_sweep_budget(const Plan& plan, double per_round, int fit, const Sam
 Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& r, Plan* plan) {
   if (!r.precision) {
     if (r.max_time_s || r.min_rounds)
-      return make_error("--max-time and --min-rounds belong to adaptive sampling", "add --precision P (e.g. 2%), or leave them out");
+      return make_error("--max-time and --min-rounds belong to adaptive sampling",
+                        "add --precision P (e.g. 2%), or leave them out");
     // The topology's own default, unless --samples (or a rerun's count) or --sequential
     // asks for a fixed count. vpnlab's default (the file set none) needs a ratio to watch:
     // a run with nothing to compare (the baseline alone) takes the fixed count instead.
@@ -77,7 +80,8 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
   }
   seq.max_rounds = plan->samples;
   if (seq.min_rounds > seq.max_rounds)
-    return make_error("--min-rounds " + std::to_string(seq.min_rounds) + " is more than the " + std::to_string(seq.max_rounds) + " rounds allowed",
+    return make_error("--min-rounds " + std::to_string(seq.min_rounds) + " is more than the " +
+                          std::to_string(seq.max_rounds) + " rounds allowed",
                       "raise --samples (the round limit) or lower --min-rounds");
   return std::optional<SequentialPlan>(seq);
 }
@@ -90,18 +94,25 @@ std::string minutes(double s) {
 }
 }  // namespace
 
-std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s, const std::vector<SampleRow>* earlier) {
+std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s,
+                              const std::vector<SampleRow>* earlier) {
   const double per_round = plan.estimated_round_seconds();
   const auto looks = seq.looks();
   char buf[256];
-  snprintf(buf, sizeof buf, "adaptive sampling to ±%.1f %%: at least %d rounds (~%s), at most %d (~%s)", 100 * seq.target, looks.front(),
-           minutes(per_round * looks.front()).c_str(), seq.max_rounds, minutes(per_round * seq.max_rounds).c_str());
+  snprintf(buf, sizeof buf, "adaptive sampling to ±%.1f %%: at least %d rounds (~%s), at most %d (~%s)",
+           100 * seq.target, looks.front(), minutes(per_round * looks.front()).c_str(), seq.max_rounds,
+           minutes(per_round * seq.max_rounds).c_str());
   std::string out = std::string(buf) + (max_time_s > 0 ? " or " + minutes(max_time_s) : "") + "; looks after rounds";
   if (plan.adaptive_by_default)
-    out = std::string("vpnlab's default (the file sets no samples, duration or precision; --samples N measures a fixed N): ") + out;
+    out = std::string(
+              "vpnlab's default (the file sets no samples, duration or precision; --samples N measures a fixed N): ") +
+          out;
   for (int n : looks) out += " " + std::to_string(n);
-  if (looks.size() == 1) snprintf(buf, sizeof buf, ", at 95.00 %% (one look: no correction)\n");
-  else snprintf(buf, sizeof buf, ", each at %.2f %% (Bonferroni over %zu looks: 95 %% overall)\n", 100 * seq.confidence_per_look(), looks.size());
+  if (looks.size() == 1)
+    snprintf(buf, sizeof buf, ", at 95.00 %% (one look: no correction)\n");
+  else
+    snprintf(buf, sizeof buf, ", each at %.2f %% (Bonferroni over %zu looks: 95 %% overall)\n",
+             100 * seq.confidence_per_look(), looks.size());
   out += buf;
   if (plan.adaptive_by_default && max_time_s > kDefaultMaxTimeS)
     out += "  the default budget of " + minutes(kDefaultMaxTimeS) + " is stretched to " + minutes(max_time_s) +
@@ -121,14 +132,17 @@ std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, doubl
   }
   int expected = 0;
   for (int n : looks)
-    if (known && std::exp(t_quantile(seq.confidence_per_look(), n - 1) * widest_sd / std::sqrt(double(n))) - 1 <= seq.target) {
+    if (known &&
+        std::exp(t_quantile(seq.confidence_per_look(), n - 1) * widest_sd / std::sqrt(double(n))) - 1 <= seq.target) {
       expected = n;
       break;
     }
   if (expected > 0)
-    out += "  expected from the earlier run's spread: " + std::to_string(expected) + " rounds (~" + minutes(per_round * expected) + ")\n";
+    out += "  expected from the earlier run's spread: " + std::to_string(expected) + " rounds (~" +
+           minutes(per_round * expected) + ")\n";
   else
-    out += "  expected from the earlier run's spread: the target is not met within " + std::to_string(seq.max_rounds) + " rounds\n";
+    out += "  expected from the earlier run's spread: the target is not met within " + std::to_string(seq.max_rounds) +
+           " rounds\n";
   return out;
 }
 

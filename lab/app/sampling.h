@@ -25,7 +25,8 @@ struct SamplingRequest {
 inline constexpr int kDefaultMaxRounds = 100;
 // Said after the sampling plan when it is the topology's own.
 inline constexpr const char* kTopologySamplingNote =
-    "  (the topology's [bench] precision and max_time: --samples N measures a fixed count instead, --precision P asks for another)";
+    "  (the topology's [bench] precision and max_time: --samples N measures a fixed count instead, --precision P asks "
+    "for another)";
 
 // nullopt without --precision (then --max-time and --min-rounds are refused) unless the
 // topology's [bench] precision applies (no --samples, interleaved rounds). Sets
@@ -35,7 +36,8 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
 
 // For `plan`: the bounds in rounds and minutes, and, given an earlier run's rows of the same
 // products and tests, the look at which its noise would have met the target.
-std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s, const std::vector<SampleRow>* earlier);
+std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s,
+                              const std::vector<SampleRow>* earlier);
 
 // The comparisons a run of `plan` makes (lab/results/power.h): its tests, products, tunnels
 // (product specs from `products_path` say which are; one that does not load counts as one),

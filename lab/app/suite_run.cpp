@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <regex>
 
 #include <spdlog/spdlog.h>
@@ -30,8 +30,13 @@ const char* kProgressFile = "progress.json";
 json progress_json(const Suite& suite, const std::vector<ScenarioState>& states) {
   json scenarios = json::array();
   for (const auto& s : states)
-    scenarios.push_back({{"name", s.name}, {"state", s.state}, {"run", s.run}, {"error", s.error}, {"budget_s", s.budget_s},
-                         {"wall_s", s.wall_s}, {"exit_code", s.exit_code}});
+    scenarios.push_back({{"name", s.name},
+                         {"state", s.state},
+                         {"run", s.run},
+                         {"error", s.error},
+                         {"budget_s", s.budget_s},
+                         {"wall_s", s.wall_s},
+                         {"exit_code", s.exit_code}});
   return {{"schema", 1}, {"suite", suite.name}, {"file", suite.file}, {"scenarios", scenarios}};
 }
 
@@ -53,10 +58,11 @@ int exit_code_of(const RunOutcome& o) {
 Status prepare_out_dir(const SuiteInput& in) {
   if (auto s = make_dirs(in.out_dir + "/runs", 0755); !s) return s.error();
   if (in.resume) return ok_status();
-  struct stat st{};
+  struct stat st {};
   if (lstat((in.out_dir + "/" + kProgressFile).c_str(), &st) == 0)
-    return make_error(in.out_dir + " holds a suite already (" + kProgressFile + ")",
-                      "continue it with 'vpnlab suite " + in.suite.file + " --resume " + in.out_dir + "', or give another --out");
+    return make_error(
+        in.out_dir + " holds a suite already (" + kProgressFile + ")",
+        "continue it with 'vpnlab suite " + in.suite.file + " --resume " + in.out_dir + "', or give another --out");
   return ok_status();
 }
 
@@ -73,7 +79,8 @@ RunInput scenario_input(const SuiteInput& in, const SuiteScenario& sc, const Sce
   r.sampling.force = true;
   r.out_dir = in.out_dir + "/runs/" + sc.name;
   // A run killed before its first row has nothing to resume: it starts again.
-  if (st.state == "running" && !st.run.empty() && access((in.out_dir + "/" + st.run + "/results.csv").c_str(), F_OK) == 0)
+  if (st.state == "running" && !st.run.empty() &&
+      access((in.out_dir + "/" + st.run + "/results.csv").c_str(), F_OK) == 0)
     r.resume_dir = in.out_dir + "/" + st.run;
   r.no_build = in.no_build;
   r.no_history = in.no_history;
@@ -82,8 +89,8 @@ RunInput scenario_input(const SuiteInput& in, const SuiteScenario& sc, const Sce
 }
 
 // One scenario, start to end; its state says how it went.
-void run_scenario(const SuiteInput& in, const SuiteScenario& sc, double share_s, const SuiteHooks& hooks, std::vector<ScenarioState>* states,
-                  ScenarioState* st, bool* interrupted) {
+void run_scenario(const SuiteInput& in, const SuiteScenario& sc, double share_s, const SuiteHooks& hooks,
+                  std::vector<ScenarioState>* states, ScenarioState* st, bool* interrupted) {
   const auto t0 = clock_type::now();
   st->budget_s = share_s;
   RunInput input = scenario_input(in, sc, *st, share_s);
@@ -97,7 +104,8 @@ void run_scenario(const SuiteInput& in, const SuiteScenario& sc, double share_s,
     if (hooks.run.announce) hooks.run.announce(plan, opts);
   };
   auto planned = plan_run(&input);
-  Result<RunOutcome> outcome = planned ? execute_run(&input, std::move(*planned), run_hooks) : Result<RunOutcome>(planned.error());
+  Result<RunOutcome> outcome =
+      planned ? execute_run(&input, std::move(*planned), run_hooks) : Result<RunOutcome>(planned.error());
   st->wall_s += std::chrono::duration<double>(clock_type::now() - t0).count();
   if (!outcome) {
     st->state = st->run.empty() ? "failed" : "done";
@@ -148,17 +156,24 @@ std::vector<double> plan_weights(const SuiteInput& in, std::vector<ScenarioState
 
 Result<std::vector<ScenarioState>> read_suite_progress(const std::string& out_dir, const Suite& suite) {
   const std::string file = out_dir + "/" + kProgressFile;
-  auto j = read_json_file(file, {{"/suite", JsonType::string}, {"/scenarios", JsonType::array}, {"/scenarios/*/name", JsonType::string}, {"/scenarios/*/state", JsonType::string},
-                                 {"/scenarios/*/run", JsonType::string}, {"/scenarios/*/error", JsonType::string},
-                                 {"/scenarios/*/budget_s", JsonType::number}, {"/scenarios/*/wall_s", JsonType::number},
-                                 {"/scenarios/*/exit_code", JsonType::integer}},
+  auto j = read_json_file(file,
+                          {{"/suite", JsonType::string},
+                           {"/scenarios", JsonType::array},
+                           {"/scenarios/*/name", JsonType::string},
+                           {"/scenarios/*/state", JsonType::string},
+                           {"/scenarios/*/run", JsonType::string},
+                           {"/scenarios/*/error", JsonType::string},
+                           {"/scenarios/*/budget_s", JsonType::number},
+                           {"/scenarios/*/wall_s", JsonType::number},
+                           {"/scenarios/*/exit_code", JsonType::integer}},
                           /*required=*/false);
   if (!j) return j.error();
   std::vector<ScenarioState> out;
   if (!j->contains("scenarios")) return out;
   if (const std::string name = j->value("suite", ""); name != suite.name)
-    return make_error(file + ": this directory holds suite '" + terminal_safe(name) + "', not '" + suite.name + "' of " + suite.file,
-                      "resume with the suite file that made it, or give another --out");
+    return make_error(
+        file + ": this directory holds suite '" + terminal_safe(name) + "', not '" + suite.name + "' of " + suite.file,
+        "resume with the suite file that made it, or give another --out");
   static const std::regex run_path("runs/([a-z0-9][a-z0-9-]*)/[0-9]{8}-[0-9]{6}-[0-9a-f]{4}");
   for (const auto& s : (*j)["scenarios"]) {
     ScenarioState st;
@@ -169,12 +184,16 @@ Result<std::vector<ScenarioState>> read_suite_progress(const std::string& out_di
     st.budget_s = s.value("budget_s", 0.0);
     st.wall_s = s.value("wall_s", 0.0);
     st.exit_code = whole_number_or(s, "exit_code", 0);
-    const bool known = std::any_of(suite.scenarios.begin(), suite.scenarios.end(), [&](const SuiteScenario& sc) { return sc.name == st.name; });
+    const bool known = std::any_of(suite.scenarios.begin(), suite.scenarios.end(),
+                                   [&](const SuiteScenario& sc) { return sc.name == st.name; });
     std::smatch m;
-    if (!known) return make_error(file + ": scenario '" + terminal_safe(st.name) + "' is not in " + suite.file, "resume with the suite file that made it");
+    if (!known)
+      return make_error(file + ": scenario '" + terminal_safe(st.name) + "' is not in " + suite.file,
+                        "resume with the suite file that made it");
     if (!st.run.empty() && (!std::regex_match(st.run, m, run_path) || m[1] != st.name))
-      return make_error(file + ": scenario '" + st.name + "': run '" + terminal_safe(st.run) + "' is not runs/" + st.name + "/RUN_ID",
-                        "this file was not written by vpnlab suite: remove the directory and start again");
+      return make_error(
+          file + ": scenario '" + st.name + "': run '" + terminal_safe(st.run) + "' is not runs/" + st.name + "/RUN_ID",
+          "this file was not written by vpnlab suite: remove the directory and start again");
     if (st.state != "done" && st.state != "running" && st.state != "failed" && st.state != "pending")
       return make_error(file + ": scenario '" + st.name + "': unknown state '" + terminal_safe(st.state) + "'", "");
     out.push_back(std::move(st));
@@ -203,7 +222,8 @@ Result<SuiteOutcome> run_suite(const SuiteInput& in, const SuiteHooks& hooks) {
   double budget = in.budget_s.value_or(in.suite.budget_s.value_or(kDefaultSuiteBudget));
   for (const auto& st : states) budget -= st.state == "done" ? st.wall_s : 0;  // a resumed suite keeps to what is left
   double round_s = 0;
-  for (size_t i = 0; i < states.size(); ++i) round_s += states[i].state == "done" || states[i].state == "failed" ? 0 : weights[i];
+  for (size_t i = 0; i < states.size(); ++i)
+    round_s += states[i].state == "done" || states[i].state == "failed" ? 0 : weights[i];
   if (const std::string note = budget_note(budget, round_s); !note.empty()) spdlog::warn("{}", note);
   for (size_t i = 0; i < states.size(); ++i) {
     ScenarioState& st = states[i];
@@ -230,7 +250,8 @@ std::string budget_note(double budget_s, double round_s) {
   if (round_s <= 0 || budget_s >= kFirstLook * round_s) return "";
   char buf[320];
   snprintf(buf, sizeof buf,
-           "suite: %.0f min hold about %.1f rounds of every scenario left (one round of each: about %.0f s as planned); a first look needs 3 "
+           "suite: %.0f min hold about %.1f rounds of every scenario left (one round of each: about %.0f s as "
+           "planned); a first look needs 3 "
            "rounds: give --budget %.0fm or more, or fewer scenarios",
            budget_s / 60, budget_s / round_s, round_s, std::ceil(kFirstLook * round_s / 60));
   return buf;

@@ -19,8 +19,8 @@ namespace vpnlab {
 struct SuiteInput {
   Suite suite;
   std::string out_dir;
-  bool resume = false;              // continue the suite already in out_dir
-  std::optional<double> budget_s;   // --budget (else the file's, else kDefaultSuiteBudget)
+  bool resume = false;             // continue the suite already in out_dir
+  std::optional<double> budget_s;  // --budget (else the file's, else kDefaultSuiteBudget)
   bool no_build = false;
   bool no_history = false;
   std::string history_path;
@@ -34,11 +34,11 @@ inline constexpr double kDefaultSuiteBudget = 20 * 60;
 struct ScenarioState {
   std::string name;
   std::string state = "pending";
-  std::string run;     // "runs/NAME/RUN_ID", relative to the output directory ("" = none yet)
+  std::string run;  // "runs/NAME/RUN_ID", relative to the output directory ("" = none yet)
   std::string error;
   double budget_s = 0;  // its share when it started
   double wall_s = 0;
-  int exit_code = 0;    // what 'vpnlab run' would have exited with
+  int exit_code = 0;  // what 'vpnlab run' would have exited with
 };
 
 struct SuiteHooks {

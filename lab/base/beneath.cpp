@@ -47,8 +47,10 @@ UniqueFd open_beneath_walk(int dirfd, const std::string& rel, int flags, mode_t 
     UniqueFd next(openat(cur.get(), parts[i].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next.valid()) {
       // O_NOFOLLOW on a link gives ENOTDIR with O_DIRECTORY: say what openat2 says.
-      struct stat st{};
-      if (errno == ENOTDIR && fstatat(cur.get(), parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) errno = ELOOP;
+      struct stat st {};
+      if (errno == ENOTDIR && fstatat(cur.get(), parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISLNK(st.st_mode))
+        errno = ELOOP;
       return UniqueFd();
     }
     cur = std::move(next);

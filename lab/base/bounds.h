@@ -10,7 +10,7 @@ inline constexpr int kMaxSamples = 1000;
 inline constexpr double kMinSampleSeconds = 1;
 inline constexpr double kMaxSampleSeconds = 3600;  // one hour per sample
 inline constexpr double kMaxWarmupSeconds = 600;
-inline constexpr double kMaxAnySeconds = 86400;    // any other duration (timeouts, delays)
+inline constexpr double kMaxAnySeconds = 86400;  // any other duration (timeouts, delays)
 // Adaptive sampling: the half-width asked for, and a time budget (a week).
 inline constexpr double kMinPrecision = 0.001, kMaxPrecision = 0.5;
 inline constexpr double kMaxBudgetSeconds = 7 * 86400;

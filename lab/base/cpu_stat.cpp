@@ -52,7 +52,9 @@ std::vector<CpuTimes> parse_proc_stat_per_cpu(const std::string& text, long tick
 
 CpuTimes read_cpu_times() { return parse_proc_stat(read_file_text("/proc/stat"), sysconf(_SC_CLK_TCK)); }
 
-std::vector<CpuTimes> read_cpu_times_per_cpu() { return parse_proc_stat_per_cpu(read_file_text("/proc/stat"), sysconf(_SC_CLK_TCK)); }
+std::vector<CpuTimes> read_cpu_times_per_cpu() {
+  return parse_proc_stat_per_cpu(read_file_text("/proc/stat"), sysconf(_SC_CLK_TCK));
+}
 
 std::string softirq_shares(const std::vector<CpuTimes>& delta) {
   double total = 0;
@@ -68,13 +70,13 @@ std::string softirq_shares(const std::vector<CpuTimes>& delta) {
 }
 
 CpuTimes operator-(const CpuTimes& a, const CpuTimes& b) {
-  return CpuTimes{a.user - b.user, a.nice - b.nice, a.system - b.system, a.idle - b.idle,
-                  a.iowait - b.iowait, a.irq - b.irq, a.softirq - b.softirq, a.steal - b.steal};
+  return CpuTimes{a.user - b.user,     a.nice - b.nice, a.system - b.system,   a.idle - b.idle,
+                  a.iowait - b.iowait, a.irq - b.irq,   a.softirq - b.softirq, a.steal - b.steal};
 }
 
 CpuTimes operator+(const CpuTimes& a, const CpuTimes& b) {
-  return CpuTimes{a.user + b.user, a.nice + b.nice, a.system + b.system, a.idle + b.idle,
-                  a.iowait + b.iowait, a.irq + b.irq, a.softirq + b.softirq, a.steal + b.steal};
+  return CpuTimes{a.user + b.user,     a.nice + b.nice, a.system + b.system,   a.idle + b.idle,
+                  a.iowait + b.iowait, a.irq + b.irq,   a.softirq + b.softirq, a.steal + b.steal};
 }
 
 std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {

@@ -9,7 +9,7 @@ namespace vpnlab {
 
 struct CpuTimes {
   double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;  // seconds
-  double busy() const { return user + nice + system + irq + softirq; }  // non-idle, non-steal
+  double busy() const { return user + nice + system + irq + softirq; }                           // non-idle, non-steal
 };
 
 // Parses the "cpu " line (or, with cpu >= 0, the "cpuN " line) of /proc/stat text

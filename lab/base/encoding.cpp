@@ -27,8 +27,9 @@ std::optional<std::string> from_base64(const std::string& text) {
   std::string out(text.size() / 4 * 3 + 3, '\0');
   size_t len = 0;
   const char* end = nullptr;
-  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), text.data(), text.size(), nullptr, &len, &end,
-                        sodium_base64_VARIANT_ORIGINAL) != 0 || end != text.data() + text.size())
+  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), text.data(), text.size(), nullptr,
+                        &len, &end, sodium_base64_VARIANT_ORIGINAL) != 0 ||
+      end != text.data() + text.size())
     return std::nullopt;
   out.resize(len);
   return out;

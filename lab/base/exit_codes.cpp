@@ -7,14 +7,19 @@ const std::vector<ExitCodeDoc>& exit_code_docs() {
   static const std::vector<ExitCodeDoc> docs = {
       {kExitOk, "ok (`run`: every requested row is valid)"},
       {kExitError, "error: bad input, a lab failure, a full disk, the debris of a killed run (run `vpnlab cleanup`)"},
-      {kExitUsage, "usage: an unknown option, a number out of bounds, an option that does not go with another (`--from` with one it "
-                   "would ignore, `--max-time` without `--precision`)"},
-      {kExitGate, "`diff --threshold`: a product got slower or costlier beyond it; `history check`: the newest run regressed"},
-      {kExitNoValidRow, "`run`: a requested product x test has no valid row (it never came up, every sample failed); "
-                        "`history check`: no comparable history to judge by (fewer than 4 earlier runs)"},
-      {kExitSomeInvalid, "`run`: some rows failed or are invalid, but every product x test has valid ones; `scale`: some mesh "
-                         "sizes failed or are invalid (a row with its reason); `history check`: the history cannot see a change "
-                         "of the threshold's size (add runs or samples)"},
+      {kExitUsage,
+       "usage: an unknown option, a number out of bounds, an option that does not go with another (`--from` with one "
+       "it "
+       "would ignore, `--max-time` without `--precision`)"},
+      {kExitGate,
+       "`diff --threshold`: a product got slower or costlier beyond it; `history check`: the newest run regressed"},
+      {kExitNoValidRow,
+       "`run`: a requested product x test has no valid row (it never came up, every sample failed); "
+       "`history check`: no comparable history to judge by (fewer than 4 earlier runs)"},
+      {kExitSomeInvalid,
+       "`run`: some rows failed or are invalid, but every product x test has valid ones; `scale`: some mesh "
+       "sizes failed or are invalid (a row with its reason); `history check`: the history cannot see a change "
+       "of the threshold's size (add runs or samples)"},
       {kExitInterrupted, "interrupted (SIGINT, SIGTERM, SIGHUP): the finished rows are kept and the lab is torn down"},
   };
   return docs;
@@ -55,16 +60,20 @@ std::string exit_codes_usage_text() {
   for (const auto& d : exit_code_docs()) {
     std::string meaning = without_backticks(d.meaning);
     // The usage text gives the gist of the long ones: up to their first ':' or '('.
-    if (d.code == kExitOk || d.code == kExitError || d.code == kExitUsage) meaning = meaning.substr(0, meaning.find_first_of(":("));
+    if (d.code == kExitOk || d.code == kExitError || d.code == kExitUsage)
+      meaning = meaning.substr(0, meaning.find_first_of(":("));
     while (!meaning.empty() && meaning.back() == ' ') meaning.pop_back();
-    text += wrap_line("  " + std::to_string(d.code) + std::string(kIndent - 2 - std::to_string(d.code).size(), ' ') + meaning, kIndent);
+    text += wrap_line(
+        "  " + std::to_string(d.code) + std::string(kIndent - 2 - std::to_string(d.code).size(), ' ') + meaning,
+        kIndent);
   }
   return text;
 }
 
 std::string exit_codes_roff() {
   std::string text = "[EXIT STATUS]\n";
-  for (const auto& d : exit_code_docs()) text += ".TP\n.B " + std::to_string(d.code) + "\n" + roff_text(d.meaning) + ".\n";
+  for (const auto& d : exit_code_docs())
+    text += ".TP\n.B " + std::to_string(d.code) + "\n" + roff_text(d.meaning) + ".\n";
   return text;
 }
 

@@ -28,7 +28,7 @@ struct FaultState {
 
 FaultState* state() {
   // Parsed once; nullptr when VPNLAB_FAULT is unset (the common case).
-  static FaultState* s = [] () -> FaultState* {
+  static FaultState* s = []() -> FaultState* {
     const char* env = getenv("VPNLAB_FAULT");
     if (!env || !*env) return nullptr;
     auto* st = new FaultState();

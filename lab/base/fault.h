@@ -2,7 +2,8 @@
 // (comma-separated) makes the n-th pass through a named point send `signal` (int, term, hup or
 // kill) to vpnlab itself. Points: netns-create, link-create, fork-exec, readiness,
 // mid-sample, csv-row, teardown, history-row (inside the history's append transaction),
-// suite-scenario (a suite's scenario, its run announced and recorded as running). Unset, a point costs one relaxed load.
+// suite-scenario (a suite's scenario, its run announced and recorded as running). Unset, a point costs one relaxed
+// load.
 #pragma once
 
 namespace vpnlab {

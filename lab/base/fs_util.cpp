@@ -1,15 +1,15 @@
 #include "lab/base/fs_util.h"
 
-#include <filesystem>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include <filesystem>
 
 #include <fstream>
 
-#include "lab/base/unique_fd.h"
 #include <sstream>
+#include "lab/base/unique_fd.h"
 
 namespace vpnlab {
 
@@ -27,9 +27,10 @@ Status write_file(const std::string& path, const std::string& content, mode_t mo
   // Never through a link, never into a FIFO or a device that stands at the name: opened
   // without truncating, judged by its type, and only then emptied.
   UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode));
-  if (!fd.valid() && errno == ELOOP) return make_error("cannot write " + path + ": it is a symbolic link, and vpnlab writes nothing through a link");
+  if (!fd.valid() && errno == ELOOP)
+    return make_error("cannot write " + path + ": it is a symbolic link, and vpnlab writes nothing through a link");
   if (!fd.valid()) return make_error("cannot write " + path + ": " + errno_text(errno));
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd.get(), &st) < 0) return make_error("cannot write " + path + ": " + errno_text(errno));
   if (!S_ISREG(st.st_mode)) return make_error("cannot write " + path + ": not a regular file");
   if (ftruncate(fd.get(), 0) < 0) return make_error("cannot write " + path + ": " + errno_text(errno));
@@ -72,14 +73,16 @@ Status replace_file(const std::string& path, const std::string& content, mode_t 
 }
 
 Status check_free_space(const std::string& dir, uint64_t need_bytes) {
-  struct statvfs st{};
-  if (statvfs(dir.c_str(), &st) < 0) return make_error("cannot check the free space of " + dir + ": " + errno_text(errno));
+  struct statvfs st {};
+  if (statvfs(dir.c_str(), &st) < 0)
+    return make_error("cannot check the free space of " + dir + ": " + errno_text(errno));
   uint64_t free_bytes = static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
   if (free_bytes >= need_bytes && (st.f_files == 0 || st.f_favail > 16)) return ok_status();
-  return make_error(dir + ": disk full: " + std::to_string(free_bytes / 1024) + " KiB free (" + std::to_string(st.f_favail) +
-                        " inodes), a sample needs at least " + std::to_string(need_bytes / 1024) + " KiB: " + errno_text(ENOSPC),
-                    "free space there, or give --out a larger file system; finished rows are kept: measure the rest with "
-                    "'vpnlab run FILE --resume RUN_DIR'");
+  return make_error(
+      dir + ": disk full: " + std::to_string(free_bytes / 1024) + " KiB free (" + std::to_string(st.f_favail) +
+          " inodes), a sample needs at least " + std::to_string(need_bytes / 1024) + " KiB: " + errno_text(ENOSPC),
+      "free space there, or give --out a larger file system; finished rows are kept: measure the rest with "
+      "'vpnlab run FILE --resume RUN_DIR'");
 }
 
 std::string boot_id() {

@@ -33,13 +33,15 @@ Result<UniqueFd> open_bounded(const std::string& path, uint64_t max_bytes, int* 
   if (!fd.valid()) {
     *open_errno = errno;
     if (errno == ELOOP && !follow_link)
-      return make_error(path + " is a symbolic link: vpnlab reads a run's own files, never through a link", "restore the file itself");
+      return make_error(path + " is a symbolic link: vpnlab reads a run's own files, never through a link",
+                        "restore the file itself");
     return make_error("cannot read " + path + ": " + errno_text(errno));
   }
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd.get(), &st) < 0) return make_error("cannot read " + path + ": " + errno_text(errno));
   if (!S_ISREG(st.st_mode))
-    return make_error(path + ": " + type_text(st.st_mode) + ", not a file vpnlab wrote", "give the regular file itself");
+    return make_error(path + ": " + type_text(st.st_mode) + ", not a file vpnlab wrote",
+                      "give the regular file itself");
   if (static_cast<uint64_t>(st.st_size) > max_bytes) return too_large(path, mib(st.st_size), max_bytes);
   return fd;
 }
@@ -53,7 +55,8 @@ Result<std::string> read_bounded(const std::string& path, int fd, uint64_t max_b
     if (n < 0) return make_error("cannot read " + path + ": " + errno_text(errno));
     if (n == 0) return text;
     text.append(buf, static_cast<size_t>(n));
-    if (text.size() > max_bytes) return too_large(path, "more than " + mib(max_bytes) + " (it grew while read)", max_bytes);
+    if (text.size() > max_bytes)
+      return too_large(path, "more than " + mib(max_bytes) + " (it grew while read)", max_bytes);
   }
 }
 
@@ -66,7 +69,8 @@ Result<std::string> read_input_file(const std::string& path, uint64_t max_bytes)
   return read_bounded(path, fd->get(), max_bytes);
 }
 
-Result<std::optional<std::string>> read_optional_input_file(const std::string& path, uint64_t max_bytes, bool follow_link) {
+Result<std::optional<std::string>> read_optional_input_file(const std::string& path, uint64_t max_bytes,
+                                                            bool follow_link) {
   int open_errno = 0;
   auto fd = open_bounded(path, max_bytes, &open_errno, follow_link);
   if (!fd && open_errno == ENOENT) return std::optional<std::string>();

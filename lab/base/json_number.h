@@ -64,7 +64,8 @@ T whole_number_at(const nlohmann::json& obj, const std::string& key) {
   const nlohmann::json& v = obj.at(key);
   if (auto n = whole_number<T>(v)) return *n;
   throw std::out_of_range("'" + key + "': " + v.dump().substr(0, 40) + " is not a whole number from " +
-                          std::to_string(std::numeric_limits<T>::min()) + " to " + std::to_string(std::numeric_limits<T>::max()));
+                          std::to_string(std::numeric_limits<T>::min()) + " to " +
+                          std::to_string(std::numeric_limits<T>::max()));
 }
 
 }  // namespace vpnlab

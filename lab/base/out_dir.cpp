@@ -15,12 +15,13 @@ const char* kHint = "a run directory holds only what vpnlab wrote: remove the li
 
 // What stands at `name` below `dirfd` now: nothing (ENOENT) is fine.
 Status check_not_link(int dirfd, const std::string& dir, const std::string& name, bool want_dir) {
-  struct stat st{};
+  struct stat st {};
   if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0) {
     if (errno == ENOENT) return ok_status();
     return make_error("cannot inspect " + dir + "/" + name + ": " + errno_text(errno));
   }
-  if (S_ISLNK(st.st_mode)) return make_error(dir + "/" + name + " is a symbolic link: vpnlab writes nothing through a link", kHint);
+  if (S_ISLNK(st.st_mode))
+    return make_error(dir + "/" + name + " is a symbolic link: vpnlab writes nothing through a link", kHint);
   if (want_dir && !S_ISDIR(st.st_mode)) return make_error(dir + "/" + name + " is not a directory", kHint);
   if (!want_dir && !S_ISREG(st.st_mode)) return make_error(dir + "/" + name + " is not a regular file", kHint);
   return ok_status();
@@ -29,8 +30,10 @@ Status check_not_link(int dirfd, const std::string& dir, const std::string& name
 }  // namespace
 
 Status check_plain_name(const std::string& name) {
-  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
-    return make_error("'" + name + "' is not a plain file name (one path component)", "names from a run come from its topology's name rules");
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos)
+    return make_error("'" + name + "' is not a plain file name (one path component)",
+                      "names from a run come from its topology's name rules");
   return ok_status();
 }
 
@@ -97,7 +100,8 @@ Status check_no_links_below(const std::string& dir, size_t max_entries) {
       return make_error(it->path().string() + " is a symbolic link: vpnlab writes nothing through a link", kHint);
     // A FIFO or a device in place of a file vpnlab opens would block it or write to the device
     // (a guest's agent socket is vpnlab's own, and never opened as a file).
-    if (type == std::filesystem::file_type::fifo || type == std::filesystem::file_type::character || type == std::filesystem::file_type::block)
+    if (type == std::filesystem::file_type::fifo || type == std::filesystem::file_type::character ||
+        type == std::filesystem::file_type::block)
       return make_error(it->path().string() + " is a FIFO or a device, not a file vpnlab wrote", kHint);
   }
   return ok_status();

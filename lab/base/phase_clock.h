@@ -27,7 +27,8 @@ class PhaseClock {
 // Times its own life into `clock` under `phase` (nothing when clock is null).
 class PhaseSpan {
  public:
-  PhaseSpan(PhaseClock* clock, std::string phase) : clock_(clock), phase_(std::move(phase)), start_(std::chrono::steady_clock::now()) {}
+  PhaseSpan(PhaseClock* clock, std::string phase)
+      : clock_(clock), phase_(std::move(phase)), start_(std::chrono::steady_clock::now()) {}
   ~PhaseSpan() { stop(); }
   PhaseSpan(const PhaseSpan&) = delete;
   PhaseSpan& operator=(const PhaseSpan&) = delete;

@@ -6,8 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -29,9 +29,12 @@ bool pidfd_signal(int pidfd, int sig) { return syscall(SYS_pidfd_send_signal, pi
 bool pidfd_wait_exit(int pidfd, int timeout_ms, int interrupt_fd, bool* interrupted) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (timeout_ms < 0) left = -1;
-    else if (left < 0) left = 0;
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (timeout_ms < 0)
+      left = -1;
+    else if (left < 0)
+      left = 0;
     pollfd fds[2] = {{pidfd, POLLIN, 0}, {interrupt_fd, POLLIN, 0}};
     int n = poll(fds, interrupt_fd >= 0 ? 2 : 1, static_cast<int>(left));
     if (n < 0 && errno == EINTR) continue;
@@ -49,7 +52,8 @@ int wait_any(const std::vector<int>& fds, int timeout_ms) {
   for (int fd : fds) p.push_back(pollfd{fd, POLLIN, 0});
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     int n = poll(p.data(), p.size(), left > 0 ? static_cast<int>(left) : 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return -1;
@@ -87,7 +91,8 @@ std::vector<ProcessRef> tasks_in_namespaces(const std::vector<uint64_t>& netns_i
     while (tasks && !tid) {
       dirent* t = readdir(tasks);
       if (!t) break;
-      if (t->d_name[0] >= '0' && t->d_name[0] <= '9' && wanted.count(net_inode(base + "/task/" + t->d_name + "/ns/net")))
+      if (t->d_name[0] >= '0' && t->d_name[0] <= '9' &&
+          wanted.count(net_inode(base + "/task/" + t->d_name + "/ns/net")))
         tid = std::atoi(t->d_name);
     }
     if (tasks) closedir(tasks);
@@ -119,7 +124,8 @@ std::vector<ProcessRef> end_processes_in_namespaces(const std::vector<uint64_t>&
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(hurry() ? 0 : grace_ms);
   for (auto& fd : fds) {
     if (!fd.valid()) continue;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (!pidfd_wait_exit(fd.get(), left > 0 ? static_cast<int>(left) : 0)) {
       pidfd_signal(fd.get(), SIGKILL);
       pidfd_wait_exit(fd.get(), 5000);

@@ -10,7 +10,8 @@
 namespace vpnlab {
 
 Result<PrivateDir> PrivateDir::make(const std::string& prefix) {
-  if (prefix.empty() || prefix.find('/') != std::string::npos) return make_error("a private directory's prefix is one name: '" + prefix + "'");
+  if (prefix.empty() || prefix.find('/') != std::string::npos)
+    return make_error("a private directory's prefix is one name: '" + prefix + "'");
   PrivateDir d;
   d.parent_ = UniqueFd(open(kPrivateDirParent, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!d.parent_.valid()) return make_error("cannot open " + std::string(kPrivateDirParent) + ": " + errno_text(errno));
@@ -20,7 +21,7 @@ Result<PrivateDir> PrivateDir::make(const std::string& prefix) {
   d.path_ = tmpl;
   d.name_ = tmpl.substr(tmpl.rfind('/') + 1);
   d.fd_ = UniqueFd(openat(d.parent_.get(), d.name_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  struct stat st{};
+  struct stat st {};
   if (!d.fd_.valid() || fstat(d.fd_.get(), &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
     const int err = d.fd_.valid() ? EPERM : errno;
     d.fd_.reset();

@@ -53,7 +53,7 @@ int Child::pidfd() const { return impl_->pidfd.get(); }
 
 std::string find_program(const std::string& name) {
   // A directory has the execute bit too: only a regular file (or a link to one) is a program.
-  struct stat st{};
+  struct stat st {};
   if (name.find('/') != std::string::npos)
     return access(name.c_str(), X_OK) == 0 && stat(name.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? name : "";
   std::string found = bp::search_path(name).string();
@@ -68,7 +68,8 @@ static void record_command(const SpawnSpec& spec, const std::string& exe) {
   std::string text = "exe: " + exe + "\nargv:\n";
   for (const auto& a : spec.argv) text += "  " + a + "\n";
   text += "env (added to PATH, LANG=C.UTF-8, HOME=/root):\n";
-  for (const auto& [k, v] : spec.env) text += "  " + k + (spec.env_values_private ? " (value not recorded)" : "=" + v) + "\n";
+  for (const auto& [k, v] : spec.env)
+    text += "  " + k + (spec.env_values_private ? " (value not recorded)" : "=" + v) + "\n";
   text += "cpus:";
   for (int c : spec.cpus) text += " " + std::to_string(c);
   text += spec.cpus.empty() ? " not pinned\n" : "\n";
@@ -82,9 +83,12 @@ ProcStatus read_proc_status(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string key;
   while (in >> key) {
-    if (key == "VmRSS:") in >> st.rss_kb;
-    else if (key == "VmHWM:") in >> st.peak_rss_kb;
-    else if (key == "Threads:") in >> st.threads;
+    if (key == "VmRSS:")
+      in >> st.rss_kb;
+    else if (key == "VmHWM:")
+      in >> st.peak_rss_kb;
+    else if (key == "Threads:")
+      in >> st.threads;
     std::string rest;
     std::getline(in, rest);
   }
@@ -154,7 +158,8 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   if (spec.argv.empty()) return make_error("internal: empty argv");
   std::string exe = find_program(spec.argv[0]);
   if (exe.empty())
-    return make_error("program '" + spec.argv[0] + "' not found in PATH", "install the Debian package that provides it");
+    return make_error("program '" + spec.argv[0] + "' not found in PATH",
+                      "install the Debian package that provides it");
   bp::environment env = child_environment(spec);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   record_command(spec, exe);
@@ -186,13 +191,14 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     signal(SIGPIPE, SIG_DFL);  // vpnlab ignores it; an ignored signal would survive exec
-    setpgid(0, 0);  // a terminal's Ctrl-C reaches vpnlab, which then stops us in order
+    setpgid(0, 0);             // a terminal's Ctrl-C reaches vpnlab, which then stops us in order
     if (mntns_fd >= 0 && setns(mntns_fd, CLONE_NEWNS) < 0) fail("cannot join the node's mount namespace");
     if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) < 0) fail("cannot join the node's network namespace");
     if (cwd && chdir(cwd) < 0) fail("cannot change to the node's directory");
     if (pin && sched_setaffinity(0, sizeof cpus, &cpus) < 0) fail("cannot pin to the node's CPUs");
     // After Boost's redirections (this hook runs last): a channel as stdin and stdout.
-    if (stdio_fd >= 0 && (dup2(stdio_fd, 0) < 0 || dup2(stdio_fd, 1) < 0)) fail("cannot connect the child's stdin and stdout");
+    if (stdio_fd >= 0 && (dup2(stdio_fd, 0) < 0 || dup2(stdio_fd, 1) < 0))
+      fail("cannot connect the child's stdin and stdout");
     if (die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) fail("cannot set the parent-death signal");
     // Inherited fds (namespace fds, netlink sockets, other children's pipes) must not leak
     // into daemons; close-on-exec keeps Boost's error pipe working until exec.
@@ -205,15 +211,17 @@ Result<std::unique_ptr<Child>> Child::spawn(const SpawnSpec& spec) {
   const std::string err_path = spec.stderr_path.empty() ? spec.stdout_path : spec.stderr_path;
   if (auto s = empty_output_files({spec.stdout_path, err_path}); !s) return s.error();
   if (err_path == spec.stdout_path) {
-    c->impl_->child = bp::child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null,
-                                (bp::std_out & bp::std_err) > spec.stdout_path, bp::extend::on_exec_setup = hook, ec);
+    c->impl_->child = bp::child(bp::exe = exe, bp::args = args, env,
+                                bp::std_in<bp::null, (bp::std_out & bp::std_err)> spec.stdout_path,
+                                bp::extend::on_exec_setup = hook, ec);
   } else {
-    c->impl_->child = bp::child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null, bp::std_out > spec.stdout_path,
+    c->impl_->child = bp::child(bp::exe = exe, bp::args = args, env, bp::std_in<bp::null, bp::std_out> spec.stdout_path,
                                 bp::std_err > err_path, bp::extend::on_exec_setup = hook, ec);
   }
   if (ec) {
     c->reaped_ = true;
-    return make_error("cannot start '" + spec.argv[0] + "': " + ec.message() + "\n" + log_tail(err_path, 2), "see " + err_path);
+    return make_error("cannot start '" + spec.argv[0] + "': " + ec.message() + "\n" + log_tail(err_path, 2),
+                      "see " + err_path);
   }
   c->impl_->pidfd = pidfd_open_pid(c->pid());
   if (!c->impl_->pidfd.valid()) {

@@ -14,18 +14,18 @@
 namespace vpnlab {
 
 struct SpawnSpec {
-  std::vector<std::string> argv;            // argv[0] is looked up in PATH unless absolute
-  std::map<std::string, std::string> env;   // added to a small fixed environment
-  int netns_fd = -1;                        // -1: stay in the caller's namespace
+  std::vector<std::string> argv;           // argv[0] is looked up in PATH unless absolute
+  std::map<std::string, std::string> env;  // added to a small fixed environment
+  int netns_fd = -1;                       // -1: stay in the caller's namespace
   int mntns_fd = -1;
-  std::vector<int> cpus;                    // empty: no pinning
-  std::string stdout_path;                  // where stdout goes (required)
-  std::string stderr_path;                  // empty: same file as stdout
+  std::vector<int> cpus;    // empty: no pinning
+  std::string stdout_path;  // where stdout goes (required)
+  std::string stderr_path;  // empty: same file as stdout
   std::string cwd;
-  int stdio_fd = -1;                        // >= 0: stdin and stdout are this fd (a socket to the child)
-  bool die_with_parent = false;             // SIGKILL when the spawning thread ends (a test's servers)
-  bool env_values_private = false;          // LOG.cmd names env's variables, never their values (a proxy's credentials)
-  bool daemon = false;                      // runs until stopped: LOG.cmd says so (a hand recipe starts it in the background)
+  int stdio_fd = -1;                // >= 0: stdin and stdout are this fd (a socket to the child)
+  bool die_with_parent = false;     // SIGKILL when the spawning thread ends (a test's servers)
+  bool env_values_private = false;  // LOG.cmd names env's variables, never their values (a proxy's credentials)
+  bool daemon = false;              // runs until stopped: LOG.cmd says so (a hand recipe starts it in the background)
 };
 
 // The first non-empty line a command prints on stdout ("iperf 3.12 (cJSON 1.7.15)"), run

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "lab/base/terminal_text.h"
 #include <string.h>
+#include "lab/base/terminal_text.h"
 
 namespace vpnlab {
 

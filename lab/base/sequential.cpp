@@ -65,7 +65,8 @@ RatioInterval ratio_interval(const std::vector<double>& ratios, double confidenc
   return r;
 }
 
-void look_at_series(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series, std::vector<SeriesLook>* state) {
+void look_at_series(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series,
+                    std::vector<SeriesLook>* state) {
   state->resize(ratio_series.size());
   const auto looks = plan.looks();
   const bool is_look = std::find(looks.begin(), looks.end(), rounds) != looks.end();

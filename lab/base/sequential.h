@@ -31,10 +31,10 @@ struct SequentialPlan {
 
 struct RatioInterval {
   size_t n = 0;
-  double ratio = 0;           // geometric mean of the paired ratios
-  double low = 0, high = 0;   // interval of that ratio
-  double half_width = 0;      // relative: max(high / ratio - 1, 1 - low / ratio); huge with n < 2
-  double log_sd = 0;          // standard deviation of log(ratio) (n >= 2)
+  double ratio = 0;          // geometric mean of the paired ratios
+  double low = 0, high = 0;  // interval of that ratio
+  double half_width = 0;     // relative: max(high / ratio - 1, 1 - low / ratio); huge with n < 2
+  double log_sd = 0;         // standard deviation of log(ratio) (n >= 2)
 };
 
 // Student t interval of the mean of log(ratios) at `confidence`, back on the ratio scale.
@@ -50,13 +50,14 @@ double t_two_sided_p(double t, int df);
 // target (its product takes no more rounds), so every series' interval keeps its coverage
 // whichever look stopped it (unit.Sequential.* simulates it).
 struct SeriesLook {
-  bool met = false;    // stopped at a look with its interval within the target
-  int rounds = 0;      // the rounds its interval stands on (when met: the look it stopped at)
+  bool met = false;  // stopped at a look with its interval within the target
+  int rounds = 0;    // the rounds its interval stands on (when met: the look it stopped at)
   double half_width = 0;
 };
 // After `rounds` rounds: the series not met yet take this round's interval; at a look
 // within the target they are met. *state has one entry per series.
-void look_at_series(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series, std::vector<SeriesLook>* state);
+void look_at_series(const SequentialPlan& plan, int rounds, const std::vector<std::vector<double>>& ratio_series,
+                    std::vector<SeriesLook>* state);
 
 // Whether another round fits: elapsed + the mean round time so far stays within max_time_s
 // (0: no limit).

@@ -34,15 +34,18 @@ class Escaper {
       if (!pending_.empty()) {
         if ((c & 0xc0) == 0x80) {
           pending_ += static_cast<char>(c);
-          if (static_cast<int>(pending_.size()) == sequence_length(static_cast<unsigned char>(pending_[0]))) complete(out);
+          if (static_cast<int>(pending_.size()) == sequence_length(static_cast<unsigned char>(pending_[0])))
+            complete(out);
           continue;
         }
         invalid_pending(out);  // cut short by a byte that is not a continuation
       }
       const int len = sequence_length(c);
       if (len == 1) {
-        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) escape_code(c, out);
-        else *out += static_cast<char>(c);
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+          escape_code(c, out);
+        else
+          *out += static_cast<char>(c);
       } else if (len == 0) {
         *out += "\\ufffd";
       } else {
@@ -59,9 +62,12 @@ class Escaper {
   void complete(std::string* out) {
     const unsigned char b0 = static_cast<unsigned char>(pending_[0]), b1 = static_cast<unsigned char>(pending_[1]);
     char32_t code = 0;
-    if (utf8_sequence(pending_, 0, &code) != pending_.size()) *out += "\\ufffd";
-    else if (b0 == 0xc2 && b1 <= 0x9f) escape_code(b1, out);  // U+0080..U+009F: the C1 controls (CSI is U+009B)
-    else *out += pending_;
+    if (utf8_sequence(pending_, 0, &code) != pending_.size())
+      *out += "\\ufffd";
+    else if (b0 == 0xc2 && b1 <= 0x9f)
+      escape_code(b1, out);  // U+0080..U+009F: the C1 controls (CSI is U+009B)
+    else
+      *out += pending_;
     pending_.clear();
   }
   void invalid_pending(std::string* out) {
@@ -81,7 +87,8 @@ class DoorBuf : public std::streambuf {
 
  protected:
   int_type overflow(int_type c) override {
-    if (traits_type::eq_int_type(c, traits_type::eof())) return sync() == 0 ? traits_type::not_eof(c) : traits_type::eof();
+    if (traits_type::eq_int_type(c, traits_type::eof()))
+      return sync() == 0 ? traits_type::not_eof(c) : traits_type::eof();
     const char ch = traits_type::to_char_type(c);
     return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
   }

@@ -7,10 +7,14 @@ size_t utf8_sequence(std::string_view text, size_t i, char32_t* code) {
   const unsigned char lead = byte(i);
   size_t n = 0;
   char32_t cp = 0, min = 0;
-  if (lead >= 0xc2 && lead <= 0xdf) n = 2, cp = lead & 0x1f, min = 0x80;
-  else if (lead >= 0xe0 && lead <= 0xef) n = 3, cp = lead & 0x0f, min = 0x800;
-  else if (lead >= 0xf0 && lead <= 0xf4) n = 4, cp = lead & 0x07, min = 0x10000;
-  else return 0;
+  if (lead >= 0xc2 && lead <= 0xdf)
+    n = 2, cp = lead & 0x1f, min = 0x80;
+  else if (lead >= 0xe0 && lead <= 0xef)
+    n = 3, cp = lead & 0x0f, min = 0x800;
+  else if (lead >= 0xf0 && lead <= 0xf4)
+    n = 4, cp = lead & 0x07, min = 0x10000;
+  else
+    return 0;
   if (i + n > text.size()) return 0;
   for (size_t k = 1; k < n; ++k) {
     if ((byte(i + k) & 0xc0) != 0x80) return 0;
@@ -39,8 +43,10 @@ std::string terminal_safe(std::string_view text, bool keep_newlines) {
     } else if (char32_t cp = 0; size_t n = utf8_sequence(text, i, &cp)) {
       // U+0080..U+009F are the C1 controls (CSI is U+009B): escaped byte by byte.
       for (size_t k = 0; k < n; ++k) {
-        if (cp <= 0x9f) escape(static_cast<unsigned char>(text[i + k]));
-        else out += text[i + k];
+        if (cp <= 0x9f)
+          escape(static_cast<unsigned char>(text[i + k]));
+        else
+          out += text[i + k];
       }
       i += n - 1;
     } else {

@@ -15,10 +15,11 @@ namespace vpnlab {
 namespace {
 
 const char* kTrustHint =
-    "vpnlab runs programs from, deletes in and keeps state in directories only root or you can change: make it and every "
+    "vpnlab runs programs from, deletes in and keeps state in directories only root or you can change: make it and "
+    "every "
     "directory above it owned by root (or you) and not writable by group or others (chmod go-w), or choose another "
     "directory (docs/trust.md)";
-constexpr int kMaxLinks = 16;     // links followed on the way to a trusted directory
+constexpr int kMaxLinks = 16;         // links followed on the way to a trusted directory
 constexpr int kMaxRemoveDepth = 256;  // nesting remove_tree_at walks before it refuses
 
 std::string mode_text(mode_t mode) {
@@ -35,7 +36,8 @@ std::string distrust(const struct stat& st, bool ancestor) {
   if (!trusted_owner(st.st_uid)) return "is owned by uid " + std::to_string(st.st_uid) + ", neither root nor you";
   if ((st.st_mode & 022) == 0) return "";
   if (ancestor && (st.st_mode & S_ISVTX) && st.st_uid == 0) return "";
-  return std::string("is writable by ") + ((st.st_mode & 002) ? "others" : "its group") + " (mode " + mode_text(st.st_mode) + ")";
+  return std::string("is writable by ") + ((st.st_mode & 002) ? "others" : "its group") + " (mode " +
+         mode_text(st.st_mode) + ")";
 }
 
 std::string join(const std::string& dir, const std::string& name) { return dir == "/" ? "/" + name : dir + "/" + name; }
@@ -64,7 +66,9 @@ Result<UniqueFd> open_root(std::string* shown) {
   return root;
 }
 
-Error refused(const std::string& what, const std::string& why) { return make_error(what + " " + why + ": vpnlab does not trust it", kTrustHint); }
+Error refused(const std::string& what, const std::string& why) {
+  return make_error(what + " " + why + ": vpnlab does not trust it", kTrustHint);
+}
 
 }  // namespace
 
@@ -85,7 +89,7 @@ Result<UniqueFd> open_trusted_dir(const std::string& path) {
   for (;;) {
     // Each directory is judged as an ancestor while something is left to walk, as the
     // directory itself at the end; a link at the end leaves its target's components.
-    struct stat st{};
+    struct stat st {};
     if (fstat(cur->get(), &st) < 0) return make_error("cannot inspect " + shown + ": " + errno_text(errno));
     if (auto why = distrust(st, !todo.empty()); !why.empty()) return refused(shown, why);
     if (todo.empty()) break;
@@ -100,10 +104,13 @@ Result<UniqueFd> open_trusted_dir(const std::string& path) {
       continue;
     }
     const std::string next_shown = join(shown, name);
-    if (fstatat(cur->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0) return make_error("cannot open " + next_shown + ": " + errno_text(errno));
+    if (fstatat(cur->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0)
+      return make_error("cannot open " + next_shown + ": " + errno_text(errno));
     if (S_ISLNK(st.st_mode)) {
       // The directory holding the link is trusted (judged above): the link is, if its owner is.
-      if (!trusted_owner(st.st_uid)) return refused(next_shown, "is a symbolic link owned by uid " + std::to_string(st.st_uid) + ", neither root nor you");
+      if (!trusted_owner(st.st_uid))
+        return refused(next_shown,
+                       "is a symbolic link owned by uid " + std::to_string(st.st_uid) + ", neither root nor you");
       if (++links > kMaxLinks) return make_error("cannot open " + path + ": " + errno_text(ELOOP));
       std::vector<char> target(PATH_MAX + 1);
       const ssize_t n = readlinkat(cur->get(), name.c_str(), target.data(), PATH_MAX);
@@ -127,7 +134,8 @@ Result<UniqueFd> open_trusted_dir(const std::string& path) {
   return dir;
 }
 
-Result<UniqueFd> open_dir_below(int dirfd, const std::string& dir_text, const std::string& rel, bool create, mode_t mode) {
+Result<UniqueFd> open_dir_below(int dirfd, const std::string& dir_text, const std::string& rel, bool create,
+                                mode_t mode) {
   UniqueFd cur(fcntl(dirfd, F_DUPFD_CLOEXEC, 0));
   if (!cur.valid()) return make_error("cannot open " + dir_text + ": " + errno_text(errno));
   std::string shown = dir_text;
@@ -135,17 +143,19 @@ Result<UniqueFd> open_dir_below(int dirfd, const std::string& dir_text, const st
   push_components(rel, &parts);
   for (const auto& name : parts) {
     shown += "/" + name;
-    if (name == "." || name == "..") return make_error(shown + ": '" + name + "' is not a plain directory name", kTrustHint);
-    if (create && mkdirat(cur.get(), name.c_str(), mode) < 0 && errno != EEXIST) return make_error("cannot create " + shown + ": " + errno_text(errno));
+    if (name == "." || name == "..")
+      return make_error(shown + ": '" + name + "' is not a plain directory name", kTrustHint);
+    if (create && mkdirat(cur.get(), name.c_str(), mode) < 0 && errno != EEXIST)
+      return make_error("cannot create " + shown + ": " + errno_text(errno));
     UniqueFd next(openat(cur.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next.valid()) {
       const int err = errno;
-      struct stat st{};
+      struct stat st {};
       if (fstatat(cur.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
         return refused(shown, "is a symbolic link (vpnlab follows no link below " + dir_text + ")");
       return make_error("cannot open " + shown + ": " + errno_text(err));
     }
-    struct stat st{};
+    struct stat st {};
     if (fstat(next.get(), &st) < 0) return make_error("cannot inspect " + shown + ": " + errno_text(errno));
     if (auto why = distrust(st, /*ancestor=*/false); !why.empty()) return refused(shown, why);
     cur = std::move(next);
@@ -155,12 +165,16 @@ Result<UniqueFd> open_dir_below(int dirfd, const std::string& dir_text, const st
 
 Status check_trusted_file(int dirfd, const std::string& dir_text, const std::string& name) {
   const std::string shown = dir_text + "/" + name;
-  struct stat st{};
-  if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0) return make_error("cannot inspect " + shown + ": " + errno_text(errno));
+  struct stat st {};
+  if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return make_error("cannot inspect " + shown + ": " + errno_text(errno));
   if (S_ISLNK(st.st_mode)) return refused(shown, "is a symbolic link");
   if (!S_ISREG(st.st_mode)) return refused(shown, "is not a regular file");
-  if (!trusted_owner(st.st_uid)) return refused(shown, "is owned by uid " + std::to_string(st.st_uid) + ", neither root nor you");
-  if (st.st_mode & 022) return refused(shown, std::string("is writable by ") + ((st.st_mode & 002) ? "others" : "its group") + " (mode " + mode_text(st.st_mode) + ")");
+  if (!trusted_owner(st.st_uid))
+    return refused(shown, "is owned by uid " + std::to_string(st.st_uid) + ", neither root nor you");
+  if (st.st_mode & 022)
+    return refused(shown, std::string("is writable by ") + ((st.st_mode & 002) ? "others" : "its group") + " (mode " +
+                              mode_text(st.st_mode) + ")");
   return ok_status();
 }
 
@@ -168,14 +182,17 @@ namespace {
 
 Status remove_below(int dirfd, const std::string& dir_text, const std::string& name, int depth) {
   const std::string shown = dir_text + "/" + name;
-  struct stat st{};
+  struct stat st {};
   if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0)
     return errno == ENOENT ? ok_status() : make_error("cannot remove " + shown + ": " + errno_text(errno));
   if (!S_ISDIR(st.st_mode)) {
-    if (unlinkat(dirfd, name.c_str(), 0) < 0 && errno != ENOENT) return make_error("cannot remove " + shown + ": " + errno_text(errno));
+    if (unlinkat(dirfd, name.c_str(), 0) < 0 && errno != ENOENT)
+      return make_error("cannot remove " + shown + ": " + errno_text(errno));
     return ok_status();
   }
-  if (depth >= kMaxRemoveDepth) return make_error("cannot remove " + shown + ": nested deeper than " + std::to_string(kMaxRemoveDepth) + " directories");
+  if (depth >= kMaxRemoveDepth)
+    return make_error("cannot remove " + shown + ": nested deeper than " + std::to_string(kMaxRemoveDepth) +
+                      " directories");
   UniqueFd dir(openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!dir.valid()) {
     if (errno == ENOENT) return ok_status();
@@ -199,7 +216,8 @@ Status remove_below(int dirfd, const std::string& dir_text, const std::string& n
   }
   for (const auto& entry : entries)
     if (auto s = remove_below(dir.get(), shown, entry, depth + 1); !s) return s;
-  if (unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) < 0 && errno != ENOENT) return make_error("cannot remove " + shown + ": " + errno_text(errno));
+  if (unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return make_error("cannot remove " + shown + ": " + errno_text(errno));
   return ok_status();
 }
 
@@ -218,7 +236,8 @@ Status remove_tree(const std::string& path) {
   const std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : trimmed.substr(0, slash);
   const std::string name = slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
   UniqueFd dir(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir.valid()) return errno == ENOENT ? ok_status() : make_error("cannot remove " + path + ": " + errno_text(errno));
+  if (!dir.valid())
+    return errno == ENOENT ? ok_status() : make_error("cannot remove " + path + ": " + errno_text(errno));
   return remove_tree_at(dir.get(), parent, name);
 }
 

@@ -25,7 +25,8 @@ Result<UniqueFd> open_trusted_dir(const std::string& path);
 // `rel` ("products/NAME") below the trusted directory `dirfd` (shown as `dir_text`): every
 // component a plain name, never a link, each trusted by the same rule; missing components are
 // made with `mode` when `create` is set. The last one, opened read-only.
-Result<UniqueFd> open_dir_below(int dirfd, const std::string& dir_text, const std::string& rel, bool create, mode_t mode = 0755);
+Result<UniqueFd> open_dir_below(int dirfd, const std::string& dir_text, const std::string& rel, bool create,
+                                mode_t mode = 0755);
 
 // Whether the file `name` below the trusted directory `dirfd` is one to run: a regular file
 // (not a link), owned by root or the caller, writable by nobody else.

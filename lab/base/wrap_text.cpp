@@ -52,7 +52,9 @@ size_t text_columns(const std::string& s) {
   return n;
 }
 
-std::string wrap_line(const std::string& line, size_t indent, size_t width) { return joined(pieces_of(line, indent, width)); }
+std::string wrap_line(const std::string& line, size_t indent, size_t width) {
+  return joined(pieces_of(line, indent, width));
+}
 
 std::string wrap_lines(const std::string& text, size_t extra, size_t width) {
   std::vector<std::string> lines;

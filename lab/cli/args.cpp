@@ -11,9 +11,9 @@
 #include <regex>
 
 #include "lab/base/bounds.h"
+#include "lab/base/wrap_text.h"
 #include "lab/model/toml_reader.h"
 #include "lab/model/topology.h"
-#include "lab/base/wrap_text.h"
 
 namespace vpnlab {
 
@@ -34,6 +34,18 @@ std::optional<double> whole_double(const std::string& v) {
   const double x = std::strtod(v.c_str(), &end);
   if (errno != 0 || end != v.c_str() + v.size() || !std::isfinite(x)) return std::nullopt;
   return x;
+}
+
+// The parsers of a flag and of a value taken as it is: set their field of Args.
+template <bool Args::*Field>
+std::string set_flag(Args& a, const std::string&) {
+  a.*Field = true;
+  return std::string();
+}
+template <std::string Args::*Field>
+std::string set_text(Args& a, const std::string& v) {
+  a.*Field = v;
+  return std::string();
 }
 
 // Each option's parser: sets its field of Args, or says why the value is refused (a usage
@@ -83,27 +95,31 @@ Refusal parse_cost_threshold(const std::string& name, const std::string& v, std:
 Refusal parse_precision_option(Args& a, const std::string& v) {
   a.precision = parse_precision(v);
   if (!a.precision) return "--precision '" + v + "' is not a precision, e.g. 2% or 0.02";
-  if (*a.precision < kMinPrecision || *a.precision > kMaxPrecision) return "--precision " + v + " is out of range: 0.1% to 50%";
+  if (*a.precision < kMinPrecision || *a.precision > kMaxPrecision)
+    return "--precision " + v + " is out of range: 0.1% to 50%";
   return {};
 }
 
 // A budget, unlike a sample's length, may be hours.
 Refusal parse_max_time(Args& a, const std::string& v) {
   a.max_time_s = parse_budget(v);
-  if (!a.max_time_s || *a.max_time_s < 1 || *a.max_time_s > kMaxBudgetSeconds) return "--max-time '" + v + "' is not a duration from 1s to 168h (e.g. 15m, 2h)";
+  if (!a.max_time_s || *a.max_time_s < 1 || *a.max_time_s > kMaxBudgetSeconds)
+    return "--max-time '" + v + "' is not a duration from 1s to 168h (e.g. 15m, 2h)";
   return {};
 }
 
 Refusal parse_suite_budget(Args& a, const std::string& v) {
   a.budget_s = parse_budget(v);
-  if (!a.budget_s || *a.budget_s < 60 || *a.budget_s > kMaxBudgetSeconds) return "--budget '" + v + "' is not a duration from 1m to 168h (e.g. 20m, 2h)";
+  if (!a.budget_s || *a.budget_s < 60 || *a.budget_s > kMaxBudgetSeconds)
+    return "--budget '" + v + "' is not a duration from 1m to 168h (e.g. 20m, 2h)";
   return {};
 }
 
 Refusal parse_min_rounds(Args& a, const std::string& v) {
   a.min_rounds = whole_int(v);
   if (!a.min_rounds) return "--min-rounds '" + v + "' is not a number";
-  if (*a.min_rounds < 2 || *a.min_rounds > kMaxSamples) return "--min-rounds " + v + " is out of range: 2 to " + std::to_string(kMaxSamples);
+  if (*a.min_rounds < 2 || *a.min_rounds > kMaxSamples)
+    return "--min-rounds " + v + " is out of range: 2 to " + std::to_string(kMaxSamples);
   return {};
 }
 
@@ -135,7 +151,6 @@ Refusal parse_by(Args& a, const std::string& v) {
 
 }  // namespace
 
-
 int usage_error(const std::string& verb, const std::string& msg) {
   std::cerr << "vpnlab: error: " << msg << "\nhint: see 'vpnlab " << verb << " --help'\n";
   return kExitUsage;
@@ -157,33 +172,44 @@ namespace {
 // What a run measures and where it writes.
 void add_run_options(std::vector<OptionDef>* o) {
   std::vector<OptionDef> part = {
-      {"--product", "NAME", "a product (repeatable; 'all' = every product and registry build NAME@VERSION that can run here, 'all-plain' = every product by its plain name; NAME@TAG=/path: another build); default: [bench] products",
-       [](Args& a, const std::string& v) { a.products.push_back(v); return std::string(); }},
-      {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)",
-       parse_samples},
+      {"--product", "NAME",
+       "a product (repeatable; 'all' = every product and registry build NAME@VERSION that can run here, 'all-plain' = "
+       "every product by its plain name; NAME@TAG=/path: another build); default: [bench] products",
+       [](Args& a, const std::string& v) {
+         a.products.push_back(v);
+         return std::string();
+       }},
+      {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)", parse_samples},
       {"--duration", "D", "seconds per sample, 1s to 3600s, e.g. 10s (default: [bench] duration)",
        parse_duration_option},
       {"--out", "DIR", "parent of the run directory (default: results)",
-       [](Args& a, const std::string& v) { a.out_dir = v, a.out_given = true; return std::string(); }},
-      {"--keys", "DIR", "reuse the key set in DIR, so two runs use the very same keys",
-       [](Args& a, const std::string& v) { a.keys_dir = v; return std::string(); }},
+       [](Args& a, const std::string& v) {
+         a.out_dir = v, a.out_given = true;
+         return std::string();
+       }},
+      {"--keys", "DIR", "reuse the key set in DIR, so two runs use the very same keys", set_text<&Args::keys_dir>},
       {"--resume", "RUN_DIR", "continue an interrupted run: same topology and keys, only the missing rows",
-       [](Args& a, const std::string& v) { a.resume_dir = v; return std::string(); }},
-      {"--backend", "B", "netns, vm or hosts instead of [lab] backend (one file serves all: [[host]] and node hosts are used by 'hosts' only)",
+       set_text<&Args::resume_dir>},
+      {"--backend", "B",
+       "netns, vm or hosts instead of [lab] backend (one file serves all: [[host]] and node hosts are used by 'hosts' "
+       "only)",
        parse_backend},
-      {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes",
-       [](Args& a, const std::string&) { a.no_pin = true; return std::string(); }},
+      {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes", set_flag<&Args::no_pin>},
       {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)",
-       [](Args& a, const std::string&) { a.sequential = true; return std::string(); }},
-      {"--from", "RUN_DIR", "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
-                            "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with "
-                            "'plan --precision': the earlier run whose spread predicts the rounds; with 'product new': "
-                            "the product whose spec and templates the new one copies",
-       [](Args& a, const std::string& v) { a.from_dir = v; return std::string(); }},
-      {"--history", "PATH", "the history file (default $VPNLAB_HISTORY, else /var/lib/vpnlab/history.sqlite as root, else ~/.local/share/vpnlab/history.sqlite)",
-       [](Args& a, const std::string& v) { a.history_path = v; return std::string(); }},
-      {"--binary", "PATH", "product new: your build (an absolute path), run where the --from product runs its main binary",
-       [](Args& a, const std::string& v) { a.binary = v; return std::string(); }},
+       set_flag<&Args::sequential>},
+      {"--from", "RUN_DIR",
+       "rerun exactly what that run did (its topology copy, products, samples, keys); versions must match; "
+       "--product, --samples, --duration, --no-pin, --sequential and --resume cannot change it; with "
+       "'plan --precision': the earlier run whose spread predicts the rounds; with 'product new': "
+       "the product whose spec and templates the new one copies",
+       set_text<&Args::from_dir>},
+      {"--history", "PATH",
+       "the history file (default $VPNLAB_HISTORY, else /var/lib/vpnlab/history.sqlite as root, else "
+       "~/.local/share/vpnlab/history.sqlite)",
+       set_text<&Args::history_path>},
+      {"--binary", "PATH",
+       "product new: your build (an absolute path), run where the --from product runs its main binary",
+       set_text<&Args::binary>},
   };
   o->insert(o->end(), part.begin(), part.end());
 }
@@ -193,21 +219,29 @@ void add_verdict_options(std::vector<OptionDef>* o) {
   std::vector<OptionDef> part = {
       {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best",
        parse_threshold},
-      {"--threshold-cpu", "X", "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best",
-       [](Args& a, const std::string& v) { return parse_cost_threshold("--threshold-cpu", v, &a.cost_thresholds.cpu); }},
+      {"--threshold-cpu", "X",
+       "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best",
+       [](Args& a, const std::string& v) {
+         return parse_cost_threshold("--threshold-cpu", v, &a.cost_thresholds.cpu);
+       }},
       {"--threshold-rss", "X", "exit 3 when its daemons' peak RSS is larger by more than X (a leak shows here)",
-       [](Args& a, const std::string& v) { return parse_cost_threshold("--threshold-rss", v, &a.cost_thresholds.rss); }},
+       [](Args& a, const std::string& v) {
+         return parse_cost_threshold("--threshold-rss", v, &a.cost_thresholds.rss);
+       }},
       {"--threshold-p99", "X", "exit 3 when its p99 latency under load is higher by more than X",
-       [](Args& a, const std::string& v) { return parse_cost_threshold("--threshold-p99", v, &a.cost_thresholds.p99); }},
-      {"--precision", "P", "adaptive sampling: rounds go on until the 95 % interval of every product's round-paired ratio to the "
-                           "baseline (or of NAME@new to NAME@old) is within ±P (e.g. 2%), then stop; at most --samples "
-                           "rounds (default 100) and --max-time (README: 'Adaptive sampling')",
+       [](Args& a, const std::string& v) {
+         return parse_cost_threshold("--threshold-p99", v, &a.cost_thresholds.p99);
+       }},
+      {"--precision", "P",
+       "adaptive sampling: rounds go on until the 95 % interval of every product's round-paired ratio to the "
+       "baseline (or of NAME@new to NAME@old) is within ±P (e.g. 2%), then stop; at most --samples "
+       "rounds (default 100) and --max-time (README: 'Adaptive sampling')",
        parse_precision_option},
-      {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)",
-       parse_max_time},
-      {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)",
-       parse_min_rounds},
-      {"--budget", "D", "suite: the whole suite's time (e.g. 20m, 2h), shared among its scenarios (default: the file's budget, else 20m)",
+      {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)", parse_max_time},
+      {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)", parse_min_rounds},
+      {"--budget", "D",
+       "suite: the whole suite's time (e.g. 20m, 2h), shared among its scenarios (default: the file's budget, else "
+       "20m)",
        parse_suite_budget},
   };
   o->insert(o->end(), part.begin(), part.end());
@@ -216,45 +250,61 @@ void add_verdict_options(std::vector<OptionDef>* o) {
 // How results are read, listed and written out.
 void add_reading_options(std::vector<OptionDef>* o) {
   std::vector<OptionDef> part = {
-      {"--test", "T", "only this test (default: every test both products ran; run, plan: repeatable, these tests of the file)",
-       [](Args& a, const std::string& v) { a.test = v, a.tests.push_back(v); return std::string(); }},
-      {"--effects", "", "compare RUN --effects: what each swept axis does per product (every point over the axis's first value, the "
-                        "other axes held), one family per figure, as the summary prints it",
-       [](Args& a, const std::string&) { a.effects = true; return std::string(); }},
-      {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes",
-       parse_nodes},
-      {"--vs", "PRODUCT", "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT, "
-                          "round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')",
-       [](Args& a, const std::string& v) { a.vs = v; return std::string(); }},
-      {"--sort", "ORDER", "the table's rows within each test: fastest (default: the highest median Gbit/s first) or file (as the products ran)",
+      {"--test", "T",
+       "only this test (default: every test both products ran; run, plan: repeatable, these tests of the file)",
+       [](Args& a, const std::string& v) {
+         a.test = v, a.tests.push_back(v);
+         return std::string();
+       }},
+      {"--effects", "",
+       "compare RUN --effects: what each swept axis does per product (every point over the axis's first value, the "
+       "other axes held), one family per figure, as the summary prints it",
+       set_flag<&Args::effects>},
+      {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes", parse_nodes},
+      {"--vs", "PRODUCT",
+       "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT, "
+       "round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')",
+       set_text<&Args::vs>},
+      {"--sort", "ORDER",
+       "the table's rows within each test: fastest (default: the highest median Gbit/s first) or file (as the products "
+       "ran)",
        parse_sort},
-      {"--relative", "", "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between runs",
-       [](Args& a, const std::string&) { a.relative = true; return std::string(); }},
-      {"--force", "", "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts); run, plan: measure a sweep whose points the time budget cannot give 3 rounds",
-       [](Args& a, const std::string&) { a.force = true; return std::string(); }},
-      {"--rebuild", "", "build again even if the cache holds the image",
-       [](Args& a, const std::string&) { a.rebuild = true; return std::string(); }},
-      {"--dry-run", "", "list what would be removed; remove nothing",
-       [](Args& a, const std::string&) { a.dry_run = true; return std::string(); }},
-      {"--no-history", "", "do not add this run to the history",
-       [](Args& a, const std::string&) { a.no_history = true; return std::string(); }},
-      {"--replace", "", "history import: replace a run whose id is in the history already with other rows (the history is append-only without it)",
-       [](Args& a, const std::string&) { a.replace = true; return std::string(); }},
-      {"--no-build", "", "build no registry product: one that is not built yet is an error naming 'vpnlab products build NAME'",
-       [](Args& a, const std::string&) { a.no_build = true; return std::string(); }},
-      {"--metric", "M", "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, daemon_rss_kb, latency_p99_ms, tps, ...)",
-       [](Args& a, const std::string& v) { a.metric = v; return std::string(); }},
-      {"--by", "AXIS", "history: order points by date (default) or version (one series per product across its builds NAME@TAG)",
+      {"--relative", "",
+       "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between "
+       "runs",
+       set_flag<&Args::relative>},
+      {"--force", "",
+       "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts); "
+       "run, plan: measure a sweep whose points the time budget cannot give 3 rounds",
+       set_flag<&Args::force>},
+      {"--rebuild", "", "build again even if the cache holds the image", set_flag<&Args::rebuild>},
+      {"--dry-run", "", "list what would be removed; remove nothing", set_flag<&Args::dry_run>},
+      {"--no-history", "", "do not add this run to the history", set_flag<&Args::no_history>},
+      {"--replace", "",
+       "history import: replace a run whose id is in the history already with other rows (the history is append-only "
+       "without it)",
+       set_flag<&Args::replace>},
+      {"--no-build", "",
+       "build no registry product: one that is not built yet is an error naming 'vpnlab products build NAME'",
+       set_flag<&Args::no_build>},
+      {"--metric", "M",
+       "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, "
+       "daemon_rss_kb, latency_p99_ms, tps, ...)",
+       set_text<&Args::metric>},
+      {"--by", "AXIS",
+       "history: order points by date (default) or version (one series per product across its builds NAME@TAG)",
        parse_by},
       {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)",
-       [](Args& a, const std::string&) { a.jsonl = true; return std::string(); }},
-      {"--rows-jsonl", "FILE", "run: also write every row, as it goes into results.csv, as one JSON object per line to FILE ('-': stdout, "
-                               "and the table goes to stderr); a stream that fails ends with a warning, the run goes on",
-       [](Args& a, const std::string& v) { a.rows_jsonl = v; return std::string(); }},
+       set_flag<&Args::jsonl>},
+      {"--rows-jsonl", "FILE",
+       "run: also write every row, as it goes into results.csv, as one JSON object per line to FILE ('-': stdout, "
+       "and the table goes to stderr); a stream that fails ends with a warning, the run goes on",
+       set_text<&Args::rows_jsonl>},
       {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text",
-       [](Args& a, const std::string&) { a.json = true; return std::string(); }},
-      {"--markdown", "", "print a Markdown table (diff: the verdicts, for a CI job's step summary; schema: the columns)",
-       [](Args& a, const std::string&) { a.markdown = true; return std::string(); }},
+       set_flag<&Args::json>},
+      {"--markdown", "",
+       "print a Markdown table (diff: the verdicts, for a CI job's step summary; schema: the columns)",
+       set_flag<&Args::markdown>},
   };
   o->insert(o->end(), part.begin(), part.end());
 }
@@ -278,7 +328,8 @@ std::string help_line(const std::string& head, const std::string& given) {
   // a short line before wrap_line's next one.
   const std::string help = std::regex_replace(given, std::regex("\n *"), " ");
   // Wrapped as printed (with the indent), so that no line passes the terminal's 100 columns.
-  if (head.size() < kField) return wrap_line("  " + head + std::string(kField - head.size(), ' ') + help, kText).substr(2);
+  if (head.size() < kField)
+    return wrap_line("  " + head + std::string(kField - head.size(), ' ') + help, kText).substr(2);
   return head + "\n" + wrap_line(std::string(kText, ' ') + help, kText);
 }
 
@@ -288,18 +339,39 @@ const OptionDef* option_def(const std::string& name) {
   return nullptr;
 }
 
-std::optional<Args> parse_args(const std::string& verb, const std::vector<std::string>& argv, const std::vector<std::string>& allowed) {
+std::optional<Args> parse_args(const std::string& verb, const std::vector<std::string>& argv,
+                               const std::vector<std::string>& allowed) {
   Args a;
-  auto allowed_opt = [&](const std::string& o) { return std::find(allowed.begin(), allowed.end(), o) != allowed.end(); };
+  auto allowed_opt = [&](const std::string& o) {
+    return std::find(allowed.begin(), allowed.end(), o) != allowed.end();
+  };
   bool options_end = false;
   for (size_t i = 0; i < argv.size(); ++i) {
     std::string s = argv[i];
-    if (options_end || s == "-" || s.empty() || s[0] != '-') { a.positional.push_back(s); continue; }
-    if (s == "--") { options_end = true; continue; }  // what follows is a file, even if it starts with '-'
-    if (s == "-h" || s == "--help") { a.help = true; continue; }
-    if (s == "-q" || s == "--quiet") { a.quiet = true; continue; }
-    if (s == "-v" || s == "--verbose") { a.verbose = true; continue; }
-    if (s.rfind("--", 0) != 0) { usage_error(verb, "unknown option '" + s + "' for '" + verb + "' (short ones: -h, -q, -v)"); return std::nullopt; }
+    if (options_end || s == "-" || s.empty() || s[0] != '-') {
+      a.positional.push_back(s);
+      continue;
+    }
+    if (s == "--") {
+      options_end = true;
+      continue;
+    }  // what follows is a file, even if it starts with '-'
+    if (s == "-h" || s == "--help") {
+      a.help = true;
+      continue;
+    }
+    if (s == "-q" || s == "--quiet") {
+      a.quiet = true;
+      continue;
+    }
+    if (s == "-v" || s == "--verbose") {
+      a.verbose = true;
+      continue;
+    }
+    if (s.rfind("--", 0) != 0) {
+      usage_error(verb, "unknown option '" + s + "' for '" + verb + "' (short ones: -h, -q, -v)");
+      return std::nullopt;
+    }
     std::optional<std::string> inline_value;  // --opt=value
     if (auto eq = s.find('='); eq != std::string::npos) {
       inline_value = s.substr(eq + 1);
@@ -308,14 +380,24 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
     const OptionDef* def = allowed_opt(s) ? option_def(s) : nullptr;
     if (!def) {
       const std::string guess = closest_match(s, allowed);
-      usage_error(verb, "unknown option '" + s + "' for '" + verb + "'" + (guess.empty() ? "" : ": did you mean '" + guess + "'?"));
+      usage_error(verb, "unknown option '" + s + "' for '" + verb + "'" +
+                            (guess.empty() ? "" : ": did you mean '" + guess + "'?"));
       return std::nullopt;
     }
     const bool takes_value = *def->value;
-    if (!takes_value && inline_value) { usage_error(verb, s + " takes no value"); return std::nullopt; }
-    if (takes_value && !inline_value && i + 1 >= argv.size()) { usage_error(verb, s + " needs a value"); return std::nullopt; }
+    if (!takes_value && inline_value) {
+      usage_error(verb, s + " takes no value");
+      return std::nullopt;
+    }
+    if (takes_value && !inline_value && i + 1 >= argv.size()) {
+      usage_error(verb, s + " needs a value");
+      return std::nullopt;
+    }
     const std::string v = !takes_value ? "" : inline_value ? *inline_value : argv[++i];
-    if (std::string refused = def->parse(a, v); !refused.empty()) { usage_error(verb, refused); return std::nullopt; }
+    if (std::string refused = def->parse(a, v); !refused.empty()) {
+      usage_error(verb, refused);
+      return std::nullopt;
+    }
   }
   return a;
 }

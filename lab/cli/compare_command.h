@@ -18,7 +18,8 @@ struct CompareOutcome {
 
 // Refuses, naming what the run has instead: a product without rows in the run, A = B, a
 // test neither ran.
-Result<CompareOutcome> compare_in_run(const std::string& run_dir, const std::string& a, const std::string& b, const std::string& test);
+Result<CompareOutcome> compare_in_run(const std::string& run_dir, const std::string& a, const std::string& b,
+                                      const std::string& test);
 
 // `compare RUN --effects`: the effects of the run's swept axes; refused, with what the run
 // has, when no test is swept on two values.

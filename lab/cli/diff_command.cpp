@@ -38,7 +38,8 @@ TaggedPairs tagged_versions(const std::vector<SampleRow>& rows, const std::vecto
   for (const auto& r : rows) add(r.product);
   std::map<std::string, std::vector<std::string>> tags;  // base -> its tagged names, in order
   for (const auto& p : products)
-    if (p.find('@') != std::string::npos && std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.product == p; }))
+    if (p.find('@') != std::string::npos &&
+        std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.product == p; }))
       tags[product_base_name(p)].push_back(p);
   TaggedPairs out;
   for (const auto& [base, names] : tags) {
@@ -75,7 +76,8 @@ std::vector<std::string> pair_versions_across_runs(std::vector<SampleRow>* a, st
   std::vector<std::string> said;
   for (const auto& [base, names_a] : in_a) {
     auto other = in_b.find(base);
-    if (other == in_b.end() || names_a.size() != 1 || other->second.size() != 1 || names_a[0] == other->second[0]) continue;
+    if (other == in_b.end() || names_a.size() != 1 || other->second.size() != 1 || names_a[0] == other->second[0])
+      continue;
     const std::string& from = names_a[0];
     const std::string& to = other->second[0];
     const std::string label = version_pair_label(from, to);
@@ -83,7 +85,8 @@ std::vector<std::string> pair_versions_across_runs(std::vector<SampleRow>* a, st
       if (r.product == from) r.product = label;
     for (auto& r : *b)
       if (r.product == to) r.product = label;
-    said.push_back("paired across the runs: " + from + " in A with " + to + " in B, the only version of " + base + " in each");
+    said.push_back("paired across the runs: " + from + " in A with " + to + " in B, the only version of " + base +
+                   " in each");
   }
   return said;
 }
@@ -112,11 +115,13 @@ std::string blind_spots(const std::vector<const Comparison*>& all, const Thresho
     if (!(c->detectable > *limit) || fails_threshold(*c, *limit)) continue;
     if (++blind > 3) continue;
     names += std::string(names.empty() ? "" : ", ") + c->product + " / " + c->test + " " + c->metric +
-             (std::isfinite(c->detectable) ? " sees " + detectable_text(*c) + " or more" : " sees no change: too few samples");
+             (std::isfinite(c->detectable) ? " sees " + detectable_text(*c) + " or more"
+                                           : " sees no change: too few samples");
   }
   if (blind == 0) return "";
-  return "gate: " + std::to_string(blind) + " of " + std::to_string(judged) + " comparisons cannot see their threshold at this noise: " + names +
-         (blind > 3 ? ", ..." : "") + "\nhint: more samples per run narrow what a comparison detects (see 'vpnlab plan')\n";
+  return "gate: " + std::to_string(blind) + " of " + std::to_string(judged) +
+         " comparisons cannot see their threshold at this noise: " + names + (blind > 3 ? ", ..." : "") +
+         "\nhint: more samples per run narrow what a comparison detects (see 'vpnlab plan')\n";
 }
 
 void apply_gate(DiffOutcome* out, const Thresholds& t) {
@@ -130,17 +135,19 @@ void apply_gate(DiffOutcome* out, const Thresholds& t) {
     out->gate_failed = true;
     char line[256];
     if (c->higher_is_better)
-      snprintf(line, sizeof line, "GATE: %s / %s is slower by more than %.0f %% (B/A at most %.3f)\n", c->product.c_str(), c->test.c_str(),
-               100 * *limit, c->ci_high);
+      snprintf(line, sizeof line, "GATE: %s / %s is slower by more than %.0f %% (B/A at most %.3f)\n",
+               c->product.c_str(), c->test.c_str(), 100 * *limit, c->ci_high);
     else
-      snprintf(line, sizeof line, "GATE: %s / %s: %s is %s by more than %.0f %% (B/A at least %.3f)\n", c->product.c_str(), c->test.c_str(),
-               c->metric.c_str(), c->verdict.c_str(), 100 * *limit, c->ci_low);
+      snprintf(line, sizeof line, "GATE: %s / %s: %s is %s by more than %.0f %% (B/A at least %.3f)\n",
+               c->product.c_str(), c->test.c_str(), c->metric.c_str(), c->verdict.c_str(), 100 * *limit, c->ci_low);
     out->text += line;
   }
   if (!out->gate_failed) {
     std::string limits;
     auto add = [&](const char* what, std::optional<double> x) {
-      if (x) limits += std::string(limits.empty() ? "" : ", ") + what + " by more than " + std::to_string(static_cast<int>(100 * *x + 0.5)) + " %";
+      if (x)
+        limits += std::string(limits.empty() ? "" : ", ") + what + " by more than " +
+                  std::to_string(static_cast<int>(100 * *x + 0.5)) + " %";
     };
     add("slower", t.gbps);
     add("costlier in CPU-s/Gbit", t.cpu);
@@ -172,7 +179,8 @@ Result<DiffOutcome> diff_tagged_run(const std::string& run, const Thresholds& th
   TaggedPairs pairs = tagged_versions(*rows, order);
   if (pairs.labels.empty())
     return make_error(run + " has no product measured in two tagged versions",
-                      "give two run directories, or measure two versions in one run: --product NAME@old=/path --product NAME@new=/path");
+                      "give two run directories, or measure two versions in one run: --product NAME@old=/path "
+                      "--product NAME@new=/path");
   DiffOutcome out;
   out.text = "one run, two versions interleaved in the same rounds: A = the first tag, B = the second\n";
   out.comparisons = compare_runs(pairs.a, pairs.b);
@@ -182,7 +190,8 @@ Result<DiffOutcome> diff_tagged_run(const std::string& run, const Thresholds& th
   return out;
 }
 
-Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds, bool relative, bool force) {
+Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds,
+                              bool relative, bool force) {
   auto a = read_results_csv(run_a + "/results.csv");
   if (!a) return with_context(a.error(), "run A");
   auto b = read_results_csv(run_b + "/results.csv");
@@ -203,8 +212,9 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
       return j.at(p).is_string() ? j.at(p).get<std::string>() : j.at(p).dump();
     };
     if (text_at(ea) != text_at(eb))
-      return make_error(std::string("the runs differ in ") + (key + 1) + ": '" + text_at(ea) + "' vs '" + text_at(eb) + "'",
-                        "compare runs made on the same backend (netns with netns, vm/kvm with vm/kvm)");
+      return make_error(
+          std::string("the runs differ in ") + (key + 1) + ": '" + text_at(ea) + "' vs '" + text_at(eb) + "'",
+          "compare runs made on the same backend (netns with netns, vm/kvm with vm/kvm)");
   }
   auto differences = provenance_differences(ea, eb);
   out.text = provenance_text(differences);
@@ -217,9 +227,10 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
   if (!refusing.empty() && !force) {
     std::string what;
     for (const auto& r : refusing) what += (what.empty() ? "" : " and ") + r;
-    return make_error("the runs differ in " + what + ": their verdicts would compare two setups, not two builds",
-                      "measure both with the same topology file and pinning (vpnlab run --from RUN_A repeats run A), or give --force "
-                      "to compare them anyway (the differences are printed above the verdicts)");
+    return make_error(
+        "the runs differ in " + what + ": their verdicts would compare two setups, not two builds",
+        "measure both with the same topology file and pinning (vpnlab run --from RUN_A repeats run A), or give --force "
+        "to compare them anyway (the differences are printed above the verdicts)");
   }
   std::vector<SampleRow> rows_a = std::move(a.value()), rows_b = std::move(b.value());
   for (const auto& line : pair_versions_across_runs(&rows_a, &rows_b)) out.text += line + "\n";

@@ -13,10 +13,10 @@
 namespace vpnlab {
 
 struct DiffOutcome {
-  std::string text;           // the tables, provenance notes first
-  std::vector<Comparison> comparisons;  // throughput
-  std::vector<Comparison> costs;        // CPU-s/Gbit, daemon RSS, p99: where both runs measured them
-  bool gate_failed = false;   // some comparison is worse by more than its threshold
+  std::string text;                              // the tables, provenance notes first
+  std::vector<Comparison> comparisons;           // throughput
+  std::vector<Comparison> costs;                 // CPU-s/Gbit, daemon RSS, p99: where both runs measured them
+  bool gate_failed = false;                      // some comparison is worse by more than its threshold
   std::vector<ProvenanceDifference> provenance;  // two runs: what differs between them
 };
 
@@ -31,8 +31,8 @@ struct Thresholds {
 // run and round: what drifts for the whole machine between two runs cancels out. Runs of
 // different topologies or pinning are refused unless `force`; every provenance difference
 // is stated above the verdicts.
-Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds, bool relative = false,
-                              bool force = false);
+Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds,
+                              bool relative = false, bool force = false);
 
 // One run that measured two versions of a product (NAME@A=..., NAME@B=..., interleaved):
 // A = the first tag asked for, B = the second, both renamed "NAME@A -> @B" so that they

@@ -5,10 +5,10 @@
 #include <map>
 #include <regex>
 
-#include "lab/base/exit_codes.h"
-#include "lab/base/wrap_text.h"
-#include "lab/base/fs_util.h"
 #include "lab/app/backends.h"
+#include "lab/base/exit_codes.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/wrap_text.h"
 #include "lab/cli/schema_command.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
@@ -19,12 +19,15 @@ namespace vpnlab {
 namespace {
 
 // A synopsis as one line: its hand-made breaks go, and wrap_line breaks it where the terminal needs.
-std::string one_line_synopsis(const Verb& v) { return std::regex_replace(std::string(v.synopsis), std::regex("\n +"), " "); }
+std::string one_line_synopsis(const Verb& v) {
+  return std::regex_replace(std::string(v.synopsis), std::regex("\n +"), " ");
+}
 
 }  // namespace
 
 void print_verb_help(const Verb& v, bool for_man) {
-  std::cout << wrap_lines((for_man ? "  vpnlab " : "usage: vpnlab ") + one_line_synopsis(v), 4) << "\n\n" << wrap_lines(v.help) << "\n\n"
+  std::cout << wrap_lines((for_man ? "  vpnlab " : "usage: vpnlab ") + one_line_synopsis(v), 4) << "\n\n"
+            << wrap_lines(v.help) << "\n\n"
             << (for_man ? "" : "options:\n");
   for (const auto& name : v.options) {
     const OptionDef* o = option_def(name);
@@ -34,8 +37,9 @@ void print_verb_help(const Verb& v, bool for_man) {
       if (option == name) help = own;
     std::cout << "  " << help_line(head, help);
   }
-  std::cout << "  -q, --quiet      warnings and errors only\n  -v, --verbose    debug detail\n  -h, --help       this help\n"
-               "  --               what follows is an argument (a file, a run, a name), even if it starts with '-'\n";
+  std::cout
+      << "  -q, --quiet      warnings and errors only\n  -v, --verbose    debug detail\n  -h, --help       this help\n"
+         "  --               what follows is an argument (a file, a run, a name), even if it starts with '-'\n";
 }
 
 // To stdout when asked for (--help), to stderr when it answers a mistake (no verb at all).
@@ -61,7 +65,8 @@ void print_man_text(std::ostream& out) {
 void print_usage(std::ostream& out) {
   out << "usage: vpnlab VERB [ARGS]   (vpnlab --version or -V: the version)\n\nverbs:\n";
   for (const Verb* v : verb_table()) out << wrap_line("  " + one_line_synopsis(*v), 4);
-  out << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one verb.\n\n"
+  out << "\nevery verb takes -q (warnings and errors only) and -v (debug detail).\n'vpnlab VERB --help' describes one "
+         "verb.\n\n"
       << exit_codes_usage_text();
 }
 
@@ -71,7 +76,11 @@ void print_usage(std::ostream& out) {
 int cmd_complete(const std::vector<std::string>& words_in) {
   if (words_in.empty()) return 0;
   int cword = 0;
-  try { cword = std::stoi(words_in[0]); } catch (...) { return 0; }
+  try {
+    cword = std::stoi(words_in[0]);
+  } catch (...) {
+    return 0;
+  }
   std::vector<std::string> words(words_in.begin() + 1, words_in.end());
   // COMP_CWORD counts "vpnlab" as word 0; the word being completed may be past the end.
   if (cword < 1 || static_cast<size_t>(cword) > words.size() + 1) return 0;
@@ -115,7 +124,9 @@ int cmd_complete(const std::vector<std::string>& words_in) {
     positional.push_back(w);
   }
   static const std::map<std::string, std::vector<const char*>> subcommands = {
-      {"image", {"build", "list", "clean"}}, {"history", {"import", "export", "report", "check"}}, {"product", {"new"}}};
+      {"image", {"build", "list", "clean"}},
+      {"history", {"import", "export", "report", "check"}},
+      {"product", {"new"}}};
   if (auto it = subcommands.find(verb->name); it != subcommands.end() && positional.empty()) {
     for (const char* sub : it->second) offer(sub);
     return 0;
@@ -128,7 +139,8 @@ int cmd_complete(const std::vector<std::string>& words_in) {
   }
   // compare RUN A B: A and B are the run's products.
   if (std::string(verb->name) == "compare" && (positional.size() == 1 || positional.size() == 2)) {
-    if (auto env = read_environment(positional[0], /*required=*/false); env && env->contains("products") && (*env)["products"].is_object())
+    if (auto env = read_environment(positional[0], /*required=*/false);
+        env && env->contains("products") && (*env)["products"].is_object())
       for (const auto& [name, product] : (*env)["products"].items()) offer(name);
     return 0;
   }

@@ -5,18 +5,18 @@
 #include <fstream>
 #include <iostream>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
+#include "lab/app/history_append.h"
+#include "lab/base/fs_util.h"
 #include "lab/base/terminal_text.h"
 #include "lab/base/text_table.h"
-#include "lab/app/history_append.h"
 #include "lab/cli/json_output.h"
 #include "lab/history/history_check.h"
 #include "lab/history/history_jsonl.h"
 #include "lab/history/history_page.h"
 #include "lab/history/history_store.h"
-#include "lab/base/fs_util.h"
 
 namespace vpnlab {
 
@@ -66,18 +66,24 @@ int list_runs(HistoryStore& store, bool json) {
   TextTable t({-22, -21, -28, 9, -1});
   std::cout << t.line({"run", "started", "topology", "valid", "products"});
   for (const auto& r : *runs)
-    std::cout << t.line({r.run_id, r.started, r.topology_file, std::to_string(r.valid) + "/" + std::to_string(r.rows), r.products});
-  if (!runs->empty()) std::cout << "a product's figures over these runs: vpnlab history --product NAME [--metric ratio] [--by version]\n";
+    std::cout << t.line(
+        {r.run_id, r.started, r.topology_file, std::to_string(r.valid) + "/" + std::to_string(r.rows), r.products});
+  if (!runs->empty())
+    std::cout << "a product's figures over these runs: vpnlab history --product NAME [--metric ratio] [--by version]\n";
   return 0;
 }
 
 void print_trend(const Trend& t) {
-  std::cout << "\n" << t.product << " \u2014 " << t.test << " \u2014 " << t.metric.title << " (environment: " << t.environment << ")\n";
+  std::cout << "\n"
+            << t.product << " \u2014 " << t.test << " \u2014 " << t.metric.title << " (environment: " << t.environment
+            << ")\n";
   TextTable table({-22, -21, -24, -14, 4, 10, -22, -1});
   std::cout << table.line({"run", "started", "product", "version", "n", "value", "95 % interval", ""});
   for (const auto& p : t.points)
-    std::cout << table.line({p.run_id, p.started, p.product, p.version, std::to_string(p.n), history_figure(p.value),
-                             p.n >= 2 ? "[" + history_figure(p.low) + ", " + history_figure(p.high) + "]" : "(one sample)", p.change_point ? "<- a new level starts" : ""});
+    std::cout << table.line(
+        {p.run_id, p.started, p.product, p.version, std::to_string(p.n), history_figure(p.value),
+         p.n >= 2 ? "[" + history_figure(p.low) + ", " + history_figure(p.high) + "]" : "(one sample)",
+         p.change_point ? "<- a new level starts" : ""});
   if (!t.apart.empty()) {
     std::cout << t.apart.size() << " point(s) measured in other environments, not in this series:";
     for (const auto& p : t.apart) std::cout << " " << p.run_id << " (" << history_figure(p.value) << ")";
@@ -96,7 +102,8 @@ Result<std::vector<Trend>> trends_asked(HistoryStore& store, const Args& a, Hist
   // Nothing at all is most likely a misspelt name or test: said, not an empty answer.
   if (trends.empty() && !(product.empty() && a.test.empty()))
     return make_error(store.path() + ": no run has " + (product.empty() ? "" : "product '" + product + "'") +
-                          (product.empty() || a.test.empty() ? "" : " in ") + (a.test.empty() ? "" : "test '" + a.test + "'") + " with " + m->title,
+                          (product.empty() || a.test.empty() ? "" : " in ") +
+                          (a.test.empty() ? "" : "test '" + a.test + "'") + " with " + m->title,
                       "'vpnlab history' lists the runs and their products");
   return trends;
 }
@@ -109,7 +116,8 @@ int show_series(HistoryStore& store, const Args& a) {
     std::cout << history_series_json(store.path(), metric.key, a.by_version, *trends).dump(2) << "\n";
     return 0;
   }
-  std::cout << store.path() << ": " << metric.title << ", each point a run's geometric mean with its 95 % interval, comparable runs only\n";
+  std::cout << store.path() << ": " << metric.title
+            << ", each point a run's geometric mean with its 95 % interval, comparable runs only\n";
   for (const auto& t : *trends) print_trend(t);
   return 0;
 }
@@ -150,7 +158,8 @@ int export_runs(HistoryStore& store, const Args& a) {
   std::ostringstream out;
   auto n = export_jsonl(store, out);
   if (!n) return fail(with_context(n.error(), a.out_dir));
-  if (auto s = write_file(a.out_dir, out.str(), 0644); !s) return fail(make_error(s.error().message, "give --out a regular file in a writable directory"));
+  if (auto s = write_file(a.out_dir, out.str(), 0644); !s)
+    return fail(make_error(s.error().message, "give --out a regular file in a writable directory"));
   std::cerr << "history export: " << *n << " run(s) to " << a.out_dir << "\n";
   return 0;
 }
@@ -162,13 +171,16 @@ int cmd_history(const Args& a) {
   if (!sub.empty() && sub != "import" && sub != "export" && sub != "report" && sub != "check")
     return usage_error("history", "'" + sub + "' is not a history command (import, export, report, check)");
   if (sub == "import" && a.positional.size() < 2)
-    return usage_error("history", "give the run directories or exported files to import: history import RUN_DIR|FILE.jsonl...");
-  if (sub != "import" && a.positional.size() > 1) return usage_error("history", "'" + a.positional[1] + "': history " + sub + " takes no file");
+    return usage_error("history",
+                       "give the run directories or exported files to import: history import RUN_DIR|FILE.jsonl...");
+  if (sub != "import" && a.positional.size() > 1)
+    return usage_error("history", "'" + a.positional[1] + "': history " + sub + " takes no file");
   if (a.products.size() > 1) return usage_error("history", "give one --product");
   // Only import writes; every other history verb reads, and opens the file read-only.
   auto store = open_history(a.history_path, sub == "import" ? HistoryAccess::read_write : HistoryAccess::read_only);
   if (!store) return fail(store.error());
-  if (sub == "import") return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()), a.replace);
+  if (sub == "import")
+    return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()), a.replace);
   if (sub == "export") return export_runs(*store, a);
   if (sub == "report") return write_page(*store, a);
   if (sub == "check") return check(*store, a);

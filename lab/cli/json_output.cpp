@@ -3,15 +3,16 @@
 #include <cmath>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/json_depth.h"
 #include "lab/model/sweep.h"
 #include "lab/run/environment.h"
-#include "lab/base/json_depth.h"
 
 namespace vpnlab {
 
 using nlohmann::json;
 
-json product_json(const std::string& name, const Result<ProductSpec>& spec, const std::optional<Availability>& availability) {
+json product_json(const std::string& name, const Result<ProductSpec>& spec,
+                  const std::optional<Availability>& availability) {
   json p = {{"name", name}};
   if (!spec) {
     p["valid"] = false;
@@ -27,11 +28,14 @@ json product_json(const std::string& name, const Result<ProductSpec>& spec, cons
   p["overhead"] = spec->overhead;
   p["max_mtu"] = spec->max_mtu;
   p["packages"] = spec->packages;
-  p["origin"] = spec->origin;  // Debian's package, or the registry build's command and cache dir
+  p["origin"] = spec->origin;   // Debian's package, or the registry build's command and cache dir
   json builds = json::array();  // the [[source]] builds: --product NAME@VERSION
   for (const auto& src : spec->sources) {
-    builds.push_back({{"version", src.version}, {"command", src.command()}, {"default", src.is_default},
-                      {"dir", product_build_dir(src.owner(name), src.version)}, {"built", build_is_there(src.owner(name), src)}});
+    builds.push_back({{"version", src.version},
+                      {"command", src.command()},
+                      {"default", src.is_default},
+                      {"dir", product_build_dir(src.owner(name), src.version)},
+                      {"built", build_is_there(src.owner(name), src)}});
   }
   p["builds"] = builds;
   if (availability) {
@@ -50,23 +54,29 @@ namespace {
 
 const char* when_name(PlanRoute::When w) {
   switch (w) {
-    case PlanRoute::When::always: return "always";
-    case PlanRoute::When::tunnel: return "tunnel";
-    case PlanRoute::When::baseline: return "baseline";
+    case PlanRoute::When::always:
+      return "always";
+    case PlanRoute::When::tunnel:
+      return "tunnel";
+    case PlanRoute::When::baseline:
+      return "baseline";
   }
   return "always";
 }
 
 json test_json(const PlanTest& t) {
   const TestSpec& s = t.spec;
-  json j = {{"name", s.name}, {"kind", s.kind}, {"size", s.size}, {"client", s.client}, {"servers", s.servers}, {"streams", s.streams}, {"reverse", s.reverse},
-            {"bidirectional", s.bidirectional}, {"udp", s.udp}, {"underlay_links", t.underlay_links}};
+  json j = {{"name", s.name},       {"kind", s.kind},
+            {"size", s.size},       {"client", s.client},
+            {"servers", s.servers}, {"streams", s.streams},
+            {"reverse", s.reverse}, {"bidirectional", s.bidirectional},
+            {"udp", s.udp},         {"underlay_links", t.underlay_links}};
   j["mss"] = s.mss ? json(*s.mss) : json(nullptr);
   j["bitrate_bps"] = s.bitrate_bps;
   j["length"] = s.length;
-  j["sweep_of"] = s.sweep_of;             // "": not a point of a sweep
-  j["point"] = point_text(s.point);       // "streams=8;length=64"
-  j["lab_point"] = s.lab_point;           // index into lab_points; -1: none
+  j["sweep_of"] = s.sweep_of;        // "": not a point of a sweep
+  j["point"] = point_text(s.point);  // "streams=8;length=64"
+  j["lab_point"] = s.lab_point;      // index into lab_points; -1: none
   return j;
 }
 
@@ -76,22 +86,44 @@ json plan_json(const Plan& plan) {
   json nodes = json::array();
   for (const auto& n : plan.nodes) {
     json underlay = json::array();
-    for (const auto& u : n.underlay) underlay.push_back({{"link", u.link}, {"ifname", u.ifname}, {"addr", u.addr.str()}, {"carrier", u.carrier}});
+    for (const auto& u : n.underlay)
+      underlay.push_back({{"link", u.link}, {"ifname", u.ifname}, {"addr", u.addr.str()}, {"carrier", u.carrier}});
     json sites = json::array();
     for (const auto& s : n.sites) sites.push_back(s.str());
-    nodes.push_back({{"name", n.name}, {"namespace", n.ns}, {"vpn", n.vpn}, {"gateway", n.gateway}, {"overlay", n.overlay.str()},
-                     {"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"default_cpus", n.default_cpus}, {"underlay", underlay}, {"sites", sites}});
+    nodes.push_back({{"name", n.name},
+                     {"namespace", n.ns},
+                     {"vpn", n.vpn},
+                     {"gateway", n.gateway},
+                     {"overlay", n.overlay.str()},
+                     {"cpus", n.cpus},
+                     {"load_cpus", n.load_cpus},
+                     {"default_cpus", n.default_cpus},
+                     {"underlay", underlay},
+                     {"sites", sites}});
   }
   json links = json::array();
   for (const auto& v : plan.veths)
-    links.push_back({{"link", v.link}, {"ns_a", v.ns_a}, {"if_a", v.if_a}, {"addr_a", v.addr_a ? json(v.addr_a->str()) : json(nullptr)},
-                     {"ns_b", v.ns_b}, {"if_b", v.if_b}, {"addr_b", v.addr_b ? json(v.addr_b->str()) : json(nullptr)},
-                     {"bridge", v.master_b}, {"mtu", v.mtu}, {"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms},
-                     {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct}, {"reorder", v.reorder}, {"profile", v.profile}});
+    links.push_back({{"link", v.link},
+                     {"ns_a", v.ns_a},
+                     {"if_a", v.if_a},
+                     {"addr_a", v.addr_a ? json(v.addr_a->str()) : json(nullptr)},
+                     {"ns_b", v.ns_b},
+                     {"if_b", v.if_b},
+                     {"addr_b", v.addr_b ? json(v.addr_b->str()) : json(nullptr)},
+                     {"bridge", v.master_b},
+                     {"mtu", v.mtu},
+                     {"rate_bps", v.rate_bps},
+                     {"delay_ms", v.delay_ms},
+                     {"jitter_ms", v.jitter_ms},
+                     {"loss_pct", v.loss_pct},
+                     {"reorder", v.reorder},
+                     {"profile", v.profile}});
   json bridges = json::array();
-  for (const auto& b : plan.bridges) bridges.push_back({{"link", b.link}, {"namespace", b.ns}, {"name", b.name}, {"mtu", b.mtu}});
+  for (const auto& b : plan.bridges)
+    bridges.push_back({{"link", b.link}, {"namespace", b.ns}, {"name", b.name}, {"mtu", b.mtu}});
   json routes = json::array();
-  for (const auto& r : plan.routes) routes.push_back({{"node", r.node}, {"dest", r.dest.str()}, {"via", r.via.str()}, {"when", when_name(r.when)}});
+  for (const auto& r : plan.routes)
+    routes.push_back({{"node", r.node}, {"dest", r.dest.str()}, {"via", r.via.str()}, {"when", when_name(r.when)}});
   json tests = json::array();
   for (const auto& t : plan.tests) tests.push_back(test_json(t));
   return {{"schema", kJsonSchema},
@@ -102,9 +134,15 @@ json plan_json(const Plan& plan) {
           {"overlay", {{"subnet", plan.overlay_subnet.str()}, {"mtu", plan.overlay_mtu}, {"port", plan.overlay_port}}},
           {"products", plan.products},
           {"bench",
-           {{"samples", plan.samples}, {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s}, {"interleaved", plan.interleave},
-            {"pinned", plan.pinned}, {"rps", plan.rps}, {"threads", plan.threads ? json(*plan.threads) : json(nullptr)},
-            {"precision", plan.precision ? json(*plan.precision) : json(nullptr)}, {"max_time_s", plan.max_time_s},
+           {{"samples", plan.samples},
+            {"duration_s", plan.duration_s},
+            {"warmup_s", plan.warmup_s},
+            {"interleaved", plan.interleave},
+            {"pinned", plan.pinned},
+            {"rps", plan.rps},
+            {"threads", plan.threads ? json(*plan.threads) : json(nullptr)},
+            {"precision", plan.precision ? json(*plan.precision) : json(nullptr)},
+            {"max_time_s", plan.max_time_s},
             {"estimated_s", plan.estimated_seconds()}}},
           {"lab_points", lab_points_json(plan)},
           {"variants", variants_json(plan)},
@@ -133,20 +171,36 @@ json diff_json(const DiffOutcome& diff, const Thresholds& thresholds) {
     json cs = json::array();
     for (const auto& c : from) {
       auto limit = thresholds.of(c.metric);
-      cs.push_back({{"product", c.product}, {"test", c.test}, {"metric", c.metric}, {"n_a", c.n_a}, {"n_b", c.n_b}, {"ratio", c.ratio},
-                    {"ci_low", c.ci_low}, {"ci_high", c.ci_high}, {"level", c.level}, {"coverage", c.coverage}, {"family", c.family},
-                    {"p", c.p_value}, {"p_adjusted", c.p_adjusted}, {"detectable", detectable_json(c)},
-                    {"verdict", c.verdict}, {"fails_threshold", limit ? fails_threshold(c, *limit) : false}});
+      cs.push_back({{"product", c.product},
+                    {"test", c.test},
+                    {"metric", c.metric},
+                    {"n_a", c.n_a},
+                    {"n_b", c.n_b},
+                    {"ratio", c.ratio},
+                    {"ci_low", c.ci_low},
+                    {"ci_high", c.ci_high},
+                    {"level", c.level},
+                    {"coverage", c.coverage},
+                    {"family", c.family},
+                    {"p", c.p_value},
+                    {"p_adjusted", c.p_adjusted},
+                    {"detectable", detectable_json(c)},
+                    {"verdict", c.verdict},
+                    {"fails_threshold", limit ? fails_threshold(c, *limit) : false}});
     }
     return cs;
   };
   auto opt = [](std::optional<double> x) { return x ? json(*x) : json(nullptr); };
   json provenance = json::array();
-  for (const auto& d : diff.provenance) provenance.push_back({{"what", d.what}, {"a", d.a}, {"b", d.b}, {"refuses", d.refuses}});
+  for (const auto& d : diff.provenance)
+    provenance.push_back({{"what", d.what}, {"a", d.a}, {"b", d.b}, {"refuses", d.refuses}});
   return {{"schema", kJsonSchema},
           {"threshold", opt(thresholds.gbps)},
-          {"thresholds", {{"gbps", opt(thresholds.gbps)}, {"cpu_s_per_gbit", opt(thresholds.cpu)}, {"daemon_rss_kb", opt(thresholds.rss)},
-                          {"latency_p99_ms", opt(thresholds.p99)}}},
+          {"thresholds",
+           {{"gbps", opt(thresholds.gbps)},
+            {"cpu_s_per_gbit", opt(thresholds.cpu)},
+            {"daemon_rss_kb", opt(thresholds.rss)},
+            {"latency_p99_ms", opt(thresholds.p99)}}},
           {"gate_failed", diff.gate_failed},
           {"provenance", provenance},
           {"comparisons", list(diff.comparisons)},
@@ -183,8 +237,13 @@ json effects_json(const EffectsOutcome& e) {
 json history_runs_json(const std::string& path, const std::vector<HistoryRun>& runs) {
   json out = json::array();
   for (const auto& r : runs)
-    out.push_back({{"run_id", r.run_id}, {"started", r.started}, {"topology_file", r.topology_file}, {"vpnlab_version", r.vpnlab_version},
-                   {"products", r.products}, {"rows", r.rows}, {"valid", r.valid}});
+    out.push_back({{"run_id", r.run_id},
+                   {"started", r.started},
+                   {"topology_file", r.topology_file},
+                   {"vpnlab_version", r.vpnlab_version},
+                   {"products", r.products},
+                   {"rows", r.rows},
+                   {"valid", r.valid}});
   return {{"schema", kJsonSchema}, {"history", path}, {"runs", out}};
 }
 
@@ -193,32 +252,60 @@ namespace {
 json points_json(const std::vector<TrendPoint>& points) {
   json out = json::array();
   for (const auto& p : points)
-    out.push_back({{"run_id", p.run_id}, {"started", p.started}, {"product", p.product}, {"version", p.version}, {"n", p.n}, {"value", p.value},
-                   {"ci_low", p.low}, {"ci_high", p.high}, {"change_point", p.change_point}});
+    out.push_back({{"run_id", p.run_id},
+                   {"started", p.started},
+                   {"product", p.product},
+                   {"version", p.version},
+                   {"n", p.n},
+                   {"value", p.value},
+                   {"ci_low", p.low},
+                   {"ci_high", p.high},
+                   {"change_point", p.change_point}});
   return out;
 }
 
 }  // namespace
 
-json history_series_json(const std::string& path, const std::string& metric, bool by_version, const std::vector<Trend>& trends) {
+json history_series_json(const std::string& path, const std::string& metric, bool by_version,
+                         const std::vector<Trend>& trends) {
   json series = json::array();
   for (const auto& t : trends)
-    series.push_back({{"product", t.product}, {"test", t.test}, {"metric", t.metric.key}, {"environment", t.environment},
-                      {"points", points_json(t.points)}, {"apart", points_json(t.apart)}});
-  return {{"schema", kJsonSchema}, {"history", path}, {"metric", metric}, {"by", by_version ? "version" : "date"}, {"series", series}};
+    series.push_back({{"product", t.product},
+                      {"test", t.test},
+                      {"metric", t.metric.key},
+                      {"environment", t.environment},
+                      {"points", points_json(t.points)},
+                      {"apart", points_json(t.apart)}});
+  return {{"schema", kJsonSchema},
+          {"history", path},
+          {"metric", metric},
+          {"by", by_version ? "version" : "date"},
+          {"series", series}};
 }
 
 json history_check_json(const std::string& path, const std::string& metric, double threshold, const CheckOutcome& o) {
   json lines = json::array();
   for (const auto& l : o.lines)
-    lines.push_back({{"product", l.product}, {"test", l.test}, {"history", l.result.history}, {"newest", l.newest}, {"ratio", l.result.ratio},
-                     {"ci_low", l.result.low}, {"ci_high", l.result.high}, {"level", l.result.level}, {"verdict", l.result.verdict},
-                     {"regression", l.result.regression}, {"detectable", l.result.detectable}});
-  return {{"schema", kJsonSchema}, {"history", path}, {"metric", metric}, {"threshold", threshold}, {"newest_run", o.newest_run},
-          {"environment", o.environment}, {"family", o.family}, {"detectable", o.detectable}, {"exit_code", o.exit_code}, {"lines", lines}};
+    lines.push_back({{"product", l.product},
+                     {"test", l.test},
+                     {"history", l.result.history},
+                     {"newest", l.newest},
+                     {"ratio", l.result.ratio},
+                     {"ci_low", l.result.low},
+                     {"ci_high", l.result.high},
+                     {"level", l.result.level},
+                     {"verdict", l.result.verdict},
+                     {"regression", l.result.regression},
+                     {"detectable", l.result.detectable}});
+  return {{"schema", kJsonSchema},      {"history", path},
+          {"metric", metric},           {"threshold", threshold},
+          {"newest_run", o.newest_run}, {"environment", o.environment},
+          {"family", o.family},         {"detectable", o.detectable},
+          {"exit_code", o.exit_code},   {"lines", lines}};
 }
 
-nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunReport& report, const RunOutputs& outputs) {
+nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunReport& report,
+                        const RunOutputs& outputs) {
   auto from_file = [&](const std::string& name) {
     // The run's own files, just written; a missing or torn one is null, never an abort.
     return parse_json_bounded(read_file_text(run_dir + "/" + name));
@@ -226,7 +313,11 @@ nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunRe
   json env = from_file("environment.json"), summary = from_file("summary.json");
   json products = json::array();
   for (const auto& p : report.products)
-    products.push_back({{"product", p.product}, {"started", p.started}, {"failure", p.failure}, {"leftovers", p.leftovers}, {"plaintext", p.plaintext}});
+    products.push_back({{"product", p.product},
+                        {"started", p.started},
+                        {"failure", p.failure},
+                        {"leftovers", p.leftovers},
+                        {"plaintext", p.plaintext}});
   return {{"schema", kJsonSchema},
           {"run_id", run_dir.substr(run_dir.rfind('/') + 1)},
           {"run_dir", run_dir},
@@ -246,8 +337,14 @@ nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunRe
 json validate_json(const std::string& file, const Plan& plan) {
   json tests = json::array();
   for (const auto& t : plan.tests) tests.push_back(t.spec.name);
-  return {{"schema", kJsonSchema},       {"file", file},       {"backend", plan.backend}, {"nodes", plan.nodes.size()},
-          {"veth_pairs", plan.veths.size()}, {"bridges", plan.bridges.size()}, {"tests", tests}, {"products", plan.products}};
+  return {{"schema", kJsonSchema},
+          {"file", file},
+          {"backend", plan.backend},
+          {"nodes", plan.nodes.size()},
+          {"veth_pairs", plan.veths.size()},
+          {"bridges", plan.bridges.size()},
+          {"tests", tests},
+          {"products", plan.products}};
 }
 
 json cleanup_json(bool dry_run, const std::vector<std::string>& remote, const std::vector<std::string>& local) {

@@ -1,5 +1,5 @@
-// `--json` of `products`, `plan`, `validate`, `cleanup`, `diff`, `compare`, `history` and `run`: stable keys (README, "Machine-readable output"),
-// pinned by golden files in tests/data/json/ and by the JSON Schemas in schemas/ (each
+// `--json` of `products`, `plan`, `validate`, `cleanup`, `diff`, `compare`, `history` and `run`: stable keys (README,
+// "Machine-readable output"), pinned by golden files in tests/data/json/ and by the JSON Schemas in schemas/ (each
 // document validated against its own in ctest's package.json_schemas). A key is only ever
 // added, never renamed.
 #pragma once
@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/cli/compare_command.h"
 #include "lab/app/run_outputs.h"
+#include "lab/cli/compare_command.h"
 #include "lab/cli/diff_command.h"
 #include "lab/history/history_check.h"
 #include "lab/history/history_store.h"
@@ -24,7 +24,8 @@ namespace vpnlab {
 inline constexpr int kJsonSchema = 1;  // "schema" of every --json document
 
 // One product as `products --json` lists it; `spec` is empty when its product.toml is invalid.
-nlohmann::json product_json(const std::string& name, const Result<ProductSpec>& spec, const std::optional<Availability>& availability);
+nlohmann::json product_json(const std::string& name, const Result<ProductSpec>& spec,
+                            const std::optional<Availability>& availability);
 
 // `products --json`: the folder read and its products (each a product_json).
 nlohmann::json products_listing_json(const std::string& products_path, nlohmann::json products);
@@ -37,7 +38,8 @@ nlohmann::json validate_json(const std::string& file, const Plan& plan);
 
 // `cleanup --json`: what was removed (or, with --dry-run, would be), on a hosts topology's
 // hosts (`remote`) and on this machine (`local`), one line per object.
-nlohmann::json cleanup_json(bool dry_run, const std::vector<std::string>& remote, const std::vector<std::string>& local);
+nlohmann::json cleanup_json(bool dry_run, const std::vector<std::string>& remote,
+                            const std::vector<std::string>& local);
 
 nlohmann::json diff_json(const DiffOutcome& diff, const Thresholds& thresholds);
 
@@ -47,11 +49,14 @@ nlohmann::json effects_json(const EffectsOutcome& e);  // compare RUN --effects
 // `history --json` of the file at `path`: its runs; with --product, the series; `history
 // check --json`: the newest run judged against each series' comparable past.
 nlohmann::json history_runs_json(const std::string& path, const std::vector<HistoryRun>& runs);
-nlohmann::json history_series_json(const std::string& path, const std::string& metric, bool by_version, const std::vector<Trend>& trends);
-nlohmann::json history_check_json(const std::string& path, const std::string& metric, double threshold, const CheckOutcome& outcome);
+nlohmann::json history_series_json(const std::string& path, const std::string& metric, bool by_version,
+                                   const std::vector<Trend>& trends);
+nlohmann::json history_check_json(const std::string& path, const std::string& metric, double threshold,
+                                  const CheckOutcome& outcome);
 
 // `run --json`, once the run ended with `exit_status`: where it is, how it ended, and the
 // summary's rows (summary.json as written; null when it could not be).
-nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunReport& report, const RunOutputs& outputs);
+nlohmann::json run_json(const std::string& run_dir, int exit_status, const RunReport& report,
+                        const RunOutputs& outputs);
 
 }  // namespace vpnlab

@@ -12,8 +12,8 @@
 #include "lab/base/exit_codes.h"
 #include "lab/base/terminal_door.h"
 #include "lab/cli/help.h"
-#include "lab/cli/version.h"
 #include "lab/cli/verbs/verb.h"
+#include "lab/cli/version.h"
 #include "lab/model/toml_reader.h"
 #include "lab/run/interrupt.h"
 #include "lab/run/progress.h"
@@ -55,7 +55,8 @@ int unknown_verb(const std::string& verb) {
   std::vector<std::string> names;
   for (const Verb* v : verb_table()) names.push_back(v->name);
   std::string guess = closest_match(verb, names);
-  std::cerr << "vpnlab: error: unknown verb '" << verb << "'\nhint: " << (guess.empty() ? "see 'vpnlab --help'" : "did you mean '" + guess + "'?") << "\n";
+  std::cerr << "vpnlab: error: unknown verb '" << verb
+            << "'\nhint: " << (guess.empty() ? "see 'vpnlab --help'" : "did you mean '" + guess + "'?") << "\n";
   return kExitUsage;
 }
 

@@ -13,10 +13,10 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
+#include "lab/base/trusted_dir.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/names.h"
 #include "lab/model/product_spec.h"
-#include "lab/base/trusted_dir.h"
 
 namespace vpnlab {
 
@@ -47,7 +47,8 @@ void point_argvs_at(toml::table& root, const std::string& original, const std::s
 }
 
 Status check_binary(const std::string& binary) {
-  if (binary.empty() || binary[0] != '/') return make_error("--binary '" + binary + "' is not an absolute path", "give the full path of your build");
+  if (binary.empty() || binary[0] != '/')
+    return make_error("--binary '" + binary + "' is not an absolute path", "give the full path of your build");
   return check_program_file("--binary " + binary, binary);
 }
 
@@ -57,7 +58,7 @@ Status copy_templates(const std::string& from, const std::string& to) {
   if (!dir) return make_error("cannot read " + from + ": " + errno_text(errno));
   while (dirent* e = readdir(dir.get())) {
     const std::string n = e->d_name;
-    struct stat st{};
+    struct stat st {};
     if (n == "product.toml" || lstat((from + "/" + n).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     auto text = read_input_file(from + "/" + n, kMaxProductFileBytes);
     if (!text) return text.error();
@@ -77,15 +78,19 @@ std::string user_products_dir() {
   return std::string(home && *home ? home : "/root") + "/.config/vpnlab/products";
 }
 
-Result<std::string> new_product(const std::string& products_path, const std::string& into, const std::string& name, const std::string& base,
-                                const std::string& binary) {
+Result<std::string> new_product(const std::string& products_path, const std::string& into, const std::string& name,
+                                const std::string& base, const std::string& binary) {
   if (!is_lab_name(name, kMaxProductLabel))
-    return make_error("product name '" + name + "' is invalid", "1 to " + std::to_string(kMaxProductLabel) + " characters from [a-z0-9-], not starting with '-'");
+    return make_error("product name '" + name + "' is invalid",
+                      "1 to " + std::to_string(kMaxProductLabel) + " characters from [a-z0-9-], not starting with '-'");
   if (auto taken = load_product(products_path, name); taken || taken.error().message.rfind("unknown product", 0) != 0)
-    return make_error("a product '" + name + "' exists already" + (taken ? " (" + taken->dir + ")" : ""), "choose another name");
+    return make_error("a product '" + name + "' exists already" + (taken ? " (" + taken->dir + ")" : ""),
+                      "choose another name");
   auto spec = load_product(products_path, base);
   if (!spec) return with_context(spec.error(), "--from " + base);
-  if (spec->binaries.empty()) return make_error("product '" + base + "' names no binary to replace", "choose a product that runs a program of its own");
+  if (spec->binaries.empty())
+    return make_error("product '" + base + "' names no binary to replace",
+                      "choose a product that runs a program of its own");
   if (auto s = check_binary(binary); !s) return s.error();
   auto text = read_input_file(spec->dir + "/product.toml", kMaxProductFileBytes);
   if (!text) return text.error();
@@ -100,10 +105,13 @@ Result<std::string> new_product(const std::string& products_path, const std::str
     // The base's other programs (Tailscale's CLI and headscale) may come from its registry
     // build: the new product runs them from there, by path, since it has no build of its own.
     if (!spec->not_built.empty() && bins->size() > 1)
-      return make_error("--from " + base + ": its registry build is not made yet, and your product would run its other programs from there",
-                        "run 'vpnlab products build " + base + "' first");
+      return make_error(
+          "--from " + base +
+              ": its registry build is not made yet, and your product would run its other programs from there",
+          "run 'vpnlab products build " + base + "' first");
     for (size_t i = 1; i < bins->size() && i < spec->binaries.size(); ++i)
-      if (auto* name = bins->get(i)->as_string(); name && spec->binaries[i].front() == '/' && name->get() != spec->binaries[i]) {
+      if (auto* name = bins->get(i)->as_string();
+          name && spec->binaries[i].front() == '/' && name->get() != spec->binaries[i]) {
         const std::string was = name->get();
         *name = spec->binaries[i];
         point_argvs_at(root, was, spec->binaries[i]);
@@ -119,24 +127,26 @@ Result<std::string> new_product(const std::string& products_path, const std::str
     return e;
   };
   std::ostringstream out;
-  out << "# Made by 'vpnlab product new " << name << " --from " << base << " --binary " << binary << "' from " << spec->dir
-      << "\n# (its templates are copies). Edit freely: products/README.md has the format.\n"
+  out << "# Made by 'vpnlab product new " << name << " --from " << base << " --binary " << binary << "' from "
+      << spec->dir << "\n# (its templates are copies). Edit freely: products/README.md has the format.\n"
       << root << "\n";
   if (auto s = write_file(dest + "/product.toml", out.str(), 0644); !s) return undo(s.error());
   if (auto s = copy_templates(spec->dir, dest); !s) return undo(s.error());
-  if (auto check = load_product(into, name); !check) return undo(with_context(check.error(), "the new product does not load"));
+  if (auto check = load_product(into, name); !check)
+    return undo(with_context(check.error(), "the new product does not load"));
   return dest;
 }
 
 int cmd_product(const Args& a) {
   if (a.positional.size() != 2 || a.positional[0] != "new")
     return usage_error("product", "expected 'product new NAME --from PRODUCT --binary /path/to/your/build'");
-  if (a.from_dir.empty() || a.binary.empty()) return usage_error("product", "'product new' needs --from PRODUCT and --binary PATH");
+  if (a.from_dir.empty() || a.binary.empty())
+    return usage_error("product", "'product new' needs --from PRODUCT and --binary PATH");
   const std::string into = user_products_dir();
   auto dest = new_product(products_path(own_binary_dir()), into, a.positional[1], a.from_dir, a.binary);
   if (!dest) return fail(dest.error());
-  std::cout << "product '" << a.positional[1] << "' written to " << *dest << " (from '" << a.from_dir << "', running " << a.binary
-            << ")\nrun it: vpnlab run topologies/quick.toml --product " << a.positional[1] << "\n";
+  std::cout << "product '" << a.positional[1] << "' written to " << *dest << " (from '" << a.from_dir << "', running "
+            << a.binary << ")\nrun it: vpnlab run topologies/quick.toml --product " << a.positional[1] << "\n";
   return 0;
 }
 

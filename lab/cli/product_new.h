@@ -15,8 +15,8 @@ std::string user_products_dir();
 // Writes INTO/NAME from BASE (found on products_path) with `binary` as its main binary;
 // returns the folder. Refuses a taken name, a binary that is not an absolute path to an
 // executable file, and a BASE that names no binary; leaves nothing behind on failure.
-Result<std::string> new_product(const std::string& products_path, const std::string& into, const std::string& name, const std::string& base,
-                                const std::string& binary);
+Result<std::string> new_product(const std::string& products_path, const std::string& into, const std::string& name,
+                                const std::string& base, const std::string& binary);
 
 int cmd_product(const Args& a);
 

@@ -7,11 +7,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "lab/app/cleanup.h"
+#include "lab/app/run_request.h"
 #include "lab/backends/netns/netns_runtime.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/args.h"
-#include "lab/app/cleanup.h"
-#include "lab/app/run_request.h"
 #include "lab/kernel/namespace.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
@@ -28,8 +28,8 @@ namespace {
 
 // One product on one mesh size: planned (a product that cannot form a mesh is refused
 // here, before anything exists), measured, its state on record while its lab exists.
-Result<ScaleRow> one_mesh(const ScaleSpec& spec, int n, const std::string& product, const std::string& run_dir, ScaleRound round,
-                          bool* interrupted) {
+Result<ScaleRow> one_mesh(const ScaleSpec& spec, int n, const std::string& product, const std::string& run_dir,
+                          ScaleRound round, bool* interrupted) {
   std::string dir = run_dir + "/mesh-" + std::to_string(n);
   if (auto s = make_dirs(dir, 0750); !s) return s.error();
   std::string topo = dir + "/topology.toml";
@@ -42,7 +42,8 @@ Result<ScaleRow> one_mesh(const ScaleSpec& spec, int n, const std::string& produ
   auto plan = plan_request(request);
   if (!plan || !spec_of->tunnel) {
     ScaleRow refused{product, n};
-    refused.reason = "refused: " + (plan ? "'" + product + "' makes no tunnel: there is no mesh to converge" : plan.error().message);
+    refused.reason =
+        "refused: " + (plan ? "'" + product + "' makes no tunnel: there is no mesh to converge" : plan.error().message);
     return refused;
   }
   RunState state{plan->run_id, plan->lab, topo, dir, static_cast<int>(getpid()), false, plan->namespaces()};
@@ -94,12 +95,14 @@ int run_scale(const ScaleRequest& request) {
       auto row = one_mesh(*spec, n, product, run_dir, round, &interrupted);
       if (!row) return fail(row.error());
       csv << scale_csv_line(*row) << "\n" << std::flush;
-      spdlog::info("  {}", row->converge_s >= 0 ? "converged in " + std::to_string(row->converge_s).substr(0, 5) + " s" : row->reason);
+      spdlog::info("  {}", row->converge_s >= 0 ? "converged in " + std::to_string(row->converge_s).substr(0, 5) + " s"
+                                                : row->reason);
       rows.push_back(*row);
     }
   if (!csv) return fail(make_error("cannot write " + run_dir + "/scale.csv", "free some disk space"));
   std::cout << scale_table(rows) << "rows: " << run_dir << "/scale.csv\n";
-  if (auto s = write_sections_report(run_dir, "vpnlab scale " + request.file, {scale_section(rows, round.cpu_count)}); !s)
+  if (auto s = write_sections_report(run_dir, "vpnlab scale " + request.file, {scale_section(rows, round.cpu_count)});
+      !s)
     spdlog::warn("no report: {}", s.error().message);
   else
     std::cout << "report: " << run_dir << "/report.html\n";

@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
+#include "lab/base/json_depth.h"
 #include "lab/cli/json_output.h"
 #include "lab/record/column_docs.h"
 #include "lab/record/results_csv.h"
-#include "lab/base/json_depth.h"
 
 namespace vpnlab {
 
@@ -16,20 +16,28 @@ constexpr const char* kIdBase = "https://vpnlab.invalid/schemas/";  // .invalid:
 
 const char* type_name(ColumnType t) {
   switch (t) {
-    case ColumnType::text: return "text";
-    case ColumnType::integer: return "integer";
-    case ColumnType::real: return "real";
-    case ColumnType::boolean: return "boolean";
+    case ColumnType::text:
+      return "text";
+    case ColumnType::integer:
+      return "integer";
+    case ColumnType::real:
+      return "real";
+    case ColumnType::boolean:
+      return "boolean";
   }
   return "text";
 }
 
 nlohmann::json json_type_of(ColumnType t) {
   switch (t) {
-    case ColumnType::text: return "string";
-    case ColumnType::integer: return {"integer", "null"};
-    case ColumnType::real: return {"number", "null"};
-    case ColumnType::boolean: return {"boolean", "null"};
+    case ColumnType::text:
+      return "string";
+    case ColumnType::integer:
+      return {"integer", "null"};
+    case ColumnType::real:
+      return {"number", "null"};
+    case ColumnType::boolean:
+      return {"boolean", "null"};
   }
   return "string";
 }
@@ -40,16 +48,20 @@ std::string results_csv_schema(SchemaFormat format) {
   if (format == SchemaFormat::json) {
     nlohmann::json cols = nlohmann::json::array();
     for (size_t i = 0; i < columns.size() && i < docs.size(); ++i)
-      cols.push_back({{"name", columns[i].first}, {"type", type_name(columns[i].second)}, {"unit", docs[i].unit},
-                      {"filled_by", docs[i].filled_by}, {"about", docs[i].about}, {"since", docs[i].since}});
+      cols.push_back({{"name", columns[i].first},
+                      {"type", type_name(columns[i].second)},
+                      {"unit", docs[i].unit},
+                      {"filled_by", docs[i].filled_by},
+                      {"about", docs[i].about},
+                      {"since", docs[i].since}});
     return nlohmann::json{{"schema", kJsonSchema}, {"name", "results.csv"}, {"columns", cols}}.dump(2) + "\n";
   }
   std::string out;
   if (format == SchemaFormat::markdown) {
     out = "| column | type | unit | filled by | meaning |\n|---|---|---|---|---|\n";
     for (size_t i = 0; i < columns.size() && i < docs.size(); ++i)
-      out += "| `" + columns[i].first + "` | " + type_name(columns[i].second) + " | " + docs[i].unit + " | " + docs[i].filled_by + " | " +
-             docs[i].about + " |\n";
+      out += "| `" + columns[i].first + "` | " + type_name(columns[i].second) + " | " + docs[i].unit + " | " +
+             docs[i].filled_by + " | " + docs[i].about + " |\n";
     return out;
   }
   out = "results.csv: " + std::to_string(columns.size()) +
@@ -59,7 +71,8 @@ std::string results_csv_schema(SchemaFormat format) {
   snprintf(buf, sizeof buf, "%-18s %-8s %-11s %-17s %s\n", "COLUMN", "TYPE", "UNIT", "FILLED BY", "MEANING");
   out += buf;
   for (size_t i = 0; i < columns.size() && i < docs.size(); ++i) {
-    snprintf(buf, sizeof buf, "%-18s %-8s %-11s %-17s ", columns[i].first.c_str(), type_name(columns[i].second), docs[i].unit, docs[i].filled_by);
+    snprintf(buf, sizeof buf, "%-18s %-8s %-11s %-17s ", columns[i].first.c_str(), type_name(columns[i].second),
+             docs[i].unit, docs[i].filled_by);
     out += buf + std::string(docs[i].about) + "\n";
   }
   return out;
@@ -110,7 +123,8 @@ nlohmann::json rows_jsonl_schema() {
           {"$id", std::string(kIdBase) + "rows.jsonl"},
           {"title", "vpnlab run --rows-jsonl (one line)"},
           {"description",
-           "One finished sample as run --rows-jsonl writes it, a line per sample: results.csv's columns by name, typed (a number not "
+           "One finished sample as run --rows-jsonl writes it, a line per sample: results.csv's columns by name, typed "
+           "(a number not "
            "measured is null). Generated from the column table by `vpnlab schema rows.jsonl`."},
           {"type", "object"},
           {"properties", properties},
@@ -120,12 +134,14 @@ nlohmann::json rows_jsonl_schema() {
 
 Result<std::string> schema_text(const std::string& name, SchemaFormat format) {
   if (name.empty()) {
-    if (format == SchemaFormat::markdown) return make_error("the list of names has no Markdown form", "drop --markdown");
+    if (format == SchemaFormat::markdown)
+      return make_error("the list of names has no Markdown form", "drop --markdown");
     return names_text(format);
   }
   if (name == "results.csv") return results_csv_schema(format);
   // The rest are JSON Schemas: the same text whether or not --json was given.
-  if (format == SchemaFormat::markdown) return make_error("only results.csv has a Markdown form: '" + name + "' is a JSON Schema", "drop --markdown");
+  if (format == SchemaFormat::markdown)
+    return make_error("only results.csv has a Markdown form: '" + name + "' is a JSON Schema", "drop --markdown");
   if (name == "rows.jsonl") return rows_jsonl_schema().dump(2) + "\n";
   for (const auto& [known, text] : embedded_schemas())
     if (known == name) return std::string(text);

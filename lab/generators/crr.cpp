@@ -138,7 +138,8 @@ CrrResult crr_run(const std::string& address, int port, int size, double seconds
     if (r.errors++ == 0) r.first_error = why;
   };
   const Clock::time_point start = Clock::now();
-  const Clock::time_point end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const Clock::time_point end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   for (auto now = start; now < end; now = Clock::now()) {
     UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd.valid()) {
@@ -183,9 +184,11 @@ CrrResult rr_run(const std::string& address, int port, int size, double seconds)
   r.connections = 1;
   set_io_timeouts(fd.get());
   const Clock::time_point start = Clock::now();
-  const Clock::time_point end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const Clock::time_point end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   for (auto now = start; now < end;) {
-    if (!move_bytes_blocking(fd.get(), buf.data(), size, true) || !move_bytes_blocking(fd.get(), buf.data(), size, false)) {
+    if (!move_bytes_blocking(fd.get(), buf.data(), size, true) ||
+        !move_bytes_blocking(fd.get(), buf.data(), size, false)) {
       fail("request/response " + std::string(errno ? strerror(errno) : "ended early"));
       break;  // the one connection is gone: nothing more to measure on it
     }
@@ -199,9 +202,10 @@ CrrResult rr_run(const std::string& address, int port, int size, double seconds)
 }
 
 std::string crr_json(const CrrResult& r) {
-  nlohmann::json j = {{"connections", r.connections}, {"transactions", r.transactions}, {"errors", r.errors}, {"seconds", r.seconds},
-                      {"p50_ms", r.ms.quantile(0.50)}, {"p90_ms", r.ms.quantile(0.90)},
-                      {"p99_ms", r.ms.quantile(0.99)}, {"p999_ms", r.ms.quantile(0.999)}};
+  nlohmann::json j = {
+      {"connections", r.connections},  {"transactions", r.transactions}, {"errors", r.errors},
+      {"seconds", r.seconds},          {"p50_ms", r.ms.quantile(0.50)},  {"p90_ms", r.ms.quantile(0.90)},
+      {"p99_ms", r.ms.quantile(0.99)}, {"p999_ms", r.ms.quantile(0.999)}};
   if (!r.first_error.empty()) j["first_error"] = r.first_error;
   return j.dump() + "\n";
 }

@@ -14,11 +14,11 @@
 namespace vpnlab {
 
 struct CrrResult {
-  uint64_t connections = 0;  // connections made (crr: one per transaction; rr: one)
-  uint64_t transactions = 0; // finished transactions
-  uint64_t errors = 0;       // connects, requests or responses that failed
-  double seconds = 0;        // the measured time
-  LatencyHistogram ms;       // each transaction, connect() to the last response byte
+  uint64_t connections = 0;   // connections made (crr: one per transaction; rr: one)
+  uint64_t transactions = 0;  // finished transactions
+  uint64_t errors = 0;        // connects, requests or responses that failed
+  double seconds = 0;         // the measured time
+  LatencyHistogram ms;        // each transaction, connect() to the last response byte
   std::string first_error;
 };
 

@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
   const bool rr = mode.rfind("rr-", 0) == 0;
   const std::string role = rr ? mode.substr(3) : mode;
   if (role == "server" && argc == 4 && number(argv[2], 1, 65535, &port) && number(argv[3], 1, 1 << 20, &size)) {
-    auto s = rr ? rr_serve(static_cast<int>(port), static_cast<int>(size)) : crr_serve(static_cast<int>(port), static_cast<int>(size));
+    auto s = rr ? rr_serve(static_cast<int>(port), static_cast<int>(size))
+                : crr_serve(static_cast<int>(port), static_cast<int>(size));
     std::fprintf(stderr, "vpnlab-crr: %s\n", s ? "stopped" : s.error().message.c_str());
     return 1;
   }

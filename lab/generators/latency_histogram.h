@@ -12,9 +12,9 @@ namespace vpnlab {
 
 class LatencyHistogram {
  public:
-  static constexpr double kLowestMs = 0.001;   // 1 µs: below it, counted as the lowest bucket
-  static constexpr double kRatio = 1.002;      // each bucket's upper bound over its lower
-  static constexpr int kBuckets = 9000;        // up to 1 µs × 1.002^9000 ≈ 65 s
+  static constexpr double kLowestMs = 0.001;  // 1 µs: below it, counted as the lowest bucket
+  static constexpr double kRatio = 1.002;     // each bucket's upper bound over its lower
+  static constexpr int kBuckets = 9000;       // up to 1 µs × 1.002^9000 ≈ 65 s
 
   void add(double ms);
   uint64_t count() const { return count_; }

@@ -22,7 +22,8 @@ Moments moments(const std::vector<double>& v, size_t from, size_t to) {
   Moments m;
   m.n = to - from;
   if (m.n == 0) return m;
-  m.mean = std::accumulate(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(to), 0.0) / static_cast<double>(m.n);
+  m.mean = std::accumulate(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(to), 0.0) /
+           static_cast<double>(m.n);
   if (m.n < 2) return m;
   double ss = 0;
   for (size_t i = from; i < to; ++i) ss += (v[i] - m.mean) * (v[i] - m.mean);
@@ -50,7 +51,9 @@ double detectable_change(double s, size_t n, double level, bool higher_is_better
   const double df = static_cast<double>(n - 1);
   const double crit = t_quantile(level, static_cast<int>(n) - 1);
   // Power rises with the non-centrality: bisect for 80 %.
-  auto power = [&](double lambda) { return boost::math::cdf(boost::math::complement(boost::math::non_central_t_distribution<double>(df, lambda), crit)); };
+  auto power = [&](double lambda) {
+    return boost::math::cdf(boost::math::complement(boost::math::non_central_t_distribution<double>(df, lambda), crit));
+  };
   double lo = 0, hi = 1;
   while (power(hi) < 0.8 && hi < 1e4) hi *= 2;
   for (int i = 0; i < 40; ++i) {  // 1e-12 of the bracket: far below a printed digit
@@ -61,8 +64,8 @@ double detectable_change(double s, size_t n, double level, bool higher_is_better
   return higher_is_better ? 1 - std::exp(-log_change) : std::exp(log_change) - 1;
 }
 
-Lookback judge_newest(const std::vector<double>& history, double newest, bool higher_is_better, double threshold, double level,
-                      const std::string& better, const std::string& worse) {
+Lookback judge_newest(const std::vector<double>& history, double newest, bool higher_is_better, double threshold,
+                      double level, const std::string& better, const std::string& worse) {
   Lookback out;
   out.level = level;
   std::vector<double> logs;

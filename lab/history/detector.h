@@ -32,13 +32,13 @@ inline constexpr size_t kHistoryWindow = 20;
 inline constexpr double kCheckAlpha = 0.01;
 
 struct Lookback {
-  size_t history = 0;              // earlier points used
-  double ratio = 0;                // newest / geometric mean of the history
-  double low = 0, high = 0;        // prediction interval of that ratio at `level`
+  size_t history = 0;        // earlier points used
+  double ratio = 0;          // newest / geometric mean of the history
+  double low = 0, high = 0;  // prediction interval of that ratio at `level`
   double level = 0;
-  std::string verdict;             // "slower"/"faster" (the metric's words), "... within the threshold", "no significant change"
-  bool regression = false;         // worse, significantly and beyond the threshold
-  double log_sd = 0;               // the history's spread: sample standard deviation of its logs
+  std::string verdict;  // "slower"/"faster" (the metric's words), "... within the threshold", "no significant change"
+  bool regression = false;  // worse, significantly and beyond the threshold
+  double log_sd = 0;        // the history's spread: sample standard deviation of its logs
   // The smallest change (a fraction: 0.12 = 12 %) toward worse that this history flags
   // 80 % of the time, at its own noise and at `level`: detectable_change(log_sd, history,
   // ...), filled by `history check` (a simulation calling judge_newest need not pay for it).
@@ -54,8 +54,8 @@ double detectable_change(double s, size_t n, double level, bool higher_is_better
 
 // `history`: earlier points, oldest first (only the last kHistoryWindow are used); values <= 0
 // are ignored. `level`: two-sided level of the interval (one tail is the false-alarm rate).
-Lookback judge_newest(const std::vector<double>& history, double newest, bool higher_is_better, double threshold, double level,
-                      const std::string& better, const std::string& worse);
+Lookback judge_newest(const std::vector<double>& history, double newest, bool higher_is_better, double threshold,
+                      double level, const std::string& better, const std::string& worse);
 
 // Indices i where a new level starts (points i-1 and i are on different sides), ascending.
 // Segments hold at least `min_segment` points. Values <= 0 are treated as missing.

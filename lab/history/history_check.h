@@ -19,7 +19,7 @@ inline constexpr int kExitHistoryBlind = kExitSomeInvalid;
 struct CheckQuery {
   std::string product, test;  // "" = every one the newest run has
   std::string metric = "gbps";
-  double threshold = 0.05;    // a worse ratio must also be beyond 1 -+ this
+  double threshold = 0.05;  // a worse ratio must also be beyond 1 -+ this
 };
 
 struct CheckLine {

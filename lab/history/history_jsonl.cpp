@@ -7,11 +7,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "lab/base/json_depth.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/json_depth.h"
+#include "lab/base/json_number.h"
 #include "lab/base/unique_fd.h"
 #include "lab/results/run_files.h"
-#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -68,17 +68,20 @@ Result<RunRecord> parse_export_line(const std::string& line, const std::string& 
   if (auto why = json_nesting_problem(line); !why.empty()) return refuse(why);
   nlohmann::json j = parse_json_bounded(line);
   if (!j.is_object()) return refuse("not a JSON object");
-  if (!j.contains("format") || j["format"] != kFormat) return refuse("field 'format' is not \"" + std::string(kFormat) + "\"");
+  if (!j.contains("format") || j["format"] != kFormat)
+    return refuse("field 'format' is not \"" + std::string(kFormat) + "\"");
   if (!j.contains("version") || !j["version"].is_number_integer()) return refuse("field 'version': not an integer");
   if (whole_number<int64_t>(j["version"]) != kFormatVersion)
-    return make_error(where + ": export format version " + j["version"].dump() + " is not one this vpnlab reads (" + std::to_string(kFormatVersion) + ")",
+    return make_error(where + ": export format version " + j["version"].dump() + " is not one this vpnlab reads (" +
+                          std::to_string(kFormatVersion) + ")",
                       "import it with the vpnlab that exported it, or a newer one");
   for (const char* key : {"source", "results_csv"})
     if (!j.contains(key) || !j[key].is_string()) return refuse(std::string("field '") + key + "': not a string");
   if (!j.contains("environment")) return refuse("field 'environment' is missing");
   // The line's own run_id is the environment's: one run per line, named once.
   if (!j.contains("run_id") || !j["run_id"].is_string()) return refuse("field 'run_id': not a string");
-  if (!j["environment"].is_object() || !j["environment"].contains("run_id") || j["environment"]["run_id"] != j["run_id"])
+  if (!j["environment"].is_object() || !j["environment"].contains("run_id") ||
+      j["environment"]["run_id"] != j["run_id"])
     return refuse("field 'run_id' is not the environment's run_id");
   if (auto s = check_environment(j["environment"], where + ": environment"); !s) return s.error();
   auto rows = parse_results_csv(j["results_csv"].get<std::string>(), where + ": results_csv");
@@ -90,15 +93,16 @@ namespace {
 
 Error export_failure(int err, size_t written) {
   if (err == EPIPE)  // `history export --jsonl | head`: the reader is done, the history is fine
-    return make_error("the export's reader closed the pipe after " + std::to_string(written) + " run(s)", "nothing is wrong with the history");
+    return make_error("the export's reader closed the pipe after " + std::to_string(written) + " run(s)",
+                      "nothing is wrong with the history");
   return make_error("cannot write the export: " + errno_text(err), "free some disk space, or write elsewhere");
 }
 
 }  // namespace
 
 std::string export_line(const RunRecord& run) {
-  nlohmann::json j = {{"format", kFormat}, {"version", kFormatVersion}, {"run_id", run.run_id}, {"source", run.source},
-                      {"environment", run.environment}, {"results_csv", results_text(run)}};
+  nlohmann::json j = {{"format", kFormat},    {"version", kFormatVersion},      {"run_id", run.run_id},
+                      {"source", run.source}, {"environment", run.environment}, {"results_csv", results_text(run)}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -132,7 +136,8 @@ Result<ImportCount> import_jsonl(HistoryStore& store, const std::string& file, b
     if (rc == 0) break;
     if (rc == -1) return make_error("cannot read " + where + ": " + errno_text(errno));
     if (rc == -2)
-      return make_error(where + ": a line longer than " + std::to_string(kMaxExportLineBytes >> 20) + " MiB, more than a run's files can hold",
+      return make_error(where + ": a line longer than " + std::to_string(kMaxExportLineBytes >> 20) +
+                            " MiB, more than a run's files can hold",
                         "give a file written by 'vpnlab history export --jsonl'; the lines before it were merged");
     if (line.empty()) continue;
     auto run = parse_export_line(line, where);

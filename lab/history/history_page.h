@@ -13,7 +13,8 @@ namespace vpnlab {
 std::string history_page_html(const std::vector<Trend>& trends, const std::string& history_path, bool by_version);
 
 // Writes DIR/history.html (inside DIR only: lab/base/out_dir.h); returns its path.
-Result<std::string> write_history_page(const std::string& dir, const std::vector<Trend>& trends, const std::string& history_path, bool by_version);
+Result<std::string> write_history_page(const std::string& dir, const std::vector<Trend>& trends,
+                                       const std::string& history_path, bool by_version);
 
 // A point's x label: its version (by version) or its date and time ("12-03 14:05").
 std::string point_label(const TrendPoint& p, bool by_version);

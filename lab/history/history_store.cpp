@@ -12,11 +12,11 @@
 #include "lab/base/fault.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/json_depth.h"
+#include "lab/base/json_number.h"
 #include "lab/base/terminal_text.h"
 #include "lab/base/utc_time.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/run_files.h"
-#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -24,7 +24,11 @@ namespace {
 
 // The results.csv header of schema 1's time (frozen: migration 2 states it for those rows).
 constexpr const char* kV1Header =
-    "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit,processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_probes,outside_load,softirq_by_cpu,wire_pps,cpu_by_host,kind,tps,tx_p50_ms,tx_p90_ms,tx_p99_ms,tx_p999_ms,payload_bytes,offered_bps,zero_loss_bps,hops";
+    "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,"
+    "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit,"
+    "processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_"
+    "probes,outside_load,softirq_by_cpu,wire_pps,cpu_by_host,kind,tps,tx_p50_ms,tx_p90_ms,tx_p99_ms,tx_p999_ms,payload_"
+    "bytes,offered_bps,zero_loss_bps,hops";
 
 // Schema version N is reached by migrations[N - 1]; the steps a file lacks run in the one transaction that sets
 // user_version: a file is at its old version or the newest, never between.
@@ -34,11 +38,13 @@ const std::vector<std::string>& migrations() {
       "CREATE TABLE runs (run_id TEXT PRIMARY KEY, started TEXT NOT NULL, finished TEXT, vpnlab_version TEXT, "
       "  topology_file TEXT, topology_sha256 TEXT, backend TEXT, kernel TEXT, cpu_model TEXT, cpu_count INTEGER, "
       "  overlay_mtu INTEGER, pinned INTEGER, environment TEXT NOT NULL, added TEXT NOT NULL);"
-      "CREATE TABLE products (run_id TEXT NOT NULL REFERENCES runs(run_id), product TEXT NOT NULL, version TEXT, origin TEXT, "
+      "CREATE TABLE products (run_id TEXT NOT NULL REFERENCES runs(run_id), product TEXT NOT NULL, version TEXT, "
+      "origin TEXT, "
       "  cipher TEXT, PRIMARY KEY (run_id, product));"
       "CREATE TABLE samples (run_id TEXT NOT NULL REFERENCES runs(run_id), product TEXT NOT NULL, test TEXT NOT NULL, "
       "  sample INTEGER NOT NULL, valid INTEGER NOT NULL, status TEXT, reason TEXT, gbps REAL, cpu_s_per_gbit REAL, "
-      "  daemon_rss_kb INTEGER, latency_p99_ms REAL, tps REAL, row TEXT NOT NULL, PRIMARY KEY (run_id, product, test, sample));"
+      "  daemon_rss_kb INTEGER, latency_p99_ms REAL, tps REAL, row TEXT NOT NULL, PRIMARY KEY (run_id, product, test, "
+      "sample));"
       "CREATE INDEX samples_by_product ON samples (product, test);",
       // 2: each run keeps the results.csv header its rows were written under (a later
       // vpnlab adds columns: rows are read back by their own header), and how it came in
@@ -46,7 +52,8 @@ const std::vector<std::string>& migrations() {
       // header of that time, stated here as it was.
       std::string("ALTER TABLE runs ADD COLUMN csv_header TEXT;"
                   "ALTER TABLE runs ADD COLUMN source TEXT;"
-                  "UPDATE runs SET csv_header = '") + kV1Header + "', source = 'schema 1';",
+                  "UPDATE runs SET csv_header = '") +
+          kV1Header + "', source = 'schema 1';",
   };
   return m;
 }
@@ -104,11 +111,16 @@ Result<HistoryStore> HistoryStore::open(const std::string& path, HistoryAccess a
   // A device, FIFO or directory is refused before SQLite opens it: `--history /dev/null`
   // left a journal of mode 0666 in /dev.
   if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-    return make_error(path + ": not a regular file (" + (S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a file") +
+    return make_error(path + ": not a regular file (" +
+                          (S_ISDIR(st.st_mode)    ? "a directory"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                  : "not a file") +
                           "): not a vpnlab history",
                       "give the path of a history file with --history PATH (a new one is made there)");
   if (!exists && read_only)
-    return make_error(path + ": no history there yet", "a finished 'vpnlab run' adds its run to it, or 'vpnlab history import RUN_DIR'");
+    return make_error(path + ": no history there yet",
+                      "a finished 'vpnlab run' adds its run to it, or 'vpnlab history import RUN_DIR'");
   if (!exists) {
     const std::string dir = std::filesystem::path(path).parent_path().string();
     if (!dir.empty())
@@ -124,7 +136,8 @@ Result<HistoryStore> HistoryStore::open(const std::string& path, HistoryAccess a
     auto version = pragma_number(store.db_, "user_version");
     if (!version) return version.error();
     if (*version != kHistorySchema)
-      return make_error(path + ": history schema " + std::to_string(*version) + ", this vpnlab reads " + std::to_string(kHistorySchema),
+      return make_error(path + ": history schema " + std::to_string(*version) + ", this vpnlab reads " +
+                            std::to_string(kHistorySchema),
                         "'vpnlab history import' or a finished run migrates it (it keeps every run)");
     if (auto s = store.check_schema(); !s) return s.error();
     return store;
@@ -154,11 +167,13 @@ Status HistoryStore::check_schema() {
   if (!want) return want.error();
   if (!have) return have.error();
   auto refuse = [&](const std::string& what) {
-    return make_error(path() + ": " + what + ": not a history vpnlab wrote", "give another path with --history PATH; this file is left as it is");
+    return make_error(path() + ": " + what + ": not a history vpnlab wrote",
+                      "give another path with --history PATH; this file is left as it is");
   };
   if (*have != *want) {
     for (const auto& row : *have)
-      if (std::find(want->begin(), want->end(), row) == want->end()) return refuse("it has a " + row[0].value_or("") + " '" + row[1].value_or("") + "' vpnlab never makes");
+      if (std::find(want->begin(), want->end(), row) == want->end())
+        return refuse("it has a " + row[0].value_or("") + " '" + row[1].value_or("") + "' vpnlab never makes");
     return refuse("a table or index vpnlab makes is missing");
   }
   for (const auto& row : *want) {
@@ -179,7 +194,8 @@ Status HistoryStore::check_kind() {
   if (auto s = db_.exec("BEGIN"); !s) return s;
   auto app = pragma_number(db_, "application_id");
   auto version = app ? pragma_number(db_, "user_version") : Result<int64_t>(app.error());
-  auto tables = version ? db_.query("SELECT count(*) FROM sqlite_master") : Result<std::vector<Sqlite::Row>>(version.error());
+  auto tables =
+      version ? db_.query("SELECT count(*) FROM sqlite_master") : Result<std::vector<Sqlite::Row>>(version.error());
   (void)db_.exec("COMMIT");
   if (!tables) return tables.error();
   const bool empty = tables->front()[0] == std::string("0");
@@ -190,7 +206,8 @@ Status HistoryStore::check_kind() {
     return make_error(path() + ": history schema " + std::to_string(*version) + " is not one vpnlab wrote",
                       "give another path with --history PATH; the file is left as it is");
   if (*version > kHistorySchema)
-    return make_error(path() + ": history schema " + std::to_string(*version) + " is newer than this vpnlab's (" + std::to_string(kHistorySchema) + ")",
+    return make_error(path() + ": history schema " + std::to_string(*version) + " is newer than this vpnlab's (" +
+                          std::to_string(kHistorySchema) + ")",
                       "use the vpnlab that wrote it, or a newer one; the file is left as it is");
   return ok_status();
 }
@@ -207,10 +224,12 @@ Status HistoryStore::migrate() {
   if (*version >= kHistorySchema) return db_.exec("COMMIT");
   std::string sql;
   for (int v = static_cast<int>(*version); v < kHistorySchema; ++v) sql += migrations()[static_cast<size_t>(v)];
-  sql += "PRAGMA user_version = " + std::to_string(kHistorySchema) + "; PRAGMA application_id = " + std::to_string(kHistoryApplicationId) + ";";
+  sql += "PRAGMA user_version = " + std::to_string(kHistorySchema) +
+         "; PRAGMA application_id = " + std::to_string(kHistoryApplicationId) + ";";
   if (auto s = db_.exec(sql); !s) {
     (void)db_.exec("ROLLBACK");
-    return with_context(s.error(), "migrating the history from schema " + std::to_string(*version) + " to " + std::to_string(kHistorySchema));
+    return with_context(s.error(), "migrating the history from schema " + std::to_string(*version) + " to " +
+                                       std::to_string(kHistorySchema));
   }
   return db_.exec("COMMIT");
 }
@@ -218,21 +237,27 @@ Status HistoryStore::migrate() {
 namespace {
 
 Status check_run_record(const RunRecord& run, const std::string& where) {
-  if (run.run_id.empty() || run.started.empty()) return make_error(where + ": no run_id or started", "a run vpnlab wrote has both");
+  if (run.run_id.empty() || run.started.empty())
+    return make_error(where + ": no run_id or started", "a run vpnlab wrote has both");
   // A run id names files and rows: one plain name, even for a run with no rows.
-  if (run.run_id.size() > 64 || run.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
+  if (run.run_id.size() > 64 ||
+      run.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+          std::string::npos ||
       run.run_id.find_first_not_of('.') == std::string::npos)
-    return make_error(where + ": run_id '" + terminal_safe(run.run_id.substr(0, 64)) + "' is not a run id", "a run vpnlab wrote has an id like 20261206-043342-dfa9");
+    return make_error(where + ": run_id '" + terminal_safe(run.run_id.substr(0, 64)) + "' is not a run id",
+                      "a run vpnlab wrote has an id like 20261206-043342-dfa9");
   // The samples its environment declares bound its rows: more is not a run resumed since, it
   // is rows the run never measured.
-  const nlohmann::json* bench = run.environment.is_object() && run.environment.contains("bench") ? &run.environment["bench"] : nullptr;
+  const nlohmann::json* bench =
+      run.environment.is_object() && run.environment.contains("bench") ? &run.environment["bench"] : nullptr;
   const int64_t declared = bench ? whole_number_or<int64_t>(*bench, "samples", -1) : -1;
   for (const auto& r : run.rows) {
     if (r.run_id != run.run_id)
-      return make_error(where + ": a row of run '" + r.run_id + "' in run '" + run.run_id + "'", "a run holds its own rows only");
+      return make_error(where + ": a row of run '" + r.run_id + "' in run '" + run.run_id + "'",
+                        "a run holds its own rows only");
     if (declared >= 0 && r.sample > declared)
-      return make_error(where + ": a row of " + r.product + ", " + r.test + " is sample " + std::to_string(r.sample) + ", but the run declares " +
-                            std::to_string(declared) + " samples (bench.samples)",
+      return make_error(where + ": a row of " + r.product + ", " + r.test + " is sample " + std::to_string(r.sample) +
+                            ", but the run declares " + std::to_string(declared) + " samples (bench.samples)",
                         "a run holds the samples it measured only: import the run directory as it was written");
   }
   return ok_status();
@@ -240,11 +265,13 @@ Status check_run_record(const RunRecord& run, const std::string& where) {
 
 }  // namespace
 
-Result<RunRecord> run_record_from(const nlohmann::json& environment, std::vector<SampleRow> rows, const std::string& source,
-                                  const std::string& where) {
+Result<RunRecord> run_record_from(const nlohmann::json& environment, std::vector<SampleRow> rows,
+                                  const std::string& source, const std::string& where) {
   RunRecord run;
   run.run_id = environment.value("run_id", "");
-  run.started = environment.contains("started") && environment["started"].is_string() ? environment["started"].get<std::string>() : "";
+  run.started = environment.contains("started") && environment["started"].is_string()
+                    ? environment["started"].get<std::string>()
+                    : "";
   run.source = source;
   run.environment = environment;
   run.rows = std::move(rows);
@@ -260,7 +287,8 @@ Result<RunRecord> read_run_directory(const std::string& run_dir) {
   return run_record_from(*env, std::move(*rows), "import " + run_dir, run_dir + "/results.csv");
 }
 
-Result<bool> HistoryStore::add_run(const std::string& run_dir, const std::string& source, bool replace, std::string* said) {
+Result<bool> HistoryStore::add_run(const std::string& run_dir, const std::string& source, bool replace,
+                                   std::string* said) {
   auto run = read_run_directory(run_dir);
   if (!run) return run.error();
   if (!source.empty()) run->source = source;
@@ -288,33 +316,40 @@ Result<bool> HistoryStore::add(const RunRecord& run, bool replace, std::string* 
     auto kept = rows_of(run_id, header->front()[0].value_or(""), path() + ": run " + run_id);
     if (!kept) return rollback(kept.error());
     size_t same = 0;
-    while (same < kept->size() && same < run.rows.size() && format_row((*kept)[same]) == format_row(run.rows[same])) ++same;
+    while (same < kept->size() && same < run.rows.size() && format_row((*kept)[same]) == format_row(run.rows[same]))
+      ++same;
     if (same == run.rows.size()) {  // nothing new: the same rows, or more of them kept
       (void)db_.exec("ROLLBACK");
-      say = same == kept->size() ? "already in the history" : "already in the history with more rows (" + std::to_string(kept->size()) + ")";
+      say = same == kept->size() ? "already in the history"
+                                 : "already in the history with more rows (" + std::to_string(kept->size()) + ")";
       return false;
     }
     if (same == kept->size()) {
       say = "extended by " + std::to_string(run.rows.size() - same) + " row(s) (a run resumed since)";
     } else {
       const SampleRow& r = run.rows[same];
-      const std::string where = "row " + std::to_string(same + 1) + " (" + r.product + ", " + r.test + ", sample " + std::to_string(r.sample) + ")";
+      const std::string where = "row " + std::to_string(same + 1) + " (" + r.product + ", " + r.test + ", sample " +
+                                std::to_string(r.sample) + ")";
       if (!replace) {
         (void)db_.exec("ROLLBACK");
         return make_error("run " + run_id + " is in the history already with other rows: " + where + " differs",
-                          "the history is append-only: give --replace to replace that run, or import it into another history (--history PATH)");
+                          "the history is append-only: give --replace to replace that run, or import it into another "
+                          "history (--history PATH)");
       }
-      say = "replaced: " + std::to_string(kept->size()) + " row(s) kept until now, " + std::to_string(run.rows.size()) + " now; first difference at " + where;
+      say = "replaced: " + std::to_string(kept->size()) + " row(s) kept until now, " + std::to_string(run.rows.size()) +
+            " now; first difference at " + where;
     }
     for (const char* table : {"samples", "products", "runs"})
-      if (auto s = db_.run(std::string("DELETE FROM ") + table + " WHERE run_id = ?", {run_id}); !s) return rollback(s.error());
+      if (auto s = db_.run(std::string("DELETE FROM ") + table + " WHERE run_id = ?", {run_id}); !s)
+        return rollback(s.error());
   }
   const nlohmann::json& e = run.environment;
-  if (auto s = db_.run("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       {run_id, run.started, text_at(e, "/finished"), text_at(e, "/vpnlab_version"), text_at(e, "/topology_file"),
-                        text_at(e, "/topology_sha256"), text_at(e, "/backend"), text_at(e, "/kernel/release"), text_at(e, "/cpu/model"),
-                        integer_at(e, "/cpu/count"), integer_at(e, "/overlay/mtu"), integer_at(e, "/bench/pinned"), e.dump(), utc_now(), results_csv_header_line(),
-                        run.source});
+  if (auto s = db_.run(
+          "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          {run_id, run.started, text_at(e, "/finished"), text_at(e, "/vpnlab_version"), text_at(e, "/topology_file"),
+           text_at(e, "/topology_sha256"), text_at(e, "/backend"), text_at(e, "/kernel/release"),
+           text_at(e, "/cpu/model"), integer_at(e, "/cpu/count"), integer_at(e, "/overlay/mtu"),
+           integer_at(e, "/bench/pinned"), e.dump(), utc_now(), results_csv_header_line(), run.source});
       !s)
     return rollback(s.error());
   if (e.contains("products") && e["products"].is_object())
@@ -324,9 +359,10 @@ Result<bool> HistoryStore::add(const RunRecord& run, bool replace, std::string* 
           !s)
         return rollback(s.error());
   for (const auto& r : run.rows) {
-    if (auto s = db_.run("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         {run_id, r.product, r.test, static_cast<int64_t>(r.sample), static_cast<int64_t>(r.valid), r.status, r.reason, r.gbps,
-                          r.cpu_s_per_gbit, r.daemon_rss_kb, r.latency_p99_ms, r.tps, format_row(r)});
+    if (auto s =
+            db_.run("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    {run_id, r.product, r.test, static_cast<int64_t>(r.sample), static_cast<int64_t>(r.valid), r.status,
+                     r.reason, r.gbps, r.cpu_s_per_gbit, r.daemon_rss_kb, r.latency_p99_ms, r.tps, format_row(r)});
         !s)
       return rollback(s.error());
     fault_point("history-row");  // a kill here is mid-transaction: the tests check nothing of it stays
@@ -335,7 +371,8 @@ Result<bool> HistoryStore::add(const RunRecord& run, bool replace, std::string* 
   return true;
 }
 
-Result<std::vector<SampleRow>> HistoryStore::rows_of(const std::string& run_id, const std::string& csv_header, const std::string& where) {
+Result<std::vector<SampleRow>> HistoryStore::rows_of(const std::string& run_id, const std::string& csv_header,
+                                                     const std::string& where) {
   auto lines = db_.query("SELECT row FROM samples WHERE run_id = ? ORDER BY rowid", {run_id});
   if (!lines) return lines.error();
   std::string text = csv_header + "\n";
@@ -347,8 +384,10 @@ Status HistoryStore::for_each_run(const std::string& product, const std::functio
   // The runs first (a few hundred bytes each), then one run's rows at a time: memory is one
   // run's, however long the history.
   auto runs = db_.query(
-      "SELECT run_id, started, coalesce(source, ''), environment, coalesce(csv_header, '') FROM runs r WHERE ? = '' OR EXISTS "
-      "(SELECT 1 FROM samples s WHERE s.run_id = r.run_id AND (s.product = ? OR substr(s.product, 1, length(?) + 1) = ? || '@')) "
+      "SELECT run_id, started, coalesce(source, ''), environment, coalesce(csv_header, '') FROM runs r WHERE ? = '' OR "
+      "EXISTS "
+      "(SELECT 1 FROM samples s WHERE s.run_id = r.run_id AND (s.product = ? OR substr(s.product, 1, length(?) + 1) = "
+      "? || '@')) "
       "ORDER BY started, run_id",
       {product, product, product, product});
   if (!runs) return runs.error();
@@ -359,7 +398,8 @@ Status HistoryStore::for_each_run(const std::string& product, const std::functio
     run.run_id = run_id;
     run.started = row[1].value_or("");
     run.source = row[2].value_or("");
-    if (auto why = json_nesting_problem(row[3].value_or("")); !why.empty()) return make_error(where + " environment: " + why);
+    if (auto why = json_nesting_problem(row[3].value_or("")); !why.empty())
+      return make_error(where + " environment: " + why);
     run.environment = parse_json_bounded(row[3].value_or(""));
     if (auto s = check_environment(run.environment, where + " environment"); !s) return s;
     auto rows = rows_of(run_id, row[4].value_or(""), where);
@@ -374,14 +414,16 @@ Status HistoryStore::for_each_run(const std::string& product, const std::functio
 Result<std::vector<HistoryRun>> HistoryStore::runs() {
   auto r = db_.query(
       "SELECT r.run_id, r.started, coalesce(r.topology_file, ''), coalesce(r.vpnlab_version, ''), "
-      "  (SELECT group_concat(product, ', ') FROM (SELECT product FROM samples s WHERE s.run_id = r.run_id GROUP BY product ORDER BY min(s.rowid))), "
-      "  (SELECT count(*) FROM samples s WHERE s.run_id = r.run_id), (SELECT count(*) FROM samples s WHERE s.run_id = r.run_id AND s.valid) "
+      "  (SELECT group_concat(product, ', ') FROM (SELECT product FROM samples s WHERE s.run_id = r.run_id GROUP BY "
+      "product ORDER BY min(s.rowid))), "
+      "  (SELECT count(*) FROM samples s WHERE s.run_id = r.run_id), (SELECT count(*) FROM samples s WHERE s.run_id = "
+      "r.run_id AND s.valid) "
       "FROM runs r ORDER BY r.started, r.run_id");
   if (!r) return r.error();
   std::vector<HistoryRun> out;
   for (const auto& row : *r)
-    out.push_back(HistoryRun{row[0].value_or(""), row[1].value_or(""), row[2].value_or(""), row[3].value_or(""), row[4].value_or(""),
-                             std::stoi(row[5].value_or("0")), std::stoi(row[6].value_or("0"))});
+    out.push_back(HistoryRun{row[0].value_or(""), row[1].value_or(""), row[2].value_or(""), row[3].value_or(""),
+                             row[4].value_or(""), std::stoi(row[5].value_or("0")), std::stoi(row[6].value_or("0"))});
   return out;
 }
 

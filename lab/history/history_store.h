@@ -42,8 +42,8 @@ struct RunRecord {
 Result<RunRecord> read_run_directory(const std::string& run_dir);
 // A record from an environment and rows held elsewhere (an export's line), with the same
 // checks; `where` names it in messages.
-Result<RunRecord> run_record_from(const nlohmann::json& environment, std::vector<SampleRow> rows, const std::string& source,
-                                  const std::string& where);
+Result<RunRecord> run_record_from(const nlohmann::json& environment, std::vector<SampleRow> rows,
+                                  const std::string& source, const std::string& where);
 
 enum class HistoryAccess { read_write, read_only };
 
@@ -62,7 +62,8 @@ class HistoryStore {
   // and more after them (a run resumed since) its entry is extended (true); with rows that
   // differ it is an error naming the first difference, unless `replace` (true, "replaced:
   // ..."). *said, when given, gets what was done in words.
-  Result<bool> add_run(const std::string& run_dir, const std::string& source = "", bool replace = false, std::string* said = nullptr);
+  Result<bool> add_run(const std::string& run_dir, const std::string& source = "", bool replace = false,
+                       std::string* said = nullptr);
   Result<bool> add(const RunRecord& run, bool replace = false, std::string* said = nullptr);
   // Each run that has rows of `product` or `product@TAG` (every run when empty), oldest
   // first, with all its rows read back through the results.csv checks (a tampered history
@@ -76,7 +77,8 @@ class HistoryStore {
   // view or trigger: checked before anything of it is trusted.
   Status check_schema();
   // One run's rows, parsed with the results.csv header they were stored under.
-  Result<std::vector<SampleRow>> rows_of(const std::string& run_id, const std::string& csv_header, const std::string& where);
+  Result<std::vector<SampleRow>> rows_of(const std::string& run_id, const std::string& csv_header,
+                                         const std::string& where);
 
   explicit HistoryStore(Sqlite db) : db_(std::move(db)) {}
   Status check_kind();

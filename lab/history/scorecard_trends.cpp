@@ -20,8 +20,14 @@ std::string trend_metric(const json& cell) {
 json trend_json(const Trend& t) {
   json points = json::array();
   for (const auto& p : t.points)
-    points.push_back({{"version", p.version}, {"run_id", p.run_id}, {"date", p.started}, {"value", p.value}, {"low", p.low}, {"high", p.high},
-                      {"n", p.n}, {"change_point", p.change_point}});
+    points.push_back({{"version", p.version},
+                      {"run_id", p.run_id},
+                      {"date", p.started},
+                      {"value", p.value},
+                      {"low", p.low},
+                      {"high", p.high},
+                      {"n", p.n},
+                      {"change_point", p.change_point}});
   return {{"metric", t.metric.key}, {"environment", t.environment}, {"points", points}};
 }
 

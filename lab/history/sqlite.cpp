@@ -11,11 +11,14 @@ Error Sqlite::failure(const std::string& what, int rc) const {
   std::string text = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
   Error e = make_error(path_ + ": " + what + ": " + text);
   if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
-    e.hint = "it is not a vpnlab history (or it is damaged): give another path with --history, or move it away; it is never overwritten";
+    e.hint =
+        "it is not a vpnlab history (or it is damaged): give another path with --history, or move it away; it is never "
+        "overwritten";
   else if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
     e.hint = "another vpnlab process held it longer than the wait; try again";
   else if (rc == SQLITE_TOOBIG)
-    e.hint = "a value in it is larger than vpnlab ever stores (" + std::to_string(kMaxHistoryValueBytes >> 20) + " MiB): it is not a history vpnlab wrote";
+    e.hint = "a value in it is larger than vpnlab ever stores (" + std::to_string(kMaxHistoryValueBytes >> 20) +
+             " MiB): it is not a history vpnlab wrote";
   else if (rc == SQLITE_FULL)
     e.hint = "the disk is full: the history is as it was before this change";
   else if (rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_PERM)
@@ -47,8 +50,9 @@ std::string read_only_uri(const std::string& path) {
     }
   }
   uri += "?mode=ro";
-  struct stat st{};
-  const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, std::max<size_t>(path.rfind('/'), 1));
+  struct stat st {};
+  const std::string dir =
+      path.find('/') == std::string::npos ? "." : path.substr(0, std::max<size_t>(path.rfind('/'), 1));
   if (::stat(path.c_str(), &st) != 0 || st.st_uid != geteuid() || access(dir.c_str(), W_OK) != 0) uri += "&immutable=1";
   return uri;
 }
@@ -59,7 +63,9 @@ Result<Sqlite> Sqlite::open(const std::string& path, bool create, int busy_ms, b
   Sqlite s;
   s.path_ = path;
   sqlite3* raw = nullptr;
-  int flags = (read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)) | SQLITE_OPEN_NOFOLLOW;
+  int flags =
+      (read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)) |
+      SQLITE_OPEN_NOFOLLOW;
   int rc = sqlite3_open_v2(read_only ? read_only_uri(path).c_str() : path.c_str(), &raw, flags, nullptr);
   s.db_.reset(raw);  // closed even when the open failed
   if (rc != SQLITE_OK) return s.failure("cannot open", rc);
@@ -97,8 +103,11 @@ Result<std::vector<Sqlite::Row>> Sqlite::query(const std::string& sql, const std
     Row row;
     for (int c = 0; c < sqlite3_column_count(raw); ++c) {
       const unsigned char* text = sqlite3_column_text(raw, c);
-      if (text) row.emplace_back(std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(raw, c))));
-      else row.emplace_back(std::nullopt);
+      if (text)
+        row.emplace_back(
+            std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(raw, c))));
+      else
+        row.emplace_back(std::nullopt);
     }
     rows.push_back(std::move(row));
   }

@@ -18,9 +18,12 @@ namespace vpnlab {
 // at most 4 MiB): anything larger is refused when read, with SQLITE_TOOBIG.
 inline constexpr int kMaxHistoryValueBytes = 8 << 20;
 
-
-struct SqliteCloser { void operator()(sqlite3* db) const { sqlite3_close_v2(db); } };
-struct SqliteFinalizer { void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); } };
+struct SqliteCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct SqliteFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
 using SqliteDb = std::unique_ptr<sqlite3, SqliteCloser>;
 using SqliteStmt = std::unique_ptr<sqlite3_stmt, SqliteFinalizer>;
 

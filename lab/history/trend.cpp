@@ -23,7 +23,8 @@ const HistoryMetric& ratio_metric() {
 }
 
 // One run's point of `product` in `test`; n = 0 when the run measured nothing for it.
-TrendPoint run_point(const RunRecord& run, const std::string& product, const std::string& test, const HistoryMetric& metric) {
+TrendPoint run_point(const RunRecord& run, const std::string& product, const std::string& test,
+                     const HistoryMetric& metric) {
   TrendPoint p;
   p.run_id = run.run_id;
   p.started = run.started;
@@ -34,7 +35,8 @@ TrendPoint run_point(const RunRecord& run, const std::string& product, const std
   if (metric.key == "ratio") {
     const auto gbps = [](const SampleRow& r) { return r.gbps; };
     std::vector<double> a, b;
-    pair_rounds(values_by_round(run.rows, "baseline", test, gbps), values_by_round(run.rows, product, test, gbps), &a, &b);
+    pair_rounds(values_by_round(run.rows, "baseline", test, gbps), values_by_round(run.rows, product, test, gbps), &a,
+                &b);
     if (a.empty()) return p;
     const PairedEstimate e = paired_ratio(a, b, kPointLevel);
     p.n = e.n, p.value = e.ratio;
@@ -53,7 +55,9 @@ TrendPoint run_point(const RunRecord& run, const std::string& product, const std
   return p;
 }
 
-bool wanted(const std::string& product, const TrendQuery& q) { return q.product.empty() || product == q.product || base_product(product) == q.product; }
+bool wanted(const std::string& product, const TrendQuery& q) {
+  return q.product.empty() || product == q.product || base_product(product) == q.product;
+}
 
 }  // namespace
 
@@ -78,13 +82,15 @@ std::string history_metric_keys() {
   return o;
 }
 
-TrendBuilder::TrendBuilder(TrendQuery query, HistoryMetric metric) : query_(std::move(query)), metric_(std::move(metric)) {}
+TrendBuilder::TrendBuilder(TrendQuery query, HistoryMetric metric)
+    : query_(std::move(query)), metric_(std::move(metric)) {}
 
 void TrendBuilder::add(const RunRecord& run) {
   const std::string key = comparability_key(run.environment);
   std::vector<std::pair<std::string, std::string>> seen;  // (product, test) in row order
   for (const auto& r : run.rows)
-    if (wanted(r.product, query_) && (query_.test.empty() || r.test == query_.test) && !(metric_.key == "ratio" && r.product == "baseline") &&
+    if (wanted(r.product, query_) && (query_.test.empty() || r.test == query_.test) &&
+        !(metric_.key == "ratio" && r.product == "baseline") &&
         std::find(seen.begin(), seen.end(), std::make_pair(r.product, r.test)) == seen.end())
       seen.emplace_back(r.product, r.test);
   for (const auto& [product, test] : seen) {
@@ -109,8 +115,9 @@ std::vector<Trend> TrendBuilder::finish() {
     c.trend.environment = c.newest_text;
     for (auto& [key, p] : c.points) (key == c.newest_key ? c.trend.points : c.trend.apart).push_back(p);
     if (query_.by_version)  // by version, then by time within one version (the sort is stable)
-      std::stable_sort(c.trend.points.begin(), c.trend.points.end(),
-                       [](const TrendPoint& a, const TrendPoint& b) { return compare_versions(a.version, b.version) < 0; });
+      std::stable_sort(c.trend.points.begin(), c.trend.points.end(), [](const TrendPoint& a, const TrendPoint& b) {
+        return compare_versions(a.version, b.version) < 0;
+      });
     std::vector<double> values;
     for (const auto& p : c.trend.points) values.push_back(p.value);
     for (size_t i : change_points(values)) c.trend.points[i].change_point = true;
@@ -121,7 +128,8 @@ std::vector<Trend> TrendBuilder::finish() {
   return out;
 }
 
-std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQuery& query, const HistoryMetric& metric) {
+std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQuery& query,
+                                const HistoryMetric& metric) {
   TrendBuilder builder(query, metric);
   for (const auto& run : runs) builder.add(run);
   return builder.finish();

@@ -28,20 +28,20 @@ std::string history_metric_keys();  // for messages: "ratio, gbps, cpu_s_per_gbi
 
 struct TrendPoint {
   std::string run_id, started;
-  std::string product;   // as the run named it: "nebula@1.9.7"
-  std::string version;   // the build's version token ("1.9.7"), "" when not recorded
-  size_t n = 0;          // samples (pairs, for "ratio")
+  std::string product;                  // as the run named it: "nebula@1.9.7"
+  std::string version;                  // the build's version token ("1.9.7"), "" when not recorded
+  size_t n = 0;                         // samples (pairs, for "ratio")
   double value = 0, low = 0, high = 0;  // low/high: 95 % interval (n >= 2), else the value
   bool change_point = false;            // a new level starts here (comparable points only)
 };
 
 struct Trend {
-  std::string product;   // the series' name: a product, or a base name when by version
+  std::string product;  // the series' name: a product, or a base name when by version
   std::string test;
   HistoryMetric metric;
-  std::string environment;          // comparability_text of the series' environment
-  std::vector<TrendPoint> points;   // comparable, oldest first (or by version)
-  std::vector<TrendPoint> apart;    // measured in other environments: shown, not judged
+  std::string environment;         // comparability_text of the series' environment
+  std::vector<TrendPoint> points;  // comparable, oldest first (or by version)
+  std::vector<TrendPoint> apart;   // measured in other environments: shown, not judged
 };
 
 struct TrendQuery {
@@ -72,7 +72,8 @@ class TrendBuilder {
 };
 
 // `runs`: oldest first.
-std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQuery& query, const HistoryMetric& metric);
+std::vector<Trend> build_trends(const std::vector<RunRecord>& runs, const TrendQuery& query,
+                                const HistoryMetric& metric);
 // The same streamed from the history: one run in memory at a time.
 Result<std::vector<Trend>> load_trends(HistoryStore& store, const TrendQuery& query, const HistoryMetric& metric);
 

@@ -34,7 +34,8 @@ namespace {
 // `remote`), and the destination port.
 Status set_vxlan(rtnl_link* link, const std::string& name, const LinkOptions& o) {
   if (o.vni == 0 || o.remote.empty())
-    return make_error("link '" + name + "' of kind vxlan needs an id and a remote", "add vni = N and remote = \"{{peer_...}}\" to the create_link step");
+    return make_error("link '" + name + "' of kind vxlan needs an id and a remote",
+                      "add vni = N and remote = \"{{peer_...}}\" to the create_link step");
   nl_addr* raw = nullptr;
   int err = nl_addr_parse(o.remote.c_str(), AF_UNSPEC, &raw);
   if (err < 0) return make_error("link '" + name + "': remote '" + o.remote + "': " + nl_geterror(err));
@@ -47,16 +48,20 @@ Status set_vxlan(rtnl_link* link, const std::string& name, const LinkOptions& o)
 
 }  // namespace
 
-Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind, const LinkOptions& options) {
+Status create_link_of_kind(nl_sock* sock, const std::string& name, const std::string& kind,
+                           const LinkOptions& options) {
   RtnlLink link(rtnl_link_alloc());
   rtnl_link_set_name(link.get(), name.c_str());
   int err = rtnl_link_set_type(link.get(), kind.c_str());
   // libnl knows only some kinds; for the others the kind string alone is sent.
-  if (err < 0 && err != -NLE_OPNOTSUPP) return make_error("link '" + name + "' of kind " + kind + ": " + nl_geterror(err));
+  if (err < 0 && err != -NLE_OPNOTSUPP)
+    return make_error("link '" + name + "' of kind " + kind + ": " + nl_geterror(err));
   // An XFRM interface carries the traffic of the IPsec policies with its if_id (route-based
   // IPsec); the kernel refuses if_id 0.
   if (kind == "xfrm") {
-    if (options.if_id == 0) return make_error("link '" + name + "' of kind xfrm needs an if_id", "add if_id = N (N > 0) to the create_link step");
+    if (options.if_id == 0)
+      return make_error("link '" + name + "' of kind xfrm needs an if_id",
+                        "add if_id = N (N > 0) to the create_link step");
     if ((err = rtnl_link_xfrmi_set_if_id(link.get(), options.if_id)) < 0)
       return make_error("link '" + name + "': if_id: " + nl_geterror(err));
   }
@@ -128,7 +133,8 @@ Status probe_esp() {
     char buf[1024];
     ssize_t n = recv(fd, buf, sizeof buf, 0);
     auto* h = reinterpret_cast<nlmsghdr*>(buf);
-    if (n < static_cast<ssize_t>(sizeof(nlmsghdr))) result = make_error("XFRM: no answer");
+    if (n < static_cast<ssize_t>(sizeof(nlmsghdr)))
+      result = make_error("XFRM: no answer");
     else if (h->nlmsg_type == NLMSG_ERROR) {
       int err = -reinterpret_cast<nlmsgerr*>(NLMSG_DATA(h))->error;
       if (err) result = make_error("ESP state: " + errno_text(err));
@@ -167,15 +173,18 @@ std::vector<Capability> probe_network_capabilities(const std::string& scratch_ns
   Status tun = ok_status();
   (void)run_in_netns(ns.fd.get(), [&] { tun = probe_tun(); });
   caps.push_back(from_status("tun", tun, "/dev/net/tun gives TUN devices"));
-  caps.push_back(from_status("wireguard-link", create_link_of_kind(sock, "vlwg0", "wireguard"), "the kernel has WireGuard"));
+  caps.push_back(
+      from_status("wireguard-link", create_link_of_kind(sock, "vlwg0", "wireguard"), "the kernel has WireGuard"));
   Status esp = ok_status();
   (void)run_in_netns(ns.fd.get(), [&] { esp = probe_esp(); });
   caps.push_back(from_status("esp-state", esp, "the kernel does ESP (AES-GCM)"));
   for (const char* kind : {"tbf", "netem"})
-    caps.push_back(from_status(std::string(kind) + "-qdisc", try_qdisc(sock, "vlp0", kind), std::string(kind) + " qdiscs can be attached"));
+    caps.push_back(from_status(std::string(kind) + "-qdisc", try_qdisc(sock, "vlp0", kind),
+                               std::string(kind) + " qdiscs can be attached"));
   // The qdiscs a [[variant]] may measure (qdisc = "..."), with their defaults.
   for (const char* kind : {"fq", "fq_codel", "cake"})
-    caps.push_back(from_status(std::string(kind) + "-qdisc", try_qdisc(sock, "vlp0", kind), std::string(kind) + " qdiscs can be attached (a variant's qdisc)"));
+    caps.push_back(from_status(std::string(kind) + "-qdisc", try_qdisc(sock, "vlp0", kind),
+                               std::string(kind) + " qdiscs can be attached (a variant's qdisc)"));
   return caps;  // the anonymous namespace goes with its fds
 }
 
@@ -184,7 +193,8 @@ std::vector<std::pair<std::string, Status>> probe_qdiscs(const std::vector<std::
   NetnsRequest scratch{"vpnlab-qdisc-probe", {}};
   scratch.anonymous = true;  // nothing in /run/netns, nothing to clean up after a kill
   auto made = create_namespaces({scratch});
-  Status veth = made ? create_veth(made->front().sock.get(), "vq0", 0, made->front().fd.get(), "vq1", 1500) : Status(made.error());
+  Status veth = made ? create_veth(made->front().sock.get(), "vq0", 0, made->front().fd.get(), "vq1", 1500)
+                     : Status(made.error());
   for (const auto& kind : kinds) out.push_back({kind, veth ? try_qdisc(made->front().sock.get(), "vq0", kind) : veth});
   return out;
 }
@@ -202,7 +212,8 @@ Capability probe_kvm() {
   if (vm >= 0) close(vm);
   close(fd);
   c.available = vm >= 0;
-  c.detail = vm >= 0 ? "KVM API " + std::to_string(version) + ", a VM can be created (whether a guest boots is the VM backend's boot probe)"
+  c.detail = vm >= 0 ? "KVM API " + std::to_string(version) +
+                           ", a VM can be created (whether a guest boots is the VM backend's boot probe)"
                      : "KVM_CREATE_VM: " + errno_text(err);
   return c;
 }

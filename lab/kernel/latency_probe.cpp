@@ -23,16 +23,19 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kPayload = 56;  // ping's default: a small packet, as latency probes are
 }  // namespace
 
-Result<std::unique_ptr<LatencyProbe>> IcmpLatencyProbe::start(int netns_fd, Ipv4Addr target, int interval_ms, int count) {
+Result<std::unique_ptr<LatencyProbe>> IcmpLatencyProbe::start(int netns_fd, Ipv4Addr target, int interval_ms,
+                                                              int count) {
   std::unique_ptr<IcmpLatencyProbe> p(new IcmpLatencyProbe());
   int err = 0;
-  if (auto s = run_in_netns(netns_fd, [&] {
-        p->sock_.reset(socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_ICMP));
-        err = errno;
-      });
+  if (auto s = run_in_netns(netns_fd,
+                            [&] {
+                              p->sock_.reset(socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_ICMP));
+                              err = errno;
+                            });
       !s)
     return s.error();
-  if (!p->sock_.valid()) return make_error("latency probe: cannot open an ICMP socket: " + errno_text(err), "run vpnlab as root");
+  if (!p->sock_.valid())
+    return make_error("latency probe: cannot open an ICMP socket: " + errno_text(err), "run vpnlab as root");
   p->stop_fd_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!p->stop_fd_.valid()) return make_error("latency probe: eventfd: " + errno_text(errno));
   p->target_ = target;
@@ -93,7 +96,8 @@ void IcmpLatencyProbe::loop() {
       continue;
     }
     pollfd fds[2] = {{sock_.get(), POLLIN, 0}, {stop_fd_.get(), POLLIN, 0}};
-    int wait_ms = sending ? static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count()) + 1 : -1;
+    int wait_ms =
+        sending ? static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count()) + 1 : -1;
     if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) return;
     if (fds[1].revents & POLLIN) return;
     if (!(fds[0].revents & POLLIN)) continue;
@@ -106,7 +110,8 @@ void IcmpLatencyProbe::loop() {
       auto at = Clock::now();
       uint16_t reply_seq = 0;
       size_t icmp_len = 0;
-      if (!is_echo_reply(buf, got, Ipv4Addr{ntohl(from.sin_addr.s_addr)}, id_, target_, &reply_seq, &icmp_len)) continue;
+      if (!is_echo_reply(buf, got, Ipv4Addr{ntohl(from.sin_addr.s_addr)}, id_, target_, &reply_seq, &icmp_len))
+        continue;
       // Sequence numbers wrap at 65536: more than 10 minutes at 10 ms, longer than any sample.
       size_t seq = reply_seq;
       if (seq >= sent_at.size() || answered[seq]) continue;

@@ -71,13 +71,16 @@ Result<SweepResult> sweep_until_answered(const std::vector<SweepSource>& sources
     Prober& p = probers[i];
     p.source = &sources[i];
     int err = 0;
-    if (auto s = run_in_netns(sources[i].netns_fd, [&] {
-          p.sock.reset(socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_ICMP));
-          err = errno;
-        });
+    if (auto s = run_in_netns(sources[i].netns_fd,
+                              [&] {
+                                p.sock.reset(socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_ICMP));
+                                err = errno;
+                              });
         !s)
       return with_context(s.error(), "node '" + sources[i].name + "'");
-    if (!p.sock.valid()) return make_error("node '" + sources[i].name + "': cannot open an ICMP socket: " + errno_text(err), "run vpnlab as root");
+    if (!p.sock.valid())
+      return make_error("node '" + sources[i].name + "': cannot open an ICMP socket: " + errno_text(err),
+                        "run vpnlab as root");
     p.id = static_cast<uint16_t>(0x5e00 + i);
     for (size_t t = 0; t < sources[i].targets.size(); ++t) p.index_of[sources[i].targets[t].value] = t;
     p.answered_at.assign(sources[i].targets.size(), -1);
@@ -94,7 +97,8 @@ Result<SweepResult> sweep_until_answered(const std::vector<SweepSource>& sources
       auto j = source_of.find(sources[i].targets[t].value);
       if (j == source_of.end() || j->second >= i) continue;
       auto back = probers[j->second].index_of.find(sources[i].self.value);
-      if (back != probers[j->second].index_of.end()) probers[i].after[t] = &probers[j->second].answered_at[back->second];
+      if (back != probers[j->second].index_of.end())
+        probers[i].after[t] = &probers[j->second].answered_at[back->second];
     }
   }
   std::vector<pollfd> fds;
@@ -122,9 +126,12 @@ Result<SweepResult> sweep_until_answered(const std::vector<SweepSource>& sources
   std::vector<double> firsts;
   for (const auto& p : probers)
     for (size_t t = 0; t < p.answered_at.size(); ++t) {
-      if (p.answered_at[t] >= 0) firsts.push_back(p.answered_at[t]);
+      if (p.answered_at[t] >= 0)
+        firsts.push_back(p.answered_at[t]);
       else if (out.first_missing.empty())
-        out.first_missing = p.source->name + " -> " + (t < p.source->target_names.size() ? p.source->target_names[t] : p.source->targets[t].str());
+        out.first_missing =
+            p.source->name + " -> " +
+            (t < p.source->target_names.size() ? p.source->target_names[t] : p.source->targets[t].str());
     }
   out.answered = firsts.size();
   if (!firsts.empty()) {

@@ -14,13 +14,12 @@
 namespace vpnlab {
 
 struct SweepSource {
-  std::string name;           // the node, for messages
-  Ipv4Addr self;              // its own address (a pair is probed from its earlier node first)
+  std::string name;  // the node, for messages
+  Ipv4Addr self;     // its own address (a pair is probed from its earlier node first)
   int netns_fd = -1;
   std::vector<Ipv4Addr> targets;
   std::vector<std::string> target_names;
 };
-
 
 // A pair is probed from its earlier source first and the other way once that answered:
 // both ends starting a handshake at once is a collision some products resolve only by

@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "lab/base/fault.h"
+#include "lab/base/fs_util.h"
 #include "lab/base/pidfd.h"
 #include "lab/kernel/sysctl.h"
-#include "lab/base/fs_util.h"
 
 namespace vpnlab {
 
@@ -31,7 +31,8 @@ Status prepare_netns_dir() {
   if (mkdir(kNetnsDir, 0755) < 0 && errno != EEXIST)
     return make_error(std::string("cannot create ") + kNetnsDir + ": " + errno_text(errno), "run vpnlab as root");
   if (mount("", kNetnsDir, "none", MS_SHARED | MS_REC, nullptr) == 0) return ok_status();
-  if (errno != EINVAL) return make_error(std::string("cannot make ") + kNetnsDir + " shared: " + errno_text(errno), "run vpnlab as root");
+  if (errno != EINVAL)
+    return make_error(std::string("cannot make ") + kNetnsDir + " shared: " + errno_text(errno), "run vpnlab as root");
   // Not a mount point yet: bind it onto itself first.
   if (mount(kNetnsDir, kNetnsDir, "none", MS_BIND | MS_REC, nullptr) < 0)
     return make_error(std::string("cannot bind-mount ") + kNetnsDir + ": " + errno_text(errno), "run vpnlab as root");
@@ -46,8 +47,9 @@ Result<Netns> create_one(const NetnsRequest& req) {
   if (!req.anonymous) {
     UniqueFd file(open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
     if (!file.valid())
-      return make_error("namespace '" + req.name + "': cannot create " + path + ": " + errno_text(errno),
-                        errno == EEXIST ? "a namespace of that name exists: run 'vpnlab cleanup'" : "run vpnlab as root");
+      return make_error(
+          "namespace '" + req.name + "': cannot create " + path + ": " + errno_text(errno),
+          errno == EEXIST ? "a namespace of that name exists: run 'vpnlab cleanup'" : "run vpnlab as root");
   }
   fault_point("netns-create");
   auto fail = [&](const std::string& what) {
@@ -56,7 +58,8 @@ Result<Netns> create_one(const NetnsRequest& req) {
     return e;
   };
   if (unshare(CLONE_NEWNET) < 0) return fail("unshare(CLONE_NEWNET)");
-  if (!req.anonymous && mount("/proc/thread-self/ns/net", path.c_str(), "none", MS_BIND, nullptr) < 0) return fail("bind mount");
+  if (!req.anonymous && mount("/proc/thread-self/ns/net", path.c_str(), "none", MS_BIND, nullptr) < 0)
+    return fail("bind mount");
   Netns ns;
   ns.name = req.name;
   ns.fd = UniqueFd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -85,7 +88,7 @@ Result<Netns> create_one(const NetnsRequest& req) {
 }  // namespace
 
 uint64_t inode_of(int fd) {
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) < 0) return 0;
   return st.st_ino;
 }
@@ -112,8 +115,10 @@ Result<std::vector<Netns>> create_namespaces(const std::vector<NetnsRequest>& re
   std::vector<Netns> out;
   std::optional<Error> failure;
   for (size_t i = 0; i < made.size(); ++i) {
-    if (made[i]) out.push_back(std::move(made[i].value()));
-    else if (!failure && made[i].error().message != "not created") failure = made[i].error();
+    if (made[i])
+      out.push_back(std::move(made[i].value()));
+    else if (!failure && made[i].error().message != "not created")
+      failure = made[i].error();
   }
   if (failure) {
     for (auto& m : out) (void)remove_namespace_file(m.name);
@@ -273,7 +278,8 @@ std::vector<std::string> namespace_holders(const std::vector<uint64_t>& inodes) 
   std::vector<std::string> holders;
   std::set<uint64_t> mount_namespaces_seen;
   for (const ProcessRef& p : tasks_in_namespaces(inodes))
-    holders.push_back("pid " + std::to_string(p.pid) + " (" + p.comm + ")" + (p.tid != p.pid ? " thread " + std::to_string(p.tid) : ""));
+    holders.push_back("pid " + std::to_string(p.pid) + " (" + p.comm + ")" +
+                      (p.tid != p.pid ? " thread " + std::to_string(p.tid) : ""));
   for (const std::string& pid : numeric_entries("/proc")) {
     std::string base = "/proc/" + pid;
     for (const std::string& fd : numeric_entries(base + "/fd")) {
@@ -282,7 +288,8 @@ std::vector<std::string> namespace_holders(const std::vector<uint64_t>& inodes) 
       // of them: stop at the first instead of paying a failed readlink per fd (here PID 1
       // has 250 fds, half of what `down` read).
       if (target.empty() && errno == EACCES) break;
-      if (wanted.count(ns_inode_of_link(target, "net"))) holders.push_back("fd " + fd + " of pid " + pid + " (" + comm_of(pid) + ")");
+      if (wanted.count(ns_inode_of_link(target, "net")))
+        holders.push_back("fd " + fd + " of pid " + pid + " (" + comm_of(pid) + ")");
     }
     // nsfs bind mounts: one look per mount namespace is enough.
     uint64_t mnt = ns_inode_of_link(read_link(base + "/ns/mnt"), "mnt");
@@ -306,7 +313,7 @@ Status wait_namespaces_released(const std::vector<uint64_t>& inodes, double time
     if (holders.empty()) return ok_status();
     if (std::chrono::steady_clock::now() >= deadline)
       return make_error("a lab namespace is still referenced by " + holders.front() +
-                        (holders.size() > 1 ? " and " + std::to_string(holders.size() - 1) + " more" : ""),
+                            (holders.size() > 1 ? " and " + std::to_string(holders.size() - 1) + " more" : ""),
                         "run 'vpnlab cleanup'; if it persists, that process was not started by vpnlab");
     std::this_thread::sleep_for(pause);  // bounded probe: the kernel sends no event for this
     pause = std::min(pause * 2, std::chrono::microseconds(20000));
@@ -317,7 +324,8 @@ namespace {
 bool netns_work_running() {
   for (const std::string& pid : numeric_entries("/proc")) {
     std::string comm = comm_of(pid);
-    if (comm.rfind("kworker/", 0) == 0 && comm.size() > 6 && comm.compare(comm.size() - 6, 6, "+netns") == 0) return true;
+    if (comm.rfind("kworker/", 0) == 0 && comm.size() > 6 && comm.compare(comm.size() - 6, 6, "+netns") == 0)
+      return true;
   }
   return false;
 }
@@ -330,7 +338,8 @@ Status wait_kernel_netns_cleanup(double timeout_s) {
   while (idle < 3) {
     idle = netns_work_running() ? 0 : idle + 1;
     if (std::chrono::steady_clock::now() >= deadline)
-      return make_error("the kernel is still destroying network namespaces after " + std::to_string(static_cast<int>(timeout_s)) + " s",
+      return make_error("the kernel is still destroying network namespaces after " +
+                            std::to_string(static_cast<int>(timeout_s)) + " s",
                         "the machine is busy; results taken now would be disturbed");
     std::this_thread::sleep_for(std::chrono::milliseconds(2));  // bounded probe: no event exists
   }

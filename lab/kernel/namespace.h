@@ -18,10 +18,10 @@ inline constexpr const char* kNetnsDir = "/run/netns";
 
 struct Netns {
   std::string name;
-  UniqueFd fd;          // /run/netns/<name>, opened
-  uint64_t inode = 0;   // recorded at creation: proves later that the kernel let go of it
-  NlSock sock;          // route socket inside the namespace
-  UniqueFd mntns;       // private mount namespace of the node (own /run, own /sys); lazy
+  UniqueFd fd;                                 // /run/netns/<name>, opened
+  uint64_t inode = 0;                          // recorded at creation: proves later that the kernel let go of it
+  NlSock sock;                                 // route socket inside the namespace
+  UniqueFd mntns;                              // private mount namespace of the node (own /run, own /sys); lazy
   std::map<std::string, std::string> sysctls;  // what was set, read back
 };
 

@@ -14,8 +14,12 @@
 namespace vpnlab {
 namespace {
 
-struct NeighDeleter { void operator()(rtnl_neigh* n) const { rtnl_neigh_put(n); } };
-struct LinkDeleter { void operator()(rtnl_link* l) const { rtnl_link_put(l); } };
+struct NeighDeleter {
+  void operator()(rtnl_neigh* n) const { rtnl_neigh_put(n); }
+};
+struct LinkDeleter {
+  void operator()(rtnl_link* l) const { rtnl_link_put(l); }
+};
 
 }  // namespace
 

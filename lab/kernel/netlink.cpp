@@ -24,7 +24,9 @@ void NlAddrDeleter::operator()(nl_addr* a) const { nl_addr_put(a); }
 
 namespace {
 
-struct RtnlAddrDeleter { void operator()(rtnl_addr* a) const { rtnl_addr_put(a); } };
+struct RtnlAddrDeleter {
+  void operator()(rtnl_addr* a) const { rtnl_addr_put(a); }
+};
 using RtnlAddr = std::unique_ptr<rtnl_addr, RtnlAddrDeleter>;
 
 Error nl_failure(const std::string& what, int nlerr, const std::string& hint = {}) {
@@ -72,7 +74,8 @@ Status create_bridge(nl_sock* sock, const std::string& name, int mtu) {
   RtnlLink link(rtnl_link_alloc());
   rtnl_link_set_name(link.get(), name.c_str());
   int err = rtnl_link_set_type(link.get(), "bridge");
-  if (err < 0) return nl_failure("bridge '" + name + "': bridge support", err, "load the bridge module (modprobe bridge)");
+  if (err < 0)
+    return nl_failure("bridge '" + name + "': bridge support", err, "load the bridge module (modprobe bridge)");
   rtnl_link_set_mtu(link.get(), mtu);
   rtnl_link_set_flags(link.get(), IFF_UP);
   err = rtnl_link_add(sock, link.get(), NLM_F_CREATE | NLM_F_EXCL);
@@ -80,7 +83,8 @@ Status create_bridge(nl_sock* sock, const std::string& name, int mtu) {
   return ok_status();
 }
 
-Status create_veth(nl_sock* sock_a, const std::string& if_a, int master_a, int ns_b_fd, const std::string& if_b, int mtu) {
+Status create_veth(nl_sock* sock_a, const std::string& if_a, int master_a, int ns_b_fd, const std::string& if_b,
+                   int mtu) {
   RtnlLink a(rtnl_link_veth_alloc());
   if (!a) return make_error("veth '" + if_a + "': cannot allocate (out of memory)");
   RtnlLink b(rtnl_link_veth_get_peer(a.get()));
@@ -136,7 +140,8 @@ Status set_link(nl_sock* sock, const std::string& ifname, int mtu, bool up) {
   if (mtu > 0) rtnl_link_set_mtu(change.get(), mtu);
   if (up) rtnl_link_set_flags(change.get(), IFF_UP);
   int err = rtnl_link_change(sock, orig.get(), change.get(), 0);
-  if (err < 0) return nl_failure("link '" + ifname + "': cannot set MTU " + std::to_string(mtu) + (up ? " and up" : ""), err);
+  if (err < 0)
+    return nl_failure("link '" + ifname + "': cannot set MTU " + std::to_string(mtu) + (up ? " and up" : ""), err);
   return ok_status();
 }
 
@@ -146,7 +151,8 @@ Status set_link_down(nl_sock* sock, const std::string& ifname) {
   if (!orig) return orig.error();
   RtnlLink change(rtnl_link_alloc());
   rtnl_link_unset_flags(change.get(), IFF_UP);
-  if (int err = rtnl_link_change(sock, orig->get(), change.get(), 0); err < 0) return nl_failure("link '" + ifname + "': cannot set down", err);
+  if (int err = rtnl_link_change(sock, orig->get(), change.get(), 0); err < 0)
+    return nl_failure("link '" + ifname + "': cannot set down", err);
   return ok_status();
 }
 
@@ -154,7 +160,8 @@ Status delete_link(nl_sock* sock, const std::string& ifname) {
   RtnlLink link(rtnl_link_alloc());
   rtnl_link_set_name(link.get(), ifname.c_str());
   int err = rtnl_link_delete(sock, link.get());
-  if (err < 0 && err != -NLE_NODEV && err != -NLE_OBJ_NOTFOUND) return nl_failure("link '" + ifname + "': cannot delete", err);
+  if (err < 0 && err != -NLE_NODEV && err != -NLE_OBJ_NOTFOUND)
+    return nl_failure("link '" + ifname + "': cannot delete", err);
   return ok_status();
 }
 
@@ -180,7 +187,9 @@ Result<std::vector<std::string>> link_used_addresses(nl_sock* sock, const std::s
     auto* a = reinterpret_cast<rtnl_addr*>(o);
     if (rtnl_addr_get_ifindex(a) != *index) continue;
     const int family = rtnl_addr_get_family(a);
-    if (family != AF_INET && !(family == AF_INET6 && rtnl_addr_get_scope(a) != RT_SCOPE_LINK && rtnl_addr_get_scope(a) != RT_SCOPE_HOST)) continue;
+    if (family != AF_INET &&
+        !(family == AF_INET6 && rtnl_addr_get_scope(a) != RT_SCOPE_LINK && rtnl_addr_get_scope(a) != RT_SCOPE_HOST))
+      continue;
     char buf[64];
     out.push_back(nl_addr2str(rtnl_addr_get_local(a), buf, sizeof buf));
   }
@@ -230,12 +239,14 @@ Status wait_for_link(int netns_fd, nl_sock* sock, const std::string& ifname, dou
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     if (get_link(sock, ifname)) return ok_status();
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) break;
     pollfd fds[2] = {{fd, POLLIN, 0}, {interrupt_fd, POLLIN, 0}};
     int n = poll(fds, interrupt_fd >= 0 ? 2 : 1, static_cast<int>(left));
     if (n < 0 && errno != EINTR) return make_error("waiting for link '" + ifname + "': poll: " + errno_text(errno));
-    if (interrupt_fd >= 0 && (fds[1].revents & POLLIN)) return make_error("interrupted while waiting for link '" + ifname + "'");
+    if (interrupt_fd >= 0 && (fds[1].revents & POLLIN))
+      return make_error("interrupted while waiting for link '" + ifname + "'");
     char buf[16384];
     while (recv(fd, buf, sizeof buf, MSG_DONTWAIT) > 0) {
     }

@@ -15,11 +15,17 @@ struct rtnl_link;
 
 namespace vpnlab {
 
-struct NlSockDeleter { void operator()(nl_sock* s) const; };
-struct RtnlLinkDeleter { void operator()(rtnl_link* l) const; };
+struct NlSockDeleter {
+  void operator()(nl_sock* s) const;
+};
+struct RtnlLinkDeleter {
+  void operator()(rtnl_link* l) const;
+};
 using NlSock = std::unique_ptr<nl_sock, NlSockDeleter>;
 using RtnlLink = std::unique_ptr<rtnl_link, RtnlLinkDeleter>;
-struct NlAddrDeleter { void operator()(nl_addr* a) const; };
+struct NlAddrDeleter {
+  void operator()(nl_addr* a) const;
+};
 using NlAddr = std::unique_ptr<nl_addr, NlAddrDeleter>;
 
 // A route netlink socket in the calling thread's network namespace (sockets keep the
@@ -33,7 +39,8 @@ Status create_bridge(nl_sock* sock, const std::string& name, int mtu);
 // enslaved to bridge `master_a` (an ifindex there; 0 = none), and `if_b` directly inside
 // the namespace `ns_b_fd` (never passing through the host), both with `mtu`. Only end A
 // is up afterwards; bring end B up with set_link() on its namespace's socket.
-Status create_veth(nl_sock* sock_a, const std::string& if_a, int master_a, int ns_b_fd, const std::string& if_b, int mtu);
+Status create_veth(nl_sock* sock_a, const std::string& if_a, int master_a, int ns_b_fd, const std::string& if_b,
+                   int mtu);
 Status set_master(nl_sock* sock, const std::string& ifname, int master_index);
 Status add_address(nl_sock* sock, const std::string& ifname, const HostAddr& addr);
 Status set_link(nl_sock* sock, const std::string& ifname, int mtu, bool up);

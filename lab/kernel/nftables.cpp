@@ -11,10 +11,10 @@
 #include <nftables/libnftables.h>
 #include <nlohmann/json.hpp>
 
-#include "lab/base/nft_text.h"
-#include "lab/kernel/namespace.h"
 #include "lab/base/json_depth.h"
 #include "lab/base/json_number.h"
+#include "lab/base/nft_text.h"
+#include "lab/kernel/namespace.h"
 
 namespace vpnlab {
 
@@ -31,7 +31,8 @@ Result<NftCtx> open_ctx(bool json) {
   NftCtx ctx(nft_ctx_new(NFT_CTX_DEFAULT));
   if (!ctx) return make_error("libnftables: cannot create a context");
   nft_ctx_clear_include_paths(ctx.get());
-  if (nft_ctx_buffer_output(ctx.get()) != 0 || nft_ctx_buffer_error(ctx.get()) != 0) return make_error("libnftables: cannot buffer its output");
+  if (nft_ctx_buffer_output(ctx.get()) != 0 || nft_ctx_buffer_error(ctx.get()) != 0)
+    return make_error("libnftables: cannot buffer its output");
   if (json) nft_ctx_output_set_flags(ctx.get(), NFT_CTX_OUTPUT_JSON);
   return ctx;
 }
@@ -77,9 +78,7 @@ bool in_tables(const nlohmann::json& object, const std::vector<NftTable>& tables
   return std::find(tables.begin(), tables.end(), t) != tables.end();
 }
 
-uint64_t packets_of(const nlohmann::json& counter) {
-  return whole_number_or<uint64_t>(counter, "packets", 0);
-}
+uint64_t packets_of(const nlohmann::json& counter) { return whole_number_or<uint64_t>(counter, "packets", 0); }
 
 }  // namespace
 

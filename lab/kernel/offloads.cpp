@@ -15,11 +15,15 @@ namespace vpnlab {
 
 Result<std::map<std::string, bool>> read_offloads(int netns_fd, const std::string& ifname) {
   UniqueFd sock;
-  if (auto s = run_in_netns(netns_fd, [&] { sock.reset(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)); }); !s) return s.error();
+  if (auto s = run_in_netns(netns_fd, [&] { sock.reset(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)); }); !s)
+    return s.error();
   if (!sock.valid()) return make_error("offloads of '" + ifname + "': socket: " + errno_text(errno));
-  const std::pair<const char*, uint32_t> queries[] = {{"tso", ETHTOOL_GTSO},        {"gso", ETHTOOL_GGSO},
-                                                      {"gro", ETHTOOL_GGRO},        {"sg", ETHTOOL_GSG},
-                                                      {"tx-checksum", ETHTOOL_GTXCSUM}, {"rx-checksum", ETHTOOL_GRXCSUM}};
+  const std::pair<const char*, uint32_t> queries[] = {{"tso", ETHTOOL_GTSO},
+                                                      {"gso", ETHTOOL_GGSO},
+                                                      {"gro", ETHTOOL_GGRO},
+                                                      {"sg", ETHTOOL_GSG},
+                                                      {"tx-checksum", ETHTOOL_GTXCSUM},
+                                                      {"rx-checksum", ETHTOOL_GRXCSUM}};
   std::map<std::string, bool> out;
   for (const auto& [name, cmd] : queries) {
     ethtool_value value{};
@@ -40,7 +44,8 @@ Status set_segmentation_offloads(int netns_fd, const std::string& ifname, bool o
   UniqueFd sock;
   if (auto s = run_in_netns(netns_fd, [&] { sock.reset(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)); }); !s) return s;
   if (!sock.valid()) return make_error("offloads of '" + ifname + "': socket: " + errno_text(errno));
-  const std::pair<const char*, uint32_t> settings[] = {{"tso", ETHTOOL_STSO}, {"gso", ETHTOOL_SGSO}, {"gro", ETHTOOL_SGRO}};
+  const std::pair<const char*, uint32_t> settings[] = {
+      {"tso", ETHTOOL_STSO}, {"gso", ETHTOOL_SGSO}, {"gro", ETHTOOL_SGRO}};
   for (const auto& [name, cmd] : settings) {
     ethtool_value value{};
     value.cmd = cmd;
@@ -49,7 +54,8 @@ Status set_segmentation_offloads(int netns_fd, const std::string& ifname, bool o
     strncpy(ifr.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
     ifr.ifr_data = reinterpret_cast<char*>(&value);
     if (ioctl(sock.get(), SIOCETHTOOL, &ifr) < 0)
-      return make_error("interface '" + ifname + "': cannot turn " + name + (on ? " on: " : " off: ") + errno_text(errno));
+      return make_error("interface '" + ifname + "': cannot turn " + name + (on ? " on: " : " off: ") +
+                        errno_text(errno));
   }
   return ok_status();
 }

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "lab/base/pidfd.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/pidfd.h"
 
 namespace vpnlab {
 

@@ -1,9 +1,9 @@
 #include "lab/kernel/payload_watch.h"
 
 #include <arpa/inet.h>
-#include <netinet/in.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -31,16 +31,19 @@ bool frame_uses_port(const unsigned char* f, size_t n, int port) {
 }
 }  // namespace
 
-Result<std::unique_ptr<PayloadWatch>> PacketPayloadWatch::start(int netns_fd, int ifindex, std::string pattern, int port) {
+Result<std::unique_ptr<PayloadWatch>> PacketPayloadWatch::start(int netns_fd, int ifindex, std::string pattern,
+                                                                int port) {
   std::unique_ptr<PacketPayloadWatch> w(new PacketPayloadWatch());
   int err = 0;
-  if (auto s = run_in_netns(netns_fd, [&] {
-        w->sock_.reset(socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL)));
-        err = errno;
-      });
+  if (auto s = run_in_netns(netns_fd,
+                            [&] {
+                              w->sock_.reset(socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL)));
+                              err = errno;
+                            });
       !s)
     return s.error();
-  if (!w->sock_.valid()) return make_error("packet capture: cannot open an AF_PACKET socket: " + errno_text(err), "run vpnlab as root");
+  if (!w->sock_.valid())
+    return make_error("packet capture: cannot open an AF_PACKET socket: " + errno_text(err), "run vpnlab as root");
   sockaddr_ll addr{};
   addr.sll_family = AF_PACKET;
   addr.sll_protocol = htons(ETH_P_ALL);

@@ -13,9 +13,9 @@
 #include <random>
 #include <thread>
 
+#include <netlink/cache.h>
 #include <netlink/idiag/idiagnl.h>
 #include <netlink/idiag/msg.h>
-#include <netlink/cache.h>
 #include <netlink/netlink.h>
 
 #include "lab/base/unique_fd.h"
@@ -43,7 +43,8 @@ uint16_t icmp_checksum(const unsigned char* data, size_t len) {
   return htons(static_cast<uint16_t>(~sum));
 }
 
-bool is_echo_reply(const unsigned char* buf, long got, Ipv4Addr from, uint16_t id, Ipv4Addr target, uint16_t* seq, size_t* icmp_len) {
+bool is_echo_reply(const unsigned char* buf, long got, Ipv4Addr from, uint16_t id, Ipv4Addr target, uint16_t* seq,
+                   size_t* icmp_len) {
   if (got < static_cast<long>(sizeof(iphdr))) return false;
   size_t ihl = static_cast<size_t>(buf[0] & 0x0f) * 4;
   if (got < static_cast<long>(ihl + sizeof(icmphdr))) return false;
@@ -58,13 +59,16 @@ Status ping_until_answered(int netns_fd, Ipv4Addr target, double timeout_s, int 
                            bool dont_fragment) {
   UniqueFd sock;
   int err = 0;
-  if (auto s = run_in_netns(netns_fd, [&] {
-        sock.reset(socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP));
-        err = errno;
-      });
+  if (auto s = run_in_netns(netns_fd,
+                            [&] {
+                              sock.reset(socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP));
+                              err = errno;
+                            });
       !s)
     return s;
-  if (!sock.valid()) return make_error("ping " + target.str() + ": cannot open an ICMP socket: " + errno_text(err), "run vpnlab as root");
+  if (!sock.valid())
+    return make_error("ping " + target.str() + ": cannot open an ICMP socket: " + errno_text(err),
+                      "run vpnlab as root");
   if (dont_fragment) {
     int pmtu = IP_PMTUDISC_DO;
     setsockopt(sock.get(), IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof pmtu);
@@ -116,10 +120,11 @@ Status ping_until_answered(int netns_fd, Ipv4Addr target, double timeout_s, int 
 Status wait_tcp_listening(int netns_fd, int port, double timeout_s, int interrupt_fd) {
   nl_sock* raw = nullptr;
   int err = 0;
-  if (auto s = run_in_netns(netns_fd, [&] {
-        raw = nl_socket_alloc();
-        if (raw) err = idiagnl_connect(raw);
-      });
+  if (auto s = run_in_netns(netns_fd,
+                            [&] {
+                              raw = nl_socket_alloc();
+                              if (raw) err = idiagnl_connect(raw);
+                            });
       !s)
     return s;
   if (!raw) return make_error("sock_diag: cannot allocate a netlink socket");
@@ -140,9 +145,11 @@ Status wait_tcp_listening(int netns_fd, int port, double timeout_s, int interrup
     }
     nl_cache_free(cache);
     if (found) return ok_status();
-    if (interrupted(interrupt_fd)) return make_error("interrupted while waiting for a listener on port " + std::to_string(port));
+    if (interrupted(interrupt_fd))
+      return make_error("interrupted while waiting for a listener on port " + std::to_string(port));
     if (Clock::now() >= deadline)
-      return make_error("nothing listens on TCP port " + std::to_string(port) + " after " + std::to_string(static_cast<int>(timeout_s)) + " s",
+      return make_error("nothing listens on TCP port " + std::to_string(port) + " after " +
+                            std::to_string(static_cast<int>(timeout_s)) + " s",
                         "see the server's log");
     std::this_thread::sleep_for(pause);  // bounded probe: there is no "socket listening" event
     pause = std::min(pause * 2, std::chrono::microseconds(10000));

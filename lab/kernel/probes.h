@@ -16,7 +16,8 @@ uint16_t icmp_checksum(const unsigned char* data, size_t len);
 // Whether `got` bytes read from a raw ICMP socket (IP header first), sent by `from`, are
 // the echo reply with identifier `id` from `target`; then *seq gets its sequence number
 // and *icmp_len the length of the ICMP message.
-bool is_echo_reply(const unsigned char* buf, long got, Ipv4Addr from, uint16_t id, Ipv4Addr target, uint16_t* seq, size_t* icmp_len);
+bool is_echo_reply(const unsigned char* buf, long got, Ipv4Addr from, uint16_t id, Ipv4Addr target, uint16_t* seq,
+                   size_t* icmp_len);
 
 // ICMP echo from inside the namespace until `target` answers. *rtt_ms gets the answered
 // probe's round trip. `size` is the ICMP payload; with `dont_fragment`, DF is set.

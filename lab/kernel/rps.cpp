@@ -34,12 +34,15 @@ Status write_rps_masks(const std::vector<std::string>& ifnames, const std::vecto
       std::ofstream out(q.path() / "rps_cpus");
       out << mask << "\n";
       out.flush();
-      if (!out && failure.empty()) failure = "interface '" + ifname + "': cannot write " + (q.path() / "rps_cpus").string();
+      if (!out && failure.empty())
+        failure = "interface '" + ifname + "': cannot write " + (q.path() / "rps_cpus").string();
       ++queues;
     }
-    if (queues == 0 && failure.empty()) failure = "interface '" + ifname + "': no receive queues under /sys/class/net/" + ifname;
+    if (queues == 0 && failure.empty())
+      failure = "interface '" + ifname + "': no receive queues under /sys/class/net/" + ifname;
   }
-  if (!failure.empty()) return make_error("receive packet steering: " + failure, "the node's /sys must be its own namespace's sysfs");
+  if (!failure.empty())
+    return make_error("receive packet steering: " + failure, "the node's /sys must be its own namespace's sysfs");
   return ok_status();
 }
 

@@ -21,7 +21,9 @@ namespace vpnlab {
 
 namespace {
 
-struct QdiscFree { void operator()(rtnl_qdisc* q) const { rtnl_qdisc_put(q); } };
+struct QdiscFree {
+  void operator()(rtnl_qdisc* q) const { rtnl_qdisc_put(q); }
+};
 using Qdisc = std::unique_ptr<rtnl_qdisc, QdiscFree>;
 
 Result<Qdisc> make_qdisc(int ifindex, const std::string& kind, uint32_t parent, uint32_t handle) {
@@ -50,7 +52,8 @@ void set_netem(rtnl_qdisc* q, double delay_ms, double jitter_ms, double loss_pct
 }
 
 Status add_failed(int err, const std::string& ifname, const std::string& kind) {
-  std::string hint = kind == "netem" ? "this kernel lacks sch_netem: remove delay/jitter/loss (or the profile) from the link, or run where netem exists (the VM backend's guests have it)"
+  std::string hint = kind == "netem" ? "this kernel lacks sch_netem: remove delay/jitter/loss (or the profile) from "
+                                       "the link, or run where netem exists (the VM backend's guests have it)"
                                      : "this kernel lacks sch_tbf: remove rate from the link";
   return make_error("link '" + ifname + "': cannot attach a " + kind + " qdisc: " + nl_geterror(err), hint);
 }
@@ -70,7 +73,8 @@ constexpr uint64_t kInOrderRateBytesPerS = 100'000'000'000 / 8;  // 100 Gbit/s: 
 // The in-order netem, as libnl cannot send it (it has no setter for the rate): netem's
 // options are its tc_netem_qopt followed by attributes, all inside TCA_OPTIONS.
 Status add_in_order_netem(nl_sock* sock, int ifindex, uint32_t parent, const Shaping& s, const std::string& ifname) {
-  std::unique_ptr<nl_msg, void (*)(nl_msg*)> msg(nlmsg_alloc_simple(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE), nlmsg_free);
+  std::unique_ptr<nl_msg, void (*)(nl_msg*)> msg(nlmsg_alloc_simple(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE),
+                                                 nlmsg_free);
   if (!msg) return make_error("link '" + ifname + "': netem: out of memory");
   tcmsg tcm{};
   tcm.tcm_family = AF_UNSPEC;
@@ -85,9 +89,11 @@ Status add_in_order_netem(nl_sock* sock, int ifindex, uint32_t parent, const Sha
   tc_netem_rate rate{};
   rate.rate = UINT32_MAX;  // the 32-bit field's cap; RATE64 raises it
   nlattr* options = nullptr;
-  if (nlmsg_append(msg.get(), &tcm, sizeof tcm, NLMSG_ALIGNTO) < 0 || nla_put_string(msg.get(), TCA_KIND, "netem") < 0 ||
-      !(options = nla_nest_start(msg.get(), TCA_OPTIONS)) || nlmsg_append(msg.get(), &qopt, sizeof qopt, NLMSG_ALIGNTO) < 0 ||
-      nla_put(msg.get(), TCA_NETEM_RATE, sizeof rate, &rate) < 0 || nla_put_u64(msg.get(), TCA_NETEM_RATE64, kInOrderRateBytesPerS) < 0)
+  if (nlmsg_append(msg.get(), &tcm, sizeof tcm, NLMSG_ALIGNTO) < 0 ||
+      nla_put_string(msg.get(), TCA_KIND, "netem") < 0 || !(options = nla_nest_start(msg.get(), TCA_OPTIONS)) ||
+      nlmsg_append(msg.get(), &qopt, sizeof qopt, NLMSG_ALIGNTO) < 0 ||
+      nla_put(msg.get(), TCA_NETEM_RATE, sizeof rate, &rate) < 0 ||
+      nla_put_u64(msg.get(), TCA_NETEM_RATE64, kInOrderRateBytesPerS) < 0)
     return make_error("link '" + ifname + "': netem: the message does not fit");
   nla_nest_end(msg.get(), options);
   const int err = nl_send_sync(sock, msg.release());  // it frees the message
@@ -99,8 +105,10 @@ Status add_in_order_netem(nl_sock* sock, int ifindex, uint32_t parent, const Sha
 Status add_test_qdisc(nl_sock* sock, int ifindex, const std::string& kind) {
   auto q = make_qdisc(ifindex, kind, TC_H_ROOT, 0);
   if (!q) return q.error();
-  if (kind == "tbf") set_tbf(q->get(), 1e9, 1500);
-  else set_netem(q->get(), 1, 0, 0);
+  if (kind == "tbf")
+    set_tbf(q->get(), 1e9, 1500);
+  else
+    set_netem(q->get(), 1, 0, 0);
   int err = rtnl_qdisc_add(sock, q->get(), NLM_F_CREATE | NLM_F_REPLACE);
   if (err < 0) return make_error(kind + " qdisc: " + nl_geterror(err));
   return ok_status();
@@ -108,7 +116,8 @@ Status add_test_qdisc(nl_sock* sock, int ifindex, const std::string& kind) {
 
 Status set_root_qdisc(nl_sock* sock, const std::string& ifname, const std::string& kind) {
   rtnl_link* link = nullptr;
-  if (int err = rtnl_link_get_kernel(sock, 0, ifname.c_str(), &link); err < 0) return make_error("link '" + ifname + "': " + nl_geterror(err));
+  if (int err = rtnl_link_get_kernel(sock, 0, ifname.c_str(), &link); err < 0)
+    return make_error("link '" + ifname + "': " + nl_geterror(err));
   const int ifindex = rtnl_link_get_ifindex(link);
   rtnl_link_put(link);
   // No handle: the kernel picks one, so a root of another kind is replaced, not clashed with.
@@ -118,20 +127,24 @@ Status set_root_qdisc(nl_sock* sock, const std::string& ifname, const std::strin
   // txqueuelen of 1000.
   if (kind == "pfifo") rtnl_qdisc_fifo_set_limit(q->get(), 1000);
   if (int err = rtnl_qdisc_add(sock, q->get(), NLM_F_CREATE | NLM_F_REPLACE); err < 0)
-    return make_error("link '" + ifname + "': cannot attach a " + kind + " qdisc: " + nl_geterror(err),
-                      err == -NLE_OBJ_NOTFOUND || err == -NLE_NOATTR || err == -NLE_OPNOTSUPP
-                          ? "this kernel lacks sch_" + kind + " ('vpnlab doctor' lists the qdiscs it has): measure another qdisc, or run where it exists"
-                          : "");
+    return make_error(
+        "link '" + ifname + "': cannot attach a " + kind + " qdisc: " + nl_geterror(err),
+        err == -NLE_OBJ_NOTFOUND || err == -NLE_NOATTR || err == -NLE_OPNOTSUPP
+            ? "this kernel lacks sch_" + kind +
+                  " ('vpnlab doctor' lists the qdiscs it has): measure another qdisc, or run where it exists"
+            : "");
   return ok_status();
 }
 
 Result<std::string> root_qdisc_kind(nl_sock* sock, const std::string& ifname) {
   rtnl_link* link = nullptr;
-  if (int err = rtnl_link_get_kernel(sock, 0, ifname.c_str(), &link); err < 0) return make_error("link '" + ifname + "': " + nl_geterror(err));
+  if (int err = rtnl_link_get_kernel(sock, 0, ifname.c_str(), &link); err < 0)
+    return make_error("link '" + ifname + "': " + nl_geterror(err));
   const int ifindex = rtnl_link_get_ifindex(link);
   rtnl_link_put(link);
   nl_cache* cache = nullptr;
-  if (int err = rtnl_qdisc_alloc_cache(sock, &cache); err < 0) return make_error(std::string("qdiscs: ") + nl_geterror(err));
+  if (int err = rtnl_qdisc_alloc_cache(sock, &cache); err < 0)
+    return make_error(std::string("qdiscs: ") + nl_geterror(err));
   std::unique_ptr<nl_cache, void (*)(nl_cache*)> owned(cache, nl_cache_free);
   Qdisc root(rtnl_qdisc_get_by_parent(cache, ifindex, TC_H_ROOT));
   if (!root) return make_error("link '" + ifname + "': no root qdisc");

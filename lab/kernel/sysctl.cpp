@@ -61,9 +61,11 @@ Result<std::map<std::string, std::string>> apply_sysctls(const SysctlList& setti
         continue;
       }
       const int err = errno;
-      return make_error("sysctl " + key + ": cannot open: " + errno_text(err),
-                        err == ENOENT ? "this kernel has no such key in a network namespace (a module not loaded, or a key of another version)"
-                                      : "run vpnlab as root");
+      return make_error(
+          "sysctl " + key + ": cannot open: " + errno_text(err),
+          err == ENOENT
+              ? "this kernel has no such key in a network namespace (a module not loaded, or a key of another version)"
+              : "run vpnlab as root");
     }
     ssize_t n = write(fd.get(), value.data(), value.size());
     int err = errno;
@@ -95,10 +97,8 @@ SysctlList node_sysctls() {
 
 SysctlList bridge_sysctls() {
   SysctlList s = {
-      {"net/ipv6/conf/all/disable_ipv6", "1"},
-      {"net/ipv6/conf/default/disable_ipv6", "1"},
-      {"?net/bridge/bridge-nf-call-iptables", "0"},
-      {"?net/bridge/bridge-nf-call-ip6tables", "0"},
+      {"net/ipv6/conf/all/disable_ipv6", "1"},       {"net/ipv6/conf/default/disable_ipv6", "1"},
+      {"?net/bridge/bridge-nf-call-iptables", "0"},  {"?net/bridge/bridge-nf-call-ip6tables", "0"},
       {"?net/bridge/bridge-nf-call-arptables", "0"},
   };
   return s;

@@ -39,7 +39,8 @@ std::string backends_with(bool BackendTraits::*trait) {
 
 std::string backend_list(bool with_about) {
   std::vector<std::string> names;
-  for (const auto& b : backend_traits_table()) names.push_back(with_about ? "\"" + std::string(b.name) + "\" (" + b.about + ")" : b.name);
+  for (const auto& b : backend_traits_table())
+    names.push_back(with_about ? "\"" + std::string(b.name) + "\" (" + b.about + ")" : b.name);
   return join_or(names);
 }
 

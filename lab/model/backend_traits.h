@@ -10,13 +10,13 @@ namespace vpnlab {
 
 struct BackendTraits {
   const char* name;
-  const char* about;       // for messages: "namespaces", "QEMU guests through libvirt", ...
-  bool variants = false;   // [[variant]]s applied in the nodes' network namespaces
-  bool chains = false;     // [[chain]]: relays with an instance per hop
-  bool lab_sweeps = false; // a [bench] sweep rebuilds the lab between points
+  const char* about;          // for messages: "namespaces", "QEMU guests through libvirt", ...
+  bool variants = false;      // [[variant]]s applied in the nodes' network namespaces
+  bool chains = false;        // [[chain]]: relays with an instance per hop
+  bool lab_sweeps = false;    // a [bench] sweep rebuilds the lab between points
   bool remote_hosts = false;  // nodes run on [[host]]s, whose links are their own
-  bool guests = false;     // nodes are guests booted from [lab] image: products run in them
-  bool services = false;   // a product's control [[service]] in a namespace of its own beside the nodes
+  bool guests = false;        // nodes are guests booted from [lab] image: products run in them
+  bool services = false;      // a product's control [[service]] in a namespace of its own beside the nodes
   // What a run spends beyond its samples, in seconds (lab/model/plan_time.h, measured by
   // bench/plan_bench.sh): per lab (built, a product up, stopped, audited, torn down), per
   // node or bridge of it besides, and once per run (preparation, the outputs).

@@ -18,7 +18,7 @@ namespace vpnlab {
 
 namespace {
 bool is_dir(const std::string& p) {
-  struct stat st{};
+  struct stat st {};
   return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 std::string normal(const std::string& p) { return std::filesystem::path(p).lexically_normal().string(); }

@@ -16,13 +16,15 @@ inline constexpr size_t kMaxProductLabel = 64;
 // 1 to max_len characters from [a-z0-9-], not starting with '-'.
 inline bool is_lab_name(const std::string& name, size_t max_len) {
   return !name.empty() && name.size() <= max_len && name.front() != '-' &&
-         std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+         std::all_of(name.begin(), name.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
 
 // A version tag: [a-z0-9.-], not "." or "..", not starting with '.' or '-'.
 inline bool is_product_tag(const std::string& tag) {
-  return !tag.empty() && tag.front() != '.' && tag.front() != '-' &&
-         std::all_of(tag.begin(), tag.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'; });
+  return !tag.empty() && tag.front() != '.' && tag.front() != '-' && std::all_of(tag.begin(), tag.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+  });
 }
 
 // "wireguard-go" or "nebula@1.9.5": a product folder's name, with an optional tag.

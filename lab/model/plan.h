@@ -45,8 +45,8 @@ struct PlanNode {
   std::string ns;
   std::string host;  // backend "hosts": the machine it lives on
   HostAddr overlay;
-  bool vpn = true;        // runs the VPN (false: a site client behind `gateway`)
-  std::string gateway;    // routed: the VPN node this one reaches the overlay through
+  bool vpn = true;      // runs the VPN (false: a site client behind `gateway`)
+  std::string gateway;  // routed: the VPN node this one reaches the overlay through
   std::vector<int> cpus;
   std::vector<int> load_cpus;
   bool default_cpus = false;  // cpus/load_cpus computed, not written in the topology
@@ -102,7 +102,7 @@ struct PlanNic {
 // overlay in which the product carries a's packets to b through the relay by itself.
 struct PlanHop {
   std::string chain;
-  int index = 1;  // 1-based along its chain: the interface and port offset
+  int index = 1;           // 1-based along its chain: the interface and port offset
   std::string a, b, link;  // link: a's link toward b (native: toward the relay)
   std::vector<std::string> relays;
   Ipv4Prefix subnet;
@@ -131,7 +131,7 @@ struct Plan {
   std::string lab;
   std::string backend = "netns";  // or "vm": each node a QEMU guest (lab/backends/vm/guest_lab.h)
   std::string image;              // vm: the guest image recipe as written ("" = default)
-  std::string ns_prefix;  // "vpnlab-<lab>-<tag>-"
+  std::string ns_prefix;          // "vpnlab-<lab>-<tag>-"
   std::string topology_file;
   Ipv4Prefix overlay_subnet;
   int overlay_mtu = 1400;
@@ -150,19 +150,19 @@ struct Plan {
   std::map<std::string, double> bringup_s;
   std::vector<PlanTest> tests;
   std::vector<PlanRoute> routes;
-  std::vector<PlanHop> hops;  // [[chain]]s: every hop, chain by chain in path order
-  bool pinned = true;                 // false with --no-pin: no affinity set anywhere
-  std::vector<std::string> pin_notes;  // defaults computed and what each CPU runs
+  std::vector<PlanHop> hops;              // [[chain]]s: every hop, chain by chain in path order
+  bool pinned = true;                     // false with --no-pin: no affinity set anywhere
+  std::vector<std::string> pin_notes;     // defaults computed and what each CPU runs
   std::vector<std::string> pin_warnings;  // a test's sender and receiver on one CPU (plan and run say so)
-  std::optional<int> threads;         // [bench] threads
+  std::optional<int> threads;             // [bench] threads
   bool interleave = true;
-  bool rps = true;                    // [bench] rps: steer receive softirq to node cpus
+  bool rps = true;  // [bench] rps: steer receive softirq to node cpus
   int samples = 10;
   double duration_s = 10;
   double warmup_s = 2;
-  std::optional<double> precision;  // [bench] precision: adaptive sampling unless --samples says otherwise
-  double max_time_s = 0;            // its budget ([bench] max_time, or --max-time)
-  bool adaptive_by_default = false; // the file set no samples, duration or precision (BenchSpec)
+  std::optional<double> precision;   // [bench] precision: adaptive sampling unless --samples says otherwise
+  double max_time_s = 0;             // its budget ([bench] max_time, or --max-time)
+  bool adaptive_by_default = false;  // the file set no samples, duration or precision (BenchSpec)
   // The [bench] sweep's points: each product is brought up once per point and round, on the
   // lab as the point changes it (at_lab_point); each test is at one point (spec.lab_point).
   std::vector<LabPoint> lab_points;
@@ -207,8 +207,8 @@ struct Plan {
 };
 
 struct PlanOptions {
-  std::string run_id;   // results/<run_id>/
-  std::string tag;      // short unique part of namespace names
+  std::string run_id;                 // results/<run_id>/
+  std::string tag;                    // short unique part of namespace names
   std::vector<std::string> products;  // overrides [bench] products when non-empty
   std::optional<int> samples;
   std::optional<double> duration_s;

@@ -62,8 +62,7 @@ void add_end_to_end_routes(const ChainSpec& chain, Plan* plan) {
     const std::string near = shared_link(self, *plan->node(relay)), far = shared_link(other, *plan->node(relay));
     const Ipv4Addr via = plan->underlay_address(relay, near);
     for (const auto& u : other.underlay)
-      if (u.link == far)
-        plan->routes.push_back(PlanRoute{self.name, u.addr.network(), via, PlanRoute::When::baseline});
+      if (u.link == far) plan->routes.push_back(PlanRoute{self.name, u.addr.network(), via, PlanRoute::When::baseline});
   }
 }
 
@@ -84,7 +83,8 @@ void add_chain_routes(const ChainSpec& chain, Plan* plan, size_t first_hop) {
       const Ipv4Addr tunnel_via = (forward ? hop.addr_b : hop.addr_a).addr;
       for (const auto& site : plan->node(chain.nodes[j])->sites) {
         if (tunnelled) plan->routes.push_back(PlanRoute{chain.nodes[i], site, tunnel_via, PlanRoute::When::tunnel});
-        plan->routes.push_back(PlanRoute{chain.nodes[i], site, plan->underlay_address(neighbour, link), PlanRoute::When::baseline});
+        plan->routes.push_back(
+            PlanRoute{chain.nodes[i], site, plan->underlay_address(neighbour, link), PlanRoute::When::baseline});
       }
     }
   if (chain.native_relay) add_end_to_end_routes(chain, plan);
@@ -101,7 +101,8 @@ const ChainSpec* chain_named(const Topology& topo, const std::string& name) {
 // add_end_to_end_routes).
 bool ends_of_one_overlay(const Topology& topo, const std::string& a, const std::string& b) {
   for (const auto& c : topo.chains)
-    if ((c.native_relay || c.nodes.size() == 2) && ((c.nodes.front() == a && c.nodes.back() == b) || (c.nodes.front() == b && c.nodes.back() == a)))
+    if ((c.native_relay || c.nodes.size() == 2) &&
+        ((c.nodes.front() == a && c.nodes.back() == b) || (c.nodes.front() == b && c.nodes.back() == a)))
       return true;
   return false;
 }
@@ -111,27 +112,37 @@ bool ends_of_one_overlay(const Topology& topo, const std::string& a, const std::
 Status check_chain_test(const Topology& topo, const Plan& plan, const TestSpec& t, PlanTest* pt) {
   std::vector<std::string> ends = t.servers;
   ends.insert(ends.begin(), t.client);
-  const bool on_ends = std::all_of(t.servers.begin(), t.servers.end(), [&](const std::string& s) { return ends_of_one_overlay(topo, t.client, s); });
+  const bool on_ends = std::all_of(t.servers.begin(), t.servers.end(),
+                                   [&](const std::string& s) { return ends_of_one_overlay(topo, t.client, s); });
   if (on_ends) {
     // Each server's link is the client's toward the other end or the relay: where the
     // client's packets leave.
     const PlanHop& hop = *plan.hops_between(t.client, t.servers.front()).front();
-    pt->underlay_links.assign(t.servers.size(), hop.relays.empty() ? hop.link : shared_link(*plan.node(t.client), *plan.node(hop.relays.front())));
+    pt->underlay_links.assign(
+        t.servers.size(),
+        hop.relays.empty() ? hop.link : shared_link(*plan.node(t.client), *plan.node(hop.relays.front())));
     return ok_status();
   }
   for (const auto& name : ends)
     if (plan.node(name)->vpn)
-      return plan_error(topo, t.pos, "test '" + t.name + "': '" + name + "' is on a chain itself; a chain's tests run between the site clients behind its ends",
-                        "add a node with gateway = \"" + name + "\" and a link to it, and test from or to that node (only the two ends of a one-hop or native relay chain may be tested between themselves)");
+      return plan_error(topo, t.pos,
+                        "test '" + t.name + "': '" + name +
+                            "' is on a chain itself; a chain's tests run between the site clients behind its ends",
+                        "add a node with gateway = \"" + name +
+                            "\" and a link to it, and test from or to that node (only the two ends of a one-hop or "
+                            "native relay chain may be tested between themselves)");
   const std::string& from = plan.node(t.client)->gateway;
   for (const auto& server : t.servers) {
     const std::string& to = plan.node(server)->gateway;
     auto hops = plan.hops_between(from, to);
     const ChainSpec* chain = hops.empty() ? nullptr : chain_named(topo, hops.front()->chain);
-    if (!chain || !((chain->nodes.front() == from && chain->nodes.back() == to) || (chain->nodes.front() == to && chain->nodes.back() == from)))
-      return plan_error(topo, t.pos, "test '" + t.name + "': '" + t.client + "' (behind " + from + ") and '" + server + "' (behind " + to +
-                                         ") are not behind the two ends of one chain",
-                        "put the client behind a chain's first node and the server behind its last (or the other way round)");
+    if (!chain || !((chain->nodes.front() == from && chain->nodes.back() == to) ||
+                    (chain->nodes.front() == to && chain->nodes.back() == from)))
+      return plan_error(
+          topo, t.pos,
+          "test '" + t.name + "': '" + t.client + "' (behind " + from + ") and '" + server + "' (behind " + to +
+              ") are not behind the two ends of one chain",
+          "put the client behind a chain's first node and the server behind its last (or the other way round)");
     pt->underlay_links.push_back(hops.front()->link);
   }
   return ok_status();
@@ -141,8 +152,11 @@ Status check_chain_test(const Topology& topo, const Plan& plan, const TestSpec& 
 
 Status plan_chains(const Topology& topo, Plan* plan) {
   if (!backend_traits(plan->backend).chains)
-    return plan_error(topo, topo.chains.front().pos, "[[chain]] runs on the " + backends_with(&BackendTraits::chains) + " backend only, not '" + plan->backend + "'",
-                      "run it with --backend " + backends_with(&BackendTraits::chains) + " (relays with an instance per hop were not tried in guests or on hosts)");
+    return plan_error(
+        topo, topo.chains.front().pos,
+        "[[chain]] runs on the " + backends_with(&BackendTraits::chains) + " backend only, not '" + plan->backend + "'",
+        "run it with --backend " + backends_with(&BackendTraits::chains) +
+            " (relays with an instance per hop were not tried in guests or on hosts)");
   uint32_t next = 0;
   for (const ChainSpec& chain : topo.chains) {
     const size_t first_hop = plan->hops.size();
@@ -196,7 +210,9 @@ std::vector<std::string> PlanHop::nodes() const {
   return out;
 }
 
-bool PlanHop::has(const std::string& node) const { return a == node || b == node || std::count(relays.begin(), relays.end(), node) > 0; }
+bool PlanHop::has(const std::string& node) const {
+  return a == node || b == node || std::count(relays.begin(), relays.end(), node) > 0;
+}
 
 Plan Plan::hop_plan(size_t i) const {
   const PlanHop& hop = hops.at(i);

@@ -40,10 +40,12 @@ Status plan_routing(const Topology& topo, Plan* plan) {
     PlanNode& gw = node_ref(plan, *spec.gateway);
     const PlanNode& client = *plan->node(spec.name);
     std::string link = shared_link(client, gw);
-    const LinkSpec& ls = *std::find_if(topo.links.begin(), topo.links.end(), [&](const LinkSpec& l) { return l.name == link; });
+    const LinkSpec& ls =
+        *std::find_if(topo.links.begin(), topo.links.end(), [&](const LinkSpec& l) { return l.name == link; });
     if (std::find(gw.sites.begin(), gw.sites.end(), ls.subnet) == gw.sites.end()) gw.sites.push_back(ls.subnet);
     gw.forwards = true;
-    plan->routes.push_back(PlanRoute{spec.name, Ipv4Prefix{}, plan->underlay_address(gw.name, link), PlanRoute::When::always});
+    plan->routes.push_back(
+        PlanRoute{spec.name, Ipv4Prefix{}, plan->underlay_address(gw.name, link), PlanRoute::When::always});
   }
   if (!topo.chains.empty()) return plan_chains(topo, plan);
   // Each gateway reaches the other gateways' sites through the tunnel (the peer's overlay
@@ -54,11 +56,13 @@ Status plan_routing(const Topology& topo, Plan* plan) {
       if (!peer.vpn || peer.name == g.name || peer.sites.empty()) continue;
       std::string link = shared_link(g, peer);
       if (link.empty())
-        return plan_error(topo, topo.nodes.front().pos, "VPN nodes '" + g.name + "' and '" + peer.name + "' share no link",
+        return plan_error(topo, topo.nodes.front().pos,
+                          "VPN nodes '" + g.name + "' and '" + peer.name + "' share no link",
                           "put the VPN nodes on one [[link]] (the underlay the tunnels cross)");
       for (const auto& site : peer.sites) {
         plan->routes.push_back(PlanRoute{g.name, site, peer.overlay.addr, PlanRoute::When::tunnel});
-        plan->routes.push_back(PlanRoute{g.name, site, plan->underlay_address(peer.name, link), PlanRoute::When::baseline});
+        plan->routes.push_back(
+            PlanRoute{g.name, site, plan->underlay_address(peer.name, link), PlanRoute::When::baseline});
       }
     }
   }
@@ -68,12 +72,14 @@ Status plan_routing(const Topology& topo, Plan* plan) {
     for (const auto& server : t.servers) {
       const PlanNode& vs = *plan->node(plan->node(server)->vpn_node());
       if (vc.name == vs.name)
-        return plan_error(topo, t.pos, "test '" + t.name + "': client '" + t.client + "' and server '" + server + "' both use VPN node '" +
-                                           vc.name + "': the traffic would not cross a tunnel",
+        return plan_error(topo, t.pos,
+                          "test '" + t.name + "': client '" + t.client + "' and server '" + server +
+                              "' both use VPN node '" + vc.name + "': the traffic would not cross a tunnel",
                           "pick a server that reaches the overlay through another VPN node");
       std::string link = shared_link(vc, vs);
       if (link.empty())
-        return plan_error(topo, t.pos, "test '" + t.name + "': VPN nodes '" + vc.name + "' and '" + vs.name + "' share no link",
+        return plan_error(topo, t.pos,
+                          "test '" + t.name + "': VPN nodes '" + vc.name + "' and '" + vs.name + "' share no link",
                           "put both on one [[link]]: the tunnel between them needs an underlay");
       pt.underlay_links.push_back(link);
     }
@@ -109,7 +115,8 @@ std::vector<std::vector<int>> cpu_conflicts(const Plan& plan) {
 }
 
 bool on_cpu(const PlanNode& n, int cpu) {
-  return std::count(n.cpus.begin(), n.cpus.end(), cpu) > 0 || std::count(n.load_cpus.begin(), n.load_cpus.end(), cpu) > 0;
+  return std::count(n.cpus.begin(), n.cpus.end(), cpu) > 0 ||
+         std::count(n.load_cpus.begin(), n.load_cpus.end(), cpu) > 0;
 }
 
 // Greedy placement: nodes in most tests first, each on the CPU where it meets the fewest
@@ -123,7 +130,8 @@ std::vector<std::string> place_nodes(int cpu_count, Plan* plan) {
   auto degree = [&](size_t i) { return std::count(conflicts[i].begin(), conflicts[i].end(), 1); };
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return degree(x) > degree(y); });
   std::vector<bool> placed(plan->nodes.size());
-  for (size_t i = 0; i < plan->nodes.size(); ++i) placed[i] = !plan->nodes[i].cpus.empty() && !plan->nodes[i].load_cpus.empty();
+  for (size_t i = 0; i < plan->nodes.size(); ++i)
+    placed[i] = !plan->nodes[i].cpus.empty() && !plan->nodes[i].load_cpus.empty();
   for (size_t i : order) {
     PlanNode& n = plan->nodes[i];
     if (placed[i]) continue;
@@ -153,9 +161,12 @@ std::vector<std::string> place_nodes(int cpu_count, Plan* plan) {
     };
     // Say only what was computed: a node may set cpus and leave load_cpus to follow them.
     std::string line = "node " + n.name + ": ";
-    if (cpus_written) line += "cpus" + list(n.cpus) + " as written, computed load_cpus" + list(n.load_cpus);
-    else if (load_written) line += "computed cpus" + list(n.cpus) + ", load_cpus" + list(n.load_cpus) + " as written";
-    else line += "computed cpus" + list(n.cpus) + ", load_cpus" + list(n.load_cpus);
+    if (cpus_written)
+      line += "cpus" + list(n.cpus) + " as written, computed load_cpus" + list(n.load_cpus);
+    else if (load_written)
+      line += "computed cpus" + list(n.cpus) + ", load_cpus" + list(n.load_cpus) + " as written";
+    else
+      line += "computed cpus" + list(n.cpus) + ", load_cpus" + list(n.load_cpus);
     notes[i] = line;
   }
   std::erase(notes, std::string{});  // file order, placed nodes only
@@ -169,7 +180,10 @@ std::string cpu_users(const Plan& plan, int cpu) {
     bool load = std::count(n.load_cpus.begin(), n.load_cpus.end(), cpu) > 0;
     if (!data && !load) continue;
     if (!line.empty()) line += ", ";
-    line += n.name + (!n.vpn ? (load ? " (iperf3)" : " (routing only)") : data && load ? " (daemon + iperf3)" : data ? " (daemon)" : " (iperf3)");
+    line += n.name + (!n.vpn         ? (load ? " (iperf3)" : " (routing only)")
+                      : data && load ? " (daemon + iperf3)"
+                      : data         ? " (daemon)"
+                                     : " (iperf3)");
   }
   return line;
 }
@@ -191,9 +205,12 @@ std::vector<std::string> sender_receiver_sharing(const Plan& plan) {
           for (int c : s->load_cpus)
             if (on_cpu(*r, c) && std::count(common.begin(), common.end(), c) == 0) common.push_back(c);
           if (common.empty()) continue;
-          std::string line = "test '" + t.spec.name + "': sending node " + s->name + " and receiving node " + r->name + " share CPU";
+          std::string line =
+              "test '" + t.spec.name + "': sending node " + s->name + " and receiving node " + r->name + " share CPU";
           for (int c : common) line += " " + std::to_string(c);
-          out.push_back(line + ": one CPU does both ends' work, so speed and CPU-s/Gbit depend on that (more CPUs, or cpus/load_cpus in the topology)");
+          out.push_back(line +
+                        ": one CPU does both ends' work, so speed and CPU-s/Gbit depend on that (more CPUs, or "
+                        "cpus/load_cpus in the topology)");
         }
     }
   }
@@ -216,9 +233,11 @@ void plan_pinning(int cpu_count, bool no_pin, Plan* plan) {
   std::vector<std::string> computed = place_nodes(cpu_count, plan);
   for (int cpu = 0; cpu < cpu_count; ++cpu)
     if (std::string users = cpu_users(*plan, cpu); !users.empty())
-      plan->pin_notes.push_back("CPU " + std::to_string(cpu) + ": " + users + ", and the softirq work of packets received there");
-  plan->pin_notes.push_back(plan->rps ? "receive packet steering: each node's interfaces hand received packets to the node's cpus"
-                                      : "receive packet steering off ([bench] rps = false): softirq runs where packets arrive");
+      plan->pin_notes.push_back("CPU " + std::to_string(cpu) + ": " + users +
+                                ", and the softirq work of packets received there");
+  plan->pin_notes.push_back(
+      plan->rps ? "receive packet steering: each node's interfaces hand received packets to the node's cpus"
+                : "receive packet steering off ([bench] rps = false): softirq runs where packets arrive");
   for (const auto& line : computed) plan->pin_notes.push_back(line + " (not set in the topology)");
   plan->pin_warnings = sender_receiver_sharing(*plan);
 }

@@ -17,12 +17,17 @@ std::string control_link(const std::string& service, const std::string& node) { 
 Result<Ipv4Prefix> free_control_subnet(const Plan& plan, int taken) {
   std::vector<Ipv4Prefix> used = {plan.overlay_subnet};
   for (const auto& n : plan.nodes) {
-    for (const auto& u : n.underlay) used.push_back(Ipv4Prefix{Ipv4Addr{u.addr.addr.value & (u.addr.prefix_len == 0 ? 0u : ~0u << (32 - u.addr.prefix_len))}, u.addr.prefix_len});
+    for (const auto& u : n.underlay)
+      used.push_back(
+          Ipv4Prefix{Ipv4Addr{u.addr.addr.value & (u.addr.prefix_len == 0 ? 0u : ~0u << (32 - u.addr.prefix_len))},
+                     u.addr.prefix_len});
     for (const auto& s : n.sites) used.push_back(s);
   }
   for (uint32_t third = 77; third < 77 + 256; ++third) {
     Ipv4Prefix candidate{Ipv4Addr{(172u << 24) | (31u << 16) | ((third % 256) << 8)}, 24};
-    if (std::none_of(used.begin(), used.end(), [&](const Ipv4Prefix& p) { return p.overlaps(candidate); }) && taken-- == 0) return candidate;
+    if (std::none_of(used.begin(), used.end(), [&](const Ipv4Prefix& p) { return p.overlaps(candidate); }) &&
+        taken-- == 0)
+      return candidate;
   }
   return make_error("no free /24 in 172.31.0.0/16 for a control network", "the topology's subnets cover it: move one");
 }
@@ -52,7 +57,8 @@ Result<std::vector<ServedGroup>> served_groups(const Plan& plan) {
     for (const auto& name : hop.nodes()) {
       const std::string here = hop.chain + " hop " + std::to_string(hop.index);
       if (auto [it, fresh] = hop_of.emplace(name, here); !fresh)
-        return make_error("node '" + name + "' is in " + it->second + " and " + here + ": a product's control service serves each node in one hop only",
+        return make_error("node '" + name + "' is in " + it->second + " and " + here +
+                              ": a product's control service serves each node in one hop only",
                           "run this product on a chain whose hops share no node (relay = \"native\"), or leave it out");
       g.nodes.push_back(plan.node(name));
     }
@@ -71,12 +77,16 @@ Result<Plan> plan_with_services(const Plan& plan, const std::vector<std::string>
   for (const std::string& service : services) {
     for (const ServedGroup& group : *groups) {
       const std::vector<const PlanNode*>& vpn = group.nodes;
-      if (vpn.size() > 63) return make_error("a control service reaches at most 63 VPN nodes (one /30 each in a /24)", "use a smaller mesh");
+      if (vpn.size() > 63)
+        return make_error("a control service reaches at most 63 VPN nodes (one /30 each in a /24)",
+                          "use a smaller mesh");
       auto subnet = free_control_subnet(plan, taken++);
       if (!subnet) return subnet.error();
       PlanNode svc;
       svc.name = service_node_name(service, group.hop);
-      if (plan.node(svc.name)) return make_error("node '" + svc.name + "' is in the topology: it is the name of a product's service", "rename the node");
+      if (plan.node(svc.name))
+        return make_error("node '" + svc.name + "' is in the topology: it is the name of a product's service",
+                          "rename the node");
       svc.ns = plan.ns_prefix + "s-" + svc.name.substr(4);
       svc.vpn = false;
       svc.service = true;

@@ -52,7 +52,8 @@ RunTimeEstimate estimate_run_time(const Plan& plan) {
   // sequential: once per product and point.
   const double rounds = plan.interleave ? plan.samples : 1;
   const double points = static_cast<double>(std::max<size_t>(1, plan.lab_points.size()));
-  const double lab_s = backend.lab_s + backend.lab_node_s * static_cast<double>(plan.nodes.size() + plan.bridges.size());
+  const double lab_s =
+      backend.lab_s + backend.lab_node_s * static_cast<double>(plan.nodes.size() + plan.bridges.size());
   for (const auto& product : plan.products) {
     const size_t run = tests_run(plan, product);
     if (run == 0) continue;

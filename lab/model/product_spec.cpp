@@ -14,7 +14,6 @@
 #include "lab/model/names.h"
 #include "lab/model/toml_reader.h"
 
-
 namespace vpnlab {
 
 namespace {
@@ -22,19 +21,27 @@ namespace {
 Status parse_nodes_filter(const TomlReader& r, const toml::table& t, const std::string& what, NodeFilter* out) {
   std::string v;
   if (auto s = get_string(r, t, "nodes", what, &v, false, {}); !s) return s;
-  if (v.empty() || v == "all") *out = NodeFilter::All;
-  else if (v == "first") *out = NodeFilter::First;
-  else if (v == "others") *out = NodeFilter::Others;
-  else if (v == "relays") *out = NodeFilter::Relays;
-  else return r.at(*t.get("nodes"), what + ": nodes = \"" + v + "\" is not known", "use \"all\", \"first\", \"others\" or \"relays\"");
+  if (v.empty() || v == "all")
+    *out = NodeFilter::All;
+  else if (v == "first")
+    *out = NodeFilter::First;
+  else if (v == "others")
+    *out = NodeFilter::Others;
+  else if (v == "relays")
+    *out = NodeFilter::Relays;
+  else
+    return r.at(*t.get("nodes"), what + ": nodes = \"" + v + "\" is not known",
+                "use \"all\", \"first\", \"others\" or \"relays\"");
   return ok_status();
 }
 
-Status parse_template_file(const TomlReader& r, const toml::table& t, const std::string& dir, const std::string& what, PrepareStep* p) {
+Status parse_template_file(const TomlReader& r, const toml::table& t, const std::string& dir, const std::string& what,
+                           PrepareStep* p) {
   std::string tmpl;
   if (auto s = get_string(r, t, "template", what, &tmpl, true, pos_of(t)); !s) return s;
   if (p->file.empty() || p->file[0] == '/' || p->file.find("..") != std::string::npos)
-    return r.at(pos_of(t), what + ": '" + p->file + "' must be a relative path inside the node's directory", "e.g. \"tinc/tinc.conf\"");
+    return r.at(pos_of(t), what + ": '" + p->file + "' must be a relative path inside the node's directory",
+                "e.g. \"tinc/tinc.conf\"");
   // The template is part of the product folder: a path that leaves it (../, absolute, a
   // symlink out) would copy any file of the host into logs and configs.
   std::error_code ec;
@@ -45,32 +52,46 @@ Status parse_template_file(const TomlReader& r, const toml::table& t, const std:
                 "put the template next to product.toml and name it relative to it, e.g. template = \"wg.conf.tmpl\"");
   p->template_path = dir + "/" + tmpl;
   auto text = read_input_file(p->template_path, kMaxTopologyBytes);
-  if (!text) return r.at(*t.get("template"), what + ": cannot read template " + p->template_path, "put the template next to product.toml");
+  if (!text)
+    return r.at(*t.get("template"), what + ": cannot read template " + p->template_path,
+                "put the template next to product.toml");
   p->template_text = *text;
   if (auto s = get_bool(r, t, "secret", what, &p->secret); !s) return s;
   return get_bool(r, t, "executable", what, &p->executable);
 }
 
 // capture = { name = "Prefix: " } of a [[prepare]] run entry or a run step.
-Status parse_capture(const TomlReader& r, const toml::table& c, const std::string& what, std::vector<std::pair<std::string, std::string>>* out) {
+Status parse_capture(const TomlReader& r, const toml::table& c, const std::string& what,
+                     std::vector<std::pair<std::string, std::string>>* out) {
   for (auto&& [k, v] : c) {
-    if (!v.is_string()) return r.at(v, what + ": capture prefix must be a string", "write name = \"Prefix: \" (\"\" for the whole output)");
+    if (!v.is_string())
+      return r.at(v, what + ": capture prefix must be a string",
+                  "write name = \"Prefix: \" (\"\" for the whole output)");
     out->emplace_back(std::string(k.str()), v.as_string()->get());
   }
   return ok_status();
 }
 
 Status parse_prepare(const TomlReader& r, const toml::table& t, const std::string& dir, PrepareStep* p) {
-  if (auto s = r.only_keys(t, "prepare", {"scope", "run", "file", "template", "secret", "executable", "capture", "nodes"}); !s) return s;
+  if (auto s =
+          r.only_keys(t, "prepare", {"scope", "run", "file", "template", "secret", "executable", "capture", "nodes"});
+      !s)
+    return s;
   std::string scope = "node";
   if (auto s = get_string(r, t, "scope", "prepare", &scope, false, {}); !s) return s;
-  if (scope == "run") p->scope = PrepareStep::Scope::Run;
-  else if (scope == "node") p->scope = PrepareStep::Scope::Node;
-  else if (scope == "peer") p->scope = PrepareStep::Scope::Peer;
-  else return r.at(*t.get("scope"), "prepare: scope = \"" + scope + "\" is not known", "use \"run\", \"node\" or \"peer\"");
+  if (scope == "run")
+    p->scope = PrepareStep::Scope::Run;
+  else if (scope == "node")
+    p->scope = PrepareStep::Scope::Node;
+  else if (scope == "peer")
+    p->scope = PrepareStep::Scope::Peer;
+  else
+    return r.at(*t.get("scope"), "prepare: scope = \"" + scope + "\" is not known",
+                "use \"run\", \"node\" or \"peer\"");
   if (auto s = parse_nodes_filter(r, t, "prepare", &p->nodes); !s) return s;
   bool has_run = t.get("run") != nullptr, has_file = t.get("file") != nullptr;
-  if (has_run == has_file) return r.at(pos_of(t), "prepare: give exactly one of run or file", "run = [argv] or file = \"name\" with template");
+  if (has_run == has_file)
+    return r.at(pos_of(t), "prepare: give exactly one of run or file", "run = [argv] or file = \"name\" with template");
   if (has_run) {
     if (auto s = get_string_list(r, t, "run", "prepare", &p->argv, nullptr); !s) return s;
     if (p->argv.empty()) return r.at(*t.get("run"), "prepare: empty argv", "name the program and its arguments");
@@ -79,8 +100,10 @@ Status parse_prepare(const TomlReader& r, const toml::table& t, const std::strin
     if (auto s = parse_template_file(r, t, dir, "prepare", p); !s) return s;
   }
   if (const toml::node* c = t.get("capture")) {
-    if (!c->is_table() || !has_run) return r.at(*c, "prepare: 'capture' must be a table on a run entry", "write capture = { name = \"Prefix: \" }");
-    if (p->scope == PrepareStep::Scope::Peer) return r.at(*c, "prepare: a peer-scope entry cannot capture values", "capture in a node-scope entry");
+    if (!c->is_table() || !has_run)
+      return r.at(*c, "prepare: 'capture' must be a table on a run entry", "write capture = { name = \"Prefix: \" }");
+    if (p->scope == PrepareStep::Scope::Peer)
+      return r.at(*c, "prepare: a peer-scope entry cannot capture values", "capture in a node-scope entry");
     if (auto s = parse_capture(r, *c->as_table(), "prepare", &p->capture); !s) return s;
   }
   return ok_status();
@@ -107,7 +130,8 @@ const std::vector<StepKindDef>& step_kinds() {
 namespace {
 
 Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) {
-  std::vector<std::string> keys = {"kind", "if_id", "vni", "remote", "dstport", "capture", "env", "timeout", "retry", "nodes"};
+  std::vector<std::string> keys = {"kind",    "if_id", "vni",     "remote", "dstport",
+                                   "capture", "env",   "timeout", "retry",  "nodes"};
   std::string kind_keys;
   for (const auto& k : step_kinds()) {
     keys.push_back(k.key);
@@ -121,7 +145,8 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   for (const auto& k : step_kinds())
     if (t.get(k.key)) def = &k, ++kinds;
   if (kinds != 1)
-    return r.at(pos_of(t), "step: give exactly one of " + kind_keys, "e.g. run = [\"wg\", \"setconf\", \"{{interface}}\", \"{{secrets}}/wg.conf\"]");
+    return r.at(pos_of(t), "step: give exactly one of " + kind_keys,
+                "e.g. run = [\"wg\", \"setconf\", \"{{interface}}\", \"{{secrets}}/wg.conf\"]");
   step->kind = def->kind;
   if (def->value == StepKindDef::Value::Argv) {
     SourcePos argv_pos;
@@ -132,7 +157,10 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   } else if (auto s = get_string(r, t, def->key, "step", &step->ifname, false, pos_of(t)); !s) {
     return s;
   }
-  if (auto s = get_string(r, t, "kind", "step", &step->link_kind, step->kind == ProductStep::Kind::CreateLink, pos_of(t)); !s) return s;
+  if (auto s =
+          get_string(r, t, "kind", "step", &step->link_kind, step->kind == ProductStep::Kind::CreateLink, pos_of(t));
+      !s)
+    return s;
   int if_id = 0, vni = 0;
   if (auto s = get_int(r, t, "if_id", "step", &if_id, 1, 0x7fffffff); !s) return s;
   if (auto s = get_int(r, t, "vni", "step", &vni, 1, 16777215); !s) return s;
@@ -142,7 +170,8 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
   step->link.vni = static_cast<uint32_t>(vni);
   if (auto s = get_duration(r, t, "timeout", "step", &step->timeout_s, 0.001); !s) return s;
   if (const toml::node* c = t.get("capture")) {
-    if (!c->is_table() || step->kind != ProductStep::Kind::Run) return r.at(*c, "step: 'capture' must be a table on a run step", "write capture = { name = \"Prefix: \" }");
+    if (!c->is_table() || step->kind != ProductStep::Kind::Run)
+      return r.at(*c, "step: 'capture' must be a table on a run step", "write capture = { name = \"Prefix: \" }");
     if (auto s = parse_capture(r, *c->as_table(), "step", &step->capture); !s) return s;
   }
   if (const toml::node* env = t.get("env")) {
@@ -157,7 +186,8 @@ Status parse_step(const TomlReader& r, const toml::table& t, ProductStep* step) 
 
 // The [[file]] tables of `parent` (a product's, or a service's [[service.file]]): node-scope
 // files rendered from templates in the product folder.
-Status parse_files(const TomlReader& r, const toml::table& parent, const std::string& dir, std::vector<PrepareStep>* out) {
+Status parse_files(const TomlReader& r, const toml::table& parent, const std::string& dir,
+                   std::vector<PrepareStep>* out) {
   return for_each_table(r, parent, "file", [&](const toml::table& t) -> Status {
     if (auto s = r.only_keys(t, "file", {"name", "template", "secret", "executable"}); !s) return s;
     PrepareStep f;
@@ -184,13 +214,18 @@ Status parse_services(const TomlReader& r, const toml::table& root, ProductSpec*
     if (auto s = r.only_keys(t, "service", {"name", "file", "step"}); !s) return s;
     ServiceSpec svc;
     if (auto s = get_string(r, t, "name", "service", &svc.name, true, pos_of(t)); !s) return s;
-    if (svc.name.empty() || svc.name.size() > 11 || svc.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") != std::string::npos)
-      return r.at(*t.get("name"), "service: name '" + svc.name + "' is not 1 to 11 of [a-z0-9]", "it names a namespace and template values, e.g. \"headscale\"");
+    if (svc.name.empty() || svc.name.size() > 11 ||
+        svc.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") != std::string::npos)
+      return r.at(*t.get("name"), "service: name '" + svc.name + "' is not 1 to 11 of [a-z0-9]",
+                  "it names a namespace and template values, e.g. \"headscale\"");
     for (const auto& other : spec->services)
-      if (other.name == svc.name) return r.at(*t.get("name"), "service: a second service '" + svc.name + "'", "give each its own name");
+      if (other.name == svc.name)
+        return r.at(*t.get("name"), "service: a second service '" + svc.name + "'", "give each its own name");
     if (auto s = parse_files(r, t, spec->dir, &svc.prepare); !s) return s;
     if (auto s = parse_steps(r, t, &svc.steps); !s) return s;
-    if (svc.steps.empty()) return r.at(pos_of(t), "service '" + svc.name + "' has no [[service.step]]", "start its daemon with daemon = [argv]");
+    if (svc.steps.empty())
+      return r.at(pos_of(t), "service '" + svc.name + "' has no [[service.step]]",
+                  "start its daemon with daemon = [argv]");
     spec->services.push_back(std::move(svc));
     return ok_status();
   });
@@ -207,7 +242,8 @@ Status parse_checks(const TomlReader& r, const toml::table& root, ProductSpec* s
     if (auto s = get_string_list(r, t, "argv", "path", &pc.argv, nullptr); !s) return s;
     if (auto s = get_string(r, t, "expect", "path", &pc.expect, true, pos_of(t)); !s) return s;
     if (auto s = get_string(r, t, "relayed", "path", &pc.relayed, false, pos_of(t)); !s) return s;
-    if (pc.argv.empty() || pc.expect.empty()) return r.at(*p, "path: argv and expect are both required", "see products/README.md");
+    if (pc.argv.empty() || pc.expect.empty())
+      return r.at(*p, "path: argv and expect are both required", "see products/README.md");
     spec->path = pc;
   }
   if (const toml::node* ready = root.get("ready")) {
@@ -233,12 +269,13 @@ Status parse_checks(const TomlReader& r, const toml::table& root, ProductSpec* s
 // Files, prepare steps, steps, registry sources, services and their start order.
 Status parse_bringup(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
   if (auto s = parse_files(r, root, spec->dir, &spec->prepare); !s) return s;
-  if (auto s = for_each_table(r, root, "prepare", [&](const toml::table& t) -> Status {
-        PrepareStep p;
-        if (auto s = parse_prepare(r, t, spec->dir, &p); !s) return s;
-        spec->prepare.push_back(std::move(p));
-        return ok_status();
-      });
+  if (auto s = for_each_table(r, root, "prepare",
+                              [&](const toml::table& t) -> Status {
+                                PrepareStep p;
+                                if (auto s = parse_prepare(r, t, spec->dir, &p); !s) return s;
+                                spec->prepare.push_back(std::move(p));
+                                return ok_status();
+                              });
       !s)
     return s;
   if (auto s = parse_steps(r, root, &spec->steps); !s) return s;
@@ -254,15 +291,19 @@ Status parse_bringup(const TomlReader& r, const toml::table& root, ProductSpec* 
 }
 
 Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spec) {
-  if (auto s = r.only_keys(root, "product", {"name", "description", "cipher", "threads", "offloads", "packages", "binaries", "version", "tunnel",
-                                             "interface", "underlay_port", "relay_port", "interface_kind", "requires", "keys", "topology", "max_mtu", "overhead", "file", "prepare", "step",
-                                             "ready", "counters", "source", "origin", "service", "start_order", "path", "encrypted", "bringup_s"});
+  if (auto s = r.only_keys(root, "product",
+                           {"name",           "description", "cipher",      "threads",   "offloads",      "packages",
+                            "binaries",       "version",     "tunnel",      "interface", "underlay_port", "relay_port",
+                            "interface_kind", "requires",    "keys",        "topology",  "max_mtu",       "overhead",
+                            "file",           "prepare",     "step",        "ready",     "counters",      "source",
+                            "origin",         "service",     "start_order", "path",      "encrypted",     "bringup_s"});
       !s)
     return s;
   std::string name;
   if (auto s = get_string(r, root, "name", "product", &name, true, SourcePos{1, 1}); !s) return s;
   if (name != spec->name)
-    return r.at(*root.get("name"), "product: name '" + name + "' differs from its folder '" + spec->name + "'", "make them equal");
+    return r.at(*root.get("name"), "product: name '" + name + "' differs from its folder '" + spec->name + "'",
+                "make them equal");
   if (auto s = get_string(r, root, "description", "product", &spec->description, false, {}); !s) return s;
   if (auto s = get_string(r, root, "origin", "product", &spec->origin, false, {}); !s) return s;
   if (auto s = get_string(r, root, "cipher", "product", &spec->cipher, true, SourcePos{1, 1}); !s) return s;
@@ -275,8 +316,10 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (auto s = get_bool(r, root, "encrypted", "product", &spec->encrypted); !s) return s;
   if (!spec->encrypted && spec->cipher.rfind("none", 0) != 0)
     return r.at(*root.get("encrypted"), "product: encrypted = false but its cipher is '" + spec->cipher + "'",
-                "start the cipher with \"none\" (e.g. \"none (encryption off)\"): it keeps the product out of the tunnels' conclusion");
-  if (auto s = get_string(r, root, "interface", "product", &spec->interface, spec->tunnel, SourcePos{1, 1}); !s) return s;
+                "start the cipher with \"none\" (e.g. \"none (encryption off)\"): it keeps the product out of the "
+                "tunnels' conclusion");
+  if (auto s = get_string(r, root, "interface", "product", &spec->interface, spec->tunnel, SourcePos{1, 1}); !s)
+    return s;
   if (auto s = get_string(r, root, "keys", "product", &spec->keys, false, {}); !s) return s;
   if (auto s = get_string(r, root, "interface_kind", "product", &spec->interface_kind, false, {}); !s) return s;
   spec->underlay_port = "{{port}}";
@@ -284,24 +327,28 @@ Status parse_spec(const TomlReader& r, const toml::table& root, ProductSpec* spe
   if (auto s = get_string(r, root, "relay_port", "product", &spec->relay_port, false, {}); !s) return s;
   if (auto s = get_string_list(r, root, "requires", "product", &spec->requires_caps, nullptr); !s) return s;
   if (spec->keys != "none" && spec->keys != "x25519")
-    return r.at(*root.get("keys"), "product: unknown key type '" + spec->keys + "'", "use keys = \"x25519\" or \"none\"");
+    return r.at(*root.get("keys"), "product: unknown key type '" + spec->keys + "'",
+                "use keys = \"x25519\" or \"none\"");
   if (const toml::node* shapes = root.get("topology")) {
     if (auto s = get_string_list(r, root, "topology", "product", &spec->shapes, nullptr); !s) return s;
     for (const auto& shape : spec->shapes)
       if (shape != "p2p" && shape != "mesh" && shape != "hub" && shape != "site-to-site" && shape != "chain" &&
           shape != "relay")
-        return r.at(*shapes, "product: unknown topology shape '" + shape + "'", "use \"p2p\", \"hub\", \"mesh\", \"site-to-site\", \"chain\" or \"relay\"");
+        return r.at(*shapes, "product: unknown topology shape '" + shape + "'",
+                    "use \"p2p\", \"hub\", \"mesh\", \"site-to-site\", \"chain\" or \"relay\"");
   }
   if (auto s = get_int(r, root, "max_mtu", "product", &spec->max_mtu, 576, 65535); !s) return s;
   if (auto s = get_int(r, root, "overhead", "product", &spec->overhead, 0, 1000); !s) return s;
   if (const toml::node* b = root.get("bringup_s")) {
     const auto v = b->value<double>();
     if (!v || *v < 0 || *v > 600)
-      return r.at(*b, "product: bringup_s must be a number of seconds from 0 to 600", "what its bring-up and stop took here, e.g. bringup_s = 6");
+      return r.at(*b, "product: bringup_s must be a number of seconds from 0 to 600",
+                  "what its bring-up and stop took here, e.g. bringup_s = 6");
     spec->bringup_s = *v;
   }
   if (spec->interface.size() > 15)
-    return r.at(*root.get("interface"), "product: interface name '" + spec->interface + "' is longer than 15 characters", "shorten it");
+    return r.at(*root.get("interface"),
+                "product: interface name '" + spec->interface + "' is longer than 15 characters", "shorten it");
 
   if (auto s = parse_bringup(r, root, spec); !s) return s;
   return parse_checks(r, root, spec);
@@ -324,7 +371,8 @@ Result<ProductSpec> load_variant(const std::string& products_dir, const std::str
                       "e.g. --product nebula@new=/opt/nebula-1.9/nebula (TAG from [a-z0-9.-])");
   auto spec = load_product(products_dir, base);
   if (!spec) return spec;
-  if (spec->binaries.empty()) return make_error("product '" + base + "' names no binary to replace", "list it in binaries = [...]");
+  if (spec->binaries.empty())
+    return make_error("product '" + base + "' names no binary to replace", "list it in binaries = [...]");
   if (auto s = check_program_file("product '" + text + "': " + path, path); !s) return s.error();
   replace_binary(&*spec, spec->binaries.front(), path);
   spec->name = base + "@" + tag;
@@ -351,8 +399,9 @@ Result<ProductSpec> load_build(const std::string& products_dir, const std::strin
     return spec;
   }
   return make_error("product '" + base + "' has no build '" + version + "'",
-                    builds.empty() ? "its [[source]] tables list none; run your own with " + base + "@TAG=/path/to/binary"
-                                   : "its builds: " + builds + "; or your own with " + base + "@TAG=/path/to/binary");
+                    builds.empty()
+                        ? "its [[source]] tables list none; run your own with " + base + "@TAG=/path/to/binary"
+                        : "its builds: " + builds + "; or your own with " + base + "@TAG=/path/to/binary");
 }
 
 }  // namespace
@@ -372,7 +421,8 @@ std::vector<std::string> split_products_path(const std::string& products_path) {
 Status check_program_file(const std::string& label, const std::string& path) {
   if (access(path.c_str(), X_OK) != 0) return make_error(label + " is not executable: " + errno_text(errno));
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return make_error(label + " is not a program file (a directory?)", "give the path of the binary itself");
+  if (!std::filesystem::is_regular_file(path, ec))
+    return make_error(label + " is not a program file (a directory?)", "give the path of the binary itself");
   return ok_status();
 }
 
@@ -393,7 +443,8 @@ void replace_binary(ProductSpec* spec, const std::string& original, const std::s
 
 Result<ProductSpec> load_product(const std::string& products_path, const std::string& name) {
   if (const auto at = name.find('@'); at != std::string::npos)
-    return name.find('=', at) == std::string::npos ? load_build(products_path, name) : load_variant(products_path, name);
+    return name.find('=', at) == std::string::npos ? load_build(products_path, name)
+                                                   : load_variant(products_path, name);
   const std::vector<std::string> dirs = split_products_path(products_path);
   ProductSpec spec;
   spec.name = name;
@@ -404,7 +455,8 @@ Result<ProductSpec> load_product(const std::string& products_path, const std::st
   // and is checked again when a run is read back: the topology's name rules, from the start.
   if (plain_name && !is_lab_name(name, kMaxProductLabel))
     return make_error("product name '" + name + "' is invalid: a product is named by its folder, from [a-z0-9-]",
-                      "rename the folder (1 to " + std::to_string(kMaxProductLabel) + " characters from [a-z0-9-], not starting with '-')");
+                      "rename the folder (1 to " + std::to_string(kMaxProductLabel) +
+                          " characters from [a-z0-9-], not starting with '-')");
   for (const auto& dir : dirs) {
     if (!plain_name) break;
     spec.dir = dir + "/" + name;
@@ -419,8 +471,9 @@ Result<ProductSpec> load_product(const std::string& products_path, const std::st
     std::string where = dirs.size() == 1 ? "no " + path : "in none of " + products_path;
     // Where else a product could have been: the directories that do not exist are not in
     // products_path, so the message names them.
-    const std::string lookup = "; products are looked up in the shipped folder, each directory of $VPNLAB_PRODUCTS, then "
-                               "~/.config/vpnlab/products ('vpnlab product new' makes one there)";
+    const std::string lookup =
+        "; products are looked up in the shipped folder, each directory of $VPNLAB_PRODUCTS, then "
+        "~/.config/vpnlab/products ('vpnlab product new' makes one there)";
     return make_error("unknown product '" + name + "' (" + where + ")",
                       (guess.empty() ? "known products: " + all : "did you mean '" + guess + "'?") + lookup);
   }
@@ -437,7 +490,8 @@ Result<ProductSpec> parse_product_text(ProductSpec spec, const std::string& text
                 "not valid TOML: " + std::string(err.description()), "fix the syntax at this position");
   }
   if (auto s = parse_spec(r, root, &spec); !s) return s.error();
-  if (spec.origin.empty()) spec.origin = spec.packages.empty() ? "on this machine's PATH" : "Debian: " + spec.packages.front();
+  if (spec.origin.empty())
+    spec.origin = spec.packages.empty() ? "on this machine's PATH" : "Debian: " + spec.packages.front();
   for (const auto& src : spec.sources)
     if (src.is_default) use_build(&spec, src);
   return spec;
@@ -477,6 +531,5 @@ int carried_mtu(const ProductSpec& spec, int underlay_mtu) {
   if (!spec.tunnel) return underlay_mtu;
   return std::min(spec.max_mtu, underlay_mtu - spec.overhead);
 }
-
 
 }  // namespace vpnlab

@@ -31,9 +31,9 @@ struct ProductStep {
   // Run: value name -> prefix of the output line that holds it ("" = all of it, trimmed), as
   // [[prepare]]'s capture: what a service's command prints (an auth key) for the nodes.
   std::vector<std::pair<std::string, std::string>> capture;
-  std::string link_kind;                   // CreateLink: the kernel link kind ("wireguard")
+  std::string link_kind;                                     // CreateLink: the kernel link kind ("wireguard")
   std::vector<std::pair<std::string, std::string>> sysctls;  // Sysctl: /proc/sys keys under net/, in file order
-  LinkOptions link;                        // CreateLink: xfrm's if_id (policies match it); vxlan's vni, remote (templated), dstport
+  LinkOptions link;  // CreateLink: xfrm's if_id (policies match it); vxlan's vni, remote (templated), dstport
   double timeout_s = 10;
   double retry_s = 0;  // Run: run again while failing, for up to this long
   NodeFilter nodes = NodeFilter::All;
@@ -60,7 +60,7 @@ struct PrepareStep {
   std::string file;               // a file to render (path relative to the node's directory, templated)
   std::string template_path;      // for messages
   std::string template_text;
-  bool secret = false;            // the file holds private keys: goes below RUN/secrets/
+  bool secret = false;  // the file holds private keys: goes below RUN/secrets/
   bool executable = false;
   // value name -> prefix of the output line that holds it ("" = the whole output, trimmed)
   std::vector<std::pair<std::string, std::string>> capture;
@@ -73,7 +73,7 @@ struct PrepareStep {
 // the nodes and stops after them, at every bring-up. Its steps' captured values and its
 // address as each node reaches it are the nodes' {{NAME_VALUE}} and {{NAME_address}}.
 struct ServiceSpec {
-  std::string name;  // [a-z0-9]: its node is "svc-NAME"
+  std::string name;                  // [a-z0-9]: its node is "svc-NAME"
   std::vector<PrepareStep> prepare;  // [[service.file]]: rendered in its own directory
   std::vector<ProductStep> steps;    // [[service.step]]
 };
@@ -103,7 +103,8 @@ struct ProductSpec {
   std::string description;
   std::string cipher;
   std::string threads;
-  bool offloads = true;  // false: TSO/GSO/GRO off on every underlay interface (baseline-nooffload)  // how its data-plane thread count is set ({{threads}} in its files), or why it is fixed
+  bool offloads = true;  // false: TSO/GSO/GRO off on every underlay interface (baseline-nooffload)  // how its
+                         // data-plane thread count is set ({{threads}} in its files), or why it is fixed
   std::vector<std::string> packages;
   std::vector<std::string> binaries;
   std::vector<std::string> version_argv;
@@ -116,12 +117,12 @@ struct ProductSpec {
   std::string underlay_port;   // where its packets travel (templated; default "{{port}}")
   std::string relay_port;      // where a native relay chain's ends send them ("" = underlay_port): DERP's 3340
   std::string interface_kind;  // checked after bring-up when set: e.g. "wireguard", not a TUN
-  std::vector<std::string> requires_caps;  // kernel features (see `vpnlab doctor`) it needs
-  std::string keys = "none";  // "x25519" or "none"
+  std::vector<std::string> requires_caps;          // kernel features (see `vpnlab doctor`) it needs
+  std::string keys = "none";                       // "x25519" or "none"
   std::vector<std::string> shapes{"p2p", "mesh"};  // overlay shapes it can carry
-  int max_mtu = 65535;        // largest overlay MTU the product carries at all
-  int overhead = 0;           // bytes its encapsulation adds per packet (IPv4 underlay)
-  std::vector<PrepareStep> prepare;  // [[file]] entries come first, as node-scope files
+  int max_mtu = 65535;                             // largest overlay MTU the product carries at all
+  int overhead = 0;                                // bytes its encapsulation adds per packet (IPv4 underlay)
+  std::vector<PrepareStep> prepare;                // [[file]] entries come first, as node-scope files
   std::vector<ProductStep> steps;
   std::vector<ServiceSpec> services;  // [[service]]
   // Nodes start last to first (the first node is the side that initiates); "file": first to
@@ -170,6 +171,5 @@ std::vector<std::string> list_products(const std::string& products_path);
 // Each product, then each registry build its plain name does not run ("nebula@1.9.5").
 std::vector<std::string> list_products_and_builds(const std::string& products_path);
 std::vector<std::string> split_products_path(const std::string& products_path);
-
 
 }  // namespace vpnlab

@@ -15,12 +15,12 @@ inline constexpr int kMaxScaleNodes = 250;
 struct ScaleSpec {
   std::string file;
   std::string lab_name;
-  std::vector<int> sizes;              // nodes per mesh, as written
+  std::vector<int> sizes;  // nodes per mesh, as written
   std::vector<std::string> products;
   Ipv4Prefix overlay, underlay;
   int mtu = 1400, port = 51820;
-  double converge_timeout_s = 120;     // per mesh and product
-  double duration_s = 5;               // the throughput sample while the mesh is up
+  double converge_timeout_s = 120;  // per mesh and product
+  double duration_s = 5;            // the throughput sample while the mesh is up
 };
 
 // Errors name file:line:column with a hint, as the topology parser's do.

@@ -18,7 +18,8 @@ bool has_control(const std::string& s) {
 }
 
 bool all_of_chars(const std::string& s, const char* extra) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [&](unsigned char c) { return std::isalnum(c) || std::strchr(extra, c); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [&](unsigned char c) { return std::isalnum(c) || std::strchr(extra, c); });
 }
 
 // "Key=Value" or "Key Value", as ssh -o reads it.
@@ -31,10 +32,13 @@ std::string check_o_value(const std::string& kv) {
   // Options that name a file ssh writes as root, or change what it writes and trusts there:
   // vpnlab sets these itself (its own known-hosts file, 0600), from host_key or known_hosts.
   for (const auto& [owned, instead] : std::vector<std::pair<std::string, std::string>>{
-           {"userknownhostsfile", "name a known-hosts file with known_hosts = \"FILE\" (vpnlab reads it, never writes it)"},
-           {"globalknownhostsfile", "name a known-hosts file with known_hosts = \"FILE\" (vpnlab reads it, never writes it)"},
+           {"userknownhostsfile",
+            "name a known-hosts file with known_hosts = \"FILE\" (vpnlab reads it, never writes it)"},
+           {"globalknownhostsfile",
+            "name a known-hosts file with known_hosts = \"FILE\" (vpnlab reads it, never writes it)"},
            {"hostkeyalias", "pin the host's key with host_key = \"ssh-ed25519 AAAA...\""},
-           {"stricthostkeychecking", "host_key = \"accept-new\" trusts a host's first key (kept in vpnlab's own known-hosts file)"},
+           {"stricthostkeychecking",
+            "host_key = \"accept-new\" trusts a host's first key (kept in vpnlab's own known-hosts file)"},
            {"checkhostip", "vpnlab checks the host's key, not its address"},
            {"updatehostkeys", "vpnlab's known-hosts file changes only through host_key = \"accept-new\""}})
     if (lower(key) == owned)
@@ -43,7 +47,8 @@ std::string check_o_value(const std::string& kv) {
   if (std::none_of(allowed.begin(), allowed.end(), [&](const std::string& k) { return lower(k) == lower(key); })) {
     std::string list;
     for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
-    return "-o " + key + " is not an option a topology may set (some ssh options run commands or load code); allowed: " + list;
+    return "-o " + key +
+           " is not an option a topology may set (some ssh options run commands or load code); allowed: " + list;
   }
   if (value.empty()) return "-o " + key + " has no value";
   if (value[0] == '-') return "-o " + key + "=" + value + ": a value may not start with '-'";
@@ -53,10 +58,22 @@ std::string check_o_value(const std::string& kv) {
 }  // namespace
 
 const std::vector<std::string>& allowed_ssh_option_keys() {
-  static const std::vector<std::string> keys = {
-      "IdentityFile",        "IdentitiesOnly",      "Port",          "User",                     "ConnectTimeout", "ConnectionAttempts",
-      "ServerAliveInterval", "ServerAliveCountMax", "AddressFamily", "Compression",              "HostKeyAlgorithms", "PubkeyAcceptedAlgorithms",
-      "Ciphers",             "MACs",                "KexAlgorithms", "LogLevel"};
+  static const std::vector<std::string> keys = {"IdentityFile",
+                                                "IdentitiesOnly",
+                                                "Port",
+                                                "User",
+                                                "ConnectTimeout",
+                                                "ConnectionAttempts",
+                                                "ServerAliveInterval",
+                                                "ServerAliveCountMax",
+                                                "AddressFamily",
+                                                "Compression",
+                                                "HostKeyAlgorithms",
+                                                "PubkeyAcceptedAlgorithms",
+                                                "Ciphers",
+                                                "MACs",
+                                                "KexAlgorithms",
+                                                "LogLevel"};
   return keys;
 }
 
@@ -72,7 +89,8 @@ std::string ssh_options_problem(const std::vector<std::string>& options, size_t*
       i += o == "-F";
       continue;
     }
-    if (o == "-F" || o.rfind("-F", 0) == 0) return "-F names an ssh configuration, which may run commands: only '-F none' is taken";
+    if (o == "-F" || o.rfind("-F", 0) == 0)
+      return "-F names an ssh configuration, which may run commands: only '-F none' is taken";
     // Flags with a value, glued ("-p2222") or as the next item ("-p", "2222").
     if (o.size() >= 2 && o[0] == '-' && std::strchr("iplo", o[1]) && o.size() <= 2 + 4096) {
       std::string value = o.substr(2);
@@ -93,7 +111,8 @@ std::string ssh_options_problem(const std::vector<std::string>& options, size_t*
       }
       continue;
     }
-    return "'" + o + "' is not an ssh option a topology may give (allowed: -i FILE, -p PORT, -l USER, -o KEY=VALUE, -4, -6, -C)";
+    return "'" + o +
+           "' is not an ssh option a topology may give (allowed: -i FILE, -p PORT, -l USER, -o KEY=VALUE, -4, -6, -C)";
   }
   return "";
 }
@@ -117,13 +136,16 @@ std::vector<OptionPath> identity_file_places(const std::vector<std::string>& opt
     const std::string& kv = options[item];
     const size_t split = kv.find_first_of("= \t", from);
     const size_t value = split == std::string::npos ? std::string::npos : kv.find_first_not_of("= \t", split);
-    if (value != std::string::npos && lower(kv.substr(from, split - from)) == "identityfile") out.push_back({item, value});
+    if (value != std::string::npos && lower(kv.substr(from, split - from)) == "identityfile")
+      out.push_back({item, value});
   };
   for (size_t i = 0; i < options.size(); ++i) {
     const std::string& o = options[i];
     if ((o == "-i" || o == "-o") && i + 1 < options.size()) {
-      if (o == "-i") out.push_back({i + 1, 0});
-      else key_value(i + 1, 0);
+      if (o == "-i")
+        out.push_back({i + 1, 0});
+      else
+        key_value(i + 1, 0);
       ++i;
     } else if (o.size() > 2 && o.rfind("-i", 0) == 0) {
       out.push_back({i, 2});
@@ -136,12 +158,18 @@ std::vector<OptionPath> identity_file_places(const std::vector<std::string>& opt
 
 std::string host_key_problem(const std::string& key) {
   if (key == "accept-new") return "";
-  static const std::vector<std::string> types = {"ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "ssh-rsa",
-                                                 "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com"};
+  static const std::vector<std::string> types = {"ssh-ed25519",
+                                                 "ecdsa-sha2-nistp256",
+                                                 "ecdsa-sha2-nistp384",
+                                                 "ecdsa-sha2-nistp521",
+                                                 "ssh-rsa",
+                                                 "sk-ssh-ed25519@openssh.com",
+                                                 "sk-ecdsa-sha2-nistp256@openssh.com"};
   const size_t space = key.find(' ');
   const std::string type = key.substr(0, space);
   if (space == std::string::npos || std::find(types.begin(), types.end(), type) == types.end())
-    return "'" + key.substr(0, 40) + "' is not TYPE KEY (ssh-ed25519, ecdsa-sha2-nistp256/384/521, ssh-rsa) or \"accept-new\"";
+    return "'" + key.substr(0, 40) +
+           "' is not TYPE KEY (ssh-ed25519, ecdsa-sha2-nistp256/384/521, ssh-rsa) or \"accept-new\"";
   const std::string body = key.substr(space + 1);
   if (body.size() < 16 || body.size() > 4096 || !all_of_chars(body, "+/="))
     return "the key after '" + type + "' is not base64 (the second field of the host's .pub file, nothing after it)";
@@ -152,7 +180,9 @@ std::string agent_path_problem(const std::string& agent) {
   const std::string name = "/vpnlab-host-agent";
   if (agent.empty() || agent[0] != '/') return "'" + agent + "' is not an absolute path";
   if (agent.size() < name.size() || agent.compare(agent.size() - name.size(), name.size(), name) != 0)
-    return "'" + agent + "' does not name vpnlab-host-agent (a topology says where the agent is installed, not which program runs as root)";
+    return "'" + agent +
+           "' does not name vpnlab-host-agent (a topology says where the agent is installed, not which program runs as "
+           "root)";
   if (!all_of_chars(agent, "/._-") || agent.find("/../") != std::string::npos || agent.find("/./") != std::string::npos)
     return "'" + agent + "' is not a plain path ([A-Za-z0-9/._-], no '..')";
   return "";

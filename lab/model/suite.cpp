@@ -29,7 +29,8 @@ Status parse_header(const TomlReader& r, const toml::table& root, Suite* suite, 
   if (auto s = check_name(r, pos_of(*t), "suite", suite->name, kMaxScenarioName); !s) return s.error();
   if (const toml::node* b = t->get("budget")) {
     const auto v = b->is_string() ? parse_budget(b->as_string()->get()) : std::nullopt;
-    if (!v || *v < 60 || *v > kMaxBudgetSeconds) return r.at(*b, "suite: 'budget' is not a duration from 1m to 168h", "write budget = \"20m\"");
+    if (!v || *v < 60 || *v > kMaxBudgetSeconds)
+      return r.at(*b, "suite: 'budget' is not a duration from 1m to 168h", "write budget = \"20m\"");
     suite->budget_s = *v;
   }
   std::optional<double> precision;
@@ -39,8 +40,8 @@ Status parse_header(const TomlReader& r, const toml::table& root, Suite* suite, 
   return get_string_list(r, *t, "products", "suite", products, &pos);
 }
 
-Status parse_scenario(const TomlReader& r, const toml::table& t, const std::vector<std::string>& default_products, std::set<std::string>* names,
-                      Suite* suite) {
+Status parse_scenario(const TomlReader& r, const toml::table& t, const std::vector<std::string>& default_products,
+                      std::set<std::string>* names, Suite* suite) {
   if (suite->scenarios.size() >= kMaxScenarios)
     return r.at(t, "more than " + std::to_string(kMaxScenarios) + " scenarios", "split the suite into two files");
   if (auto s = r.only_keys(t, "scenario", {"name", "topology", "products", "tests", "feature"}); !s) return s.error();
@@ -49,18 +50,23 @@ Status parse_scenario(const TomlReader& r, const toml::table& t, const std::vect
   if (auto s = get_string(r, t, "name", "scenario", &sc.name, true, pos_of(t)); !s) return s.error();
   if (auto s = check_name(r, pos_of(t), "scenario", sc.name, kMaxScenarioName); !s) return s.error();
   if (!names->insert(sc.name).second)
-    return r.at(t, "scenario '" + sc.name + "' is listed twice", "give each scenario its own name: it is its directory in the output");
-  if (auto s = get_string(r, t, "topology", "scenario '" + sc.name + "'", &sc.topology_as_written, true, pos_of(t)); !s) return s.error();
+    return r.at(t, "scenario '" + sc.name + "' is listed twice",
+                "give each scenario its own name: it is its directory in the output");
+  if (auto s = get_string(r, t, "topology", "scenario '" + sc.name + "'", &sc.topology_as_written, true, pos_of(t)); !s)
+    return s.error();
   sc.topology = beside(r.file(), sc.topology_as_written);
   SourcePos pos;
-  if (auto s = get_string_list(r, t, "products", "scenario '" + sc.name + "'", &sc.products, &pos); !s) return s.error();
+  if (auto s = get_string_list(r, t, "products", "scenario '" + sc.name + "'", &sc.products, &pos); !s)
+    return s.error();
   if (sc.products.empty()) sc.products = default_products;
   if (auto s = get_string_list(r, t, "tests", "scenario '" + sc.name + "'", &sc.tests, &pos); !s) return s.error();
-  if (auto s = get_string(r, t, "feature", "scenario '" + sc.name + "'", &sc.feature, false, pos_of(t)); !s) return s.error();
+  if (auto s = get_string(r, t, "feature", "scenario '" + sc.name + "'", &sc.feature, false, pos_of(t)); !s)
+    return s.error();
   if (!sc.feature.empty()) {
     std::vector<std::string> known(std::begin(kSuiteFeatures), std::end(kSuiteFeatures));
     if (std::find(known.begin(), known.end(), sc.feature) == known.end())
-      return r.at(*t.get("feature"), "scenario '" + sc.name + "': feature '" + sc.feature + "' is not a row of the feature matrix",
+      return r.at(*t.get("feature"),
+                  "scenario '" + sc.name + "': feature '" + sc.feature + "' is not a row of the feature matrix",
                   "one of: " + TomlReader::join(known));
   }
   suite->scenarios.push_back(std::move(sc));
@@ -83,7 +89,8 @@ Result<Suite> parse_suite_text(const std::string& text, const std::string& file)
   auto each = [&](const toml::table& t) { return parse_scenario(r, t, default_products, &names, &suite); };
   if (auto s = for_each_table(r, root, "scenario", each); !s) return s.error();
   if (suite.scenarios.empty())
-    return r.at(SourcePos{1, 1}, "the suite has no scenario", "add [[scenario]] with name = \"bulk\" and topology = \"../topologies/quick.toml\"");
+    return r.at(SourcePos{1, 1}, "the suite has no scenario",
+                "add [[scenario]] with name = \"bulk\" and topology = \"../topologies/quick.toml\"");
   return suite;
 }
 

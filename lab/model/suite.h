@@ -31,13 +31,14 @@ inline constexpr size_t kMaxScenarioName = 40;
 inline const char* const kSuiteFeatures[] = {"relay", "chain", "firewall", "mtu", "mesh", "site-to-site"};
 
 struct SuiteScenario {
-  std::string name;                   // a lab name: also its directory under the suite's output
-  std::string topology;               // as resolved: relative to the suite file's directory
+  std::string name;      // a lab name: also its directory under the suite's output
+  std::string topology;  // as resolved: relative to the suite file's directory
   std::string topology_as_written;
   std::vector<std::string> products;  // empty: the topology's [bench] products
   std::vector<std::string> tests;     // empty: every test
-  std::string feature;                // what of the feature matrix it measures: relay, chain, firewall, mtu, mesh, site-to-site ("" = none)
-  int line = 0;                       // where the scenario starts in the suite file
+  std::string
+      feature;   // what of the feature matrix it measures: relay, chain, firewall, mtu, mesh, site-to-site ("" = none)
+  int line = 0;  // where the scenario starts in the suite file
 };
 
 struct Suite {

@@ -51,7 +51,7 @@ std::vector<TestSpec> tests_at_lab_points(const std::vector<TestSpec>& tests, co
 
 // The points of `base` that `t` asks for: its `sweep` table (or `sizes`), or `base` alone.
 // Every error is located at the offending key or value, with a hint.
-Status expand_sweep(const TomlReader& r, const toml::table& t, const std::string& what, const Topology& topo, const TestSpec& base,
-                    std::vector<TestSpec>* points);
+Status expand_sweep(const TomlReader& r, const toml::table& t, const std::string& what, const Topology& topo,
+                    const TestSpec& base, std::vector<TestSpec>* points);
 
 }  // namespace vpnlab

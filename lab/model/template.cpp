@@ -10,7 +10,8 @@ int line_of(const std::string& text, size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
 }
 
-Error template_error(const std::string& origin, const std::string& text, size_t pos, std::string msg, std::string hint) {
+Error template_error(const std::string& origin, const std::string& text, size_t pos, std::string msg,
+                     std::string hint) {
   Error e = make_error(std::move(msg), std::move(hint));
   e.file = origin;
   e.line = line_of(text, pos);
@@ -24,8 +25,51 @@ bool representable(const std::string& v) {
   });
 }
 
-Result<std::string> render_range(const std::string& text, size_t begin, size_t end, const std::vector<const TemplateVars*>& scopes,
-                                 const TemplateContext& ctx, const std::string& origin) {
+// One {{name}}'s value, from the innermost scope that has it, safe to write into a config.
+Result<std::string> value_of(const std::string& name, const std::vector<const TemplateVars*>& scopes,
+                             const std::string& text, size_t open, const std::string& origin) {
+  // {{mtu+20}}: a whole-number value with a small number added or taken away (a product
+  // that sets its interface's MTU below its own setting, as EasyTier does).
+  std::string base = name;
+  long offset = 0;
+  if (auto op = name.find_first_of("+-"); op != std::string::npos && op > 0) {
+    const std::string digits = name.substr(op + 1);
+    if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos)
+      return template_error(origin, text, open,
+                            "'{{" + name + "}}': after '" + name.substr(op, 1) + "' must come a whole number",
+                            "e.g. {{mtu+20}}");
+    base = name.substr(0, op);
+    offset = (name[op] == '-' ? -1 : 1) * std::stol(digits);
+  }
+  const std::string* value = nullptr;
+  for (const TemplateVars* scope : scopes) {
+    auto it = scope->find(base);
+    if (it != scope->end()) {
+      value = &it->second;
+      break;
+    }
+  }
+  if (!value)
+    return template_error(origin, text, open, "unknown value '{{" + base + "}}'",
+                          "see products/README.md for the values a template can use");
+  std::string computed;
+  if (base != name) {
+    if (value->empty() || value->size() > 9 || value->find_first_not_of("0123456789") != std::string::npos)
+      return template_error(origin, text, open,
+                            "'{{" + name + "}}': '" + base + "' is not a whole number ('" + *value + "')",
+                            "add to a number only");
+    computed = std::to_string(std::stol(*value) + offset);
+    value = &computed;
+  }
+  if (!representable(*value))
+    return template_error(origin, text, open, "value of '" + name + "' cannot be written safely into a config file",
+                          "it contains a quote, backslash or control character");
+  return *value;
+}
+
+Result<std::string> render_range(const std::string& text, size_t begin, size_t end,
+                                 const std::vector<const TemplateVars*>& scopes, const TemplateContext& ctx,
+                                 const std::string& origin) {
   std::string out;
   size_t pos = begin;
   while (pos < end) {
@@ -48,7 +92,8 @@ Result<std::string> render_range(const std::string& text, size_t begin, size_t e
       if (block_end == std::string::npos || block_end >= end)
         return template_error(origin, text, open, "block '" + list + "' is not closed", "end it with " + closing);
       auto it = ctx.lists.find(list);
-      if (it == ctx.lists.end()) return template_error(origin, text, open, "unknown list '" + list + "'", "known lists: peers");
+      if (it == ctx.lists.end())
+        return template_error(origin, text, open, "unknown list '" + list + "'", "known lists: peers");
       static const TemplateVars no_item;
       std::vector<const TemplateVars*> items;
       if (!inverted)
@@ -65,36 +110,8 @@ Result<std::string> render_range(const std::string& text, size_t begin, size_t e
       pos = block_end + closing.size();
       continue;
     }
-    // {{mtu+20}}: a whole-number value with a small number added or taken away (a product
-    // that sets its interface's MTU below its own setting, as EasyTier does).
-    std::string base = name;
-    long offset = 0;
-    if (auto op = name.find_first_of("+-"); op != std::string::npos && op > 0) {
-      const std::string digits = name.substr(op + 1);
-      if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos)
-        return template_error(origin, text, open, "'{{" + name + "}}': after '" + name.substr(op, 1) + "' must come a whole number", "e.g. {{mtu+20}}");
-      base = name.substr(0, op);
-      offset = (name[op] == '-' ? -1 : 1) * std::stol(digits);
-    }
-    const std::string* value = nullptr;
-    for (const TemplateVars* scope : scopes) {
-      auto it = scope->find(base);
-      if (it != scope->end()) {
-        value = &it->second;
-        break;
-      }
-    }
-    if (!value) return template_error(origin, text, open, "unknown value '{{" + base + "}}'", "see products/README.md for the values a template can use");
-    std::string computed;
-    if (base != name) {
-      if (value->empty() || value->size() > 9 || value->find_first_not_of("0123456789") != std::string::npos)
-        return template_error(origin, text, open, "'{{" + name + "}}': '" + base + "' is not a whole number ('" + *value + "')", "add to a number only");
-      computed = std::to_string(std::stol(*value) + offset);
-      value = &computed;
-    }
-    if (!representable(*value))
-      return template_error(origin, text, open, "value of '" + name + "' cannot be written safely into a config file",
-                            "it contains a quote, backslash or control character");
+    auto value = value_of(name, scopes, text, open, origin);
+    if (!value) return value;
     out += *value;
     pos = close + 2;
   }

@@ -16,8 +16,8 @@ std::string at_cpu(const std::string& node, int cpu) { return node + (cpu >= 0 ?
 // generator's process line.
 std::string connection_line(const TestSpec& s, const TrafficProcess& p, const char* per, const char* tool) {
   return "  " + s.name + ": " + s.kind + ", " + s.client + " -> " + s.servers[0] + ", TCP, " + std::to_string(s.size) +
-         "-byte request and response " + per + "\n    " + tool + " " + at_cpu(p.client, p.client_cpu) + " -> " + at_cpu(p.server, p.server_cpu) +
-         ":" + std::to_string(p.port) + "\n";
+         "-byte request and response " + per + "\n    " + tool + " " + at_cpu(p.client, p.client_cpu) + " -> " +
+         at_cpu(p.server, p.server_cpu) + ":" + std::to_string(p.port) + "\n";
 }
 
 std::deque<TestKindTraits> builtin_kinds() {
@@ -31,19 +31,26 @@ std::deque<TestKindTraits> builtin_kinds() {
   rr.hint = "\"rr\" (request/response)";
   rr.transactions = rr.takes_size = true;
   rr.first_port = kTransactionPort;
-  rr.no_iperf_keys = "drop it: an rr test runs one TCP connection at a time (size = ... sets the request/response bytes)";
-  rr.method = "vpnlab-crr over one TCP connection: request, response, the next request; percentiles of whole round trips.";
-  rr.plan_line = [](const TestSpec& s, const TrafficProcess& p) { return connection_line(s, p, "on one connection", "vpnlab-crr rr"); };
+  rr.no_iperf_keys =
+      "drop it: an rr test runs one TCP connection at a time (size = ... sets the request/response bytes)";
+  rr.method =
+      "vpnlab-crr over one TCP connection: request, response, the next request; percentiles of whole round trips.";
+  rr.plan_line = [](const TestSpec& s, const TrafficProcess& p) {
+    return connection_line(s, p, "on one connection", "vpnlab-crr rr");
+  };
   // Was 2.35 s with sockperf, whose client sleeps 2 s after it connects (3.7, no option).
   rr.sample_overhead_s = 0.1;
 
   TestKindTraits crr = rr;
   crr.name = "crr";
   crr.hint = "\"crr\" (a connection per request)";
-  crr.no_iperf_keys = "drop it: a crr test runs one TCP connection at a time (size = ... sets the request/response bytes)";
+  crr.no_iperf_keys =
+      "drop it: a crr test runs one TCP connection at a time (size = ... sets the request/response bytes)";
   crr.counted = "connections";
   crr.method = "vpnlab-crr: connect, request, response, close; percentiles from connect to the response.";
-  crr.plan_line = [](const TestSpec& s, const TrafficProcess& p) { return connection_line(s, p, "on a new connection each", "vpnlab-crr"); };
+  crr.plan_line = [](const TestSpec& s, const TrafficProcess& p) {
+    return connection_line(s, p, "on a new connection each", "vpnlab-crr");
+  };
   crr.sample_overhead_s = 0.1;
 
   TestKindTraits latency;

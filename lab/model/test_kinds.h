@@ -19,7 +19,8 @@ struct TrafficProcess;
 inline constexpr int kIperfPort = 5201;
 inline constexpr int kTransactionPort = 5301;
 
-inline constexpr int kMinTransactionBytes = 14;  // sockperf's smallest message, rr's generator until 2026-12: topologies keep it
+inline constexpr int kMinTransactionBytes =
+    14;  // sockperf's smallest message, rr's generator until 2026-12: topologies keep it
 inline constexpr int kMaxTransactionBytes = 65000;
 
 struct TestKindTraits {
@@ -36,11 +37,11 @@ struct TestKindTraits {
   // The summary's and report's words: what is counted per second, what one of them is.
   std::string counted = "transactions";
   std::string one = "transaction";
-  std::string method;            // the report's note under its table
+  std::string method;  // the report's note under its table
   // Its rate is a result: a ratio to the baseline's and a chart (idle latency's is only
   // how many echoes came back).
   bool rate_vs_baseline = true;
-  bool in_conclusion = true;     // the conclusion names its leader (idle latency: no)
+  bool in_conclusion = true;  // the conclusion names its leader (idle latency: no)
   // The harness around one sample of this kind, in seconds beyond the sample's own: its
   // generator started and stopped, counters read, the proof (measured per kind by
   // bench/plan_bench.sh; lab/model/plan_time.h); and each process beyond a test's first.

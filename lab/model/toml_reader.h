@@ -46,14 +46,12 @@ class TomlReader {
   }
 
   // Rejects keys the format does not know, suggesting the closest known one.
-  Status only_keys(const toml::table& t, const std::string& what,
-                   const std::vector<std::string>& known) const {
+  Status only_keys(const toml::table& t, const std::string& what, const std::vector<std::string>& known) const {
     for (auto&& [key, value] : t) {
       std::string k(key.str());
       if (std::find(known.begin(), known.end(), k) != known.end()) continue;
       std::string guess = closest_match(k, known);
-      std::string hint = guess.empty() ? "known keys here: " + join(known)
-                                       : "did you mean '" + guess + "'?";
+      std::string hint = guess.empty() ? "known keys here: " + join(known) : "did you mean '" + guess + "'?";
       return at(value, what + ": unknown key '" + k + "'", hint);
     }
     return ok_status();
@@ -81,20 +79,21 @@ Status get_string(const TomlReader& r, const toml::table& t, const std::string& 
 // the walk); anything else under `key` is "PREFIX'key' must be an array of tables" at its
 // place, with `hint` ("write [[key]]" when empty).
 Status for_each_table(const TomlReader& r, const toml::table& parent, const std::string& key,
-                      const std::function<Status(const toml::table&)>& each, const std::string& prefix = "", const std::string& hint = "");
-Status get_int(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
-               int* out, int min, int max);
-Status get_bool(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
-                bool* out);
-Status get_string_list(const TomlReader& r, const toml::table& t, const std::string& key,
-                       const std::string& what, std::vector<std::string>* out, SourcePos* pos);
+                      const std::function<Status(const toml::table&)>& each, const std::string& prefix = "",
+                      const std::string& hint = "");
+Status get_int(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, int* out,
+               int min, int max);
+Status get_bool(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, bool* out);
+Status get_string_list(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
+                       std::vector<std::string>* out, SourcePos* pos);
 Status get_cpu_list(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
                     std::vector<int>* out);
 Status check_name(const TomlReader& r, SourcePos pos, const std::string& what, const std::string& name, size_t max_len);
-Status get_duration(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, double* out, double min_s,
-                    double max_s = kMaxAnySeconds);
+Status get_duration(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
+                    double* out, double min_s, double max_s = kMaxAnySeconds);
 // precision = "5%" (or 0.05), within kMinPrecision..kMaxPrecision.
-Status get_precision(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what, std::optional<double>* out);
+Status get_precision(const TomlReader& r, const toml::table& t, const std::string& key, const std::string& what,
+                     std::optional<double>* out);
 
 // sysctl = { "net/..." = "value" }: /proc/sys keys below net/ only (a namespace's own),
 // in file order; `what` starts each message ("step", "variant 'x'").

@@ -37,15 +37,17 @@ Status parse_lab(const Reader& r, const toml::table& root, Topology* topo) {
                 "use backend = " + backend_list(/*with_about=*/true));
   if (auto s = get_string(r, t, "image", "lab", &topo->image, false, pos_of(t)); !s) return s;
   if (!topo->image.empty() && !backend_traits(topo->backend).guests)
-    return r.at(*t.get("image"), "lab: image '" + topo->image + "' is for guests, but the backend is '" + topo->backend + "'",
+    return r.at(*t.get("image"),
+                "lab: image '" + topo->image + "' is for guests, but the backend is '" + topo->backend + "'",
                 "add backend = \"" + backends_with(&BackendTraits::guests) + "\", or remove image");
   return ok_status();
 }
 
 Status parse_overlay(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* ov = root.get("overlay");
-  if (!ov || !ov->is_table()) return r.at(SourcePos{1, 1}, "missing [overlay] table",
-                                          "add [overlay] with subnet = \"10.77.0.0/24\", mtu = 1400, port = 51820");
+  if (!ov || !ov->is_table())
+    return r.at(SourcePos{1, 1}, "missing [overlay] table",
+                "add [overlay] with subnet = \"10.77.0.0/24\", mtu = 1400, port = 51820");
   const toml::table& t = *ov->as_table();
   if (auto s = r.only_keys(t, "overlay", {"subnet", "mtu", "port", "nodes"}); !s) return s;
   std::string subnet;
@@ -56,7 +58,8 @@ Status parse_overlay(const Reader& r, const toml::table& root, Topology* topo) {
   topo->overlay_subnet = *prefix;
   if (const toml::node* mtu = t.get("mtu"); mtu && mtu->is_string()) {
     if (mtu->as_string()->get() != "auto")
-      return r.at(*mtu, "overlay: mtu = \"" + mtu->as_string()->get() + "\" is not understood", "give an integer, e.g. mtu = 1400, or \"auto\"");
+      return r.at(*mtu, "overlay: mtu = \"" + mtu->as_string()->get() + "\" is not understood",
+                  "give an integer, e.g. mtu = 1400, or \"auto\"");
     topo->overlay_mtu = 0;  // auto: the largest MTU every selected product carries
   } else if (auto s = get_int(r, t, "mtu", "overlay", &topo->overlay_mtu, 576, 9000); !s) {
     return s;
@@ -69,42 +72,48 @@ Status parse_overlay(const Reader& r, const toml::table& root, Topology* topo) {
 
 Status parse_nodes(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* nodes = root.get("node");
-  if (!nodes) return r.at(SourcePos{1, 1}, "no [[node]] defined", "add at least two [[node]] tables with name = \"...\"");
+  if (!nodes)
+    return r.at(SourcePos{1, 1}, "no [[node]] defined", "add at least two [[node]] tables with name = \"...\"");
   std::set<std::string> seen;
-  if (auto s = for_each_table(r, root, "node", [&](const toml::table& t) -> Status {
-    NodeSpec n;
-    n.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "node", {"name", "cpus", "load_cpus", "gateway", "host"}); !s) return s;
-    if (auto s = get_string(r, t, "name", "node", &n.name, true, n.pos); !s) return s;
-    std::string what = "node '" + n.name + "'";
-    if (auto s = check_name(r, pos_of(*t.get("name")), "node", n.name, kMaxNodeName); !s) return s;
-    if (!seen.insert(n.name).second)
-      return r.at(*t.get("name"), what + " is defined twice", "give every node a unique name");
-    if (auto s = get_cpu_list(r, t, "cpus", what, &n.cpus); !s) return s;
-    if (auto s = get_cpu_list(r, t, "load_cpus", what, &n.load_cpus); !s) return s;
-    if (const toml::node* h = t.get("host")) {
-      if (auto s = get_string(r, t, "host", what, &n.host, false, n.pos); !s) return s;
-      n.host_pos = pos_of(*h);
-      bool known = std::any_of(topo->hosts.begin(), topo->hosts.end(), [&](const HostSpec& hs) { return hs.name == n.host; });
-      if (!known) {
-        std::vector<std::string> names;
-        for (const auto& hs : topo->hosts) names.push_back(hs.name);
-        std::string guess = closest_match(n.host, names);
-        return r.at(*h, what + ": host '" + n.host + "' is not defined",
-                    !guess.empty() ? "did you mean '" + guess + "'?"
-                    : names.empty() ? "add a [[host]] with name = \"" + n.host + "\", ssh = \"root@...\" and nic = \"...\""
-                                    : "use one of: " + Reader::join(names));
-      }
-    }
-    if (const toml::node* gw = t.get("gateway")) {
-      std::string name;
-      if (auto s = get_string(r, t, "gateway", what, &name, false, n.pos); !s) return s;
-      n.gateway = name;
-      n.gateway_pos = pos_of(*gw);
-    }
-    topo->nodes.push_back(std::move(n));
-    return ok_status();
-  }); !s)
+  if (auto s = for_each_table(
+          r, root, "node",
+          [&](const toml::table& t) -> Status {
+            NodeSpec n;
+            n.pos = pos_of(t);
+            if (auto s = r.only_keys(t, "node", {"name", "cpus", "load_cpus", "gateway", "host"}); !s) return s;
+            if (auto s = get_string(r, t, "name", "node", &n.name, true, n.pos); !s) return s;
+            std::string what = "node '" + n.name + "'";
+            if (auto s = check_name(r, pos_of(*t.get("name")), "node", n.name, kMaxNodeName); !s) return s;
+            if (!seen.insert(n.name).second)
+              return r.at(*t.get("name"), what + " is defined twice", "give every node a unique name");
+            if (auto s = get_cpu_list(r, t, "cpus", what, &n.cpus); !s) return s;
+            if (auto s = get_cpu_list(r, t, "load_cpus", what, &n.load_cpus); !s) return s;
+            if (const toml::node* h = t.get("host")) {
+              if (auto s = get_string(r, t, "host", what, &n.host, false, n.pos); !s) return s;
+              n.host_pos = pos_of(*h);
+              bool known = std::any_of(topo->hosts.begin(), topo->hosts.end(),
+                                       [&](const HostSpec& hs) { return hs.name == n.host; });
+              if (!known) {
+                std::vector<std::string> names;
+                for (const auto& hs : topo->hosts) names.push_back(hs.name);
+                std::string guess = closest_match(n.host, names);
+                return r.at(*h, what + ": host '" + n.host + "' is not defined",
+                            !guess.empty() ? "did you mean '" + guess + "'?"
+                            : names.empty()
+                                ? "add a [[host]] with name = \"" + n.host + "\", ssh = \"root@...\" and nic = \"...\""
+                                : "use one of: " + Reader::join(names));
+              }
+            }
+            if (const toml::node* gw = t.get("gateway")) {
+              std::string name;
+              if (auto s = get_string(r, t, "gateway", what, &name, false, n.pos); !s) return s;
+              n.gateway = name;
+              n.gateway_pos = pos_of(*gw);
+            }
+            topo->nodes.push_back(std::move(n));
+            return ok_status();
+          });
+      !s)
     return s;
   if (topo->nodes.size() < 2)
     return r.at(pos_of(*nodes), "a topology needs at least two nodes", "add another [[node]]");
@@ -114,7 +123,8 @@ Status parse_nodes(const Reader& r, const toml::table& root, Topology* topo) {
 }  // namespace
 
 bool runs_vpn(const Topology& topo, const std::string& node) {
-  return topo.vpn_nodes.empty() || std::find(topo.vpn_nodes.begin(), topo.vpn_nodes.end(), node) != topo.vpn_nodes.end();
+  return topo.vpn_nodes.empty() ||
+         std::find(topo.vpn_nodes.begin(), topo.vpn_nodes.end(), node) != topo.vpn_nodes.end();
 }
 
 bool has_node(const Topology& topo, const std::string& name) {
@@ -131,8 +141,9 @@ Status unknown_node(const Reader& r, SourcePos pos, const std::string& what, con
                     const Topology& topo) {
   std::string guess = closest_match(name, node_names(topo));
   return r.at(pos, what + ": node '" + name + "' is not defined",
-              guess.empty() ? "define it with [[node]] name = \"" + name + "\", or use one of: " + Reader::join(node_names(topo))
-                            : "did you mean '" + guess + "'?");
+              guess.empty()
+                  ? "define it with [[node]] name = \"" + name + "\", or use one of: " + Reader::join(node_names(topo))
+                  : "did you mean '" + guess + "'?");
 }
 
 namespace {
@@ -145,9 +156,12 @@ Status parse_profile(const Reader& r, const toml::table& t, const std::string& w
   if (!p) return ok_status();
   for (const char* key : {"delay", "jitter", "loss"})
     if (t.get(key))
-      return r.at(*t.get(key), what + ": '" + key + "' beside profile", "a profile sets delay, jitter and loss; write them without it instead");
+      return r.at(*t.get(key), what + ": '" + key + "' beside profile",
+                  "a profile sets delay, jitter and loss; write them without it instead");
   const ImpairmentProfile* found = p->is_string() ? find_impairment_profile(p->as_string()->get()) : nullptr;
-  if (!found) return r.at(*p, what + ": profile is not one of " + impairment_profile_names(), "write profile = \"wan-20ms\", or delay/jitter/loss");
+  if (!found)
+    return r.at(*p, what + ": profile is not one of " + impairment_profile_names(),
+                "write profile = \"wan-20ms\", or delay/jitter/loss");
   l->profile = found->name;
   l->delay_ms = found->delay_ms;
   l->jitter_ms = found->jitter_ms;
@@ -160,7 +174,9 @@ Status parse_shaping(const Reader& r, const toml::table& t, const std::string& w
     if (const toml::node* n = t.get(key); n && l->shaping_pos.line == 0) l->shaping_pos = pos_of(*n);
   if (const toml::node* rate = t.get("rate")) {
     std::optional<double> bps = rate->is_string() ? parse_rate(rate->as_string()->get()) : std::nullopt;
-    if (!bps || *bps < 8000) return r.at(*rate, what + ": 'rate' is not a rate of at least 8kbit", "write rate = \"1gbit\" (bits/s: kbit, mbit, gbit)");
+    if (!bps || *bps < 8000)
+      return r.at(*rate, what + ": 'rate' is not a rate of at least 8kbit",
+                  "write rate = \"1gbit\" (bits/s: kbit, mbit, gbit)");
     l->rate_bps = *bps;
   }
   for (auto [key, out] : {std::pair{"delay", &l->delay_ms}, std::pair{"jitter", &l->jitter_ms}}) {
@@ -175,7 +191,11 @@ Status parse_shaping(const Reader& r, const toml::table& t, const std::string& w
     std::string text = loss->is_string() ? loss->as_string()->get() : "";
     double pct = -1;
     if (!text.empty() && text.back() == '%') {
-      try { pct = std::stod(text.substr(0, text.size() - 1)); } catch (...) { pct = -1; }
+      try {
+        pct = std::stod(text.substr(0, text.size() - 1));
+      } catch (...) {
+        pct = -1;
+      }
     }
     if (pct < 0 || pct > 100) return r.at(*loss, what + ": 'loss' is not a percentage", "write loss = \"0.1%\"");
     l->loss_pct = pct;
@@ -183,60 +203,77 @@ Status parse_shaping(const Reader& r, const toml::table& t, const std::string& w
   if (auto s = parse_profile(r, t, what, l); !s) return s;
   if (auto s = get_bool(r, t, "reorder", what, &l->reorder); !s) return s;
   if (l->reorder && l->jitter_ms == 0)
-    return r.at(*t.get("reorder"), what + ": 'reorder' without jitter", "packets reorder only when their delays vary: add jitter, or leave reorder out");
+    return r.at(*t.get("reorder"), what + ": 'reorder' without jitter",
+                "packets reorder only when their delays vary: add jitter, or leave reorder out");
   return ok_status();
 }
 
 Status parse_links(const Reader& r, const toml::table& root, Topology* topo) {
   const toml::node* links = root.get("link");
-  if (!links) return r.at(SourcePos{1, 1}, "no [[link]] defined", "add a [[link]] with nodes = [\"a\", \"b\"] and subnet");
+  if (!links)
+    return r.at(SourcePos{1, 1}, "no [[link]] defined", "add a [[link]] with nodes = [\"a\", \"b\"] and subnet");
   std::set<std::string> seen;
-  if (auto s = for_each_table(r, root, "link", [&](const toml::table& t) -> Status {
-    LinkSpec l;
-    l.pos = pos_of(t);
-    if (auto s = r.only_keys(t, "link", {"name", "nodes", "subnet", "mtu", "rate", "delay", "jitter", "loss", "profile", "reorder", "neighbours"}); !s) return s;
-    if (auto s = get_string(r, t, "name", "link", &l.name, true, l.pos); !s) return s;
-    std::string what = "link '" + l.name + "'";
-    if (auto s = check_name(r, pos_of(*t.get("name")), "link", l.name, kMaxLinkName); !s) return s;
-    if (l.name == "lo") return r.at(*t.get("name"), "link name 'lo' is reserved", "pick another name");
-    if (!seen.insert(l.name).second) return r.at(*t.get("name"), what + " is defined twice", "give every link a unique name");
-    if (!t.get("nodes")) return r.at(l.pos, what + ": missing key 'nodes'", "add nodes = [\"a\", \"b\"]");
-    if (auto s = get_string_list(r, t, "nodes", what, &l.nodes, &l.nodes_pos); !s) return s;
-    const toml::array& arr = *t.get("nodes")->as_array();
-    std::set<std::string> on_link;
-    for (size_t i = 0; i < l.nodes.size(); ++i) {
-      if (!has_node(*topo, l.nodes[i])) return unknown_node(r, pos_of(arr[i]), what, l.nodes[i], *topo);
-      if (!on_link.insert(l.nodes[i]).second)
-        return r.at(arr[i], what + ": node '" + l.nodes[i] + "' is listed twice", "list each node once");
-    }
-    if (l.nodes.size() < 2) return r.at(l.nodes_pos, what + " needs at least two nodes", "write nodes = [\"a\", \"b\"]");
-    std::string subnet, why;
-    if (auto s = get_string(r, t, "subnet", what, &subnet, true, l.pos); !s) return s;
-    auto prefix = parse_ipv4_prefix(subnet, &why);
-    if (!prefix) return r.at(*t.get("subnet"), what + ": subnet " + why, "write subnet = \"192.168.77.0/24\"");
-    l.subnet = *prefix;
-    if (l.subnet.host_count() < l.nodes.size())
-      return r.at(*t.get("subnet"), what + ": subnet " + subnet + " has room for " + std::to_string(l.subnet.host_count()) +
-                  " hosts, not " + std::to_string(l.nodes.size()), "use a larger subnet");
-    if (l.subnet.overlaps(topo->overlay_subnet))
-      return r.at(*t.get("subnet"), what + ": subnet " + subnet + " overlaps the overlay subnet " + topo->overlay_subnet.str(),
-                  "give the underlay and the overlay separate address ranges");
-    for (const auto& other : topo->links)
-      if (l.subnet.overlaps(other.subnet))
-        return r.at(*t.get("subnet"), what + ": subnet " + subnet + " overlaps link '" + other.name + "' (" + other.subnet.str() + ")",
+  if (auto s = for_each_table(
+          r, root, "link",
+          [&](const toml::table& t) -> Status {
+            LinkSpec l;
+            l.pos = pos_of(t);
+            if (auto s = r.only_keys(t, "link",
+                                     {"name", "nodes", "subnet", "mtu", "rate", "delay", "jitter", "loss", "profile",
+                                      "reorder", "neighbours"});
+                !s)
+              return s;
+            if (auto s = get_string(r, t, "name", "link", &l.name, true, l.pos); !s) return s;
+            std::string what = "link '" + l.name + "'";
+            if (auto s = check_name(r, pos_of(*t.get("name")), "link", l.name, kMaxLinkName); !s) return s;
+            if (l.name == "lo") return r.at(*t.get("name"), "link name 'lo' is reserved", "pick another name");
+            if (!seen.insert(l.name).second)
+              return r.at(*t.get("name"), what + " is defined twice", "give every link a unique name");
+            if (!t.get("nodes")) return r.at(l.pos, what + ": missing key 'nodes'", "add nodes = [\"a\", \"b\"]");
+            if (auto s = get_string_list(r, t, "nodes", what, &l.nodes, &l.nodes_pos); !s) return s;
+            const toml::array& arr = *t.get("nodes")->as_array();
+            std::set<std::string> on_link;
+            for (size_t i = 0; i < l.nodes.size(); ++i) {
+              if (!has_node(*topo, l.nodes[i])) return unknown_node(r, pos_of(arr[i]), what, l.nodes[i], *topo);
+              if (!on_link.insert(l.nodes[i]).second)
+                return r.at(arr[i], what + ": node '" + l.nodes[i] + "' is listed twice", "list each node once");
+            }
+            if (l.nodes.size() < 2)
+              return r.at(l.nodes_pos, what + " needs at least two nodes", "write nodes = [\"a\", \"b\"]");
+            std::string subnet, why;
+            if (auto s = get_string(r, t, "subnet", what, &subnet, true, l.pos); !s) return s;
+            auto prefix = parse_ipv4_prefix(subnet, &why);
+            if (!prefix) return r.at(*t.get("subnet"), what + ": subnet " + why, "write subnet = \"192.168.77.0/24\"");
+            l.subnet = *prefix;
+            if (l.subnet.host_count() < l.nodes.size())
+              return r.at(*t.get("subnet"),
+                          what + ": subnet " + subnet + " has room for " + std::to_string(l.subnet.host_count()) +
+                              " hosts, not " + std::to_string(l.nodes.size()),
+                          "use a larger subnet");
+            if (l.subnet.overlaps(topo->overlay_subnet))
+              return r.at(*t.get("subnet"),
+                          what + ": subnet " + subnet + " overlaps the overlay subnet " + topo->overlay_subnet.str(),
+                          "give the underlay and the overlay separate address ranges");
+            for (const auto& other : topo->links)
+              if (l.subnet.overlaps(other.subnet))
+                return r.at(
+                    *t.get("subnet"),
+                    what + ": subnet " + subnet + " overlaps link '" + other.name + "' (" + other.subnet.str() + ")",
                     "give every link its own subnet");
-    int mtu = 0;
-    if (auto s = get_int(r, t, "mtu", what, &mtu, 1280, 65535); !s) return s;
-    if (mtu) l.mtu = mtu;
-    if (auto s = parse_shaping(r, t, what, &l); !s) return s;
-    std::string neighbours = "learned";
-    if (auto s = get_string(r, t, "neighbours", what, &neighbours, false, l.pos); !s) return s;
-    if (neighbours != "learned" && neighbours != "static")
-      return r.at(*t.get("neighbours"), what + ": neighbours = '" + neighbours + "'", "write neighbours = \"static\" or \"learned\" (the default)");
-    l.static_neighbours = neighbours == "static";
-    topo->links.push_back(std::move(l));
-    return ok_status();
-  }); !s)
+            int mtu = 0;
+            if (auto s = get_int(r, t, "mtu", what, &mtu, 1280, 65535); !s) return s;
+            if (mtu) l.mtu = mtu;
+            if (auto s = parse_shaping(r, t, what, &l); !s) return s;
+            std::string neighbours = "learned";
+            if (auto s = get_string(r, t, "neighbours", what, &neighbours, false, l.pos); !s) return s;
+            if (neighbours != "learned" && neighbours != "static")
+              return r.at(*t.get("neighbours"), what + ": neighbours = '" + neighbours + "'",
+                          "write neighbours = \"static\" or \"learned\" (the default)");
+            l.static_neighbours = neighbours == "static";
+            topo->links.push_back(std::move(l));
+            return ok_status();
+          });
+      !s)
     return s;
   return ok_status();
 }
@@ -246,10 +283,12 @@ Status check_routing(const Reader& r, const toml::table&, Topology* topo) {
   std::set<std::string> seen;
   for (const auto& name : topo->vpn_nodes) {
     if (!has_node(*topo, name)) return unknown_node(r, topo->vpn_nodes_pos, "overlay: nodes", name, *topo);
-    if (!seen.insert(name).second) return r.at(topo->vpn_nodes_pos, "overlay: node '" + name + "' is listed twice", "list each node once");
+    if (!seen.insert(name).second)
+      return r.at(topo->vpn_nodes_pos, "overlay: node '" + name + "' is listed twice", "list each node once");
   }
   if (!topo->vpn_nodes.empty() && topo->vpn_nodes.size() < 2)
-    return r.at(topo->vpn_nodes_pos, "overlay: a VPN needs at least two nodes", "list two or more nodes in [overlay] nodes");
+    return r.at(topo->vpn_nodes_pos, "overlay: a VPN needs at least two nodes",
+                "list two or more nodes in [overlay] nodes");
   for (const auto& n : topo->nodes) {
     if (!n.gateway) continue;
     std::string what = "node '" + n.name + "'";
@@ -258,9 +297,11 @@ Status check_routing(const Reader& r, const toml::table&, Topology* topo) {
       return r.at(n.gateway_pos, what + " runs the VPN itself, so it has no gateway",
                   "list only the gateways in [overlay] nodes = [...], or remove this gateway");
     if (!runs_vpn(*topo, *n.gateway))
-      return r.at(n.gateway_pos, what + ": gateway '" + *n.gateway + "' does not run the VPN", "add it to [overlay] nodes");
+      return r.at(n.gateway_pos, what + ": gateway '" + *n.gateway + "' does not run the VPN",
+                  "add it to [overlay] nodes");
     bool shared = std::any_of(topo->links.begin(), topo->links.end(), [&](const LinkSpec& l) {
-      return std::count(l.nodes.begin(), l.nodes.end(), n.name) && std::count(l.nodes.begin(), l.nodes.end(), *n.gateway);
+      return std::count(l.nodes.begin(), l.nodes.end(), n.name) &&
+             std::count(l.nodes.begin(), l.nodes.end(), *n.gateway);
     });
     if (!shared)
       return r.at(n.gateway_pos, what + ": no link connects it to its gateway '" + *n.gateway + "'",
@@ -284,18 +325,23 @@ Result<Topology> parse_topology_text(const std::string& text, const std::string&
   if (root.get("scale") && !root.get("node"))
     return r.at(pos_of(*root.get("scale")), "this is a mesh-scale file ([scale]), not a topology",
                 "run it with 'vpnlab scale " + file + "' (validate and plan read topologies)");
-  if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "host", "node", "link", "chain", "variant", "bench"}); !s) return s.error();
+  if (auto s = r.only_keys(root, "top level", {"lab", "overlay", "host", "node", "link", "chain", "variant", "bench"});
+      !s)
+    return s.error();
   Topology topo;
   topo.file = file;
-  for (auto step : {parse_lab, parse_overlay, parse_hosts, parse_nodes, parse_links, parse_chains, check_routing, parse_variants, parse_bench})
+  for (auto step : {parse_lab, parse_overlay, parse_hosts, parse_nodes, parse_links, parse_chains, check_routing,
+                    parse_variants, parse_bench})
     if (auto s = step(r, root, &topo); !s) return s.error();
   if (auto s = check_variants_swept(r, topo); !s) return s.error();
   if (backend_traits(topo.backend).remote_hosts)
     if (auto s = check_hosts_layout(topo); !s) return s.error();
   // Node i (file order) gets overlay host i + 1, whether it runs the VPN or not.
   if (topo.overlay_subnet.host_count() < topo.nodes.size())
-    return r.at(SourcePos{1, 1}, "overlay: subnet " + topo.overlay_subnet.str() + " has room for fewer hosts than the " +
-                std::to_string(topo.nodes.size()) + " nodes", "use a larger overlay subnet");
+    return r.at(SourcePos{1, 1},
+                "overlay: subnet " + topo.overlay_subnet.str() + " has room for fewer hosts than the " +
+                    std::to_string(topo.nodes.size()) + " nodes",
+                "use a larger overlay subnet");
   return topo;
 }
 

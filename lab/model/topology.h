@@ -22,10 +22,10 @@ inline constexpr size_t kMaxLabName = 12;  // goes into namespace names
 
 struct NodeSpec {
   std::string name;
-  std::string host;            // backend "hosts": the [[host]] this node lives on
+  std::string host;  // backend "hosts": the [[host]] this node lives on
   SourcePos host_pos;
-  std::vector<int> cpus;       // VPN data-plane CPUs
-  std::vector<int> load_cpus;  // iperf3 CPUs
+  std::vector<int> cpus;               // VPN data-plane CPUs
+  std::vector<int> load_cpus;          // iperf3 CPUs
   std::optional<std::string> gateway;  // routed: reaches the overlay through this VPN node
   SourcePos gateway_pos;
   SourcePos pos;
@@ -48,7 +48,7 @@ struct LinkSpec {
   std::vector<std::string> nodes;
   Ipv4Prefix subnet;
   std::optional<int> mtu;
-  double rate_bps = 0;     // 0: unshaped; otherwise a TBF on every end
+  double rate_bps = 0;                               // 0: unshaped; otherwise a TBF on every end
   double delay_ms = 0, jitter_ms = 0, loss_pct = 0;  // netem, where the kernel has it
   std::string profile;   // profile = "wan-20ms": where delay, jitter and loss came from (impairment_profiles.h)
   bool reorder = false;  // reorder = true: jittered packets may overtake each other (netem's own queue)
@@ -57,7 +57,7 @@ struct LinkSpec {
   // large meshes); default "learned".
   bool static_neighbours = false;
   SourcePos pos;
-  SourcePos shaping_pos;   // of the first shaping key, for errors found at run time
+  SourcePos shaping_pos;  // of the first shaping key, for errors found at run time
   SourcePos nodes_pos;
 };
 
@@ -71,10 +71,9 @@ struct HostSpec {
   // How its host key is trusted: "TYPE KEY" pinned, "accept-new" (the first key seen, kept
   // in vpnlab's own known-hosts file), or "" (that file as it is, or known_hosts below).
   std::string host_key;
-  std::string known_hosts;               // a known-hosts file vpnlab reads (absolute; relative in the file = to its folder)
+  std::string known_hosts;  // a known-hosts file vpnlab reads (absolute; relative in the file = to its folder)
   SourcePos pos;
 };
-
 
 struct TestSpec {
   std::string name;
@@ -90,8 +89,8 @@ struct TestSpec {
   std::optional<int> mss;
   bool bidirectional = false;  // both directions at once (iperf3 --bidir)
   bool udp = false;
-  double bitrate_bps = 0;      // total offered load of the test (0: iperf3's TCP default)
-  int length = 0;              // UDP payload bytes (0: overlay MTU - 28)
+  double bitrate_bps = 0;  // total offered load of the test (0: iperf3's TCP default)
+  int length = 0;          // UDP payload bytes (0: overlay MTU - 28)
   // UDP: the highest offered rate (up to bitrate) whose loss stays <= max_loss_pct, by
   // bisection in `steps` trials of duration / steps each (RFC 2544's throughput search).
   bool zero_loss = false;
@@ -110,11 +109,11 @@ struct TestSpec {
 // (lab/model/sweep.h), rebuilt between points as between products.
 struct LabPoint {
   std::vector<std::pair<std::string, std::string>> values;  // {"underlay_mtu", "9000"}
-  int underlay_mtu = 0;  // every link's MTU at this point (0: as the file says)
-  int overlay_mtu = 0;   // the overlay's, once the CLI resolved it for the point (0: the plan's)
-  double rate_bps = 0;   // every shaped link's rate (0: as the file says)
+  int underlay_mtu = 0;                                     // every link's MTU at this point (0: as the file says)
+  int overlay_mtu = 0;         // the overlay's, once the CLI resolved it for the point (0: the plan's)
+  double rate_bps = 0;         // every shaped link's rate (0: as the file says)
   std::optional<int> threads;  // data-plane threads of every product ([bench] threads)
-  std::string variant;   // a [[variant]]'s name ("" or "none": no variant)
+  std::string variant;         // a [[variant]]'s name ("" or "none": no variant)
 };
 
 // [[variant]]: a setup applied to every VPN node once the lab is built and before any
@@ -124,8 +123,8 @@ struct VariantSpec {
   std::string name;
   std::string nft;  // an nftables ruleset for the node's namespace (nft -f syntax); "" none
   std::vector<std::pair<std::string, std::string>> sysctls;  // /proc/sys keys under net/
-  std::optional<bool> offloads;  // TSO/GSO/GRO of every underlay link, on or off
-  std::string qdisc;             // the root qdisc of every underlay link ("fq", "fq_codel", ...); "" as the lab sets it
+  std::optional<bool> offloads;                              // TSO/GSO/GRO of every underlay link, on or off
+  std::string qdisc;  // the root qdisc of every underlay link ("fq", "fq_codel", ...); "" as the lab sets it
   SourcePos pos, nft_pos;
 };
 inline constexpr size_t kMaxVariantRules = 64 * 1024;  // bytes of one variant's nft text
@@ -165,7 +164,7 @@ struct Topology {
   std::string file;  // as given by the user, for messages
   std::string lab_name;
   std::string backend = "netns";
-  std::string image;       // vm: a recipe in images/ ("debian12-rootfs") or a path; empty: debian12
+  std::string image;  // vm: a recipe in images/ ("debian12-rootfs") or a path; empty: debian12
   Ipv4Prefix overlay_subnet;
   int overlay_mtu = 1400;  // 0 = "auto", resolved once the products are known
   int overlay_port = 51820;
@@ -174,7 +173,7 @@ struct Topology {
   std::vector<HostSpec> hosts;  // [[host]]: used by backend "hosts", ignored by the others
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
-  std::vector<ChainSpec> chains;  // [[chain]]: their nodes are the VPN nodes
+  std::vector<ChainSpec> chains;      // [[chain]]: their nodes are the VPN nodes
   std::vector<VariantSpec> variants;  // [[variant]]: applied where the [bench] sweep says
   BenchSpec bench;
 };

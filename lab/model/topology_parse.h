@@ -13,7 +13,8 @@ namespace vpnlab {
 
 bool has_node(const Topology& topo, const std::string& name);
 std::vector<std::string> node_names(const Topology& topo);
-Status unknown_node(const TomlReader& r, SourcePos pos, const std::string& what, const std::string& name, const Topology& topo);
+Status unknown_node(const TomlReader& r, SourcePos pos, const std::string& what, const std::string& name,
+                    const Topology& topo);
 // True when the node runs the VPN ([overlay] nodes, default all).
 bool runs_vpn(const Topology& topo, const std::string& node);
 // [[chain]] tables (after nodes and links): their nodes become the VPN nodes.

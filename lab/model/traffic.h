@@ -12,12 +12,12 @@ namespace vpnlab {
 struct TrafficProcess {
   size_t server_index = 0;  // into the test's servers
   std::string client, server;
-  int port = 0;             // the server's listening port, one per process
-  int parallel = 1;         // iperf3 -P
-  int client_cpu = -1;      // -1: not pinned
+  int port = 0;         // the server's listening port, one per process
+  int parallel = 1;     // iperf3 -P
+  int client_cpu = -1;  // -1: not pinned
   int server_cpu = -1;
-  double bitrate_bps = 0;   // per stream (iperf3 -b is per stream); 0: unlimited
-  int length = 0;           // UDP payload (-l); 0 for TCP
+  double bitrate_bps = 0;  // per stream (iperf3 -b is per stream); 0: unlimited
+  int length = 0;          // UDP payload (-l); 0 for TCP
 };
 
 std::vector<TrafficProcess> expand_traffic(const Plan& plan, const PlanTest& test, int base_port);

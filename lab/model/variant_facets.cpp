@@ -11,26 +11,36 @@ namespace {
 
 Status parse_nft(const TomlReader& r, const toml::table& t, const std::string& what, const Topology&, VariantSpec* v) {
   const toml::node& nft = *t.get("nft");
-  const char* hint = "write nft = \"\"\"table inet vpnlab_variant { chain input { type filter hook input priority 0; ct state established counter accept } }\"\"\"";
+  const char* hint =
+      "write nft = \"\"\"table inet vpnlab_variant { chain input { type filter hook input priority 0; ct state "
+      "established counter accept } }\"\"\"";
   if (!nft.is_string() || nft.as_string()->get().find_first_not_of(" \t\r\n") == std::string::npos)
     return r.at(nft, what + ": 'nft' is the nftables rules as text", hint);
   v->nft = nft.as_string()->get();
   v->nft_pos = pos_of(nft);
   if (v->nft.size() > kMaxVariantRules)
-    return r.at(nft, what + ": 'nft' has " + std::to_string(v->nft.size()) + " bytes; at most " + std::to_string(kMaxVariantRules), "a variant is a few rules");
-  if (std::string why = nft_ruleset_refusal(v->nft); !why.empty()) return r.at(nft, what + ": " + why, "write the rules themselves into nft");
+    return r.at(
+        nft,
+        what + ": 'nft' has " + std::to_string(v->nft.size()) + " bytes; at most " + std::to_string(kMaxVariantRules),
+        "a variant is a few rules");
+  if (std::string why = nft_ruleset_refusal(v->nft); !why.empty())
+    return r.at(nft, what + ": " + why, "write the rules themselves into nft");
   // The counters are how the run sees that a rule fired: without one nothing is seen.
   if (!nft_has_word(v->nft, "counter"))
-    return r.at(nft, what + ": the rules have no 'counter'", "add 'counter' to the rule that matters: the run reads it after each sample and flags a rule that matched nothing");
+    return r.at(nft, what + ": the rules have no 'counter'",
+                "add 'counter' to the rule that matters: the run reads it after each sample and flags a rule that "
+                "matched nothing");
   return ok_status();
 }
 
 std::string describe_nft(const VariantSpec& v) {
   if (v.nft.empty()) return "";
-  return " nftables rules (" + std::to_string(std::count(v.nft.begin(), v.nft.end(), '\n') + 1) + " lines; their counters read after each sample)";
+  return " nftables rules (" + std::to_string(std::count(v.nft.begin(), v.nft.end(), '\n') + 1) +
+         " lines; their counters read after each sample)";
 }
 
-Status parse_sysctl(const TomlReader& r, const toml::table& t, const std::string& what, const Topology&, VariantSpec* v) {
+Status parse_sysctl(const TomlReader& r, const toml::table& t, const std::string& what, const Topology&,
+                    VariantSpec* v) {
   return parse_net_sysctls(r, *t.get("sysctl"), what, &v->sysctls);
 }
 
@@ -40,18 +50,22 @@ std::string describe_sysctl(const VariantSpec& v) {
   return out;
 }
 
-Status parse_offloads(const TomlReader& r, const toml::table& t, const std::string& what, const Topology&, VariantSpec* v) {
+Status parse_offloads(const TomlReader& r, const toml::table& t, const std::string& what, const Topology&,
+                      VariantSpec* v) {
   bool on = true;
   if (auto s = get_bool(r, t, "offloads", what, &on); !s) return s;
   v->offloads = on;
   return ok_status();
 }
 
-std::string describe_offloads(const VariantSpec& v) { return v.offloads ? std::string(" underlay offloads ") + (*v.offloads ? "on" : "off") : ""; }
+std::string describe_offloads(const VariantSpec& v) {
+  return v.offloads ? std::string(" underlay offloads ") + (*v.offloads ? "on" : "off") : "";
+}
 
 // The qdisc replaces the underlay's root qdisc: a link shaped by the file (rate: a TBF,
 // delay/loss: netem) would lose its shaping, so the two are refused together.
-Status parse_qdisc(const TomlReader& r, const toml::table& t, const std::string& what, const Topology& topo, VariantSpec* v) {
+Status parse_qdisc(const TomlReader& r, const toml::table& t, const std::string& what, const Topology& topo,
+                   VariantSpec* v) {
   const toml::node& q = *t.get("qdisc");
   const auto& kinds = variant_qdisc_kinds();
   if (!q.is_string() || std::find(kinds.begin(), kinds.end(), q.as_string()->get()) == kinds.end())

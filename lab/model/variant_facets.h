@@ -16,7 +16,8 @@ struct VariantFacet {
   const char* key;
   // Reads t[key] (present) into *v; `what` names the variant in messages; the topology so
   // far (its links are read) for checks against it.
-  Status (*parse)(const TomlReader& r, const toml::table& t, const std::string& what, const Topology& topo, VariantSpec* v);
+  Status (*parse)(const TomlReader& r, const toml::table& t, const std::string& what, const Topology& topo,
+                  VariantSpec* v);
   // " nftables rules (3 lines; ...)", " underlay offloads off": what the plan says of it; "" when not set.
   std::string (*describe)(const VariantSpec& v);
 };

@@ -41,8 +41,8 @@ struct Figure {
   std::string (*get)(const SampleRow&);
   void (*set)(SampleRow&, const std::string&);
   double (*number)(const SampleRow&);  // integer and real columns; nullptr for text and flags
-  const char* unit;       // "" for a name, a count or a flag
-  const char* filled_by;  // "all", a test kind, "udp", "hosts backend", "[[chain]]"
+  const char* unit;                    // "" for a name, a count or a flag
+  const char* filled_by;               // "all", a test kind, "udp", "hosts backend", "[[chain]]"
   const char* about;
   const char* since;  // the vpnlab version that first wrote it
   // Numbers: check_row refuses a row outside [min, max] (max: above what no machine measures).

@@ -12,9 +12,11 @@ const std::vector<MetricColumn>& metric_columns() {
     for (const auto& f : figures()) {
       if (!f.metric) continue;
       const MetricFacet& m = *f.metric;
-      ranked.push_back({m.rank, MetricColumn{f.name, m.title, m.higher_is_better, m.better, m.worse, m.judged, m.value ? m.value : f.number,
-                                             m.measured ? m.measured : [](const SampleRow&) { return true; },
-                                             m.table_head ? m.table_head : "", m.table_width, m.format, m.scale, m.table_rank}});
+      ranked.push_back(
+          {m.rank,
+           MetricColumn{f.name, m.title, m.higher_is_better, m.better, m.worse, m.judged, m.value ? m.value : f.number,
+                        m.measured ? m.measured : [](const SampleRow&) { return true; },
+                        m.table_head ? m.table_head : "", m.table_width, m.format, m.scale, m.table_rank}});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<MetricColumn> out;
@@ -30,7 +32,8 @@ const std::vector<const MetricColumn*>& tabled_metrics() {
     std::vector<const MetricColumn*> out;
     for (const auto& m : metric_columns())
       if (!m.table_head.empty()) out.push_back(&m);
-    std::stable_sort(out.begin(), out.end(), [](const MetricColumn* a, const MetricColumn* b) { return a->table_rank < b->table_rank; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const MetricColumn* a, const MetricColumn* b) { return a->table_rank < b->table_rank; });
     return out;
   }();
   return tabled;

@@ -64,11 +64,16 @@ nlohmann::json row_json(const SampleRow& r) {
   for (const auto& c : figures()) {
     const std::string v = figure_text(c, r);
     // The CSV's own text, typed: an empty number (mss, retransmits not measured) is null.
-    if (c.type == ColumnType::text) j[c.name] = v;
-    else if (v.empty()) j[c.name] = nullptr;
-    else if (c.type == ColumnType::boolean) j[c.name] = v == "true";
-    else if (c.type == ColumnType::integer) j[c.name] = std::stoll(v);
-    else j[c.name] = std::stod(v);
+    if (c.type == ColumnType::text)
+      j[c.name] = v;
+    else if (v.empty())
+      j[c.name] = nullptr;
+    else if (c.type == ColumnType::boolean)
+      j[c.name] = v == "true";
+    else if (c.type == ColumnType::integer)
+      j[c.name] = std::stoll(v);
+    else
+      j[c.name] = std::stod(v);
   }
   return j;
 }
@@ -94,7 +99,7 @@ Result<ResultsCsv> ResultsCsv::create(const std::string& path, std::string* repa
   if (!csv.fd_.valid())
     return make_error("cannot create " + path + ": " + errno_text(errno),
                       errno == ELOOP ? "it is a symbolic link: a run directory holds only what vpnlab wrote" : "");
-  struct stat st{};
+  struct stat st {};
   if (fstat(csv.fd_.get(), &st) < 0 || !S_ISREG(st.st_mode))
     return make_error(path + " is not a regular file", "a run directory holds only what vpnlab wrote");
   // A row cut short (a full disk, a crash of an older version, a hand edit) is removed
@@ -102,9 +107,11 @@ Result<ResultsCsv> ResultsCsv::create(const std::string& path, std::string* repa
   auto tail = inspect_csv_tail(path);
   if (!tail) return tail.error();
   if (tail->whole_size < tail->size) {
-    if (ftruncate(csv.fd_.get(), tail->whole_size) < 0) return make_error("cannot truncate the torn last row of " + path + ": " + errno_text(errno));
+    if (ftruncate(csv.fd_.get(), tail->whole_size) < 0)
+      return make_error("cannot truncate the torn last row of " + path + ": " + errno_text(errno));
     if (repaired)
-      *repaired = path + ": removed a torn last row (" + std::to_string(tail->size - tail->whole_size) + " bytes without an end of line)";
+      *repaired = path + ": removed a torn last row (" + std::to_string(tail->size - tail->whole_size) +
+                  " bytes without an end of line)";
   }
   const std::string header = results_csv_header_line() + "\n";
   if (tail->whole_size > 0) {
@@ -112,7 +119,8 @@ Result<ResultsCsv> ResultsCsv::create(const std::string& path, std::string* repa
     // columns is refused, not mixed.
     std::string text(header.size(), '\0');
     UniqueFd in(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-    if (!in.valid() || pread(in.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) || text != header)
+    if (!in.valid() || pread(in.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
+        text != header)
       return make_error(path + ": its columns are not this vpnlab version's (written by another version)",
                         "finish it with the version that started it, or start a new run");
   }
@@ -132,7 +140,8 @@ Status ResultsCsv::append(const SampleRow& row) {
     int err = n < 0 ? errno : ENOSPC;
     // Drop the half row; if even that fails, the reader refuses its line by number.
     bool half_row_left = n > 0 && ftruncate(fd_.get(), lseek(fd_.get(), 0, SEEK_END) - n) != 0;
-    return make_error("cannot append to " + path_ + ": " + errno_text(err) + (half_row_left ? " (a partial row is left at its end)" : ""),
+    return make_error("cannot append to " + path_ + ": " + errno_text(err) +
+                          (half_row_left ? " (a partial row is left at its end)" : ""),
                       "free disk space; finished rows are kept");
   }
   if (fsync(fd_.get()) < 0) return make_error("fsync " + path_ + ": " + errno_text(errno));
@@ -145,7 +154,7 @@ void ResultsCsv::mirror_to(int fd, std::string name) {
   mirror_name_ = std::move(name);
   // A stalled reader must not hold the run: non-blocking, but only where writes can block (a
   // regular file never does, and its flags may be another program's).
-  struct stat st{};
+  struct stat st {};
   if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
@@ -161,7 +170,8 @@ void ResultsCsv::mirror_row(const SampleRow& row) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;  // the reader is behind: keep the rest
     if (n <= 0) {
-      spdlog::warn("rows stream {}: {}: no more rows go there (results.csv has them all)", mirror_name_, errno_text(n < 0 ? errno : EIO));
+      spdlog::warn("rows stream {}: {}: no more rows go there (results.csv has them all)", mirror_name_,
+                   errno_text(n < 0 ? errno : EIO));
       mirror_fd_ = -1;
       mirror_backlog_.clear();
       return;
@@ -170,8 +180,9 @@ void ResultsCsv::mirror_row(const SampleRow& row) {
   }
   mirror_backlog_.erase(0, done);
   if (mirror_backlog_.size() > kMaxRowsBacklog) {
-    spdlog::warn("rows stream {}: its reader fell behind by more than {} KiB: no more rows go there (results.csv has them all)", mirror_name_,
-                 kMaxRowsBacklog >> 10);
+    spdlog::warn(
+        "rows stream {}: its reader fell behind by more than {} KiB: no more rows go there (results.csv has them all)",
+        mirror_name_, kMaxRowsBacklog >> 10);
     mirror_fd_ = -1;
     mirror_backlog_.clear();
   }
@@ -197,17 +208,26 @@ class CsvRecordReader {
       const char c = text_[pos_];
       if (c == '\n') ++line_;
       if (quoted) {
-        if (c == '"' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '"') { cur += '"'; ++pos_; }
-        else if (c == '"') quoted = false;
-        else cur += c;
-      } else if (c == '"') quoted = true;
-      else if (c == ',') { fields->push_back(std::move(cur)); cur.clear(); }
-      else if (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') continue;
+        if (c == '"' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '"') {
+          cur += '"';
+          ++pos_;
+        } else if (c == '"')
+          quoted = false;
+        else
+          cur += c;
+      } else if (c == '"')
+        quoted = true;
+      else if (c == ',') {
+        fields->push_back(std::move(cur));
+        cur.clear();
+      } else if (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n')
+        continue;
       else if (c == '\n') {
         fields->push_back(std::move(cur));
         ++pos_;
         return true;
-      } else cur += c;
+      } else
+        cur += c;
     }
     fields->push_back(std::move(cur));  // no final newline: torn, the caller decides
     torn_ = true;
@@ -225,7 +245,8 @@ class CsvRecordReader {
 
 Error row_error(const std::string& path, int line, const std::string& what) {
   return make_error(path + ":" + std::to_string(line) + ": " + what,
-                    "the file was cut or edited by hand: restore it from a copy, or delete that row and run 'vpnlab run FILE --resume RUN_DIR' to measure it again");
+                    "the file was cut or edited by hand: restore it from a copy, or delete that row and run 'vpnlab "
+                    "run FILE --resume RUN_DIR' to measure it again");
 }
 
 }  // namespace
@@ -283,7 +304,8 @@ constexpr size_t kOldestColumnCount = 27;
 
 Result<std::vector<const Figure*>> header_layout(const std::string& path, const std::vector<std::string>& header) {
   const auto& cols = figures();
-  if (header.empty() || header[0] != cols[0].name) return row_error(path, 1, "the first line is not a results.csv header");
+  if (header.empty() || header[0] != cols[0].name)
+    return row_error(path, 1, "the first line is not a results.csv header");
   std::vector<const Figure*> layout;
   for (size_t i = 0; i < header.size(); ++i) {
     if (i < cols.size() && header[i] == cols[i].name) {
@@ -295,12 +317,13 @@ Result<std::vector<const Figure*>> header_layout(const std::string& path, const 
       continue;
     }
     const bool known = std::any_of(cols.begin(), cols.end(), [&](const Figure& c) { return header[i] == c.name; });
-    return make_error(path + ":1: column " + std::to_string(i + 1) + " is '" + header[i] + "' where results.csv has '" + cols[i].name + "'" +
-                          (known ? " (columns moved)" : ""),
+    return make_error(path + ":1: column " + std::to_string(i + 1) + " is '" + header[i] + "' where results.csv has '" +
+                          cols[i].name + "'" + (known ? " (columns moved)" : ""),
                       "a column was deleted, renamed or moved by hand: restore the file from the run");
   }
   if (layout.size() < kOldestColumnCount)
-    return make_error(path + ":1: the header ends after '" + header.back() + "': column '" + cols[layout.size()].name + "' and those after it are missing",
+    return make_error(path + ":1: the header ends after '" + header.back() + "': column '" + cols[layout.size()].name +
+                          "' and those after it are missing",
                       "a column was deleted by hand, or the file was cut: restore it from the run");
   return layout;
 }
@@ -313,7 +336,8 @@ Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool dr
   return parse_results_csv(*text, path, drop_torn_tail);
 }
 
-Result<std::vector<SampleRow>> parse_results_csv(const std::string& text, const std::string& path, bool drop_torn_tail) {
+Result<std::vector<SampleRow>> parse_results_csv(const std::string& text, const std::string& path,
+                                                 bool drop_torn_tail) {
   CsvRecordReader csv(text);
   std::vector<std::string> fields;
   if (!csv.next(&fields)) return make_error(path + ": empty file, not even a header", "give the results.csv of a run");
@@ -329,21 +353,25 @@ Result<std::vector<SampleRow>> parse_results_csv(const std::string& text, const 
       return row_error(path, line_no, "the last row is cut short (no end of line)");
     }
     if (fields.size() != layout->size())
-      return row_error(path, line_no, "the row has " + std::to_string(fields.size()) + " fields, the header " + std::to_string(layout->size()));
+      return row_error(
+          path, line_no,
+          "the row has " + std::to_string(fields.size()) + " fields, the header " + std::to_string(layout->size()));
     SampleRow r;
     for (size_t i = 0; i < fields.size(); ++i) {
       if (!(*layout)[i]) continue;
       try {
         (*layout)[i]->set(r, fields[i]);
       } catch (const std::exception&) {
-        return row_error(path, line_no, std::string("column '") + (*layout)[i]->name + "': '" + fields[i] + "' does not parse");
+        return row_error(path, line_no,
+                         std::string("column '") + (*layout)[i]->name + "': '" + fields[i] + "' does not parse");
       }
     }
     if (auto s = check_row(r); !s) return row_error(path, line_no, s.error().message);
     auto [it, fresh] = first_line.emplace(std::make_tuple(r.product, r.test, r.sample), line_no);
     if (!fresh)
-      return row_error(path, line_no, "product '" + r.product + "', test '" + r.test + "', sample " + std::to_string(r.sample) +
-                                          " is there twice (first on line " + std::to_string(it->second) + ")");
+      return row_error(path, line_no,
+                       "product '" + r.product + "', test '" + r.test + "', sample " + std::to_string(r.sample) +
+                           " is there twice (first on line " + std::to_string(it->second) + ")");
     rows.push_back(std::move(r));
   }
   return rows;
@@ -352,23 +380,29 @@ Result<std::vector<SampleRow>> parse_results_csv(const std::string& text, const 
 std::string headline_figure(const SampleRow& r) {
   if (!r.is_transactions()) return fixed_text(r.gbps, 3) + " Gbit/s";
   const TestKindTraits& kind = test_kind(r.kind);
-  if (!kind.rate_vs_baseline) return "idle " + kind.one + " p50 " + fixed_text(r.tx_p50_ms, 3) + " ms, p99 " + fixed_text(r.tx_p99_ms, 3) + " ms";
+  if (!kind.rate_vs_baseline)
+    return "idle " + kind.one + " p50 " + fixed_text(r.tx_p50_ms, 3) + " ms, p99 " + fixed_text(r.tx_p99_ms, 3) + " ms";
   return fixed_text(r.tps, 1) + " " + kind.counted + "/s, p99 " + fixed_text(r.tx_p99_ms, 3) + " ms";
 }
 
 Status check_row(const SampleRow& r) {
   // The run id names files (/run/vpnlab/<run_id>.json on resume): nothing but a plain name.
   if (r.run_id.empty() || r.run_id.size() > 128 ||
-      r.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos || r.run_id[0] == '.')
+      r.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+          std::string::npos ||
+      r.run_id[0] == '.')
     return make_error("run_id '" + r.run_id + "' is not a run id (letters, digits, '.', '_', '-')");
   // Product and test names become file and directory names (samples/PRODUCT/TEST, plots):
   // the topology's name rules, so a tampered file cannot name a path.
   if (!is_product_label(r.product))
     return make_error("product '" + r.product + "' is not a product name ([a-z0-9-], optionally @TAG of [a-z0-9.-])");
-  if (!is_lab_name(r.test, kMaxGeneratedTestName)) return make_error("test '" + r.test + "' is not a test name ([a-z0-9-], at most 64)");
+  if (!is_lab_name(r.test, kMaxGeneratedTestName))
+    return make_error("test '" + r.test + "' is not a test name ([a-z0-9-], at most 64)");
   if (r.sample < 1 || r.sample > kMaxSamples)
-    return make_error("sample " + std::to_string(r.sample) + " is not a sample number (1 to " + std::to_string(kMaxSamples) + ")");
-  if (r.status != "ok" && r.status != "failed") return make_error("status '" + r.status + "' is neither 'ok' nor 'failed'");
+    return make_error("sample " + std::to_string(r.sample) + " is not a sample number (1 to " +
+                      std::to_string(kMaxSamples) + ")");
+  if (r.status != "ok" && r.status != "failed")
+    return make_error("status '" + r.status + "' is neither 'ok' nor 'failed'");
   // Every figure finite and within its bounds (figures.cpp: non-negative, and below what no
   // machine measures); reals first, then counts, each in file order.
   for (const ColumnType type : {ColumnType::real, ColumnType::integer})
@@ -376,17 +410,22 @@ Status check_row(const SampleRow& r) {
       if (f.type != type || !f.bounded) continue;
       const double v = f.number(r);
       if (type == ColumnType::real && (!std::isfinite(v) || v < f.min || v > f.max))
-        return make_error(std::string("column '") + f.name + "': " + fmt_figure(v) + " is not a figure (negative, not finite, or above " +
-                          fmt_figure(f.max) + ")");
+        return make_error(std::string("column '") + f.name + "': " + fmt_figure(v) +
+                          " is not a figure (negative, not finite, or above " + fmt_figure(f.max) + ")");
       if (type == ColumnType::integer && (v < f.min || v > f.max))
-        return make_error(std::string("column '") + f.name + "': " + fixed_text(v, 0) + " is outside " + fixed_text(f.min, 0) + ".." + fixed_text(f.max, 0));
+        return make_error(std::string("column '") + f.name + "': " + fixed_text(v, 0) + " is outside " +
+                          fixed_text(f.min, 0) + ".." + fixed_text(f.max, 0));
     }
   // Names and values of the topology's own character set: a tampered file names no markup.
-  if (!r.sweep_of.empty() && !is_lab_name(r.sweep_of, kMaxTestName)) return make_error("sweep_of '" + r.sweep_of + "' is not a test name ([a-z0-9-], at most 32)");
-  if (r.point.size() > 256 || r.point.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_=;-") != std::string::npos || r.point.empty() != r.sweep_of.empty())
+  if (!r.sweep_of.empty() && !is_lab_name(r.sweep_of, kMaxTestName))
+    return make_error("sweep_of '" + r.sweep_of + "' is not a test name ([a-z0-9-], at most 32)");
+  if (r.point.size() > 256 ||
+      r.point.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_=;-") != std::string::npos ||
+      r.point.empty() != r.sweep_of.empty())
     return make_error("point '" + r.point + "' is not a sweep point (axis=value;..., with sweep_of)");
   if (r.valid && r.status != "ok") return make_error("a failed row cannot be valid");
-  if (!r.kind.empty() && !find_test_kind(r.kind)) return make_error("kind '" + r.kind + "' is none of " + test_kind_names());
+  if (!r.kind.empty() && !find_test_kind(r.kind))
+    return make_error("kind '" + r.kind + "' is none of " + test_kind_names());
   return ok_status();
 }
 

@@ -24,7 +24,7 @@ struct SampleRow {
   std::string client, server;
   int streams = 1;
   bool reverse = false;
-  int mss = 0;     // 0: not set
+  int mss = 0;  // 0: not set
   double duration_s = 0;
   double gbps = 0;
   int64_t retransmits = -1;
@@ -37,28 +37,29 @@ struct SampleRow {
   // CPU over the sample, system-wide (all CPUs, non-idle non-steal), and per Gbit moved.
   double cpu_s = 0, cpu_user_s = 0, cpu_sys_s = 0, cpu_softirq_s = 0, steal_s = 0;
   double cpu_s_per_gbit = 0;
-  int processes = 1;          // iperf3 client processes the test ran
-  double pps = 0;             // packets per second delivered (receiving side's interface: GRO-merged for the baseline)
+  int processes = 1;  // iperf3 client processes the test ran
+  double pps = 0;     // packets per second delivered (receiving side's interface: GRO-merged for the baseline)
   // Frames per second the receiving side's underlay took in, as a NIC would carry them:
   // the larger of the packets counted and the bytes over the link MTU (+14), so a
   // GRO-merged 64 KB segment counts as the ~44 frames it stands for. Baseline and
   // products compare on it.
   double wire_pps = 0;
-  double loss_pct = 0;        // UDP datagrams lost
+  double loss_pct = 0;           // UDP datagrams lost
   double generator_cpu_pct = 0;  // busiest iperf3 process, % of one CPU (>= 90: generator-bound)
-  int64_t daemon_rss_kb = 0;  // peak RSS of the product's daemons on the busiest node
-  int daemon_threads = 0;     // OS threads of the product's daemons on the busiest node
-  double relay_cpu_s = 0;     // a native relay's daemons: CPU seconds during the sample (0: no relay crossed)
-  int64_t relay_rss_kb = 0;   // and their peak resident memory
+  int64_t daemon_rss_kb = 0;     // peak RSS of the product's daemons on the busiest node
+  int daemon_threads = 0;        // OS threads of the product's daemons on the busiest node
+  double relay_cpu_s = 0;        // a native relay's daemons: CPU seconds during the sample (0: no relay crossed)
+  int64_t relay_rss_kb = 0;      // and their peak resident memory
   double latency_p50_ms = 0, latency_p99_ms = 0;  // ICMP through the tunnel, under load
   int latency_probes = 0;
   // What the load adds: the median round trip through the tunnel just before the load (idle
   // probes), and the loaded median and p99 above it. 0 with idle_probes 0: not measured.
   double idle_p50_ms = 0, added_p50_ms = 0, added_p99_ms = 0;
   int idle_probes = 0;
-  double outside_load = 0;    // run-queue length from outside the lab just before the sample
-  std::string softirq_by_cpu;  // each CPU's share of the sample's softirq time, "0:0.62;1:0.38" (hosts: "h1/0:0.62;...")
-  std::string cpu_by_host;     // hosts backend: each machine's busy CPU seconds, "h1:1.234;h2:0.987" (cpu_s is their sum)
+  double outside_load = 0;  // run-queue length from outside the lab just before the sample
+  std::string
+      softirq_by_cpu;       // each CPU's share of the sample's softirq time, "0:0.62;1:0.38" (hosts: "h1/0:0.62;...")
+  std::string cpu_by_host;  // hosts backend: each machine's busy CPU seconds, "h1:1.234;h2:0.987" (cpu_s is their sum)
   // rr, crr and latency tests (empty kind: a throughput test, or a row of an older version).
   std::string kind;
   double tps = 0;  // transactions (crr: connections, latency: answered echoes) per second
@@ -139,7 +140,8 @@ nlohmann::json row_json(const SampleRow& row);
 Result<std::vector<SampleRow>> read_results_csv(const std::string& path, bool drop_torn_tail = false);
 // The same checks on results.csv text held elsewhere (the history's copy of a run), `path`
 // naming it in messages.
-Result<std::vector<SampleRow>> parse_results_csv(const std::string& text, const std::string& path, bool drop_torn_tail = false);
+Result<std::vector<SampleRow>> parse_results_csv(const std::string& text, const std::string& path,
+                                                 bool drop_torn_tail = false);
 
 // What a row must hold to be a result: a product, a test, a sample number, a status, and
 // finite non-negative figures.

@@ -73,7 +73,9 @@ class UTail {
 
  private:
   double mean() const { return static_cast<double>(m_) * static_cast<double>(n_) / 2; }
-  double sd() const { return std::sqrt(static_cast<double>(m_) * static_cast<double>(n_) * static_cast<double>(m_ + n_ + 1) / 12); }
+  double sd() const {
+    return std::sqrt(static_cast<double>(m_) * static_cast<double>(n_) * static_cast<double>(m_ + n_ + 1) / 12);
+  }
   size_t m_, n_;
   std::vector<double> counts_, cumulative_;
 };
@@ -85,13 +87,17 @@ double mann_whitney_p(double u, size_t m, size_t n) {
   return UTail(m, n).two_sided_p(u);
 }
 
-double family_level(size_t family, double alpha) { return 1 - alpha / static_cast<double>(std::max<size_t>(family, 1)); }
+double family_level(size_t family, double alpha) {
+  return 1 - alpha / static_cast<double>(std::max<size_t>(family, 1));
+}
 
 void judge_by_interval(Comparison* c, const std::string& better, const std::string& worse) {
   c->p_adjusted = std::min(1.0, c->p_value * static_cast<double>(std::max<size_t>(c->family, 1)));
   const bool above = c->ci_low > 1, below = c->ci_high < 1;
-  if (!above && !below) c->verdict = "no significant difference";
-  else c->verdict = above == c->higher_is_better ? better : worse;
+  if (!above && !below)
+    c->verdict = "no significant difference";
+  else
+    c->verdict = above == c->higher_is_better ? better : worse;
 }
 
 namespace {
@@ -138,8 +144,8 @@ double rank_shift_for_power(size_t n, double level, double power) {
   if (n < 2 || 1 - 2 * tail.at_most(static_cast<long>(k) - 1) < level) return cache[key] = INFINITY;
   if (!tail.exact()) {  // many samples: the normal theory holds (and n^2 differences a trial would not be cheap)
     const boost::math::normal unit;
-    return cache[key] = (boost::math::quantile(unit, 1 - (1 - level) / 2) + boost::math::quantile(unit, power)) * std::sqrt(2.0 / n) *
-                        std::sqrt(M_PI / 3);
+    return cache[key] = (boost::math::quantile(unit, 1 - (1 - level) / 2) + boost::math::quantile(unit, power)) *
+                        std::sqrt(2.0 / n) * std::sqrt(M_PI / 3);
   }
   constexpr int kTrials = 4000;
   std::mt19937_64 rng(20261204);
@@ -219,12 +225,14 @@ double pooled_log_sd(const std::vector<double>& a, const std::vector<double>& b)
 
 }  // namespace
 
-std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha, const Metric& metric) {
+std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha,
+                                     const Metric& metric) {
   using Key = std::pair<std::string, std::string>;
   std::vector<Key> order;
   std::map<Key, std::vector<double>> va, vb;
   std::set<Key> in_a, in_b;  // a row of any status: a product absent from a run is not one that failed there
-  auto collect = [&](const std::vector<SampleRow>& rows, std::map<Key, std::vector<double>>* out, std::set<Key>* present) {
+  auto collect = [&](const std::vector<SampleRow>& rows, std::map<Key, std::vector<double>>* out,
+                     std::set<Key>* present) {
     for (const auto& r : rows) {
       Key key{r.product, r.test};
       if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
@@ -246,8 +254,9 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
       tested.push_back(out.size());
     } else {
       const char* run = !in_a.count(key) ? "run A" : !in_b.count(key) ? "run B" : c.n_a < 2 ? "run A" : "run B";
-      c.verdict = !in_a.count(key) || !in_b.count(key) ? std::string("not comparable: absent in ") + run
-                                                       : std::string("not comparable: fewer than 2 valid samples in ") + run;
+      c.verdict = !in_a.count(key) || !in_b.count(key)
+                      ? std::string("not comparable: absent in ") + run
+                      : std::string("not comparable: fewer than 2 valid samples in ") + run;
     }
     c.product = key.first;
     c.test = key.second;
@@ -257,7 +266,8 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
   for (size_t i : tested) {
     const Key key{out[i].product, out[i].test};
     out[i] = compare_samples(va[key], vb[key], family_level(tested.size(), alpha));
-    out[i].detectable = rank_detectable_at(static_cast<int>(std::min(out[i].n_a, out[i].n_b)), out[i].level, pooled_log_sd(va[key], vb[key]));
+    out[i].detectable = rank_detectable_at(static_cast<int>(std::min(out[i].n_a, out[i].n_b)), out[i].level,
+                                           pooled_log_sd(va[key], vb[key]));
     out[i].product = key.first;
     out[i].test = key.second;
     out[i].family = tested.size();
@@ -296,13 +306,18 @@ std::string family_note(const std::vector<Comparison>& cs) {
     }
   if (family == 0) return "";
   std::string o;
-  if (family == 1) o = "one comparison: its interval is a 95 % interval; the verdict is what it says (1 inside: no significant difference)\n";
+  if (family == 1)
+    o = "one comparison: its interval is a 95 % interval; the verdict is what it says (1 inside: no significant "
+        "difference)\n";
   else
     o = "the " + std::to_string(family) + " comparisons of this table are corrected together: each interval is at " +
         level_text(family_level(family)) + ", so all " + std::to_string(family) +
-        " cover together with 95 % (Bonferroni); a verdict is what its interval says (1 inside: no significant difference); "
-        "p(adj) = " + std::to_string(family) + " x p\n";
-  if (short_of_level) o += "* too few samples for that level: the widest interval there is, covering what the coverage column says\n";
+        " cover together with 95 % (Bonferroni); a verdict is what its interval says (1 inside: no significant "
+        "difference); "
+        "p(adj) = " +
+        std::to_string(family) + " x p\n";
+  if (short_of_level)
+    o += "* too few samples for that level: the widest interval there is, covering what the coverage column says\n";
   return o;
 }
 
@@ -323,7 +338,8 @@ std::string detectable_text(const Comparison& c) {
 }
 
 bool fails_threshold(const Comparison& c, double threshold) {
-  if (c.ratio <= 0 || c.verdict == "no significant difference" || c.verdict.rfind("not comparable", 0) == 0) return false;
+  if (c.ratio <= 0 || c.verdict == "no significant difference" || c.verdict.rfind("not comparable", 0) == 0)
+    return false;
   return c.higher_is_better ? c.ratio < 1 && c.ci_high < 1 - threshold : c.ratio > 1 && c.ci_low > 1 + threshold;
 }
 
@@ -341,19 +357,21 @@ std::string comparison_table(const std::vector<Comparison>& cs) {
     if (c.ratio <= 0)
       o << table.line({c.product, c.test, n, "-", "-", "-", "-", "-", "", c.verdict});
     else
-      o << table.line({c.product, c.test, n, fixed(c.ratio, 3), interval_text(c), fixed(c.p_value, 4), fixed(c.p_adjusted, 4),
-                       detectable_text(c), "", verdict_text(c)});
+      o << table.line({c.product, c.test, n, fixed(c.ratio, 3), interval_text(c), fixed(c.p_value, 4),
+                       fixed(c.p_adjusted, 4), detectable_text(c), "", verdict_text(c)});
   }
   o << "B/A: Hodges-Lehmann ratio of run B to run A with its distribution-free interval (Mann-Whitney)\n"
-    << "detects: the smallest change (either way) this comparison finds about 80 % of the time at the runs' noise and its level\n"
+    << "detects: the smallest change (either way) this comparison finds about 80 % of the time at the runs' noise and "
+       "its level\n"
     << family_note(cs);
   return o.str();
 }
 
-std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold, const Metric& metric) {
+std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold,
+                                const Metric& metric) {
   std::ostringstream o;
-  o << "| product | test | n A/B | B/A " << metric.title << " | interval | p(adj) | detects | verdict |" << (threshold ? " gate |" : "")
-    << "\n";
+  o << "| product | test | n A/B | B/A " << metric.title << " | interval | p(adj) | detects | verdict |"
+    << (threshold ? " gate |" : "") << "\n";
   o << "|---|---|---|---|---|---|---|---|" << (threshold ? "---|" : "") << "\n";
   char buf[256];
   for (const auto& c : cs) {
@@ -362,7 +380,8 @@ std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional
       o << "- | - | - | - | " << c.verdict << " |";
     } else {
       // A compared pair (ratio > 0) never has a "not comparable" verdict.
-      snprintf(buf, sizeof buf, "%.3f | %s | %.4f | %s | ", c.ratio, interval_text(c).c_str(), c.p_adjusted, detectable_text(c).c_str());
+      snprintf(buf, sizeof buf, "%.3f | %s | %.4f | %s | ", c.ratio, interval_text(c).c_str(), c.p_adjusted,
+               detectable_text(c).c_str());
       o << buf << verdict_text(c) << " |";
     }
     if (threshold) o << (fails_threshold(c, *threshold) ? " **fails** |" : " passes |");
@@ -371,7 +390,8 @@ std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional
   o << "\n" << family_note(cs);
   if (threshold) {
     snprintf(buf, sizeof buf, "%.0f %%", 100 * *threshold);
-    o << "\nGate: a row fails when B is " << metric.worse << " than A by more than " << buf << " even at its interval's best.\n";
+    o << "\nGate: a row fails when B is " << metric.worse << " than A by more than " << buf
+      << " even at its interval's best.\n";
   }
   return o.str();
 }

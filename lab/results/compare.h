@@ -30,18 +30,18 @@ const std::vector<Metric>& cost_metrics();
 
 struct Comparison {
   std::string product, test;
-  std::string reference;          // `compare`: product A (B is `product`); empty for `diff`
-  std::string metric = "gbps";    // Metric::key
+  std::string reference;        // `compare`: product A (B is `product`); empty for `diff`
+  std::string metric = "gbps";  // Metric::key
   bool higher_is_better = true;
   size_t n_a = 0, n_b = 0;
-  double ratio = 0;               // B / A
+  double ratio = 0;                // B / A
   double ci_low = 0, ci_high = 0;  // interval of the ratio at `level`
-  double level = 0.95;            // what it was asked to cover: 1 - alpha / family
-  double coverage = 0;            // what it really covers (the U distribution is discrete)
-  size_t family = 1;              // comparisons corrected together
-  double p_value = 1;             // the test's own two-sided p
-  double p_adjusted = 1;          // min(1, family * p): below alpha exactly when the interval excludes 1
-  std::string verdict;            // the metric's better/worse word, "no significant difference", "not comparable: ..."
+  double level = 0.95;             // what it was asked to cover: 1 - alpha / family
+  double coverage = 0;             // what it really covers (the U distribution is discrete)
+  size_t family = 1;               // comparisons corrected together
+  double p_value = 1;              // the test's own two-sided p
+  double p_adjusted = 1;           // min(1, family * p): below alpha exactly when the interval excludes 1
+  std::string verdict;             // the metric's better/worse word, "no significant difference", "not comparable: ..."
   // What this comparison could have seen: the smallest change (0.042 = 4.2 %, either way)
   // its test finds 80 % of the time at its own noise, sample count and level. A "no
   // significant difference" with a detectable change of 40 % says little; 0 = not judged.
@@ -67,9 +67,10 @@ std::vector<double> holm_adjust(const std::vector<double>& p);
 double rank_shift_for_power(size_t n, double level, double power);
 Comparison compare_samples(const std::vector<double>& a, const std::vector<double>& b, double level = 0.95);
 
-// Every product x test with valid rows in both runs, one family per metric. Cost metrics list only the product x tests that measured them in both runs.
-std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, double alpha = 0.05,
-                                     const Metric& metric = throughput_metric());
+// Every product x test with valid rows in both runs, one family per metric. Cost metrics list only the product x tests
+// that measured them in both runs.
+std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b,
+                                     double alpha = 0.05, const Metric& metric = throughput_metric());
 
 // The gate of `diff --threshold X`: a comparison fails it when the whole interval lies
 // more than X on the wrong side of 1: slower by more than X even at its best, or (a cost)
@@ -90,6 +91,7 @@ std::string family_note(const std::vector<Comparison>& cs);
 std::string comparison_table(const std::vector<Comparison>& cs);
 // The same as a Markdown table (a CI job's step summary), with the gate's outcome per row
 // when a threshold is given.
-std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold, const Metric& metric = throughput_metric());
+std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional<double> threshold,
+                                const Metric& metric = throughput_metric());
 
 }  // namespace vpnlab

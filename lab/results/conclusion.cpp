@@ -18,7 +18,8 @@ namespace {
 std::vector<std::string> ranked_tests(const std::vector<SampleRow>& rows) {
   std::vector<std::string> out;
   for (const auto& r : rows)
-    if ((r.kind.empty() || test_kind(r.kind).in_conclusion) && std::find(out.begin(), out.end(), r.test) == out.end()) out.push_back(r.test);
+    if ((r.kind.empty() || test_kind(r.kind).in_conclusion) && std::find(out.begin(), out.end(), r.test) == out.end())
+      out.push_back(r.test);
   return out;
 }
 
@@ -42,7 +43,8 @@ std::vector<std::string> ranking(const std::vector<SampleRow>& rows, const std::
 // One family: per test, the leader of `metric` over its runner-up. A pair whose paired
 // ratio says the runner-up is better after all (medians and the round-paired mean can
 // disagree when they are close) is turned round, so the leader is the one the interval is about.
-void add_leaders(const std::vector<SampleRow>& rows, const Metric& metric, const char* kind, std::vector<TestConclusion>* out) {
+void add_leaders(const std::vector<SampleRow>& rows, const Metric& metric, const char* kind,
+                 std::vector<TestConclusion>* out) {
   std::vector<PairInTest> items;
   std::vector<size_t> owner;
   for (size_t i = 0; i < out->size(); ++i) {
@@ -77,7 +79,8 @@ void add_leaders(const std::vector<SampleRow>& rows, const Metric& metric, const
 std::vector<TestConclusion> conclude(const std::vector<SampleRow>& rows) {
   std::vector<TestConclusion> out;
   for (const auto& t : ranked_tests(rows)) {
-    const bool transactions = std::any_of(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.test == t && r.is_transactions(); });
+    const bool transactions =
+        std::any_of(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.test == t && r.is_transactions(); });
     out.push_back({t, transactions ? "tx/s" : "Gbit/s", {}});
   }
   add_leaders(rows, throughput_metric(), "fastest", &out);
@@ -93,7 +96,8 @@ std::string leader_sentence(const Leader& l) {
   // "1.278x wireguard-go (1.148-1.424)": the same ratio and interval as 'vpnlab compare'.
   char ratio[96];
   const std::string of = c.higher_is_better ? "" : "'s CPU" + std::string(l.per_transaction ? " per tx" : "-s/Gbit");
-  snprintf(ratio, sizeof ratio, "%.3fx %s%s (%.3f-%.3f)", c.ratio, l.runner_up.c_str(), of.c_str(), c.ci_low, c.ci_high);
+  snprintf(ratio, sizeof ratio, "%.3fx %s%s (%.3f-%.3f)", c.ratio, l.runner_up.c_str(), of.c_str(), c.ci_low,
+           c.ci_high);
   std::string s = l.product + ", " + ratio + ": ";
   if (c.verdict != "no significant difference") return s + "significant";
   return s + "not significant, the two may be equal" + rounds_to_settle(c);
@@ -108,30 +112,41 @@ std::string rounds_to_settle(const Comparison& c) {
   if (seen < 1e-4) return " (a ratio this close to 1: no number of rounds would tell it from 1)";
   const double rounds = std::ceil(static_cast<double>(n) * std::pow(std::log1p(c.detectable) / seen, 2));
   char buf[160];
-  if (rounds > 1000) snprintf(buf, sizeof buf, " (%.3fx needs more than 1000 rounds to be told from 1 at this spread)", c.ratio);
-  else snprintf(buf, sizeof buf, " (about %.0f rounds would tell %.3fx from 1, 80 %% of the time at this spread)", std::max(rounds, static_cast<double>(n) + 1), c.ratio);
+  if (rounds > 1000)
+    snprintf(buf, sizeof buf, " (%.3fx needs more than 1000 rounds to be told from 1 at this spread)", c.ratio);
+  else
+    snprintf(buf, sizeof buf, " (about %.0f rounds would tell %.3fx from 1, 80 %% of the time at this spread)",
+             std::max(rounds, static_cast<double>(n) + 1), c.ratio);
   return buf;
 }
 
-std::string answer_sentence(const std::vector<TestConclusion>& cs, const std::vector<SampleRow>& rows, const std::vector<ProductTestSummary>& summaries) {
+std::string answer_sentence(const std::vector<TestConclusion>& cs, const std::vector<SampleRow>& rows,
+                            const std::vector<ProductTestSummary>& summaries) {
   for (const auto& c : cs)
     for (const auto& l : c.leaders) {
       if (l.kind != "fastest") continue;
       std::string out = "Answer (" + c.test + "): the fastest tunnel is " + l.product;
       std::vector<double> values;  // its median rate: Gbit/s, or transactions per second
       for (const auto& r : rows)
-        if (r.product == l.product && r.test == c.test && counts_as_result(r)) values.push_back(c.unit == "tx/s" ? r.tps : r.gbps);
+        if (r.product == l.product && r.test == c.test && counts_as_result(r))
+          values.push_back(c.unit == "tx/s" ? r.tps : r.gbps);
       if (!values.empty()) {
         const double median = describe(values).median;
         char figure[64];
         snprintf(figure, sizeof figure, " at %.*f %s", median >= 100 ? 0 : 3, median, c.unit.c_str());
         out += figure;
       }
-      auto s = std::find_if(summaries.begin(), summaries.end(), [&](const ProductTestSummary& x) { return x.product == l.product && x.test == c.test; });
-      if (s != summaries.end() && s->baseline_ratio.n > 0) out += ", " + ratio_interval_text(s->baseline_ratio) + " of the baseline";
+      auto s = std::find_if(summaries.begin(), summaries.end(),
+                            [&](const ProductTestSummary& x) { return x.product == l.product && x.test == c.test; });
+      if (s != summaries.end() && s->baseline_ratio.n > 0)
+        out += ", " + ratio_interval_text(s->baseline_ratio) + " of the baseline";
       const std::string rest = leader_sentence(l);  // "nebula, 1.027x strongswan-libipsec (...): ..."
       const size_t comma = rest.find(", ");
-      return out + (l.runner_up.empty() ? "; the only tunnel with valid samples" : comma == std::string::npos ? "" : "; " + rest.substr(comma + 2)) + ".";
+      return out +
+             (l.runner_up.empty()          ? "; the only tunnel with valid samples"
+              : comma == std::string::npos ? ""
+                                           : "; " + rest.substr(comma + 2)) +
+             ".";
     }
   return "";
 }
@@ -145,17 +160,20 @@ std::string conclusion_text(const std::vector<TestConclusion>& cs) {
   for (const auto& c : cs)
     for (const auto& l : c.leaders) {
       char head[160];
-      snprintf(head, sizeof head, "  %-*s %-18s ", static_cast<int>(width), &l == &c.leaders.front() ? c.test.c_str() : "",
-               (l.kind == "cheapest per Gbit" && c.unit == "tx/s" ? std::string("cheapest per tx:") : l.kind + ":").c_str());
+      snprintf(
+          head, sizeof head, "  %-*s %-18s ", static_cast<int>(width), &l == &c.leaders.front() ? c.test.c_str() : "",
+          (l.kind == "cheapest per Gbit" && c.unit == "tx/s" ? std::string("cheapest per tx:") : l.kind + ":").c_str());
       o += head + leader_sentence(l) + "\n";
-      if (l.vs_runner_up.ratio > 0 && std::none_of(families.begin(), families.end(), [&](auto& f) { return f.first == l.kind; }))
+      if (l.vs_runner_up.ratio > 0 &&
+          std::none_of(families.begin(), families.end(), [&](auto& f) { return f.first == l.kind; }))
         families.push_back({l.kind, l.vs_runner_up.family});
     }
   std::string note;
   for (const auto& [kind, n] : families)
-    note += (note.empty() ? "" : "; ") + std::string("'") + kind + "' " + std::to_string(n) + (n == 1 ? " interval at " : " intervals, each at ") +
-            level_text(family_level(n));
-  if (!note.empty()) o += "each kind of line covers together with 95 % (" + note + "); significant: the interval excludes 1\n";
+    note += (note.empty() ? "" : "; ") + std::string("'") + kind + "' " + std::to_string(n) +
+            (n == 1 ? " interval at " : " intervals, each at ") + level_text(family_level(n));
+  if (!note.empty())
+    o += "each kind of line covers together with 95 % (" + note + "); significant: the interval excludes 1\n";
   return o;
 }
 

@@ -15,11 +15,11 @@
 namespace vpnlab {
 
 struct Leader {
-  std::string kind;        // "fastest", "cheapest per Gbit"
-  std::string product;     // the leader
-  std::string runner_up;   // "" when it is the only tunnel with valid rows
+  std::string kind;              // "fastest", "cheapest per Gbit"
+  std::string product;           // the leader
+  std::string runner_up;         // "" when it is the only tunnel with valid rows
   bool per_transaction = false;  // an rr/crr test: rates are transactions, costs per transaction
-  Comparison vs_runner_up;  // leader over runner-up (ratio > 0 when compared)
+  Comparison vs_runner_up;       // leader over runner-up (ratio > 0 when compared)
 };
 
 struct TestConclusion {
@@ -41,6 +41,7 @@ std::string rounds_to_settle(const Comparison& c);
 // "Answer (a-to-b): the fastest tunnel is nebula at 0.651 Gbit/s, 0.051 (0.047-0.054) of the
 // baseline; 1.027x strongswan-libipsec (0.944-1.117): not significant, the two may be equal."
 // "" when the run has no conclusion.
-std::string answer_sentence(const std::vector<TestConclusion>& cs, const std::vector<SampleRow>& rows, const std::vector<ProductTestSummary>& summaries);
+std::string answer_sentence(const std::vector<TestConclusion>& cs, const std::vector<SampleRow>& rows,
+                            const std::vector<ProductTestSummary>& summaries);
 
 }  // namespace vpnlab

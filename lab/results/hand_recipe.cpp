@@ -13,7 +13,7 @@ namespace vpnlab {
 namespace {
 
 constexpr uint64_t kMaxCmdBytes = 64 << 10;  // a LOG.cmd: an argv, an environment, the CPUs
-constexpr size_t kMaxRoundFiles = 10000;      // files looked at in one round's log directory
+constexpr size_t kMaxRoundFiles = 10000;     // files looked at in one round's log directory
 
 // A word as a POSIX shell reads it back unchanged.
 std::string shell_word(const std::string& w) {
@@ -43,11 +43,16 @@ bool parse_recorded(const std::string& text, Recorded* r) {
       continue;
     }
     list = nullptr;
-    if (line == "argv:") list = &r->argv, saw_argv = true;
-    else if (line.rfind("env (", 0) == 0) list = &r->env;
-    else if (line.rfind("cpus:", 0) == 0) r->cpus = line == "cpus: not pinned" ? "" : line.substr(6);
-    else if (line.rfind("network namespace:", 0) == 0) r->in_node = line.find("the node's") != std::string::npos;
-    else if (line == "runs until stopped: yes") r->daemon = true;
+    if (line == "argv:")
+      list = &r->argv, saw_argv = true;
+    else if (line.rfind("env (", 0) == 0)
+      list = &r->env;
+    else if (line.rfind("cpus:", 0) == 0)
+      r->cpus = line == "cpus: not pinned" ? "" : line.substr(6);
+    else if (line.rfind("network namespace:", 0) == 0)
+      r->in_node = line.find("the node's") != std::string::npos;
+    else if (line == "runs until stopped: yes")
+      r->daemon = true;
   }
   return saw_argv && !r->argv.empty();
 }
@@ -63,19 +68,22 @@ std::vector<std::pair<std::string, std::string>> round_commands(const std::strin
   // At most 9 digits: a tampered name's number never overflows the conversion.
   static const std::regex step("(.+)-([0-9]{1,9})-[^/]*\\.log\\.cmd");
   static const std::regex prepare("prepare-([0-9]{1,9})-[^/]*\\.out\\.cmd");
-  std::multimap<std::pair<int, int>, std::pair<std::string, std::string>> ordered;  // (prepare first, N) -> (node, path)
+  std::multimap<std::pair<int, int>, std::pair<std::string, std::string>>
+      ordered;  // (prepare first, N) -> (node, path)
   std::error_code ec;
   std::vector<std::filesystem::path> files;
   // A round's commands are a few dozen; a directory of more is not a run's (and not read whole).
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::recursive_directory_iterator() && files.size() < kMaxRoundFiles;
-       it.increment(ec))
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator() && files.size() < kMaxRoundFiles; it.increment(ec))
     if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back(it->path());
   std::sort(files.begin(), files.end());
   for (const auto& p : files) {
     const std::string name = p.filename().string();
     std::smatch m;
-    if (std::regex_match(name, m, prepare)) ordered.insert({{0, std::stoi(m[1].str())}, {"", p.string()}});
-    else if (std::regex_match(name, m, step)) ordered.insert({{1, std::stoi(m[2].str())}, {m[1].str(), p.string()}});
+    if (std::regex_match(name, m, prepare))
+      ordered.insert({{0, std::stoi(m[1].str())}, {"", p.string()}});
+    else if (std::regex_match(name, m, step))
+      ordered.insert({{1, std::stoi(m[2].str())}, {m[1].str(), p.string()}});
   }
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [order, cmd] : ordered) out.push_back(cmd);
@@ -98,8 +106,8 @@ std::string sample_lines(const std::string& run_dir, const std::string& product,
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
       const std::string name = e.path().filename().string();
       const bool server = name.find("-server.log.cmd") != std::string::npos;
-      if (name.rfind("sample-1", 0) == 0 && (name.size() == 8 || !std::isdigit(static_cast<unsigned char>(name[8]))) && server == servers &&
-          name.size() > 4 && name.substr(name.size() - 4) == ".cmd" && !e.is_symlink(ec))
+      if (name.rfind("sample-1", 0) == 0 && (name.size() == 8 || !std::isdigit(static_cast<unsigned char>(name[8]))) &&
+          server == servers && name.size() > 4 && name.substr(name.size() - 4) == ".cmd" && !e.is_symlink(ec))
         found.push_back(e.path().string());
     }
     std::sort(found.begin(), found.end());
@@ -143,7 +151,8 @@ std::string recipe_line(const std::string& cmd_text, const std::string& node) {
   return r.daemon ? line + " &" : line;
 }
 
-std::string hand_recipe(const std::string& run_dir, const std::string& topology, const std::string& product, const std::vector<SampleRow>& rows) {
+std::string hand_recipe(const std::string& run_dir, const std::string& topology, const std::string& product,
+                        const std::vector<SampleRow>& rows) {
   std::string steps;
   for (const auto& [node, path] : round_commands(run_dir + "/logs/" + product + "/round-1")) {
     const std::string line = recipe_line(file_text(path), node);
@@ -167,11 +176,16 @@ std::string hand_recipe(const std::string& run_dir, const std::string& topology,
                                        std::find(nodes.begin(), nodes.end(), l.substr(0, d)) == nodes.end())
       nodes.push_back(l.substr(0, d));
   const std::string t = shell_word(topology);
-  std::string out = "# " + product + " by hand, as this run ran it, on the lab 'vpnlab up " + topology + "' builds. Open a shell in each node,\n"
+  std::string out = "# " + product + " by hand, as this run ran it, on the lab 'vpnlab up " + topology +
+                    "' builds. Open a shell in each node,\n"
                     "# each with its own /run as a run gives the products in a node:\n";
-  for (const auto& n : nodes) out += "#   vpnlab exec " + t + " " + shell_word(n) + " -- unshare -m sh -c 'mount -t tmpfs tmpfs /run && exec bash'\n";
-  out += "# then type each line in its node's shell ('host$': on the host), in this order ('&': it runs until stopped).\n"
-         "vpnlab up " + t + "\n";
+  for (const auto& n : nodes)
+    out += "#   vpnlab exec " + t + " " + shell_word(n) +
+           " -- unshare -m sh -c 'mount -t tmpfs tmpfs /run && exec bash'\n";
+  out +=
+      "# then type each line in its node's shell ('host$': on the host), in this order ('&': it runs until stopped).\n"
+      "vpnlab up " +
+      t + "\n";
   return out + steps + samples + "vpnlab down " + t + "\n";
 }
 

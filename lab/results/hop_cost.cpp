@@ -47,8 +47,10 @@ std::string ratio_cell(const HopCost& h, const PairedEstimate& e) {
   if (h.test == h.reference) return "1";
   if (e.n == 0) return "-";
   char out[64];
-  if (e.n < 2) snprintf(out, sizeof out, "%.2f (1 round)", e.ratio);  // no interval from one pair
-  else snprintf(out, sizeof out, "%.2f (%.2f-%.2f)", e.ratio, e.ci_low, e.ci_high);
+  if (e.n < 2)
+    snprintf(out, sizeof out, "%.2f (1 round)", e.ratio);  // no interval from one pair
+  else
+    snprintf(out, sizeof out, "%.2f (%.2f-%.2f)", e.ratio, e.ci_low, e.ci_high);
   return out;
 }
 
@@ -58,12 +60,14 @@ std::string relay_cost_lines(const std::vector<HopCost>& costs) {
   if (std::none_of(costs.begin(), costs.end(), [](const HopCost& h) { return h.relay_rss_mb.n > 0; })) return "";
   std::ostringstream o;
   const TextTable table({-20, -14, 18, 14});
-  o << "\nthe relay's own cost (the daemons on the native relay the test crossed: user + system CPU per Gbit moved, peak RSS; "
+  o << "\nthe relay's own cost (the daemons on the native relay the test crossed: user + system CPU per Gbit moved, "
+       "peak RSS; "
        "their packets' softirq work is in CPU-s/Gbit above)\n"
     << table.line({"product", "test", "relay CPU-s/Gbit", "relay RSS MB"});
   for (const auto& h : costs)
     if (h.relay_rss_mb.n > 0)
-      o << table.line({h.product, h.test, compact_interval(h.relay_cpu_per_gbit, "%.3f"), compact_interval(h.relay_rss_mb, "%.1f")});
+      o << table.line({h.product, h.test, compact_interval(h.relay_cpu_per_gbit, "%.3f"),
+                       compact_interval(h.relay_rss_mb, "%.1f")});
   return o.str();
 }
 
@@ -104,7 +108,9 @@ std::vector<HopCost> summarize_hop_costs(const std::vector<SampleRow>& rows) {
       for (const auto& c : mine) {
         if (c.hops != 1) continue;
         const SampleRow& r = *groups[{product, c.test}].front();
-        if (!ref || (r.direction == mine_row.direction && r.protocol == mine_row.protocol && r.reverse == mine_row.reverse)) ref = &c;
+        if (!ref ||
+            (r.direction == mine_row.direction && r.protocol == mine_row.protocol && r.reverse == mine_row.reverse))
+          ref = &c;
       }
       if (!ref) continue;
       h.reference = ref->test;
@@ -124,19 +130,22 @@ std::string hop_cost_table(const std::vector<SampleRow>& rows) {
   if (costs.empty()) return "";
   std::ostringstream o;
   const TextTable table({-20, -14, 4, 8, 12, 11, 20, 20, 20, 6});
-  o << "\nhop cost (hops: underlay hops crossed, each its own tunnel unless a product's native relay joins two; x 1 hop: this test over "
+  o << "\nhop cost (hops: underlay hops crossed, each its own tunnel unless a product's native relay joins two; x 1 "
+       "hop: this test over "
        "the one-hop test, round by round, with the 95 % interval)\n"
-    << table.line({"product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop", "CPU-s/Gbit x 1 hop", "p99 x 1 hop", "valid"});
+    << table.line({"product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop", "CPU-s/Gbit x 1 hop",
+                   "p99 x 1 hop", "valid"});
   for (const auto& h : costs) {
     std::string valid = std::to_string(h.gbps.n) + "/" + std::to_string(h.rows);
     char gbps[16] = "-", cpu[24] = "-", p99[24] = "-";
     if (h.gbps.n > 0) snprintf(gbps, sizeof gbps, "%.3f", h.gbps.median);
     if (h.cpu_per_gbit.n > 0) snprintf(cpu, sizeof cpu, "%s", compact_interval(h.cpu_per_gbit, "%.2f").c_str());
     if (h.p99_ms.n > 0) snprintf(p99, sizeof p99, "%s", compact_interval(h.p99_ms, "%.2f").c_str());
-    o << table.line({h.product, h.test, std::to_string(h.hops), gbps, cpu, p99, ratio_cell(h, h.gbps_ratio), ratio_cell(h, h.cpu_ratio),
-                     ratio_cell(h, h.p99_ratio), valid});
+    o << table.line({h.product, h.test, std::to_string(h.hops), gbps, cpu, p99, ratio_cell(h, h.gbps_ratio),
+                     ratio_cell(h, h.cpu_ratio), ratio_cell(h, h.p99_ratio), valid});
   }
-  o << "p99 ms: ICMP round trips through the chain under the test's load (median of the samples' p99); the baseline routes through the same "
+  o << "p99 ms: ICMP round trips through the chain under the test's load (median of the samples' p99); the baseline "
+       "routes through the same "
        "relays without tunnels\n";
   o << relay_cost_lines(costs);
   return o.str();
@@ -149,12 +158,22 @@ nlohmann::json hop_cost_json(const std::vector<SampleRow>& rows) {
     return {{"ratio", e.ratio}, {"ci_low", e.ci_low}, {"ci_high", e.ci_high}, {"pairs", e.n}};
   };
   for (const auto& h : summarize_hop_costs(rows))
-    out.push_back({{"product", h.product}, {"test", h.test}, {"hops", h.hops}, {"reference", h.reference}, {"rows", h.rows},
-                   {"valid", h.gbps.n}, {"gbps_median", h.gbps.median}, {"cpu_s_per_gbit_median", h.cpu_per_gbit.median},
-                   {"latency_p99_ms_median", h.p99_ms.median}, {"gbps_ratio", est(h.gbps_ratio)}, {"cpu_ratio", est(h.cpu_ratio)},
-                   {"p99_ratio", est(h.p99_ratio)},
-                   {"relay_cpu_s_per_gbit_median", h.relay_cpu_per_gbit.n ? nlohmann::json(h.relay_cpu_per_gbit.median) : nlohmann::json()},
-                   {"relay_rss_mb_median", h.relay_rss_mb.n ? nlohmann::json(h.relay_rss_mb.median) : nlohmann::json()}});
+    out.push_back(
+        {{"product", h.product},
+         {"test", h.test},
+         {"hops", h.hops},
+         {"reference", h.reference},
+         {"rows", h.rows},
+         {"valid", h.gbps.n},
+         {"gbps_median", h.gbps.median},
+         {"cpu_s_per_gbit_median", h.cpu_per_gbit.median},
+         {"latency_p99_ms_median", h.p99_ms.median},
+         {"gbps_ratio", est(h.gbps_ratio)},
+         {"cpu_ratio", est(h.cpu_ratio)},
+         {"p99_ratio", est(h.p99_ratio)},
+         {"relay_cpu_s_per_gbit_median",
+          h.relay_cpu_per_gbit.n ? nlohmann::json(h.relay_cpu_per_gbit.median) : nlohmann::json()},
+         {"relay_rss_mb_median", h.relay_rss_mb.n ? nlohmann::json(h.relay_rss_mb.median) : nlohmann::json()}});
   return out;
 }
 
@@ -164,18 +183,21 @@ KindSection hop_cost_section(const std::vector<SampleRow>& rows, const std::map<
   if (costs.empty()) return k;
   k.heading = "Hop cost: the same test across 1, 2, 3... tunnels in sequence";
   const bool relays = std::any_of(costs.begin(), costs.end(), [](const HopCost& h) { return h.relay_rss_mb.n > 0; });
-  k.table.push_back({"product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop", "CPU-s/Gbit x 1 hop", "p99 x 1 hop", "valid"});
+  k.table.push_back({"product", "test", "hops", "Gbit/s", "CPU-s/Gbit", "p99 ms", "Gbit/s x 1 hop",
+                     "CPU-s/Gbit x 1 hop", "p99 x 1 hop", "valid"});
   if (relays) k.table.back().insert(k.table.back().end(), {"relay CPU-s/Gbit", "relay RSS MB"});
   std::map<std::string, Series> speed, cpu;
   for (const auto& h : costs) {
     const bool is_ref = h.test == h.reference;
     k.table.push_back({h.product, h.test, std::to_string(h.hops), h.gbps.n ? number_text("%.3f", h.gbps.median) : "-",
-                       h.cpu_per_gbit.n ? number_text("%.2f", h.cpu_per_gbit.median) : "-", h.p99_ms.n ? number_text("%.2f", h.p99_ms.median) : "-",
-                       ratio_cell(h, h.gbps_ratio), ratio_cell(h, h.cpu_ratio), ratio_cell(h, h.p99_ratio),
+                       h.cpu_per_gbit.n ? number_text("%.2f", h.cpu_per_gbit.median) : "-",
+                       h.p99_ms.n ? number_text("%.2f", h.p99_ms.median) : "-", ratio_cell(h, h.gbps_ratio),
+                       ratio_cell(h, h.cpu_ratio), ratio_cell(h, h.p99_ratio),
                        std::to_string(h.gbps.n) + "/" + std::to_string(h.rows)});
     if (relays)
-      k.table.back().insert(k.table.back().end(), {h.relay_rss_mb.n ? number_text("%.3f", h.relay_cpu_per_gbit.median) : "-",
-                                                   h.relay_rss_mb.n ? number_text("%.1f", h.relay_rss_mb.median) : "-"});
+      k.table.back().insert(k.table.back().end(),
+                            {h.relay_rss_mb.n ? number_text("%.3f", h.relay_cpu_per_gbit.median) : "-",
+                             h.relay_rss_mb.n ? number_text("%.1f", h.relay_rss_mb.median) : "-"});
     const double g = is_ref ? 1 : h.gbps_ratio.ratio, c = is_ref ? 1 : h.cpu_ratio.ratio;
     for (auto [series, v] : {std::pair{&speed, g}, std::pair{&cpu, c}}) {
       if (v <= 0 || h.reference.empty()) continue;
@@ -184,11 +206,18 @@ KindSection hop_cost_section(const std::vector<SampleRow>& rows, const std::map<
       line.points.push_back({static_cast<double>(h.hops), v});
     }
   }
-  k.caption = "Hop cost: medians of the valid samples; x 1 hop: over the one-hop test in the same rounds, with the 95 % interval";
-  k.note = "Each hop is a tunnel of its own between neighbours; a relay runs one instance of the product per hop and forwards between them. "
-           "The baseline routes the same packets through the same relays without tunnels. p99: ICMP round trips through the chain under the "
-           "test's load." +
-           std::string(relays ? " relay: the daemons on a native relay the test crossed, their user + system CPU per Gbit moved and peak RSS." : "");
+  k.caption =
+      "Hop cost: medians of the valid samples; x 1 hop: over the one-hop test in the same rounds, with the 95 % "
+      "interval";
+  k.note =
+      "Each hop is a tunnel of its own between neighbours; a relay runs one instance of the product per hop and "
+      "forwards between them. "
+      "The baseline routes the same packets through the same relays without tunnels. p99: ICMP round trips through the "
+      "chain under the "
+      "test's load." +
+      std::string(relays ? " relay: the daemons on a native relay the test crossed, their user + system CPU per Gbit "
+                           "moved and peak RSS."
+                         : "");
   add_line_chart(&k, "hops-throughput.svg", "Throughput over one hop's, by hop count", "hops", "x 1 hop", speed);
   add_line_chart(&k, "hops-cpu.svg", "CPU-s/Gbit over one hop's, by hop count", "hops", "x 1 hop", cpu);
   return k;

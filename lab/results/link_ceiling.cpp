@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "lab/base/json_number.h"
 #include "lab/base/tbf.h"
 #include "lab/base/text_table.h"
 #include "lab/results/summary.h"
-#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -42,14 +42,19 @@ std::vector<LinkShare> link_shares(const std::vector<SampleRow>& rows, const nlo
     share.retransmits = s.metric("retransmits").n ? s.metric("retransmits").median : -1;
     share.baseline_retransmits = s.baseline_retransmits;
     share.generator_bound = s.generator_bound > 0;
-    const SampleRow& row = *std::find_if(rows.begin(), rows.end(), [&](const SampleRow& r) { return r.product == s.product && r.test == s.test; });
-    const nlohmann::json product = env.contains("products") ? env["products"].value(s.product, nlohmann::json::object()) : nlohmann::json::object();
+    const SampleRow& row = *std::find_if(
+        rows.begin(), rows.end(), [&](const SampleRow& r) { return r.product == s.product && r.test == s.test; });
+    const nlohmann::json product = env.contains("products") ? env["products"].value(s.product, nlohmann::json::object())
+                                                            : nlohmann::json::object();
     const bool tunnel = product.value("tunnel", s.product != "baseline");
     share.overhead = tunnel ? whole_number_or(product, "overhead_bytes", 0) : 0;
-    share.mtu = tunnel ? env.contains("overlay") ? whole_number_or(env["overlay"], "mtu", 0) : 0 : whole_number_or(*link, "mtu", 0);
+    share.mtu = tunnel ? env.contains("overlay") ? whole_number_or(env["overlay"], "mtu", 0) : 0
+                       : whole_number_or(*link, "mtu", 0);
     const double directions = row.direction == "bidirectional" ? 2 : 1;  // each end's egress has its own bucket
-    if (row.pattern != "one-to-one") share.note = "several streams of tests over several links: not computed";
-    else if (share.mtu <= 0) share.note = "MTU not recorded";
+    if (row.pattern != "one-to-one")
+      share.note = "several streams of tests over several links: not computed";
+    else if (share.mtu <= 0)
+      share.note = "MTU not recorded";
     else if (row.protocol == "udp") {
       // Datagrams of MTU - 28 (the default): one full inner packet each.
       share.ceiling_bps = directions * payload_ceiling_bps(share.rate_bps, share.mtu - 28, share.mtu + share.overhead);
@@ -66,16 +71,21 @@ std::vector<LinkShare> link_shares(const std::vector<SampleRow>& rows, const nlo
 std::vector<std::string> link_share_warnings(const std::vector<LinkShare>& shares) {
   std::vector<std::string> out;
   for (const auto& s : shares) {
-    if (s.product == "baseline" || s.ceiling_bps <= 0 || s.median_bps <= 0 || s.retransmits < 1000 || s.generator_bound) continue;
+    if (s.product == "baseline" || s.ceiling_bps <= 0 || s.median_bps <= 0 || s.retransmits < 1000 || s.generator_bound)
+      continue;
     const double share = s.median_bps / s.ceiling_bps;
     if (share >= 0.9 || s.retransmits <= 4 * std::max(s.baseline_retransmits, 0.0)) continue;
     char buf[640];
     snprintf(buf, sizeof buf,
-             "%s / %s: %.0f %% of what its headers allow on '%s', not generator-bound, with %.0f TCP retransmits per sample (baseline %.0f). "
-             "The lab cannot tell the cause from its counters: the product may be CPU-bound here (compare its Gbit/s on an unshaped "
-             "link), or lose packets or their order on the way (in its own queues and batching, or in the shaped link's queue, which "
+             "%s / %s: %.0f %% of what its headers allow on '%s', not generator-bound, with %.0f TCP retransmits per "
+             "sample (baseline %.0f). "
+             "The lab cannot tell the cause from its counters: the product may be CPU-bound here (compare its Gbit/s "
+             "on an unshaped "
+             "link), or lose packets or their order on the way (in its own queues and batching, or in the shaped "
+             "link's queue, which "
              "a burstier sender overflows first: compare p99 latency and the queue limit above)",
-             s.product.c_str(), s.test.c_str(), 100 * share, s.link.c_str(), s.retransmits, std::max(s.baseline_retransmits, 0.0));
+             s.product.c_str(), s.test.c_str(), 100 * share, s.link.c_str(), s.retransmits,
+             std::max(s.baseline_retransmits, 0.0));
     out.push_back(buf);
   }
   return out;
@@ -89,8 +99,9 @@ std::string link_share_text(const std::vector<LinkShare>& shares) {
   for (const auto& s : shares)
     if (std::find(links.begin(), links.end(), s.link) == links.end()) {
       links.push_back(s.link);
-      snprintf(line, sizeof line, "shaped link '%s': %.1f Mbit/s (TBF: burst %.0f B, queue limit %.0f B on each end's egress)\n", s.link.c_str(),
-               s.rate_bps / 1e6, s.burst_bytes, s.limit_bytes);
+      snprintf(line, sizeof line,
+               "shaped link '%s': %.1f Mbit/s (TBF: burst %.0f B, queue limit %.0f B on each end's egress)\n",
+               s.link.c_str(), s.rate_bps / 1e6, s.burst_bytes, s.limit_bytes);
       o += line;
     }
   const TextTable table({-20, -14, 9, 8, 22, 10});
@@ -107,7 +118,8 @@ std::string link_share_text(const std::vector<LinkShare>& shares) {
     }
     o += table.line({s.product, s.test, mbit, of_rate, s.ceiling_bps > 0 ? ceiling : s.note, of_ceiling});
   }
-  o += "header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers with timestamps, "
+  o += "header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP headers "
+       "with timestamps, "
        "the product's declared per-packet overhead, 14 B Ethernet) at the MTU it ran with\n";
   for (const auto& w : link_share_warnings(shares)) o += "! " + w + "\n";
   return o;

@@ -15,12 +15,12 @@ namespace vpnlab {
 struct LinkShare {
   std::string product, test, link;
   double rate_bps = 0, limit_bytes = 0, burst_bytes = 0;
-  int mtu = 0, overhead = 0;   // the product's inner MTU and per-packet overhead on the link
-  double ceiling_bps = 0;      // what its headers allow at that MTU (0: not computed)
-  double median_bps = 0;       // measured, valid rows
-  std::string note;            // why no ceiling was computed
+  int mtu = 0, overhead = 0;                           // the product's inner MTU and per-packet overhead on the link
+  double ceiling_bps = 0;                              // what its headers allow at that MTU (0: not computed)
+  double median_bps = 0;                               // measured, valid rows
+  std::string note;                                    // why no ceiling was computed
   double retransmits = -1, baseline_retransmits = -1;  // TCP, medians per sample; -1: none
-  bool generator_bound = false;  // some sample's iperf3 used >= 90 % of a CPU
+  bool generator_bound = false;                        // some sample's iperf3 used >= 90 % of a CPU
 };
 
 // A product well below its header ceiling, not generator-bound, retransmitting many times

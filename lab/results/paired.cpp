@@ -23,17 +23,22 @@ PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<doub
   const double se = r.log_sd / std::sqrt(static_cast<double>(r.n));
   const double mean_log = std::log(r.ratio);
   // Identical ratios in every round: no spread, the ratio is what it is.
-  if (se == 0) e.p_value = mean_log == 0 ? 1 : 0;
-  else e.p_value = t_two_sided_p(mean_log / se, static_cast<int>(r.n) - 1);
+  if (se == 0)
+    e.p_value = mean_log == 0 ? 1 : 0;
+  else
+    e.p_value = t_two_sided_p(mean_log / se, static_cast<int>(r.n) - 1);
   return e;
 }
 
 std::string ratio_interval_text(const RatioInterval& r) {
   if (r.n == 0 || r.ratio <= 0) return "-";
   char buf[64];
-  if (r.n < 2) snprintf(buf, sizeof buf, "%.3f", r.ratio);
-  else if (r.half_width > 0.5) snprintf(buf, sizeof buf, "%.3f ±%.0f %%", r.ratio, 100 * r.half_width);
-  else snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", r.ratio, r.low, r.high);
+  if (r.n < 2)
+    snprintf(buf, sizeof buf, "%.3f", r.ratio);
+  else if (r.half_width > 0.5)
+    snprintf(buf, sizeof buf, "%.3f ±%.0f %%", r.ratio, 100 * r.half_width);
+  else
+    snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", r.ratio, r.low, r.high);
   return buf;
 }
 
@@ -43,7 +48,8 @@ nlohmann::json ratio_interval_json(const RatioInterval& r) {
   return j;
 }
 
-ByRound values_by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, double (*value)(const SampleRow&)) {
+ByRound values_by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test,
+                        double (*value)(const SampleRow&)) {
   ByRound out;
   for (const auto& r : rows)
     if (r.product == product && r.test == test && counts_as_result(r) && value(r) > 0) out[r.sample] = value(r);

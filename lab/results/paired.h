@@ -44,7 +44,8 @@ nlohmann::json ratio_interval_json(const RatioInterval& r);
 // Round (sample number) -> value, for one product and test: the rows that count as results,
 // with a value > 0.
 using ByRound = std::map<int, double>;
-ByRound values_by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, double (*value)(const SampleRow&));
+ByRound values_by_round(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test,
+                        double (*value)(const SampleRow&));
 // The rounds both measured, in round order, appended to *va and *vb (one round's each).
 void pair_rounds(const ByRound& a, const ByRound& b, std::vector<double>* va, std::vector<double>* vb);
 

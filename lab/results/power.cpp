@@ -35,7 +35,8 @@ Spread spread_of(const std::vector<SampleRow>& rows, const std::string& source) 
   const auto tunnels = tunnel_products(rows);
   std::map<std::pair<std::string, std::string>, std::map<int, double>> logs;  // (product, test) -> round -> log Gbit/s
   for (const auto& r : rows)
-    if (counts_as_result(r) && r.gbps > 0 && !is_reference_product(r)) logs[{r.product, r.test}][r.sample] = std::log(r.gbps);
+    if (counts_as_result(r) && r.gbps > 0 && !is_reference_product(r))
+      logs[{r.product, r.test}][r.sample] = std::log(r.gbps);
   std::vector<double> singles, paired;
   for (const auto& [key, by_round] : logs) {
     std::vector<double> v;
@@ -53,7 +54,8 @@ Spread spread_of(const std::vector<SampleRow>& rows, const std::string& source) 
   s.single = median_of(singles);
   s.paired = paired.empty() ? s.single * std::sqrt(2.0) : median_of(paired);
   char buf[160];
-  snprintf(buf, sizeof buf, "CV %.1f %% per sample and %.1f %% between two tunnels in a round, from ", 100 * s.single, 100 * s.paired);
+  snprintf(buf, sizeof buf, "CV %.1f %% per sample and %.1f %% between two tunnels in a round, from ", 100 * s.single,
+           100 * s.paired);
   s.source = buf + source;
   return s;
 }
@@ -110,16 +112,20 @@ double rank_detectable_at(int n, double level, double single_sd) {
   return std::exp(rank_shift_for_power(static_cast<size_t>(n), level, kPower) * single_sd) - 1;
 }
 
-double paired_detectable(int n, size_t family, double paired_sd) { return paired_detectable_at(n, family_level(family), paired_sd); }
+double paired_detectable(int n, size_t family, double paired_sd) {
+  return paired_detectable_at(n, family_level(family), paired_sd);
+}
 
-double rank_detectable(int n, size_t family, double single_sd) { return rank_detectable_at(n, family_level(family), single_sd); }
+double rank_detectable(int n, size_t family, double single_sd) {
+  return rank_detectable_at(n, family_level(family), single_sd);
+}
 
 namespace {
 
 std::string paired_line(const std::string& what, size_t family, const PlannedComparisons& c, const Spread& s) {
   if (c.samples < 2) return "  " + what + ": 1 sample gives no interval at all\n";
-  return "  " + what + " (" + std::to_string(family) + " together): differences of " + pct(paired_detectable(c.samples, family, s.paired)) +
-         " or more\n";
+  return "  " + what + " (" + std::to_string(family) + " together): differences of " +
+         pct(paired_detectable(c.samples, family, s.paired)) + " or more\n";
 }
 
 std::string rank_line(const std::string& what, size_t family, const PlannedComparisons& c, const Spread& s) {
@@ -130,22 +136,26 @@ std::string rank_line(const std::string& what, size_t family, const PlannedCompa
     return "  " + what + ": " + n + " samples cannot reach p < 0.05 after correcting for " + std::to_string(family) +
            (family == 1 ? " comparison" : " comparisons") + " (the smallest p at " + n + " is " + p + "); " +
            std::to_string(rank_samples_needed(family)) + " samples can\n";
-  return "  " + what + " (" + std::to_string(family) + " together): differences of about " + pct(rank_detectable(c.samples, family, s.single)) +
-         " or more\n";
+  return "  " + what + " (" + std::to_string(family) + " together): differences of about " +
+         pct(rank_detectable(c.samples, family, s.single)) + " or more\n";
 }
 
 }  // namespace
 
 std::string power_text(const PlannedComparisons& c, const Spread& s) {
-  std::string o = "what " + std::to_string(c.samples) + " sample(s) per product can resolve (80 % power; " + s.source + "):\n";
+  std::string o =
+      "what " + std::to_string(c.samples) + " sample(s) per product can resolve (80 % power; " + s.source + "):\n";
   const std::string tests = std::to_string(c.tests) + (c.tests == 1 ? " test" : " tests");
   if (c.tunnels >= 2 && c.tests > 0) o += paired_line("the conclusion, leader over runner-up per test", c.tests, c, s);
   if (!c.vs.empty() && c.products >= 2)
-    o += paired_line("--vs " + c.vs + ", " + std::to_string(c.products - 1) + " products x " + tests, (c.products - 1) * c.tests, c, s);
+    o += paired_line("--vs " + c.vs + ", " + std::to_string(c.products - 1) + " products x " + tests,
+                     (c.products - 1) * c.tests, c, s);
   if (!c.tagged.empty())
-    o += rank_line("'vpnlab diff RUN' of " + c.tagged.front() + (c.tagged.size() > 1 ? " and the other versions" : "") + ", " + tests,
+    o += rank_line("'vpnlab diff RUN' of " + c.tagged.front() + (c.tagged.size() > 1 ? " and the other versions" : "") +
+                       ", " + tests,
                    c.tagged.size() * c.tests, c, s);
-  o += rank_line("'vpnlab diff' of two such runs, " + std::to_string(c.products) + " products x " + tests, c.products * c.tests, c, s);
+  o += rank_line("'vpnlab diff' of two such runs, " + std::to_string(c.products) + " products x " + tests,
+                 c.products * c.tests, c, s);
   return o;
 }
 

@@ -12,8 +12,8 @@
 namespace vpnlab {
 
 struct Spread {
-  double single = 0.05;      // standard deviation of a product's log Gbit/s between samples (~ its CV)
-  double paired = 0.0707;    // of the log ratio of two products in the same round
+  double single = 0.05;    // standard deviation of a product's log Gbit/s between samples (~ its CV)
+  double paired = 0.0707;  // of the log ratio of two products in the same round
   std::string source = "a stated default: 5 % CV per sample";
 };
 // The spread of an earlier run's tunnels: the median over product x test of the CV of
@@ -37,10 +37,10 @@ double rank_detectable_at(int n, double level, double single_sd);
 // The comparisons a run will make.
 struct PlannedComparisons {
   int samples = 0;
-  size_t tests = 0;           // tests a leader is named for (not latency probes)
-  size_t products = 0;        // all, baselines too (diff compares each)
+  size_t tests = 0;     // tests a leader is named for (not latency probes)
+  size_t products = 0;  // all, baselines too (diff compares each)
   size_t tunnels = 0;
-  std::string vs;             // run --vs PRODUCT ("" none)
+  std::string vs;                   // run --vs PRODUCT ("" none)
   std::vector<std::string> tagged;  // "nebula@old -> @new": versions of one product in this run
 };
 std::string power_text(const PlannedComparisons& c, const Spread& s);

@@ -35,13 +35,14 @@ std::vector<std::string> shared_tests(const std::vector<SampleRow>& rows, const 
   std::vector<std::string> tests;
   for (const auto& r : rows) {
     if (r.product != a || std::find(tests.begin(), tests.end(), r.test) != tests.end()) continue;
-    if (std::any_of(rows.begin(), rows.end(), [&](const SampleRow& o) { return o.product == b && o.test == r.test; })) tests.push_back(r.test);
+    if (std::any_of(rows.begin(), rows.end(), [&](const SampleRow& o) { return o.product == b && o.test == r.test; }))
+      tests.push_back(r.test);
   }
   return tests;
 }
 
-std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, const std::vector<PairInTest>& items, const Metric& metric,
-                                          double alpha) {
+std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, const std::vector<PairInTest>& items,
+                                          const Metric& metric, double alpha) {
   // The round-paired values of every comparison first: the family's size sets every
   // interval's level.
   struct Pending {
@@ -53,7 +54,8 @@ std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, co
   for (const auto& item : items) {
     const ByRound va = values_by_round(rows, item.a, item.test, metric.value);
     const ByRound vb = values_by_round(rows, item.b, item.test_b.empty() ? item.test : item.test_b, metric.value);
-    if (!metric.higher_is_better && (va.empty() || vb.empty())) continue;  // one side has no such cost (the baseline's daemon)
+    if (!metric.higher_is_better && (va.empty() || vb.empty()))
+      continue;                              // one side has no such cost (the baseline's daemon)
     if (va.empty() && vb.empty()) continue;  // the test has no such figure (fairness of a one-to-one test)
     Pending p{out.size(), {}, {}};
     pair_rounds(va, vb, &p.a, &p.b);
@@ -64,8 +66,10 @@ std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, co
     c.metric = metric.key;
     c.higher_is_better = metric.higher_is_better;
     c.n_a = c.n_b = p.a.size();
-    if (p.a.size() < 2) c.verdict = "not comparable: fewer than 2 rounds where both are valid";
-    else tested.push_back(std::move(p));
+    if (p.a.size() < 2)
+      c.verdict = "not comparable: fewer than 2 rounds where both are valid";
+    else
+      tested.push_back(std::move(p));
     out.push_back(c);
   }
   for (const auto& p : tested) {
@@ -83,8 +87,8 @@ std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, co
   return out;
 }
 
-std::vector<Comparison> compare_products(const std::vector<SampleRow>& rows, const std::vector<ProductPair>& pairs, const std::string& test,
-                                         double alpha) {
+std::vector<Comparison> compare_products(const std::vector<SampleRow>& rows, const std::vector<ProductPair>& pairs,
+                                         const std::string& test, double alpha) {
   std::vector<PairInTest> items;
   for (const auto& pair : pairs)
     for (const auto& t : shared_tests(rows, pair.a, pair.b))
@@ -111,13 +115,16 @@ const Metric& metric_of(const std::string& key) {
 std::string ratio_text(const Comparison& c, bool inverse) {
   if (c.ratio <= 0) return "-";
   char buf[96];
-  if (inverse) snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", 1 / c.ratio, 1 / c.ci_high, 1 / c.ci_low);
-  else snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", c.ratio, c.ci_low, c.ci_high);
+  if (inverse)
+    snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", 1 / c.ratio, 1 / c.ci_high, 1 / c.ci_low);
+  else
+    snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", c.ratio, c.ci_low, c.ci_high);
   return buf;
 }
 
 const char* const detects_note =
-    "detects: the smallest change (either way) this comparison finds 80 % of the time at its own noise and level; a smaller "
+    "detects: the smallest change (either way) this comparison finds 80 % of the time at its own noise and level; a "
+    "smaller "
     "one can hide in \"no significant difference\"\n";
 
 std::string product_comparison_text(const std::vector<Comparison>& cs, const std::string& a, const std::string& b) {
@@ -138,10 +145,12 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
         char p[32];
         snprintf(p, sizeof p, "%.4f", c.p_adjusted);
         std::string verdict = c.verdict == "no significant difference" ? c.verdict : b + " " + verdict_text(c);
-        o << table.line({t, title, std::to_string(c.n_a), ratio_text(c, false), ratio_text(c, true), p, detectable_text(c), "", verdict});
+        o << table.line({t, title, std::to_string(c.n_a), ratio_text(c, false), ratio_text(c, true), p,
+                         detectable_text(c), "", verdict});
       }
     }
-  o << "B/A: geometric mean of the round-paired ratios with its Student t interval (as adaptive sampling). Costs: lower is better.\n"
+  o << "B/A: geometric mean of the round-paired ratios with its Student t interval (as adaptive sampling). Costs: "
+       "lower is better.\n"
     << detects_note << metric_families_note(cs);
   return o.str();
 }
@@ -152,11 +161,15 @@ std::string metric_families_note(const std::vector<Comparison>& cs) {
   for (const auto& c : cs) {
     if (c.ratio <= 0 || std::find(seen.begin(), seen.end(), c.metric) != seen.end()) continue;
     seen.push_back(c.metric);
-    levels += (levels.empty() ? "" : ", ") + metric_of(c.metric).title + ": " + std::to_string(c.family) + " at " + level_text(c.level);
+    levels += (levels.empty() ? "" : ", ") + metric_of(c.metric).title + ": " + std::to_string(c.family) + " at " +
+              level_text(c.level);
   }
   if (levels.empty()) return "";
-  return "each metric's comparisons are corrected together (Bonferroni: N of them, each interval at 1 - 5 %/N, so that all cover "
-         "together with 95 %; here " + levels + "); a verdict is what its interval says (1 inside: no significant difference); "
+  return "each metric's comparisons are corrected together (Bonferroni: N of them, each interval at 1 - 5 %/N, so that "
+         "all cover "
+         "together with 95 %; here " +
+         levels +
+         "); a verdict is what its interval says (1 inside: no significant difference); "
          "p(adj) = N x p\n";
 }
 
@@ -181,7 +194,8 @@ std::vector<ProductPair> vs_pairs(const std::vector<SampleRow>& rows, const std:
 
 }  // namespace
 
-std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline, std::vector<Comparison>* comparisons) {
+std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string& ref, bool with_baseline,
+                           std::vector<Comparison>* comparisons) {
   const auto pairs = vs_pairs(rows, ref, with_baseline);
   auto cs = compare_products(rows, pairs);
   std::vector<VsRow> out;
@@ -189,10 +203,16 @@ std::vector<VsRow> vs_rows(const std::vector<SampleRow>& rows, const std::string
     for (const auto& t : shared_tests(rows, pair.a, pair.b)) {
       VsRow row{pair.b, t, {}, std::nullopt};
       for (const char* key : {"gbps", "cpu_s_per_gbit", "daemon_rss_kb", "latency_p99_ms"}) {
-        auto c = std::find_if(cs.begin(), cs.end(), [&](const Comparison& x) { return x.product == pair.b && x.test == t && x.metric == key; });
-        if (c == cs.end()) row.cells.push_back("-");
-        else if (c->ratio <= 0) row.cells.push_back("not comparable");
-        else row.cells.push_back(ratio_text(*c, false) + " " + (c->verdict == "no significant difference" ? "n.s." : c->verdict));
+        auto c = std::find_if(cs.begin(), cs.end(), [&](const Comparison& x) {
+          return x.product == pair.b && x.test == t && x.metric == key;
+        });
+        if (c == cs.end())
+          row.cells.push_back("-");
+        else if (c->ratio <= 0)
+          row.cells.push_back("not comparable");
+        else
+          row.cells.push_back(ratio_text(*c, false) + " " +
+                              (c->verdict == "no significant difference" ? "n.s." : c->verdict));
         if (c != cs.end() && c->ratio > 0 && c->metric == "gbps") row.gbps = *c;
       }
       out.push_back(row);
@@ -212,10 +232,11 @@ std::string vs_block(const std::vector<SampleRow>& rows, const std::string& ref)
   for (const auto& r : vs) {
     o << table.line({r.product, r.test, r.cells[0], r.cells[1], r.cells[2], r.cells[3]});
   }
-  if (vs.empty()) o << "(no other product in this run)\n";
+  if (vs.empty())
+    o << "(no other product in this run)\n";
   else
-    o << metric_families_note(cs)
-      << "n.s.: no significant difference; 'vpnlab compare RUN " << ref << " PRODUCT' for both directions and p-values\n";
+    o << metric_families_note(cs) << "n.s.: no significant difference; 'vpnlab compare RUN " << ref
+      << " PRODUCT' for both directions and p-values\n";
   return o.str();
 }
 

@@ -31,15 +31,15 @@ struct PairInTest {
 };
 // One metric's family: every item's round-paired ratio with its interval at 1 - alpha/N
 // and the verdict it says. Items where neither side measured the cost are left out.
-std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, const std::vector<PairInTest>& items, const Metric& metric,
-                                          double alpha = 0.05);
+std::vector<Comparison> compare_in_family(const std::vector<SampleRow>& rows, const std::vector<PairInTest>& items,
+                                          const Metric& metric, double alpha = 0.05);
 
 // Every pair x test (only `test` when given) x metric, in that order within each metric:
 // throughput first, then the costs. A cost neither product measured (the baseline has no
 // daemon) is left out; a pair with fewer than 2 rounds where both are valid is "not
 // comparable" with its reason.
-std::vector<Comparison> compare_products(const std::vector<SampleRow>& rows, const std::vector<ProductPair>& pairs, const std::string& test = "",
-                                         double alpha = 0.05);
+std::vector<Comparison> compare_products(const std::vector<SampleRow>& rows, const std::vector<ProductPair>& pairs,
+                                         const std::string& test = "", double alpha = 0.05);
 
 // The tests in `rows` where both products have rows at all ("" if none).
 std::vector<std::string> shared_tests(const std::vector<SampleRow>& rows, const std::string& a, const std::string& b);
@@ -58,8 +58,8 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
 // report's product-vs-product section both show it.
 struct VsRow {
   std::string product, test;
-  std::vector<std::string> cells;           // Gbit/s, CPU-s/Gbit, daemon RSS, p99 latency
-  std::optional<Comparison> gbps;           // the throughput comparison, when there is one
+  std::vector<std::string> cells;  // Gbit/s, CPU-s/Gbit, daemon RSS, p99 latency
+  std::optional<Comparison> gbps;  // the throughput comparison, when there is one
 };
 // `comparisons`, when given, receives the comparisons the cells were made from (their
 // families' levels, for the note under a table).

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "lab/record/achieved_text.h"
 #include "lab/base/json_number.h"
+#include "lab/record/achieved_text.h"
 
 namespace vpnlab {
 
@@ -30,7 +30,8 @@ std::string pinning_text(const nlohmann::json& pinning) {
         for (const auto& c : cpus) l += (l.empty() ? "" : ",") + c.dump();
       return l.empty() ? std::string("any") : l;
     };
-    std::string cpus = list(p.value("cpus", nlohmann::json::array())), load = list(p.value("load_cpus", nlohmann::json::array()));
+    std::string cpus = list(p.value("cpus", nlohmann::json::array())),
+                load = list(p.value("load_cpus", nlohmann::json::array()));
     o += (o.empty() ? "" : ", ") + node + " " + cpus + (load != cpus ? " (load " + load + ")" : "");
   }
   return o;
@@ -48,8 +49,8 @@ std::string achieved_paths_text(const nlohmann::json& paths) {
       continue;
     }
     char buf[160];
-    snprintf(buf, sizeof buf, " ms, loss %.2f %% (%.2f-%.2f), %d reordered", p.value("loss_pct", 0.0), p.value("loss_low_pct", 0.0),
-             p.value("loss_high_pct", 0.0), whole_number_or(p, "reordered", 0));
+    snprintf(buf, sizeof buf, " ms, loss %.2f %% (%.2f-%.2f), %d reordered", p.value("loss_pct", 0.0),
+             p.value("loss_low_pct", 0.0), p.value("loss_high_pct", 0.0), whole_number_or(p, "reordered", 0));
     o += round_trip_text(p.value("rtt_p50_ms", 0.0)) + buf;
   }
   return o;
@@ -66,8 +67,8 @@ bool achieved_paths_alike(const nlohmann::json& a, const nlohmann::json& b) {
 struct ProvenanceKey {
   const char* pointer;
   const char* what;
-  bool refuses;                 // `diff` refuses runs that differ in it (without --force)
-  bool comparable;              // part of the comparability key
+  bool refuses;                                          // `diff` refuses runs that differ in it (without --force)
+  bool comparable;                                       // part of the comparability key
   std::string (*show)(const nlohmann::json&) = nullptr;  // how a value reads (default: as recorded)
   bool (*alike)(const nlohmann::json&, const nlohmann::json&) = nullptr;  // default: recorded alike
 };
@@ -84,8 +85,8 @@ const std::vector<ProvenanceKey>& provenance_keys() {
       {"/shaped_links", "shaped links", false, true},
       {"/impaired_links", "impaired links (delay, jitter, loss)", false, true},
       // Measured, so not part of the key: said where the paths really differed.
-      {"/achieved_paths", "impaired links as achieved (median round trip, loss with its 99 % interval)", false, false, achieved_paths_text,
-       achieved_paths_alike},
+      {"/achieved_paths", "impaired links as achieved (median round trip, loss with its 99 % interval)", false, false,
+       achieved_paths_text, achieved_paths_alike},
       {"/cpu/model", "CPU model", false, true},
       {"/cpu/count", "CPU count", false, true},
       {"/kernel/release", "kernel", false, true},
@@ -123,7 +124,8 @@ std::string provenance_text(const std::vector<ProvenanceDifference>& differences
   if (differences.empty())
     return "provenance: same topology, pinning, MTU, order, CPU, kernel and vpnlab version in both runs\n";
   std::string o = "provenance: the runs differ in\n";
-  for (const auto& d : differences) o += "  " + d.what + ": A '" + d.a + "', B '" + d.b + "'" + (d.refuses ? " (refused without --force)" : "") + "\n";
+  for (const auto& d : differences)
+    o += "  " + d.what + ": A '" + d.a + "', B '" + d.b + "'" + (d.refuses ? " (refused without --force)" : "") + "\n";
   return o;
 }
 
@@ -139,9 +141,9 @@ std::string comparability_key(const nlohmann::json& environment) {
 
 std::string comparability_text(const nlohmann::json& e) {
   auto at = [&](const char* pointer) { return text_at(e, nlohmann::json::json_pointer(pointer)); };
-  std::string o = "topology " + at("/topology_sha256").substr(0, 8) + ", " + at("/backend") + ", " + at("/cpu/model") + " x" + at("/cpu/count") +
-                  ", kernel " + at("/kernel/release") + ", MTU " + at("/overlay/mtu") + ", " + at("/bench/duration_s") + " s samples, " +
-                  (at("/bench/pinned") == "true" ? "pinned" : "not pinned");
+  std::string o = "topology " + at("/topology_sha256").substr(0, 8) + ", " + at("/backend") + ", " + at("/cpu/model") +
+                  " x" + at("/cpu/count") + ", kernel " + at("/kernel/release") + ", MTU " + at("/overlay/mtu") + ", " +
+                  at("/bench/duration_s") + " s samples, " + (at("/bench/pinned") == "true" ? "pinned" : "not pinned");
   const std::string machine = at("/machine_id");
   return o + ", machine " + (machine.empty() ? "not recorded" : machine.substr(0, 8));
 }

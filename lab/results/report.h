@@ -21,8 +21,8 @@ std::vector<std::string> audit_warnings(const nlohmann::json& audit);
 
 // Per-second Gbit/s of one sample, summed over its iperf3 processes (raw/PRODUCT/TEST/
 // sample-N.json or sample-N-pK.json); empty when the files are missing.
-std::vector<std::pair<double, double>> throughput_over_time(const std::string& run_dir, const std::string& product, const std::string& test,
-                                                            int sample);
+std::vector<std::pair<double, double>> throughput_over_time(const std::string& run_dir, const std::string& product,
+                                                            const std::string& test, int sample);
 
 // view.vs: the reference of the "Product vs product" section (default: the first tunnel);
 // view.file_order: the per-test tables in the order the products ran, not fastest first.
@@ -30,6 +30,7 @@ Status write_report(const std::string& run_dir, const ResultView& view = {});
 
 // A page of its own (report.html and report.md in `dir`, plots in dir/plots) from sections:
 // what `vpnlab scale` writes.
-Status write_sections_report(const std::string& dir, const std::string& title, const std::vector<KindSection>& sections);
+Status write_sections_report(const std::string& dir, const std::string& title,
+                             const std::vector<KindSection>& sections);
 
 }  // namespace vpnlab

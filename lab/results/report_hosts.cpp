@@ -28,14 +28,19 @@ std::vector<std::string> host_items(const nlohmann::json& env) {
   if (!env.contains("hosts") || !env["hosts"].is_array()) return items;
   for (const auto& h : env["hosts"]) {
     if (!h.is_object()) continue;
-    auto text = [&](const char* key) { return h.contains(key) ? (h[key].is_string() ? h[key].get<std::string>() : h[key].dump()) : std::string("?"); };
-    std::string line = "Host " + text("name") + " (ssh " + text("ssh") + "): kernel " + text("kernel") + ", CPU " + text("cpu_model") + " x " +
-                       text("cpus") + ", boot " + text("boot_id").substr(0, 8) + ", agent " + text("version");
+    auto text = [&](const char* key) {
+      return h.contains(key) ? (h[key].is_string() ? h[key].get<std::string>() : h[key].dump()) : std::string("?");
+    };
+    std::string line = "Host " + text("name") + " (ssh " + text("ssh") + "): kernel " + text("kernel") + ", CPU " +
+                       text("cpu_model") + " x " + text("cpus") + ", boot " + text("boot_id").substr(0, 8) +
+                       ", agent " + text("version");
     if (h.contains("nics") && h["nics"].is_object())
       for (const auto& [nic, facts] : h["nics"].items())
-        line += "; nic " + nic + " (" + facts.value("driver", std::string("?")) + ", " + facts.value("speed_mbps", std::string("?")) + " Mbit/s)";
+        line += "; nic " + nic + " (" + facts.value("driver", std::string("?")) + ", " +
+                facts.value("speed_mbps", std::string("?")) + " Mbit/s)";
     if (h.contains("products") && h["products"].is_object())
-      for (const auto& [name, p] : h["products"].items()) line += "; " + name + " " + p.value("version", std::string("?"));
+      for (const auto& [name, p] : h["products"].items())
+        line += "; " + name + " " + p.value("version", std::string("?"));
     items.push_back(line + ".");
   }
   return items;

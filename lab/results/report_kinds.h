@@ -19,7 +19,8 @@ struct KindSection {
 };
 
 // `color`: one palette slot per product, shared with the rest of the report.
-std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows, const std::string& run_dir, const std::map<std::string, int>& color);
+std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows, const std::string& run_dir,
+                                              const std::map<std::string, int>& color);
 std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color);
 // Per swept test (lab/results/sweep_table.h): its grid with intervals and a line chart by
 // point, one line per product, its interval bounds pale.
@@ -29,8 +30,8 @@ std::vector<KindSection> sweep_sections(const std::vector<SampleRow>& rows, cons
 KindSection sweep_effects_section(const std::vector<SampleRow>& rows, const std::map<std::string, int>& color);
 
 // Adds plot `name` to k: one line per series with two or more points (none: no plot).
-void add_line_chart(KindSection* k, const std::string& name, const std::string& title, const std::string& x_label, const std::string& y_label,
-                    const std::map<std::string, Series>& series);
+void add_line_chart(KindSection* k, const std::string& name, const std::string& title, const std::string& x_label,
+                    const std::string& y_label, const std::map<std::string, Series>& series);
 
 // A product's palette slot in `color` (-1: none).
 int color_of(const std::map<std::string, int>& color, const std::string& product);

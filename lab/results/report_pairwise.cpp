@@ -18,7 +18,8 @@ PairwiseSection pairwise_section(const std::vector<SampleRow>& rows, const std::
   for (const auto& r : grid)
     if (std::find(tests.begin(), tests.end(), r.test) == tests.end()) tests.push_back(r.test);
   std::stable_sort(grid.begin(), grid.end(), [&](const VsRow& x, const VsRow& y) {
-    if (x.test != y.test) return std::find(tests.begin(), tests.end(), x.test) < std::find(tests.begin(), tests.end(), y.test);
+    if (x.test != y.test)
+      return std::find(tests.begin(), tests.end(), x.test) < std::find(tests.begin(), tests.end(), y.test);
     return (x.gbps ? x.gbps->ratio : 0) > (y.gbps ? y.gbps->ratio : 0);
   });
   out.rows.push_back({"product", "test"});

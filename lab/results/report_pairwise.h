@@ -11,8 +11,8 @@
 namespace vpnlab {
 
 struct PairwiseSection {
-  std::string reference;                       // empty: fewer than two products to compare
-  std::vector<std::vector<std::string>> rows;  // the first is the header
+  std::string reference;                              // empty: fewer than two products to compare
+  std::vector<std::vector<std::string>> rows;         // the first is the header
   std::map<std::string, std::vector<Bar>> gbps_bars;  // per test: product / reference, Gbit/s
 };
 

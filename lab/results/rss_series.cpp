@@ -9,7 +9,8 @@
 
 namespace vpnlab {
 
-std::vector<std::pair<double, double>> rss_over_time(const std::string& run_dir, const std::string& product, const std::string& test, int sample) {
+std::vector<std::pair<double, double>> rss_over_time(const std::string& run_dir, const std::string& product,
+                                                     const std::string& test, int sample) {
   std::istringstream in(read_raw_sample(run_dir, product, test, sample, kRssSuffix));
   std::map<double, double> busiest;  // t -> MB
   for (std::string line; std::getline(in, line);) {

@@ -9,6 +9,7 @@ namespace vpnlab {
 
 // (seconds, MB of the node with the most resident memory at that time); empty when the file
 // is missing (guests, older runs). Lines that do not parse (a hand edit) are skipped.
-std::vector<std::pair<double, double>> rss_over_time(const std::string& run_dir, const std::string& product, const std::string& test, int sample);
+std::vector<std::pair<double, double>> rss_over_time(const std::string& run_dir, const std::string& product,
+                                                     const std::string& test, int sample);
 
 }  // namespace vpnlab

@@ -2,8 +2,8 @@
 
 #include <cerrno>
 
-#include "lab/base/json_depth.h"
 #include "lab/base/input_file.h"
+#include "lab/base/json_depth.h"
 #include "lab/base/json_number.h"
 
 namespace vpnlab {
@@ -12,12 +12,18 @@ namespace {
 
 const char* type_name(JsonType t) {
   switch (t) {
-    case JsonType::string: return "a string";
-    case JsonType::number: return "a number";
-    case JsonType::integer: return "a whole number";
-    case JsonType::boolean: return "true or false";
-    case JsonType::object: return "a table (JSON object)";
-    case JsonType::array: return "a list (JSON array)";
+    case JsonType::string:
+      return "a string";
+    case JsonType::number:
+      return "a number";
+    case JsonType::integer:
+      return "a whole number";
+    case JsonType::boolean:
+      return "true or false";
+    case JsonType::object:
+      return "a table (JSON object)";
+    case JsonType::array:
+      return "a list (JSON array)";
   }
   return "?";
 }
@@ -34,19 +40,25 @@ const char* found_name(const nlohmann::json& v) {
 
 bool has_type(const nlohmann::json& v, JsonType t) {
   switch (t) {
-    case JsonType::string: return v.is_string();
-    case JsonType::number: return v.is_number();
-    case JsonType::integer: return v.is_number_integer() || v.is_number_unsigned();
-    case JsonType::boolean: return v.is_boolean();
-    case JsonType::object: return v.is_object();
-    case JsonType::array: return v.is_array();
+    case JsonType::string:
+      return v.is_string();
+    case JsonType::number:
+      return v.is_number();
+    case JsonType::integer:
+      return v.is_number_integer() || v.is_number_unsigned();
+    case JsonType::boolean:
+      return v.is_boolean();
+    case JsonType::object:
+      return v.is_object();
+    case JsonType::array:
+      return v.is_array();
   }
   return false;
 }
 
 // Walks `parts` from `at`; `where` is the dotted path so far, for the message.
-Status check_at(const nlohmann::json& at, const std::vector<std::string>& parts, size_t i, const std::string& where, JsonType type,
-                const std::string& file) {
+Status check_at(const nlohmann::json& at, const std::vector<std::string>& parts, size_t i, const std::string& where,
+                JsonType type, const std::string& file) {
   if (i == parts.size()) {
     if (has_type(at, type)) return ok_status();
     return make_error(file + ": " + where + " is " + found_name(at) + ", expected " + type_name(type),
@@ -71,7 +83,8 @@ Status check_at(const nlohmann::json& at, const std::vector<std::string>& parts,
 }  // namespace
 
 Status check_json_fields(const nlohmann::json& j, const std::vector<JsonField>& fields, const std::string& file) {
-  if (!j.is_object()) return make_error(file + ": the top level is " + found_name(j) + ", expected a table", "restore it from the run");
+  if (!j.is_object())
+    return make_error(file + ": the top level is " + found_name(j) + ", expected a table", "restore it from the run");
   for (const auto& f : fields) {
     std::vector<std::string> parts;
     std::string p = f.pointer;
@@ -96,7 +109,8 @@ Result<nlohmann::json> read_json_file(const std::string& file, const std::vector
   if (auto why = json_nesting_problem(**text); !why.empty())
     return make_error(file + ": " + why + ", not a file vpnlab wrote", "restore it from the run");
   nlohmann::json j = parse_json_bounded(**text);
-  if (j.is_discarded()) return make_error(file + ": not valid JSON", "the file was edited by hand or cut short: restore it from the run");
+  if (j.is_discarded())
+    return make_error(file + ": not valid JSON", "the file was edited by hand or cut short: restore it from the run");
   if (auto s = check_json_fields(j, fields, file); !s) return s.error();
   return j;
 }
@@ -105,35 +119,78 @@ namespace {
 
 const std::vector<JsonField>& environment_fields() {
   static const std::vector<JsonField> fields = {
-      {"/schema", JsonType::integer},          {"/run_id", JsonType::string},           {"/backend", JsonType::string},
-      {"/topology_file", JsonType::string},    {"/requested_products", JsonType::array}, {"/requested_products/*", JsonType::string},
-      {"/bench", JsonType::object},            {"/bench/samples", JsonType::integer},   {"/bench/duration_s", JsonType::number},
-      {"/bench/warmup_s", JsonType::number},   {"/bench/pinned", JsonType::boolean},    {"/bench/interleaved", JsonType::boolean},
-      {"/bench/rps", JsonType::boolean},       {"/products", JsonType::object},         {"/products/*", JsonType::object},
-      {"/products/*/version", JsonType::string}, {"/products/*/cipher", JsonType::string}, {"/products/*/threads_knob", JsonType::string},
-      {"/guests", JsonType::array},            {"/guests/*", JsonType::object},         {"/guests/*/node", JsonType::string},
-      {"/guests/*/kernel", JsonType::string},  {"/guests/*/boot_s", JsonType::number},  {"/pinning_notes", JsonType::array},
-      {"/pinning_notes/*", JsonType::string},  {"/pinning_warnings", JsonType::array},  {"/pinning_warnings/*", JsonType::string},
-      {"/overlay", JsonType::object},          {"/overlay/mtu", JsonType::integer},      {"/products/*/tunnel", JsonType::boolean},
-      {"/products/*/overhead_bytes", JsonType::integer}, {"/shaped_links", JsonType::array}, {"/shaped_links/*", JsonType::object},
-      {"/shaped_links/*/link", JsonType::string}, {"/shaped_links/*/rate_bps", JsonType::number},
-      {"/shaped_links/*/burst_bytes", JsonType::number}, {"/shaped_links/*/limit_bytes", JsonType::number},
-      {"/shaped_links/*/mtu", JsonType::integer}, {"/shaped_links/*/where", JsonType::string}, {"/test_links", JsonType::object},
-      {"/test_links/*", JsonType::array},      {"/test_links/*/*", JsonType::string},
-      {"/impaired_links", JsonType::array},    {"/impaired_links/*", JsonType::object}, {"/impaired_links/*/link", JsonType::string},
-      {"/impaired_links/*/profile", JsonType::string}, {"/impaired_links/*/delay_ms", JsonType::number},
-      {"/impaired_links/*/jitter_ms", JsonType::number}, {"/impaired_links/*/loss_pct", JsonType::number},
-      {"/impaired_links/*/reorder", JsonType::boolean}, {"/impaired_links/*/where", JsonType::string},
-      {"/achieved_paths", JsonType::object}, {"/achieved_paths/*", JsonType::object}, {"/achieved_paths/*/from", JsonType::string},
-      {"/achieved_paths/*/to", JsonType::string}, {"/achieved_paths/*/not_measured", JsonType::string},
-      {"/achieved_paths/*/sent", JsonType::integer}, {"/achieved_paths/*/answered", JsonType::integer},
-      {"/achieved_paths/*/reordered", JsonType::integer}, {"/achieved_paths/*/rtt_min_ms", JsonType::number},
-      {"/achieved_paths/*/rtt_p50_ms", JsonType::number}, {"/achieved_paths/*/rtt_p99_ms", JsonType::number},
-      {"/achieved_paths/*/loss_pct", JsonType::number}, {"/achieved_paths/*/loss_low_pct", JsonType::number},
-      {"/achieved_paths/*/loss_high_pct", JsonType::number}, {"/achieved_paths/*/loss_level", JsonType::number},
-      {"/achieved_paths/*/asked_rtt_ms", JsonType::number}, {"/achieved_paths/*/asked_loss_pct", JsonType::number},
-      {"/achieved_paths/*/departures", JsonType::array}, {"/achieved_paths/*/departures/*", JsonType::string},
-      {"/meters_off", JsonType::array},        {"/meters_off/*", JsonType::string},
+      {"/schema", JsonType::integer},
+      {"/run_id", JsonType::string},
+      {"/backend", JsonType::string},
+      {"/topology_file", JsonType::string},
+      {"/requested_products", JsonType::array},
+      {"/requested_products/*", JsonType::string},
+      {"/bench", JsonType::object},
+      {"/bench/samples", JsonType::integer},
+      {"/bench/duration_s", JsonType::number},
+      {"/bench/warmup_s", JsonType::number},
+      {"/bench/pinned", JsonType::boolean},
+      {"/bench/interleaved", JsonType::boolean},
+      {"/bench/rps", JsonType::boolean},
+      {"/products", JsonType::object},
+      {"/products/*", JsonType::object},
+      {"/products/*/version", JsonType::string},
+      {"/products/*/cipher", JsonType::string},
+      {"/products/*/threads_knob", JsonType::string},
+      {"/guests", JsonType::array},
+      {"/guests/*", JsonType::object},
+      {"/guests/*/node", JsonType::string},
+      {"/guests/*/kernel", JsonType::string},
+      {"/guests/*/boot_s", JsonType::number},
+      {"/pinning_notes", JsonType::array},
+      {"/pinning_notes/*", JsonType::string},
+      {"/pinning_warnings", JsonType::array},
+      {"/pinning_warnings/*", JsonType::string},
+      {"/overlay", JsonType::object},
+      {"/overlay/mtu", JsonType::integer},
+      {"/products/*/tunnel", JsonType::boolean},
+      {"/products/*/overhead_bytes", JsonType::integer},
+      {"/shaped_links", JsonType::array},
+      {"/shaped_links/*", JsonType::object},
+      {"/shaped_links/*/link", JsonType::string},
+      {"/shaped_links/*/rate_bps", JsonType::number},
+      {"/shaped_links/*/burst_bytes", JsonType::number},
+      {"/shaped_links/*/limit_bytes", JsonType::number},
+      {"/shaped_links/*/mtu", JsonType::integer},
+      {"/shaped_links/*/where", JsonType::string},
+      {"/test_links", JsonType::object},
+      {"/test_links/*", JsonType::array},
+      {"/test_links/*/*", JsonType::string},
+      {"/impaired_links", JsonType::array},
+      {"/impaired_links/*", JsonType::object},
+      {"/impaired_links/*/link", JsonType::string},
+      {"/impaired_links/*/profile", JsonType::string},
+      {"/impaired_links/*/delay_ms", JsonType::number},
+      {"/impaired_links/*/jitter_ms", JsonType::number},
+      {"/impaired_links/*/loss_pct", JsonType::number},
+      {"/impaired_links/*/reorder", JsonType::boolean},
+      {"/impaired_links/*/where", JsonType::string},
+      {"/achieved_paths", JsonType::object},
+      {"/achieved_paths/*", JsonType::object},
+      {"/achieved_paths/*/from", JsonType::string},
+      {"/achieved_paths/*/to", JsonType::string},
+      {"/achieved_paths/*/not_measured", JsonType::string},
+      {"/achieved_paths/*/sent", JsonType::integer},
+      {"/achieved_paths/*/answered", JsonType::integer},
+      {"/achieved_paths/*/reordered", JsonType::integer},
+      {"/achieved_paths/*/rtt_min_ms", JsonType::number},
+      {"/achieved_paths/*/rtt_p50_ms", JsonType::number},
+      {"/achieved_paths/*/rtt_p99_ms", JsonType::number},
+      {"/achieved_paths/*/loss_pct", JsonType::number},
+      {"/achieved_paths/*/loss_low_pct", JsonType::number},
+      {"/achieved_paths/*/loss_high_pct", JsonType::number},
+      {"/achieved_paths/*/loss_level", JsonType::number},
+      {"/achieved_paths/*/asked_rtt_ms", JsonType::number},
+      {"/achieved_paths/*/asked_loss_pct", JsonType::number},
+      {"/achieved_paths/*/departures", JsonType::array},
+      {"/achieved_paths/*/departures/*", JsonType::string},
+      {"/meters_off", JsonType::array},
+      {"/meters_off/*", JsonType::string},
   };
   return fields;
 }
@@ -141,10 +198,13 @@ const std::vector<JsonField>& environment_fields() {
 }  // namespace
 
 Status check_environment(const nlohmann::json& env, const std::string& file) {
-  if (!env.is_object()) return make_error(file + ": not a JSON object", "the file was edited by hand or cut short: restore it from the run");
+  if (!env.is_object())
+    return make_error(file + ": not a JSON object",
+                      "the file was edited by hand or cut short: restore it from the run");
   if (auto s = check_json_fields(env, environment_fields(), file); !s) return s;
   if (env.contains("schema") && whole_number<int>(env["schema"]) != kEnvironmentSchema)
-    return make_error(file + ": schema " + env["schema"].dump() + " is not one this vpnlab reads (" + std::to_string(kEnvironmentSchema) + ")",
+    return make_error(file + ": schema " + env["schema"].dump() + " is not one this vpnlab reads (" +
+                          std::to_string(kEnvironmentSchema) + ")",
                       "use the vpnlab version that made the run");
   return ok_status();
 }
@@ -171,8 +231,12 @@ const std::vector<JsonField>& audit_fields() {
 
 }  // namespace
 
-Status check_audit(const nlohmann::json& audit, const std::string& file) { return check_json_fields(audit, audit_fields(), file); }
+Status check_audit(const nlohmann::json& audit, const std::string& file) {
+  return check_json_fields(audit, audit_fields(), file);
+}
 
-Result<nlohmann::json> read_audit(const std::string& run_dir) { return read_json_file(run_dir + "/audit.json", audit_fields(), false); }
+Result<nlohmann::json> read_audit(const std::string& run_dir) {
+  return read_json_file(run_dir + "/audit.json", audit_fields(), false);
+}
 
 }  // namespace vpnlab

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/record/run_layout.h"  // kEnvironmentSchema
 #include "lab/base/result.h"
+#include "lab/record/run_layout.h"  // kEnvironmentSchema
 
 namespace vpnlab {
 

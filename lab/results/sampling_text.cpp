@@ -17,9 +17,12 @@ std::string sampling_line(const nlohmann::json& environment) {
     width = buf;
   }
   const size_t looks = s.contains("looks") && s["looks"].is_array() ? s["looks"].size() : size_t{0};
-  snprintf(buf, sizeof buf, "sampling: %s after %d rounds (asked ±%.1f %%; widest %s: %s; each look's interval at %.2f %%, %zu look%s planned, so 95 %% overall)",
-           s.value("stopped", std::string("?")).c_str(), static_cast<int>(number("rounds")), 100 * number("precision"), width.c_str(),
-           s.value("widest_series", std::string("-")).c_str(), 100 * number("confidence_per_look"), looks, looks == 1 ? "" : "s");
+  snprintf(buf, sizeof buf,
+           "sampling: %s after %d rounds (asked ±%.1f %%; widest %s: %s; each look's interval at %.2f %%, %zu look%s "
+           "planned, so 95 %% overall)",
+           s.value("stopped", std::string("?")).c_str(), static_cast<int>(number("rounds")), 100 * number("precision"),
+           width.c_str(), s.value("widest_series", std::string("-")).c_str(), 100 * number("confidence_per_look"),
+           looks, looks == 1 ? "" : "s");
   std::string line = buf;
   // Series stop one by one: those that did not reach the target, each with where it ended.
   std::string missed;
@@ -28,7 +31,8 @@ std::string sampling_line(const nlohmann::json& environment) {
       if (!x.is_object() || x.value("met", true)) continue;
       std::string where = x.value("why_not", std::string("?"));
       if (x.contains("half_width") && x["half_width"].is_number()) {
-        snprintf(buf, sizeof buf, "±%.1f %% after %d rounds, ", 100 * x["half_width"].get<double>(), whole_number_or(x, "rounds", 0));
+        snprintf(buf, sizeof buf, "±%.1f %% after %d rounds, ", 100 * x["half_width"].get<double>(),
+                 whole_number_or(x, "rounds", 0));
         where = buf + where;
       }
       missed += "\n    " + x.value("series", std::string("?")) + " (" + where + ")";

@@ -48,7 +48,8 @@ const std::vector<Figure>& throughput_figures() {
   static const std::vector<Figure> f = [] {
     std::vector<Figure> out;
     for (const auto& m : metric_columns())
-      if (m.key == "gbps" || m.judged) out.push_back({m.key, m.title, m.higher_is_better, m.better, m.worse, m.key == "gbps"});
+      if (m.key == "gbps" || m.judged)
+        out.push_back({m.key, m.title, m.higher_is_better, m.better, m.worse, m.key == "gbps"});
     return out;
   }();
   return f;
@@ -62,7 +63,8 @@ const std::vector<Figure>& transaction_figures() {
 }
 
 // The samples behind a headline: the rows that count as results, as measured.
-std::vector<double> samples_of(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test, bool transactions) {
+std::vector<double> samples_of(const std::vector<SampleRow>& rows, const std::string& product, const std::string& test,
+                               bool transactions) {
   std::vector<double> v;
   for (const auto& r : rows)
     if (r.product == product && r.test == test && counts_as_result(r)) v.push_back(transactions ? r.tps : r.gbps);
@@ -72,12 +74,25 @@ std::vector<double> samples_of(const std::vector<SampleRow>& rows, const std::st
 std::vector<Measured> measured_of(const std::vector<SampleRow>& rows) {
   std::vector<Measured> out;
   for (const auto& s : summarize(rows)) {
-    Measured m{s.product, s.test, s.rows, s.not_run, s.metrics, s.baseline_ratio, &throughput_figures(), samples_of(rows, s.product, s.test, false)};
+    Measured m{s.product,
+               s.test,
+               s.rows,
+               s.not_run,
+               s.metrics,
+               s.baseline_ratio,
+               &throughput_figures(),
+               samples_of(rows, s.product, s.test, false)};
     out.push_back(std::move(m));
   }
   for (const auto& t : summarize_transactions(rows)) {
-    Measured m{t.product, t.test, t.rows, 0, {{"tps", t.tps}, {"p99_ms", t.p99_ms}, {"cpu_us_per_tx", t.cpu_us_per_tx}}, t.baseline_ratio,
-               &transaction_figures(), samples_of(rows, t.product, t.test, true)};
+    Measured m{t.product,
+               t.test,
+               t.rows,
+               0,
+               {{"tps", t.tps}, {"p99_ms", t.p99_ms}, {"cpu_us_per_tx", t.cpu_us_per_tx}},
+               t.baseline_ratio,
+               &transaction_figures(),
+               samples_of(rows, t.product, t.test, true)};
     out.push_back(std::move(m));
   }
   return out;
@@ -141,8 +156,8 @@ std::string reproduce_line(const ScorecardScenario& sc, const std::vector<Sample
 }
 
 // The cells of one figure of one test: value, interval, verdicts, tier.
-void add_figure_cells(const Figure& f, const std::vector<const Measured*>& group, const ScorecardScenario& sc, const json& env,
-                      const std::string& now_utc, json* cells) {
+void add_figure_cells(const Figure& f, const std::vector<const Measured*>& group, const ScorecardScenario& sc,
+                      const json& env, const std::string& now_utc, json* cells) {
   const Measured* base = nullptr;
   for (const auto* s : group)
     if (s->product == "baseline") base = s;
@@ -161,7 +176,8 @@ void add_figure_cells(const Figure& f, const std::vector<const Measured*>& group
     if (measured[i]->product != "baseline") tunnels.push_back(ranked[i]), tunnel_at.push_back(i);
   // The headline's tiers read the interval the scorecard prints for it: the round-paired
   // ratio, which the baseline's own noise does not widen (when every tunnel has one).
-  if (f.headline && std::all_of(tunnel_at.begin(), tunnel_at.end(), [&](size_t i) { return measured[i]->ratio.n >= 2; }))
+  if (f.headline &&
+      std::all_of(tunnel_at.begin(), tunnel_at.end(), [&](size_t i) { return measured[i]->ratio.n >= 2; }))
     for (size_t k = 0; k < tunnels.size(); ++k) {
       const RatioInterval& r = measured[tunnel_at[k]]->ratio;
       tunnels[k] = {r.ratio, r.low, r.high};
@@ -170,9 +186,18 @@ void add_figure_cells(const Figure& f, const std::vector<const Measured*>& group
   for (size_t i = 0; i < measured.size(); ++i) {
     const Measured& s = *measured[i];
     const SampleStats& st = s.stats.at(f.key);
-    json c = {{"scenario", sc.name}, {"test", s.test}, {"product", s.product}, {"metric", f.key}, {"title", f.title}, {"headline", f.headline},
-              {"value", st.median}, {"interval", {st.ci_low, st.ci_high}}, {"coverage", st.coverage}, {"n", st.n},
-              {"higher_is_better", f.higher_is_better}, {"run", sc.run}};
+    json c = {{"scenario", sc.name},
+              {"test", s.test},
+              {"product", s.product},
+              {"metric", f.key},
+              {"title", f.title},
+              {"headline", f.headline},
+              {"value", st.median},
+              {"interval", {st.ci_low, st.ci_high}},
+              {"coverage", st.coverage},
+              {"n", st.n},
+              {"higher_is_better", f.higher_is_better},
+              {"run", sc.run}};
     c["mde"] = st.median > 0 ? std::max(st.ci_high / st.median - 1, 1 - st.ci_low / st.median) : 0.0;
     if (f.headline && s.ratio.n >= 2 && s.product != "baseline") {
       c["ratio_to_baseline"] = {{"value", s.ratio.ratio}, {"interval", {s.ratio.low, s.ratio.high}}, {"n", s.ratio.n}};
@@ -184,7 +209,8 @@ void add_figure_cells(const Figure& f, const std::vector<const Measured*>& group
     if (at != tunnel_at.end()) {
       const int tier = tiers[static_cast<size_t>(at - tunnel_at.begin())];
       c["tier"] = tier;
-      c["verdict_vs_leader"] = tier == 1 ? (tunnels.size() > 1 ? "leader or tied with it" : "leader") : "behind the leader";
+      c["verdict_vs_leader"] =
+          tier == 1 ? (tunnels.size() > 1 ? "leader or tied with it" : "leader") : "behind the leader";
     }
     c["provenance"] = provenance_of(env, s.product, now_utc);
     cells->push_back(std::move(c));
@@ -200,16 +226,26 @@ json failure_cell(const ScorecardScenario& sc, const Measured& s, const std::vec
       break;
     }
   const Figure& f = s.figures->front();
-  return {{"scenario", sc.name}, {"test", s.test}, {"product", s.product}, {"metric", f.key}, {"title", f.title}, {"headline", true},
-          {"value", nullptr}, {"interval", nullptr}, {"run", sc.run}, {"failure", reason}, {"not_run", s.rows > 0 && s.not_run == s.rows}};
+  return {{"scenario", sc.name},
+          {"test", s.test},
+          {"product", s.product},
+          {"metric", f.key},
+          {"title", f.title},
+          {"headline", true},
+          {"value", nullptr},
+          {"interval", nullptr},
+          {"run", sc.run},
+          {"failure", reason},
+          {"not_run", s.rows > 0 && s.not_run == s.rows}};
 }
 
 json scenario_json(const ScorecardScenario& sc, const json& env) {
-  json j = {{"name", sc.name}, {"topology", sc.topology}, {"state", sc.state}, {"run", sc.run}, {"error", sc.error}, {"tests", sc.tests},
-            {"feature", sc.feature}};
+  json j = {{"name", sc.name},   {"topology", sc.topology}, {"state", sc.state},    {"run", sc.run},
+            {"error", sc.error}, {"tests", sc.tests},       {"feature", sc.feature}};
   if (env.contains("sampling") && env["sampling"].is_object()) {
     const json& s = env["sampling"];
-    j["sampling"] = {{"stopped", s.value("stopped", "")}, {"precision", s.value("precision", 0.0)},
+    j["sampling"] = {{"stopped", s.value("stopped", "")},
+                     {"precision", s.value("precision", 0.0)},
                      {"widest_half_width", s.contains("widest_half_width") ? s["widest_half_width"] : json(nullptr)}};
     j["reached_precision"] = s.value("stopped", "").rfind("target met", 0) == 0;
   }
@@ -229,7 +265,8 @@ json features_json(const std::vector<ProductFeatures>& products) {
 std::vector<int> tiers_of(const std::vector<RankedValue>& values, bool higher_is_better) {
   std::vector<size_t> order(values.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return better(values[a].value, values[b].value, higher_is_better); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return better(values[a].value, values[b].value, higher_is_better); });
   std::vector<int> tier(values.size(), 0);
   int current = 0;
   size_t head = 0;
@@ -245,8 +282,13 @@ std::vector<int> tiers_of(const std::vector<RankedValue>& values, bool higher_is
 
 json scorecard_json(const std::string& suite_name, const std::string& suite_file, const std::string& out_dir,
                     const std::vector<ScorecardScenario>& scenarios, const std::string& now_utc) {
-  json out = {{"schema", kScorecardSchema}, {"suite", suite_name}, {"file", suite_file}, {"generated", now_utc},
-              {"stale_after_days", kStaleAfterDays}, {"scenarios", json::array()}, {"cells", json::array()}};
+  json out = {{"schema", kScorecardSchema},
+              {"suite", suite_name},
+              {"file", suite_file},
+              {"generated", now_utc},
+              {"stale_after_days", kStaleAfterDays},
+              {"scenarios", json::array()},
+              {"cells", json::array()}};
   for (ScorecardScenario sc : scenarios) {
     json env = json::object();
     std::vector<SampleRow> rows;
@@ -271,14 +313,16 @@ json scorecard_json(const std::string& suite_name, const std::string& suite_file
       by_test[m.test].push_back(&m);
     }
     for (const auto& t : tests)
-      for (const auto& f : *by_test[t].front()->figures) add_figure_cells(f, by_test[t], sc, env, now_utc, &out["cells"]);
+      for (const auto& f : *by_test[t].front()->figures)
+        add_figure_cells(f, by_test[t], sc, env, now_utc, &out["cells"]);
     out["scenarios"].back()["reproduce"] = reproduce_line(sc, rows);
     // Per product, the commands that ran, to check a figure by hand.
     json recipes = json::object();
     if (!sc.run.empty())
       for (const auto& m : measured)
         if (!recipes.contains(m.product))
-          if (std::string r = hand_recipe(out_dir + "/" + sc.run, sc.topology, m.product, rows); !r.empty()) recipes[m.product] = r;
+          if (std::string r = hand_recipe(out_dir + "/" + sc.run, sc.topology, m.product, rows); !r.empty())
+            recipes[m.product] = r;
     out["scenarios"].back()["recipes"] = recipes;
   }
   return out;

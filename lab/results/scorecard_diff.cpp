@@ -29,11 +29,15 @@ std::optional<Interval> interval_of(const json& c) {
 }
 
 std::string key_of(const json& c) {
-  return c.value("scenario", "") + "\n" + c.value("test", "") + "\n" + c.value("product", "") + "\n" + c.value("metric", "");
+  return c.value("scenario", "") + "\n" + c.value("test", "") + "\n" + c.value("product", "") + "\n" +
+         c.value("metric", "");
 }
 
 json cell_id(const json& c) {
-  return {{"scenario", c.value("scenario", "")}, {"test", c.value("test", "")}, {"product", c.value("product", "")}, {"metric", c.value("metric", "")}};
+  return {{"scenario", c.value("scenario", "")},
+          {"test", c.value("test", "")},
+          {"product", c.value("product", "")},
+          {"metric", c.value("metric", "")}};
 }
 
 std::string fixed(double v) {
@@ -45,24 +49,31 @@ std::string fixed(double v) {
 }  // namespace
 
 Result<json> read_scorecard(const std::string& dir_or_file) {
-  struct stat st{};
+  struct stat st {};
   const bool dir = ::stat(dir_or_file.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
   const std::string file = dir ? dir_or_file + "/scorecard.json" : dir_or_file;
   auto j = read_json_file(file,
-                          {{"/schema", JsonType::integer}, {"/suite", JsonType::string}, {"/cells", JsonType::array},
-                           {"/cells/*/scenario", JsonType::string}, {"/cells/*/test", JsonType::string}, {"/cells/*/product", JsonType::string},
-                           {"/cells/*/metric", JsonType::string}, {"/cells/*/higher_is_better", JsonType::boolean}},
+                          {{"/schema", JsonType::integer},
+                           {"/suite", JsonType::string},
+                           {"/cells", JsonType::array},
+                           {"/cells/*/scenario", JsonType::string},
+                           {"/cells/*/test", JsonType::string},
+                           {"/cells/*/product", JsonType::string},
+                           {"/cells/*/metric", JsonType::string},
+                           {"/cells/*/higher_is_better", JsonType::boolean}},
                           /*required=*/true);
   if (!j) return make_error(j.error().message, "give a directory 'vpnlab suite' wrote, or its scorecard.json");
-  if (!j->contains("cells")) return make_error(file + ": no 'cells': not a scorecard", "give a directory 'vpnlab suite' wrote");
+  if (!j->contains("cells"))
+    return make_error(file + ": no 'cells': not a scorecard", "give a directory 'vpnlab suite' wrote");
   return j;
 }
 
 json scorecard_diff(const json& a, const json& b, const std::string& a_name, const std::string& b_name) {
   std::map<std::string, const json*> in_a;
   for (const auto& c : a["cells"]) in_a[key_of(c)] = &c;
-  json out = {{"schema", kSuiteDiffSchema}, {"a", a_name}, {"b", b_name}, {"changed", json::array()}, {"same", 0},
-              {"only_in_a", json::array()}, {"only_in_b", json::array()}};
+  json out = {{"schema", kSuiteDiffSchema}, {"a", a_name}, {"b", b_name},
+              {"changed", json::array()},   {"same", 0},   {"only_in_a", json::array()},
+              {"only_in_b", json::array()}};
   int same = 0;
   std::map<std::string, bool> matched;
   for (const auto& cb : b["cells"]) {
@@ -107,11 +118,14 @@ json scorecard_diff(const json& a, const json& b, const std::string& a_name, con
 }
 
 std::string scorecard_diff_text(const json& d) {
-  std::string t = "suite diff: A = " + terminal_safe(d.value("a", "")) + ", B = " + terminal_safe(d.value("b", "")) + "\n";
-  t += std::to_string(d["changed"].size()) + " cell(s) changed beyond their intervals, " + std::to_string(whole_number_or(d, "same", 0)) +
-       " within them\n";
+  std::string t =
+      "suite diff: A = " + terminal_safe(d.value("a", "")) + ", B = " + terminal_safe(d.value("b", "")) + "\n";
+  t += std::to_string(d["changed"].size()) + " cell(s) changed beyond their intervals, " +
+       std::to_string(whole_number_or(d, "same", 0)) + " within them\n";
   for (const auto& c : d["changed"]) {
-    t += "  " + terminal_safe(c.value("scenario", "") + " / " + c.value("test", "") + " / " + c.value("product", "") + " / " + c.value("metric", "")) +
+    t += "  " +
+         terminal_safe(c.value("scenario", "") + " / " + c.value("test", "") + " / " + c.value("product", "") + " / " +
+                       c.value("metric", "")) +
          ": " + c.value("verdict", "");
     if (c.contains("a"))
       t += ", " + fixed(c["a"]["value"].get<double>()) + " [" + fixed(c["a"]["interval"][0].get<double>()) + ", " +
@@ -125,7 +139,9 @@ std::string scorecard_diff_text(const json& d) {
   for (const char* side : {"only_in_a", "only_in_b"})
     for (const auto& c : d[side])
       t += std::string("  ") + (std::string(side) == "only_in_a" ? "only in A: " : "only in B: ") +
-           terminal_safe(c.value("scenario", "") + " / " + c.value("test", "") + " / " + c.value("product", "") + " / " + c.value("metric", "")) + "\n";
+           terminal_safe(c.value("scenario", "") + " / " + c.value("test", "") + " / " + c.value("product", "") +
+                         " / " + c.value("metric", "")) +
+           "\n";
   return t;
 }
 

@@ -19,7 +19,8 @@ Result<nlohmann::json> read_scorecard(const std::string& dir_or_file);
 
 // {"schema", "a", "b", "changed": [...], "same": N, "only_in_a": [...], "only_in_b": [...]};
 // each changed cell with both values and intervals, B/A, and "better"/"worse" for B.
-nlohmann::json scorecard_diff(const nlohmann::json& a, const nlohmann::json& b, const std::string& a_name, const std::string& b_name);
+nlohmann::json scorecard_diff(const nlohmann::json& a, const nlohmann::json& b, const std::string& a_name,
+                              const std::string& b_name);
 std::string scorecard_diff_text(const nlohmann::json& diff);
 
 }  // namespace vpnlab

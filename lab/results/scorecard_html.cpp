@@ -37,7 +37,8 @@ std::string num(double v) {
 const char* kStyle =
     "body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin:1em 0}"
     "td,th{border:1px solid #bbb;padding:.3em .6em;text-align:right}th{background:#eee}td.name{text-align:left}"
-    ".tier1{background:#d8f0d8}.tier2{background:#fff3c8}.tier3{background:#fde0c8}.failed{background:#f6d0d0;text-align:left}"
+    ".tier1{background:#d8f0d8}.tier2{background:#fff3c8}.tier3{background:#fde0c8}.failed{background:#f6d0d0;text-"
+    "align:left}"
     ".stale{color:#a00}pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}small{color:#555}";
 
 std::string cell_class(const json& c) {
@@ -64,16 +65,19 @@ std::string cell_text(const json& c) {
   if (c.contains("failure")) return (c.value("not_run", false) ? "not run: " : "failed: ") + esc(c["failure"]);
   if (c.contains("ratio_to_baseline")) {
     const json& r = c["ratio_to_baseline"];
-    return num(r["value"].get<double>()) + "× <small>[" + num(r["interval"][0].get<double>()) + ", " + num(r["interval"][1].get<double>()) + "]</small>";
+    return num(r["value"].get<double>()) + "× <small>[" + num(r["interval"][0].get<double>()) + ", " +
+           num(r["interval"][1].get<double>()) + "]</small>";
   }
-  return num(c["value"].get<double>()) + " <small>[" + num(c["interval"][0].get<double>()) + ", " + num(c["interval"][1].get<double>()) + "]</small>";
+  return num(c["value"].get<double>()) + " <small>[" + num(c["interval"][0].get<double>()) + ", " +
+         num(c["interval"][1].get<double>()) + "]</small>";
 }
 
 // The round-paired ratio to the baseline and its interval, which the verdict beside it reads.
 std::string ratio_text(const json& c) {
   if (!c.contains("ratio_to_baseline")) return "";
   const json& r = c["ratio_to_baseline"];
-  return num(r["value"].get<double>()) + " [" + num(r["interval"][0].get<double>()) + ", " + num(r["interval"][1].get<double>()) + "]";
+  return num(r["value"].get<double>()) + " [" + num(r["interval"][0].get<double>()) + ", " +
+         num(r["interval"][1].get<double>()) + "]";
 }
 
 // The first table: products x (scenario, test), Gbit/s cells only.
@@ -85,13 +89,20 @@ std::string overview(const json& card, const std::map<std::string, std::string>&
     if (!c.value("headline", false)) continue;
     const auto col = std::make_pair(c.value("scenario", ""), c.value("test", "") + " · " + c.value("title", ""));
     if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
-    if (std::find(products.begin(), products.end(), c.value("product", "")) == products.end()) products.push_back(c.value("product", ""));
+    if (std::find(products.begin(), products.end(), c.value("product", "")) == products.end())
+      products.push_back(c.value("product", ""));
     at[col.first + "\n" + col.second + "\n" + c.value("product", "")] = &c;
   }
-  std::string h = "<h2>Scorecard</h2><p>Each cell: the test's headline figure (Gbit/s; transactions/s for rr and crr) over the no-tunnel "
-                  "baseline's in the same rounds (round-paired, 95 % interval), coloured by tier: the products of one tier cannot be told "
-                  "apart from its leader by the data. Hover a cell for its provenance and how to measure it again.</p><table><tr><th>product</th>";
-  for (const auto& [s, t] : columns) h += "<th><a href=\"#" + xml_escape(s) + "\">" + xml_escape(s) + "</a><br><small>" + xml_escape(t) + "</small></th>";
+  std::string h =
+      "<h2>Scorecard</h2><p>Each cell: the test's headline figure (Gbit/s; transactions/s for rr and crr) over the "
+      "no-tunnel "
+      "baseline's in the same rounds (round-paired, 95 % interval), coloured by tier: the products of one tier cannot "
+      "be told "
+      "apart from its leader by the data. Hover a cell for its provenance and how to measure it "
+      "again.</p><table><tr><th>product</th>";
+  for (const auto& [s, t] : columns)
+    h +=
+        "<th><a href=\"#" + xml_escape(s) + "\">" + xml_escape(s) + "</a><br><small>" + xml_escape(t) + "</small></th>";
   h += "</tr>";
   for (const auto& p : products) {
     h += "<tr><td class=\"name\">" + xml_escape(p) + "</td>";
@@ -103,8 +114,8 @@ std::string overview(const json& card, const std::map<std::string, std::string>&
       }
       const json& c = *it->second;
       // The id names the cell as scorecard.json does: a reader (or a test) finds it.
-      h += "<td id=\"" + xml_escape("cell-" + s + "-" + c.value("test", "") + "-" + p) + "\" class=\"" + cell_class(c) + "\" title=\"" +
-           cell_title(c, reproduce.count(s) ? reproduce.at(s) : "") + "\">" + cell_text(c) + "</td>";
+      h += "<td id=\"" + xml_escape("cell-" + s + "-" + c.value("test", "") + "-" + p) + "\" class=\"" + cell_class(c) +
+           "\" title=\"" + cell_title(c, reproduce.count(s) ? reproduce.at(s) : "") + "\">" + cell_text(c) + "</td>";
     }
     h += "</tr>";
   }
@@ -114,7 +125,8 @@ std::string overview(const json& card, const std::map<std::string, std::string>&
 // Every sample as a dot on one axis from 0 to the largest of the test (no quartile invented).
 std::string sample_strip(const json& c, double axis_max) {
   if (!c.contains("samples") || axis_max <= 0) return "";
-  std::string svg = "<svg width=\"160\" height=\"14\" role=\"img\"><title>" + std::to_string(c["samples"].size()) + " samples</title>"
+  std::string svg = "<svg width=\"160\" height=\"14\" role=\"img\"><title>" + std::to_string(c["samples"].size()) +
+                    " samples</title>"
                     "<line x1=\"2\" y1=\"7\" x2=\"158\" y2=\"7\" stroke=\"#ccc\"/>";
   for (const auto& v : c["samples"]) {
     const double x = 2 + 156 * std::clamp(v.get<double>() / axis_max, 0.0, 1.0);
@@ -142,9 +154,11 @@ std::string trend_strip(const json& c) {
     const json& p = pts[i];
     const double x = 5 + step * static_cast<double>(i);
     const char* colour = p.value("change_point", false) ? "#c00" : "#336";
-    svg += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(y(p.value("low", 0.0))) + "\" y2=\"" + num(y(p.value("high", 0.0))) +
-           "\" stroke=\"" + colour + "\"/><circle cx=\"" + num(x) + "\" cy=\"" + num(y(p.value("value", 0.0))) + "\" r=\"2\" fill=\"" + colour + "\"/>";
-    title += " " + p.value("version", "?") + "=" + num(p.value("value", 0.0)) + (p.value("change_point", false) ? " (change)" : "");
+    svg += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(y(p.value("low", 0.0))) + "\" y2=\"" +
+           num(y(p.value("high", 0.0))) + "\" stroke=\"" + colour + "\"/><circle cx=\"" + num(x) + "\" cy=\"" +
+           num(y(p.value("value", 0.0))) + "\" r=\"2\" fill=\"" + colour + "\"/>";
+    title += " " + p.value("version", "?") + "=" + num(p.value("value", 0.0)) +
+             (p.value("change_point", false) ? " (change)" : "");
   }
   return "<svg width=\"160\" height=\"18\" role=\"img\"><title>" + xml_escape(title) + "</title>" + svg + "</svg>";
 }
@@ -160,8 +174,8 @@ double largest_sample(const json& card, const std::string& scenario, const std::
 // A scenario's own section: every metric's ranking with tiers, its state and how to repeat it.
 std::string scenario_section(const json& card, const json& sc) {
   const std::string name = sc.value("name", "");
-  std::string h = "<h2 id=\"" + xml_escape(name) + "\">" + xml_escape(name) + "</h2><p>topology " + esc(sc["topology"]) + "; state " +
-                  esc(sc["state"]);
+  std::string h = "<h2 id=\"" + xml_escape(name) + "\">" + xml_escape(name) + "</h2><p>topology " +
+                  esc(sc["topology"]) + "; state " + esc(sc["state"]);
   if (sc.contains("sampling")) h += "; sampling stopped: " + esc(sc["sampling"]["stopped"]);
   h += "</p>";
   if (!sc.value("error", "").empty()) h += "<pre class=\"failed\">" + esc(sc["error"]) + "</pre>";
@@ -173,22 +187,24 @@ std::string scenario_section(const json& card, const json& sc) {
     if (key != last) {
       axis_max = largest_sample(card, name, c.value("test", ""));
       h += (last.empty() ? "" : "</table>") + std::string("<h3>") + xml_escape(key) +
-           "</h3><table><tr><th>tier</th><th>product</th><th>median</th><th>95 % interval</th><th>n</th><th>samples</th><th>× baseline</th>"
+           "</h3><table><tr><th>tier</th><th>product</th><th>median</th><th>95 % "
+           "interval</th><th>n</th><th>samples</th><th>× baseline</th>"
            "<th>vs baseline</th><th>version</th><th>date</th><th>trend</th></tr>";
       last = key;
     }
     const json p = c.contains("provenance") ? c["provenance"] : json::object();
-    h += "<tr class=\"" + cell_class(c) + "\"><td>" + (c.contains("tier") ? std::to_string(whole_number_or(c, "tier", 0)) : "") + "</td><td class=\"name\">" +
+    h += "<tr class=\"" + cell_class(c) + "\"><td>" +
+         (c.contains("tier") ? std::to_string(whole_number_or(c, "tier", 0)) : "") + "</td><td class=\"name\">" +
          esc(c["product"]) + "</td>";
     if (c.contains("failure")) {
       h += "<td colspan=\"9\" class=\"failed\">" + cell_text(c) + "</td></tr>";
       continue;
     }
-    h += "<td>" + num(c["value"].get<double>()) + "</td><td>[" + num(c["interval"][0].get<double>()) + ", " + num(c["interval"][1].get<double>()) +
-         "]</td><td>" + std::to_string(whole_number_or<size_t>(c, "n", 0)) + "</td><td>" +
-         sample_strip(c, axis_max) + "</td><td>" + ratio_text(c) + "</td><td>" +
-         esc(c.value("verdict_vs_baseline", "")) + "</td><td>" +
-         (p.contains("version") ? esc(p["version"]) : "") + "</td><td" + (p.value("stale", false) ? " class=\"stale\">stale " : ">") +
+    h += "<td>" + num(c["value"].get<double>()) + "</td><td>[" + num(c["interval"][0].get<double>()) + ", " +
+         num(c["interval"][1].get<double>()) + "]</td><td>" + std::to_string(whole_number_or<size_t>(c, "n", 0)) +
+         "</td><td>" + sample_strip(c, axis_max) + "</td><td>" + ratio_text(c) + "</td><td>" +
+         esc(c.value("verdict_vs_baseline", "")) + "</td><td>" + (p.contains("version") ? esc(p["version"]) : "") +
+         "</td><td" + (p.value("stale", false) ? " class=\"stale\">stale " : ">") +
          (p.contains("date") ? esc(p["date"]) : "") + "</td><td>" + trend_strip(c) + "</td></tr>";
   }
   if (!last.empty()) h += "</table>";
@@ -196,7 +212,8 @@ std::string scenario_section(const json& card, const json& sc) {
   // By hand: the commands that ran, per product (lab/results/hand_recipe.h).
   if (sc.contains("recipes") && sc["recipes"].is_object())
     for (const auto& [product, text] : sc["recipes"].items())
-      if (text.is_string()) h += "<details><summary>" + xml_escape(product) + " by hand</summary><pre>" + esc(text) + "</pre></details>";
+      if (text.is_string())
+        h += "<details><summary>" + xml_escape(product) + " by hand</summary><pre>" + esc(text) + "</pre></details>";
   return h;
 }
 
@@ -214,15 +231,21 @@ std::string feature_matrix(const json& card) {
       {"encrypted", "", [](const json& p) { return std::string(p.value("encrypted", true) ? "yes" : "no"); }},
       {"native relay", "relay", [](const json& p) { return std::string(has_shape(p, "relay") ? "yes" : "no"); }},
       {"multi-hop chain", "chain", [](const json& p) { return std::string(has_shape(p, "chain") ? "yes" : "no"); }},
-      {"site-to-site", "site-to-site", [](const json& p) { return std::string(has_shape(p, "site-to-site") ? "yes" : "no"); }},
+      {"site-to-site", "site-to-site",
+       [](const json& p) { return std::string(has_shape(p, "site-to-site") ? "yes" : "no"); }},
       {"mesh", "mesh", [](const json& p) { return std::string(has_shape(p, "mesh") ? "yes" : "no"); }},
       {"firewall rules", "firewall", [](const json&) { return std::string("the lab's nft rules apply to any"); }},
       {"largest MTU, overhead", "mtu",
-       [](const json& p) { return std::to_string(whole_number_or(p, "max_mtu", 0)) + ", " + std::to_string(whole_number_or(p, "overhead", 0)) + " B"; }},
+       [](const json& p) {
+         return std::to_string(whole_number_or(p, "max_mtu", 0)) + ", " +
+                std::to_string(whole_number_or(p, "overhead", 0)) + " B";
+       }},
       {"build", "", [](const json& p) { return xml_escape(p.value("origin", "")); }},
   };
-  std::string h = "<h2>Features</h2><p>What each product declares (its product.toml); a row whose effect a scenario measures links to it.</p>"
-                  "<table><tr><th>feature</th>";
+  std::string h =
+      "<h2>Features</h2><p>What each product declares (its product.toml); a row whose effect a scenario measures links "
+      "to it.</p>"
+      "<table><tr><th>feature</th>";
   for (const auto& [name, p] : card["products"].items()) h += "<th>" + xml_escape(name) + "</th>";
   h += "<th>measured in</th></tr>";
   for (const Row& r : rows) {
@@ -231,7 +254,8 @@ std::string feature_matrix(const json& card) {
     std::string links;
     for (const auto& sc : card["scenarios"])
       if (*r.feature && sc.value("feature", "") == r.feature)
-        links += (links.empty() ? "" : ", ") + std::string("<a href=\"#") + esc(sc["name"]) + "\">" + esc(sc["name"]) + "</a>";
+        links += (links.empty() ? "" : ", ") + std::string("<a href=\"#") + esc(sc["name"]) + "\">" + esc(sc["name"]) +
+                 "</a>";
     h += "<td class=\"name\">" + links + "</td></tr>";
   }
   return h + "</table>";
@@ -242,9 +266,11 @@ std::string feature_matrix(const json& card) {
 std::string scorecard_html(const json& card) {
   std::map<std::string, std::string> reproduce;
   for (const auto& sc : card["scenarios"]) reproduce[sc.value("name", "")] = sc.value("reproduce", "");
-  std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + esc(card["suite"]) + " scorecard</title><style>" +
-                  kStyle + "</style></head><body><h1>" + esc(card["suite"]) + "</h1><p>Made " + esc(card["generated"]) + " from " + esc(card["file"]) +
-                  " by vpnlab suite; every figure below is in scorecard.json beside this page and traces to the rows of its run directory.</p>";
+  std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + esc(card["suite"]) +
+                  " scorecard</title><style>" + kStyle + "</style></head><body><h1>" + esc(card["suite"]) +
+                  "</h1><p>Made " + esc(card["generated"]) + " from " + esc(card["file"]) +
+                  " by vpnlab suite; every figure below is in scorecard.json beside this page and traces to the rows "
+                  "of its run directory.</p>";
   h += overview(card, reproduce);
   for (const auto& sc : card["scenarios"]) h += scenario_section(card, sc);
   h += feature_matrix(card);

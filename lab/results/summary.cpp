@@ -5,13 +5,13 @@
 #include "lab/results/hop_cost.h"
 #include "lab/results/load_latency_table.h"
 #include "lab/results/paired.h"
-#include "lab/results/transactions_table.h"
-#include "lab/results/sweep_table.h"
 #include "lab/results/sweep_effects.h"
+#include "lab/results/sweep_table.h"
+#include "lab/results/transactions_table.h"
 #include "lab/results/udp_table.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -47,7 +47,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
   std::map<std::pair<std::string, std::string>, size_t> index;
   struct Series {
     std::map<std::string, std::vector<double>> values;  // metric key -> the valid rows' figures
-    std::map<int, double> by_sample;  // sample number -> Gbit/s, for pairing by round
+    std::map<int, double> by_sample;                    // sample number -> Gbit/s, for pairing by round
   };
   std::vector<Series> series;
   for (const auto& r : rows) {
@@ -82,7 +82,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     const ProductTestSummary& b = out[base->second];
     if (b.gbps.n > 0 && b.gbps.median > 0) s.ratio_to_baseline = s.gbps.median / b.gbps.median;
     if (b.metric("retransmits").n > 0) s.baseline_retransmits = b.metric("retransmits").median;
-    if (const SampleStats &bc = b.metric("cpu_s_per_gbit"), &sc = s.metric("cpu_s_per_gbit"); bc.n > 0 && sc.n > 0)
+    if (const SampleStats& bc = b.metric("cpu_s_per_gbit"), &sc = s.metric("cpu_s_per_gbit"); bc.n > 0 && sc.n > 0)
       s.cpu_over_baseline = sc.median - bc.median;
     std::vector<double> ratios;
     for (const auto& [sample, gbps] : series[i].by_sample) {
@@ -159,14 +159,17 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
     }
     char median[16], interval[48], cv[16], ratio[48] = "-", over[16] = "-", retr[16] = "-", threads[16] = "-";
     snprintf(median, sizeof median, "%.3f", s.gbps.median);
-    snprintf(interval, sizeof interval, "%.3f-%.3f%s", s.gbps.ci_low, s.gbps.ci_high, s.gbps.coverage < 0.95 ? "*" : "");
+    snprintf(interval, sizeof interval, "%.3f-%.3f%s", s.gbps.ci_low, s.gbps.ci_high,
+             s.gbps.coverage < 0.95 ? "*" : "");
     if (s.gbps.coverage < lowest_coverage) {
       lowest_coverage = s.gbps.coverage;
       lowest_n = s.gbps.n;
     }
     snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.gbps.cv, s.gbps.cv > kHighCv ? "!" : "");
-    if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
-    else snprintf(ratio, sizeof ratio, "%s", ratio_interval_text(s.baseline_ratio).c_str());
+    if (s.product == "baseline")
+      snprintf(ratio, sizeof ratio, "1");
+    else
+      snprintf(ratio, sizeof ratio, "%s", ratio_interval_text(s.baseline_ratio).c_str());
     if (s.product != "baseline" && s.cpu_over_baseline != 0) snprintf(over, sizeof over, "%+.2f", s.cpu_over_baseline);
     if (s.metric("retransmits").n > 0) snprintf(retr, sizeof retr, "%.0f", s.metric("retransmits").median);
     if (s.threads > 0) snprintf(threads, sizeof threads, "%d", s.threads);
@@ -180,18 +183,26 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
     o << table.line(cells);
   }
   if (lowest_coverage < 0.95) {
-    snprintf(line, sizeof line, "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %% (%zu samples)\n",
-             100 * lowest_coverage, lowest_n);
+    snprintf(
+        line, sizeof line,
+        "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %% (%zu samples)\n",
+        100 * lowest_coverage, lowest_n);
     o << line;
   }
-  o << "x baseline: geometric mean of per-round ratios (sample i of the product over sample i of 'baseline': the underlay link with its "
-       "offloads, offloads.json; virtio-net in guests) with its 95 % t interval (±N %: wider than ±50 %): compare's estimator, and "
-       "adaptive sampling's, whose looks take it at the wider level the sampling line gives; +over bl: CPU-s/Gbit above the baseline's\n"
-       "±: the wider side of the median's 95 % interval; retr: TCP retransmits per sample (median); kpps: packets the receiving "
-       "side's interface counted (the baseline's are GRO-merged, up to 64 KB each: not comparable with a tunnel's); wire kpps: frames "
-       "the receiving side's underlay carried, merged segments counted as the full-size frames they stand for: comparable across products and baseline\n";
-  o << load_latency_table(rows) << hop_cost_table(rows) << udp_table(rows) << transactions_table(rows) << sweep_tables(rows)
-    << sweep_effects_text(sweep_effects(rows));
+  o << "x baseline: geometric mean of per-round ratios (sample i of the product over sample i of 'baseline': the "
+       "underlay link with its "
+       "offloads, offloads.json; virtio-net in guests) with its 95 % t interval (±N %: wider than ±50 %): compare's "
+       "estimator, and "
+       "adaptive sampling's, whose looks take it at the wider level the sampling line gives; +over bl: CPU-s/Gbit "
+       "above the baseline's\n"
+       "±: the wider side of the median's 95 % interval; retr: TCP retransmits per sample (median); kpps: packets the "
+       "receiving "
+       "side's interface counted (the baseline's are GRO-merged, up to 64 KB each: not comparable with a tunnel's); "
+       "wire kpps: frames "
+       "the receiving side's underlay carried, merged segments counted as the full-size frames they stand for: "
+       "comparable across products and baseline\n";
+  o << load_latency_table(rows) << hop_cost_table(rows) << udp_table(rows) << transactions_table(rows)
+    << sweep_tables(rows) << sweep_effects_text(sweep_effects(rows));
   for (const auto& w : summary_warnings(summaries)) o << "! " << w << "\n";
   return o.str();
 }
@@ -205,25 +216,36 @@ std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>&
       warnings.push_back(who + std::to_string(s.not_run) + " of " + std::to_string(s.rows) +
                          " sample(s) not run: the product cannot run this test (see the reason column of results.csv)");
     if (s.gbps.n + static_cast<size_t>(s.not_run) < static_cast<size_t>(s.rows))
-      warnings.push_back(who + std::to_string(s.rows - s.not_run - static_cast<int>(s.gbps.n)) + " of " + std::to_string(s.rows) +
-                         " sample(s) not valid (see the reason column of results.csv)");
+      warnings.push_back(who + std::to_string(s.rows - s.not_run - static_cast<int>(s.gbps.n)) + " of " +
+                         std::to_string(s.rows) + " sample(s) not valid (see the reason column of results.csv)");
     snprintf(cv, sizeof cv, "%.1f%%", 100 * s.gbps.cv);
-    if (s.gbps.n > 1 && s.gbps.cv > kHighCv) warnings.push_back(who + "CV " + std::string(cv) + " is high: the median is less certain than on a quiet machine");
+    if (s.gbps.n > 1 && s.gbps.cv > kHighCv)
+      warnings.push_back(who + "CV " + std::string(cv) +
+                         " is high: the median is less certain than on a quiet machine");
     if (s.generator_bound > 0)
-      warnings.push_back(who + std::to_string(s.generator_bound) + " sample(s) generator-bound (an iperf3 process used >= 90 % of a CPU): " +
+      warnings.push_back(who + std::to_string(s.generator_bound) +
+                         " sample(s) generator-bound (an iperf3 process used >= 90 % of a CPU): " +
                          "this measures iperf3 as much as the product");
     // One runnable task now and then is a kernel worker; most samples is a busy machine.
     if (s.loaded_rows * 2 > static_cast<int>(s.gbps.n))
-      warnings.push_back(who + std::to_string(s.loaded_rows) + " sample(s) started with tasks from outside the lab runnable: the machine was not idle");
+      warnings.push_back(who + std::to_string(s.loaded_rows) +
+                         " sample(s) started with tasks from outside the lab runnable: the machine was not idle");
   }
   return warnings;
 }
 
 nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
   auto stats = [](const SampleStats& s) {
-    return nlohmann::json{{"n", s.n},         {"median", s.median}, {"mean", s.mean},         {"stdev", s.stdev},
-                          {"cv", s.cv},       {"min", s.min},       {"max", s.max},           {"ci95_low", s.ci_low},
-                          {"ci95_high", s.ci_high}, {"ci_coverage", s.coverage}};
+    return nlohmann::json{{"n", s.n},
+                          {"median", s.median},
+                          {"mean", s.mean},
+                          {"stdev", s.stdev},
+                          {"cv", s.cv},
+                          {"min", s.min},
+                          {"max", s.max},
+                          {"ci95_low", s.ci_low},
+                          {"ci95_high", s.ci_high},
+                          {"ci_coverage", s.coverage}};
   };
   nlohmann::json j = {{"schema", kSummarySchema}, {"results", nlohmann::json::array()}};
   if (!rows.empty()) j["run_id"] = rows.front().run_id;
@@ -247,7 +269,8 @@ nlohmann::json summary_json(const std::vector<SampleRow>& rows) {
   return j;
 }
 
-Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<std::string>& products, const std::vector<std::string>& tests) {
+Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<std::string>& products,
+                          const std::vector<std::string>& tests) {
   Completeness c;
   for (const auto& product : products)
     for (const auto& test : tests) {
@@ -260,8 +283,10 @@ Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<
         }
         any_run = true;
         ++c.rows;
-        if (r.valid) any_valid = true;
-        else ++c.not_valid;
+        if (r.valid)
+          any_valid = true;
+        else
+          ++c.not_valid;
       }
       const std::string pair = product + " / " + test;
       if (any_not_run) c.not_run.push_back(pair);

@@ -18,9 +18,9 @@ inline constexpr double kHighCv = 0.10;  // flagged: the median of such samples 
 
 struct ProductTestSummary {
   std::string product, test;
-  int rows = 0;              // all rows, failed ones included
-  int not_run = 0;           // rows of a test the product cannot run (kNotRun)
-  SampleStats gbps;          // valid rows only (as all below); also in `metrics`
+  int rows = 0;      // all rows, failed ones included
+  int not_run = 0;   // rows of a test the product cannot run (kNotRun)
+  SampleStats gbps;  // valid rows only (as all below); also in `metrics`
   // Every figure of the metric table (lab/record/metrics.h) by its key: "cpu_s_per_gbit", ...
   std::map<std::string, SampleStats> metrics;
   const SampleStats& metric(const std::string& key) const;
@@ -32,11 +32,11 @@ struct ProductTestSummary {
   // The same ratios' geometric mean with its 95 % t interval: what the tables print
   // (ratio_interval_text), the one interval `compare` and adaptive sampling have too.
   RatioInterval baseline_ratio;
-  double cpu_over_baseline = 0;  // CPU-s/Gbit minus the baseline's (medians)
+  double cpu_over_baseline = 0;      // CPU-s/Gbit minus the baseline's (medians)
   double baseline_retransmits = -1;  // the baseline's median for the same test; -1 = none
-  int threads = 0;               // most OS threads seen on one node
-  int generator_bound = 0;       // rows where an iperf3 process used >= 90 % of a CPU
-  int loaded_rows = 0;           // rows that found a task from outside the lab runnable before them
+  int threads = 0;                   // most OS threads seen on one node
+  int generator_bound = 0;           // rows where an iperf3 process used >= 90 % of a CPU
+  int loaded_rows = 0;               // rows that found a task from outside the lab runnable before them
 };
 
 // In order of first appearance.
@@ -80,6 +80,7 @@ struct Completeness {
   int not_valid = 0;
   int rows = 0;
 };
-Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<std::string>& products, const std::vector<std::string>& tests);
+Completeness completeness(const std::vector<SampleRow>& rows, const std::vector<std::string>& products,
+                          const std::vector<std::string>& tests);
 
 }  // namespace vpnlab

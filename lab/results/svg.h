@@ -28,9 +28,8 @@ struct Series {
 
 // Each sample's series as a faint line and, bold and labelled, their median at every step
 // (the steps a majority of the samples reached): every product's samples on one axis.
-void add_sample_lines(const std::string& label, int color, const std::vector<std::vector<std::pair<double, double>>>& samples,
-                      std::vector<Series>* out);
-
+void add_sample_lines(const std::string& label, int color,
+                      const std::vector<std::vector<std::pair<double, double>>>& samples, std::vector<Series>* out);
 
 // Bar, strip and stacked charts have one row per product, its name left of the plot: names
 // never overlap, however many products a run has.
@@ -42,7 +41,8 @@ struct BarScale {
   bool dots = false;
 };
 // One horizontal bar per product, in the given order; whiskers from low to high where high > low.
-std::string svg_bar_chart(const std::string& title, const std::string& x_label, const std::vector<Bar>& bars, BarScale scale = {});
+std::string svg_bar_chart(const std::string& title, const std::string& x_label, const std::vector<Bar>& bars,
+                          BarScale scale = {});
 
 // One row per series (its label), each point's y drawn as a dot along the row, spread across
 // the row's height by its order: every sample visible, not only the median.
@@ -53,11 +53,11 @@ struct StackedBar {
   std::string label;
   std::vector<double> values;  // one per part
 };
-std::string svg_stacked_bars(const std::string& title, const std::string& x_label, const std::vector<std::string>& parts,
-                             const std::vector<StackedBar>& bars);
+std::string svg_stacked_bars(const std::string& title, const std::string& x_label,
+                             const std::vector<std::string>& parts, const std::vector<StackedBar>& bars);
 // `y_max` > 0 fixes the y axis (a CDF ends at 1); 0 fits it to the data.
-std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series,
-                           double y_max = 0);
+std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::string& y_label,
+                           const std::vector<Series>& series, double y_max = 0);
 // A figure across runs: one slot per point along x, labelled (a version, a date); y the value
 // with its interval as a band and whiskers; a dashed line where a new level starts (a
 // change point). Labels that would crowd are thinned: every point keeps its tooltip.
@@ -73,7 +73,9 @@ struct TrendMark {
   // instead of the name repeated under every run.
   std::string group;
 };
-std::string svg_trend_chart(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<TrendMark>& points);
-std::string svg_scatter(const std::string& title, const std::string& x_label, const std::string& y_label, const std::vector<Series>& series);
+std::string svg_trend_chart(const std::string& title, const std::string& x_label, const std::string& y_label,
+                            const std::vector<TrendMark>& points);
+std::string svg_scatter(const std::string& title, const std::string& x_label, const std::string& y_label,
+                        const std::vector<Series>& series);
 
 }  // namespace vpnlab

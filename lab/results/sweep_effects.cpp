@@ -21,7 +21,8 @@ PointValues parse_point(const std::string& point) {
     size_t end = point.find(';', start);
     if (end == std::string::npos) end = point.size();
     const std::string part = point.substr(start, end - start);
-    if (const size_t eq = part.find('='); eq != std::string::npos) out.emplace_back(part.substr(0, eq), part.substr(eq + 1));
+    if (const size_t eq = part.find('='); eq != std::string::npos)
+      out.emplace_back(part.substr(0, eq), part.substr(eq + 1));
     start = end + 1;
   }
   return out;
@@ -65,7 +66,9 @@ void effects_of(const SweepCurves& c, std::vector<SweepEffect>* effects, std::ve
     const std::string& first = points.front()[axis].second;
     for (size_t q = 0; q < points.size(); ++q) {
       if (points[q].size() != points.front().size() || points[q][axis].second == first) continue;
-      auto ref = std::find_if(points.begin(), points.end(), [&](const PointValues& o) { return o[axis].second == first && same_but(o, points[q], axis); });
+      auto ref = std::find_if(points.begin(), points.end(), [&](const PointValues& o) {
+        return o[axis].second == first && same_but(o, points[q], axis);
+      });
       if (ref == points.end()) continue;  // zipped axes: no point holds the others at the first value
       const std::string& ref_test = c.point_tests[static_cast<size_t>(ref - points.begin())];
       for (const auto& product : c.products) {
@@ -84,7 +87,6 @@ void effects_of(const SweepCurves& c, std::vector<SweepEffect>* effects, std::ve
     }
   }
 }
-
 
 }  // namespace
 
@@ -114,28 +116,32 @@ std::vector<SweepEffect> sweep_effects(const std::vector<SampleRow>& rows, doubl
 std::string sweep_effects_note(const std::vector<SweepEffect>& effects) {
   std::string note;
   for (const char* unit : {"Gbit/s", "tx/s"}) {
-    auto it = std::find_if(effects.begin(), effects.end(), [&](const SweepEffect& e) { return e.unit == unit && e.c.ratio > 0; });
+    auto it = std::find_if(effects.begin(), effects.end(),
+                           [&](const SweepEffect& e) { return e.unit == unit && e.c.ratio > 0; });
     if (it == effects.end()) continue;
     note += std::string(note.empty() ? "" : "; ") + unit + ": " + std::to_string(it->c.family) +
             (it->c.family == 1 ? " interval at " : " intervals, each at ") + level_text(it->c.level);
   }
   if (note.empty()) return "no effect had 2 rounds where both points were valid";
-  return "each figure's intervals cover together with 95 % (" + note + "); a verdict is what its interval says (1 inside: no significant difference); "
+  return "each figure's intervals cover together with 95 % (" + note +
+         "); a verdict is what its interval says (1 inside: no significant difference); "
          "detects: the smallest change either way each effect finds 80 % of the time at its own noise";
 }
 
 std::string sweep_effects_text(const std::vector<SweepEffect>& effects) {
   if (effects.empty()) return "";
-  std::vector<std::vector<std::string>> lines = {{"sweep", "axis", "change", "held", "product", "figure", "ratio (interval)", "detects", "verdict"}};
+  std::vector<std::vector<std::string>> lines = {
+      {"sweep", "axis", "change", "held", "product", "figure", "ratio (interval)", "detects", "verdict"}};
   for (const auto& e : effects)
-    lines.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit, ratio_text(e.c), detectable_text(e.c),
-                     e.c.verdict});
+    lines.push_back({e.sweep, e.axis, e.from + " -> " + e.to, e.held.empty() ? "-" : e.held, e.c.product, e.unit,
+                     ratio_text(e.c), detectable_text(e.c), e.c.verdict});
   std::vector<int> widths(lines.front().size(), 0);
   for (const auto& l : lines)
     for (size_t i = 0; i + 1 < l.size(); ++i) widths[i] = std::min(-static_cast<int>(l[i].size()) - 1, widths[i]);
   widths.back() = 0;
   const TextTable table(widths);
-  std::string o = "\neffects of the swept axes: each point over the axis's first value, the other axes held, round-paired\n";
+  std::string o =
+      "\neffects of the swept axes: each point over the axis's first value, the other axes held, round-paired\n";
   for (const auto& l : lines) o += table.line(l);
   o += sweep_effects_note(effects) + "\n";
   return o;
@@ -144,16 +150,17 @@ std::string sweep_effects_text(const std::vector<SweepEffect>& effects) {
 nlohmann::json sweep_effects_json(const std::vector<SweepEffect>& effects) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& e : effects) {
-    nlohmann::json j = {{"sweep", e.sweep},   {"axis", e.axis}, {"from", e.from},           {"to", e.to},
-                        {"held", e.held},     {"product", e.c.product}, {"figure", e.c.metric}, {"unit", e.unit},
-                        {"pairs", e.c.n_a},   {"verdict", e.c.verdict}};
+    nlohmann::json j = {{"sweep", e.sweep}, {"axis", e.axis},         {"from", e.from},       {"to", e.to},
+                        {"held", e.held},   {"product", e.c.product}, {"figure", e.c.metric}, {"unit", e.unit},
+                        {"pairs", e.c.n_a}, {"verdict", e.c.verdict}};
     if (e.c.ratio > 0) {
       j["ratio"] = e.c.ratio;
       j["ci_low"] = e.c.ci_low;
       j["ci_high"] = e.c.ci_high;
       j["level"] = e.c.level;
       j["family"] = e.c.family;
-      j["detectable"] = std::isfinite(e.c.detectable) && e.c.detectable > 0 ? nlohmann::json(e.c.detectable) : nlohmann::json(nullptr);
+      j["detectable"] = std::isfinite(e.c.detectable) && e.c.detectable > 0 ? nlohmann::json(e.c.detectable)
+                                                                            : nlohmann::json(nullptr);
     }
     out.push_back(std::move(j));
   }

@@ -18,13 +18,13 @@
 namespace vpnlab {
 
 struct SweepEffect {
-  std::string sweep;     // the swept test (sweep_of): "stream"
-  std::string axis;      // "streams"
-  std::string from, to;  // the axis's first value and this point's: "1", "8"
-  std::string held;      // the other axes' values: "underlay_mtu=1500" ("" when none)
-  std::string unit;      // "Gbit/s" or "tx/s"
+  std::string sweep;               // the swept test (sweep_of): "stream"
+  std::string axis;                // "streams"
+  std::string from, to;            // the axis's first value and this point's: "1", "8"
+  std::string held;                // the other axes' values: "underlay_mtu=1500" ("" when none)
+  std::string unit;                // "Gbit/s" or "tx/s"
   std::string from_test, to_test;  // the two points' tests ("stream-1", "stream-8")
-  Comparison c;          // product = reference = the product; ratio = to / from
+  Comparison c;                    // product = reference = the product; ratio = to / from
 };
 
 // Every effect of every sweep in `rows`, in the order: sweep, axis, held values, product.

@@ -32,8 +32,11 @@ std::string sweep_cell_text(const SampleStats& s) {
   if (s.n == 0) return "-";
   char buf[96];
   const int digits = s.median >= 100 ? 0 : s.median >= 10 ? 1 : 3;
-  if (s.n < 2) snprintf(buf, sizeof buf, "%.*f", digits, s.median);
-  else snprintf(buf, sizeof buf, "%.*f [%.*f, %.*f]%s", digits, s.median, digits, s.ci_low, digits, s.ci_high, s.coverage < 0.95 ? "*" : "");
+  if (s.n < 2)
+    snprintf(buf, sizeof buf, "%.*f", digits, s.median);
+  else
+    snprintf(buf, sizeof buf, "%.*f [%.*f, %.*f]%s", digits, s.median, digits, s.ci_low, digits, s.ci_high,
+             s.coverage < 0.95 ? "*" : "");
   return buf;
 }
 
@@ -67,7 +70,8 @@ std::vector<SweepCurves> summarize_sweeps(const std::vector<SampleRow>& rows) {
   for (size_t i = 0; i < out.size(); ++i) {
     out[i].cells.assign(out[i].products.size(), std::vector<SampleStats>(out[i].points.size()));
     for (size_t p = 0; p < out[i].products.size(); ++p)
-      for (size_t q = 0; q < out[i].points.size() && q < values[i][p].size(); ++q) out[i].cells[p][q] = describe(values[i][p][q]);
+      for (size_t q = 0; q < out[i].points.size() && q < values[i][p].size(); ++q)
+        out[i].cells[p][q] = describe(values[i][p][q]);
   }
   return out;
 }
@@ -82,7 +86,8 @@ std::string sweep_tables(const std::vector<SampleRow>& rows) {
       widths.push_back(-std::max<int>(24, static_cast<int>(point_label(p).size()) + 2));
     }
     const TextTable table(widths);
-    o << "\nsweep '" << c.test << "': " << c.unit << ", median [95 % interval of the median] per point\n" << table.line(header);
+    o << "\nsweep '" << c.test << "': " << c.unit << ", median [95 % interval of the median] per point\n"
+      << table.line(header);
     double lowest = 1;
     for (size_t p = 0; p < c.products.size(); ++p) {
       std::vector<std::string> line = {c.products[p]};
@@ -95,7 +100,9 @@ std::string sweep_tables(const std::vector<SampleRow>& rows) {
     // An interval of few samples is [min, max]: said, never passed off as 95 %.
     if (lowest < 0.95) {
       char note[160];
-      snprintf(note, sizeof note, "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %%\n", 100 * lowest);
+      snprintf(note, sizeof note,
+               "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %%\n",
+               100 * lowest);
       o << note;
     }
   }
@@ -110,12 +117,18 @@ nlohmann::json sweeps_json(const std::vector<SampleRow>& rows) {
       nlohmann::json cells = nlohmann::json::array();
       for (size_t q = 0; q < c.points.size(); ++q) {
         const SampleStats& s = c.cells[p][q];
-        cells.push_back({{"point", c.points[q]}, {"test", c.point_tests[q]}, {"n", s.n}, {"median", s.median}, {"ci95_low", s.ci_low},
-                         {"ci95_high", s.ci_high}, {"ci_coverage", s.coverage}});
+        cells.push_back({{"point", c.points[q]},
+                         {"test", c.point_tests[q]},
+                         {"n", s.n},
+                         {"median", s.median},
+                         {"ci95_low", s.ci_low},
+                         {"ci95_high", s.ci_high},
+                         {"ci_coverage", s.coverage}});
       }
       products.push_back({{"product", c.products[p]}, {"cells", cells}});
     }
-    out.push_back({{"test", c.test}, {"metric", c.metric}, {"unit", c.unit}, {"points", c.points}, {"products", products}});
+    out.push_back(
+        {{"test", c.test}, {"metric", c.metric}, {"unit", c.unit}, {"points", c.points}, {"products", products}});
   }
   return out;
 }

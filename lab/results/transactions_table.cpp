@@ -29,14 +29,16 @@ std::vector<TransactionSummary> summarize_transactions(const std::vector<SampleR
     Series& v = series[at->second];
     v.tps.push_back(r.tps);
     v.by_sample[r.sample] = r.tps;
-    v.p50.push_back(r.tx_p50_ms), v.p90.push_back(r.tx_p90_ms), v.p99.push_back(r.tx_p99_ms), v.p999.push_back(r.tx_p999_ms);
+    v.p50.push_back(r.tx_p50_ms), v.p90.push_back(r.tx_p90_ms), v.p99.push_back(r.tx_p99_ms),
+        v.p999.push_back(r.tx_p999_ms);
     if (r.cpu_s > 0 && r.duration_s > 0) v.cpu.push_back(1e6 * r.cpu_s / (r.tps * r.duration_s));
     if (r.daemon_rss_kb > 0) v.rss.push_back(static_cast<double>(r.daemon_rss_kb));
   }
   for (size_t i = 0; i < out.size(); ++i) {
     const Series& v = series[i];
     out[i].tps = describe(v.tps);
-    out[i].p50_ms = describe(v.p50), out[i].p90_ms = describe(v.p90), out[i].p99_ms = describe(v.p99), out[i].p999_ms = describe(v.p999);
+    out[i].p50_ms = describe(v.p50), out[i].p90_ms = describe(v.p90), out[i].p99_ms = describe(v.p99),
+    out[i].p999_ms = describe(v.p999);
     out[i].cpu_us_per_tx = describe(v.cpu);
     out[i].rss_kb = describe(v.rss);
     auto base = index.find({"baseline", out[i].test});
@@ -57,9 +59,10 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
   if (summaries.empty()) return "";
   std::ostringstream o;
   const TextTable table({-20, -14, -7, 10, 21, 7, 21, 9, 9, 9, 9, 11, 11, 6});
-  o << "\nrequest/response tests (rr: transactions on one connection; crr: a new connection each; latency: idle ICMP echoes every 10 ms)\n"
-    << table.line({"product", "test", "kind", "per s", "95% int. (median)", "CV", "x baseline (95% int.)", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms",
-                   "CPU-us/tx", "RSS MB", "valid"});
+  o << "\nrequest/response tests (rr: transactions on one connection; crr: a new connection each; latency: idle ICMP "
+       "echoes every 10 ms)\n"
+    << table.line({"product", "test", "kind", "per s", "95% int. (median)", "CV", "x baseline (95% int.)", "p50 ms",
+                   "p90 ms", "p99 ms", "p99.9 ms", "CPU-us/tx", "RSS MB", "valid"});
   for (const auto& s : summaries) {
     std::string valid = std::to_string(s.tps.n) + "/" + std::to_string(s.rows);
     if (s.tps.n == 0) {
@@ -70,17 +73,21 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
     snprintf(tps, sizeof tps, "%.1f", s.tps.median);
     snprintf(interval, sizeof interval, "%.1f-%.1f%s", s.tps.ci_low, s.tps.ci_high, s.tps.coverage < 0.95 ? "*" : "");
     snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.tps.cv, s.tps.cv > kHighCv ? "!" : "");
-    if (!test_kind(s.kind).rate_vs_baseline) snprintf(ratio, sizeof ratio, "-");  // echoes are sent at a fixed rate: their rate is no result
-    else if (s.product == "baseline") snprintf(ratio, sizeof ratio, "1");
-    else snprintf(ratio, sizeof ratio, "%s", ratio_interval_text(s.baseline_ratio).c_str());
+    if (!test_kind(s.kind).rate_vs_baseline)
+      snprintf(ratio, sizeof ratio, "-");  // echoes are sent at a fixed rate: their rate is no result
+    else if (s.product == "baseline")
+      snprintf(ratio, sizeof ratio, "1");
+    else
+      snprintf(ratio, sizeof ratio, "%s", ratio_interval_text(s.baseline_ratio).c_str());
     snprintf(p50, sizeof p50, "%.3f", s.p50_ms.median);
     snprintf(p90, sizeof p90, "%.3f", s.p90_ms.median);
     snprintf(p99, sizeof p99, "%.3f", s.p99_ms.median);
     snprintf(p999, sizeof p999, "%.3f", s.p999_ms.median);
-    o << table.line({s.product, s.test, s.kind, tps, interval, cv, ratio, p50, p90, p99, p999, compact_interval(s.cpu_us_per_tx, "%.1f"),
-                     compact_interval(s.rss_kb, "%.1f", 1024), valid});
+    o << table.line({s.product, s.test, s.kind, tps, interval, cv, ratio, p50, p90, p99, p999,
+                     compact_interval(s.cpu_us_per_tx, "%.1f"), compact_interval(s.rss_kb, "%.1f", 1024), valid});
   }
-  o << "per s: transactions (crr: connections, latency: answered echoes) per second, median over samples; p50-p99.9: one transaction's time, request sent to "
+  o << "per s: transactions (crr: connections, latency: answered echoes) per second, median over samples; p50-p99.9: "
+       "one transaction's time, request sent to "
        "response received (medians over samples of each sample's percentile; vpnlab-crr's, whose crr time "
        "includes the connect); CPU-us/tx: the machine's busy CPU per transaction\n";
   for (const auto& s : summaries)
@@ -92,13 +99,22 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
 
 nlohmann::json transactions_json(const std::vector<SampleRow>& rows) {
   auto stats = [](const SampleStats& s) {
-    return nlohmann::json{{"n", s.n}, {"median", s.median}, {"ci95_low", s.ci_low}, {"ci95_high", s.ci_high}, {"cv", s.cv}};
+    return nlohmann::json{
+        {"n", s.n}, {"median", s.median}, {"ci95_low", s.ci_low}, {"ci95_high", s.ci_high}, {"cv", s.cv}};
   };
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : summarize_transactions(rows)) {
-    nlohmann::json j = {{"product", s.product},       {"test", s.test},           {"kind", s.kind},           {"rows", s.rows},
-                        {"valid_rows", s.tps.n},      {"per_second", stats(s.tps)}, {"p50_ms", stats(s.p50_ms)}, {"p90_ms", stats(s.p90_ms)},
-                        {"p99_ms", stats(s.p99_ms)},  {"p999_ms", stats(s.p999_ms)}, {"cpu_us_per_transaction", stats(s.cpu_us_per_tx)},
+    nlohmann::json j = {{"product", s.product},
+                        {"test", s.test},
+                        {"kind", s.kind},
+                        {"rows", s.rows},
+                        {"valid_rows", s.tps.n},
+                        {"per_second", stats(s.tps)},
+                        {"p50_ms", stats(s.p50_ms)},
+                        {"p90_ms", stats(s.p90_ms)},
+                        {"p99_ms", stats(s.p99_ms)},
+                        {"p999_ms", stats(s.p999_ms)},
+                        {"cpu_us_per_transaction", stats(s.cpu_us_per_tx)},
                         {"daemon_rss_kb", stats(s.rss_kb)}};
     if (s.paired_ratio.n > 0) j["paired_ratio_to_baseline"] = stats(s.paired_ratio);
     if (s.baseline_ratio.n > 0) j["ratio_to_baseline_interval"] = ratio_interval_json(s.baseline_ratio);

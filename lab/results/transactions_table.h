@@ -17,11 +17,11 @@ namespace vpnlab {
 struct TransactionSummary {
   std::string product, test, kind;
   int rows = 0;
-  SampleStats tps;                  // valid rows only (as all below)
-  SampleStats paired_ratio;         // per round, over the baseline's
-  RatioInterval baseline_ratio;     // the same ratios' geometric mean, 95 % t interval: what tables print
+  SampleStats tps;               // valid rows only (as all below)
+  SampleStats paired_ratio;      // per round, over the baseline's
+  RatioInterval baseline_ratio;  // the same ratios' geometric mean, 95 % t interval: what tables print
   SampleStats p50_ms, p90_ms, p99_ms, p999_ms;
-  SampleStats cpu_us_per_tx;        // system-wide busy CPU over the transactions
+  SampleStats cpu_us_per_tx;  // system-wide busy CPU over the transactions
   SampleStats rss_kb;
 };
 

@@ -35,14 +35,17 @@ std::string udp_table(const std::vector<SampleRow>& rows) {
   std::ostringstream o;
   const TextTable table({-20, -14, 8, 12, 10, 9, 18, 15, 6});
   o << "\nUDP by payload size\n"
-    << table.line({"product", "test", "payload", "offered Mb/s", "kpps", "loss %", "zero-loss Mbit/s", "zero-loss kpps", "valid"});
+    << table.line({"product", "test", "payload", "offered Mb/s", "kpps", "loss %", "zero-loss Mbit/s", "zero-loss kpps",
+                   "valid"});
   char a[32], b[32], c[32], d[32], e[32], f[32], valid[32];
   for (const auto& s : summaries) {
     snprintf(valid, sizeof valid, "%zu/%d", s.kpps.n, s.rows);
     snprintf(a, sizeof a, "%d", s.payload_bytes);
     auto med = [&](char* buf, const SampleStats& st, const char* fmt) {
-      if (st.n == 0) snprintf(buf, 32, "-");
-      else snprintf(buf, 32, fmt, st.median);
+      if (st.n == 0)
+        snprintf(buf, 32, "-");
+      else
+        snprintf(buf, 32, fmt, st.median);
     };
     med(b, s.offered_mbps, "%.0f");
     med(c, s.kpps, "%.1f");
@@ -51,7 +54,8 @@ std::string udp_table(const std::vector<SampleRow>& rows) {
     med(f, s.zero_loss_kpps, "%.1f");
     o << table.line({s.product, s.test, a, b, c, d, e, f, valid});
   }
-  o << "kpps: datagrams the receiver's interface counted per second (for a zero-loss search, at the highest rate within its "
+  o << "kpps: datagrams the receiver's interface counted per second (for a zero-loss search, at the highest rate "
+       "within its "
        "threshold); zero-loss: that rate, median over samples (\"-\": no search, or no rate tried met the threshold)\n";
   return o.str();
 }
@@ -59,10 +63,18 @@ std::string udp_table(const std::vector<SampleRow>& rows) {
 nlohmann::json udp_json(const std::vector<SampleRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : summarize_udp(rows)) {
-    out.push_back({{"product", s.product}, {"test", s.test}, {"payload_bytes", s.payload_bytes}, {"rows", s.rows}, {"valid_rows", s.kpps.n},
-                   {"kpps_median", s.kpps.median}, {"loss_pct_median", s.loss_pct.median}, {"offered_mbps_median", s.offered_mbps.median},
-                   {"zero_loss_mbps_median", s.zero_loss_mbps.n ? nlohmann::json(s.zero_loss_mbps.median) : nlohmann::json(nullptr)},
-                   {"zero_loss_kpps_median", s.zero_loss_kpps.n ? nlohmann::json(s.zero_loss_kpps.median) : nlohmann::json(nullptr)}});
+    out.push_back({{"product", s.product},
+                   {"test", s.test},
+                   {"payload_bytes", s.payload_bytes},
+                   {"rows", s.rows},
+                   {"valid_rows", s.kpps.n},
+                   {"kpps_median", s.kpps.median},
+                   {"loss_pct_median", s.loss_pct.median},
+                   {"offered_mbps_median", s.offered_mbps.median},
+                   {"zero_loss_mbps_median",
+                    s.zero_loss_mbps.n ? nlohmann::json(s.zero_loss_mbps.median) : nlohmann::json(nullptr)},
+                   {"zero_loss_kpps_median",
+                    s.zero_loss_kpps.n ? nlohmann::json(s.zero_loss_kpps.median) : nlohmann::json(nullptr)}});
   }
   return out;
 }

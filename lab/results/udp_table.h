@@ -16,7 +16,7 @@ struct UdpSummary {
   std::string product, test;
   int payload_bytes = 0;
   int rows = 0;
-  SampleStats kpps, loss_pct, offered_mbps;  // valid rows only
+  SampleStats kpps, loss_pct, offered_mbps;    // valid rows only
   SampleStats zero_loss_mbps, zero_loss_kpps;  // rows of a search that found a passing rate
 };
 

@@ -24,8 +24,10 @@ std::vector<ImpairedPath> impaired_paths(const Plan& plan) {
     for (const auto& node : plan.nodes)
       for (const auto& u : node.underlay) {
         if (u.link != v.link) continue;
-        if (p.from.empty()) p.from = node.name;
-        else if (p.to.empty() && node.name != p.from) p.to = node.name, p.to_address = u.addr.addr;
+        if (p.from.empty())
+          p.from = node.name;
+        else if (p.to.empty() && node.name != p.from)
+          p.to = node.name, p.to_address = u.addr.addr;
       }
     if (!p.to.empty()) out.push_back(p);
   }
@@ -46,13 +48,17 @@ std::vector<std::string> departures_of(const ImpairedPath& path, const AchievedP
   }
   const double slack = kPathRttTolerance * a.asked_rtt_ms;
   if (a.rtt_p50_ms > a.asked_rtt_ms + slack + 1.0)
-    out.push_back("round trip " + round_trip_text(a.rtt_p50_ms) + " ms, more than the " + round_trip_text(a.asked_rtt_ms) + " ms asked" +
-                  (path.jitter_ms > 0 && !path.reorder ? " (jitter in order: a packet leaves no earlier than the one before it)" : ""));
+    out.push_back("round trip " + round_trip_text(a.rtt_p50_ms) + " ms, more than the " +
+                  round_trip_text(a.asked_rtt_ms) + " ms asked" +
+                  (path.jitter_ms > 0 && !path.reorder
+                       ? " (jitter in order: a packet leaves no earlier than the one before it)"
+                       : ""));
   else if (a.rtt_p50_ms < a.asked_rtt_ms - slack)
-    out.push_back("round trip " + round_trip_text(a.rtt_p50_ms) + " ms, less than the " + round_trip_text(a.asked_rtt_ms) + " ms asked");
+    out.push_back("round trip " + round_trip_text(a.rtt_p50_ms) + " ms, less than the " +
+                  round_trip_text(a.asked_rtt_ms) + " ms asked");
   if (a.asked_loss_pct < a.loss_low_pct || a.asked_loss_pct > a.loss_high_pct)
-    out.push_back(fmt::format("loss {:.2f} % a round trip ({:.0f} % interval {:.2f}-{:.2f}), not the {:.2f} % asked", a.loss_pct,
-                              100 * kPathLossLevel, a.loss_low_pct, a.loss_high_pct, a.asked_loss_pct));
+    out.push_back(fmt::format("loss {:.2f} % a round trip ({:.0f} % interval {:.2f}-{:.2f}), not the {:.2f} % asked",
+                              a.loss_pct, 100 * kPathLossLevel, a.loss_low_pct, a.loss_high_pct, a.asked_loss_pct));
   if (a.reordered > 0 && !path.reorder)
     out.push_back(std::to_string(a.reordered) + " echo(es) overtaken although the link keeps packets in order");
   return out;
@@ -107,7 +113,9 @@ namespace {
 Result<nlohmann::json> measure_one(const ImpairedPath& path, NodeRuntime& nodes, int interrupt_fd, bool* interrupted) {
   auto probe = nodes.latency_probe(path.from, path.to_address, kPathEchoIntervalMs, kPathEchoes);
   if (!probe) return probe.error();
-  if (!*probe) return nlohmann::json{{"from", path.from}, {"to", path.to}, {"not_measured", nodes.backend() + " backend has no echo probe"}};
+  if (!*probe)
+    return nlohmann::json{
+        {"from", path.from}, {"to", path.to}, {"not_measured", nodes.backend() + " backend has no echo probe"}};
   *interrupted = measurement_window_interrupted(interrupt_fd, kPathEchoes * kPathEchoIntervalMs + late_answer_ms(path));
   const LatencyProbe::Summary echoes = (*probe)->stop();
   return achieved_json(path, achieved_path(path, echoes));
@@ -120,17 +128,25 @@ Status measure_impaired_paths(const Plan& plan, NodeRuntime& nodes, EnvironmentR
     bool interrupted = false;
     auto achieved = measure_one(path, nodes, interrupt_fd, &interrupted);
     if (interrupted) return ok_status();
-    nlohmann::json record = achieved ? *achieved : nlohmann::json{{"from", path.from}, {"to", path.to}, {"not_measured", achieved.error().message}};
+    nlohmann::json record =
+        achieved ? *achieved
+                 : nlohmann::json{{"from", path.from}, {"to", path.to}, {"not_measured", achieved.error().message}};
     const std::string text = achieved_text(record);
-    if (record.contains("departures") && !record["departures"].empty()) spdlog::warn("link '{}' ({} -> {}): {}", path.link, path.from, path.to, text);
-    else spdlog::info("link '{}' ({} -> {}): {}", path.link, path.from, path.to, text);
+    if (record.contains("departures") && !record["departures"].empty())
+      spdlog::warn("link '{}' ({} -> {}): {}", path.link, path.from, path.to, text);
+    else
+      spdlog::info("link '{}' ({} -> {}): {}", path.link, path.from, path.to, text);
     // A resumed run keeps its first session's record: it is what the first rows crossed.
     nlohmann::json first;
     if (auto s = environment->set_entry_once("achieved_paths", path.link, record, &first); !s) return s;
     if (first.is_null()) continue;
-    if (achieved_alike(first, record)) spdlog::info("link '{}': as in the run's first session, whose record environment.json keeps", path.link);
-    else spdlog::warn("link '{}': this session's path differs from the run's first session's, whose record environment.json keeps: {}", path.link,
-                      achieved_text(first));
+    if (achieved_alike(first, record))
+      spdlog::info("link '{}': as in the run's first session, whose record environment.json keeps", path.link);
+    else
+      spdlog::warn(
+          "link '{}': this session's path differs from the run's first session's, whose record environment.json keeps: "
+          "{}",
+          path.link, achieved_text(first));
   }
   return ok_status();
 }

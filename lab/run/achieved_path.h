@@ -38,8 +38,8 @@ struct AchievedPath {
   int sent = 0, answered = 0, reordered = 0;
   double rtt_min_ms = 0, rtt_p50_ms = 0, rtt_p99_ms = 0;
   double loss_pct = 0, loss_low_pct = 0, loss_high_pct = 0;  // a round trip's, 99 % exact interval
-  double asked_rtt_ms = 0, asked_loss_pct = 0;              // a round trip: both directions' delay and loss
-  std::vector<std::string> departures;                      // where the path did not do what was asked
+  double asked_rtt_ms = 0, asked_loss_pct = 0;               // a round trip: both directions' delay and loss
+  std::vector<std::string> departures;                       // where the path did not do what was asked
 };
 // The interval's level: a link whose loss is as asked is called departing 1 run in 100.
 constexpr double kPathLossLevel = 0.99;

@@ -28,21 +28,27 @@ Result<std::vector<RatioSeries>> watched_series(const Plan& plan) {
     if (p == "baseline") continue;
     std::string reference;
     auto tag = first_tag.find(product_base_name(p));
-    if (tag != first_tag.end() && tag->second != p) reference = tag->second;
-    else if (has_baseline) reference = "baseline";
-    else continue;
+    if (tag != first_tag.end() && tag->second != p)
+      reference = tag->second;
+    else if (has_baseline)
+      reference = "baseline";
+    else
+      continue;
     // A kind with no ratio to the baseline (idle latency: no rate) would never get an
     // interval, and the run would never stop on precision: only the others are watched.
     for (const auto& t : plan.tests)
-      if (const TestKindTraits* kind = find_test_kind(t.spec.kind); !kind || kind->rate_vs_baseline) out.push_back({p, reference, t.spec.name});
+      if (const TestKindTraits* kind = find_test_kind(t.spec.kind); !kind || kind->rate_vs_baseline)
+        out.push_back({p, reference, t.spec.name});
   }
   if (out.empty())
-    return make_error("--precision needs something to be precise about: a ratio to 'baseline', or two tagged versions of one product",
-                      "add --product baseline, or measure NAME@old=/path --product NAME@new=/path");
+    return make_error(
+        "--precision needs something to be precise about: a ratio to 'baseline', or two tagged versions of one product",
+        "add --product baseline, or measure NAME@old=/path --product NAME@new=/path");
   return out;
 }
 
-std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& series, const std::vector<SampleRow>& rows) {
+std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& series,
+                                               const std::vector<SampleRow>& rows) {
   // (product, test) -> sample -> Gbit/s of its valid rows.
   std::map<std::pair<std::string, std::string>, std::map<int, double>> gbps;
   for (const auto& r : rows)
@@ -60,24 +66,27 @@ std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& s
 }
 
 nlohmann::json sequential_plan_json(const SequentialPlan& plan, double max_time_s) {
-  return {{"precision", plan.target},         {"min_rounds", plan.min_rounds}, {"max_rounds", plan.max_rounds},
-          {"max_time_s", max_time_s},         {"looks", plan.looks()},         {"confidence_per_look", plan.confidence_per_look()}};
+  return {{"precision", plan.target},      {"min_rounds", plan.min_rounds},
+          {"max_rounds", plan.max_rounds}, {"max_time_s", max_time_s},
+          {"looks", plan.looks()},         {"confidence_per_look", plan.confidence_per_look()}};
 }
 
 nlohmann::json sampling_json(const SamplingOutcome& s) {
   nlohmann::json j = sequential_plan_json(s.plan, s.max_time_s);
-  j["rule"] = "Student t interval of the mean log round-paired ratio at 1 - 0.05/K, K looks planned (Bonferroni over looks)";
+  j["rule"] =
+      "Student t interval of the mean log round-paired ratio at 1 - 0.05/K, K looks planned (Bonferroni over looks)";
   j["stopped"] = s.why;
   j["rounds"] = s.rounds;
   j["widest_half_width"] = std::isfinite(s.widest) ? nlohmann::json(s.widest) : nlohmann::json(nullptr);
   j["widest_series"] = s.widest_series;
   j["series"] = nlohmann::json::array();
   for (const auto& x : s.series)
-    j["series"].push_back({{"series", x.series},
-                           {"rounds", x.rounds},
-                           {"half_width", std::isfinite(x.half_width) ? nlohmann::json(x.half_width) : nlohmann::json(nullptr)},
-                           {"met", x.met},
-                           {"why_not", x.why_not}});
+    j["series"].push_back(
+        {{"series", x.series},
+         {"rounds", x.rounds},
+         {"half_width", std::isfinite(x.half_width) ? nlohmann::json(x.half_width) : nlohmann::json(nullptr)},
+         {"met", x.met},
+         {"why_not", x.why_not}});
   return j;
 }
 
@@ -124,8 +133,10 @@ std::vector<SeriesOutcome> SeriesStops::outcomes(const std::string& why) const {
       o.half_width = looks_[i].half_width;
       o.met = looks_[i].met;
     }
-    if (o.met) o.why_not = "";
-    else if (i < dead_.size() && !dead_[i].empty()) o.why_not = dead_[i] + " never came up";
+    if (o.met)
+      o.why_not = "";
+    else if (i < dead_.size() && !dead_[i].empty())
+      o.why_not = dead_[i] + " never came up";
     out.push_back(std::move(o));
   }
   return out;

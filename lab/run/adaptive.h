@@ -28,7 +28,8 @@ Result<std::vector<RatioSeries>> watched_series(const Plan& plan);
 
 // Round-paired ratios (product Gbit/s / reference Gbit/s of the same sample number) of
 // each series, from valid rows only.
-std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& series, const std::vector<SampleRow>& rows);
+std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& series,
+                                               const std::vector<SampleRow>& rows);
 
 // Where one series ended: met at a look, or not (its half-width then, or why none).
 struct SeriesOutcome {
@@ -55,7 +56,8 @@ nlohmann::json sampling_json(const SamplingOutcome& s);
 // never came up) and which products need no more rounds.
 class SeriesStops {
  public:
-  SeriesStops(const SequentialPlan& plan, std::vector<RatioSeries> watched) : plan_(plan), watched_(std::move(watched)) {}
+  SeriesStops(const SequentialPlan& plan, std::vector<RatioSeries> watched)
+      : plan_(plan), watched_(std::move(watched)) {}
   // After `rounds` rounds of `rows`; `dead`: products that never came up.
   void look(int rounds, const std::vector<SampleRow>& rows, const std::set<std::string>& dead);
   bool all_done() const;

@@ -26,7 +26,6 @@ TunnelCounters TunnelCounters::operator-(const TunnelCounters& b) const {
   return d;
 }
 
-
 std::map<std::string, ProductSession::DaemonUsage> ProductSession::daemon_usage() const {
   std::map<std::string, DaemonUsage> out;
   for (const auto& d : daemons_) {
@@ -59,14 +58,16 @@ Status ProductSession::repin_daemons() {
     CPU_ZERO(&want);
     for (int c : node.cpus) CPU_SET(c, &want);
     std::error_code ec;
-    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(d.child->host_pid()) + "/task", ec)) {
+    for (const auto& task :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(d.child->host_pid()) + "/task", ec)) {
       pid_t tid = std::stoi(task.path().filename().string());
       cpu_set_t have;
       CPU_ZERO(&have);
       if (sched_getaffinity(tid, sizeof have, &have) != 0) continue;  // exited meanwhile
       if (CPU_EQUAL(&have, &want)) continue;
       if (sched_setaffinity(tid, sizeof want, &want) != 0 && errno != ESRCH)
-        return make_error("node '" + d.node + "': cannot pin thread " + std::to_string(tid) + " of " + d.child->name() + ": " + errno_text(errno));
+        return make_error("node '" + d.node + "': cannot pin thread " + std::to_string(tid) + " of " + d.child->name() +
+                          ": " + errno_text(errno));
     }
   }
   return ok_status();

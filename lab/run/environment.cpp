@@ -13,14 +13,13 @@
 
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/json_depth.h"
 #include "lab/base/tbf.h"
 #include "lab/base/utc_time.h"
 #include "lab/model/sweep.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
 #include "lab/run/variant.h"
-#include "lab/base/json_depth.h"
-
 
 namespace vpnlab {
 
@@ -96,22 +95,26 @@ void add_machine(nlohmann::json& env) {
   std::string flags = " " + cpuinfo_field(cpuinfo, "flags") + " ";
   env["steal_s_at_start"] = read_cpu_times().steal;
   nlohmann::json host_sysctls;
-  for (const char* k : {"net/core/rmem_max", "net/core/wmem_max", "net/core/default_qdisc", "net/core/netdev_max_backlog",
-                        "net/ipv4/tcp_congestion_control", "net/ipv4/tcp_available_congestion_control", "kernel/sched_autogroup_enabled"})
+  for (const char* k : {"net/core/rmem_max", "net/core/wmem_max", "net/core/default_qdisc",
+                        "net/core/netdev_max_backlog", "net/ipv4/tcp_congestion_control",
+                        "net/ipv4/tcp_available_congestion_control", "kernel/sched_autogroup_enabled"})
     host_sysctls[k] = trimmed(read_file_text(std::string("/proc/sys/") + k));
   env["host_sysctls"] = host_sysctls;
   // Which machine measured: the history only puts runs of one machine in a series. Derived
   // from /etc/machine-id (never the id itself, which other programs use as a secret seed).
   if (std::string id = trimmed(read_file_text("/etc/machine-id")); !id.empty())
     env["machine_id"] = sha256_hex("vpnlab machine " + id).substr(0, 16);
-  env["kernel"] = {{"release", u.release}, {"version", u.version}, {"machine", u.machine},
+  env["kernel"] = {{"release", u.release},
+                   {"version", u.version},
+                   {"machine", u.machine},
                    {"cmdline", trimmed(read_file_text("/proc/cmdline"))}};
-  env["cpu"] = {{"model", cpuinfo_field(cpuinfo, "model name")},
-                {"count", sysconf(_SC_NPROCESSORS_ONLN)},
-                {"aes_ni", flags.find(" aes ") != std::string::npos},
-                {"smt_active", or_absent(read_file_text("/sys/devices/system/cpu/smt/active"), "no SMT control")},
-                {"governor", or_absent(read_file_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "no cpufreq")},
-                {"turbo", turbo_state()}};
+  env["cpu"] = {
+      {"model", cpuinfo_field(cpuinfo, "model name")},
+      {"count", sysconf(_SC_NPROCESSORS_ONLN)},
+      {"aes_ni", flags.find(" aes ") != std::string::npos},
+      {"smt_active", or_absent(read_file_text("/sys/devices/system/cpu/smt/active"), "no SMT control")},
+      {"governor", or_absent(read_file_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "no cpufreq")},
+      {"turbo", turbo_state()}};
 }
 
 // Shaped links and which tests cross them: the report's share of the rate and ceilings.
@@ -123,8 +126,12 @@ nlohmann::json shaped_links_json(const Plan& plan) {
     for (const auto& l : shaped) seen = seen || l["link"] == v.link;
     if (seen) continue;
     TbfParams tbf = tbf_params(v.rate_bps, v.mtu);
-    shaped.push_back({{"link", v.link}, {"rate_bps", v.rate_bps}, {"burst_bytes", tbf.burst_bytes}, {"limit_bytes", tbf.limit_bytes},
-                                   {"mtu", v.mtu}, {"where", "egress of every end (TBF)"}});
+    shaped.push_back({{"link", v.link},
+                      {"rate_bps", v.rate_bps},
+                      {"burst_bytes", tbf.burst_bytes},
+                      {"limit_bytes", tbf.limit_bytes},
+                      {"mtu", v.mtu},
+                      {"where", "egress of every end (TBF)"}});
   }
   return shaped;
 }
@@ -134,9 +141,15 @@ nlohmann::json impaired_links_json(const Plan& plan) {
   nlohmann::json impaired = nlohmann::json::array();
   for (const auto& v : plan.veths) {
     if (!v.impaired()) continue;
-    if (std::any_of(impaired.begin(), impaired.end(), [&](const nlohmann::json& l) { return l["link"] == v.link; })) continue;
-    impaired.push_back({{"link", v.link}, {"profile", v.profile}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct},
-                        {"reorder", v.reorder}, {"where", "egress of every end (netem)"}});
+    if (std::any_of(impaired.begin(), impaired.end(), [&](const nlohmann::json& l) { return l["link"] == v.link; }))
+      continue;
+    impaired.push_back({{"link", v.link},
+                        {"profile", v.profile},
+                        {"delay_ms", v.delay_ms},
+                        {"jitter_ms", v.jitter_ms},
+                        {"loss_pct", v.loss_pct},
+                        {"reorder", v.reorder},
+                        {"where", "egress of every end (netem)"}});
   }
   return impaired;
 }
@@ -157,8 +170,12 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   add_machine(env);
   env["topology_file"] = plan.topology_file;
   env["overlay"] = {{"subnet", plan.overlay_subnet.str()}, {"mtu", plan.overlay_mtu}, {"port", plan.overlay_port}};
-  env["bench"] = {{"samples", plan.samples},       {"duration_s", plan.duration_s}, {"warmup_s", plan.warmup_s},
-                  {"interleaved", plan.interleave}, {"pinned", plan.pinned},       {"rps", plan.pinned && plan.rps},
+  env["bench"] = {{"samples", plan.samples},
+                  {"duration_s", plan.duration_s},
+                  {"warmup_s", plan.warmup_s},
+                  {"interleaved", plan.interleave},
+                  {"pinned", plan.pinned},
+                  {"rps", plan.pinned && plan.rps},
                   {"threads", plan.threads ? nlohmann::json(*plan.threads) : nlohmann::json("per node: its cpus")}};
   // The tests measured (a suite's scenario, `run --test`, may take some of the file's): a
   // resumed or repeated run measures the same.
@@ -170,11 +187,14 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
     env["bench"]["max_time_s"] = plan.max_time_s;
   }
   for (const auto& n : plan.nodes)
-    env["pinning"][n.name] = {{"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"computed", n.default_cpus}, {"runs_vpn", n.vpn}};
+    env["pinning"][n.name] = {
+        {"cpus", n.cpus}, {"load_cpus", n.load_cpus}, {"computed", n.default_cpus}, {"runs_vpn", n.vpn}};
   env["pinning_notes"] = plan.pin_notes;
   if (!plan.pin_warnings.empty()) env["pinning_warnings"] = plan.pin_warnings;
-  if (auto shaped = shaped_links_json(plan); !shaped.empty()) env["shaped_links"] = shaped;          // absent: no link is shaped
-  if (auto impaired = impaired_links_json(plan); !impaired.empty()) env["impaired_links"] = impaired;  // absent: none impaired
+  if (auto shaped = shaped_links_json(plan); !shaped.empty())
+    env["shaped_links"] = shaped;  // absent: no link is shaped
+  if (auto impaired = impaired_links_json(plan); !impaired.empty())
+    env["impaired_links"] = impaired;  // absent: none impaired
   for (const auto& t : plan.tests) env["test_links"][t.spec.name] = t.underlay_links;
   // The [bench] sweep: what each point changed (absent: no such sweep).
   if (!plan.lab_points.empty()) env["lab_points"] = lab_points_json(plan);
@@ -183,9 +203,14 @@ nlohmann::json describe_environment(const Plan& plan, const std::vector<ProductS
   for (size_t i = 0; i < specs.size(); ++i) {
     const Availability& a = availability[i];
     auto& p = env["products"][specs[i].name];
-    p = {{"version", a.version}, {"cipher", specs[i].cipher}, {"available", a.available},
-         {"threads_knob", specs[i].threads.empty() ? "none (no data-plane threads of its own)" : with_threads(specs[i].threads, plan)},
-         {"tunnel", specs[i].tunnel}, {"overhead_bytes", specs[i].overhead}, {"origin", specs[i].origin}};
+    p = {{"version", a.version},
+         {"cipher", specs[i].cipher},
+         {"available", a.available},
+         {"threads_knob",
+          specs[i].threads.empty() ? "none (no data-plane threads of its own)" : with_threads(specs[i].threads, plan)},
+         {"tunnel", specs[i].tunnel},
+         {"overhead_bytes", specs[i].overhead},
+         {"origin", specs[i].origin}};
     if (!a.available) p["reason"] = a.reason;
   }
   return env;

@@ -17,12 +17,16 @@ Result<EnvironmentRecord> EnvironmentRecord::reopen(const std::string& run_dir) 
   // A run directory's own files are never links: one there was put by someone else.
   auto text = read_optional_input_file(path, kMaxRunJsonBytes, /*follow_link=*/false);
   if (!text) return text.error();
-  if (!*text) return make_error(path + ": missing: the first session's record is needed to resume", "start a new run instead of --resume");
+  if (!*text)
+    return make_error(path + ": missing: the first session's record is needed to resume",
+                      "start a new run instead of --resume");
   std::string problem;
   nlohmann::json doc = parse_json_bounded(**text, &problem);
   if (doc.is_discarded() || !doc.is_object())
-    return make_error(path + ": " + (problem.empty() ? std::string("not a JSON object") : problem) + ": the first session's record cannot be added to",
-                      "the run directory's record was changed by hand or cut short; start a new run instead of --resume");
+    return make_error(
+        path + ": " + (problem.empty() ? std::string("not a JSON object") : problem) +
+            ": the first session's record cannot be added to",
+        "the run directory's record was changed by hand or cut short; start a new run instead of --resume");
   return EnvironmentRecord(path, std::move(doc));
 }
 
@@ -37,7 +41,8 @@ Status EnvironmentRecord::set_entry(const std::string& key, const std::string& n
   return write();
 }
 
-Status EnvironmentRecord::set_entry_once(const std::string& key, const std::string& name, const nlohmann::json& value, nlohmann::json* kept) {
+Status EnvironmentRecord::set_entry_once(const std::string& key, const std::string& name, const nlohmann::json& value,
+                                         nlohmann::json* kept) {
   *kept = nullptr;
   if (doc_.contains(key) && doc_[key].is_object() && doc_[key].contains(name)) {
     *kept = doc_[key][name];
@@ -48,7 +53,8 @@ Status EnvironmentRecord::set_entry_once(const std::string& key, const std::stri
 
 Status EnvironmentRecord::write() const {
   // A product's version line that is not UTF-8 is kept with U+FFFD, not a throw mid-run.
-  return replace_file(path_, doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", 0640);  // a rename: never torn
+  return replace_file(path_, doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                      0640);  // a rename: never torn
 }
 
 }  // namespace vpnlab

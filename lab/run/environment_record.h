@@ -31,7 +31,8 @@ class EnvironmentRecord {
   // As set_entry, unless key[name] is there already (a resumed run: the first session's
   // entry stays, it is what the first rows were measured with); *kept gets that entry, or
   // null when there was none.
-  Status set_entry_once(const std::string& key, const std::string& name, const nlohmann::json& value, nlohmann::json* kept);
+  Status set_entry_once(const std::string& key, const std::string& name, const nlohmann::json& value,
+                        nlohmann::json* kept);
 
   const nlohmann::json& document() const { return doc_; }
   const std::string& path() const { return path_; }

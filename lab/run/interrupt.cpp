@@ -28,7 +28,7 @@ void on_signal(int sig) {
 int install_interrupt_handlers() {
   if (g_fd >= 0) return g_fd;
   g_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;

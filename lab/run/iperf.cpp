@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/json_depth.h"
-#include "lab/base/terminal_text.h"
 #include "lab/base/json_number.h"
+#include "lab/base/terminal_text.h"
 
 namespace vpnlab {
 
@@ -19,8 +19,17 @@ std::string seconds_arg(double s) {
 }  // namespace
 
 std::vector<std::string> iperf_client_argv(const IperfClientOptions& o) {
-  std::vector<std::string> argv = {"iperf3", "-4", "-c", o.server_address, "-p", std::to_string(o.port), "-J",
-                                   "-t", seconds_arg(o.duration_s), "-P", std::to_string(o.streams)};
+  std::vector<std::string> argv = {"iperf3",
+                                   "-4",
+                                   "-c",
+                                   o.server_address,
+                                   "-p",
+                                   std::to_string(o.port),
+                                   "-J",
+                                   "-t",
+                                   seconds_arg(o.duration_s),
+                                   "-P",
+                                   std::to_string(o.streams)};
   if (o.reverse) argv.push_back("-R");
   if (o.bidirectional) argv.push_back("--bidir");
   if (o.udp) argv.push_back("-u");
@@ -84,7 +93,8 @@ Result<IperfSample> parse_iperf_json(const std::string& json_text) {
   const json& end = field(j, "end");
   const json& rx = field(end, "sum_received");
   const json& tx = field(end, "sum_sent");
-  if (!rx.is_object() || !tx.is_object()) return make_error("iperf3 JSON has no end.sum_received/sum_sent", "the test did not finish");
+  if (!rx.is_object() || !tx.is_object())
+    return make_error("iperf3 JSON has no end.sum_received/sum_sent", "the test did not finish");
   IperfSample s;
   s.gbps = number_at(rx, "bits_per_second") / 1e9;
   s.bytes_received = count_at(rx, "bytes");
@@ -98,7 +108,8 @@ Result<IperfSample> parse_iperf_json(const std::string& json_text) {
     const int64_t more = retransmits_at(field(end, "sum_sent_bidir_reverse"));
     if (more >= 0 && s.retransmits >= 0) s.retransmits += more;
   }
-  if (const json& sum = field(end, "sum"); !field(sum, "lost_packets").is_null()) {  // UDP: the receiver's count, reported back
+  if (const json& sum = field(end, "sum");
+      !field(sum, "lost_packets").is_null()) {  // UDP: the receiver's count, reported back
     s.udp_packets = count_at(sum, "packets");
     s.udp_lost = count_at(sum, "lost_packets");
   }
@@ -107,7 +118,8 @@ Result<IperfSample> parse_iperf_json(const std::string& json_text) {
     s.cpu_remote_pct = number_at(cpu, "remote_total");
   }
   if (const json& streams = field(end, "streams"); streams.is_array()) s.streams = static_cast<int>(streams.size());
-  if (s.gbps < 0 || s.sent_bps < 0 || s.seconds < 0) return make_error("iperf3 JSON holds a negative rate or duration", "see the sample's raw output");
+  if (s.gbps < 0 || s.sent_bps < 0 || s.seconds < 0)
+    return make_error("iperf3 JSON holds a negative rate or duration", "see the sample's raw output");
   return s;
 }
 

@@ -16,7 +16,9 @@ namespace {
 class IperfDriver : public TestDriver {
  public:
   std::string kind() const override { return "throughput"; }
-  std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess& p) const override { return iperf_server_argv(p.port); }
+  std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess& p) const override {
+    return iperf_server_argv(p.port);
+  }
   bool with_echoes() const override { return true; }  // latency under load
   // The kind column stays empty: throughput is the default kind of older files too.
   void shape_row(const Plan& plan, const TestSpec& t, SampleRow* row) const override {
@@ -30,8 +32,8 @@ class IperfDriver : public TestDriver {
   }
 
   // Each iperf3 client pinned to its load CPU.
-  std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
-                                      double duration_s) const override {
+  std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label,
+                                      const std::vector<TrafficProcess>& procs, double duration_s) const override {
     const TestSpec& t = c.test->spec;
     std::vector<SpawnSpec> specs(procs.size());
     for (size_t i = 0; i < procs.size(); ++i) {
@@ -56,7 +58,8 @@ class IperfDriver : public TestDriver {
   }
 
   // iperf3's own results, summed over the processes.
-  Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect, uint64_t* delivered) const override {
+  Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect,
+               uint64_t* delivered) const override {
     const TestSpec& t = c.test->spec;
     auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };
     uint64_t udp_packets = 0, udp_lost = 0;
@@ -69,7 +72,8 @@ class IperfDriver : public TestDriver {
     for (size_t i = 0; i < out.procs.size(); ++i) {
       auto sample = parse_iperf_json(read_file_text(out.clients[i].stdout_path));
       if (!sample)
-        return make_error(out.procs.size() == 1 ? sample.error().message : "process " + std::to_string(i + 1) + ": " + sample.error().message);
+        return make_error(out.procs.size() == 1 ? sample.error().message
+                                                : "process " + std::to_string(i + 1) + ": " + sample.error().message);
       row->gbps += sample->gbps;
       if (const size_t k = out.procs[i].server_index; k < peer_gbps.size()) {
         peer_gbps[k] += sample->gbps;
@@ -98,7 +102,8 @@ class IperfDriver : public TestDriver {
 
   // With several servers: each one's share of the throughput (a server may have several
   // client processes), its retransmits, and Jain's index over the shares.
-  static void peer_shares(const TestSpec& t, const std::vector<double>& gbps, const std::vector<int64_t>& retransmits, SampleRow* row) {
+  static void peer_shares(const TestSpec& t, const std::vector<double>& gbps, const std::vector<int64_t>& retransmits,
+                          SampleRow* row) {
     if (t.servers.size() < 2 || gbps.size() != t.servers.size()) return;
     row->fairness = jain_index(gbps);
     for (size_t k = 0; k < gbps.size(); ++k) {

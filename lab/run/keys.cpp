@@ -17,8 +17,6 @@
 
 namespace vpnlab {
 
-
-
 namespace {
 
 constexpr uint64_t kMaxKeyFileBytes = 4096;  // a base64 or hex key and a newline
@@ -33,15 +31,18 @@ Result<std::optional<std::string>> read_key_line(const std::string& path) {
   return std::optional<std::string>(line);
 }
 
-bool is_psk(const std::string& line) { return line.size() == 64 && line.find_first_not_of("0123456789abcdef") == std::string::npos; }
+bool is_psk(const std::string& line) {
+  return line.size() == 64 && line.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
 
 // The keys directory, made 0700 if missing (a directory the user named with --keys may be a
 // link they chose); what is written below it is written by name, never through a link.
 Result<OutDir> open_keys_dir(const std::string& dir) {
-  if (mkdir(dir.c_str(), 0700) < 0 && errno != EEXIST) return make_error("cannot create " + dir + ": " + errno_text(errno));
+  if (mkdir(dir.c_str(), 0700) < 0 && errno != EEXIST)
+    return make_error("cannot create " + dir + ": " + errno_text(errno));
   auto out = OutDir::open(dir);
   if (!out) return out.error();
-  struct stat st{};
+  struct stat st {};
   if (fstat(out->fd(), &st) == 0 && (st.st_mode & 077) != 0 && st.st_uid == geteuid()) fchmod(out->fd(), 0700);
   return out;
 }
@@ -87,13 +88,15 @@ Result<X25519KeyPair> x25519_from_secret_base64(const std::string& b64) {
   X25519KeyPair kp;
   size_t len = 0;
   if (sodium_base642bin(kp.secret.data(), kp.secret.size(), b64.data(), b64.size(), " \n", &len, nullptr,
-                        sodium_base64_VARIANT_ORIGINAL) != 0 || len != 32)
+                        sodium_base64_VARIANT_ORIGINAL) != 0 ||
+      len != 32)
     return make_error("not a base64 X25519 private key (32 bytes)");
   crypto_scalarmult_base(kp.public_key.data(), kp.secret.data());
   return kp;
 }
 
-Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string& dir, const std::vector<std::string>& nodes) {
+Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string& dir,
+                                                               const std::vector<std::string>& nodes) {
   auto out = open_keys_dir(dir);
   if (!out) return out.error();
   std::map<std::string, X25519KeyPair> keys;
@@ -118,7 +121,9 @@ Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string
 Status copy_run_keys(const std::string& from, const std::string& to, const std::vector<std::string>& nodes) {
   auto out = open_keys_dir(to);
   if (!out) return out.error();
-  const char* hint = "an earlier run's keys are read as they are, never repaired: restore them, or measure anew with 'vpnlab run FILE'";
+  const char* hint =
+      "an earlier run's keys are read as they are, never repaired: restore them, or measure anew with 'vpnlab run "
+      "FILE'";
   for (const auto& node : nodes) {
     if (auto s = check_plain_name(node); !s) return s.error();
     auto line = read_key_line(from + "/" + node + ".key");

@@ -24,8 +24,8 @@ Result<X25519KeyPair> x25519_from_secret_base64(const std::string& b64);
 
 // Makes `dir` (mode 0700) and writes <node>.key (0600) and <node>.pub for every node;
 // with an existing dir whose keys are all present, reuses them.
-Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string& dir, const std::vector<std::string>& nodes);
-
+Result<std::map<std::string, X25519KeyPair>> prepare_node_keys(const std::string& dir,
+                                                               const std::vector<std::string>& nodes);
 
 // `run --from`: the earlier run's <node>.key and psk (under `from`) copied into `to`, each
 // read bounded, as a regular file, never through a link, and checked as a key. The earlier

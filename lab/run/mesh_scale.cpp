@@ -37,14 +37,21 @@ void usage_into(const ProductTunnels& session, ScaleRow* row) {
 }
 
 // One throughput sample from the first node to the last, through the mesh.
-void sample_into(const ScaleRound& c, const ProductSpec& spec, NodeRuntime& nodes, ProductTunnels& session, ScaleRow* row, bool* interrupted) {
+void sample_into(const ScaleRound& c, const ProductSpec& spec, NodeRuntime& nodes, ProductTunnels& session,
+                 ScaleRow* row, bool* interrupted) {
   const PlanTest& test = c.plan->tests.front();
   std::string raw, logs;
   if (auto s = dirs_for(c.run_dir, spec.name, test.spec.name, &raw, &logs); !s) {
     row->reason = s.error().message;
     return;
   }
-  SampleContext sc{.plan = c.plan, .test = &test, .spec = &spec, .nodes = &nodes, .session = &session, .raw_dir = raw, .log_dir = logs,
+  SampleContext sc{.plan = c.plan,
+                   .test = &test,
+                   .spec = &spec,
+                   .nodes = &nodes,
+                   .session = &session,
+                   .raw_dir = raw,
+                   .log_dir = logs,
                    .interrupt_fd = c.interrupt_fd};
   SampleRow sample = run_sample(sc, "sample-1", c.plan->duration_s, interrupted);
   row->gbps = sample.gbps;
@@ -61,9 +68,16 @@ Result<ScaleRow> measure_mesh(const ScaleRound& c, const ProductSpec& spec, bool
   row.nodes = static_cast<int>(plan.nodes.size());
   row.contended = row.nodes > c.cpu_count;
   auto nodes = c.build_nodes(plan, c.run_dir, c.interrupt_fd);
-  if (!nodes) return with_context(nodes.error(), "building the mesh of " + std::to_string(row.nodes) + " nodes for " + spec.name);
-  ProductSession::Context ctx{.plan = &plan, .nodes = nodes->get(), .spec = &spec, .keys = &c.keys, .run_dir = c.run_dir,
-                              .interrupt_fd = c.interrupt_fd, .run_values = {{"psk", c.psk}}, .mesh_timeout_s = c.converge_timeout_s};
+  if (!nodes)
+    return with_context(nodes.error(), "building the mesh of " + std::to_string(row.nodes) + " nodes for " + spec.name);
+  ProductSession::Context ctx{.plan = &plan,
+                              .nodes = nodes->get(),
+                              .spec = &spec,
+                              .keys = &c.keys,
+                              .run_dir = c.run_dir,
+                              .interrupt_fd = c.interrupt_fd,
+                              .run_values = {{"psk", c.psk}},
+                              .mesh_timeout_s = c.converge_timeout_s};
   CpuTimes before = read_cpu_times();
   auto session = ProductTunnels::start(ctx);
   CpuTimes after = read_cpu_times();
@@ -79,7 +93,8 @@ Result<ScaleRow> measure_mesh(const ScaleRound& c, const ProductSpec& spec, bool
   } else {
     row.reason = first_line(session.error().message);
   }
-  if (auto s = (*nodes)->teardown(30); !s) return with_context(s.error(), "tearing down the mesh of " + std::to_string(row.nodes) + " nodes");
+  if (auto s = (*nodes)->teardown(30); !s)
+    return with_context(s.error(), "tearing down the mesh of " + std::to_string(row.nodes) + " nodes");
   if (auto s = (*nodes)->settle_after_teardown(30); !s) spdlog::warn("{}", s.error().message);
   return row;
 }

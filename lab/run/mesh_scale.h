@@ -19,7 +19,7 @@ namespace vpnlab {
 
 struct ScaleRound {
   const Plan* plan = nullptr;
-  std::string run_dir;         // this mesh's directory (logs, raw, secrets)
+  std::string run_dir;  // this mesh's directory (logs, raw, secrets)
   std::map<std::string, X25519KeyPair> keys;
   std::string psk;
   RuntimeFactory build_nodes;

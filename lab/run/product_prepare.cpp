@@ -9,8 +9,8 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
-#include "lab/run/product_session.h"
 #include "lab/base/trusted_dir.h"
+#include "lab/run/product_session.h"
 
 namespace vpnlab {
 
@@ -19,7 +19,6 @@ int data_plane_threads(const Plan& plan, const PlanNode& node) {
   if (!node.cpus.empty()) return static_cast<int>(node.cpus.size());
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
-
 
 namespace {
 
@@ -60,14 +59,15 @@ std::string ProductSession::secrets_dir(const std::string& node) const {
 }
 
 std::map<std::string, std::string> ProductSession::peer_values(const PlanNode& node, const PlanNode& peer) const {
-  std::map<std::string, std::string> p = {{"peer_name", peer.name},
-                                          {"peer_node_ident", ident_of(peer.name)},
-                                          {"peer_overlay_address", peer.overlay.addr.str()},
-                                          {"peer_subnets", join_prefixes(peer.sites)},
-                                          {"peer_allowed_ips", join_prefixes(peer.sites, peer.overlay.addr.str() + "/32")},
-                                          {"peer_underlay_address", peer_underlay(node, peer)},
-                                          {"peer_dir", node_dir(peer.name)},
-                                          {"peer_secrets", secrets_dir(peer.name)}};
+  std::map<std::string, std::string> p = {
+      {"peer_name", peer.name},
+      {"peer_node_ident", ident_of(peer.name)},
+      {"peer_overlay_address", peer.overlay.addr.str()},
+      {"peer_subnets", join_prefixes(peer.sites)},
+      {"peer_allowed_ips", join_prefixes(peer.sites, peer.overlay.addr.str() + "/32")},
+      {"peer_underlay_address", peer_underlay(node, peer)},
+      {"peer_dir", node_dir(peer.name)},
+      {"peer_secrets", secrets_dir(peer.name)}};
   if (ctx_.keys && ctx_.keys->count(peer.name)) {
     p["peer_public_key"] = ctx_.keys->at(peer.name).public_base64();
     p["peer_public_key_hex"] = to_hex(ctx_.keys->at(peer.name).public_key.data(), 32);
@@ -90,7 +90,8 @@ void ProductSession::add_relay_lists(const PlanNode& node, TemplateContext* tc) 
                         {"relay_overlay_address", other.overlay.addr.str()},
                         {"relay_underlay_address", peer_underlay(node, other)}});
   // A hop's service node: its relay's address on each of the hop's links (plan_with_services).
-  for (const auto& [name, addr] : node.served_relays) relays.push_back({{"relay_name", name}, {"relay_underlay_address", addr.str()}});
+  for (const auto& [name, addr] : node.served_relays)
+    relays.push_back({{"relay_name", name}, {"relay_underlay_address", addr.str()}});
   if (relays.size() == 1)
     for (const auto& [k, v] : relays.front()) tc->vars[k] = v;
   // The peers a node dials: all others, but an end of a native relay chain dials only its
@@ -111,7 +112,8 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
       {"mtu", std::to_string(plan.overlay_mtu)},
       {"port", std::to_string(plan.overlay_port)},
       {"run_secrets", ctx_.run_dir + "/secrets/" + instance()},
-      {"overlay_netmask", Ipv4Addr{plan.overlay_subnet.length == 0 ? 0u : ~uint32_t{0} << (32 - plan.overlay_subnet.length)}.str()},
+      {"overlay_netmask",
+       Ipv4Addr{plan.overlay_subnet.length == 0 ? 0u : ~uint32_t{0} << (32 - plan.overlay_subnet.length)}.str()},
       {"first_overlay_address", plan.nodes.front().overlay.addr.str()},
       {"first_node_ident", ident_of(plan.nodes.front().name)},
   };
@@ -156,7 +158,8 @@ TemplateContext ProductSession::context_for(const PlanNode* node, const PlanNode
   for (const PlanNode& other : plan.nodes) {
     if (other.name == node->name) continue;
     peers.push_back(peer_values(*node, other));
-    for (const auto& site : other.sites) sites.push_back({{"site", site.str()}, {"site_via", other.overlay.addr.str()}});
+    for (const auto& site : other.sites)
+      sites.push_back({{"site", site.str()}, {"site_via", other.overlay.addr.str()}});
   }
   add_relay_lists(*node, &tc);
   // One-item or empty lists: {{#first}}...{{/first}} renders only on the first node.
@@ -187,14 +190,15 @@ std::string captured_value(const std::string& text, const std::string& prefix) {
 
 }  // namespace
 
-Status capture_values(const std::string& stdout_path, const std::vector<std::pair<std::string, std::string>>& capture, const std::string& where,
-                      const std::string& program, std::map<std::string, std::string>* into) {
+Status capture_values(const std::string& stdout_path, const std::vector<std::pair<std::string, std::string>>& capture,
+                      const std::string& where, const std::string& program, std::map<std::string, std::string>* into) {
   auto output = read_input_file(stdout_path, kMaxToolOutputBytes);
   if (!output) return with_context(output.error(), where + ": what '" + program + "' printed");
   for (const auto& [name, prefix] : capture) {
     std::string value = captured_value(*output, prefix);
     if (value.empty())
-      return make_error(where + ": '" + program + "' printed no line starting with '" + prefix + "' (for " + name + ")", "see " + stdout_path);
+      return make_error(where + ": '" + program + "' printed no line starting with '" + prefix + "' (for " + name + ")",
+                        "see " + stdout_path);
     (*into)[name] = value;
   }
   return ok_status();
@@ -280,7 +284,8 @@ Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const 
     sp.argv.push_back(v.value());
   }
   std::string log_dir = this->log_dir();
-  std::string base = log_dir + "/prepare-" + std::to_string(index) + "-" + (node ? node->name : "run") + (peer ? "-" + peer->name : "");
+  std::string base = log_dir + "/prepare-" + std::to_string(index) + "-" + (node ? node->name : "run") +
+                     (peer ? "-" + peer->name : "");
   sp.stdout_path = base + ".out";
   sp.stderr_path = base + ".err";
   sp.cwd = node ? tc.vars["dir"] : ctx_.run_dir;
@@ -289,15 +294,18 @@ Status ProductSession::prepare_one(const PrepareStep& step, size_t index, const 
   if (out->interrupted) return make_error("interrupted");
   if (out->timed_out || out->exit_status != 0)
     return make_error(where + ": preparing with '" + sp.argv[0] + "' failed (" +
-                          (out->timed_out ? "timed out" : "status " + std::to_string(out->exit_status)) + ")\n" + log_tail(sp.stderr_path),
+                          (out->timed_out ? "timed out" : "status " + std::to_string(out->exit_status)) + ")\n" +
+                          log_tail(sp.stderr_path),
                       "see " + sp.stderr_path);
   if (step.capture.empty()) return ok_status();
-  return capture_values(sp.stdout_path, step.capture, where, sp.argv[0], node ? &node_captured_[node->name] : &run_captured_);
+  return capture_values(sp.stdout_path, step.capture, where, sp.argv[0],
+                        node ? &node_captured_[node->name] : &run_captured_);
 }
 
 std::string ProductSession::log_dir() const {
   return ctx_.run_dir + "/logs/" + ctx_.spec->name + (ctx_.round > 0 ? "/round-" + std::to_string(ctx_.round) : "") +
-         (ctx_.attempt > 1 ? "/attempt-" + std::to_string(ctx_.attempt) : "") + (ctx_.instance.empty() ? "" : "/" + ctx_.instance);
+         (ctx_.attempt > 1 ? "/attempt-" + std::to_string(ctx_.attempt) : "") +
+         (ctx_.instance.empty() ? "" : "/" + ctx_.instance);
 }
 
 Status ProductSession::prepare() {
@@ -325,7 +333,8 @@ Status ProductSession::prepare() {
   return check_path_templates();
 }
 
-Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan, const std::map<std::string, std::map<std::string, std::string>>& node_values) {
+Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan,
+                                       const std::map<std::string, std::map<std::string, std::string>>& node_values) {
   if (!spec.tunnel || plan.nodes.empty()) return ok_status();
   // Stand-ins for what exists only during a run: keys (all zero), the PSK, captured values.
   std::map<std::string, X25519KeyPair> keys;
@@ -335,7 +344,8 @@ Status ProductSession::check_templates(const ProductSpec& spec, const Plan& plan
   ProductSession dry(dry_ctx);
   for (const PrepareStep& step : spec.prepare)
     for (const auto& [name, prefix] : step.capture) {
-      if (step.scope == PrepareStep::Scope::Run) dry.run_captured_[name] = "captured";
+      if (step.scope == PrepareStep::Scope::Run)
+        dry.run_captured_[name] = "captured";
       else
         for (const auto& n : plan.nodes) dry.node_captured_[n.name][name] = "captured";
     }

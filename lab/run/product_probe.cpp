@@ -21,7 +21,8 @@ Availability check_availability(const ProductSpec& spec, const CapabilityProbe& 
   }
   for (const auto& bin : spec.binaries) {
     if (find_program(bin).empty()) {
-      a.reason = pkgs.empty() ? "'" + bin + "' is not installed and not in Debian: bring your own with --product " + spec.name + "@TAG=/path/to/" + bin
+      a.reason = pkgs.empty() ? "'" + bin + "' is not installed and not in Debian: bring your own with --product " +
+                                    spec.name + "@TAG=/path/to/" + bin
                               : "'" + bin + "' is not installed (apt-get install --no-install-recommends " + pkgs + ")";
       return a;
     }
@@ -32,7 +33,8 @@ Availability check_availability(const ProductSpec& spec, const CapabilityProbe& 
       return a;
     }
     for (const auto& c : probe())
-      if (!c.available && std::find(spec.requires_caps.begin(), spec.requires_caps.end(), c.name) != spec.requires_caps.end()) {
+      if (!c.available &&
+          std::find(spec.requires_caps.begin(), spec.requires_caps.end(), c.name) != spec.requires_caps.end()) {
         a.reason = "this kernel lacks " + c.name + " (" + c.detail + ")";
         return a;
       }

@@ -12,7 +12,6 @@
 
 namespace vpnlab {
 
-
 struct Availability {
   bool available = false;
   std::string reason;   // why not, naming the package to install

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "lab/base/fs_util.h"
 #include "lab/model/finalize.h"
@@ -19,7 +19,8 @@
 
 namespace vpnlab {
 
-Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw, std::string* logs) {
+Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw,
+                std::string* logs) {
   *raw = raw_dir(run_dir, product, test);
   *logs = run_dir + "/logs/" + product + "/" + test;
   if (auto s = make_dirs(*raw, 0750); !s) return s;
@@ -27,8 +28,8 @@ Status dirs_for(const std::string& run_dir, const std::string& product, const st
 }
 
 // A row for each sample of the tests in `out` (name -> why the product cannot run it).
-Status refuse_rows(const RoundContext& c, const std::vector<int>& samples, const std::map<std::string, std::string>& out, std::vector<SampleRow>* rows,
-                   bool* interrupted) {
+Status refuse_rows(const RoundContext& c, const std::vector<int>& samples,
+                   const std::map<std::string, std::string>& out, std::vector<SampleRow>* rows, bool* interrupted) {
   PhaseSpan span(c.clock, kPhaseRecording);
   for (const auto& test : c.plan->tests)
     for (int i : samples) {
@@ -44,7 +45,8 @@ Status refuse_rows(const RoundContext& c, const std::vector<int>& samples, const
   return ok_status();
 }
 
-Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why, std::vector<SampleRow>* rows, bool* interrupted) {
+Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why,
+                 std::vector<SampleRow>* rows, bool* interrupted) {
   PhaseSpan span(c.clock, kPhaseRecording);
   for (const auto& test : c.plan->tests)
     for (int i : samples) {
@@ -68,8 +70,15 @@ Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, Nod
   PhaseSpan span(c.clock, kPhaseBringUp);
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
-  ProductSession::Context ctx{.plan = c.vpn_plan, .nodes = &topo, .spec = &spec, .keys = c.keys, .run_dir = c.opts->run_dir,
-                              .interrupt_fd = c.opts->interrupt_fd, .run_values = {{"psk", c.psk}}, .round = c.round, .attempt = attempt};
+  ProductSession::Context ctx{.plan = c.vpn_plan,
+                              .nodes = &topo,
+                              .spec = &spec,
+                              .keys = c.keys,
+                              .run_dir = c.opts->run_dir,
+                              .interrupt_fd = c.opts->interrupt_fd,
+                              .run_values = {{"psk", c.psk}},
+                              .round = c.round,
+                              .attempt = attempt};
   // Its control services first (their values are the nodes'), stopped after the nodes.
   std::unique_ptr<ProductServices> services;
   if (!spec.services.empty()) {
@@ -86,7 +95,8 @@ Result<std::unique_ptr<ProductTunnels>> start_product(const RoundContext& c, Nod
     return e;
   };
   // The topology's routes, and a service's control routes (build_plan has both).
-  if (auto r = topo.add_routes(*c.build_plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r) return give_up(r.error());
+  if (auto r = topo.add_routes(*c.build_plan, spec.tunnel ? PlanRoute::When::tunnel : PlanRoute::When::baseline); !r)
+    return give_up(r.error());
   if (plan.pinned && plan.rps)
     for (const auto& node : plan.nodes) {
       if (node.service) continue;
@@ -121,7 +131,8 @@ Result<std::unique_ptr<NodeRuntime>> build_topology(const RoundContext& c) {
     if (auto s = measure_impaired_paths(plan, **topo, c.environment, c.opts->interrupt_fd); !s)
       spdlog::warn("what the impaired links achieved is not in environment.json: {}", s.error().message);
   // The lab point's variant, on the built lab and before the product: the same for all.
-  if (auto s = apply_variant(plan, **topo); !s) return with_context(s.error(), "building the topology for " + c.spec->name);
+  if (auto s = apply_variant(plan, **topo); !s)
+    return with_context(s.error(), "building the topology for " + c.spec->name);
   return topo;
 }
 
@@ -152,8 +163,8 @@ Session bring_up(const RoundContext& c, Result<NodesPtr>* topo, ProductOutcome* 
   const std::string why = session.error().message.substr(0, session.error().message.find('\n'));
   spdlog::warn("{}: bring-up failed, trying once more on a new topology: {}", c.spec->name, why);
   const std::string logs = "logs/" + c.spec->name + (c.round > 0 ? "/round-" + std::to_string(c.round) : "");
-  outcome->failed_bringups.push_back((c.round > 0 ? "round " + std::to_string(c.round) + ": " : "") + why + " (its logs: " + logs +
-                                     "; the retry's: " + logs + "/attempt-2)");
+  outcome->failed_bringups.push_back((c.round > 0 ? "round " + std::to_string(c.round) + ": " : "") + why +
+                                     " (its logs: " + logs + "; the retry's: " + logs + "/attempt-2)");
   if (auto s = teardown_and_settle(c, ***topo); !s) {
     *topo = s.error();
     return topo->error();
@@ -193,7 +204,8 @@ void record_plaintext(const ProductSpec& spec, std::string verdict, ProductOutco
 }
 
 // Once per product, on its first bring-up, unless its first warm-up carries it.
-Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTunnels& session, ProductOutcome* outcome, bool* interrupted) {
+Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTunnels& session, ProductOutcome* outcome,
+                            bool* interrupted) {
   const Plan& plan = *c.plan;
   const ProductSpec& spec = *c.spec;
   if (!topo.can_watch_payload()) {
@@ -208,32 +220,44 @@ Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTun
   // path to a one-stream TCP transfer.
   PlanTest path = plan.tests.front();
   path.spec.kind = "throughput";
-  record_plaintext(spec, plaintext_check(SampleContext{.plan = &plan, .test = &path, .spec = &spec, .nodes = &topo, .session = &session, .raw_dir = raw, .log_dir = logs,
-                                                 .interrupt_fd = c.opts->interrupt_fd}, interrupted),
+  record_plaintext(spec,
+                   plaintext_check(SampleContext{.plan = &plan,
+                                                 .test = &path,
+                                                 .spec = &spec,
+                                                 .nodes = &topo,
+                                                 .session = &session,
+                                                 .raw_dir = raw,
+                                                 .log_dir = logs,
+                                                 .interrupt_fd = c.opts->interrupt_fd},
+                                   interrupted),
                    outcome);
   return ok_status();
 }
 
 // A warm-up is one plain sample (a zero-loss search's trials would not fit in it),
 // discarded; the product's first one may carry the plaintext check.
-void warm_up(const RoundContext& c, const SampleContext& sc, int first_sample, ProductOutcome* outcome, bool* interrupted) {
+void warm_up(const RoundContext& c, const SampleContext& sc, int first_sample, ProductOutcome* outcome,
+             bool* interrupted) {
   PlanTest plain = *sc.test;
   plain.spec.zero_loss = false;
   SampleContext wc = sc;
   wc.test = &plain;
   PlaintextWatch watch;
   std::string watch_error;
-  const bool carries = !outcome->plaintext_checked && sc.test == &c.plan->tests.front() && warmup_carries_plaintext(*c.plan);
+  const bool carries =
+      !outcome->plaintext_checked && sc.test == &c.plan->tests.front() && warmup_carries_plaintext(*c.plan);
   PhaseSpan warm(c.clock, kPhaseWarmup);
   if (carries) watch_error = watch.start(&wc);
   SampleRow w = run_sample(wc, "warmup-" + std::to_string(first_sample), c.plan->warmup_s, interrupted);
   warm.stop();
   spdlog::info("  {} warm-up: {} (discarded)", sc.test->spec.name, w.status == "ok" ? headline_figure(w) : w.reason);
-  if (carries && !*interrupted) record_plaintext(*c.spec, watch_error.empty() ? watch.verdict(*c.spec, w) : watch_error, outcome);
+  if (carries && !*interrupted)
+    record_plaintext(*c.spec, watch_error.empty() ? watch.verdict(*c.spec, w) : watch_error, outcome);
 }
 
 // A measured row into the CSV and the run's rows, with one log line (or the live line).
-Status keep_row(const RoundContext& c, const std::string& test, int i, SampleRow row, const ProductOutcome& outcome, std::vector<SampleRow>* rows) {
+Status keep_row(const RoundContext& c, const std::string& test, int i, SampleRow row, const ProductOutcome& outcome,
+                std::vector<SampleRow>* rows) {
   const ProductSpec& spec = *c.spec;
   const int samples = c.plan->samples;
   row.sample = i;
@@ -247,10 +271,12 @@ Status keep_row(const RoundContext& c, const std::string& test, int i, SampleRow
   if (row.status != "ok")
     spdlog::log(level, "  {} sample {}/{}: failed: {}", test, i, samples, row.reason);
   else
-    spdlog::log(level, "  {} sample {}/{}: {}{}", test, i, samples, headline_figure(row), row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);
+    spdlog::log(level, "  {} sample {}/{}: {}{}", test, i, samples, headline_figure(row),
+                row.valid || !spec.tunnel ? "" : "  INVALID: " + row.reason);
   if (row.status == "ok" && !row.valid && spec.tunnel && level == spdlog::level::debug)
     spdlog::warn("  {} sample {}: INVALID: {}", test, i, row.reason);
-  Progress::get().sample_done(spec.name + " " + test + " sample " + std::to_string(i) + "/" + std::to_string(samples), headline_figure(row), row.status == "ok");
+  Progress::get().sample_done(spec.name + " " + test + " sample " + std::to_string(i) + "/" + std::to_string(samples),
+                              headline_figure(row), row.status == "ok");
   rows->push_back(std::move(row));
   return ok_status();
 }
@@ -270,15 +296,21 @@ SampleRow timed_sample(const RoundContext& c, const SampleContext& sc, int i, bo
 }
 
 // Every test: a warm-up (discarded), then the given samples not measured yet.
-Status measure_tests(const RoundContext& c, const std::vector<int>& samples, NodeRuntime& topo, ProductTunnels& session, ProductOutcome* outcome,
-                     std::vector<SampleRow>* rows, bool* interrupted) {
+Status measure_tests(const RoundContext& c, const std::vector<int>& samples, NodeRuntime& topo, ProductTunnels& session,
+                     ProductOutcome* outcome, std::vector<SampleRow>* rows, bool* interrupted) {
   const Plan& plan = *c.plan;
   const std::string& run_dir = c.opts->run_dir;
   for (const auto& test : plan.tests) {
     if (*interrupted) break;
     std::string raw, logs;
     if (auto s = dirs_for(run_dir, c.spec->name, test.spec.name, &raw, &logs); !s) return s;
-    SampleContext sc{.plan = &plan, .test = &test, .spec = c.spec, .nodes = &topo, .session = &session, .raw_dir = raw, .log_dir = logs,
+    SampleContext sc{.plan = &plan,
+                     .test = &test,
+                     .spec = c.spec,
+                     .nodes = &topo,
+                     .session = &session,
+                     .raw_dir = raw,
+                     .log_dir = logs,
                      .interrupt_fd = c.opts->interrupt_fd};
     sc.crr_program = c.opts->crr_program;
     sc.meters_off = c.opts->meters_off;
@@ -293,7 +325,8 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
       if (*interrupted) break;  // a cut-short sample is not a result
       if (row.status != "ok")
         if (auto s = check_free_space(run_dir); !s)
-          return with_context(s.error(), c.spec->name + " " + test.spec.name + " sample " + std::to_string(i) + " not kept");
+          return with_context(s.error(),
+                              c.spec->name + " " + test.spec.name + " sample " + std::to_string(i) + " not kept");
       PhaseSpan record(c.clock, kPhaseRecording);
       if (auto s = keep_row(c, test.spec.name, i, std::move(row), *outcome, rows); !s) return s;
     }
@@ -321,8 +354,8 @@ Status audit_and_teardown(const RoundContext& c, NodeRuntime& topo, ProductOutco
 
 }  // namespace
 
-Status run_product_round(const RoundContext& given, const std::vector<int>& samples, bool check_plaintext, ProductOutcome* outcome,
-                         std::vector<SampleRow>* rows, bool* interrupted) {
+Status run_product_round(const RoundContext& given, const std::vector<int>& samples, bool check_plaintext,
+                         ProductOutcome* outcome, std::vector<SampleRow>* rows, bool* interrupted) {
   RoundContext c = given;
   c.build_plan = c.plan;
   const ProductSpec& spec = *c.spec;
@@ -346,9 +379,9 @@ Status run_product_round(const RoundContext& given, const std::vector<int>& samp
     std::erase_if(reachable.tests, [&](const PlanTest& t) { return out.count(t.spec.name) > 0; });
     reachable_build = *c.build_plan;
     std::erase_if(reachable_build.routes, [&](const PlanRoute& r) {
-      return r.when == PlanRoute::When::tunnel && std::any_of(c.plan->hops.begin(), c.plan->hops.end(), [&](const PlanHop& h) {
-               return !hop_out_of_reach(spec, h).empty() && h.has(r.node);
-             });
+      return r.when == PlanRoute::When::tunnel &&
+             std::any_of(c.plan->hops.begin(), c.plan->hops.end(),
+                         [&](const PlanHop& h) { return !hop_out_of_reach(spec, h).empty() && h.has(r.node); });
     });
     c.plan = &reachable;
     c.build_plan = &reachable_build;
@@ -360,7 +393,10 @@ Status run_product_round(const RoundContext& given, const std::vector<int>& samp
     outcome->failure = session.error().message;
     spdlog::error("{}: did not come up: {}", spec.name, session.error().message);
     *interrupted = vpnlab::interrupted();
-    if (auto s = fail_rows(c, samples, "product did not come up: " + outcome->failure.substr(0, outcome->failure.find('\n')), rows, interrupted); !s)
+    if (auto s =
+            fail_rows(c, samples, "product did not come up: " + outcome->failure.substr(0, outcome->failure.find('\n')),
+                      rows, interrupted);
+        !s)
       return s;
   } else {
     PhaseSpan checks(c.clock, kPhaseChecks);

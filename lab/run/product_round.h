@@ -12,10 +12,10 @@
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
 #include "lab/record/results_csv.h"
-#include "lab/run/run_timing.h"
-#include "lab/run/keys.h"
 #include "lab/run/environment_record.h"
+#include "lab/run/keys.h"
 #include "lab/run/run_options.h"
+#include "lab/run/run_timing.h"
 
 namespace vpnlab {
 
@@ -33,23 +33,24 @@ struct RoundContext {
   // What the topology is built from: `plan`, or, for a product with [[service]]s, `plan`
   // with their nodes (plan_with_services). run_product_round sets it; the caller need not.
   const Plan* build_plan = nullptr;
-  PhaseClock* clock = nullptr;  // where the round's wall time goes (run_timing.h); may be null
+  PhaseClock* clock = nullptr;               // where the round's wall time goes (run_timing.h); may be null
   EnvironmentRecord* environment = nullptr;  // what the round learns goes there (the first build's records, offloads)
 };
 
 // Makes a product x test's raw and log directories in the run directory; their paths in
 // *raw and *logs.
-Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw, std::string* logs);
+Status dirs_for(const std::string& run_dir, const std::string& product, const std::string& test, std::string* raw,
+                std::string* logs);
 
 // Runs `samples` (1-based numbers) of every test. Rows go to the CSV and into *rows;
 // what the product did goes into *outcome (merged over rounds). A failure of the lab
 // itself (not of the product) comes back as an error.
 // Rows for samples a product could not run (not measured yet, unless interrupted), with
 // the reason; they go to the CSV and into *rows.
-Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why, std::vector<SampleRow>* rows,
-                 bool* interrupted);
+Status fail_rows(const RoundContext& c, const std::vector<int>& samples, const std::string& why,
+                 std::vector<SampleRow>* rows, bool* interrupted);
 
-Status run_product_round(const RoundContext& c, const std::vector<int>& samples, bool plaintext_check, ProductOutcome* outcome,
-                         std::vector<SampleRow>* rows, bool* interrupted);
+Status run_product_round(const RoundContext& c, const std::vector<int>& samples, bool plaintext_check,
+                         ProductOutcome* outcome, std::vector<SampleRow>* rows, bool* interrupted);
 
 }  // namespace vpnlab

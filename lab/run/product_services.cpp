@@ -44,9 +44,7 @@ std::vector<const PlanHop*> served_hops(const ProductSpec& spec, const Plan& pla
 }
 
 // The VPN nodes that reach a service through it: all, or the hop's ends and relays.
-bool serves(const PlanHop* hop, const std::string& node) {
-  return !hop || hop->has(node);
-}
+bool serves(const PlanHop* hop, const std::string& node) { return !hop || hop->has(node); }
 
 // What a node's templates call a service's value: {{headscale_address}}, {{headscale_authkey}}.
 std::string value_name(const ServiceSpec& svc, const std::string& key) { return svc.name + "_" + key; }
@@ -59,12 +57,14 @@ std::vector<std::string> ProductServices::names(const ProductSpec& spec) {
   return out;
 }
 
-Result<std::unique_ptr<ProductServices>> ProductServices::start(const Plan& build_plan, const ProductSession::Context& ctx) {
+Result<std::unique_ptr<ProductServices>> ProductServices::start(const Plan& build_plan,
+                                                                const ProductSession::Context& ctx) {
   std::unique_ptr<ProductServices> all(new ProductServices);
   for (const PlanHop* hop : served_hops(*ctx.spec, build_plan))
     for (const ServiceSpec& svc : ctx.spec->services) {
       all->plans_.push_back(std::make_unique<Plan>(service_plan(build_plan, svc.name, hop)));
-      if (all->plans_.back()->nodes.empty()) return make_error("service '" + svc.name + "' has no node in the topology", "build it with plan_with_services");
+      if (all->plans_.back()->nodes.empty())
+        return make_error("service '" + svc.name + "' has no node in the topology", "build it with plan_with_services");
       all->specs_.push_back(std::make_unique<ProductSpec>(service_spec(*ctx.spec, svc)));
       ProductSession::Context sc = ctx;
       sc.plan = all->plans_.back().get();
@@ -75,7 +75,9 @@ Result<std::unique_ptr<ProductServices>> ProductServices::start(const Plan& buil
       auto session = ProductSession::start(sc);
       if (!session) {
         all->stop();
-        return with_context(session.error(), ctx.spec->name + "'s service '" + svc.name + "'" + (hop ? " for " + hop->chain + " hop " + std::to_string(hop->index) : ""));
+        return with_context(session.error(),
+                            ctx.spec->name + "'s service '" + svc.name + "'" +
+                                (hop ? " for " + hop->chain + " hop " + std::to_string(hop->index) : ""));
       }
       const std::string svc_node = sc.plan->nodes.front().name;
       for (const PlanNode& node : ctx.plan->nodes) {
@@ -102,7 +104,8 @@ Status ProductServices::check_templates(const ProductSpec& spec, const Plan& vpn
   for (const PlanHop* hop : served_hops(spec, *build_plan))
     for (const ServiceSpec& svc : spec.services) {
       Plan sp = service_plan(*build_plan, svc.name, hop);
-      if (auto s = ProductSession::check_templates(service_spec(spec, svc), sp); !s) return with_context(s.error(), "service '" + svc.name + "'");
+      if (auto s = ProductSession::check_templates(service_spec(spec, svc), sp); !s)
+        return with_context(s.error(), "service '" + svc.name + "'");
       for (const PlanNode& node : vpn_plan.nodes) {
         if (!serves(hop, node.name)) continue;
         stand_ins[node.name][value_name(svc, "address")] = service_address(*build_plan, svc.name, node.name);

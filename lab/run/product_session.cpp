@@ -38,7 +38,8 @@ Error ProductSession::explain(Error symptom) {
 using StepExecutor = Status (ProductSession::*)(const PlanNode&, const ProductStep&, const TemplateContext&);
 
 Status ProductSession::wait_link_step(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
-  if (auto s = ctx_.nodes->wait_for_link(node.name, expand(step.ifname, tc).value(), step.timeout_s, ctx_.interrupt_fd); !s)
+  if (auto s = ctx_.nodes->wait_for_link(node.name, expand(step.ifname, tc).value(), step.timeout_s, ctx_.interrupt_fd);
+      !s)
     return explain(with_context(s.error(), "node '" + node.name + "'"));
   return ok_status();
 }
@@ -47,7 +48,8 @@ Status ProductSession::create_link_step(const PlanNode& node, const ProductStep&
   LinkOptions options = step.link;
   options.remote = expand(step.link.remote, tc).value();  // checked at validate and in prepare(), as every step text
   std::string ifname = expand(step.ifname, tc).value();
-  if (auto s = ctx_.nodes->create_link_of_kind(node.name, ifname, step.link_kind, options); !s) return with_context(s.error(), "node '" + node.name + "'");
+  if (auto s = ctx_.nodes->create_link_of_kind(node.name, ifname, step.link_kind, options); !s)
+    return with_context(s.error(), "node '" + node.name + "'");
   created_links_.emplace_back(node.name, ifname);  // the session's to remove: stop()
   return ok_status();
 }
@@ -80,17 +82,20 @@ Status ProductSession::wait_listen_step(const PlanNode& node, const ProductStep&
 }
 
 Status ProductSession::sysctl_step(const PlanNode& node, const ProductStep& step, const TemplateContext&) {
-  if (auto s = ctx_.nodes->set_sysctls(node.name, step.sysctls); !s) return with_context(s.error(), "node '" + node.name + "'");
+  if (auto s = ctx_.nodes->set_sysctls(node.name, step.sysctls); !s)
+    return with_context(s.error(), "node '" + node.name + "'");
   return ok_status();
 }
 
 SpawnSpec ProductSession::step_process(const PlanNode& node, const ProductStep& step, const TemplateContext& tc) {
   SpawnSpec sp;
-  for (const auto& a : step.argv) sp.argv.push_back(expand(a, tc).value());  // every value checked at validate and in prepare()
+  for (const auto& a : step.argv)
+    sp.argv.push_back(expand(a, tc).value());  // every value checked at validate and in prepare()
   for (const auto& [k, v] : step.env) sp.env[k] = expand(v, tc).value();
   sp.cpus = node.cpus;
   sp.cwd = node_dir(node.name);
-  sp.stdout_path = log_dir() + "/" + node.name + "-" + std::to_string(++log_seq_) + "-" + file_name_of(sp.argv[0]) + ".log";
+  sp.stdout_path =
+      log_dir() + "/" + node.name + "-" + std::to_string(++log_seq_) + "-" + file_name_of(sp.argv[0]) + ".log";
   return sp;
 }
 
@@ -119,19 +124,24 @@ Status ProductSession::run_step(const PlanNode& node, const ProductStep& step, c
   if (!out) return with_context(out.error(), "node '" + node.name + "'");
   if (out->interrupted) return make_error("interrupted");
   if (out->timed_out || out->exit_status != 0)
-    return explain(make_error("node '" + node.name + "': '" + sp.argv[0] + "' " +
-                                  (out->timed_out ? "did not finish in time" : "exited with status " + std::to_string(out->exit_status)) + "\n" +
-                                  log_tail(sp.stderr_path.empty() ? sp.stdout_path : sp.stderr_path),
-                              "see " + sp.stdout_path));
+    return explain(make_error(
+        "node '" + node.name + "': '" + sp.argv[0] + "' " +
+            (out->timed_out ? "did not finish in time" : "exited with status " + std::to_string(out->exit_status)) +
+            "\n" + log_tail(sp.stderr_path.empty() ? sp.stdout_path : sp.stderr_path),
+        "see " + sp.stdout_path));
   if (step.capture.empty()) return ok_status();
-  return capture_values(sp.stdout_path, step.capture, "node '" + node.name + "'", sp.argv[0], &node_captured_[node.name]);
+  return capture_values(sp.stdout_path, step.capture, "node '" + node.name + "'", sp.argv[0],
+                        &node_captured_[node.name]);
 }
 
 Status ProductSession::run_steps(const PlanNode& node, size_t index) {
   static const std::map<ProductStep::Kind, StepExecutor> executors = {
-      {ProductStep::Kind::Daemon, &ProductSession::daemon_step},         {ProductStep::Kind::Run, &ProductSession::run_step},
-      {ProductStep::Kind::WaitLink, &ProductSession::wait_link_step},    {ProductStep::Kind::Configure, &ProductSession::configure_step},
-      {ProductStep::Kind::CreateLink, &ProductSession::create_link_step}, {ProductStep::Kind::Sysctl, &ProductSession::sysctl_step},
+      {ProductStep::Kind::Daemon, &ProductSession::daemon_step},
+      {ProductStep::Kind::Run, &ProductSession::run_step},
+      {ProductStep::Kind::WaitLink, &ProductSession::wait_link_step},
+      {ProductStep::Kind::Configure, &ProductSession::configure_step},
+      {ProductStep::Kind::CreateLink, &ProductSession::create_link_step},
+      {ProductStep::Kind::Sysctl, &ProductSession::sysctl_step},
       {ProductStep::Kind::WaitListen, &ProductSession::wait_listen_step},
   };
   for (const ProductStep& step : ctx_.spec->steps) {
@@ -145,8 +155,8 @@ Status ProductSession::run_steps(const PlanNode& node, size_t index) {
 Status ProductSession::check_daemons() {
   for (auto& d : daemons_)
     if (!d.child->running())
-      return make_error("node '" + d.node + "': '" + d.child->name() + "' exited with status " + std::to_string(d.child->exit_status()) +
-                            "\n" + log_tail(d.log),
+      return make_error("node '" + d.node + "': '" + d.child->name() + "' exited with status " +
+                            std::to_string(d.child->exit_status()) + "\n" + log_tail(d.log),
                         "see " + d.log);
   return ok_status();
 }
@@ -166,8 +176,9 @@ Status ProductSession::wait_ready() {
     sweep_ = *sweep;
     if (sweep_.answered == sweep_.pairs) return ok_status();
     if (auto d = check_daemons(); !d) return d;
-    return make_error("not converged: " + std::to_string(sweep_.answered) + " of " + std::to_string(sweep_.pairs) + " node pairs answered within " +
-                          std::to_string(static_cast<int>(ctx_.mesh_timeout_s)) + " s (" + sweep_.first_missing + " did not)",
+    return make_error("not converged: " + std::to_string(sweep_.answered) + " of " + std::to_string(sweep_.pairs) +
+                          " node pairs answered within " + std::to_string(static_cast<int>(ctx_.mesh_timeout_s)) +
+                          " s (" + sweep_.first_missing + " did not)",
                       "see the product's logs; a larger mesh may need a longer converge_timeout");
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx_.spec->ready_timeout_s);
@@ -180,8 +191,9 @@ Status ProductSession::wait_ready() {
         if (auto d = check_daemons(); !d) return d;
         std::string tails;
         for (auto& d : daemons_) tails += "  " + d.log + ":\n" + log_tail(d.log, 5);
-        return make_error("not ready: from node '" + node.name + "' to '" + peer.name + "': " + s.error().message + "\n" + tails,
-                          s.error().hint);
+        return make_error(
+            "not ready: from node '" + node.name + "' to '" + peer.name + "': " + s.error().message + "\n" + tails,
+            s.error().hint);
       }
     }
   }
@@ -197,17 +209,20 @@ Status ProductSession::check_mtu() {
     if (!link) return with_context(link.error(), "node '" + node.name + "'");
     // A kernel product must really be the kernel's: a userspace stand-in would show a TUN.
     if (!ctx_.spec->interface_kind.empty() && link->kind != ctx_.spec->interface_kind)
-      return make_error("node '" + node.name + "': " + ctx_.spec->interface + " is of kind '" + (link->kind.empty() ? "unknown" : link->kind) +
-                            "', not '" + ctx_.spec->interface_kind + "'",
+      return make_error("node '" + node.name + "': " + ctx_.spec->interface + " is of kind '" +
+                            (link->kind.empty() ? "unknown" : link->kind) + "', not '" + ctx_.spec->interface_kind +
+                            "'",
                         "something other than " + ctx_.spec->name + " answered; results would be mislabelled");
     if (link->mtu != plan.overlay_mtu)
-      return make_error("node '" + node.name + "': " + ctx_.spec->interface + " has MTU " + std::to_string(link->mtu) + ", not the overlay's " +
-                            std::to_string(plan.overlay_mtu),
+      return make_error("node '" + node.name + "': " + ctx_.spec->interface + " has MTU " + std::to_string(link->mtu) +
+                            ", not the overlay's " + std::to_string(plan.overlay_mtu),
                         "the product must take the MTU from its config ({{mtu}}) or a configure step");
     const PlanNode& peer = plan.nodes[&node == &plan.nodes[0] ? 1 : 0];
-    if (auto s = ctx_.nodes->ping(node.name, peer.overlay.addr, 3, ctx_.interrupt_fd, max_udp_payload(plan.overlay_mtu), true); !s)
-      return make_error("node '" + node.name + "': a full-size packet (MTU " + std::to_string(plan.overlay_mtu) + ", DF) did not cross the tunnel: " +
-                            s.error().message,
+    if (auto s = ctx_.nodes->ping(node.name, peer.overlay.addr, 3, ctx_.interrupt_fd, max_udp_payload(plan.overlay_mtu),
+                                  true);
+        !s)
+      return make_error("node '" + node.name + "': a full-size packet (MTU " + std::to_string(plan.overlay_mtu) +
+                            ", DF) did not cross the tunnel: " + s.error().message,
                         "the product cannot carry this MTU; lower [overlay] mtu");
   }
   return ok_status();
@@ -252,7 +267,8 @@ Result<std::unique_ptr<ProductSession>> ProductSession::start(const Context& ctx
 
 ProductSession::~ProductSession() { stop(); }
 
-bool ProductSession::parse_counter_output(const std::string& text, int rx_field, int tx_field, uint64_t* rx, uint64_t* tx) {
+bool ProductSession::parse_counter_output(const std::string& text, int rx_field, int tx_field, uint64_t* rx,
+                                          uint64_t* tx) {
   std::istringstream lines(text);
   std::string line;
   bool any = false;
@@ -276,7 +292,8 @@ bool ProductSession::parse_counter_output(const std::string& text, int rx_field,
 
 int ProductSession::underlay_port(bool relayed) const {
   if (!ctx_.spec->tunnel) return 0;
-  const std::string& text = relayed && !ctx_.spec->relay_port.empty() ? ctx_.spec->relay_port : ctx_.spec->underlay_port;
+  const std::string& text =
+      relayed && !ctx_.spec->relay_port.empty() ? ctx_.spec->relay_port : ctx_.spec->underlay_port;
   auto port = expand(text, context_for(nullptr));
   return port ? std::atoi(port->c_str()) : 0;
 }
@@ -315,7 +332,8 @@ Result<TunnelCounters> ProductSession::read_counters(const std::string& node_nam
   sp.stderr_path = log_dir() + "/" + node_name + "-counters.err";
   auto out = ctx_.nodes->run(node_name, sp, true, 5, ctx_.interrupt_fd);
   if (!out) return out.error();
-  if (out->exit_status != 0) return make_error("node '" + node_name + "': counter command failed\n" + log_tail(sp.stderr_path));
+  if (out->exit_status != 0)
+    return make_error("node '" + node_name + "': counter command failed\n" + log_tail(sp.stderr_path));
   auto read = read_input_file(sp.stdout_path, kMaxToolOutputBytes);
   if (!read) return with_context(read.error(), "node '" + node_name + "': the product's counters");
   const std::string& output = *read;
@@ -376,7 +394,8 @@ std::string ProductSession::check_path(const std::string& node_name, const std::
     while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
     said = said.substr(0, cut) + "...";
   }
-  return "path not proven: '" + sp.argv[0] + "' did not say '" + expect + "'" + (said.empty() ? "" : " (it said: " + said + ")");
+  return "path not proven: '" + sp.argv[0] + "' did not say '" + expect + "'" +
+         (said.empty() ? "" : " (it said: " + said + ")");
 }
 
 void ProductSession::stop() {
@@ -385,7 +404,8 @@ void ProductSession::stop() {
   // A kernel link the spec made outlives its daemons (a VXLAN, a WireGuard link): the
   // product leaves nothing, so the teardown audit sees what the product itself left.
   for (auto it = created_links_.rbegin(); it != created_links_.rend(); ++it)
-    if (auto s = ctx_.nodes->delete_link(it->first, it->second); !s) spdlog::warn("{}: node '{}': {}", ctx_.spec->name, it->first, s.error().message);
+    if (auto s = ctx_.nodes->delete_link(it->first, it->second); !s)
+      spdlog::warn("{}: node '{}': {}", ctx_.spec->name, it->first, s.error().message);
   created_links_.clear();
 }
 

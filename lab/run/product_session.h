@@ -20,15 +20,15 @@ namespace vpnlab {
 // (value name -> prefix): each the rest of the first line that starts with its prefix ("" =
 // all of it, trimmed). A prefix no line starts with is an error naming `where` and
 // `program`. What [[prepare]] entries and run steps capture.
-Status capture_values(const std::string& stdout_path, const std::vector<std::pair<std::string, std::string>>& capture, const std::string& where,
-                      const std::string& program, std::map<std::string, std::string>* into);
+Status capture_values(const std::string& stdout_path, const std::vector<std::pair<std::string, std::string>>& capture,
+                      const std::string& where, const std::string& program, std::map<std::string, std::string>* into);
 
 // Data-plane threads, alike for every product: [bench] threads, else the node's pinned
 // CPUs, else every CPU ({{threads}} in product templates).
 int data_plane_threads(const Plan& plan, const PlanNode& node);
 
 struct TunnelCounters {
-  uint64_t if_rx = 0, if_tx = 0;            // overlay interface (netlink stats)
+  uint64_t if_rx = 0, if_tx = 0;  // overlay interface (netlink stats)
   uint64_t if_rx_packets = 0, if_tx_packets = 0;
   uint64_t underlay_rx = 0, underlay_tx = 0;  // the node's links toward other VPN nodes
   uint64_t underlay_rx_packets = 0, underlay_tx_packets = 0;

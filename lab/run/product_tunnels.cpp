@@ -34,7 +34,8 @@ Result<std::unique_ptr<ProductTunnels>> ProductTunnels::start(const ProductSessi
     auto s = ProductSession::start(hc);
     if (!s) {
       t->stop();
-      return with_context(s.error(), hop.chain + " hop " + std::to_string(hop.index) + " (" + hop.a + " - " + hop.b + ")");
+      return with_context(s.error(),
+                          hop.chain + " hop " + std::to_string(hop.index) + " (" + hop.a + " - " + hop.b + ")");
     }
     t->sessions_.push_back(std::move(s.value()));
   }
@@ -79,7 +80,9 @@ std::vector<ProductTunnels::Point> ProductTunnels::points(const std::string& fro
   return out;
 }
 
-Result<TunnelCounters> ProductTunnels::read_counters(const Point& p) { return sessions_.at(p.session)->read_counters(p.node); }
+Result<TunnelCounters> ProductTunnels::read_counters(const Point& p) {
+  return sessions_.at(p.session)->read_counters(p.node);
+}
 
 bool ProductTunnels::tunnel() const { return sessions_.front()->tunnel(); }
 

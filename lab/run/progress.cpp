@@ -17,8 +17,10 @@ namespace vpnlab {
 std::string format_seconds(double s) {
   int t = static_cast<int>(s + 0.5);
   char buf[32];
-  if (t >= 60) snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
-  else snprintf(buf, sizeof buf, "%ds", t);
+  if (t >= 60)
+    snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
+  else
+    snprintf(buf, sizeof buf, "%ds", t);
   return buf;
 }
 
@@ -66,8 +68,10 @@ void Progress::install_logger() {
   Progress& p = get();
   p.live_ = isatty(STDERR_FILENO) != 0;
   std::shared_ptr<spdlog::logger> logger;
-  if (p.live_) logger = std::make_shared<spdlog::logger>("vpnlab", std::make_shared<ProgressSink>());
-  else logger = std::make_shared<spdlog::logger>("vpnlab", std::make_shared<EscapedStderrSink>());
+  if (p.live_)
+    logger = std::make_shared<spdlog::logger>("vpnlab", std::make_shared<ProgressSink>());
+  else
+    logger = std::make_shared<spdlog::logger>("vpnlab", std::make_shared<EscapedStderrSink>());
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("%v");
 }
@@ -114,8 +118,8 @@ std::string Progress::line() const {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   // Remaining: the plan's estimate until samples tell the real pace.
   double remaining = done_ > 0 ? elapsed / done_ * (total_ - done_) : estimated_s_;
-  return "[" + std::to_string(done_) + "/" + std::to_string(total_) + " samples, " + format_seconds(elapsed) + " elapsed, ~" +
-         format_seconds(remaining) + " left] " + last_;
+  return "[" + std::to_string(done_) + "/" + std::to_string(total_) + " samples, " + format_seconds(elapsed) +
+         " elapsed, ~" + format_seconds(remaining) + " left] " + last_;
 }
 
 }  // namespace vpnlab

@@ -33,7 +33,8 @@ void RssSampler::loop() {
     for (const auto& [node, p] : daemons_) by_node[node] += p->status().rss_kb;
     std::unique_lock<std::mutex> lock(mu_);
     for (const auto& [node, kb] : by_node) points_.push_back({t, node, kb});
-    if (wake_.wait_until(lock, start + std::chrono::milliseconds(interval_ms_ * (k + 1)), [this] { return stopping_; })) return;
+    if (wake_.wait_until(lock, start + std::chrono::milliseconds(interval_ms_ * (k + 1)), [this] { return stopping_; }))
+      return;
   }
 }
 

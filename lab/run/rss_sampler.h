@@ -48,5 +48,4 @@ class RssSampler {
   std::thread thread_;
 };
 
-
 }  // namespace vpnlab

@@ -15,11 +15,11 @@
 namespace vpnlab {
 
 struct RunOptions {
-  std::string run_dir;       // results/<run_id>
+  std::string run_dir;  // results/<run_id>
   std::string products_dir;
-  std::string keys_dir;      // reuse this key set (empty: generate into RUN/secrets/keys)
-  std::string keys_from;     // copy this earlier run's keys into RUN/secrets/keys first (run --from)
-  bool resume = false;       // run_dir holds an earlier, unfinished run: add only missing rows
+  std::string keys_dir;   // reuse this key set (empty: generate into RUN/secrets/keys)
+  std::string keys_from;  // copy this earlier run's keys into RUN/secrets/keys first (run --from)
+  bool resume = false;    // run_dir holds an earlier, unfinished run: add only missing rows
   int interrupt_fd = -1;
   // --rows-jsonl: every row appended to results.csv also goes here as one JSON line
   // (ResultsCsv::mirror_to); -1: nowhere. Not owned.
@@ -46,14 +46,13 @@ struct RunOptions {
   std::set<std::string> meters_off;
 };
 
-
 struct ProductOutcome {
   std::string product;
   bool started = false;
-  std::string failure;                 // why it did not run, with log tail
+  std::string failure;  // why it did not run, with log tail
   double bringup_s = 0;
-  std::string plaintext;               // "" = the plaintext check passed; otherwise why not
-  bool plaintext_checked = false;      // done once per product, on its first bring-up
+  std::string plaintext;           // "" = the plaintext check passed; otherwise why not
+  bool plaintext_checked = false;  // done once per product, on its first bring-up
   // One line per bring-up that failed and was tried again: its round, why, where its logs are.
   std::vector<std::string> failed_bringups;
   std::vector<std::string> leftovers;  // teardown audit: what its stop left running or configured

@@ -23,7 +23,8 @@ Status ensure_state_dir() {
   if (mkdir(state_dir().c_str(), 0700) < 0 && errno != EEXIST)
     return make_error("cannot create " + state_dir() + ": " + errno_text(errno), "run vpnlab as root");
   std::string runs = state_dir() + "/runs";
-  if (mkdir(runs.c_str(), 0700) < 0 && errno != EEXIST) return make_error("cannot create " + runs + ": " + errno_text(errno));
+  if (mkdir(runs.c_str(), 0700) < 0 && errno != EEXIST)
+    return make_error("cannot create " + runs + ": " + errno_text(errno));
   return ok_status();
 }
 }  // namespace
@@ -37,8 +38,9 @@ std::string state_path(const std::string& run_id) { return state_dir() + "/runs/
 
 Status write_state(const RunState& s) {
   if (auto d = ensure_state_dir(); !d) return d;
-  nlohmann::json j = {{"run_id", s.run_id}, {"lab", s.lab}, {"topology_file", s.topology_file}, {"run_dir", s.run_dir},
-                      {"pid", s.pid}, {"kept", s.kept}, {"namespaces", s.namespaces}, {"backend", s.backend}};
+  nlohmann::json j = {{"run_id", s.run_id},         {"lab", s.lab},        {"topology_file", s.topology_file},
+                      {"run_dir", s.run_dir},       {"pid", s.pid},        {"kept", s.kept},
+                      {"namespaces", s.namespaces}, {"backend", s.backend}};
   // Whole or not at all, never through a link (replace_file writes a new file and renames it).
   return replace_file(state_path(s.run_id), j.dump(2) + "\n", 0644);
 }
@@ -59,7 +61,8 @@ Result<RunState> read_state(const std::string& path) {
     s.namespaces = j.value("namespaces", std::vector<std::string>{});
     s.backend = j.value("backend", "netns");
   } catch (const nlohmann::json::exception& e) {
-    return make_error(path + ": a field has the wrong type (" + e.what() + ")", "'vpnlab cleanup' removes it with the lab's namespaces");
+    return make_error(path + ": a field has the wrong type (" + e.what() + ")",
+                      "'vpnlab cleanup' removes it with the lab's namespaces");
   }
   return s;
 }
@@ -93,12 +96,14 @@ Result<RunLock> RunLock::acquire() {
   if (flock(lock.fd_.get(), LOCK_EX | LOCK_NB) < 0) {
     char buf[32] = {};
     if (pread(lock.fd_.get(), buf, sizeof buf - 1, 0) < 0) buf[0] = '\0';  // then the message names no pid
-    return make_error("another vpnlab run holds the lock (pid " + std::string(buf).substr(0, std::string(buf).find('\n')) + ")",
-                      "wait for it to finish: two runs on one machine would measure each other");
+    return make_error(
+        "another vpnlab run holds the lock (pid " + std::string(buf).substr(0, std::string(buf).find('\n')) + ")",
+        "wait for it to finish: two runs on one machine would measure each other");
   }
   std::string pid = std::to_string(getpid()) + "\n";
   // The pid is for the message another run prints; the lock is the flock, held either way.
-  if (ftruncate(lock.fd_.get(), 0) == 0) [[maybe_unused]] const ssize_t written = pwrite(lock.fd_.get(), pid.data(), pid.size(), 0);
+  if (ftruncate(lock.fd_.get(), 0) == 0) [[maybe_unused]]
+    const ssize_t written = pwrite(lock.fd_.get(), pid.data(), pid.size(), 0);
   return lock;
 }
 

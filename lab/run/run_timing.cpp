@@ -22,7 +22,8 @@ namespace {
 // What the harness costs per sample: the wall time that is neither a sample's asked-for
 // seconds nor a warm-up's (both are what the user asked for).
 double overhead_per_sample(const RunTiming& t) {
-  return t.samples > 0 ? (t.wall_s - t.phases.seconds(kPhaseMeasuring) - t.phases.seconds(kPhaseWarmup)) / t.samples : 0;
+  return t.samples > 0 ? (t.wall_s - t.phases.seconds(kPhaseMeasuring) - t.phases.seconds(kPhaseWarmup)) / t.samples
+                       : 0;
 }
 
 }  // namespace
@@ -30,8 +31,10 @@ double overhead_per_sample(const RunTiming& t) {
 nlohmann::json timing_json(const RunTiming& t) {
   nlohmann::json phases = nlohmann::json::object();
   for (const auto& [name, s] : t.phases.totals()) phases[name] = std::round(s * 1000) / 1000;
-  return {{"wall_s", std::round(t.wall_s * 1000) / 1000}, {"samples", t.samples},
-          {"overhead_per_sample_s", std::round(overhead_per_sample(t) * 1000) / 1000}, {"phases", phases}};
+  return {{"wall_s", std::round(t.wall_s * 1000) / 1000},
+          {"samples", t.samples},
+          {"overhead_per_sample_s", std::round(overhead_per_sample(t) * 1000) / 1000},
+          {"phases", phases}};
 }
 
 std::string timing_line(const RunTiming& t) {
@@ -50,7 +53,8 @@ std::string timing_line(const RunTiming& t) {
     first = false;
   }
   if (t.samples > 0) {
-    snprintf(buf, sizeof buf, "; harness %.2f s per sample beyond warm-up and measuring (%d samples)", overhead_per_sample(t), t.samples);
+    snprintf(buf, sizeof buf, "; harness %.2f s per sample beyond warm-up and measuring (%d samples)",
+             overhead_per_sample(t), t.samples);
     o += buf;
   }
   return o;

@@ -11,23 +11,24 @@
 
 namespace vpnlab {
 
-inline constexpr const char* kPhasePreparation = "preparation";          // products checked, keys, run directory
+inline constexpr const char* kPhasePreparation = "preparation";  // products checked, keys, run directory
 inline constexpr const char* kPhaseBuild = "topology build";
-inline constexpr const char* kPhaseBringUp = "bring-up";                 // the product started and answering pings
-inline constexpr const char* kPhaseChecks = "checks";                    // offloads recorded, plaintext check (once, unless the warm-up carries it)
+inline constexpr const char* kPhaseBringUp = "bring-up";  // the product started and answering pings
+inline constexpr const char* kPhaseChecks =
+    "checks";  // offloads recorded, plaintext check (once, unless the warm-up carries it)
 inline constexpr const char* kPhaseWarmup = "warm-up";
-inline constexpr const char* kPhaseMeasuring = "measuring";              // the samples' asked-for seconds
-inline constexpr const char* kPhaseSampleOverhead = "sample overhead";   // iperf3 start and stop, counters, proof
-inline constexpr const char* kPhaseRecording = "recording";              // rows to results.csv (fsync)
+inline constexpr const char* kPhaseMeasuring = "measuring";             // the samples' asked-for seconds
+inline constexpr const char* kPhaseSampleOverhead = "sample overhead";  // iperf3 start and stop, counters, proof
+inline constexpr const char* kPhaseRecording = "recording";             // rows to results.csv (fsync)
 inline constexpr const char* kPhaseProductStop = "product stop";
-inline constexpr const char* kPhaseAudit = "audit";                      // what the product's stop left
+inline constexpr const char* kPhaseAudit = "audit";  // what the product's stop left
 inline constexpr const char* kPhaseTeardown = "teardown";
 inline constexpr const char* kPhaseKernelRelease = "kernel release wait";
 inline constexpr const char* kPhaseOther = "other";
 
 struct RunTiming {
   double wall_s = 0;
-  int samples = 0;  // samples measured this session (warm-ups not counted)
+  int samples = 0;    // samples measured this session (warm-ups not counted)
   PhaseClock phases;  // with "other" = wall - the timed phases
 };
 

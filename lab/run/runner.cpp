@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
-#include <filesystem>
 #include <set>
 #include <tuple>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "lab/base/fs_util.h"
 #include "lab/base/out_dir.h"
@@ -72,11 +72,14 @@ struct RunKeys {
 // The run directory with its keys and provenance: a run that cannot record what it
 // measures with does not start. *record is the run's environment.json, which only it writes.
 Result<RunKeys> prepare_run_dir(const Plan& plan, const RunOptions& opts, const std::vector<ProductSpec>& specs,
-                                const std::vector<Availability>& availability, std::optional<EnvironmentRecord>* record) {
+                                const std::vector<Availability>& availability,
+                                std::optional<EnvironmentRecord>* record) {
   if (auto s = make_dirs(opts.run_dir, 0750); !s) return s.error();
   // 0750 whatever the umask, set on the directory opened (not on a name that may change).
-  if (auto dir = OutDir::open(opts.run_dir); !dir) return dir.error();
-  else fchmod(dir->fd(), 0750);
+  if (auto dir = OutDir::open(opts.run_dir); !dir)
+    return dir.error();
+  else
+    fchmod(dir->fd(), 0750);
   if (auto s = make_dirs(opts.run_dir + "/secrets", 0700); !s) return s.error();
   if (auto s = check_free_space(opts.run_dir); !s) return s.error();
   std::vector<std::string> node_names;
@@ -90,11 +93,13 @@ Result<RunKeys> prepare_run_dir(const Plan& plan, const RunOptions& opts, const 
   if (!psk) return psk.error();
   if (auto s = make_dirs(opts.run_dir + "/keys", 0750); !s) return s.error();
   for (const auto& [node, kp] : *keys)
-    if (auto s = write_file(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n", 0640); !s) return s.error();
+    if (auto s = write_file(opts.run_dir + "/keys/" + node + ".pub", kp.public_base64() + "\n", 0640); !s)
+      return s.error();
   nlohmann::json described = describe_environment(plan, specs, availability);
   if (!opts.resume) {
-    for (const auto& [name, text] : {std::pair<std::string, std::string>{"topology.toml", read_file_text(plan.topology_file)},
-                                     {"plan.txt", describe_plan(plan)}})
+    for (const auto& [name, text] :
+         {std::pair<std::string, std::string>{"topology.toml", read_file_text(plan.topology_file)},
+          {"plan.txt", describe_plan(plan)}})
       if (auto s = write_file(opts.run_dir + "/" + name, text, 0640); !s) return s.error();
     if (!opts.meters_off.empty()) described["meters_off"] = opts.meters_off;
     auto created = EnvironmentRecord::create(opts.run_dir, std::move(described));
@@ -107,7 +112,9 @@ Result<RunKeys> prepare_run_dir(const Plan& plan, const RunOptions& opts, const 
     // Each resumed session adds its own provenance next to the first one's.
     int n = 1;
     while (access((opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json").c_str(), F_OK) == 0) ++n;
-    if (auto s = write_file(opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json", described.dump(2) + "\n", 0640); !s)
+    if (auto s = write_file(opts.run_dir + "/environment-resume-" + std::to_string(n) + ".json",
+                            described.dump(2) + "\n", 0640);
+        !s)
       return s.error();
   }
   return RunKeys{std::move(keys.value()), std::move(psk.value())};
@@ -145,10 +152,14 @@ bool sampling_stops(const Rounds& in, SeriesStops* stops, int rounds_done, doubl
     for (const auto& o : outcomes)
       if (!o.started && !o.failure.empty()) dead.insert(o.product);
     stops->look(rounds_done, report->rows, dead);
-    if (stops->all_met()) why = "target met";
-    else if (stops->all_done()) why = "target met for every series whose products came up";
-    else if (rounds_done >= seq.max_rounds) why = "max rounds";
-    else return false;
+    if (stops->all_met())
+      why = "target met";
+    else if (stops->all_done())
+      why = "target met for every series whose products came up";
+    else if (rounds_done >= seq.max_rounds)
+      why = "max rounds";
+    else
+      return false;
   }
   SamplingOutcome out{why, rounds_done, 0, "", seq, in.opts.max_time_s, stops->outcomes(why)};
   for (const auto& s : out.series)
@@ -157,7 +168,8 @@ bool sampling_stops(const Rounds& in, SeriesStops* stops, int rounds_done, doubl
       out.widest_series = s.series;
     }
   spdlog::info("sampling stopped after {} rounds: {} (widest {}: {})", rounds_done, why,
-               std::isfinite(out.widest) ? fmt::format("±{:.1f} %", 100 * out.widest) : "no interval yet", out.widest_series);
+               std::isfinite(out.widest) ? fmt::format("±{:.1f} %", 100 * out.widest) : "no interval yet",
+               out.widest_series);
   report->sampling = std::move(out);
   return true;
 }
@@ -170,12 +182,41 @@ std::vector<Plan> plans_per_point(const Plan& plan) {
   return out;
 }
 
+// Which products run: available, with something left to measure. Every product's outcome
+// starts here, an unavailable one's with the reason.
+std::vector<size_t> runnable_products(const Rounds& in, const std::function<bool(const std::string&, int)>& missing,
+                                      std::vector<ProductOutcome>* outcomes) {
+  std::vector<size_t> runnable;
+  for (size_t pi = 0; pi < in.specs.size(); ++pi) {
+    const Availability& avail = in.availability[pi];
+    spdlog::info("{} ({})", in.specs[pi].name, avail.available ? avail.version : avail.reason);
+    (*outcomes)[pi].product = in.specs[pi].name;
+    if (!avail.available) (*outcomes)[pi].failure = avail.reason;
+    bool any = false;
+    for (int i = 1; i <= in.plan.samples; ++i) any = any || missing(in.specs[pi].name, i);
+    if (avail.available && any) runnable.push_back(pi);
+  }
+  return runnable;
+}
+
+// The samples each round measures: interleaved, one each; otherwise all of them in one.
+std::vector<std::vector<int>> sample_rounds(const Plan& plan) {
+  std::vector<std::vector<int>> rounds;
+  for (int i = 1; i <= plan.samples; ++i) {
+    if (plan.interleave || rounds.empty()) rounds.push_back({});
+    rounds.back().push_back(i);
+  }
+  return rounds;
+}
+
 // Interleaved: round r runs sample r of every product in turn, each on a fresh topology,
 // so slow drifts of the machine hit all products alike and rounds pair up for ratios.
 // Sequential: one round of every sample. Outcomes per product go to report->products.
 Status run_rounds(const Rounds& in, RunReport* report) {
   const Plan& plan = in.plan;
-  auto measured = [&](const std::string& product, const std::string& test, int sample) { return in.done.count({product, test, sample}) > 0; };
+  auto measured = [&](const std::string& product, const std::string& test, int sample) {
+    return in.done.count({product, test, sample}) > 0;
+  };
   auto missing_in = [&](const Plan& p, const std::string& product, int sample) {
     for (const auto& test : p.tests)
       if (!measured(product, test.spec.name, sample)) return true;
@@ -183,23 +224,9 @@ Status run_rounds(const Rounds& in, RunReport* report) {
   };
   auto missing = [&](const std::string& product, int sample) { return missing_in(plan, product, sample); };
   std::vector<Plan> point_plans = plans_per_point(plan), point_vpn_plans = plans_per_point(in.vpn_plan);
-  // Which products run, and whether anything is left to measure for them.
-  std::vector<size_t> runnable;
   std::vector<ProductOutcome> outcomes(in.specs.size());
-  for (size_t pi = 0; pi < in.specs.size(); ++pi) {
-    const Availability& avail = in.availability[pi];
-    spdlog::info("{} ({})", in.specs[pi].name, avail.available ? avail.version : avail.reason);
-    outcomes[pi].product = in.specs[pi].name;
-    if (!avail.available) outcomes[pi].failure = avail.reason;
-    bool any = false;
-    for (int i = 1; i <= plan.samples; ++i) any = any || missing(in.specs[pi].name, i);
-    if (avail.available && any) runnable.push_back(pi);
-  }
-  std::vector<std::vector<int>> rounds;
-  for (int i = 1; i <= plan.samples; ++i) {
-    if (plan.interleave || rounds.empty()) rounds.push_back({});
-    rounds.back().push_back(i);
-  }
+  const std::vector<size_t> runnable = runnable_products(in, missing, &outcomes);
+  const std::vector<std::vector<int>> rounds = sample_rounds(plan);
   bool first_build = true;
   Progress::get().start(static_cast<int>(runnable.size() * plan.tests.size()) * plan.samples, plan.estimated_seconds());
   const auto started = std::chrono::steady_clock::now();
@@ -222,11 +249,19 @@ Status run_rounds(const Rounds& in, RunReport* report) {
         for (int i : rounds[r])
           if (missing_in(at, spec.name, i)) todo.push_back(i);
         if (todo.empty()) continue;
-        RoundContext rc{.plan = &at, .vpn_plan = &point_vpn_plans[pt], .spec = &spec, .keys = &in.keys.nodes, .psk = in.keys.psk,
-                        .opts = &in.opts, .csv = &in.csv, .write_topology_records = first_build,
-                        .round = rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
-                        .measured = [&](const std::string& test, int sample) { return measured(spec.name, test, sample); },
-                        .clock = in.clock, .environment = in.environment};
+        RoundContext rc{
+            .plan = &at,
+            .vpn_plan = &point_vpn_plans[pt],
+            .spec = &spec,
+            .keys = &in.keys.nodes,
+            .psk = in.keys.psk,
+            .opts = &in.opts,
+            .csv = &in.csv,
+            .write_topology_records = first_build,
+            .round = rounds.size() > 1 ? static_cast<int>(r) + 1 : 0,
+            .measured = [&](const std::string& test, int sample) { return measured(spec.name, test, sample); },
+            .clock = in.clock,
+            .environment = in.environment};
         // A product that never came up is not brought up again every round (or point).
         if (!outcome.failure.empty() && !outcome.started && (r > 0 || pt > 0)) {
           std::string why = "product did not come up: " + outcome.failure.substr(0, outcome.failure.find('\n'));
@@ -234,15 +269,20 @@ Status run_rounds(const Rounds& in, RunReport* report) {
           continue;
         }
         const std::string where = plan.lab_points.empty() ? "" : " at " + point_text(plan.lab_points[pt].values);
-        if (rounds.size() > 1) spdlog::info("round {}/{}: [{}/{}] {}{}", r + 1, rounds.size(), k + 1, runnable.size(), spec.name, where);
-        else spdlog::info("[{}/{}] {}{}", k + 1, runnable.size(), spec.name, where);
+        if (rounds.size() > 1)
+          spdlog::info("round {}/{}: [{}/{}] {}{}", r + 1, rounds.size(), k + 1, runnable.size(), spec.name, where);
+        else
+          spdlog::info("[{}/{}] {}{}", k + 1, runnable.size(), spec.name, where);
         first_build = false;
         bool plaintext = !outcome.plaintext_checked;
-        if (auto s = run_product_round(rc, todo, plaintext, &outcome, &report->rows, &report->interrupted); !s) return s;
+        if (auto s = run_product_round(rc, todo, plaintext, &outcome, &report->rows, &report->interrupted); !s)
+          return s;
         report->interrupted = report->interrupted || interrupted();
       }
     }
-    if (!report->interrupted && sampling_stops(in, &stops, static_cast<int>(r) + 1, elapsed_s(), /*before_round=*/false, outcomes, report)) break;
+    if (!report->interrupted &&
+        sampling_stops(in, &stops, static_cast<int>(r) + 1, elapsed_s(), /*before_round=*/false, outcomes, report))
+      break;
   }
   Progress::get().finish();
   report->products = std::move(outcomes);
@@ -272,7 +312,9 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     // A test a product does not run (a relay chain, no relay of its own) never gets precise.
     for (const auto& spec : *specs)
       for (const auto& [test, why] : tests_out_of_reach(spec, plan))
-        std::erase_if(*w, [&, &t = test](const RatioSeries& s) { return s.product == spec.name && s.test == t; });  // clang 14 captures no binding
+        std::erase_if(*w, [&, &t = test](const RatioSeries& s) {
+          return s.product == spec.name && s.test == t;
+        });  // clang 14 captures no binding
     watched = std::move(*w);
     opts.sequential->max_rounds = plan.samples;
   }
@@ -283,7 +325,8 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   // Products run on the VPN nodes only; site clients behind gateways run none.
   const Plan vpn_plan = plan.vpn_only();
   std::vector<Availability> availability;
-  for (const auto& spec : *specs) availability.push_back(check_availability(spec, opts.probe_capabilities, opts.in_guests));
+  for (const auto& spec : *specs)
+    availability.push_back(check_availability(spec, opts.probe_capabilities, opts.in_guests));
   std::optional<EnvironmentRecord> environment;
   auto keys = prepare_run_dir(plan, opts, *specs, availability, &environment);
   if (!keys) return keys.error();
@@ -293,7 +336,8 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
   if (!repaired.empty()) spdlog::warn("{}", repaired);
   if (opts.rows_jsonl_fd >= 0) csv->mirror_to(opts.rows_jsonl_fd, opts.rows_jsonl_name);
 
-  RunState state{plan.run_id, plan.lab, plan.topology_file, opts.run_dir, static_cast<int>(getpid()), false, plan.namespaces()};
+  RunState state{plan.run_id, plan.lab,         plan.topology_file, opts.run_dir, static_cast<int>(getpid()),
+                 false,       plan.namespaces()};
   if (auto s = write_state(state); !s) return s.error();
   // However the run ends (an error returns after the rounds' RAII teardown), its record
   // goes once nothing of it is left; what teardown could not remove stays on record for
@@ -302,14 +346,21 @@ Result<RunReport> run_bench(const Plan& given_plan, const RunOptions& given) {
     const Plan& plan;
     const RunOptions& opts;
     ~StateRecord() {
-      if (!opts.lab_remains || !opts.lab_remains(plan.ns_prefix)) (void)remove_state(plan.run_id);
-      else spdlog::warn("namespaces of run {} remain: run 'vpnlab cleanup'", plan.run_id);
+      if (!opts.lab_remains || !opts.lab_remains(plan.ns_prefix))
+        (void)remove_state(plan.run_id);
+      else
+        spdlog::warn("namespaces of run {} remain: run 'vpnlab cleanup'", plan.run_id);
     }
   } state_record{plan, opts};
   preparation.stop();
-  if (auto s = run_rounds(Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done, watched, &clock, &*environment}, &report); !s) return s.error();
-  report.timing = finish_timing(clock, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(),
-                                clock.count(kPhaseMeasuring));
+  if (auto s = run_rounds(
+          Rounds{plan, vpn_plan, *specs, availability, *keys, opts, *csv, done, watched, &clock, &*environment},
+          &report);
+      !s)
+    return s.error();
+  report.timing =
+      finish_timing(clock, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(),
+                    clock.count(kPhaseMeasuring));
   nlohmann::json learnt = {{"timings", timing_json(report.timing)}};
   // A resumed run keeps the end of the session that finished it.
   if (!opts.resume) learnt.update(run_end_fields());

@@ -23,8 +23,8 @@ struct RunReport {
   std::vector<ProductOutcome> products;  // every product of the plan, in its order
   bool interrupted = false;
   std::optional<SamplingOutcome> sampling;  // --precision: why and when sampling stopped
-  std::string output_error;  // the run's end that could not be recorded (rows are complete)
-  RunTiming timing;          // where the wall time went (also environment.json "timings")
+  std::string output_error;                 // the run's end that could not be recorded (rows are complete)
+  RunTiming timing;                         // where the wall time went (also environment.json "timings")
 };
 
 Result<RunReport> run_bench(const Plan& plan, const RunOptions& opts);

@@ -61,8 +61,9 @@ namespace {
 
 // Phase 1: one server per process (iperf3's, a generator's; none where the kernel answers),
 // each listening before the next starts.
-Status start_servers(const SampleContext& c, const TestDriver& driver, const std::string& label, const std::vector<TrafficProcess>& procs,
-                     std::vector<std::unique_ptr<NodeProcess>>* servers, bool* interrupted) {
+Status start_servers(const SampleContext& c, const TestDriver& driver, const std::string& label,
+                     const std::vector<TrafficProcess>& procs, std::vector<std::unique_ptr<NodeProcess>>* servers,
+                     bool* interrupted) {
   for (size_t i = 0; i < procs.size(); ++i) {
     SpawnSpec server;
     server.argv = driver.server_argv(c, procs[i]);
@@ -83,7 +84,8 @@ Status start_servers(const SampleContext& c, const TestDriver& driver, const std
 // Phase 2: the clients, started together; returns how far apart their starts were. The
 // clients end the sample, unless an interrupt, a product daemon's death (the tunnel is
 // gone: TCP would only stall) or the time limit comes first.
-Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>& specs, double duration_s, bool* interrupted) {
+Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>& specs, double duration_s,
+                           bool* interrupted) {
   std::vector<std::unique_ptr<NodeProcess>> clients;
   // The spread is from the first process's start to the last one's: a launch that takes
   // long by itself (a guest's agent round trip) delays all alike and is no spread.
@@ -111,7 +113,8 @@ Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>&
     if (c.interrupt_fd >= 0) events.push_back(c.interrupt_fd);
     size_t first_daemon = events.size();
     for (int fd : c.session->daemon_pidfds()) events.push_back(fd);
-    int remaining = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+    int remaining =
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
     int which = wait_any(events, std::max(remaining, 0));
     if (which >= 0 && static_cast<size_t>(which) < first_other) {
       clients[which_client[which]]->wait_exit(0);
@@ -121,7 +124,8 @@ Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>&
     }
     if (idle && which < 0) return 0.0;
     for (auto& cl : clients) cl->stop(1000);
-    if (which < 0) return make_error("the test's clients did not finish within " + std::to_string(limit_ms / 1000) + " s");
+    if (which < 0)
+      return make_error("the test's clients did not finish within " + std::to_string(limit_ms / 1000) + " s");
     if (static_cast<size_t>(which) < first_daemon) {
       *interrupted = true;
       return make_error("interrupted");
@@ -132,22 +136,23 @@ Result<double> run_clients(const SampleContext& c, const std::vector<SpawnSpec>&
   return start_spread_ms;
 }
 
-
 }  // namespace
 
 std::string score_sample(const SampleScore& s) {
   for (const auto& [node, sent_received] : s.expect) {
     auto delta = s.delta.find(node);
-    std::string why = delta == s.delta.end()       ? std::string("no counters")
-                      : s.tunnel && s.relays.count(node) ? relay_check(sent_received.first, sent_received.second, delta->second)
-                                                        : tunnel_check(s.tunnel, sent_received.first, sent_received.second, delta->second);
+    std::string why = delta == s.delta.end() ? std::string("no counters")
+                      : s.tunnel && s.relays.count(node)
+                          ? relay_check(sent_received.first, sent_received.second, delta->second)
+                          : tunnel_check(s.tunnel, sent_received.first, sent_received.second, delta->second);
     if (!why.empty()) return "VPN node '" + node + "': " + why;
   }
   // Starts more than 2 % of the duration (at least 50 ms: forking a few processes on a
   // busy 2-CPU machine takes 10-25 ms) apart do not make one window. Not a measurement,
   // the plaintext check needs no window.
   if (!s.repeating_payload && s.start_spread_ms > std::max(s.duration_s * 20, 50.0))
-    return "the iperf3 processes started " + std::to_string(static_cast<int>(s.start_spread_ms)) + " ms apart: their sum is not one window";
+    return "the iperf3 processes started " + std::to_string(static_cast<int>(s.start_spread_ms)) +
+           " ms apart: their sum is not one window";
   return "";
 }
 
@@ -177,8 +182,8 @@ Result<CountedPoints> read_points_before(const SampleContext& c, const std::vect
 // Each point must carry its side's share: the counters' change goes into the score, and
 // the packets the receiving sides took in into pps and wire_pps (a relay's hops carry the
 // same packets again, so only the edges count).
-Status score_points(const SampleContext& c, const CountedPoints& counted, const ExpectedBytes& by_node, double duration_s, SampleScore* score,
-                    SampleRow* row) {
+Status score_points(const SampleContext& c, const CountedPoints& counted, const ExpectedBytes& by_node,
+                    double duration_s, SampleScore* score, SampleRow* row) {
   uint64_t rx_packets = 0;
   double wire_frames = 0;
   const int link_mtu = c.plan->link_mtu(c.test->underlay_link());
@@ -248,15 +253,19 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   SampleScore score{tunnel, c.repeating_payload, duration_s, *spread, {}, {}};
   uint64_t delivered = 0;
   ExpectedBytes by_node;
-  if (auto s = driver->merge(c, SampleOutput{procs, specs, latency_summary(meters.latency), duration_s}, &row, &by_node, &delivered); !s)
+  if (auto s = driver->merge(c, SampleOutput{procs, specs, latency_summary(meters.latency), duration_s}, &row, &by_node,
+                             &delivered);
+      !s)
     return fail(s.error().message);
-  if (auto d = c.session->check_daemons(); !d) return fail("product daemon died during the sample: " + d.error().message);
+  if (auto d = c.session->check_daemons(); !d)
+    return fail("product daemon died during the sample: " + d.error().message);
   if (auto s = score_points(c, *counted, by_node, duration_s, &score, &row); !s) return fail(s.error().message);
   row.reason = score_sample(score);
   if (row.reason.empty()) row.reason = variant_verdict(plan, row.rule_packets);
   // The product's own word on the path its packets took (Tailscale: direct, not relayed).
   auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
-  if (row.reason.empty() && tunnel && !procs.empty()) row.reason = c.session->check_path(vpn_of(t.client), vpn_of(procs.front().server));
+  if (row.reason.empty() && tunnel && !procs.empty())
+    row.reason = c.session->check_path(vpn_of(t.client), vpn_of(procs.front().server));
   if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = delivered;
   row.valid = row.reason.empty();
   row.status = "ok";

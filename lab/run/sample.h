@@ -26,7 +26,7 @@ struct SampleContext {
   std::string log_dir;
   int interrupt_fd;
   bool repeating_payload = false;
-  uint64_t* port_bytes_out = nullptr;  // gets iperf3's delivered bytes of a valid sample
+  uint64_t* port_bytes_out = nullptr;      // gets iperf3's delivered bytes of a valid sample
   std::string crr_program = "vpnlab-crr";  // crr tests' generator (RunOptions::crr_program)
   std::set<std::string> meters_off;        // RunOptions::meters_off
 };

@@ -60,18 +60,21 @@ std::string PlaintextWatch::verdict(const ProductSpec& spec, const SampleRow& ro
   PayloadWatch::Summary seen = end_.watch->stop();
   if (row.status != "ok" || (spec.tunnel && !row.valid)) return "plaintext check: the sample failed: " + row.reason;
   const End& end = end_;
-  std::string frames = std::to_string(seen.frames) + " frames on " + end.node + "/" + end.ifname + " watched, " + std::to_string(seen.drops) +
-                       " not captured";
-  if (spec.tunnel && spec.encrypted && seen.pattern_seen) return "plaintext of the payload seen on the underlay (" + frames + ")";
+  std::string frames = std::to_string(seen.frames) + " frames on " + end.node + "/" + end.ifname + " watched, " +
+                       std::to_string(seen.drops) + " not captured";
+  if (spec.tunnel && spec.encrypted && seen.pattern_seen)
+    return "plaintext of the payload seen on the underlay (" + frames + ")";
   // Each row proves with exact counters that the underlay carried at least iperf3's bytes;
   // the watch (which may miss frames under load) proves those bytes used the product's port.
   if (spec.tunnel && (delivered_ == 0 || seen.ipv4_bytes == 0 || seen.port_bytes < seen.ipv4_bytes * 99 / 100))
-    return "only " + std::to_string(seen.port_bytes) + " of " + std::to_string(seen.ipv4_bytes) + " IPv4 bytes on the underlay used port " +
-           std::to_string(end.port) + " (" + frames + ")";
-  if (!spec.tunnel && !seen.pattern_seen) return "plaintext check is blind: no payload seen on the baseline (" + frames + ")";
+    return "only " + std::to_string(seen.port_bytes) + " of " + std::to_string(seen.ipv4_bytes) +
+           " IPv4 bytes on the underlay used port " + std::to_string(end.port) + " (" + frames + ")";
+  if (!spec.tunnel && !seen.pattern_seen)
+    return "plaintext check is blind: no payload seen on the baseline (" + frames + ")";
   // A tunnel whose spec says encrypted = false must show it: else the check saw nothing.
   if (spec.tunnel && !spec.encrypted && !seen.pattern_seen)
-    return "plaintext check is blind: no payload seen in clear, though the spec says encrypted = false (" + frames + ")";
+    return "plaintext check is blind: no payload seen in clear, though the spec says encrypted = false (" + frames +
+           ")";
   return "";
 }
 
@@ -87,11 +90,14 @@ std::string tunnel_check(bool tunnel, uint64_t sent, uint64_t received, const Tu
   if (sent == 0 && received == 0) return "iperf3 moved no data";
   auto check = [&](uint64_t rx, uint64_t tx, const std::string& what) -> std::string {
     if (tx < sent) return what + " sent " + std::to_string(tx) + " bytes, less than iperf3's " + std::to_string(sent);
-    if (rx < received) return what + " received " + std::to_string(rx) + " bytes, less than iperf3's " + std::to_string(received);
+    if (rx < received)
+      return what + " received " + std::to_string(rx) + " bytes, less than iperf3's " + std::to_string(received);
     return "";
   };
-  if (auto r = check(d.if_rx, d.if_tx, "the overlay interface"); !r.empty()) return r + ": traffic did not cross the tunnel";
-  if (auto r = check(d.underlay_rx, d.underlay_tx, "the underlay toward the peers"); !r.empty()) return r + ": the tunnel's packets went elsewhere";
+  if (auto r = check(d.if_rx, d.if_tx, "the overlay interface"); !r.empty())
+    return r + ": traffic did not cross the tunnel";
+  if (auto r = check(d.underlay_rx, d.underlay_tx, "the underlay toward the peers"); !r.empty())
+    return r + ": the tunnel's packets went elsewhere";
   if (d.has_product)
     if (auto r = check(d.product_rx, d.product_tx, "the product's peer counters"); !r.empty()) return r;
   return "";
@@ -100,8 +106,9 @@ std::string tunnel_check(bool tunnel, uint64_t sent, uint64_t received, const Tu
 std::string relay_check(uint64_t sent, uint64_t received, const TunnelCounters& d) {
   const uint64_t both = sent + received;
   if (d.underlay_rx < both || d.underlay_tx < both)
-    return "its links toward the ends took in " + std::to_string(d.underlay_rx) + " and passed on " + std::to_string(d.underlay_tx) +
-           " bytes, less than the " + std::to_string(both) + " iperf3 moved both ways: the traffic did not go through the relay";
+    return "its links toward the ends took in " + std::to_string(d.underlay_rx) + " and passed on " +
+           std::to_string(d.underlay_tx) + " bytes, less than the " + std::to_string(both) +
+           " iperf3 moved both ways: the traffic did not go through the relay";
   return "";
 }
 

@@ -5,7 +5,6 @@
 #include <optional>
 #include <set>
 
-
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
 #include "lab/record/run_layout.h"
@@ -25,14 +24,16 @@ constexpr int kRssIntervalMs = 100;  // memory over time: ten points a second
 
 // Sums the machines; on hosts, each machine's busy seconds and softirq shares are kept
 // per host ("h1:1.234;h2:0.987", "h1/0:0.62;h1/1:0.38;h2/0:1").
-void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::vector<NodeRuntime::MachineCpu>& after, SampleRow* row) {
+void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::vector<NodeRuntime::MachineCpu>& after,
+                SampleRow* row) {
   CpuTimes cpu;
   std::string by_host, softirq;
   for (size_t m = 0; m < after.size() && m < before.size(); ++m) {
     CpuTimes delta = after[m].total - before[m].total;
     cpu = cpu + delta;
     std::vector<CpuTimes> per_cpu = after[m].per_cpu;
-    for (size_t i = 0; i < per_cpu.size() && i < before[m].per_cpu.size(); ++i) per_cpu[i] = per_cpu[i] - before[m].per_cpu[i];
+    for (size_t i = 0; i < per_cpu.size() && i < before[m].per_cpu.size(); ++i)
+      per_cpu[i] = per_cpu[i] - before[m].per_cpu[i];
     std::string shares = softirq_shares(per_cpu);
     if (after[m].name.empty()) {
       softirq = shares;
@@ -43,7 +44,8 @@ void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::v
     by_host += (by_host.empty() ? "" : ";") + after[m].name + ":" + buf;
     for (size_t at = 0; !shares.empty();) {
       size_t end = shares.find(';', at);
-      softirq += (softirq.empty() ? "" : ";") + after[m].name + "/" + shares.substr(at, end == std::string::npos ? end : end - at);
+      softirq += (softirq.empty() ? "" : ";") + after[m].name + "/" +
+                 shares.substr(at, end == std::string::npos ? end : end - at);
       if (end == std::string::npos) break;
       at = end + 1;
     }
@@ -135,7 +137,8 @@ class RelayMeter : public SampleMeter {
  public:
   Status begin(const SampleContext& c) override {
     for (const auto& server : c.test->spec.servers)
-      for (const PlanHop* hop : c.plan->hops_between(c.plan->node(c.test->spec.client)->vpn_node(), c.plan->node(server)->vpn_node()))
+      for (const PlanHop* hop :
+           c.plan->hops_between(c.plan->node(c.test->spec.client)->vpn_node(), c.plan->node(server)->vpn_node()))
         relays_.insert(hop->relays.begin(), hop->relays.end());
     if (!relays_.empty()) before_s_ = cpu_of_relays(c);
     return ok_status();
@@ -175,7 +178,8 @@ class LatencyMeter : public SampleMeter {
   explicit LatencyMeter(bool under_load) : under_load_(under_load) {}
   Status begin(const SampleContext& c) override {
     const Ipv4Addr target = c.plan->target_address(*c.test, 0, c.session->tunnel());
-    auto idle = under_load_ ? c.nodes->latency_probe(c.test->spec.client, target, kIdleIntervalMs, 0) : Result<std::unique_ptr<LatencyProbe>>(nullptr);
+    auto idle = under_load_ ? c.nodes->latency_probe(c.test->spec.client, target, kIdleIntervalMs, 0)
+                            : Result<std::unique_ptr<LatencyProbe>>(nullptr);
     if (!idle) return idle.error();
     if (*idle) {
       (void)measurement_window_interrupted(c.interrupt_fd, kIdleWindowMs);
@@ -228,16 +232,31 @@ struct MeterEntry {
 };
 
 const MeterEntry kMeters[] = {
-    {"daemon-usage", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<DaemonUsageMeter>(); }},
-    {"relay", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<RelayMeter>(); }},
+    {"daemon-usage",
+     [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> {
+       return std::make_unique<DaemonUsageMeter>();
+     }},
+    {"relay",
+     [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> {
+       return std::make_unique<RelayMeter>();
+     }},
     {"latency",
      [](const SampleContext& c, const TestDriver& driver) -> std::unique_ptr<SampleMeter> {
        if (c.repeating_payload || !driver.with_echoes()) return nullptr;
        return std::make_unique<LatencyMeter>(driver.kind() == "throughput");
      }},
-    {"rules", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<RuleMeter>(); }},
-    {"cpu", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<CpuMeter>(); }},
-    {"rss", [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> { return std::make_unique<RssMeter>(); }},
+    {"rules",
+     [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> {
+       return std::make_unique<RuleMeter>();
+     }},
+    {"cpu",
+     [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> {
+       return std::make_unique<CpuMeter>();
+     }},
+    {"rss",
+     [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> {
+       return std::make_unique<RssMeter>();
+     }},
 };
 
 }  // namespace

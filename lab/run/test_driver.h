@@ -28,8 +28,8 @@ using ExpectedBytes = std::map<std::string, std::pair<uint64_t, uint64_t>>;  // 
 // What a finished sample left to read.
 struct SampleOutput {
   const std::vector<TrafficProcess>& procs;
-  const std::vector<SpawnSpec>& clients;   // as client_specs gave them (their output files)
-  const LatencyProbe::Summary* echoes;     // null: no echoes ran
+  const std::vector<SpawnSpec>& clients;  // as client_specs gave them (their output files)
+  const LatencyProbe::Summary* echoes;    // null: no echoes ran
   double duration_s;
 };
 
@@ -40,8 +40,8 @@ class TestDriver {
   // The server of one process; an empty argv: none (the kernel answers echoes).
   virtual std::vector<std::string> server_argv(const SampleContext& c, const TrafficProcess& p) const = 0;
   // Its client processes, started together; none: the echoes alone are its traffic.
-  virtual std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
-                                              double duration_s) const = 0;
+  virtual std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label,
+                                              const std::vector<TrafficProcess>& procs, double duration_s) const = 0;
   // Echoes run beside its traffic (latency under load), or are its traffic.
   virtual bool with_echoes() const = 0;
   // Its server exits once its client is done (iperf3 -1). One that serves until stopped
@@ -53,7 +53,8 @@ class TestDriver {
   virtual void shape_row(const Plan& plan, const TestSpec& t, SampleRow* row) const = 0;
   // What its output adds to the row; per VPN node the bytes it sent and received; the
   // bytes delivered end to end.
-  virtual Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect, uint64_t* delivered) const = 0;
+  virtual Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect,
+                       uint64_t* delivered) const = 0;
 };
 
 // The driver of a kind; null when the kind has none.

@@ -11,9 +11,10 @@ namespace vpnlab {
 namespace {
 
 constexpr uint64_t kCrrHeaderBytes = 2 * 40;  // two packets each way carry at least an IPv4 + TCP header
-constexpr uint64_t kEchoBytes = 20 + 8 + 56;   // IPv4 + ICMP + ping's payload (lab/kernel/latency_probe.cpp)
+constexpr uint64_t kEchoBytes = 20 + 8 + 56;  // IPv4 + ICMP + ping's payload (lab/kernel/latency_probe.cpp)
 
-void expect_both_ways(const SampleContext& c, const std::string& server, uint64_t each_way, ExpectedBytes* expect, uint64_t* delivered) {
+void expect_both_ways(const SampleContext& c, const std::string& server, uint64_t each_way, ExpectedBytes* expect,
+                      uint64_t* delivered) {
   auto vpn_of = [&](const std::string& node) { return c.plan->node(node)->vpn_node(); };
   const std::string& client = c.test->spec.client;
   (*expect)[vpn_of(client)].first += each_way;
@@ -43,8 +44,8 @@ class ConnectionDriver : public TestDriver {
   std::vector<std::string> server_argv(const SampleContext& c, const TrafficProcess& p) const override {
     return crr_server_argv(c.crr_program, p.port, c.test->spec.size, !crr_);
   }
-  std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
-                                      double duration_s) const override {
+  std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label,
+                                      const std::vector<TrafficProcess>& procs, double duration_s) const override {
     const TestSpec& t = c.test->spec;
     const TrafficProcess& p = procs.front();
     const std::string address = c.plan->target_address(*c.test, p.server_index, c.session->tunnel()).str();
@@ -55,7 +56,8 @@ class ConnectionDriver : public TestDriver {
     spec.stderr_path = c.log_dir + "/" + label + "-client.err";
     return {spec};
   }
-  Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect, uint64_t* delivered) const override {
+  Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect,
+               uint64_t* delivered) const override {
     const TestSpec& t = c.test->spec;
     const SpawnSpec& client = out.clients.front();
     auto got = parse_crr(read_file_text(client.stdout_path));
@@ -89,8 +91,12 @@ class IdleLatencyDriver : public TestDriver {
     row->streams = 1;
   }
   std::vector<std::string> server_argv(const SampleContext&, const TrafficProcess&) const override { return {}; }
-  std::vector<SpawnSpec> client_specs(const SampleContext&, const std::string&, const std::vector<TrafficProcess>&, double) const override { return {}; }
-  Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect, uint64_t* delivered) const override {
+  std::vector<SpawnSpec> client_specs(const SampleContext&, const std::string&, const std::vector<TrafficProcess>&,
+                                      double) const override {
+    return {};
+  }
+  Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect,
+               uint64_t* delivered) const override {
     if (out.echoes) {
       const LatencyProbe::Summary& echoes = *out.echoes;
       row->tps = out.duration_s > 0 ? echoes.answered / out.duration_s : 0;
@@ -101,7 +107,8 @@ class IdleLatencyDriver : public TestDriver {
       row->retransmits = -1;
     }
     if (row->latency_probes == 0) return make_error("no echo was answered");
-    expect_both_ways(c, c.test->spec.servers.front(), static_cast<uint64_t>(row->latency_probes) * kEchoBytes, expect, delivered);
+    expect_both_ways(c, c.test->spec.servers.front(), static_cast<uint64_t>(row->latency_probes) * kEchoBytes, expect,
+                     delivered);
     return ok_status();
   }
 };

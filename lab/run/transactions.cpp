@@ -13,8 +13,8 @@ std::vector<std::string> crr_server_argv(const std::string& program, int port, i
   return {program, one_connection ? "rr-server" : "server", std::to_string(port), std::to_string(size)};
 }
 
-std::vector<std::string> crr_client_argv(const std::string& program, const std::string& address, int port, int size, double seconds,
-                                         bool one_connection) {
+std::vector<std::string> crr_client_argv(const std::string& program, const std::string& address, int port, int size,
+                                         double seconds, bool one_connection) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", seconds);
   return {program, one_connection ? "rr-client" : "client", address, std::to_string(port), std::to_string(size), buf};
@@ -26,7 +26,8 @@ Result<TransactionSample> parse_crr(const std::string& text) {
     return make_error("vpnlab-crr output is not its JSON line", "see the sample's raw output");
   const uint64_t errors = whole_number_or<uint64_t>(j, "errors", 0);
   if (errors > 0)
-    return make_error("vpnlab-crr: " + std::to_string(errors) + " transaction(s) failed, the first: " + j.value("first_error", std::string("?")));
+    return make_error("vpnlab-crr: " + std::to_string(errors) +
+                      " transaction(s) failed, the first: " + j.value("first_error", std::string("?")));
   TransactionSample s;
   // rr's line counts transactions on one connection; crr's, one per connection.
   s.transactions = j.contains("transactions") ? j.value("transactions", 0.0) : j.value("connections", 0.0);

@@ -12,16 +12,16 @@
 namespace vpnlab {
 
 struct TransactionSample {
-  double transactions = 0;  // finished request/response pairs (crr: connections)
-  double seconds = 0;       // over which they were counted
+  double transactions = 0;                                 // finished request/response pairs (crr: connections)
+  double seconds = 0;                                      // over which they were counted
   double p50_ms = 0, p90_ms = 0, p99_ms = 0, p999_ms = 0;  // one transaction, request sent to response received
   double per_second() const { return seconds > 0 ? transactions / seconds : 0; }
 };
 
 // `one_connection`: rr's transactions over one connection, else crr's connection each.
 std::vector<std::string> crr_server_argv(const std::string& program, int port, int size, bool one_connection = false);
-std::vector<std::string> crr_client_argv(const std::string& program, const std::string& address, int port, int size, double seconds,
-                                         bool one_connection = false);
+std::vector<std::string> crr_client_argv(const std::string& program, const std::string& address, int port, int size,
+                                         double seconds, bool one_connection = false);
 // vpnlab-crr's JSON line; a run with errors is an error (a refused or reset connection
 // is not a transaction rate).
 Result<TransactionSample> parse_crr(const std::string& text);

@@ -10,7 +10,8 @@ Status apply_nft(const VariantSpec& v, const PlanNode& node, NodeRuntime& nodes)
   auto counted = nodes.variant_packets(node.name);
   if (!counted) return counted.error();
   if (counted->counters == 0)
-    return make_error("nft lists no counter in the tables the rules made", "put 'counter' in a rule of the variant's own table: it is read after every sample");
+    return make_error("nft lists no counter in the tables the rules made",
+                      "put 'counter' in a rule of the variant's own table: it is read after every sample");
   return ok_status();
 }
 
@@ -39,12 +40,16 @@ nlohmann::json sysctl_json(const VariantSpec& v) {
 const std::vector<VariantApplier>& variant_appliers() {
   static const std::vector<VariantApplier> appliers = {
       {"sysctl", [](const VariantSpec& v) { return !v.sysctls.empty(); },
-       [](const VariantSpec& v, const PlanNode& node, NodeRuntime& nodes) { return nodes.set_sysctls(node.name, v.sysctls); }, sysctl_json},
+       [](const VariantSpec& v, const PlanNode& node, NodeRuntime& nodes) {
+         return nodes.set_sysctls(node.name, v.sysctls);
+       },
+       sysctl_json},
       {"offloads", [](const VariantSpec& v) { return v.offloads.has_value(); }, apply_offloads,
        [](const VariantSpec& v) { return v.offloads ? nlohmann::json(*v.offloads) : nlohmann::json(); }},
       {"qdisc", [](const VariantSpec& v) { return !v.qdisc.empty(); }, apply_qdisc,
        [](const VariantSpec& v) { return v.qdisc.empty() ? nlohmann::json() : nlohmann::json(v.qdisc); }},
-      {"nft", [](const VariantSpec& v) { return !v.nft.empty(); }, apply_nft, [](const VariantSpec& v) { return nlohmann::json(v.nft); }},
+      {"nft", [](const VariantSpec& v) { return !v.nft.empty(); }, apply_nft,
+       [](const VariantSpec& v) { return nlohmann::json(v.nft); }},
   };
   return appliers;
 }
@@ -55,7 +60,8 @@ Status apply_variant(const Plan& plan, NodeRuntime& nodes) {
   for (const PlanNode* node : plan.vpn_nodes())
     for (const auto& a : variant_appliers())
       if (a.is_set(v))
-        if (auto s = a.apply(v, *node, nodes); !s) return with_context(s.error(), "variant '" + v.name + "': node '" + node->name + "'");
+        if (auto s = a.apply(v, *node, nodes); !s)
+          return with_context(s.error(), "variant '" + v.name + "': node '" + node->name + "'");
   return ok_status();
 }
 
@@ -70,7 +76,8 @@ Result<int64_t> variant_packets(const Plan& plan, NodeRuntime& nodes) {
   int64_t total = 0;
   for (const PlanNode* node : plan.vpn_nodes()) {
     auto counted = nodes.variant_packets(node->name);
-    if (!counted) return with_context(counted.error(), "variant '" + plan.variant->name + "': node '" + node->name + "'");
+    if (!counted)
+      return with_context(counted.error(), "variant '" + plan.variant->name + "': node '" + node->name + "'");
     total += static_cast<int64_t>(counted->packets);
   }
   return total;
@@ -78,7 +85,8 @@ Result<int64_t> variant_packets(const Plan& plan, NodeRuntime& nodes) {
 
 std::string variant_verdict(const Plan& plan, int64_t counted) {
   if (counted != 0 || !plan.variant) return "";
-  return "variant '" + plan.variant->name + "': its nftables rules matched no packet during the sample (a rule that never fired measured nothing)";
+  return "variant '" + plan.variant->name +
+         "': its nftables rules matched no packet during the sample (a rule that never fired measured nothing)";
 }
 
 }  // namespace vpnlab

@@ -34,11 +34,13 @@ struct BackendEntry {
   std::vector<std::string> (*kept_namespaces)(const Plan& plan) = nullptr;
   std::string (*node_hint)(const Plan& plan, const PlanNode& node, const std::string& file) = nullptr;
   // The command's exit status; an error when it could not run or was interrupted.
-  Result<int> (*exec)(const Plan& plan, const PlanNode& node, const std::vector<std::string>& argv, int interrupt_fd) = nullptr;
+  Result<int> (*exec)(const Plan& plan, const PlanNode& node, const std::vector<std::string>& argv,
+                      int interrupt_fd) = nullptr;
   // What lives beyond this machine (nullptr: nothing; `cleanup` and `doctor` without a file
   // cover this machine). cleanup FILE: what it removed there, a line each; doctor FILE: each
   // remote machine as a run would find it (an "error" key names one that cannot be used).
-  Result<std::vector<std::string>> (*cleanup_remote)(const Plan& plan, const BackendContext& ctx, bool dry_run) = nullptr;
+  Result<std::vector<std::string>> (*cleanup_remote)(const Plan& plan, const BackendContext& ctx,
+                                                     bool dry_run) = nullptr;
   nlohmann::json (*probe_remote)(const Plan& plan, const BackendContext& ctx) = nullptr;
 };
 

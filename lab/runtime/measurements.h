@@ -58,14 +58,14 @@ std::string iperf_repeating_pattern(size_t length = 40);
 // A mesh's echo sweep: every ordered node pair probed until it answered.
 struct SweepResult {
   size_t pairs = 0, answered = 0;
-  double all_answered_s = -1;   // since the sweep began; -1: not every pair answered
-  double median_first_s = 0;    // the median pair's first answer
-  std::string first_missing;    // "a -> c" of a pair that never answered
+  double all_answered_s = -1;  // since the sweep began; -1: not every pair answered
+  double median_first_s = 0;   // the median pair's first answer
+  std::string first_missing;   // "a -> c" of a pair that never answered
 };
 
 // A kernel feature, found by trying it.
 struct Capability {
-  std::string name;    // "netns", "veth", "wireguard-link", ...
+  std::string name;  // "netns", "veth", "wireguard-link", ...
   bool available = false;
   std::string detail;  // the kernel's answer (errno text) or what was found
 };

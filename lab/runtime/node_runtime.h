@@ -37,10 +37,13 @@ class NodeRuntime {
   // mntns_fd are the runtime's business). `private_run`: the node's own /run (products).
   virtual Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) = 0;
   // Runs to completion within timeout_s.
-  Result<ProcessOutcome> run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s, int interrupt_fd);
+  Result<ProcessOutcome> run(const std::string& node, const SpawnSpec& spec, bool private_run, double timeout_s,
+                             int interrupt_fd);
 
-  virtual Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int interrupt_fd) = 0;
-  virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options);
+  virtual Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s,
+                               int interrupt_fd) = 0;
+  virtual Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind,
+                                     const LinkOptions& options);
   // Address, MTU, up: what a product's `configure` step does to its interface.
   // Removes a link the product made (create_link); one already gone is success.
   virtual Status delete_link(const std::string& node, const std::string& ifname);
@@ -53,14 +56,16 @@ class NodeRuntime {
                       bool dont_fragment = false) = 0;
   virtual Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int interrupt_fd) = 0;
   virtual Status add_routes(const Plan& plan, PlanRoute::When when) = 0;
-  virtual Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus);
+  virtual Status set_rps(const std::string& node, const std::vector<std::string>& ifnames,
+                         const std::vector<int>& cpus);
   virtual Status set_offloads(const std::string& node, const std::string& ifname, bool on);
   // The root qdisc of a node's link, of `kind` with its defaults (a variant's qdisc). By
   // default an error: the backend does not replace qdiscs.
   virtual Status set_root_qdisc(const std::string& node, const std::string& ifname, const std::string& kind);
 
   // Measurements a backend may not offer: nullptr when it cannot.
-  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count);
+  virtual Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms,
+                                                              int count);
   virtual Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
                                                               const std::string& pattern, int port);
   // System-wide CPU time of every machine that holds nodes, for CPU-s/Gbit: this one by
@@ -121,6 +126,7 @@ class NodeRuntime {
 
 // Builds a plan's topology on a backend; the run use case (lab/app) passes the one for
 // plan.backend, from its backend entry (lab/runtime/backend_entry.h).
-using RuntimeFactory = std::function<Result<std::unique_ptr<NodeRuntime>>(const Plan& plan, const std::string& run_dir, int interrupt_fd)>;
+using RuntimeFactory =
+    std::function<Result<std::unique_ptr<NodeRuntime>>(const Plan& plan, const std::string& run_dir, int interrupt_fd)>;
 
 }  // namespace vpnlab

@@ -37,7 +37,8 @@ TEST(Bench, BaselineAndWireguardGoOnTwoNodes) {
     EXPECT_TRUE(r.valid) << r.product << ": " << r.reason;
     EXPECT_GT(r.gbps, 0.01) << r.product;
   }
-  for (const auto& p : report.products) EXPECT_TRUE(p.leftovers.empty()) << p.product << " left " << p.leftovers.front();
+  for (const auto& p : report.products)
+    EXPECT_TRUE(p.leftovers.empty()) << p.product << " left " << p.leftovers.front();
   EXPECT_LT(median_of(report.rows, "wireguard-go"), median_of(report.rows, "baseline"));
 
   auto csv = read_results_csv(run.run_dir + "/results.csv");
@@ -47,7 +48,7 @@ TEST(Bench, BaselineAndWireguardGoOnTwoNodes) {
   std::string order;
   for (const auto& r : *csv) order += r.product + ":" + std::to_string(r.sample) + " ";
   EXPECT_EQ(order, "baseline:1 wireguard-go:1 baseline:2 wireguard-go:2 ");
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat((run.run_dir + "/secrets").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
   EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
@@ -75,7 +76,8 @@ timeout = "1s"
   const RunReport& report = run.report.value();
   ASSERT_EQ(report.products.size(), 2u);
   EXPECT_FALSE(report.products[0].started);
-  EXPECT_NE(report.products[0].failure.find("broken daemon says goodbye"), std::string::npos) << report.products[0].failure;
+  EXPECT_NE(report.products[0].failure.find("broken daemon says goodbye"), std::string::npos)
+      << report.products[0].failure;
   ASSERT_EQ(report.rows.size(), 2u);
   EXPECT_EQ(report.rows[0].status, "failed");
   EXPECT_EQ(report.rows[1].product, "baseline");
@@ -121,9 +123,10 @@ TEST(Bench, EveryRoundBringsTheProductUpAnew) {
   ShortRun run = short_run({"baseline", "nebula"}, VPNLAB_PRODUCTS_DIR, 3);
   ASSERT_TRUE(run.report.ok()) << run.report.error().format();
   ASSERT_EQ(run.report->rows.size(), 6u);
-  for (const auto& r : run.report->rows) EXPECT_TRUE(r.valid) << r.product << " sample " << r.sample << ": " << r.reason;
+  for (const auto& r : run.report->rows)
+    EXPECT_TRUE(r.valid) << r.product << " sample " << r.sample << ": " << r.reason;
   for (int round = 1; round <= 3; ++round) {
-    struct stat st{};
+    struct stat st {};
     EXPECT_EQ(stat((run.run_dir + "/logs/nebula/round-" + std::to_string(round)).c_str(), &st), 0) << "round " << round;
   }
   EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());

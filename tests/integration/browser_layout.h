@@ -14,7 +14,8 @@
 
 namespace vpnlab::testing {
 
-inline const std::vector<std::string> kBrowser = {"chromium-headless-shell", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+inline const std::vector<std::string> kBrowser = {"chromium-headless-shell", "--no-sandbox", "--disable-gpu",
+                                                  "--hide-scrollbars",
                                                   "--window-size=1400,9000"};  // the width the pages are made to fit
 
 // Measures every chart's texts after layout and appends the verdict to the page.
@@ -64,8 +65,10 @@ inline nlohmann::json browser_layout(const std::string& html, const std::string&
   }
   std::string json = dom.out.substr(at + mark.size(), end - at - mark.size());
   // The DOM dump escapes what HTML text must: back to JSON.
-  for (auto [from, to] : {std::pair<std::string, std::string>{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
-    for (size_t k = json.find(from); k != std::string::npos; k = json.find(from, k + to.size())) json.replace(k, from.size(), to);
+  for (auto [from, to] :
+       {std::pair<std::string, std::string>{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
+    for (size_t k = json.find(from); k != std::string::npos; k = json.find(from, k + to.size()))
+      json.replace(k, from.size(), to);
   return nlohmann::json::parse(json);
 }
 

@@ -19,13 +19,14 @@ namespace {
 std::string chain_topology(int relays) {
   std::string t = "[lab]\nname = \"chain\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n";
   t += "[[node]]\nname = \"c\"\ngateway = \"r1\"\ncpus = [0]\n";
-  for (int i = 1; i <= relays; ++i) t += "[[node]]\nname = \"r" + std::to_string(i) + "\"\ncpus = [" + (i == 1 ? "0" : "1") + "]\n";
+  for (int i = 1; i <= relays; ++i)
+    t += "[[node]]\nname = \"r" + std::to_string(i) + "\"\ncpus = [" + (i == 1 ? "0" : "1") + "]\n";
   t += "[[node]]\nname = \"s\"\ngateway = \"r" + std::to_string(relays) + "\"\ncpus = [1]\n[[chain]]\nnodes = [";
   for (int i = 1; i <= relays; ++i) t += std::string(i > 1 ? ", " : "") + "\"r" + std::to_string(i) + "\"";
   t += "]\n[[link]]\nname = \"lc\"\nnodes = [\"c\", \"r1\"]\nsubnet = \"192.168.1.0/24\"\n";
   for (int i = 1; i < relays; ++i)
-    t += "[[link]]\nname = \"h" + std::to_string(i) + "\"\nnodes = [\"r" + std::to_string(i) + "\", \"r" + std::to_string(i + 1) +
-         "\"]\nsubnet = \"192.168.10" + std::to_string(i) + ".0/24\"\n";
+    t += "[[link]]\nname = \"h" + std::to_string(i) + "\"\nnodes = [\"r" + std::to_string(i) + "\", \"r" +
+         std::to_string(i + 1) + "\"]\nsubnet = \"192.168.10" + std::to_string(i) + ".0/24\"\n";
   t += "[[link]]\nname = \"ls\"\nnodes = [\"r" + std::to_string(relays) + "\", \"s\"]\nsubnet = \"192.168.2.0/24\"\n";
   return t + "[bench]\nproducts = [\"wireguard-go\"]\n[[bench.test]]\nname = \"t\"\nclient = \"c\"\nserver = \"s\"\n";
 }
@@ -66,8 +67,14 @@ void chain_carries_the_test_on_every_hop(const std::string& product, int relays,
   EXPECT_EQ(points.back().key, last + " (hop " + std::to_string(relays - 1) + ")");
   std::map<std::string, TunnelCounters> before;
   for (const auto& p : points) before[p.key] = (*session)->read_counters(p).value();
-  SampleContext sc{.plan = &plan, .test = &plan.tests[0], .spec = &spec.value(), .nodes = topo.get(), .session = session->get(), .raw_dir = dir,
-                   .log_dir = dir, .interrupt_fd = -1};
+  SampleContext sc{.plan = &plan,
+                   .test = &plan.tests[0],
+                   .spec = &spec.value(),
+                   .nodes = topo.get(),
+                   .session = session->get(),
+                   .raw_dir = dir,
+                   .log_dir = dir,
+                   .interrupt_fd = -1};
   bool interrupted = false;
   SampleRow good = run_sample(sc, "chained", 2, &interrupted);
   EXPECT_TRUE(good.valid) << good.reason;
@@ -128,8 +135,8 @@ TEST(Chain, TheMultihopRunGivesValidRowsAtEachHopCountAndTheHopCostTable) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   std::string out = make_temp_dir("multihop");
-  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/multihop.toml", "--product", "baseline", "--product", "wireguard-go", "--samples", "1",
-                       "--duration", "1s", "--out", out});
+  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/multihop.toml", "--product", "baseline", "--product", "wireguard-go",
+                       "--samples", "1", "--duration", "1s", "--out", out});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
   ASSERT_TRUE(rows.ok()) << rows.error().format();
@@ -147,8 +154,10 @@ namespace {
 
 // One 1 s sample of `product` on a shipped topology into `out`, which must exit 0: the hops
 // of each test's valid row.
-std::map<std::string, int> valid_hops_of_one_sample(const std::string& out, const std::string& topology, const std::string& product) {
-  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/" + topology, "--product", product, "--samples", "1", "--duration", "1s", "--out", out});
+std::map<std::string, int> valid_hops_of_one_sample(const std::string& out, const std::string& topology,
+                                                    const std::string& product) {
+  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/" + topology, "--product", product, "--samples", "1", "--duration",
+                       "1s", "--out", out});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
   EXPECT_TRUE(rows.ok()) << rows.error().format();
@@ -161,7 +170,8 @@ std::map<std::string, int> valid_hops_of_one_sample(const std::string& out, cons
 
 // A user's copy of `product`'s spec named `variant` (a shipped product's own name is the
 // shipped spec), `from` becoming `to`, built as `product` is: the products directory.
-std::string built_variant(const std::string& product, const std::string& variant, const std::string& from, const std::string& to) {
+std::string built_variant(const std::string& product, const std::string& variant, const std::string& from,
+                          const std::string& to) {
   std::string products = product_variant(product, variant, from, to);
   std::string file = products + "/" + variant + "/product.toml";
   std::string text = read_file(file);
@@ -173,11 +183,13 @@ std::string built_variant(const std::string& product, const std::string& variant
 // A copy of `product`'s spec whose [path] `relayed` line `from` becomes `to` (it claims a
 // path the traffic did not take), run for one sample on field-paths: its direct row stays
 // valid; the reasons its relayed rows are invalid.
-std::vector<std::string> relayed_reasons_of_a_false_claim(const std::string& product, const std::string& from, const std::string& to) {
+std::vector<std::string> relayed_reasons_of_a_false_claim(const std::string& product, const std::string& from,
+                                                          const std::string& to) {
   const std::string variant = product + "-claims-direct";
   std::string products = built_variant(product, variant, from, to);
   std::string out = make_temp_dir("relay");
-  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", variant, "--samples", "1", "--duration", "1s", "--out", out},
+  auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/field-paths.toml", "--product", variant, "--samples", "1",
+                       "--duration", "1s", "--out", out},
                       {{"VPNLAB_PRODUCTS", products}});
   auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
   EXPECT_TRUE(rows.ok()) << r.out << r.err;
@@ -204,19 +216,25 @@ TEST(Chain, NebulasNativeRelayGivesValidRowsThroughTheRelay) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("nebula");
   std::string out = make_temp_dir("relay");
-  EXPECT_EQ(valid_hops_of_one_sample(out, "nebula-relay.toml", "nebula"), (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
+  EXPECT_EQ(valid_hops_of_one_sample(out, "nebula-relay.toml", "nebula"),
+            (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
   // Nebula says it went through the relay.
   bool via_relay = false;
   for (const auto& f : std::filesystem::recursive_directory_iterator(run_dir_in(out) + "/logs/nebula"))
-    if (f.path().filename().string().rfind("a2-", 0) == 0 && read_file(f.path().string()).find("via relay") != std::string::npos) via_relay = true;
+    if (f.path().filename().string().rfind("a2-", 0) == 0 &&
+        read_file(f.path().string()).find("via relay") != std::string::npos)
+      via_relay = true;
   EXPECT_TRUE(via_relay);
   EXPECT_TRUE(list_namespaces("vpnlab-relay-").empty()) << "namespaces left";
   // wireguard-go has no relay of its own: it runs the direct test, and each relayed sample
   // is a kept row that says why it was not run. That is no failure of the run (exit 0).
   std::string out2 = make_temp_dir("relay");
-  auto partly = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/nebula-relay.toml", "--product", "wireguard-go", "--samples", "1", "--duration", "1s", "--out", out2});
+  auto partly = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/nebula-relay.toml", "--product", "wireguard-go", "--samples",
+                            "1", "--duration", "1s", "--out", out2});
   EXPECT_EQ(partly.status, 0) << partly.err;
-  EXPECT_NE(partly.err.find("wireguard-go: test 'relayed' is not run (its rows say why): product 'wireguard-go' declares no relay"), std::string::npos)
+  EXPECT_NE(partly.err.find(
+                "wireguard-go: test 'relayed' is not run (its rows say why): product 'wireguard-go' declares no relay"),
+            std::string::npos)
       << partly.err;
   auto rows2 = read_results_csv(run_dir_in(out2) + "/results.csv");
   ASSERT_TRUE(rows2.ok()) << rows2.error().format();
@@ -224,8 +242,9 @@ TEST(Chain, NebulasNativeRelayGivesValidRowsThroughTheRelay) {
   for (const auto& row : rows2.value()) reasons[row.test] = row.valid ? "valid" : row.reason;
   EXPECT_EQ(reasons, (std::map<std::string, std::string>{
                          {"direct", "valid"},
-                         {"relayed", "not run: product 'wireguard-go' declares no relay that vpnlab can put on chain 'relayed' "
-                                     "(topology = [\"relay\"] in its product.toml)"}}));
+                         {"relayed",
+                          "not run: product 'wireguard-go' declares no relay that vpnlab can put on chain 'relayed' "
+                          "(topology = [\"relay\"] in its product.toml)"}}));
   EXPECT_TRUE(list_namespaces("vpnlab-relay-").empty()) << "namespaces left";
 }
 
@@ -240,17 +259,20 @@ TEST(Chain, EasyTierRelaysThroughAPeerBothEndsDialAndItsRouteNamesIt) {
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
   std::string out = make_temp_dir("relay");
-  EXPECT_EQ(valid_hops_of_one_sample(out, "field-paths.toml", "easytier"), (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
+  EXPECT_EQ(valid_hops_of_one_sample(out, "field-paths.toml", "easytier"),
+            (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
   const std::string route = read_file(run_dir_in(out) + "/logs/easytier/relayed-hop-1/a2-path.out");
   EXPECT_NE(route.find("10.77.0.10"), std::string::npos) << route;
   EXPECT_NE(route.find("r2"), std::string::npos) << route;
   EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 
   auto reasons = relayed_reasons_of_a_false_claim(
-      "easytier", "relayed = \"│ {{peer_overlay_address}} │ {{peer_name}} │ │ {{relay_overlay_address}} │ {{relay_name}} │\"",
+      "easytier",
+      "relayed = \"│ {{peer_overlay_address}} │ {{peer_name}} │ │ {{relay_overlay_address}} │ {{relay_name}} │\"",
       "relayed = \"│ {{peer_overlay_address}} │ {{peer_name}} │ │ DIRECT │\"");
   ASSERT_EQ(reasons.size(), 1u);
-  EXPECT_NE(reasons[0].find("easytier-cli' did not say '│ 10.77.0.11 │ b2 │ │ DIRECT │' (it said: │ 10.77.0.11 │ b2 │ │ 10.77.0.10 │ r2 │"),
+  EXPECT_NE(reasons[0].find("easytier-cli' did not say '│ 10.77.0.11 │ b2 │ │ DIRECT │' (it said: │ 10.77.0.11 │ b2 │ "
+                            "│ 10.77.0.10 │ r2 │"),
             std::string::npos)
       << reasons[0];
 }
@@ -268,10 +290,12 @@ TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
   std::string out = make_temp_dir("relay");
-  EXPECT_EQ(valid_hops_of_one_sample(out, "field-paths.toml", "tailscale"), (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
+  EXPECT_EQ(valid_hops_of_one_sample(out, "field-paths.toml", "tailscale"),
+            (std::map<std::string, int>{{"direct", 1}, {"relayed", 2}}));
   const std::string pong = read_file(run_dir_in(out) + "/logs/tailscale/relayed-hop-1/a2-path.out");
   EXPECT_NE(pong.find("pong from b2 (10.77.0.11) via DERP(lab)"), std::string::npos) << pong;
-  EXPECT_NE(read_file(run_dir_in(out) + "/logs/tailscale/direct-hop-1/a1-path.out").find("via 192.168.12.2:51820"), std::string::npos);
+  EXPECT_NE(read_file(run_dir_in(out) + "/logs/tailscale/direct-hop-1/a1-path.out").find("via 192.168.12.2:51820"),
+            std::string::npos);
   // The relay's own cost: derper and tailscaled on r2, for the relayed row only.
   auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
   ASSERT_TRUE(rows.ok()) << rows.error().format();
@@ -285,10 +309,12 @@ TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
   // whose traffic went direct, is invalid (the link toward the relay did not carry it).
   std::string side = make_temp_dir("relay");
   std::string text0 = read_file(VPNLAB_TOPOLOGIES "/field-paths.toml");
-  text0.replace(text0.find("[bench]"), 7, "[[link]]\nname = \"a2b2\"\nnodes = [\"a2\", \"b2\"]\nsubnet = \"192.168.24.0/24\"\n\n[bench]");
+  text0.replace(text0.find("[bench]"), 7,
+                "[[link]]\nname = \"a2b2\"\nnodes = [\"a2\", \"b2\"]\nsubnet = \"192.168.24.0/24\"\n\n[bench]");
   std::ofstream(side + "/side-link.toml") << text0;
   std::string out3 = make_temp_dir("relay");
-  auto direct = vpnlab_cli({"run", side + "/side-link.toml", "--product", "tailscale", "--samples", "1", "--duration", "1s", "--out", out3});
+  auto direct = vpnlab_cli(
+      {"run", side + "/side-link.toml", "--product", "tailscale", "--samples", "1", "--duration", "1s", "--out", out3});
   auto rows3 = read_results_csv(run_dir_in(out3) + "/results.csv");
   ASSERT_TRUE(rows3.ok()) << direct.out << direct.err;
   int went_direct = 0;
@@ -303,9 +329,12 @@ TEST(Chain, TailscaleRelaysThroughADerpServerOnTheRelayNode) {
   EXPECT_EQ(went_direct, 1);
   EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 
-  auto reasons = relayed_reasons_of_a_false_claim("tailscale", "relayed = \"via DERP(lab)\"", "relayed = \"via {{peer_underlay_address}}:{{port}}\"");
+  auto reasons = relayed_reasons_of_a_false_claim("tailscale", "relayed = \"via DERP(lab)\"",
+                                                  "relayed = \"via {{peer_underlay_address}}:{{port}}\"");
   ASSERT_EQ(reasons.size(), 1u);
-  EXPECT_NE(reasons[0].find("/tailscale' did not say 'via 192.168.23.2:51820' (it said: pong from b2 (10.77.0.11) via DERP(lab)"), std::string::npos)
+  EXPECT_NE(reasons[0].find(
+                "/tailscale' did not say 'via 192.168.23.2:51820' (it said: pong from b2 (10.77.0.11) via DERP(lab)"),
+            std::string::npos)
       << reasons[0];
 }
 
@@ -375,7 +404,8 @@ TEST(Chain, ARelayOnlyPathIsProvenOnTheRelaysTransport) {
 
   std::string products = built_variant("tailscale", "tailscale-no-relay-port", "relay_port = \"3340\"\n", "");
   std::string out2 = make_temp_dir("relay-only");
-  auto blind = vpnlab_cli({"run", topology, "--product", "tailscale-no-relay-port", "--out", out2, "--no-history"}, {{"VPNLAB_PRODUCTS", products}});
+  auto blind = vpnlab_cli({"run", topology, "--product", "tailscale-no-relay-port", "--out", out2, "--no-history"},
+                          {{"VPNLAB_PRODUCTS", products}});
   EXPECT_NE(blind.status, 0);
   auto rows2 = read_results_csv(run_dir_in(out2) + "/results.csv");
   ASSERT_TRUE(rows2.ok()) << blind.out << blind.err;
@@ -419,7 +449,10 @@ TEST(Chain, TheRelayCostTableHasEveryProductWithARelay) {
     ASSERT_NE(at, std::string::npos) << name << "\n" << summary;
     const std::string line = summary.substr(at, summary.find('\n', at) - at);
     EXPECT_NE(line.find(" (0."), std::string::npos) << "a relayed-over-direct ratio with its interval: " << line;
-    EXPECT_NE(own_cost.find(name + std::string(21 - std::min<size_t>(20, name.size()), ' ') + "relayed"), std::string::npos) << name << "\n" << own_cost;
+    EXPECT_NE(own_cost.find(name + std::string(21 - std::min<size_t>(20, name.size()), ' ') + "relayed"),
+              std::string::npos)
+        << name << "\n"
+        << own_cost;
   }
   EXPECT_TRUE(list_namespaces("vpnlab-field-").empty()) << "namespaces left";
 }

@@ -8,14 +8,14 @@
 #include <fstream>
 #include <thread>
 
+#include <algorithm>
+#include <functional>
+#include <sstream>
 #include "lab/base/fs_util.h"
 #include "lab/kernel/capabilities.h"
 #include "lab/model/product_spec.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/summary.h"
-#include <algorithm>
-#include <functional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +23,6 @@
 
 using namespace vpnlab;
 using namespace vpnlab::testing;
-
 
 TEST(Cli, ValidateRefusesABrokenFileWithOneClearError) {
   std::string file = make_temp_dir("broken") + "/quick.toml";
@@ -48,7 +47,9 @@ TEST(Cli, UnknownVerbAndOptionSuggest) {
   EXPECT_NE(o.err.find("unknown option '--sample' for 'run': did you mean '--samples'?\n"), std::string::npos) << o.err;
   // A verb whose option means something of its own says so in its help.
   o = vpnlab_cli({"history", "--help"});
-  EXPECT_NE(o.out.find("  --out DIR        report: the directory of history.html (default history-report)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("  --out DIR        report: the directory of history.html (default history-report)"),
+            std::string::npos)
+      << o.out;
   EXPECT_EQ(o.out.find("parent of the run directory"), std::string::npos) << o.out;
   o = vpnlab_cli({"run", "--help"});
   EXPECT_EQ(o.status, 0);
@@ -71,11 +72,15 @@ TEST(Cli, AQdiscThisKernelLacksIsRefusedAtValidateWhereTheFileAsksForIt) {
   for (const char* verb : {"validate", "plan"}) {
     CliOutcome o = vpnlab_cli({verb, file});
     EXPECT_EQ(o.status, 1) << verb << ": " << o.out << o.err;
-    EXPECT_EQ(o.err.rfind("vpnlab: error: " + file + ":" + std::to_string(line) + ":9: link 'lan': delay, jitter and loss need the netem qdisc, "
-                          "which this kernel lacks (netem qdisc: ", 0),
+    EXPECT_EQ(o.err.rfind("vpnlab: error: " + file + ":" + std::to_string(line) +
+                              ":9: link 'lan': delay, jitter and loss need the netem qdisc, "
+                              "which this kernel lacks (netem qdisc: ",
+                          0),
               0u)
         << o.err;
-    EXPECT_NE(o.err.find("hint: remove delay/jitter/loss (or the profile) from the link, or run it with --backend vm"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("hint: remove delay/jitter/loss (or the profile) from the link, or run it with --backend vm"),
+              std::string::npos)
+        << o.err;
   }
   EXPECT_EQ(vpnlab_cli({"validate", file, "--backend", "vm"}).status, 0) << "the guests' kernel is not this one";
 }
@@ -91,15 +96,19 @@ TEST(Cli, ProductAllIncludesTheRegistryBuilds) {
   ASSERT_FALSE(builds.empty()) << "the shipped products have registry builds";
   auto products_of = [](const CliOutcome& o) {
     EXPECT_EQ(o.status, 0) << o.err;
-    return o.status == 0 ? nlohmann::json::parse(o.out)["products"].get<std::vector<std::string>>() : std::vector<std::string>{};
+    return o.status == 0 ? nlohmann::json::parse(o.out)["products"].get<std::vector<std::string>>()
+                         : std::vector<std::string>{};
   };
   CliOutcome all = vpnlab_cli({"plan", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "all", "--json"});
   const auto planned = products_of(all);
   for (const auto& b : builds) {
     const bool in = std::find(planned.begin(), planned.end(), b) != planned.end();
-    EXPECT_TRUE(in || all.err.find("skipping " + b + ": ") != std::string::npos) << b << " is neither planned nor said why not:\n" << all.err;
+    EXPECT_TRUE(in || all.err.find("skipping " + b + ": ") != std::string::npos)
+        << b << " is neither planned nor said why not:\n"
+        << all.err;
   }
-  const auto plain = products_of(vpnlab_cli({"plan", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "all-plain", "--json"}));
+  const auto plain =
+      products_of(vpnlab_cli({"plan", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "all-plain", "--json"}));
   EXPECT_FALSE(plain.empty());
   for (const auto& p : plain) EXPECT_EQ(p.find('@'), std::string::npos) << p;
 }
@@ -156,10 +165,14 @@ TEST(Cli, UsageVersionHelpAndCompletionConventions) {
   EXPECT_EQ(v.out, vpnlab_cli({"--version"}).out);
   CliOutcome diff = vpnlab_cli({"diff", "--help"});
   EXPECT_NE(diff.out.find("  --threshold-cpu X\n                   exit 3 when"), std::string::npos) << diff.out;
-  EXPECT_NE(diff.out.find("  --               what follows is an argument (a file, a run, a name), even if it starts with '-'\n"), std::string::npos);
+  EXPECT_NE(diff.out.find(
+                "  --               what follows is an argument (a file, a run, a name), even if it starts with '-'\n"),
+            std::string::npos);
   CliOutcome validate = vpnlab_cli({"validate", "--help"});
   EXPECT_EQ(validate.out.find("measure this product"), std::string::npos) << validate.out;
-  EXPECT_EQ(vpnlab_cli({"doctor", "--help"}).out.rfind("usage: vpnlab doctor [FILE [--product NAME]...] [--backend B] [--json]\n", 0), 0u);
+  EXPECT_EQ(vpnlab_cli({"doctor", "--help"})
+                .out.rfind("usage: vpnlab doctor [FILE [--product NAME]...] [--backend B] [--json]\n", 0),
+            0u);
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "image", ""}).out, "build\nlist\nclean\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "history", "ch"}).out, "check\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "image", "build", ""}).out, "_files\n") << "a recipe after 'build'";
@@ -168,7 +181,8 @@ TEST(Cli, UsageVersionHelpAndCompletionConventions) {
   const std::string run = VPNLAB_TEST_DATA "/run-golden";
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "compare", run, "w"}).out, "wireguard-go\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "4", "compare", run, "baseline", ""}).out, "baseline\nwireguard-go\n");
-  EXPECT_EQ(vpnlab_cli({"_complete", "4", "compare", "--test", "a-to-b", ""}).out, "_files\n") << "an option's value is not the run";
+  EXPECT_EQ(vpnlab_cli({"_complete", "4", "compare", "--test", "a-to-b", ""}).out, "_files\n")
+      << "an option's value is not the run";
 }
 
 TEST(Cli, RunWithARelativeOutputDirectory) {
@@ -179,8 +193,10 @@ TEST(Cli, RunWithARelativeOutputDirectory) {
   // namespace must still find their files.
   std::string dir = make_temp_dir("rel");
   SpawnSpec s;
-  s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "1", "--duration", "1s",
-            "--out", "rel-results"};
+  s.argv = {VPNLAB_BINARY, "run",          VPNLAB_TOPOLOGIES "/quick.toml",
+            "--product",   "wireguard-go", "--samples",
+            "1",           "--duration",   "1s",
+            "--out",       "rel-results"};
   with_test_history(&s);
   s.cwd = dir;
   s.stdout_path = dir + "/log";
@@ -197,8 +213,9 @@ TEST(Cli, RunJsonIsOneDocumentOnStdout) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   const std::string dir = make_temp_dir("run-json");
-  CliOutcome r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", dir,
-                             "--no-history", "--json", "--rows-jsonl", dir + "/rows.jsonl"});
+  CliOutcome r =
+      vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s",
+                  "--out", dir, "--no-history", "--json", "--rows-jsonl", dir + "/rows.jsonl"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(j.is_discarded()) << "stdout is not one JSON document:\n" << r.out;
@@ -236,8 +253,8 @@ TEST(Cli, RowsJsonlOnStdout) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   const std::string dir = make_temp_dir("rows-jsonl");
-  CliOutcome r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", dir,
-                             "--no-history", "--rows-jsonl", "-"});
+  CliOutcome r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2",
+                             "--duration", "1s", "--out", dir, "--no-history", "--rows-jsonl", "-"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::istringstream lines(r.out);
   std::string line;
@@ -264,7 +281,11 @@ TEST(Cli, RunsGoIntoTheHistoryOnceEach) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   const std::string dir = make_temp_dir("history");
   const std::map<std::string, std::string> env = {{"VPNLAB_HISTORY", dir + "/h.sqlite"}};
-  std::vector<std::string> run = {"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "1", "--duration", "1s", "--out", dir + "/runs"};
+  std::vector<std::string> run = {"run",        VPNLAB_TOPOLOGIES "/quick.toml",
+                                  "--product",  "baseline",
+                                  "--samples",  "1",
+                                  "--duration", "1s",
+                                  "--out",      dir + "/runs"};
   for (int i = 0; i < 2; ++i) {
     CliOutcome r = vpnlab_cli(run, env);
     ASSERT_EQ(r.status, 0) << r.err;
@@ -299,7 +320,10 @@ TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   std::string out = make_temp_dir("sigint") + "/out";
   SpawnSpec s;
-  s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "50", "--duration", "1s", "--out", out};
+  s.argv = {VPNLAB_BINARY, "run",        VPNLAB_TOPOLOGIES "/quick.toml",
+            "--product",   "baseline",   "--samples",
+            "50",          "--duration", "1s",
+            "--out",       out};
   with_test_history(&s);
   s.stdout_path = out + ".log";
   auto child = Child::spawn(s);
@@ -337,7 +361,8 @@ TEST(Cli, SigintTearsDownKeepsFinishedRowsAndExits130) {
   CliOutcome report = vpnlab_cli({"report", run_dir});
   EXPECT_EQ(report.status, 0) << report.err;
   EXPECT_EQ(report.out, summary);
-  EXPECT_NE(read_file(run_dir + "/summary.json").find("\"schema\": " + std::to_string(kSummarySchema)), std::string::npos);
+  EXPECT_NE(read_file(run_dir + "/summary.json").find("\"schema\": " + std::to_string(kSummarySchema)),
+            std::string::npos);
 }
 
 TEST(Cli, ResumeAddsOnlyTheMissingRows) {
@@ -345,7 +370,8 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   std::string out = make_temp_dir("resume");
   // A run of 4 samples whose last 2 rows are cut off stands for an interrupted run.
-  CliOutcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "4", "--duration", "1s", "--out", out});
+  CliOutcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "4",
+                                 "--duration", "1s", "--out", out});
   ASSERT_EQ(first.status, 0) << first.err;
   // "results: RUN_DIR/results.csv" closes the output.
   auto at = first.out.find("results: ");
@@ -360,7 +386,8 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   auto before = read_results_csv(run_dir + "/results.csv");
   ASSERT_TRUE(before.ok() && before->size() == 2u) << run_dir;
   // The run's own samples and duration (RUN/environment.json): none given here.
-  CliOutcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--resume", run_dir});
+  CliOutcome resumed =
+      vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--resume", run_dir});
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   auto rows = read_results_csv(run_dir + "/results.csv");
   ASSERT_TRUE(rows.ok());
@@ -377,7 +404,8 @@ TEST(Cli, ResumeAddsOnlyTheMissingRows) {
   // Another topology cannot resume this run, and trying changes nothing in it.
   std::string environment = read_file(run_dir + "/environment.json");
   std::string plan = read_file(run_dir + "/plan.txt");
-  CliOutcome wrong = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "baseline", "--resume", run_dir});
+  CliOutcome wrong =
+      vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "baseline", "--resume", run_dir});
   EXPECT_EQ(wrong.status, 1);
   EXPECT_NE(wrong.err.find("was measured with a different topology"), std::string::npos) << wrong.err;
   EXPECT_EQ(read_file(run_dir + "/environment.json"), environment);
@@ -396,13 +424,15 @@ TEST(Cli, DiffPairsTheOnlyVersionOfAProductInEachRun) {
   const std::string wg = find_program("wireguard-go");
   std::string out = make_temp_dir("tagged") + "/out";
   for (const char* tag : {"v1", "v2"}) {
-    auto r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", std::string("wireguard-go@") + tag + "=" + wg, "--samples", "2",
-                         "--duration", "1s", "--out", out + "/" + tag});
+    auto r =
+        vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", std::string("wireguard-go@") + tag + "=" + wg,
+                    "--samples", "2", "--duration", "1s", "--out", out + "/" + tag});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
   }
   auto d = vpnlab_cli({"diff", run_dir_in(out + "/v1"), run_dir_in(out + "/v2")});
   ASSERT_EQ(d.status, 0) << d.out << d.err;
-  EXPECT_NE(d.out.find("paired across the runs: wireguard-go@v1 in A with wireguard-go@v2 in B, the only version of wireguard-go in each"),
+  EXPECT_NE(d.out.find("paired across the runs: wireguard-go@v1 in A with wireguard-go@v2 in B, the only version of "
+                       "wireguard-go in each"),
             std::string::npos)
       << d.out;
   EXPECT_NE(d.out.find("wireguard-go@v1 -> @v2 a-to-b"), std::string::npos) << d.out;
@@ -422,7 +452,10 @@ TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
     auto r = run_command(s, 180);
     return r.ok() ? r->exit_status : -1;
   };
-  ASSERT_EQ(vpnlab({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", out + "/a"}, "a.log"), 0)
+  ASSERT_EQ(vpnlab({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration",
+                    "1s", "--out", out + "/a"},
+                   "a.log"),
+            0)
       << read_file(out + "-a.log");
   std::string a = out + "/a/" + std::filesystem::directory_iterator(out + "/a")->path().filename().string();
   ASSERT_EQ(vpnlab({"run", "--from", a, "--out", out + "/b"}, "b.log"), 0) << read_file(out + "-b.log");
@@ -443,7 +476,8 @@ TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
   auto env = nlohmann::json::parse(read_file(a + "/environment.json"), nullptr, false);
   ASSERT_FALSE(env.is_discarded());
   std::vector<std::string> empty;
-  std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& j, const std::string& at) {
+  std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& j,
+                                                                            const std::string& at) {
     if (j.is_object() || j.is_array()) {
       if (j.empty() && at != "/pinning_notes") empty.push_back(at);
       for (auto it = j.begin(); it != j.end(); ++it) walk(*it, at + "/" + (j.is_object() ? it.key() : "#"));
@@ -453,9 +487,10 @@ TEST(Cli, RerunFromARunDirectoryThenReportAndDiff) {
   };
   walk(env, "");
   EXPECT_TRUE(empty.empty()) << "empty provenance fields: " << nlohmann::json(empty).dump();
-  for (const char* key : {"/vpnlab_version", "/topology_sha256", "/kernel/cmdline", "/cpu/model", "/cpu/aes_ni", "/cpu/governor",
-                          "/cpu/turbo", "/cpu/smt_active", "/steal_s_at_start", "/steal_s_at_end", "/host_sysctls", "/iperf3",
-                          "/products/baseline/version", "/pinning", "/backend", "/accel", "/started", "/finished"})
+  for (const char* key :
+       {"/vpnlab_version", "/topology_sha256", "/kernel/cmdline", "/cpu/model", "/cpu/aes_ni", "/cpu/governor",
+        "/cpu/turbo", "/cpu/smt_active", "/steal_s_at_start", "/steal_s_at_end", "/host_sysctls", "/iperf3",
+        "/products/baseline/version", "/pinning", "/backend", "/accel", "/started", "/finished"})
     EXPECT_TRUE(env.contains(nlohmann::json::json_pointer(key))) << key;
   EXPECT_NE(read_file(a + "/sysctls.json"), "") << "per-namespace sysctls";
   EXPECT_NE(read_file(a + "/offloads.json").find("tso"), std::string::npos) << "offloads of every lab interface";
@@ -478,7 +513,8 @@ TEST(Cli, ProductsAndDoctorAreMachineReadable) {
     ++rows;
     EXPECT_GE(std::count(line.begin(), line.end(), '\t'), 3) << line;
     EXPECT_TRUE(line.find("\tavailable\t") != std::string::npos || line.find("\tunavailable\t") != std::string::npos ||
-                line.find("\tinvalid\t") != std::string::npos) << line;
+                line.find("\tinvalid\t") != std::string::npos)
+        << line;
   }
   EXPECT_GE(rows, 10);
   o = vpnlab_cli({"products", "--json"});
@@ -499,7 +535,8 @@ TEST(Cli, ProductsAndDoctorAreMachineReadable) {
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "run", "--product", "wireguard-"}).out, "wireguard-go\nwireguard-kernel\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "cleanup", "--d"}).out, "--dry-run\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "run", "topo"}).out, "_files\n");
-  for (std::vector<std::string> nonsense : {std::vector<std::string>{"_complete", "9", "run"}, {"_complete", "-3"}, {"_complete", "x", "y"}}) {
+  for (std::vector<std::string> nonsense :
+       {std::vector<std::string>{"_complete", "9", "run"}, {"_complete", "-3"}, {"_complete", "x", "y"}}) {
     o = vpnlab_cli(nonsense);
     EXPECT_EQ(o.status, 0);
     EXPECT_EQ(o.out, "");
@@ -510,7 +547,8 @@ TEST(Cli, ProductsAndDoctorAreMachineReadable) {
   ASSERT_EQ(o.status, 0) << o.err;
   auto doctor = nlohmann::json::parse(o.out, nullptr, false);
   ASSERT_FALSE(doctor.is_discarded()) << o.out;
-  for (const char* key : {"kernel", "network_features", "virtualisation", "machine", "products", "meaning", "guest_only_products"})
+  for (const char* key :
+       {"kernel", "network_features", "virtualisation", "machine", "products", "meaning", "guest_only_products"})
     EXPECT_TRUE(doctor.contains(key)) << key;
   bool boot_probe = false;
   for (const auto& row : doctor["virtualisation"]) boot_probe = boot_probe || row["name"] == "kvm-boot";
@@ -524,11 +562,15 @@ TEST(Cli, ProductsAndDoctorAreMachineReadable) {
   // by planning), as the README's `doctor [FILE]` promises.
   o = vpnlab_cli({"doctor", VPNLAB_TOPOLOGIES "/quick.toml"});
   EXPECT_EQ(o.status, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("products of " VPNLAB_TOPOLOGIES "/quick.toml (backend netns):\n  baseline              yes  iperf 3."), std::string::npos)
+  EXPECT_NE(o.out.find("products of " VPNLAB_TOPOLOGIES
+                       "/quick.toml (backend netns):\n  baseline              yes  iperf 3."),
+            std::string::npos)
       << o.out;
   o = vpnlab_cli({"doctor", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "openvpn"});
   EXPECT_EQ(o.status, 1) << o.out << o.err;
-  EXPECT_NE(o.err.find("vpnlab: error: product 'openvpn' does not carry a mesh overlay of 3 VPN nodes"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("vpnlab: error: product 'openvpn' does not carry a mesh overlay of 3 VPN nodes"),
+            std::string::npos)
+      << o.err;
 }
 
 }  // namespace

@@ -20,11 +20,14 @@ TEST(CompareRun, ThreeNodesWireguardGoAgainstNebula) {
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   VPNLAB_REQUIRE_PROGRAM("nebula");
   std::string out = make_temp_dir("compare") + "/out";
-  auto run = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "baseline", "--product", "wireguard-go", "--product", "nebula",
-                         "--samples", "3", "--duration", "1s", "--out", out, "--vs", "wireguard-go"});
+  auto run =
+      vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "baseline", "--product", "wireguard-go",
+                  "--product", "nebula", "--samples", "3", "--duration", "1s", "--out", out, "--vs", "wireguard-go"});
   ASSERT_EQ(run.status, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("vs wireguard-go (each product over wireguard-go in the same rounds"), std::string::npos) << run.out;
-  EXPECT_TRUE(std::regex_search(run.out, std::regex(R"(\nnebula +a-to-c +\d+\.\d{3} \(\d+\.\d{3}-\d+\.\d{3}\) )"))) << run.out;
+  EXPECT_NE(run.out.find("vs wireguard-go (each product over wireguard-go in the same rounds"), std::string::npos)
+      << run.out;
+  EXPECT_TRUE(std::regex_search(run.out, std::regex(R"(\nnebula +a-to-c +\d+\.\d{3} \(\d+\.\d{3}-\d+\.\d{3}\) )")))
+      << run.out;
   std::string dir = run_dir_in(out);
   // bridge3: a -> c and c -> b; c gets a CPU of its own, so no test's ends share one.
   auto env = nlohmann::json::parse(read_file(dir + "/environment.json"));
@@ -37,7 +40,10 @@ TEST(CompareRun, ThreeNodesWireguardGoAgainstNebula) {
   auto text = vpnlab_cli({"compare", dir, "wireguard-go", "nebula"});
   ASSERT_EQ(text.status, 0) << text.err;
   for (const char* test : {"a-to-c", "c-to-b-mss"})
-    EXPECT_TRUE(std::regex_search(text.out, std::regex(std::string(test) + R"( +Gbit/s +3 \d+\.\d{3} \(\d+\.\d{3}-\d+\.\d{3}\) +\d+\.\d{3} \(\d+\.\d{3}-\d+\.\d{3}\) )")))
+    EXPECT_TRUE(std::regex_search(
+        text.out,
+        std::regex(std::string(test) +
+                   R"( +Gbit/s +3 \d+\.\d{3} \(\d+\.\d{3}-\d+\.\d{3}\) +\d+\.\d{3} \(\d+\.\d{3}-\d+\.\d{3}\) )")))
         << text.out;
   EXPECT_NE(text.out.find("CPU-s/Gbit"), std::string::npos) << text.out;
   auto json = vpnlab_cli({"compare", dir, "wireguard-go", "nebula", "--test", "a-to-c", "--json"});
@@ -58,7 +64,10 @@ TEST(CompareRun, ThreeNodesWireguardGoAgainstNebula) {
   EXPECT_NE(missing.err.find("has no rows of product 'tinc'"), std::string::npos) << missing.err;
   EXPECT_NE(read_file(dir + "/report.html").find("Product vs product: each over wireguard-go"), std::string::npos);
   // The table ends with the conclusion, per test, of the two tunnels (never the baseline).
-  EXPECT_TRUE(std::regex_search(run.out, std::regex(R"(conclusion \(tunnels only; [^\n]*\n  a-to-c +fastest: +(nebula|wireguard-go), \d+\.\d{3}x (wireguard-go|nebula) \()")))
+  EXPECT_TRUE(std::regex_search(
+      run.out,
+      std::regex(
+          R"(conclusion \(tunnels only; [^\n]*\n  a-to-c +fastest: +(nebula|wireguard-go), \d+\.\d{3}x (wireguard-go|nebula) \()")))
       << run.out;
   // Without --vs the report's reference is the first tunnel, not the baseline that ran first.
   auto report = vpnlab_cli({"report", dir});
@@ -76,10 +85,14 @@ TEST(CompareRun, ShapedLinkShowsShareAndHeaderCeiling) {
   text.replace(text.find("mtu = 1500"), 10, "mtu = 1500\nrate = \"200mbit\"");
   std::ofstream(scratch + "/shaped.toml") << text;
   auto plan = vpnlab_cli({"plan", scratch + "/shaped.toml"});
-  EXPECT_NE(plan.out.find("rate 200 Mbit/s (TBF: burst 100000 B, queue limit 500000 B)"), std::string::npos) << plan.out;
-  auto run = vpnlab_cli({"run", scratch + "/shaped.toml", "--samples", "2", "--duration", "2s", "--out", scratch + "/out"});
+  EXPECT_NE(plan.out.find("rate 200 Mbit/s (TBF: burst 100000 B, queue limit 500000 B)"), std::string::npos)
+      << plan.out;
+  auto run =
+      vpnlab_cli({"run", scratch + "/shaped.toml", "--samples", "2", "--duration", "2s", "--out", scratch + "/out"});
   ASSERT_EQ(run.status, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("shaped link 'lan': 200.0 Mbit/s (TBF: burst 100000 B, queue limit 500000 B"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("shaped link 'lan': 200.0 Mbit/s (TBF: burst 100000 B, queue limit 500000 B"),
+            std::string::npos)
+      << run.out;
   // baseline at MTU 1500: 200 * 1448 / 1514 = 191.3; wireguard-go at 1400 + 60: 200 * 1348 / 1474 = 182.9.
   EXPECT_NE(run.out.find("191.3 (MTU 1500, +0 B)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("182.9 (MTU 1400, +60 B)"), std::string::npos) << run.out;
@@ -90,5 +103,6 @@ TEST(CompareRun, ShapedLinkShowsShareAndHeaderCeiling) {
   EXPECT_GT(std::stod(m[1]), 191.3 * 0.7) << run.out;
   auto env = nlohmann::json::parse(read_file(run_dir_in(scratch + "/out") + "/environment.json"));
   EXPECT_EQ(env["shaped_links"][0]["limit_bytes"], 500000) << env["shaped_links"].dump();
-  EXPECT_NE(read_file(run_dir_in(scratch + "/out") + "/report.html").find("Shaped links: share of the rate"), std::string::npos);
+  EXPECT_NE(read_file(run_dir_in(scratch + "/out") + "/report.html").find("Shaped links: share of the rate"),
+            std::string::npos);
 }

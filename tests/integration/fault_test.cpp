@@ -58,8 +58,19 @@ TEST_P(FaultPoints, LeaveNothingBehindAndNoHalfRow) {
   auto [fault, signal] = GetParam();
   std::string out = make_temp_dir("fault");
   SpawnSpec s;
-  s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--product", "wireguard-go",
-            "--samples", "1", "--duration", "1s", "--out", out};
+  s.argv = {VPNLAB_BINARY,
+            "run",
+            VPNLAB_TOPOLOGIES "/quick.toml",
+            "--product",
+            "baseline",
+            "--product",
+            "wireguard-go",
+            "--samples",
+            "1",
+            "--duration",
+            "1s",
+            "--out",
+            out};
   with_test_history(&s);
   s.env["VPNLAB_FAULT"] = std::string(fault.point) + ":" + std::to_string(fault.pass) + ":" + signal;
   s.stdout_path = out + "/vpnlab.log";
@@ -93,17 +104,18 @@ TEST_P(FaultPoints, LeaveNothingBehindAndNoHalfRow) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Every, FaultPoints,
-    ::testing::Combine(::testing::Values(Fault{"netns-create", 1}, Fault{"link-create", 1}, Fault{"fork-exec", 2}, Fault{"readiness", 1},
-                                         Fault{"mid-sample", 1}, Fault{"mid-sample", 3}, Fault{"csv-row", 1}, Fault{"teardown", 2}),
-                       ::testing::Values("int", "hup", "kill")),
-    [](const ::testing::TestParamInfo<std::tuple<Fault, std::string>>& i) {
-      std::string n = std::string(std::get<0>(i.param).point) + "_" + std::to_string(std::get<0>(i.param).pass) + "_" +
-                      std::get<1>(i.param);
-      for (char& c : n)
-        if (c == '-') c = '_';
-      return n;
-    });
+INSTANTIATE_TEST_SUITE_P(Every, FaultPoints,
+                         ::testing::Combine(::testing::Values(Fault{"netns-create", 1}, Fault{"link-create", 1},
+                                                              Fault{"fork-exec", 2}, Fault{"readiness", 1},
+                                                              Fault{"mid-sample", 1}, Fault{"mid-sample", 3},
+                                                              Fault{"csv-row", 1}, Fault{"teardown", 2}),
+                                            ::testing::Values("int", "hup", "kill")),
+                         [](const ::testing::TestParamInfo<std::tuple<Fault, std::string>>& i) {
+                           std::string n = std::string(std::get<0>(i.param).point) + "_" +
+                                           std::to_string(std::get<0>(i.param).pass) + "_" + std::get<1>(i.param);
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
 
 }  // namespace

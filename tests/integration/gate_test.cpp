@@ -20,9 +20,17 @@ namespace {
 namespace fs = std::filesystem;
 
 CliOutcome gate(const std::string& base, const std::string& pr, const std::string& out_dir) {
-  return run_program({"bash", VPNLAB_SOURCE_ROOT "/scripts/ci-gate.sh", "--product", "wireguard-go", "--base", base, "--pr", pr,
-                      "--topology", VPNLAB_TOPOLOGIES "/quick.toml", "--threshold", "0.1", "--precision", "5%", "--max-time", "50s",
-                      "--duration", "1s", "--out", out_dir, "--vpnlab", VPNLAB_BINARY},
+  return run_program({"bash",        VPNLAB_SOURCE_ROOT "/scripts/ci-gate.sh",
+                      "--product",   "wireguard-go",
+                      "--base",      base,
+                      "--pr",        pr,
+                      "--topology",  VPNLAB_TOPOLOGIES "/quick.toml",
+                      "--threshold", "0.1",
+                      "--precision", "5%",
+                      "--max-time",  "50s",
+                      "--duration",  "1s",
+                      "--out",       out_dir,
+                      "--vpnlab",    VPNLAB_BINARY},
                      {}, 280);
 }
 
@@ -34,9 +42,11 @@ TEST(Gate, TheSameBuildTwicePasses) {
   std::string out = make_temp_dir("gate-same");
   CliOutcome o = gate(wg, wg, out);
   EXPECT_EQ(o.status, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("ci-gate: pass: wireguard-go@pr is not slower than @base by more than 0.1"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("ci-gate: pass: wireguard-go@pr is not slower than @base by more than 0.1"), std::string::npos)
+      << o.out;
   std::string run = run_dir_in(out);
-  EXPECT_NE(read_file(run + "/gate.md").find("| wireguard-go@base -> @pr | a-to-b |"), std::string::npos) << read_file(run + "/gate.md");
+  EXPECT_NE(read_file(run + "/gate.md").find("| wireguard-go@base -> @pr | a-to-b |"), std::string::npos)
+      << read_file(run + "/gate.md");
   EXPECT_NE(read_file(run + "/gate.md").find("sampling: "), std::string::npos);
 }
 
@@ -53,7 +63,10 @@ TEST(Gate, ABuildSlowedByACpuQuotaFailsTheGate) {
   CliOutcome o = gate(find_program("wireguard-go"), slow, out);
   remove_gate_cgroups(cgroup_root);
   EXPECT_EQ(o.status, 3) << o.out << o.err;
-  EXPECT_NE(o.err.find("ci-gate: FAIL: wireguard-go@pr is slower than @base by more than 0.1, or costlier beyond a cost threshold"), std::string::npos)
+  EXPECT_NE(
+      o.err.find(
+          "ci-gate: FAIL: wireguard-go@pr is slower than @base by more than 0.1, or costlier beyond a cost threshold"),
+      std::string::npos)
       << o.err;
   EXPECT_NE(read_file(run_dir_in(out) + "/gate.md").find("**fails**"), std::string::npos);
 }

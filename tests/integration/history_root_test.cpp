@@ -26,7 +26,8 @@ std::string integrity(const std::string& path) {
   if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return "cannot open";
   sqlite3_stmt* st = nullptr;
   std::string out = "no answer";
-  if (sqlite3_prepare_v2(raw, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+  if (sqlite3_prepare_v2(raw, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
     out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
   sqlite3_close(raw);
@@ -51,8 +52,8 @@ TEST(HistoryRoot, RunsAppendAKillMidAppendKeepsTheRestAndCheckGatesOnASlowedBuil
   // One build under one name in every run: "wireguard-go@hist", the real binary or (last) the slowed one.
   auto run = [&](const std::string& binary, std::map<std::string, std::string> extra = {}) {
     extra.insert(env.begin(), env.end());
-    return vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go@hist=" + binary, "--samples", "3", "--duration", "1s",
-                       "--out", dir + "/runs"},
+    return vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go@hist=" + binary, "--samples",
+                       "3", "--duration", "1s", "--out", dir + "/runs"},
                       extra);
   };
   const std::string wg = find_program("wireguard-go");
@@ -146,10 +147,14 @@ TEST(HistoryInBrowser, TrendPageLaysOutAndMarksTheStep) {
   versions.environment["run_id"] = versions.run_id;
   versions.environment["bench"]["samples"] = 3;  // a run holds the samples it declares
   versions.rows.clear();
-  const std::vector<std::pair<std::string, std::string>> builds = {
-      {"nebula", "1.6.1"}, {"nebula@1.10.3", "1.10.3"}, {"nebula@1.7.2", "1.7.2"}, {"nebula@1.9.5", "1.9.5"}, {"nebula@1.8.2", "1.8.2"}};
+  const std::vector<std::pair<std::string, std::string>> builds = {{"nebula", "1.6.1"},
+                                                                   {"nebula@1.10.3", "1.10.3"},
+                                                                   {"nebula@1.7.2", "1.7.2"},
+                                                                   {"nebula@1.9.5", "1.9.5"},
+                                                                   {"nebula@1.8.2", "1.8.2"}};
   for (size_t b = 0; b < builds.size(); ++b) {
-    versions.environment["products"][builds[b].first] = {{"version", "Version: " + builds[b].second}, {"cipher", "AES-256-GCM"}};
+    versions.environment["products"][builds[b].first] = {{"version", "Version: " + builds[b].second},
+                                                         {"cipher", "AES-256-GCM"}};
     for (int s = 1; s <= 3; ++s) {
       SampleRow row = golden->rows[1];
       row.run_id = versions.run_id, row.product = builds[b].first, row.sample = s;
@@ -168,14 +173,16 @@ TEST(HistoryInBrowser, TrendPageLaysOutAndMarksTheStep) {
   const std::map<std::string, std::string> env = {{"VPNLAB_HISTORY", dir + "/h.sqlite"}};
   CliOutcome dated = vpnlab_cli({"history", "report", "--product", "wireguard-go", "--out", dir + "/dated"}, env);
   ASSERT_EQ(dated.status, 0) << dated.err;
-  CliOutcome by_version = vpnlab_cli({"history", "report", "--product", "nebula", "--by", "version", "--out", dir + "/versions"}, env);
+  CliOutcome by_version =
+      vpnlab_cli({"history", "report", "--product", "nebula", "--by", "version", "--out", dir + "/versions"}, env);
   ASSERT_EQ(by_version.status, 0) << by_version.err;
   const std::string page = read_file(dir + "/dated/history.html");
   EXPECT_NE(page.find("class=\"change\""), std::string::npos) << "the step is marked";
   EXPECT_NE(page.find("8 comparable run(s); 1 level change(s) marked"), std::string::npos);
   // Issue 49.7: the page opens on the latest check's verdict and what it can see; the history
   // is named, not located; runs stand on a time axis with dated ticks.
-  const size_t check = page.find("<p class=\"check\">Latest check (run 20261201-170000-abcd, 'vpnlab history check'): ");
+  const size_t check =
+      page.find("<p class=\"check\">Latest check (run 20261201-170000-abcd, 'vpnlab history check'): ");
   EXPECT_NE(check, std::string::npos) << page.substr(0, 3000);
   EXPECT_LT(check, page.find("<svg")) << "the verdict comes before the charts";
   EXPECT_NE(page.find("this history detects changes of ", check), std::string::npos);
@@ -190,20 +197,22 @@ TEST(HistoryInBrowser, TrendPageLaysOutAndMarksTheStep) {
   EXPECT_LT(v16, v19);
   EXPECT_LT(v19, v110) << "1.10.3 after 1.9.5";
   size_t named = 0;
-  for (size_t k = nebula.find(">1.9.5</text>"); k != std::string::npos; k = nebula.find(">1.9.5</text>", k + 1)) ++named;
+  for (size_t k = nebula.find(">1.9.5</text>"); k != std::string::npos; k = nebula.find(">1.9.5</text>", k + 1))
+    ++named;
   EXPECT_EQ(named, 1u) << "two runs of 1.9.5, one label";
   for (const auto& [name, html] : {std::pair<std::string, std::string>{"dated", page}, {"versions", nebula}}) {
     auto verdict = browser_layout(html, dir + "/" + name + "-checked.html");
     ASSERT_TRUE(verdict.is_object());
-    std::printf("browser: history page (%s): %d charts measured, %zu problems\n", name.c_str(), verdict["charts"].get<int>(),
-                verdict["problems"].size());
+    std::printf("browser: history page (%s): %d charts measured, %zu problems\n", name.c_str(),
+                verdict["charts"].get<int>(), verdict["problems"].size());
     EXPECT_GE(verdict["charts"].get<int>(), 1);
     for (const auto& p : verdict["problems"]) ADD_FAILURE() << name << ": " << p.get<std::string>();
   }
   const std::string artifacts = VPNLAB_ARTIFACTS;
   fs::create_directories(artifacts);
   std::vector<std::string> shot = kBrowser;
-  shot.insert(shot.end(), {"--screenshot=" + artifacts + "/history-trend.png", "file://" + dir + "/dated/history.html"});
+  shot.insert(shot.end(),
+              {"--screenshot=" + artifacts + "/history-trend.png", "file://" + dir + "/dated/history.html"});
   EXPECT_EQ(run_program(shot, {}, 120).status, 0);
   shot.back() = "file://" + dir + "/versions/history.html";
   shot[shot.size() - 2] = "--screenshot=" + artifacts + "/history-versions.png";

@@ -29,7 +29,8 @@ std::vector<HostileAgent> hostile_agents() {
   return {
       {"nested", "#!/bin/sh\nread line\nhead -c 2000000 /dev/zero | tr '\\0' '['\necho\nread line\n",
        "malformed message on channel (nested deeper than 64 levels (at byte 65))"},
-      {"endless", "#!/bin/sh\nread line\nyes | tr -d '\\n'\n", "a line on the channel is longer than 16 MiB: not a message"},
+      {"endless", "#!/bin/sh\nread line\nyes | tr -d '\\n'\n",
+       "a line on the channel is longer than 16 MiB: not a message"},
       {"other-calls",
        "#!/bin/sh\nread line\nwhile :; do echo '{\"ok\":true,\"seq\":7,\"version\":\"" + vpnlab_version() +
            "\"}' || exit 0; sleep 0.05; done\n",
@@ -52,8 +53,8 @@ TEST(HostileAgent, EachAnswerEndsAsAnErrorNamingTheHostAndNothingIsLeft) {
     const std::string lab = std::string("hostile") + agent.name[0];
     const std::string file = dir + "/two-hosts.toml";
     ASSERT_TRUE(write_file(file, topology(*f.hosts, lab, "\"baseline\"", path), 0644).ok());
-    for (const std::vector<std::string>& args : {std::vector<std::string>{"run", file, "--out", dir + "/results"},
-                                                 std::vector<std::string>{"doctor", file}}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"run", file, "--out", dir + "/results"}, std::vector<std::string>{"doctor", file}}) {
       SCOPED_TRACE(args[0]);
       CliOutcome o = run_controller(*f.hosts, args, dir);
       EXPECT_EQ(o.status, 1) << o.out << o.err;

@@ -87,10 +87,10 @@ void write_large_run(const std::string& dir, const std::string& run_id, const st
         text += format_row(r);
       }
   std::ofstream(dir + "/results.csv") << text;
-  std::ofstream(dir + "/environment.json") << R"({"schema": 1, "run_id": ")" << run_id
-                                           << R"(", "bench": {"samples": 1000, "duration_s": 3.0, "warmup_s": 1.0, "pinned": true, "interleaved": true}})";
+  std::ofstream(dir + "/environment.json")
+      << R"({"schema": 1, "run_id": ")" << run_id
+      << R"(", "bench": {"samples": 1000, "duration_s": 3.0, "warmup_s": 1.0, "pinned": true, "interleaved": true}})";
 }
-
 
 }  // namespace
 
@@ -107,7 +107,8 @@ TEST(Hostile, ASshOptionThatRunsACommandIsRefusedAndNeverRuns) {
   for (const char* verb : {"validate", "plan", "doctor", "run", "up", "cleanup"}) {
     CliOutcome o = vpnlab_cli({verb, file});
     EXPECT_NE(o.status, 0) << verb << ": " << o.out << o.err;
-    EXPECT_NE(o.err.find(file + ":10:16: host 'h1': ssh_options: -o ProxyCommand is not an option a topology may set"), std::string::npos)
+    EXPECT_NE(o.err.find(file + ":10:16: host 'h1': ssh_options: -o ProxyCommand is not an option a topology may set"),
+              std::string::npos)
         << verb << ": " << o.err;
     EXPECT_FALSE(fs::exists(marker)) << verb << " ran the ProxyCommand";
   }
@@ -134,7 +135,9 @@ TEST(Hostile, ReportOnATamperedRunWritesNothingOutsideIt) {
   fs::create_symlink(dir + "/victim", run + "/report.html");
   o = vpnlab_cli({"report", run});
   EXPECT_EQ(o.status, 1) << o.out << o.err;
-  EXPECT_NE(o.err.find(run + "/report.html is a symbolic link: vpnlab writes nothing through a link"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(run + "/report.html is a symbolic link: vpnlab writes nothing through a link"),
+            std::string::npos)
+      << o.err;
   EXPECT_EQ(read_file(dir + "/victim"), "precious\n");
   fs::remove(run + "/report.html");
   fs::remove_all(run + "/plots");
@@ -156,7 +159,8 @@ TEST(Hostile, ReportOnATamperedRunWritesNothingOutsideIt) {
 TEST(Hostile, TheLargestLegalRunIsComparedInLinearTimeAndBoundedMemory) {
   const std::string dir = make_temp_dir("hostile-cli");
   // 8 products x 8 tests x 1000 samples: 64 000 rows, about half the 32 MiB bound.
-  const std::vector<std::string> products = {"baseline", "wireguard-go", "nebula", "openvpn", "tinc", "fastd", "quicktun", "boringtun"};
+  const std::vector<std::string> products = {"baseline", "wireguard-go", "nebula",   "openvpn",
+                                             "tinc",     "fastd",        "quicktun", "boringtun"};
   const std::vector<std::string> tests = {"a-to-b", "b-to-a", "a-to-b-8", "udp-1400", "rr", "crr", "bidir", "b-to-a-8"};
   write_large_run(dir + "/A", "20261202-120000-aaaa", products, tests, 1.0);
   write_large_run(dir + "/B", "20261202-130000-bbbb", products, tests, 0.97);
@@ -168,17 +172,24 @@ TEST(Hostile, TheLargestLegalRunIsComparedInLinearTimeAndBoundedMemory) {
     std::vector<std::string> args;
     std::vector<std::string> small;
     double max_growth;
-  } cases[] = {{"diff A B", {"diff", dir + "/A", dir + "/B", "--force"}, {"diff", dir + "/a", dir + "/b", "--force"}, 40},
-               {"compare A wireguard-go nebula", {"compare", dir + "/A", "wireguard-go", "nebula"}, {"compare", dir + "/a", "wireguard-go", "nebula"}, 24},
-               {"report A", {"report", dir + "/A"}, {"report", dir + "/a"}, 24}};
+  } cases[] = {
+      {"diff A B", {"diff", dir + "/A", dir + "/B", "--force"}, {"diff", dir + "/a", dir + "/b", "--force"}, 40},
+      {"compare A wireguard-go nebula",
+       {"compare", dir + "/A", "wireguard-go", "nebula"},
+       {"compare", dir + "/a", "wireguard-go", "nebula"},
+       24},
+      {"report A", {"report", dir + "/A"}, {"report", dir + "/a"}, 24}};
   double quickest_small = 1e9;
   for (const auto& c : cases) {
     Measured small = measure(c.small, dir + "/out.txt");
-    EXPECT_TRUE(small.status == 0 || small.status == 3) << c.what << " (an eighth): " << read_file(dir + "/out.txt.err");
+    EXPECT_TRUE(small.status == 0 || small.status == 3)
+        << c.what << " (an eighth): " << read_file(dir + "/out.txt.err");
     Measured m = measure(c.args, dir + "/out.txt");
-    std::printf("largest legal run (%zu rows, %.1f MB results.csv): %s: exit %d, %.2f s (%.2f s for an eighth: %.1fx), peak RSS %.0f MB\n",
-                products.size() * tests.size() * 1000, size / 1e6, c.what, m.status, m.seconds, small.seconds, m.seconds / small.seconds,
-                m.max_rss_kb / 1024.0);
+    std::printf(
+        "largest legal run (%zu rows, %.1f MB results.csv): %s: exit %d, %.2f s (%.2f s for an eighth: %.1fx), peak "
+        "RSS %.0f MB\n",
+        products.size() * tests.size() * 1000, size / 1e6, c.what, m.status, m.seconds, small.seconds,
+        m.seconds / small.seconds, m.max_rss_kb / 1024.0);
     EXPECT_TRUE(m.status == 0 || m.status == 3) << c.what << ": " << read_file(dir + "/out.txt.err");
     EXPECT_LT(m.seconds, c.max_growth * small.seconds) << c.what << ": grows faster than its input";
     // Bounded: 256 MB for 64 000 rows a run. The bound was 200 MB until the row gained a
@@ -197,7 +208,8 @@ TEST(Hostile, TheLargestLegalRunIsComparedInLinearTimeAndBoundedMemory) {
   Measured m = measure({"diff", big, dir + "/B"}, dir + "/out.txt");
   EXPECT_EQ(m.status, 1);
   EXPECT_LT(m.seconds, 4 * quickest_small);
-  EXPECT_NE(read_file(dir + "/out.txt.err").find("50 MiB, larger than vpnlab reads for such a file (32 MiB)"), std::string::npos);
+  EXPECT_NE(read_file(dir + "/out.txt.err").find("50 MiB, larger than vpnlab reads for such a file (32 MiB)"),
+            std::string::npos);
   fs::remove(big + "/results.csv");
   ASSERT_EQ(mkfifo((big + "/results.csv").c_str(), 0600), 0);
   m = measure({"report", big}, dir + "/out.txt");
@@ -218,7 +230,9 @@ TEST(Hostile, ResumeWithOtherSamplesIsRefusedNamingBoth) {
   std::ofstream(run + "/results.csv") << "";
   CliOutcome o = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--resume", run, "--samples", "10"});
   EXPECT_EQ(o.status, 1) << o.out << o.err;
-  EXPECT_NE(o.err.find("cannot resume " + run + ": --samples 10 here, but the run was made with 2 samples"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("cannot resume " + run + ": --samples 10 here, but the run was made with 2 samples"),
+            std::string::npos)
+      << o.err;
   fs::create_directory_symlink("/etc", run + "/raw");
   o = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--resume", run});
   EXPECT_EQ(o.status, 1) << o.out << o.err;

@@ -16,22 +16,25 @@
 
 namespace vpnlab::testing {
 
-#define VPNLAB_REQUIRE_SSH()                   \
-  do {                                         \
-    VPNLAB_REQUIRE_ROOT();                     \
-    VPNLAB_REQUIRE_PROGRAM("/usr/sbin/sshd");  \
-    VPNLAB_REQUIRE_PROGRAM("ssh");             \
-    VPNLAB_REQUIRE_PROGRAM("ssh-keygen");      \
+#define VPNLAB_REQUIRE_SSH()                  \
+  do {                                        \
+    VPNLAB_REQUIRE_ROOT();                    \
+    VPNLAB_REQUIRE_PROGRAM("/usr/sbin/sshd"); \
+    VPNLAB_REQUIRE_PROGRAM("ssh");            \
+    VPNLAB_REQUIRE_PROGRAM("ssh-keygen");     \
   } while (0)
 
 // Nodes a on h1 and b on h2, linked over the hosts' wire; `lab` names the namespaces.
-inline std::string topology(const EmulatedHosts& eh, const std::string& lab, const std::string& products, const std::string& agent = "") {
+inline std::string topology(const EmulatedHosts& eh, const std::string& lab, const std::string& products,
+                            const std::string& agent = "") {
   return "[lab]\nname = \"" + lab + "\"\nbackend = \"hosts\"\n\n" + eh.hosts_toml(agent) +
          "[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\nport = 51820\n\n"
          "[[node]]\nname = \"a\"\nhost = \"h1\"\ncpus = [0]\nload_cpus = [0]\n\n"
          "[[node]]\nname = \"b\"\nhost = \"h2\"\ncpus = [1]\nload_cpus = [1]\n\n"
          "[[link]]\nname = \"wire\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n\n"
-         "[bench]\nproducts = [" + products + "]\nsamples = 2\nduration = \"2s\"\nwarmup = \"1s\"\n\n"
+         "[bench]\nproducts = [" +
+         products +
+         "]\nsamples = 2\nduration = \"2s\"\nwarmup = \"1s\"\n\n"
          "[[bench.test]]\nname = \"a-to-b\"\nclient = \"a\"\nserver = \"b\"\n";
 }
 
@@ -50,7 +53,8 @@ inline Fixture start_hosts() {
 }
 
 // vpnlab as a user runs it, in the controller's namespace.
-inline SpawnSpec controller_spec(const EmulatedHosts& eh, const std::vector<std::string>& args, const std::string& dir) {
+inline SpawnSpec controller_spec(const EmulatedHosts& eh, const std::vector<std::string>& args,
+                                 const std::string& dir) {
   SpawnSpec s;
   s.argv = {VPNLAB_BINARY};
   with_test_history(&s);
@@ -61,7 +65,8 @@ inline SpawnSpec controller_spec(const EmulatedHosts& eh, const std::vector<std:
   return s;
 }
 
-inline CliOutcome run_controller(const EmulatedHosts& eh, const std::vector<std::string>& args, const std::string& dir) {
+inline CliOutcome run_controller(const EmulatedHosts& eh, const std::vector<std::string>& args,
+                                 const std::string& dir) {
   SpawnSpec s = controller_spec(eh, args, dir);
   auto r = run_command(s, 280);
   CliOutcome o;
@@ -87,10 +92,12 @@ inline std::unique_ptr<Child> start_run_until_mid_sample(const Fixture& f, const
   auto child = Child::spawn(s);
   EXPECT_TRUE(child.ok());
   if (!child) return nullptr;
-  bool mid = wait_until([&] {
-    std::string run = run_dir_in(f.dir + "/results");
-    return !run.empty() && std::filesystem::exists(run + "/raw");
-  }, 60);
+  bool mid = wait_until(
+      [&] {
+        std::string run = run_dir_in(f.dir + "/results");
+        return !run.empty() && std::filesystem::exists(run + "/raw");
+      },
+      60);
   EXPECT_TRUE(mid) << read_file(s.stderr_path);
   return mid ? std::move(*child) : nullptr;
 }

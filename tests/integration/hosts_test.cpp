@@ -12,11 +12,11 @@
 #include <linux/if_addr.h>
 #include <netlink/route/addr.h>
 
+#include "hosts_fixture.h"
 #include "lab/base/fs_util.h"
 #include "lab/kernel/netlink.h"
 #include "lab/record/results_csv.h"
 #include "root_test_support.h"
-#include "hosts_fixture.h"
 #include "tests/support/emulated_hosts.h"
 
 using namespace vpnlab;
@@ -36,8 +36,9 @@ std::vector<std::string> links_in(int netns_fd) {
   return names;
 }
 
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 // `vpnlab run FILE` of 30 s samples in the controller, once a sample is under way (its raw
 // iperf3 output has appeared); nullptr (and a test failure) otherwise.
@@ -54,7 +55,8 @@ TEST(Hosts, TwoEmulatedHostsMeasureBaselineWireguardGoAndNebula) {
   Fixture f = start_hosts();
   ASSERT_TRUE(f.hosts);
   const std::string file = f.dir + "/two-hosts.toml";
-  ASSERT_TRUE(write_file(file, topology(*f.hosts, "hoststest", "\"baseline\", \"wireguard-go\", \"nebula\""), 0644).ok());
+  ASSERT_TRUE(
+      write_file(file, topology(*f.hosts, "hoststest", "\"baseline\", \"wireguard-go\", \"nebula\""), 0644).ok());
   CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
   EXPECT_EQ(o.status, 0) << o.out << o.err;
   auto rows = read_results_csv(run_dir_in(f.dir + "/results") + "/results.csv");
@@ -75,18 +77,21 @@ TEST(Hosts, TwoEmulatedHostsMeasureBaselineWireguardGoAndNebula) {
     }
   }
   // The plaintext check ran on the remote nodes' underlay.
-  EXPECT_NE((o.out + o.err).find("plaintext check: no payload in clear on the underlay"), std::string::npos) << o.out << o.err;
+  EXPECT_NE((o.out + o.err).find("plaintext check: no payload in clear on the underlay"), std::string::npos)
+      << o.out << o.err;
   EXPECT_EQ(valid["baseline"], 2);
   EXPECT_EQ(valid["wireguard-go"], 2);
   EXPECT_EQ(valid["nebula"], 2);
   std::string env = read_file(run_dir_in(f.dir + "/results") + "/environment.json");
   EXPECT_NE(env.find("\"hosts\""), std::string::npos);
   EXPECT_NE(env.find("\"boot_id\""), std::string::npos);
-  for (int i = 0; i < 2; ++i) EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(i)), EmulatedHosts::kNic)) << "host " << i + 1;
+  for (int i = 0; i < 2; ++i)
+    EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(i)), EmulatedHosts::kNic)) << "host " << i + 1;
   EXPECT_TRUE(list_namespaces("vpnlab-hoststest-").empty());
 
   // One file serves both backends: [[host]] and node hosts are ignored by netns.
-  CliOutcome local = vpnlab_cli({"run", file, "--backend", "netns", "--product", "baseline", "--out", f.dir + "/local"});
+  CliOutcome local =
+      vpnlab_cli({"run", file, "--backend", "netns", "--product", "baseline", "--out", f.dir + "/local"});
   EXPECT_EQ(local.status, 0) << local.out << local.err;
   EXPECT_NE(local.out.find("baseline"), std::string::npos);
 }
@@ -106,15 +111,19 @@ TEST(Hosts, KillNineOfTheControllerLeavesBothHostsCleanWithinSeconds) {
   ::kill(child->pid(), SIGKILL);
   child->wait_exit(5000);
   auto t0 = std::chrono::steady_clock::now();
-  bool clean = wait_until([&] {
-    return list_namespaces("vpnlab-hostskill-").empty() && has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic) &&
-           has(links_in(f.hosts->host_netns_fd(1)), EmulatedHosts::kNic);
-  }, 15);
+  bool clean = wait_until(
+      [&] {
+        return list_namespaces("vpnlab-hostskill-").empty() &&
+               has(links_in(f.hosts->host_netns_fd(0)), EmulatedHosts::kNic) &&
+               has(links_in(f.hosts->host_netns_fd(1)), EmulatedHosts::kNic);
+      },
+      15);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("[ figures ] kill -9 -> both hosts clean (namespaces gone, wires back) after %.2f s\n", seconds);
   // The deadline is the design's (ssh keepalives: 3 x 5 s), not a speed: the figure above is.
   EXPECT_TRUE(clean) << "still there after 15 s";
-  EXPECT_TRUE(wait_until([] { return pids_named("wireguard-go").empty() && pids_named("vpnlab-host-age").empty(); }, 5));
+  EXPECT_TRUE(
+      wait_until([] { return pids_named("wireguard-go").empty() && pids_named("vpnlab-host-age").empty(); }, 5));
 }
 
 // An SSH failure is one line naming the host, before anything is created on any host.
@@ -128,7 +137,8 @@ TEST(Hosts, AnUnreachableHostOrAWrongKeyIsOneLineNamingTheHost) {
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsdown", "\"baseline\""), 0644).ok());
   CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
   EXPECT_EQ(o.status, 1) << o.out << o.err;
-  EXPECT_EQ(o.err.find("vpnlab: error: host 'h2' (ssh root@10.231.2.2): ssh: connect to host 10.231.2.2 port 22: "), 0u) << o.err;
+  EXPECT_EQ(o.err.find("vpnlab: error: host 'h2' (ssh root@10.231.2.2): ssh: connect to host 10.231.2.2 port 22: "), 0u)
+      << o.err;
   EXPECT_NE(o.err.find("Connection refused"), std::string::npos) << o.err;
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 2) << "one error line and its hint:\n" << o.err;
   EXPECT_TRUE(list_namespaces("vpnlab-hostsdown-").empty());
@@ -136,7 +146,8 @@ TEST(Hosts, AnUnreachableHostOrAWrongKeyIsOneLineNamingTheHost) {
   // doctor FILE probes each host on its own: h1 is described, h2's failure named.
   CliOutcome doctor = run_controller(*f.hosts, {"doctor", file}, f.dir);
   EXPECT_EQ(doctor.status, 1) << doctor.out << doctor.err;
-  EXPECT_NE(doctor.out.find("  ! host 'h2' (ssh root@10.231.2.2): ssh: connect to host 10.231.2.2 port 22: Connection refused"),
+  EXPECT_NE(doctor.out.find(
+                "  ! host 'h2' (ssh root@10.231.2.2): ssh: connect to host 10.231.2.2 port 22: Connection refused"),
             std::string::npos)
       << doctor.out;
   EXPECT_NE(doctor.out.find("  Host h1 (ssh root@10.231.1.2): kernel "), std::string::npos) << doctor.out;
@@ -145,7 +156,8 @@ TEST(Hosts, AnUnreachableHostOrAWrongKeyIsOneLineNamingTheHost) {
   // A key the host does not accept.
   std::string text = topology(*f.hosts, "hostskey", "\"baseline\"");
   ASSERT_TRUE(run_program({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", f.dir + "/other_key"}).status == 0);
-  for (size_t at; (at = text.find(f.dir + "/id_ed25519")) != std::string::npos;) text.replace(at, (f.dir + "/id_ed25519").size(), f.dir + "/other_key");
+  for (size_t at; (at = text.find(f.dir + "/id_ed25519")) != std::string::npos;)
+    text.replace(at, (f.dir + "/id_ed25519").size(), f.dir + "/other_key");
   ASSERT_TRUE(write_file(file, text, 0644).ok());
   o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results2"}, f.dir);
   EXPECT_EQ(o.status, 1) << o.out << o.err;
@@ -163,12 +175,16 @@ TEST(Hosts, AnAgentOfAnotherVersionIsRefused) {
   ASSERT_TRUE(make_dirs(f.dir + "/old", 0755).ok());
   const std::string agent = f.dir + "/old/vpnlab-host-agent";
   // calls: sh
-  ASSERT_TRUE(write_file(agent, "#!/bin/sh\nread line\necho '{\"ok\":true,\"version\":\"0.0-old\",\"seq\":1}'\nread line\n", 0755).ok());
+  ASSERT_TRUE(write_file(agent,
+                         "#!/bin/sh\nread line\necho '{\"ok\":true,\"version\":\"0.0-old\",\"seq\":1}'\nread line\n",
+                         0755)
+                  .ok());
   const std::string file = f.dir + "/two-hosts.toml";
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsver", "\"baseline\"", agent), 0644).ok());
   CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
   EXPECT_EQ(o.status, 1) << o.out << o.err;
-  EXPECT_NE(o.err.find("host 'h1': its vpnlab-host-agent is version '0.0-old', this vpnlab is '"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("host 'h1': its vpnlab-host-agent is version '0.0-old', this vpnlab is '"), std::string::npos)
+      << o.err;
   EXPECT_NE(o.err.find("hint: install the same vpnlab build on every host"), std::string::npos) << o.err;
   EXPECT_TRUE(list_namespaces("vpnlab-hostsver-").empty());
 }
@@ -179,9 +195,10 @@ TEST(Hosts, ANicWithAnAddressIsRefused) {
   Fixture f = start_hosts();
   ASSERT_TRUE(f.hosts);
   ASSERT_TRUE(run_in_netns(f.hosts->host_netns_fd(1), [] {
-    auto sock = open_route_socket();
-    if (sock) (void)add_address(sock->get(), EmulatedHosts::kNic, HostAddr{*parse_ipv4("198.51.100.7"), 24});
-  }).ok());
+                auto sock = open_route_socket();
+                if (sock)
+                  (void)add_address(sock->get(), EmulatedHosts::kNic, HostAddr{*parse_ipv4("198.51.100.7"), 24});
+              }).ok());
   const std::string file = f.dir + "/two-hosts.toml";
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsnic", "\"baseline\""), 0644).ok());
   CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
@@ -198,20 +215,20 @@ TEST(Hosts, ANicWithOnlyAnIpv6AddressIsRefused) {
   Fixture f = start_hosts();
   ASSERT_TRUE(f.hosts);
   ASSERT_TRUE(run_in_netns(f.hosts->host_netns_fd(1), [] {
-    auto sock = open_route_socket();
-    if (!sock) return;
-    auto index = link_index(sock->get(), EmulatedHosts::kNic);
-    rtnl_addr* a = rtnl_addr_alloc();
-    nl_addr* local = nullptr;
-    if (index && a && nl_addr_parse("2001:db8::7/64", AF_INET6, &local) == 0) {
-      rtnl_addr_set_ifindex(a, *index);
-      rtnl_addr_set_local(a, local);
-      rtnl_addr_set_flags(a, IFA_F_NODAD);
-      (void)rtnl_addr_add(sock->get(), a, 0);
-    }
-    if (local) nl_addr_put(local);
-    if (a) rtnl_addr_put(a);
-  }).ok());
+                auto sock = open_route_socket();
+                if (!sock) return;
+                auto index = link_index(sock->get(), EmulatedHosts::kNic);
+                rtnl_addr* a = rtnl_addr_alloc();
+                nl_addr* local = nullptr;
+                if (index && a && nl_addr_parse("2001:db8::7/64", AF_INET6, &local) == 0) {
+                  rtnl_addr_set_ifindex(a, *index);
+                  rtnl_addr_set_local(a, local);
+                  rtnl_addr_set_flags(a, IFA_F_NODAD);
+                  (void)rtnl_addr_add(sock->get(), a, 0);
+                }
+                if (local) nl_addr_put(local);
+                if (a) rtnl_addr_put(a);
+              }).ok());
   const std::string file = f.dir + "/two-hosts.toml";
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsnic6", "\"baseline\""), 0644).ok());
   CliOutcome o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
@@ -241,13 +258,15 @@ TEST(Hosts, HostsThatDoNotShareTheRunDirectoryGetInputsAndReturnOutputs) {
     EXPECT_EQ(r.status, "ok") << r.product << ": " << r.reason;
     EXPECT_GT(r.gbps, 0.01) << r.product;
   }
-  EXPECT_NE(o.err.find("host 'h2' does not see " + run_dir_in(dir + "/results") + ": products' inputs are copied there, outputs back"),
+  EXPECT_NE(o.err.find("host 'h2' does not see " + run_dir_in(dir + "/results") +
+                       ": products' inputs are copied there, outputs back"),
             std::string::npos)
       << o.err;
   // The daemon's log came back from its host.
   std::error_code ec;
   bool logs = false;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(run_dir_in(dir + "/results") + "/logs/wireguard-go", ec))
+  for (const auto& e :
+       std::filesystem::recursive_directory_iterator(run_dir_in(dir + "/results") + "/logs/wireguard-go", ec))
     if (e.path().filename().string().find("wireguard-go.log") != std::string::npos) logs = true;
   EXPECT_TRUE(logs) << "no wireguard-go log fetched";
 }
@@ -264,11 +283,11 @@ TEST(Hosts, AKilledAgentIsNoticedAtOnceAndTheRowNamesItsHost) {
   auto child = start_run_until_mid_sample(f, file);
   ASSERT_TRUE(child);
   // h1's agent: the vpnlab-host-agent in h1's network namespace.
-  struct stat h1_ns{};
+  struct stat h1_ns {};
   ASSERT_EQ(fstat(f.hosts->host_netns_fd(0), &h1_ns), 0);
   pid_t h1_agent = 0;
   for (pid_t p : pids_named("vpnlab-host-age")) {
-    struct stat ns{};
+    struct stat ns {};
     if (stat(("/proc/" + std::to_string(p) + "/ns/net").c_str(), &ns) == 0 && ns.st_ino == h1_ns.st_ino) h1_agent = p;
   }
   ASSERT_NE(h1_agent, 0);
@@ -276,7 +295,8 @@ TEST(Hosts, AKilledAgentIsNoticedAtOnceAndTheRowNamesItsHost) {
   const auto killed = std::chrono::steady_clock::now();
   ::kill(h1_agent, SIGKILL);
   // The sample's row, failed and naming the host, within 2 s (samples are 30 s long).
-  bool row = wait_until([&] { return read_file(run + "/results.csv").find("host 'h1': agent lost") != std::string::npos; }, 30);
+  bool row = wait_until(
+      [&] { return read_file(run + "/results.csv").find("host 'h1': agent lost") != std::string::npos; }, 30);
   const double noticed = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
   std::printf("agent of h1 killed: its row written %.2f s later\n", noticed);
   EXPECT_TRUE(row) << read_file(run + "/results.csv");
@@ -312,15 +332,16 @@ TEST(Hosts, CleanupWithTheFileReachesEveryHostAndReturnsTheNics) {
     LinkInfo info;
     (void)run_in_netns(f.hosts->host_netns_fd(host), [&] {
       auto sock = open_route_socket();
-      if (auto l = sock ? get_link(sock->get(), EmulatedHosts::kNic) : Result<LinkInfo>(make_error("no socket"))) info = *l;
+      if (auto l = sock ? get_link(sock->get(), EmulatedHosts::kNic) : Result<LinkInfo>(make_error("no socket")))
+        info = *l;
     });
     return info;
   };
   for (int i = 0; i < 2; ++i)
     ASSERT_TRUE(run_in_netns(f.hosts->host_netns_fd(i), [i] {
-      auto sock = open_route_socket();
-      if (sock) (void)set_link(sock->get(), EmulatedHosts::kNic, i == 0 ? 1400 : 1450, true);
-    }).ok());
+                  auto sock = open_route_socket();
+                  if (sock) (void)set_link(sock->get(), EmulatedHosts::kNic, i == 0 ? 1400 : 1450, true);
+                }).ok());
   const std::string file = f.dir + "/two-hosts.toml";
   ASSERT_TRUE(write_file(file, topology(*f.hosts, "hostsclean", "\"wireguard-go\""), 0644).ok());
   auto child = start_run_until_mid_sample(f, file);
@@ -333,8 +354,10 @@ TEST(Hosts, CleanupWithTheFileReachesEveryHostAndReturnsTheNics) {
 
   CliOutcome dry = run_controller(*f.hosts, {"cleanup", file, "--dry-run"}, f.dir);
   EXPECT_EQ(dry.status, 0) << dry.out << dry.err;
-  EXPECT_NE(dry.out.find("host 'h1': would return nic wire0 (wire in vpnlab-hostsclean-"), std::string::npos) << dry.out;
-  EXPECT_NE(dry.out.find("host 'h2': would return nic wire0 (wire in vpnlab-hostsclean-"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("host 'h1': would return nic wire0 (wire in vpnlab-hostsclean-"), std::string::npos)
+      << dry.out;
+  EXPECT_NE(dry.out.find("host 'h2': would return nic wire0 (wire in vpnlab-hostsclean-"), std::string::npos)
+      << dry.out;
   EXPECT_NE(dry.out.find("would remove namespace vpnlab-hostsclean-"), std::string::npos) << dry.out;
   EXPECT_FALSE(list_namespaces("vpnlab-hostsclean-").empty()) << "--dry-run removed something";
 
@@ -347,6 +370,7 @@ TEST(Hosts, CleanupWithTheFileReachesEveryHostAndReturnsTheNics) {
   EXPECT_TRUE(nic_state(0).up);
   EXPECT_EQ(nic_state(1).mtu, 1450);
   EXPECT_TRUE(nic_state(1).up);
-  for (int i = 0; i < 2; ++i) EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(i)), EmulatedHosts::kNic)) << "host " << i + 1;
+  for (int i = 0; i < 2; ++i)
+    EXPECT_TRUE(has(links_in(f.hosts->host_netns_fd(i)), EmulatedHosts::kNic)) << "host " << i + 1;
   EXPECT_TRUE(pids_named("wireguard-go").empty());
 }

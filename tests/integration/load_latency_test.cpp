@@ -15,12 +15,14 @@ namespace vpnlab::testing {
 namespace {
 
 // The baseline's rows of a run of quick.toml with `link_extra` on its link.
-std::vector<SampleRow> baseline_rows(const std::string& scratch, const std::string& name, const std::string& link_extra) {
+std::vector<SampleRow> baseline_rows(const std::string& scratch, const std::string& name,
+                                     const std::string& link_extra) {
   std::string text = read_file(VPNLAB_TOPOLOGIES "/quick.toml");
   text.replace(text.find("mtu = 1500"), 10, "mtu = 1500" + link_extra);
   const std::string file = scratch + "/" + name + ".toml";
   std::ofstream(file) << text;
-  auto run = vpnlab_cli({"run", file, "--product", "baseline", "--samples", "3", "--duration", "2s", "--out", scratch + "/" + name});
+  auto run = vpnlab_cli(
+      {"run", file, "--product", "baseline", "--samples", "3", "--duration", "2s", "--out", scratch + "/" + name});
   EXPECT_EQ(run.status, 0) << run.out << run.err;
   auto rows = read_results_csv(run_dir_in(scratch + "/" + name) + "/results.csv");
   EXPECT_TRUE(rows.ok()) << (rows.ok() ? "" : rows.error().format());

@@ -96,7 +96,9 @@ TEST(Netns, ProcessJoinsNodeNamespacesIsPinnedAndHasAPrivateRun) {
   ASSERT_TRUE(mnt.ok()) << mnt.error().format();
   std::string out = make_temp_dir("probe") + "/probe.out";
   SpawnSpec s;
-  s.argv = {"sh", "-c", "grep Cpus_allowed_list /proc/self/status; stat -L -c %i /proc/self/ns/net; ls -A /run | wc -l; ls /sys/class/net"};
+  s.argv = {"sh", "-c",
+            "grep Cpus_allowed_list /proc/self/status; stat -L -c %i /proc/self/ns/net; ls -A /run | wc -l; ls "
+            "/sys/class/net"};
   s.netns_fd = b.fd.get();
   s.mntns_fd = *mnt;
   s.cpus = {0};
@@ -202,7 +204,9 @@ TEST(Netns, UpKeepsTheNamespacesAndExecRunsInANode) {
   VPNLAB_REQUIRE_PROGRAM("ping");
   std::string dir = make_temp_dir("upns");
   std::string topo = dir + "/upns.toml";
-  std::ofstream(topo) << two_pinned_nodes("upns") + "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n";
+  std::ofstream(topo)
+      << two_pinned_nodes("upns") +
+             "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n";
   auto up = vpnlab_cli({"up", topo});
   ASSERT_EQ(up.status, 0) << up.err;
   EXPECT_EQ(list_namespaces("vpnlab-upns-").size(), 2u);

@@ -137,7 +137,8 @@ TEST(Routing, SiteToSiteTrafficCrossesTheGatewaysTunnel) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
-  ShortRun run = short_run({"baseline", "wireguard-go"}, VPNLAB_PRODUCTS_DIR, 1, VPNLAB_TOPOLOGIES "/site-to-site.toml");
+  ShortRun run =
+      short_run({"baseline", "wireguard-go"}, VPNLAB_PRODUCTS_DIR, 1, VPNLAB_TOPOLOGIES "/site-to-site.toml");
   ASSERT_TRUE(run.report.ok()) << run.report.error().format();
   ASSERT_EQ(run.report->rows.size(), 4u);
   for (const auto& r : run.report->rows) {
@@ -191,8 +192,14 @@ TEST(Routing, AMisroutedSampleFailsTheTunnelCheck) {
   auto session = start_session(plan, vpn_plan, spec.value(), keys.value(), dir, &topo);
   ASSERT_TRUE(session.ok()) << session.error().format();
   ASSERT_TRUE(topo->add_routes(plan, PlanRoute::When::tunnel).ok());
-  SampleContext sc{.plan = &plan, .test = &plan.tests[0], .spec = &spec.value(), .nodes = topo.get(), .session = session->get(), .raw_dir = dir,
-                   .log_dir = dir, .interrupt_fd = -1};
+  SampleContext sc{.plan = &plan,
+                   .test = &plan.tests[0],
+                   .spec = &spec.value(),
+                   .nodes = topo.get(),
+                   .session = session->get(),
+                   .raw_dir = dir,
+                   .log_dir = dir,
+                   .interrupt_fd = -1};
   bool interrupted = false;
   SampleRow good = run_sample(sc, "routed", 1, &interrupted);
   EXPECT_TRUE(good.valid) << good.reason;
@@ -218,8 +225,14 @@ TEST(Pinning, EveryDaemonThreadIsPinnedAlsoThoseStartedUnderLoad) {
   std::unique_ptr<NodeRuntime> topo;
   auto session = start_session(plan, plan, spec.value(), keys.value(), dir, &topo);
   ASSERT_TRUE(session.ok()) << session.error().format();
-  SampleContext sc{.plan = &plan, .test = &plan.tests[0], .spec = &spec.value(), .nodes = topo.get(), .session = session->get(), .raw_dir = dir,
-                   .log_dir = dir, .interrupt_fd = -1};
+  SampleContext sc{.plan = &plan,
+                   .test = &plan.tests[0],
+                   .spec = &spec.value(),
+                   .nodes = topo.get(),
+                   .session = session->get(),
+                   .raw_dir = dir,
+                   .log_dir = dir,
+                   .interrupt_fd = -1};
   bool interrupted = false;
   SampleRow row = run_sample(sc, "load", 2, &interrupted);
   EXPECT_TRUE(row.valid) << row.reason;
@@ -306,7 +319,8 @@ TEST(Shaping, DelayUsesNetemOrIsRefusedNamingIt) {
     return;
   }
   double rtt = 0;
-  ASSERT_TRUE(ping_until_answered((*topo)->ns_of_node("a").fd.get(), plan.underlay_address("b", "lan"), 5, -1, &rtt).ok());
+  ASSERT_TRUE(
+      ping_until_answered((*topo)->ns_of_node("a").fd.get(), plan.underlay_address("b", "lan"), 5, -1, &rtt).ok());
   EXPECT_GE(rtt, 9.5);  // 5 ms each way
   EXPECT_TRUE((*topo)->teardown(10).ok());
 }
@@ -412,7 +426,8 @@ steps = 3
     }
     int trials = 0;
     for (int k = 1; k <= 5; ++k)
-      if (std::filesystem::exists(dir + "/raw/baseline/" + r.test + "/sample-1-try" + std::to_string(k) + ".json")) ++trials;
+      if (std::filesystem::exists(dir + "/raw/baseline/" + r.test + "/sample-1-try" + std::to_string(k) + ".json"))
+        ++trials;
     EXPECT_GE(trials, 1) << r.test;
     EXPECT_LE(trials, 3) << r.test;
   }

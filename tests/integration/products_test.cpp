@@ -56,13 +56,15 @@ TEST(Products, ShapeAndMtuAreRefusedBeforeAnythingStarts) {
   Plan mesh = plan_for(VPNLAB_TOPOLOGIES "/bridge3.toml");
   auto s = check_product_fits(openvpn.value(), mesh);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, "product 'openvpn' does not carry a mesh overlay of 3 VPN nodes (it supports: p2p, site-to-site)");
+  EXPECT_EQ(s.error().message,
+            "product 'openvpn' does not carry a mesh overlay of 3 VPN nodes (it supports: p2p, site-to-site)");
   Plan p2p = plan_for(VPNLAB_TOPOLOGIES "/quick.toml");
   EXPECT_TRUE(check_product_fits(swan.value(), p2p).ok());
   p2p.overlay_mtu = 1420;
   auto m = check_product_fits(swan.value(), p2p);
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.error().message, "overlay MTU 1420 is more than product 'strongswan-libipsec' carries (1400 over a 1500-byte underlay)");
+  EXPECT_EQ(m.error().message,
+            "overlay MTU 1420 is more than product 'strongswan-libipsec' carries (1400 over a 1500-byte underlay)");
 }
 
 // Without a warm-up the check takes a 1 s sample of its own; with one, the product's first
@@ -73,18 +75,22 @@ TEST(Products, QuicktunInRawModeFailsThePlaintextCheck) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("quicktun");
   // The same spec with the unencrypted raw protocol: the tunnel works, the payload shows.
-  std::string products = product_variant("quicktun", "quicktun-raw", "IF_QT_PROTOCOL = \"nacltai\"", "IF_QT_PROTOCOL = \"raw\"");
-  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/quicktun", products + "/quicktun", std::filesystem::copy_options::recursive);
+  std::string products =
+      product_variant("quicktun", "quicktun-raw", "IF_QT_PROTOCOL = \"nacltai\"", "IF_QT_PROTOCOL = \"raw\"");
+  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/quicktun", products + "/quicktun",
+                        std::filesystem::copy_options::recursive);
   for (double warmup_s : {0.0, 1.0}) {
     SCOPED_TRACE("warm-up " + std::to_string(warmup_s) + " s");
-    ShortRun run = short_run({"quicktun-raw", "quicktun"}, products, 1, VPNLAB_TOPOLOGIES "/quick.toml", true, {}, warmup_s);
+    ShortRun run =
+        short_run({"quicktun-raw", "quicktun"}, products, 1, VPNLAB_TOPOLOGIES "/quick.toml", true, {}, warmup_s);
     ASSERT_TRUE(run.report.ok()) << run.report.error().format();
     const auto& rows = run.report->rows;
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].product, "quicktun-raw");
     EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
     EXPECT_FALSE(rows[0].valid);
-    EXPECT_NE(rows[0].reason.find("plaintext of the payload seen on the underlay"), std::string::npos) << rows[0].reason;
+    EXPECT_NE(rows[0].reason.find("plaintext of the payload seen on the underlay"), std::string::npos)
+        << rows[0].reason;
     EXPECT_TRUE(rows[1].valid) << rows[1].reason;
     EXPECT_TRUE(run.report->products[1].plaintext_checked);
     EXPECT_EQ(run.report->products[1].plaintext, "");
@@ -107,8 +113,9 @@ TEST(Products, TailscaleThroughItsRelayWhereADirectPathIsAskedIsInvalid) {
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
   // The same folder elsewhere (its registry build is found by its name), one step more.
-  std::string products = product_variant("tailscale", "tailscale", "[[step]]\ndaemon = [\"tailscaled\"",
-                                         "[[step]]\nsysctl = { \"net/ipv4/conf/lan/arp_ignore\" = \"8\" }\n\n[[step]]\ndaemon = [\"tailscaled\"");
+  std::string products = product_variant(
+      "tailscale", "tailscale", "[[step]]\ndaemon = [\"tailscaled\"",
+      "[[step]]\nsysctl = { \"net/ipv4/conf/lan/arp_ignore\" = \"8\" }\n\n[[step]]\ndaemon = [\"tailscaled\"");
   ShortRun run = short_run({"tailscale"}, products);
   ASSERT_TRUE(run.report.ok()) << run.report.error().format();
   const auto& outcome = run.report->products[0];
@@ -133,16 +140,20 @@ TEST(Products, AServiceThatNeverComesUpIsALocatedFailureThatLeavesNothing) {
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   if (auto av = availability_for(spec.value(), "netns"); !av.available) GTEST_SKIP() << av.reason;
   // headscale listens on 8080; the variant waits for a port nothing opens.
-  std::string products = product_variant("tailscale", "tailscale", "wait_listen = \"8080\"\ntimeout = \"20s\"", "wait_listen = \"8099\"\ntimeout = \"2s\"");
+  std::string products = product_variant("tailscale", "tailscale", "wait_listen = \"8080\"\ntimeout = \"20s\"",
+                                         "wait_listen = \"8099\"\ntimeout = \"2s\"");
   auto t0 = std::chrono::steady_clock::now();
   ShortRun run = short_run({"tailscale"}, products);
   ASSERT_TRUE(run.report.ok()) << run.report.error().format();
   const auto& outcome = run.report->products[0];
   EXPECT_FALSE(outcome.started);
-  EXPECT_NE(outcome.failure.find("tailscale's service 'headscale': node 'svc-headscale': nothing listens on TCP port 8099 after 2 s"), std::string::npos)
+  EXPECT_NE(outcome.failure.find(
+                "tailscale's service 'headscale': node 'svc-headscale': nothing listens on TCP port 8099 after 2 s"),
+            std::string::npos)
       << outcome.failure;
   // The message above names the 2 s wait, not the 20 s one; the time is a figure.
-  std::printf("[ figures ] two failed bring-ups of tailscale: %.1f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  std::printf("[ figures ] two failed bring-ups of tailscale: %.1f s\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   EXPECT_TRUE(outcome.leftovers.empty()) << outcome.leftovers.front();
   EXPECT_TRUE(list_namespaces(run.plan.ns_prefix).empty());
 }
@@ -151,7 +162,8 @@ TEST(Products, AUserspaceStandInForAKernelProductIsRefused) {
   VPNLAB_REQUIRE_ROOT();
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   // Claims to be the kernel's WireGuard but starts wireguard-go (a TUN device).
-  std::string products = product_variant("wireguard-go", "fake-kernel-wg", "interface_kind = \"tun\"", "interface_kind = \"wireguard\"");
+  std::string products =
+      product_variant("wireguard-go", "fake-kernel-wg", "interface_kind = \"tun\"", "interface_kind = \"wireguard\"");
   ShortRun run = short_run({"fake-kernel-wg"}, products);
   ASSERT_TRUE(run.report.ok()) << run.report.error().format();
   const auto& outcome = run.report->products[0];
@@ -178,7 +190,8 @@ TEST(Products, NebulaAndQuicktunCarryTheSameX25519KeysAsWireGuard) {
     s.stdout_path = run_dir + "/cert.json";
     auto r = run_command(s, 10);
     ASSERT_TRUE(r.ok() && r->exit_status == 0);
-    EXPECT_NE(read_file(s.stdout_path).find("\"publicKey\":\"" + wg_public_hex + "\""), std::string::npos) << read_file(s.stdout_path);
+    EXPECT_NE(read_file(s.stdout_path).find("\"publicKey\":\"" + wg_public_hex + "\""), std::string::npos)
+        << read_file(s.stdout_path);
     // quicktun: its private key file is the same secret, in hex.
     std::string qt = read_file(run_dir + "/secrets/quicktun/" + node + "/private.key");
     EXPECT_EQ(qt, to_hex(keys->at(node).secret.data(), 32) + "\n");

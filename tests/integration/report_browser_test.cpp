@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/record/results_csv.h"
 #include "browser_layout.h"
+#include "lab/record/results_csv.h"
 #include "root_test_support.h"
 
 namespace vpnlab::testing {
@@ -27,10 +27,18 @@ struct Product {
 };
 // Throughputs as on this machine: the baselines far above the tunnels (0.90 vs 0.03-0.4).
 const Product kProducts[] = {
-    {"baseline", "none", 8.0},           {"baseline-nooffload", "none", 0.90},   {"wireguard-go", "ChaCha20-Poly1305", 0.28},
-    {"wireguard-kernel", "ChaCha20", 0.41}, {"boringtun", "ChaCha20-Poly1305", 0.22}, {"nebula", "AES-256-GCM", 0.33},
-    {"openvpn", "AES-128-GCM", 0.15},    {"strongswan-kernel", "AES-128-GCM", 0.37}, {"strongswan-libipsec", "AES-128-GCM", 0.07},
-    {"tinc", "AES-128-CBC", 0.09},       {"fastd", "Salsa20/12", 0.05},          {"quicktun", "XSalsa20-Poly1305", 0.03},
+    {"baseline", "none", 8.0},
+    {"baseline-nooffload", "none", 0.90},
+    {"wireguard-go", "ChaCha20-Poly1305", 0.28},
+    {"wireguard-kernel", "ChaCha20", 0.41},
+    {"boringtun", "ChaCha20-Poly1305", 0.22},
+    {"nebula", "AES-256-GCM", 0.33},
+    {"openvpn", "AES-128-GCM", 0.15},
+    {"strongswan-kernel", "AES-128-GCM", 0.37},
+    {"strongswan-libipsec", "AES-128-GCM", 0.07},
+    {"tinc", "AES-128-CBC", 0.09},
+    {"fastd", "Salsa20/12", 0.05},
+    {"quicktun", "XSalsa20-Poly1305", 0.03},
 };
 
 // results.csv of 6 interleaved rounds x 2 tests x 12 products, and each sample's
@@ -67,10 +75,12 @@ std::string twelve_product_run() {
         EXPECT_TRUE(csv->append(r));
         nlohmann::json intervals = nlohmann::json::array();
         for (int s = 0; s < 4; ++s)
-          intervals.push_back({{"sum", {{"start", s}, {"end", s + 1}, {"bits_per_second", 1e9 * r.gbps * std::exp(noise(rng))}}}});
+          intervals.push_back(
+              {{"sum", {{"start", s}, {"end", s + 1}, {"bits_per_second", 1e9 * r.gbps * std::exp(noise(rng))}}}});
         const std::string raw = run + "/raw/" + p.name + "/" + test;
         fs::create_directories(raw);
-        std::ofstream(raw + "/sample-" + std::to_string(round) + ".json") << nlohmann::json{{"intervals", intervals}}.dump();
+        std::ofstream(raw + "/sample-" + std::to_string(round) + ".json")
+            << nlohmann::json{{"intervals", intervals}}.dump();
         if (std::string(p.cipher) == "none") continue;
         std::ofstream rss(raw + "/sample-" + std::to_string(round) + "-rss.txt");  // every 100 ms, growing a little
         for (int t = 0; t <= 40; ++t) rss << 0.1 * t << " a " << 20000 + 50 * t + 400 * round << "\n";
@@ -84,7 +94,8 @@ TEST(ReportInBrowser, TwelveProductsLabelsNeverOverlap) {
   CliOutcome report = vpnlab_cli({"report", run});
   ASSERT_EQ(report.status, 0) << report.out << report.err;
   const std::string html = read_file(run + "/report.html");
-  ASSERT_NE(html.find("Product vs product: each over wireguard-go"), std::string::npos) << "the first tunnel is the reference";
+  ASSERT_NE(html.find("Product vs product: each over wireguard-go"), std::string::npos)
+      << "the first tunnel is the reference";
   const size_t conclusion = html.find("Conclusion"), warnings = html.find("Warnings");
   EXPECT_LT(conclusion, warnings) << "the report opens on the conclusion";
   // Issue 49.7: before it, the answer in one sentence with its number.
@@ -103,7 +114,9 @@ TEST(ReportInBrowser, TwelveProductsLabelsNeverOverlap) {
   // Time: every valid sample a faint line (6 rounds x 12 products), the medians bold.
   const std::string over_time = read_file(run + "/plots/a-to-b-over-time.svg");
   size_t faint = 0;
-  for (size_t k = over_time.find("stroke-opacity=\"0.3\""); k != std::string::npos; k = over_time.find("stroke-opacity=\"0.3\"", k + 1)) ++faint;
+  for (size_t k = over_time.find("stroke-opacity=\"0.3\""); k != std::string::npos;
+       k = over_time.find("stroke-opacity=\"0.3\"", k + 1))
+    ++faint;
   EXPECT_EQ(faint, 72u);
   EXPECT_TRUE(fs::exists(run + "/plots/a-to-b-memory.svg")) << "memory over time, the same way";
   auto verdict = browser_layout(html, run + "/report-checked.html");

@@ -12,24 +12,24 @@
 #include <string>
 
 #include "../temp_paths.h"
+#include "lab/app/run_outputs.h"
 #include "lab/backends/netns/live_topology.h"
 #include "lab/backends/netns/netns_runtime.h"
 #include "lab/base/pidfd.h"
 #include "lab/base/process.h"
-#include "lab/app/run_outputs.h"
 #include "lab/kernel/namespace.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
 #include "lab/run/product_tunnels.h"
 #include "lab/run/runner.h"
 
-#define VPNLAB_REQUIRE_ROOT()                                                     \
-  do {                                                                            \
+#define VPNLAB_REQUIRE_ROOT()                                                      \
+  do {                                                                             \
     if (geteuid() != 0) GTEST_SKIP() << "needs root (creates network namespaces)"; \
   } while (0)
 
-#define VPNLAB_REQUIRE_PROGRAM(name)                                                                    \
-  do {                                                                                                  \
+#define VPNLAB_REQUIRE_PROGRAM(name)                                                                      \
+  do {                                                                                                    \
     if (vpnlab::find_program(name).empty()) GTEST_SKIP() << "'" << name << "' is not installed: skipped"; \
   } while (0)
 
@@ -102,7 +102,8 @@ inline void with_test_history(SpawnSpec* s) {
 }
 
 // A program run to completion (at most `timeout_s`), `env` added to its environment.
-inline CliOutcome run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {}, double timeout_s = 240) {
+inline CliOutcome run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+                              double timeout_s = 240) {
   std::string dir = make_temp_dir("cli");
   SpawnSpec s;
   s.argv = argv;
@@ -183,7 +184,8 @@ inline void expect_nothing_left(const Plan& plan, const std::vector<uint64_t>& i
 
 // A products/ folder holding a copy of shipped product `base` renamed to `name`, with the
 // text `from` in its product.toml replaced by `to` (a deliberately broken variant).
-inline std::string product_variant(const std::string& base, const std::string& name, const std::string& from, const std::string& to) {
+inline std::string product_variant(const std::string& base, const std::string& name, const std::string& from,
+                                   const std::string& to) {
   std::string products = make_temp_dir("variant");
   std::string cmd = "cp -r " VPNLAB_PRODUCTS_DIR "/" + base + " " + products + "/" + name;
   EXPECT_EQ(system(cmd.c_str()), 0);
@@ -201,8 +203,10 @@ inline std::string product_variant(const std::string& base, const std::string& n
 // new topology if the bring-up fails, as the runner does: wireguard-go now and then exits
 // with "Failed to listen on uapi socket: no such file or directory" (about once in five
 // runs of one test here). Tests of what comes after bring-up should not fail on that.
-inline Result<std::unique_ptr<ProductTunnels>> start_session(const Plan& plan, const Plan& vpn_plan, const ProductSpec& spec,
-                                                             const std::map<std::string, X25519KeyPair>& keys, const std::string& dir,
+inline Result<std::unique_ptr<ProductTunnels>> start_session(const Plan& plan, const Plan& vpn_plan,
+                                                             const ProductSpec& spec,
+                                                             const std::map<std::string, X25519KeyPair>& keys,
+                                                             const std::string& dir,
                                                              std::unique_ptr<NodeRuntime>* topo) {
   Result<std::unique_ptr<ProductTunnels>> session = make_error("not started");
   for (int attempt = 0; attempt < 2 && !session; ++attempt) {
@@ -211,7 +215,8 @@ inline Result<std::unique_ptr<ProductTunnels>> start_session(const Plan& plan, c
     if (!built) return built.error();
     *topo = std::move(built.value());
     session = ProductTunnels::start({&vpn_plan, topo->get(), &spec, &keys, dir, -1, {}});
-    if (!session && attempt == 0) std::cerr << "bring-up failed, trying once more on a new topology:\n" << session.error().format() << "\n";
+    if (!session && attempt == 0)
+      std::cerr << "bring-up failed, trying once more on a new topology:\n" << session.error().format() << "\n";
   }
   return session;
 }
@@ -224,8 +229,9 @@ struct ShortRun {
   RunOutputs outputs;  // summary, audit and report, written after the run as the CLI does
 };
 
-inline ShortRun short_run(const std::vector<std::string>& products, const std::string& products_dir = VPNLAB_PRODUCTS_DIR,
-                          int samples = 1, const std::string& topology = VPNLAB_TOPOLOGIES "/quick.toml", bool interleave = true,
+inline ShortRun short_run(const std::vector<std::string>& products,
+                          const std::string& products_dir = VPNLAB_PRODUCTS_DIR, int samples = 1,
+                          const std::string& topology = VPNLAB_TOPOLOGIES "/quick.toml", bool interleave = true,
                           RuntimeFactory build_nodes = {}, double warmup_s = 0) {
   ShortRun r;
   PlanOptions o;

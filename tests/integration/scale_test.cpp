@@ -42,7 +42,8 @@ TEST(Scale, A25NodeNebulaMeshConvergesAndReportsItsCost) {
   VPNLAB_REQUIRE_PROGRAM("nebula");
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   std::string dir = make_temp_dir("scale");
-  std::ofstream(dir + "/s.toml") << "[lab]\nname = \"sc\"\n[scale]\nnodes = [25]\nproducts = [\"nebula\", \"openvpn\"]\nconverge_timeout = \"120s\"\nduration = \"2s\"\n";
+  std::ofstream(dir + "/s.toml") << "[lab]\nname = \"sc\"\n[scale]\nnodes = [25]\nproducts = [\"nebula\", "
+                                    "\"openvpn\"]\nconverge_timeout = \"120s\"\nduration = \"2s\"\n";
   auto out = vpnlab_cli({"scale", dir + "/s.toml", "--out", dir + "/out"});
   EXPECT_EQ(out.status, 0) << out.out << out.err;
   auto rows = scale_rows(run_dir_in(dir + "/out") + "/scale.csv");
@@ -61,7 +62,9 @@ TEST(Scale, A25NodeNebulaMeshConvergesAndReportsItsCost) {
   EXPECT_EQ(r["reason"], "\"\"");
   // OpenVPN carries one peer per process: refused before anything was made.
   EXPECT_EQ(rows[1]["product"], "openvpn");
-  EXPECT_EQ(rows[1]["reason"], "\"refused: product 'openvpn' does not carry a mesh overlay of 25 VPN nodes (it supports: p2p, site-to-site)\"");
+  EXPECT_EQ(
+      rows[1]["reason"],
+      "\"refused: product 'openvpn' does not carry a mesh overlay of 25 VPN nodes (it supports: p2p, site-to-site)\"");
   EXPECT_NE(out.out.find("* contended: more nodes than CPUs"), std::string::npos) << out.out;
   EXPECT_TRUE(list_namespaces("vpnlab-sc-").empty());
   EXPECT_TRUE(pids_named("nebula").empty());
@@ -74,7 +77,8 @@ TEST(Scale, TincOnAThreeNodeBridgeGivesAValidRow) {
   VPNLAB_REQUIRE_PROGRAM("tincd");
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   std::string dir = make_temp_dir("tinc3");
-  auto run = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "tinc", "--samples", "1", "--out", dir});
+  auto run =
+      vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/bridge3.toml", "--product", "tinc", "--samples", "1", "--out", dir});
   EXPECT_EQ(run.status, 0) << run.out << run.err;
   auto rows = read_results_csv(run_dir_in(dir) + "/results.csv");
   ASSERT_TRUE(rows.ok()) << rows.error().format();

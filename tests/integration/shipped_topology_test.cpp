@@ -12,8 +12,8 @@ TEST(ShippedTopology, SiteToSiteRunsWithPinningAndSteering) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   const std::string out = make_temp_dir("s2s");
-  CliOutcome r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/site-to-site.toml", "--product", "baseline", "--product", "wireguard-go", "--samples", "1",
-                             "--duration", "1s", "--out", out, "--no-history"});
+  CliOutcome r = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/site-to-site.toml", "--product", "baseline", "--product",
+                             "wireguard-go", "--samples", "1", "--duration", "1s", "--out", out, "--no-history"});
   EXPECT_TRUE(r.status == 0 || r.status == 5) << r.out << r.err;
   EXPECT_EQ((r.out + r.err).find("no receive queues"), std::string::npos) << r.out << r.err;
   EXPECT_EQ((r.out + r.err).find("never came up"), std::string::npos) << r.out << r.err;

@@ -29,8 +29,10 @@ inline std::string make_quota_cgroup(const std::string& cgroup_root) {
   std::string cg = cgroup_root + "/vpnlab-gate-slow-" + std::to_string(getpid());
   if (mkdir(cg.c_str(), 0755) != 0 && errno != EEXIST) return "";
   const bool v2 = cgroup_root == "/sys/fs/cgroup";
-  if (v2) std::ofstream(cg + "/cpu.max") << "25000 100000\n";
-  else std::ofstream(cg + "/cpu.cfs_quota_us") << "25000\n";
+  if (v2)
+    std::ofstream(cg + "/cpu.max") << "25000 100000\n";
+  else
+    std::ofstream(cg + "/cpu.cfs_quota_us") << "25000\n";
   return cg;
 }
 

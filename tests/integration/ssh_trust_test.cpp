@@ -24,12 +24,14 @@ namespace fs = std::filesystem;
 
 // The two-host topology with each host's known_hosts line replaced by `trust[i]` ("" drops
 // it), and `extra_options` put first in every ssh_options.
-std::string with_trust(const Fixture& f, const std::string& lab, const std::vector<std::string>& trust, const std::string& extra_options = "") {
+std::string with_trust(const Fixture& f, const std::string& lab, const std::vector<std::string>& trust,
+                       const std::string& extra_options = "") {
   std::string text = topology(*f.hosts, lab, "\"baseline\"");
   const std::string line = "known_hosts = \"" + f.hosts->known_hosts() + "\"\n";
   for (const auto& t : trust) text.replace(text.find(line), line.size(), t.empty() ? "" : t + "\n");
   if (!extra_options.empty())
-    for (size_t at = 0; (at = text.find("ssh_options = [", at)) != std::string::npos; at += 15) text.insert(at + 15, extra_options + ", ");
+    for (size_t at = 0; (at = text.find("ssh_options = [", at)) != std::string::npos; at += 15)
+      text.insert(at + 15, extra_options + ", ");
   return text;
 }
 
@@ -50,7 +52,8 @@ std::set<std::string> control_paths() {
     const std::string cmdline = read_file(e.path().string() + "/cmdline");
     const std::string argv0 = cmdline.substr(0, cmdline.find('\0'));
     if (argv0 != "ssh" && (argv0.size() < 4 || argv0.compare(argv0.size() - 4, 4, "/ssh") != 0)) continue;
-    for (size_t at = 0; (at = cmdline.find("ControlPath=", at)) != std::string::npos; at += 12) out.insert(cmdline.substr(at + 12, cmdline.find('\0', at) - at - 12));
+    for (size_t at = 0; (at = cmdline.find("ControlPath=", at)) != std::string::npos; at += 12)
+      out.insert(cmdline.substr(at + 12, cmdline.find('\0', at) - at - 12));
   }
   return out;
 }
@@ -83,12 +86,20 @@ TEST(SshTrust, AnOptionThatWouldMakeSshWriteAFileIsRefusedAndTheFileUntouched) {
   const std::string victim = f.dir + "/authorized_keys";
   ASSERT_TRUE(write_file(victim, "precious\n", 0600).ok());
   const std::string file = f.dir + "/append.toml";
-  ASSERT_TRUE(write_file(file, with_trust(f, "sshappend", {"", ""}, "\"-o\", \"UserKnownHostsFile=" + victim + "\", \"-o\", \"StrictHostKeyChecking=accept-new\""), 0644).ok());
+  ASSERT_TRUE(write_file(file,
+                         with_trust(f, "sshappend", {"", ""},
+                                    "\"-o\", \"UserKnownHostsFile=" + victim +
+                                        "\", \"-o\", \"StrictHostKeyChecking=accept-new\""),
+                         0644)
+                  .ok());
   for (const char* verb : {"validate", "doctor", "run"}) {
     CliOutcome o = run_controller(*f.hosts, {verb, file}, f.dir);
     EXPECT_EQ(o.status, 1) << verb << ": " << o.out << o.err;
     EXPECT_NE(o.err.find(file + ":9:"), std::string::npos) << verb << ": " << o.err;
-    EXPECT_NE(o.err.find("ssh_options: -o UserKnownHostsFile is vpnlab's to set: with it ssh writes host keys to a file as root"), std::string::npos)
+    EXPECT_NE(
+        o.err.find(
+            "ssh_options: -o UserKnownHostsFile is vpnlab's to set: with it ssh writes host keys to a file as root"),
+        std::string::npos)
         << verb << ": " << o.err;
     EXPECT_EQ(read_file(victim), "precious\n") << verb;
   }
@@ -102,7 +113,9 @@ TEST(SshTrust, AcceptNewWritesOnlyVpnlabsOwnKnownHostsFile) {
   ASSERT_TRUE(f.hosts);
   const std::string file = f.dir + "/accept-new.toml";
   const std::string own = f.dir + "/state/known_hosts";
-  ASSERT_TRUE(write_file(file, with_trust(f, "sshtofu", {"host_key = \"accept-new\"", "host_key = \"accept-new\""}), 0644).ok());
+  ASSERT_TRUE(
+      write_file(file, with_trust(f, "sshtofu", {"host_key = \"accept-new\"", "host_key = \"accept-new\""}), 0644)
+          .ok());
   std::set<std::string> before;
   for (const auto& e : fs::recursive_directory_iterator(f.dir)) before.insert(e.path().string());
   for (int pass = 0; pass < 2; ++pass) {
@@ -111,7 +124,8 @@ TEST(SshTrust, AcceptNewWritesOnlyVpnlabsOwnKnownHostsFile) {
     auto r = run_command(s, 120);
     ASSERT_TRUE(r.ok());
     const std::string out = read_file(s.stdout_path);
-    EXPECT_NE(out.find("  Host h1 (ssh root@10.231.1.2): kernel "), std::string::npos) << out << read_file(s.stderr_path);
+    EXPECT_NE(out.find("  Host h1 (ssh root@10.231.1.2): kernel "), std::string::npos)
+        << out << read_file(s.stderr_path);
     EXPECT_NE(out.find("  Host h2 (ssh root@10.231.2.2): kernel "), std::string::npos) << out;
   }
   const std::string recorded = read_file(own);
@@ -134,7 +148,8 @@ TEST(SshTrust, APinnedKeyIsTheOnlyKeyAccepted) {
   const std::string file = f.dir + "/pinned.toml";
   ASSERT_TRUE(write_file(file,
                          with_trust(f, "sshpin",
-                                    {"host_key = \"" + key_of(f.dir + "/host1_key.pub") + "\"", "host_key = \"" + key_of(f.dir + "/host2_key.pub") + "\""}),
+                                    {"host_key = \"" + key_of(f.dir + "/host1_key.pub") + "\"",
+                                     "host_key = \"" + key_of(f.dir + "/host2_key.pub") + "\""}),
                          0644)
                   .ok());
   CliOutcome o = run_controller(*f.hosts, {"doctor", file}, f.dir);
@@ -143,12 +158,15 @@ TEST(SshTrust, APinnedKeyIsTheOnlyKeyAccepted) {
   // h1 pinned to h2's key.
   ASSERT_TRUE(write_file(file,
                          with_trust(f, "sshpin",
-                                    {"host_key = \"" + key_of(f.dir + "/host2_key.pub") + "\"", "host_key = \"" + key_of(f.dir + "/host2_key.pub") + "\""}),
+                                    {"host_key = \"" + key_of(f.dir + "/host2_key.pub") + "\"",
+                                     "host_key = \"" + key_of(f.dir + "/host2_key.pub") + "\""}),
                          0644)
                   .ok());
   o = run_controller(*f.hosts, {"run", file, "--out", f.dir + "/results"}, f.dir);
   EXPECT_EQ(o.status, 1) << o.out << o.err;
-  EXPECT_NE(o.err.find("vpnlab: error: host 'h1' (ssh root@10.231.1.2): its host key is not one vpnlab trusts"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("vpnlab: error: host 'h1' (ssh root@10.231.1.2): its host key is not one vpnlab trusts"),
+            std::string::npos)
+      << o.err;
   EXPECT_NE(o.err.find("hint: pin it in the topology: host_key = "), std::string::npos) << o.err;
   EXPECT_TRUE(list_namespaces("vpnlab-sshpin-").empty());
 }
@@ -172,7 +190,9 @@ TEST(SshTrust, TheControlSocketSitsWhereNoOtherUserCanReachIt) {
     const std::string dir = p.substr(0, p.rfind('/'));
     // In root's own /run (not world-writable /tmp), with mkdtemp's random part after the
     // pid (the pid is there for `vpnlab cleanup`; in /run nobody else can take the name).
-    EXPECT_TRUE(std::regex_match(dir, std::regex("/run/vpnlab-ssh-" + std::to_string(child->pid()) + "-[A-Za-z0-9]{6}"))) << dir;
+    EXPECT_TRUE(
+        std::regex_match(dir, std::regex("/run/vpnlab-ssh-" + std::to_string(child->pid()) + "-[A-Za-z0-9]{6}")))
+        << dir;
     struct stat st {};
     ASSERT_EQ(lstat(dir.c_str(), &st), 0) << dir;
     EXPECT_TRUE(S_ISDIR(st.st_mode));

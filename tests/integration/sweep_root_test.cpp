@@ -42,7 +42,8 @@ TEST(Sweep, EveryPointOfEveryProductIsMeasuredWithItsOwnStreams) {
     EXPECT_EQ(r.point, "streams=" + std::to_string(r.streams)) << r.test;
     EXPECT_EQ(r.test, "bulk-" + std::to_string(r.streams));
     // What iperf3 itself says it ran: one entry per stream in its end summary.
-    auto raw = nlohmann::json::parse(read_file_text(run.run_dir + "/raw/" + r.product + "/" + r.test + "/sample-" + std::to_string(r.sample) + ".json"),
+    auto raw = nlohmann::json::parse(read_file_text(run.run_dir + "/raw/" + r.product + "/" + r.test + "/sample-" +
+                                                    std::to_string(r.sample) + ".json"),
                                      nullptr, false);
     ASSERT_TRUE(raw.is_object()) << r.product << " " << r.test;
     EXPECT_EQ(raw["end"]["streams"].size(), static_cast<size_t>(r.streams)) << r.product << " " << r.test;
@@ -84,10 +85,14 @@ sweep = { streams = [1, 2] }
     EXPECT_TRUE(r.valid) << r.product << " " << r.test << ": " << r.reason;
     cells.insert(r.product + " " + r.point);
     const int mtu = r.point.find("underlay_mtu=9000") != std::string::npos ? 9000 : 1500;
-    auto raw = nlohmann::json::parse(read_file_text(run.run_dir + "/raw/" + r.product + "/" + r.test + "/sample-1.json"), nullptr, false);
+    auto raw = nlohmann::json::parse(
+        read_file_text(run.run_dir + "/raw/" + r.product + "/" + r.test + "/sample-1.json"), nullptr, false);
     ASSERT_TRUE(raw.is_object()) << r.product << " " << r.test;
-    if (r.product == "baseline") EXPECT_EQ(raw["start"]["tcp_mss_default"], mtu - 52) << r.test << ": the link's MTU at this point";
-    else EXPECT_EQ(raw["start"]["tcp_mss_default"], 1400 - 52) << r.test << ": the overlay's MTU, the file's at every point";
+    if (r.product == "baseline")
+      EXPECT_EQ(raw["start"]["tcp_mss_default"], mtu - 52) << r.test << ": the link's MTU at this point";
+    else
+      EXPECT_EQ(raw["start"]["tcp_mss_default"], 1400 - 52)
+          << r.test << ": the overlay's MTU, the file's at every point";
   }
   EXPECT_EQ(cells.size(), 8u);
   auto env = nlohmann::json::parse(read_file_text(run.run_dir + "/environment.json"), nullptr, false);

@@ -30,9 +30,9 @@ using namespace vpnlab::testing;
 namespace {
 
 struct RaceTally {
-  int scratch_seen = 0;     // vpnlab's own scratch directories that appeared in /tmp
-  int planted_inside = 0;   // links that went into one of them (must stay 0)
-  int planted_beside = 0;   // links planted next to a new name (harmless unless followed)
+  int scratch_seen = 0;    // vpnlab's own scratch directories that appeared in /tmp
+  int planted_inside = 0;  // links that went into one of them (must stay 0)
+  int planted_beside = 0;  // links planted next to a new name (harmless unless followed)
 };
 
 // In a child that is user nobody: plants links at every new /tmp name until `stop` is
@@ -107,6 +107,7 @@ TEST(TmpRacer, AWatcherPlantingLinksInTmpNeverReachesARootOnlyFile) {
   // The links the racer left beside the names it saw point at this test's file: removed as names.
   for (const auto& e : std::filesystem::directory_iterator("/tmp")) {
     std::error_code ec;
-    if (e.is_symlink(ec) && std::filesystem::read_symlink(e.path(), ec) == victim) std::filesystem::remove(e.path(), ec);
+    if (e.is_symlink(ec) && std::filesystem::read_symlink(e.path(), ec) == victim)
+      std::filesystem::remove(e.path(), ec);
   }
 }

@@ -52,8 +52,8 @@ TEST(Trust, ClosedPipeStopsTheOutputNotTheRun) {
     dup2(fds[1], 1);
     dup2(fds[1], 2);
     signal(SIGPIPE, SIG_DFL);  // as a shell leaves it
-    execl(VPNLAB_BINARY, VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s",
-          "--out", out.c_str(), static_cast<char*>(nullptr));
+    execl(VPNLAB_BINARY, VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples",
+          "2", "--duration", "1s", "--out", out.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);
@@ -68,7 +68,8 @@ TEST(Trust, ClosedPipeStopsTheOutputNotTheRun) {
   close(fds[0]);
   int status = 0;
   ASSERT_TRUE(wait_until([&] { return waitpid(pid, &status, WNOHANG) == pid; }, 120)) << got;
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << " after:\n" << got;
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << " after:\n"
+                                 << got;
   EXPECT_EQ(WEXITSTATUS(status), 0) << got;
   std::string run_dir = run_dir_in(out);
   auto rows = read_results_csv(run_dir + "/results.csv");
@@ -86,7 +87,17 @@ TEST(Trust, DaemonKilledMidSampleKeepsItsRowAndResumeDoesNotRedoIt) {
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   std::string out = make_temp_dir("trust-kill");
   SpawnSpec s;
-  s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "2", "--duration", "3s", "--out", out};
+  s.argv = {VPNLAB_BINARY,
+            "run",
+            VPNLAB_TOPOLOGIES "/quick.toml",
+            "--product",
+            "wireguard-go",
+            "--samples",
+            "2",
+            "--duration",
+            "3s",
+            "--out",
+            out};
   with_test_history(&s);
   s.stdout_path = out + "/run.log";  // inside the scratch directory, which goes at the end
   auto child = Child::spawn(s);
@@ -121,7 +132,8 @@ TEST(Trust, DaemonKilledMidSampleKeepsItsRowAndResumeDoesNotRedoIt) {
   EXPECT_NE(read_file(run_dir + "/summary.txt").find("1/2"), std::string::npos) << read_file(run_dir + "/summary.txt");
   expect_lab_gone(log);
   // Resuming finds both rows there: nothing is measured again, nothing appended.
-  CliOutcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "2", "--duration", "3s", "--resume", run_dir});
+  CliOutcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples",
+                                   "2", "--duration", "3s", "--resume", run_dir});
   EXPECT_EQ(resumed.status, 5) << resumed.err;
   EXPECT_EQ(read_file(run_dir + "/results.csv"), text);
 }
@@ -134,11 +146,12 @@ TEST(Trust, AProductThatNeverStartsExitsNonZeroNamingWhy) {
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   std::string products = product_variant("wireguard-go", "broken", "daemon = [\"wireguard-go\", \"{{interface}}\"]",
                                          "daemon = [\"sh\", \"-c\", \"echo broken daemon says goodbye; exit 3\"]");
-  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/baseline", products + "/baseline", std::filesystem::copy_options::recursive);
+  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/baseline", products + "/baseline",
+                        std::filesystem::copy_options::recursive);
   std::string out = make_temp_dir("trust-broken");
-  CliOutcome o = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--product", "broken", "--samples", "1", "--duration", "1s",
-                      "--out", out},
-                     {{"VPNLAB_PRODUCTS", products}});
+  CliOutcome o = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--product", "broken",
+                             "--samples", "1", "--duration", "1s", "--out", out},
+                            {{"VPNLAB_PRODUCTS", products}});
   EXPECT_EQ(o.status, 4) << o.err;
   EXPECT_NE(o.err.find("vpnlab: error: no valid row for broken / a-to-b\nhint: "), std::string::npos) << o.err;
   auto rows = read_results_csv(run_dir_in(out) + "/results.csv");
@@ -146,7 +159,8 @@ TEST(Trust, AProductThatNeverStartsExitsNonZeroNamingWhy) {
   ASSERT_EQ(rows->size(), 2u);
   EXPECT_TRUE((*rows)[0].valid);
   EXPECT_EQ((*rows)[1].product, "broken");
-  EXPECT_NE((*rows)[1].reason.find("'sh' exited with status 3"), std::string::npos) << "the daemon's death, not its symptom: " << (*rows)[1].reason;
+  EXPECT_NE((*rows)[1].reason.find("'sh' exited with status 3"), std::string::npos)
+      << "the daemon's death, not its symptom: " << (*rows)[1].reason;
   expect_lab_gone(o.err);
 }
 
@@ -161,15 +175,20 @@ TEST(Trust, AFullDiskStopsTheRunAndSaysSo) {
     std::string path;
     ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
   } unmount{mnt};
-  CliOutcome small = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", mnt});
+  CliOutcome small = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2",
+                                 "--duration", "1s", "--out", mnt});
   EXPECT_EQ(small.status, 1) << small.err;
   EXPECT_NE(small.err.find("disk full"), std::string::npos) << small.err;
   EXPECT_NE(small.err.find("No space left on device (ENOSPC)"), std::string::npos) << small.err;
   expect_lab_gone(small.err);
 
-  ASSERT_EQ(mount("tmpfs", mnt.c_str(), "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV, "size=4m,mode=0755"), 0) << errno_text(errno);
+  ASSERT_EQ(mount("tmpfs", mnt.c_str(), "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV, "size=4m,mode=0755"), 0)
+      << errno_text(errno);
   SpawnSpec s;
-  s.argv = {VPNLAB_BINARY, "run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "30", "--duration", "1s", "--out", mnt};
+  s.argv = {VPNLAB_BINARY, "run",        VPNLAB_TOPOLOGIES "/quick.toml",
+            "--product",   "baseline",   "--samples",
+            "30",          "--duration", "1s",
+            "--out",       mnt};
   with_test_history(&s);
   std::string logs = make_temp_dir("trust-disk-log");
   s.stdout_path = logs + "/log";
@@ -181,7 +200,7 @@ TEST(Trust, AFullDiskStopsTheRunAndSaysSo) {
   };
   ASSERT_TRUE(wait_until(has_a_row, 90)) << read_file(s.stdout_path);
   // Another writer fills the disk but for 100 KiB.
-  struct statvfs st{};
+  struct statvfs st {};
   ASSERT_EQ(statvfs(mnt.c_str(), &st), 0);
   uint64_t fill = static_cast<uint64_t>(st.f_bavail) * st.f_frsize - 100 * 1024;
   {
@@ -211,17 +230,21 @@ TEST(Trust, TheDebrisOfAKilledRunIsRefusedUntilCleanedUp) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   VPNLAB_REQUIRE_PROGRAM("wireguard-go");
   std::string out = make_temp_dir("trust-debris");
-  CliOutcome killed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "1", "--duration", "2s", "--out", out},
-                          {{"VPNLAB_FAULT", "mid-sample:1:kill"}});
+  CliOutcome killed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "wireguard-go", "--samples", "1",
+                                  "--duration", "2s", "--out", out},
+                                 {{"VPNLAB_FAULT", "mid-sample:1:kill"}});
   ASSERT_EQ(killed.status, 128 + 9) << killed.err;
   ASSERT_FALSE(list_namespaces("vpnlab-quick-").empty()) << "the kill left the lab up";
-  CliOutcome next = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "1", "--duration", "1s", "--out", out});
+  CliOutcome next = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "1",
+                                "--duration", "1s", "--out", out});
   EXPECT_EQ(next.status, 1) << next.err;
-  EXPECT_NE(next.err.find("namespace(s) of an earlier run are still there (vpnlab-quick-"), std::string::npos) << next.err;
+  EXPECT_NE(next.err.find("namespace(s) of an earlier run are still there (vpnlab-quick-"), std::string::npos)
+      << next.err;
   EXPECT_NE(next.err.find("hint: run 'vpnlab cleanup' first"), std::string::npos) << next.err;
   CliOutcome cleaned = vpnlab_cli({"cleanup"});
   EXPECT_EQ(cleaned.status, 0) << cleaned.err;
-  next = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "1", "--duration", "1s", "--out", out});
+  next = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "1", "--duration",
+                     "1s", "--out", out});
   EXPECT_EQ(next.status, 0) << next.err;
   expect_lab_gone(next.err);
 }
@@ -234,7 +257,8 @@ TEST(Trust, ResumeCutsATornRowAndKeepsTheRunId) {
   VPNLAB_REQUIRE_PROGRAM("iperf3");
   std::string out = make_temp_dir("trust-torn");
   // A run of 2 samples interrupted after the first: its second row cut off, then a torn one.
-  CliOutcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2", "--duration", "1s", "--out", out});
+  CliOutcome first = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--samples", "2",
+                                 "--duration", "1s", "--out", out});
   ASSERT_EQ(first.status, 0) << first.err;
   std::string renamed = out + "/renamed";
   std::filesystem::rename(run_dir_in(out), renamed);
@@ -246,7 +270,8 @@ TEST(Trust, ResumeCutsATornRowAndKeepsTheRunId) {
   auto before = read_results_csv(renamed + "/results.csv");
   ASSERT_TRUE(before.ok() && before->size() == 1u);
   { std::ofstream(renamed + "/results.csv", std::ios::app) << before->front().run_id << ",2026-12-01T00:00:00Z,basel"; }
-  CliOutcome resumed = vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--resume", renamed});
+  CliOutcome resumed =
+      vpnlab_cli({"run", VPNLAB_TOPOLOGIES "/quick.toml", "--product", "baseline", "--resume", renamed});
   EXPECT_EQ(resumed.status, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("removed a torn last row"), std::string::npos) << resumed.err;
   auto rows = read_results_csv(renamed + "/results.csv");
@@ -263,10 +288,15 @@ TEST(Trust, AbsurdNumbersAndConflictingOptionsAreUsageErrors) {
   EXPECT_EQ(o.err, "vpnlab: error: --samples 1000000000 is out of range: 1 to 1000\nhint: see 'vpnlab run --help'\n");
   o = vpnlab_cli({"plan", VPNLAB_TOPOLOGIES "/quick.toml", "--duration", "99999999999999999999s"});
   EXPECT_EQ(o.status, 2);
-  EXPECT_EQ(o.err, "vpnlab: error: --duration 99999999999999999999s is out of range: 1s to 3600s per sample\nhint: see 'vpnlab plan --help'\n");
+  EXPECT_EQ(o.err,
+            "vpnlab: error: --duration 99999999999999999999s is out of range: 1s to 3600s per sample\nhint: see "
+            "'vpnlab plan --help'\n");
   o = vpnlab_cli({"run", "--from", "/nonexistent", "--samples", "3"});
   EXPECT_EQ(o.status, 2);
-  EXPECT_NE(o.err.find("vpnlab: error: --samples cannot be given with --from: --from repeats exactly what that run did"), std::string::npos) << o.err;
+  EXPECT_NE(
+      o.err.find("vpnlab: error: --samples cannot be given with --from: --from repeats exactly what that run did"),
+      std::string::npos)
+      << o.err;
 }
 
 // strongswan-libipsec at an overlay MTU below its TUN's 1400: levelled, not a failed
@@ -280,7 +310,8 @@ TEST(Trust, StrongswanLibipsecCarriesASmallerOverlayMtu) {
   std::string text = read_file(VPNLAB_TOPOLOGIES "/quick.toml");
   text.replace(text.find("mtu = 1400"), 10, "mtu = 1380");
   std::ofstream(dir + "/quick.toml") << text;
-  CliOutcome o = vpnlab_cli({"run", dir + "/quick.toml", "--product", "strongswan-libipsec", "--samples", "3", "--duration", "1s", "--out", dir});
+  CliOutcome o = vpnlab_cli({"run", dir + "/quick.toml", "--product", "strongswan-libipsec", "--samples", "3",
+                             "--duration", "1s", "--out", dir});
   EXPECT_EQ(o.status, 0) << o.err;
   EXPECT_EQ(o.err.find("has MTU 1400"), std::string::npos) << o.err;
   auto rows = read_results_csv(run_dir_in(dir) + "/results.csv");
@@ -300,7 +331,9 @@ TEST(Trust, OptionsAndHelpComeFromOneDefinition) {
   EXPECT_NE(o.out.find("\n  --product NAME"), std::string::npos) << o.out;
   o = vpnlab_cli({"validate", VPNLAB_TOPOLOGIES "/quick.toml", "-x"});
   EXPECT_EQ(o.status, 2);
-  EXPECT_EQ(o.err, "vpnlab: error: unknown option '-x' for 'validate' (short ones: -h, -q, -v)\nhint: see 'vpnlab validate --help'\n");
+  EXPECT_EQ(o.err,
+            "vpnlab: error: unknown option '-x' for 'validate' (short ones: -h, -q, -v)\nhint: see 'vpnlab validate "
+            "--help'\n");
   o = vpnlab_cli({"plan", "--samples=3", "--product=baseline", "--", VPNLAB_TOPOLOGIES "/quick.toml"});
   EXPECT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.out.find("samples 3 x 3 s"), std::string::npos) << o.out;

@@ -84,7 +84,9 @@ server = "b"
     } else {
       EXPECT_EQ(r.rule_packets, 0) << r.product;
       EXPECT_FALSE(r.valid) << r.product;
-      EXPECT_EQ(r.reason, "variant 'deaf': its nftables rules matched no packet during the sample (a rule that never fired measured nothing)");
+      EXPECT_EQ(r.reason,
+                "variant 'deaf': its nftables rules matched no packet during the sample (a rule that never fired "
+                "measured nothing)");
     }
   }
   // Read back from the file too: the column survives the CSV.
@@ -120,8 +122,10 @@ TEST(Variant, AQdiscIsTheLinksRootQdiscOrAnErrorNamingTheModule) {
       EXPECT_EQ(root_qdisc_kind(sock, "vq0").value(), wanted);
       continue;
     }
-    EXPECT_EQ(s.error().message.rfind(std::string("link 'vq0': cannot attach a ") + wanted + " qdisc: ", 0), 0u) << s.error().message;
-    EXPECT_NE(s.error().hint.find(std::string("this kernel lacks sch_") + wanted), std::string::npos) << s.error().format();
+    EXPECT_EQ(s.error().message.rfind(std::string("link 'vq0': cannot attach a ") + wanted + " qdisc: ", 0), 0u)
+        << s.error().message;
+    EXPECT_NE(s.error().hint.find(std::string("this kernel lacks sch_") + wanted), std::string::npos)
+        << s.error().format();
   }
 }
 
@@ -151,8 +155,10 @@ server = "b"
     // The cake point cannot be built: the run stops there, naming the module; the points
     // before it are in results.csv.
     ASSERT_FALSE(run.report.ok());
-    EXPECT_NE(run.report.error().format().find("cannot attach a cake qdisc"), std::string::npos) << run.report.error().format();
-    EXPECT_NE(run.report.error().format().find("this kernel lacks sch_cake"), std::string::npos) << run.report.error().format();
+    EXPECT_NE(run.report.error().format().find("cannot attach a cake qdisc"), std::string::npos)
+        << run.report.error().format();
+    EXPECT_NE(run.report.error().format().find("this kernel lacks sch_cake"), std::string::npos)
+        << run.report.error().format();
   } else {
     ASSERT_TRUE(run.report.ok()) << run.report.error().format();
   }
@@ -197,9 +203,14 @@ server = "b"
     if (verb == "run") args.insert(args.end(), {"--out", out, "--no-history"});
     CliOutcome o = vpnlab_cli(args);
     EXPECT_EQ(o.status, 1) << verb << ": " << o.err;
-    EXPECT_EQ(o.err.rfind("vpnlab: error: " + topology + ":" + std::to_string(line) + ":7: variant 'typo': nft: Error: syntax error", 0), 0u)
+    EXPECT_EQ(o.err.rfind("vpnlab: error: " + topology + ":" + std::to_string(line) +
+                              ":7: variant 'typo': nft: Error: syntax error",
+                          0),
+              0u)
         << verb << ": " << o.err;
-    EXPECT_NE(o.err.find("hint: nft -f syntax; the rules are tried in a namespace of their own before the run"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("hint: nft -f syntax; the rules are tried in a namespace of their own before the run"),
+              std::string::npos)
+        << o.err;
   }
   EXPECT_TRUE(std::filesystem::is_empty(out)) << "the run made nothing";
 }

@@ -20,12 +20,12 @@ using namespace vpnlab::testing;
 
 namespace {
 
-#define VPNLAB_REQUIRE_VM()                                                                                  \
-  do {                                                                                                       \
-    VPNLAB_REQUIRE_ROOT();                                                                                   \
-    VPNLAB_REQUIRE_PROGRAM("qemu-system-x86_64");                                                            \
+#define VPNLAB_REQUIRE_VM()                                                                                     \
+  do {                                                                                                          \
+    VPNLAB_REQUIRE_ROOT();                                                                                      \
+    VPNLAB_REQUIRE_PROGRAM("qemu-system-x86_64");                                                               \
     if (!std::filesystem::exists("/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_qemu.so")) \
-      GTEST_SKIP() << "libvirt's QEMU driver is not installed (libvirt-daemon-driver-qemu): skipped";       \
+      GTEST_SKIP() << "libvirt's QEMU driver is not installed (libvirt-daemon-driver-qemu): skipped";           \
   } while (0)
 
 Image test_image(const std::string& recipe = "debian12") {
@@ -80,7 +80,8 @@ TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
     EXPECT_EQ(read_file(run_dir + "/uname.txt"), im.kernel_release + "\n");
     // Guests reach each other over the lab's bridge, at the plan's underlay addresses.
     std::string b_addr = plan.underlay_address("b", "lan").str();
-    EXPECT_EQ(run_in_guest(a, {"ping", "-c", "2", "-W", "5", b_addr}, run_dir + "/ping.txt"), 0) << read_file(run_dir + "/ping.txt");
+    EXPECT_EQ(run_in_guest(a, {"ping", "-c", "2", "-W", "5", b_addr}, run_dir + "/ping.txt"), 0)
+        << read_file(run_dir + "/ping.txt");
     // The interface carries the plan's name and MTU inside the guest.
     EXPECT_EQ(run_in_guest(a, {"cat", "/sys/class/net/lan/mtu"}, run_dir + "/mtu.txt"), 0);
     EXPECT_EQ(read_file(run_dir + "/mtu.txt"), "1500\n");
@@ -93,7 +94,8 @@ TEST(Vm, TwoGuestsBootRunCommandsPingAndLeaveNothing) {
     EXPECT_EQ(wg->kind, "wireguard");
     auto listen = ops.wait_tcp_listening(5999, 0.3, -1);
     ASSERT_FALSE(listen.ok());
-    EXPECT_EQ(listen.error().message.find("sock_diag"), std::string::npos) << "sock_diag works in guests: " << listen.error().message;
+    EXPECT_EQ(listen.error().message.find("sock_diag"), std::string::npos)
+        << "sock_diag works in guests: " << listen.error().message;
     // A failing command reports its status (the agent does not pretend).
     EXPECT_NE(run_in_guest(a, {"false"}, run_dir + "/false.txt"), 0);
     ASSERT_TRUE((*lab)->teardown().ok());
@@ -121,7 +123,8 @@ TEST(Vm, ReproducibleRootIsTheImagesOwnTree) {
     EXPECT_EQ(run_in_guest(a, {"iperf3", "--version"}, run_dir + "/iperf3.txt"), 0) << "iperf3 comes from the image";
     EXPECT_NE(run_in_guest(a, {"test", "-e", VPNLAB_TOPOLOGIES "/quick.toml"}, run_dir + "/host.txt"), 0)
         << "the host's files are not in the guest";
-    EXPECT_EQ(run_in_guest(a, {"sh", "-c", "echo x > /etc/vpnlab-written"}, run_dir + "/write.txt"), 0) << "the overlay is writable";
+    EXPECT_EQ(run_in_guest(a, {"sh", "-c", "echo x > /etc/vpnlab-written"}, run_dir + "/write.txt"), 0)
+        << "the overlay is writable";
     EXPECT_FALSE(std::filesystem::exists(im.rootfs + "/etc/vpnlab-written")) << "writes stay in the guest";
     auto ping = NodeOpsClient(a, "a").ping(plan.underlay_address("b", "lan"), 5, -1, 56, false);
     EXPECT_TRUE(ping.ok()) << ping.error().format();
@@ -253,7 +256,8 @@ length = 500
   }
   std::string out = run.out + run.err;
   EXPECT_NE(out.find("plaintext check: no payload in clear on the underlay"), std::string::npos) << out;
-  EXPECT_NE(out.find("plaintext check: payload seen in clear, as it must be without a tunnel"), std::string::npos) << out;
+  EXPECT_NE(out.find("plaintext check: payload seen in clear, as it must be without a tunnel"), std::string::npos)
+      << out;
   // What the link was asked for and what it achieved, measured in the guests before any
   // product, are recorded side by side and both stated (issue 50.3).
   const auto env = nlohmann::json::parse(read_file(run_dir + "/environment.json"));
@@ -269,9 +273,11 @@ length = 500
   EXPECT_LE(achieved["loss_pct"].get<double>(), 5.0) << "1 % each way";
   EXPECT_EQ(achieved["reordered"], 0);
   const std::string report = read_file(run_dir + "/report.md");
-  EXPECT_NE(report.find("Impaired link lan: delay 10.0 ms, loss 1.00 % each way, on the egress of every end (netem); achieved on the "
-                        "baseline's path (a to b, before any product): round trip "),
-            std::string::npos)
+  EXPECT_NE(
+      report.find(
+          "Impaired link lan: delay 10.0 ms, loss 1.00 % each way, on the egress of every end (netem); achieved on the "
+          "baseline's path (a to b, before any product): round trip "),
+      std::string::npos)
       << report.substr(report.find("Impaired") == std::string::npos ? 0 : report.find("Impaired"), 400);
   EXPECT_TRUE(list_namespaces("vpnlab-netem-").empty());
   std::filesystem::remove_all(dir);
@@ -312,7 +318,8 @@ server = "b"
   ASSERT_TRUE(env.contains("achieved_paths")) << env.dump(2);
   const auto& in_order = env["achieved_paths"]["lan"];
   const auto& wild = env["achieved_paths"]["wild"];
-  std::printf("[ figure ] mobile in order: %s\n[ figure ] mobile reordering: %s\n", in_order.dump().c_str(), wild.dump().c_str());
+  std::printf("[ figure ] mobile in order: %s\n[ figure ] mobile reordering: %s\n", in_order.dump().c_str(),
+              wild.dump().c_str());
   EXPECT_EQ(in_order["reordered"], 0) << "the in-order link let echoes overtake each other";
   EXPECT_GT(wild["reordered"].get<int>(), 25) << "reorder = true: netem sends each packet at its own time";
   for (const auto* l : {&in_order, &wild}) {
@@ -320,7 +327,9 @@ server = "b"
     EXPECT_GE((*l)["rtt_min_ms"].get<double>(), 29.9) << "25 - 10 ms each way at least";
   }
   const std::string report = read_file(run_dir + "/report.md");
-  EXPECT_NE(report.find("Impaired link wild (profile mobile): delay 25.0 ms +- 10.0 ms (may reorder)"), std::string::npos) << report;
+  EXPECT_NE(report.find("Impaired link wild (profile mobile): delay 25.0 ms +- 10.0 ms (may reorder)"),
+            std::string::npos)
+      << report;
   EXPECT_TRUE(list_namespaces("vpnlab-jitter-").empty());
   std::filesystem::remove_all(dir);
 }
@@ -356,7 +365,8 @@ server = "b"
   EXPECT_EQ(ping.status, 0) << ping.out << ping.err;
   auto rtt = ping.out.find("rtt min/avg/max/mdev = ");
   ASSERT_NE(rtt, std::string::npos) << ping.out;
-  EXPECT_GE(std::stod(ping.out.substr(rtt + 23)), 17.9) << "the profile's 10 +- 1 ms each way, shaped in the guests: " << ping.out;
+  EXPECT_GE(std::stod(ping.out.substr(rtt + 23)), 17.9)
+      << "the profile's 10 +- 1 ms each way, shaped in the guests: " << ping.out;
   // Its jitter keeps packets in order: netem's rate extension far above the link (issue
   // 50.3; tc prints handles in hex). A pfifo child did not: see lab/kernel/shaping.cpp.
   auto qdiscs = vpnlab_cli({"exec", topo, "a", "--", "tc", "qdisc", "show", "dev", "lan"});

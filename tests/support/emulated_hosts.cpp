@@ -48,7 +48,8 @@ std::string EmulatedHosts::known_hosts() const { return dir_ + "/known_hosts"; }
 std::string EmulatedHosts::hosts_toml(const std::string& agent) const {
   std::string out;
   for (size_t i = 0; i + 1 < namespaces_.size(); ++i) {
-    out += "[[host]]\nname = \"h" + std::to_string(i + 1) + "\"\nssh = \"" + destination(static_cast<int>(i)) + "\"\nnic = \"" + kNic + "\"\n";
+    out += "[[host]]\nname = \"h" + std::to_string(i + 1) + "\"\nssh = \"" + destination(static_cast<int>(i)) +
+           "\"\nnic = \"" + kNic + "\"\n";
     out += "ssh_options = [";
     for (const auto& o : ssh_options()) out += "\"" + o + "\", ";
     out += "]\nknown_hosts = \"" + known_hosts() + "\"\n";
@@ -63,21 +64,35 @@ std::string EmulatedHosts::hosts_toml(const std::string& agent) const {
 Result<UniqueFd> mount_ns_hiding(const std::string& hidden) {
   Result<UniqueFd> out = make_error("no mount namespace made");
   std::thread([&] {
-    if (::unshare(CLONE_NEWNS) != 0) { out = make_error("unshare(CLONE_NEWNS): " + errno_text(errno)); return; }
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) { out = make_error("mount --make-rslave /: " + errno_text(errno)); return; }
-    if (::mount("tmpfs", hidden.c_str(), "tmpfs", 0, "mode=0755") != 0) { out = make_error("mount tmpfs on " + hidden + ": " + errno_text(errno)); return; }
+    if (::unshare(CLONE_NEWNS) != 0) {
+      out = make_error("unshare(CLONE_NEWNS): " + errno_text(errno));
+      return;
+    }
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) {
+      out = make_error("mount --make-rslave /: " + errno_text(errno));
+      return;
+    }
+    if (::mount("tmpfs", hidden.c_str(), "tmpfs", 0, "mode=0755") != 0) {
+      out = make_error("mount tmpfs on " + hidden + ": " + errno_text(errno));
+      return;
+    }
     UniqueFd fd(::open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) { out = make_error("open mount namespace: " + errno_text(errno)); return; }
+    if (!fd.valid()) {
+      out = make_error("open mount namespace: " + errno_text(errno));
+      return;
+    }
     out = std::move(fd);
   }).join();
   return out;
 }
 
-Result<std::unique_ptr<EmulatedHosts>> EmulatedHosts::start(const std::string& dir, int count, const std::string& hidden) {
+Result<std::unique_ptr<EmulatedHosts>> EmulatedHosts::start(const std::string& dir, int count,
+                                                            const std::string& hidden) {
   std::unique_ptr<EmulatedHosts> eh(new EmulatedHosts());
   eh->dir_ = dir;
   std::vector<NetnsRequest> requests;
-  for (int i = 0; i <= count; ++i) requests.push_back({i == 0 ? "controller" : "host" + std::to_string(i), {}, /*anonymous=*/true});
+  for (int i = 0; i <= count; ++i)
+    requests.push_back({i == 0 ? "controller" : "host" + std::to_string(i), {}, /*anonymous=*/true});
   auto made = create_namespaces(requests);
   if (!made) return made.error();
   eh->namespaces_ = std::move(*made);
@@ -92,23 +107,30 @@ Result<std::unique_ptr<EmulatedHosts>> EmulatedHosts::start(const std::string& d
   }
   // The wire between host 1 and host 2, without addresses: each end is its host's nic.
   if (count >= 2)
-    if (auto s = create_veth(eh->namespaces_[1].sock.get(), kNic, 0, eh->namespaces_[2].fd.get(), kNic, 1500); !s) return s.error();
+    if (auto s = create_veth(eh->namespaces_[1].sock.get(), kNic, 0, eh->namespaces_[2].fd.get(), kNic, 1500); !s)
+      return s.error();
 
   const std::string log = dir + "/keygen.log";
-  if (auto s = run_tool({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "vpnlab-test", "-f", dir + "/id_ed25519"}, log); !s) return s.error();
+  if (auto s = run_tool({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "vpnlab-test", "-f", dir + "/id_ed25519"},
+                        log);
+      !s)
+    return s.error();
   std::string known;
   for (int i = 0; i < count; ++i) {
     std::string key = dir + "/host" + std::to_string(i + 1) + "_key";
-    if (auto s = run_tool({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "host", "-f", key}, log); !s) return s.error();
+    if (auto s = run_tool({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "host", "-f", key}, log); !s)
+      return s.error();
     known += mgmt_addr(i, 2) + " " + trimmed(read_file_text(key + ".pub")) + "\n";
   }
   if (auto s = write_file(dir + "/known_hosts", known, 0600); !s) return s.error();
-  if (auto s = write_file(dir + "/authorized_keys", read_file_text(dir + "/id_ed25519.pub"), 0600); !s) return s.error();
+  if (auto s = write_file(dir + "/authorized_keys", read_file_text(dir + "/id_ed25519.pub"), 0600); !s)
+    return s.error();
   // sshd's privilege separation directory (the package's service would make it).
   ::mkdir("/run/sshd", 0755);
   for (int i = 0; i < count; ++i) {
     std::string n = std::to_string(i + 1);
-    std::string config = "ListenAddress " + mgmt_addr(i, 2) + "\nHostKey " + dir + "/host" + n + "_key\nAuthorizedKeysFile " + dir +
+    std::string config = "ListenAddress " + mgmt_addr(i, 2) + "\nHostKey " + dir + "/host" + n +
+                         "_key\nAuthorizedKeysFile " + dir +
                          "/authorized_keys\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
                          "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile none\nLogLevel VERBOSE\n";
     if (auto s = write_file(dir + "/sshd" + n + ".conf", config, 0600); !s) return s.error();

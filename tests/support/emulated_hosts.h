@@ -21,7 +21,8 @@ class EmulatedHosts {
   // `hidden`: a directory the hosts must not see as this machine does (a run's output
   // directory): each host's sshd, and all it starts, runs in a mount namespace of its own
   // with an empty tmpfs there, as on a machine of its own ("" = the hosts share every file).
-  static Result<std::unique_ptr<EmulatedHosts>> start(const std::string& dir, int count = 2, const std::string& hidden = "");
+  static Result<std::unique_ptr<EmulatedHosts>> start(const std::string& dir, int count = 2,
+                                                      const std::string& hidden = "");
   ~EmulatedHosts();
 
   int controller_netns_fd() const { return namespaces_[0].fd.get(); }
@@ -40,7 +41,7 @@ class EmulatedHosts {
  private:
   EmulatedHosts() = default;
   std::string dir_;
-  std::vector<Netns> namespaces_;  // controller, h1, h2, ...
+  std::vector<Netns> namespaces_;   // controller, h1, h2, ...
   std::vector<UniqueFd> mount_ns_;  // per host, with `hidden`
   std::vector<std::unique_ptr<Child>> sshd_;
 };

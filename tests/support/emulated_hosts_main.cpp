@@ -25,12 +25,15 @@ int main(int argc, char** argv) {
     std::cerr << "emulated-hosts: " << eh.error().format() << "\n";
     return 1;
   }
-  std::cout << (*eh)->hosts_toml() << "# controller: nsenter --net=/proc/" << getpid() << "/fd/" << (*eh)->controller_netns_fd()
-            << " ./build/lab/vpnlab run FILE\n# Enter or Ctrl-C ends the hosts\n"
+  std::cout << (*eh)->hosts_toml() << "# controller: nsenter --net=/proc/" << getpid() << "/fd/"
+            << (*eh)->controller_netns_fd() << " ./build/lab/vpnlab run FILE\n# Enter or Ctrl-C ends the hosts\n"
             << std::flush;
   // The namespaces are held by this process's fds; wait for Enter or a signal.
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::thread([] { std::cin.get(); kill(getpid(), SIGTERM); }).detach();
+  std::thread([] {
+    std::cin.get();
+    kill(getpid(), SIGTERM);
+  }).detach();
   int sig = 0;
   sigwait(&set, &sig);
   return 0;

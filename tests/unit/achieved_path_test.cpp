@@ -74,7 +74,8 @@ TEST(AchievedPath, TheLossIntervalCoversAtLeastItsLevel) {
       const int runs = 4000;
       int covered = 0;
       for (int i = 0; i < runs; ++i) {
-        const ProportionInterval in = proportion_interval(static_cast<size_t>(draw(rng)), static_cast<size_t>(n), kPathLossLevel);
+        const ProportionInterval in =
+            proportion_interval(static_cast<size_t>(draw(rng)), static_cast<size_t>(n), kPathLossLevel);
         covered += in.low <= p && p <= in.high;
       }
       // 4000 runs: a true 99 % is seen above 98.5 % all but about one time in 1000.
@@ -114,25 +115,32 @@ TEST(AchievedPath, APathThatDidWhatWasAskedHasNoDepartures) {
   EXPECT_DOUBLE_EQ(a.rtt_p50_ms, 20.5);
   EXPECT_TRUE(a.departures.empty()) << a.departures.front();
   EXPECT_EQ(achieved_text(achieved_json(wan, a)),
-            "round trip 20.5 ms median (min 19.2, p99 20.5; asked 20.0), loss 10 of 500 = 2.00 % (99 %: 0.75-4.23; asked 1.99), 0 reordered");
+            "round trip 20.5 ms median (min 19.2, p99 20.5; asked 20.0), loss 10 of 500 = 2.00 % (99 %: 0.75-4.23; "
+            "asked 1.99), 0 reordered");
 }
 
 TEST(AchievedPath, WhereThePathDepartsFromWhatWasAskedItSaysHow) {
   ImpairedPath wan{"wan", "a", "b", {}, 10, 5, 0, false};
   auto slow = achieved_path(wan, echoes(500, std::vector<double>(470, 24.0), 3));
   ASSERT_EQ(slow.departures.size(), 3u);
-  EXPECT_EQ(slow.departures[0], "round trip 24.0 ms, more than the 20.0 ms asked (jitter in order: a packet leaves no earlier than the one before it)");
+  EXPECT_EQ(slow.departures[0],
+            "round trip 24.0 ms, more than the 20.0 ms asked (jitter in order: a packet leaves no earlier than the one "
+            "before it)");
   EXPECT_EQ(slow.departures[1], "loss 6.00 % a round trip (99 % interval 3.59-9.28), not the 0.00 % asked");
   EXPECT_EQ(slow.departures[2], "3 echo(es) overtaken although the link keeps packets in order");
   const std::string text = achieved_text(achieved_json(wan, slow));
-  EXPECT_NE(text.find("; departs from what was asked: round trip 24.0 ms, more than the 20.0 ms asked (jitter in order"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("; departs from what was asked: round trip 24.0 ms, more than the 20.0 ms asked (jitter in order"),
+      std::string::npos)
+      << text;
   // 10 % and 1 ms over the asked round trip is a guest's or a veth's own time, not a departure.
   EXPECT_TRUE(achieved_path(wan, echoes(500, std::vector<double>(500, 22.9))).departures.empty());
   EXPECT_EQ(achieved_path(wan, echoes(500, std::vector<double>(500, 17.0))).departures,
             std::vector<std::string>{"round trip 17.0 ms, less than the 20.0 ms asked"})
       << "netem not applied on one direction";
   wan.reorder = true;
-  EXPECT_TRUE(achieved_path(wan, echoes(500, std::vector<double>(500, 20.0), 40)).departures.empty()) << "reordering was asked for";
+  EXPECT_TRUE(achieved_path(wan, echoes(500, std::vector<double>(500, 20.0), 40)).departures.empty())
+      << "reordering was asked for";
   EXPECT_EQ(achieved_path(wan, echoes(500, {})).departures, std::vector<std::string>{"no echo was answered"});
   EXPECT_EQ(achieved_text({{"from", "a"}, {"to", "b"}, {"not_measured", "hosts backend has no echo probe"}}),
             "not measured: hosts backend has no echo probe");
@@ -144,26 +152,36 @@ TEST(AchievedPath, TheReportShowsWhatWasAskedAndWhatWasAchieved) {
   char tmpl[] = "/tmp/vpnlab-achieved-XXXXXX";
   const std::filesystem::path run = mkdtemp(tmpl);
   const std::filesystem::path golden = std::filesystem::path(VPNLAB_TEST_DATA) / "run-golden";
-  for (const char* f : {"results.csv", "environment.json", "audit.json"}) std::filesystem::copy_file(golden / f, run / f);
+  for (const char* f : {"results.csv", "environment.json", "audit.json"})
+    std::filesystem::copy_file(golden / f, run / f);
   std::filesystem::copy(golden / "raw", run / "raw", std::filesystem::copy_options::recursive);
   auto env = nlohmann::json::parse(read_file_text((run / "environment.json").string()));
-  env["impaired_links"] = {{{"link", "wan"}, {"profile", "wan-20ms"}, {"delay_ms", 10.0}, {"jitter_ms", 1.0}, {"loss_pct", 0.0},
-                            {"reorder", false}, {"where", "egress of every end (netem)"}}};
+  env["impaired_links"] = {{{"link", "wan"},
+                            {"profile", "wan-20ms"},
+                            {"delay_ms", 10.0},
+                            {"jitter_ms", 1.0},
+                            {"loss_pct", 0.0},
+                            {"reorder", false},
+                            {"where", "egress of every end (netem)"}}};
   const ImpairedPath wan{"wan", "a", "b", {}, 10, 1, 0, false};
   env["achieved_paths"]["wan"] = achieved_json(wan, achieved_path(wan, echoes(500, std::vector<double>(500, 21.4))));
   ASSERT_TRUE(write_file((run / "environment.json").string(), env.dump(2), 0640).ok());
   ASSERT_TRUE(write_report(run.string()).ok());
   const std::string report = read_file_text((run / "report.md").string());
-  EXPECT_NE(report.find("Impaired link wan (profile wan-20ms): delay 10.0 ms +- 1.0 ms (in order), loss 0.00 % each way, on the egress of "
-                        "every end (netem); achieved on the baseline's path (a to b, before any product): round trip 21.4 ms median (min "
-                        "21.4, p99 21.4; asked 20.0), loss 0 of 500 = 0.00 % (99 %: 0.00-1.05; asked 0.00), 0 reordered."),
-            std::string::npos)
+  EXPECT_NE(
+      report.find("Impaired link wan (profile wan-20ms): delay 10.0 ms +- 1.0 ms (in order), loss 0.00 % each way, on "
+                  "the egress of "
+                  "every end (netem); achieved on the baseline's path (a to b, before any product): round trip 21.4 ms "
+                  "median (min "
+                  "21.4, p99 21.4; asked 20.0), loss 0 of 500 = 0.00 % (99 %: 0.00-1.05; asked 0.00), 0 reordered."),
+      std::string::npos)
       << report.substr(std::min(report.size(), report.find("Impaired")), 600);
   env["achieved_paths"]["wan"]["sent"] = "many";
   ASSERT_TRUE(write_file((run / "environment.json").string(), env.dump(2), 0640).ok());
   auto refused = write_report(run.string());
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().message, (run / "environment.json").string() + ": achieved_paths.wan.sent is a string, expected a whole number");
+  EXPECT_EQ(refused.error().message,
+            (run / "environment.json").string() + ": achieved_paths.wan.sent is a string, expected a whole number");
   std::filesystem::remove_all(run);
 }
 

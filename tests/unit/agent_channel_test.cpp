@@ -1,9 +1,9 @@
 // The agent channel is input from another machine (a host's agent over ssh, a guest's over
 // virtio): an answer nested a million deep, a line that never ends, and answers that are not
 // the call's are each an error, never a crash, unbounded memory or a call that never ends.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -43,7 +43,9 @@ TEST(AgentChannel, AnAnswerNestedAMillionDeepIsAnErrorNotACrash) {
   auto r = ch.receive(-1);
   sender.join();
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message.rfind("malformed message on channel (nested deeper than 64 levels (at byte 65)): [[[[", 0), 0u) << r.error().message;
+  EXPECT_EQ(
+      r.error().message.rfind("malformed message on channel (nested deeper than 64 levels (at byte 65)): [[[[", 0), 0u)
+      << r.error().message;
 }
 
 TEST(AgentChannel, ALineThatNeverEndsIsRefusedAtItsBound) {

@@ -22,8 +22,8 @@ std::string chain_text(int relays, const std::string& chain = "", const std::str
   t += "[[node]]\nname = \"s\"\ngateway = \"r" + std::to_string(relays) + "\"\n";
   t += "[[link]]\nname = \"lc\"\nnodes = [\"c\", \"r1\"]\nsubnet = \"192.168.1.0/24\"\n";
   for (int i = 1; i < relays; ++i)
-    t += "[[link]]\nname = \"l" + std::to_string(i) + "\"\nnodes = [\"r" + std::to_string(i) + "\", \"r" + std::to_string(i + 1) +
-         "\"]\nsubnet = \"192.168.10" + std::to_string(i) + ".0/24\"\n";
+    t += "[[link]]\nname = \"l" + std::to_string(i) + "\"\nnodes = [\"r" + std::to_string(i) + "\", \"r" +
+         std::to_string(i + 1) + "\"]\nsubnet = \"192.168.10" + std::to_string(i) + ".0/24\"\n";
   t += "[[link]]\nname = \"ls\"\nnodes = [\"r" + std::to_string(relays) + "\", \"s\"]\nsubnet = \"192.168.2.0/24\"\n";
   if (chain.empty()) {
     t += "[[chain]]\nname = \"p\"\nnodes = [";
@@ -68,9 +68,11 @@ TEST(Chain, ATwoHopChainHasATunnelPerHopAndRoutesHopByHop) {
   ASSERT_EQ(p.hops.size(), 2u);
   const PlanHop& h1 = p.hops[0];
   const PlanHop& h2 = p.hops[1];
-  EXPECT_EQ(h1.a + "-" + h1.b + " " + h1.link + " " + h1.subnet.str() + " " + h1.addr_a.str() + " " + h1.addr_b.str() + " " + std::to_string(h1.port),
+  EXPECT_EQ(h1.a + "-" + h1.b + " " + h1.link + " " + h1.subnet.str() + " " + h1.addr_a.str() + " " + h1.addr_b.str() +
+                " " + std::to_string(h1.port),
             "r1-r2 l1 10.77.0.0/29 10.77.0.1/29 10.77.0.2/29 51820");
-  EXPECT_EQ(h2.a + "-" + h2.b + " " + h2.link + " " + h2.subnet.str() + " " + h2.addr_a.str() + " " + h2.addr_b.str() + " " + std::to_string(h2.port),
+  EXPECT_EQ(h2.a + "-" + h2.b + " " + h2.link + " " + h2.subnet.str() + " " + h2.addr_a.str() + " " + h2.addr_b.str() +
+                " " + std::to_string(h2.port),
             "r2-r3 l2 10.77.0.8/29 10.77.0.9/29 10.77.0.10/29 51821");
   // Allowed subnets per hop: each end serves the sites on its side of the chain.
   EXPECT_EQ(h1.sites_a.size(), 1u);
@@ -80,11 +82,13 @@ TEST(Chain, ATwoHopChainHasATunnelPerHopAndRoutesHopByHop) {
   EXPECT_EQ(h2.sites_b[0].str(), "192.168.2.0/24");
   // Through the tunnel, every node sends to the neighbour toward the site, on the hop they share.
   EXPECT_EQ(routes_of(p, "r1", PlanRoute::When::tunnel), V({"192.168.2.0/24 via 10.77.0.2"}));
-  EXPECT_EQ(routes_of(p, "r2", PlanRoute::When::tunnel), V({"192.168.1.0/24 via 10.77.0.1", "192.168.2.0/24 via 10.77.0.10"}));
+  EXPECT_EQ(routes_of(p, "r2", PlanRoute::When::tunnel),
+            V({"192.168.1.0/24 via 10.77.0.1", "192.168.2.0/24 via 10.77.0.10"}));
   EXPECT_EQ(routes_of(p, "r3", PlanRoute::When::tunnel), V({"192.168.1.0/24 via 10.77.0.9"}));
   // The baseline routes the same way over the underlay.
   EXPECT_EQ(routes_of(p, "r1", PlanRoute::When::baseline), V({"192.168.2.0/24 via 192.168.101.2"}));
-  EXPECT_EQ(routes_of(p, "r2", PlanRoute::When::baseline), V({"192.168.1.0/24 via 192.168.101.1", "192.168.2.0/24 via 192.168.102.2"}));
+  EXPECT_EQ(routes_of(p, "r2", PlanRoute::When::baseline),
+            V({"192.168.1.0/24 via 192.168.101.1", "192.168.2.0/24 via 192.168.102.2"}));
   for (const char* n : {"r1", "r2", "r3"}) EXPECT_TRUE(p.node(n)->forwards) << n;
   EXPECT_FALSE(p.node("c")->forwards);
   ASSERT_EQ(p.tests.size(), 1u);
@@ -116,7 +120,8 @@ TEST(Chain, AHopPlanHasTheHopsTwoEndsWithTheirSitesAndOnlyItsLinkAsCarrier) {
   EXPECT_EQ(p.hops_between("r2", "r3").size(), 1u);
   EXPECT_TRUE(p.hops_between("r1", "c").empty());
   // The three-hop chain's middle relay routes both ways through its own two hops.
-  EXPECT_EQ(routes_of(p, "r3", PlanRoute::When::tunnel), V({"192.168.1.0/24 via 10.77.0.9", "192.168.2.0/24 via 10.77.0.18"}));
+  EXPECT_EQ(routes_of(p, "r3", PlanRoute::When::tunnel),
+            V({"192.168.1.0/24 via 10.77.0.9", "192.168.2.0/24 via 10.77.0.18"}));
 }
 
 TEST(Chain, EachHopsInterfaceCountsOnFromTheProducts) {
@@ -130,20 +135,26 @@ TEST(Chain, MistakesAreLocatedWithAHint) {
   EXPECT_EQ(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r3\"]\n")),
             "vpnlab: error: topologies/x.toml:36:9: chain 'chain-1': hop 'r1' -> 'r3': no link connects them\n"
             "hint: add a [[link]] with nodes = [\"r1\", \"r3\"]: the underlay that hop's tunnel crosses");
-  EXPECT_EQ(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\", \"rr3\"]\n")),
-            "vpnlab: error: topologies/x.toml:36:9: chain 'chain-1': node 'rr3' is not defined\nhint: did you mean 'r3'?");
+  EXPECT_EQ(
+      error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\", \"rr3\"]\n")),
+      "vpnlab: error: topologies/x.toml:36:9: chain 'chain-1': node 'rr3' is not defined\nhint: did you mean 'r3'?");
   EXPECT_EQ(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\"]\n")),
             "vpnlab: error: topologies/x.toml:36:9: chain 'chain-1': a chain needs at least two nodes (one hop)\n"
             "hint: list the VPN nodes along the path, e.g. [\"r1\", \"r2\", \"r3\"]");
   EXPECT_EQ(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\"]\n[[chain]]\nnodes = [\"r2\", \"r3\"]\n")),
-            "vpnlab: error: topologies/x.toml:38:9: chain 'chain-2': node 'r2' is on a chain already\nhint: a node relays on one chain, once");
-  EXPECT_NE(error_of(chain_text(3, "[[chain]]\nnodez = [\"r1\", \"r2\"]\n")).find("did you mean 'nodes'"), std::string::npos);
+            "vpnlab: error: topologies/x.toml:38:9: chain 'chain-2': node 'r2' is on a chain already\nhint: a node "
+            "relays on one chain, once");
+  EXPECT_NE(error_of(chain_text(3, "[[chain]]\nnodez = [\"r1\", \"r2\"]\n")).find("did you mean 'nodes'"),
+            std::string::npos);
   // A test must run between the site clients behind the chain's two ends.
   std::string text = chain_text(3);
   text.replace(text.find("client = \"c\""), 12, "client = \"r1\"");
-  EXPECT_EQ(error_of(text), "vpnlab: error: topologies/x.toml:40:1: test 't': 'r1' is on a chain itself; a chain's tests run between the site "
-                            "clients behind its ends\nhint: add a node with gateway = \"r1\" and a link to it, and test from or to that node (only the "
-                            "two ends of a one-hop or native relay chain may be tested between themselves)");
+  EXPECT_EQ(error_of(text),
+            "vpnlab: error: topologies/x.toml:40:1: test 't': 'r1' is on a chain itself; a chain's tests run between "
+            "the site "
+            "clients behind its ends\nhint: add a node with gateway = \"r1\" and a link to it, and test from or to "
+            "that node (only the "
+            "two ends of a one-hop or native relay chain may be tested between themselves)");
   // Chains run on namespaces only.
   auto vm = parse_topology_text(chain_text(3), "topologies/x.toml");
   ASSERT_TRUE(vm.ok());
@@ -151,13 +162,15 @@ TEST(Chain, MistakesAreLocatedWithAHint) {
   in_guests.backend = "vm";
   auto refused = make_plan(vm.value(), in_guests);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().format(), "vpnlab: error: topologies/x.toml:35:1: [[chain]] runs on the netns backend only, not 'vm'\n"
-                                      "hint: run it with --backend netns (relays with an instance per hop were not tried in guests or on hosts)");
+  EXPECT_EQ(refused.error().format(),
+            "vpnlab: error: topologies/x.toml:35:1: [[chain]] runs on the netns backend only, not 'vm'\n"
+            "hint: run it with --backend netns (relays with an instance per hop were not tried in guests or on hosts)");
   // [overlay] nodes and chains both naming the VPN nodes is refused.
   text = chain_text(3);
   text.replace(text.find("port = 51820\n"), 13, "port = 51820\nnodes = [\"r1\", \"r3\"]\n");
-  EXPECT_EQ(error_of(text), "vpnlab: error: topologies/x.toml:7:9: overlay: nodes and [[chain]] both say which nodes run the VPN\n"
-                            "hint: leave out [overlay] nodes: every chain's nodes run it");
+  EXPECT_EQ(error_of(text),
+            "vpnlab: error: topologies/x.toml:7:9: overlay: nodes and [[chain]] both say which nodes run the VPN\n"
+            "hint: leave out [overlay] nodes: every chain's nodes run it");
 }
 
 TEST(Chain, OnlyProductsThatDeclareChainsAreRunOnOne) {
@@ -174,8 +187,10 @@ TEST(Chain, OnlyProductsThatDeclareChainsAreRunOnOne) {
   auto refused = check_product_fits(openvpn.value(), p);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().format(),
-            "vpnlab: error: product 'openvpn' is not declared to relay along a chain of hops (topology = [\"chain\"] in its product.toml)\n"
-            "hint: leave it out of this run: a relay must forward what one hop's tunnel delivers into the next, with other sites' subnets allowed");
+            "vpnlab: error: product 'openvpn' is not declared to relay along a chain of hops (topology = [\"chain\"] "
+            "in its product.toml)\n"
+            "hint: leave it out of this run: a relay must forward what one hop's tunnel delivers into the next, with "
+            "other sites' subnets allowed");
   EXPECT_FALSE(check_product_fits(tinc.value(), p).ok());
 }
 
@@ -186,7 +201,8 @@ TEST(Chain, TheShippedMultihopFileHasOneTwoAndThreeHopTests) {
   ASSERT_TRUE(plan.ok()) << plan.error().format();
   std::vector<size_t> hops;
   for (const auto& t : plan->tests)
-    hops.push_back(plan->hops_between(plan->node(t.spec.client)->gateway, plan->node(t.spec.servers[0])->gateway).size());
+    hops.push_back(
+        plan->hops_between(plan->node(t.spec.client)->gateway, plan->node(t.spec.servers[0])->gateway).size());
   EXPECT_EQ(hops, std::vector<size_t>({1, 2, 3}));
 }
 
@@ -254,7 +270,8 @@ TEST(Chain, TheRelaysOwnCostIsItsDaemonsCpuPerGbitAndTheirMemory) {
   EXPECT_NEAR(costs[1].relay_rss_mb.median, 13, 1e-9);
   const std::string table = hop_cost_table(rows);
   EXPECT_NE(table.find("the relay's own cost"), std::string::npos) << table;
-  EXPECT_NE(table.find("nebula               relayed                 1.018±1%       13.0±0%\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("nebula               relayed                 1.018±1%       13.0±0%\n"), std::string::npos)
+      << table;
   EXPECT_EQ(table.find("nebula               direct                "), std::string::npos) << table;
   EXPECT_EQ(hop_cost_json(rows)[0]["relay_rss_mb_median"], nullptr);
   EXPECT_DOUBLE_EQ(hop_cost_json(rows)[1]["relay_rss_mb_median"].get<double>(), 13);
@@ -268,13 +285,15 @@ TEST(Chain, ANativeRelayChainIsOneOverlayThroughItsRelay) {
   Plan p = plan_text(text);
   ASSERT_EQ(p.hops.size(), 1u);
   const PlanHop& h = p.hops[0];
-  EXPECT_EQ(h.a + "-" + h.b + " via " + h.relays.at(0) + " " + h.addr_a.str() + " " + h.addr_b.str() + " " + h.link, "r1-r3 via r2 10.77.0.1/29 10.77.0.3/29 l1");
+  EXPECT_EQ(h.a + "-" + h.b + " via " + h.relays.at(0) + " " + h.addr_a.str() + " " + h.addr_b.str() + " " + h.link,
+            "r1-r3 via r2 10.77.0.1/29 10.77.0.3/29 l1");
   // The ends send the other site to the other end's overlay address; the relay routes
   // nothing in clear through the tunnel, only for the baseline.
   EXPECT_EQ(routes_of(p, "r1", PlanRoute::When::tunnel), V({"192.168.2.0/24 via 10.77.0.3"}));
   EXPECT_EQ(routes_of(p, "r3", PlanRoute::When::tunnel), V({"192.168.1.0/24 via 10.77.0.1"}));
   EXPECT_TRUE(routes_of(p, "r2", PlanRoute::When::tunnel).empty());
-  EXPECT_EQ(routes_of(p, "r2", PlanRoute::When::baseline), V({"192.168.1.0/24 via 192.168.101.1", "192.168.2.0/24 via 192.168.102.2"}));
+  EXPECT_EQ(routes_of(p, "r2", PlanRoute::When::baseline),
+            V({"192.168.1.0/24 via 192.168.101.1", "192.168.2.0/24 via 192.168.102.2"}));
   EXPECT_EQ(p.hops_crossed("r1", "r3"), 2);
   EXPECT_EQ(p.hops_between("r3", "r1").size(), 1u);
   // Its one session: the relay first (the node every other reaches), both its links carriers.
@@ -292,12 +311,17 @@ TEST(Chain, ANativeRelayChainIsOneOverlayThroughItsRelay) {
   EXPECT_TRUE(check_product_fits(nebula.value(), p).ok());
   auto refused = check_product_fits(wg.value(), p);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().message, "product 'wireguard-go' has no relay of its own (topology = [\"relay\"] in its product.toml) for a chain with relay = \"native\"");
+  EXPECT_EQ(refused.error().message,
+            "product 'wireguard-go' has no relay of its own (topology = [\"relay\"] in its product.toml) for a chain "
+            "with relay = \"native\"");
   // A native chain is exactly two ends and one relay.
   EXPECT_EQ(error_of(chain_text(4, "[[chain]]\nnodes = [\"r1\", \"r2\", \"r3\", \"r4\"]\nrelay = \"native\"\n")),
-            "vpnlab: error: topologies/x.toml:42:9: chain 'chain-1': a native relay chain is two ends and the relay between them, not 4 nodes\n"
-            "hint: list three nodes, e.g. [\"a\", \"relay\", \"b\"]: products relay over one node (Nebula's relays do not chain)");
-  EXPECT_NE(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\", \"r3\"]\nrelay = \"yes\"\n")).find("relay = \"yes\" is not understood"),
+            "vpnlab: error: topologies/x.toml:42:9: chain 'chain-1': a native relay chain is two ends and the relay "
+            "between them, not 4 nodes\n"
+            "hint: list three nodes, e.g. [\"a\", \"relay\", \"b\"]: products relay over one node (Nebula's relays do "
+            "not chain)");
+  EXPECT_NE(error_of(chain_text(3, "[[chain]]\nnodes = [\"r1\", \"r2\", \"r3\"]\nrelay = \"yes\"\n"))
+                .find("relay = \"yes\" is not understood"),
             std::string::npos);
 }
 
@@ -313,8 +337,10 @@ TEST(Chain, TheEndsOfAOneHopOrNativeRelayChainAreTestedBetweenThemselves) {
   ASSERT_EQ(p.tests.size(), 2u);
   EXPECT_EQ(p.tests[0].underlay_links, V({"a1b1"}));
   EXPECT_EQ(p.tests[1].underlay_links, V({"a2r2"}));
-  EXPECT_EQ(p.target_address(p.tests[0], 0, true).str() + " " + p.target_address(p.tests[0], 0, false).str(), "10.77.0.2 192.168.12.2");
-  EXPECT_EQ(p.target_address(p.tests[1], 0, true).str() + " " + p.target_address(p.tests[1], 0, false).str(), "10.77.0.11 192.168.23.2");
+  EXPECT_EQ(p.target_address(p.tests[0], 0, true).str() + " " + p.target_address(p.tests[0], 0, false).str(),
+            "10.77.0.2 192.168.12.2");
+  EXPECT_EQ(p.target_address(p.tests[1], 0, true).str() + " " + p.target_address(p.tests[1], 0, false).str(),
+            "10.77.0.11 192.168.23.2");
   EXPECT_TRUE(routes_of(p, "a2", PlanRoute::When::tunnel).empty());
   EXPECT_EQ(routes_of(p, "a2", PlanRoute::When::baseline), V({"192.168.23.0/24 via 192.168.22.2"}));
   EXPECT_EQ(routes_of(p, "b2", PlanRoute::When::baseline), V({"192.168.22.0/24 via 192.168.23.1"}));
@@ -326,15 +352,17 @@ TEST(Chain, TheEndsOfAOneHopOrNativeRelayChainAreTestedBetweenThemselves) {
   for (const char* name : {"baseline", "nebula", "easytier", "easytier-plain"}) {
     auto spec = load_product(VPNLAB_PRODUCTS_DIR, name);
     ASSERT_TRUE(spec.ok());
-    EXPECT_TRUE(check_product_fits(spec.value(), p).ok()) << name << ": " << check_product_fits(spec.value(), p).error().format();
+    EXPECT_TRUE(check_product_fits(spec.value(), p).ok())
+        << name << ": " << check_product_fits(spec.value(), p).error().format();
   }
   // wireguard-go has no relay: it fits the file, and only the relayed test is out of reach.
   auto wg = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");
   ASSERT_TRUE(wg.ok());
   EXPECT_TRUE(check_product_fits(wg.value(), p).ok());
   EXPECT_EQ(tests_out_of_reach(wg.value(), p),
-            (std::map<std::string, std::string>{
-                {"relayed", "product 'wireguard-go' declares no relay that vpnlab can put on chain 'relayed' (topology = [\"relay\"] in its product.toml)"}}));
+            (std::map<std::string, std::string>{{"relayed",
+                                                 "product 'wireguard-go' declares no relay that vpnlab can put on "
+                                                 "chain 'relayed' (topology = [\"relay\"] in its product.toml)"}}));
   auto nebula = load_product(VPNLAB_PRODUCTS_DIR, "nebula");
   ASSERT_TRUE(nebula.ok());
   EXPECT_TRUE(tests_out_of_reach(nebula.value(), p).empty());
@@ -385,7 +413,8 @@ TEST(Chain, EasyTiersPathProofNamesTheRelayOnARelayChain) {
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, "easytier");
   ASSERT_TRUE(spec.ok());
   ASSERT_TRUE(spec->path.has_value());
-  EXPECT_EQ(spec->path->relayed, "│ {{peer_overlay_address}} │ {{peer_name}} │ │ {{relay_overlay_address}} │ {{relay_name}} │");
+  EXPECT_EQ(spec->path->relayed,
+            "│ {{peer_overlay_address}} │ {{peer_name}} │ │ {{relay_overlay_address}} │ {{relay_name}} │");
 }
 
 TEST(Chain, ARelayMustPassOnEveryByteBothWays) {
@@ -393,14 +422,17 @@ TEST(Chain, ARelayMustPassOnEveryByteBothWays) {
   d.underlay_rx = d.underlay_tx = 3000;
   EXPECT_EQ(relay_check(2000, 1000, d), "");
   d.underlay_tx = 2999;
-  EXPECT_EQ(relay_check(2000, 1000, d), "its links toward the ends took in 3000 and passed on 2999 bytes, less than the 3000 iperf3 moved both "
-                                        "ways: the traffic did not go through the relay");
+  EXPECT_EQ(relay_check(2000, 1000, d),
+            "its links toward the ends took in 3000 and passed on 2999 bytes, less than the 3000 iperf3 moved both "
+            "ways: the traffic did not go through the relay");
   // In a sample's score a relay's key is checked so, the ends' as tunnels.
   SampleScore score;
   score.duration_s = 1;
   score.expect["r2 (relay)"] = {2000, 1000};
   score.delta["r2 (relay)"] = d;
   score.relays.insert("r2 (relay)");
-  EXPECT_EQ(score_sample(score), "VPN node 'r2 (relay)': its links toward the ends took in 3000 and passed on 2999 bytes, less than the 3000 "
-                                 "iperf3 moved both ways: the traffic did not go through the relay");
+  EXPECT_EQ(
+      score_sample(score),
+      "VPN node 'r2 (relay)': its links toward the ends took in 3000 and passed on 2999 bytes, less than the 3000 "
+      "iperf3 moved both ways: the traffic did not go through the relay");
 }

@@ -10,8 +10,8 @@
 #include <iterator>
 #include <map>
 #include <regex>
-#include <string>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "lab/base/exit_codes.h"
@@ -32,7 +32,8 @@ TEST(CliText, AnOptionLongerThanItsFieldHasItsTextOnTheNextLine) {
   for (const auto& o : option_defs()) {
     const std::string head = std::string(o.name) + (*o.value ? std::string(" ") + o.value : "");
     const std::string line = "  " + help_line(head, o.help);
-    const size_t text = line.find(std::string(o.help).substr(0, 12));  // its start: a long text continues on wrapped lines
+    const size_t text =
+        line.find(std::string(o.help).substr(0, 12));  // its start: a long text continues on wrapped lines
     ASSERT_NE(text, std::string::npos);
     const size_t line_start = line.rfind('\n', text) == std::string::npos ? 0 : line.rfind('\n', text) + 1;
     EXPECT_EQ(text - line_start, 19u) << o.name;
@@ -41,12 +42,16 @@ TEST(CliText, AnOptionLongerThanItsFieldHasItsTextOnTheNextLine) {
 
 TEST(CliText, WrappingKeepsWordsWholeAndCountsCharactersNotBytes) {
   EXPECT_EQ(wrap_line("  aaa bbb ccc", 4, 9), "  aaa bbb\n    ccc\n");
-  EXPECT_EQ(wrap_line("x averyveryverylongword y", 2, 8), "x\n  averyveryverylongword\n  y\n") << "a word wider than the room stays whole";
+  EXPECT_EQ(wrap_line("x averyveryverylongword y", 2, 8), "x\n  averyveryverylongword\n  y\n")
+      << "a word wider than the room stays whole";
   EXPECT_EQ(text_columns("±5 %"), 4u);
   EXPECT_EQ(wrap_line("±±±± ±±±±", 0, 9), "±±±± ±±±±\n") << "nine characters fit nine columns, whatever their bytes";
-  EXPECT_EQ(wrap_lines("a b c\n  d e f\n", 1, 4), "a b\n c\n  d\n   e\n   f\n") << "each line continues at its own indent";
-  EXPECT_EQ(wrap_line("--out DIR   parent of it", 12, 20), "--out DIR   parent\n            of it\n") << "a padded column stays aligned";
-  EXPECT_EQ(wrap_lines("aa bb cc\ndd\n  ee\n", 0, 5), "aa bb\ncc dd\n  ee\n") << "a paragraph reflows; an indented line stays its own";
+  EXPECT_EQ(wrap_lines("a b c\n  d e f\n", 1, 4), "a b\n c\n  d\n   e\n   f\n")
+      << "each line continues at its own indent";
+  EXPECT_EQ(wrap_line("--out DIR   parent of it", 12, 20), "--out DIR   parent\n            of it\n")
+      << "a padded column stays aligned";
+  EXPECT_EQ(wrap_lines("aa bb cc\ndd\n  ee\n", 0, 5), "aa bb\ncc dd\n  ee\n")
+      << "a paragraph reflows; an indented line stays its own";
 }
 
 // Every text --help prints fits a 100-column terminal (the options' long texts once ran to
@@ -74,9 +79,11 @@ TEST(ExitCodes, TheReadmesTableIsTheTable) {
   std::ifstream in(VPNLAB_SOURCE_ROOT "/README.md");
   ASSERT_TRUE(in.good());
   const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(readme.find(exit_codes_markdown()), std::string::npos) << "README.md should hold, under 'Exit codes':\n" << exit_codes_markdown();
+  EXPECT_NE(readme.find(exit_codes_markdown()), std::string::npos) << "README.md should hold, under 'Exit codes':\n"
+                                                                   << exit_codes_markdown();
   const std::string usage = exit_codes_usage_text();
-  for (const auto& d : exit_code_docs()) EXPECT_NE(usage.find("\n  " + std::to_string(d.code) + " "), std::string::npos) << usage;
+  for (const auto& d : exit_code_docs())
+    EXPECT_NE(usage.find("\n  " + std::to_string(d.code) + " "), std::string::npos) << usage;
 }
 
 // Taskfile.yml as go-task renders it (go-task cannot be installed here: its commands are
@@ -86,14 +93,16 @@ TEST(Taskfile, EveryCommandTakesWhatFollowsDoubleDash) {
   std::ifstream in(VPNLAB_SOURCE_ROOT "/Taskfile.yml");
   ASSERT_TRUE(in.good());
   const std::regex task_line("^  ([a-z0-9:-]+):$");
-  const std::regex command_line(R"re(^\s+(?:cmds: \[|- )"?((?:\./build/|ctest |bash bench/)[^"\]#]*?)"?\]?(\s+#.*)?$)re");
+  const std::regex command_line(
+      R"re(^\s+(?:cmds: \[|- )"?((?:\./build/|ctest |bash bench/)[^"\]#]*?)"?\]?(\s+#.*)?$)re");
   std::map<std::string, std::vector<std::string>> commands;
   std::string line, task;
   std::smatch m;
   int n = 0;
   while (std::getline(in, line)) {
     ++n;
-    if (std::regex_match(line, m, task_line)) task = m[1];
+    if (std::regex_match(line, m, task_line))
+      task = m[1];
     else if (std::regex_match(line, m, command_line)) {
       commands[task].push_back(m[1]);
       if (m[1].str().find("{{.CLI_ARGS}}") == std::string::npos && !m[2].matched)
@@ -107,7 +116,8 @@ TEST(Taskfile, EveryCommandTakesWhatFollowsDoubleDash) {
   };
   EXPECT_EQ(rendered("quick", "--samples 3"), "./build/lab/vpnlab run topologies/quick.toml --samples 3");
   EXPECT_EQ(rendered("quick", ""), "./build/lab/vpnlab run topologies/quick.toml");
-  EXPECT_EQ(rendered("test:impls", "--samples 3"), "./build/lab/vpnlab run topologies/quick.toml --product all --samples 3");
+  EXPECT_EQ(rendered("test:impls", "--samples 3"),
+            "./build/lab/vpnlab run topologies/quick.toml --product all --samples 3");
   EXPECT_EQ(rendered("test", "-R Cli"), "ctest --test-dir build -j2 --output-on-failure -R Cli");
 }
 
@@ -124,7 +134,8 @@ TEST(ResultsAndLog, ALogLineNeverCutsALineOfTheResultsInOneFile) {
     dup2(fd, STDERR_FILENO);
     install_terminal_door();
     Progress::install_logger();
-    for (int i = 0; i < 80; ++i) std::cout << "a results line of the table, " << i << ", long enough to fill a buffer\n";
+    for (int i = 0; i < 80; ++i)
+      std::cout << "a results line of the table, " << i << ", long enough to fill a buffer\n";
     spdlog::info("history: a log line");
     std::cout << "the last results line\n";
     std::cout.flush();
@@ -138,6 +149,7 @@ TEST(ResultsAndLog, ALogLineNeverCutsALineOfTheResultsInOneFile) {
   const size_t at = text.find("history: a log line\n");
   ASSERT_NE(at, std::string::npos) << text;
   EXPECT_TRUE(at > 0 && text[at - 1] == '\n') << "the log line starts a line of its own";
-  EXPECT_NE(text.find(", 79, long enough to fill a buffer\nhistory: a log line\nthe last results line\n"), std::string::npos)
+  EXPECT_NE(text.find(", 79, long enough to fill a buffer\nhistory: a log line\nthe last results line\n"),
+            std::string::npos)
       << "the results written before the log line are all before it";
 }

@@ -42,8 +42,8 @@ std::vector<SampleRow> rows_of(const std::string& product, const std::vector<dou
 
 // Test t of a family: run A's rows and run B's as they are (diff), and in one run as
 // product p and product q of the same rounds (compare).
-void add_to_family(int t, std::vector<SampleRow> ra, std::vector<SampleRow> rb, std::vector<SampleRow>* a, std::vector<SampleRow>* b,
-                   std::vector<SampleRow>* paired) {
+void add_to_family(int t, std::vector<SampleRow> ra, std::vector<SampleRow> rb, std::vector<SampleRow>* a,
+                   std::vector<SampleRow>* b, std::vector<SampleRow>* paired) {
   for (auto& r : ra) r.test = "t" + std::to_string(t);
   for (auto& r : rb) r.test = "t" + std::to_string(t);
   a->insert(a->end(), ra.begin(), ra.end());
@@ -185,7 +185,8 @@ TEST(Compare, PrintedCoverageIsTheIntervalsOwnBySimulation) {
       }
       const double rate = static_cast<double>(covered) / runs;
       const double se = std::sqrt(printed * (1 - printed) / runs);
-      std::printf("coverage %zu vs %zu at %s: printed %.4f, simulated %.4f (%d runs)\n", n, n, level_text(level).c_str(), printed, rate, runs);
+      std::printf("coverage %zu vs %zu at %s: printed %.4f, simulated %.4f (%d runs)\n", n, n,
+                  level_text(level).c_str(), printed, rate, runs);
       EXPECT_GE(rate, printed - 3 * se - 1e-9) << n << " vs " << n;
       if (n >= 6 && level == 0.95) {
         EXPECT_GE(printed, 0.95) << n << " vs " << n;
@@ -216,10 +217,12 @@ TEST(Compare, AFamilysIntervalsCoverTogetherBySimulation) {
     auto rank = compare_runs(a, b);
     all_rank += std::all_of(rank.begin(), rank.end(), covers);
     auto pc = compare_products(paired, {{"p", "q"}});
-    all_paired += std::all_of(pc.begin(), pc.end(), [&](const Comparison& c) { return c.metric != "gbps" || covers(c); });
+    all_paired +=
+        std::all_of(pc.begin(), pc.end(), [&](const Comparison& c) { return c.metric != "gbps" || covers(c); });
   }
   const double se = std::sqrt(0.95 * 0.05 / runs);
-  std::printf("4 intervals all covering: rank %.3f, paired %.3f (%d runs)\n", all_rank / double(runs), all_paired / double(runs), runs);
+  std::printf("4 intervals all covering: rank %.3f, paired %.3f (%d runs)\n", all_rank / double(runs),
+              all_paired / double(runs), runs);
   EXPECT_GE(all_rank / double(runs), 0.95 - 3 * se);
   EXPECT_GE(all_paired / double(runs), 0.95 - 3 * se);
 }
@@ -292,8 +295,10 @@ TEST(Compare, NoVerdictEverContradictsItsInterval) {
 TEST(Compare, RelativeToBaselineCancelsMachineDrift) {
   // Run B's machine is 30 % slower for everything; the product itself did not change.
   auto with_product = [](double machine) {
-    std::vector<SampleRow> rows = rows_of("baseline", {10 * machine, 10.2 * machine, 9.9 * machine, 10.1 * machine, 9.8 * machine, 10.3 * machine});
-    auto p = rows_of("p", {0.30 * machine, 0.31 * machine, 0.29 * machine, 0.30 * machine, 0.295 * machine, 0.305 * machine});
+    std::vector<SampleRow> rows = rows_of(
+        "baseline", {10 * machine, 10.2 * machine, 9.9 * machine, 10.1 * machine, 9.8 * machine, 10.3 * machine});
+    auto p = rows_of(
+        "p", {0.30 * machine, 0.31 * machine, 0.29 * machine, 0.30 * machine, 0.295 * machine, 0.305 * machine});
     rows.insert(rows.end(), p.begin(), p.end());
     return rows;
   };
@@ -324,7 +329,9 @@ TEST(Compare, OneFamilyPerTableItsIntervalsAtTheFamilysLevel) {
     EXPECT_NEAR(c.p_adjusted, std::min(1.0, 6 * c.p_value), 1e-12);
   }
   std::string table = comparison_table(cs);
-  EXPECT_NE(table.find("the 6 comparisons of this table are corrected together: each interval is at 99.167 %"), std::string::npos) << table;
+  EXPECT_NE(table.find("the 6 comparisons of this table are corrected together: each interval is at 99.167 %"),
+            std::string::npos)
+      << table;
   // One valid sample is not a comparison.
   auto lonely = compare_runs(rows_of("x", {1.0}), rows_of("x", {1.0, 1.1}));
   EXPECT_EQ(lonely.front().verdict, "not comparable: fewer than 2 valid samples in run A");
@@ -340,7 +347,7 @@ TEST(Compare, TwoTaggedVersionsInOneRunPairUp) {
   auto rows = rows_of("baseline", lognormal(rng, 8, 6.0, 0.1));
   auto old_rows = rows_of("nebula@old", lognormal(rng, 8, 0.30, 0.03));
   auto new_rows = rows_of("nebula@new", lognormal(rng, 8, 0.24, 0.03));  // 20 % slower
-  rows.insert(rows.end(), new_rows.begin(), new_rows.end());  // CSV order need not be the asked order
+  rows.insert(rows.end(), new_rows.begin(), new_rows.end());             // CSV order need not be the asked order
   rows.insert(rows.end(), old_rows.begin(), old_rows.end());
   TaggedPairs pairs = tagged_versions(rows, {"baseline", "nebula@old=/opt/old/nebula", "nebula@new=/opt/new/nebula"});
   ASSERT_EQ(pairs.labels, std::vector<std::string>{"nebula@old -> @new"});
@@ -360,19 +367,24 @@ TEST(Compare, TheOnlyVersionOfAProductInEachRunPairsAcrossRuns) {
   std::mt19937 rng(16);
   auto a = rows_of("nebula@v1.6.1", lognormal(rng, 6, 0.30, 0.02));
   auto b = rows_of("nebula@v1.7.0", lognormal(rng, 6, 0.36, 0.02));
-  auto base_a = rows_of("baseline", lognormal(rng, 6, 8, 0.02)), base_b = rows_of("baseline", lognormal(rng, 6, 8, 0.02));
+  auto base_a = rows_of("baseline", lognormal(rng, 6, 8, 0.02)),
+       base_b = rows_of("baseline", lognormal(rng, 6, 8, 0.02));
   a.insert(a.end(), base_a.begin(), base_a.end());
   b.insert(b.end(), base_b.begin(), base_b.end());
   EXPECT_EQ(compare_runs(a, b)[0].verdict, "not comparable: absent in run B") << "unpaired, the names differ";
   auto said = pair_versions_across_runs(&a, &b);
-  ASSERT_EQ(said, std::vector<std::string>{"paired across the runs: nebula@v1.6.1 in A with nebula@v1.7.0 in B, the only version of nebula in each"});
+  ASSERT_EQ(
+      said,
+      std::vector<std::string>{
+          "paired across the runs: nebula@v1.6.1 in A with nebula@v1.7.0 in B, the only version of nebula in each"});
   auto cs = compare_runs(a, b);
   ASSERT_EQ(cs.size(), 2u);
   EXPECT_EQ(cs[0].product, "nebula@v1.6.1 -> @v1.7.0");
   EXPECT_EQ(cs[0].verdict, "faster");
   EXPECT_EQ(cs[1].product, "baseline");
   // Two versions in run B: no pairing.
-  auto a2 = rows_of("nebula@v1.6.1", {1, 1.1}), b2 = rows_of("nebula@v1.7.0", {1, 1.1}), b3 = rows_of("nebula@v1.8.0", {1, 1.1});
+  auto a2 = rows_of("nebula@v1.6.1", {1, 1.1}), b2 = rows_of("nebula@v1.7.0", {1, 1.1}),
+       b3 = rows_of("nebula@v1.8.0", {1, 1.1});
   b2.insert(b2.end(), b3.begin(), b3.end());
   EXPECT_TRUE(pair_versions_across_runs(&a2, &b2).empty());
   EXPECT_EQ(compare_runs(a2, b2)[0].verdict, "not comparable: absent in run B");
@@ -392,7 +404,9 @@ TEST(Compare, DiffsDetectableChangeIsFoundEightyPercentOfTheTime) {
     int found = 0;
     double printed = 0;
     for (int k = 0; k < trials; ++k) {
-      Comparison c = compare_runs(rows_of("p", lognormal(rng, n, 1.0, cv)), rows_of("p", lognormal(rng, n, 1 / (1 + change), cv))).front();
+      Comparison c =
+          compare_runs(rows_of("p", lognormal(rng, n, 1.0, cv)), rows_of("p", lognormal(rng, n, 1 / (1 + change), cv)))
+              .front();
       found += c.verdict == "slower";
       printed += c.detectable / trials;
     }
@@ -411,7 +425,8 @@ TEST(Compare, AGateThatCannotSeeItsThresholdSaysSo) {
   auto d = diff_runs(copy_of_golden_run("gate-a"), copy_of_golden_run("gate-b"), t, false);
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_FALSE(d->gate_failed) << d->text;
-  EXPECT_NE(d->text.find("gate: 2 of 2 comparisons cannot see their threshold at this noise: baseline / a-to-b gbps sees no change: too few "
+  EXPECT_NE(d->text.find("gate: 2 of 2 comparisons cannot see their threshold at this noise: baseline / a-to-b gbps "
+                         "sees no change: too few "
                          "samples, wireguard-go / a-to-b gbps sees no change: too few samples\n"
                          "hint: more samples per run narrow what a comparison detects (see 'vpnlab plan')\n"),
             std::string::npos)
@@ -422,7 +437,9 @@ TEST(Compare, AGateThatCannotSeeItsThresholdSaysSo) {
   write_rows(b + "/results.csv", rows_of("p", lognormal(rng, 5, 1.0, 0.10)));
   d = diff_runs(a, b, t, false);
   ASSERT_TRUE(d.ok()) << d.error().message;
-  EXPECT_NE(d->text.find("gate: 1 of 1 comparisons cannot see their threshold at this noise: p / t gbps sees "), std::string::npos) << d->text;
+  EXPECT_NE(d->text.find("gate: 1 of 1 comparisons cannot see their threshold at this noise: p / t gbps sees "),
+            std::string::npos)
+      << d->text;
   t.gbps = 0.9;  // a threshold it can see: nothing said
   d = diff_runs(a, b, t, false);
   ASSERT_TRUE(d.ok()) << d.error().message;

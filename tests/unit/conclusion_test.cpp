@@ -129,7 +129,8 @@ TEST(Power, TheRankTestsFloorAndWhatSamplesCanResolve) {
   c.products = 1;
   c.tunnels = 1;
   std::string text = power_text(c, Spread{});
-  EXPECT_NE(text.find("4 vs 4 samples cannot reach p < 0.05 after correcting for 4 comparisons (the smallest p at 4 vs 4 is 0.0286); 5 samples can"),
+  EXPECT_NE(text.find("4 vs 4 samples cannot reach p < 0.05 after correcting for 4 comparisons (the smallest p at 4 vs "
+                      "4 is 0.0286); 5 samples can"),
             std::string::npos)
       << text;
   c.samples = 1;
@@ -157,11 +158,12 @@ TEST(Power, APromisedDifferenceIsFoundAboutFourTimesInFiveBySimulation) {
       paired_found += e.ci_low > 1;
       rank_found += compare_samples(ra, rb, family_level(family)).ci_low > 1;
     }
-    std::printf("n %d: paired %.1f %% found %.3f; rank %.1f %% found %.3f\n", n, 100 * paired_effect, paired_found / double(runs),
-                100 * rank_effect, rank_found / double(runs));
+    std::printf("n %d: paired %.1f %% found %.3f; rank %.1f %% found %.3f\n", n, 100 * paired_effect,
+                paired_found / double(runs), 100 * rank_effect, rank_found / double(runs));
     EXPECT_NEAR(paired_found / double(runs), 0.8, 0.04) << n;
     if (n >= rank_samples_needed(family)) {
-      EXPECT_NEAR(rank_found / double(runs), 0.8, 0.06) << n << ": the rank test's power is approximated (t-test's over its efficiency)";
+      EXPECT_NEAR(rank_found / double(runs), 0.8, 0.06)
+          << n << ": the rank test's power is approximated (t-test's over its efficiency)";
     }
   }
 }

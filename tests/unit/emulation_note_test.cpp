@@ -20,7 +20,8 @@ std::string golden_run_with_accel(const std::string& accel) {
   char tmpl[] = "/tmp/vpnlab-emulation-XXXXXX";
   const std::filesystem::path run = mkdtemp(tmpl);
   const std::filesystem::path golden = std::filesystem::path(VPNLAB_TEST_DATA) / "run-golden";
-  for (const char* f : {"results.csv", "environment.json", "audit.json"}) std::filesystem::copy_file(golden / f, run / f);
+  for (const char* f : {"results.csv", "environment.json", "audit.json"})
+    std::filesystem::copy_file(golden / f, run / f);
   std::filesystem::copy(golden / "raw", run / "raw", std::filesystem::copy_options::recursive);
   auto env = nlohmann::json::parse(read_file_text((run / "environment.json").string()));
   if (!accel.empty()) env["accel"] = accel;
@@ -29,7 +30,8 @@ std::string golden_run_with_accel(const std::string& accel) {
 }
 
 TEST(EmulationNote, TheTableAndTheAnswerSayTcgAndNothingElseDoes) {
-  const std::string note = "these guests ran under TCG emulation (no usable KVM): every figure is bound by the emulated CPU";
+  const std::string note =
+      "these guests ran under TCG emulation (no usable KVM): every figure is bound by the emulated CPU";
   for (const std::string accel : {"tcg", "kvm", ""}) {
     const std::string run = golden_run_with_accel(accel);
     auto rows = read_results_csv(run + "/results.csv");

@@ -96,7 +96,8 @@ class FakeRuntime : public NodeRuntime {
       if (!spec.stdout_path.empty()) std::ofstream(spec.stdout_path) << prog << ": cannot start\n";
       return make_error("cannot start '" + prog + "'");
     }
-    if (prog == "iperf3" && std::find(spec.argv.begin(), spec.argv.end(), "-c") != spec.argv.end() && !spec.stdout_path.empty())
+    if (prog == "iperf3" && std::find(spec.argv.begin(), spec.argv.end(), "-c") != spec.argv.end() &&
+        !spec.stdout_path.empty())
       std::ofstream(spec.stdout_path) << (iperf_output_for ? iperf_output_for(spec.stdout_path) : iperf_client_output);
     auto status = exit_status.find(prog);
     started.push_back(std::make_shared<FakeProcState>(FakeProcState{prog}));
@@ -104,16 +105,19 @@ class FakeRuntime : public NodeRuntime {
     // A daemon by its program's name ("vpnlab-crr", whatever its path) or name and mode
     // ("vpnlab-crr rr-server").
     const std::string name = prog.substr(prog.find_last_of('/') == std::string::npos ? 0 : prog.find_last_of('/') + 1);
-    const bool keeps_running = daemons.count(name) > 0 || (spec.argv.size() > 1 && daemons.count(name + " " + spec.argv[1]) > 0);
+    const bool keeps_running =
+        daemons.count(name) > 0 || (spec.argv.size() > 1 && daemons.count(name + " " + spec.argv[1]) > 0);
     return std::unique_ptr<NodeProcess>(
         std::make_unique<FakeProcess>(started.back(), keeps_running, status == exit_status.end() ? 0 : status->second));
   }
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int) override {
     note("wait_for_link " + node + " " + ifname);
     if (links_appear) return ok_status();
-    return make_error("link '" + ifname + "' did not appear within " + std::to_string(static_cast<int>(timeout_s)) + " s");
+    return make_error("link '" + ifname + "' did not appear within " + std::to_string(static_cast<int>(timeout_s)) +
+                      " s");
   }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions&) override {
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind,
+                             const LinkOptions&) override {
     note("create_link " + node + " " + ifname + " " + kind);
     return ok_status();
   }
@@ -145,7 +149,8 @@ class FakeRuntime : public NodeRuntime {
   }
   // The whole mesh at once (mesh scale): every ordered pair answers, within the timeout asked.
   Result<SweepResult> sweep_mesh(const Plan& plan, double timeout_s, int) override {
-    note("sweep_mesh " + std::to_string(plan.nodes.size()) + " nodes within " + std::to_string(static_cast<int>(timeout_s)) + " s");
+    note("sweep_mesh " + std::to_string(plan.nodes.size()) + " nodes within " +
+         std::to_string(static_cast<int>(timeout_s)) + " s");
     SweepResult r;
     r.pairs = r.answered = plan.nodes.size() * (plan.nodes.size() - 1);
     r.all_answered_s = 0.5;
@@ -153,7 +158,9 @@ class FakeRuntime : public NodeRuntime {
   }
   Status wait_tcp_listening(const std::string&, int, double, int) override { return ok_status(); }
   Status add_routes(const Plan&, PlanRoute::When) override { return ok_status(); }
-  Status set_rps(const std::string&, const std::vector<std::string>&, const std::vector<int>&) override { return ok_status(); }
+  Status set_rps(const std::string&, const std::vector<std::string>&, const std::vector<int>&) override {
+    return ok_status();
+  }
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     note("offloads " + node + " " + ifname + (on ? " on" : " off"));
     return ok_status();
@@ -177,7 +184,8 @@ class FakeRuntime : public NodeRuntime {
     note("latency_probe " + node);
     return std::unique_ptr<LatencyProbe>();
   }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&, int) override {
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&,
+                                                      int) override {
     return std::unique_ptr<PayloadWatch>();
   }
   std::string limits() const override { return "a fake"; }

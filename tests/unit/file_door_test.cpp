@@ -4,8 +4,8 @@
 // Each case is a hole a hostile review found (issue 64); run as root, the ownership cases
 // plant files owned by `nobody` too.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,8 +45,10 @@ void plant_nebula_build(const std::string& cache) {
     std::ofstream(dir + "/bin/" + bin) << "#!/bin/sh\necho planted\n";
     chmod((dir + "/bin/" + bin).c_str(), 0755);
   }
-  std::ofstream(dir + "/built") << registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.9.5"})->front().source.command() << " in 10 s\n";
-  for (const auto& d : {cache, cache + "/products", cache + "/products/nebula", dir, dir + "/bin"}) chmod(d.c_str(), 0755);
+  std::ofstream(dir + "/built")
+      << registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.9.5"})->front().source.command() << " in 10 s\n";
+  for (const auto& d : {cache, cache + "/products", cache + "/products/nebula", dir, dir + "/bin"})
+    chmod(d.c_str(), 0755);
 }
 
 std::string not_built_with_cache(const std::string& cache) {
@@ -59,10 +61,12 @@ std::string not_built_with_cache(const std::string& cache) {
 TEST(FileDoor, AVersionProbeWritesOnlyInsideAPrivateDirectory) {
   // The probe's stdout is its output file: the directory holding it is 0700 and this user's,
   // a fresh name, and gone afterwards (before, a guessable /tmp name an attacker could link).
-  const std::string mode = first_output_line({"sh", "-c", "stat -c '%a %u' \"$(dirname \"$(readlink /proc/$$/fd/1)\")\""});
+  const std::string mode =
+      first_output_line({"sh", "-c", "stat -c '%a %u' \"$(dirname \"$(readlink /proc/$$/fd/1)\")\""});
   EXPECT_EQ(mode, "700 " + std::to_string(geteuid()));
   const std::string out = first_output_line({"sh", "-c", "readlink /proc/self/fd/1"});
-  const std::string prefix = std::string(kPrivateDirParent) + "/" + kVersionProbePrefix + std::to_string(getpid()) + "-";
+  const std::string prefix =
+      std::string(kPrivateDirParent) + "/" + kVersionProbePrefix + std::to_string(getpid()) + "-";
   EXPECT_EQ(out.rfind(prefix, 0), 0u) << out;
   EXPECT_EQ(out.substr(out.size() - 4), "/out") << out;
   EXPECT_FALSE(fs::exists(fs::path(out).parent_path())) << "the private directory is removed: " << out;
@@ -75,34 +79,43 @@ TEST(FileDoor, AProductCacheOthersCanChangeIsNeverRunFrom) {
   EXPECT_EQ(not_built_with_cache(cache), "") << "a cache only its owner can change is run from";
 
   chmod(cache.c_str(), 01777);
-  EXPECT_EQ(not_built_with_cache(cache), "not trusted: " + cache + " is writable by others (mode 1777): vpnlab does not trust it");
+  EXPECT_EQ(not_built_with_cache(cache),
+            "not trusted: " + cache + " is writable by others (mode 1777): vpnlab does not trust it");
   chmod(cache.c_str(), 0755);
   chmod((cache + "/products/nebula").c_str(), 0775);
-  EXPECT_EQ(not_built_with_cache(cache), "not trusted: " + cache + "/products/nebula is writable by its group (mode 0775): vpnlab does not trust it");
+  EXPECT_EQ(
+      not_built_with_cache(cache),
+      "not trusted: " + cache + "/products/nebula is writable by its group (mode 0775): vpnlab does not trust it");
   chmod((cache + "/products/nebula").c_str(), 0755);
   chmod((cache + "/products/nebula/1.9.5/bin/nebula").c_str(), 0757);
-  EXPECT_EQ(not_built_with_cache(cache), "not trusted: " + cache + "/products/nebula/1.9.5/bin/nebula is writable by others (mode 0757): vpnlab does not trust it");
+  EXPECT_EQ(not_built_with_cache(cache),
+            "not trusted: " + cache +
+                "/products/nebula/1.9.5/bin/nebula is writable by others (mode 0757): vpnlab does not trust it");
   chmod((cache + "/products/nebula/1.9.5/bin/nebula").c_str(), 0755);
   // A directory above the cache that others may write (not a root-owned sticky one like /tmp).
   const std::string parent = fs::path(cache).parent_path().string();
   chmod(parent.c_str(), 0777);
-  EXPECT_EQ(not_built_with_cache(cache), "not trusted: " + parent + " is writable by others (mode 0777): vpnlab does not trust it");
+  EXPECT_EQ(not_built_with_cache(cache),
+            "not trusted: " + parent + " is writable by others (mode 0777): vpnlab does not trust it");
   chmod(parent.c_str(), 0700);
   // A link inside the cache: the build it leads to is not the cache's.
   fs::rename(cache + "/products/nebula", cache + "/elsewhere");
   fs::create_directory_symlink(cache + "/elsewhere", cache + "/products/nebula");
-  EXPECT_EQ(not_built_with_cache(cache),
-            "not trusted: " + cache + "/products/nebula is a symbolic link (vpnlab follows no link below " + cache + "): vpnlab does not trust it");
+  EXPECT_EQ(not_built_with_cache(cache), "not trusted: " + cache +
+                                             "/products/nebula is a symbolic link (vpnlab follows no link below " +
+                                             cache + "): vpnlab does not trust it");
   fs::remove(cache + "/products/nebula");
   fs::rename(cache + "/elsewhere", cache + "/products/nebula");
   EXPECT_EQ(not_built_with_cache(cache), "");
   // Root's run: a build planted by another user (nobody) is not run, whatever its modes.
   if (geteuid() == 0) {
     ASSERT_EQ(chown((cache + "/products/nebula/1.9.5/bin/nebula-cert").c_str(), 65534, 65534), 0);
-    EXPECT_EQ(not_built_with_cache(cache),
-              "not trusted: " + cache + "/products/nebula/1.9.5/bin/nebula-cert is owned by uid 65534, neither root nor you: vpnlab does not trust it");
+    EXPECT_EQ(not_built_with_cache(cache), "not trusted: " + cache +
+                                               "/products/nebula/1.9.5/bin/nebula-cert is owned by uid 65534, neither "
+                                               "root nor you: vpnlab does not trust it");
     ASSERT_EQ(chown(cache.c_str(), 65534, 65534), 0);
-    EXPECT_EQ(not_built_with_cache(cache), "not trusted: " + cache + " is owned by uid 65534, neither root nor you: vpnlab does not trust it");
+    EXPECT_EQ(not_built_with_cache(cache),
+              "not trusted: " + cache + " is owned by uid 65534, neither root nor you: vpnlab does not trust it");
   }
 }
 
@@ -118,7 +131,9 @@ TEST(FileDoor, ABuildNeverDeletesThroughALinkInTheCache) {
   auto s = make_registry_build(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.9.5"})->front(), progress, -1);
   unsetenv("VPNLAB_CACHE");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, "nebula@1.9.5: " + cache + "/products/nebula is a symbolic link (vpnlab follows no link below " + cache + "): vpnlab does not trust it");
+  EXPECT_EQ(s.error().message, "nebula@1.9.5: " + cache +
+                                   "/products/nebula is a symbolic link (vpnlab follows no link below " + cache +
+                                   "): vpnlab does not trust it");
   EXPECT_EQ(slurp(outside + "/1.9.5/keep"), "canary\n") << "nothing outside the cache is removed or rebuilt";
   EXPECT_EQ(progress.str(), "");
 }
@@ -145,7 +160,8 @@ TEST(FileDoor, AWriteGoesNeitherThroughALinkNorIntoAFifo) {
   fs::create_symlink(dir + "/secret", dir + "/out.cmd");
   auto through = write_file(dir + "/out.cmd", "overwritten\n", 0640);
   ASSERT_FALSE(through.ok());
-  EXPECT_EQ(through.error().message, "cannot write " + dir + "/out.cmd: it is a symbolic link, and vpnlab writes nothing through a link");
+  EXPECT_EQ(through.error().message,
+            "cannot write " + dir + "/out.cmd: it is a symbolic link, and vpnlab writes nothing through a link");
   EXPECT_EQ(slurp(dir + "/secret"), "root only\n");
   ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
   auto fifo = write_file(dir + "/fifo", "x", 0640);  // returns at once: nobody reads the FIFO
@@ -176,7 +192,8 @@ TEST(FileDoor, RunFromCopiesTheEarlierKeysAndNeverWritesThere) {
   fs::create_symlink(dir + "/elsewhere", from + "/b.key");
   auto linked = copy_run_keys(from, dir + "/other", {"a", "b"});
   ASSERT_FALSE(linked.ok());
-  EXPECT_EQ(linked.error().message, from + "/b.key is a symbolic link: vpnlab reads a run's own files, never through a link");
+  EXPECT_EQ(linked.error().message,
+            from + "/b.key is a symbolic link: vpnlab reads a run's own files, never through a link");
   // A FIFO is refused by its type at once (before: an open that blocked, deaf to Ctrl-C).
   fs::remove(from + "/b.key");
   ASSERT_EQ(mkfifo((from + "/b.key").c_str(), 0600), 0);
@@ -220,7 +237,8 @@ TEST(FileDoor, ABuildSeesNoTokenAndItsLogNamesNoValue) {
 std::string fake_go(const std::string& dir, const std::string& count, int seconds) {
   fs::create_directories(dir);
   std::ofstream(dir + "/go") << "#!/bin/sh\necho $$ >> " << count << "\nsleep " << seconds
-                             << "\nfor a; do last=$a; done\nname=$(basename \"${last%%@*}\")\nprintf '#!/bin/sh\\necho 1.9.5\\n' > \"$GOBIN/$name\"\n"
+                             << "\nfor a; do last=$a; done\nname=$(basename \"${last%%@*}\")\nprintf '#!/bin/sh\\necho "
+                                "1.9.5\\n' > \"$GOBIN/$name\"\n"
                                 "chmod 755 \"$GOBIN/$name\"\n";
   chmod((dir + "/go").c_str(), 0755);
   return dir;
@@ -252,7 +270,8 @@ TEST(FileDoor, TwoBuildsOfOneVersionAtOnceBuildItOnce) {
   EXPECT_TRUE(second.ok()) << second.error().format();
   EXPECT_EQ(lines_in(dir + "/count"), 2) << "go install ran once per package, for one build";
   const std::string said = first_said.str() + second_said.str();
-  EXPECT_NE(said.find("nebula@1.9.5: another vpnlab is building it; waiting for that build"), std::string::npos) << said;
+  EXPECT_NE(said.find("nebula@1.9.5: another vpnlab is building it; waiting for that build"), std::string::npos)
+      << said;
   EXPECT_NE(said.find("nebula@1.9.5: built already"), std::string::npos) << said;
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
   unsetenv("VPNLAB_CACHE");

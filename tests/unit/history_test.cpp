@@ -10,9 +10,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
-#include <fstream>
 
 #include "../temp_paths.h"
 #include "lab/base/fs_util.h"
@@ -20,7 +20,6 @@
 #include "lab/history/history_store.h"
 
 using namespace vpnlab;
-
 
 namespace {
 
@@ -76,7 +75,9 @@ TEST(History, ARunDirectoryThatCannotBeReadAddsNothing) {
   std::ofstream(run + "/results.csv", std::ios::trunc) << csv;
   auto added = store->add_run(run);
   ASSERT_FALSE(added.ok());
-  EXPECT_NE(added.error().message.find("results.csv: a row of run '20261130-095910-zzzz' in run '20261130-095910-d829'"), std::string::npos)
+  EXPECT_NE(
+      added.error().message.find("results.csv: a row of run '20261130-095910-zzzz' in run '20261130-095910-d829'"),
+      std::string::npos)
       << added.error().message;
   EXPECT_TRUE(store->runs()->empty());
 }
@@ -133,7 +134,9 @@ TEST(History, AFileOfSchemaOneIsMigratedAndItsRowsReadBack) {
   const std::string path = make_temp_dir("history") + "/v1.sqlite";
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, read_file_text(VPNLAB_TEST_DATA "/history-v1.sql").c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+  ASSERT_EQ(sqlite3_exec(raw, read_file_text(VPNLAB_TEST_DATA "/history-v1.sql").c_str(), nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
   sqlite3_close(raw);
   ASSERT_EQ(pragma(path, "user_version"), 1);
   auto store = HistoryStore::open(path);
@@ -147,7 +150,8 @@ TEST(History, AFileOfSchemaOneIsMigratedAndItsRowsReadBack) {
   ASSERT_EQ(runs->front().rows.size(), 4u);
   auto direct = read_run_directory(kRun);
   ASSERT_TRUE(direct.ok()) << direct.error().format();
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(format_row(runs->front().rows[i]), format_row(direct->rows[i])) << "row " << i;
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(format_row(runs->front().rows[i]), format_row(direct->rows[i])) << "row " << i;
   // And it takes runs as a schema-2 file does.
   auto more = HistoryStore::open(path);
   ASSERT_TRUE(more.ok());
@@ -209,7 +213,8 @@ TEST(History, ATamperedOrHostileExportIsRefusedWithItsLine) {
   // A newer export format.
   j = nlohmann::json::parse(good);
   j["version"] = 9;
-  EXPECT_EQ(refused("newer.jsonl", j.dump() + "\n"), dir + "/newer.jsonl:1: export format version 9 is not one this vpnlab reads (1)");
+  EXPECT_EQ(refused("newer.jsonl", j.dump() + "\n"),
+            dir + "/newer.jsonl:1: export format version 9 is not one this vpnlab reads (1)");
   // Not JSON; and a line longer than any run can be, refused before it is held whole.
   EXPECT_EQ(refused("text.jsonl", "hello\n"), dir + "/text.jsonl:1: not a JSON object");
   {
@@ -221,7 +226,8 @@ TEST(History, ATamperedOrHostileExportIsRefusedWithItsLine) {
   ASSERT_TRUE(b.ok());
   auto big = import_jsonl(*b, dir + "/big.jsonl");
   ASSERT_FALSE(big.ok());
-  EXPECT_NE(big.error().message.find(dir + "/big.jsonl:1: a line longer than 36 MiB"), std::string::npos) << big.error().message;
+  EXPECT_NE(big.error().message.find(dir + "/big.jsonl:1: a line longer than 36 MiB"), std::string::npos)
+      << big.error().message;
   // A FIFO (endless) is refused by its type, without blocking.
   ASSERT_EQ(mkfifo((dir + "/fifo.jsonl").c_str(), 0600), 0);
   auto fifo = import_jsonl(*b, dir + "/fifo.jsonl");
@@ -251,8 +257,9 @@ TEST(History, RowsBeyondTheDeclaredSamplesOrAForeignIdAreRefused) {
   auto imported = import_jsonl(*store, dir + "/forged.jsonl");
   ASSERT_FALSE(imported.ok());
   const SampleRow& first = run->rows.front();
-  EXPECT_EQ(imported.error().message, dir + "/forged.jsonl:1: a row of " + first.product + ", " + first.test + " is sample " +
-                                          std::to_string(declared + 1) + ", but the run declares " + std::to_string(declared) + " samples (bench.samples)");
+  EXPECT_EQ(imported.error().message, dir + "/forged.jsonl:1: a row of " + first.product + ", " + first.test +
+                                          " is sample " + std::to_string(declared + 1) + ", but the run declares " +
+                                          std::to_string(declared) + " samples (bench.samples)");
   auto direct = store->add(forged);
   ASSERT_FALSE(direct.ok()) << "the store itself holds the rule, whoever calls it";
   EXPECT_EQ(store->runs()->front().rows, static_cast<int64_t>(run->rows.size()));
@@ -356,8 +363,9 @@ TEST(History, ARunIdThereAlreadyWithOtherRowsIsRefusedUnlessReplaced) {
   std::string said;
   auto refused = store->add(forged, /*replace=*/false, &said);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().message, "run 20261130-095910-d829 is in the history already with other rows: row 2 (" + forged.rows[1].product + ", " +
-                                         forged.rows[1].test + ", sample " + std::to_string(forged.rows[1].sample) + ") differs");
+  EXPECT_EQ(refused.error().message, "run 20261130-095910-d829 is in the history already with other rows: row 2 (" +
+                                         forged.rows[1].product + ", " + forged.rows[1].test + ", sample " +
+                                         std::to_string(forged.rows[1].sample) + ") differs");
   EXPECT_NE(refused.error().hint.find("append-only: give --replace"), std::string::npos);
   auto kept = all_runs(*store);
   ASSERT_TRUE(kept.ok());
@@ -385,7 +393,10 @@ TEST(History, AFileIsTrustedOnlyWithVpnlabsOwnSchema) {
   const std::string dir = make_temp_dir("history");
   auto made = [&](const std::string& name, const std::string& sql) {
     const std::string path = dir + "/" + name;
-    { auto store = HistoryStore::open(path); EXPECT_TRUE(store.ok()); }
+    {
+      auto store = HistoryStore::open(path);
+      EXPECT_TRUE(store.ok());
+    }
     sqlite3* raw = nullptr;
     EXPECT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
     EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
@@ -396,18 +407,29 @@ TEST(History, AFileIsTrustedOnlyWithVpnlabsOwnSchema) {
     auto s = HistoryStore::open(path, access);
     return s.ok() ? std::string() : s.error().message;
   };
-  const std::string view = made("view.sqlite", "CREATE VIEW spin AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c;");
-  EXPECT_EQ(message(view, HistoryAccess::read_write), view + ": it has a view 'spin' vpnlab never makes: not a history vpnlab wrote");
-  EXPECT_EQ(message(view, HistoryAccess::read_only), view + ": it has a view 'spin' vpnlab never makes: not a history vpnlab wrote");
-  const std::string trigger = made("trigger.sqlite", "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM samples; END;");
-  EXPECT_EQ(message(trigger, HistoryAccess::read_write), trigger + ": it has a trigger 't' vpnlab never makes: not a history vpnlab wrote");
+  const std::string view =
+      made("view.sqlite",
+           "CREATE VIEW spin AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c;");
+  EXPECT_EQ(message(view, HistoryAccess::read_write),
+            view + ": it has a view 'spin' vpnlab never makes: not a history vpnlab wrote");
+  EXPECT_EQ(message(view, HistoryAccess::read_only),
+            view + ": it has a view 'spin' vpnlab never makes: not a history vpnlab wrote");
+  const std::string trigger =
+      made("trigger.sqlite", "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM samples; END;");
+  EXPECT_EQ(message(trigger, HistoryAccess::read_write),
+            trigger + ": it has a trigger 't' vpnlab never makes: not a history vpnlab wrote");
   const std::string column = made("column.sqlite", "ALTER TABLE samples ADD COLUMN extra TEXT;");
-  EXPECT_EQ(message(column, HistoryAccess::read_write), column + ": table 'samples' has other columns than vpnlab's: not a history vpnlab wrote");
+  EXPECT_EQ(message(column, HistoryAccess::read_write),
+            column + ": table 'samples' has other columns than vpnlab's: not a history vpnlab wrote");
   const std::string minus = made("minus.sqlite", "PRAGMA user_version = -1;");
   EXPECT_EQ(message(minus, HistoryAccess::read_write), minus + ": history schema -1 is not one vpnlab wrote");
   // A read-only open of a good history reads it and writes nothing into it.
   const std::string good = dir + "/good.sqlite";
-  { auto store = HistoryStore::open(good); ASSERT_TRUE(store.ok()); ASSERT_TRUE(store->add_run(kRun).ok()); }
+  {
+    auto store = HistoryStore::open(good);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE(store->add_run(kRun).ok());
+  }
   const std::string before = file_bytes(good);
   auto reader = HistoryStore::open(good, HistoryAccess::read_only);
   ASSERT_TRUE(reader.ok()) << reader.error().format();

@@ -39,34 +39,43 @@ TEST(VersionOrder, NumbersCompareAsNumbersAndReleasesFollowTheirCandidates) {
 }
 
 nlohmann::json environment() {
-  return {{"schema", 1},          {"run_id", "r"},        {"backend", "netns"},   {"accel", "none"},
-          {"machine_id", "ab12"}, {"topology_file", "topologies/quick.toml"}, {"topology_sha256", "270d49ee"},
-          {"vpnlab_version", "v1"}, {"kernel", {{"release", "6.1.0"}}}, {"cpu", {{"model", "EPYC"}, {"count", 2}}},
-          {"overlay", {{"mtu", 1400}}}, {"bench", {{"pinned", true}, {"rps", true}, {"interleaved", true}, {"duration_s", 5.0}, {"samples", 3}}},
+  return {{"schema", 1},
+          {"run_id", "r"},
+          {"backend", "netns"},
+          {"accel", "none"},
+          {"machine_id", "ab12"},
+          {"topology_file", "topologies/quick.toml"},
+          {"topology_sha256", "270d49ee"},
+          {"vpnlab_version", "v1"},
+          {"kernel", {{"release", "6.1.0"}}},
+          {"cpu", {{"model", "EPYC"}, {"count", 2}}},
+          {"overlay", {{"mtu", 1400}}},
+          {"bench", {{"pinned", true}, {"rps", true}, {"interleaved", true}, {"duration_s", 5.0}, {"samples", 3}}},
           {"products", {{"nebula", {{"version", "Version: 1.6.1"}}}}}};
 }
 
 TEST(Comparability, OneKeyHoldsWhatChangesAFigureAndNothingElse) {
   const std::string base = comparability_key(environment());
   // What a series follows, or does not change what is measured: the same key.
-  for (auto change : std::vector<std::pair<const char*, nlohmann::json>>{{"/products/nebula/version", "Version: 1.10.3"},
-                                                                          {"/vpnlab_version", "v2"},
-                                                                          {"/topology_file", "elsewhere/quick.toml"},
-                                                                          {"/run_id", "other"},
-                                                                          {"/bench/samples", 30}}) {
+  for (auto change :
+       std::vector<std::pair<const char*, nlohmann::json>>{{"/products/nebula/version", "Version: 1.10.3"},
+                                                           {"/vpnlab_version", "v2"},
+                                                           {"/topology_file", "elsewhere/quick.toml"},
+                                                           {"/run_id", "other"},
+                                                           {"/bench/samples", 30}}) {
     nlohmann::json e = environment();
     e[nlohmann::json::json_pointer(change.first)] = change.second;
     EXPECT_EQ(comparability_key(e), base) << change.first;
   }
   // Another machine, setup or sample length: another key.
   for (auto change : std::vector<std::pair<const char*, nlohmann::json>>{{"/machine_id", "cd34"},
-                                                                          {"/topology_sha256", "99"},
-                                                                          {"/kernel/release", "6.18"},
-                                                                          {"/cpu/count", 4},
-                                                                          {"/overlay/mtu", 1380},
-                                                                          {"/bench/pinned", false},
-                                                                          {"/bench/duration_s", 10.0},
-                                                                          {"/backend", "vm"}}) {
+                                                                         {"/topology_sha256", "99"},
+                                                                         {"/kernel/release", "6.18"},
+                                                                         {"/cpu/count", 4},
+                                                                         {"/overlay/mtu", 1380},
+                                                                         {"/bench/pinned", false},
+                                                                         {"/bench/duration_s", 10.0},
+                                                                         {"/backend", "vm"}}) {
     nlohmann::json e = environment();
     e[nlohmann::json::json_pointer(change.first)] = change.second;
     EXPECT_NE(comparability_key(e), base) << change.first;
@@ -95,7 +104,8 @@ struct Rates {
 };
 
 // `trials` series of `history` points at level 1 and a newest at `newest_level`.
-Rates simulate(int trials, int history, double newest_level, double run_sd, double sample_sd, int n, double threshold, unsigned seed) {
+Rates simulate(int trials, int history, double newest_level, double run_sd, double sample_sd, int n, double threshold,
+               unsigned seed) {
   std::mt19937 rng(seed);
   int alarms = 0, outside = 0;
   for (int t = 0; t < trials; ++t) {
@@ -114,8 +124,10 @@ TEST(Detector, FalseAlarmsStayAtTheStatedRateWhenNothingChanged) {
   // tail 1 %), whatever the history's length; the threshold only removes alarms.
   for (int history : {4, 10, 20}) {
     Rates r = simulate(20000, history, 1.0, 0.0, 0.05, 5, 0.0, 7 + history);
-    printf("no step, %2d earlier runs, 5 %% sample noise: interval off 1 in %.2f %% (98 %% interval), regression verdicts %.2f %% (threshold 0)\n",
-           history, 100 * r.outside, 100 * r.alarm);
+    printf(
+        "no step, %2d earlier runs, 5 %% sample noise: interval off 1 in %.2f %% (98 %% interval), regression verdicts "
+        "%.2f %% (threshold 0)\n",
+        history, 100 * r.outside, 100 * r.alarm);
     EXPECT_NEAR(r.outside, 0.02, 0.004) << history;
     EXPECT_LE(r.alarm, 0.013) << history;
     Rates t = simulate(20000, history, 1.0, 0.0, 0.05, 5, 0.05, 11 + history);
@@ -124,7 +136,8 @@ TEST(Detector, FalseAlarmsStayAtTheStatedRateWhenNothingChanged) {
   }
   // Run-to-run noise as large as the samples' own: still 1 %.
   Rates drift = simulate(20000, 10, 1.0, 0.05, 0.05, 5, 0.0, 3);
-  printf("no step, 10 earlier runs, 5 %% run-to-run + 5 %% sample noise: regression verdicts %.2f %%\n", 100 * drift.alarm);
+  printf("no step, 10 earlier runs, 5 %% run-to-run + 5 %% sample noise: regression verdicts %.2f %%\n",
+         100 * drift.alarm);
   EXPECT_LE(drift.alarm, 0.013);
 }
 
@@ -135,15 +148,16 @@ TEST(Detector, ATenPercentStepInFivePercentNoiseIsFound) {
   EXPECT_GE(r.alarm, 0.80);
   // Where run-to-run noise is 5 % too, one run cannot tell a 10 % step from a bad day as often.
   Rates drift = simulate(5000, 10, 0.90, 0.05, 0.05, 5, 0.05, 22);
-  printf("10 %% step, 5 %% run-to-run + 5 %% sample noise: found in %.1f %% (one run after the step)\n", 100 * drift.alarm);
+  printf("10 %% step, 5 %% run-to-run + 5 %% sample noise: found in %.1f %% (one run after the step)\n",
+         100 * drift.alarm);
   EXPECT_GE(drift.alarm, 0.10);
   // This machine's run-to-run noise of the ratio to the baseline (README "History": 8 real
   // runs, sd of log 3.3 % for wireguard-go, 1.4 % for boringtun), each point one run's.
   for (double sd : {0.033, 0.014}) {
     Rates here = simulate(5000, 10, 0.90, sd, 0.0, 1, 0.05, 24);
     Rates none = simulate(20000, 10, 1.0, sd, 0.0, 1, 0.05, 25);
-    printf("this machine's noise, %.1f %% run to run: a 10 %% step found in %.1f %%, false alarms %.2f %%\n", 100 * sd, 100 * here.alarm,
-           100 * none.alarm);
+    printf("this machine's noise, %.1f %% run to run: a 10 %% step found in %.1f %%, false alarms %.2f %%\n", 100 * sd,
+           100 * here.alarm, 100 * none.alarm);
     EXPECT_LE(none.alarm, 0.01);
   }
   // A 30 % step is found nearly always in either.
@@ -190,14 +204,17 @@ TEST(ChangePoints, AStepIsFoundWhereItIsAndNoiseAloneRarelySplits) {
     found_at_step += std::find(cs.begin(), cs.end(), 12u) != cs.end();
     false_splits += !change_points(flat).empty();
   }
-  printf("change points: a 10 %% step in 20 runs (5 %% sample noise) found at its run in %.1f %%; a flat series split in %.1f %%\n",
-         100.0 * found_at_step / trials, 100.0 * false_splits / trials);
+  printf(
+      "change points: a 10 %% step in 20 runs (5 %% sample noise) found at its run in %.1f %%; a flat series split in "
+      "%.1f %%\n",
+      100.0 * found_at_step / trials, 100.0 * false_splits / trials);
   EXPECT_GE(found_at_step, trials * 8 / 10);
   EXPECT_LE(false_splits, trials * 2 / 100);
 }
 
 // Runs of one environment (and one of another) with a product's samples.
-RunRecord make_run(const std::string& id, const std::string& started, const std::vector<std::pair<std::string, std::vector<double>>>& products,
+RunRecord make_run(const std::string& id, const std::string& started,
+                   const std::vector<std::pair<std::string, std::vector<double>>>& products,
                    nlohmann::json env = environment()) {
   RunRecord r;
   r.run_id = id;
@@ -247,7 +264,8 @@ TEST(Trend, ByVersionOneSeriesHoldsEveryBuildInVersionOrder) {
   env["products"] = {{"nebula", {{"version", "Version: 1.6.1"}}},
                      {"nebula@1.10.3", {{"version", "Version: 1.10.3"}}},
                      {"nebula@1.9.5", {{"version", "Version: 1.9.5"}}}};
-  std::vector<RunRecord> runs = {make_run("r1", "2026-12-01T10:00:00Z", {{"nebula@1.10.3", {0.7}}, {"nebula", {0.5}}, {"nebula@1.9.5", {0.6}}}, env)};
+  std::vector<RunRecord> runs = {make_run("r1", "2026-12-01T10:00:00Z",
+                                          {{"nebula@1.10.3", {0.7}}, {"nebula", {0.5}}, {"nebula@1.9.5", {0.6}}}, env)};
   auto trends = build_trends(runs, {"nebula", "", "gbps", true}, history_metric("gbps").value());
   ASSERT_EQ(trends.size(), 1u);
   std::vector<std::string> versions;
@@ -276,12 +294,14 @@ TEST(Check, ExitsThreeOnAPlantedSlowdownZeroWithoutAndFourWithoutHistory) {
   };
   CheckOutcome slowed = check_newest(series(8, 0.8), {"wireguard-go", "", "gbps", 0.05}, metric);
   EXPECT_EQ(slowed.exit_code, kExitRegression) << check_text(slowed, {}, metric);
-  EXPECT_NE(check_text(slowed, {}, metric).find("regression: the newest run is slower beyond the threshold (exit 3)"), std::string::npos);
+  EXPECT_NE(check_text(slowed, {}, metric).find("regression: the newest run is slower beyond the threshold (exit 3)"),
+            std::string::npos);
   CheckOutcome same = check_newest(series(8, 1.0), {"wireguard-go", "", "gbps", 0.05}, metric);
   EXPECT_EQ(same.exit_code, 0) << check_text(same, {}, metric);
   CheckOutcome young = check_newest(series(4, 0.5), {"wireguard-go", "", "gbps", 0.05}, metric);
   EXPECT_EQ(young.exit_code, kExitNoHistory) << check_text(young, {}, metric);
-  EXPECT_NE(check_text(young, {}, metric).find("no comparable history (3 of 4 runs)"), std::string::npos) << check_text(young, {}, metric);
+  EXPECT_NE(check_text(young, {}, metric).find("no comparable history (3 of 4 runs)"), std::string::npos)
+      << check_text(young, {}, metric);
 }
 
 // The detectable change `history check` prints is what it flags 80 % of the time: histories
@@ -291,7 +311,8 @@ TEST(Check, ExitsThreeOnAPlantedSlowdownZeroWithoutAndFourWithoutHistory) {
 TEST(Check, ThePrintedDetectableChangeIsFlaggedEightyPercentOfTheTimeInSimulation) {
   std::mt19937 rng(12);
   const double level = 1 - 2 * kCheckAlpha;
-  for (const auto& [n, sigma, higher] : std::vector<std::tuple<size_t, double, bool>>{{4, 0.02, true}, {8, 0.10, true}, {12, 0.05, false}}) {
+  for (const auto& [n, sigma, higher] :
+       std::vector<std::tuple<size_t, double, bool>>{{4, 0.02, true}, {8, 0.10, true}, {12, 0.05, false}}) {
     const double change = detectable_change(sigma, n, level, higher);
     ASSERT_GT(change, 0);
     const double worse = higher ? std::log(1 - change) : std::log(1 + change);
@@ -322,28 +343,33 @@ TEST(Check, AHistoryTooNoisyToSeeTheThresholdSaysSoAndExitsFive) {
       char started[32];
       snprintf(started, sizeof started, "2026-12-01T%02d:00:00Z", i);
       // The newest run at the history's level: whatever the check sees, it is no regression.
-      out.push_back(make_run("r" + std::to_string(i), started, {{"wireguard-go", {i == 5 ? 0.6 : 0.6 * std::exp(noise(rng))}}}));
+      out.push_back(
+          make_run("r" + std::to_string(i), started, {{"wireguard-go", {i == 5 ? 0.6 : 0.6 * std::exp(noise(rng))}}}));
     }
     return out;
   };
   const HistoryMetric metric = history_metric("gbps").value();
   const CheckQuery q{"wireguard-go", "", "gbps", 0.05};
-  CheckOutcome noisy = vpnlab::check_newest(build_trends(runs(0.15), {q.product, q.test, q.metric, false}, metric), q, metric);
+  CheckOutcome noisy =
+      vpnlab::check_newest(build_trends(runs(0.15), {q.product, q.test, q.metric, false}, metric), q, metric);
   const std::string text = check_text(noisy, q, metric);
   ASSERT_NE(noisy.exit_code, kExitRegression) << text;
   EXPECT_EQ(noisy.exit_code, kExitHistoryBlind) << text;
   EXPECT_GT(noisy.detectable, 0.05) << text;
   EXPECT_NE(text.find("cannot see the threshold: this history detects changes of "), std::string::npos) << text;
   // What would see it: no number of runs in the window at this spread, so samples per run.
-  EXPECT_NE(text.find("the threshold asks for 5.0 %; nothing beyond it was seen, but a smaller drop would pass unseen: even 20 runs at this spread "
-                      "see only 16.5 %; runs of about 11x the samples each would (if the runs differ by their samples' noise) (exit 5)"),
+  EXPECT_NE(text.find("the threshold asks for 5.0 %; nothing beyond it was seen, but a smaller drop would pass unseen: "
+                      "even 20 runs at this spread "
+                      "see only 16.5 %; runs of about 11x the samples each would (if the runs differ by their samples' "
+                      "noise) (exit 5)"),
             std::string::npos)
       << text;
   // A spread that more runs can beat says how many: the first count whose detectable change is
   // within the threshold.
   bool counted = false;
   for (double spread : {0.03, 0.02, 0.015, 0.01, 0.008}) {
-    CheckOutcome some = vpnlab::check_newest(build_trends(runs(spread), {q.product, q.test, q.metric, false}, metric), q, metric);
+    CheckOutcome some =
+        vpnlab::check_newest(build_trends(runs(spread), {q.product, q.test, q.metric, false}, metric), q, metric);
     if (some.exit_code != kExitHistoryBlind) continue;
     const std::string said = what_would_see(some, q.threshold, metric.higher_is_better);
     if (said.empty() || !std::isdigit(static_cast<unsigned char>(said[0]))) continue;
@@ -351,12 +377,15 @@ TEST(Check, AHistoryTooNoisyToSeeTheThresholdSaysSoAndExitsFive) {
     const size_t n = std::stoul(said.substr(0, said.find(' ')));
     EXPECT_LE(detectable_change(l.log_sd, n, some.level, true), 0.05) << said;
     EXPECT_GT(detectable_change(l.log_sd, n - 1, some.level, true), 0.05) << said;
-    EXPECT_NE(said.find(" comparable earlier runs at this spread would see it (5 now, for wireguard-go a-to-b)"), std::string::npos) << said;
+    EXPECT_NE(said.find(" comparable earlier runs at this spread would see it (5 now, for wireguard-go a-to-b)"),
+              std::string::npos)
+        << said;
     counted = true;
     break;
   }
   EXPECT_TRUE(counted) << "some spread is too wide for 5 runs and narrow enough for 20";
-  CheckOutcome quiet = vpnlab::check_newest(build_trends(runs(0.002), {q.product, q.test, q.metric, false}, metric), q, metric);
+  CheckOutcome quiet =
+      vpnlab::check_newest(build_trends(runs(0.002), {q.product, q.test, q.metric, false}, metric), q, metric);
   EXPECT_EQ(quiet.exit_code, 0) << check_text(quiet, q, metric);
   EXPECT_LT(quiet.detectable, 0.05);
   EXPECT_NE(check_text(quiet, q, metric).find("no regression (exit 0)"), std::string::npos);
@@ -373,8 +402,11 @@ TEST(HistoryPage, VerdictFirstNoPathAndATimeAxis) {
     runs.push_back(make_run("r" + std::to_string(i), started, {{"wireguard-go", {0.60, 0.61, 0.59}}}));
   }
   const HistoryMetric metric = history_metric("gbps").value();
-  const std::string page = history_page_html(build_trends(runs, {"wireguard-go", "", "gbps", false}, metric), "/secret/home/me/h.sqlite", false);
-  const size_t check = page.find("<p class=\"check\">Latest check (run r4, 'vpnlab history check'): no regression beyond 5.0 %; this history detects changes of ");
+  const std::string page = history_page_html(build_trends(runs, {"wireguard-go", "", "gbps", false}, metric),
+                                             "/secret/home/me/h.sqlite", false);
+  const size_t check = page.find(
+      "<p class=\"check\">Latest check (run r4, 'vpnlab history check'): no regression beyond 5.0 %; this history "
+      "detects changes of ");
   EXPECT_NE(check, std::string::npos) << page.substr(0, 1500);
   EXPECT_LT(check, page.find("<svg"));
   EXPECT_EQ(page.find("/secret"), std::string::npos);
@@ -384,7 +416,8 @@ TEST(HistoryPage, VerdictFirstNoPathAndATimeAxis) {
   // Evenly spaced, the fifth run would sit one slot after the fourth; on the time axis the
   // gap from the 4th to the 5th (four days) is four times the 1st to the 2nd (one day).
   std::vector<double> xs;
-  for (size_t k = page.find("<circle cx=\""); k != std::string::npos; k = page.find("<circle cx=\"", k + 1)) xs.push_back(std::stod(page.substr(k + 12)));
+  for (size_t k = page.find("<circle cx=\""); k != std::string::npos; k = page.find("<circle cx=\"", k + 1))
+    xs.push_back(std::stod(page.substr(k + 12)));
   ASSERT_EQ(xs.size(), 5u);
   EXPECT_NEAR((xs[4] - xs[3]) / (xs[1] - xs[0]), 4.0, 0.02);  // positions are written to 0.1 px
 }
@@ -395,11 +428,13 @@ TEST(ScorecardTrends, AHeadlineCellGetsItsSeriesFromTheHistory) {
   const std::string path = make_temp_dir("scorecard-trend") + "/h.sqlite";
   auto store = HistoryStore::open(path);
   ASSERT_TRUE(store.ok()) << store.error().format();
-  for (const auto& run : {make_run("r1", "2026-12-01T10:00:00Z", {{"baseline", {8, 8}}, {"nebula", {0.50, 0.52}}, {"tinc", {0.2, 0.2}}}),
-                          make_run("r3", "2026-12-01T12:00:00Z", {{"baseline", {8, 8}}, {"nebula", {0.40, 0.41}}})})
+  for (const auto& run :
+       {make_run("r1", "2026-12-01T10:00:00Z", {{"baseline", {8, 8}}, {"nebula", {0.50, 0.52}}, {"tinc", {0.2, 0.2}}}),
+        make_run("r3", "2026-12-01T12:00:00Z", {{"baseline", {8, 8}}, {"nebula", {0.40, 0.41}}})})
     ASSERT_TRUE(store->add(run).ok());
   auto cell = [](const std::string& product) {
-    return nlohmann::json{{"scenario", "bulk"}, {"test", "a-to-b"}, {"product", product}, {"metric", "gbps"}, {"headline", true}};
+    return nlohmann::json{
+        {"scenario", "bulk"}, {"test", "a-to-b"}, {"product", product}, {"metric", "gbps"}, {"headline", true}};
   };
   nlohmann::json card = {{"cells", {cell("nebula"), cell("tinc"), cell("baseline")}}};
   ASSERT_TRUE(add_scorecard_trends(*store, &card).ok());

@@ -7,10 +7,10 @@
 
 #include <filesystem>
 
-#include "lab/backends/hosts/plan_wire.h"
-#include "lab/base/fs_util.h"
 #include "../temp_paths.h"
+#include "lab/backends/hosts/plan_wire.h"
 #include "lab/backends/hosts/ssh_channel.h"
+#include "lab/base/fs_util.h"
 #include "lab/model/plan.h"
 #include "lab/model/topology.h"
 #include "lab/results/report_hosts.h"
@@ -110,9 +110,11 @@ TEST(HostsTopology, MistakesAreLocatedWithAHint) {
   EXPECT_EQ(error_of(with("host = \"h2\"", "host = \"h3\"")),
             "topologies/x.toml:29:8: node 'c': host 'h3' is not defined\nhint: did you mean 'h1'?");
   EXPECT_EQ(error_of(with("[[node]]\nname = \"c\"\nhost = \"h2\"", "[[node]]\nname = \"c\"")),
-            "topologies/x.toml:27:1: node 'c' has no host (backend 'hosts')\nhint: add host = \"h1\" (one of the [[host]] names)");
+            "topologies/x.toml:27:1: node 'c' has no host (backend 'hosts')\nhint: add host = \"h1\" (one of the "
+            "[[host]] names)");
   EXPECT_EQ(error_of(with("ssh = \"lab-h2\"", "ssh = \"-oProxyCommand=x\"")),
-            "topologies/x.toml:13:7: host 'h2': ssh = \"-oProxyCommand=x\" is not an SSH destination: host '-oProxyCommand=x' is not a host name or "
+            "topologies/x.toml:13:7: host 'h2': ssh = \"-oProxyCommand=x\" is not an SSH destination: host "
+            "'-oProxyCommand=x' is not a host name or "
             "address ([A-Za-z0-9.-_], an IPv4 address or [IPv6])\n"
             "hint: write ssh = \"root@192.0.2.10\" (vpnlab runs ssh with -F none: no ~/.ssh/config Host applies)");
   EXPECT_EQ(error_of(with("nic = \"eth1\"", "nic = \"lo\"")),
@@ -121,14 +123,19 @@ TEST(HostsTopology, MistakesAreLocatedWithAHint) {
   // A link between hosts is a pair's wire: two nodes.
   EXPECT_EQ(error_of(with("nodes = [\"a\", \"c\"]", "nodes = [\"a\", \"b\", \"c\"]")),
             "topologies/x.toml:36:1: link 'wan' joins 3 nodes on several hosts\n"
-            "hint: a link between hosts is that pair's wire: give it two nodes, one on each host, and keep larger links on one host");
+            "hint: a link between hosts is that pair's wire: give it two nodes, one on each host, and keep larger "
+            "links on one host");
   // One nic per host: b cannot cross too.
-  std::string two = with("[bench]", "[[link]]\nname = \"wan2\"\nnodes = [\"b\", \"c\"]\nsubnet = \"192.168.3.0/24\"\n\n[bench]");
-  EXPECT_NE(error_of(two).find("host 'h1' has one nic ('enp2s0'), but link 'wan' (node 'a') and link 'wan2' (node 'b') both cross to other hosts"),
+  std::string two =
+      with("[bench]", "[[link]]\nname = \"wan2\"\nnodes = [\"b\", \"c\"]\nsubnet = \"192.168.3.0/24\"\n\n[bench]");
+  EXPECT_NE(error_of(two).find("host 'h1' has one nic ('enp2s0'), but link 'wan' (node 'a') and link 'wan2' (node 'b') "
+                               "both cross to other hosts"),
             std::string::npos)
       << error_of(two);
-  EXPECT_EQ(error_of(with("backend = \"hosts\"", "backend = \"host\"")).substr(0, 51), "topologies/x.toml:3:11: lab: unknown backend 'host'");
-  EXPECT_NE(error_of(with("[link]]\nname = \"wan\"", "[link]]\nrate = \"1gbit\"\nname = \"wan\"")).find("link 'wan' crosses hosts and is shaped"),
+  EXPECT_EQ(error_of(with("backend = \"hosts\"", "backend = \"host\"")).substr(0, 51),
+            "topologies/x.toml:3:11: lab: unknown backend 'host'");
+  EXPECT_NE(error_of(with("[link]]\nname = \"wan\"", "[link]]\nrate = \"1gbit\"\nname = \"wan\""))
+                .find("link 'wan' crosses hosts and is shaped"),
             std::string::npos);
 }
 
@@ -179,7 +186,9 @@ TEST(HostsPlan, EachHostGetsItsNodesLinksRoutesAndTheNicOfTheCrossingLink) {
                       "  enp2s0 moves into node a as wan 192.168.2.1/24 (link wan), back at teardown\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("  wan: the wire between h1 and h2 (nic enp2s0 of h1, eth1 of h2), MTU 1500\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  wan: the wire between h1 and h2 (nic enp2s0 of h1, eth1 of h2), MTU 1500\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(HostsPlan, APartSurvivesItsWireFormAndAMalformedOneIsRefused) {
@@ -205,7 +214,8 @@ TEST(HostsPlan, APartSurvivesItsWireFormAndAMalformedOneIsRefused) {
 
 TEST(HostsSsh, ArgvKeepsTheDestinationAndQuotesTheRemoteCommand) {
   SshTarget t{"h1", "root@192.0.2.10", {"-p", "2222"}, "/opt/vpn lab/vpnlab-host-agent", "", ""};
-  std::vector<std::string> argv = ssh_argv(t, SshTrust{"/var/lib/vpnlab/known_hosts", "yes", ""}, "/tmp/vpnlab-ssh-Ab12Cd");
+  std::vector<std::string> argv =
+      ssh_argv(t, SshTrust{"/var/lib/vpnlab/known_hosts", "yes", ""}, "/tmp/vpnlab-ssh-Ab12Cd");
   ASSERT_GE(argv.size(), 5u);
   EXPECT_EQ(argv[0], "ssh");
   EXPECT_EQ(argv[1], "-F");
@@ -222,7 +232,8 @@ TEST(HostsSsh, ArgvKeepsTheDestinationAndQuotesTheRemoteCommand) {
 // control socket sits in the private directory, a pinned key is filed under vpnlab's alias.
 TEST(HostsSsh, VpnlabsOwnFileModeAndSocketComeFirst) {
   SshTarget t{"h1", "root@192.0.2.10", {"-p", "2222"}, "/usr/libexec/vpnlab/vpnlab-host-agent", "", ""};
-  auto argv = ssh_argv(t, SshTrust{"/tmp/vpnlab-ssh-Ab12Cd/known_hosts-h1", "yes", "vpnlab-host-h1"}, "/tmp/vpnlab-ssh-Ab12Cd");
+  auto argv =
+      ssh_argv(t, SshTrust{"/tmp/vpnlab-ssh-Ab12Cd/known_hosts-h1", "yes", "vpnlab-host-h1"}, "/tmp/vpnlab-ssh-Ab12Cd");
   auto at = [&](const std::string& word) { return std::find(argv.begin(), argv.end(), word) - argv.begin(); };
   EXPECT_LT(at("UserKnownHostsFile=/tmp/vpnlab-ssh-Ab12Cd/known_hosts-h1"), at("-p"));
   EXPECT_LT(at("StrictHostKeyChecking=yes"), at("-p"));
@@ -237,13 +248,16 @@ TEST(HostsSsh, VpnlabsOwnFileModeAndSocketComeFirst) {
 TEST(HostsSsh, TrustIsPinnedCopiedOrVpnlabsOwnFile) {
   const std::string dir = make_temp_dir("ssh-private");
   ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);
-  SshTarget t{"h1", "root@192.0.2.10", {}, "/usr/libexec/vpnlab/vpnlab-host-agent", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKEY", ""};
+  SshTarget t{
+      "h1", "root@192.0.2.10", {}, "/usr/libexec/vpnlab/vpnlab-host-agent", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKEY",
+      ""};
   auto pinned = prepare_ssh_trust(t, dir);
   ASSERT_TRUE(pinned.ok()) << pinned.error().format();
   EXPECT_EQ(pinned->alias, "vpnlab-host-h1");
   EXPECT_EQ(pinned->strict, "yes");
   EXPECT_EQ(read_file_text(pinned->known_hosts_file), "vpnlab-host-h1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKEY\n");
-  EXPECT_EQ(std::filesystem::status(pinned->known_hosts_file).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  EXPECT_EQ(std::filesystem::status(pinned->known_hosts_file).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 
   t.host_key = "";
   t.known_hosts = dir + "/fifo";
@@ -264,7 +278,9 @@ TEST(HostsSsh, TrustIsPinnedCopiedOrVpnlabsOwnFile) {
   ASSERT_EQ(::chmod(own.c_str(), 0666), 0);
   auto writable = prepare_ssh_trust(t, dir);
   ASSERT_FALSE(writable.ok());
-  EXPECT_NE(writable.error().message.find("is not a regular file of this user that only it may write"), std::string::npos) << writable.error().message;
+  EXPECT_NE(writable.error().message.find("is not a regular file of this user that only it may write"),
+            std::string::npos)
+      << writable.error().message;
   std::filesystem::remove(own);
   std::filesystem::create_symlink("/etc/cron.d/vpnlab-victim", own);
   auto link = prepare_ssh_trust(t, dir);
@@ -280,11 +296,16 @@ TEST(HostsSsh, TrustIsPinnedCopiedOrVpnlabsOwnFile) {
   auto mine = ssh_private_dir();
   if (ssh_private_dir_prefix().empty()) {  // not root, no private runtime directory: refused, never /tmp
     ASSERT_FALSE(mine.ok());
-    EXPECT_EQ(mine.error().hint, "run vpnlab as root (it keeps them in /run), or set XDG_RUNTIME_DIR to a directory only you may enter");
+    EXPECT_EQ(mine.error().hint,
+              "run vpnlab as root (it keeps them in /run), or set XDG_RUNTIME_DIR to a directory only you may enter");
   } else {
     ASSERT_TRUE(mine.ok()) << mine.error().format();
-    EXPECT_EQ(std::filesystem::status(*mine).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
-    EXPECT_EQ(mine->rfind(::geteuid() == 0 ? "/run/vpnlab-ssh-" : ssh_private_dir_prefix_for(::geteuid(), std::getenv("XDG_RUNTIME_DIR")), 0), 0u)
+    EXPECT_EQ(std::filesystem::status(*mine).permissions() & std::filesystem::perms::all,
+              std::filesystem::perms::owner_all);
+    EXPECT_EQ(mine->rfind(::geteuid() == 0 ? "/run/vpnlab-ssh-"
+                                           : ssh_private_dir_prefix_for(::geteuid(), std::getenv("XDG_RUNTIME_DIR")),
+                          0),
+              0u)
         << "root's own /run when root";
     // The pid (for `vpnlab cleanup`), then mkdtemp's random part: a name nobody can compute.
     const std::string prefix = ssh_private_dir_prefix() + std::to_string(::getpid()) + "-";
@@ -312,7 +333,8 @@ TEST(HostsSsh, TrustIsPinnedCopiedOrVpnlabsOwnFile) {
 }
 
 TEST(HostsReport, CpuPerMachineFromTheRowsAndHostsFromTheEnvironment) {
-  EXPECT_EQ(cpu_by_host("h1:1.5;h2+h3:0.25;bad;:1;h4:x;h5:-1"), (std::map<std::string, double>{{"h1", 1.5}, {"h2+h3", 0.25}}));
+  EXPECT_EQ(cpu_by_host("h1:1.5;h2+h3:0.25;bad;:1;h4:x;h5:-1"),
+            (std::map<std::string, double>{{"h1", 1.5}, {"h2+h3", 0.25}}));
   std::vector<SampleRow> rows(3);
   for (int i = 0; i < 3; ++i) {
     rows[i].product = "wireguard-go";
@@ -331,12 +353,15 @@ TEST(HostsReport, CpuPerMachineFromTheRowsAndHostsFromTheEnvironment) {
   rows[0].cpu_by_host = rows[1].cpu_by_host = "";
   EXPECT_TRUE(host_cpu_rows(rows).empty());  // netns and vm runs: no section
 
-  nlohmann::json env = nlohmann::json::parse(R"({"hosts": [{"name": "h1", "ssh": "root@192.0.2.10", "kernel": "6.1.0", "cpu_model": "EPYC",
+  nlohmann::json env = nlohmann::json::parse(
+      R"({"hosts": [{"name": "h1", "ssh": "root@192.0.2.10", "kernel": "6.1.0", "cpu_model": "EPYC",
       "cpus": 8, "boot_id": "0123456789ab", "version": "v1", "nics": {"enp2s0": {"driver": "ixgbe", "speed_mbps": "10000"}},
       "products": {"nebula": {"version": "Version: 1.6.1"}}}, 7]})");
-  EXPECT_EQ(host_items(env), (std::vector<std::string>{
-                                 "Host h1 (ssh root@192.0.2.10): kernel 6.1.0, CPU EPYC x 8, boot 01234567, agent v1; nic enp2s0 (ixgbe, "
-                                 "10000 Mbit/s); nebula Version: 1.6.1."}));
+  EXPECT_EQ(
+      host_items(env),
+      (std::vector<std::string>{
+          "Host h1 (ssh root@192.0.2.10): kernel 6.1.0, CPU EPYC x 8, boot 01234567, agent v1; nic enp2s0 (ixgbe, "
+          "10000 Mbit/s); nebula Version: 1.6.1."}));
   EXPECT_TRUE(host_items(nlohmann::json::object()).empty());
 }
 

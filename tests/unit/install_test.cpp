@@ -10,10 +10,10 @@
 
 #include "../golden.h"
 #include "../temp_paths.h"
-#include "lab/base/fs_util.h"
 #include "lab/app/backends.h"
-#include "lab/cli/json_output.h"
 #include "lab/app/product_build.h"
+#include "lab/base/fs_util.h"
+#include "lab/cli/json_output.h"
 #include "lab/cli/product_new.h"
 #include "lab/cli/schema_command.h"
 #include "lab/model/install_layout.h"
@@ -30,8 +30,9 @@ namespace fs = std::filesystem;
 
 void make_product(const std::string& dir, const std::string& name, const std::string& description) {
   fs::create_directories(dir + "/" + name);
-  std::ofstream(dir + "/" + name + "/product.toml") << "name = \"" << name << "\"\ndescription = \"" << description
-                                                    << "\"\ncipher = \"none\"\ntunnel = false\npackages = [\"iperf3\"]\n";
+  std::ofstream(dir + "/" + name + "/product.toml")
+      << "name = \"" << name << "\"\ndescription = \"" << description
+      << "\"\ncipher = \"none\"\ntunnel = false\npackages = [\"iperf3\"]\n";
 }
 
 // Sets an environment variable for one test and restores it afterwards.
@@ -40,12 +41,16 @@ struct ScopedEnv {
   std::optional<std::string> old;
   ScopedEnv(const std::string& n, const std::optional<std::string>& value) : name(n) {
     if (const char* v = getenv(n.c_str())) old = v;
-    if (value) setenv(n.c_str(), value->c_str(), 1);
-    else unsetenv(n.c_str());
+    if (value)
+      setenv(n.c_str(), value->c_str(), 1);
+    else
+      unsetenv(n.c_str());
   }
   ~ScopedEnv() {
-    if (old) setenv(name.c_str(), old->c_str(), 1);
-    else unsetenv(name.c_str());
+    if (old)
+      setenv(name.c_str(), old->c_str(), 1);
+    else
+      unsetenv(name.c_str());
   }
 };
 
@@ -104,7 +109,8 @@ TEST(Json, PlanOfTheQuickTopologyMatchesTheGoldenFile) {
 }
 
 TEST(Json, CleanupListsEachSideItsLines) {
-  expect_golden("cleanup.json", cleanup_json(true, {"h1: would remove namespace vpnlab-x-a"}, {"would remove namespace vpnlab-y-b"}));
+  expect_golden("cleanup.json",
+                cleanup_json(true, {"h1: would remove namespace vpnlab-x-a"}, {"would remove namespace vpnlab-y-b"}));
 }
 
 TEST(Json, ProductsListingMatchesTheGoldenFile) {
@@ -115,7 +121,8 @@ TEST(Json, ProductsListingMatchesTheGoldenFile) {
   Availability av{true, "", "wireguard-go v0.0.20220316"};
   Result<ProductSpec> broken = make_error("products/x/product.toml:3:1: not valid TOML");
   Availability missing{false, "'nebula' is not installed (apt-get install --no-install-recommends nebula)", ""};
-  nlohmann::json doc = products_listing_json("products", {product_json("wireguard-go", spec, av), product_json("x", broken, std::nullopt)});
+  nlohmann::json doc = products_listing_json(
+      "products", {product_json("wireguard-go", spec, av), product_json("x", broken, std::nullopt)});
   expect_golden("products.json", doc);
   EXPECT_EQ(product_json("nebula", spec, missing)["reason"], missing.reason);
 }
@@ -154,13 +161,15 @@ TEST(Backends, EveryBackendNameHasOneWholeEntry) {
   for (const auto& name : backend_names()) EXPECT_EQ(backend_entry(name).name, name);
   for (const auto& b : backend_table()) {
     EXPECT_TRUE(b.prepare_run) << b.name;
-    EXPECT_EQ(b.keep_up == nullptr, std::string(b.no_keep_up) != "") << b.name << ": a backend that keeps no lab says why";
+    EXPECT_EQ(b.keep_up == nullptr, std::string(b.no_keep_up) != "")
+        << b.name << ": a backend that keeps no lab says why";
     if (b.keep_up) {
       EXPECT_TRUE(b.kept_namespaces && b.node_hint && b.exec) << b.name;
     }
   }
   EXPECT_TRUE(backend_traits("vm").guests);
-  EXPECT_FALSE(backend_traits("netns").guests || backend_traits("netns").remote_hosts) << "netns keeps the run directory as given";
+  EXPECT_FALSE(backend_traits("netns").guests || backend_traits("netns").remote_hosts)
+      << "netns keeps the run directory as given";
 }
 
 // A product's registry builds ([[source]]): NAME@VERSION runs the cached build with the
@@ -178,23 +187,29 @@ TEST(Builds, ATaggedBuildRunsFromTheCacheAndAMissingOneSaysWhy) {
   auto before = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
   ASSERT_TRUE(before.ok()) << before.error().format();
   EXPECT_EQ(before->binaries.front(), "nebula") << "no 'built' file: the build is not there";
-  EXPECT_NE(before->not_built.find("not built: 'vpnlab products build nebula@1.9.5' makes it (go install github.com/slackhq/nebula/cmd/nebula@v1.9.5"),
+  EXPECT_NE(before->not_built.find("not built: 'vpnlab products build nebula@1.9.5' makes it (go install "
+                                   "github.com/slackhq/nebula/cmd/nebula@v1.9.5"),
             std::string::npos)
       << before->not_built;
   // A record of another recipe (an older spec's command) is no build of this one.
   std::ofstream(dir + "/built") << "go install github.com/slackhq/nebula/cmd/nebula@v1.9.4 in 10 s\n";
   auto stale = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
   ASSERT_TRUE(stale.ok()) << stale.error().format();
-  EXPECT_EQ(stale->not_built.rfind("not built: built by another recipe than this spec's; 'vpnlab products build nebula@1.9.5' makes it again (go install ", 0), 0u)
+  EXPECT_EQ(stale->not_built.rfind("not built: built by another recipe than this spec's; 'vpnlab products build "
+                                   "nebula@1.9.5' makes it again (go install ",
+                                   0),
+            0u)
       << stale->not_built;
-  std::ofstream(dir + "/built") << registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.9.5"})->front().source.command() << " in 10 s\n";
+  std::ofstream(dir + "/built")
+      << registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@1.9.5"})->front().source.command() << " in 10 s\n";
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.9.5");
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   EXPECT_EQ(spec->name, "nebula@1.9.5");
   EXPECT_TRUE(spec->not_built.empty()) << spec->not_built;
   EXPECT_EQ(spec->binaries, (std::vector<std::string>{dir + "/bin/nebula", dir + "/bin/nebula-cert"}));
   EXPECT_EQ(spec->version_argv.front(), dir + "/bin/nebula");
-  EXPECT_EQ(spec->prepare.front().argv.front(), dir + "/bin/nebula-cert") << "the CA is made with the build's own nebula-cert";
+  EXPECT_EQ(spec->prepare.front().argv.front(), dir + "/bin/nebula-cert")
+      << "the CA is made with the build's own nebula-cert";
   EXPECT_NE(spec->origin.find("(" + dir + ")"), std::string::npos) << spec->origin;
   auto plain = load_product(VPNLAB_PRODUCTS_DIR, "nebula");
   ASSERT_TRUE(plain.ok());
@@ -204,38 +219,49 @@ TEST(Builds, ATaggedBuildRunsFromTheCacheAndAMissingOneSaysWhy) {
   auto unknown = load_product(VPNLAB_PRODUCTS_DIR, "nebula@9.9");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "product 'nebula' has no build '9.9'");
-  EXPECT_NE(unknown.error().hint.find("nebula@1.7.2, nebula@1.8.2, nebula@1.9.5"), std::string::npos) << unknown.error().hint;
+  EXPECT_NE(unknown.error().hint.find("nebula@1.7.2, nebula@1.8.2, nebula@1.9.5"), std::string::npos)
+      << unknown.error().hint;
 
   std::filesystem::create_directories(cache + "/products/boringtun/0.7.1");
-  std::ofstream(cache + "/products/boringtun/0.7.1/failed") << "cargo install --locked --version 0.7.1 boringtun-cli failed (exit 101) after 3 s:\n...\n";
+  std::ofstream(cache + "/products/boringtun/0.7.1/failed")
+      << "cargo install --locked --version 0.7.1 boringtun-cli failed (exit 101) after 3 s:\n...\n";
   auto boringtun = load_product(VPNLAB_PRODUCTS_DIR, "boringtun");
   ASSERT_TRUE(boringtun.ok()) << boringtun.error().format();
-  EXPECT_EQ(boringtun->not_built, "not built: cargo install --locked --version 0.7.1 boringtun-cli failed (exit 101) after 3 s:");
+  EXPECT_EQ(boringtun->not_built,
+            "not built: cargo install --locked --version 0.7.1 boringtun-cli failed (exit 101) after 3 s:");
   unsetenv("VPNLAB_CACHE");
 }
 
 TEST(Builds, ABadSourceTableIsALocatedError) {
   const std::string root = make_temp_dir("products");
   std::filesystem::create_directories(root + "/p");
-  std::ofstream(root + "/p/product.toml") << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\nnpm = \"p\"\n";
+  std::ofstream(root + "/p/product.toml")
+      << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\nnpm = \"p\"\n";
   auto spec = load_product(root, "p");
   ASSERT_FALSE(spec.ok());
-  EXPECT_NE(spec.error().format().find("product.toml:7:7: source: unknown key 'npm'"), std::string::npos) << spec.error().format();
-  std::ofstream(root + "/p/product.toml") << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\ncargo = \"--config=x\"\n";
+  EXPECT_NE(spec.error().format().find("product.toml:7:7: source: unknown key 'npm'"), std::string::npos)
+      << spec.error().format();
+  std::ofstream(root + "/p/product.toml")
+      << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\ncargo = \"--config=x\"\n";
   spec = load_product(root, "p");
   ASSERT_FALSE(spec.ok()) << "an option smuggled in as a crate";
-  EXPECT_NE(spec.error().format().find("product.toml:7:9: source: '--config=x' is not a module path or crate name"), std::string::npos)
+  EXPECT_NE(spec.error().format().find("product.toml:7:9: source: '--config=x' is not a module path or crate name"),
+            std::string::npos)
       << spec.error().format();
-  std::ofstream(root + "/p/product.toml") << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\n";
+  std::ofstream(root + "/p/product.toml")
+      << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\n";
   spec = load_product(root, "p");
   ASSERT_FALSE(spec.ok());
-  EXPECT_NE(spec.error().format().find("product.toml:5:1: source: where does the build come from?"), std::string::npos) << spec.error().format();
+  EXPECT_NE(spec.error().format().find("product.toml:5:1: source: where does the build come from?"), std::string::npos)
+      << spec.error().format();
   // A stamp is one linker argument: a space would smuggle in another flag.
-  std::ofstream(root + "/p/product.toml") << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\ngo = \"example.com/p\"\n"
-                                             "stamps = [\"example.com/v.stamp=1.0 -extldflags=-static\"]\n";
+  std::ofstream(root + "/p/product.toml")
+      << "name = \"p\"\ncipher = \"x\"\ninterface = \"p0\"\n\n[[source]]\nversion = \"1.0\"\ngo = \"example.com/p\"\n"
+         "stamps = [\"example.com/v.stamp=1.0 -extldflags=-static\"]\n";
   spec = load_product(root, "p");
   ASSERT_FALSE(spec.ok());
-  EXPECT_NE(spec.error().format().find("product.toml:8:10: source: stamp 'example.com/v.stamp=1.0 -extldflags=-static' is not SYMBOL=VERSION of a go build"),
+  EXPECT_NE(spec.error().format().find("product.toml:8:10: source: stamp 'example.com/v.stamp=1.0 -extldflags=-static' "
+                                       "is not SYMBOL=VERSION of a go build"),
             std::string::npos)
       << spec.error().format();
 }
@@ -251,7 +277,8 @@ TEST(Builds, NamesSelectTheShippedBuildsOnly) {
   std::vector<std::string> labels;
   for (const auto& b : *all) labels.push_back(b.label);
   EXPECT_NE(std::find(labels.begin(), labels.end(), "easytier"), labels.end());
-  EXPECT_EQ(std::count_if(all->begin(), all->end(), [](const RegistryBuild& b) { return b.product == "easytier"; }), 1) << "easytier-plain's is easytier's";
+  EXPECT_EQ(std::count_if(all->begin(), all->end(), [](const RegistryBuild& b) { return b.product == "easytier"; }), 1)
+      << "easytier-plain's is easytier's";
   EXPECT_NE(std::find(labels.begin(), labels.end(), "nebula@1.9.5"), labels.end());
   auto nebula = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula"});
   ASSERT_TRUE(nebula.ok());
@@ -262,11 +289,14 @@ TEST(Builds, NamesSelectTheShippedBuildsOnly) {
   EXPECT_EQ(one->front().source.expected_binaries(), (std::vector<std::string>{"nebula", "nebula-cert"}));
   auto wg = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"wireguard-go"});
   ASSERT_TRUE(wg.ok());
-  EXPECT_EQ(wg->front().source.expected_binaries(), (std::vector<std::string>{"wireguard-go"})) << "renamed as the spec runs it";
+  EXPECT_EQ(wg->front().source.expected_binaries(), (std::vector<std::string>{"wireguard-go"}))
+      << "renamed as the spec runs it";
   EXPECT_EQ(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"../../etc"}).error().message,
             "'../../etc' is not a product name (NAME or NAME@VERSION, from [a-z0-9.-])");
-  EXPECT_EQ(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"openvpn"}).error().message, "product 'openvpn' has no registry build: it runs Debian: openvpn");
-  EXPECT_EQ(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@9.9"}).error().hint, "its builds: nebula@1.7.2, nebula@1.8.2, nebula@1.9.5, nebula@1.10.3");
+  EXPECT_EQ(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"openvpn"}).error().message,
+            "product 'openvpn' has no registry build: it runs Debian: openvpn");
+  EXPECT_EQ(registry_builds_named(VPNLAB_PRODUCTS_DIR, {"nebula@9.9"}).error().hint,
+            "its builds: nebula@1.7.2, nebula@1.8.2, nebula@1.9.5, nebula@1.10.3");
   EXPECT_EQ(build_time_text(0), "time not known");
   EXPECT_EQ(build_time_text(52), "about 52 s");
   EXPECT_EQ(build_time_text(617), "about 10 min");
@@ -287,15 +317,23 @@ TEST(Builds, ABuildIsMarkedBuiltOnlyWithItsBinaries) {
   std::ostringstream progress;
   Status s = make_registry_build(builds->front(), progress, -1);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("exited 0 but left no nebula in " + dir + "/cache/products/nebula/1.10.3/bin: not marked built"), std::string::npos)
+  EXPECT_NE(s.error().message.find("exited 0 but left no nebula in " + dir +
+                                   "/cache/products/nebula/1.10.3/bin: not marked built"),
+            std::string::npos)
       << s.error().message;
   EXPECT_FALSE(fs::exists(dir + "/cache/products/nebula/1.10.3/built"));
   EXPECT_TRUE(fs::exists(dir + "/cache/products/nebula/1.10.3/failed"));
   // go install PKG@V with GOBIN: the stand-in leaves the command named after the package.
-  ASSERT_TRUE(write_file(dir + "/go", "#!/bin/sh\n[ \"$1\" = install ] || exit 2\npkg=${2%@*}\nprintf '#!/bin/sh\\n' > \"$GOBIN/${pkg##*/}\"\nchmod 755 \"$GOBIN/${pkg##*/}\"\n", 0755).ok());
+  ASSERT_TRUE(write_file(dir + "/go",
+                         "#!/bin/sh\n[ \"$1\" = install ] || exit 2\npkg=${2%@*}\nprintf '#!/bin/sh\\n' > "
+                         "\"$GOBIN/${pkg##*/}\"\nchmod 755 \"$GOBIN/${pkg##*/}\"\n",
+                         0755)
+                  .ok());
   s = make_registry_build(builds->front(), progress, -1);
   EXPECT_TRUE(s.ok()) << s.error().format();
-  EXPECT_NE(read_file_text(dir + "/cache/products/nebula/1.10.3/built").find("go install github.com/slackhq/nebula/cmd/nebula@v1.10.3"), std::string::npos);
+  EXPECT_NE(read_file_text(dir + "/cache/products/nebula/1.10.3/built")
+                .find("go install github.com/slackhq/nebula/cmd/nebula@v1.10.3"),
+            std::string::npos);
   EXPECT_NE(progress.str().find("products: nebula@1.10.3: built in "), std::string::npos) << progress.str();
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, "nebula@1.10.3");
   ASSERT_TRUE(spec.ok());
@@ -303,7 +341,8 @@ TEST(Builds, ABuildIsMarkedBuiltOnlyWithItsBinaries) {
   // A second call builds nothing.
   ASSERT_TRUE(write_file(dir + "/go", "#!/bin/sh\nexit 1\n", 0755).ok());
   EXPECT_TRUE(make_registry_build(builds->front(), progress, -1).ok());
-  EXPECT_NE(progress.str().find("products: nebula@1.10.3: built already (go install"), std::string::npos) << progress.str();
+  EXPECT_NE(progress.str().find("products: nebula@1.10.3: built already (go install"), std::string::npos)
+      << progress.str();
   setenv("PATH", old_path.c_str(), 1);
   unsetenv("VPNLAB_CACHE");
 }
@@ -319,24 +358,38 @@ TEST(Builds, StampsReachTheLinkerAndAChangedRecipeIsBuiltAgain) {
   auto builds = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"tailscale"});
   ASSERT_TRUE(builds.ok());
   const RegistryBuild& b = builds->front();
-  EXPECT_EQ(b.source.ldflags(), "-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5");
+  EXPECT_EQ(b.source.ldflags(),
+            "-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5");
   // The stand-in records its arguments and leaves the package's command.
-  ASSERT_TRUE(write_file(dir + "/go", "#!/bin/sh\necho \"$@\" >> \"$GOBIN/../args\"\npkg=${3%@*}\nprintf '#!/bin/sh\\n' > \"$GOBIN/${pkg##*/}\"\n"
-                                      "chmod 755 \"$GOBIN/${pkg##*/}\"\n", 0755).ok());
+  ASSERT_TRUE(
+      write_file(
+          dir + "/go",
+          "#!/bin/sh\necho \"$@\" >> \"$GOBIN/../args\"\npkg=${3%@*}\nprintf '#!/bin/sh\\n' > \"$GOBIN/${pkg##*/}\"\n"
+          "chmod 755 \"$GOBIN/${pkg##*/}\"\n",
+          0755)
+          .ok());
   const std::string build = dir + "/cache/products/tailscale/1.102.5";
   fs::create_directories(build + "/bin");
-  for (const char* name : {"tailscaled", "tailscale", "derper", "headscale"}) ASSERT_TRUE(write_file(build + "/bin/" + name, "#!/bin/sh\n", 0755).ok());
-  ASSERT_TRUE(write_file(build + "/built", "go install tailscale.com/cmd/tailscaled@v1.102.5 tailscale.com/cmd/tailscale@v1.102.5 "
-                                           "github.com/juanfont/headscale/cmd/headscale@v0.26.1 in 456 s on 2026-12-04T14:12:59Z\n", 0644).ok());
+  for (const char* name : {"tailscaled", "tailscale", "derper", "headscale"})
+    ASSERT_TRUE(write_file(build + "/bin/" + name, "#!/bin/sh\n", 0755).ok());
+  ASSERT_TRUE(write_file(build + "/built",
+                         "go install tailscale.com/cmd/tailscaled@v1.102.5 tailscale.com/cmd/tailscale@v1.102.5 "
+                         "github.com/juanfont/headscale/cmd/headscale@v0.26.1 in 456 s on 2026-12-04T14:12:59Z\n",
+                         0644)
+                  .ok());
   std::ostringstream progress;
   Status s = make_registry_build(b, progress, -1);
   ASSERT_TRUE(s.ok()) << s.error().format();
   EXPECT_EQ(progress.str().find("built already"), std::string::npos) << progress.str();
   EXPECT_EQ(read_file_text(build + "/args"),
-            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 tailscale.com/cmd/tailscaled@v1.102.5\n"
-            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 tailscale.com/cmd/tailscale@v1.102.5\n"
-            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 tailscale.com/cmd/derper@v1.102.5\n"
-            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 github.com/juanfont/headscale/cmd/headscale@v0.26.1\n");
+            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 "
+            "tailscale.com/cmd/tailscaled@v1.102.5\n"
+            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 "
+            "tailscale.com/cmd/tailscale@v1.102.5\n"
+            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 "
+            "tailscale.com/cmd/derper@v1.102.5\n"
+            "install -ldflags=-X tailscale.com/version.longStamp=1.102.5 -X tailscale.com/version.shortStamp=1.102.5 "
+            "github.com/juanfont/headscale/cmd/headscale@v0.26.1\n");
   EXPECT_EQ(read_file_text(build + "/built").rfind(b.source.command() + " in ", 0), 0u);
   EXPECT_TRUE(make_registry_build(b, progress, -1).ok());
   EXPECT_NE(progress.str().find("products: tailscale: built already"), std::string::npos) << progress.str();
@@ -359,9 +412,12 @@ TEST(ProductNew, ABaseFromARegistryBuildLendsItsOtherProgramsByPath) {
   EXPECT_EQ(refused.error().hint, "run 'vpnlab products build tailscale' first");
   const std::string bin = cache + "/products/tailscale/1.102.5/bin";
   fs::create_directories(bin);
-  for (const char* b : {"tailscaled", "tailscale", "headscale", "derper"}) ASSERT_TRUE(write_file(bin + "/" + b, "#!/bin/sh\n", 0755).ok());
+  for (const char* b : {"tailscaled", "tailscale", "headscale", "derper"})
+    ASSERT_TRUE(write_file(bin + "/" + b, "#!/bin/sh\n", 0755).ok());
   const std::string command = registry_builds_named(VPNLAB_PRODUCTS_DIR, {"tailscale"})->front().source.command();
-  ASSERT_TRUE(write_file(cache + "/products/tailscale/1.102.5/built", command + " in 1 s on 2026-12-03T00:00:00Z\n", 0644).ok());
+  ASSERT_TRUE(
+      write_file(cache + "/products/tailscale/1.102.5/built", command + " in 1 s on 2026-12-03T00:00:00Z\n", 0644)
+          .ok());
   auto made = new_product(VPNLAB_PRODUCTS_DIR, into, "my-ts", "tailscale", mine);
   ASSERT_TRUE(made.ok()) << made.error().format();
   const std::string text = read_file_text(*made + "/product.toml");
@@ -402,7 +458,8 @@ TEST(ProductNew, YourBuildBecomesAProductThatRunsItWhereTheBaseRanItsOwn) {
   EXPECT_NE(dir.error().message.find("is not a program file"), std::string::npos) << dir.error().message;
   auto no_base = new_product(path, into, "my-wg2", "wireguard-gone", "/bin/true");
   ASSERT_FALSE(no_base.ok());
-  EXPECT_NE(no_base.error().message.find("unknown product 'wireguard-gone'"), std::string::npos) << no_base.error().message;
+  EXPECT_NE(no_base.error().message.find("unknown product 'wireguard-gone'"), std::string::npos)
+      << no_base.error().message;
   EXPECT_FALSE(fs::exists(into + "/my-wg2")) << "a refused product leaves nothing";
 }
 
@@ -451,7 +508,8 @@ TEST(Json, EveryResultsCsvColumnIsDocumented) {
   const std::string doc = read_file_text(VPNLAB_SOURCE_ROOT "/docs/output.md");
   auto markdown = schema_text("results.csv", SchemaFormat::markdown);
   ASSERT_TRUE(markdown.ok());
-  EXPECT_NE(doc.find(*markdown), std::string::npos) << "docs/output.md should hold, under 'results.csv columns':\n" << *markdown;
+  EXPECT_NE(doc.find(*markdown), std::string::npos) << "docs/output.md should hold, under 'results.csv columns':\n"
+                                                    << *markdown;
   auto unknown = schema_text("summary.jsn", SchemaFormat::text);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "no schema named 'summary.jsn'");
@@ -469,7 +527,8 @@ TEST(Json, TheShippedSchemasAreTheOnesVpnlabPrints) {
   if (getenv("VPNLAB_UPDATE_GOLDEN")) {
     ASSERT_TRUE(write_file(rows.string(), made, 0644).ok());
   }
-  EXPECT_EQ(read_file_text(rows.string()), made) << "schemas/rows.jsonl.schema.json differs from `vpnlab schema rows.jsonl`";
+  EXPECT_EQ(read_file_text(rows.string()), made)
+      << "schemas/rows.jsonl.schema.json differs from `vpnlab schema rows.jsonl`";
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.path().string().ends_with(".schema.json");
   EXPECT_EQ(embedded_schemas().size() + 1, files) << "a schema file is not compiled in (re-run cmake)";

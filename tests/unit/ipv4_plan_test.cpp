@@ -69,8 +69,8 @@ TEST(Plan, AssignsAddressesNamesAndOrder) {
   const Plan& p = plan.value();
   EXPECT_EQ(p.ns_prefix, "vpnlab-b3-ab12-");
   // Bridge namespaces come first: veth ends are created into them.
-  EXPECT_EQ(p.namespaces(), (std::vector<std::string>{"vpnlab-b3-ab12-l-lan", "vpnlab-b3-ab12-n-a", "vpnlab-b3-ab12-n-b",
-                                                      "vpnlab-b3-ab12-n-c"}));
+  EXPECT_EQ(p.namespaces(), (std::vector<std::string>{"vpnlab-b3-ab12-l-lan", "vpnlab-b3-ab12-n-a",
+                                                      "vpnlab-b3-ab12-n-b", "vpnlab-b3-ab12-n-c"}));
   // Overlay: node i in file order gets host i+1.
   EXPECT_EQ(p.node("a")->overlay.str(), "10.78.0.1/24");
   EXPECT_EQ(p.node("c")->overlay.str(), "10.78.0.3/24");

@@ -37,8 +37,9 @@ TEST(Json, RunOfTheGoldenRunMatchesTheGoldenFile) {
   ASSERT_TRUE(write_file(dir + "/run-golden/summary.json", summary_json(*rows).dump(2) + "\n", 0644).ok());
   RunReport report;
   report.rows = *rows;
-  report.products = {ProductOutcome{.product = "baseline", .started = true},
-                     ProductOutcome{.product = "wireguard-go", .started = true, .leftovers = {"a process: wireguard-go (pid 4242)"}}};
+  report.products = {
+      ProductOutcome{.product = "baseline", .started = true},
+      ProductOutcome{.product = "wireguard-go", .started = true, .leftovers = {"a process: wireguard-go (pid 4242)"}}};
   RunOutputs outputs;
   outputs.completeness = completeness(*rows, {"baseline", "wireguard-go"}, {"a-to-b"});
   const fs::path before = fs::current_path();

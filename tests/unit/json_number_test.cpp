@@ -28,7 +28,8 @@ TEST(JsonNumber, RefusesWhatDoesNotFit) {
   EXPECT_EQ(whole_number<int>(json(1.5)), std::nullopt);
   EXPECT_EQ(whole_number<uint64_t>(json(-1)), std::nullopt);
   EXPECT_EQ(whole_number<uint64_t>(json(-1.0)), std::nullopt);
-  EXPECT_EQ(whole_number<uint64_t>(json(18446744073709551616.0)), std::nullopt) << "2^64 rounds to a double that does not fit";
+  EXPECT_EQ(whole_number<uint64_t>(json(18446744073709551616.0)), std::nullopt)
+      << "2^64 rounds to a double that does not fit";
   EXPECT_EQ(whole_number<int64_t>(json(9223372036854775808.0)), std::nullopt);
   EXPECT_EQ(whole_number<int>(json(std::numeric_limits<double>::infinity())), std::nullopt);
   EXPECT_EQ(whole_number<int>(json(std::numeric_limits<double>::quiet_NaN())), std::nullopt);

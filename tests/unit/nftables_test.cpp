@@ -30,14 +30,17 @@ TEST(Nftables, CountsThePacketsOfTheVariantsTablesOnly) {
   EXPECT_EQ(counted->packets, 1234u) << "the rule's 1200 and the named counter's 34, not the other table's 999";
   EXPECT_EQ(counted->counters, 2);
   EXPECT_EQ(nft_counted_of(kListing, {})->counters, 0);
-  EXPECT_EQ(nft_counted_of("{\"nftables\": 3}", {}).error().message, "nft's ruleset listing is not the JSON it documents");
+  EXPECT_EQ(nft_counted_of("{\"nftables\": 3}", {}).error().message,
+            "nft's ruleset listing is not the JSON it documents");
 }
 
 TEST(Nftables, TheRulesTextIsReadForWordsNotParts) {
   EXPECT_TRUE(nft_has_word("ct state established counter accept", "counter"));
   EXPECT_FALSE(nft_has_word("counters_x accept", "counter"));
-  EXPECT_EQ(nft_ruleset_refusal("include \"/etc/passwd\""), "the rules 'include' a file: nft would read it from this host");
-  EXPECT_EQ(nft_ruleset_refusal("table inet t {\n\tinclude \"x\"\n}"), "the rules 'include' a file: nft would read it from this host");
+  EXPECT_EQ(nft_ruleset_refusal("include \"/etc/passwd\""),
+            "the rules 'include' a file: nft would read it from this host");
+  EXPECT_EQ(nft_ruleset_refusal("table inet t {\n\tinclude \"x\"\n}"),
+            "the rules 'include' a file: nft would read it from this host");
   EXPECT_EQ(nft_ruleset_refusal("table inet includes_x { }"), "");
 }
 

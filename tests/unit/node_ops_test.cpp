@@ -59,11 +59,14 @@ class RecordingMachine : public AgentNode {
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s) override {
     return note("wait_link " + node + " " + ifname + " " + std::to_string(static_cast<int>(timeout_s)));
   }
-  Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& o) override {
-    return note("create_link " + node + " " + ifname + " " + kind + " " + std::to_string(o.if_id) + " " + std::to_string(o.vni) + " " + o.remote + " " +
-                std::to_string(o.dstport));
+  Status create_link(const std::string& node, const std::string& ifname, const std::string& kind,
+                     const LinkOptions& o) override {
+    return note("create_link " + node + " " + ifname + " " + kind + " " + std::to_string(o.if_id) + " " +
+                std::to_string(o.vni) + " " + o.remote + " " + std::to_string(o.dstport));
   }
-  Status delete_link(const std::string& node, const std::string& ifname) override { return note("delete_link " + node + " " + ifname); }
+  Status delete_link(const std::string& node, const std::string& ifname) override {
+    return note("delete_link " + node + " " + ifname);
+  }
   Status set_sysctls(const std::string& node, const Sysctls& settings) override {
     return note("sysctl " + node + " " + settings.at(0).first + "=" + settings.at(0).second);
   }
@@ -84,18 +87,21 @@ class RecordingMachine : public AgentNode {
   Status wait_tcp_listening(const std::string& node, int port, double) override {
     return note("wait_listen " + node + " " + std::to_string(port));
   }
-  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
+  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames,
+                 const std::vector<int>& cpus) override {
     return note("rps " + node + " " + ifnames.at(0) + " " + std::to_string(cpus.at(0)));
   }
   Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
     return note("offloads " + node + " " + ifname + (on ? " on" : " off"));
   }
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) override {
-    calls.push_back("latency_start " + node + " " + target.str() + " " + std::to_string(interval_ms) + " x" + std::to_string(count));
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms,
+                                                      int count) override {
+    calls.push_back("latency_start " + node + " " + target.str() + " " + std::to_string(interval_ms) + " x" +
+                    std::to_string(count));
     return std::unique_ptr<LatencyProbe>(new FixedProbe);
   }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
-                                                      int port) override {
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
+                                                      const std::string& pattern, int port) override {
     calls.push_back("watch_start " + node + " " + ifname + " " + pattern + " " + std::to_string(port));
     if (ifname == "none") return std::unique_ptr<PayloadWatch>();  // as on a machine that has none
     return std::unique_ptr<PayloadWatch>(new FixedWatch);
@@ -191,10 +197,12 @@ TEST(NodeOps, EveryClientRequestIsServedByTheTableWithItsFields) {
   EXPECT_TRUE(agent.client().stop(*id).ok()) << "an id already gone is stopped";
 
   EXPECT_EQ(agent.machine.calls,
-            (std::vector<std::string>{"wait_link b tun0 5", "create_link b vx0 vxlan 7 42 200::1 4789", "delete_link b vx0", "sysctl b net/ipv6/conf/default/disable_ipv6=0", "configure b tun0 10.77.0.2/24 1420",
-                                      "get_link b tun0", "ping b 10.77.0.1 1372 df", "wait_listen b 5201", "rps b lan 1",
-                                      "offloads b tun0 off", "latency_start b 10.77.0.1 10 x500", "watch_start b lan abcd 5201", "watch_start b none abcd 5201",
-                                      "spawn b iperf3 private"}));
+            (std::vector<std::string>{
+                "wait_link b tun0 5", "create_link b vx0 vxlan 7 42 200::1 4789", "delete_link b vx0",
+                "sysctl b net/ipv6/conf/default/disable_ipv6=0", "configure b tun0 10.77.0.2/24 1420",
+                "get_link b tun0", "ping b 10.77.0.1 1372 df", "wait_listen b 5201", "rps b lan 1",
+                "offloads b tun0 off", "latency_start b 10.77.0.1 10 x500", "watch_start b lan abcd 5201",
+                "watch_start b none abcd 5201", "spawn b iperf3 private"}));
   // What the client sends is the table's; what the table has, the client sends (status and
   // reap come from the process watcher, tested with the backends).
   std::set<std::string> table;

@@ -120,7 +120,8 @@ TEST(Compare, SameProductTwiceIsNoDifference) {
   int differences = 0;
   for (int k = 0; k < 50; ++k) {
     auto rows = paired_rows(rng, 10, 1.0, 0.05, 0.2);
-    if (find(compare_products(rows, {{"wireguard-go", "nebula"}}), "gbps").verdict != "no significant difference") ++differences;
+    if (find(compare_products(rows, {{"wireguard-go", "nebula"}}), "gbps").verdict != "no significant difference")
+      ++differences;
   }
   EXPECT_LE(differences, 5);  // 5 % false alarms expected: 2.5 of 50
 }
@@ -130,7 +131,8 @@ TEST(Compare, TooFewRoundsAndMissingProductsAreSaid) {
   auto rows = paired_rows(rng, 1, 1.2, 0.03, 0.0);
   auto c = find(compare_products(rows, {{"wireguard-go", "nebula"}}), "gbps");
   EXPECT_EQ(c.verdict, "not comparable: fewer than 2 rounds where both are valid");
-  EXPECT_EQ(check_vs_product(rows, "tinc", "r/results.csv").error().where_and_what(), "r/results.csv has no rows of product 'tinc'");
+  EXPECT_EQ(check_vs_product(rows, "tinc", "r/results.csv").error().where_and_what(),
+            "r/results.csv has no rows of product 'tinc'");
   // The baseline has no daemon: no RSS comparison against it.
   auto more = paired_rows(rng, 6, 1.2, 0.03, 0.0);
   for (auto& r : more)
@@ -162,9 +164,12 @@ TEST(LinkCeiling, ShareOfTheRateAndHeaderCeiling) {
   EXPECT_EQ(tbf_params(10e6, 1500).burst_bytes, 65536 + 1500);
   nlohmann::json env = {
       {"overlay", {{"mtu", 1420}}},
-      {"shaped_links", {{{"link", "wan"}, {"rate_bps", 500e6}, {"burst_bytes", 250000}, {"limit_bytes", 1250000}, {"mtu", 1500}}}},
+      {"shaped_links",
+       {{{"link", "wan"}, {"rate_bps", 500e6}, {"burst_bytes", 250000}, {"limit_bytes", 1250000}, {"mtu", 1500}}}},
       {"test_links", {{"a-to-b", {"wan"}}}},
-      {"products", {{"baseline", {{"tunnel", false}, {"overhead_bytes", 0}}}, {"wireguard-go", {{"tunnel", true}, {"overhead_bytes", 60}}}}}};
+      {"products",
+       {{"baseline", {{"tunnel", false}, {"overhead_bytes", 0}}},
+        {"wireguard-go", {{"tunnel", true}, {"overhead_bytes", 60}}}}}};
   std::vector<SampleRow> rows;
   for (const auto& [product, mbit] : {std::pair<std::string, double>{"baseline", 470}, {"wireguard-go", 360}}) {
     SampleRow r;
@@ -180,15 +185,22 @@ TEST(LinkCeiling, ShareOfTheRateAndHeaderCeiling) {
   }
   auto shares = link_shares(rows, env);
   ASSERT_EQ(shares.size(), 2u);
-  EXPECT_NEAR(shares[0].ceiling_bps, 500e6 * 1448 / 1514, 1);             // baseline: MTU 1500, no overhead
+  EXPECT_NEAR(shares[0].ceiling_bps, 500e6 * 1448 / 1514, 1);              // baseline: MTU 1500, no overhead
   EXPECT_NEAR(shares[1].ceiling_bps, 500e6 * 1368 / (1420 + 60 + 14), 1);  // 457.8 Mbit/s
   std::string text = link_share_text(shares);
-  EXPECT_NE(text.find("shaped link 'wan': 500.0 Mbit/s (TBF: burst 250000 B, queue limit 1250000 B"), std::string::npos) << text;
-  EXPECT_NE(text.find("wireguard-go         a-to-b             360.0   72.0 % 457.8 (MTU 1420, +60 B)     78.6 %"), std::string::npos) << text;
+  EXPECT_NE(text.find("shaped link 'wan': 500.0 Mbit/s (TBF: burst 250000 B, queue limit 1250000 B"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("wireguard-go         a-to-b             360.0   72.0 % 457.8 (MTU 1420, +60 B)     78.6 %"),
+            std::string::npos)
+      << text;
   // 78.6 % of its ceiling with 15x the baseline's retransmits: flagged, the cause not claimed.
   ASSERT_EQ(link_share_warnings(shares).size(), 1u);
-  EXPECT_EQ(link_share_warnings(shares)[0].rfind("wireguard-go / a-to-b: 79 % of what its headers allow on 'wan', not generator-bound, with 3000 TCP "
-                                                 "retransmits per sample (baseline 200). The lab cannot tell the cause", 0), 0u) << link_share_warnings(shares)[0];
+  EXPECT_EQ(link_share_warnings(shares)[0].rfind(
+                "wireguard-go / a-to-b: 79 % of what its headers allow on 'wan', not generator-bound, with 3000 TCP "
+                "retransmits per sample (baseline 200). The lab cannot tell the cause",
+                0),
+            0u)
+      << link_share_warnings(shares)[0];
   EXPECT_NE(text.find("! wireguard-go / a-to-b: 79 %"), std::string::npos) << text;
   rows[1].generator_cpu_pct = 95;
   EXPECT_TRUE(link_share_warnings(link_shares(rows, env)).empty()) << "generator-bound: the generator may be the cause";
@@ -201,11 +213,15 @@ TEST(LinkCeiling, ShareOfTheRateAndHeaderCeiling) {
 }
 
 TEST(DiffProvenance, DifferencesAreStatedAndTopologyOrPinningRefuse) {
-  nlohmann::json a = {{"topology_sha256", "aa"}, {"pinning", {{"a", {{"cpus", {0}}, {"load_cpus", {0}}}}, {"c", {{"cpus", {1}}, {"load_cpus", {1}}}}}},
-                      {"overlay", {{"mtu", 1420}}}, {"kernel", {{"release", "6.1"}}}};
+  nlohmann::json a = {
+      {"topology_sha256", "aa"},
+      {"pinning", {{"a", {{"cpus", {0}}, {"load_cpus", {0}}}}, {"c", {{"cpus", {1}}, {"load_cpus", {1}}}}}},
+      {"overlay", {{"mtu", 1420}}},
+      {"kernel", {{"release", "6.1"}}}};
   nlohmann::json b = a;
   EXPECT_TRUE(provenance_differences(a, b).empty());
-  EXPECT_EQ(provenance_text({}), "provenance: same topology, pinning, MTU, order, CPU, kernel and vpnlab version in both runs\n");
+  EXPECT_EQ(provenance_text({}),
+            "provenance: same topology, pinning, MTU, order, CPU, kernel and vpnlab version in both runs\n");
   b["pinning"]["c"]["cpus"] = {0};
   b["overlay"]["mtu"] = 1380;
   b["topology_sha256"] = "bb";
@@ -240,7 +256,11 @@ TEST(DiffProvenance, DifferencesAreStatedAndTopologyOrPinningRefuse) {
 // refused, and not said for the noise of two measurements.
 TEST(DiffProvenance, AchievedPathsAreSaidWhereTheyReallyDiffer) {
   auto path = [](double rtt, double loss, double low, double high, int reordered) {
-    return nlohmann::json{{"rtt_p50_ms", rtt}, {"loss_pct", loss}, {"loss_low_pct", low}, {"loss_high_pct", high}, {"reordered", reordered}};
+    return nlohmann::json{{"rtt_p50_ms", rtt},
+                          {"loss_pct", loss},
+                          {"loss_low_pct", low},
+                          {"loss_high_pct", high},
+                          {"reordered", reordered}};
   };
   nlohmann::json a = {{"achieved_paths", {{"lan", path(20.7, 2.2, 0.87, 4.5, 0)}}}};
   nlohmann::json b = {{"achieved_paths", {{"lan", path(21.4, 1.6, 0.5, 3.7, 0)}}}};
@@ -248,8 +268,10 @@ TEST(DiffProvenance, AchievedPathsAreSaidWhereTheyReallyDiffer) {
   b["achieved_paths"]["lan"] = path(56.9, 0.2, 0.01, 1.5, 0);
   auto d = provenance_differences(a, b);
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(provenance_text(d), "provenance: the runs differ in\n  impaired links as achieved (median round trip, loss with its 99 % interval): "
-                                "A 'lan 20.7 ms, loss 2.20 % (0.87-4.50), 0 reordered', B 'lan 56.9 ms, loss 0.20 % (0.01-1.50), 0 reordered'\n");
+  EXPECT_EQ(
+      provenance_text(d),
+      "provenance: the runs differ in\n  impaired links as achieved (median round trip, loss with its 99 % interval): "
+      "A 'lan 20.7 ms, loss 2.20 % (0.87-4.50), 0 reordered', B 'lan 56.9 ms, loss 0.20 % (0.01-1.50), 0 reordered'\n");
   EXPECT_FALSE(d[0].refuses);
   b["achieved_paths"]["lan"] = path(20.7, 2.2, 0.87, 4.5, 246);
   EXPECT_EQ(provenance_differences(a, b).size(), 1u) << "one kept order, the other did not";
@@ -273,10 +295,12 @@ TEST(Compare, ThePrintedDetectableChangeIsFoundEightyPercentOfTheTimeInSimulatio
     int found = 0;
     for (int k = 0; k < trials; ++k) {
       auto rows = paired_rows(rng, rounds, 1 + change, noise, 0.2);
-      found += compare_in_family(rows, {{"wireguard-go", "nebula", "a-to-c"}}, throughput_metric()).front().verdict == "faster";
+      found += compare_in_family(rows, {{"wireguard-go", "nebula", "a-to-c"}}, throughput_metric()).front().verdict ==
+               "faster";
     }
     // 3000 trials: 80 % +- 0.73 % (one standard error); 2.5 % is over three.
-    EXPECT_NEAR(static_cast<double>(found) / trials, 0.80, 0.025) << rounds << " rounds, noise " << noise << ": change " << change;
+    EXPECT_NEAR(static_cast<double>(found) / trials, 0.80, 0.025)
+        << rounds << " rounds, noise " << noise << ": change " << change;
   }
 }
 
@@ -287,7 +311,8 @@ TEST(Compare, EachComparisonSaysWhatItDetectsAtItsOwnNoise) {
   const Comparison& g = find(cs, "gbps");
   std::vector<double> a, b, logs;
   auto gbps = [](const SampleRow& r) { return r.gbps; };
-  pair_rounds(values_by_round(rows, "wireguard-go", "a-to-c", gbps), values_by_round(rows, "nebula", "a-to-c", gbps), &a, &b);
+  pair_rounds(values_by_round(rows, "wireguard-go", "a-to-c", gbps), values_by_round(rows, "nebula", "a-to-c", gbps),
+              &a, &b);
   for (size_t i = 0; i < a.size(); ++i) logs.push_back(std::log(b[i] / a[i]));
   EXPECT_NEAR(g.detectable, paired_detectable_at(6, g.level, describe(logs).stdev), 1e-12);
   // Noisier pairs detect less; the text prints it beside the verdict.
@@ -296,7 +321,8 @@ TEST(Compare, EachComparisonSaysWhatItDetectsAtItsOwnNoise) {
   const std::string text = product_comparison_text(cs, "wireguard-go", "nebula");
   EXPECT_NE(text.find("detects"), std::string::npos) << text;
   EXPECT_NE(text.find(" " + detectable_text(g) + "  "), std::string::npos) << text;
-  EXPECT_NE(text.find("detects: the smallest change (either way) this comparison finds 80 % of the time at its own noise and level"),
+  EXPECT_NE(text.find("detects: the smallest change (either way) this comparison finds 80 % of the time at its own "
+                      "noise and level"),
             std::string::npos)
       << text;
   // One round: nothing to detect with, said as "-".

@@ -8,18 +8,18 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "lab/base/fs_util.h"
 #include "lab/results/latency_cdf.h"
 #include "lab/results/load_latency_table.h"
-#include "lab/results/udp_table.h"
 #include "lab/results/report.h"
 #include "lab/results/rss_series.h"
 #include "lab/results/svg.h"
+#include "lab/results/udp_table.h"
 #include "lab/run/rss_sampler.h"
 
 using namespace vpnlab;
@@ -44,8 +44,13 @@ TEST(Report, MarkdownAndPlotsMatchTheGoldenFiles) {
   std::string run = copy_of_golden_run();
   ASSERT_TRUE(write_report(run).ok());
   fs::path expected = fs::path(VPNLAB_TEST_DATA) / "report-golden";
-  std::vector<std::string> files = {"report.md",           "plots/a-to-b-throughput.svg", "plots/a-to-b-over-time.svg",  "plots/a-to-b-cpu.svg",
-                                    "plots/a-to-b-samples.svg", "plots/a-to-b-cpu-kinds.svg",  "plots/a-to-b-vs-baseline.svg"};
+  std::vector<std::string> files = {"report.md",
+                                    "plots/a-to-b-throughput.svg",
+                                    "plots/a-to-b-over-time.svg",
+                                    "plots/a-to-b-cpu.svg",
+                                    "plots/a-to-b-samples.svg",
+                                    "plots/a-to-b-cpu-kinds.svg",
+                                    "plots/a-to-b-vs-baseline.svg"};
   if (getenv("VPNLAB_UPDATE_GOLDEN")) {
     for (const auto& f : files) {
       fs::create_directories((expected / f).parent_path());
@@ -53,7 +58,8 @@ TEST(Report, MarkdownAndPlotsMatchTheGoldenFiles) {
     }
     GTEST_SKIP() << "golden files rewritten in " << expected;
   }
-  for (const auto& f : files) EXPECT_EQ(slurp(fs::path(run) / f), slurp(expected / f)) << f << " differs from " << (expected / f);
+  for (const auto& f : files)
+    EXPECT_EQ(slurp(fs::path(run) / f), slurp(expected / f)) << f << " differs from " << (expected / f);
   // The HTML is self-contained: the plots inline, nothing fetched.
   std::string html = slurp(fs::path(run) / "report.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
@@ -157,9 +163,11 @@ TEST(Report, MemoryOverTimeFromTheRawRecord) {
 
   std::string run = copy_of_golden_run();
   fs::create_directories(run + "/raw/wireguard-go/a-to-b");
-  std::ofstream(run + "/raw/wireguard-go/a-to-b/sample-1-rss.txt") << "0.000 a 10240\n0.000 b 20480\n0.100 a 30720\nbroken line\n0.100 b 1024\n";
+  std::ofstream(run + "/raw/wireguard-go/a-to-b/sample-1-rss.txt")
+      << "0.000 a 10240\n0.000 b 20480\n0.100 a 30720\nbroken line\n0.100 b 1024\n";
   auto series = rss_over_time(run, "wireguard-go", "a-to-b", 1);
-  EXPECT_EQ(series, (std::vector<std::pair<double, double>>{{0.0, 20.0}, {0.1, 30.0}}));  // the busiest node at each time
+  EXPECT_EQ(series,
+            (std::vector<std::pair<double, double>>{{0.0, 20.0}, {0.1, 30.0}}));  // the busiest node at each time
   EXPECT_EQ(RssSampler::format({{0.1, "a", 12}}), "0.100 a 12\n");
   ASSERT_TRUE(write_report(run).ok());
   EXPECT_NE(slurp(fs::path(run) / "report.md").find("a-to-b-memory.svg"), std::string::npos);
@@ -176,8 +184,13 @@ TEST(Report, TransactionAndUdpSweepChartsMatchTheGoldenFiles) {
   fs::copy(src / "raw", run / "raw", fs::copy_options::recursive);
   ASSERT_TRUE(write_report(run.string()).ok());
   fs::path expected = fs::path(VPNLAB_TEST_DATA) / "report-golden-kinds";
-  std::vector<std::string> files = {"report.md", "plots/rr-rate.svg", "plots/rr-percentiles.svg", "plots/crr-rate.svg",
-                                    "plots/idle-percentiles.svg", "plots/idle-latency-cdf.svg", "plots/udp-pps-by-size.svg",
+  std::vector<std::string> files = {"report.md",
+                                    "plots/rr-rate.svg",
+                                    "plots/rr-percentiles.svg",
+                                    "plots/crr-rate.svg",
+                                    "plots/idle-percentiles.svg",
+                                    "plots/idle-latency-cdf.svg",
+                                    "plots/udp-pps-by-size.svg",
                                     "plots/udp-zero-loss.svg"};
   if (getenv("VPNLAB_UPDATE_GOLDEN")) {
     for (const auto& f : files) {
@@ -233,8 +246,8 @@ TEST(UdpTable, SummariesCountEveryRowAndDescribeTheValidOnes) {
     r.payload_bytes = 1200, r.pps = pps, r.loss_pct = loss, r.offered_bps = 100e6, r.zero_loss_bps = zero_loss_bps;
     return r;
   };
-  std::vector<SampleRow> rows = {row("wg", 1, 10000, 1, 0, true), row("wg", 2, 12000, 3, 80e6, true), row("wg", 3, 99000, 50, 0, false),
-                                 row("nebula", 1, 8000, 2, 0, true)};
+  std::vector<SampleRow> rows = {row("wg", 1, 10000, 1, 0, true), row("wg", 2, 12000, 3, 80e6, true),
+                                 row("wg", 3, 99000, 50, 0, false), row("nebula", 1, 8000, 2, 0, true)};
   SampleRow tcp = row("wg", 4, 1, 1, 0, true);
   tcp.protocol = "tcp";
   rows.push_back(tcp);

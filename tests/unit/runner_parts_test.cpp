@@ -17,10 +17,10 @@
 #include "lab/model/template.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/summary.h"
-#include "lab/run/run_timing.h"
 #include "lab/run/iperf.h"
 #include "lab/run/keys.h"
 #include "lab/run/product_session.h"
+#include "lab/run/run_timing.h"
 #include "lab/run/runner.h"
 
 using namespace vpnlab;
@@ -55,8 +55,8 @@ TEST(Iperf, Argv) {
   o.streams = 4;
   o.reverse = true;
   o.mss = 1200;
-  EXPECT_EQ(iperf_client_argv(o), (std::vector<std::string>{"iperf3", "-4", "-c", "10.77.0.2", "-p", "5201", "-J", "-t", "2", "-P", "4",
-                                                           "-R", "-M", "1200"}));
+  EXPECT_EQ(iperf_client_argv(o), (std::vector<std::string>{"iperf3", "-4", "-c", "10.77.0.2", "-p", "5201", "-J", "-t",
+                                                            "2", "-P", "4", "-R", "-M", "1200"}));
   o.repeating_payload = true;
   EXPECT_EQ(iperf_client_argv(o).back(), "--repeating-payload");
   EXPECT_EQ(iperf_server_argv(5201), (std::vector<std::string>{"iperf3", "-4", "-s", "-1", "-p", "5201"}));
@@ -78,8 +78,9 @@ TEST(ResultsCsv, UnmeasuredFiguresAreEmptyNotZero) {
   baseline.retransmits = 0;  // measured: none
   baseline.cpu_s = 1.2;
   nlohmann::json j = row_json(baseline);
-  for (const char* unmeasured : {"daemon_rss_kb", "daemon_threads", "latency_p50_ms", "latency_p99_ms", "bringup_s", "cpu_s_per_gbit", "tps",
-                                 "tx_p99_ms", "loss_pct", "offered_bps", "idle_p50_ms", "added_p99_ms"})
+  for (const char* unmeasured :
+       {"daemon_rss_kb", "daemon_threads", "latency_p50_ms", "latency_p99_ms", "bringup_s", "cpu_s_per_gbit", "tps",
+        "tx_p99_ms", "loss_pct", "offered_bps", "idle_p50_ms", "added_p99_ms"})
     EXPECT_TRUE(j[unmeasured].is_null()) << unmeasured << " = " << j[unmeasured];
   EXPECT_EQ(j["retransmits"], 0);
   EXPECT_EQ(j["cpu_s"], 1.2);
@@ -128,20 +129,29 @@ TEST(ResultsCsv, WritesHeaderAndRowsAndReadsThemBack) {
   // Re-opening appends without a second header.
   ASSERT_TRUE(ResultsCsv::create(path).ok());
   std::string text = read(path);
-  EXPECT_EQ(text.substr(0, text.find('\n')),
-            "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,"
-            "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit,"
-            "processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_probes,outside_load,softirq_by_cpu,wire_pps,cpu_by_host,"
-            "kind,tps,tx_p50_ms,tx_p90_ms,tx_p99_ms,tx_p999_ms,payload_bytes,offered_bps,zero_loss_bps,hops,sweep_of,point,rule_packets,"
-            "idle_p50_ms,idle_probes,added_p50_ms,added_p99_ms,relay_cpu_s,relay_rss_kb,peer_gbps,peer_retransmits,fairness");
-  EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,,0.000,"), std::string::npos) << text << "(bring-up not measured: empty)";
+  EXPECT_EQ(
+      text.substr(0, text.find('\n')),
+      "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,"
+      "gbps,"
+      "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_"
+      "gbit,"
+      "processes,pps,loss_pct,generator_cpu_pct,daemon_rss_kb,daemon_threads,latency_p50_ms,latency_p99_ms,latency_"
+      "probes,outside_load,softirq_by_cpu,wire_pps,cpu_by_host,"
+      "kind,tps,tx_p50_ms,tx_p90_ms,tx_p99_ms,tx_p999_ms,payload_bytes,offered_bps,zero_loss_bps,hops,sweep_of,point,"
+      "rule_packets,"
+      "idle_p50_ms,idle_probes,added_p50_ms,added_p99_ms,relay_cpu_s,relay_rss_kb,peer_gbps,peer_retransmits,fairness");
+  EXPECT_NE(text.find(",\"has, a \"\"comma\"\"\",,,0.000,"), std::string::npos)
+      << text << "(bring-up not measured: empty)";
   // A file of the first version (27 columns) still reads, the new columns at defaults.
   std::string old_path = path + ".v1";
   {
     std::ofstream old(old_path);
-    old << "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_s,gbps,"
-           "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_per_gbit\n"
-        << "r1,t,baseline,a-to-b,one-to-one,forward,tcp,1,a,b,1,false,,5.0,8.5,3,true,ok,,none,0.000,1.0,0.1,0.8,0.1,0.0,0.02\n";
+    old << "run_id,timestamp,product,test,pattern,direction,protocol,sample,client,server,streams,reverse,mss,duration_"
+           "s,gbps,"
+           "retransmits,valid,status,reason,cipher,bringup_s,cpu_s,cpu_user_s,cpu_sys_s,cpu_softirq_s,steal_s,cpu_s_"
+           "per_gbit\n"
+        << "r1,t,baseline,a-to-b,one-to-one,forward,tcp,1,a,b,1,false,,5.0,8.5,3,true,ok,,none,0.000,1.0,0.1,0.8,0.1,0."
+           "0,0.02\n";
   }
   auto old_rows = read_results_csv(old_path);
   ASSERT_TRUE(old_rows.ok());
@@ -171,7 +181,8 @@ TEST(Template, RefusesUnknownNamesAndHostileValues) {
   c.vars = {{"node", "a\nPostUp = rm -rf /"}, {"q", "x\"y"}, {"ok", "fine"}};
   auto r = render_template("line\nName = {{node}}", c, "products/x/t.tmpl");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().where_and_what(), "products/x/t.tmpl:2: value of 'node' cannot be written safely into a config file");
+  EXPECT_EQ(r.error().where_and_what(),
+            "products/x/t.tmpl:2: value of 'node' cannot be written safely into a config file");
   EXPECT_FALSE(render_template("{{q}}", c, "t").ok());
   auto u = render_template("{{ok}} {{nope}}", c, "t");
   ASSERT_FALSE(u.ok());
@@ -215,10 +226,12 @@ TEST(Template, AddsToAWholeNumberAndRefusesAnythingElse) {
 
 TEST(Keys, MatchesRfc7748Vector) {
   // RFC 7748, section 6.1 (Alice): the public key derived from the private key.
-  const unsigned char secret[32] = {0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1, 0x72, 0x51, 0xb2, 0x66, 0x45,
-                                    0xdf, 0x4c, 0x2f, 0x87, 0xeb, 0xc0, 0x99, 0x2a, 0xb1, 0x77, 0xfb, 0xa5, 0x1d, 0xb9, 0x2c, 0x2a};
-  const unsigned char pub[32] = {0x85, 0x20, 0xf0, 0x09, 0x89, 0x30, 0xa7, 0x54, 0x74, 0x8b, 0x7d, 0xdc, 0xb4, 0x3e, 0xf7, 0x5a,
-                                 0x0d, 0xbf, 0x3a, 0x0d, 0x26, 0x38, 0x1a, 0xf4, 0xeb, 0xa4, 0xa9, 0x8e, 0xaa, 0x9b, 0x4e, 0x6a};
+  const unsigned char secret[32] = {0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1,
+                                    0x72, 0x51, 0xb2, 0x66, 0x45, 0xdf, 0x4c, 0x2f, 0x87, 0xeb, 0xc0,
+                                    0x99, 0x2a, 0xb1, 0x77, 0xfb, 0xa5, 0x1d, 0xb9, 0x2c, 0x2a};
+  const unsigned char pub[32] = {0x85, 0x20, 0xf0, 0x09, 0x89, 0x30, 0xa7, 0x54, 0x74, 0x8b, 0x7d,
+                                 0xdc, 0xb4, 0x3e, 0xf7, 0x5a, 0x0d, 0xbf, 0x3a, 0x0d, 0x26, 0x38,
+                                 0x1a, 0xf4, 0xeb, 0xa4, 0xa9, 0x8e, 0xaa, 0x9b, 0x4e, 0x6a};
   auto kp = x25519_from_secret_base64(to_base64(secret, 32));
   ASSERT_TRUE(kp.ok());
   EXPECT_EQ(kp->public_base64(), to_base64(pub, 32));
@@ -229,7 +242,7 @@ TEST(Keys, GeneratedOnceThenReusedWithPrivateModes) {
   auto first = prepare_node_keys(dir, {"a", "b"});
   ASSERT_TRUE(first.ok());
   EXPECT_NE(first->at("a").public_base64(), first->at("b").public_base64());
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(dir.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
   ASSERT_EQ(stat((dir + "/a.key").c_str(), &st), 0);
@@ -264,22 +277,27 @@ TEST(ProductSpec, ASysctlStepTakesOnlyTheNodesOwnNetworkSettings) {
   std::string dir = temp_dir();
   mkdir((dir + "/s").c_str(), 0755);
   auto with_step = [&](const std::string& step) {
-    std::ofstream(dir + "/s/product.toml") << "name = \"s\"\ncipher = \"x\"\ninterface = \"s0\"\n[[step]]\n" << step << "\n";
+    std::ofstream(dir + "/s/product.toml") << "name = \"s\"\ncipher = \"x\"\ninterface = \"s0\"\n[[step]]\n"
+                                           << step << "\n";
     return load_product(dir, "s");
   };
   auto host = with_step("sysctl = { \"kernel/core_pattern\" = \"|/tmp/x\" }");
   ASSERT_FALSE(host.ok());
-  EXPECT_EQ(host.error().where_and_what(), dir + "/s/product.toml:5:36: step: sysctl 'kernel/core_pattern' is not a network namespace setting");
+  EXPECT_EQ(host.error().where_and_what(),
+            dir + "/s/product.toml:5:36: step: sysctl 'kernel/core_pattern' is not a network namespace setting");
   auto climb = with_step("sysctl = { \"net/../kernel/core_pattern\" = \"x\" }");
   ASSERT_FALSE(climb.ok());
-  EXPECT_NE(climb.error().message.find("is not a network namespace setting"), std::string::npos) << climb.error().message;
+  EXPECT_NE(climb.error().message.find("is not a network namespace setting"), std::string::npos)
+      << climb.error().message;
   auto two_lines = with_step("sysctl = { \"net/ipv4/ip_forward\" = \"1\\n0\" }");
   ASSERT_FALSE(two_lines.ok());
-  EXPECT_NE(two_lines.error().message.find("must be a one-line string"), std::string::npos) << two_lines.error().message;
+  EXPECT_NE(two_lines.error().message.find("must be a one-line string"), std::string::npos)
+      << two_lines.error().message;
   auto good = with_step("sysctl = { \"net/ipv6/conf/default/disable_ipv6\" = \"0\" }");
   ASSERT_TRUE(good.ok()) << good.error().format();
   EXPECT_EQ(good->steps.at(0).kind, ProductStep::Kind::Sysctl);
-  EXPECT_EQ(good->steps.at(0).sysctls, (std::vector<std::pair<std::string, std::string>>{{"net/ipv6/conf/default/disable_ipv6", "0"}}));
+  EXPECT_EQ(good->steps.at(0).sysctls,
+            (std::vector<std::pair<std::string, std::string>>{{"net/ipv6/conf/default/disable_ipv6", "0"}}));
 }
 
 TEST(ProductSpec, TailscaleNamesItsControlServiceAndItsPathCheck) {
@@ -295,11 +313,13 @@ TEST(ProductSpec, TailscaleNamesItsControlServiceAndItsPathCheck) {
   // A service's name becomes a namespace's and template values' part: nothing else.
   std::string dir = temp_dir();
   mkdir((dir + "/s").c_str(), 0755);
-  std::ofstream(dir + "/s/product.toml") << "name = \"s\"\ncipher = \"x\"\ninterface = \"s0\"\n[[service]]\nname = \"../x\"\n[[service.step]]\ndaemon = [\"x\"]\n";
+  std::ofstream(dir + "/s/product.toml") << "name = \"s\"\ncipher = \"x\"\ninterface = \"s0\"\n[[service]]\nname = "
+                                            "\"../x\"\n[[service.step]]\ndaemon = [\"x\"]\n";
   auto bad = load_product(dir, "s");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().where_and_what(), dir + "/s/product.toml:5:8: service: name '../x' is not 1 to 11 of [a-z0-9]");
-  std::ofstream(dir + "/s/product.toml") << "name = \"s\"\ncipher = \"x\"\ninterface = \"s0\"\n[[step]]\ndaemon = [\"x\"]\ncapture = { k = \"\" }\n";
+  std::ofstream(dir + "/s/product.toml")
+      << "name = \"s\"\ncipher = \"x\"\ninterface = \"s0\"\n[[step]]\ndaemon = [\"x\"]\ncapture = { k = \"\" }\n";
   bad = load_product(dir, "s");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().where_and_what(), dir + "/s/product.toml:6:11: step: 'capture' must be a table on a run step");
@@ -317,7 +337,8 @@ TEST(ProductSpec, AnUnencryptedTunnelMustSayNoneAsItsCipher) {
   std::ofstream(dir + "/u/product.toml") << "name = \"u\"\ncipher = \"AES\"\nencrypted = false\ninterface = \"u0\"\n";
   auto bad = load_product(dir, "u");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().where_and_what(), dir + "/u/product.toml:3:13: product: encrypted = false but its cipher is 'AES'");
+  EXPECT_EQ(bad.error().where_and_what(),
+            dir + "/u/product.toml:3:13: product: encrypted = false but its cipher is 'AES'");
 }
 
 // bringup_s is the plan's figure for a product's lab: every shipped product states one
@@ -331,7 +352,8 @@ TEST(ProductSpec, BringupSecondsAreTheSpecsAndBounded) {
   std::ofstream(dir + "/u/product.toml") << "name = \"u\"\ncipher = \"x\"\ninterface = \"u0\"\nbringup_s = 1e9\n";
   auto bad = load_product(dir, "u");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().where_and_what(), dir + "/u/product.toml:4:13: product: bringup_s must be a number of seconds from 0 to 600");
+  EXPECT_EQ(bad.error().where_and_what(),
+            dir + "/u/product.toml:4:13: product: bringup_s must be a number of seconds from 0 to 600");
 }
 
 TEST(ProductSpec, YggdrasilCarriesIpv4InAVxlanToItsPeersAddress) {
@@ -351,13 +373,16 @@ TEST(ProductSpec, YggdrasilCarriesIpv4InAVxlanToItsPeersAddress) {
 TEST(ProductSpec, ErrorsNameTheSpecFile) {
   std::string dir = temp_dir();
   mkdir((dir + "/bad").c_str(), 0755);
-  std::ofstream(dir + "/bad/product.toml") << "name = \"bad\"\ncipher = \"x\"\ninterface = \"wg0\"\n[[step]]\nrun = []\n";
+  std::ofstream(dir + "/bad/product.toml")
+      << "name = \"bad\"\ncipher = \"x\"\ninterface = \"wg0\"\n[[step]]\nrun = []\n";
   auto spec = load_product(dir, "bad");
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.error().where_and_what(), dir + "/bad/product.toml:5:7: step: empty argv");
   auto unknown = load_product(VPNLAB_PRODUCTS_DIR, "wireguard");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error().hint, "did you mean 'wireguard-go'?; products are looked up in the shipped folder, each directory of $VPNLAB_PRODUCTS, then ~/.config/vpnlab/products ('vpnlab product new' makes one there)");
+  EXPECT_EQ(unknown.error().hint,
+            "did you mean 'wireguard-go'?; products are looked up in the shipped folder, each directory of "
+            "$VPNLAB_PRODUCTS, then ~/.config/vpnlab/products ('vpnlab product new' makes one there)");
 }
 
 TEST(Counters, ParsesWgTransferOutput) {
@@ -382,8 +407,11 @@ TEST(TunnelCheck, RequiresTheTunnelToCarryIperfBytes) {
   EXPECT_EQ(tunnel_check(true, 1000, 0, counters(1100, 1200, true, 1200)), "");
   EXPECT_EQ(tunnel_check(true, 0, 1000, counters(1100, 1200, false, 0)), "");
   // Traffic that went around the tunnel (underlay) leaves the overlay counters flat.
-  EXPECT_NE(tunnel_check(true, 1000, 0, counters(10, 1200, true, 1200)).find("did not cross the tunnel"), std::string::npos);
-  EXPECT_NE(tunnel_check(true, 1000, 0, counters(1100, 10, true, 1200)).find("the underlay toward the peers sent 10 bytes"), std::string::npos);
+  EXPECT_NE(tunnel_check(true, 1000, 0, counters(10, 1200, true, 1200)).find("did not cross the tunnel"),
+            std::string::npos);
+  EXPECT_NE(
+      tunnel_check(true, 1000, 0, counters(1100, 10, true, 1200)).find("the underlay toward the peers sent 10 bytes"),
+      std::string::npos);
   EXPECT_NE(tunnel_check(true, 1000, 0, counters(1100, 1200, true, 5)).find("peer counters"), std::string::npos);
   EXPECT_NE(tunnel_check(true, 0, 0, counters(0, 0, false, 0)), "");
   // Direction: what a node received is read on its receive side.
@@ -414,12 +442,15 @@ TEST(Summary, MedianIntervalCvAndRatio) {
   for (double g : {0.3, 0.5, 0.4, 0.45}) add("wireguard-go", g, true);
   add("wireguard-go", 9.0, false);  // invalid rows are not results
   std::string table = summary_table(rows);
-  EXPECT_NE(table.find("baseline             t                11.000      10.000-12.000*    9.1%                     1    0.09±10%*        -           -            -            -            -       -    -    3/3"),
+  EXPECT_NE(table.find("baseline             t                11.000      10.000-12.000*    9.1%                     1 "
+                       "   0.09±10%*        -           -            -            -            -       -    -    3/3"),
             std::string::npos)
       << table;
   // Paired by round: 0.3/10, 0.5/12, 0.4/11 (sample 4 has no baseline partner): geometric
   // mean 0.036, its 95 % t interval with two degrees of freedom ±51 %.
-  EXPECT_NE(table.find("wireguard-go         t                 0.425        0.300-0.500*  20.7%!          0.036 ±51 %    2.36±41%*    +2.27"), std::string::npos)
+  EXPECT_NE(table.find("wireguard-go         t                 0.425        0.300-0.500*  20.7%!          0.036 ±51 %  "
+                       "  2.36±41%*    +2.27"),
+            std::string::npos)
       << table;
   EXPECT_NE(table.find("! wireguard-go / t: CV 20.7% is high"), std::string::npos) << table;
   EXPECT_NE(table.find("! wireguard-go / t: 1 of 5 sample(s) not valid"), std::string::npos) << table;
@@ -505,7 +536,8 @@ TEST(RunTiming, TheLineNamesWhatMattersAndTheHarnessCostPerSample) {
   RunTiming t = finish_timing(c, 32.0, 8);
   EXPECT_NEAR(t.phases.seconds(kPhaseOther), 1.9, 1e-9);
   EXPECT_EQ(timing_line(t),
-            "wall time 32.0 s: measuring 75 %, bring-up 12 %, topology build 6 %, other 6 %; harness 1.00 s per sample beyond warm-up and measuring (8 samples)");
+            "wall time 32.0 s: measuring 75 %, bring-up 12 %, topology build 6 %, other 6 %; harness 1.00 s per sample "
+            "beyond warm-up and measuring (8 samples)");
   auto j = timing_json(t);
   EXPECT_EQ(j["overhead_per_sample_s"], 1.0);
   EXPECT_EQ(j["phases"]["recording"], 0.1);
@@ -539,7 +571,8 @@ TEST(NodeRuntimeDefaults, WhatABackendDoesNotOverrideSaysSoByName) {
   EXPECT_EQ(bare.set_root_qdisc("a", "eth0", "fq").error().message, "the bare backend does not replace qdiscs");
   EXPECT_EQ(bare.create_link_of_kind("a", "wg0", "wireguard", {}).error().message,
             "the bare backend does not create links of a kind ('wireguard' for wg0)");
-  EXPECT_EQ(bare.apply_nftables("a", "table inet t {}").error().message, "the bare backend does not apply nftables rules");
+  EXPECT_EQ(bare.apply_nftables("a", "table inet t {}").error().message,
+            "the bare backend does not apply nftables rules");
   auto probe = bare.latency_probe("a", Ipv4Addr{}, 10, 0);
   ASSERT_TRUE(probe.ok());
   EXPECT_EQ(*probe, nullptr) << "no probe: the row says latency is missing";

@@ -1,9 +1,9 @@
 // The runner's scheduling on a FakeRuntime, without root: interleaved rounds, a product
 // that never comes up (tried twice in its first round, never again, its rows failed with
 // the reason), resume measuring only what is missing. iperf3's output is a recorded one.
-#include <filesystem>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <filesystem>
 
 #include <chrono>
 #include <functional>
@@ -14,9 +14,9 @@
 
 #include "../temp_paths.h"
 #include "fake_runtime.h"
+#include "lab/app/run_outputs.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
-#include "lab/app/run_outputs.h"
 #include "lab/model/topology.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/sampling_text.h"
@@ -54,7 +54,8 @@ Plan quick_plan(std::vector<std::string> products, int samples) {
   return plan;
 }
 
-Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false, std::function<void(RunOptions&)> options = {}) {
+Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false,
+                           std::function<void(RunOptions&)> options = {}) {
   setenv("VPNLAB_STATE_DIR", make_temp_dir("state").c_str(), 1);
   RunOptions ro;
   if (r->run_dir.empty()) r->run_dir = make_temp_dir("fake-run") + "/" + plan.run_id;
@@ -78,13 +79,15 @@ Result<RunReport> run_fake(FakeRun* r, const Plan& plan, bool resume = false, st
 // Two nodes, the baseline, one bulk test swept over a variant with nft rules, sysctls, the
 // underlay's offloads off and its qdisc.
 Plan variant_plan() {
-  const std::string text = "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
-                           "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
-                           "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n"
-                           "[[variant]]\nname = \"fw\"\nnft = \"table inet t { chain c { type filter hook input priority 0; counter; }; }\"\n"
-                           "sysctl = { \"net/core/somaxconn\" = \"512\" }\noffloads = false\nqdisc = \"fq_codel\"\n"
-                           "[bench]\nproducts = [\"baseline\"]\nsweep = { variant = [\"none\", \"fw\"] }\n"
-                           "[[bench.test]]\nname = \"bulk\"\nclient = \"a\"\nserver = \"b\"\n";
+  const std::string text =
+      "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
+      "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
+      "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n"
+      "[[variant]]\nname = \"fw\"\nnft = \"table inet t { chain c { type filter hook input priority 0; counter; }; "
+      "}\"\n"
+      "sysctl = { \"net/core/somaxconn\" = \"512\" }\noffloads = false\nqdisc = \"fq_codel\"\n"
+      "[bench]\nproducts = [\"baseline\"]\nsweep = { variant = [\"none\", \"fw\"] }\n"
+      "[[bench.test]]\nname = \"bulk\"\nclient = \"a\"\nserver = \"b\"\n";
   auto topo = parse_topology_text(text, "x.toml");
   EXPECT_TRUE(topo.ok()) << topo.error().format();
   PlanOptions po;
@@ -117,7 +120,8 @@ TEST(Runner, AMeterLeftOutIsNotRunAndTheRunSaysSo) {
   }
   const auto env = nlohmann::json::parse(read_file_text(some.run_dir + "/environment.json"));
   EXPECT_EQ(env["meters_off"], (nlohmann::json{"latency", "rules"}));
-  EXPECT_NE(some.outputs.summary.find("! samples ran without these meters: latency, rules (their columns are empty)"), std::string::npos)
+  EXPECT_NE(some.outputs.summary.find("! samples ran without these meters: latency, rules (their columns are empty)"),
+            std::string::npos)
       << some.outputs.summary;
   EXPECT_EQ(all.outputs.summary.find("without these meters"), std::string::npos);
 }
@@ -133,17 +137,34 @@ TEST(Runner, AVariantIsSetUpBeforeTheProductAndItsRulesAreCountedAroundEachSampl
   // Per round: the lab at "none" (nothing applied), then at "fw".
   std::vector<std::string> setup;
   for (const auto& c : r.calls)
-    if (c == "build" || c.rfind("nft", 0) == 0 || c.rfind("sysctl a net/core", 0) == 0 || c.rfind("offloads a", 0) == 0 || c.rfind("qdisc", 0) == 0 ||
-        c.rfind("spawn b iperf3", 0) == 0)
+    if (c == "build" || c.rfind("nft", 0) == 0 || c.rfind("sysctl a net/core", 0) == 0 ||
+        c.rfind("offloads a", 0) == 0 || c.rfind("qdisc", 0) == 0 || c.rfind("spawn b iperf3", 0) == 0)
       setup.push_back(c.substr(0, c.find(" -4")));
-  EXPECT_EQ(setup, (std::vector<std::string>{"build", "spawn b iperf3", "build", "sysctl a net/core/somaxconn=512", "offloads a lan off",
-                                             "qdisc a lan fq_codel", "nft a", "qdisc b lan fq_codel", "nft b", "spawn b iperf3", "build",
-                                             "spawn b iperf3", "build", "sysctl a net/core/somaxconn=512", "offloads a lan off", "qdisc a lan fq_codel",
-                                             "nft a", "qdisc b lan fq_codel", "nft b", "spawn b iperf3"}));
+  EXPECT_EQ(setup, (std::vector<std::string>{"build",
+                                             "spawn b iperf3",
+                                             "build",
+                                             "sysctl a net/core/somaxconn=512",
+                                             "offloads a lan off",
+                                             "qdisc a lan fq_codel",
+                                             "nft a",
+                                             "qdisc b lan fq_codel",
+                                             "nft b",
+                                             "spawn b iperf3",
+                                             "build",
+                                             "spawn b iperf3",
+                                             "build",
+                                             "sysctl a net/core/somaxconn=512",
+                                             "offloads a lan off",
+                                             "qdisc a lan fq_codel",
+                                             "nft a",
+                                             "qdisc b lan fq_codel",
+                                             "nft b",
+                                             "spawn b iperf3"}));
   std::vector<std::string> rows;
-  for (const auto& row : report->rows) rows.push_back(row.test + " " + std::to_string(row.rule_packets) + " " + row.reason);
-  EXPECT_EQ(rows, (std::vector<std::string>{"bulk-none -1 no tunnel (baseline)", "bulk-fw 200 no tunnel (baseline)", "bulk-none -1 no tunnel (baseline)",
-                                            "bulk-fw 200 no tunnel (baseline)"}));
+  for (const auto& row : report->rows)
+    rows.push_back(row.test + " " + std::to_string(row.rule_packets) + " " + row.reason);
+  EXPECT_EQ(rows, (std::vector<std::string>{"bulk-none -1 no tunnel (baseline)", "bulk-fw 200 no tunnel (baseline)",
+                                            "bulk-none -1 no tunnel (baseline)", "bulk-fw 200 no tunnel (baseline)"}));
   // Rules that never match: the samples measured nothing of them.
   FakeRun deaf;
   deaf.script = [](FakeRuntime& f) { f.rule_packets_step = 0; };
@@ -153,7 +174,9 @@ TEST(Runner, AVariantIsSetUpBeforeTheProductAndItsRulesAreCountedAroundEachSampl
     if (row.test != "bulk-fw") continue;
     EXPECT_FALSE(row.valid);
     EXPECT_EQ(row.rule_packets, 0);
-    EXPECT_EQ(row.reason, "variant 'fw': its nftables rules matched no packet during the sample (a rule that never fired measured nothing)");
+    EXPECT_EQ(row.reason,
+              "variant 'fw': its nftables rules matched no packet during the sample (a rule that never fired measured "
+              "nothing)");
   }
 }
 
@@ -175,13 +198,15 @@ TEST(Runner, ResumeMeasuresEachLabPointsMissingSamples) {
   auto rows = read_results_csv(first.run_dir + "/results.csv");
   ASSERT_TRUE(rows.ok()) << rows.error().format();
   std::vector<std::string> kept;
-  for (const auto& r : *rows) kept.push_back(r.test + " " + std::to_string(r.sample) + " " + std::to_string(r.rule_packets));
-  EXPECT_EQ(kept, (std::vector<std::string>{"bulk-none 1 -1", "bulk-fw 1 200", "bulk-none 2 -1", "bulk-fw 2 200", "bulk-none 3 -1", "bulk-fw 3 200",
-                                            "bulk-none 4 -1", "bulk-fw 4 200"}));
+  for (const auto& r : *rows)
+    kept.push_back(r.test + " " + std::to_string(r.sample) + " " + std::to_string(r.rule_packets));
+  EXPECT_EQ(kept, (std::vector<std::string>{"bulk-none 1 -1", "bulk-fw 1 200", "bulk-none 2 -1", "bulk-fw 2 200",
+                                            "bulk-none 3 -1", "bulk-fw 3 200", "bulk-none 4 -1", "bulk-fw 4 200"}));
 }
 
 TEST(Runner, AProductThatNeverComesUpIsTriedTwiceThenFailsEveryRoundWithItsReason) {
-  if (find_program("iperf3").empty() || find_program("wireguard-go").empty()) GTEST_SKIP() << "availability probes need iperf3 and wireguard-go";
+  if (find_program("iperf3").empty() || find_program("wireguard-go").empty())
+    GTEST_SKIP() << "availability probes need iperf3 and wireguard-go";
   FakeRun r;
   r.script = [](FakeRuntime& f) { f.unstartable = {"wireguard-go"}; };
   auto report = run_fake(&r, quick_plan({"baseline", "wireguard-go"}, 3));
@@ -194,26 +219,30 @@ TEST(Runner, AProductThatNeverComesUpIsTriedTwiceThenFailsEveryRoundWithItsReaso
   auto rows = read_results_csv(r.run_dir + "/results.csv");
   ASSERT_TRUE(rows.ok()) << rows.error().format();
   std::vector<std::string> order;
-  for (const auto& row : *rows) order.push_back(row.product + " " + std::to_string(row.sample) + (row.valid ? " valid" : " failed"));
-  EXPECT_EQ(order, (std::vector<std::string>{"baseline 1 valid", "wireguard-go 1 failed", "baseline 2 valid", "wireguard-go 2 failed",
-                                             "baseline 3 valid", "wireguard-go 3 failed"}));
+  for (const auto& row : *rows)
+    order.push_back(row.product + " " + std::to_string(row.sample) + (row.valid ? " valid" : " failed"));
+  EXPECT_EQ(order, (std::vector<std::string>{"baseline 1 valid", "wireguard-go 1 failed", "baseline 2 valid",
+                                             "wireguard-go 2 failed", "baseline 3 valid", "wireguard-go 3 failed"}));
   EXPECT_EQ((*rows)[5].reason, "product did not come up: node 'b': cannot start 'wireguard-go'");
   EXPECT_EQ(r.outputs.completeness.without_valid, (std::vector<std::string>{"wireguard-go / a-to-b"}));
   ASSERT_EQ(report->products.size(), 2u);
   // The failed attempt keeps its logs; the retry's go below them; both say where.
   const std::string logs = r.run_dir + "/logs/wireguard-go/round-1";
   EXPECT_EQ(report->products[1].failed_bringups,
-            (std::vector<std::string>{"round 1: node 'b': cannot start 'wireguard-go' (its logs: logs/wireguard-go/round-1; the retry's: "
-                                      "logs/wireguard-go/round-1/attempt-2)"}));
+            (std::vector<std::string>{
+                "round 1: node 'b': cannot start 'wireguard-go' (its logs: logs/wireguard-go/round-1; the retry's: "
+                "logs/wireguard-go/round-1/attempt-2)"}));
   EXPECT_EQ(read_file_text(logs + "/b-1-wireguard-go.log"), "wireguard-go: cannot start\n");
   EXPECT_EQ(read_file_text(logs + "/attempt-2/b-1-wireguard-go.log"), "wireguard-go: cannot start\n");
   const auto audit = nlohmann::json::parse(read_file_text(r.run_dir + "/audit.json"));
   EXPECT_EQ(audit["wireguard-go"]["bringups_retried"], 1);
   EXPECT_EQ(audit["wireguard-go"]["failed_bringups"].size(), 1u);
-  EXPECT_NE(read_file_text(r.run_dir + "/report.md").find("wireguard-go: a bring-up failed and was tried again: round 1: node 'b': cannot start"),
+  EXPECT_NE(read_file_text(r.run_dir + "/report.md")
+                .find("wireguard-go: a bring-up failed and was tried again: round 1: node 'b': cannot start"),
             std::string::npos);
   EXPECT_FALSE(report->products[1].started);
-  EXPECT_NE(read_file_text(r.run_dir + "/summary.txt").find("0/3"), std::string::npos) << read_file_text(r.run_dir + "/summary.txt");
+  EXPECT_NE(read_file_text(r.run_dir + "/summary.txt").find("0/3"), std::string::npos)
+      << read_file_text(r.run_dir + "/summary.txt");
 }
 
 TEST(Runner, ResumeMeasuresOnlyTheMissingSamples) {
@@ -251,8 +280,8 @@ TEST(Runner, TheTimingBreakdownAddsUpToTheWallTime) {
   EXPECT_EQ(t.samples, 6);
   EXPECT_EQ(t.phases.count(kPhaseMeasuring), 6);
   EXPECT_EQ(t.phases.count(kPhaseBuild), 6) << "a topology per product and round";
-  for (const char* phase : {kPhasePreparation, kPhaseBuild, kPhaseBringUp, kPhaseMeasuring, kPhaseSampleOverhead, kPhaseRecording, kPhaseTeardown,
-                            kPhaseKernelRelease, kPhaseAudit, kPhaseOther})
+  for (const char* phase : {kPhasePreparation, kPhaseBuild, kPhaseBringUp, kPhaseMeasuring, kPhaseSampleOverhead,
+                            kPhaseRecording, kPhaseTeardown, kPhaseKernelRelease, kPhaseAudit, kPhaseOther})
     EXPECT_GT(t.phases.count(phase), 0) << phase;
   EXPECT_NEAR(t.phases.sum(), t.wall_s, 1e-9);
   EXPECT_LE(t.wall_s, outside);
@@ -309,7 +338,9 @@ TEST(Runner, PrecisionStopsAtTheFirstLookWhenEveryRatioIsKnownOrWhenTimeIsUp) {
   FakeRun alone;
   report = run_fake(&alone, quick_plan({"baseline"}, 20), false, adaptive(0));
   ASSERT_FALSE(report.ok());
-  EXPECT_EQ(report.error().message, "--precision needs something to be precise about: a ratio to 'baseline', or two tagged versions of one product");
+  EXPECT_EQ(
+      report.error().message,
+      "--precision needs something to be precise about: a ratio to 'baseline', or two tagged versions of one product");
   EXPECT_EQ(alone.count("build"), 0);
 }
 
@@ -351,7 +382,8 @@ TEST(Runner, AdaptiveSamplingStopsEachProductOnceItsRatioIsKnown) {
       return scaled_iperf_output(recorded, sample % 2 ? 1.1 : 0.9);
     };
   };
-  auto report = run_fake(&r, quick_plan({"baseline", "baseline-nooffload", "baseline@x=" + iperf3}, 12), false, adaptive);
+  auto report =
+      run_fake(&r, quick_plan({"baseline", "baseline-nooffload", "baseline@x=" + iperf3}, 12), false, adaptive);
   ASSERT_TRUE(report.ok()) << report.error().format();
   std::map<std::string, int> rows;
   for (const auto& row : report->rows) ++rows[row.product];

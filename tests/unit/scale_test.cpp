@@ -3,6 +3,8 @@
 // and the table.
 #include <gtest/gtest.h>
 
+#include "../temp_paths.h"
+#include "fake_runtime.h"
 #include "lab/model/finalize.h"
 #include "lab/model/plan.h"
 #include "lab/model/product_spec.h"
@@ -10,8 +12,6 @@
 #include "lab/model/topology.h"
 #include "lab/results/scale_table.h"
 #include "lab/run/mesh_scale.h"
-#include "../temp_paths.h"
-#include "fake_runtime.h"
 
 using namespace vpnlab;
 using namespace vpnlab::testing;
@@ -44,7 +44,8 @@ TEST(Scale, TheShippedFileReadsAndEachSizeIsAMeshOfThatManyNodes) {
     EXPECT_EQ(plan->nodes.size(), static_cast<size_t>(n));
     EXPECT_EQ(plan->vpn_nodes().size(), static_cast<size_t>(n)) << "every node is a peer";
     EXPECT_EQ(plan->bridges.size(), 1u) << "one bridge: every node reaches every other directly";
-    EXPECT_TRUE(plan->bridges[0].static_neighbours) << "learned ARP entries of a large mesh overflow the kernel's shared table";
+    EXPECT_TRUE(plan->bridges[0].static_neighbours)
+        << "learned ARP entries of a large mesh overflow the kernel's shared table";
     ASSERT_EQ(plan->tests.size(), 1u);
     EXPECT_EQ(plan->tests[0].spec.client, "n1");
     EXPECT_EQ(plan->tests[0].spec.servers, std::vector<std::string>{"n" + std::to_string(n)});
@@ -56,8 +57,8 @@ TEST(Scale, TheShippedFileReadsAndEachSizeIsAMeshOfThatManyNodes) {
       auto fits = check_product_fits(*ps, *plan);
       if (std::string(name) == "openvpn" || std::string(name) == "fastd") {
         ASSERT_FALSE(fits.ok()) << name;
-        EXPECT_EQ(fits.error().message, "product '" + std::string(name) + "' does not carry a mesh overlay of " + std::to_string(n) +
-                                            " VPN nodes (it supports: p2p, site-to-site)");
+        EXPECT_EQ(fits.error().message, "product '" + std::string(name) + "' does not carry a mesh overlay of " +
+                                            std::to_string(n) + " VPN nodes (it supports: p2p, site-to-site)");
       } else {
         EXPECT_TRUE(fits.ok()) << name << ": " << fits.error().format();
       }
@@ -69,25 +70,34 @@ TEST(Scale, EveryMistakeIsNamedWithItsPlace) {
   EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nproducts = [\"nebula\"]\n"),
             "s.toml:1:1: scale: missing key 'nodes'\nhint: add nodes = [5, 25, 100] to [scale]");
   EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [2]\nproducts = [\"nebula\"]\n"),
-            "s.toml:4:10: scale: a mesh of 2 nodes\nhint: mesh sizes go from 3 to 250 (two nodes are no mesh: 'vpnlab run' measures them)");
+            "s.toml:4:10: scale: a mesh of 2 nodes\nhint: mesh sizes go from 3 to 250 (two nodes are no mesh: 'vpnlab "
+            "run' measures them)");
   EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [5, 5]\nproducts = [\"nebula\"]\n"),
             "s.toml:4:13: scale: a mesh of 5 nodes is listed twice\nhint: list each size once");
   EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nnode = 3\n"),
             "s.toml:6:8: scale: unknown key 'node'\nhint: did you mean 'nodes'?");
-  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [5]\n"), "s.toml:3:1: scale: no products\nhint: add products = [\"nebula\", \"wireguard-go\"]");
-  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [100]\nproducts = [\"nebula\"]\noverlay = \"10.9.0.0/26\"\n"),
-            "s.toml:6:11: scale: the overlay subnet 10.9.0.0/26 has room for fewer hosts than 100 nodes\nhint: use a larger subnet (a /16 has room for any mesh)");
-  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nconverge_timeout = \"1s\"\n"),
-            "s.toml:6:20: scale: 'converge_timeout' must be a duration from 5 s to 3600 s\nhint: write converge_timeout = \"60s\"");
-  EXPECT_EQ(scale_error_of("[scale]\nnodes = [5]\nproducts = [\"nebula\"]\n"), "s.toml:1:1: missing table [lab]\nhint: add [lab] with name = \"meshscale\"");
+  EXPECT_EQ(scale_error_of(std::string(kLab) + "[scale]\nnodes = [5]\n"),
+            "s.toml:3:1: scale: no products\nhint: add products = [\"nebula\", \"wireguard-go\"]");
+  EXPECT_EQ(scale_error_of(std::string(kLab) +
+                           "[scale]\nnodes = [100]\nproducts = [\"nebula\"]\noverlay = \"10.9.0.0/26\"\n"),
+            "s.toml:6:11: scale: the overlay subnet 10.9.0.0/26 has room for fewer hosts than 100 nodes\nhint: use a "
+            "larger subnet (a /16 has room for any mesh)");
+  EXPECT_EQ(
+      scale_error_of(std::string(kLab) + "[scale]\nnodes = [5]\nproducts = [\"nebula\"]\nconverge_timeout = \"1s\"\n"),
+      "s.toml:6:20: scale: 'converge_timeout' must be a duration from 5 s to 3600 s\nhint: write converge_timeout = "
+      "\"60s\"");
+  EXPECT_EQ(scale_error_of("[scale]\nnodes = [5]\nproducts = [\"nebula\"]\n"),
+            "s.toml:1:1: missing table [lab]\nhint: add [lab] with name = \"meshscale\"");
   // A link's neighbours are learned or static, nothing else.
-  auto topo = parse_topology_text("[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
-                                  "[[node]]\nname = \"c\"\n[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.7.0/24\"\n"
-                                  "neighbours = \"fixed\"\n[bench]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n",
-                                  "t.toml");
+  auto topo = parse_topology_text(
+      "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
+      "[[node]]\nname = \"c\"\n[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.7.0/24\"\n"
+      "neighbours = \"fixed\"\n[bench]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n",
+      "t.toml");
   ASSERT_FALSE(topo.ok());
   EXPECT_EQ(topo.error().where_and_what() + "\nhint: " + topo.error().hint,
-            "t.toml:15:14: link 'lan': neighbours = 'fixed'\nhint: write neighbours = \"static\" or \"learned\" (the default)");
+            "t.toml:15:14: link 'lan': neighbours = 'fixed'\nhint: write neighbours = \"static\" or \"learned\" (the "
+            "default)");
   // Left out, the subnets have room for any mesh.
   auto plain = parse_scale_text(std::string(kLab) + "[scale]\nnodes = [250]\nproducts = [\"nebula\"]\n", "s.toml");
   ASSERT_TRUE(plain.ok()) << plain.error().format();
@@ -114,7 +124,11 @@ TEST(Scale, TheTableMarksContendedSizesAndSaysWhyARowIsMissing) {
   ScaleRow refused{"openvpn", 5};
   refused.reason = "refused: product 'openvpn' does not carry a mesh overlay of 5 VPN nodes (it supports: p2p)";
   std::string t = scale_table({ok, slow, refused});
-  EXPECT_NE(t.find("nebula                5       1.23     0.80          20       2.5      18.2      19.0         9    0.210"), std::string::npos) << t;
+  EXPECT_NE(
+      t.find(
+          "nebula                5       1.23     0.80          20       2.5      18.2      19.0         9    0.210"),
+      std::string::npos)
+      << t;
   EXPECT_NE(t.find("tinc               100*          -        -   9000/9900"), std::string::npos) << t;
   EXPECT_NE(t.find("not converged: 9000 of 9900"), std::string::npos) << t;
   EXPECT_NE(t.find("refused: product 'openvpn'"), std::string::npos) << t;
@@ -143,7 +157,9 @@ TEST(Scale, TheTableMarksContendedSizesAndSaysWhyARowIsMissing) {
 // the session's context shifted the timeout into another, the pairwise pings ran instead,
 // and a 25-node row said 0 pairs of 0 answered, without a reason).
 TEST(Scale, AMeshIsReadyWhenOneSweepFoundEveryPairWithinTheFilesTimeout) {
-  auto spec = parse_scale_text(std::string(kLab) + "[scale]\nnodes = [3]\nproducts = [\"wireguard-go\"]\nconverge_timeout = \"42s\"\n", "s.toml");
+  auto spec = parse_scale_text(
+      std::string(kLab) + "[scale]\nnodes = [3]\nproducts = [\"wireguard-go\"]\nconverge_timeout = \"42s\"\n",
+      "s.toml");
   ASSERT_TRUE(spec.ok()) << spec.error().format();
   auto topo = parse_topology_text(mesh_topology_text(*spec, 3), "mesh.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();

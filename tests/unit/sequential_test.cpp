@@ -78,8 +78,10 @@ TEST(Sequential, TheFinalIntervalKeepsItsCoverageDespitePeeking) {
         rounds += s.rounds[k];
       }
     }
-    EXPECT_GE(covered, intervals * 93 / 100) << "sigma " << sigma << ": " << covered << " of " << intervals << " intervals covered the truth";
-    std::cout << "sigma " << sigma << ": coverage " << 100.0 * covered / intervals << " %, mean rounds " << rounds / intervals << "\n";
+    EXPECT_GE(covered, intervals * 93 / 100)
+        << "sigma " << sigma << ": " << covered << " of " << intervals << " intervals covered the truth";
+    std::cout << "sigma " << sigma << ": coverage " << 100.0 * covered / intervals << " %, mean rounds "
+              << rounds / intervals << "\n";
   }
 }
 
@@ -103,10 +105,10 @@ TEST(Sequential, StopsAtTheFirstLookWhenTheNoiseIsLowAndGoesOnWhenItIsHigh) {
 }
 
 TEST(Sequential, AnotherRoundStartsOnlyIfItFitsTheTimeLimit) {
-  EXPECT_TRUE(round_fits(0, 0, 60));       // the first round always
-  EXPECT_TRUE(round_fits(40, 4, 60));      // 10 s per round: 50 <= 60
-  EXPECT_FALSE(round_fits(55, 5, 60));     // 11 s per round: 66 > 60
-  EXPECT_TRUE(round_fits(5000, 5, 0));     // no limit
+  EXPECT_TRUE(round_fits(0, 0, 60));    // the first round always
+  EXPECT_TRUE(round_fits(40, 4, 60));   // 10 s per round: 50 <= 60
+  EXPECT_FALSE(round_fits(55, 5, 60));  // 11 s per round: 66 > 60
+  EXPECT_TRUE(round_fits(5000, 5, 0));  // no limit
 }
 
 TEST(Sequential, FewOrBadRatiosGiveNoInterval) {
@@ -121,17 +123,17 @@ TEST(Sequential, FewOrBadRatiosGiveNoInterval) {
 }  // namespace
 }  // namespace vpnlab
 
+#include "../topology_text.h"
 #include "lab/app/sampling.h"
 #include "lab/model/topology.h"
 #include "lab/run/adaptive.h"
-#include "../topology_text.h"
 
 namespace vpnlab {
 namespace {
 
 // `plan --precision 2% --from RUN`: an earlier run whose ratio wobbles by ±1 % predicts the
-// second look (log sd 1.1 %: at 5 rounds t(99.44 %, 4) = 5.6 gives ±2.7 %, at 8 rounds ±1.5 %); one that wobbles by ±20 % says the target is out of reach; --precision without
-// a reference, or with --sequential, is refused.
+// second look (log sd 1.1 %: at 5 rounds t(99.44 %, 4) = 5.6 gives ±2.7 %, at 8 rounds ±1.5 %); one that wobbles by ±20
+// % says the target is out of reach; --precision without a reference, or with --sequential, is refused.
 TEST(Sequential, PlanPredictsTheRoundsFromAnEarlierRunsSpread) {
   auto topo = load_topology(VPNLAB_TOPOLOGIES "/quick.toml");
   ASSERT_TRUE(topo.ok());
@@ -162,10 +164,12 @@ TEST(Sequential, PlanPredictsTheRoundsFromAnEarlierRunsSpread) {
     return rows;
   };
   auto quiet = rows_with(0.01);
-  EXPECT_NE(describe_sampling(plan, **seq, 0, &quiet).find("expected from the earlier run's spread: 8 rounds"), std::string::npos)
+  EXPECT_NE(describe_sampling(plan, **seq, 0, &quiet).find("expected from the earlier run's spread: 8 rounds"),
+            std::string::npos)
       << describe_sampling(plan, **seq, 0, &quiet);
   auto noisy = rows_with(0.2);
-  EXPECT_NE(describe_sampling(plan, **seq, 0, &noisy).find("the target is not met within 100 rounds"), std::string::npos);
+  EXPECT_NE(describe_sampling(plan, **seq, 0, &noisy).find("the target is not met within 100 rounds"),
+            std::string::npos);
 
   Plan alone = make_plan(*topo, PlanOptions{"r", "t", {"wireguard-go"}}).value();
   auto refused = sequential_request(request, &alone);
@@ -275,7 +279,8 @@ TEST(Sequential, AFileThatSetsNoSamplingGetsTheQuickTopologysFlow) {
   auto seq = sequential_request(SamplingRequest{}, &plan);
   ASSERT_TRUE(seq.ok() && seq->has_value()) << seq.error().format();
   EXPECT_EQ(describe_sampling(plan, **seq, plan.max_time_s, nullptr)
-                .rfind("vpnlab's default (the file sets no samples, duration or precision; --samples N measures a fixed N): adaptive sampling to "
+                .rfind("vpnlab's default (the file sets no samples, duration or precision; --samples N measures a "
+                       "fixed N): adaptive sampling to "
                        "±5.0 %",
                        0),
             0u);
@@ -311,7 +316,9 @@ TEST(Sequential, AFileThatSetsNoSamplingGetsTheQuickTopologysFlow) {
   ASSERT_TRUE(seq.ok() && seq->has_value()) << seq.error().format();
   EXPECT_GT(many.max_time_s, kDefaultMaxTimeS);
   EXPECT_EQ((*seq)->max_rounds, 3);
-  EXPECT_NE(describe_sampling(many, **seq, many.max_time_s, nullptr).find("the default budget of 5.0 min is stretched to "), std::string::npos);
+  EXPECT_NE(
+      describe_sampling(many, **seq, many.max_time_s, nullptr).find("the default budget of 5.0 min is stretched to "),
+      std::string::npos);
 }
 
 }  // namespace

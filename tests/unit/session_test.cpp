@@ -34,8 +34,13 @@ struct SessionFixture {
     for (const auto& n : plan.nodes) keys[n.name] = generate_x25519();
   }
   Result<std::unique_ptr<ProductSession>> start(FakeRuntime& fake) {
-    return ProductSession::start(ProductSession::Context{.plan = &plan, .nodes = &fake, .spec = &spec, .keys = &keys, .run_dir = run_dir, .interrupt_fd = -1,
-                                                           .run_values = {{"psk", std::string(64, '0')}}});
+    return ProductSession::start(ProductSession::Context{.plan = &plan,
+                                                         .nodes = &fake,
+                                                         .spec = &spec,
+                                                         .keys = &keys,
+                                                         .run_dir = run_dir,
+                                                         .interrupt_fd = -1,
+                                                         .run_values = {{"psk", std::string(64, '0')}}});
   }
 };
 
@@ -53,10 +58,13 @@ TEST(Session, WireguardGoStepsRunInEachNodeLastNodeFirst) {
   std::vector<std::string> steps;
   for (const auto& c : fake.calls)
     if (c.rfind("ping", 0) != 0) steps.push_back(c.substr(0, c.find(" /")));
-  EXPECT_EQ(steps, (std::vector<std::string>{"spawn b wireguard-go wg0", "wait_for_link b wg0", "spawn b wg setconf wg0", "configure b wg0 10.77.0.2/24 1400",
-                                             "spawn a wireguard-go wg0", "wait_for_link a wg0", "spawn a wg setconf wg0", "configure a wg0 10.77.0.1/24 1400"}));
-  EXPECT_EQ(fake.calls_starting("ping"), (std::vector<std::string>{"ping a 10.77.0.2", "ping b 10.77.0.1", "ping a 10.77.0.2 df 1372",
-                                                                   "ping b 10.77.0.1 df 1372"}));
+  EXPECT_EQ(steps, (std::vector<std::string>{"spawn b wireguard-go wg0", "wait_for_link b wg0",
+                                             "spawn b wg setconf wg0", "configure b wg0 10.77.0.2/24 1400",
+                                             "spawn a wireguard-go wg0", "wait_for_link a wg0",
+                                             "spawn a wg setconf wg0", "configure a wg0 10.77.0.1/24 1400"}));
+  EXPECT_EQ(fake.calls_starting("ping"),
+            (std::vector<std::string>{"ping a 10.77.0.2", "ping b 10.77.0.1", "ping a 10.77.0.2 df 1372",
+                                      "ping b 10.77.0.1 df 1372"}));
   // The config holds the node's key and goes to secrets/, not to the logs.
   std::string conf = fake.calls_starting("spawn a wg setconf")[0];
   EXPECT_NE(conf.find(f.run_dir + "/secrets/"), std::string::npos) << conf;
@@ -84,7 +92,8 @@ TEST(Session, EachThreadsPointGivesTheDaemonsItsThreads) {
     fake.daemons = {"wireguard-go"};
     auto session = f.start(fake);
     ASSERT_TRUE(session.ok()) << session.error().format();
-    for (const char* node : {"a", "b"}) EXPECT_EQ(fake.env_of[std::string(node) + " wireguard-go"]["GOMAXPROCS"], std::to_string(point + 1)) << node;
+    for (const char* node : {"a", "b"})
+      EXPECT_EQ(fake.env_of[std::string(node) + " wireguard-go"]["GOMAXPROCS"], std::to_string(point + 1)) << node;
     (*session)->stop();
   }
 }
@@ -96,7 +105,8 @@ TEST(Session, ADaemonThatDiesAtOnceIsTheErrorNotTheMissingLink) {
   fake.links_appear = false;
   auto session = f.start(fake);
   ASSERT_FALSE(session.ok());
-  EXPECT_EQ(session.error().message.substr(0, session.error().message.find('\n')), "node 'b': 'wireguard-go' exited with status 3");
+  EXPECT_EQ(session.error().message.substr(0, session.error().message.find('\n')),
+            "node 'b': 'wireguard-go' exited with status 3");
   EXPECT_EQ(fake.calls_starting("spawn a").size(), 0u) << "nothing starts on a after b failed";
 }
 
@@ -119,7 +129,8 @@ TEST(Session, UnansweredPingsAreNotReady) {
   fake.pings_answered = false;
   auto session = f.start(fake);
   ASSERT_FALSE(session.ok());
-  EXPECT_EQ(session.error().message.rfind("not ready: from node 'a' to 'b': no answer from 10.77.0.2", 0), 0u) << session.error().message;
+  EXPECT_EQ(session.error().message.rfind("not ready: from node 'a' to 'b': no answer from 10.77.0.2", 0), 0u)
+      << session.error().message;
 }
 
 TEST(Session, AProgramThatCannotStartFailsTheBringUp) {
@@ -165,9 +176,15 @@ TEST(Session, FileOrderIsOverlayAddressOrderAndRelayStepsRunOnlyOnTheRelay) {
   ProductSpec spec = load_product(VPNLAB_PRODUCTS_DIR, "tailscale").value();
   std::map<std::string, X25519KeyPair> keys;
   std::string run_dir = make_temp_dir("session");
-  ProductSession::Context ctx{.plan = &plan, .nodes = nullptr, .spec = &spec, .keys = &keys, .run_dir = run_dir, .interrupt_fd = -1,
+  ProductSession::Context ctx{.plan = &plan,
+                              .nodes = nullptr,
+                              .spec = &spec,
+                              .keys = &keys,
+                              .run_dir = run_dir,
+                              .interrupt_fd = -1,
                               .run_values = {{"psk", std::string(64, '0')}}};
-  for (const auto& n : plan.nodes) ctx.node_values[n.name] = {{"headscale_address", "172.31.78.1"}, {"headscale_authkey", "k"}};
+  for (const auto& n : plan.nodes)
+    ctx.node_values[n.name] = {{"headscale_address", "172.31.78.1"}, {"headscale_authkey", "k"}};
   FakeRuntime fake;
   fake.daemons = {"tailscaled", "derper"};
   ctx.nodes = &fake;
@@ -179,7 +196,10 @@ TEST(Session, FileOrderIsOverlayAddressOrderAndRelayStepsRunOnlyOnTheRelay) {
     words >> verb >> node >> program;
     spawns.push_back(verb + " " + node + " " + program.substr(program.rfind('/') + 1));
   }
-  EXPECT_EQ(spawns, (std::vector<std::string>{"spawn a2 tailscaled", "spawn a2 tailscale", "spawn r2 derper", "spawn r2 tailscaled",
-                                              "spawn r2 tailscale", "spawn b2 tailscaled", "spawn b2 tailscale"}))
-      << (session.ok() ? "" : session.error().format());  // the fake's TUN has no MTU: the session then fails, after its steps
+  EXPECT_EQ(spawns, (std::vector<std::string>{"spawn a2 tailscaled", "spawn a2 tailscale", "spawn r2 derper",
+                                              "spawn r2 tailscaled", "spawn r2 tailscale", "spawn b2 tailscaled",
+                                              "spawn b2 tailscale"}))
+      << (session.ok()
+              ? ""
+              : session.error().format());  // the fake's TUN has no MTU: the session then fails, after its steps
 }

@@ -13,7 +13,8 @@ using namespace vpnlab;
 
 namespace {
 
-SampleRow grid_row(const std::string& product, const std::string& point, const std::string& test, int sample, double gbps) {
+SampleRow grid_row(const std::string& product, const std::string& point, const std::string& test, int sample,
+                   double gbps) {
   SampleRow r;
   r.run_id = "20261204-000000-test";
   r.product = product;
@@ -49,8 +50,10 @@ std::vector<SampleRow> grid() {
   return rows;
 }
 
-const SweepEffect* find(std::vector<SweepEffect>&&, const std::string&, const std::string&, const std::string&) = delete;  // would dangle
-const SweepEffect* find(const std::vector<SweepEffect>& effects, const std::string& product, const std::string& axis, const std::string& held) {
+const SweepEffect* find(std::vector<SweepEffect>&&, const std::string&, const std::string&,
+                        const std::string&) = delete;  // would dangle
+const SweepEffect* find(const std::vector<SweepEffect>& effects, const std::string& product, const std::string& axis,
+                        const std::string& held) {
   for (const auto& e : effects)
     if (e.c.product == product && e.axis == axis && e.held == held) return &e;
   return nullptr;
@@ -90,7 +93,9 @@ TEST(SweepEffects, AnExactEffectIsFoundAndANullAxisIsNot) {
 TEST(SweepEffects, TheTextAndSummaryJsonSayTheSame) {
   const auto rows = grid();
   const std::string text = sweep_effects_text(sweep_effects(rows));
-  EXPECT_NE(text.find("stream  underlay_mtu  1500 -> 9000  streams=1          wireguard-go  Gbit/s  "), std::string::npos) << text;
+  EXPECT_NE(text.find("stream  underlay_mtu  1500 -> 9000  streams=1          wireguard-go  Gbit/s  "),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("Gbit/s: 8 intervals, each at 99.375 %"), std::string::npos) << text;
   EXPECT_NE(summary_table(rows).find(text), std::string::npos) << "the summary prints the table";
   const auto j = summary_json(rows)["effects"];

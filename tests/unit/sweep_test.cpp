@@ -7,9 +7,9 @@
 
 #include "../temp_paths.h"
 #include "../topology_text.h"
+#include "lab/app/sampling.h"
 #include "lab/base/fs_util.h"
 #include "lab/cli/compare_command.h"
-#include "lab/app/sampling.h"
 #include "lab/model/backend_traits.h"
 #include "lab/model/plan.h"
 #include "lab/model/plan_time.h"
@@ -43,8 +43,8 @@ std::vector<std::string> names_of(const std::string& body) {
 
 TEST(Sweep, AxesMultiplyTheLastTurningFastest) {
   EXPECT_EQ(names_of("sweep = { streams = [1, 8], bitrate = [\"100M\", \"2G\"] }\n"),
-            (std::vector<std::string>{"t-1-100m t streams=1;bitrate=100m", "t-1-2g t streams=1;bitrate=2g", "t-8-100m t streams=8;bitrate=100m",
-                                      "t-8-2g t streams=8;bitrate=2g"}));
+            (std::vector<std::string>{"t-1-100m t streams=1;bitrate=100m", "t-1-2g t streams=1;bitrate=2g",
+                                      "t-8-100m t streams=8;bitrate=100m", "t-8-2g t streams=8;bitrate=2g"}));
   auto topo = parse_topology_text(with_test("sweep = { streams = [1, 8] }\n"), "x.toml");
   ASSERT_TRUE(topo.ok());
   EXPECT_EQ(topo->bench.tests[1].streams, 8);
@@ -55,33 +55,49 @@ TEST(Sweep, ZipPairsTheListsPositionByPosition) {
   EXPECT_EQ(names_of("udp = true\nsweep = { length = [64, 0], bitrate = [\"100M\", \"1G\"], zip = true }\n"),
             (std::vector<std::string>{"t-64-100m t length=64;bitrate=100m", "t-mtu-1g t length=mtu;bitrate=1g"}));
   EXPECT_EQ(error_of("udp = true\nsweep = { length = [64, 0], bitrate = [\"1G\"], zip = true }\n"),
-            "x.toml:23:39: test 't': zip pairs lists of one length: 'bitrate' has 1, 'length' 2 | give every axis as many values, or drop zip for "
+            "x.toml:23:39: test 't': zip pairs lists of one length: 'bitrate' has 1, 'length' 2 | give every axis as "
+            "many values, or drop zip for "
             "every combination");
 }
 
 TEST(Sweep, SizesIsTheLengthAxisUnderItsOlderName) {
-  EXPECT_EQ(names_of("udp = true\nbitrate = \"1G\"\nsizes = [64, 0]\n"), (std::vector<std::string>{"t-64 t length=64", "t-mtu t length=mtu"}));
-  EXPECT_EQ(names_of("kind = \"rr\"\nsweep = { size = [64, 1024] }\n"), (std::vector<std::string>{"t-64 t size=64", "t-1024 t size=1024"}));
+  EXPECT_EQ(names_of("udp = true\nbitrate = \"1G\"\nsizes = [64, 0]\n"),
+            (std::vector<std::string>{"t-64 t length=64", "t-mtu t length=mtu"}));
+  EXPECT_EQ(names_of("kind = \"rr\"\nsweep = { size = [64, 1024] }\n"),
+            (std::vector<std::string>{"t-64 t size=64", "t-1024 t size=1024"}));
   EXPECT_EQ(names_of("streams = 2\n"), (std::vector<std::string>{"t  "})) << "not swept: no point";
 }
 
 TEST(Sweep, BadSweepsAreLocatedWithAHint) {
   EXPECT_EQ(error_of("sweep = { underlay_mtu = [1500, 9000] }\n"),
-            "x.toml:22:26: test 't': sweep has no axis 'underlay_mtu' | axes: streams, length, size, bitrate (and zip = true)");
-  EXPECT_EQ(error_of("sweep = { streams = [] }\n"), "x.toml:22:21: test 't': sweep 'streams' is a non-empty list of values | write streams = [1, 8]");
-  EXPECT_EQ(error_of("sweep = { streams = [1, 0] }\n"), "x.toml:22:25: test 't': streams 0 is not a whole number from 1 to 128 | streams count all servers together");
+            "x.toml:22:26: test 't': sweep has no axis 'underlay_mtu' | axes: streams, length, size, bitrate (and zip "
+            "= true)");
+  EXPECT_EQ(error_of("sweep = { streams = [] }\n"),
+            "x.toml:22:21: test 't': sweep 'streams' is a non-empty list of values | write streams = [1, 8]");
+  EXPECT_EQ(
+      error_of("sweep = { streams = [1, 0] }\n"),
+      "x.toml:22:25: test 't': streams 0 is not a whole number from 1 to 128 | streams count all servers together");
   EXPECT_EQ(error_of("sweep = { size = [64] }\n"),
-            "x.toml:22:18: test 't': cannot sweep 'size': size is a request/response size: kind = \"rr\" takes it | e.g. size = [64, 1024]");
+            "x.toml:22:18: test 't': cannot sweep 'size': size is a request/response size: kind = \"rr\" takes it | "
+            "e.g. size = [64, 1024]");
   EXPECT_EQ(error_of("sweep = { length = [64] }\n"),
-            "x.toml:22:20: test 't': cannot sweep 'length': length is a UDP payload size: the test needs udp = true | e.g. length = [64, 512, 0]");
+            "x.toml:22:20: test 't': cannot sweep 'length': length is a UDP payload size: the test needs udp = true | "
+            "e.g. length = [64, 512, 0]");
   EXPECT_EQ(error_of("kind = \"rr\"\nsweep = { streams = [1, 2] }\n"),
-            "x.toml:23:21: test 't': cannot sweep 'streams': streams are a TCP bulk test's (kind = \"throughput\") | e.g. streams = [1, 8]");
+            "x.toml:23:21: test 't': cannot sweep 'streams': streams are a TCP bulk test's (kind = \"throughput\") | "
+            "e.g. streams = [1, 8]");
   EXPECT_EQ(error_of("udp = true\nsweep = { length = [64, 1400], bitrate = [\"1G\"] }\n"),
-            "x.toml:23:25: test 't': payload size 1400 is not between 16 and 1372 | 0 stands for the largest that fits the overlay MTU");
-  EXPECT_EQ(error_of("sweep = { bitrate = [\"fast\"] }\n"), "x.toml:22:22: test 't': bitrate \"fast\" is not a rate | bits/s: k, M, G");
-  EXPECT_EQ(error_of("streams = 2\nsweep = { streams = [1, 8] }\n"), "x.toml:22:11: test 't': 'streams' is given and swept | drop streams: the sweep sets it");
-  EXPECT_EQ(error_of("sweep = { }\n"), "x.toml:22:9: test 't': 'sweep' names no axis | e.g. sweep = { streams = [1, 8] }; axes: streams, length, size, bitrate");
-  EXPECT_EQ(error_of("sweep = [1, 8]\n"), "x.toml:22:9: test 't': 'sweep' is a table of axes | write sweep = { streams = [1, 8] }");
+            "x.toml:23:25: test 't': payload size 1400 is not between 16 and 1372 | 0 stands for the largest that fits "
+            "the overlay MTU");
+  EXPECT_EQ(error_of("sweep = { bitrate = [\"fast\"] }\n"),
+            "x.toml:22:22: test 't': bitrate \"fast\" is not a rate | bits/s: k, M, G");
+  EXPECT_EQ(error_of("streams = 2\nsweep = { streams = [1, 8] }\n"),
+            "x.toml:22:11: test 't': 'streams' is given and swept | drop streams: the sweep sets it");
+  EXPECT_EQ(error_of("sweep = { }\n"),
+            "x.toml:22:9: test 't': 'sweep' names no axis | e.g. sweep = { streams = [1, 8] }; axes: streams, length, "
+            "size, bitrate");
+  EXPECT_EQ(error_of("sweep = [1, 8]\n"),
+            "x.toml:22:9: test 't': 'sweep' is a table of axes | write sweep = { streams = [1, 8] }");
   // 11 x 100 points: more than 1000; 11 x 90 are not.
   std::string eleven = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]";
   auto rates = [](int n) {
@@ -89,9 +105,11 @@ TEST(Sweep, BadSweepsAreLocatedWithAHint) {
     for (int i = 1; i <= n; ++i) out += (i > 1 ? ", \"" : "\"") + std::to_string(i) + "M\"";
     return out + "]";
   };
-  EXPECT_EQ(error_of("sweep = { streams = " + eleven + ", bitrate = " + rates(100) + " }\n"),
-            "x.toml:22:9: test 't': the sweep has more than 1000 points | sweep fewer values, or pair them with zip = true");
-  EXPECT_EQ(error_of("sweep = { streams = " + eleven + ", bitrate = " + rates(90) + " }\n"), "") << "990 points are fine";
+  EXPECT_EQ(
+      error_of("sweep = { streams = " + eleven + ", bitrate = " + rates(100) + " }\n"),
+      "x.toml:22:9: test 't': the sweep has more than 1000 points | sweep fewer values, or pair them with zip = true");
+  EXPECT_EQ(error_of("sweep = { streams = " + eleven + ", bitrate = " + rates(90) + " }\n"), "")
+      << "990 points are fine";
 }
 
 SampleRow point_row(const std::string& product, const std::string& point, int sample, double gbps) {
@@ -136,7 +154,8 @@ TEST(Sweep, CurvesHaveACellPerProductAndPointWithItsInterval) {
   // The report's chart: x is the first axis where it is a number, one chart per value of
   // the others (never a line from one MTU's points into the other's).
   std::vector<SampleRow> grid;
-  for (const char* point : {"streams=1;underlay_mtu=1500", "streams=8;underlay_mtu=1500", "streams=1;underlay_mtu=9000", "streams=8;underlay_mtu=9000"})
+  for (const char* point : {"streams=1;underlay_mtu=1500", "streams=8;underlay_mtu=1500", "streams=1;underlay_mtu=9000",
+                            "streams=8;underlay_mtu=9000"})
     for (int s = 1; s <= 2; ++s) grid.push_back(point_row("baseline", point, s, 10 + s));
   auto sections = sweep_sections(grid, {});
   ASSERT_EQ(sections.size(), 1u);
@@ -154,7 +173,8 @@ TEST(Sweep, CurvesHaveACellPerProductAndPointWithItsInterval) {
   // with its interval, and the report's cells are the summary's.
   std::vector<SampleRow> named;
   for (int s = 1; s <= 6; ++s)
-    for (const char* point : {"variant=none", "variant=conntrack"}) named.push_back(point_row("nebula", point, s, 0.6 + s * 0.01));
+    for (const char* point : {"variant=none", "variant=conntrack"})
+      named.push_back(point_row("nebula", point, s, 0.6 + s * 0.01));
   auto bars = sweep_sections(named, {});
   ASSERT_EQ(bars.size(), 1u);
   ASSERT_EQ(bars[0].plots.size(), 1u);
@@ -183,8 +203,11 @@ TEST(Sweep, ABudgetTooShortForTheSweepIsRefusedUnlessForced) {
   auto refused = sequential_request(request, &refused_plan);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message,
-            "the sweep's 10 points (10 tests) x 3 products take ~127 s a round: the time budget holds 1 of the 3 rounds a first look needs");
-  EXPECT_EQ(refused.error().hint, "raise max_time (--max-time; 3 rounds take about 6.4 min), sweep fewer points, or give --force to measure what fits");
+            "the sweep's 10 points (10 tests) x 3 products take ~127 s a round: the time budget holds 1 of the 3 "
+            "rounds a first look needs");
+  EXPECT_EQ(refused.error().hint,
+            "raise max_time (--max-time; 3 rounds take about 6.4 min), sweep fewer points, or give --force to measure "
+            "what fits");
   request.force = true;
   EXPECT_TRUE(sequential_request(request, &plan).ok());
   request.force = false;
@@ -192,7 +215,6 @@ TEST(Sweep, ABudgetTooShortForTheSweepIsRefusedUnlessForced) {
   Plan roomy = make_plan(*topo, po).value();
   EXPECT_TRUE(sequential_request(request, &roomy).ok()) << "10 minutes hold 3 rounds";
 }
-
 
 // compare RUN P:X P:Y: two points (or tests) of one product, paired by round as two
 // products are; a point names its test when one test has it.
@@ -214,15 +236,18 @@ TEST(Sweep, CompareTakesTwoPointsOfOneProduct) {
   EXPECT_NEAR(c->comparisons[0].ratio, 2.0, 1e-9) << "every round's 8-stream sample is twice its 1-stream one";
   EXPECT_EQ(c->comparisons[0].verdict, "faster");
   // The same question in the run's effects table: its answer and family said beside this one.
-  EXPECT_NE(c->text.find("the run's effects table asks this question with 0 others of its figure together (each interval at 95 %): "
-                         "Gbit/s 2.000 (2.000-2.000), faster; here it is asked alone (95 %): the same answer\n"),
-            std::string::npos)
+  EXPECT_NE(
+      c->text.find(
+          "the run's effects table asks this question with 0 others of its figure together (each interval at 95 %): "
+          "Gbit/s 2.000 (2.000-2.000), faster; here it is asked alone (95 %): the same answer\n"),
+      std::string::npos)
       << c->text;
   auto unknown = compare_in_run(dir, "wireguard-go:streams=2", "wireguard-go:t-8", "");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "'wireguard-go' has no test or sweep point 'streams=2'");
   EXPECT_EQ(unknown.error().hint, "its tests: t-1, t-8");
-  EXPECT_EQ(compare_in_run(dir, "wireguard-go:t-1", "wireguard-go", "").error().message, "compare: 'wireguard-go' names no test");
+  EXPECT_EQ(compare_in_run(dir, "wireguard-go:t-1", "wireguard-go", "").error().message,
+            "compare: 'wireguard-go' names no test");
 
   // compare RUN --effects: the same pair, as the axis' effect, from the run directory.
   auto e = effects_in_run(dir);
@@ -233,7 +258,10 @@ TEST(Sweep, CompareTakesTwoPointsOfOneProduct) {
   EXPECT_NEAR(e->effects[0].c.ratio, 2.0, 1e-9);
   EXPECT_EQ(e->text.rfind("run ", 0), 0u) << e->text;
   EXPECT_NE(e->text.find("faster"), std::string::npos) << e->text;
-  ASSERT_TRUE(write_file(dir + "/results.csv", results_csv_header_line() + "\n" + format_row(point_row("wireguard-go", "streams=1", 1, 1.0)), 0644).ok());
+  ASSERT_TRUE(write_file(dir + "/results.csv",
+                         results_csv_header_line() + "\n" + format_row(point_row("wireguard-go", "streams=1", 1, 1.0)),
+                         0644)
+                  .ok());
   auto none = effects_in_run(dir);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().message, dir + "/results.csv: no test is swept on two values, so there is no effect to give");
@@ -249,17 +277,20 @@ namespace {
 // plan has its tests only and every link at its MTU; an "auto" overlay MTU follows each
 // point's underlay when the plan is finalized.
 TEST(Sweep, ABenchSweepPutsEveryTestAtEveryPointOfTheLab) {
-  const std::string bench_sweep = "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
-                                  "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
-                                  "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n"
-                                  "[bench]\nproducts = [\"baseline\"]\nsweep = { underlay_mtu = [1500, 9000] }\n"
-                                  "[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\nsweep = { streams = [1, 2] }\n";
+  const std::string bench_sweep =
+      "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
+      "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
+      "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\n"
+      "[bench]\nproducts = [\"baseline\"]\nsweep = { underlay_mtu = [1500, 9000] }\n"
+      "[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\nsweep = { streams = [1, 2] }\n";
   auto topo = parse_topology_text(bench_sweep, "x.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
   std::vector<std::string> names;
-  for (const auto& t : topo->bench.tests) names.push_back(t.name + " " + point_text(t.point) + " " + std::to_string(t.lab_point));
-  EXPECT_EQ(names, (std::vector<std::string>{"t-1-1500 streams=1;underlay_mtu=1500 0", "t-1-9000 streams=1;underlay_mtu=9000 1",
-                                             "t-2-1500 streams=2;underlay_mtu=1500 0", "t-2-9000 streams=2;underlay_mtu=9000 1"}));
+  for (const auto& t : topo->bench.tests)
+    names.push_back(t.name + " " + point_text(t.point) + " " + std::to_string(t.lab_point));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "t-1-1500 streams=1;underlay_mtu=1500 0", "t-1-9000 streams=1;underlay_mtu=9000 1",
+                       "t-2-1500 streams=2;underlay_mtu=1500 0", "t-2-9000 streams=2;underlay_mtu=9000 1"}));
   PlanOptions po;
   po.run_id = "20261203-000000-lab";
   po.tag = "lab";
@@ -283,21 +314,29 @@ TEST(Sweep, ABenchSweepPutsEveryTestAtEveryPointOfTheLab) {
     return r.ok() ? std::string() : r.error().where_and_what() + " | " + r.error().hint;
   };
   EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "underlay_mtu = [1500, 1300]"),
-            "x.toml:16:33: bench: underlay_mtu 1300 is below the overlay MTU 1400 (no tunnel carries that over it) | every link of the lab gets this "
+            "x.toml:16:33: bench: underlay_mtu 1300 is below the overlay MTU 1400 (no tunnel carries that over it) | "
+            "every link of the lab gets this "
             "MTU (68 to 9000; jumbo frames: 9000)");
   EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "mtu = [1500]"),
-            "x.toml:16:17: bench: sweep has no axis 'mtu' | [bench] sweep axes change the lab: underlay_mtu, rate, threads, variant; a test's own "
+            "x.toml:16:17: bench: sweep has no axis 'mtu' | [bench] sweep axes change the lab: underlay_mtu, rate, "
+            "threads, variant; a test's own "
             "(streams, length, size, bitrate) go in its [[bench.test]]");
-  EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "underlay_mtu = [9000, 9000]"), "x.toml:16:33: bench: underlay_mtu 9000 is listed twice | list each value once");
+  EXPECT_EQ(with("underlay_mtu = [1500, 9000]", "underlay_mtu = [9000, 9000]"),
+            "x.toml:16:33: bench: underlay_mtu 9000 is listed twice | list each value once");
   // The hostile review: lab points times a test's points grew validate past 2 GB. The
   // product is counted before a test is made: 2 points x 501 streams values is refused.
   std::string many = "[";
   for (int i = 1; i <= 128; ++i) many += (i > 1 ? ", " : "") + std::to_string(i);
   many += "]";
-  EXPECT_EQ(with("sweep = { streams = [1, 2] }", "sweep = { streams = " + many + ", bitrate = [\"1G\", \"2G\", \"3G\", \"4G\"] }"),
-            "x.toml:21:9: test 't': 512 tests at 2 [bench] sweep point(s) make more than 1000 tests to measure | sweep fewer values (every test is "
+  EXPECT_EQ(with("sweep = { streams = [1, 2] }",
+                 "sweep = { streams = " + many + ", bitrate = [\"1G\", \"2G\", \"3G\", \"4G\"] }"),
+            "x.toml:21:9: test 't': 512 tests at 2 [bench] sweep point(s) make more than 1000 tests to measure | sweep "
+            "fewer values (every test is "
             "measured at every point of the [bench] sweep)");
-  EXPECT_EQ(with("sweep = { streams = [1, 2] }", "sweep = { streams = " + many + ", bitrate = [\"1G\", \"2G\", \"3G\"] }"), "") << "384 x 2 are fine";
+  EXPECT_EQ(
+      with("sweep = { streams = [1, 2] }", "sweep = { streams = " + many + ", bitrate = [\"1G\", \"2G\", \"3G\"] }"),
+      "")
+      << "384 x 2 are fine";
 }
 
 // The lab's axes multiply like a test's; a variant is a named setup, data like any other
@@ -307,7 +346,8 @@ const std::string kVariantLab =
     "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n"
     "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.77.0/24\"\nrate = \"1G\"\n"
     "[[variant]]\nname = \"conntrack\"\n"
-    "nft = \"table inet vpnlab_fw { chain input { type filter hook input priority 0; ct state established counter accept } }\"\n"
+    "nft = \"table inet vpnlab_fw { chain input { type filter hook input priority 0; ct state established counter "
+    "accept } }\"\n"
     "sysctl = { \"net/netfilter/nf_conntrack_max\" = \"65536\" }\n"
     "[bench]\nproducts = [\"baseline\"]\nsweep = { variant = [\"none\", \"conntrack\"], rate = [\"100M\", \"1G\"] }\n"
     "[[bench.test]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\n";
@@ -325,7 +365,8 @@ TEST(Sweep, LabAxesMultiplyAndAVariantIsAPointOfTheLab) {
   std::vector<std::string> names;
   for (const auto& t : topo->bench.tests) names.push_back(t.name + " " + point_text(t.point));
   EXPECT_EQ(names, (std::vector<std::string>{"t-none-100m variant=none;rate=100m", "t-none-1g variant=none;rate=1g",
-                                             "t-conntrack-100m variant=conntrack;rate=100m", "t-conntrack-1g variant=conntrack;rate=1g"}));
+                                             "t-conntrack-100m variant=conntrack;rate=100m",
+                                             "t-conntrack-1g variant=conntrack;rate=1g"}));
   PlanOptions po;
   po.run_id = "20261203-000000-lab";
   po.tag = "lab";
@@ -347,8 +388,9 @@ TEST(Sweep, LabAxesMultiplyAndAVariantIsAPointOfTheLab) {
   Plan tp = make_plan(*t2, po).value();
   EXPECT_EQ(tp.at_lab_point(1).threads, 2);
   EXPECT_EQ(tp.at_lab_point(1).tests.at(0).spec.name, "t-none-2");
-  EXPECT_NE(describe_plan(plan).find("variant conntrack (every VPN node, after the lab is built, before the product): nftables rules (1 lines; their "
-                                 "counters read after each sample) net/netfilter/nf_conntrack_max=65536"),
+  EXPECT_NE(describe_plan(plan).find("variant conntrack (every VPN node, after the lab is built, before the product): "
+                                     "nftables rules (1 lines; their "
+                                     "counters read after each sample) net/netfilter/nf_conntrack_max=65536"),
             std::string::npos)
       << describe_plan(plan);
 }
@@ -356,7 +398,8 @@ TEST(Sweep, LabAxesMultiplyAndAVariantIsAPointOfTheLab) {
 // A variant's facets are each described in the plan, the qdisc among them.
 TEST(Sweep, AQdiscVariantIsReadAndDescribed) {
   std::string text = kVariantLab;
-  for (const std::string shaping : {"rate = \"1G\"\n", ", rate = [\"100M\", \"1G\"]"}) text.erase(text.find(shaping), shaping.size());
+  for (const std::string shaping : {"rate = \"1G\"\n", ", rate = [\"100M\", \"1G\"]"})
+    text.erase(text.find(shaping), shaping.size());
   text.replace(text.find("sysctl = {"), 10, "qdisc = \"fq_codel\"\nsysctl = {");
   auto topo = parse_topology_text(text, "x.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
@@ -366,9 +409,11 @@ TEST(Sweep, AQdiscVariantIsReadAndDescribed) {
   po.run_id = "20261203-000000-lab";
   po.tag = "lab";
   const std::string described = describe_plan(make_plan(*topo, po).value());
-  EXPECT_NE(described.find("variant conntrack (every VPN node, after the lab is built, before the product): nftables rules (1 lines; their "
-                           "counters read after each sample) net/netfilter/nf_conntrack_max=65536 underlay qdisc fq_codel"),
-            std::string::npos)
+  EXPECT_NE(
+      described.find("variant conntrack (every VPN node, after the lab is built, before the product): nftables rules "
+                     "(1 lines; their "
+                     "counters read after each sample) net/netfilter/nf_conntrack_max=65536 underlay qdisc fq_codel"),
+      std::string::npos)
       << described;
 }
 
@@ -380,10 +425,12 @@ TEST(Sweep, EveryVariantFacetHasOneApplierAndBack) {
   for (const auto& a : variant_appliers()) ++appliers[a.key];
   for (const auto& [key, n] : facets) {
     EXPECT_EQ(n, 1) << "facet '" << key << "' is read twice (lab/model/variant_facets.cpp)";
-    EXPECT_EQ(appliers[key], 1) << "facet '" << key << "' has no applier in lab/run/variant.cpp: it would parse and never apply";
+    EXPECT_EQ(appliers[key], 1) << "facet '" << key
+                                << "' has no applier in lab/run/variant.cpp: it would parse and never apply";
   }
   for (const auto& [key, n] : appliers)
-    EXPECT_EQ(facets.count(key), 1u) << "applier '" << key << "' has no facet in lab/model/variant_facets.cpp: no file can set it";
+    EXPECT_EQ(facets.count(key), 1u) << "applier '" << key
+                                     << "' has no facet in lab/model/variant_facets.cpp: no file can set it";
 }
 
 TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
@@ -395,47 +442,61 @@ TEST(Sweep, AVariantThatCannotMeasureIsRefusedWhereItIsWritten) {
   auto moved = make_plan(parse_topology_text(kVariantLab, "x.toml").value(), vm);
   ASSERT_FALSE(moved.ok());
   EXPECT_EQ(moved.error().where_and_what() + " | " + moved.error().hint,
-            "x.toml:15:1: variant 'conntrack': variants are applied in the nodes' namespaces on the netns backend, not on 'vm' | leave out "
+            "x.toml:15:1: variant 'conntrack': variants are applied in the nodes' namespaces on the netns backend, not "
+            "on 'vm' | leave out "
             "--backend vm for this topology");
   EXPECT_EQ(variant_error("[\"none\", \"conntrack\"]", "[\"none\", \"nat\"]"),
-            "x.toml:21:30: bench: variant 'nat' is not defined (variants: none, conntrack) | \"none\" or the name of a [[variant]]");
+            "x.toml:21:30: bench: variant 'nat' is not defined (variants: none, conntrack) | \"none\" or the name of a "
+            "[[variant]]");
   EXPECT_EQ(variant_error("variant = [\"none\", \"conntrack\"], ", ""),
-            "x.toml:15:1: variant 'conntrack' is defined but no sweep names it | add sweep = { variant = [\"none\", \"conntrack\"] } to [bench], or "
+            "x.toml:15:1: variant 'conntrack' is defined but no sweep names it | add sweep = { variant = [\"none\", "
+            "\"conntrack\"] } to [bench], or "
             "remove the variant");
   EXPECT_EQ(variant_error("counter accept", "accept"),
-            "x.toml:17:7: variant 'conntrack': the rules have no 'counter' | add 'counter' to the rule that matters: the run reads it after each sample "
+            "x.toml:17:7: variant 'conntrack': the rules have no 'counter' | add 'counter' to the rule that matters: "
+            "the run reads it after each sample "
             "and flags a rule that matched nothing");
   EXPECT_EQ(variant_error("nft = \"table", "nft = \"include \\\"/etc/nftables.conf\\\"\\ntable"),
-            "x.toml:17:7: variant 'conntrack': the rules 'include' a file: nft would read it from this host | write the rules themselves into nft");
-  EXPECT_EQ(variant_error("name = \"conntrack\"", "name = \"none\""),
-            "x.toml:16:8: variant 'none': 'none' is the sweep's point without a variant | give the variant another name");
+            "x.toml:17:7: variant 'conntrack': the rules 'include' a file: nft would read it from this host | write "
+            "the rules themselves into nft");
+  EXPECT_EQ(
+      variant_error("name = \"conntrack\"", "name = \"none\""),
+      "x.toml:16:8: variant 'none': 'none' is the sweep's point without a variant | give the variant another name");
   EXPECT_EQ(variant_error("\"net/netfilter/nf_conntrack_max\"", "\"kernel/panic\""),
-            "x.toml:18:29: variant 'conntrack': sysctl 'kernel/panic' is not a network namespace setting | keys are /proc/sys paths below net/ (e.g. "
+            "x.toml:18:29: variant 'conntrack': sysctl 'kernel/panic' is not a network namespace setting | keys are "
+            "/proc/sys paths below net/ (e.g. "
             "net/ipv6/conf/default/disable_ipv6): only those stay in the node");
   // The hostile review: below net/, but one switch for the whole machine.
   EXPECT_EQ(variant_error("\"net/netfilter/nf_conntrack_max\"", "\"net/netfilter/nf_hooks_lwtunnel\""),
-            "x.toml:18:48: variant 'conntrack': sysctl 'net/netfilter/nf_hooks_lwtunnel' is one switch for the whole machine, though every "
+            "x.toml:18:48: variant 'conntrack': sysctl 'net/netfilter/nf_hooks_lwtunnel' is one switch for the whole "
+            "machine, though every "
             "namespace shows it | vpnlab changes nothing outside the lab's nodes: leave it out");
   // ... and the same key spelled another way opens the same file: refused, not matched.
-  for (const char* other : {"net/netfilter/./nf_hooks_lwtunnel", "net//netfilter/nf_hooks_lwtunnel", "net/netfilter/nf_hooks_lwtunnel/",
-                            "net/ipv4/../netfilter/nf_hooks_lwtunnel"}) {
+  for (const char* other : {"net/netfilter/./nf_hooks_lwtunnel", "net//netfilter/nf_hooks_lwtunnel",
+                            "net/netfilter/nf_hooks_lwtunnel/", "net/ipv4/../netfilter/nf_hooks_lwtunnel"}) {
     const std::string err = variant_error("\"net/netfilter/nf_conntrack_max\"", "\"" + std::string(other) + "\"");
-    EXPECT_NE(err.find(": sysctl '" + std::string(other) + "' is not a network namespace setting"), std::string::npos) << err;
+    EXPECT_NE(err.find(": sysctl '" + std::string(other) + "' is not a network namespace setting"), std::string::npos)
+        << err;
   }
   EXPECT_EQ(variant_error("rate = \"1G\"\n", ""),
-            "x.toml:20:52: bench: rate sweeps a shaped link's rate, and no [[link]] has a rate | every shaped link ([[link]] rate = ...) gets this "
+            "x.toml:20:52: bench: rate sweeps a shaped link's rate, and no [[link]] has a rate | every shaped link "
+            "([[link]] rate = ...) gets this "
             "rate: bits/s with k, M or G");
   EXPECT_EQ(variant_error("rate = [\"100M\", \"1G\"]", "rate = [\"100M\", \"100m\"]"),
-            "x.toml:21:60: bench: point variant=none;rate=100m is listed twice | list each value once (\"100M\" and \"100m\" are one rate)");
+            "x.toml:21:60: bench: point variant=none;rate=100m is listed twice | list each value once (\"100M\" and "
+            "\"100m\" are one rate)");
   // The qdisc facet: a parameterless kind, and never over a link the file shapes (the
   // qdisc would replace the TBF that shapes it).
   EXPECT_EQ(variant_error("sysctl = {", "qdisc = \"codel\"\nsysctl = {"),
-            "x.toml:18:9: variant 'conntrack': 'qdisc' is one of fq, fq_codel, cake, sfq, pfifo | write qdisc = \"fq_codel\"");
+            "x.toml:18:9: variant 'conntrack': 'qdisc' is one of fq, fq_codel, cake, sfq, pfifo | write qdisc = "
+            "\"fq_codel\"");
   EXPECT_EQ(variant_error("sysctl = {", "qdisc = \"fq_codel\"\nsysctl = {"),
-            "x.toml:18:9: variant 'conntrack': 'qdisc' replaces the underlay's root qdisc, which shapes link 'lan' | measure the qdisc on "
+            "x.toml:18:9: variant 'conntrack': 'qdisc' replaces the underlay's root qdisc, which shapes link 'lan' | "
+            "measure the qdisc on "
             "unshaped links, or shape without it");
   EXPECT_EQ(variant_error("[lab]\nname = \"x\"\n", "[lab]\nname = \"x\"\nbackend = \"vm\"\n"),
-            "x.toml:16:1: variant 'conntrack': variants are applied in the nodes' namespaces on the netns backend, not on 'vm' | run the variant "
+            "x.toml:16:1: variant 'conntrack': variants are applied in the nodes' namespaces on the netns backend, not "
+            "on 'vm' | run the variant "
             "sweep with backend = \"netns\"");
 }
 

@@ -9,8 +9,8 @@
 
 #include "../temp_paths.h"
 #include "fake_runtime.h"
-#include "lab/base/fs_util.h"
 #include "lab/app/run_outputs.h"
+#include "lab/base/fs_util.h"
 #include "lab/model/topology.h"
 #include "lab/record/metrics.h"
 #include "lab/record/results_csv.h"
@@ -39,14 +39,16 @@ class KnockDriver : public TestDriver {
     row->streams = 1;
     row->payload_bytes = 100;
   }
-  std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label, const std::vector<TrafficProcess>& procs,
-                                      double) const override {
+  std::vector<SpawnSpec> client_specs(const SampleContext& c, const std::string& label,
+                                      const std::vector<TrafficProcess>& procs, double) const override {
     SpawnSpec s;
-    s.argv = {kKnocker, c.plan->target_address(*c.test, 0, c.session->tunnel()).str(), std::to_string(procs.front().port)};
+    s.argv = {kKnocker, c.plan->target_address(*c.test, 0, c.session->tunnel()).str(),
+              std::to_string(procs.front().port)};
     s.stdout_path = c.raw_dir + "/" + label + ".knock";
     return {s};
   }
-  Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect, uint64_t* delivered) const override {
+  Status merge(const SampleContext& c, const SampleOutput& out, SampleRow* row, ExpectedBytes* expect,
+               uint64_t* delivered) const override {
     row->tps = 1000 / out.duration_s;
     row->tx_p50_ms = 0.25;
     row->tx_p90_ms = row->tx_p99_ms = row->tx_p999_ms = 0.5;
@@ -125,7 +127,8 @@ TEST(TestDriver, ADriverAloneRunsItsKindThroughTheRunnerIntoTheRowsAndSummary) {
   auto report = run_bench(plan, ro);
   ASSERT_TRUE(report.ok()) << report.error().format();
   int knockers = 0;
-  for (const auto& c : calls) knockers += c.rfind("spawn a knocker ", 0) == 0 && c.size() > 5 && c.substr(c.size() - 5) == " 6100";
+  for (const auto& c : calls)
+    knockers += c.rfind("spawn a knocker ", 0) == 0 && c.size() > 5 && c.substr(c.size() - 5) == " 6100";
   EXPECT_EQ(knockers, 2) << "one client per sample, at the driver's port; no server";
 
   auto rows = read_results_csv(ro.run_dir + "/results.csv");

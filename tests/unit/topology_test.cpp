@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "lab/model/toml_reader.h"
 #include "lab/model/impairment_profiles.h"
 #include "lab/model/plan.h"
+#include "lab/model/toml_reader.h"
 #include "lab/model/topology.h"
 #include "lab/results/provenance.h"
 #include "lab/run/environment.h"
@@ -95,7 +95,8 @@ TEST(Topology, UndefinedNodeOnLinkNamesFileLineColumn) {
 TEST(Topology, ErrorFormatHasHintLine) {
   auto r = parse_topology_text(with(R"(nodes = ["a", "b"])", R"(nodes = ["a", "bb"])"), "topologies/x.toml");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().format(), "vpnlab: error: topologies/x.toml:19:15: link 'lan': node 'bb' is not defined\nhint: did you mean 'b'?");
+  EXPECT_EQ(r.error().format(),
+            "vpnlab: error: topologies/x.toml:19:15: link 'lan': node 'bb' is not defined\nhint: did you mean 'b'?");
 }
 
 TEST(Topology, ValidationErrors) {
@@ -104,7 +105,8 @@ TEST(Topology, ValidationErrors) {
   };
   std::vector<Case> cases = {
       {R"(name = "p2p")", R"(name = "P2P")", "topologies/x.toml:2:8: lab name 'P2P' is invalid"},
-      {R"(name = "p2p")", R"(name = "much-too-long-name")", "topologies/x.toml:2:8: lab name 'much-too-long-name' is invalid"},
+      {R"(name = "p2p")", R"(name = "much-too-long-name")",
+       "topologies/x.toml:2:8: lab name 'much-too-long-name' is invalid"},
       {R"(subnet = "10.77.0.0/24")", R"(subnet = "10.77.0.1/24")",
        "topologies/x.toml:5:10: overlay: subnet '10.77.0.1/24' has host bits set (did you mean 10.77.0.0/24?)"},
       {"mtu = 1400", "mtu = 100", "topologies/x.toml:6:7: overlay: 'mtu' = 100 is out of range"},
@@ -120,16 +122,22 @@ TEST(Topology, ValidationErrors) {
       {R"(subnet = "192.168.77.0/24")", R"(subnet = "192.168.77.0/32")",
        "topologies/x.toml:20:10: link 'lan': subnet 192.168.77.0/32 has room for 1 hosts, not 2"},
       {"samples = 10", "samples = 0", "topologies/x.toml:25:11: bench: 'samples' = 0 is out of range"},
-      {R"(duration = "10s")", R"(duration = "10 parsecs")", "topologies/x.toml:26:12: bench: 'duration' is not a duration"},
-      {"samples = 10", "samples = 10\nprecision = \"5 %\"", "topologies/x.toml:26:13: bench: 'precision' is not a precision"},
-      {"samples = 10", "samples = 10\nprecision = \"60%\"", "topologies/x.toml:26:13: bench: 'precision' is out of range"},
-      {"samples = 10", "samples = 10\nmax_time = \"5m\"", "topologies/x.toml:26:12: bench: 'max_time' belongs to adaptive sampling"},
-      {"samples = 10", "samples = 10\nprecision = \"5%\"\nmax_time = \"2d\"", "topologies/x.toml:27:12: bench: 'max_time' is not a duration from 1s to 168h"},
+      {R"(duration = "10s")", R"(duration = "10 parsecs")",
+       "topologies/x.toml:26:12: bench: 'duration' is not a duration"},
+      {"samples = 10", "samples = 10\nprecision = \"5 %\"",
+       "topologies/x.toml:26:13: bench: 'precision' is not a precision"},
+      {"samples = 10", "samples = 10\nprecision = \"60%\"",
+       "topologies/x.toml:26:13: bench: 'precision' is out of range"},
+      {"samples = 10", "samples = 10\nmax_time = \"5m\"",
+       "topologies/x.toml:26:12: bench: 'max_time' belongs to adaptive sampling"},
+      {"samples = 10", "samples = 10\nprecision = \"5%\"\nmax_time = \"2d\"",
+       "topologies/x.toml:27:12: bench: 'max_time' is not a duration from 1s to 168h"},
       {"samples = 10", "samples = 10\nprecision = 0.05\nmax_time = \"2h\"", ""},
       {R"(server = "b")", R"(server = "a")", "topologies/x.toml:32:10: test 'a-to-b': 'a' is both client and server"},
       {R"(client = "a")", R"(client = "z")", "topologies/x.toml:31:10: test 'a-to-b': node 'z' is not defined"},
       {"mss = 1200", "mss = 1380", "topologies/x.toml:35:7: test 'a-to-b': mss 1380 does not fit the overlay MTU 1400"},
-      {"reverse = false", "reverse = \"no\"", "topologies/x.toml:34:11: test 'a-to-b': 'reverse' must be true or false, not a string"},
+      {"reverse = false", "reverse = \"no\"",
+       "topologies/x.toml:34:11: test 'a-to-b': 'reverse' must be true or false, not a string"},
       {"streams = 1", "stream = 1", "topologies/x.toml:33:10: test: unknown key 'stream'"},
   };
   for (const auto& c : cases) {
@@ -152,15 +160,20 @@ TEST(Topology, UnknownKeySuggestsTheClosest) {
 
 TEST(Topology, MalformedEmptyAndBinaryFiles) {
   EXPECT_EQ(error_of(""), "topologies/x.toml:1:1: the file is empty");
-  EXPECT_EQ(error_of(std::string("\x7f" "ELF\0\0", 6)), "topologies/x.toml:1:1: the file is binary, not TOML");
+  EXPECT_EQ(error_of(std::string("\x7f"
+                                 "ELF\0\0",
+                                 6)),
+            "topologies/x.toml:1:1: the file is binary, not TOML");
   std::string broken = error_of("[lab\nname = 1\n");
   EXPECT_EQ(broken.rfind("topologies/x.toml:1:", 0), 0u) << broken;
   EXPECT_NE(broken.find("not valid TOML"), std::string::npos) << broken;
 }
 
 TEST(Topology, LinkShapingIsParsed) {
-  auto r = parse_topology_text(std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\n"
-                               "rate = \"1gbit\"\ndelay = \"5ms\"\njitter = \"1ms\"\nloss = \"0.5%\"\n", "x.toml");
+  auto r = parse_topology_text(std::string(kGood) +
+                                   "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\n"
+                                   "rate = \"1gbit\"\ndelay = \"5ms\"\njitter = \"1ms\"\nloss = \"0.5%\"\n",
+                               "x.toml");
   ASSERT_TRUE(r.ok()) << r.error().format();
   const LinkSpec& wan = r->links.back();
   EXPECT_DOUBLE_EQ(wan.rate_bps, 1e9);
@@ -168,16 +181,21 @@ TEST(Topology, LinkShapingIsParsed) {
   EXPECT_DOUBLE_EQ(wan.jitter_ms, 1);
   EXPECT_DOUBLE_EQ(wan.loss_pct, 0.5);
   EXPECT_EQ(wan.shaping_pos.line, 41);
-  EXPECT_EQ(error_of(std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\nrate = \"10mbps\"\n"),
-            "topologies/x.toml:41:8: link 'wan': 'rate' is not a rate of at least 8kbit");
-  EXPECT_EQ(error_of(std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\njitter = \"1ms\"\n"),
-            "topologies/x.toml:41:10: link 'wan': 'jitter' without 'delay'");
+  EXPECT_EQ(
+      error_of(std::string(kGood) +
+               "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\nrate = \"10mbps\"\n"),
+      "topologies/x.toml:41:8: link 'wan': 'rate' is not a rate of at least 8kbit");
+  EXPECT_EQ(
+      error_of(std::string(kGood) +
+               "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\njitter = \"1ms\"\n"),
+      "topologies/x.toml:41:10: link 'wan': 'jitter' without 'delay'");
 }
 
 // Issue 50.3: impairment profiles are data; a link names one instead of writing delay,
 // jitter and loss, and keeps jittered packets in order unless it asks for reordering.
 TEST(Topology, AnImpairmentProfileGivesItsDelayJitterAndLoss) {
-  const std::string link = std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\n";
+  const std::string link =
+      std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\n";
   auto r = parse_topology_text(link + "profile = \"mobile\"\n", "x.toml");
   ASSERT_TRUE(r.ok()) << r.error().format();
   const LinkSpec& wan = r->links.back();
@@ -190,14 +208,18 @@ TEST(Topology, AnImpairmentProfileGivesItsDelayJitterAndLoss) {
   auto plan = make_plan(*r, PlanOptions{"r", "t"});
   ASSERT_TRUE(plan.ok()) << plan.error().format();
   const std::string text = describe_plan(*plan);
-  EXPECT_NE(text.find(", profile mobile: delay 25 ms +- 10 ms (in order), loss 0.5 % each way"), std::string::npos) << text;
+  EXPECT_NE(text.find(", profile mobile: delay 25 ms +- 10 ms (in order), loss 0.5 % each way"), std::string::npos)
+      << text;
   auto reordered = parse_topology_text(link + "profile = \"wan-20ms\"\nreorder = true\n", "x.toml");
   ASSERT_TRUE(reordered.ok()) << reordered.error().format();
   EXPECT_TRUE(reordered->links.back().reorder);
-  EXPECT_EQ(error_of(link + "profile = \"5g\"\n"),
-            "topologies/x.toml:41:11: link 'wan': profile is not one of wan-20ms, wan-80ms, lossy-1pct, mobile, satellite");
-  EXPECT_EQ(error_of(link + "profile = \"mobile\"\ndelay = \"5ms\"\n"), "topologies/x.toml:42:9: link 'wan': 'delay' beside profile");
-  EXPECT_EQ(error_of(link + "profile = \"lossy-1pct\"\nreorder = true\n"), "topologies/x.toml:42:11: link 'wan': 'reorder' without jitter");
+  EXPECT_EQ(
+      error_of(link + "profile = \"5g\"\n"),
+      "topologies/x.toml:41:11: link 'wan': profile is not one of wan-20ms, wan-80ms, lossy-1pct, mobile, satellite");
+  EXPECT_EQ(error_of(link + "profile = \"mobile\"\ndelay = \"5ms\"\n"),
+            "topologies/x.toml:42:9: link 'wan': 'delay' beside profile");
+  EXPECT_EQ(error_of(link + "profile = \"lossy-1pct\"\nreorder = true\n"),
+            "topologies/x.toml:42:11: link 'wan': 'reorder' without jitter");
   for (const auto& p : impairment_profiles()) {
     EXPECT_GE(p.delay_ms, 0) << p.name;
     EXPECT_LE(p.jitter_ms, p.delay_ms) << p.name << ": jitter beyond the delay would ask netem for negative delays";
@@ -208,7 +230,8 @@ TEST(Topology, AnImpairmentProfileGivesItsDelayJitterAndLoss) {
 // What an impaired link was asked for is recorded (environment.json's impaired_links), so a
 // diff of two runs says when their paths differ and the report states it as asked, not measured.
 TEST(Topology, AnImpairedLinkIsRecordedAndADiffSaysWhenItDiffers) {
-  const std::string link = std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\n";
+  const std::string link =
+      std::string(kGood) + "\n[[link]]\nname = \"wan\"\nnodes = [\"a\", \"b\"]\nsubnet = \"192.168.9.0/24\"\n";
   auto env_of = [&](const std::string& keys) {
     auto topo = parse_topology_text(link + keys, "x.toml");
     EXPECT_TRUE(topo.ok()) << topo.error().format();

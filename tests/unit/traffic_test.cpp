@@ -33,7 +33,8 @@ std::string traffic_topology(const std::string& test_body) {
   return "[lab]\nname = \"x\"\n[overlay]\nsubnet = \"10.77.0.0/24\"\nmtu = 1400\n"
          "[[node]]\nname = \"a\"\nload_cpus = [0, 1]\n[[node]]\nname = \"b\"\n[[node]]\nname = \"c\"\n"
          "[[link]]\nname = \"lan\"\nnodes = [\"a\", \"b\", \"c\"]\nsubnet = \"192.168.77.0/24\"\n"
-         "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\n" + test_body;
+         "[bench]\nproducts = [\"baseline\"]\n[[bench.test]]\nname = \"t\"\nclient = \"a\"\n" +
+         test_body;
 }
 
 }  // namespace
@@ -76,7 +77,8 @@ TEST(Traffic, StreamsAreSpreadOverOneProcessPerLoadCpu) {
 }
 
 TEST(Traffic, UdpBitrateIsTheTotalAndLengthDefaultsToTheMtu) {
-  auto topo = parse_topology_text(traffic_topology("server = \"b\"\nstreams = 4\nudp = true\nbitrate = \"400M\"\n"), "x.toml");
+  auto topo =
+      parse_topology_text(traffic_topology("server = \"b\"\nstreams = 4\nudp = true\nbitrate = \"400M\"\n"), "x.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
   auto plan = make_plan(topo.value(), PlanOptions{"r", "t"});
   auto procs = expand_traffic(plan.value(), plan->tests[0], 6000);
@@ -99,15 +101,19 @@ TEST(Traffic, PatternErrorsNameTheLine) {
     auto r = parse_topology_text(traffic_topology(body), "x.toml");
     return r.ok() ? std::string() : r.error().where_and_what();
   };
-  EXPECT_EQ(error("server = [\"b\", \"c\"]\nstreams = 1\n"), "x.toml:23:11: test 't': 1 stream(s) cannot reach 2 servers");
+  EXPECT_EQ(error("server = [\"b\", \"c\"]\nstreams = 1\n"),
+            "x.toml:23:11: test 't': 1 stream(s) cannot reach 2 servers");
   EXPECT_EQ(error("server = [\"b\", \"c\"]\n"), "") << "left out, streams is one per server";
   EXPECT_EQ(error("server = [\"b\", \"b\"]\nstreams = 2\n"), "x.toml:22:16: test 't': server 'b' is listed twice");
   EXPECT_EQ(error("server = [\"b\", \"z\"]\nstreams = 2\n"), "x.toml:22:16: test 't': node 'z' is not defined");
-  EXPECT_EQ(error("server = \"b\"\nudp = true\n"), "x.toml:23:7: test 't': a UDP test needs 'bitrate' (iperf3 would send 1 Mbit/s)");
+  EXPECT_EQ(error("server = \"b\"\nudp = true\n"),
+            "x.toml:23:7: test 't': a UDP test needs 'bitrate' (iperf3 would send 1 Mbit/s)");
   EXPECT_EQ(error("server = \"b\"\nudp = true\nbitrate = \"1G\"\nlength = 1400\n"),
             "x.toml:25:10: test 't': length 1400 does not fit the overlay MTU 1400");
-  EXPECT_EQ(error("server = \"b\"\nreverse = true\nbidirectional = true\n"), "x.toml:24:17: test 't': 'reverse' and 'bidirectional' together");
-  EXPECT_EQ(error("server = \"b\"\nlength = 100\n"), "x.toml:23:10: test 't': 'length' is the UDP payload size and this test is TCP");
+  EXPECT_EQ(error("server = \"b\"\nreverse = true\nbidirectional = true\n"),
+            "x.toml:24:17: test 't': 'reverse' and 'bidirectional' together");
+  EXPECT_EQ(error("server = \"b\"\nlength = 100\n"),
+            "x.toml:23:10: test 't': 'length' is the UDP payload size and this test is TCP");
 }
 
 TEST(Routing, SiteToSiteRoutesClientsThroughTheGatewaysTunnel) {
@@ -126,13 +132,16 @@ TEST(Routing, SiteToSiteRoutesClientsThroughTheGatewaysTunnel) {
   std::vector<std::string> routes;
   for (const auto& r : p.routes)
     routes.push_back(r.node + " " + (r.dest.length ? r.dest.str() : "default") + " " + r.via.str() + " " +
-                     (r.when == PlanRoute::When::tunnel ? "tunnel" : r.when == PlanRoute::When::baseline ? "baseline" : "always"));
-  EXPECT_EQ(routes, (std::vector<std::string>{"c1 default 192.168.1.2 always", "c2 default 192.168.2.1 always",
-                                              "gw1 192.168.2.0/24 10.77.0.3 tunnel", "gw1 192.168.2.0/24 192.168.77.2 baseline",
-                                              "gw2 192.168.1.0/24 10.77.0.2 tunnel", "gw2 192.168.1.0/24 192.168.77.1 baseline"}));
+                     (r.when == PlanRoute::When::tunnel     ? "tunnel"
+                      : r.when == PlanRoute::When::baseline ? "baseline"
+                                                            : "always"));
+  EXPECT_EQ(routes, (std::vector<std::string>{
+                        "c1 default 192.168.1.2 always", "c2 default 192.168.2.1 always",
+                        "gw1 192.168.2.0/24 10.77.0.3 tunnel", "gw1 192.168.2.0/24 192.168.77.2 baseline",
+                        "gw2 192.168.1.0/24 10.77.0.2 tunnel", "gw2 192.168.1.0/24 192.168.77.1 baseline"}));
   const PlanTest& t = test_named(p, "c1-to-c2");
   EXPECT_EQ(t.underlay_link(), "wan");
-  EXPECT_EQ(p.target_address(t, 0, true).str(), "192.168.2.2");   // c2's site address, tunnel or not
+  EXPECT_EQ(p.target_address(t, 0, true).str(), "192.168.2.2");  // c2's site address, tunnel or not
   EXPECT_EQ(p.target_address(t, 0, false).str(), "192.168.2.2");
   EXPECT_EQ(p.vpn_nodes().size(), 2u);
 }
@@ -148,8 +157,10 @@ TEST(Routing, GatewayErrors) {
   };
   EXPECT_EQ(error("[[node]]\nname = \"c\"\ngateway = \"a\"\n", "nodes = [\"a\", \"b\"]\n"),
             "x.toml:12:11: node 'c': no link connects it to its gateway 'a'");
-  EXPECT_EQ(error("[[node]]\nname = \"c\"\ngateway = \"a\"\n", ""), "x.toml:11:11: node 'c' runs the VPN itself, so it has no gateway");
-  EXPECT_EQ(error("[[node]]\nname = \"c\"\ngateway = \"q\"\n", "nodes = [\"a\", \"b\"]\n"), "x.toml:12:11: node 'c': gateway: node 'q' is not defined");
+  EXPECT_EQ(error("[[node]]\nname = \"c\"\ngateway = \"a\"\n", ""),
+            "x.toml:11:11: node 'c' runs the VPN itself, so it has no gateway");
+  EXPECT_EQ(error("[[node]]\nname = \"c\"\ngateway = \"q\"\n", "nodes = [\"a\", \"b\"]\n"),
+            "x.toml:12:11: node 'c': gateway: node 'q' is not defined");
   EXPECT_EQ(error("", "nodes = [\"a\"]\n"), "x.toml:5:9: overlay: a VPN needs at least two nodes");
 }
 
@@ -162,8 +173,11 @@ TEST(Pinning, DefaultsAreComputedAndSharingIsSaid) {
   EXPECT_TRUE(p.node("e")->default_cpus);
   std::string notes;
   for (const auto& n : p.pin_notes) notes += n + "\n";
-  EXPECT_NE(notes.find("CPU 0: a (daemon + iperf3), and the softirq work of packets received there"), std::string::npos) << notes;
-  EXPECT_NE(notes.find("CPU 1: b (daemon + iperf3), c (daemon + iperf3), d (daemon + iperf3), e (daemon + iperf3)"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("CPU 0: a (daemon + iperf3), and the softirq work of packets received there"), std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("CPU 1: b (daemon + iperf3), c (daemon + iperf3), d (daemon + iperf3), e (daemon + iperf3)"),
+            std::string::npos)
+      << notes;
   EXPECT_EQ(notes.find("shared"), std::string::npos) << notes;
   EXPECT_NE(notes.find("node e: computed cpus 1, load_cpus 1 (not set in the topology)"), std::string::npos) << notes;
   EXPECT_TRUE(p.pin_warnings.empty());
@@ -180,7 +194,9 @@ TEST(Pinning, DefaultsAreComputedAndSharingIsSaid) {
   Plan field = plan_of("field-paths.toml", 2);
   std::string field_notes;
   for (const auto& n : field.pin_notes) field_notes += n + "\n";
-  EXPECT_NE(field_notes.find("node r2: cpus 1 as written, computed load_cpus 1 (not set in the topology)"), std::string::npos) << field_notes;
+  EXPECT_NE(field_notes.find("node r2: cpus 1 as written, computed load_cpus 1 (not set in the topology)"),
+            std::string::npos)
+      << field_notes;
 }
 
 namespace {
@@ -199,7 +215,8 @@ Plan bridge_plan(int nodes, const std::vector<std::string>& tests, int cpus) {
   for (const auto& t : tests) {
     std::string servers;
     for (char c : t.substr(2)) servers += c == ',' ? std::string(", ") : "\"" + std::string(1, c) + "\"";
-    text += "[[bench.test]]\nname = \"t" + std::to_string(++k) + "\"\nclient = \"" + t.substr(0, 1) + "\"\nserver = [" + servers + "]\n";
+    text += "[[bench.test]]\nname = \"t" + std::to_string(++k) + "\"\nclient = \"" + t.substr(0, 1) + "\"\nserver = [" +
+            servers + "]\n";
   }
   auto topo = parse_topology_text(text, "pin.toml");
   EXPECT_TRUE(topo.ok()) << (topo.ok() ? "" : topo.error().where_and_what());
@@ -261,7 +278,8 @@ TEST(Latency, NearestRankQuantiles) {
 }
 
 TEST(IperfJson, BidirectionalAndUdpSums) {
-  auto bidir = parse_iperf_json(R"({"end": {"sum_sent": {"bytes": 1000, "retransmits": 2}, "sum_received": {"bytes": 900, "bits_per_second": 9e8, "seconds": 1},
+  auto bidir = parse_iperf_json(
+      R"({"end": {"sum_sent": {"bytes": 1000, "retransmits": 2}, "sum_received": {"bytes": 900, "bits_per_second": 9e8, "seconds": 1},
     "sum_sent_bidir_reverse": {"bytes": 500, "retransmits": 1}, "sum_received_bidir_reverse": {"bytes": 400, "bits_per_second": 4e8},
     "cpu_utilization_percent": {"host_total": 95.5, "remote_total": 40}}})");
   ASSERT_TRUE(bidir.ok());

@@ -25,7 +25,6 @@ std::string error_of(const std::string& body) {
   return r.ok() ? std::string() : r.error().where_and_what();
 }
 
-
 SampleRow tx_row(const std::string& product, int sample, double tps, const std::string& kind = "rr") {
   SampleRow r;
   r.run_id = "r";
@@ -51,11 +50,14 @@ TEST(Transactions, KindsAndTheirRefusals) {
   EXPECT_EQ(error_of("server = \"b\"\nkind = \"ping\"\n"), "x.toml:22:8: test 't': unknown kind 'ping'");
   EXPECT_EQ(error_of("server = \"b\"\nkind = \"rr\"\nstreams = 2\n"),
             "x.toml:23:11: test 't': 'streams' is an iperf3 setting and this test is kind = \"rr\"");
-  EXPECT_EQ(error_of("server = \"b\"\nkind = \"crr\"\nudp = true\n"), "x.toml:23:7: test 't': 'udp' is an iperf3 setting and this test is kind = \"crr\"");
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"crr\"\nudp = true\n"),
+            "x.toml:23:7: test 't': 'udp' is an iperf3 setting and this test is kind = \"crr\"");
   EXPECT_EQ(error_of("server = \"b\"\nkind = \"rr\"\nsize = 1\n"), "x.toml:23:8: test 't': 'size' = 1 is out of range");
   EXPECT_EQ(error_of("server = [\"b\", \"c\"]\nkind = \"rr\"\n"), "x.toml:21:10: test 't': an rr test has one server");
-  EXPECT_EQ(error_of("server = \"b\"\nsize = 100\n"), "x.toml:22:8: test 't': 'size' is the request/response size of an rr or crr test");
-  EXPECT_EQ(error_of("server = \"b\"\nkind = \"latency\"\nsize = 100\n"), "x.toml:23:8: test 't': a latency test sends ping's 56-byte echoes");
+  EXPECT_EQ(error_of("server = \"b\"\nsize = 100\n"),
+            "x.toml:22:8: test 't': 'size' is the request/response size of an rr or crr test");
+  EXPECT_EQ(error_of("server = \"b\"\nkind = \"latency\"\nsize = 100\n"),
+            "x.toml:23:8: test 't': a latency test sends ping's 56-byte echoes");
 }
 
 TEST(Transactions, PlanSaysWhatRuns) {
@@ -64,23 +66,28 @@ TEST(Transactions, PlanSaysWhatRuns) {
   auto plan = make_plan(*topo, PlanOptions{"r", "t"});
   ASSERT_TRUE(plan.ok()) << plan.error().format();
   std::string text = describe_plan(*plan);
-  EXPECT_NE(text.find("t: crr, a -> b, TCP, 32-byte request and response on a new connection each"), std::string::npos) << text;
+  EXPECT_NE(text.find("t: crr, a -> b, TCP, 32-byte request and response on a new connection each"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("vpnlab-crr a"), std::string::npos) << text;
 }
 
 TEST(Transactions, RrAndCrrShareOneGeneratorInTwoModes) {
   EXPECT_EQ(crr_client_argv("vpnlab-crr", "10.0.0.2", 5301, 14, 5, true),
             (std::vector<std::string>{"vpnlab-crr", "rr-client", "10.0.0.2", "5301", "14", "5.000"}));
-  EXPECT_EQ(crr_server_argv("vpnlab-crr", 5301, 14, true), (std::vector<std::string>{"vpnlab-crr", "rr-server", "5301", "14"}));
-  EXPECT_EQ(crr_client_argv("vpnlab-crr", "10.0.0.2", 5301, 14, 5), (std::vector<std::string>{"vpnlab-crr", "client", "10.0.0.2", "5301", "14", "5.000"}));
+  EXPECT_EQ(crr_server_argv("vpnlab-crr", 5301, 14, true),
+            (std::vector<std::string>{"vpnlab-crr", "rr-server", "5301", "14"}));
+  EXPECT_EQ(crr_client_argv("vpnlab-crr", "10.0.0.2", 5301, 14, 5),
+            (std::vector<std::string>{"vpnlab-crr", "client", "10.0.0.2", "5301", "14", "5.000"}));
   // rr's line counts transactions on its one connection.
-  auto s = parse_crr(R"({"connections":1,"transactions":30000,"errors":0,"seconds":2.0,"p50_ms":0.05,"p90_ms":0.06,"p99_ms":0.1,"p999_ms":0.3})");
+  auto s = parse_crr(
+      R"({"connections":1,"transactions":30000,"errors":0,"seconds":2.0,"p50_ms":0.05,"p90_ms":0.06,"p99_ms":0.1,"p999_ms":0.3})");
   ASSERT_TRUE(s.ok()) << s.error().format();
   EXPECT_DOUBLE_EQ(s->per_second(), 15000);
 }
 
 TEST(Transactions, CrrJsonAndItsErrors) {
-  auto s = parse_crr(R"({"connections":1200,"errors":0,"seconds":2.0,"p50_ms":0.5,"p90_ms":0.7,"p99_ms":1.1,"p999_ms":2.5})");
+  auto s = parse_crr(
+      R"({"connections":1200,"errors":0,"seconds":2.0,"p50_ms":0.5,"p90_ms":0.7,"p99_ms":1.1,"p999_ms":2.5})");
   ASSERT_TRUE(s.ok()) << s.error().format();
   EXPECT_DOUBLE_EQ(s->per_second(), 600);
   EXPECT_DOUBLE_EQ(s->p99_ms, 1.1);
@@ -147,7 +154,8 @@ TEST(Transactions, RrRunsOverOneConnectionOnLoopback) {
 }
 
 TEST(Transactions, TableHasRatesPercentilesAndTheBaselineRatio) {
-  std::vector<SampleRow> rows = {tx_row("baseline", 1, 1000), tx_row("wg", 1, 100), tx_row("baseline", 2, 1000), tx_row("wg", 2, 200)};
+  std::vector<SampleRow> rows = {tx_row("baseline", 1, 1000), tx_row("wg", 1, 100), tx_row("baseline", 2, 1000),
+                                 tx_row("wg", 2, 200)};
   rows.push_back(tx_row("wg", 3, 0));
   rows.back().status = "failed", rows.back().valid = false;
   auto s = summarize_transactions(rows);
@@ -170,7 +178,10 @@ TEST(Transactions, TableHasRatesPercentilesAndTheBaselineRatio) {
 }
 
 TEST(Transactions, UdpSweepAndZeroLossSearchAreReadOrRefused) {
-  auto topo = parse_topology_text(transactions_topology("server = \"b\"\nudp = true\nbitrate = \"1G\"\nsizes = [64, 0]\nzero_loss = true\nsteps = 4\n"), "x.toml");
+  auto topo = parse_topology_text(
+      transactions_topology(
+          "server = \"b\"\nudp = true\nbitrate = \"1G\"\nsizes = [64, 0]\nzero_loss = true\nsteps = 4\n"),
+      "x.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
   ASSERT_EQ(topo->bench.tests.size(), 2u);
   EXPECT_EQ(topo->bench.tests[0].name, "t-64");
@@ -184,7 +195,8 @@ TEST(Transactions, UdpSweepAndZeroLossSearchAreReadOrRefused) {
             "x.toml:24:14: test 't': payload size 1400 is not between 16 and 1372");
   EXPECT_EQ(error_of("server = \"b\"\nudp = true\nbitrate = \"1G\"\nsizes = [64]\nlength = 100\n"),
             "x.toml:24:9: test 't': 'sizes' and 'length' together");
-  EXPECT_EQ(error_of("server = \"b\"\nzero_loss = true\n"), "x.toml:22:13: test 't': a zero-loss search offers UDP rates");
+  EXPECT_EQ(error_of("server = \"b\"\nzero_loss = true\n"),
+            "x.toml:22:13: test 't': a zero-loss search offers UDP rates");
   EXPECT_EQ(error_of("server = \"b\"\nudp = true\nbitrate = \"1G\"\nmax_loss = 1\n"),
             "x.toml:24:12: test 't': 'max_loss' and 'steps' belong to a zero-loss search");
   EXPECT_EQ(error_of("server = \"b\"\nudp = true\nbitrate = \"1G\"\nzero_loss = true\nmax_loss = 70\n"),

@@ -3,9 +3,9 @@
 // hold, templates are checked before anything runs, and the exit code's input is right.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <fcntl.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cmath>
 #include <filesystem>
@@ -13,11 +13,11 @@
 #include <sstream>
 
 #include "../temp_paths.h"
+#include "lab/app/run_request.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
 #include "lab/base/unique_fd.h"
 #include "lab/cli/diff_command.h"
-#include "lab/app/run_request.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
 #include "lab/record/results_csv.h"
@@ -71,7 +71,11 @@ TEST(Trust, ReasonsAreWrittenOnOneLineAndReadBack) {
   {
     auto csv = ResultsCsv::create(path);
     ASSERT_TRUE(csv.ok());
-    ASSERT_TRUE(csv->append(row("wireguard-go", 1, false, "product daemon died during the sample: 'wireguard-go' exited with status 137\nlast log line\n")).ok());
+    ASSERT_TRUE(
+        csv->append(
+               row("wireguard-go", 1, false,
+                   "product daemon died during the sample: 'wireguard-go' exited with status 137\nlast log line\n"))
+            .ok());
     ASSERT_TRUE(csv->append(row("wireguard-go", 2, true)).ok());
   }
   std::string text = slurp(path);
@@ -79,7 +83,8 @@ TEST(Trust, ReasonsAreWrittenOnOneLineAndReadBack) {
   auto rows = read_results_csv(path);
   ASSERT_TRUE(rows.ok()) << rows.error().format();
   ASSERT_EQ(rows->size(), 2u);
-  EXPECT_EQ((*rows)[0].reason, "product daemon died during the sample: 'wireguard-go' exited with status 137 | last log line");
+  EXPECT_EQ((*rows)[0].reason,
+            "product daemon died during the sample: 'wireguard-go' exited with status 137 | last log line");
   EXPECT_EQ(one_line("a\r\nb\tc\n"), "a | b c");
   EXPECT_EQ(one_line("x\n\n\ny |z"), "x | y |z") << "a run of breaks is one separator; a '|' of the text stays";
 }
@@ -110,7 +115,8 @@ TEST(Trust, AMalformedRowIsAnErrorNamingItsLine) {
   good.pop_back();
   auto r = read_results_csv(csv_with(dir, {good, "20261201-120000-abcd,2026,baseline,a-to-b"}));
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, dir + "/results.csv:3: the row has 4 fields, the header " + std::to_string(results_csv_header().size()));
+  EXPECT_EQ(r.error().message,
+            dir + "/results.csv:3: the row has 4 fields, the header " + std::to_string(results_csv_header().size()));
   EXPECT_NE(r.error().hint.find("--resume"), std::string::npos);
   std::string bad_number = good;
   bad_number.replace(bad_number.find(",1.500000,"), 10, ",1.5x,");
@@ -126,7 +132,8 @@ TEST(Trust, RowsNoRunWritesAreRefused) {
   SampleRow negative = row("baseline", 1, true);
   negative.gbps = -2;
   EXPECT_EQ(error_of(check_row(negative)), "column 'gbps': -2 is not a figure (negative, not finite, or above 10000)");
-  EXPECT_EQ(error_of(check_row(row("", 1, true))), "product '' is not a product name ([a-z0-9-], optionally @TAG of [a-z0-9.-])");
+  EXPECT_EQ(error_of(check_row(row("", 1, true))),
+            "product '' is not a product name ([a-z0-9-], optionally @TAG of [a-z0-9.-])");
   EXPECT_EQ(error_of(check_row(row("baseline", 0, true))), "sample 0 is not a sample number (1 to 1000)");
   SampleRow escape = row("baseline", 1, true);
   escape.run_id = "../../etc/x";
@@ -137,7 +144,8 @@ TEST(Trust, RowsNoRunWritesAreRefused) {
   line.pop_back();
   auto r = read_results_csv(csv_with(dir, {line}));
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, dir + "/results.csv:2: column 'gbps': -2 is not a figure (negative, not finite, or above 10000)");
+  EXPECT_EQ(r.error().message,
+            dir + "/results.csv:2: column 'gbps': -2 is not a figure (negative, not finite, or above 10000)");
 }
 
 TEST(Trust, ATornLastRowIsCutBeforeAppendingAndReportedOtherwise) {
@@ -165,8 +173,9 @@ TEST(Trust, ATornLastRowIsCutBeforeAppendingAndReportedOtherwise) {
 }
 
 TEST(Trust, CompletenessNamesEveryPairWithoutAValidRow) {
-  std::vector<SampleRow> rows = {row("baseline", 1, true), row("baseline", 2, true), row("wireguard-go", 1, false, "died"),
-                                 row("wireguard-go", 2, true), row("nebula", 1, false, "did not come up")};
+  std::vector<SampleRow> rows = {row("baseline", 1, true), row("baseline", 2, true),
+                                 row("wireguard-go", 1, false, "died"), row("wireguard-go", 2, true),
+                                 row("nebula", 1, false, "did not come up")};
   auto c = completeness(rows, {"baseline", "wireguard-go", "nebula", "openvpn"}, {"a-to-b"});
   EXPECT_EQ(c.without_valid, (std::vector<std::string>{"nebula / a-to-b", "openvpn / a-to-b"}));
   EXPECT_EQ(c.not_valid, 2);
@@ -175,16 +184,19 @@ TEST(Trust, CompletenessNamesEveryPairWithoutAValidRow) {
   EXPECT_TRUE(all_good.without_valid.empty());
   EXPECT_EQ(all_good.not_valid, 0);
   // A pair the product cannot run by design (no relay of its own) is kept, not failed.
-  auto by_design = completeness({row("baseline", 1, true), row("wireguard-go", 1, false, std::string(kNotRun) + "no relay of its own")},
-                                {"baseline", "wireguard-go"}, {"a-to-b"});
+  auto by_design = completeness(
+      {row("baseline", 1, true), row("wireguard-go", 1, false, std::string(kNotRun) + "no relay of its own")},
+      {"baseline", "wireguard-go"}, {"a-to-b"});
   EXPECT_TRUE(by_design.without_valid.empty());
   EXPECT_EQ(by_design.not_run, (std::vector<std::string>{"wireguard-go / a-to-b"}));
   EXPECT_EQ(by_design.not_valid, 0);
   EXPECT_EQ(by_design.rows, 1);
   // The summary says "not run", not "not valid", for those rows.
-  auto warnings = summary_warnings(summarize({row("wireguard-go", 1, false, std::string(kNotRun) + "no relay"), row("wireguard-go", 2, false, "died")}));
+  auto warnings = summary_warnings(summarize(
+      {row("wireguard-go", 1, false, std::string(kNotRun) + "no relay"), row("wireguard-go", 2, false, "died")}));
   EXPECT_EQ(warnings, (std::vector<std::string>{
-                          "wireguard-go / a-to-b: 1 of 2 sample(s) not run: the product cannot run this test (see the reason column of results.csv)",
+                          "wireguard-go / a-to-b: 1 of 2 sample(s) not run: the product cannot run this test (see the "
+                          "reason column of results.csv)",
                           "wireguard-go / a-to-b: 1 of 2 sample(s) not valid (see the reason column of results.csv)"}));
 }
 
@@ -195,8 +207,10 @@ std::string golden_with(const std::string& pointer, const nlohmann::json& value)
   std::filesystem::copy(VPNLAB_TEST_DATA "/run-golden", dir, std::filesystem::copy_options::recursive);
   auto env = nlohmann::json::parse(slurp(dir + "/environment.json"));
   nlohmann::json::json_pointer p(pointer);
-  if (value.is_discarded()) env[p.parent_pointer()].erase(p.back());
-  else env[p] = value;
+  if (value.is_discarded())
+    env[p.parent_pointer()].erase(p.back());
+  else
+    env[p] = value;
   std::ofstream(dir + "/environment.json") << env.dump(2);
   return dir;
 }
@@ -206,16 +220,19 @@ TEST(Trust, HandEditedEnvironmentGivesALocatedErrorNotAnAbort) {
   std::string dir = golden_with("/products/wireguard-go/version", 5);
   auto s = write_report(dir);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, dir + "/environment.json: products.wireguard-go.version is a whole number, expected a string");
+  EXPECT_EQ(s.error().message,
+            dir + "/environment.json: products.wireguard-go.version is a whole number, expected a string");
   dir = golden_with("/bench/samples", "two");
   RunRequest req;
   auto plan = plan_like_run(dir, &req);
   ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.error().message, "cannot rerun " + dir + ": " + dir + "/environment.json: bench.samples is a string, expected a whole number");
+  EXPECT_EQ(plan.error().message, "cannot rerun " + dir + ": " + dir +
+                                      "/environment.json: bench.samples is a string, expected a whole number");
   dir = golden_with("/requested_products", nlohmann::json::array({1, 2}));
   plan = plan_like_run(dir, &req);
   ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.error().message, "cannot rerun " + dir + ": " + dir + "/environment.json: requested_products[0] is a whole number, expected a string");
+  EXPECT_EQ(plan.error().message, "cannot rerun " + dir + ": " + dir +
+                                      "/environment.json: requested_products[0] is a whole number, expected a string");
   dir = golden_with("/schema", 99);
   s = write_report(dir);
   ASSERT_FALSE(s.ok());
@@ -242,7 +259,9 @@ TEST(Trust, RunFromRepeatsOnlyWhatWasRecorded) {
   std::string dir = golden_with("/bench", nlohmann::json::value_t::discarded);
   auto plan = plan_like_run(dir, &req);
   ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.error().message, dir + "/environment.json: no bench section (samples, duration, pinning, order): the run cannot be repeated exactly");
+  EXPECT_EQ(plan.error().message, dir +
+                                      "/environment.json: no bench section (samples, duration, pinning, order): the "
+                                      "run cannot be repeated exactly");
   dir = golden_with("/bench/pinned", nlohmann::json::value_t::discarded);
   plan = plan_like_run(dir, &req);
   ASSERT_FALSE(plan.ok());
@@ -250,7 +269,8 @@ TEST(Trust, RunFromRepeatsOnlyWhatWasRecorded) {
   dir = golden_with("/bench/samples", 1000000000);
   plan = plan_like_run(dir, &req);
   ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.error().message, dir + "/environment.json: bench.samples 1000000000 or bench.duration_s 2.0 is out of range");
+  EXPECT_EQ(plan.error().message,
+            dir + "/environment.json: bench.samples 1000000000 or bench.duration_s 2.0 is out of range");
 }
 
 TEST(Trust, DiffWithoutProvenanceSaysSo) {
@@ -272,15 +292,19 @@ TEST(Trust, DurationsAndCountsHaveOneSetOfBounds) {
   };
   EXPECT_EQ(with("duration = \"3s\"", "duration = \"99999999999999999999s\""),
             "x.toml:40:12: bench: 'duration' is too long / use at most 3600s");
-  EXPECT_EQ(with("samples = 10", "samples = 1001"), "x.toml:39:11: bench: 'samples' = 1001 is out of range / use a value from 1 to 1000");
-  EXPECT_EQ(with("warmup = \"1s\"", "warmup = \"2h\""), "x.toml:41:10: bench: 'warmup' is not a duration / write warmup = \"10s\" (units: ms, s, m)");
-  EXPECT_EQ(with("warmup = \"1s\"", "warmup = \"11m\""), "x.toml:41:10: bench: 'warmup' is too long / use at most 600s");
+  EXPECT_EQ(with("samples = 10", "samples = 1001"),
+            "x.toml:39:11: bench: 'samples' = 1001 is out of range / use a value from 1 to 1000");
+  EXPECT_EQ(with("warmup = \"1s\"", "warmup = \"2h\""),
+            "x.toml:41:10: bench: 'warmup' is not a duration / write warmup = \"10s\" (units: ms, s, m)");
+  EXPECT_EQ(with("warmup = \"1s\"", "warmup = \"11m\""),
+            "x.toml:41:10: bench: 'warmup' is too long / use at most 600s");
 }
 
 TEST(Trust, TemplatesAreRenderedBeforeAnythingRuns) {
   // A copy of wireguard-go whose config template uses a value that does not exist.
   std::string products = make_temp_dir("trust-products");
-  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/wireguard-go", products + "/wireguard-go", std::filesystem::copy_options::recursive);
+  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/wireguard-go", products + "/wireguard-go",
+                        std::filesystem::copy_options::recursive);
   std::ofstream(products + "/wireguard-go/wg.conf.tmpl", std::ios::app) << "Extra = {{no_such_value}}\n";
   auto spec = load_product(products, "wireguard-go");
   ASSERT_TRUE(spec.ok()) << "loading alone does not render";
@@ -314,24 +338,28 @@ TEST(Trust, TemplatesAreRenderedBeforeAnythingRuns) {
 
 TEST(Trust, ATemplatePathMustStayInTheProductFolder) {
   std::string products = make_temp_dir("trust-products");
-  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/wireguard-go", products + "/wireguard-go", std::filesystem::copy_options::recursive);
+  std::filesystem::copy(VPNLAB_PRODUCTS_DIR "/wireguard-go", products + "/wireguard-go",
+                        std::filesystem::copy_options::recursive);
   std::string spec_path = products + "/wireguard-go/product.toml";
   std::string spec = slurp(spec_path);
   const size_t at = spec.find("template = \"wg.conf.tmpl\"");
-  const std::string line = std::to_string(1 + std::count(spec.begin(), spec.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  const std::string line =
+      std::to_string(1 + std::count(spec.begin(), spec.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
   spec.replace(at, 25, "template = \"../../../../etc/shadow\"");
   std::ofstream(spec_path) << spec;
   auto r = load_product(products, "wireguard-go");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().where_and_what(),
-            spec_path + ":" + line + ":12: file: template '../../../../etc/shadow' is outside the product folder " + products + "/wireguard-go");
+            spec_path + ":" + line + ":12: file: template '../../../../etc/shadow' is outside the product folder " +
+                products + "/wireguard-go");
   // A symlink out of the folder is outside too.
   std::filesystem::create_symlink("/etc/hostname", products + "/wireguard-go/link.tmpl");
   spec.replace(spec.find("template = \"../../../../etc/shadow\""), 35, "template = \"link.tmpl\"");
   std::ofstream(spec_path) << spec;
   r = load_product(products, "wireguard-go");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("template 'link.tmpl' is outside the product folder"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("template 'link.tmpl' is outside the product folder"), std::string::npos)
+      << r.error().message;
 }
 
 TEST(Trust, ADirectoryIsNoProgram) {
@@ -340,7 +368,8 @@ TEST(Trust, ADirectoryIsNoProgram) {
   EXPECT_EQ(find_program("/bin/sh"), "/bin/sh");
   auto r = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go@x=" + dir);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "product 'wireguard-go@x=" + dir + "': " + dir + " is not a program file (a directory?)");
+  EXPECT_EQ(r.error().message,
+            "product 'wireguard-go@x=" + dir + "': " + dir + " is not a program file (a directory?)");
 }
 
 TEST(Trust, FreeSpaceCheckNamesEnospc) {
@@ -354,13 +383,15 @@ TEST(Trust, FreeSpaceCheckNamesEnospc) {
 TEST(Trust, AnUnknownProductInTheFileNamesItsLine) {
   std::string file = make_temp_dir("trust-topo") + "/quick.toml";
   std::string text = slurp(VPNLAB_TOPOLOGIES "/quick.toml");
-  text.replace(text.find("products = [\"baseline\", \"wireguard-go\"]"), 39, "products = [\"baseline\", \"wireguard-goo\"]");
+  text.replace(text.find("products = [\"baseline\", \"wireguard-go\"]"), 39,
+               "products = [\"baseline\", \"wireguard-goo\"]");
   std::ofstream(file) << text;
   RunRequest req;
   req.topology_file = file;
   auto plan = plan_request(req);
   ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.error().where_and_what().substr(0, file.size() + 39), file + ":30:12: unknown product 'wireguard-goo'");
+  EXPECT_EQ(plan.error().where_and_what().substr(0, file.size() + 39),
+            file + ":30:12: unknown product 'wireguard-goo'");
   EXPECT_EQ(plan.error().hint.substr(0, 28), "did you mean 'wireguard-go'?");
   EXPECT_NE(plan.error().hint.find("~/.config/vpnlab/products"), std::string::npos) << plan.error().hint;
 }
@@ -393,13 +424,17 @@ TEST(SampleScoring, ValidBypassedAndSpreadSamples) {
   TunnelCounters bypassed = crossed;
   bypassed.if_rx = 1000;
   s.delta["b"] = bypassed;
-  EXPECT_EQ(score_sample(s), "VPN node 'b': the overlay interface received 1000 bytes, less than iperf3's 1000000: traffic did not cross the tunnel");
+  EXPECT_EQ(score_sample(s),
+            "VPN node 'b': the overlay interface received 1000 bytes, less than iperf3's 1000000: traffic did not "
+            "cross the tunnel");
   // The tunnel's packets took another way than the links toward the peers.
   TunnelCounters elsewhere = crossed;
   elsewhere.underlay_tx = 10;
   s.delta["b"] = crossed;
   s.delta["a"] = elsewhere;
-  EXPECT_EQ(score_sample(s), "VPN node 'a': the underlay toward the peers sent 10 bytes, less than iperf3's 1000000: the tunnel's packets went elsewhere");
+  EXPECT_EQ(score_sample(s),
+            "VPN node 'a': the underlay toward the peers sent 10 bytes, less than iperf3's 1000000: the tunnel's "
+            "packets went elsewhere");
   // The product's own peer counters must agree too.
   TunnelCounters product = crossed;
   product.has_product = true;
@@ -443,7 +478,8 @@ TEST(Trust, ResumeRefusesAResultsFileOfOtherColumns) {
   std::ofstream(dir + "/results.csv") << "run_id,timestamp,product\nr,t,baseline\n";
   auto csv = ResultsCsv::create(dir + "/results.csv");
   ASSERT_FALSE(csv.ok());
-  EXPECT_EQ(csv.error().message, dir + "/results.csv: its columns are not this vpnlab version's (written by another version)");
+  EXPECT_EQ(csv.error().message,
+            dir + "/results.csv: its columns are not this vpnlab version's (written by another version)");
   EXPECT_EQ(read_file_text(dir + "/results.csv"), "run_id,timestamp,product\nr,t,baseline\n") << "nothing appended";
   std::filesystem::remove_all(dir);
 }

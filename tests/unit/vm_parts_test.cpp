@@ -89,21 +89,26 @@ TEST(ImageRecipe, ReproducibleRootRecipeListsWhatGuestsRun) {
   EXPECT_EQ(rc->suite, "bookworm");
   for (const char* p : {"iperf3", "libnl-route-3-200", "wireguard-tools", "strongswan-swanctl"})
     EXPECT_NE(std::find(rc->packages.begin(), rc->packages.end(), p), rc->packages.end()) << p;
-  EXPECT_NE(std::find(rc->modules.begin(), rc->modules.end(), "overlay"), rc->modules.end()) << "each guest's writable layer";
+  EXPECT_NE(std::find(rc->modules.begin(), rc->modules.end(), "overlay"), rc->modules.end())
+      << "each guest's writable layer";
 }
 
 TEST(ImageRecipe, ErrorsNameFileLineAndFix) {
-  auto missing = parse_recipe_text("[image]\nname = \"x\"\nroot = \"host-9p\"\n[kernel]\n[initramfs]\n", "images/x.toml");
+  auto missing =
+      parse_recipe_text("[image]\nname = \"x\"\nroot = \"host-9p\"\n[kernel]\n[initramfs]\n", "images/x.toml");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().where_and_what(), "images/x.toml:4:1: [kernel] needs package (a string)");
   auto root = parse_recipe_text(
-      "[image]\nname = \"x\"\nroot = \"mmdebstrap\"\n[kernel]\npackage = \"k\"\n[initramfs]\nbusybox = \"b\"\ninit = \"i\"\n"
+      "[image]\nname = \"x\"\nroot = \"mmdebstrap\"\n[kernel]\npackage = \"k\"\n[initramfs]\nbusybox = \"b\"\ninit = "
+      "\"i\"\n"
       "modules = []\nmodule_dirs = []\n",
       "images/x.toml");
   ASSERT_FALSE(root.ok());
-  EXPECT_EQ(root.error().where_and_what(), "images/x.toml:1:1: [rootfs] needs suite (a string)") << "mmdebstrap needs its package list";
+  EXPECT_EQ(root.error().where_and_what(), "images/x.toml:1:1: [rootfs] needs suite (a string)")
+      << "mmdebstrap needs its package list";
   auto unknown = parse_recipe_text(
-      "[image]\nname = \"x\"\nroot = \"squashfs\"\n[kernel]\npackage = \"k\"\n[initramfs]\nbusybox = \"b\"\ninit = \"i\"\n"
+      "[image]\nname = \"x\"\nroot = \"squashfs\"\n[kernel]\npackage = \"k\"\n[initramfs]\nbusybox = \"b\"\ninit = "
+      "\"i\"\n"
       "modules = []\nmodule_dirs = []\n",
       "images/x.toml");
   ASSERT_FALSE(unknown.ok());
@@ -116,14 +121,19 @@ TEST(ImageRecipe, ErrorsNameFileLineAndFix) {
 TEST(ImageRecipe, ModulesLoadDependenciesFirstOnce) {
   std::string dep =
       "kernel/fs/9p/9p.ko: kernel/net/9p/9pnet.ko kernel/fs/fscache/fscache.ko kernel/fs/netfs/netfs.ko\n"
-      "kernel/net/9p/9pnet_virtio.ko: kernel/net/9p/9pnet.ko kernel/drivers/virtio/virtio.ko kernel/drivers/virtio/virtio_ring.ko\n"
+      "kernel/net/9p/9pnet_virtio.ko: kernel/net/9p/9pnet.ko kernel/drivers/virtio/virtio.ko "
+      "kernel/drivers/virtio/virtio_ring.ko\n"
       "kernel/net/9p/9pnet.ko:\n"
       "kernel/drivers/virtio/virtio.ko:\nkernel/drivers/virtio/virtio_ring.ko:\n"
       "kernel/fs/fscache/fscache.ko: kernel/fs/netfs/netfs.ko\nkernel/fs/netfs/netfs.ko:\n";
   auto order = module_load_order(dep, {"9pnet_virtio", "9p"});
   ASSERT_TRUE(order.ok()) << order.error().format();
-  std::vector<std::string> want = {"kernel/drivers/virtio/virtio_ring.ko", "kernel/drivers/virtio/virtio.ko", "kernel/net/9p/9pnet.ko",
-                                   "kernel/net/9p/9pnet_virtio.ko", "kernel/fs/netfs/netfs.ko", "kernel/fs/fscache/fscache.ko",
+  std::vector<std::string> want = {"kernel/drivers/virtio/virtio_ring.ko",
+                                   "kernel/drivers/virtio/virtio.ko",
+                                   "kernel/net/9p/9pnet.ko",
+                                   "kernel/net/9p/9pnet_virtio.ko",
+                                   "kernel/fs/netfs/netfs.ko",
+                                   "kernel/fs/fscache/fscache.ko",
                                    "kernel/fs/9p/9p.ko"};
   EXPECT_EQ(*order, want);
   auto hyphen = module_load_order("kernel/drivers/char/hw_random/virtio-rng.ko:\n", {"virtio_rng"});

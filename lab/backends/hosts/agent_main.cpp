@@ -8,6 +8,8 @@
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--stdio") == 0) return vpnlab::serve_host_agent(0, 1);
-  std::fprintf(stderr, "usage: vpnlab-host-agent --stdio\n  started by vpnlab on a host over ssh; speaks JSON lines on stdin/stdout\n");
+  std::fprintf(
+      stderr,
+      "usage: vpnlab-host-agent --stdio\n  started by vpnlab on a host over ssh; speaks JSON lines on stdin/stdout\n");
   return 2;
 }

@@ -17,15 +17,19 @@ Status FileMirror::push_inputs() {
     std::error_code ec;
     const fs::path root = fs::path(run_dir_) / sub;
     if (!fs::exists(root, ec)) continue;
-    for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
       struct stat st {};
       const std::string path = it->path().string();
       if (::stat(path.c_str(), &st) != 0) continue;  // removed meanwhile
-      const std::pair<uintmax_t, int64_t> stamp{static_cast<uintmax_t>(st.st_size), st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec};
+      const std::pair<uintmax_t, int64_t> stamp{static_cast<uintmax_t>(st.st_size),
+                                                st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec};
       if (auto p = pushed_.find(path); p != pushed_.end() && p->second == stamp) continue;
       std::string data = read_file_text(path);
-      auto r = agent_->call({{"op", "put"}, {"path", path}, {"mode", st.st_mode & 07777},
+      auto r = agent_->call({{"op", "put"},
+                             {"path", path},
+                             {"mode", st.st_mode & 07777},
                              {"data", to_base64(reinterpret_cast<const unsigned char*>(data.data()), data.size())}},
                             30000);
       if (!r) return with_context(r.error(), "host '" + host_ + "': copying " + path);

@@ -17,7 +17,8 @@ namespace vpnlab {
 
 class FileMirror {
  public:
-  FileMirror(AgentClient* agent, std::string run_dir, std::string host) : agent_(agent), run_dir_(std::move(run_dir)), host_(std::move(host)) {}
+  FileMirror(AgentClient* agent, std::string run_dir, std::string host)
+      : agent_(agent), run_dir_(std::move(run_dir)), host_(std::move(host)) {}
   Status push_inputs();
   // The host's file at `path` to the same path here; a file the process never wrote is
   // not an error ("" paths and /dev/null are skipped).

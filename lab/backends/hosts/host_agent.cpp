@@ -20,9 +20,9 @@
 #include "lab/backends/netns/netns_runtime.h"
 #include "lab/base/cpu_stat.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/json_number.h"
 #include "lab/base/version.h"
 #include "lab/kernel/netlink.h"
-#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
@@ -54,32 +54,43 @@ class HostNode : public AgentNode {
   Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s) override {
     return rt_->wait_for_link(node, ifname, timeout_s, -1);
   }
-  Status create_link(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) override {
+  Status create_link(const std::string& node, const std::string& ifname, const std::string& kind,
+                     const LinkOptions& options) override {
     return rt_->create_link_of_kind(node, ifname, kind, options);
   }
-  Status delete_link(const std::string& node, const std::string& ifname) override { return rt_->delete_link(node, ifname); }
-  Status set_sysctls(const std::string& node, const Sysctls& settings) override { return rt_->set_sysctls(node, settings); }
+  Status delete_link(const std::string& node, const std::string& ifname) override {
+    return rt_->delete_link(node, ifname);
+  }
+  Status set_sysctls(const std::string& node, const Sysctls& settings) override {
+    return rt_->set_sysctls(node, settings);
+  }
   Status configure_link(const std::string& node, const std::string& ifname, const HostAddr& addr, int mtu) override {
     return rt_->configure_link(node, ifname, addr, mtu);
   }
-  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override { return rt_->get_link(node, ifname); }
+  Result<LinkInfo> get_link(const std::string& node, const std::string& ifname) override {
+    return rt_->get_link(node, ifname);
+  }
   Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int payload, bool df) override {
     return rt_->ping(node, target, timeout_s, -1, payload, df);
   }
   Status wait_tcp_listening(const std::string& node, int port, double timeout_s) override {
     return rt_->wait_tcp_listening(node, port, timeout_s, -1);
   }
-  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
+  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames,
+                 const std::vector<int>& cpus) override {
     return rt_->set_rps(node, ifnames, cpus);
   }
-  Status set_offloads(const std::string& node, const std::string& ifname, bool on) override { return rt_->set_offloads(node, ifname, on); }
+  Status set_offloads(const std::string& node, const std::string& ifname, bool on) override {
+    return rt_->set_offloads(node, ifname, on);
+  }
   // Latency under load and the plaintext watch run here, on the node's host, until the
   // controller asks for their summary.
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) override {
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms,
+                                                      int count) override {
     return rt_->latency_probe(node, target, interval_ms, count);
   }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
-                                                      int port) override {
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
+                                                      const std::string& pattern, int port) override {
     return rt_->payload_watch(node, ifname, pattern, port);
   }
 
@@ -159,7 +170,8 @@ class HostAgent {
     }
     const long have = ::sysconf(_SC_NPROCESSORS_CONF);
     if (int cpu = whole_number_at<int>(req, "max_cpu"); cpu >= have)
-      return fail(make_error("host '" + host + "' has CPUs 0.." + std::to_string(have - 1) + ", the plan pins to CPU " + std::to_string(cpu),
+      return fail(make_error("host '" + host + "' has CPUs 0.." + std::to_string(have - 1) + ", the plan pins to CPU " +
+                                 std::to_string(cpu),
                              "give its nodes cpus that exist there"));
     return {{"ok", true}, {"nics", nics}};
   }
@@ -177,7 +189,12 @@ class HostAgent {
       for (const auto& n : part->nics) {
         auto before = vpnlab::get_link(home->get(), n.nic);
         if (!before) return fail(with_context(before.error(), "host '" + n.host + "': nic '" + n.nic + "'"));
-        ledger.push_back({{"host", n.host}, {"ns", n.ns}, {"ifname", n.ifname}, {"nic", n.nic}, {"mtu", before->mtu}, {"up", before->up}});
+        ledger.push_back({{"host", n.host},
+                          {"ns", n.ns},
+                          {"ifname", n.ifname},
+                          {"nic", n.nic},
+                          {"mtu", before->mtu},
+                          {"up", before->up}});
       }
       if (auto s = make_dirs(kNicLedgerDir, 0700); !s) return fail(s.error());
       if (auto s = write_file(nic_ledger_path(*part), ledger.dump() + "\n", 0600); !s) return fail(s.error());
@@ -191,7 +208,9 @@ class HostAgent {
 
   json routes(const json& req) {
     const std::string when = req.at("when").get<std::string>();
-    PlanRoute::When w = when == "tunnel" ? PlanRoute::When::tunnel : when == "baseline" ? PlanRoute::When::baseline : PlanRoute::When::always;
+    PlanRoute::When w = when == "tunnel"     ? PlanRoute::When::tunnel
+                        : when == "baseline" ? PlanRoute::When::baseline
+                                             : PlanRoute::When::always;
     return done(rt_->add_routes(part_, w));
   }
 
@@ -208,7 +227,7 @@ int serve_host_agent(int in_fd, int out_fd) {
   // writes to a closed stdout give EPIPE; a hangup is caught (a handler, unlike SIG_IGN,
   // does not pass to the products the agent starts).
   ::signal(SIGPIPE, SIG_IGN);
-  struct sigaction hup{};
+  struct sigaction hup {};
   hup.sa_handler = [](int) {};
   ::sigaction(SIGHUP, &hup, nullptr);
   JsonLines ch(UniqueFd(::dup(in_fd)), UniqueFd(::dup(out_fd)));

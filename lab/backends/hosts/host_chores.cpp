@@ -14,21 +14,21 @@
 #include "lab/base/cpu_stat.h"
 #include "lab/base/encoding.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/json_depth.h"
+#include "lab/base/json_number.h"
 #include "lab/base/pidfd.h"
 #include "lab/base/process.h"
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/netlink.h"
 #include "lab/kernel/offloads.h"
-#include "lab/base/json_depth.h"
-#include "lab/base/json_number.h"
 
 namespace vpnlab {
 
 using nlohmann::json;
 
-
 std::string nic_ledger_path(const Plan& part) {
-  return std::string(kNicLedgerDir) + "/" + part.ns_prefix + (part.nics.empty() ? std::string("none") : part.nics.front().host) + ".json";
+  return std::string(kNicLedgerDir) + "/" + part.ns_prefix +
+         (part.nics.empty() ? std::string("none") : part.nics.front().host) + ".json";
 }
 
 // What environment.json records of a host's NIC: driver, link speed, offloads.
@@ -61,7 +61,9 @@ json host_get(const json& req) {
   const std::string path = req.at("path").get<std::string>();
   if (::access(path.c_str(), R_OK) != 0) return {{"ok", true}, {"exists", false}};
   std::string data = read_file_text(path);
-  return {{"ok", true}, {"exists", true}, {"data", to_base64(reinterpret_cast<const unsigned char*>(data.data()), data.size())}};
+  return {{"ok", true},
+          {"exists", true},
+          {"data", to_base64(reinterpret_cast<const unsigned char*>(data.data()), data.size())}};
 }
 
 // What a killed agent left of one topology's lab on this host: NICs in its namespaces go
@@ -76,7 +78,8 @@ json host_cleanup(const json& req) {
   std::vector<std::string> names;
   for (const auto& n : list_namespaces(lab_prefix))
     for (const auto& s : suffixes)
-      if (n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0 && n.find('-', lab_prefix.size()) == n.size() - s.size())
+      if (n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0 &&
+          n.find('-', lab_prefix.size()) == n.size() - s.size())
         names.push_back(n);
   json actions = json::array();
   std::error_code ec;
@@ -117,10 +120,13 @@ json host_cleanup(const json& req) {
   for (const auto& n : names)
     if (auto ns = open_namespace(n)) inodes.push_back(ns->inode);
   for (const auto& p : dry_run ? processes_in_namespaces(inodes) : end_processes_in_namespaces(inodes, 2000))
-    actions.push_back((dry_run ? "would end process " : "ended process ") + std::to_string(p.pid) + " (" + p.comm + ")");
+    actions.push_back((dry_run ? "would end process " : "ended process ") + std::to_string(p.pid) + " (" + p.comm +
+                      ")");
   for (const auto& n : names) {
-    if (dry_run) actions.push_back("would remove namespace " + n);
-    else if (remove_namespace_file(n)) actions.push_back("removed namespace " + n);
+    if (dry_run)
+      actions.push_back("would remove namespace " + n);
+    else if (remove_namespace_file(n))
+      actions.push_back("removed namespace " + n);
   }
   if (!dry_run)
     if (auto s = wait_namespaces_released(inodes, 10); !s) return agent_failure(s.error());
@@ -149,8 +155,5 @@ json host_cpu() {
   for (const auto& t : read_cpu_times_per_cpu()) per_cpu.push_back(cpu_json(t));
   return {{"ok", true}, {"total", cpu_json(read_cpu_times())}, {"per_cpu", per_cpu}};
 }
-
-
-
 
 }  // namespace vpnlab

@@ -10,7 +10,6 @@
 
 namespace vpnlab {
 
-
 // NIC ledgers of the parts this host holds: which NIC each node holds, on disk while the
 // part is up, so that `vpnlab cleanup FILE` can return a NIC a killed agent left.
 inline constexpr const char* kNicLedgerDir = "/run/vpnlab/host-nics";

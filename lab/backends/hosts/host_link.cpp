@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "lab/base/fs_util.h"
-#include "lab/base/version.h"
 #include "lab/base/trusted_dir.h"
+#include "lab/base/version.h"
 
 namespace vpnlab {
 
@@ -74,11 +74,13 @@ void close_links(std::vector<std::unique_ptr<HostLink>>& hosts) {
     if (h->channel.ssh && !h->channel.ssh->wait_exit(5000)) h->channel.ssh->stop(1000);
 }
 
-Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::string& default_agent, const std::string& log_dir) {
+Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::string& default_agent,
+                                               const std::string& log_dir) {
   auto link = std::make_unique<HostLink>();
   link->host = h;
   const std::string agent_path = h.agent.empty() ? default_agent : h.agent;
-  auto ch = open_ssh_channel({h.name, h.ssh, h.ssh_options, agent_path, h.host_key, h.known_hosts}, log_dir + "/ssh-" + h.name + ".log");
+  auto ch = open_ssh_channel({h.name, h.ssh, h.ssh_options, agent_path, h.host_key, h.known_hosts},
+                             log_dir + "/ssh-" + h.name + ".log");
   if (!ch) return ch.error();
   link->channel = std::move(*ch);
   link->agent = AgentClient::over(UniqueFd(::dup(link->channel.fd.get())), "on host '" + h.name + "'");
@@ -90,11 +92,15 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
     close_links(one);
     std::string said = ssh_last_line(one.front()->channel.log_path);
     const std::string log = read_file_text(one.front()->channel.log_path);
-    if (log.find("Host key verification failed") != std::string::npos || log.find("No ED25519 host key is known") != std::string::npos ||
+    if (log.find("Host key verification failed") != std::string::npos ||
+        log.find("No ED25519 host key is known") != std::string::npos ||
         log.find("REMOTE HOST IDENTIFICATION HAS CHANGED") != std::string::npos)
-      return make_error("host '" + h.name + "' (ssh " + h.ssh + "): its host key is not one vpnlab trusts (" + said + ")",
-                        "pin it in the topology: host_key = \"ssh-ed25519 AAAA...\" (ssh-keyscan -t ed25519 HOST), name a known-hosts "
-                        "file with known_hosts = \"FILE\", or trust the first key with host_key = \"accept-new\" (README, 'Real hosts')");
+      return make_error(
+          "host '" + h.name + "' (ssh " + h.ssh + "): its host key is not one vpnlab trusts (" + said + ")",
+          "pin it in the topology: host_key = \"ssh-ed25519 AAAA...\" (ssh-keyscan -t ed25519 HOST), name a "
+          "known-hosts "
+          "file with known_hosts = \"FILE\", or trust the first key with host_key = \"accept-new\" (README, 'Real "
+          "hosts')");
     return make_error("host '" + h.name + "' (ssh " + h.ssh + "): " + (said.empty() ? hello.error().message : said),
                       "check that 'ssh " + h.ssh + "' logs in without a password as root and that " + agent_path +
                           " exists there (README, 'Real hosts')");
@@ -103,7 +109,8 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
     std::vector<std::unique_ptr<HostLink>> one;
     one.push_back(std::move(link));
     close_links(one);
-    return make_error("host '" + h.name + "': its vpnlab-host-agent is version '" + v + "', this vpnlab is '" + vpnlab_version() + "'",
+    return make_error("host '" + h.name + "': its vpnlab-host-agent is version '" + v + "', this vpnlab is '" +
+                          vpnlab_version() + "'",
                       "install the same vpnlab build on every host (README, 'Real hosts')");
   }
   link->hello = std::move(*hello);
@@ -111,15 +118,17 @@ Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::str
 }
 
 Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& plan, const HostsOptions& opts,
-                                                                const std::string& log_dir) {
+                                                                 const std::string& log_dir) {
   std::vector<std::unique_ptr<HostLink>> hosts;
   auto give_up = [&](Error e) -> Result<std::vector<std::unique_ptr<HostLink>>> {
     close_links(hosts);
     return e;
   };
   for (const auto& h : plan.hosts) {
-    if (std::none_of(plan.nodes.begin(), plan.nodes.end(), [&](const PlanNode& n) { return n.host == h.name; })) continue;
-    if (auto idle = opts.pool->idle.find(h.name); idle != opts.pool->idle.end()) {  // the run's connection, from an earlier round
+    if (std::none_of(plan.nodes.begin(), plan.nodes.end(), [&](const PlanNode& n) { return n.host == h.name; }))
+      continue;
+    if (auto idle = opts.pool->idle.find(h.name);
+        idle != opts.pool->idle.end()) {  // the run's connection, from an earlier round
       hosts.push_back(std::move(idle->second));
       opts.pool->idle.erase(idle);
       continue;
@@ -129,7 +138,8 @@ Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& pla
     hosts.push_back(std::move(*link));
   }
   json products = json::array();
-  for (const auto& p : opts.products) products.push_back({{"name", p.name}, {"binaries", p.binaries}, {"version", p.version_argv}});
+  for (const auto& p : opts.products)
+    products.push_back({{"name", p.name}, {"binaries", p.binaries}, {"version", p.version_argv}});
   for (auto& h : hosts) {
     Plan part = plan_for_host(plan, h->host.name);
     json nics = json::array();
@@ -140,7 +150,8 @@ Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& pla
         for (int c : *list) max_cpu = std::max(max_cpu, c);
     auto checked = h->agent->call({{"op", "check"}, {"host", h->host.name}, {"nics", nics}, {"max_cpu", max_cpu}});
     if (!checked) return give_up(checked.error());
-    if (auto it = opts.pool->learnt.find(h->host.name); it != opts.pool->learnt.end()) {  // the products were checked before the run
+    if (auto it = opts.pool->learnt.find(h->host.name);
+        it != opts.pool->learnt.end()) {  // the products were checked before the run
       h->hello["nics"] = (*checked)["nics"];
       h->hello["products"] = it->second["products"];
       continue;
@@ -150,8 +161,9 @@ Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& pla
     if (!probed) return give_up(with_context(probed.error(), "host '" + h->host.name + "'"));
     for (const auto& [name, p] : (*probed)["products"].items())
       if (std::string missing = p.value("missing", ""); !missing.empty())
-        return give_up(make_error("host '" + h->host.name + "': product " + name + ": '" + missing + "' is not installed there",
-                                  "install " + name + " on " + h->host.name + " as on this machine (README, 'Real hosts')"));
+        return give_up(
+            make_error("host '" + h->host.name + "': product " + name + ": '" + missing + "' is not installed there",
+                       "install " + name + " on " + h->host.name + " as on this machine (README, 'Real hosts')"));
     h->hello["products"] = (*probed)["products"];
     opts.pool->learnt[h->host.name] = h->hello;
   }
@@ -182,7 +194,9 @@ json probe_hosts(const Plan& plan, const HostsOptions& opts) {
       out.push_back({{"name", h.name}, {"ssh", h.ssh}, {"error", hosts.error().message}});
       continue;
     }
-    out.push_back(hosts->empty() ? json{{"name", h.name}, {"ssh", h.ssh}, {"error", "host '" + h.name + "': no node of the topology is on it"}}
+    out.push_back(hosts->empty() ? json{{"name", h.name},
+                                        {"ssh", h.ssh},
+                                        {"error", "host '" + h.name + "': no node of the topology is on it"}}
                                  : host_facts(*hosts->front()));
     close_links(*hosts);
   }
@@ -205,7 +219,8 @@ Result<std::vector<std::string>> cleanup_hosts(const Plan& plan, const HostsOpti
     std::vector<std::string> suffixes;
     for (const auto& n : part.nodes) suffixes.push_back(n.ns.substr(plan.ns_prefix.size() - 1));
     for (const auto& b : part.bridges) suffixes.push_back(b.ns.substr(plan.ns_prefix.size() - 1));
-    auto r = (*link)->agent->call({{"op", "cleanup"}, {"dry_run", dry_run}, {"host", h.name}, {"lab", plan.lab}, {"suffixes", suffixes}}, 60000);
+    auto r = (*link)->agent->call(
+        {{"op", "cleanup"}, {"dry_run", dry_run}, {"host", h.name}, {"lab", plan.lab}, {"suffixes", suffixes}}, 60000);
     std::vector<std::unique_ptr<HostLink>> one;
     one.push_back(std::move(*link));
     close_links(one);

@@ -23,8 +23,9 @@ struct HostLink {
   SshChannel channel;
   std::unique_ptr<AgentClient> agent;
   nlohmann::json hello;
-  std::vector<uint64_t> inodes;  // of the namespaces its agent built
-  std::shared_ptr<FileMirror> mirror;  // shared with the exit hooks of the processes it serves  // set when the host does not see this machine's run directory
+  std::vector<uint64_t> inodes;        // of the namespaces its agent built
+  std::shared_ptr<FileMirror> mirror;  // shared with the exit hooks of the processes it serves  // set when the host
+                                       // does not see this machine's run directory
 };
 
 struct HostPool {
@@ -35,7 +36,8 @@ struct HostPool {
 };
 
 // ssh to the host and hello: the connection works, the agent is there and of this version.
-Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::string& default_agent, const std::string& log_dir);
+Result<std::unique_ptr<HostLink>> connect_host(const PlanHost& h, const std::string& default_agent,
+                                               const std::string& log_dir);
 // What environment.json and doctor record of a host: its hello (kernel, CPU, boot id,
 // agent version), the NIC facts and product versions its checks added, name, ssh, nic.
 nlohmann::json host_facts(const HostLink& h);
@@ -45,6 +47,7 @@ void close_links(std::vector<std::unique_ptr<HostLink>>& hosts);
 std::string ssh_last_line(const std::string& log_path);
 // Connects to every host of the plan that has nodes and has each check its part; nothing
 // is made anywhere until all of them agree.
-Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& plan, const HostsOptions& opts, const std::string& log_dir);
+Result<std::vector<std::unique_ptr<HostLink>>> connect_and_check(const Plan& plan, const HostsOptions& opts,
+                                                                 const std::string& log_dir);
 
 }  // namespace vpnlab

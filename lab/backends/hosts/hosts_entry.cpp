@@ -26,7 +26,9 @@ Result<RuntimeFactory> prepare_hosts(const Plan& plan, const BackendContext& ctx
   if (!options) return options.error();
   const HostsOptions hosts = std::move(*options);
   if (auto s = check_hosts(plan, hosts); !s) return s.error();
-  return RuntimeFactory([hosts](const Plan& p, const std::string& run_dir, int interrupt_fd) { return build_hosts_runtime(p, run_dir, hosts, interrupt_fd); });
+  return RuntimeFactory([hosts](const Plan& p, const std::string& run_dir, int interrupt_fd) {
+    return build_hosts_runtime(p, run_dir, hosts, interrupt_fd);
+  });
 }
 
 // cleanup FILE: each host's namespaces and the NICs a killed agent left in them (no
@@ -44,8 +46,10 @@ nlohmann::json probe_on_hosts(const Plan& plan, const BackendContext& ctx) {
 
 // 'up' is refused: the lab would be on other machines.
 const BackendEntry& hosts_backend_entry() {
-  static const BackendEntry entry = {"hosts", prepare_hosts, nullptr, "'up' keeps namespaces or guests on this machine, not on real hosts",
-                                     nullptr, nullptr, nullptr, cleanup_on_hosts, probe_on_hosts};
+  static const BackendEntry entry = {
+      "hosts",       prepare_hosts, nullptr, "'up' keeps namespaces or guests on this machine, not on real hosts",
+      nullptr,       nullptr,       nullptr, cleanup_on_hosts,
+      probe_on_hosts};
   return entry;
 }
 

@@ -41,7 +41,8 @@ class HostsRuntime : public AgentRuntime {
   std::string backend() const override { return "hosts"; }
 
   Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool private_run) override {
-    AgentClient::Spawn s{spec.argv, spec.env, spec.cpus, spec.stdout_path, spec.stderr_path, spec.cwd, node, private_run};
+    AgentClient::Spawn s{spec.argv,        spec.env, spec.cpus, spec.stdout_path,
+                         spec.stderr_path, spec.cwd, node,      private_run};
     std::shared_ptr<FileMirror> mirror = link(node).mirror;
     if (!mirror) return processes_.spawn(agent(node), s, where(node));
     if (auto st = mirror->push_inputs(); !st) return with_context(st.error(), where(node));
@@ -54,9 +55,12 @@ class HostsRuntime : public AgentRuntime {
   }
   // Each agent holds its part's routes; it adds those of one kind.
   Status add_routes(const Plan&, PlanRoute::When when) override {
-    const char* kind = when == PlanRoute::When::tunnel ? "tunnel" : when == PlanRoute::When::baseline ? "baseline" : "always";
+    const char* kind = when == PlanRoute::When::tunnel     ? "tunnel"
+                       : when == PlanRoute::When::baseline ? "baseline"
+                                                           : "always";
     for (auto& h : hosts_)
-      if (auto r = h->agent->call({{"op", "routes"}, {"when", kind}}); !r) return with_context(r.error(), "host '" + h->host.name + "'");
+      if (auto r = h->agent->call({{"op", "routes"}, {"when", kind}}); !r)
+        return with_context(r.error(), "host '" + h->host.name + "'");
     return ok_status();
   }
   // One question per machine: hosts with one boot_id share their CPUs (emulated hosts, or
@@ -117,8 +121,10 @@ class HostsRuntime : public AgentRuntime {
         a.leftovers.push_back("host '" + h->host.name + "': no audit: " + r.error().message);
         continue;
       }
-      for (const auto& l : (*r)["leftovers"]) a.leftovers.push_back("host '" + h->host.name + "': " + l.get<std::string>());
-      for (const auto& f : (*r)["run_files"]) a.run_files.push_back("host '" + h->host.name + "': " + f.get<std::string>());
+      for (const auto& l : (*r)["leftovers"])
+        a.leftovers.push_back("host '" + h->host.name + "': " + l.get<std::string>());
+      for (const auto& f : (*r)["run_files"])
+        a.run_files.push_back("host '" + h->host.name + "': " + f.get<std::string>());
     }
     return a;
   }
@@ -137,20 +143,21 @@ class HostsRuntime : public AgentRuntime {
     // for `vpnlab cleanup FILE` (its agent, if only the channel broke, tears down on EOF).
     for (auto& h : hosts_) {
       Result<json> r = h->agent->lost() ? Result<json>(left_on_lost_host(*h))
-                                        : h->agent->call({{"op", "teardown"}, {"timeout_s", timeout_s}}, static_cast<int>(timeout_s * 1000) + 5000);
+                                        : h->agent->call({{"op", "teardown"}, {"timeout_s", timeout_s}},
+                                                         static_cast<int>(timeout_s * 1000) + 5000);
       if (!r && result) result = with_context(r.error(), "host '" + h->host.name + "': teardown");
       h->mirror.reset();
       h->inodes.clear();
       // A clean agent waits for the next round; one that failed is let go (its EOF tears down).
-      if (r) pool_->idle[h->host.name] = std::move(h);
-      else broken.push_back(std::move(h));
+      if (r)
+        pool_->idle[h->host.name] = std::move(h);
+      else
+        broken.push_back(std::move(h));
     }
     hosts_.clear();
     close_links(broken);
     return result;
   }
-
-
 
  private:
   HostLink& link(const std::string& node) {
@@ -160,7 +167,9 @@ class HostsRuntime : public AgentRuntime {
     throw std::logic_error("node without a host");  // make_plan gives every node one
   }
   AgentClient& agent(const std::string& node) { return *link(node).agent; }
-  std::string where(const std::string& node) const override { return "node '" + node + "' on host '" + host_of_.at(node) + "'"; }
+  std::string where(const std::string& node) const override {
+    return "node '" + node + "' on host '" + host_of_.at(node) + "'";
+  }
   AgentClient& agent_of(const std::string& node) override { return agent(node); }
 
   // What ssh said last (its log), or that the channel closed.
@@ -187,7 +196,8 @@ class HostsRuntime : public AgentRuntime {
 
 }  // namespace
 
-Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const HostsOptions& opts, int) {
+Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir,
+                                                         const HostsOptions& opts, int) {
   auto checked = connect_and_check(plan, opts, run_dir.empty() ? std::string("/tmp") : run_dir);
   if (!checked) return checked.error();
   std::vector<std::unique_ptr<HostLink>> hosts = std::move(*checked);

@@ -34,8 +34,8 @@ struct HostsOptions {
 // Connects to every host of the plan, checks versions, NICs, CPUs and the products'
 // programs on all of them, then has each build its part. ssh's logs go to
 // run_dir/ssh-HOST.log.
-Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir, const HostsOptions& opts,
-                                                         int interrupt_fd);
+Result<std::unique_ptr<NodeRuntime>> build_hosts_runtime(const Plan& plan, const std::string& run_dir,
+                                                         const HostsOptions& opts, int interrupt_fd);
 
 // Before a run: every host answers over ssh with an agent of this version, its nic is free,
 // its CPUs exist and the products' programs are there; nothing is created. The same checks

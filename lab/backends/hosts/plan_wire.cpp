@@ -42,24 +42,48 @@ Ipv4Addr address(const json& j) {
 }  // namespace
 
 json host_part_json(const Plan& part) {
-  json nodes = json::array(), bridges = json::array(), veths = json::array(), nics = json::array(), routes = json::array();
+  json nodes = json::array(), bridges = json::array(), veths = json::array(), nics = json::array(),
+       routes = json::array();
   for (const auto& n : part.nodes) {
     json sites = json::array();
     for (const auto& s : n.sites) sites.push_back(s.str());
     nodes.push_back({{"name", n.name}, {"ns", n.ns}, {"sites", sites}, {"forwards", n.forwards}});
   }
-  for (const auto& b : part.bridges) bridges.push_back({{"link", b.link}, {"ns", b.ns}, {"name", b.name}, {"mtu", b.mtu}});
+  for (const auto& b : part.bridges)
+    bridges.push_back({{"link", b.link}, {"ns", b.ns}, {"name", b.name}, {"mtu", b.mtu}});
   for (const auto& v : part.veths)
-    veths.push_back({{"link", v.link}, {"ns_a", v.ns_a}, {"if_a", v.if_a}, {"addr_a", addr_json(v.addr_a)}, {"ns_b", v.ns_b},
-                     {"if_b", v.if_b}, {"addr_b", addr_json(v.addr_b)}, {"master_b", v.master_b}, {"mtu", v.mtu},
-                     {"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct},
-                     {"reorder", v.reorder}, {"profile", v.profile}});
+    veths.push_back({{"link", v.link},
+                     {"ns_a", v.ns_a},
+                     {"if_a", v.if_a},
+                     {"addr_a", addr_json(v.addr_a)},
+                     {"ns_b", v.ns_b},
+                     {"if_b", v.if_b},
+                     {"addr_b", addr_json(v.addr_b)},
+                     {"master_b", v.master_b},
+                     {"mtu", v.mtu},
+                     {"rate_bps", v.rate_bps},
+                     {"delay_ms", v.delay_ms},
+                     {"jitter_ms", v.jitter_ms},
+                     {"loss_pct", v.loss_pct},
+                     {"reorder", v.reorder},
+                     {"profile", v.profile}});
   for (const auto& n : part.nics)
-    nics.push_back({{"link", n.link}, {"host", n.host}, {"nic", n.nic}, {"node", n.node}, {"ns", n.ns}, {"ifname", n.ifname},
-                    {"addr", n.addr.str()}, {"mtu", n.mtu}});
+    nics.push_back({{"link", n.link},
+                    {"host", n.host},
+                    {"nic", n.nic},
+                    {"node", n.node},
+                    {"ns", n.ns},
+                    {"ifname", n.ifname},
+                    {"addr", n.addr.str()},
+                    {"mtu", n.mtu}});
   for (const auto& r : part.routes)
     routes.push_back({{"node", r.node}, {"dest", r.dest.str()}, {"via", r.via.str()}, {"when", when_name(r.when)}});
-  return {{"ns_prefix", part.ns_prefix}, {"nodes", nodes}, {"bridges", bridges}, {"veths", veths}, {"nics", nics}, {"routes", routes}};
+  return {{"ns_prefix", part.ns_prefix},
+          {"nodes", nodes},
+          {"bridges", bridges},
+          {"veths", veths},
+          {"nics", nics},
+          {"routes", routes}};
 }
 
 Result<Plan> host_part_from_json(const json& j) {
@@ -76,33 +100,40 @@ Result<Plan> host_part_from_json(const json& j) {
       part.nodes.push_back(std::move(node));
     }
     for (const auto& b : j.at("bridges"))
-      part.bridges.push_back(PlanBridge{b.at("link").get<std::string>(), b.at("ns").get<std::string>(), b.at("name").get<std::string>(),
-                                        whole_number_at<int>(b, "mtu")});
+      part.bridges.push_back(PlanBridge{b.at("link").get<std::string>(), b.at("ns").get<std::string>(),
+                                        b.at("name").get<std::string>(), whole_number_at<int>(b, "mtu")});
     for (const auto& v : j.at("veths"))
-      part.veths.push_back(PlanVeth{v.at("link").get<std::string>(), v.at("ns_a").get<std::string>(), v.at("if_a").get<std::string>(),
-                                    opt_addr(v.at("addr_a")), v.at("ns_b").get<std::string>(), v.at("if_b").get<std::string>(),
-                                    opt_addr(v.at("addr_b")), v.at("master_b").get<std::string>(), whole_number_at<int>(v, "mtu"),
-                                    v.at("rate_bps").get<double>(), v.at("delay_ms").get<double>(), v.at("jitter_ms").get<double>(),
-                                    v.at("loss_pct").get<double>(), v.value("reorder", false), v.value("profile", std::string())});
+      part.veths.push_back(
+          PlanVeth{v.at("link").get<std::string>(), v.at("ns_a").get<std::string>(), v.at("if_a").get<std::string>(),
+                   opt_addr(v.at("addr_a")), v.at("ns_b").get<std::string>(), v.at("if_b").get<std::string>(),
+                   opt_addr(v.at("addr_b")), v.at("master_b").get<std::string>(), whole_number_at<int>(v, "mtu"),
+                   v.at("rate_bps").get<double>(), v.at("delay_ms").get<double>(), v.at("jitter_ms").get<double>(),
+                   v.at("loss_pct").get<double>(), v.value("reorder", false), v.value("profile", std::string())});
     for (const auto& n : j.at("nics"))
-      part.nics.push_back(PlanNic{n.at("link").get<std::string>(), n.at("host").get<std::string>(), n.at("nic").get<std::string>(),
-                                  n.at("node").get<std::string>(), n.at("ns").get<std::string>(), n.at("ifname").get<std::string>(),
+      part.nics.push_back(PlanNic{n.at("link").get<std::string>(), n.at("host").get<std::string>(),
+                                  n.at("nic").get<std::string>(), n.at("node").get<std::string>(),
+                                  n.at("ns").get<std::string>(), n.at("ifname").get<std::string>(),
                                   host_addr(n.at("addr")), whole_number_at<int>(n, "mtu")});
     for (const auto& r : j.at("routes")) {
       std::string when = r.at("when").get<std::string>();
-      if (when != "always" && when != "tunnel" && when != "baseline") throw std::invalid_argument("bad route kind '" + when + "'");
+      if (when != "always" && when != "tunnel" && when != "baseline")
+        throw std::invalid_argument("bad route kind '" + when + "'");
       part.routes.push_back(PlanRoute{r.at("node").get<std::string>(), prefix(r.at("dest")), address(r.at("via")),
-                                      when == "tunnel" ? PlanRoute::When::tunnel
-                                      : when == "baseline" ? PlanRoute::When::baseline : PlanRoute::When::always});
+                                      when == "tunnel"     ? PlanRoute::When::tunnel
+                                      : when == "baseline" ? PlanRoute::When::baseline
+                                                           : PlanRoute::When::always});
     }
   } catch (const std::exception& e) {
-    return make_error(std::string("malformed host part of the plan: ") + e.what(), "controller and agent must be the same vpnlab build");
+    return make_error(std::string("malformed host part of the plan: ") + e.what(),
+                      "controller and agent must be the same vpnlab build");
   }
   // Every namespace the agent makes must carry the lab's prefix (cleanup finds it by that).
   for (const auto& n : part.nodes)
-    if (n.ns.rfind(kLabPrefix, 0) != 0) return make_error("namespace '" + n.ns + "' lacks the lab's prefix " + kLabPrefix);
+    if (n.ns.rfind(kLabPrefix, 0) != 0)
+      return make_error("namespace '" + n.ns + "' lacks the lab's prefix " + kLabPrefix);
   for (const auto& b : part.bridges)
-    if (b.ns.rfind(kLabPrefix, 0) != 0) return make_error("namespace '" + b.ns + "' lacks the lab's prefix " + kLabPrefix);
+    if (b.ns.rfind(kLabPrefix, 0) != 0)
+      return make_error("namespace '" + b.ns + "' lacks the lab's prefix " + kLabPrefix);
   return part;
 }
 

@@ -10,8 +10,8 @@
 
 #include "lab/base/fs_util.h"
 #include "lab/base/input_file.h"
-#include "lab/model/ssh_policy.h"
 #include "lab/base/trusted_dir.h"
+#include "lab/model/ssh_policy.h"
 
 namespace vpnlab {
 
@@ -30,8 +30,9 @@ Status check_private(const std::string& dir) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) return make_error(dir + ": " + errno_text(errno));
   if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 0077) != 0)
-    return make_error(dir + " is not a private directory of this user (mode 0700): vpnlab keeps ssh's sockets and host keys there",
-                      "remove it; vpnlab makes a new one");
+    return make_error(
+        dir + " is not a private directory of this user (mode 0700): vpnlab keeps ssh's sockets and host keys there",
+        "remove it; vpnlab makes a new one");
   return ok_status();
 }
 
@@ -44,9 +45,11 @@ struct PrivateDir {
   PrivateDir() {
     const std::string prefix = ssh_private_dir_prefix();
     if (prefix.empty()) {
-      made = make_error("no private directory for ssh's control sockets and host keys: not root, and $XDG_RUNTIME_DIR is not a directory "
-                        "of this user with mode 0700",
-                        "run vpnlab as root (it keeps them in /run), or set XDG_RUNTIME_DIR to a directory only you may enter");
+      made = make_error(
+          "no private directory for ssh's control sockets and host keys: not root, and $XDG_RUNTIME_DIR is not a "
+          "directory "
+          "of this user with mode 0700",
+          "run vpnlab as root (it keeps them in /run), or set XDG_RUNTIME_DIR to a directory only you may enter");
       return;
     }
     // The pid lets `vpnlab cleanup` remove the directory of a vpnlab that was killed before
@@ -68,10 +71,13 @@ struct PrivateDir {
 Status check_own_file(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return make_error(path + ": " + errno_text(errno));
-  if (S_ISLNK(st.st_mode)) return make_error(path + " is a symbolic link: vpnlab's known-hosts file must be a file of its own", "remove the link");
+  if (S_ISLNK(st.st_mode))
+    return make_error(path + " is a symbolic link: vpnlab's known-hosts file must be a file of its own",
+                      "remove the link");
   if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 0022) != 0)
-    return make_error(path + " is not a regular file of this user that only it may write: vpnlab would trust the host keys in it",
-                      "chown root " + path + " && chmod 600 " + path + ", or remove it");
+    return make_error(
+        path + " is not a regular file of this user that only it may write: vpnlab would trust the host keys in it",
+        "chown root " + path + " && chmod 600 " + path + ", or remove it");
   return ok_status();
 }
 
@@ -84,7 +90,8 @@ Status check_identity_files(const SshTarget& t) {
     struct stat st {};
     const bool there = ::stat(path.c_str(), &st) == 0;
     if (!there || !S_ISREG(st.st_mode))
-      return make_error("host '" + t.host + "': identity file " + path + (there ? " is not a regular file" : ": " + errno_text(errno)),
+      return make_error("host '" + t.host + "': identity file " + path +
+                            (there ? " is not a regular file" : ": " + errno_text(errno)),
                         "name the private key ssh logs in with (relative paths are to the topology's folder)");
   }
   return ok_status();
@@ -95,8 +102,8 @@ Status check_identity_files(const SshTarget& t) {
 std::string ssh_private_dir_prefix_for(uid_t euid, const char* xdg_runtime_dir) {
   if (euid == 0) return "/run/vpnlab-ssh-";
   struct stat st {};
-  if (xdg_runtime_dir && xdg_runtime_dir[0] == '/' && ::lstat(xdg_runtime_dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == euid &&
-      (st.st_mode & 0077) == 0)
+  if (xdg_runtime_dir && xdg_runtime_dir[0] == '/' && ::lstat(xdg_runtime_dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+      st.st_uid == euid && (st.st_mode & 0077) == 0)
     return std::string(xdg_runtime_dir) + (std::string(xdg_runtime_dir).back() == '/' ? "" : "/") + "vpnlab-ssh-";
   return "";
 }
@@ -117,8 +124,10 @@ Result<std::string> own_known_hosts_file() {
   fs::create_directories(fs::path(path).parent_path(), ec);
   // O_EXCL|O_NOFOLLOW: a file made now is ours; an existing one is checked.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd >= 0) ::close(fd);
-  else if (errno != EEXIST) return make_error("cannot make " + path + ": " + errno_text(errno), "run as root, or set VPNLAB_KNOWN_HOSTS");
+  if (fd >= 0)
+    ::close(fd);
+  else if (errno != EEXIST)
+    return make_error("cannot make " + path + ": " + errno_text(errno), "run as root, or set VPNLAB_KNOWN_HOSTS");
   if (auto s = check_own_file(path); !s) return s.error();
   return path;
 }
@@ -148,14 +157,15 @@ Result<SshTrust> prepare_ssh_trust(const SshTarget& t, const std::string& privat
 }
 
 std::vector<std::string> ssh_argv(const SshTarget& t, const SshTrust& trust, const std::string& private_dir) {
-  std::vector<std::string> argv = {"ssh", "-F", "none", "-T", "-o", "BatchMode=yes",
-                                   // Host keys: vpnlab's file only (no ~/.ssh/known_hosts, no system file).
-                                   "-o", "UserKnownHostsFile=" + trust.known_hosts_file, "-o", "GlobalKnownHostsFile=/dev/null",
-                                   "-o", "StrictHostKeyChecking=" + trust.strict, "-o", "CheckHostIP=no", "-o", "UpdateHostKeys=no",
-                                   // One connection per host for the whole run: the first session starts a
-                                   // master, later ones (every round's agent) reuse it; it ends 15 s after
-                                   // its last session, so a killed vpnlab leaves none behind for long.
-                                   "-o", "ControlMaster=auto", "-o", "ControlPath=" + private_dir + "/%C", "-o", "ControlPersist=15s"};
+  std::vector<std::string> argv = {
+      "ssh", "-F", "none", "-T", "-o", "BatchMode=yes",
+      // Host keys: vpnlab's file only (no ~/.ssh/known_hosts, no system file).
+      "-o", "UserKnownHostsFile=" + trust.known_hosts_file, "-o", "GlobalKnownHostsFile=/dev/null", "-o",
+      "StrictHostKeyChecking=" + trust.strict, "-o", "CheckHostIP=no", "-o", "UpdateHostKeys=no",
+      // One connection per host for the whole run: the first session starts a
+      // master, later ones (every round's agent) reuse it; it ends 15 s after
+      // its last session, so a killed vpnlab leaves none behind for long.
+      "-o", "ControlMaster=auto", "-o", "ControlPath=" + private_dir + "/%C", "-o", "ControlPersist=15s"};
   if (!trust.alias.empty()) argv.insert(argv.end(), {"-o", "HostKeyAlias=" + trust.alias});
   // The topology's options, then defaults it may change.
   argv.insert(argv.end(), t.options.begin(), t.options.end());
@@ -167,7 +177,8 @@ std::vector<std::string> ssh_argv(const SshTarget& t, const SshTrust& trust, con
 
 Result<SshChannel> open_ssh_channel(const SshTarget& t, const std::string& log_path) {
   int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) return make_error("socketpair: " + errno_text(errno));
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+    return make_error("socketpair: " + errno_text(errno));
   UniqueFd mine(sv[0]), theirs(sv[1]);
   auto dir = ssh_private_dir();
   if (!dir) return with_context(dir.error(), "host '" + t.host + "'");

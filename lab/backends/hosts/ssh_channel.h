@@ -16,12 +16,12 @@
 namespace vpnlab {
 
 struct SshTarget {
-  std::string host;                      // the [[host]] name, for messages
-  std::string destination;               // ssh's destination
-  std::vector<std::string> options;      // the topology's ssh_options
-  std::string agent;                     // vpnlab-host-agent's path on the host
-  std::string host_key;                  // "TYPE KEY" pinned, "accept-new", or "" (PlanHost)
-  std::string known_hosts;               // a known-hosts file to read, or "" (PlanHost)
+  std::string host;                  // the [[host]] name, for messages
+  std::string destination;           // ssh's destination
+  std::vector<std::string> options;  // the topology's ssh_options
+  std::string agent;                 // vpnlab-host-agent's path on the host
+  std::string host_key;              // "TYPE KEY" pinned, "accept-new", or "" (PlanHost)
+  std::string known_hosts;           // a known-hosts file to read, or "" (PlanHost)
 };
 
 // How ssh checks the host's key, all of it vpnlab's choice: the file ssh reads (and, with
@@ -66,8 +66,8 @@ std::string shell_quote(const std::string& text);
 
 struct SshChannel {
   std::unique_ptr<Child> ssh;
-  UniqueFd fd;              // JSON lines to and from the agent
-  std::string log_path;     // ssh's stderr (why a connection failed)
+  UniqueFd fd;           // JSON lines to and from the agent
+  std::string log_path;  // ssh's stderr (why a connection failed)
 };
 
 Result<SshChannel> open_ssh_channel(const SshTarget& t, const std::string& log_path);

@@ -47,7 +47,8 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
   std::map<std::string, int> bridge_index;  // ns -> ifindex of its bridge
   for (const auto& b : plan.bridges) {
     Netns& ns = topo->ns(b.ns);
-    if (auto s = create_bridge(ns.sock.get(), b.name, b.mtu); !s) return fail(with_context(s.error(), "link '" + b.link + "'"));
+    if (auto s = create_bridge(ns.sock.get(), b.name, b.mtu); !s)
+      return fail(with_context(s.error(), "link '" + b.link + "'"));
     auto idx = link_index(ns.sock.get(), b.name);
     if (!idx) return fail(with_context(idx.error(), "link '" + b.link + "'"));
     bridge_index[b.ns] = *idx;
@@ -57,10 +58,9 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
     fault_point("link-create");
     Netns& a = topo->ns(v.ns_a);
     Netns& b = topo->ns(v.ns_b);
-    Status s = v.master_b.empty()
-                   ? create_veth(a.sock.get(), v.if_a, 0, b.fd.get(), v.if_b, v.mtu)
-                   // Create from the bridge side so the port is enslaved in the same request.
-                   : create_veth(b.sock.get(), v.if_b, bridge_index[v.ns_b], a.fd.get(), v.if_a, v.mtu);
+    Status s = v.master_b.empty() ? create_veth(a.sock.get(), v.if_a, 0, b.fd.get(), v.if_b, v.mtu)
+                                  // Create from the bridge side so the port is enslaved in the same request.
+                                  : create_veth(b.sock.get(), v.if_b, bridge_index[v.ns_b], a.fd.get(), v.if_a, v.mtu);
     if (!s) return fail(with_context(s.error(), "link '" + v.link + "'"));
     // The end created second (B, or A for bridge ports) still has to come up.
     Status up = v.master_b.empty() ? set_link(b.sock.get(), v.if_b, 0, true) : set_link(a.sock.get(), v.if_a, 0, true);
@@ -68,17 +68,22 @@ Result<std::unique_ptr<LiveTopology>> LiveTopology::build(const Plan& plan, Buil
     topo->expected_links_[v.ns_a].push_back(v.if_a);
     topo->expected_links_[v.ns_b].push_back(v.if_b);
     if (v.addr_a)
-      if (auto r = add_address(a.sock.get(), v.if_a, *v.addr_a); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
+      if (auto r = add_address(a.sock.get(), v.if_a, *v.addr_a); !r)
+        return fail(with_context(r.error(), "link '" + v.link + "'"));
     if (v.addr_b)
-      if (auto r = add_address(b.sock.get(), v.if_b, *v.addr_b); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
+      if (auto r = add_address(b.sock.get(), v.if_b, *v.addr_b); !r)
+        return fail(with_context(r.error(), "link '" + v.link + "'"));
     Shaping shaping{v.rate_bps, v.delay_ms, v.jitter_ms, v.loss_pct, v.mtu, v.reorder};
-    if (auto r = apply_shaping(a.sock.get(), v.if_a, shaping); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
+    if (auto r = apply_shaping(a.sock.get(), v.if_a, shaping); !r)
+      return fail(with_context(r.error(), "link '" + v.link + "'"));
     if (v.master_b.empty())
-      if (auto r = apply_shaping(b.sock.get(), v.if_b, shaping); !r) return fail(with_context(r.error(), "link '" + v.link + "'"));
+      if (auto r = apply_shaping(b.sock.get(), v.if_b, shaping); !r)
+        return fail(with_context(r.error(), "link '" + v.link + "'"));
   }
   for (const auto& b : plan.bridges)
     if (b.static_neighbours)
-      if (auto r = topo->add_static_neighbours(plan, b); !r) return fail(with_context(r.error(), "link '" + b.link + "'"));
+      if (auto r = topo->add_static_neighbours(plan, b); !r)
+        return fail(with_context(r.error(), "link '" + b.link + "'"));
   for (const auto& nic : plan.nics)
     if (auto r = topo->take_nic(nic); !r) return fail(with_context(r.error(), "link '" + nic.link + "'"));
   if (auto r = topo->add_routes(plan, PlanRoute::When::always); !r) return fail(r.error());
@@ -101,7 +106,10 @@ Status LiveTopology::add_static_neighbours(const Plan& plan, const PlanBridge& b
   for (const auto& m : members)
     for (const auto& other : members)
       if (&m != &other)
-        if (auto s = add_permanent_neighbour(ns(m.veth->ns_a).sock.get(), m.veth->if_a, other.veth->addr_a->addr, other.mac); !s) return s;
+        if (auto s =
+                add_permanent_neighbour(ns(m.veth->ns_a).sock.get(), m.veth->if_a, other.veth->addr_a->addr, other.mac);
+            !s)
+          return s;
   return ok_status();
 }
 
@@ -110,7 +118,8 @@ Status check_nic_free(const std::string& host, const std::string& nic) {
   if (!sock) return sock.error();
   auto addrs = link_used_addresses(sock->get(), nic);
   if (!addrs)
-    return make_error("host '" + host + "': no interface '" + nic + "'", "set nic = \"...\" in its [[host]] to the interface wired to the other host");
+    return make_error("host '" + host + "': no interface '" + nic + "'",
+                      "set nic = \"...\" in its [[host]] to the interface wired to the other host");
   if (!addrs->empty())
     return make_error("host '" + host + "': nic '" + nic + "' has address " + addrs->front() +
                           ": the lab moves it into a node's namespace, which would cut whatever uses that address",
@@ -142,7 +151,8 @@ Status LiveTopology::return_nics() {
     Netns& ns = ns_of_node(it->plan.node);
     Status s = move_link(ns.sock.get(), it->plan.ifname, home_fd_.get(), it->plan.nic);
     if (s && home) s = set_link(home->get(), it->plan.nic, it->mtu, it->up);
-    if (!s && result) result = with_context(s.error(), "host '" + it->plan.host + "': returning nic '" + it->plan.nic + "'");
+    if (!s && result)
+      result = with_context(s.error(), "host '" + it->plan.host + "': returning nic '" + it->plan.nic + "'");
   }
   taken_.clear();
   return result;
@@ -151,7 +161,8 @@ Status LiveTopology::return_nics() {
 Status LiveTopology::add_routes(const Plan& plan, PlanRoute::When when) {
   for (const auto& r : plan.routes) {
     if (r.when != when) continue;
-    if (auto s = replace_route(ns_of_node(r.node).sock.get(), r.dest, r.via); !s) return with_context(s.error(), "node '" + r.node + "'");
+    if (auto s = replace_route(ns_of_node(r.node).sock.get(), r.dest, r.via); !s)
+      return with_context(s.error(), "node '" + r.node + "'");
   }
   return ok_status();
 }
@@ -211,7 +222,8 @@ LiveTopology::Audit LiveTopology::audit() const {
     auto it = expected_links_.find(n.name);
     for (const auto& l : *links) {
       if (it != expected_links_.end() && std::count(it->second.begin(), it->second.end(), l.name)) continue;
-      found.push_back("link '" + l.name + "' (" + (l.kind.empty() ? "unknown kind" : l.kind) + ") left in namespace " + n.name);
+      found.push_back("link '" + l.name + "' (" + (l.kind.empty() ? "unknown kind" : l.kind) + ") left in namespace " +
+                      n.name);
     }
   }
   return result;

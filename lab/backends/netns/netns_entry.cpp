@@ -39,20 +39,25 @@ std::string namespace_hint(const Plan&, const PlanNode& n, const std::string& fi
 // signals all its own); it returns only when it could not.
 Result<int> exec_in_namespace(const Plan&, const PlanNode& node, const std::vector<std::string>& argv, int) {
   UniqueFd ns(::open((std::string(kNetnsDir) + "/" + node.ns).c_str(), O_RDONLY | O_CLOEXEC));
-  if (!ns.valid()) return make_error("cannot open namespace " + node.ns + ": " + errno_text(errno), "is the lab still up? 'vpnlab up' again");
-  if (::setns(ns.get(), CLONE_NEWNET) < 0) return make_error("cannot enter namespace " + node.ns + ": " + errno_text(errno));
+  if (!ns.valid())
+    return make_error("cannot open namespace " + node.ns + ": " + errno_text(errno),
+                      "is the lab still up? 'vpnlab up' again");
+  if (::setns(ns.get(), CLONE_NEWNET) < 0)
+    return make_error("cannot enter namespace " + node.ns + ": " + errno_text(errno));
   std::vector<char*> args;
   for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
   args.push_back(nullptr);
   ::execvp(args[0], args.data());
-  return make_error("cannot run '" + argv[0] + "' in node '" + node.name + "': " + errno_text(errno),
-                    errno == ENOENT ? "install it (scripts/install-deps.sh installs what the lab calls) or give its full path" : "");
+  return make_error(
+      "cannot run '" + argv[0] + "' in node '" + node.name + "': " + errno_text(errno),
+      errno == ENOENT ? "install it (scripts/install-deps.sh installs what the lab calls) or give its full path" : "");
 }
 
 }  // namespace
 
 const BackendEntry& netns_backend_entry() {
-  static const BackendEntry entry = {"netns", prepare_netns, build_namespaces_up, "", node_namespaces, namespace_hint, exec_in_namespace};
+  static const BackendEntry entry = {"netns",         prepare_netns,  build_namespaces_up, "",
+                                     node_namespaces, namespace_hint, exec_in_namespace};
   return entry;
 }
 

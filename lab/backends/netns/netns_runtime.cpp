@@ -9,8 +9,8 @@
 #include "lab/kernel/capabilities.h"
 #include "lab/kernel/latency_probe.h"
 #include "lab/kernel/mesh_sweep.h"
-#include "lab/kernel/nftables.h"
 #include "lab/kernel/namespace.h"
+#include "lab/kernel/nftables.h"
 #include "lab/kernel/offloads.h"
 #include "lab/kernel/outside_load.h"
 #include "lab/kernel/payload_watch.h"
@@ -39,11 +39,13 @@ class NetnsRuntime : public NodeRuntime {
     if (!c) return c.error();
     return std::unique_ptr<NodeProcess>(std::move(*c));
   }
-  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s, int interrupt_fd) override {
+  Status wait_for_link(const std::string& node, const std::string& ifname, double timeout_s,
+                       int interrupt_fd) override {
     Netns& ns = topo_->ns_of_node(node);
     return vpnlab::wait_for_link(ns.fd.get(), ns.sock.get(), ifname, timeout_s, interrupt_fd);
   }
-  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind, const LinkOptions& options) override {
+  Status create_link_of_kind(const std::string& node, const std::string& ifname, const std::string& kind,
+                             const LinkOptions& options) override {
     return vpnlab::create_link_of_kind(topo_->ns_of_node(node).sock.get(), ifname, kind, options);
   }
   Status delete_link(const std::string& node, const std::string& ifname) override {
@@ -78,14 +80,16 @@ class NetnsRuntime : public NodeRuntime {
     }
     return sweep_until_answered(sources, timeout_s, interrupt_fd);
   }
-  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int interrupt_fd, int payload, bool df) override {
+  Status ping(const std::string& node, Ipv4Addr target, double timeout_s, int interrupt_fd, int payload,
+              bool df) override {
     return ping_until_answered(topo_->ns_of_node(node).fd.get(), target, timeout_s, interrupt_fd, nullptr, payload, df);
   }
   Status wait_tcp_listening(const std::string& node, int port, double timeout_s, int interrupt_fd) override {
     return vpnlab::wait_tcp_listening(topo_->ns_of_node(node).fd.get(), port, timeout_s, interrupt_fd);
   }
   Status add_routes(const Plan& plan, PlanRoute::When when) override { return topo_->add_routes(plan, when); }
-  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
+  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames,
+                 const std::vector<int>& cpus) override {
     auto mnt = topo_->mount_ns_of_node(node);
     if (!mnt) return mnt.error();
     return vpnlab::set_rps(topo_->ns_of_node(node).fd.get(), *mnt, ifnames, cpus);
@@ -110,11 +114,12 @@ class NetnsRuntime : public NodeRuntime {
     if (!counted) return counted.error();
     return Counted{counted->packets, counted->counters};
   }
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms, int count) override {
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr target, int interval_ms,
+                                                      int count) override {
     return IcmpLatencyProbe::start(topo_->ns_of_node(node).fd.get(), target, interval_ms, count);
   }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname, const std::string& pattern,
-                                                      int port) override {
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string& ifname,
+                                                      const std::string& pattern, int port) override {
     Netns& ns = topo_->ns_of_node(node);
     auto index = link_index(ns.sock.get(), ifname);
     if (!index) return index.error();

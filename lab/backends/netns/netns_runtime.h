@@ -10,6 +10,7 @@
 namespace vpnlab {
 
 // A RuntimeFactory: builds the plan's namespaces, links and addresses.
-Result<std::unique_ptr<NodeRuntime>> build_netns_runtime(const Plan& plan, const std::string& run_dir, int interrupt_fd);
+Result<std::unique_ptr<NodeRuntime>> build_netns_runtime(const Plan& plan, const std::string& run_dir,
+                                                         int interrupt_fd);
 
 }  // namespace vpnlab

@@ -23,7 +23,9 @@
 #include "lab/agent/node_ops.h"
 #include "lab/backends/vm/guest_agent.h"
 #include "lab/backends/vm/guest_net.h"
+#include "lab/base/fs_util.h"
 #include "lab/base/ipv4.h"
+#include "lab/base/json_number.h"
 #include "lab/base/process.h"
 #include "lab/kernel/capabilities.h"
 #include "lab/kernel/latency_probe.h"
@@ -35,8 +37,6 @@
 #include "lab/kernel/rps.h"
 #include "lab/kernel/shaping.h"
 #include "lab/kernel/sysctl.h"
-#include "lab/base/fs_util.h"
-#include "lab/base/json_number.h"
 
 using namespace vpnlab;
 using nlohmann::json;
@@ -86,12 +86,15 @@ class GuestNode : public AgentNode {
   Status wait_for_link(const std::string&, const std::string& ifname, double timeout_s) override {
     return vpnlab::wait_for_link(own_ns_.get(), sock_.get(), ifname, timeout_s, -1);
   }
-  Status create_link(const std::string&, const std::string& ifname, const std::string& kind, const LinkOptions& options) override {
+  Status create_link(const std::string&, const std::string& ifname, const std::string& kind,
+                     const LinkOptions& options) override {
     return create_link_of_kind(sock_.get(), ifname, kind, options);
   }
-  Status delete_link(const std::string&, const std::string& ifname) override { return vpnlab::delete_link(sock_.get(), ifname); }
+  Status delete_link(const std::string&, const std::string& ifname) override {
+    return vpnlab::delete_link(sock_.get(), ifname);
+  }
   // The agent's own thread is in the guest's namespace already.
-  Status set_sysctls(const std::string&, const Sysctls& settings) override { 
+  Status set_sysctls(const std::string&, const Sysctls& settings) override {
     auto applied = apply_sysctls(settings);
     return applied ? ok_status() : Status(applied.error());
   }
@@ -99,7 +102,9 @@ class GuestNode : public AgentNode {
     if (auto s = add_address(sock_.get(), ifname, addr); !s) return s;
     return set_link(sock_.get(), ifname, mtu, true);
   }
-  Result<LinkInfo> get_link(const std::string&, const std::string& ifname) override { return vpnlab::get_link(sock_.get(), ifname); }
+  Result<LinkInfo> get_link(const std::string&, const std::string& ifname) override {
+    return vpnlab::get_link(sock_.get(), ifname);
+  }
   Status ping(const std::string&, Ipv4Addr target, double timeout_s, int payload, bool df) override {
     return ping_until_answered(own_ns_.get(), target, timeout_s, -1, nullptr, payload, df);
   }
@@ -114,13 +119,14 @@ class GuestNode : public AgentNode {
   }
   // Latency under load and the plaintext watch run here, in the guest, until the host asks
   // for their summary.
-  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr target, int interval_ms, int count) override {
+  Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string&, Ipv4Addr target, int interval_ms,
+                                                      int count) override {
     auto p = IcmpLatencyProbe::start(own_ns_.get(), target, interval_ms, count);
     if (!p) return p.error();
     return std::unique_ptr<LatencyProbe>(std::move(*p));
   }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string& ifname, const std::string& pattern,
-                                                      int port) override {
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string& ifname,
+                                                      const std::string& pattern, int port) override {
     auto index = link_index(sock_.get(), ifname);
     if (!index) return index.error();
     auto w = PacketPayloadWatch::start(own_ns_.get(), *index, pattern, port);
@@ -153,9 +159,10 @@ struct Agent {
       if (!host) return fail(make_error("bad interface address '" + a + "'"));
       if (auto s = add_address(sock.get(), name, *host); !s) return fail(s.error());
     }
-    if (auto s = set_link(sock.get(), name, whole_number_or(req, "mtu", 0), req.value("up", true)); !s) return fail(s.error());
-    Shaping shaping{req.value("rate_bps", 0.0), req.value("delay_ms", 0.0), req.value("jitter_ms", 0.0), req.value("loss_pct", 0.0),
-                    whole_number_or(req, "mtu", 1500), req.value("reorder", false)};
+    if (auto s = set_link(sock.get(), name, whole_number_or(req, "mtu", 0), req.value("up", true)); !s)
+      return fail(s.error());
+    Shaping shaping{req.value("rate_bps", 0.0), req.value("delay_ms", 0.0),        req.value("jitter_ms", 0.0),
+                    req.value("loss_pct", 0.0), whole_number_or(req, "mtu", 1500), req.value("reorder", false)};
     if (shaping.any())
       if (auto s = apply_shaping(sock.get(), name, shaping); !s) return fail(s.error());
     return {{"ok", true}};

@@ -25,19 +25,19 @@ struct GuestNic {
 };
 
 struct GuestSpec {
-  std::string name;      // domain name, starts with the lab prefix
+  std::string name;  // domain name, starts with the lab prefix
   Accel accel = Accel::tcg;
   int vcpus = 1;
   int memory_mib = 512;
-  std::vector<int> vcpu_pins;   // host CPU of vCPU i (empty: not pinned)
+  std::vector<int> vcpu_pins;  // host CPU of vCPU i (empty: not pinned)
   std::vector<int> emulator_pins;
   std::string kernel, initrd, cmdline;
   std::string emulator = "/usr/bin/qemu-system-x86_64";
-  std::string machine = "pc";   // libvirt rejects microvm (no PCI)
+  std::string machine = "pc";  // libvirt rejects microvm (no PCI)
   std::vector<GuestShare> shares;
   std::vector<GuestNic> nics;
-  std::string agent_socket;     // unix socket QEMU listens on for the agent channel
-  std::string console_log;      // the guest's serial console, for error reports
+  std::string agent_socket;  // unix socket QEMU listens on for the agent channel
+  std::string console_log;   // the guest's serial console, for error reports
 };
 
 std::string domain_xml(const GuestSpec& g);

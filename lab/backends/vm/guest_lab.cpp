@@ -8,9 +8,9 @@
 #include <set>
 
 #include "lab/base/fs_util.h"
+#include "lab/base/trusted_dir.h"
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/sysctl.h"
-#include "lab/base/trusted_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -38,7 +38,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 std::string vm_dir_of(const Plan& plan) { return "/run/" + plan.ns_prefix + "vm"; }
 
-std::string agent_socket_of(const Plan& plan, const std::string& node) { return vm_dir_of(plan) + "/" + node + ".agent"; }
+std::string agent_socket_of(const Plan& plan, const std::string& node) {
+  return vm_dir_of(plan) + "/" + node + ".agent";
+}
 
 std::vector<int> guest_host_cpus(const PlanNode& node) {
   std::vector<int> cpus = node.cpus;
@@ -69,7 +71,8 @@ std::vector<GuestSpec> guest_specs(const Plan& plan, const Image& image, const G
     auto slash = opts.agent_path.rfind('/');
     std::string agent_dir = slash == std::string::npos ? "." : opts.agent_path.substr(0, slash);
     g.cmdline = "console=ttyS0 quiet panic=-1 vpnlab.node=" + n.name + " vpnlab.run=" + opts.run_dir +
-                " vpnlab.agent=" + opts.agent_path.substr(slash + 1) + (image.rootfs.empty() ? "" : " vpnlab.overlay=1");
+                " vpnlab.agent=" + opts.agent_path.substr(slash + 1) +
+                (image.rootfs.empty() ? "" : " vpnlab.overlay=1");
     g.shares = {{image.rootfs.empty() ? "/" : image.rootfs, "root", true},
                 {image.modules_root, "modules", true},
                 {opts.run_dir, "run", false},
@@ -125,7 +128,8 @@ Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image&
     std::string br = "br" + std::to_string(i);
     if (auto s = create_bridge(host.sock.get(), br, link_mtu(plan, links[i])); !s)
       return fail(with_context(s.error(), "link '" + links[i] + "'"));
-    if (auto s = set_link(host.sock.get(), br, 0, true); !s) return fail(with_context(s.error(), "link '" + links[i] + "'"));
+    if (auto s = set_link(host.sock.get(), br, 0, true); !s)
+      return fail(with_context(s.error(), "link '" + links[i] + "'"));
   }
 
   // The helper starts inside that namespace, before it has any thread of its own.
@@ -149,7 +153,8 @@ Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image&
   }
   auto ready = lab->helper_ch_->receive(30000, opts.interrupt_fd);
   if (!ready) return fail(with_context(ready.error(), "vpnlab-vmhost"));
-  if (!ready->value("ok", false)) return fail(make_error(ready->value("error", "libvirt failed"), ready->value("hint", "")));
+  if (!ready->value("ok", false))
+    return fail(make_error(ready->value("error", "libvirt failed"), ready->value("hint", "")));
 
   // Start every guest, then wait for each: they boot in parallel.
   auto specs = guest_specs(plan, image, opts);
@@ -160,7 +165,8 @@ Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image&
     auto r = lab->helper_ch_->receive(60000, opts.interrupt_fd);
     if (!r) return fail(with_context(r.error(), "guest " + g.name));
     if (!r->value("ok", false))
-      return fail(make_error("guest " + g.name + ": libvirt: " + r->value("error", "?"), "its domain XML is in " + opts.run_dir + "/vm/"));
+      return fail(make_error("guest " + g.name + ": libvirt: " + r->value("error", "?"),
+                             "its domain XML is in " + opts.run_dir + "/vm/"));
     started.push_back(std::chrono::steady_clock::now());
   }
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -168,10 +174,12 @@ Result<std::unique_ptr<GuestLab>> GuestLab::start(const Plan& plan, const Image&
     GuestHello hello;
     auto agent = AgentClient::connect(specs[i].agent_socket, opts.boot_timeout_s, opts.interrupt_fd, &hello);
     if (!agent)
-      return fail(make_error("guest '" + n.name + "' (" + std::string(accel_name(opts.accel)) + "): " + agent.error().message,
-                             "its console: " + specs[i].console_log + "\n" + log_tail(specs[i].console_log, 6)));
+      return fail(
+          make_error("guest '" + n.name + "' (" + std::string(accel_name(opts.accel)) + "): " + agent.error().message,
+                     "its console: " + specs[i].console_log + "\n" + log_tail(specs[i].console_log, 6)));
     lab->guests_.push_back({n.name, specs[i].name, hello.kernel, seconds_since(started[i]), specs[i].console_log});
-    if (auto s = lab->configure(plan, n, specs[i], **agent); !s) return fail(with_context(s.error(), "guest '" + n.name + "'"));
+    if (auto s = lab->configure(plan, n, specs[i], **agent); !s)
+      return fail(with_context(s.error(), "guest '" + n.name + "'"));
     lab->agents_[n.name] = std::move(*agent);
   }
   return lab;
@@ -182,12 +190,16 @@ Status GuestLab::configure(const Plan& plan, const PlanNode& node, const GuestSp
   // The guest finds each NIC by the MAC its domain XML gave it.
   for (size_t k = 0; k < node.underlay.size(); ++k) {
     const auto& u = node.underlay[k];
-    nlohmann::json req{{"op", "setup_nic"}, {"mac", spec.nics.at(k).mac}, {"name", u.ifname},
+    nlohmann::json req{{"op", "setup_nic"},       {"mac", spec.nics.at(k).mac}, {"name", u.ifname},
                        {"addrs", {u.addr.str()}}, {"mtu", spec.nics.at(k).mtu}, {"up", true}};
     // A shaped link is shaped on each node's egress, in the guest (its kernel has netem).
     for (const auto& v : plan.veths)
       if (v.link == u.link && (v.rate_bps > 0 || v.delay_ms > 0 || v.jitter_ms > 0 || v.loss_pct > 0)) {
-        req.update({{"rate_bps", v.rate_bps}, {"delay_ms", v.delay_ms}, {"jitter_ms", v.jitter_ms}, {"loss_pct", v.loss_pct}, {"reorder", v.reorder}});
+        req.update({{"rate_bps", v.rate_bps},
+                    {"delay_ms", v.delay_ms},
+                    {"jitter_ms", v.jitter_ms},
+                    {"loss_pct", v.loss_pct},
+                    {"reorder", v.reorder}});
         break;
       }
     if (auto r = agent.call(req); !r) return with_context(r.error(), "link '" + u.link + "'");

@@ -19,19 +19,19 @@
 namespace vpnlab {
 
 struct GuestLabOptions {
-  std::string run_dir;         // shared read-write with every guest at the same path
+  std::string run_dir;  // shared read-write with every guest at the same path
   Accel accel = Accel::tcg;
   int memory_mib = 512;
   double boot_timeout_s = 60;
   int interrupt_fd = -1;
-  std::string agent_path;      // vpnlab-agent (runs in guests from the host's root)
-  std::string vmhost_path;     // vpnlab-vmhost
+  std::string agent_path;   // vpnlab-agent (runs in guests from the host's root)
+  std::string vmhost_path;  // vpnlab-vmhost
 };
 
 struct GuestInfo {
   std::string node, domain;
-  std::string kernel;          // uname -r in the guest
-  double boot_s = 0;           // domain start -> agent answered
+  std::string kernel;  // uname -r in the guest
+  double boot_s = 0;   // domain start -> agent answered
   std::string console_log;
 };
 
@@ -81,6 +81,5 @@ class GuestLab {
   std::vector<GuestInfo> guests_;
   bool torn_down_ = false;
 };
-
 
 }  // namespace vpnlab

@@ -24,7 +24,8 @@ Status rename_link_by_mac(nl_sock* sock, const std::string& mac, const std::stri
       return make_error("link with MAC " + mac + ": cannot rename to '" + name + "': " + nl_geterror(err));
     return ok_status();
   }
-  return make_error("no link with MAC " + mac + " in the guest", "the guest kernel lacks virtio_net, or the domain XML lost the NIC");
+  return make_error("no link with MAC " + mac + " in the guest",
+                    "the guest kernel lacks virtio_net, or the domain XML lost the NIC");
 }
 
 }  // namespace vpnlab

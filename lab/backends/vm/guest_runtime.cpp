@@ -10,7 +10,6 @@
 #include "lab/kernel/namespace.h"
 #include "lab/kernel/outside_load.h"
 
-
 namespace vpnlab {
 namespace {
 
@@ -27,19 +26,23 @@ class GuestRuntime : public AgentRuntime {
   std::string backend() const override { return "vm"; }
 
   Result<std::unique_ptr<NodeProcess>> spawn(const std::string& node, SpawnSpec spec, bool) override {
-    return processes_.spawn(lab_->agent(node), {spec.argv, spec.env, guest_cpus(node, spec.cpus), spec.stdout_path, spec.stderr_path, spec.cwd, node},
-                            where(node));
+    return processes_.spawn(
+        lab_->agent(node),
+        {spec.argv, spec.env, guest_cpus(node, spec.cpus), spec.stdout_path, spec.stderr_path, spec.cwd, node},
+        where(node));
   }
 
   Status add_routes(const Plan& plan, PlanRoute::When when) override {
     for (const auto& r : plan.routes)
       if (r.when == when)
-        if (auto s = lab_->agent(r.node).call({{"op", "route"}, {"dest", r.dest.str()}, {"via", r.via.str()}}, 15000); !s)
+        if (auto s = lab_->agent(r.node).call({{"op", "route"}, {"dest", r.dest.str()}, {"via", r.via.str()}}, 15000);
+            !s)
           return with_context(s.error(), where(r.node));
     return ok_status();
   }
   // In the guest's kernel, to the vCPUs that run on the node's VPN CPUs.
-  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames, const std::vector<int>& cpus) override {
+  Status set_rps(const std::string& node, const std::vector<std::string>& ifnames,
+                 const std::vector<int>& cpus) override {
     return in(node, ops(node).set_rps(ifnames, guest_cpus(node, cpus)));
   }
   std::string limits() const override { return ""; }
@@ -100,8 +103,8 @@ Result<VmBackend> prepare_vm_backend(const std::string& recipe, const std::strin
   return vm;
 }
 
-Result<std::unique_ptr<NodeRuntime>> build_guest_runtime(const VmBackend& vm, const Plan& plan, const std::string& run_dir,
-                                                         int interrupt_fd) {
+Result<std::unique_ptr<NodeRuntime>> build_guest_runtime(const VmBackend& vm, const Plan& plan,
+                                                         const std::string& run_dir, int interrupt_fd) {
   GuestLabOptions o;
   o.run_dir = run_dir;
   o.accel = vm.accel.accel;
@@ -112,8 +115,11 @@ Result<std::unique_ptr<NodeRuntime>> build_guest_runtime(const VmBackend& vm, co
   auto lab = GuestLab::start(plan, vm.image, o);
   if (!lab) return lab.error();
   std::string accel = std::string(accel_name(vm.accel.accel)) + " (" + vm.accel.reason + ")";
-  json image{{"name", vm.image.name}, {"key", vm.image.key}, {"kernel", vm.image.kernel_package},
-             {"root", vm.image.rootfs.empty() ? "the host's, read-only over 9p" : "own tree (mmdebstrap): " + vm.image.rootfs}};
+  json image{{"name", vm.image.name},
+             {"key", vm.image.key},
+             {"kernel", vm.image.kernel_package},
+             {"root",
+              vm.image.rootfs.empty() ? "the host's, read-only over 9p" : "own tree (mmdebstrap): " + vm.image.rootfs}};
   return std::unique_ptr<NodeRuntime>(new GuestRuntime(std::move(*lab), plan, accel, image));
 }
 

@@ -23,7 +23,7 @@ struct VmBackend {
 // Builds the image if needed and picks the accelerator (once per run).
 Result<VmBackend> prepare_vm_backend(const std::string& recipe, const std::string& bin_dir);
 
-Result<std::unique_ptr<NodeRuntime>> build_guest_runtime(const VmBackend& vm, const Plan& plan, const std::string& run_dir,
-                                                         int interrupt_fd);
+Result<std::unique_ptr<NodeRuntime>> build_guest_runtime(const VmBackend& vm, const Plan& plan,
+                                                         const std::string& run_dir, int interrupt_fd);
 
 }  // namespace vpnlab

@@ -31,7 +31,9 @@ Result<ImageRecipe> parse_recipe_text(const std::string& text, const std::string
   rc.dir = fs::path(file).parent_path().string();
   if (auto s = r.only_keys(t, "image recipe", {"image", "kernel", "initramfs", "rootfs"}); !s) return s.error();
   const std::pair<const char*, std::vector<std::string>> known[] = {
-      {"image", {"name", "root"}}, {"kernel", {"package"}}, {"initramfs", {"busybox", "init", "modules", "module_dirs"}},
+      {"image", {"name", "root"}},
+      {"kernel", {"package"}},
+      {"initramfs", {"busybox", "init", "modules", "module_dirs"}},
       {"rootfs", {"suite", "variant", "packages"}}};
   for (const auto& [table, keys] : known)
     if (const toml::table* tt = t[table].as_table())
@@ -39,16 +41,18 @@ Result<ImageRecipe> parse_recipe_text(const std::string& text, const std::string
   auto str = [&](const char* table, const char* key, std::string* out) -> Status {
     const toml::table* tt = t[table].as_table();
     auto v = tt ? (*tt)[key].value<std::string>() : std::nullopt;
-    if (!v) return r.at(tt ? pos_of(*tt) : SourcePos{1, 1}, std::string("[") + table + "] needs " + key + " (a string)",
-                        "see images/debian12.toml");
+    if (!v)
+      return r.at(tt ? pos_of(*tt) : SourcePos{1, 1}, std::string("[") + table + "] needs " + key + " (a string)",
+                  "see images/debian12.toml");
     *out = *v;
     return ok_status();
   };
   auto list = [&](const char* table, const char* key, std::vector<std::string>* out) -> Status {
     const toml::table* tt = t[table].as_table();
     const toml::array* a = tt ? (*tt)[key].as_array() : nullptr;
-    if (!a) return r.at(tt ? pos_of(*tt) : SourcePos{1, 1}, std::string("[") + table + "] needs " + key + " (a list of strings)",
-                        "see images/debian12.toml");
+    if (!a)
+      return r.at(tt ? pos_of(*tt) : SourcePos{1, 1},
+                  std::string("[") + table + "] needs " + key + " (a list of strings)", "see images/debian12.toml");
     for (auto&& e : *a) {
       auto v = e.value<std::string>();
       if (!v) return r.at(e, std::string(key) + ": every entry must be a string", "quote it");
@@ -56,16 +60,19 @@ Result<ImageRecipe> parse_recipe_text(const std::string& text, const std::string
     }
     return ok_status();
   };
-  for (auto s : {str("image", "name", &rc.name), str("image", "root", &rc.root), str("kernel", "package", &rc.kernel_package),
-                 str("initramfs", "busybox", &rc.busybox), str("initramfs", "init", &rc.init),
-                 list("initramfs", "modules", &rc.modules), list("initramfs", "module_dirs", &rc.module_dirs)})
+  for (auto s :
+       {str("image", "name", &rc.name), str("image", "root", &rc.root), str("kernel", "package", &rc.kernel_package),
+        str("initramfs", "busybox", &rc.busybox), str("initramfs", "init", &rc.init),
+        list("initramfs", "modules", &rc.modules), list("initramfs", "module_dirs", &rc.module_dirs)})
     if (!s) return s.error();
   if (rc.root == "mmdebstrap") {
-    for (auto s : {str("rootfs", "suite", &rc.suite), str("rootfs", "variant", &rc.variant), list("rootfs", "packages", &rc.packages)})
+    for (auto s : {str("rootfs", "suite", &rc.suite), str("rootfs", "variant", &rc.variant),
+                   list("rootfs", "packages", &rc.packages)})
       if (!s) return s.error();
   } else if (rc.root != "host-9p") {
-    return r.at(pos_of(*t["image"]["root"].node()), "image: unknown root '" + rc.root + "'",
-                "use root = \"host-9p\" (the host's root, read-only) or \"mmdebstrap\" (a root built from [rootfs] packages)");
+    return r.at(
+        pos_of(*t["image"]["root"].node()), "image: unknown root '" + rc.root + "'",
+        "use root = \"host-9p\" (the host's root, read-only) or \"mmdebstrap\" (a root built from [rootfs] packages)");
   }
   rc.init = (fs::path(rc.dir) / rc.init).string();
   return rc;
@@ -84,7 +91,8 @@ static std::string module_name(std::string n) {
   return n;
 }
 
-Result<std::vector<std::string>> module_load_order(const std::string& modules_dep, const std::vector<std::string>& wanted) {
+Result<std::vector<std::string>> module_load_order(const std::string& modules_dep,
+                                                   const std::vector<std::string>& wanted) {
   std::map<std::string, std::vector<std::string>> deps;  // path -> deps as listed
   std::map<std::string, std::string> by_name;            // "virtio_net" -> path
   std::istringstream in(modules_dep);

@@ -11,13 +11,13 @@
 namespace vpnlab {
 
 struct ImageRecipe {
-  std::string file;            // the recipe's path, for messages
-  std::string dir;             // its directory (init is relative to it)
+  std::string file;  // the recipe's path, for messages
+  std::string dir;   // its directory (init is relative to it)
   std::string name;
   std::string root = "host-9p";
   std::string kernel_package;
   std::string busybox;
-  std::string init;            // absolute path of the init script
+  std::string init;  // absolute path of the init script
   std::vector<std::string> modules;
   std::vector<std::string> module_dirs;  // kept in the cache's module tree
   // root = "mmdebstrap": a root tree of its own, built from this package list (the guest
@@ -31,7 +31,8 @@ Result<ImageRecipe> load_recipe(const std::string& path);
 
 // The order to insmod `wanted` and their dependencies, from a modules.dep text (each line
 // "path: dep dep ..."; dependencies load last-listed first). Paths relative to the tree.
-Result<std::vector<std::string>> module_load_order(const std::string& modules_dep, const std::vector<std::string>& wanted);
+Result<std::vector<std::string>> module_load_order(const std::string& modules_dep,
+                                                   const std::vector<std::string>& wanted);
 
 // The guest's /init as the initramfs holds it. A recipe's init without an interpreter line
 // (the shipped images/init.sh: data in the package, never run on the host) gets busybox's,
@@ -41,8 +42,8 @@ std::string initramfs_init(const std::string& init_text);
 
 // Hex SHA-256 over everything an image is made of (recipe, init script, the resolved
 // kernel package file name, busybox binary).
-std::string image_key(const std::string& recipe_text, const std::string& init_text,
-                      const std::string& kernel_deb, const std::string& busybox_bytes);
+std::string image_key(const std::string& recipe_text, const std::string& init_text, const std::string& kernel_deb,
+                      const std::string& busybox_bytes);
 
 struct Image {
   std::string name;
@@ -54,7 +55,7 @@ struct Image {
   std::string kernel_release;  // "6.1.0-57-amd64"
   std::string kernel_package;  // "linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb"
   double build_s = 0;
-  bool cached = false;         // found in the cache, not built now
+  bool cached = false;  // found in the cache, not built now
 };
 
 // Default cache: $VPNLAB_CACHE or /var/cache/vpnlab; images live in CACHE/images/<key>.

@@ -15,9 +15,9 @@
 
 #include "lab/backends/vm/image.h"
 #include "lab/base/fs_util.h"
+#include "lab/base/json_depth.h"
 #include "lab/base/process.h"
 #include "lab/base/trusted_dir.h"
-#include "lab/base/json_depth.h"
 
 namespace fs = std::filesystem;
 
@@ -34,8 +34,8 @@ Status run_tool(const std::vector<std::string>& argv, const std::string& cwd, co
   auto r = run_command(spec, timeout_s);
   if (!r) return r.error();
   if (r->exit_status != 0 || r->timed_out)
-    return make_error(argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + " failed (exit " + std::to_string(r->exit_status) +
-                          (r->timed_out ? ", timed out" : "") + ")",
+    return make_error(argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + " failed (exit " +
+                          std::to_string(r->exit_status) + (r->timed_out ? ", timed out" : "") + ")",
                       log_tail(log, 4));
   return ok_status();
 }
@@ -55,7 +55,8 @@ Result<std::pair<std::string, std::string>> resolve_kernel(const std::string& pa
   std::istringstream show(read_file_text(log));
   for (std::string line; std::getline(show, line);)
     if (line.rfind("Version: ", 0) == 0) return std::make_pair(name, line.substr(9));
-  return make_error("apt knows no version of " + name, "run apt-get update, or name an available kernel package in the recipe");
+  return make_error("apt knows no version of " + name,
+                    "run apt-get update, or name an available kernel package in the recipe");
 }
 
 // "pkg=candidate-version" for every package of a root tree, from apt's local lists: part of
@@ -73,7 +74,9 @@ Result<std::string> resolve_packages(const std::vector<std::string>& packages, c
     auto c = line.find("Candidate: ");
     if (c == std::string::npos) continue;
     std::string version = line.substr(c + 11);
-    if (version == "(none)") return make_error("package '" + current + "' of the root tree is unknown to apt", "run apt-get update, or fix the recipe's [rootfs] packages");
+    if (version == "(none)")
+      return make_error("package '" + current + "' of the root tree is unknown to apt",
+                        "run apt-get update, or fix the recipe's [rootfs] packages");
     out += current + "=" + version + "\n";
   }
   return out;
@@ -83,17 +86,24 @@ Result<std::string> resolve_packages(const std::vector<std::string>& packages, c
 // under TCG (PVH entry, no decompression in the guest).
 Status extract_vmlinux(const std::string& bzimage, const std::string& out, const std::string& tmp) {
   std::string data = read_file_text(bzimage);
-  static const std::string xz_magic("\xfd" "7zXZ\0", 6);
+  static const std::string xz_magic(
+      "\xfd"
+      "7zXZ\0",
+      6);
   auto at = data.find(xz_magic);
   if (at == std::string::npos)
-    return make_error(bzimage + ": no xz payload found", "this recipe supports kernels built with CONFIG_KERNEL_XZ (Debian's)");
+    return make_error(bzimage + ": no xz payload found",
+                      "this recipe supports kernels built with CONFIG_KERNEL_XZ (Debian's)");
   std::string payload = tmp + "/payload.xz";
   if (auto s = write_file(payload, data.substr(at), 0600); !s) return s;
   if (auto s = run_tool({"xz", "-dc", "--single-stream", payload}, tmp, out); !s) return s;
   std::ifstream f(out, std::ios::binary);
   char magic[4] = {};
   f.read(magic, 4);
-  if (std::string(magic, 4) != "\x7f" "ELF") return make_error(out + ": the xz payload is not an ELF kernel");
+  if (std::string(magic, 4) !=
+      "\x7f"
+      "ELF")
+    return make_error(out + ": the xz payload is not an ELF kernel");
   fs::remove(payload);
   return ok_status();
 }
@@ -123,7 +133,9 @@ struct LibArchive {
     const char* soname = "libarchive.so.13";
     LibArchive l;
     l.handle.reset(dlopen(soname, RTLD_NOW | RTLD_LOCAL));
-    if (!l.handle) return make_error(std::string("cannot load ") + soname + ": " + dlerror(), "install libarchive13 (scripts/install-deps.sh does)");
+    if (!l.handle)
+      return make_error(std::string("cannot load ") + soname + ": " + dlerror(),
+                        "install libarchive13 (scripts/install-deps.sh does)");
     std::string missing;
     auto sym = [&](auto& fn, const char* name) {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(l.handle.get(), name));
@@ -163,7 +175,8 @@ struct ArchiveWriter {
     lib.entry_set_size(e.get(), static_cast<la_int64_t>(content.size()));
     if (rdev) lib.entry_set_rdev(e.get(), rdev);
     if (lib.write_header(a, e.get()) != ARCHIVE_OK) return make_error("initramfs: " + error());
-    if (!content.empty() && lib.write_data(a, content.data(), content.size()) < 0) return make_error("initramfs: " + error());
+    if (!content.empty() && lib.write_data(a, content.data(), content.size()) < 0)
+      return make_error("initramfs: " + error());
     return ok_status();
   }
 };
@@ -179,7 +192,8 @@ Status write_initramfs(const ImageRecipe& rc, const std::string& modules_dir, co
     if (auto s = w.add(d, AE_IFDIR, 0755); !s) return s;
   if (auto s = w.add("dev/console", AE_IFCHR, 0600, {}, makedev(5, 1)); !s) return s;
   std::string busybox = read_file_text(rc.busybox);
-  if (busybox.empty()) return make_error("cannot read " + rc.busybox, "install busybox-static (scripts/install-deps.sh does)");
+  if (busybox.empty())
+    return make_error("cannot read " + rc.busybox, "install busybox-static (scripts/install-deps.sh does)");
   std::string init = initramfs_init(read_file_text(rc.init));
   if (init.empty()) return make_error("cannot read the init script " + rc.init);
   if (auto s = w.add("bin/busybox", AE_IFREG, 0755, busybox); !s) return s;
@@ -258,7 +272,9 @@ Status build_into(const ImageRecipe& rc, const std::string& pkg, const std::stri
   // guests mount read-only (each with a tmpfs overlay of its own).
   std::string include;
   for (const auto& p : rc.packages) include += (include.empty() ? "" : ",") + p;
-  return run_tool({"mmdebstrap", "--variant=" + rc.variant, "--mode=root", "--include=" + include, rc.suite, tmp + "/rootfs"}, tmp, log, 900);
+  return run_tool(
+      {"mmdebstrap", "--variant=" + rc.variant, "--mode=root", "--include=" + include, rc.suite, tmp + "/rootfs"}, tmp,
+      log, 900);
 }
 
 }  // namespace
@@ -278,8 +294,8 @@ Result<Image> ensure_image(const ImageRecipe& rc, const std::string& cache_root,
   auto packages = resolve_packages(rc.packages, scratch);
   (void)remove_tree(scratch);
   if (!packages) return packages.error();
-  std::string key = image_key(read_file_text(rc.file), initramfs_init(read_file_text(rc.init)), kernel->first + "=" + kernel->second + "\n" + *packages,
-                              read_file_text(rc.busybox));
+  std::string key = image_key(read_file_text(rc.file), initramfs_init(read_file_text(rc.init)),
+                              kernel->first + "=" + kernel->second + "\n" + *packages, read_file_text(rc.busybox));
   std::string dir = images + "/" + rc.name + "-" + key.substr(0, 16);
   if (!rebuild && fs::exists(dir + "/image.json")) {
     auto im = read_image_json(dir);
@@ -295,8 +311,13 @@ Result<Image> ensure_image(const ImageRecipe& rc, const std::string& cache_root,
     return with_context(s.error(), "image '" + rc.name + "'");
   }
   im.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  nlohmann::json j{{"name", rc.name}, {"key", key}, {"recipe", rc.file}, {"kernel_release", im.kernel_release},
-                   {"kernel_package", im.kernel_package}, {"build_s", im.build_s}, {"root", rc.root}};
+  nlohmann::json j{{"name", rc.name},
+                   {"key", key},
+                   {"recipe", rc.file},
+                   {"kernel_release", im.kernel_release},
+                   {"kernel_package", im.kernel_package},
+                   {"build_s", im.build_s},
+                   {"root", rc.root}};
   if (auto s = write_file(tmp + "/image.json", j.dump(2) + "\n", 0644); !s) return s.error();
   for (const char* f : {"/build.log", "/build.log.cmd", "/vmlinux.cmd"}) fs::remove(tmp + f);
   (void)remove_tree(dir);
@@ -317,7 +338,8 @@ Result<int> clean_images(const std::string& cache_root) {
   int n = 0;
   std::error_code ec;
   if (!fs::exists(cache_root + "/images")) return 0;
-  if (auto trusted = open_trusted_dir(cache_root + "/images"); !trusted) return with_context(trusted.error(), "the image cache");
+  if (auto trusted = open_trusted_dir(cache_root + "/images"); !trusted)
+    return with_context(trusted.error(), "the image cache");
   for (auto& e : fs::directory_iterator(cache_root + "/images", ec)) {
     std::string name = e.path().filename().string();
     bool ours = fs::exists(e.path() / "image.json") || (name.size() > 8 && name.substr(name.size() - 8) == ".partial");

@@ -14,13 +14,12 @@
 
 namespace vpnlab {
 
-std::string default_image_recipe() {
-  return shipped_dir(own_binary_dir()) + "/images/debian12.toml";
-}
+std::string default_image_recipe() { return shipped_dir(own_binary_dir()) + "/images/debian12.toml"; }
 
 std::string image_recipe_path(const std::string& image) {
   if (image.empty()) return default_image_recipe();
-  if (image.find('/') != std::string::npos || (image.size() > 5 && image.substr(image.size() - 5) == ".toml")) return image;
+  if (image.find('/') != std::string::npos || (image.size() > 5 && image.substr(image.size() - 5) == ".toml"))
+    return image;
   return (std::filesystem::path(default_image_recipe()).parent_path() / (image + ".toml")).string();
 }
 
@@ -29,7 +28,8 @@ int image_command(const std::vector<std::string>& positional, bool rebuild) {
   std::string cache = image_cache_root();
   if (what == "build") {
     if (geteuid() != 0 && !getenv("VPNLAB_CACHE")) {
-      std::cerr << "vpnlab: error: 'image build' writes the cache " << cache << " and needs root\nhint: run it as root, or set VPNLAB_CACHE to a directory you own\n";
+      std::cerr << "vpnlab: error: 'image build' writes the cache " << cache
+                << " and needs root\nhint: run it as root, or set VPNLAB_CACHE to a directory you own\n";
       return 1;
     }
     auto rc = load_recipe(positional.size() > 1 ? positional[1] : default_image_recipe());
@@ -42,8 +42,9 @@ int image_command(const std::vector<std::string>& positional, bool rebuild) {
       std::cerr << im.error().format() << "\n";
       return 1;
     }
-    std::cout << fmt::format("{}  kernel {} ({})\n  {}\n  {} {:.1f} s\n", im->name, im->kernel_release, im->kernel_package, im->dir,
-                             im->cached ? "in the cache (--rebuild to build it again); it was built in" : "built in", im->build_s);
+    std::cout << fmt::format(
+        "{}  kernel {} ({})\n  {}\n  {} {:.1f} s\n", im->name, im->kernel_release, im->kernel_package, im->dir,
+        im->cached ? "in the cache (--rebuild to build it again); it was built in" : "built in", im->build_s);
     return 0;
   }
   if (what == "list") {

@@ -10,8 +10,12 @@
 
 namespace vpnlab {
 
-void VirConnectDeleter::operator()(virConnectPtr c) const { if (c) virConnectClose(c); }
-void VirDomainDeleter::operator()(virDomainPtr d) const { if (d) virDomainFree(d); }
+void VirConnectDeleter::operator()(virConnectPtr c) const {
+  if (c) virConnectClose(c);
+}
+void VirDomainDeleter::operator()(virDomainPtr d) const {
+  if (d) virDomainFree(d);
+}
 
 std::string virt_error_text() {
   virErrorPtr e = virGetLastError();
@@ -33,8 +37,9 @@ std::string embedded_qemu_conf() {
 Result<VirConnect> open_embedded_qemu(const std::string& root) {
   // Unix sockets of the driver live under ROOT: their paths must stay below 108 bytes.
   if (root.size() > 60)
-    return make_error("libvirt root '" + root + "' is " + std::to_string(root.size()) + " characters long",
-                      "the embedded driver's sockets live under it and must stay below 108 bytes: use a shorter [lab] name");
+    return make_error(
+        "libvirt root '" + root + "' is " + std::to_string(root.size()) + " characters long",
+        "the embedded driver's sockets live under it and must stay below 108 bytes: use a shorter [lab] name");
   std::error_code ec;
   std::filesystem::create_directories(root + "/etc", ec);
   if (ec) return make_error("cannot create " + root + "/etc: " + ec.message());
@@ -43,7 +48,8 @@ Result<VirConnect> open_embedded_qemu(const std::string& root) {
   {
     if (auto s = write_file(root + "/etc/qemu.conf", embedded_qemu_conf(), 0644); !s) return s.error();
   }
-  if (virEventRegisterDefaultImpl() < 0) return make_error("libvirt: cannot register its event loop: " + virt_error_text());
+  if (virEventRegisterDefaultImpl() < 0)
+    return make_error("libvirt: cannot register its event loop: " + virt_error_text());
   std::thread([] {
     for (;;) virEventRunDefaultImpl();
   }).detach();

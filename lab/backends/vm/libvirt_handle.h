@@ -11,8 +11,12 @@ typedef struct _virDomain* virDomainPtr;
 
 namespace vpnlab {
 
-struct VirConnectDeleter { void operator()(virConnectPtr c) const; };
-struct VirDomainDeleter { void operator()(virDomainPtr d) const; };
+struct VirConnectDeleter {
+  void operator()(virConnectPtr c) const;
+};
+struct VirDomainDeleter {
+  void operator()(virDomainPtr d) const;
+};
 using VirConnect = std::unique_ptr<std::remove_pointer_t<virConnectPtr>, VirConnectDeleter>;
 using VirDomain = std::unique_ptr<std::remove_pointer_t<virDomainPtr>, VirDomainDeleter>;
 

@@ -27,9 +27,11 @@ Result<RuntimeFactory> prepare_vm(const Plan& plan, const BackendContext& ctx) {
   auto prepared = prepare_vm_backend(image_recipe_path(plan.image), ctx.bin_dir);
   if (!prepared) return prepared.error();
   auto vm = std::make_shared<VmBackend>(std::move(*prepared));
-  spdlog::info("vm backend: image {} (kernel {}), accel {}: {}", vm->image.name, vm->image.kernel_release, accel_name(vm->accel.accel),
-               vm->accel.reason);
-  return RuntimeFactory([vm](const Plan& p, const std::string& run_dir, int interrupt_fd) { return build_guest_runtime(*vm, p, run_dir, interrupt_fd); });
+  spdlog::info("vm backend: image {} (kernel {}), accel {}: {}", vm->image.name, vm->image.kernel_release,
+               accel_name(vm->accel.accel), vm->accel.reason);
+  return RuntimeFactory([vm](const Plan& p, const std::string& run_dir, int interrupt_fd) {
+    return build_guest_runtime(*vm, p, run_dir, interrupt_fd);
+  });
 }
 
 Status boot_guests(const Plan& plan, const BackendContext& ctx) {
@@ -48,7 +50,8 @@ Status boot_guests(const Plan& plan, const BackendContext& ctx) {
   double slowest = 0;
   for (const auto& g : (*lab)->guests()) slowest = std::max(slowest, g.boot_s);
   std::cout << "up: lab '" << plan.lab << "', " << plan.nodes.size() << " guests (" << accel_name(vm->accel.accel)
-            << ", image " << vm->image.name << "), the slowest ready after " << static_cast<int>(slowest * 1000) << " ms\n";
+            << ", image " << vm->image.name << "), the slowest ready after " << static_cast<int>(slowest * 1000)
+            << " ms\n";
   return ok_status();
 }
 
@@ -57,12 +60,14 @@ Status boot_guests(const Plan& plan, const BackendContext& ctx) {
 std::vector<std::string> vmhost_namespace(const Plan& plan) { return {plan.ns_prefix + "vmhost"}; }
 
 std::string guest_hint(const Plan& plan, const PlanNode& n, const std::string& file) {
-  return "vpnlab exec " + file + " " + n.name + " -- CMD...  (console: " + guest_share_dir(plan) + "/vm/" + n.name + ".console.log)";
+  return "vpnlab exec " + file + " " + n.name + " -- CMD...  (console: " + guest_share_dir(plan) + "/vm/" + n.name +
+         ".console.log)";
 }
 
 // The guest's agent runs the command; its output, written into the directory the guest
 // shares with this host, is printed when it ends (no stdin).
-Result<int> exec_in_guest(const Plan& plan, const PlanNode& node, const std::vector<std::string>& argv, int interrupt_fd) {
+Result<int> exec_in_guest(const Plan& plan, const PlanNode& node, const std::vector<std::string>& argv,
+                          int interrupt_fd) {
   auto agent = AgentClient::connect(agent_socket_of(plan, node.name), 10, interrupt_fd, nullptr);
   if (!agent) return with_context(agent.error(), "guest '" + node.name + "'");
   std::string base = guest_share_dir(plan) + "/exec-" + std::to_string(getpid());

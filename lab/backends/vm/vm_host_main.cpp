@@ -38,7 +38,8 @@ bool destroy_domain(virConnectPtr conn, const std::string& name, std::string* wh
 void destroy_all(virConnectPtr conn, std::set<std::string>& started) {
   for (const auto& name : started) {
     std::string why;
-    if (!destroy_domain(conn, name, &why)) std::fprintf(stderr, "vpnlab-vmhost: destroy %s: %s\n", name.c_str(), why.c_str());
+    if (!destroy_domain(conn, name, &why))
+      std::fprintf(stderr, "vpnlab-vmhost: destroy %s: %s\n", name.c_str(), why.c_str());
   }
   started.clear();
 }

@@ -3,10 +3,10 @@
 #include <iostream>
 #include <optional>
 
-#include "lab/base/fs_util.h"
 #include "lab/app/backends.h"
 #include "lab/app/cleanup.h"
 #include "lab/app/run_request.h"
+#include "lab/base/fs_util.h"
 #include "lab/cli/json_output.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
@@ -16,7 +16,8 @@ namespace vpnlab {
 namespace {
 
 int cmd_cleanup(const Args& a) {
-  if (a.positional.size() > 1) return usage_error("cleanup", "give at most one topology file (its hosts are cleaned too)");
+  if (a.positional.size() > 1)
+    return usage_error("cleanup", "give at most one topology file (its hosts are cleaned too)");
   // A topology whose backend reaches other machines (hosts): those first, read before
   // anything local is touched.
   std::optional<Plan> remote_plan;
@@ -38,7 +39,9 @@ int cmd_cleanup(const Args& a) {
   auto report = cleanup_lab_objects(a.dry_run);
   if (!report) return fail(report.error());
   if (a.json) {
-    std::cout << cleanup_json(a.dry_run, remote, report->actions).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // a path need not be UTF-8
+    std::cout << cleanup_json(a.dry_run, remote, report->actions)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";  // a path need not be UTF-8
     return 0;
   }
   for (const auto& line : remote) std::cout << line << "\n";
@@ -49,10 +52,13 @@ int cmd_cleanup(const Args& a) {
 
 }  // namespace
 
-extern const Verb kCleanupVerb = {"cleanup", "cleanup [FILE] [--dry-run] [--backend B] [--json]", "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).\n"
-     "With a hosts topology FILE, on each of its hosts too (over ssh): NICs a killed agent left in a namespace go back\n"
-     "under their own names, then the lab's namespaces and their processes.",
-     {"--dry-run", "--backend", "--json"},
+extern const Verb kCleanupVerb = {
+    "cleanup",
+    "cleanup [FILE] [--dry-run] [--backend B] [--json]",
+    "Removes every vpnlab namespace and the processes in it (objects without the vpnlab- prefix are never touched).\n"
+    "With a hosts topology FILE, on each of its hosts too (over ssh): NICs a killed agent left in a namespace go back\n"
+    "under their own names, then the lab's namespaces and their processes.",
+    {"--dry-run", "--backend", "--json"},
     cmd_cleanup};
 
 }  // namespace vpnlab

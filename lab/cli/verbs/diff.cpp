@@ -14,12 +14,15 @@ namespace {
 
 int cmd_diff(const Args& a) {
   if (a.positional.size() != 1 && a.positional.size() != 2)
-    return usage_error("diff", "give two run directories, RUN_A (before) and RUN_B (after), or one run with two tagged versions");
-  if (a.positional.size() == 1 && a.relative) return usage_error("diff", "--relative compares two runs; one run's versions share their rounds already");
+    return usage_error(
+        "diff", "give two run directories, RUN_A (before) and RUN_B (after), or one run with two tagged versions");
+  if (a.positional.size() == 1 && a.relative)
+    return usage_error("diff", "--relative compares two runs; one run's versions share their rounds already");
   Thresholds t = a.cost_thresholds;
   t.gbps = a.threshold;
-  auto d = a.positional.size() == 1 ? diff_tagged_run(run_dir_arg(a.positional[0]), t)
-                                    : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), t, a.relative, a.force);
+  auto d = a.positional.size() == 1
+               ? diff_tagged_run(run_dir_arg(a.positional[0]), t)
+               : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), t, a.relative, a.force);
   if (!d) return fail(d.error());
   if (a.json) {
     std::cout << diff_json(*d, t).dump(2) << "\n";
@@ -44,14 +47,21 @@ int cmd_diff(const Args& a) {
 
 }  // namespace
 
-extern const Verb kDiffVerb = {"diff", "diff RUN_A RUN_B [--threshold X] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--relative] [--force] [--json|--markdown]\n"
-           "           | diff RUN [the same thresholds] [--json|--markdown]",
-     "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its interval\n"
-     "(Hodges-Lehmann, Mann-Whitney); the N comparisons of a table cover together with 95 % (each at 1 - 5 %/N) and each\n"
-     "verdict is what its interval says.\n"
-     "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, which\n"
-     "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
-     {"--threshold", "--threshold-cpu", "--threshold-rss", "--threshold-p99", "--relative", "--force", "--json", "--markdown"},
+extern const Verb kDiffVerb = {
+    "diff",
+    "diff RUN_A RUN_B [--threshold X] [--threshold-cpu X] [--threshold-rss X] [--threshold-p99 X] [--relative] "
+    "[--force] [--json|--markdown]\n"
+    "           | diff RUN [the same thresholds] [--json|--markdown]",
+    "Compares two runs per product x test: faster / slower / no significant difference, with the ratio B/A and its "
+    "interval\n"
+    "(Hodges-Lehmann, Mann-Whitney); the N comparisons of a table cover together with 95 % (each at 1 - 5 %/N) and "
+    "each\n"
+    "verdict is what its interval says.\n"
+    "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, "
+    "which\n"
+    "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
+    {"--threshold", "--threshold-cpu", "--threshold-rss", "--threshold-p99", "--relative", "--force", "--json",
+     "--markdown"},
     cmd_diff};
 
 }  // namespace vpnlab

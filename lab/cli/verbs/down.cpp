@@ -21,7 +21,10 @@ int cmd_down(const Args& a) {
 
 }  // namespace
 
-extern const Verb kDownVerb = {"down", "down FILE", "Removes a topology made by 'up' (guests too) and waits until the kernel released it.", {},
-    cmd_down};
+extern const Verb kDownVerb = {"down",
+                               "down FILE",
+                               "Removes a topology made by 'up' (guests too) and waits until the kernel released it.",
+                               {},
+                               cmd_down};
 
 }  // namespace vpnlab

@@ -4,10 +4,13 @@
 
 namespace vpnlab {
 
-extern const Verb kImageVerb = {"image", "image build [RECIPE] [--rebuild] | image list | image clean",
-     "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE or\n"
-     "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.",
-     {"--rebuild"},
+extern const Verb kImageVerb = {
+    "image",
+    "image build [RECIPE] [--rebuild] | image list | image clean",
+    "Guest images for the VM backend (default recipe images/debian12.toml), cached by content hash in $VPNLAB_CACHE "
+    "or\n"
+    "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.",
+    {"--rebuild"},
     [](const Args& a) { return image_command(a.positional, a.rebuild); }};
 
 }  // namespace vpnlab

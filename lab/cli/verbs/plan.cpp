@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/base/fs_util.h"
-#include "lab/cli/json_output.h"
 #include "lab/app/run_request.h"
 #include "lab/app/sampling.h"
+#include "lab/base/fs_util.h"
+#include "lab/cli/json_output.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/plan.h"
@@ -32,8 +32,9 @@ int cmd_plan(const Args& a) {
     if (!rows) return fail(with_context(rows.error(), "plan --from"));
     earlier = std::move(*rows);
   }
-  const std::string power = power_text(planned_comparisons(*plan, products_path(own_binary_dir()), a.vs),
-                                       planning_spread(*plan, a.from_dir.empty() ? "" : run_dir_arg(a.from_dir), a.out_dir));
+  const std::string power =
+      power_text(planned_comparisons(*plan, products_path(own_binary_dir()), a.vs),
+                 planning_spread(*plan, a.from_dir.empty() ? "" : run_dir_arg(a.from_dir), a.out_dir));
   if (a.json) {
     nlohmann::json j = plan_json(plan.value());
     if (*seq) j["sampling"] = sequential_plan_json(**seq, plan->max_time_s);
@@ -50,13 +51,20 @@ int cmd_plan(const Args& a) {
 
 }  // namespace
 
-extern const Verb kPlanVerb = {"plan", "plan FILE [--product NAME]... [--test T]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P [--max-time D] [--min-rounds N]] [--force] [--from RUN_DIR] [--vs PRODUCT] [--out DIR] [--backend B] [--json]",
-     "Prints what a run would create and do; creates nothing, needs no root. Then what its samples can resolve: per kind of\n"
-     "comparison the run makes, the smallest difference found with 80 % power, or that no verdict is reachable at all, from\n"
-     "the spread of --from RUN_DIR, else of the newest run of the same topology file in --out DIR (default results), else\n"
-     "a stated default. With --precision: the rounds adaptive sampling may take (and how many --from's spread suggests).",
-     {"--product", "--test", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time", "--min-rounds", "--force", "--from", "--vs", "--out",
-      "--json", "--backend"},
+extern const Verb kPlanVerb = {
+    "plan",
+    "plan FILE [--product NAME]... [--test T]... [--samples N] [--duration D] [--no-pin] [--sequential] [--precision P "
+    "[--max-time D] [--min-rounds N]] [--force] [--from RUN_DIR] [--vs PRODUCT] [--out DIR] [--backend B] [--json]",
+    "Prints what a run would create and do; creates nothing, needs no root. Then what its samples can resolve: per "
+    "kind of\n"
+    "comparison the run makes, the smallest difference found with 80 % power, or that no verdict is reachable at all, "
+    "from\n"
+    "the spread of --from RUN_DIR, else of the newest run of the same topology file in --out DIR (default results), "
+    "else\n"
+    "a stated default. With --precision: the rounds adaptive sampling may take (and how many --from's spread "
+    "suggests).",
+    {"--product", "--test", "--samples", "--duration", "--no-pin", "--sequential", "--precision", "--max-time",
+     "--min-rounds", "--force", "--from", "--vs", "--out", "--json", "--backend"},
     cmd_plan};
 
 }  // namespace vpnlab

@@ -5,11 +5,14 @@
 
 namespace vpnlab {
 
-extern const Verb kProductVerb = {"product", "product new NAME --from PRODUCT --binary /path/to/your/build",
-     "Writes a product folder NAME under the first directory of $VPNLAB_PRODUCTS, else ~/.config/vpnlab/products: PRODUCT's\n"
-     "spec and templates, running your build where PRODUCT runs its main binary (its first 'binaries' entry). Then\n"
-     "'vpnlab run FILE --product NAME' measures it like any product.",
-     {"--from", "--binary"},
+extern const Verb kProductVerb = {
+    "product",
+    "product new NAME --from PRODUCT --binary /path/to/your/build",
+    "Writes a product folder NAME under the first directory of $VPNLAB_PRODUCTS, else ~/.config/vpnlab/products: "
+    "PRODUCT's\n"
+    "spec and templates, running your build where PRODUCT runs its main binary (its first 'binaries' entry). Then\n"
+    "'vpnlab run FILE --product NAME' measures it like any product.",
+    {"--from", "--binary"},
     cmd_product};
 
 }  // namespace vpnlab

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/app/product_build.h"
+#include "lab/app/run_request.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/terminal_text.h"
 #include "lab/cli/json_output.h"
-#include "lab/app/product_build.h"
-#include "lab/app/run_request.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
@@ -44,7 +44,8 @@ int cmd_products_build(const Args& a) {
 // or reason) last, so `cut -f` and `awk -F'\t'` read it.
 int cmd_products(const Args& a) {
   if (!a.positional.empty() && a.positional[0] == "build") return cmd_products_build(a);
-  if (!a.positional.empty()) return usage_error("products", "'" + a.positional[0] + "' is not a products command (products, products build)");
+  if (!a.positional.empty())
+    return usage_error("products", "'" + a.positional[0] + "' is not a products command (products, products build)");
   std::string dir = products_path(own_binary_dir());
   nlohmann::json all = nlohmann::json::array();
   if (!a.json) std::cout << "NAME\tSTATUS\tCIPHER\tVERSION OR REASON\n";
@@ -58,8 +59,10 @@ int cmd_products(const Args& a) {
       std::cout << name << "\tinvalid\t-\t" << one_line(spec.error().where_and_what()) << "\n";
     } else {
       // The version is what the product's binary printed: no control character passes.
-      std::cout << name << "\t" << (av->available ? "available" : "unavailable") << "\t" << (spec->cipher.empty() ? "-" : spec->cipher)
-                << "\t" << terminal_safe(one_line(av->available ? av->version + " (" + spec->origin + ")" : av->reason)) << "\n";
+      std::cout << name << "\t" << (av->available ? "available" : "unavailable") << "\t"
+                << (spec->cipher.empty() ? "-" : spec->cipher) << "\t"
+                << terminal_safe(one_line(av->available ? av->version + " (" + spec->origin + ")" : av->reason))
+                << "\n";
     }
   }
   if (a.json) std::cout << products_listing_json(dir, all).dump(2) << "\n";
@@ -68,14 +71,16 @@ int cmd_products(const Args& a) {
 
 }  // namespace
 
-extern const Verb kProductsVerb = {"products", "products [--json] | products build NAME[@VERSION]...|all",
-     "Lists the products with availability, cipher and version (tab-separated; the reason a product cannot run\n"
-     "in place of its version). Looked up in order: the shipped products (PREFIX/share/vpnlab/products, or the source\n"
-     "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.\n"
-     "'build': makes the shipped products' registry builds (go install / cargo install at the pinned version) into\n"
-     "$VPNLAB_CACHE/products (default /var/cache/vpnlab); NAME builds all of NAME's, 'all' every one; a build there\n"
-     "already is kept. 'run' builds a product it is asked for that is not built yet (unless --no-build).",
-     {"--json"},
+extern const Verb kProductsVerb = {
+    "products",
+    "products [--json] | products build NAME[@VERSION]...|all",
+    "Lists the products with availability, cipher and version (tab-separated; the reason a product cannot run\n"
+    "in place of its version). Looked up in order: the shipped products (PREFIX/share/vpnlab/products, or the source\n"
+    "tree), each directory of $VPNLAB_PRODUCTS (':'-separated), ~/.config/vpnlab/products; the first of a name wins.\n"
+    "'build': makes the shipped products' registry builds (go install / cargo install at the pinned version) into\n"
+    "$VPNLAB_CACHE/products (default /var/cache/vpnlab); NAME builds all of NAME's, 'all' every one; a build there\n"
+    "already is kept. 'run' builds a product it is asked for that is not built yet (unless --no-build).",
+    {"--json"},
     cmd_products};
 
 }  // namespace vpnlab

@@ -32,7 +32,8 @@ int run_exit_code(const Completeness& c, const std::string& run_dir) {
     return kExitNoValidRow;
   }
   if (c.not_valid > 0) {
-    std::cerr << "vpnlab: warning: " << c.not_valid << " of " << c.rows << " rows failed or are invalid (every product and test has valid ones)\n"
+    std::cerr << "vpnlab: warning: " << c.not_valid << " of " << c.rows
+              << " rows failed or are invalid (every product and test has valid ones)\n"
               << "hint: the reasons are in " << run_dir << "/results.csv (column 'reason')\n";
     return kExitSomeInvalid;
   }
@@ -41,19 +42,27 @@ int run_exit_code(const Completeness& c, const std::string& run_dir) {
 
 // The usage errors of `run`, before anything is planned (exit 2).
 std::optional<int> run_usage(const Args& a) {
-  if (a.from_dir.empty() && a.positional.size() != 1) return usage_error("run", "give one topology file (or --from RUN_DIR)");
-  if (!a.from_dir.empty() && !a.positional.empty()) return usage_error("run", "--from RUN_DIR takes the topology of that run: give no file");
+  if (a.from_dir.empty() && a.positional.size() != 1)
+    return usage_error("run", "give one topology file (or --from RUN_DIR)");
+  if (!a.from_dir.empty() && !a.positional.empty())
+    return usage_error("run", "--from RUN_DIR takes the topology of that run: give no file");
   if (auto code = sampling_usage(a, "run")) return *code;
   if (a.json && a.rows_jsonl == "-")
     return usage_error("run", "--json and --rows-jsonl - both write to stdout: give --rows-jsonl a file");
   // --from repeats a run exactly: an option that would change it is refused, not ignored.
   if (!a.from_dir.empty())
-    for (const auto& [given_opt, name] : {std::pair{!a.products.empty(), "--product"}, {a.samples.has_value(), "--samples"},
-                                          {a.duration_s.has_value(), "--duration"}, {a.no_pin, "--no-pin"}, {a.sequential, "--sequential"},
-                                          {!a.resume_dir.empty(), "--resume"}, {!a.tests.empty(), "--test"}})
+    for (const auto& [given_opt, name] : {std::pair{!a.products.empty(), "--product"},
+                                          {a.samples.has_value(), "--samples"},
+                                          {a.duration_s.has_value(), "--duration"},
+                                          {a.no_pin, "--no-pin"},
+                                          {a.sequential, "--sequential"},
+                                          {!a.resume_dir.empty(), "--resume"},
+                                          {!a.tests.empty(), "--test"}})
       if (given_opt)
-        return usage_error("run", std::string(name) + " cannot be given with --from: --from repeats exactly what that run did (" +
-                                      "its products, samples, duration, pinning and order); measure anew with 'vpnlab run FILE " + name + " ...'");
+        return usage_error(
+            "run", std::string(name) + " cannot be given with --from: --from repeats exactly what that run did (" +
+                       "its products, samples, duration, pinning and order); measure anew with 'vpnlab run FILE " +
+                       name + " ...'");
   return std::nullopt;
 }
 
@@ -63,15 +72,17 @@ std::optional<int> run_usage(const Args& a) {
 std::string end_estimate(const Plan& plan, bool adaptive, std::chrono::system_clock::time_point now, size_t done) {
   const size_t total = plan.products.size() * plan.tests.size() * static_cast<size_t>(std::max(plan.samples, 1));
   const size_t left = total > done ? total - done : 0;
-  const double s = plan.estimated_seconds() * (done > 0 && total > 0 ? static_cast<double>(left) / static_cast<double>(total) : 1.0);
+  const double s =
+      plan.estimated_seconds() * (done > 0 && total > 0 ? static_cast<double>(left) / static_cast<double>(total) : 1.0);
   const std::time_t end = std::chrono::system_clock::to_time_t(now + std::chrono::seconds(std::llround(s)));
   std::tm local{};
   localtime_r(&end, &local);
   char at[16];
   std::strftime(at, sizeof at, "%H:%M", &local);
-  const std::string what = done > 0 ? " for the " + std::to_string(left) + " of " + std::to_string(total) + " samples left" : "";
-  return std::string("estimated wall time ") + (adaptive ? "at most " : "") + format_seconds(s) + what + ": until about " + at +
-         (adaptive ? " (adaptive sampling stops sooner once every ratio is known)" : "");
+  const std::string what =
+      done > 0 ? " for the " + std::to_string(left) + " of " + std::to_string(total) + " samples left" : "";
+  return std::string("estimated wall time ") + (adaptive ? "at most " : "") + format_seconds(s) + what +
+         ": until about " + at + (adaptive ? " (adaptive sampling stops sooner once every ratio is known)" : "");
 }
 
 // The rows a resumed run already has (results.csv as the runner will read it).
@@ -86,10 +97,12 @@ size_t rows_done(const Args& a, const RunOptions& opts) {
 void announce(const Args& a, const Plan& plan, const RunOptions& opts) {
   for (const auto& w : plan.pin_warnings) spdlog::warn("pinning: {}", w);
   if (std::find(plan.products.begin(), plan.products.end(), "baseline") == plan.products.end())
-    spdlog::warn("no 'baseline' in this run: no ratio to the no-tunnel ceiling and no CPU over it (add --product baseline)");
-  spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan.run_id, plan.products.size(), plan.tests.size(),
-               plan.samples, plan.duration_s, opts.run_dir);
-  spdlog::info("{}", end_estimate(plan, opts.sequential.has_value(), std::chrono::system_clock::now(), rows_done(a, opts)));
+    spdlog::warn(
+        "no 'baseline' in this run: no ratio to the no-tunnel ceiling and no CPU over it (add --product baseline)");
+  spdlog::info("run {}: {} product(s) x {} test(s) x {} samples of {} s; results in {}", plan.run_id,
+               plan.products.size(), plan.tests.size(), plan.samples, plan.duration_s, opts.run_dir);
+  spdlog::info("{}",
+               end_estimate(plan, opts.sequential.has_value(), std::chrono::system_clock::now(), rows_done(a, opts)));
   if (opts.sequential) {
     std::string how = describe_sampling(plan, *opts.sequential, plan.max_time_s, nullptr);
     spdlog::info("{}", how.substr(0, how.find_last_not_of('\n') + 1));
@@ -124,7 +137,8 @@ int outcome_code(const RunReport& report, const RunOutputs& outputs, const std::
   }
   if (!outputs.output_error.empty()) {
     std::cerr << "vpnlab: error: " << outputs.output_error << "\nhint: every row is in " << run_dir
-              << "/results.csv; once the cause is fixed, 'vpnlab report " << run_dir << "' writes the summary and report\n";
+              << "/results.csv; once the cause is fixed, 'vpnlab report " << run_dir
+              << "' writes the summary and report\n";
     return kExitError;
   }
   return run_exit_code(outputs.completeness, run_dir);
@@ -153,7 +167,8 @@ int cmd_run(const Args& a) {
   if (!planned) return fail(planned.error());
   // Products are as given (NAME@TAG=/path too); rows carry the name before '='.
   const auto& products = planned->plan.products;
-  if (!a.vs.empty() && std::none_of(products.begin(), products.end(), [&](const std::string& p) { return p.substr(0, p.find('=')) == a.vs; }))
+  if (!a.vs.empty() && std::none_of(products.begin(), products.end(),
+                                    [&](const std::string& p) { return p.substr(0, p.find('=')) == a.vs; }))
     return usage_error("run", "--vs " + a.vs + ": not a product of this run (give it with --product too)");
   if (!need_root("run")) return kExitError;
   RunHooks hooks;
@@ -169,21 +184,28 @@ int cmd_run(const Args& a) {
 
 }  // namespace
 
-extern const Verb kRunVerb = {"run", "run FILE [--product NAME]... [--test T]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
-     "           [--precision P [--max-time D] [--min-rounds N] [--force]] [--vs PRODUCT] [--sort fastest|file] [--backend B] [--history PATH | --no-history]\n"
-     "           [--json] [--rows-jsonl FILE|-]",
-     "Measures the products in interleaved rounds, each on a freshly built topology, and writes DIR/<run_id>/results.csv.\n"
-     "A finished run is then added to the history ('vpnlab history'); a history that cannot take it costs the run nothing\n"
-     "(a warning; 'vpnlab history import RUN' adds it later).\n"
-     "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
-     "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
-     "Exit codes: 0 every row valid; 4 a product x test has no valid row (a product that never came up, every sample\n"
-     "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
-     "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.\n"
-     "With --json the table and its notes go to stderr and stdout gets one JSON document once the run ends: the run\n"
-     "directory, the exit status, why sampling stopped, the timings and summary.json's rows.",
-     {"--product", "--test", "--samples", "--duration", "--out", "--keys", "--resume", "--no-pin", "--sequential", "--from", "--precision", "--max-time",
-      "--min-rounds", "--force", "--vs", "--sort", "--backend", "--history", "--no-history", "--no-build", "--json", "--rows-jsonl"},
+extern const Verb kRunVerb = {
+    "run",
+    "run FILE [--product NAME]... [--test T]... [--samples N] [--duration D] [--out DIR] [--keys DIR] [--resume "
+    "RUN_DIR] [--no-pin] [--sequential] [--from RUN_DIR]\n"
+    "           [--precision P [--max-time D] [--min-rounds N] [--force]] [--vs PRODUCT] [--sort fastest|file] "
+    "[--backend B] [--history PATH | --no-history]\n"
+    "           [--json] [--rows-jsonl FILE|-]",
+    "Measures the products in interleaved rounds, each on a freshly built topology, and writes "
+    "DIR/<run_id>/results.csv.\n"
+    "A finished run is then added to the history ('vpnlab history'); a history that cannot take it costs the run "
+    "nothing\n"
+    "(a warning; 'vpnlab history import RUN' adds it later).\n"
+    "Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the sample, tear down and keep the finished rows; a closed\n"
+    "pipe on stdout/stderr (| head) only stops the output: the run goes on to its end. A full disk stops the run.\n"
+    "Exit codes: 0 every row valid; 4 a product x test has no valid row (a product that never came up, every sample\n"
+    "failed); 5 some rows failed or are invalid, but every product x test has valid ones; 1 error (bad input, a lab\n"
+    "failure, a full disk, the debris of a killed run: run 'vpnlab cleanup'); 2 usage; 130 interrupted.\n"
+    "With --json the table and its notes go to stderr and stdout gets one JSON document once the run ends: the run\n"
+    "directory, the exit status, why sampling stopped, the timings and summary.json's rows.",
+    {"--product",    "--test",    "--samples",    "--duration", "--out",        "--keys",      "--resume", "--no-pin",
+     "--sequential", "--from",    "--precision",  "--max-time", "--min-rounds", "--force",     "--vs",     "--sort",
+     "--backend",    "--history", "--no-history", "--no-build", "--json",       "--rows-jsonl"},
     cmd_run};
 
 }  // namespace vpnlab

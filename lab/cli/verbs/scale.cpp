@@ -12,13 +12,18 @@ int cmd_scale(const Args& a) {
 
 }  // namespace
 
-extern const Verb kScaleVerb = {"scale", "scale FILE [--product NAME]... [--nodes N[,N]...] [--out DIR]",
-     "Mesh scale: for each mesh size of FILE's [scale] (N nodes on one bridge, every node a peer of every other) and each\n"
-     "product, on a fresh mesh: seconds until every node pair answers through the tunnel (all probed at once), the\n"
-     "machine's CPU over that bring-up, each node's daemon RSS and threads, and one throughput sample between the first\n"
-     "and the last node. Rows go to DIR/<run_id>/scale.csv; products that cannot form a mesh are refused with the reason.\n"
-     "Exit codes: 0 every row complete; 5 some row failed (the table says why); 1 error; 130 interrupted.",
-     {"--product", "--nodes", "--out"},
+extern const Verb kScaleVerb = {
+    "scale",
+    "scale FILE [--product NAME]... [--nodes N[,N]...] [--out DIR]",
+    "Mesh scale: for each mesh size of FILE's [scale] (N nodes on one bridge, every node a peer of every other) and "
+    "each\n"
+    "product, on a fresh mesh: seconds until every node pair answers through the tunnel (all probed at once), the\n"
+    "machine's CPU over that bring-up, each node's daemon RSS and threads, and one throughput sample between the "
+    "first\n"
+    "and the last node. Rows go to DIR/<run_id>/scale.csv; products that cannot form a mesh are refused with the "
+    "reason.\n"
+    "Exit codes: 0 every row complete; 5 some row failed (the table says why); 1 error; 130 interrupted.",
+    {"--product", "--nodes", "--out"},
     cmd_scale};
 
 }  // namespace vpnlab

@@ -1,9 +1,9 @@
 // `vpnlab up FILE`: the topology built and left up until `vpnlab down`.
 #include <iostream>
 
-#include "lab/base/fs_util.h"
-#include "lab/app/run_request.h"
 #include "lab/app/kept_lab.h"
+#include "lab/app/run_request.h"
+#include "lab/base/fs_util.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/install_layout.h"
 #include "lab/run/interrupt.h"
@@ -26,9 +26,12 @@ int cmd_up(const Args& a) {
 
 }  // namespace
 
-extern const Verb kUpVerb = {"up", "up FILE [--backend B]", "Builds the topology and leaves it up until 'vpnlab down': namespaces, links and addresses, or with\n"
-     "backend \"vm\" the guests, booted and configured (addresses, MTU, routes, shaping). No product is started.",
-     {"--backend"},
+extern const Verb kUpVerb = {
+    "up",
+    "up FILE [--backend B]",
+    "Builds the topology and leaves it up until 'vpnlab down': namespaces, links and addresses, or with\n"
+    "backend \"vm\" the guests, booted and configured (addresses, MTU, routes, shaping). No product is started.",
+    {"--backend"},
     cmd_up};
 
 }  // namespace vpnlab

@@ -13,7 +13,8 @@ int cmd_validate(const Args& a) {
   auto plan = plan_request(request_of(a, a.positional[0]));
   if (!plan) return fail(plan.error());
   if (a.json) {
-    std::cout << validate_json(a.positional[0], *plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // a path need not be UTF-8
+    std::cout << validate_json(a.positional[0], *plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";  // a path need not be UTF-8
     return 0;
   }
   std::cout << a.positional[0] << ": ok (" << plan->nodes.size() << " nodes, " << plan->veths.size() << " veth pairs, "
@@ -23,8 +24,12 @@ int cmd_validate(const Args& a) {
 
 }  // namespace
 
-extern const Verb kValidateVerb = {"validate", "validate FILE [--product NAME]... [--backend B] [--json]", "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
-     "creates nothing, needs no root.", {"--product", "--backend", "--json"},
+extern const Verb kValidateVerb = {
+    "validate",
+    "validate FILE [--product NAME]... [--backend B] [--json]",
+    "Checks a topology file and the products it names (every template rendered with stand-in values);\n"
+    "creates nothing, needs no root.",
+    {"--product", "--backend", "--json"},
     cmd_validate};
 
 }  // namespace vpnlab

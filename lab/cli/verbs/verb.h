@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "lab/cli/args.h"
 #include "lab/app/run_request.h"
 #include "lab/app/sampling.h"
+#include "lab/cli/args.h"
 
 namespace vpnlab {
 

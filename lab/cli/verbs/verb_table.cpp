@@ -3,13 +3,15 @@
 namespace vpnlab {
 
 // Each defined in its own file of this folder.
-extern const Verb kValidateVerb, kPlanVerb, kUpVerb, kExecVerb, kDownVerb, kRunVerb, kSuiteVerb, kScaleVerb, kCleanupVerb, kProductsVerb, kProductVerb,
-    kHistoryVerb, kDiffVerb, kCompareVerb, kReportVerb, kImageVerb, kSchemaVerb, kDoctorVerb;
+extern const Verb kValidateVerb, kPlanVerb, kUpVerb, kExecVerb, kDownVerb, kRunVerb, kSuiteVerb, kScaleVerb,
+    kCleanupVerb, kProductsVerb, kProductVerb, kHistoryVerb, kDiffVerb, kCompareVerb, kReportVerb, kImageVerb,
+    kSchemaVerb, kDoctorVerb;
 
 const std::vector<const Verb*>& verb_table() {
-  static const std::vector<const Verb*> table = {&kValidateVerb, &kPlanVerb,    &kUpVerb,      &kExecVerb,   &kDownVerb,    &kRunVerb,
-                                                 &kSuiteVerb,    &kScaleVerb,    &kCleanupVerb, &kProductsVerb, &kProductVerb, &kHistoryVerb, &kDiffVerb,
-                                                 &kCompareVerb,  &kReportVerb,  &kImageVerb,   &kSchemaVerb, &kDoctorVerb};
+  static const std::vector<const Verb*> table = {
+      &kValidateVerb, &kPlanVerb,    &kUpVerb,      &kExecVerb,     &kDownVerb,    &kRunVerb,
+      &kSuiteVerb,    &kScaleVerb,   &kCleanupVerb, &kProductsVerb, &kProductVerb, &kHistoryVerb,
+      &kDiffVerb,     &kCompareVerb, &kReportVerb,  &kImageVerb,    &kSchemaVerb,  &kDoctorVerb};
   return table;
 }
 
@@ -36,8 +38,15 @@ std::optional<int> sampling_usage(const Args& a, const std::string& verb) {
 }
 
 RunRequest request_of(const Args& a, const std::string& file) {
-  return RunRequest{.topology_file = file, .products = a.products, .tests = a.tests, .samples = a.samples, .duration_s = a.duration_s, .no_pin = a.no_pin,
-                    .sequential = a.sequential, .keys_dir = a.keys_dir, .backend = a.backend};
+  return RunRequest{.topology_file = file,
+                    .products = a.products,
+                    .tests = a.tests,
+                    .samples = a.samples,
+                    .duration_s = a.duration_s,
+                    .no_pin = a.no_pin,
+                    .sequential = a.sequential,
+                    .keys_dir = a.keys_dir,
+                    .backend = a.backend};
 }
 
 }  // namespace vpnlab
