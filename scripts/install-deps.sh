@@ -43,7 +43,9 @@ runtime_pkgs=(iperf3 sockperf iproute2 iputils-ping openssl wireguard-go wiregua
 # The shellcheck package: actionlint (scripts/test-tools.sh) checks the workflows' run: steps with it.
 # clang-14 with its runtime (libFuzzer, ASan, UBSan): the fuzz tier (scripts/fuzz-tier.sh).
 # universal-ctags: where each function in lab/ starts and ends (scripts/check-functions.sh).
-test_pkgs=(chromium-headless-shell lintian python3-jsonschema shellcheck clang-14 libclang-rt-14-dev universal-ctags)
+# clang-format-14: every C++ file as the house's .clang-format writes it (scripts/check-format.sh).
+test_pkgs=(chromium-headless-shell lintian python3-jsonschema shellcheck clang-14 libclang-rt-14-dev universal-ctags
+  clang-format-14)
 missing=()
 for p in "${build_pkgs[@]}" "${runtime_pkgs[@]}" "${test_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
