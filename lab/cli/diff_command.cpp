@@ -59,6 +59,25 @@ TaggedPairs tagged_versions(const std::vector<SampleRow>& rows, const std::vecto
 
 namespace {
 
+// The baseline (the underlay alone) judged like any product: where its own verdict is not
+// "no significant difference", the two runs' machines differ, whatever the builds did.
+// Interleaved rounds put a fresh lab and bring-up in every sample, so a run's interval holds
+// that spread; what it cannot hold is a move of the whole machine between two runs, which
+// the baseline shows and --relative cancels.
+void note_baseline_moves(const std::string& run_a, const std::string& run_b, DiffOutcome* out) {
+  for (const auto& c : out->comparisons)
+    if (c.product == "baseline" && c.ratio > 0 && c.verdict != "no significant difference" &&
+        c.verdict.rfind("not comparable", 0) != 0)
+      out->baseline_moves.push_back(c);
+  if (out->baseline_moves.empty()) return;
+  for (const auto& c : out->baseline_moves)
+    out->text += "machine: the baseline itself is " + verdict_text(c) + " in run B on " + c.test + " (" +
+                 interval_text(c) +
+                 "): the machine moved between the runs, and every verdict of that test includes it\n";
+  out->text += "hint: 'vpnlab diff " + run_a + " " + run_b +
+               " --relative' divides each product by its own run's baseline of the same round, which cancels it\n";
+}
+
 // Each base name -> the product names (versions) a run has of it, in order.
 std::map<std::string, std::vector<std::string>> versions_of(const std::vector<SampleRow>& rows) {
   std::map<std::string, std::vector<std::string>> out;
@@ -241,6 +260,7 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
     out.comparisons = compare_runs(rows_a, rows_b);
   }
   out.text += comparison_table(out.comparisons);
+  if (!relative) note_baseline_moves(run_a, run_b, &out);
   add_costs(rows_a, rows_b, &out);
   apply_gate(&out, thresholds);
   return out;

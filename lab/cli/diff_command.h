@@ -18,6 +18,10 @@ struct DiffOutcome {
   std::vector<Comparison> costs;                 // CPU-s/Gbit, daemon RSS, p99: where both runs measured them
   bool gate_failed = false;                      // some comparison is worse by more than its threshold
   std::vector<ProvenanceDifference> provenance;  // two runs: what differs between them
+  // Two runs compared as measured (not --relative): the tests on which the baseline itself
+  // differs beyond its interval. The machine moved between the runs, and every verdict of
+  // that test carries the move.
+  std::vector<Comparison> baseline_moves;
 };
 
 // The gate's limits, each optional: --threshold (throughput), --threshold-cpu,

@@ -204,7 +204,8 @@ json diff_json(const DiffOutcome& diff, const Thresholds& thresholds) {
           {"gate_failed", diff.gate_failed},
           {"provenance", provenance},
           {"comparisons", list(diff.comparisons)},
-          {"costs", list(diff.costs)}};
+          {"costs", list(diff.costs)},
+          {"baseline_moves", list(diff.baseline_moves)}};
 }
 
 json compare_json(const CompareOutcome& c) {

@@ -9,6 +9,7 @@
 
 #include "../temp_paths.h"
 #include "lab/cli/diff_command.h"
+#include "lab/cli/json_output.h"
 #include "lab/results/compare.h"
 #include "lab/results/power.h"
 #include "lab/results/product_compare.h"
@@ -444,4 +445,45 @@ TEST(Compare, AGateThatCannotSeeItsThresholdSaysSo) {
   d = diff_runs(a, b, t, false);
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_EQ(d->text.find("cannot see"), std::string::npos) << d->text;
+}
+
+// Two runs of one build on a machine that slowed by 10 % between them: every product reads
+// slower, and so does the baseline. `diff` says the machine moved, on which test, and how
+// to cancel it; --relative then finds no difference and says nothing of the kind. A run
+// whose baseline held still gets no such line.
+TEST(Compare, DiffSaysWhenTheBaselineItselfMovedBetweenTheRuns) {
+  auto run = [](double machine, const std::string& name) {
+    auto rows = rows_of("baseline", {10.0 * machine, 10.1 * machine, 9.9 * machine, 10.05 * machine, 9.95 * machine});
+    auto p = rows_of("p", {5.0 * machine, 5.04 * machine, 4.97 * machine, 5.02 * machine, 4.99 * machine});
+    rows.insert(rows.end(), p.begin(), p.end());
+    const std::string dir = copy_of_golden_run(name);
+    write_rows(dir + "/results.csv", rows);
+    return dir;
+  };
+  const std::string a = run(1.0, "moved-a"), b = run(0.9, "moved-b"), still = run(1.0, "moved-c");
+  auto d = diff_runs(a, b, Thresholds{}, false);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->baseline_moves.size(), 1u) << d->text;
+  EXPECT_EQ(d->baseline_moves[0].test, "t");
+  EXPECT_NE(d->text.find("machine: the baseline itself is slower (-10.0 %) in run B on t (0.8"), std::string::npos)
+      << d->text;
+  EXPECT_NE(d->text.find("): the machine moved between the runs, and every verdict of that test includes it\nhint: "
+                         "'vpnlab diff " +
+                         a + " " + b +
+                         " --relative' divides each product by its own run's baseline of the same round, which "
+                         "cancels it\n"),
+            std::string::npos)
+      << d->text;
+  EXPECT_EQ(diff_json(*d, Thresholds{})["baseline_moves"].size(), 1u);
+  d = diff_runs(a, b, Thresholds{}, /*relative=*/true);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_TRUE(d->baseline_moves.empty());
+  EXPECT_EQ(d->text.find("machine:"), std::string::npos) << d->text;
+  ASSERT_EQ(d->comparisons.size(), 1u);
+  EXPECT_EQ(d->comparisons[0].verdict, "no significant difference") << d->text;
+  d = diff_runs(a, still, Thresholds{}, false);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_TRUE(d->baseline_moves.empty()) << d->text;
+  EXPECT_EQ(d->text.find("machine:"), std::string::npos) << d->text;
+  for (const auto& dir : {a, b, still}) std::filesystem::remove_all(dir);
 }
