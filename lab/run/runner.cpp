@@ -53,7 +53,7 @@ Result<std::vector<ProductSpec>> load_checked_products(const std::string& produc
 // before anything is written, so a refused resume leaves the earlier run as it was.
 Status read_earlier_rows(const RunOptions& opts, Plan* resolved, DoneRows* done, RunReport* report) {
   // The topology, samples, duration, products and order were checked against the run's own
-  // records before planning (lab/cli/run_request.h: check_resume_plan).
+  // records before planning (lab/app/run_request.h: check_resume_plan).
   auto earlier = read_results_csv(opts.run_dir + "/results.csv", /*drop_torn_tail=*/true);
   if (!earlier) return with_context(earlier.error(), "resume");
   // New rows keep the run's id, also in a directory that was renamed or copied.

@@ -2,7 +2,7 @@
 // (interleaved: sample r of every product in turn; sequential: all samples of one product,
 // then the next), each product on a topology built from nothing and torn down after it
 // (product_round.h). Its tables come afterwards, from results.csv as written
-// (lab/cli/run_outputs.h).
+// (lab/app/run_outputs.h).
 #pragma once
 #include <string>
 #include <vector>
