@@ -1,4 +1,4 @@
-#include "lab/cli/doctor.h"
+#include "lab/app/doctor_report.h"
 
 #include <unistd.h>
 

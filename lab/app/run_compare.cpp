@@ -1,4 +1,4 @@
-#include "lab/cli/compare_command.h"
+#include "lab/app/run_compare.h"
 
 #include "lab/results/sweep_effects.h"
 

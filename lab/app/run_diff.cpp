@@ -1,4 +1,4 @@
-#include "lab/cli/diff_command.h"
+#include "lab/app/run_diff.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "lab/app/run_diff.h"
 #include "lab/base/exit_codes.h"
 #include "lab/base/result.h"
-#include "lab/cli/diff_command.h"
 
 namespace vpnlab {
 

@@ -2,17 +2,14 @@
 
 #include <cctype>
 #include <iostream>
-#include <map>
 #include <regex>
 
 #include "lab/app/backends.h"
 #include "lab/base/exit_codes.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/wrap_text.h"
-#include "lab/cli/schema_command.h"
 #include "lab/model/install_layout.h"
 #include "lab/model/product_spec.h"
-#include "lab/results/run_files.h"
 
 namespace vpnlab {
 
@@ -123,27 +120,11 @@ int cmd_complete(const std::vector<std::string>& words_in) {
     }
     positional.push_back(w);
   }
-  static const std::map<std::string, std::vector<const char*>> subcommands = {
-      {"image", {"build", "list", "clean"}},
-      {"history", {"import", "export", "report", "check"}},
-      {"product", {"new"}}};
-  if (auto it = subcommands.find(verb->name); it != subcommands.end() && positional.empty()) {
-    for (const char* sub : it->second) offer(sub);
-    return 0;
-  }
-  // schema NAME: the names the contract has.
-  if (std::string(verb->name) == "schema") {
-    if (positional.empty())
-      for (const auto& name : schema_names()) offer(name);
-    return 0;
-  }
-  // compare RUN A B: A and B are the run's products.
-  if (std::string(verb->name) == "compare" && (positional.size() == 1 || positional.size() == 2)) {
-    if (auto env = read_environment(positional[0], /*required=*/false);
-        env && env->contains("products") && (*env)["products"].is_object())
-      for (const auto& [name, product] : (*env)["products"].items()) offer(name);
-    return 0;
-  }
+  if (verb->complete)
+    if (auto words = verb->complete(positional)) {
+      for (const auto& w : *words) offer(w);
+      return 0;
+    }
   std::cout << "_files\n";
   return 0;
 }

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/app/run_compare.h"
+#include "lab/app/run_diff.h"
 #include "lab/app/run_outputs.h"
-#include "lab/cli/compare_command.h"
-#include "lab/cli/diff_command.h"
 #include "lab/history/history_check.h"
 #include "lab/history/history_store.h"
 #include "lab/history/trend.h"

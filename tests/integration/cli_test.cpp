@@ -175,6 +175,8 @@ TEST(Cli, UsageVersionHelpAndCompletionConventions) {
             0u);
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "image", ""}).out, "build\nlist\nclean\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "history", "ch"}).out, "check\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "2", "product", ""}).out, "new\n");
+  EXPECT_EQ(vpnlab_cli({"_complete", "3", "product", "new", ""}).out, "_files\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "image", "build", ""}).out, "_files\n") << "a recipe after 'build'";
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "schema", "s"}).out, "schema\nscorecard.json\nsuite-diff\nsummary.json\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "schema", "run", ""}).out, "") << "one name only";

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "../temp_paths.h"
-#include "lab/cli/diff_command.h"
+#include "lab/app/run_diff.h"
 #include "lab/cli/json_output.h"
 #include "lab/results/compare.h"
 #include "lab/results/power.h"

@@ -9,7 +9,7 @@
 
 #include "../golden.h"
 #include "../temp_paths.h"
-#include "lab/cli/compare_command.h"
+#include "lab/app/run_compare.h"
 #include "lab/cli/json_output.h"
 #include "lab/results/summary.h"
 

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <random>
 
+#include "lab/app/run_compare.h"
+#include "lab/app/run_diff.h"
 #include "lab/base/sequential.h"
 #include "lab/base/stats.h"
 #include "lab/base/tbf.h"
-#include "lab/cli/compare_command.h"
-#include "lab/cli/diff_command.h"
 #include "lab/results/link_ceiling.h"
 #include "lab/results/paired.h"
 #include "lab/results/power.h"

@@ -7,9 +7,9 @@
 
 #include "../temp_paths.h"
 #include "../topology_text.h"
+#include "lab/app/run_compare.h"
 #include "lab/app/sampling.h"
 #include "lab/base/fs_util.h"
-#include "lab/cli/compare_command.h"
 #include "lab/model/backend_traits.h"
 #include "lab/model/plan.h"
 #include "lab/model/plan_time.h"

@@ -13,11 +13,11 @@
 #include <sstream>
 
 #include "../temp_paths.h"
+#include "lab/app/run_diff.h"
 #include "lab/app/run_request.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
 #include "lab/base/unique_fd.h"
-#include "lab/cli/diff_command.h"
 #include "lab/model/product_spec.h"
 #include "lab/model/topology.h"
 #include "lab/record/results_csv.h"

@@ -3,9 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/cli/compare_command.h"
+#include "lab/app/run_compare.h"
 #include "lab/cli/json_output.h"
 #include "lab/cli/verbs/verb.h"
+#include "lab/results/run_files.h"
 
 namespace vpnlab {
 namespace {
@@ -36,6 +37,16 @@ int cmd_compare(const Args& a) {
   return 0;
 }
 
+// compare RUN A B: A and B are the run's products (its environment.json names them).
+std::optional<std::vector<std::string>> complete_run_products(const std::vector<std::string>& positional) {
+  if (positional.size() != 1 && positional.size() != 2) return std::nullopt;
+  std::vector<std::string> names;
+  if (auto env = read_environment(positional[0], /*required=*/false);
+      env && env->contains("products") && (*env)["products"].is_object())
+    for (const auto& [name, product] : (*env)["products"].items()) names.push_back(name);
+  return names;
+}
+
 }  // namespace
 
 extern const Verb kCompareVerb = {
@@ -52,6 +63,8 @@ extern const Verb kCompareVerb = {
     "the\n"
     "other axes held (\"does MTU 9000 help, do 8 streams help\"), all in one family per figure.",
     {"--test", "--effects", "--json"},
-    cmd_compare};
+    cmd_compare,
+    {},
+    complete_run_products};
 
 }  // namespace vpnlab

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lab/cli/diff_command.h"
+#include "lab/app/run_diff.h"
 #include "lab/cli/json_output.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/results/compare.h"

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/app/backends.h"
+#include "lab/app/doctor_report.h"
 #include "lab/app/run_request.h"
 #include "lab/base/fs_util.h"
-#include "lab/cli/doctor.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/model/finalize.h"
 #include "lab/model/install_layout.h"

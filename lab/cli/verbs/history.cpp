@@ -1,8 +1,193 @@
-// `vpnlab history ...`: the runs kept across time (lab/cli/history_command.h).
-#include "lab/cli/history_command.h"
+// `vpnlab history`: the runs kept in the history file (lab/history), and `history import RUN...`
+// to add run directories to it (the runs made before the history existed count too).
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
+
+#include "lab/app/history_append.h"
+#include "lab/base/fs_util.h"
+#include "lab/base/terminal_text.h"
+#include "lab/base/text_table.h"
+#include "lab/cli/json_output.h"
 #include "lab/cli/verbs/verb.h"
+#include "lab/history/history_check.h"
+#include "lab/history/history_jsonl.h"
+#include "lab/history/history_page.h"
+#include "lab/history/history_store.h"
 
 namespace vpnlab {
+
+namespace {
+
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Each argument in turn: a run directory, or a file written by 'history export --jsonl'.
+// One that cannot be read is named and the others are still added. Exit 1 when any failed.
+int import_runs(HistoryStore& store, const std::vector<std::string>& inputs, bool replace) {
+  int failed = 0;
+  for (const auto& input : inputs) {
+    if (is_regular_file(input)) {
+      auto count = import_jsonl(store, input, replace);
+      if (!count) {
+        std::cerr << count.error().format() << "\n";
+        ++failed;
+        continue;
+      }
+      std::cout << input << ": " << count->added << " run(s) added, " << count->present << " already in the history\n";
+      for (const auto& c : count->changed) std::cout << "  " << c << "\n";
+      continue;
+    }
+    std::string said;
+    auto added = store.add_run(input, "", replace, &said);
+    if (!added) {
+      std::cerr << with_context(added.error(), "history import").format() << "\n";
+      ++failed;
+      continue;
+    }
+    std::cout << input << ": " << said << "\n";
+  }
+  return failed ? kExitError : 0;
+}
+
+int list_runs(HistoryStore& store, bool json) {
+  auto runs = store.runs();
+  if (!runs) return fail(runs.error());
+  if (json) {
+    std::cout << history_runs_json(store.path(), *runs).dump(2) << "\n";
+    return 0;
+  }
+  std::cout << terminal_safe(store.path()) << ": " << runs->size() << " run(s)\n";
+  TextTable t({-22, -21, -28, 9, -1});
+  std::cout << t.line({"run", "started", "topology", "valid", "products"});
+  for (const auto& r : *runs)
+    std::cout << t.line(
+        {r.run_id, r.started, r.topology_file, std::to_string(r.valid) + "/" + std::to_string(r.rows), r.products});
+  if (!runs->empty())
+    std::cout << "a product's figures over these runs: vpnlab history --product NAME [--metric ratio] [--by version]\n";
+  return 0;
+}
+
+void print_trend(const Trend& t) {
+  std::cout << "\n"
+            << t.product << " \u2014 " << t.test << " \u2014 " << t.metric.title << " (environment: " << t.environment
+            << ")\n";
+  TextTable table({-22, -21, -24, -14, 4, 10, -22, -1});
+  std::cout << table.line({"run", "started", "product", "version", "n", "value", "95 % interval", ""});
+  for (const auto& p : t.points)
+    std::cout << table.line(
+        {p.run_id, p.started, p.product, p.version, std::to_string(p.n), history_figure(p.value),
+         p.n >= 2 ? "[" + history_figure(p.low) + ", " + history_figure(p.high) + "]" : "(one sample)",
+         p.change_point ? "<- a new level starts" : ""});
+  if (!t.apart.empty()) {
+    std::cout << t.apart.size() << " point(s) measured in other environments, not in this series:";
+    for (const auto& p : t.apart) std::cout << " " << p.run_id << " (" << history_figure(p.value) << ")";
+    std::cout << "\n";
+  }
+}
+
+Result<std::vector<Trend>> trends_asked(HistoryStore& store, const Args& a, HistoryMetric* metric) {
+  auto m = history_metric(a.metric.empty() ? "gbps" : a.metric);
+  if (!m) return m.error();
+  *metric = *m;
+  const std::string product = a.products.empty() ? "" : a.products.front();
+  auto loaded = load_trends(store, TrendQuery{product, a.test, m->key, a.by_version}, *m);
+  if (!loaded) return loaded.error();
+  auto trends = std::move(*loaded);
+  // Nothing at all is most likely a misspelt name or test: said, not an empty answer.
+  if (trends.empty() && !(product.empty() && a.test.empty()))
+    return make_error(store.path() + ": no run has " + (product.empty() ? "" : "product '" + product + "'") +
+                          (product.empty() || a.test.empty() ? "" : " in ") +
+                          (a.test.empty() ? "" : "test '" + a.test + "'") + " with " + m->title,
+                      "'vpnlab history' lists the runs and their products");
+  return trends;
+}
+
+int show_series(HistoryStore& store, const Args& a) {
+  HistoryMetric metric;
+  auto trends = trends_asked(store, a, &metric);
+  if (!trends) return fail(trends.error());
+  if (a.json) {
+    std::cout << history_series_json(store.path(), metric.key, a.by_version, *trends).dump(2) << "\n";
+    return 0;
+  }
+  std::cout << store.path() << ": " << metric.title
+            << ", each point a run's geometric mean with its 95 % interval, comparable runs only\n";
+  for (const auto& t : *trends) print_trend(t);
+  return 0;
+}
+
+int write_page(HistoryStore& store, const Args& a) {
+  HistoryMetric metric;
+  auto trends = trends_asked(store, a, &metric);
+  if (!trends) return fail(trends.error());
+  auto page = write_history_page(a.out_given ? a.out_dir : "history-report", *trends, store.path(), a.by_version);
+  if (!page) return fail(with_context(page.error(), "history report"));
+  std::cout << "history report: " << *page << " (" << trends->size() << " chart(s))\n";
+  return 0;
+}
+
+int check(HistoryStore& store, const Args& a) {
+  auto metric = history_metric(a.metric.empty() ? "gbps" : a.metric);
+  if (!metric) return fail(metric.error());
+  CheckQuery q{a.products.empty() ? "" : a.products.front(), a.test, metric->key, a.threshold.value_or(0.05)};
+  auto trends = load_trends(store, TrendQuery{q.product, q.test, metric->key, /*by_version=*/false}, *metric);
+  if (!trends) return fail(trends.error());
+  CheckOutcome o = check_newest(*trends, q, *metric);
+  if (a.json) {
+    std::cout << history_check_json(store.path(), metric->key, q.threshold, o).dump(2) << "\n";
+  } else {
+    std::cout << check_text(o, q, *metric);
+  }
+  return o.exit_code;
+}
+
+int export_runs(HistoryStore& store, const Args& a) {
+  if (!a.jsonl) return usage_error("history", "history export writes JSON lines: give --jsonl");
+  if (!a.out_given) {
+    auto n = export_jsonl(store, std::cout);
+    if (!n) return fail(n.error());
+    return 0;
+  }
+  // Written whole through the file door: never through a link, never into a FIFO.
+  std::ostringstream out;
+  auto n = export_jsonl(store, out);
+  if (!n) return fail(with_context(n.error(), a.out_dir));
+  if (auto s = write_file(a.out_dir, out.str(), 0644); !s)
+    return fail(make_error(s.error().message, "give --out a regular file in a writable directory"));
+  std::cerr << "history export: " << *n << " run(s) to " << a.out_dir << "\n";
+  return 0;
+}
+
+int cmd_history(const Args& a) {
+  const std::string sub = a.positional.empty() ? "" : a.positional[0];
+  if (!sub.empty() && sub != "import" && sub != "export" && sub != "report" && sub != "check")
+    return usage_error("history", "'" + sub + "' is not a history command (import, export, report, check)");
+  if (sub == "import" && a.positional.size() < 2)
+    return usage_error("history",
+                       "give the run directories or exported files to import: history import RUN_DIR|FILE.jsonl...");
+  if (sub != "import" && a.positional.size() > 1)
+    return usage_error("history", "'" + a.positional[1] + "': history " + sub + " takes no file");
+  if (a.products.size() > 1) return usage_error("history", "give one --product");
+  // Only import writes; every other history verb reads, and opens the file read-only.
+  auto store = open_history(a.history_path, sub == "import" ? HistoryAccess::read_write : HistoryAccess::read_only);
+  if (!store) return fail(store.error());
+  if (sub == "import")
+    return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()), a.replace);
+  if (sub == "export") return export_runs(*store, a);
+  if (sub == "report") return write_page(*store, a);
+  if (sub == "check") return check(*store, a);
+  if (!a.products.empty() || !a.test.empty() || !a.metric.empty() || a.by_version) return show_series(*store, a);
+  return list_runs(*store, a.json);
+}
+
+}  // namespace
 
 extern const Verb kHistoryVerb = {
     "history",
@@ -32,6 +217,9 @@ extern const Verb kHistoryVerb = {
     {{"--out", "report: the directory of history.html (default history-report); export: the file (default stdout)"},
      {"--product", "the product (or build NAME@VERSION) whose series to show or check"},
      {"--threshold",
-      "check: a regression is worse by more than X (default 0.05) with its interval wholly on the worse side"}}};
+      "check: a regression is worse by more than X (default 0.05) with its interval wholly on the worse side"}},
+    [](const std::vector<std::string>& p) {
+      return first_word_of(p, {"import", "export", "report", "check"});
+    }};
 
 }  // namespace vpnlab

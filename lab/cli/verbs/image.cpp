@@ -11,6 +11,10 @@ extern const Verb kImageVerb = {
     "or\n"
     "/var/cache/vpnlab: the kernel is fetched with apt-get download and unpacked there, never installed on this host.",
     {"--rebuild"},
-    [](const Args& a) { return image_command(a.positional, a.rebuild); }};
+    [](const Args& a) { return image_command(a.positional, a.rebuild); },
+    {},
+    [](const std::vector<std::string>& p) {
+      return first_word_of(p, {"build", "list", "clean"});
+    }};
 
 }  // namespace vpnlab

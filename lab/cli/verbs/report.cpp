@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/app/run_compare.h"
 #include "lab/app/run_outputs.h"
 #include "lab/base/out_dir.h"
-#include "lab/cli/compare_command.h"
 #include "lab/cli/verbs/verb.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/report.h"

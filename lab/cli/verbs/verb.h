@@ -1,4 +1,5 @@
-// A verb of the command line: one file per verb in this folder, each defining its entry
+// A verb of the command line: one file per verb in this folder (with a header of the same
+// name where a test or the help uses more of it: product.h, schema.h), each defining its entry
 // (name, synopsis, help, the options it takes from lab/cli/args.h's table, and what runs);
 // verb_table.cpp lists them in the order `vpnlab --help` prints them. main.cpp only
 // dispatches. A new verb: its file, its line in verb_table.cpp, its line in CMakeLists.txt.
@@ -21,8 +22,15 @@ struct Verb {
   int (*run)(const Args&);
   // An option whose meaning differs for this verb: its help here, not the shared table's.
   std::vector<std::pair<std::string, const char*>> option_help = {};
+  // What the shell may offer as the next positional word, given those before it (option
+  // values left out): sub-verbs, names; nullopt: a file. Null: always a file.
+  std::optional<std::vector<std::string>> (*complete)(const std::vector<std::string>& positional) = nullptr;
 };
 
+// A verb's sub-verbs (image build, history check): offered as its first positional word,
+// files after it.
+std::optional<std::vector<std::string>> first_word_of(const std::vector<std::string>& positional,
+                                                      std::vector<std::string> words);
 // Every verb, in usage order.
 const std::vector<const Verb*>& verb_table();
 const Verb* find_verb(const std::string& name);

@@ -49,4 +49,10 @@ RunRequest request_of(const Args& a, const std::string& file) {
                     .backend = a.backend};
 }
 
+std::optional<std::vector<std::string>> first_word_of(const std::vector<std::string>& positional,
+                                                      std::vector<std::string> words) {
+  if (!positional.empty()) return std::nullopt;
+  return words;
+}
+
 }  // namespace vpnlab
