@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/app/diff_spread.h"
 #include "lab/base/fs_util.h"
 #include "lab/model/names.h"
 #include "lab/results/provenance.h"
@@ -210,7 +211,7 @@ Result<DiffOutcome> diff_tagged_run(const std::string& run, const Thresholds& th
 }
 
 Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds,
-                              bool relative, bool force) {
+                              bool relative, bool force, const std::optional<std::string>& history) {
   auto a = read_results_csv(run_a + "/results.csv");
   if (!a) return with_context(a.error(), "run A");
   auto b = read_results_csv(run_b + "/results.csv");
@@ -259,7 +260,11 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
   } else {
     out.comparisons = compare_runs(rows_a, rows_b);
   }
-  out.text += comparison_table(out.comparisons);
+  std::string between;
+  if (history && !rows_a.empty() && !rows_b.empty())
+    between =
+        add_between_run_spreads(*history, rows_a.front().run_id, rows_b.front().run_id, relative, &out.comparisons);
+  out.text += comparison_table(out.comparisons) + between;
   if (!relative) note_baseline_moves(run_a, run_b, &out);
   add_costs(rows_a, rows_b, &out);
   apply_gate(&out, thresholds);

@@ -34,9 +34,12 @@ struct Thresholds {
 // With `relative`, each product's samples are first divided by the baseline of the same
 // run and round: what drifts for the whole machine between two runs cancels out. Runs of
 // different topologies or pinning are refused unless `force`; every provenance difference
-// is stated above the verdicts.
+// is stated above the verdicts. With `history` (a path, "" = the default history), each
+// throughput comparison also holds how far whole runs differ beyond their samples, learned
+// from the history's comparable runs (lab/app/diff_spread.h).
 Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b, const Thresholds& thresholds,
-                              bool relative = false, bool force = false);
+                              bool relative = false, bool force = false,
+                              const std::optional<std::string>& history = std::nullopt);
 
 // One run that measured two versions of a product (NAME@A=..., NAME@B=..., interleaved):
 // A = the first tag asked for, B = the second, both renamed "NAME@A -> @B" so that they

@@ -185,6 +185,8 @@ json diff_json(const DiffOutcome& diff, const Thresholds& thresholds) {
                     {"p", c.p_value},
                     {"p_adjusted", c.p_adjusted},
                     {"detectable", detectable_json(c)},
+                    {"between_run_sd", c.between_runs > 0 ? json(c.between_run_sd) : json(nullptr)},
+                    {"between_runs", c.between_runs},
                     {"verdict", c.verdict},
                     {"fails_threshold", limit ? fails_threshold(c, *limit) : false}});
     }

@@ -15,8 +15,6 @@ namespace vpnlab {
 
 namespace {
 
-constexpr double kPointLevel = 0.95;
-
 const HistoryMetric& ratio_metric() {
   static const HistoryMetric m{"ratio", "ratio to the same run's baseline", true, "faster", "slower"};
   return m;
@@ -38,7 +36,7 @@ TrendPoint run_point(const RunRecord& run, const std::string& product, const std
     pair_rounds(values_by_round(run.rows, "baseline", test, gbps), values_by_round(run.rows, product, test, gbps), &a,
                 &b);
     if (a.empty()) return p;
-    const PairedEstimate e = paired_ratio(a, b, kPointLevel);
+    const PairedEstimate e = paired_ratio(a, b, kTrendPointLevel);
     p.n = e.n, p.value = e.ratio;
     p.low = e.n >= 2 ? e.ci_low : e.ratio, p.high = e.n >= 2 ? e.ci_high : e.ratio;
     return p;
@@ -49,7 +47,7 @@ TrendPoint run_point(const RunRecord& run, const std::string& product, const std
     if (r.product == product && r.test == test && counts_as_result(r) && column.measured(r) && column.value(r) > 0)
       values.push_back(column.value(r));
   if (values.empty()) return p;
-  const RatioInterval g = ratio_interval(values, kPointLevel);  // a geometric mean and its t interval
+  const RatioInterval g = ratio_interval(values, kTrendPointLevel);  // a geometric mean and its t interval
   p.n = g.n, p.value = g.ratio;
   p.low = g.n >= 2 ? g.low : g.ratio, p.high = g.n >= 2 ? g.high : g.ratio;
   return p;

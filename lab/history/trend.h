@@ -26,6 +26,9 @@ struct HistoryMetric {
 Result<HistoryMetric> history_metric(const std::string& key);
 std::string history_metric_keys();  // for messages: "ratio, gbps, cpu_s_per_gbit, ..."
 
+// The level of each point's interval.
+inline constexpr double kTrendPointLevel = 0.95;
+
 struct TrendPoint {
   std::string run_id, started;
   std::string product;                  // as the run named it: "nebula@1.9.7"

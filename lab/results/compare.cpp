@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 #include "lab/base/stats.h"
 #include "lab/base/text_table.h"
@@ -98,6 +99,32 @@ void judge_by_interval(Comparison* c, const std::string& better, const std::stri
     c->verdict = "no significant difference";
   else
     c->verdict = above == c->higher_is_better ? better : worse;
+}
+
+void add_between_run_spread(Comparison* c, double run_sd, size_t runs, const std::string& better,
+                            const std::string& worse) {
+  if (!(c->ratio > 0) || !(c->ci_low > 0)) return;
+  c->between_runs = runs;
+  if (!(run_sd > 0)) return;  // the runs differed no more than their samples: nothing to add
+  const boost::math::normal standard;
+  const double z = boost::math::quantile(standard, (1 + c->level) / 2);
+  // The between-run term at the interval's level: a Student t quantile, for the spread is
+  // itself estimated from `runs` runs (with z, 10 runs gave 8.7 % false alarms at 95 %).
+  const double t = boost::math::quantile(boost::math::complement(
+      boost::math::students_t(static_cast<double>(std::max<size_t>(runs, 2) - 1)), (1 - c->level) / 2));
+  const double extra = t * std::sqrt(2.0) * run_sd;
+  const double r = std::log(c->ratio), below = r - std::log(c->ci_low), above = std::log(c->ci_high) - r;
+  c->ci_low = std::exp(r - std::hypot(below, extra));
+  c->ci_high = std::exp(r + std::hypot(above, extra));
+  // p from the widened interval, read as normal: its standard error is the mean half-width over z.
+  const double se = (std::log(c->ci_high) - std::log(c->ci_low)) / (2 * z);
+  c->p_value = std::min(1.0, 2 * boost::math::cdf(boost::math::complement(standard, std::fabs(r) / se)));
+  if (c->detectable > 0 && std::isfinite(c->detectable)) {
+    const double power_z = z + boost::math::quantile(standard, 0.8);
+    c->detectable = std::exp(std::hypot(std::log(1 + c->detectable), power_z * std::sqrt(2.0) * run_sd)) - 1;
+  }
+  c->between_run_sd = run_sd;
+  judge_by_interval(c, better, worse);
 }
 
 namespace {

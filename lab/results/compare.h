@@ -46,6 +46,10 @@ struct Comparison {
   // its test finds 80 % of the time at its own noise, sample count and level. A "no
   // significant difference" with a detectable change of 40 % says little; 0 = not judged.
   double detectable = 0;
+  // Two separate runs: the SD whole runs of one build show here beyond their samples (the
+  // history's, lab/history/run_spread.h), already in the interval, p and detectable.
+  double between_run_sd = 0;
+  size_t between_runs = 0;  // the comparable runs it comes from; 0: none was added
 };
 
 // The interval level that makes `family` intervals cover together with 1 - alpha.
@@ -53,6 +57,14 @@ double family_level(size_t family, double alpha = 0.05);
 // The verdict an interval says: `better`/`worse` when it lies wholly on one side of 1,
 // "no significant difference" when it holds 1. Sets p_adjusted from p_value and family.
 void judge_by_interval(Comparison* c, const std::string& better, const std::string& worse);
+
+// A comparison of two separate runs, widened by the spread whole runs show beyond their
+// samples (`run_sd`, on the log scale; each run carries it, so their log ratio gains 2 run_sd^2):
+// each side of the interval grows in quadrature by the normal quantile of its level, the
+// detectable change likewise (at 80 % power), p is read off the widened interval's normal
+// approximation, and the verdict is judged again from the interval.
+void add_between_run_spread(Comparison* c, double run_sd, size_t runs, const std::string& better,
+                            const std::string& worse);
 
 // Two-sided exact p-value of the Mann-Whitney U statistic for sample sizes m and n.
 double mann_whitney_p(double u, size_t m, size_t n);

@@ -9,7 +9,10 @@
 
 #include "../temp_paths.h"
 #include "lab/app/run_diff.h"
+#include "lab/base/fs_util.h"
 #include "lab/cli/json_output.h"
+#include "lab/history/history_store.h"
+#include "lab/record/results_csv.h"
 #include "lab/results/compare.h"
 #include "lab/results/power.h"
 #include "lab/results/product_compare.h"
@@ -486,4 +489,92 @@ TEST(Compare, DiffSaysWhenTheBaselineItselfMovedBetweenTheRuns) {
   EXPECT_TRUE(d->baseline_moves.empty()) << d->text;
   EXPECT_EQ(d->text.find("machine:"), std::string::npos) << d->text;
   for (const auto& dir : {a, b, still}) std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// A copy of the golden run as run `id` (its environment and rows), with these rows.
+std::string golden_run_as(const std::string& id, std::vector<SampleRow> rows) {
+  const std::string dir = copy_of_golden_run("spread-" + id);
+  auto env = nlohmann::json::parse(read_file_text(dir + "/environment.json"));
+  env["run_id"] = id;
+  env["bench"]["samples"] = 6;
+  std::ofstream(dir + "/environment.json", std::ios::trunc) << env.dump(2) << "\n";
+  std::ofstream out(dir + "/results.csv", std::ios::trunc);
+  out << results_csv_header_line() << "\n";
+  for (auto& r : rows) {
+    r.run_id = id;
+    r.timestamp = "2026-11-30T09:59:13Z";
+    r.test = "a-to-b";
+    out << format_row(r);
+  }
+  return dir;
+}
+
+}  // namespace
+
+// `diff A B --history H`: the history's other comparable runs of the product say how far whole
+// runs differ here; each interval holds it and a line says so. Two runs 8 % apart, whose
+// samples alone call the second slower, are then no proof of a change when the history's
+// runs of the same build move as far; a product the history has too few runs of is named.
+// Without a history there is nothing to learn it from, and the line says that too.
+TEST(Compare, DiffBetweenTwoRunsHoldsHowFarTheHistorysRunsDiffer) {
+  const std::string history = make_temp_dir("spread-history") + "/history.sqlite";
+  auto store = HistoryStore::open(history);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  // Six samples a run, 0.3 % apart: each run's own interval is narrow.
+  auto run_rows = [](double level) {
+    std::vector<double> wg, base;
+    for (double x : {1.000, 1.003, 0.997, 1.002, 0.998, 1.001}) wg.push_back(0.5 * level * x), base.push_back(10 * x);
+    auto rows = rows_of("wireguard-go", wg), b = rows_of("baseline", base);
+    rows.insert(rows.end(), b.begin(), b.end());
+    return rows;
+  };
+  const std::vector<double> levels = {1.00, 0.93, 1.06, 0.95, 1.04};  // five earlier runs of one build
+  std::vector<std::string> dirs;
+  for (size_t i = 0; i < levels.size(); ++i) {
+    dirs.push_back(golden_run_as("20261130-09591" + std::to_string(i) + "-d829", run_rows(levels[i])));
+    auto added = store->add_run(dirs.back());
+    ASSERT_TRUE(added.ok()) << added.error().format();
+  }
+  const std::string a = golden_run_as("20261130-100000-d829", run_rows(1.0)),
+                    b = golden_run_as("20261130-100500-d829", run_rows(0.92));
+  ASSERT_TRUE(store->add_run(a).ok());
+  ASSERT_TRUE(store->add_run(b).ok());
+  auto plain = diff_runs(a, b, Thresholds{}, false);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->text.find("between runs"), std::string::npos) << "not asked";
+  ASSERT_FALSE(plain->comparisons.empty());
+  EXPECT_EQ(plain->comparisons[0].verdict, "slower") << "by the samples alone";
+  auto d = diff_runs(a, b, Thresholds{}, false, false, history);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->comparisons.size(), 2u) << d->text;
+  const Comparison& wg = d->comparisons[0];
+  EXPECT_EQ(wg.product, "wireguard-go");
+  EXPECT_EQ(wg.between_runs, 5u) << "the five earlier runs; A and B left out";
+  EXPECT_GT(wg.between_run_sd, 0.03);
+  EXPECT_EQ(wg.verdict, "no significant difference") << d->text;
+  EXPECT_NE(d->text.find("between runs: each interval above also holds how far whole runs of one build differ here "
+                         "beyond their samples (the history's comparable runs at their current level, these two left "
+                         "out): wireguard-go / a-to-b ±"),
+            std::string::npos)
+      << d->text;
+  EXPECT_EQ(diff_json(*d, Thresholds{})["comparisons"][0]["between_runs"], 5);
+  // A history without the runs' product: not known, and said.
+  const std::string empty = make_temp_dir("spread-empty") + "/history.sqlite";
+  ASSERT_TRUE(HistoryStore::open(empty).ok());
+  d = diff_runs(a, b, Thresholds{}, false, false, empty);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_NE(d->text.find("between runs: not known for wireguard-go / a-to-b, baseline / a-to-b (fewer than 4 other "
+                         "comparable runs in " +
+                         empty + "): their intervals hold each run's own samples only"),
+            std::string::npos)
+      << d->text;
+  d = diff_runs(a, b, Thresholds{}, false, false, empty + ".absent");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_NE(d->text.find("between runs: no history to learn it from ("), std::string::npos) << d->text;
+  for (const auto& dir : dirs) std::filesystem::remove_all(dir);
+  for (const auto& dir : {a, b}) std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(std::filesystem::path(history).parent_path());
+  std::filesystem::remove_all(std::filesystem::path(empty).parent_path());
 }

@@ -20,9 +20,9 @@ int cmd_diff(const Args& a) {
     return usage_error("diff", "--relative compares two runs; one run's versions share their rounds already");
   Thresholds t = a.cost_thresholds;
   t.gbps = a.threshold;
-  auto d = a.positional.size() == 1
-               ? diff_tagged_run(run_dir_arg(a.positional[0]), t)
-               : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), t, a.relative, a.force);
+  auto d = a.positional.size() == 1 ? diff_tagged_run(run_dir_arg(a.positional[0]), t)
+                                    : diff_runs(run_dir_arg(a.positional[0]), run_dir_arg(a.positional[1]), t,
+                                                a.relative, a.force, a.history_path);
   if (!d) return fail(d.error());
   if (a.json) {
     std::cout << diff_json(*d, t).dump(2) << "\n";
@@ -56,12 +56,15 @@ extern const Verb kDiffVerb = {
     "interval\n"
     "(Hodges-Lehmann, Mann-Whitney); the N comparisons of a table cover together with 95 % (each at 1 - 5 %/N) and "
     "each\n"
-    "verdict is what its interval says.\n"
+    "verdict is what its interval says. Two runs: where the history (--history) holds 4 or more other comparable runs "
+    "of a\n"
+    "product, its intervals also hold how far whole runs differ beyond their samples (a line under the table says "
+    "so).\n"
     "With one RUN measured with --product NAME@A=/path --product NAME@B=/path: the same verdicts for B against A, "
     "which\n"
     "ran interleaved in the same rounds (the way to compare two builds: both see the same machine drift).",
-    {"--threshold", "--threshold-cpu", "--threshold-rss", "--threshold-p99", "--relative", "--force", "--json",
-     "--markdown"},
+    {"--threshold", "--threshold-cpu", "--threshold-rss", "--threshold-p99", "--relative", "--force", "--history",
+     "--json", "--markdown"},
     cmd_diff};
 
 }  // namespace vpnlab
