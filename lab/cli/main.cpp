@@ -18,8 +18,7 @@
 #include "lab/run/interrupt.h"
 #include "lab/run/progress.h"
 
-using namespace vpnlab;
-
+namespace vpnlab {
 namespace {
 
 // The words that are not verbs: the version, the help, help2man's text, bash completion.
@@ -80,9 +79,7 @@ int dispatch(const Verb& v, const std::vector<std::string>& words) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int cli_main(int argc, char** argv) {
   // Progress and warnings go to stderr; stdout carries only results (the table, listings).
   install_terminal_door();  // under std::cout and std::cerr, before anything is printed
   Progress::install_logger();
@@ -92,3 +89,8 @@ int main(int argc, char** argv) {
   if (!verb) return unknown_verb(argv[1]);
   return dispatch(*verb, std::vector<std::string>(argv + 2, argv + argc));
 }
+
+}  // namespace
+}  // namespace vpnlab
+
+int main(int argc, char** argv) { return vpnlab::cli_main(argc, argv); }

@@ -19,10 +19,10 @@
 #include "lab/agent/json_lines.h"
 #include "lab/backends/vm/libvirt_handle.h"
 
-using namespace vpnlab;
-using nlohmann::json;
-
+namespace vpnlab {
 namespace {
+
+using nlohmann::json;
 
 // Destroying a domain that is already gone counts as success.
 bool destroy_domain(virConnectPtr conn, const std::string& name, std::string* why) {
@@ -73,9 +73,7 @@ json handle(virConnectPtr conn, const json& req, std::set<std::string>& started,
   return {{"ok", false}, {"error", "unknown op '" + op + "'"}};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int vm_host_main(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: vpnlab-vmhost LIBVIRT_ROOT SOCKET\n");
     return 2;
@@ -119,3 +117,8 @@ int main(int argc, char** argv) {
   destroy_all(conn->get(), started);
   return 0;
 }
+
+}  // namespace
+}  // namespace vpnlab
+
+int main(int argc, char** argv) { return vpnlab::vm_host_main(argc, argv); }
