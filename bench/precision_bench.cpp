@@ -39,38 +39,12 @@ int rounds_to(double target, double log_sd) {
 }
 
 bool measure(const std::string& dir, int rounds, int seconds, LengthResult* out) {
-  const std::string runs = dir + "/runs-" + std::to_string(seconds);
-  SpawnSpec spec;
-  spec.argv = {VPNLAB_BINARY,
-               "run",
-               dir + "/precision.toml",
-               "--product",
-               "baseline",
-               "--product",
-               "wireguard-go",
-               "--samples",
-               std::to_string(rounds),
-               "--duration",
-               std::to_string(seconds) + "s",
-               "--out",
-               runs,
-               "--no-history",
-               "-q"};
-  spec.stdout_path = dir + "/run-" + std::to_string(seconds) + ".log";
-  auto ran = run_command(spec, 24 * 3600.0);
-  if (!ran || ran->exit_status != 0) {
-    fprintf(stderr, "bench: the %d s run failed; its output: %s\n", seconds, spec.stdout_path.c_str());
-    return false;
-  }
-  std::string run_dir;
-  for (const auto& e : std::filesystem::directory_iterator(runs)) run_dir = e.path().string();
-  auto env = nlohmann::json::parse(read_file_text(run_dir + "/environment.json"));
-  auto rows = read_results_csv(run_dir + "/results.csv");
-  if (!rows) return false;
-  auto gbps = [](const SampleRow& r) { return r.gbps; };
+  const std::string tag = std::to_string(seconds);
+  const std::string run_dir = bench::run_baseline_and_wireguard_go(
+      VPNLAB_BINARY, dir + "/precision.toml", rounds, seconds, dir + "/runs-" + tag, dir + "/run-" + tag + ".log");
   std::vector<double> base, wg;
-  pair_rounds(values_by_round(*rows, "baseline", "a-to-b", gbps),
-              values_by_round(*rows, "wireguard-go", "a-to-b", gbps), &base, &wg);
+  if (run_dir.empty() || !bench::paired_baseline_and_wireguard_go(run_dir, &base, &wg)) return false;
+  auto env = nlohmann::json::parse(read_file_text(run_dir + "/environment.json"));
   std::vector<double> ratios;
   for (size_t i = 0; i < base.size(); ++i) ratios.push_back(wg[i] / base[i]);
   RatioInterval ri = ratio_interval(ratios, 0.95);

@@ -50,37 +50,11 @@ LogEstimate log_estimate(const std::vector<double>& values) {
 
 // The three estimates of one run: baseline Gbit/s, wireguard-go Gbit/s, their per-round ratio.
 bool measure_run(const std::string& dir, int index, int rounds, int seconds, std::vector<LogEstimate>* out) {
-  const std::string runs = dir + "/runs-" + std::to_string(index);
-  SpawnSpec spec;
-  spec.argv = {VPNLAB_BINARY,
-               "run",
-               dir + "/spread.toml",
-               "--product",
-               "baseline",
-               "--product",
-               "wireguard-go",
-               "--samples",
-               std::to_string(rounds),
-               "--duration",
-               std::to_string(seconds) + "s",
-               "--out",
-               runs,
-               "--no-history",
-               "-q"};
-  spec.stdout_path = dir + "/run-" + std::to_string(index) + ".log";
-  auto ran = run_command(spec, 24 * 3600.0);
-  if (!ran || ran->exit_status != 0) {
-    fprintf(stderr, "bench: run %d failed; its output: %s\n", index, spec.stdout_path.c_str());
-    return false;
-  }
-  std::string run_dir;
-  for (const auto& e : std::filesystem::directory_iterator(runs)) run_dir = e.path().string();
-  auto rows = read_results_csv(run_dir + "/results.csv");
-  if (!rows) return false;
-  auto gbps = [](const SampleRow& r) { return r.gbps; };
+  const std::string tag = std::to_string(index);
+  const std::string run_dir = bench::run_baseline_and_wireguard_go(VPNLAB_BINARY, dir + "/spread.toml", rounds, seconds,
+                                                                   dir + "/runs-" + tag, dir + "/run-" + tag + ".log");
   std::vector<double> base, wg, ratios;
-  pair_rounds(values_by_round(*rows, "baseline", "a-to-b", gbps),
-              values_by_round(*rows, "wireguard-go", "a-to-b", gbps), &base, &wg);
+  if (run_dir.empty() || !bench::paired_baseline_and_wireguard_go(run_dir, &base, &wg)) return false;
   for (size_t i = 0; i < base.size(); ++i) ratios.push_back(wg[i] / base[i]);
   *out = {log_estimate(base), log_estimate(wg), log_estimate(ratios)};
   return out->at(2).n >= 2;
