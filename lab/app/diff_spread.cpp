@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "lab/history/history_store.h"
 #include "lab/history/run_spread.h"
@@ -45,21 +46,21 @@ std::string add_between_run_spreads(const std::string& history_path, const std::
       return "between runs: the history at " + path + " cannot be read (" + trends.error().message + "): " + unproven;
     series[c.product] = std::move(*trends);
   }
-  std::vector<std::string> added, unknown;  // in the table's order
+  std::vector<std::string> added, absent, few;  // in the table's order
   for (auto& c : *comparisons) {
     if (!(c.ratio > 0)) continue;
-    RunSpread spread;
+    std::optional<RunSpread> spread;  // from the series that holds run A or B
     for (const auto& t : series[c.product]) {
       const bool holds_these = std::any_of(t.points.begin(), t.points.end(), [&](const TrendPoint& p) {
         return p.run_id == run_a_id || p.run_id == run_b_id;
       });
       if (t.product == c.product && t.test == c.test && holds_these) spread = run_spread_of(t, {run_a_id, run_b_id});
     }
-    if (!spread.known()) {
-      unknown.push_back(c.product + " / " + c.test);
+    if (!spread || !spread->known()) {
+      (spread ? few : absent).push_back(c.product + " / " + c.test);
       continue;
     }
-    add_between_run_spread(&c, spread.sd, spread.runs, metric->better, metric->worse);
+    add_between_run_spread(&c, spread->sd, spread->runs, metric->better, metric->worse);
     added.push_back(spread_text(c));
   }
   std::string text;
@@ -68,8 +69,10 @@ std::string add_between_run_spreads(const std::string& history_path, const std::
         "between runs: each interval above also holds how far whole runs of one build differ here beyond their "
         "samples (the history's comparable runs at their current level, these two left out): " +
         listed(added) + "\n";
-  if (!unknown.empty())
-    text += "between runs: not known for " + listed(unknown) + " (fewer than " + std::to_string(kRunSpreadMinRuns) +
+  if (!absent.empty())
+    text += "between runs: not known for " + listed(absent) + " (neither run is in " + path + "): " + unproven;
+  if (!few.empty())
+    text += "between runs: not known for " + listed(few) + " (fewer than " + std::to_string(kRunSpreadMinRuns) +
             " other comparable runs in " + path + "): " + unproven;
   return text;
 }

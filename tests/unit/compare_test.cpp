@@ -560,16 +560,32 @@ TEST(Compare, DiffBetweenTwoRunsHoldsHowFarTheHistorysRunsDiffer) {
             std::string::npos)
       << d->text;
   EXPECT_EQ(diff_json(*d, Thresholds{})["comparisons"][0]["between_runs"], 5);
-  // A history without the runs' product: not known, and said.
+  // A history without the two runs: not known, and said.
   const std::string empty = make_temp_dir("spread-empty") + "/history.sqlite";
   ASSERT_TRUE(HistoryStore::open(empty).ok());
   d = diff_runs(a, b, Thresholds{}, false, false, empty);
   ASSERT_TRUE(d.ok()) << d.error().message;
-  EXPECT_NE(d->text.find("between runs: not known for wireguard-go / a-to-b, baseline / a-to-b (fewer than 4 other "
-                         "comparable runs in " +
+  EXPECT_NE(d->text.find("between runs: not known for wireguard-go / a-to-b, baseline / a-to-b (neither run is in " +
                          empty + "): their intervals hold each run's own samples only"),
             std::string::npos)
       << d->text;
+  // A history with the two runs and too few others: said so.
+  const std::string two = make_temp_dir("spread-two") + "/history.sqlite";
+  {
+    auto few = HistoryStore::open(two);
+    ASSERT_TRUE(few.ok());
+    ASSERT_TRUE(few->add_run(dirs[0]).ok());
+    ASSERT_TRUE(few->add_run(a).ok());
+    ASSERT_TRUE(few->add_run(b).ok());
+  }
+  d = diff_runs(a, b, Thresholds{}, false, false, two);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_NE(d->text.find("between runs: not known for wireguard-go / a-to-b, baseline / a-to-b (fewer than 4 other "
+                         "comparable runs in " +
+                         two + "): "),
+            std::string::npos)
+      << d->text;
+  std::filesystem::remove_all(std::filesystem::path(two).parent_path());
   d = diff_runs(a, b, Thresholds{}, false, false, empty + ".absent");
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_NE(d->text.find("between runs: no history to learn it from ("), std::string::npos) << d->text;
