@@ -176,6 +176,10 @@ TEST(Cli, UsageVersionHelpAndCompletionConventions) {
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "image", ""}).out, "build\nlist\nclean\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "history", "ch"}).out, "check\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "product", ""}).out, "new\n");
+  CliOutcome not_sub = vpnlab_cli({"history", "nope"});
+  EXPECT_EQ(not_sub.status, 2);
+  EXPECT_NE(not_sub.err.find("'nope' is not a history command (import, export, report, check)"), std::string::npos)
+      << "the sub-verbs completion offers: " << not_sub.err;
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "product", "new", ""}).out, "_files\n");
   EXPECT_EQ(vpnlab_cli({"_complete", "3", "image", "build", ""}).out, "_files\n") << "a recipe after 'build'";
   EXPECT_EQ(vpnlab_cli({"_complete", "2", "schema", "s"}).out, "schema\nscorecard.json\nsuite-diff\nsummary.json\n");

@@ -2,6 +2,7 @@
 // to add run directories to it (the runs made before the history existed count too).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -165,10 +166,16 @@ int export_runs(HistoryStore& store, const Args& a) {
   return 0;
 }
 
+// The sub-verbs, as the usage error lists them and completion offers them.
+const std::vector<std::string> kHistorySubverbs = {"import", "export", "report", "check"};
+
 int cmd_history(const Args& a) {
   const std::string sub = a.positional.empty() ? "" : a.positional[0];
-  if (!sub.empty() && sub != "import" && sub != "export" && sub != "report" && sub != "check")
-    return usage_error("history", "'" + sub + "' is not a history command (import, export, report, check)");
+  if (!sub.empty() && std::find(kHistorySubverbs.begin(), kHistorySubverbs.end(), sub) == kHistorySubverbs.end()) {
+    std::string known;
+    for (const auto& s : kHistorySubverbs) known += (known.empty() ? "" : ", ") + s;
+    return usage_error("history", "'" + sub + "' is not a history command (" + known + ")");
+  }
   if (sub == "import" && a.positional.size() < 2)
     return usage_error("history",
                        "give the run directories or exported files to import: history import RUN_DIR|FILE.jsonl...");
@@ -218,8 +225,6 @@ extern const Verb kHistoryVerb = {
      {"--product", "the product (or build NAME@VERSION) whose series to show or check"},
      {"--threshold",
       "check: a regression is worse by more than X (default 0.05) with its interval wholly on the worse side"}},
-    [](const std::vector<std::string>& p) {
-      return first_word_of(p, {"import", "export", "report", "check"});
-    }};
+    [](const std::vector<std::string>& p) { return first_word_of(p, kHistorySubverbs); }};
 
 }  // namespace vpnlab
