@@ -28,31 +28,10 @@ int main(int argc, char** argv) {
   // The quick topology with the warm-up asked for (a file of its own: the shipped one stays).
   std::ofstream(dir + "/overhead.toml") << bench::quick_topology_text(VPNLAB_TOPOLOGIES "/quick.toml", "ovh", warmup);
   const auto t0 = bench::Clock::now();
-  SpawnSpec spec;
-  spec.argv = {VPNLAB_BINARY,
-               "run",
-               dir + "/overhead.toml",
-               "--product",
-               "baseline",
-               "--product",
-               "wireguard-go",
-               "--samples",
-               std::to_string(rounds),
-               "--duration",
-               std::to_string(seconds) + "s",
-               "--out",
-               dir + "/runs",
-               "--no-history",
-               "-q"};
-  spec.stdout_path = dir + "/run.log";
-  auto ran = run_command(spec, 24 * 3600.0);
-  if (!ran || ran->exit_status != 0) {
-    fprintf(stderr, "bench: the run failed; its output: %s/run.log\n", dir.c_str());
-    return 1;
-  }
+  const std::string run_dir = bench::run_baseline_and_wireguard_go(VPNLAB_BINARY, dir + "/overhead.toml", rounds,
+                                                                   seconds, dir + "/runs", dir + "/run.log");
+  if (run_dir.empty()) return 1;
   const double process_s = bench::ms_since(t0) / 1000;
-  std::string run_dir;
-  for (const auto& e : std::filesystem::directory_iterator(dir + "/runs")) run_dir = e.path().string();
   auto env = nlohmann::json::parse(read_file_text(run_dir + "/environment.json"));
   const auto& t = env["timings"];
   const double wall = t["wall_s"].get<double>();
