@@ -33,9 +33,9 @@ bool Sqlite::last_failure_busy() const {
 
 namespace {
 
-// A read-only look at a history: "file:PATH?mode=ro", and immutable (no lock, no -wal or -shm
-// made beside it) where this user could not write them anyway or the file is another user's:
-// a non-root `vpnlab history` on root's WAL file failed with "attempt to write a readonly
+// A read-only look at a history where this user could not write beside it, or the file is
+// another user's: "file:PATH?mode=ro&immutable=1" (no lock, no -wal or -shm made beside it).
+// A non-root `vpnlab history` on root's WAL file failed with "attempt to write a readonly
 // database", and where it could write the directory it left its own -wal and -shm there.
 std::string read_only_uri(const std::string& path) {
   std::string uri = "file:";
@@ -49,12 +49,18 @@ std::string read_only_uri(const std::string& path) {
       uri += static_cast<char>(c);
     }
   }
-  uri += "?mode=ro";
+  return uri + "?mode=ro&immutable=1";
+}
+
+// The user's own file in a directory it may write: a read opens it read-write with every
+// write refused (PRAGMA query_only), so that closing it removes SQLite's -wal and -shm as a
+// writer's close does (a read-only connection leaves them: it may not checkpoint), and it
+// still sees a writer's changes (an immutable one would not).
+bool owned_and_writable(const std::string& path) {
   struct stat st {};
   const std::string dir =
       path.find('/') == std::string::npos ? "." : path.substr(0, std::max<size_t>(path.rfind('/'), 1));
-  if (::stat(path.c_str(), &st) != 0 || st.st_uid != geteuid() || access(dir.c_str(), W_OK) != 0) uri += "&immutable=1";
-  return uri;
+  return ::stat(path.c_str(), &st) == 0 && st.st_uid == geteuid() && access(dir.c_str(), W_OK) == 0;
 }
 
 }  // namespace
@@ -63,12 +69,17 @@ Result<Sqlite> Sqlite::open(const std::string& path, bool create, int busy_ms, b
   Sqlite s;
   s.path_ = path;
   sqlite3* raw = nullptr;
-  int flags =
-      (read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)) |
-      SQLITE_OPEN_NOFOLLOW;
-  int rc = sqlite3_open_v2(read_only ? read_only_uri(path).c_str() : path.c_str(), &raw, flags, nullptr);
+  const bool immutable = read_only && !owned_and_writable(path);
+  int flags = (immutable ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+                         : SQLITE_OPEN_READWRITE | (create && !read_only ? SQLITE_OPEN_CREATE : 0)) |
+              SQLITE_OPEN_NOFOLLOW;
+  int rc = sqlite3_open_v2(immutable ? read_only_uri(path).c_str() : path.c_str(), &raw, flags, nullptr);
   s.db_.reset(raw);  // closed even when the open failed
   if (rc != SQLITE_OK) return s.failure("cannot open", rc);
+  if (read_only && !immutable) {
+    rc = sqlite3_exec(raw, "PRAGMA query_only = ON", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return s.failure("cannot make the connection read-only", rc);
+  }
   sqlite3_extended_result_codes(raw, 0);
   sqlite3_busy_timeout(raw, busy_ms);
   // No value vpnlab stores is near this (a row is a CSV line, an environment at most 4 MiB):

@@ -326,6 +326,37 @@ TEST(History, AnotherUsersHistoryIsReadWithoutWritingBesideIt) {
   }
 }
 
+// The owner reads its own history (history, diff's between-run spread): nothing is left
+// beside the file either (before: SQLite's -wal and -shm of a read-only reader stayed there,
+// since only a connection that may write removes them when it closes).
+TEST(History, ItsOwnersReadLeavesNothingBesideIt) {
+  const std::string dir = make_temp_dir("history-own");
+  const std::string path = dir + "/h.sqlite";
+  {
+    auto store = HistoryStore::open(path);
+    ASSERT_TRUE(store.ok()) << store.error().format();
+    ASSERT_TRUE(store->add_run(kRun).ok());
+  }
+  auto files = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const auto before = files();
+  const std::string bytes = file_bytes(path);
+  {
+    auto store = HistoryStore::open(path, HistoryAccess::read_only);
+    ASSERT_TRUE(store.ok()) << store.error().format();
+    auto runs = store->runs();
+    ASSERT_TRUE(runs.ok()) << runs.error().format();
+    EXPECT_EQ(runs->size(), 1u);
+  }
+  EXPECT_EQ(files(), before);
+  EXPECT_EQ(file_bytes(path), bytes) << "read, not written";
+  std::filesystem::remove_all(dir);
+}
+
 TEST(History, ARunResumedSinceReplacesItsEntry) {
   const std::string dir = make_temp_dir("history");
   auto store = HistoryStore::open(dir + "/h.sqlite");
