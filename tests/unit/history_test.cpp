@@ -116,6 +116,14 @@ TEST(History, AFileThatIsNotAVpnlabHistoryIsRefusedAndLeftAsItWas) {
 
 namespace {
 
+// The names in `dir`, sorted: what a read may have left beside a history.
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 int64_t pragma(const std::string& path, const char* name) {
   sqlite3* raw = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
@@ -294,12 +302,7 @@ TEST(History, AnotherUsersHistoryIsReadWithoutWritingBesideIt) {
     ASSERT_TRUE(store.ok()) << store.error().format();
     ASSERT_TRUE(store->add_run(kRun).ok());
   }
-  auto files = [&] {
-    std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  };
+  auto files = [&] { return names_in(dir); };
   const auto before = files();
   pid_t pid = fork();
   if (pid == 0) {
@@ -337,12 +340,7 @@ TEST(History, ItsOwnersReadLeavesNothingBesideIt) {
     ASSERT_TRUE(store.ok()) << store.error().format();
     ASSERT_TRUE(store->add_run(kRun).ok());
   }
-  auto files = [&] {
-    std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  };
+  auto files = [&] { return names_in(dir); };
   const auto before = files();
   const std::string bytes = file_bytes(path);
   {
