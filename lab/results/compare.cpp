@@ -120,8 +120,9 @@ void add_between_run_spread(Comparison* c, double run_sd, size_t runs, const std
   const double se = (std::log(c->ci_high) - std::log(c->ci_low)) / (2 * z);
   c->p_value = std::min(1.0, 2 * boost::math::cdf(boost::math::complement(standard, std::fabs(r) / se)));
   if (c->detectable > 0 && std::isfinite(c->detectable)) {
-    const double power_z = z + boost::math::quantile(standard, 0.8);
-    c->detectable = std::exp(std::hypot(std::log(1 + c->detectable), power_z * std::sqrt(2.0) * run_sd)) - 1;
+    // The same t as the interval's between-run term, plus 80 % power's normal quantile.
+    const double power_t = t + boost::math::quantile(standard, 0.8);
+    c->detectable = std::exp(std::hypot(std::log(1 + c->detectable), power_t * std::sqrt(2.0) * run_sd)) - 1;
   }
   c->between_run_sd = run_sd;
   judge_by_interval(c, better, worse);
