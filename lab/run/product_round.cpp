@@ -15,6 +15,7 @@
 #include "lab/run/product_tunnels.h"
 #include "lab/run/progress.h"
 #include "lab/run/sample.h"
+#include "lab/run/sample_meters.h"
 #include "lab/run/variant.h"
 
 namespace vpnlab {
@@ -242,6 +243,7 @@ void warm_up(const RoundContext& c, const SampleContext& sc, int first_sample, P
   plain.spec.zero_loss = false;
   SampleContext wc = sc;
   wc.test = &plain;
+  wc.meters_off.merge(meters_only_a_kept_row_needs());
   PlaintextWatch watch;
   std::string watch_error;
   const bool carries =

@@ -224,11 +224,13 @@ const LatencyProbe::Summary* latency_summary(const LatencyMeter* meter) { return
 
 namespace {
 
-// One entry per meter, in begin order: its name (RunOptions::meters_off) and what makes it,
-// or nullptr where it has nothing to measure for this sample.
+// One entry per meter, in begin order: its name (RunOptions::meters_off), what makes it (or
+// nullptr where it has nothing to measure for this sample), and whether a row's validity
+// depends on it (a warm-up, discarded, runs only those).
 struct MeterEntry {
   const char* name;
   std::unique_ptr<SampleMeter> (*make)(const SampleContext& c, const TestDriver& driver);
+  bool judges_validity = false;
 };
 
 const MeterEntry kMeters[] = {
@@ -248,7 +250,8 @@ const MeterEntry kMeters[] = {
     {"rules",
      [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> {
        return std::make_unique<RuleMeter>();
-     }},
+     },
+     true},
     {"cpu",
      [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> {
        return std::make_unique<CpuMeter>();
@@ -264,6 +267,13 @@ const MeterEntry kMeters[] = {
 std::vector<std::string> meter_names() {
   std::vector<std::string> out;
   for (const auto& m : kMeters) out.push_back(m.name);
+  return out;
+}
+
+std::set<std::string> meters_only_a_kept_row_needs() {
+  std::set<std::string> out;
+  for (const auto& m : kMeters)
+    if (!m.judges_validity) out.insert(m.name);
   return out;
 }
 

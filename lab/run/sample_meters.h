@@ -4,6 +4,7 @@
 // per-sample measurement is one meter here and its line in sample_meters().
 #pragma once
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct SampleMeters {
 SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver);
 // Every meter's name, in begin order ("daemon-usage", "relay", "latency", "rules", "cpu", "rss").
 std::vector<std::string> meter_names();
+// The meters a discarded sample (a warm-up, the plaintext check's own) leaves out: all but
+// those a row's validity depends on (a variant's rule counters). What they measure would
+// only cost time there.
+std::set<std::string> meters_only_a_kept_row_needs();
 
 // Begins each meter in order; on a failure, the meters begun so far are dropped.
 Status begin_meters(const SampleContext& c, SampleMeters* meters);

@@ -180,8 +180,14 @@ class FakeRuntime : public NodeRuntime {
     rule_packets_[node] += rule_packets_step;
     return Counted{static_cast<uint64_t>(rule_packets_[node]), 1};
   }
+  // A probe that answers one echo in 0.1 ms when `probes_answer`; else none (no latency columns).
+  struct AnsweringProbe : LatencyProbe {
+    Summary stop() override { return Summary{.sent = 1, .answered = 1, .p50_ms = 0.1, .p99_ms = 0.1, .max_ms = 0.1}; }
+  };
+  bool probes_answer = false;
   Result<std::unique_ptr<LatencyProbe>> latency_probe(const std::string& node, Ipv4Addr, int, int) override {
     note("latency_probe " + node);
+    if (probes_answer) return std::unique_ptr<LatencyProbe>(std::make_unique<AnsweringProbe>());
     return std::unique_ptr<LatencyProbe>();
   }
   Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&,

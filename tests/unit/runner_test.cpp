@@ -126,6 +126,21 @@ TEST(Runner, AMeterLeftOutIsNotRunAndTheRunSaysSo) {
   EXPECT_EQ(all.outputs.summary.find("without these meters"), std::string::npos);
 }
 
+// A warm-up is discarded, so nothing it would measure is worth its time (issue 66): no
+// latency probe, no CPU or memory sampling; only what decides whether its row is valid (a
+// variant's rule counters) still runs. Each measured sample probes twice: idle, then loaded.
+TEST(Runner, AWarmUpRunsOnlyTheMetersItsValidityNeeds) {
+  if (find_program("iperf3").empty()) GTEST_SKIP() << "the availability probe needs iperf3";
+  FakeRun r;
+  r.script = [](FakeRuntime& f) { f.probes_answer = true; };
+  Plan plan = quick_plan({"baseline"}, 3);
+  plan.warmup_s = 1;
+  auto report = run_fake(&r, plan);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  EXPECT_EQ(r.count("latency_probe a"), 2 * 3);
+  for (const auto& row : report->rows) EXPECT_GT(row.idle_probes, 0) << row.sample;
+}
+
 // A variant is set up on every VPN node after the lab is built and before anything of the
 // product starts, at its points only; its counters are read around each sample, and a
 // sample in which they counted nothing is not valid.
