@@ -178,8 +178,12 @@ class LatencyMeter : public SampleMeter {
   explicit LatencyMeter(bool under_load) : under_load_(under_load) {}
   Status begin(const SampleContext& c) override {
     const Ipv4Addr target = c.plan->target_address(*c.test, 0, c.session->tunnel());
-    auto idle = under_load_ ? c.nodes->latency_probe(c.test->spec.client, target, kIdleIntervalMs, 0)
-                            : Result<std::unique_ptr<LatencyProbe>>(nullptr);
+    const bool idle_known = under_load_ && c.idle_from && c.idle_from->idle_probes > 0;
+    if (idle_known)
+      idle_ = LatencyProbe::Summary{
+          .sent = c.idle_from->idle_probes, .answered = c.idle_from->idle_probes, .p50_ms = c.idle_from->idle_p50_ms};
+    auto idle = under_load_ && !idle_known ? c.nodes->latency_probe(c.test->spec.client, target, kIdleIntervalMs, 0)
+                                           : Result<std::unique_ptr<LatencyProbe>>(nullptr);
     if (!idle) return idle.error();
     if (*idle) {
       (void)measurement_window_interrupted(c.interrupt_fd, kIdleWindowMs);

@@ -17,13 +17,14 @@ SampleRow run_zero_loss_search(const SampleContext& c, const std::string& label,
   SampleContext tc = c;
   tc.test = &trial;
   double pass = 0, fail = spec.bitrate_bps;
-  SampleRow best, last;
+  SampleRow best, last, first;
   bool found = false;
   for (int step = 1; step <= spec.steps; ++step) {
     const double rate = step == 1 ? spec.bitrate_bps : (pass + fail) / 2;
     trial.spec.bitrate_bps = rate;
     last = run_sample(tc, label + "-try" + std::to_string(step), trial_s, interrupted);
     if (*interrupted || last.status != "ok" || (!last.valid && c.session->tunnel())) return last;
+    if (step == 1) first = last, tc.idle_from = &first;  // the idle path, measured once
     if (last.loss_pct <= spec.max_loss_pct) {
       pass = rate, best = last, found = true;
       // The highest rate asked for passes; or the sender could not reach the rate (it

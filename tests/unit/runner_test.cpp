@@ -141,6 +141,30 @@ TEST(Runner, AWarmUpRunsOnlyTheMetersItsValidityNeeds) {
   for (const auto& row : report->rows) EXPECT_GT(row.idle_probes, 0) << row.sample;
 }
 
+// A zero-loss search's trials are one sample (issue 66): the idle round trip is measured
+// before the first trial only, and every later trial's added latency is reckoned from it.
+// Here each trial loses 5 %, so all three run; each probes under its load.
+TEST(Runner, AZeroLossSearchMeasuresTheIdleRoundTripOncePerSample) {
+  if (find_program("iperf3").empty()) GTEST_SKIP() << "the availability probe needs iperf3";
+  auto lossy = nlohmann::json::parse(read_file_text(VPNLAB_TEST_DATA "/iperf3-forward.json"));
+  lossy["end"]["sum"] = {{"packets", 1000}, {"lost_packets", 50}};
+  FakeRun r;
+  r.script = [&](FakeRuntime& f) {
+    f.probes_answer = true;
+    f.iperf_client_output = lossy.dump();
+  };
+  Plan plan = quick_plan({"baseline"}, 1);
+  plan.duration_s = 3;
+  TestSpec& t = plan.tests.front().spec;
+  t.udp = true, t.zero_loss = true, t.steps = 3, t.bitrate_bps = 1e9, t.max_loss_pct = 0.1;
+  auto report = run_fake(&r, plan);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  EXPECT_EQ(r.count("latency_probe a"), 1 + 3);
+  ASSERT_EQ(report->rows.size(), 1u);
+  EXPECT_EQ(report->rows[0].idle_probes, 1);
+  EXPECT_NEAR(report->rows[0].idle_p50_ms, 0.1, 1e-9);
+}
+
 // A variant is set up on every VPN node after the lab is built and before anything of the
 // product starts, at its points only; its counters are read around each sample, and a
 // sample in which they counted nothing is not valid.
