@@ -20,10 +20,12 @@ RunTiming finish_timing(const PhaseClock& phases, double wall_s, int samples) {
 namespace {
 
 // What the harness costs per sample: the wall time that is neither a sample's asked-for
-// seconds nor a warm-up's (both are what the user asked for).
+// seconds, nor a warm-up's, nor the idle round trip before a bulk sample (what the user
+// asked for).
 double overhead_per_sample(const RunTiming& t) {
-  return t.samples > 0 ? (t.wall_s - t.phases.seconds(kPhaseMeasuring) - t.phases.seconds(kPhaseWarmup)) / t.samples
-                       : 0;
+  const double asked =
+      t.phases.seconds(kPhaseMeasuring) + t.phases.seconds(kPhaseWarmup) + t.phases.seconds(kPhaseIdleRoundTrip);
+  return t.samples > 0 ? (t.wall_s - asked) / t.samples : 0;
 }
 
 }  // namespace

@@ -17,7 +17,10 @@ inline constexpr const char* kPhaseBringUp = "bring-up";  // the product started
 inline constexpr const char* kPhaseChecks =
     "checks";  // offloads recorded, plaintext check (once, unless the warm-up carries it)
 inline constexpr const char* kPhaseWarmup = "warm-up";
-inline constexpr const char* kPhaseMeasuring = "measuring";             // the samples' asked-for seconds
+inline constexpr const char* kPhaseMeasuring = "measuring";  // the samples' asked-for seconds
+// The latency meter's idle window before a bulk sample: a measurement of its own (the
+// idle round trip that "added latency" is reckoned from), not the harness's cost.
+inline constexpr const char* kPhaseIdleRoundTrip = "idle round trip";
 inline constexpr const char* kPhaseSampleOverhead = "sample overhead";  // iperf3 start and stop, counters, proof
 inline constexpr const char* kPhaseRecording = "recording";             // rows to results.csv (fsync)
 inline constexpr const char* kPhaseProductStop = "product stop";

@@ -274,6 +274,8 @@ std::vector<std::string> meter_names() {
   return out;
 }
 
+double idle_window_s(const SampleRow& row) { return row.idle_probes > 0 ? kIdleWindowMs / 1000.0 : 0; }
+
 std::set<std::string> meters_only_a_kept_row_needs() {
   std::set<std::string> out;
   for (const auto& m : kMeters)

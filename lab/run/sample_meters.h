@@ -41,6 +41,9 @@ std::vector<std::string> meter_names();
 // those a row's validity depends on (a variant's rule counters). What they measure would
 // only cost time there.
 std::set<std::string> meters_only_a_kept_row_needs();
+// The seconds the latency meter spent on the idle round trip before `row`'s load (one window
+// per sample, a zero-loss search's included); 0 where it measured none.
+double idle_window_s(const SampleRow& row);
 
 // Begins each meter in order; on a failure, the meters begun so far are dropped.
 Status begin_meters(const SampleContext& c, SampleMeters* meters);

@@ -139,6 +139,9 @@ TEST(Runner, AWarmUpRunsOnlyTheMetersItsValidityNeeds) {
   ASSERT_TRUE(report.ok()) << report.error().format();
   EXPECT_EQ(r.count("latency_probe a"), 2 * 3);
   for (const auto& row : report->rows) EXPECT_GT(row.idle_probes, 0) << row.sample;
+  // Each sample's idle window is timed apart from the harness's overhead.
+  EXPECT_EQ(report->timing.phases.count(kPhaseIdleRoundTrip), 3);
+  EXPECT_NEAR(report->timing.phases.sum(), report->timing.wall_s, 1e-9);
 }
 
 // A zero-loss search's trials are one sample (issue 66): the idle round trip is measured
