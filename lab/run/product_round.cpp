@@ -243,7 +243,7 @@ void warm_up(const RoundContext& c, const SampleContext& sc, int first_sample, P
   plain.spec.zero_loss = false;
   SampleContext wc = sc;
   wc.test = &plain;
-  wc.meters_off.merge(meters_only_a_kept_row_needs());
+  wc.discarded = true;
   PlaintextWatch watch;
   std::string watch_error;
   const bool carries =

@@ -29,6 +29,9 @@ struct SampleContext {
   uint64_t* port_bytes_out = nullptr;      // gets iperf3's delivered bytes of a valid sample
   std::string crr_program = "vpnlab-crr";  // crr tests' generator (RunOptions::crr_program)
   std::set<std::string> meters_off;        // RunOptions::meters_off
+  // A sample whose row is discarded (a warm-up, the plaintext check's own): it runs only the
+  // meters its validity or its test needs (sample_meters.h).
+  bool discarded = false;
   // A trial of the same sample whose idle round trip stands for this one's (a zero-loss
   // search's later trials): the latency meter does not probe the idle path again.
   const SampleRow* idle_from = nullptr;

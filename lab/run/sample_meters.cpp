@@ -229,12 +229,14 @@ const LatencyProbe::Summary* latency_summary(const LatencyMeter* meter) { return
 namespace {
 
 // One entry per meter, in begin order: its name (RunOptions::meters_off), what makes it (or
-// nullptr where it has nothing to measure for this sample), and whether a row's validity
-// depends on it (a warm-up, discarded, runs only those).
+// nullptr where it has nothing to measure for this sample), and whether a discarded sample
+// (a warm-up, the plaintext check's own) still runs it: where a row's validity depends on
+// it (a variant's rule counters), or where it is the test itself (a latency test's echoes).
+// Elsewhere what it measures would only cost time there.
 struct MeterEntry {
   const char* name;
   std::unique_ptr<SampleMeter> (*make)(const SampleContext& c, const TestDriver& driver);
-  bool judges_validity = false;
+  bool (*kept_when_discarded)(const TestDriver& driver) = nullptr;
 };
 
 const MeterEntry kMeters[] = {
@@ -250,12 +252,13 @@ const MeterEntry kMeters[] = {
      [](const SampleContext& c, const TestDriver& driver) -> std::unique_ptr<SampleMeter> {
        if (c.repeating_payload || !driver.with_echoes()) return nullptr;
        return std::make_unique<LatencyMeter>(driver.kind() == "throughput");
-     }},
+     },
+     [](const TestDriver& driver) { return driver.kind() != "throughput"; }},
     {"rules",
      [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> {
        return std::make_unique<RuleMeter>();
      },
-     true},
+     [](const TestDriver&) { return true; }},
     {"cpu",
      [](const SampleContext&, const TestDriver&) -> std::unique_ptr<SampleMeter> {
        return std::make_unique<CpuMeter>();
@@ -276,17 +279,11 @@ std::vector<std::string> meter_names() {
 
 double idle_window_s(const SampleRow& row) { return row.idle_probes > 0 ? kIdleWindowMs / 1000.0 : 0; }
 
-std::set<std::string> meters_only_a_kept_row_needs() {
-  std::set<std::string> out;
-  for (const auto& m : kMeters)
-    if (!m.judges_validity) out.insert(m.name);
-  return out;
-}
-
 SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver) {
   SampleMeters m;
   for (const auto& entry : kMeters) {
     if (c.meters_off.count(entry.name)) continue;
+    if (c.discarded && !(entry.kept_when_discarded && entry.kept_when_discarded(driver))) continue;
     auto meter = entry.make(c, driver);
     if (!meter) continue;
     if (std::string(entry.name) == "latency") m.latency = static_cast<const LatencyMeter*>(meter.get());

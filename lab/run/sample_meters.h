@@ -33,14 +33,11 @@ struct SampleMeters {
 
 // The meters of one sample of `driver`'s kind: daemon usage, relays' usage, the latency
 // probe (where the test has echoes and this is not the plaintext check), the variant's rule
-// counters, CPU time, daemon memory over time; none named in c.meters_off.
+// counters, CPU time, daemon memory over time; none named in c.meters_off, and in a discarded
+// sample only those its row or its test needs.
 SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver);
 // Every meter's name, in begin order ("daemon-usage", "relay", "latency", "rules", "cpu", "rss").
 std::vector<std::string> meter_names();
-// The meters a discarded sample (a warm-up, the plaintext check's own) leaves out: all but
-// those a row's validity depends on (a variant's rule counters). What they measure would
-// only cost time there.
-std::set<std::string> meters_only_a_kept_row_needs();
 // The seconds the latency meter spent on the idle round trip before `row`'s load (one window
 // per sample, a zero-loss search's included); 0 where it measured none.
 double idle_window_s(const SampleRow& row);
