@@ -215,6 +215,10 @@ Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTun
     return ok_status();
   }
   if (warmup_carries_plaintext(plan)) return ok_status();
+  // With warm-ups asked for, the check's transfer, as long as one, is the first test's
+  // warm-up this round (measure_tests skips that one), and timed as one.
+  const bool warms = plan.warmup_s >= 1;
+  PhaseSpan span(c.clock, warms ? kPhaseWarmup : kPhaseChecks);
   std::string raw, logs;
   if (auto s = dirs_for(c.opts->run_dir, spec.name, plan.tests.front().spec.name, &raw, &logs); !s) return s;
   // iperf3's repeating payload is what the watch looks for: an rr or crr test lends its
@@ -230,8 +234,9 @@ Status check_plaintext_once(const RoundContext& c, NodeRuntime& topo, ProductTun
                                                  .raw_dir = raw,
                                                  .log_dir = logs,
                                                  .interrupt_fd = c.opts->interrupt_fd},
-                                   interrupted),
+                                   warms ? plan.warmup_s : 1, interrupted),
                    outcome);
+  outcome->warmed_by_check = warms;
   return ok_status();
 }
 
@@ -319,7 +324,9 @@ Status measure_tests(const RoundContext& c, const std::vector<int>& samples, Nod
                      .interrupt_fd = c.opts->interrupt_fd};
     sc.crr_program = c.opts->crr_program;
     sc.meters_off = c.opts->meters_off;
-    if (plan.warmup_s >= 1) warm_up(c, sc, samples.front(), outcome, interrupted);
+    const bool warmed = outcome->warmed_by_check && &test == &plan.tests.front();
+    outcome->warmed_by_check = false;
+    if (plan.warmup_s >= 1 && !warmed) warm_up(c, sc, samples.front(), outcome, interrupted);
     for (int i : samples) {
       if (*interrupted) break;
       if (c.measured(test.spec.name, i)) continue;
@@ -411,9 +418,9 @@ Status run_product_round(const RoundContext& given, const std::vector<int>& samp
     }
     outcome->started = true;
     if (spec.tunnel) spdlog::info("  up and answering pings after {:.2f} s", (*session)->bringup_seconds());
+    checks.stop();  // the plaintext check times itself: it may be the first warm-up
     if (check_plaintext && !c.plan->tests.empty())
       if (auto s = check_plaintext_once(c, **topo, **session, outcome, interrupted); !s) return s;
-    checks.stop();
     if (auto s = measure_tests(c, samples, **topo, **session, outcome, rows, interrupted); !s) return s;
     PhaseSpan stop(c.clock, kPhaseProductStop);
     (*session)->stop();

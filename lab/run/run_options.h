@@ -53,6 +53,7 @@ struct ProductOutcome {
   double bringup_s = 0;
   std::string plaintext;           // "" = the plaintext check passed; otherwise why not
   bool plaintext_checked = false;  // done once per product, on its first bring-up
+  bool warmed_by_check = false;    // this round's check transfer stands for its first test's warm-up
   // One line per bring-up that failed and was tried again: its round, why, where its logs are.
   std::vector<std::string> failed_bringups;
   std::vector<std::string> leftovers;  // teardown audit: what its stop left running or configured

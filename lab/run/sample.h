@@ -85,8 +85,8 @@ class PlaintextWatch {
   End end_;
   uint64_t delivered_ = 0;
 };
-// A 1 s sample of its own carrying the watch. "" when as expected, otherwise why not.
-std::string plaintext_check(SampleContext c, bool* interrupted);
+// A sample of its own (`seconds` long) carrying the watch. "" when as expected, otherwise why not.
+std::string plaintext_check(SampleContext c, double seconds, bool* interrupted);
 
 // Decides whether a VPN node's share of a sample crossed the tunnel: its overlay
 // interface, its links toward other VPN nodes (the encrypted packets) and the product's

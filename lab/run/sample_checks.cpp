@@ -78,11 +78,11 @@ std::string PlaintextWatch::verdict(const ProductSpec& spec, const SampleRow& ro
   return "";
 }
 
-std::string plaintext_check(SampleContext c, bool* interrupted) {
+std::string plaintext_check(SampleContext c, double seconds, bool* interrupted) {
   PlaintextWatch watch;
   c.discarded = true;
   if (auto e = watch.start(&c); !e.empty()) return e;
-  SampleRow row = run_sample(c, "plaintext-check", 1, interrupted);
+  SampleRow row = run_sample(c, "plaintext-check", seconds, interrupted);
   return watch.verdict(*c.spec, row);
 }
 

@@ -190,12 +190,22 @@ class FakeRuntime : public NodeRuntime {
     if (probes_answer) return std::unique_ptr<LatencyProbe>(std::make_unique<AnsweringProbe>());
     return std::unique_ptr<LatencyProbe>();
   }
-  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string&, const std::string&, const std::string&,
+  // With `watches`, a watch that saw the payload in clear on every byte of the port (what a
+  // baseline shows); else none (the check is not taken).
+  struct SeeingWatch : PayloadWatch {
+    Summary stop() override {
+      return Summary{.frames = 10, .bytes = 1000, .ipv4_bytes = 1000, .port_bytes = 1000, .pattern_seen = true};
+    }
+  };
+  bool watches = false;
+  Result<std::unique_ptr<PayloadWatch>> payload_watch(const std::string& node, const std::string&, const std::string&,
                                                       int) override {
+    note("payload_watch " + node);
+    if (watches) return std::unique_ptr<PayloadWatch>(std::make_unique<SeeingWatch>());
     return std::unique_ptr<PayloadWatch>();
   }
   std::string limits() const override { return "a fake"; }
-  bool can_watch_payload() const override { return false; }
+  bool can_watch_payload() const override { return watches; }
   std::vector<uint64_t> inodes() const override { return {}; }
   int wait_outside_idle(int) override { return 0; }  // a fake machine is idle
   Status settle_after_teardown(double) override { return ok_status(); }

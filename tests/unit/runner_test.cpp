@@ -168,6 +168,24 @@ TEST(Runner, AZeroLossSearchMeasuresTheIdleRoundTripOncePerSample) {
   EXPECT_NEAR(report->rows[0].idle_p50_ms, 0.1, 1e-9);
 }
 
+// Where the first test is not bulk, the plaintext check runs a transfer of its own through
+// the tunnel, once per product: with warm-ups asked for, that transfer is the first test's
+// warm-up in that round (issue 66), as long as one, and timed as one.
+TEST(Runner, ThePlaintextChecksOwnTransferIsTheFirstRoundsWarmUp) {
+  if (find_program("iperf3").empty()) GTEST_SKIP() << "the availability probe needs iperf3";
+  FakeRun r;
+  r.script = [](FakeRuntime& f) { f.probes_answer = f.watches = true; };
+  Plan plan = quick_plan({"baseline"}, 2);
+  plan.warmup_s = 1;
+  plan.tests.front().spec.kind = "latency";
+  auto report = run_fake(&r, plan);
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  EXPECT_EQ(r.count("payload_watch a"), 1);
+  EXPECT_EQ(r.count("latency_probe a"), 1 + 2) << "round 2's warm-up, then the 2 samples";
+  EXPECT_EQ(report->timing.phases.count(kPhaseWarmup), 2);
+  for (const auto& row : report->rows) EXPECT_EQ(row.status, "ok") << row.reason;
+}
+
 // A variant is set up on every VPN node after the lab is built and before anything of the
 // product starts, at its points only; its counters are read around each sample, and a
 // sample in which they counted nothing is not valid.
