@@ -35,6 +35,13 @@ double sample_overhead(const Plan& plan, const PlanTest& t) {
   return one * trials(t);
 }
 
+// Around a warm-up: the same, less what only a measured sample spends (its meters are left
+// out), and one plain sample where a zero-loss search would run its trials.
+double warmup_overhead(const Plan& plan, const PlanTest& t) {
+  const TestKindTraits& kind = test_kind(t.spec.kind);
+  return sample_overhead(plan, t) / trials(t) - kind.measured_only_s;
+}
+
 // How many tests of the plan a product runs (a relay chain it has no relay for: none of
 // those).
 size_t tests_run(const Plan& plan, const std::string& product) {
@@ -62,15 +69,20 @@ RunTimeEstimate estimate_run_time(const Plan& plan) {
     const double sessions = static_cast<double>(std::max<size_t>(1, plan.hops.size()));
     e.labs_s += rounds * points * (lab_s + (up == plan.bringup_s.end() ? 0 : up->second * sessions));
     // The plaintext check, once per product: the first warm-up carries it when that is a
-    // throughput test's; else a 1 s one-stream transfer of its own.
-    if (!(plan.warmup_s >= 1 && plan.tests.front().spec.kind == "throughput"))
-      e.warmup_s += 1 + test_kind("throughput").sample_overhead_s;
+    // throughput test's; else a one-stream transfer of its own, which with warm-ups asked
+    // for is the first test's warm-up in its round (as long as one), else 1 s.
+    const TestKindTraits& bulk = test_kind("throughput");
+    const double check_overhead = bulk.sample_overhead_s - bulk.measured_only_s;
+    if (plan.warmup_s < 1)
+      e.warmup_s += 1 + check_overhead;
+    else if (plan.tests.front().spec.kind != "throughput")
+      e.warmup_s += check_overhead - warmup_overhead(plan, plan.tests.front());
     // Each test is at one lab point (or every test at the one lab): per round, its warm-up
     // and the round's samples. A product runs the same fraction of every test kind.
     const double fraction = static_cast<double>(run) / static_cast<double>(plan.tests.size());
     for (const auto& t : plan.tests) {
       const double overhead = sample_overhead(plan, t);
-      if (plan.warmup_s >= 1) e.warmup_s += fraction * rounds * (plan.warmup_s + overhead);
+      if (plan.warmup_s >= 1) e.warmup_s += fraction * rounds * (plan.warmup_s + warmup_overhead(plan, t));
       e.measuring_s += fraction * plan.samples * asked_seconds(t, plan.duration_s);
       e.overhead_s += fraction * plan.samples * overhead;
     }

@@ -25,6 +25,7 @@ std::deque<TestKindTraits> builtin_kinds() {
   throughput.name = "throughput";
   throughput.hint = "\"throughput\" (iperf3, the default)";
   throughput.no_size = "'size' is the request/response size of an rr or crr test";
+  throughput.measured_only_s = 0.1;  // lab/run/sample_meters.cpp kIdleWindowMs
 
   TestKindTraits rr;
   rr.name = "rr";

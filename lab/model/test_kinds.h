@@ -47,6 +47,9 @@ struct TestKindTraits {
   // bench/plan_bench.sh; lab/model/plan_time.h); and each process beyond a test's first.
   double sample_overhead_s = 0.15;
   double process_overhead_s = 0.02;
+  // Of sample_overhead_s, what only a measured sample spends: the latency meter's idle round
+  // trip before a bulk load. A warm-up (its meters left out) costs the rest.
+  double measured_only_s = 0;
   // The plan's line for a transaction test (a throughput test's is the traffic's).
   std::function<std::string(const TestSpec&, const TrafficProcess&)> plan_line;
 };

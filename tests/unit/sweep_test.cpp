@@ -203,10 +203,10 @@ TEST(Sweep, ABudgetTooShortForTheSweepIsRefusedUnlessForced) {
   auto refused = sequential_request(request, &refused_plan);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message,
-            "the sweep's 10 points (10 tests) x 3 products take ~127 s a round: the time budget holds 1 of the 3 "
+            "the sweep's 10 points (10 tests) x 3 products take ~126 s a round: the time budget holds 1 of the 3 "
             "rounds a first look needs");
   EXPECT_EQ(refused.error().hint,
-            "raise max_time (--max-time; 3 rounds take about 6.4 min), sweep fewer points, or give --force to measure "
+            "raise max_time (--max-time; 3 rounds take about 6.3 min), sweep fewer points, or give --force to measure "
             "what fits");
   request.force = true;
   EXPECT_TRUE(sequential_request(request, &plan).ok());
