@@ -3,7 +3,7 @@
 # then removed, leaving nothing. Skips (77) without root, or when a vpnlab package is
 # already installed (it is never replaced or removed by a test).
 #   tests/package/deb_test.sh PACKAGE_DIR
-# calls: dpkg dpkg-deb dpkg-query man awk mktemp stat mv cmp
+# calls: dpkg dpkg-deb dpkg-query man awk mktemp stat mv cmp sed
 set -euo pipefail
 pkg_dir="$1"
 fail() { echo "deb_test: FAILED: $*" >&2; exit 1; }
@@ -57,6 +57,14 @@ echo "$complete_out" | grep -q "baseline baseline-nooffload" || fail "completion
 vpnlab products --json > "$out/products.json"
 grep -q '"products_path": "/usr/share/vpnlab/products' "$out/products.json" || fail "products not looked up in /usr/share/vpnlab/products: $(head -5 "$out/products.json")"
 vpnlab validate /usr/share/vpnlab/topologies/quick.toml || fail "vpnlab validate of the installed quick topology"
+# The shipped suites, and every topology they name (relative to the suite file), installed.
+for suite in seeds quick; do
+  file=/usr/share/vpnlab/suites/$suite.toml
+  [ -f "$file" ] || fail "no $file"
+  for topo in $(sed -n 's/^topology = "\(.*\)"/\1/p' "$file"); do
+    [ -f "/usr/share/vpnlab/suites/$topo" ] || fail "$file names $topo, which is not installed"
+  done
+done
 # The data contract as installed is what the binary prints.
 for name in summary.json environment.json run rows.jsonl; do
   cmp -s <(vpnlab schema "$name") "/usr/share/vpnlab/schemas/$name.schema.json" || fail "/usr/share/vpnlab/schemas/$name.schema.json is not 'vpnlab schema $name'"
