@@ -9,7 +9,7 @@ page="$1/vpnlab.1.gz"
 fail() { echo "man_test: FAILED: $*" >&2; exit 1; }
 [ -f "$page" ] || fail "no $page (help2man builds it with the binary)"
 text=$(MANPAGER=cat MANWIDTH=100 man -l "$page" 2>/dev/null)
-for heading in NAME SYNOPSIS DESCRIPTION "EXIT STATUS" ENVIRONMENT FILES "SEE ALSO"; do
+for heading in NAME SYNOPSIS DESCRIPTION EXAMPLES "EXIT STATUS" ENVIRONMENT FILES "SEE ALSO"; do
   grep -qx "$heading" <<< "$text" || fail "no section '$heading'"
 done
 # Every verb the binary has (its completion lists them), not a list typed here.
