@@ -10,6 +10,7 @@
 
 #include "lab/generators/crr.h"
 
+namespace vpnlab {
 namespace {
 int usage() {
   std::fprintf(stderr, "usage: vpnlab-crr [rr-]server PORT SIZE | vpnlab-crr [rr-]client ADDRESS PORT SIZE SECONDS\n");
@@ -20,10 +21,8 @@ bool number(const char* s, double lo, double hi, double* out) {
   *out = std::strtod(s, &end);
   return end && *end == '\0' && end != s && *out >= lo && *out <= hi;
 }
-}  // namespace
 
-int main(int argc, char** argv) {
-  using namespace vpnlab;
+int crr_main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   double port = 0, size = 0, seconds = 0;
   const bool rr = mode.rfind("rr-", 0) == 0;
@@ -42,3 +41,8 @@ int main(int argc, char** argv) {
   }
   return usage();
 }
+
+}  // namespace
+}  // namespace vpnlab
+
+int main(int argc, char** argv) { return vpnlab::crr_main(argc, argv); }

@@ -38,7 +38,8 @@
 #include "lab/kernel/shaping.h"
 #include "lab/kernel/sysctl.h"
 
-using namespace vpnlab;
+namespace vpnlab {
+
 using nlohmann::json;
 
 namespace {
@@ -227,7 +228,7 @@ struct Agent {
 
 }  // namespace
 
-int vpnlab::serve_guest_agent() {
+int serve_guest_agent() {
   Agent agent;
   auto sock = open_route_socket();
   if (!sock) {
@@ -258,3 +259,5 @@ int vpnlab::serve_guest_agent() {
     ::poll(nullptr, 0, 100);
   }
 }
+
+}  // namespace vpnlab
