@@ -61,9 +61,9 @@ vpnlab validate /usr/share/vpnlab/topologies/quick.toml || fail "vpnlab validate
 for suite in seeds quick; do
   file=/usr/share/vpnlab/suites/$suite.toml
   [ -f "$file" ] || fail "no $file"
-  for topo in $(sed -n 's/^topology = "\(.*\)"/\1/p' "$file"); do
+  while read -r topo; do
     [ -f "/usr/share/vpnlab/suites/$topo" ] || fail "$file names $topo, which is not installed"
-  done
+  done < <(sed -n 's/^topology = "\(.*\)"/\1/p' "$file")
 done
 # The data contract as installed is what the binary prints.
 for name in summary.json environment.json run rows.jsonl; do
