@@ -29,21 +29,25 @@ std::string listed(const std::vector<std::string>& items) {
 }  // namespace
 
 std::string add_between_run_spreads(const std::string& history_path, const std::string& run_a_id,
-                                    const std::string& run_b_id, bool relative, std::vector<Comparison>* comparisons) {
+                                    const std::string& run_b_id, const std::string& metric_key, bool say_unknown,
+                                    std::vector<Comparison>* comparisons) {
   const std::string path = history_path.empty() ? default_history_path() : history_path;
-  const char* unproven =
-      "their intervals hold each run's own samples only, and two runs of one build often differ by more "
-      "(docs/results.md, 'Between runs')\n";
+  const std::string unproven = say_unknown ? "their intervals hold each run's own samples only, and two runs of one "
+                                             "build often differ by more (docs/results.md, 'Between runs')\n"
+                                           : "";
   auto store = HistoryStore::open(path, HistoryAccess::read_only);
-  if (!store) return "between runs: no history to learn it from (" + store.error().message + "): " + unproven;
-  auto metric = history_metric(relative ? "ratio" : "gbps");
+  if (!store)
+    return say_unknown ? "between runs: no history to learn it from (" + store.error().message + "): " + unproven : "";
+  auto metric = history_metric(metric_key);
   if (!metric) return "";
   std::map<std::string, std::vector<Trend>> series;  // product -> its series
   for (const auto& c : *comparisons) {
     if (!(c.ratio > 0) || series.count(c.product)) continue;
     auto trends = load_trends(*store, TrendQuery{c.product, "", metric->key, false}, *metric);
     if (!trends)
-      return "between runs: the history at " + path + " cannot be read (" + trends.error().message + "): " + unproven;
+      return say_unknown ? "between runs: the history at " + path + " cannot be read (" + trends.error().message +
+                               "): " + unproven
+                         : "";
     series[c.product] = std::move(*trends);
   }
   std::vector<std::string> added, absent, few;  // in the table's order
@@ -69,6 +73,7 @@ std::string add_between_run_spreads(const std::string& history_path, const std::
         "between runs: each interval above also holds how far whole runs of one build differ here beyond their "
         "samples (the history's comparable runs at their current level, these two left out): " +
         listed(added) + "\n";
+  if (!say_unknown) return text;
   if (!absent.empty())
     text += "between runs: not known for " + listed(absent) + " (neither run is in " + path + "): " + unproven;
   if (!few.empty())

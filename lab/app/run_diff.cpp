@@ -114,11 +114,17 @@ std::vector<std::string> pair_versions_across_runs(std::vector<SampleRow>* a, st
 namespace {
 
 // The costs both sides measured, one table per metric (the throughput one is already there).
-void add_costs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b, DiffOutcome* out) {
+// Each judged cost's table; with a history, its intervals also hold how far whole runs
+// differ in that cost (the throughput table's lines already said where that is not known).
+void add_costs(const std::vector<SampleRow>& a, const std::vector<SampleRow>& b,
+               const std::optional<std::string>& history, DiffOutcome* out) {
   for (const auto& metric : cost_metrics()) {
     auto cs = compare_runs(a, b, 0.05, metric);
     if (cs.empty()) continue;
-    out->text += "\n" + metric.title + " (B/A; lower is better):\n" + comparison_table(cs);
+    std::string between;
+    if (history && !a.empty() && !b.empty())
+      between = add_between_run_spreads(*history, a.front().run_id, b.front().run_id, metric.key, false, &cs);
+    out->text += "\n" + metric.title + " (B/A; lower is better):\n" + comparison_table(cs) + between;
     out->costs.insert(out->costs.end(), cs.begin(), cs.end());
   }
 }
@@ -205,7 +211,7 @@ Result<DiffOutcome> diff_tagged_run(const std::string& run, const Thresholds& th
   out.text = "one run, two versions interleaved in the same rounds: A = the first tag, B = the second\n";
   out.comparisons = compare_runs(pairs.a, pairs.b);
   out.text += comparison_table(out.comparisons);
-  add_costs(pairs.a, pairs.b, &out);
+  add_costs(pairs.a, pairs.b, std::nullopt, &out);  // one run: no spread between runs to add
   apply_gate(&out, thresholds);
   return out;
 }
@@ -262,11 +268,11 @@ Result<DiffOutcome> diff_runs(const std::string& run_a, const std::string& run_b
   }
   std::string between;
   if (history && !rows_a.empty() && !rows_b.empty())
-    between =
-        add_between_run_spreads(*history, rows_a.front().run_id, rows_b.front().run_id, relative, &out.comparisons);
+    between = add_between_run_spreads(*history, rows_a.front().run_id, rows_b.front().run_id,
+                                      relative ? "ratio" : "gbps", true, &out.comparisons);
   out.text += comparison_table(out.comparisons) + between;
   if (!relative) note_baseline_moves(run_a, run_b, &out);
-  add_costs(rows_a, rows_b, &out);
+  add_costs(rows_a, rows_b, history, &out);
   apply_gate(&out, thresholds);
   return out;
 }

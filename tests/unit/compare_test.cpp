@@ -513,6 +513,56 @@ std::string golden_run_as(const std::string& id, std::vector<SampleRow> rows) {
 
 }  // namespace
 
+// The same for a cost (issue 66): CPU-s/Gbit moving 7 % between runs of one build while each
+// run's samples agree to 0.3 %; B costs 8 % more than A, which its samples alone call
+// costlier. With the history, the cost's interval holds the spread too, and the line under
+// its table says so.
+TEST(Compare, DiffBetweenTwoRunsHoldsHowFarACostMovesBetweenRuns) {
+  const std::string history = make_temp_dir("spread-cost") + "/history.sqlite";
+  auto store = HistoryStore::open(history);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  auto run_rows = [](double level) {
+    std::vector<double> wg, base;
+    for (double x : {1.000, 1.003, 0.997, 1.002, 0.998, 1.001}) wg.push_back(0.5 * x), base.push_back(10 * x);
+    auto rows = rows_of("wireguard-go", wg), b = rows_of("baseline", base);
+    for (size_t i = 0; i < rows.size(); ++i) rows[i].cpu_s_per_gbit = 3 * level * (1 + 0.001 * (i % 3));
+    rows.insert(rows.end(), b.begin(), b.end());
+    return rows;
+  };
+  std::vector<std::string> dirs;
+  const std::vector<double> levels = {1.00, 0.93, 1.07, 0.95, 1.05};
+  for (size_t i = 0; i < levels.size(); ++i) {
+    dirs.push_back(golden_run_as("20261130-09592" + std::to_string(i) + "-d829", run_rows(levels[i])));
+    ASSERT_TRUE(store->add_run(dirs.back()).ok());
+  }
+  const std::string a = golden_run_as("20261130-100010-d829", run_rows(1.0)),
+                    b = golden_run_as("20261130-100510-d829", run_rows(1.08));
+  ASSERT_TRUE(store->add_run(a).ok());
+  ASSERT_TRUE(store->add_run(b).ok());
+  auto cost_of = [](const DiffOutcome& d) -> const Comparison* {
+    for (const auto& c : d.costs)
+      if (c.metric == "cpu_s_per_gbit" && c.product == "wireguard-go") return &c;
+    return nullptr;
+  };
+  auto plain = diff_runs(a, b, Thresholds{}, false);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  ASSERT_NE(cost_of(*plain), nullptr) << plain->text;
+  EXPECT_EQ(cost_of(*plain)->verdict, "costlier") << "by the samples alone";
+  auto d = diff_runs(a, b, Thresholds{}, false, false, history);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  const Comparison* cpu = cost_of(*d);
+  ASSERT_NE(cpu, nullptr) << d->text;
+  EXPECT_EQ(cpu->between_runs, 5u);
+  EXPECT_GT(cpu->between_run_sd, 0.03);
+  EXPECT_EQ(cpu->verdict, "no significant difference") << d->text;
+  const size_t table = d->text.find("CPU-s/Gbit (B/A; lower is better):");
+  ASSERT_NE(table, std::string::npos) << d->text;
+  EXPECT_NE(d->text.find("between runs: each interval above also holds", table), std::string::npos) << d->text;
+  for (const auto& dir : dirs) std::filesystem::remove_all(dir);
+  for (const auto& dir : {a, b}) std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(std::filesystem::path(history).parent_path());
+}
+
 // `diff A B --history H`: the history's other comparable runs of the product say how far whole
 // runs differ here; each interval holds it and a line says so. Two runs 8 % apart, whose
 // samples alone call the second slower, are then no proof of a change when the history's
