@@ -36,16 +36,19 @@ dpkg -i "$deb" >/dev/null || fail "dpkg -i $deb"
 installed=1
 cd /
 [ "$(command -v vpnlab)" = /usr/bin/vpnlab ] || fail "vpnlab is not /usr/bin/vpnlab on PATH"
-# One version everywhere: the package's is the binary's (0.2.0+COUNT.gHASH) and the man page's.
+# One version everywhere: the package's is the binary's (0.2.0~dev.COUNT.gHASH) and the man page's.
 deb_version=$(dpkg-deb -f "$deb" Version)
 [ "$(vpnlab --version | head -1)" = "vpnlab $deb_version" ] || fail "vpnlab --version says '$(vpnlab --version | head -1)', the package $deb_version"
-echo "$deb_version" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+(\+[0-9]+\.g[0-9a-f]{7}(\.dirty)?)?$' || fail "version '$deb_version' is not PROJECT_VERSION+COUNT.gHASH"
+echo "$deb_version" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+(~dev\.[0-9]+(\.shallow)?\.g[0-9a-f]{7}(\.dirty)?)?$' || fail "version '$deb_version' is not PROJECT_VERSION~dev.COUNT.gHASH"
+# A build sorts below the release it leads to, and after the build before it.
+base=${deb_version%%~*}
+dpkg --compare-versions "$deb_version" lt "$base" || fail "$deb_version does not sort below the release $base"
 if [ ! -x /usr/libexec/vpnlab/vpnlab-agent ] || [ ! -x /usr/libexec/vpnlab/vpnlab-vmhost ]; then fail "helpers not in /usr/libexec/vpnlab"; fi
 [ -f /usr/share/bash-completion/completions/vpnlab ] || fail "no bash completion"
 [ -f /usr/share/man/man1/vpnlab.1.gz ] || fail "no man page"
 if command -v man >/dev/null; then
   MANPAGER="cat" man vpnlab 2>/dev/null | grep -q "benchmark VPN implementations" || fail "man vpnlab does not render"
-  MANPAGER="cat" man vpnlab 2>/dev/null | grep -qF "vpnlab $deb_version" || fail "man vpnlab does not carry version $deb_version"
+  MANWIDTH=200 MANPAGER="cat" man vpnlab 2>/dev/null | grep -qF "vpnlab $deb_version" || fail "man vpnlab does not carry version $deb_version"
 fi
 # Completion offers verbs and product names, from the installed binary.
 complete_out=$(bash -c 'source /usr/share/bash-completion/completions/vpnlab
