@@ -1,5 +1,6 @@
 #include "lab/app/diff_spread.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,8 +16,7 @@ namespace {
 
 // "wireguard-go / a-to-b ±5.9 % (8 runs)"
 std::string spread_text(const Comparison& c) {
-  char buf[64];
-  snprintf(buf, sizeof buf, " ±%.1f %% (%zu runs)", 100 * (std::exp(c.between_run_sd) - 1), c.between_runs);
+  std::string buf = fmt::format(" ±{:.1f} % ({} runs)", 100 * (std::exp(c.between_run_sd) - 1), c.between_runs);
   return c.product + " / " + c.test + buf;
 }
 

@@ -1,5 +1,6 @@
 #include "lab/app/doctor_report.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,8 +51,7 @@ struct Report {
     current = key;
   }
   void row(const std::string& name, const std::string& state, const std::string& detail) {
-    char buf[512];
-    snprintf(buf, sizeof buf, "  %-22s %-5s %s\n", name.c_str(), state.c_str(), detail.c_str());
+    std::string buf = fmt::format("  {:<22} {:<5} {}\n", name.c_str(), state.c_str(), detail.c_str());
     text << buf;
     json[current].push_back({{"name", name}, {"state", state}, {"detail", detail}});
   }
@@ -99,8 +99,7 @@ void machine_rows(Report& r, std::vector<std::string>* meaning) {
                           : "?",
         no_turbo.empty() && boost.empty() ? "not readable" : "");
   double steal = steal_percent(std::chrono::milliseconds(500));
-  char steal_text[32];
-  snprintf(steal_text, sizeof steal_text, "%.1f%%", steal);
+  std::string steal_text = fmt::format("{:.1f}%", steal);
   r.row("steal", steal_text, "CPU time taken by the hypervisor over 0.5 s");
   if (cpus <= 2)
     meaning->push_back("only " + std::to_string(cpus) +

@@ -2,6 +2,7 @@
 
 #include "lab/results/sweep_effects.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 
@@ -64,17 +65,17 @@ std::string same_question_in_effects(const std::vector<SampleRow>& rows, const s
     if (!same && !turned) continue;
     auto mine = std::find_if(here.begin(), here.end(), [&](const Comparison& c) { return c.metric == e.c.metric; });
     if (mine == here.end()) continue;
-    char buf[512];
+    std::string buf;
     const double r = same ? e.c.ratio : 1 / e.c.ratio, lo = same ? e.c.ci_low : 1 / e.c.ci_high,
                  hi = same ? e.c.ci_high : 1 / e.c.ci_low;
-    snprintf(buf, sizeof buf,
-             "the run's effects table asks this question with %zu others of its figure together (each interval at %.4g "
-             "%%): %s %.3f (%.3f-%.3f), %s; "
-             "here it is asked alone (%.4g %%)%s\n",
-             e.c.family - 1, 100 * e.c.level, e.unit.c_str(), r, lo, hi, e.c.verdict.c_str(), 100 * mine->level,
-             mine->verdict == e.c.verdict ? ": the same answer"
-                                          : ": the answers differ only by how many questions are asked at once; the "
-                                            "table's holds for all of them together");
+    buf = fmt::format(
+        "the run's effects table asks this question with {} others of its figure together (each interval at {:.4g} "
+        "%): {} {:.3f} ({:.3f}-{:.3f}), {}; "
+        "here it is asked alone ({:.4g} %){}\n",
+        e.c.family - 1, 100 * e.c.level, e.unit.c_str(), r, lo, hi, e.c.verdict.c_str(), 100 * mine->level,
+        mine->verdict == e.c.verdict ? ": the same answer"
+                                     : ": the answers differ only by how many questions are asked at once; the "
+                                       "table's holds for all of them together");
     return buf;
   }
   return "";

@@ -1,5 +1,6 @@
 #include "lab/app/run_diff.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -159,13 +160,13 @@ void apply_gate(DiffOutcome* out, const Thresholds& t) {
     auto limit = t.of(c->metric);
     if (!limit || !fails_threshold(*c, *limit)) continue;
     out->gate_failed = true;
-    char line[256];
+    std::string line;
     if (c->higher_is_better)
-      snprintf(line, sizeof line, "GATE: %s / %s is slower by more than %.0f %% (B/A at most %.3f)\n",
-               c->product.c_str(), c->test.c_str(), 100 * *limit, c->ci_high);
+      line = fmt::format("GATE: {} / {} is slower by more than {:.0f} % (B/A at most {:.3f})\n", c->product.c_str(),
+                         c->test.c_str(), 100 * *limit, c->ci_high);
     else
-      snprintf(line, sizeof line, "GATE: %s / %s: %s is %s by more than %.0f %% (B/A at least %.3f)\n",
-               c->product.c_str(), c->test.c_str(), c->metric.c_str(), c->verdict.c_str(), 100 * *limit, c->ci_low);
+      line = fmt::format("GATE: {} / {}: {} is {} by more than {:.0f} % (B/A at least {:.3f})\n", c->product.c_str(),
+                         c->test.c_str(), c->metric.c_str(), c->verdict.c_str(), 100 * *limit, c->ci_low);
     out->text += line;
   }
   if (!out->gate_failed) {

@@ -2,6 +2,7 @@
 #include "lab/app/backends.h"
 #include "lab/app/recorded_run.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,8 +38,7 @@ int cpu_count() { return static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)); }
 
 std::string make_run_id(std::string* tag) {
   std::random_device rd;
-  char hex[8];
-  snprintf(hex, sizeof hex, "%04x", rd() & 0xffff);
+  const std::string hex = fmt::format("{:04x}", rd() & 0xffff);
   *tag = hex;
   char buf[32];
   std::time_t t = std::time(nullptr);
@@ -229,11 +229,7 @@ Error resume_differs(const std::string& run_dir, const std::string& what, const 
                     hint);
 }
 
-std::string seconds_text(double s) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%g s", s);
-  return buf;
-}
+std::string seconds_text(double s) { return fmt::format("{:g} s", s); }
 
 std::string list_text(const std::vector<std::string>& names) {
   std::string out;

@@ -1,5 +1,6 @@
 #include "lab/app/sampling.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -26,8 +27,7 @@ Status check_sweep_budget(const Plan& plan, double per_round, int fit, const Sam
   size_t points = 0;
   for (const auto& t : plan.tests) points += !t.spec.sweep_of.empty();
   if (points == 0 || fit >= kFewestLooked || r.force) return ok_status();
-  char need[64];
-  snprintf(need, sizeof need, "%.1f min", kFewestLooked * per_round / 60);
+  std::string need = fmt::format("{:.1f} min", kFewestLooked * per_round / 60);
   return make_error("the sweep's " + std::to_string(points) + " points (" + std::to_string(plan.tests.size()) +
                         " tests) x " + std::to_string(plan.products.size()) + " products take ~" +
                         std::to_string(static_cast<long long>(per_round)) + " s a round: the time budget holds " +
@@ -87,21 +87,16 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
 }
 
 namespace {
-std::string minutes(double s) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.1f min", s / 60);
-  return buf;
-}
+std::string minutes(double s) { return fmt::format("{:.1f} min", s / 60); }
 }  // namespace
 
 std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s,
                               const std::vector<SampleRow>* earlier) {
   const double per_round = plan.estimated_round_seconds();
   const auto looks = seq.looks();
-  char buf[256];
-  snprintf(buf, sizeof buf, "adaptive sampling to ±%.1f %%: at least %d rounds (~%s), at most %d (~%s)",
-           100 * seq.target, looks.front(), minutes(per_round * looks.front()).c_str(), seq.max_rounds,
-           minutes(per_round * seq.max_rounds).c_str());
+  std::string buf = fmt::format("adaptive sampling to ±{:.1f} %: at least {} rounds (~{}), at most {} (~{})",
+                                100 * seq.target, looks.front(), minutes(per_round * looks.front()).c_str(),
+                                seq.max_rounds, minutes(per_round * seq.max_rounds).c_str());
   std::string out = std::string(buf) + (max_time_s > 0 ? " or " + minutes(max_time_s) : "") + "; looks after rounds";
   if (plan.adaptive_by_default)
     out = std::string(
@@ -109,10 +104,10 @@ std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, doubl
           out;
   for (int n : looks) out += " " + std::to_string(n);
   if (looks.size() == 1)
-    snprintf(buf, sizeof buf, ", at 95.00 %% (one look: no correction)\n");
+    buf = fmt::format(", at 95.00 % (one look: no correction)\n");
   else
-    snprintf(buf, sizeof buf, ", each at %.2f %% (Bonferroni over %zu looks: 95 %% overall)\n",
-             100 * seq.confidence_per_look(), looks.size());
+    buf = fmt::format(", each at {:.2f} % (Bonferroni over {} looks: 95 % overall)\n", 100 * seq.confidence_per_look(),
+                      looks.size());
   out += buf;
   if (plan.adaptive_by_default && max_time_s > kDefaultMaxTimeS)
     out += "  the default budget of " + minutes(kDefaultMaxTimeS) + " is stretched to " + minutes(max_time_s) +

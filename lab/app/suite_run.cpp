@@ -1,5 +1,6 @@
 #include "lab/app/suite_run.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -248,13 +249,11 @@ Result<SuiteOutcome> run_suite(const SuiteInput& in, const SuiteHooks& hooks) {
 std::string budget_note(double budget_s, double round_s) {
   constexpr double kFirstLook = 3;  // the rounds adaptive sampling's first look needs
   if (round_s <= 0 || budget_s >= kFirstLook * round_s) return "";
-  char buf[320];
-  snprintf(buf, sizeof buf,
-           "suite: %.0f min hold about %.1f rounds of every scenario left (one round of each: about %.0f s as "
-           "planned); a first look needs 3 "
-           "rounds: give --budget %.0fm or more, or fewer scenarios",
-           budget_s / 60, budget_s / round_s, round_s, std::ceil(kFirstLook * round_s / 60));
-  return buf;
+  return fmt::format(
+      "suite: {:.0f} min hold about {:.1f} rounds of every scenario left (one round of each: about {:.0f} s as "
+      "planned); a first look needs 3 "
+      "rounds: give --budget {:.0f}m or more, or fewer scenarios",
+      budget_s / 60, budget_s / round_s, round_s, std::ceil(kFirstLook * round_s / 60));
 }
 
 }  // namespace vpnlab

@@ -1,5 +1,6 @@
 #include "lab/history/history_check.h"
 
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdio>
 
@@ -9,11 +10,7 @@ namespace vpnlab {
 
 namespace {
 
-std::string percent(double fraction) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.1f %%", 100 * fraction);
-  return buf;
-}
+std::string percent(double fraction) { return fmt::format("{:.1f} %", 100 * fraction); }
 
 }  // namespace
 
@@ -32,12 +29,10 @@ std::string what_would_see(const CheckOutcome& o, double threshold, bool higher_
              std::to_string(blind->result.history) + " now, for " + blind->product + " " + blind->test + ")";
   const double at_window = detectable_change(sd, kHistoryWindow, o.level, higher_is_better);
   const double more = std::pow(at_window / threshold, 2);
-  char buf[200];
-  snprintf(buf, sizeof buf,
-           "even %zu runs at this spread see only %s; runs of about %.0fx the samples each would (if the runs differ "
-           "by their samples' noise)",
-           kHistoryWindow, percent(at_window).c_str(), std::ceil(more));
-  return buf;
+  return fmt::format(
+      "even {} runs at this spread see only {}; runs of about {:.0f}x the samples each would (if the runs differ "
+      "by their samples' noise)",
+      kHistoryWindow, percent(at_window).c_str(), std::ceil(more));
 }
 
 CheckOutcome check_newest(const std::vector<Trend>& trends, const CheckQuery& query, const HistoryMetric& metric) {
@@ -85,8 +80,7 @@ std::string check_text(const CheckOutcome& o, const CheckQuery& query, const His
   if (o.lines.empty())
     return "history check: no run in the history has " +
            (query.product.empty() ? std::string("any figure") : "product '" + query.product + "'") + "\n";
-  char level[64];
-  snprintf(level, sizeof level, "%.4g %%", 100 * o.level);
+  std::string level = fmt::format("{:.4g} %", 100 * o.level);
   std::string s = "history check: run " + o.newest_run + " (" + o.environment + ")\n" + metric.title +
                   ": newest against the geometric mean of up to " + std::to_string(kHistoryWindow) +
                   " earlier comparable runs, " + level + " prediction interval (" + std::to_string(o.family) +

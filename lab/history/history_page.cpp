@@ -1,5 +1,6 @@
 #include "lab/history/history_page.h"
 
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -42,11 +43,7 @@ double utc_seconds(const std::string& iso) {
   return end && *end == '\0' ? static_cast<double>(timegm(&tm)) : NAN;
 }
 
-std::string percent_text(double fraction) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.1f %%", 100 * fraction);
-  return buf;
-}
+std::string percent_text(double fraction) { return fmt::format("{:.1f} %", 100 * fraction); }
 
 // What `vpnlab history check` says of the newest run, at the top of the page: its verdict
 // and the smallest drop this history can see (a "no regression" from a history that

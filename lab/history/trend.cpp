@@ -1,5 +1,6 @@
 #include "lab/history/trend.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -59,11 +60,7 @@ bool wanted(const std::string& product, const TrendQuery& q) {
 
 }  // namespace
 
-std::string history_figure(double v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+std::string history_figure(double v) { return fmt::format("{:.4g}", v); }
 
 std::string base_product(const std::string& product) { return product.substr(0, product.find('@')); }
 

@@ -1,5 +1,6 @@
 #include "lab/record/figures.h"
 
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -8,11 +9,7 @@
 
 namespace vpnlab {
 
-std::string fixed_text(double v, int digits) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+std::string fixed_text(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
 
 namespace {
 
@@ -173,14 +170,14 @@ void add_costs(std::vector<Figure>* t) {
       REAL(cpu_s_per_gbit, 3, "CPU-s/Gbit", "all", "cpu_s over the Gbit moved: the cost of a Gbit")
           .in(0, kAny)
           .as_metric({1, "CPU-s/Gbit", false, "cheaper", "costlier", true, nullptr, has_cpu_per_gbit, "CPU-s/Gbit", 13,
-                      "%.2f", 1, 1})
+                      "{:.2f}", 1, 1})
           .when(has_cpu_per_gbit),
       INT(processes, "", "all", "iperf3 (or generator) client processes the test ran").in(0, 4096),
       REAL(pps, 0, "packets/s", "all",
            "packets the receiving side's interface counted (the baseline's GRO-merged: not comparable with a tunnel's)")
           .in(0, kAny)
           .as_metric({5, "packets/s", true, "more", "fewer", false, nullptr,
-                      [](const SampleRow& r) { return r.pps > 0; }, "kpps", 12, "%.1f", 1000, 3}),
+                      [](const SampleRow& r) { return r.pps > 0; }, "kpps", 12, "{:.1f}", 1000, 3}),
       REAL(loss_pct, 3, "%", "udp", "UDP datagrams lost").in(0, 100).when(is_udp),
       REAL(generator_cpu_pct, 1, "% of a CPU", "all",
            "the busiest iperf3 process's CPU; 90 or more: the generator, not the product, set the pace")
@@ -188,7 +185,7 @@ void add_costs(std::vector<Figure>* t) {
       INT(daemon_rss_kb, "KiB", "all", "peak resident memory of the product's daemons on the busiest node")
           .in(0, static_cast<double>(int64_t{1} << 40))
           .as_metric({2, "daemon peak RSS", false, "smaller", "larger", true, nullptr,
-                      [](const SampleRow& r) { return r.daemon_rss_kb > 0; }, "RSS MB", 11, "%.1f", 1024, 2})
+                      [](const SampleRow& r) { return r.daemon_rss_kb > 0; }, "RSS MB", 11, "{:.1f}", 1024, 2})
           .when(has_daemon),
       INT(daemon_threads, "", "all", "OS threads of the product's daemons on the busiest node")
           .in(0, 1 << 22)
@@ -202,7 +199,7 @@ void add_costs(std::vector<Figure>* t) {
           .in(0, kMs)
           .as_metric({3, "p99 latency", false, "lower", "higher", true,
                       [](const SampleRow& r) { return echoed(r) ? r.latency_p99_ms : 0.0; }, echoed, "p99 ms", 12,
-                      "%.2f", 1, 5})
+                      "{:.2f}", 1, 5})
           .when(echoed),
       INT(latency_probes, "", "throughput", "ICMP probes answered during the sample").in(0, 1 << 30),
       REAL(outside_load, 2, "tasks", "all",
@@ -216,7 +213,7 @@ void add_costs(std::vector<Figure>* t) {
            "between the baseline and tunnels")
           .in(0, kAny)
           .as_metric({6, "wire packets/s", true, "more", "fewer", false, nullptr,
-                      [](const SampleRow& r) { return r.wire_pps > 0; }, "wire kpps", 12, "%.1f", 1000, 4}),
+                      [](const SampleRow& r) { return r.wire_pps > 0; }, "wire kpps", 12, "{:.1f}", 1000, 4}),
       TEXT(cpu_by_host, "CPU-s", "hosts backend",
            "each machine's busy CPU seconds, \"h1:1.234;h2:0.987\" (cpu_s is their sum)"),
   };

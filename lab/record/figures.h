@@ -30,7 +30,7 @@ struct MetricFacet {
   // ("HEAD (95 %)"), the median's format and the scale it is divided by; no head: not tabled.
   const char* table_head = nullptr;
   int table_width = 12;
-  const char* format = "%.2f";
+  const char* format = "{:.2f}";
   double scale = 1;
   int table_rank = 0;  // the column's place among the tabled metrics
 };

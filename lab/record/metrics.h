@@ -22,7 +22,7 @@ struct MetricColumn {
   // A "median (interval)" column of the summary and report tables; empty head: none.
   std::string table_head;
   int table_width = 12;
-  std::string format = "%.2f";
+  std::string format = "{:.2f}";
   double scale = 1;
   int table_rank = 0;
 };

@@ -1,6 +1,7 @@
 #include "lab/record/results_csv.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,11 +27,7 @@ namespace vpnlab {
 namespace {
 
 // A figure in a message: 1e+308 stays short, 12.5 stays plain.
-std::string fmt_figure(double v) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+std::string fmt_figure(double v) { return fmt::format("{:.6g}", v); }
 
 }  // namespace
 

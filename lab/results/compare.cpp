@@ -1,5 +1,6 @@
 #include "lab/results/compare.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -310,16 +311,14 @@ std::vector<Comparison> compare_runs(const std::vector<SampleRow>& a, const std:
 
 // "0.812-0.905", starred when the interval covers less than its level (too few samples).
 std::string interval_text(const Comparison& c) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.3f-%.3f%s", c.ci_low, c.ci_high, c.coverage < c.level - 1e-9 ? "*" : "");
-  return buf;
+  return fmt::format("{:.3f}-{:.3f}{}", c.ci_low, c.ci_high, c.coverage < c.level - 1e-9 ? "*" : "");
 }
 
 std::string level_text(double level) {
-  char buf[32];
+  std::string buf;
   for (int decimals = 0; decimals < 4; ++decimals) {
-    snprintf(buf, sizeof buf, "%.*f %%", decimals, 100 * level);
-    if (std::fabs(std::strtod(buf, nullptr) - 100 * level) < 1e-9) break;
+    buf = fmt::format("{:.{}f} %", 100 * level, decimals);
+    if (std::fabs(std::strtod(buf.c_str(), nullptr) - 100 * level) < 1e-9) break;
   }
   return buf;
 }
@@ -352,17 +351,15 @@ std::string family_note(const std::vector<Comparison>& cs) {
 // The verdict with its size when there is one: "slower (-12.3 %)".
 std::string verdict_text(const Comparison& c) {
   if (c.verdict == "no significant difference" || c.ratio <= 0) return c.verdict;
-  char pct[64];
-  snprintf(pct, sizeof pct, " (%+.1f %%)", 100 * (c.ratio - 1));
+  std::string pct = fmt::format(" ({:+.1f} %)", 100 * (c.ratio - 1));
   return c.verdict + pct;
 }
 
 std::string detectable_text(const Comparison& c) {
   if (c.ratio <= 0 || !(c.detectable > 0)) return "-";
   if (!std::isfinite(c.detectable)) return "none";
-  char buf[32];
-  snprintf(buf, sizeof buf, c.detectable >= 0.1 ? "%.0f %%" : "%.1f %%", 100 * c.detectable);
-  return buf;
+  return c.detectable >= 0.1 ? fmt::format("{:.0f} %", 100 * c.detectable)
+                             : fmt::format("{:.1f} %", 100 * c.detectable);
 }
 
 bool fails_threshold(const Comparison& c, double threshold) {
@@ -375,11 +372,7 @@ std::string comparison_table(const std::vector<Comparison>& cs) {
   std::ostringstream o;
   const TextTable table({-20, -14, 5, 8, 19, 8, 8, 7, 0, 0});  // the empty column: two spaces before the verdict
   o << table.line({"product", "test", "n A/B", "B/A", "interval", "p", "p(adj)", "detects", "", "verdict"});
-  auto fixed = [](double v, int digits) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return std::string(buf);
-  };
+  auto fixed = [](double v, int digits) { return fmt::format("{:.{}f}", v, digits); };
   for (const auto& c : cs) {
     std::string n = std::to_string(c.n_a) + "/" + std::to_string(c.n_b);
     if (c.ratio <= 0)
@@ -401,15 +394,15 @@ std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional
   o << "| product | test | n A/B | B/A " << metric.title << " | interval | p(adj) | detects | verdict |"
     << (threshold ? " gate |" : "") << "\n";
   o << "|---|---|---|---|---|---|---|---|" << (threshold ? "---|" : "") << "\n";
-  char buf[256];
+  std::string buf;
   for (const auto& c : cs) {
     o << "| " << c.product << " | " << c.test << " | " << c.n_a << "/" << c.n_b << " | ";
     if (c.ratio <= 0) {
       o << "- | - | - | - | " << c.verdict << " |";
     } else {
       // A compared pair (ratio > 0) never has a "not comparable" verdict.
-      snprintf(buf, sizeof buf, "%.3f | %s | %.4f | %s | ", c.ratio, interval_text(c).c_str(), c.p_adjusted,
-               detectable_text(c).c_str());
+      buf = fmt::format("{:.3f} | {} | {:.4f} | {} | ", c.ratio, interval_text(c).c_str(), c.p_adjusted,
+                        detectable_text(c).c_str());
       o << buf << verdict_text(c) << " |";
     }
     if (threshold) o << (fails_threshold(c, *threshold) ? " **fails** |" : " passes |");
@@ -417,7 +410,7 @@ std::string comparison_markdown(const std::vector<Comparison>& cs, std::optional
   }
   o << "\n" << family_note(cs);
   if (threshold) {
-    snprintf(buf, sizeof buf, "%.0f %%", 100 * *threshold);
+    buf = fmt::format("{:.0f} %", 100 * *threshold);
     o << "\nGate: a row fails when B is " << metric.worse << " than A by more than " << buf
       << " even at its interval's best.\n";
   }

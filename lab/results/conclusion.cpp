@@ -1,5 +1,6 @@
 #include "lab/results/conclusion.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -94,10 +95,9 @@ std::string leader_sentence(const Leader& l) {
   const Comparison& c = l.vs_runner_up;
   if (c.ratio <= 0) return l.product + " by its median; against " + l.runner_up + " " + c.verdict;
   // "1.278x wireguard-go (1.148-1.424)": the same ratio and interval as 'vpnlab compare'.
-  char ratio[96];
+  std::string ratio;
   const std::string of = c.higher_is_better ? "" : "'s CPU" + std::string(l.per_transaction ? " per tx" : "-s/Gbit");
-  snprintf(ratio, sizeof ratio, "%.3fx %s%s (%.3f-%.3f)", c.ratio, l.runner_up.c_str(), of.c_str(), c.ci_low,
-           c.ci_high);
+  ratio = fmt::format("{:.3f}x {}{} ({:.3f}-{:.3f})", c.ratio, l.runner_up.c_str(), of.c_str(), c.ci_low, c.ci_high);
   std::string s = l.product + ", " + ratio + ": ";
   if (c.verdict != "no significant difference") return s + "significant";
   return s + "not significant, the two may be equal" + rounds_to_settle(c);
@@ -111,12 +111,12 @@ std::string rounds_to_settle(const Comparison& c) {
   if (c.detectable <= 0 || n == 0 || !(c.ratio > 0)) return "";
   if (seen < 1e-4) return " (a ratio this close to 1: no number of rounds would tell it from 1)";
   const double rounds = std::ceil(static_cast<double>(n) * std::pow(std::log1p(c.detectable) / seen, 2));
-  char buf[160];
+  std::string buf;
   if (rounds > 1000)
-    snprintf(buf, sizeof buf, " (%.3fx needs more than 1000 rounds to be told from 1 at this spread)", c.ratio);
+    buf = fmt::format(" ({:.3f}x needs more than 1000 rounds to be told from 1 at this spread)", c.ratio);
   else
-    snprintf(buf, sizeof buf, " (about %.0f rounds would tell %.3fx from 1, 80 %% of the time at this spread)",
-             std::max(rounds, static_cast<double>(n) + 1), c.ratio);
+    buf = fmt::format(" (about {:.0f} rounds would tell {:.3f}x from 1, 80 % of the time at this spread)",
+                      std::max(rounds, static_cast<double>(n) + 1), c.ratio);
   return buf;
 }
 
@@ -132,9 +132,7 @@ std::string answer_sentence(const std::vector<TestConclusion>& cs, const std::ve
           values.push_back(c.unit == "tx/s" ? r.tps : r.gbps);
       if (!values.empty()) {
         const double median = describe(values).median;
-        char figure[64];
-        snprintf(figure, sizeof figure, " at %.*f %s", median >= 100 ? 0 : 3, median, c.unit.c_str());
-        out += figure;
+        out += fmt::format(" at {:.{}f} {}", median, median >= 100 ? 0 : 3, c.unit);
       }
       auto s = std::find_if(summaries.begin(), summaries.end(),
                             [&](const ProductTestSummary& x) { return x.product == l.product && x.test == c.test; });
@@ -159,11 +157,10 @@ std::string conclusion_text(const std::vector<TestConclusion>& cs) {
   std::vector<std::pair<std::string, size_t>> families;  // kind -> its family, in order
   for (const auto& c : cs)
     for (const auto& l : c.leaders) {
-      char head[160];
-      snprintf(
-          head, sizeof head, "  %-*s %-18s ", static_cast<int>(width), &l == &c.leaders.front() ? c.test.c_str() : "",
-          (l.kind == "cheapest per Gbit" && c.unit == "tx/s" ? std::string("cheapest per tx:") : l.kind + ":").c_str());
-      o += head + leader_sentence(l) + "\n";
+      const std::string kind =
+          l.kind == "cheapest per Gbit" && c.unit == "tx/s" ? std::string("cheapest per tx:") : l.kind + ":";
+      o += fmt::format("  {:<{}} {:<18} ", &l == &c.leaders.front() ? c.test : std::string(), width, kind) +
+           leader_sentence(l) + "\n";
       if (l.vs_runner_up.ratio > 0 &&
           std::none_of(families.begin(), families.end(), [&](auto& f) { return f.first == l.kind; }))
         families.push_back({l.kind, l.vs_runner_up.family});

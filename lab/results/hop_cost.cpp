@@ -1,5 +1,6 @@
 #include "lab/results/hop_cost.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -46,11 +47,11 @@ double relay_rss_of(const SampleRow& r) { return static_cast<double>(r.relay_rss
 std::string ratio_cell(const HopCost& h, const PairedEstimate& e) {
   if (h.test == h.reference) return "1";
   if (e.n == 0) return "-";
-  char out[64];
+  std::string out;
   if (e.n < 2)
-    snprintf(out, sizeof out, "%.2f (1 round)", e.ratio);  // no interval from one pair
+    out = fmt::format("{:.2f} (1 round)", e.ratio);  // no interval from one pair
   else
-    snprintf(out, sizeof out, "%.2f (%.2f-%.2f)", e.ratio, e.ci_low, e.ci_high);
+    out = fmt::format("{:.2f} ({:.2f}-{:.2f})", e.ratio, e.ci_low, e.ci_high);
   return out;
 }
 
@@ -66,8 +67,8 @@ std::string relay_cost_lines(const std::vector<HopCost>& costs) {
     << table.line({"product", "test", "relay CPU-s/Gbit", "relay RSS MB"});
   for (const auto& h : costs)
     if (h.relay_rss_mb.n > 0)
-      o << table.line({h.product, h.test, compact_interval(h.relay_cpu_per_gbit, "%.3f"),
-                       compact_interval(h.relay_rss_mb, "%.1f")});
+      o << table.line({h.product, h.test, compact_interval(h.relay_cpu_per_gbit, "{:.3f}"),
+                       compact_interval(h.relay_rss_mb, "{:.1f}")});
   return o.str();
 }
 
@@ -137,10 +138,12 @@ std::string hop_cost_table(const std::vector<SampleRow>& rows) {
                    "p99 x 1 hop", "valid"});
   for (const auto& h : costs) {
     std::string valid = std::to_string(h.gbps.n) + "/" + std::to_string(h.rows);
-    char gbps[16] = "-", cpu[24] = "-", p99[24] = "-";
-    if (h.gbps.n > 0) snprintf(gbps, sizeof gbps, "%.3f", h.gbps.median);
-    if (h.cpu_per_gbit.n > 0) snprintf(cpu, sizeof cpu, "%s", compact_interval(h.cpu_per_gbit, "%.2f").c_str());
-    if (h.p99_ms.n > 0) snprintf(p99, sizeof p99, "%s", compact_interval(h.p99_ms, "%.2f").c_str());
+    std::string gbps = "-";
+    std::string cpu = "-";
+    std::string p99 = "-";
+    if (h.gbps.n > 0) gbps = fmt::format("{:.3f}", h.gbps.median);
+    if (h.cpu_per_gbit.n > 0) cpu = compact_interval(h.cpu_per_gbit, "{:.2f}");
+    if (h.p99_ms.n > 0) p99 = compact_interval(h.p99_ms, "{:.2f}");
     o << table.line({h.product, h.test, std::to_string(h.hops), gbps, cpu, p99, ratio_cell(h, h.gbps_ratio),
                      ratio_cell(h, h.cpu_ratio), ratio_cell(h, h.p99_ratio), valid});
   }
@@ -189,15 +192,15 @@ KindSection hop_cost_section(const std::vector<SampleRow>& rows, const std::map<
   std::map<std::string, Series> speed, cpu;
   for (const auto& h : costs) {
     const bool is_ref = h.test == h.reference;
-    k.table.push_back({h.product, h.test, std::to_string(h.hops), h.gbps.n ? number_text("%.3f", h.gbps.median) : "-",
-                       h.cpu_per_gbit.n ? number_text("%.2f", h.cpu_per_gbit.median) : "-",
-                       h.p99_ms.n ? number_text("%.2f", h.p99_ms.median) : "-", ratio_cell(h, h.gbps_ratio),
+    k.table.push_back({h.product, h.test, std::to_string(h.hops), h.gbps.n ? number_text("{:.3f}", h.gbps.median) : "-",
+                       h.cpu_per_gbit.n ? number_text("{:.2f}", h.cpu_per_gbit.median) : "-",
+                       h.p99_ms.n ? number_text("{:.2f}", h.p99_ms.median) : "-", ratio_cell(h, h.gbps_ratio),
                        ratio_cell(h, h.cpu_ratio), ratio_cell(h, h.p99_ratio),
                        std::to_string(h.gbps.n) + "/" + std::to_string(h.rows)});
     if (relays)
       k.table.back().insert(k.table.back().end(),
-                            {h.relay_rss_mb.n ? number_text("%.3f", h.relay_cpu_per_gbit.median) : "-",
-                             h.relay_rss_mb.n ? number_text("%.1f", h.relay_rss_mb.median) : "-"});
+                            {h.relay_rss_mb.n ? number_text("{:.3f}", h.relay_cpu_per_gbit.median) : "-",
+                             h.relay_rss_mb.n ? number_text("{:.1f}", h.relay_rss_mb.median) : "-"});
     const double g = is_ref ? 1 : h.gbps_ratio.ratio, c = is_ref ? 1 : h.cpu_ratio.ratio;
     for (auto [series, v] : {std::pair{&speed, g}, std::pair{&cpu, c}}) {
       if (v <= 0 || h.reference.empty()) continue;

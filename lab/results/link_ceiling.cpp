@@ -1,5 +1,6 @@
 #include "lab/results/link_ceiling.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 
@@ -75,17 +76,16 @@ std::vector<std::string> link_share_warnings(const std::vector<LinkShare>& share
       continue;
     const double share = s.median_bps / s.ceiling_bps;
     if (share >= 0.9 || s.retransmits <= 4 * std::max(s.baseline_retransmits, 0.0)) continue;
-    char buf[640];
-    snprintf(buf, sizeof buf,
-             "%s / %s: %.0f %% of what its headers allow on '%s', not generator-bound, with %.0f TCP retransmits per "
-             "sample (baseline %.0f). "
-             "The lab cannot tell the cause from its counters: the product may be CPU-bound here (compare its Gbit/s "
-             "on an unshaped "
-             "link), or lose packets or their order on the way (in its own queues and batching, or in the shaped "
-             "link's queue, which "
-             "a burstier sender overflows first: compare p99 latency and the queue limit above)",
-             s.product.c_str(), s.test.c_str(), 100 * share, s.link.c_str(), s.retransmits,
-             std::max(s.baseline_retransmits, 0.0));
+    std::string buf = fmt::format(
+        "{} / {}: {:.0f} % of what its headers allow on '{}', not generator-bound, with {:.0f} TCP retransmits per "
+        "sample (baseline {:.0f}). "
+        "The lab cannot tell the cause from its counters: the product may be CPU-bound here (compare its Gbit/s "
+        "on an unshaped "
+        "link), or lose packets or their order on the way (in its own queues and batching, or in the shaped "
+        "link's queue, which "
+        "a burstier sender overflows first: compare p99 latency and the queue limit above)",
+        s.product.c_str(), s.test.c_str(), 100 * share, s.link.c_str(), s.retransmits,
+        std::max(s.baseline_retransmits, 0.0));
     out.push_back(buf);
   }
   return out;
@@ -94,27 +94,30 @@ std::vector<std::string> link_share_warnings(const std::vector<LinkShare>& share
 std::string link_share_text(const std::vector<LinkShare>& shares) {
   if (shares.empty()) return "";
   std::string o;
-  char line[400];
+  std::string line;
   std::vector<std::string> links;
   for (const auto& s : shares)
     if (std::find(links.begin(), links.end(), s.link) == links.end()) {
       links.push_back(s.link);
-      snprintf(line, sizeof line,
-               "shaped link '%s': %.1f Mbit/s (TBF: burst %.0f B, queue limit %.0f B on each end's egress)\n",
-               s.link.c_str(), s.rate_bps / 1e6, s.burst_bytes, s.limit_bytes);
+      line = fmt::format(
+          "shaped link '{}': {:.1f} Mbit/s (TBF: burst {:.0f} B, queue limit {:.0f} B on each end's egress)\n",
+          s.link.c_str(), s.rate_bps / 1e6, s.burst_bytes, s.limit_bytes);
       o += line;
     }
   const TextTable table({-20, -14, 9, 8, 22, 10});
   o += table.line({"product", "test", "Mbit/s", "of rate", "header ceiling", "of ceiling"});
   for (const auto& s : shares) {
-    char mbit[32] = "-", of_rate[32] = "-", ceiling[64] = "-", of_ceiling[32] = "-";
+    std::string mbit = "-";
+    std::string of_rate = "-";
+    std::string ceiling = "-";
+    std::string of_ceiling = "-";
     if (s.median_bps > 0) {
-      snprintf(mbit, sizeof mbit, "%.1f", s.median_bps / 1e6);
-      snprintf(of_rate, sizeof of_rate, "%.1f %%", 100 * s.median_bps / s.rate_bps);
+      mbit = fmt::format("{:.1f}", s.median_bps / 1e6);
+      of_rate = fmt::format("{:.1f} %", 100 * s.median_bps / s.rate_bps);
     }
     if (s.ceiling_bps > 0) {
-      snprintf(ceiling, sizeof ceiling, "%.1f (MTU %d, +%d B)", s.ceiling_bps / 1e6, s.mtu, s.overhead);
-      if (s.median_bps > 0) snprintf(of_ceiling, sizeof of_ceiling, "%.1f %%", 100 * s.median_bps / s.ceiling_bps);
+      ceiling = fmt::format("{:.1f} (MTU {}, +{} B)", s.ceiling_bps / 1e6, s.mtu, s.overhead);
+      if (s.median_bps > 0) of_ceiling = fmt::format("{:.1f} %", 100 * s.median_bps / s.ceiling_bps);
     }
     o += table.line({s.product, s.test, mbit, of_rate, s.ceiling_bps > 0 ? ceiling : s.note, of_ceiling});
   }

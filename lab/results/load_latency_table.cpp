@@ -1,5 +1,6 @@
 #include "lab/results/load_latency_table.h"
 
+#include <fmt/format.h>
 #include <sstream>
 
 #include "lab/base/text_table.h"
@@ -30,11 +31,10 @@ std::string load_latency_table(const std::vector<SampleRow>& rows) {
        "ms, median with its 95 % interval)\n"
     << table.line({"product", "test", "idle p50", "loaded p50", "loaded p99", "added p99 (95% int.)", "n"});
   for (const auto& s : summaries) {
-    char added[64];
-    snprintf(added, sizeof added, "%.2f (%.2f-%.2f)%s", s.added_p99_ms.median, s.added_p99_ms.ci_low,
-             s.added_p99_ms.ci_high, s.added_p99_ms.coverage < 0.95 ? "*" : "");
-    o << table.line({s.product, s.test, compact_interval(s.idle_p50_ms, "%.3f"),
-                     compact_interval(s.loaded_p50_ms, "%.2f"), compact_interval(s.loaded_p99_ms, "%.2f"), added,
+    std::string added = fmt::format("{:.2f} ({:.2f}-{:.2f}){}", s.added_p99_ms.median, s.added_p99_ms.ci_low,
+                                    s.added_p99_ms.ci_high, s.added_p99_ms.coverage < 0.95 ? "*" : "");
+    o << table.line({s.product, s.test, compact_interval(s.idle_p50_ms, "{:.3f}"),
+                     compact_interval(s.loaded_p50_ms, "{:.2f}"), compact_interval(s.loaded_p99_ms, "{:.2f}"), added,
                      std::to_string(s.added_p99_ms.n)});
   }
   o << "added p99: the loaded p99 over the idle median of the same sample (what the load adds at the tail); * the "

@@ -1,5 +1,6 @@
 #include "lab/results/paired.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -32,13 +33,13 @@ PairedEstimate paired_ratio(const std::vector<double>& a, const std::vector<doub
 
 std::string ratio_interval_text(const RatioInterval& r) {
   if (r.n == 0 || r.ratio <= 0) return "-";
-  char buf[64];
+  std::string buf;
   if (r.n < 2)
-    snprintf(buf, sizeof buf, "%.3f", r.ratio);
+    buf = fmt::format("{:.3f}", r.ratio);
   else if (r.half_width > 0.5)
-    snprintf(buf, sizeof buf, "%.3f ±%.0f %%", r.ratio, 100 * r.half_width);
+    buf = fmt::format("{:.3f} ±{:.0f} %", r.ratio, 100 * r.half_width);
   else
-    snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", r.ratio, r.low, r.high);
+    buf = fmt::format("{:.3f} ({:.3f}-{:.3f})", r.ratio, r.low, r.high);
   return buf;
 }
 

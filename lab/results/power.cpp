@@ -1,5 +1,6 @@
 #include "lab/results/power.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,11 +23,7 @@ constexpr double kPower = 0.8;
 
 double median_of(std::vector<double> v) { return v.empty() ? 0 : describe(v).median; }
 
-std::string pct(double x) {
-  char buf[32];
-  snprintf(buf, sizeof buf, x >= 10 ? "%.0f %%" : "%.1f %%", 100 * x);
-  return buf;
-}
+std::string pct(double x) { return x >= 10 ? fmt::format("{:.0f} %", 100 * x) : fmt::format("{:.1f} %", 100 * x); }
 
 }  // namespace
 
@@ -53,9 +50,8 @@ Spread spread_of(const std::vector<SampleRow>& rows, const std::string& source) 
   if (singles.empty()) return s;
   s.single = median_of(singles);
   s.paired = paired.empty() ? s.single * std::sqrt(2.0) : median_of(paired);
-  char buf[160];
-  snprintf(buf, sizeof buf, "CV %.1f %% per sample and %.1f %% between two tunnels in a round, from ", 100 * s.single,
-           100 * s.paired);
+  std::string buf = fmt::format("CV {:.1f} % per sample and {:.1f} % between two tunnels in a round, from ",
+                                100 * s.single, 100 * s.paired);
   s.source = buf + source;
   return s;
 }
@@ -130,8 +126,7 @@ std::string paired_line(const std::string& what, size_t family, const PlannedCom
 
 std::string rank_line(const std::string& what, size_t family, const PlannedComparisons& c, const Spread& s) {
   const std::string n = std::to_string(c.samples) + " vs " + std::to_string(c.samples);
-  char p[32];
-  snprintf(p, sizeof p, "%.3g", min_rank_p(c.samples));
+  std::string p = fmt::format("{:.3g}", min_rank_p(c.samples));
   if (min_rank_p(c.samples) > 0.05 / static_cast<double>(family))
     return "  " + what + ": " + n + " samples cannot reach p < 0.05 after correcting for " + std::to_string(family) +
            (family == 1 ? " comparison" : " comparisons") + " (the smallest p at " + n + " is " + p + "); " +

@@ -1,5 +1,6 @@
 #include "lab/results/product_compare.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -114,11 +115,11 @@ const Metric& metric_of(const std::string& key) {
 
 std::string ratio_text(const Comparison& c, bool inverse) {
   if (c.ratio <= 0) return "-";
-  char buf[96];
+  std::string buf;
   if (inverse)
-    snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", 1 / c.ratio, 1 / c.ci_high, 1 / c.ci_low);
+    buf = fmt::format("{:.3f} ({:.3f}-{:.3f})", 1 / c.ratio, 1 / c.ci_high, 1 / c.ci_low);
   else
-    snprintf(buf, sizeof buf, "%.3f (%.3f-%.3f)", c.ratio, c.ci_low, c.ci_high);
+    buf = fmt::format("{:.3f} ({:.3f}-{:.3f})", c.ratio, c.ci_low, c.ci_high);
   return buf;
 }
 
@@ -142,8 +143,7 @@ std::string product_comparison_text(const std::vector<Comparison>& cs, const std
       if (c.ratio <= 0) {
         o << table.line({t, title, std::to_string(c.n_a), "-", "-", "-", "-", "", c.verdict});
       } else {
-        char p[32];
-        snprintf(p, sizeof p, "%.4f", c.p_adjusted);
+        std::string p = fmt::format("{:.4f}", c.p_adjusted);
         std::string verdict = c.verdict == "no significant difference" ? c.verdict : b + " " + verdict_text(c);
         o << table.line({t, title, std::to_string(c.n_a), ratio_text(c, false), ratio_text(c, true), p,
                          detectable_text(c), "", verdict});

@@ -1,5 +1,6 @@
 #include "lab/results/provenance.h"
 
+#include <fmt/format.h>
 #include <cstdio>
 
 #include "lab/base/json_number.h"
@@ -48,9 +49,9 @@ std::string achieved_paths_text(const nlohmann::json& paths) {
       o += "not measured";
       continue;
     }
-    char buf[160];
-    snprintf(buf, sizeof buf, " ms, loss %.2f %% (%.2f-%.2f), %d reordered", p.value("loss_pct", 0.0),
-             p.value("loss_low_pct", 0.0), p.value("loss_high_pct", 0.0), whole_number_or(p, "reordered", 0));
+    std::string buf =
+        fmt::format(" ms, loss {:.2f} % ({:.2f}-{:.2f}), {} reordered", p.value("loss_pct", 0.0),
+                    p.value("loss_low_pct", 0.0), p.value("loss_high_pct", 0.0), whole_number_or(p, "reordered", 0));
     o += round_trip_text(p.value("rtt_p50_ms", 0.0)) + buf;
   }
   return o;

@@ -193,7 +193,7 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
     std::string boots;
     for (const auto& g : env["guests"])
       boots += (boots.empty() ? "" : ", ") + g.value("node", std::string("?")) + " " +
-               number_text("%.1f", g.value("boot_s", 0.0)) + " s";
+               number_text("{:.1f}", g.value("boot_s", 0.0)) + " s";
     items.push_back("Guests: accelerator " + jtext(env, "/accel") + "; guest kernel " +
                     env["guests"][0].value("kernel", std::string("?")) +
                     "; boot to agent-ready (first round): " + boots + ".");
@@ -203,9 +203,9 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
   if (env.contains("shaped_links"))
     for (const auto& l : env["shaped_links"])
       items.push_back("Shaped link " + l.value("link", std::string("?")) + ": " +
-                      number_text("%.1f", l.value("rate_bps", 0.0) / 1e6) + " Mbit/s, token bucket " +
-                      number_text("%.0f", l.value("burst_bytes", 0.0)) + " B, queue limit " +
-                      number_text("%.0f", l.value("limit_bytes", 0.0)) + " B (TBF on " +
+                      number_text("{:.1f}", l.value("rate_bps", 0.0) / 1e6) + " Mbit/s, token bucket " +
+                      number_text("{:.0f}", l.value("burst_bytes", 0.0)) + " B, queue limit " +
+                      number_text("{:.0f}", l.value("limit_bytes", 0.0)) + " B (TBF on " +
                       l.value("where", std::string("each end")) + ").");
   if (env.contains("impaired_links"))
     for (const auto& l : env["impaired_links"]) {
@@ -215,11 +215,11 @@ std::vector<std::string> method_items(const nlohmann::json& env) {
         if (auto it = all->find(l.value("link", std::string())); it != all->end()) achieved = &*it;
       items.push_back(
           "Impaired link " + l.value("link", std::string("?")) + (profile.empty() ? "" : " (profile " + profile + ")") +
-          ": delay " + number_text("%.1f", l.value("delay_ms", 0.0)) + " ms" +
-          (l.value("jitter_ms", 0.0) > 0 ? " +- " + number_text("%.1f", l.value("jitter_ms", 0.0)) + " ms" +
+          ": delay " + number_text("{:.1f}", l.value("delay_ms", 0.0)) + " ms" +
+          (l.value("jitter_ms", 0.0) > 0 ? " +- " + number_text("{:.1f}", l.value("jitter_ms", 0.0)) + " ms" +
                                                (l.value("reorder", false) ? " (may reorder)" : " (in order)")
                                          : std::string()) +
-          ", loss " + number_text("%.2f", l.value("loss_pct", 0.0)) + " % each way, on the " +
+          ", loss " + number_text("{:.2f}", l.value("loss_pct", 0.0)) + " % each way, on the " +
           l.value("where", std::string("egress of every end")) + "; " +
           (achieved ? "achieved on the baseline's path (" + achieved->value("from", std::string("?")) + " to " +
                           achieved->value("to", std::string("?")) +
@@ -272,22 +272,22 @@ std::vector<std::string> result_row(const ProductTestSummary& s) {
   std::string ratio = s.product == "baseline" ? "1" : ratio_interval_text(s.baseline_ratio);
   std::vector<std::string> cells{s.product,
                                  s.test,
-                                 number_text("%.3f", s.gbps.median),
-                                 number_text("%.3f", s.gbps.ci_low) + "-" + number_text("%.3f", s.gbps.ci_high) +
+                                 number_text("{:.3f}", s.gbps.median),
+                                 number_text("{:.3f}", s.gbps.ci_low) + "-" + number_text("{:.3f}", s.gbps.ci_high) +
                                      (s.gbps.coverage < 0.95 ? "*" : ""),
-                                 number_text("%.1f%%", 100 * s.gbps.cv),
+                                 number_text("{:.1f}%", 100 * s.gbps.cv),
                                  ratio};
   for (const MetricColumn* m : tabled_metrics()) {
     cells.push_back(with_interval(s.metric(m->key), m->format.c_str(), m->scale));
     if (m->key != "cpu_s_per_gbit") continue;
     cells.push_back(s.product == "baseline" || s.cpu_over_baseline == 0 ? "-"
-                                                                        : number_text("%+.2f", s.cpu_over_baseline));
-    cells.push_back(number_text("%.2f", s.metric("cpu_user_s").median) + "/" +
-                    number_text("%.2f", s.metric("cpu_sys_s").median) + "/" +
-                    number_text("%.2f", s.metric("cpu_softirq_s").median));
+                                                                        : number_text("{:+.2f}", s.cpu_over_baseline));
+    cells.push_back(number_text("{:.2f}", s.metric("cpu_user_s").median) + "/" +
+                    number_text("{:.2f}", s.metric("cpu_sys_s").median) + "/" +
+                    number_text("{:.2f}", s.metric("cpu_softirq_s").median));
   }
-  cells.push_back(s.metric("retransmits").n ? number_text("%.0f", s.metric("retransmits").median) : "-");
-  cells.push_back(s.metric("bringup_s").n ? number_text("%.2f", s.metric("bringup_s").median) : "-");
+  cells.push_back(s.metric("retransmits").n ? number_text("{:.0f}", s.metric("retransmits").median) : "-");
+  cells.push_back(s.metric("bringup_s").n ? number_text("{:.2f}", s.metric("bringup_s").median) : "-");
   cells.push_back(valid);
   return cells;
 }
@@ -558,13 +558,13 @@ void append_shaped_links(const std::vector<LinkShare>& shares, std::vector<Block
               {}};
   for (const auto& l : shares)
     table.rows.push_back(
-        {l.product, l.test, l.link + " " + number_text("%.1f", l.rate_bps / 1e6) + " Mbit/s",
-         l.median_bps > 0 ? number_text("%.1f", l.median_bps / 1e6) : "-",
-         l.median_bps > 0 ? number_text("%.1f %%", 100 * l.median_bps / l.rate_bps) : "-",
-         l.ceiling_bps > 0 ? number_text("%.1f", l.ceiling_bps / 1e6) + " (MTU " + std::to_string(l.mtu) + ", +" +
+        {l.product, l.test, l.link + " " + number_text("{:.1f}", l.rate_bps / 1e6) + " Mbit/s",
+         l.median_bps > 0 ? number_text("{:.1f}", l.median_bps / 1e6) : "-",
+         l.median_bps > 0 ? number_text("{:.1f} %", 100 * l.median_bps / l.rate_bps) : "-",
+         l.ceiling_bps > 0 ? number_text("{:.1f}", l.ceiling_bps / 1e6) + " (MTU " + std::to_string(l.mtu) + ", +" +
                                  std::to_string(l.overhead) + " B)"
                            : l.note,
-         l.ceiling_bps > 0 && l.median_bps > 0 ? number_text("%.1f %%", 100 * l.median_bps / l.ceiling_bps) : "-"});
+         l.ceiling_bps > 0 && l.median_bps > 0 ? number_text("{:.1f} %", 100 * l.median_bps / l.ceiling_bps) : "-"});
   doc->push_back(table);
   doc->push_back({Block::Kind::para,
                   "Header ceiling: the shaped rate times each packet's payload over its size on the link (inner IP/TCP "

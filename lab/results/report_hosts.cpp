@@ -1,5 +1,6 @@
 #include "lab/results/report_hosts.h"
 
+#include <fmt/format.h>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -63,8 +64,7 @@ std::vector<std::vector<std::string>> host_cpu_rows(const std::vector<SampleRow>
   if (order.empty()) return out;
   out.push_back({"product", "test", "host (machine)", "CPU-s/Gbit (median)", "samples"});
   for (const auto& key : order) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.2f", describe(per[key]).median);
+    std::string buf = fmt::format("{:.2f}", describe(per[key]).median);
     out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), buf, std::to_string(per[key].size())});
   }
   return out;

@@ -40,11 +40,7 @@ std::string sweep_of(const std::string& test) {
 
 }  // namespace
 
-std::string number_text(const char* printf_format, double v) {
-  char buf[64];
-  snprintf(buf, sizeof buf, printf_format, v);
-  return buf;
-}
+std::string number_text(const char* format, double v) { return fmt::format(fmt::runtime(format), v); }
 
 double nines(double percentile) { return -std::log10(1 - percentile / 100); }
 
@@ -73,12 +69,12 @@ std::vector<KindSection> transaction_sections(const std::vector<SampleRow>& rows
       const int c = color_of(color, s.product);
       std::string ratio = s.product == "baseline" || !test_kind(kind).rate_vs_baseline ? "-" : "";
       if (ratio.empty()) ratio = ratio_interval_text(s.baseline_ratio);
-      k.table.push_back({s.product, number_text("%.1f", s.tps.median),
-                         number_text("%.1f", s.tps.ci_low) + "-" + number_text("%.1f", s.tps.ci_high) +
+      k.table.push_back({s.product, number_text("{:.1f}", s.tps.median),
+                         number_text("{:.1f}", s.tps.ci_low) + "-" + number_text("{:.1f}", s.tps.ci_high) +
                              (s.tps.coverage < 0.95 ? "*" : ""),
-                         ratio, number_text("%.3f", s.p50_ms.median), number_text("%.3f", s.p90_ms.median),
-                         number_text("%.3f", s.p99_ms.median), number_text("%.3f", s.p999_ms.median),
-                         s.cpu_us_per_tx.n ? number_text("%.1f", s.cpu_us_per_tx.median) : "-", valid});
+                         ratio, number_text("{:.3f}", s.p50_ms.median), number_text("{:.3f}", s.p90_ms.median),
+                         number_text("{:.3f}", s.p99_ms.median), number_text("{:.3f}", s.p999_ms.median),
+                         s.cpu_us_per_tx.n ? number_text("{:.1f}", s.cpu_us_per_tx.median) : "-", valid});
       rates.push_back({s.product, s.tps.median, s.tps.ci_low, s.tps.ci_high, c});
       percentiles.push_back({s.product,
                              {{nines(50), s.p50_ms.median},
@@ -150,10 +146,10 @@ std::vector<KindSection> udp_size_sections(const std::vector<SampleRow>& rows,
     for (const auto& s : summaries) {
       if (sweep_of(s.test) != sweep) continue;
       k.table.push_back({s.product, s.test, std::to_string(s.payload_bytes),
-                         s.kpps.n ? number_text("%.1f", s.kpps.median) : "-",
-                         s.loss_pct.n ? number_text("%.3f", s.loss_pct.median) : "-",
-                         s.zero_loss_mbps.n ? number_text("%.1f", s.zero_loss_mbps.median) : "-",
-                         s.zero_loss_kpps.n ? number_text("%.1f", s.zero_loss_kpps.median) : "-",
+                         s.kpps.n ? number_text("{:.1f}", s.kpps.median) : "-",
+                         s.loss_pct.n ? number_text("{:.3f}", s.loss_pct.median) : "-",
+                         s.zero_loss_mbps.n ? number_text("{:.1f}", s.zero_loss_mbps.median) : "-",
+                         s.zero_loss_kpps.n ? number_text("{:.1f}", s.zero_loss_kpps.median) : "-",
                          std::to_string(s.kpps.n) + "/" + std::to_string(s.rows)});
     }
     k.caption = "UDP " + sweep + ": per payload size, medians of the valid samples";

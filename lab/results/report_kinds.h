@@ -36,8 +36,8 @@ void add_line_chart(KindSection* k, const std::string& name, const std::string& 
 // A product's palette slot in `color` (-1: none).
 int color_of(const std::map<std::string, int>& color, const std::string& product);
 
-// One figure in a printf format ("%.3f"), for the report's tables.
-std::string number_text(const char* printf_format, double v);
+// One figure in a fmt format ("{:.3f}"), for the report's tables.
+std::string number_text(const char* format, double v);
 
 // x of a percentile on a "nines" axis: p50 -> 0.3, p90 -> 1, p99 -> 2, p99.9 -> 3.
 double nines(double percentile);

@@ -1,6 +1,7 @@
 #include "lab/results/sampling_text.h"
 #include "lab/base/json_number.h"
 
+#include <fmt/format.h>
 #include <cstdio>
 
 namespace vpnlab {
@@ -9,20 +10,20 @@ std::string sampling_line(const nlohmann::json& environment) {
   if (!environment.is_object() || !environment.contains("sampling") || !environment["sampling"].is_object()) return "";
   const nlohmann::json& s = environment["sampling"];
   auto number = [&](const char* key) { return s.contains(key) && s[key].is_number() ? s[key].get<double>() : -1.0; };
-  char buf[512];
+  std::string buf;
   const double widest = number("widest_half_width");
   std::string width = "no interval yet";  // null in the file: fewer than 2 paired rounds
   if (widest >= 0) {
-    snprintf(buf, sizeof buf, "±%.1f %%", 100 * widest);
+    buf = fmt::format("±{:.1f} %", 100 * widest);
     width = buf;
   }
   const size_t looks = s.contains("looks") && s["looks"].is_array() ? s["looks"].size() : size_t{0};
-  snprintf(buf, sizeof buf,
-           "sampling: %s after %d rounds (asked ±%.1f %%; widest %s: %s; each look's interval at %.2f %%, %zu look%s "
-           "planned, so 95 %% overall)",
-           s.value("stopped", std::string("?")).c_str(), static_cast<int>(number("rounds")), 100 * number("precision"),
-           width.c_str(), s.value("widest_series", std::string("-")).c_str(), 100 * number("confidence_per_look"),
-           looks, looks == 1 ? "" : "s");
+  buf = fmt::format(
+      "sampling: {} after {} rounds (asked ±{:.1f} %; widest {}: {}; each look's interval at {:.2f} %, {} look{} "
+      "planned, so 95 % overall)",
+      s.value("stopped", std::string("?")).c_str(), static_cast<int>(number("rounds")), 100 * number("precision"),
+      width.c_str(), s.value("widest_series", std::string("-")).c_str(), 100 * number("confidence_per_look"), looks,
+      looks == 1 ? "" : "s");
   std::string line = buf;
   // Series stop one by one: those that did not reach the target, each with where it ended.
   std::string missed;
@@ -31,14 +32,14 @@ std::string sampling_line(const nlohmann::json& environment) {
       if (!x.is_object() || x.value("met", true)) continue;
       std::string where = x.value("why_not", std::string("?"));
       if (x.contains("half_width") && x["half_width"].is_number()) {
-        snprintf(buf, sizeof buf, "±%.1f %% after %d rounds, ", 100 * x["half_width"].get<double>(),
-                 whole_number_or(x, "rounds", 0));
+        buf = fmt::format("±{:.1f} % after {} rounds, ", 100 * x["half_width"].get<double>(),
+                          whole_number_or(x, "rounds", 0));
         where = buf + where;
       }
       missed += "\n    " + x.value("series", std::string("?")) + " (" + where + ")";
     }
   if (!missed.empty()) {
-    snprintf(buf, sizeof buf, "\n  not known to ±%.1f %%:", 100 * number("precision"));
+    buf = fmt::format("\n  not known to ±{:.1f} %:", 100 * number("precision"));
     line += buf + missed;
   }
   return line;

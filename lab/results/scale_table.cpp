@@ -1,5 +1,6 @@
 #include "lab/results/scale_table.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -13,11 +14,7 @@ std::string scale_table(const std::vector<ScaleRow>& rows) {
   const TextTable table({-16, 6, 10, 8, 11, 9, 9, 9, 9, 8, 0, 0});  // the empty column: two spaces before the reason
   out += table.line({"product", "nodes", "converge s", "probe s", "pairs", "CPU-s", "RSS MB", "RSS max", "threads",
                      "Gbit/s", "", ""});
-  auto fixed = [](double v, int digits) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return std::string(buf);
-  };
+  auto fixed = [](double v, int digits) { return fmt::format("{:.{}f}", v, digits); };
   bool any_contended = false;
   for (const auto& r : rows) {
     any_contended = any_contended || r.contended;
@@ -55,12 +52,12 @@ KindSection scale_section(const std::vector<ScaleRow>& rows, int cpu_count) {
   for (const auto& r : rows) {
     if (std::find(products.begin(), products.end(), r.product) == products.end()) products.push_back(r.product);
     const bool up = r.converge_s >= 0;
-    k.table.push_back({r.product, std::to_string(r.nodes) + (r.contended ? " (contended)" : ""),
-                       up ? number_text("%.2f", r.converge_s) : "-", up ? number_text("%.2f", r.sweep_s) : "-",
-                       std::to_string(r.answered) + "/" + std::to_string(r.pairs),
-                       up ? number_text("%.1f", r.bringup_cpu_s) : "-", up ? number_text("%.1f", r.rss_mb_median) : "-",
-                       up ? number_text("%.1f", r.rss_mb_max) : "-", up ? std::to_string(r.threads_median) : "-",
-                       r.sample_valid ? number_text("%.3f", r.gbps) : "-", r.reason});
+    k.table.push_back(
+        {r.product, std::to_string(r.nodes) + (r.contended ? " (contended)" : ""),
+         up ? number_text("{:.2f}", r.converge_s) : "-", up ? number_text("{:.2f}", r.sweep_s) : "-",
+         std::to_string(r.answered) + "/" + std::to_string(r.pairs), up ? number_text("{:.1f}", r.bringup_cpu_s) : "-",
+         up ? number_text("{:.1f}", r.rss_mb_median) : "-", up ? number_text("{:.1f}", r.rss_mb_max) : "-",
+         up ? std::to_string(r.threads_median) : "-", r.sample_valid ? number_text("{:.3f}", r.gbps) : "-", r.reason});
     if (!up) continue;
     for (auto [series, v] : {std::pair{&converge, r.converge_s}, std::pair{&rss, r.rss_mb_median},
                              std::pair{&threads, double(r.threads_median)}}) {

@@ -1,5 +1,6 @@
 #include "lab/results/scorecard_diff.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -40,11 +41,7 @@ json cell_id(const json& c) {
           {"metric", c.value("metric", "")}};
 }
 
-std::string fixed(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+std::string fixed(double v) { return fmt::format("{:.4g}", v); }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // that file, and every text from a run passes xml_escape (control bytes and bytes that are
 // not UTF-8 shown as \xNN, markup escaped). No script, and nothing fetched: the style is in
 // the page.
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -29,9 +30,8 @@ bool has_shape(const json& p, const char* shape) {
 std::string esc(const json& j) { return xml_escape(j.is_string() ? j.get<std::string>() : j.dump()); }
 
 std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f" : std::fabs(v) >= 10 ? "%.1f" : "%.3g", v);
-  return buf;
+  if (std::fabs(v) >= 100) return fmt::format("{:.0f}", v);
+  return std::fabs(v) >= 10 ? fmt::format("{:.1f}", v) : fmt::format("{:.3g}", v);
 }
 
 const char* kStyle =

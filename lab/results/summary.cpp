@@ -10,6 +10,7 @@
 #include "lab/results/transactions_table.h"
 #include "lab/results/udp_table.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -97,11 +98,9 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
 
 std::string compact_interval(const SampleStats& s, const char* format, double scale) {
   if (s.n == 0 || s.median <= 0) return "-";
-  char value[32], out[48];
-  snprintf(value, sizeof value, format, s.median / scale);
-  double wider = std::max(s.ci_high / s.median - 1, 1 - s.ci_low / s.median);
-  snprintf(out, sizeof out, "%s±%.0f%%%s", value, 100 * wider, s.coverage < 0.95 ? "*" : "");
-  return out;
+  const double wider = std::max(s.ci_high / s.median - 1, 1 - s.ci_low / s.median);
+  return fmt::format(fmt::runtime(format), s.median / scale) +
+         fmt::format("±{:.0f}%{}", 100 * wider, s.coverage < 0.95 ? "*" : "");
 }
 
 std::vector<ProductTestSummary> in_reading_order(std::vector<ProductTestSummary> summaries, bool file_order) {
@@ -140,7 +139,7 @@ struct SummaryLayout {
 
 std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
   std::ostringstream o;
-  char line[640];
+  std::string line;
   const SummaryLayout layout;
   const TextTable table(layout.widths);
   o << table.line(layout.heads);
@@ -157,35 +156,40 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
       o << table.line(cells);
       continue;
     }
-    char median[16], interval[48], cv[16], ratio[48] = "-", over[16] = "-", retr[16] = "-", threads[16] = "-";
-    snprintf(median, sizeof median, "%.3f", s.gbps.median);
-    snprintf(interval, sizeof interval, "%.3f-%.3f%s", s.gbps.ci_low, s.gbps.ci_high,
-             s.gbps.coverage < 0.95 ? "*" : "");
+    std::string median;
+    std::string interval;
+    std::string cv;
+    std::string ratio = "-";
+    std::string over = "-";
+    std::string retr = "-";
+    std::string threads = "-";
+    median = fmt::format("{:.3f}", s.gbps.median);
+    interval = fmt::format("{:.3f}-{:.3f}{}", s.gbps.ci_low, s.gbps.ci_high, s.gbps.coverage < 0.95 ? "*" : "");
     if (s.gbps.coverage < lowest_coverage) {
       lowest_coverage = s.gbps.coverage;
       lowest_n = s.gbps.n;
     }
-    snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.gbps.cv, s.gbps.cv > kHighCv ? "!" : "");
+    cv = fmt::format("{:.1f}%{}", 100 * s.gbps.cv, s.gbps.cv > kHighCv ? "!" : "");
     if (s.product == "baseline")
-      snprintf(ratio, sizeof ratio, "1");
+      ratio = "1";
     else
-      snprintf(ratio, sizeof ratio, "%s", ratio_interval_text(s.baseline_ratio).c_str());
-    if (s.product != "baseline" && s.cpu_over_baseline != 0) snprintf(over, sizeof over, "%+.2f", s.cpu_over_baseline);
-    if (s.metric("retransmits").n > 0) snprintf(retr, sizeof retr, "%.0f", s.metric("retransmits").median);
-    if (s.threads > 0) snprintf(threads, sizeof threads, "%d", s.threads);
+      ratio = ratio_interval_text(s.baseline_ratio);
+    if (s.product != "baseline" && s.cpu_over_baseline != 0) over = fmt::format("{:+.2f}", s.cpu_over_baseline);
+    if (s.metric("retransmits").n > 0) retr = fmt::format("{:.0f}", s.metric("retransmits").median);
+    if (s.threads > 0) threads = fmt::format("{}", s.threads);
     std::vector<std::string> cells{s.product, s.test, median, interval, cv, ratio};
     for (const MetricColumn* m : layout.metrics) {
       cells.push_back(compact_interval(s.metric(m->key), m->format.c_str(), m->scale));
       if (m->key == "cpu_s_per_gbit") cells.push_back(over);
     }
-    for (const char* cell : {retr, threads}) cells.push_back(cell);
+    cells.push_back(retr);
+    cells.push_back(threads);
     cells.push_back(valid);
     o << table.line(cells);
   }
   if (lowest_coverage < 0.95) {
-    snprintf(
-        line, sizeof line,
-        "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %% (%zu samples)\n",
+    line = fmt::format(
+        "* fewer than 6 samples: the interval is [min, max] and covers the median with only {:.1f} % ({} samples)\n",
         100 * lowest_coverage, lowest_n);
     o << line;
   }
@@ -209,7 +213,7 @@ std::string summary_table(const std::vector<SampleRow>& rows, bool file_order) {
 
 std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>& summaries) {
   std::vector<std::string> warnings;
-  char cv[32];
+  std::string cv;
   for (const auto& s : summaries) {
     std::string who = s.product + " / " + s.test + ": ";
     if (s.not_run > 0)
@@ -218,7 +222,7 @@ std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>&
     if (s.gbps.n + static_cast<size_t>(s.not_run) < static_cast<size_t>(s.rows))
       warnings.push_back(who + std::to_string(s.rows - s.not_run - static_cast<int>(s.gbps.n)) + " of " +
                          std::to_string(s.rows) + " sample(s) not valid (see the reason column of results.csv)");
-    snprintf(cv, sizeof cv, "%.1f%%", 100 * s.gbps.cv);
+    cv = fmt::format("{:.1f}%", 100 * s.gbps.cv);
     if (s.gbps.n > 1 && s.gbps.cv > kHighCv)
       warnings.push_back(who + "CV " + std::string(cv) +
                          " is high: the median is less certain than on a quiet machine");

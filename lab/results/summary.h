@@ -63,7 +63,8 @@ std::vector<ProductTestSummary> in_reading_order(std::vector<ProductTestSummary>
 
 std::string summary_table(const std::vector<SampleRow>& rows, bool file_order = false);
 // "1.23±9%": the median and the wider side of its 95 % interval, relative ("*": covers
-// less than 95 %, fewer than 6 samples); "-" without samples. `scale` divides the values.
+// less than 95 %, fewer than 6 samples); "-" without samples. `format`: fmt's ("{:.2f}"); `scale`
+// divides the values.
 std::string compact_interval(const SampleStats& s, const char* format, double scale = 1);
 // What a reader must not miss: invalid rows, high CV, generator-bound samples, outside load.
 std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>& summaries);

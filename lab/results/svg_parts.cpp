@@ -1,5 +1,6 @@
 #include "lab/results/svg_parts.h"
 
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdio>
 
@@ -10,18 +11,14 @@ namespace vpnlab::svg_parts {
 const char* const kPalette[10] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                   "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
-std::string num(double v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string num(double v) { return fmt::format("{:.1f}", v); }
 
 std::string tick_text(double v) {
-  char buf[32];
+  std::string buf;
   if (std::fabs(v) >= 1000)
-    snprintf(buf, sizeof buf, "%.0f", v);
+    buf = fmt::format("{:.0f}", v);
   else
-    snprintf(buf, sizeof buf, "%.3g", v);
+    buf = fmt::format("{:.3g}", v);
   return buf;
 }
 

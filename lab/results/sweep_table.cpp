@@ -1,5 +1,6 @@
 #include "lab/results/sweep_table.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -30,14 +31,10 @@ size_t index_of(std::vector<std::string>& list, const std::string& item) {
 
 std::string sweep_cell_text(const SampleStats& s) {
   if (s.n == 0) return "-";
-  char buf[96];
   const int digits = s.median >= 100 ? 0 : s.median >= 10 ? 1 : 3;
-  if (s.n < 2)
-    snprintf(buf, sizeof buf, "%.*f", digits, s.median);
-  else
-    snprintf(buf, sizeof buf, "%.*f [%.*f, %.*f]%s", digits, s.median, digits, s.ci_low, digits, s.ci_high,
-             s.coverage < 0.95 ? "*" : "");
-  return buf;
+  if (s.n < 2) return fmt::format("{:.{}f}", s.median, digits);
+  return fmt::format("{:.{}f} [{:.{}f}, {:.{}f}]{}", s.median, digits, s.ci_low, digits, s.ci_high, digits,
+                     s.coverage < 0.95 ? "*" : "");
 }
 
 std::vector<SweepCurves> summarize_sweeps(const std::vector<SampleRow>& rows) {
@@ -99,10 +96,10 @@ std::string sweep_tables(const std::vector<SampleRow>& rows) {
     }
     // An interval of few samples is [min, max]: said, never passed off as 95 %.
     if (lowest < 0.95) {
-      char note[160];
-      snprintf(note, sizeof note,
-               "* fewer than 6 samples: the interval is [min, max] and covers the median with only %.1f %%\n",
-               100 * lowest);
+      std::string note;
+      note =
+          fmt::format("* fewer than 6 samples: the interval is [min, max] and covers the median with only {:.1f} %\n",
+                      100 * lowest);
       o << note;
     }
   }

@@ -1,5 +1,6 @@
 #include "lab/results/transactions_table.h"
 
+#include <fmt/format.h>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -69,22 +70,29 @@ std::string transactions_table(const std::vector<SampleRow>& rows) {
       o << table.line({s.product, s.test, s.kind, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", valid});
       continue;
     }
-    char tps[24], interval[48], cv[16], ratio[48] = "-", p50[16], p90[16], p99[16], p999[16];
-    snprintf(tps, sizeof tps, "%.1f", s.tps.median);
-    snprintf(interval, sizeof interval, "%.1f-%.1f%s", s.tps.ci_low, s.tps.ci_high, s.tps.coverage < 0.95 ? "*" : "");
-    snprintf(cv, sizeof cv, "%.1f%%%s", 100 * s.tps.cv, s.tps.cv > kHighCv ? "!" : "");
+    std::string tps;
+    std::string interval;
+    std::string cv;
+    std::string ratio = "-";
+    std::string p50;
+    std::string p90;
+    std::string p99;
+    std::string p999;
+    tps = fmt::format("{:.1f}", s.tps.median);
+    interval = fmt::format("{:.1f}-{:.1f}{}", s.tps.ci_low, s.tps.ci_high, s.tps.coverage < 0.95 ? "*" : "");
+    cv = fmt::format("{:.1f}%{}", 100 * s.tps.cv, s.tps.cv > kHighCv ? "!" : "");
     if (!test_kind(s.kind).rate_vs_baseline)
-      snprintf(ratio, sizeof ratio, "-");  // echoes are sent at a fixed rate: their rate is no result
+      ratio = "-";  // echoes are sent at a fixed rate: their rate is no result
     else if (s.product == "baseline")
-      snprintf(ratio, sizeof ratio, "1");
+      ratio = "1";
     else
-      snprintf(ratio, sizeof ratio, "%s", ratio_interval_text(s.baseline_ratio).c_str());
-    snprintf(p50, sizeof p50, "%.3f", s.p50_ms.median);
-    snprintf(p90, sizeof p90, "%.3f", s.p90_ms.median);
-    snprintf(p99, sizeof p99, "%.3f", s.p99_ms.median);
-    snprintf(p999, sizeof p999, "%.3f", s.p999_ms.median);
+      ratio = ratio_interval_text(s.baseline_ratio);
+    p50 = fmt::format("{:.3f}", s.p50_ms.median);
+    p90 = fmt::format("{:.3f}", s.p90_ms.median);
+    p99 = fmt::format("{:.3f}", s.p99_ms.median);
+    p999 = fmt::format("{:.3f}", s.p999_ms.median);
     o << table.line({s.product, s.test, s.kind, tps, interval, cv, ratio, p50, p90, p99, p999,
-                     compact_interval(s.cpu_us_per_tx, "%.1f"), compact_interval(s.rss_kb, "%.1f", 1024), valid});
+                     compact_interval(s.cpu_us_per_tx, "{:.1f}"), compact_interval(s.rss_kb, "{:.1f}", 1024), valid});
   }
   o << "per s: transactions (crr: connections, latency: answered echoes) per second, median over samples; p50-p99.9: "
        "one transaction's time, request sent to "

@@ -1,5 +1,6 @@
 #include "lab/results/udp_table.h"
 
+#include <fmt/format.h>
 #include <cstdio>
 #include <sstream>
 
@@ -37,22 +38,14 @@ std::string udp_table(const std::vector<SampleRow>& rows) {
   o << "\nUDP by payload size\n"
     << table.line({"product", "test", "payload", "offered Mb/s", "kpps", "loss %", "zero-loss Mbit/s", "zero-loss kpps",
                    "valid"});
-  char a[32], b[32], c[32], d[32], e[32], f[32], valid[32];
   for (const auto& s : summaries) {
-    snprintf(valid, sizeof valid, "%zu/%d", s.kpps.n, s.rows);
-    snprintf(a, sizeof a, "%d", s.payload_bytes);
-    auto med = [&](char* buf, const SampleStats& st, const char* fmt) {
-      if (st.n == 0)
-        snprintf(buf, 32, "-");
-      else
-        snprintf(buf, 32, fmt, st.median);
+    // The median at `digits` decimals; "-" where nothing was measured.
+    auto med = [](const SampleStats& st, int digits) {
+      return st.n == 0 ? std::string("-") : fmt::format("{:.{}f}", st.median, digits);
     };
-    med(b, s.offered_mbps, "%.0f");
-    med(c, s.kpps, "%.1f");
-    med(d, s.loss_pct, "%.3f");
-    med(e, s.zero_loss_mbps, "%.1f");
-    med(f, s.zero_loss_kpps, "%.1f");
-    o << table.line({s.product, s.test, a, b, c, d, e, f, valid});
+    o << table.line({s.product, s.test, std::to_string(s.payload_bytes), med(s.offered_mbps, 0), med(s.kpps, 1),
+                     med(s.loss_pct, 3), med(s.zero_loss_mbps, 1), med(s.zero_loss_kpps, 1),
+                     fmt::format("{}/{}", s.kpps.n, s.rows)});
   }
   o << "kpps: datagrams the receiver's interface counted per second (for a zero-loss search, at the highest rate "
        "within its "

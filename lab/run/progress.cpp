@@ -1,5 +1,6 @@
 #include "lab/run/progress.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,11 +17,11 @@ namespace vpnlab {
 
 std::string format_seconds(double s) {
   int t = static_cast<int>(s + 0.5);
-  char buf[32];
+  std::string buf;
   if (t >= 60)
-    snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
+    buf = fmt::format("{}m{:02}s", t / 60, t % 60);
   else
-    snprintf(buf, sizeof buf, "%ds", t);
+    buf = fmt::format("{}s", t);
   return buf;
 }
 

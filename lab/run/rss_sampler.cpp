@@ -1,5 +1,6 @@
 #include "lab/run/rss_sampler.h"
 
+#include <fmt/format.h>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -40,9 +41,9 @@ void RssSampler::loop() {
 
 std::string RssSampler::format(const std::vector<RssPoint>& points) {
   std::string out;
-  char line[160];
+  std::string line;
   for (const auto& p : points) {
-    snprintf(line, sizeof line, "%.3f %s %lld\n", p.t_s, p.node.c_str(), static_cast<long long>(p.rss_kb));
+    line = fmt::format("{:.3f} {} {}\n", p.t_s, p.node.c_str(), static_cast<long long>(p.rss_kb));
     out += line;
   }
   return out;

@@ -1,5 +1,6 @@
 #include "lab/run/run_timing.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -43,20 +44,19 @@ std::string timing_line(const RunTiming& t) {
   if (t.wall_s <= 0) return "";
   std::vector<std::pair<std::string, double>> phases = t.phases.totals();
   std::stable_sort(phases.begin(), phases.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  char buf[96];
-  snprintf(buf, sizeof buf, "wall time %.1f s:", t.wall_s);
+  std::string buf = fmt::format("wall time {:.1f} s:", t.wall_s);
   std::string o = buf;
   bool first = true;
   for (const auto& [name, s] : phases) {
     const double pct = 100 * s / t.wall_s;
     if (pct < 1) continue;  // the line names what matters; environment.json has every phase
-    snprintf(buf, sizeof buf, "%s %s %.0f %%", first ? "" : ",", name.c_str(), pct);
+    buf = fmt::format("{} {} {:.0f} %", first ? "" : ",", name.c_str(), pct);
     o += buf;
     first = false;
   }
   if (t.samples > 0) {
-    snprintf(buf, sizeof buf, "; harness %.2f s per sample beyond warm-up and measuring (%d samples)",
-             overhead_per_sample(t), t.samples);
+    buf = fmt::format("; harness {:.2f} s per sample beyond warm-up and measuring ({} samples)", overhead_per_sample(t),
+                      t.samples);
     o += buf;
   }
   return o;

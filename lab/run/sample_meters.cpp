@@ -1,5 +1,6 @@
 #include "lab/run/sample_meters.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -39,8 +40,7 @@ void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::v
       softirq = shares;
       continue;
     }
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.3f", delta.busy());
+    std::string buf = fmt::format("{:.3f}", delta.busy());
     by_host += (by_host.empty() ? "" : ";") + after[m].name + ":" + buf;
     for (size_t at = 0; !shares.empty();) {
       size_t end = shares.find(';', at);
@@ -202,8 +202,8 @@ class LatencyMeter : public SampleMeter {
     row->latency_probes = summary_->answered;
     record_added(row);
     std::string rtts;
-    char buf[32];
-    for (double ms : summary_->rtts_ms) snprintf(buf, sizeof buf, "%.4f\n", ms), rtts += buf;
+    std::string buf;
+    for (double ms : summary_->rtts_ms) buf = fmt::format("{:.4f}\n", ms), rtts += buf;
     return write_file(c.raw_dir + "/" + label + kRttSuffix, rtts, 0640);
   }
   const LatencyProbe::Summary* summary() const { return summary_ ? &*summary_ : nullptr; }

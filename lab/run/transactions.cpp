@@ -1,5 +1,6 @@
 #include "lab/run/transactions.h"
 
+#include <fmt/format.h>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -15,8 +16,7 @@ std::vector<std::string> crr_server_argv(const std::string& program, int port, i
 
 std::vector<std::string> crr_client_argv(const std::string& program, const std::string& address, int port, int size,
                                          double seconds, bool one_connection) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", seconds);
+  std::string buf = fmt::format("{:.3f}", seconds);
   return {program, one_connection ? "rr-client" : "client", address, std::to_string(port), std::to_string(size), buf};
 }
 

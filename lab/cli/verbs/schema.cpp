@@ -1,6 +1,7 @@
 // `vpnlab schema [NAME]`: the published data contract.
 #include "lab/cli/verbs/schema.h"
 
+#include <fmt/format.h>
 #include <cstdio>
 #include <iostream>
 
@@ -70,12 +71,11 @@ std::string results_csv_schema(SchemaFormat format) {
   out = "results.csv: " + std::to_string(columns.size()) +
         " columns in this order, one row per sample (run --rows-jsonl streams the same names as JSON; an empty\n"
         "number is not measured)\n";
-  char buf[160];
-  snprintf(buf, sizeof buf, "%-18s %-8s %-11s %-17s %s\n", "COLUMN", "TYPE", "UNIT", "FILLED BY", "MEANING");
+  std::string buf = fmt::format("{:<18} {:<8} {:<11} {:<17} {}\n", "COLUMN", "TYPE", "UNIT", "FILLED BY", "MEANING");
   out += buf;
   for (size_t i = 0; i < columns.size() && i < docs.size(); ++i) {
-    snprintf(buf, sizeof buf, "%-18s %-8s %-11s %-17s ", columns[i].first.c_str(), type_name(columns[i].second),
-             docs[i].unit, docs[i].filled_by);
+    buf = fmt::format("{:<18} {:<8} {:<11} {:<17} ", columns[i].first.c_str(), type_name(columns[i].second),
+                      docs[i].unit, docs[i].filled_by);
     out += buf + std::string(docs[i].about) + "\n";
   }
   return out;
@@ -91,9 +91,9 @@ std::string names_text(SchemaFormat format) {
   const auto names = schema_names();
   if (format == SchemaFormat::json) return nlohmann::json{{"schema", kJsonSchema}, {"names", names}}.dump(2) + "\n";
   std::string out;
-  char buf[200];
+  std::string buf;
   auto line = [&](const std::string& name, const std::string& what) {
-    snprintf(buf, sizeof buf, "%-17s %s\n", name.c_str(), what.c_str());
+    buf = fmt::format("{:<17} {}\n", name.c_str(), what.c_str());
     out += buf;
   };
   line("results.csv", "the columns of results.csv (--json: as a list; --markdown: a table)");
