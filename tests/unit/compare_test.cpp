@@ -511,6 +511,19 @@ std::string golden_run_as(const std::string& id, std::vector<SampleRow> rows) {
   return dir;
 }
 
+// One run's rows for the between-run tests: wireguard-go and the baseline, six samples each
+// 0.3 % apart, wireguard-go's Gbit/s and CPU-s/Gbit at these levels (1: 0.5 Gbit/s, 3 s; 0: no
+// CPU figure).
+std::vector<SampleRow> spread_run_rows(double gbps_level, double cpu_level) {
+  std::vector<double> wg, base;
+  for (double x : {1.000, 1.003, 0.997, 1.002, 0.998, 1.001})
+    wg.push_back(0.5 * gbps_level * x), base.push_back(10 * x);
+  auto rows = rows_of("wireguard-go", wg), b = rows_of("baseline", base);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].cpu_s_per_gbit = 3 * cpu_level * (1 + 0.001 * (i % 3));
+  rows.insert(rows.end(), b.begin(), b.end());
+  return rows;
+}
+
 }  // namespace
 
 // The same for a cost (issue 66): CPU-s/Gbit moving 7 % between runs of one build while each
@@ -521,14 +534,7 @@ TEST(Compare, DiffBetweenTwoRunsHoldsHowFarACostMovesBetweenRuns) {
   const std::string history = make_temp_dir("spread-cost") + "/history.sqlite";
   auto store = HistoryStore::open(history);
   ASSERT_TRUE(store.ok()) << store.error().message;
-  auto run_rows = [](double level) {
-    std::vector<double> wg, base;
-    for (double x : {1.000, 1.003, 0.997, 1.002, 0.998, 1.001}) wg.push_back(0.5 * x), base.push_back(10 * x);
-    auto rows = rows_of("wireguard-go", wg), b = rows_of("baseline", base);
-    for (size_t i = 0; i < rows.size(); ++i) rows[i].cpu_s_per_gbit = 3 * level * (1 + 0.001 * (i % 3));
-    rows.insert(rows.end(), b.begin(), b.end());
-    return rows;
-  };
+  auto run_rows = [](double level) { return spread_run_rows(1.0, level); };
   std::vector<std::string> dirs;
   const std::vector<double> levels = {1.00, 0.93, 1.07, 0.95, 1.05};
   for (size_t i = 0; i < levels.size(); ++i) {
@@ -573,14 +579,8 @@ TEST(Compare, DiffBetweenTwoRunsHoldsHowFarTheHistorysRunsDiffer) {
   auto store = HistoryStore::open(history);
   ASSERT_TRUE(store.ok()) << store.error().message;
   // Six samples a run, 0.3 % apart: each run's own interval is narrow.
-  auto run_rows = [](double level) {
-    std::vector<double> wg, base;
-    for (double x : {1.000, 1.003, 0.997, 1.002, 0.998, 1.001}) wg.push_back(0.5 * level * x), base.push_back(10 * x);
-    auto rows = rows_of("wireguard-go", wg), b = rows_of("baseline", base);
-    rows.insert(rows.end(), b.begin(), b.end());
-    return rows;
-  };
-  const std::vector<double> levels = {1.00, 0.93, 1.06, 0.95, 1.04};  // five earlier runs of one build
+  auto run_rows = [](double level) { return spread_run_rows(level, 0); };  // no CPU figures
+  const std::vector<double> levels = {1.00, 0.93, 1.06, 0.95, 1.04};       // five earlier runs of one build
   std::vector<std::string> dirs;
   for (size_t i = 0; i < levels.size(); ++i) {
     dirs.push_back(golden_run_as("20261130-09591" + std::to_string(i) + "-d829", run_rows(levels[i])));
