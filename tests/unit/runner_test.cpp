@@ -17,10 +17,12 @@
 #include "lab/app/run_outputs.h"
 #include "lab/base/fs_util.h"
 #include "lab/base/process.h"
+#include "lab/model/test_kinds.h"
 #include "lab/model/topology.h"
 #include "lab/record/results_csv.h"
 #include "lab/results/sampling_text.h"
 #include "lab/run/runner.h"
+#include "lab/run/sample_meters.h"
 
 using namespace vpnlab;
 using namespace vpnlab::testing;
@@ -142,6 +144,15 @@ TEST(Runner, AWarmUpRunsOnlyTheMetersItsValidityNeeds) {
   // Each sample's idle window is timed apart from the harness's overhead.
   EXPECT_EQ(report->timing.phases.count(kPhaseIdleRoundTrip), 3);
   EXPECT_NEAR(report->timing.phases.sum(), report->timing.wall_s, 1e-9);
+}
+
+// The plan's estimate leaves out of a warm-up what only a measured bulk sample spends
+// (lab/model/test_kinds.h measured_only_s): the latency meter's idle window. One figure.
+TEST(Runner, ThePlansMeasuredOnlySecondsAreTheIdleWindow) {
+  SampleRow probed;
+  probed.idle_probes = 20;
+  EXPECT_DOUBLE_EQ(idle_window_s(probed), test_kind("throughput").measured_only_s);
+  EXPECT_EQ(idle_window_s(SampleRow{}), 0) << "no idle probe: no window";
 }
 
 // A zero-loss search's trials are one sample (issue 66): the idle round trip is measured
