@@ -124,6 +124,13 @@ std::vector<std::string> names_in(const std::string& dir) {
   return names;
 }
 
+// A history at `path` holding kRun, closed again.
+void write_history_of_one_run(const std::string& path) {
+  auto store = HistoryStore::open(path);
+  ASSERT_TRUE(store.ok()) << store.error().format();
+  ASSERT_TRUE(store->add_run(kRun).ok());
+}
+
 int64_t pragma(const std::string& path, const char* name) {
   sqlite3* raw = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
@@ -297,11 +304,7 @@ TEST(History, AnotherUsersHistoryIsReadWithoutWritingBesideIt) {
   const std::string dir = make_temp_dir("history-ro");
   chmod(dir.c_str(), 0755);
   const std::string path = dir + "/h.sqlite";
-  {
-    auto store = HistoryStore::open(path);
-    ASSERT_TRUE(store.ok()) << store.error().format();
-    ASSERT_TRUE(store->add_run(kRun).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(write_history_of_one_run(path));
   auto files = [&] { return names_in(dir); };
   const auto before = files();
   pid_t pid = fork();
@@ -335,11 +338,7 @@ TEST(History, AnotherUsersHistoryIsReadWithoutWritingBesideIt) {
 TEST(History, ItsOwnersReadLeavesNothingBesideIt) {
   const std::string dir = make_temp_dir("history-own");
   const std::string path = dir + "/h.sqlite";
-  {
-    auto store = HistoryStore::open(path);
-    ASSERT_TRUE(store.ok()) << store.error().format();
-    ASSERT_TRUE(store->add_run(kRun).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(write_history_of_one_run(path));
   auto files = [&] { return names_in(dir); };
   const auto before = files();
   const std::string bytes = file_bytes(path);
