@@ -2,6 +2,8 @@
 // a file that is not a vpnlab history (or of a newer schema) refused and left as it was.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <sqlite3.h>
 
 #include <sys/stat.h>
@@ -129,6 +131,18 @@ void write_history_of_one_run(const std::string& path) {
   auto store = HistoryStore::open(path);
   ASSERT_TRUE(store.ok()) << store.error().format();
   ASSERT_TRUE(store->add_run(kRun).ok());
+}
+
+// Opens the history at `path` read-only, reads its one run, and calls `while_open` before
+// closing it.
+void read_its_one_run(
+    const std::string& path, const std::function<void()>& while_open = [] {}) {
+  auto store = HistoryStore::open(path, HistoryAccess::read_only);
+  ASSERT_TRUE(store.ok()) << store.error().format();
+  auto runs = store->runs();
+  ASSERT_TRUE(runs.ok()) << runs.error().format();
+  EXPECT_EQ(runs->size(), 1u);
+  while_open();
 }
 
 int64_t pragma(const std::string& path, const char* name) {
@@ -322,14 +336,7 @@ TEST(History, AnotherUsersHistoryIsReadWithoutWritingBesideIt) {
   EXPECT_EQ(files(), before);
   // Root reading a file another user owns, in a directory root can write: nothing beside it.
   ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
-  {
-    auto store = HistoryStore::open(path, HistoryAccess::read_only);
-    ASSERT_TRUE(store.ok()) << store.error().format();
-    auto runs = store->runs();
-    ASSERT_TRUE(runs.ok()) << runs.error().format();
-    EXPECT_EQ(runs->size(), 1u);
-    EXPECT_EQ(files(), before);
-  }
+  ASSERT_NO_FATAL_FAILURE(read_its_one_run(path, [&] { EXPECT_EQ(files(), before); }));
 }
 
 // The owner reads its own history (history, diff's between-run spread): nothing is left
@@ -342,13 +349,7 @@ TEST(History, ItsOwnersReadLeavesNothingBesideIt) {
   auto files = [&] { return names_in(dir); };
   const auto before = files();
   const std::string bytes = file_bytes(path);
-  {
-    auto store = HistoryStore::open(path, HistoryAccess::read_only);
-    ASSERT_TRUE(store.ok()) << store.error().format();
-    auto runs = store->runs();
-    ASSERT_TRUE(runs.ok()) << runs.error().format();
-    EXPECT_EQ(runs->size(), 1u);
-  }
+  ASSERT_NO_FATAL_FAILURE(read_its_one_run(path));
   EXPECT_EQ(files(), before);
   EXPECT_EQ(file_bytes(path), bytes) << "read, not written";
   std::filesystem::remove_all(dir);
