@@ -288,15 +288,19 @@ Status keep_row(const RoundContext& c, const std::string& test, int i, SampleRow
   return ok_status();
 }
 
-// One sample: its asked-for seconds count as measuring, its idle round trip as that, the rest
-// of its wall time (starting iperf3, counters, the proof that traffic crossed the tunnel) as
-// the sample's overhead.
+// One sample: the seconds its load ran count as measuring (a zero-loss search's trials, which
+// may be more than the asked duration; the asked seconds where no load ran), its idle round
+// trip as that, the rest of its wall time (starting iperf3, counters, the proof that traffic
+// crossed the tunnel) as the sample's overhead.
 SampleRow timed_sample(const RoundContext& c, const SampleContext& sc, int i, bool* interrupted) {
+  double load_s = 0;
+  SampleContext timed = sc;
+  timed.load_seconds_out = &load_s;
   PhaseSpan span(nullptr, "");
-  SampleRow row = run_sample(sc, "sample-" + std::to_string(i), c.plan->duration_s, interrupted);
+  SampleRow row = run_sample(timed, "sample-" + std::to_string(i), c.plan->duration_s, interrupted);
   const double wall = span.stop();
   if (c.clock) {
-    const double measuring = std::min(wall, c.plan->duration_s);
+    const double measuring = std::min(wall, load_s > 0 ? load_s : c.plan->duration_s);
     const double idle = std::min(wall - measuring, idle_window_s(row));
     c.clock->add(kPhaseMeasuring, measuring);
     if (row.idle_probes > 0) c.clock->add(kPhaseIdleRoundTrip, idle);

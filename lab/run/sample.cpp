@@ -244,6 +244,7 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   if (auto s = begin_meters(c, &meters); !s) return fail(s.error().message);
   fault_point("mid-sample");
   auto spread = run_clients(c, specs, duration_s, interrupted);
+  if (spread && c.load_seconds_out) *c.load_seconds_out += duration_s;
   Status metered = end_meters(c, label, &meters, &row);
   if (!spread) return fail(spread.error().message);
   if (!metered) return fail(metered.error().message);

@@ -35,6 +35,9 @@ struct SampleContext {
   // A trial of the same sample whose idle round trip stands for this one's (a zero-loss
   // search's later trials): the latency meter does not probe the idle path again.
   const SampleRow* idle_from = nullptr;
+  // Gets the seconds the sample's load ran added to it (a zero-loss search: each trial's),
+  // which the run times as measuring.
+  double* load_seconds_out = nullptr;
 };
 
 // What a row says about its sample before it ran: product, test and shape. It starts out
