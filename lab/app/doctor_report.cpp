@@ -51,7 +51,7 @@ struct Report {
     current = key;
   }
   void row(const std::string& name, const std::string& state, const std::string& detail) {
-    std::string buf = fmt::format("  {:<22} {:<5} {}\n", name.c_str(), state.c_str(), detail.c_str());
+    std::string buf = fmt::format("  {:<22} {:<5} {}\n", name, state, detail);
     text << buf;
     json[current].push_back({{"name", name}, {"state", state}, {"detail", detail}});
   }

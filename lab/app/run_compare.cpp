@@ -72,7 +72,7 @@ std::string same_question_in_effects(const std::vector<SampleRow>& rows, const s
         "the run's effects table asks this question with {} others of its figure together (each interval at {:.4g} "
         "%): {} {:.3f} ({:.3f}-{:.3f}), {}; "
         "here it is asked alone ({:.4g} %){}\n",
-        e.c.family - 1, 100 * e.c.level, e.unit.c_str(), r, lo, hi, e.c.verdict.c_str(), 100 * mine->level,
+        e.c.family - 1, 100 * e.c.level, e.unit, r, lo, hi, e.c.verdict, 100 * mine->level,
         mine->verdict == e.c.verdict ? ": the same answer"
                                      : ": the answers differ only by how many questions are asked at once; the "
                                        "table's holds for all of them together");

@@ -162,11 +162,11 @@ void apply_gate(DiffOutcome* out, const Thresholds& t) {
     out->gate_failed = true;
     std::string line;
     if (c->higher_is_better)
-      line = fmt::format("GATE: {} / {} is slower by more than {:.0f} % (B/A at most {:.3f})\n", c->product.c_str(),
-                         c->test.c_str(), 100 * *limit, c->ci_high);
+      line = fmt::format("GATE: {} / {} is slower by more than {:.0f} % (B/A at most {:.3f})\n", c->product, c->test,
+                         100 * *limit, c->ci_high);
     else
-      line = fmt::format("GATE: {} / {}: {} is {} by more than {:.0f} % (B/A at least {:.3f})\n", c->product.c_str(),
-                         c->test.c_str(), c->metric.c_str(), c->verdict.c_str(), 100 * *limit, c->ci_low);
+      line = fmt::format("GATE: {} / {}: {} is {} by more than {:.0f} % (B/A at least {:.3f})\n", c->product, c->test,
+                         c->metric, c->verdict, 100 * *limit, c->ci_low);
     out->text += line;
   }
   if (!out->gate_failed) {

@@ -97,7 +97,7 @@ std::string leader_sentence(const Leader& l) {
   // "1.278x wireguard-go (1.148-1.424)": the same ratio and interval as 'vpnlab compare'.
   std::string ratio;
   const std::string of = c.higher_is_better ? "" : "'s CPU" + std::string(l.per_transaction ? " per tx" : "-s/Gbit");
-  ratio = fmt::format("{:.3f}x {}{} ({:.3f}-{:.3f})", c.ratio, l.runner_up.c_str(), of.c_str(), c.ci_low, c.ci_high);
+  ratio = fmt::format("{:.3f}x {}{} ({:.3f}-{:.3f})", c.ratio, l.runner_up, of, c.ci_low, c.ci_high);
   std::string s = l.product + ", " + ratio + ": ";
   if (c.verdict != "no significant difference") return s + "significant";
   return s + "not significant, the two may be equal" + rounds_to_settle(c);

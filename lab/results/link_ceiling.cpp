@@ -84,8 +84,7 @@ std::vector<std::string> link_share_warnings(const std::vector<LinkShare>& share
         "link), or lose packets or their order on the way (in its own queues and batching, or in the shaped "
         "link's queue, which "
         "a burstier sender overflows first: compare p99 latency and the queue limit above)",
-        s.product.c_str(), s.test.c_str(), 100 * share, s.link.c_str(), s.retransmits,
-        std::max(s.baseline_retransmits, 0.0));
+        s.product, s.test, 100 * share, s.link, s.retransmits, std::max(s.baseline_retransmits, 0.0));
     out.push_back(buf);
   }
   return out;
@@ -94,15 +93,13 @@ std::vector<std::string> link_share_warnings(const std::vector<LinkShare>& share
 std::string link_share_text(const std::vector<LinkShare>& shares) {
   if (shares.empty()) return "";
   std::string o;
-  std::string line;
   std::vector<std::string> links;
   for (const auto& s : shares)
     if (std::find(links.begin(), links.end(), s.link) == links.end()) {
       links.push_back(s.link);
-      line = fmt::format(
-          "shaped link '{}': {:.1f} Mbit/s (TBF: burst {:.0f} B, queue limit {:.0f} B on each end's egress)\n",
-          s.link.c_str(), s.rate_bps / 1e6, s.burst_bytes, s.limit_bytes);
-      o += line;
+      o += fmt::format(
+          "shaped link '{}': {:.1f} Mbit/s (TBF: burst {:.0f} B, queue limit {:.0f} B on each end's egress)\n", s.link,
+          s.rate_bps / 1e6, s.burst_bytes, s.limit_bytes);
     }
   const TextTable table({-20, -14, 9, 8, 22, 10});
   o += table.line({"product", "test", "Mbit/s", "of rate", "header ceiling", "of ceiling"});

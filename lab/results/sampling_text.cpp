@@ -22,7 +22,7 @@ std::string sampling_line(const nlohmann::json& environment) {
       "sampling: {} after {} rounds (asked ±{:.1f} %; widest {}: {}; each look's interval at {:.2f} %, {} look{} "
       "planned, so 95 % overall)",
       s.value("stopped", std::string("?")).c_str(), static_cast<int>(number("rounds")), 100 * number("precision"),
-      width.c_str(), s.value("widest_series", std::string("-")).c_str(), 100 * number("confidence_per_look"), looks,
+      width, s.value("widest_series", std::string("-")).c_str(), 100 * number("confidence_per_look"), looks,
       looks == 1 ? "" : "s");
   std::string line = buf;
   // Series stop one by one: those that did not reach the target, each with where it ended.

@@ -41,10 +41,8 @@ void RssSampler::loop() {
 
 std::string RssSampler::format(const std::vector<RssPoint>& points) {
   std::string out;
-  std::string line;
   for (const auto& p : points) {
-    line = fmt::format("{:.3f} {} {}\n", p.t_s, p.node.c_str(), static_cast<long long>(p.rss_kb));
-    out += line;
+    out += fmt::format("{:.3f} {} {}\n", p.t_s, p.node, static_cast<long long>(p.rss_kb));
   }
   return out;
 }

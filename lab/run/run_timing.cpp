@@ -44,20 +44,17 @@ std::string timing_line(const RunTiming& t) {
   if (t.wall_s <= 0) return "";
   std::vector<std::pair<std::string, double>> phases = t.phases.totals();
   std::stable_sort(phases.begin(), phases.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string buf = fmt::format("wall time {:.1f} s:", t.wall_s);
-  std::string o = buf;
+  std::string o = fmt::format("wall time {:.1f} s:", t.wall_s);
   bool first = true;
   for (const auto& [name, s] : phases) {
     const double pct = 100 * s / t.wall_s;
     if (pct < 1) continue;  // the line names what matters; environment.json has every phase
-    buf = fmt::format("{} {} {:.0f} %", first ? "" : ",", name.c_str(), pct);
-    o += buf;
+    o += fmt::format("{} {} {:.0f} %", first ? "" : ",", name, pct);
     first = false;
   }
   if (t.samples > 0) {
-    buf = fmt::format("; harness {:.2f} s per sample beyond warm-up and measuring ({} samples)", overhead_per_sample(t),
-                      t.samples);
-    o += buf;
+    o += fmt::format("; harness {:.2f} s per sample beyond warm-up and measuring ({} samples)", overhead_per_sample(t),
+                     t.samples);
   }
   return o;
 }

@@ -74,8 +74,8 @@ std::string results_csv_schema(SchemaFormat format) {
   std::string buf = fmt::format("{:<18} {:<8} {:<11} {:<17} {}\n", "COLUMN", "TYPE", "UNIT", "FILLED BY", "MEANING");
   out += buf;
   for (size_t i = 0; i < columns.size() && i < docs.size(); ++i) {
-    buf = fmt::format("{:<18} {:<8} {:<11} {:<17} ", columns[i].first.c_str(), type_name(columns[i].second),
-                      docs[i].unit, docs[i].filled_by);
+    buf = fmt::format("{:<18} {:<8} {:<11} {:<17} ", columns[i].first, type_name(columns[i].second), docs[i].unit,
+                      docs[i].filled_by);
     out += buf + std::string(docs[i].about) + "\n";
   }
   return out;
@@ -92,10 +92,7 @@ std::string names_text(SchemaFormat format) {
   if (format == SchemaFormat::json) return nlohmann::json{{"schema", kJsonSchema}, {"names", names}}.dump(2) + "\n";
   std::string out;
   std::string buf;
-  auto line = [&](const std::string& name, const std::string& what) {
-    buf = fmt::format("{:<17} {}\n", name.c_str(), what.c_str());
-    out += buf;
-  };
+  auto line = [&](const std::string& name, const std::string& what) { out += fmt::format("{:<17} {}\n", name, what); };
   line("results.csv", "the columns of results.csv (--json: as a list; --markdown: a table)");
   line("rows.jsonl", "JSON Schema of one line of run --rows-jsonl");
   for (const auto& [name, text] : embedded_schemas()) line(std::string(name), "JSON Schema: " + title_of(text));
