@@ -91,8 +91,11 @@ inline constexpr double kGeneratorBoundPct = 90;
 std::string headline_figure(const SampleRow& r);
 
 // Whether a row is a result: a finished sample that provably crossed the tunnel (the
-// baseline has none to cross). Tables, verdicts and sampling count these rows only.
-inline bool counts_as_result(const SampleRow& r) { return r.status == "ok" && (r.valid || r.product == "baseline"); }
+// baseline has none to cross) undisturbed. Tables, verdicts and sampling count these rows
+// only. The first results files marked every baseline row invalid, "no tunnel (baseline)".
+inline bool counts_as_result(const SampleRow& r) {
+  return r.status == "ok" && (r.valid || (r.product == "baseline" && r.reason == "no tunnel (baseline)"));
+}
 
 const std::vector<std::string>& results_csv_header();
 // The header as results.csv's first line holds it, without its end of line.

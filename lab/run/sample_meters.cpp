@@ -24,9 +24,9 @@ constexpr int kIdleWindowMs = 100;
 constexpr int kRssIntervalMs = 100;  // memory over time: ten points a second
 
 // Sums the machines; on hosts, each machine's busy seconds and softirq shares are kept
-// per host ("h1:1.234;h2:0.987", "h1/0:0.62;h1/1:0.38;h2/0:1").
-void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::vector<NodeRuntime::MachineCpu>& after,
-                SampleRow* row) {
+// per host ("h1:1.234;h2:0.987", "h1/0:0.62;h1/1:0.38;h2/0:1"). Returns the sum.
+CpuTimes record_cpu(const std::vector<NodeRuntime::MachineCpu>& before,
+                    const std::vector<NodeRuntime::MachineCpu>& after, SampleRow* row) {
   CpuTimes cpu;
   std::string by_host, softirq;
   for (size_t m = 0; m < after.size() && m < before.size(); ++m) {
@@ -57,9 +57,13 @@ void record_cpu(const std::vector<NodeRuntime::MachineCpu>& before, const std::v
   row->cpu_sys_s = cpu.system + cpu.irq;
   row->cpu_softirq_s = cpu.softirq;
   row->steal_s = cpu.steal;
+  return cpu;
 }
 
-// Busy CPU seconds of the machine(s) over the clients' run.
+}  // namespace
+
+// Busy CPU seconds of the machine(s) over the clients' run, and the share of their time
+// the hypervisor took (steal).
 class CpuMeter : public SampleMeter {
  public:
   Status begin(const SampleContext& c) override {
@@ -71,13 +75,29 @@ class CpuMeter : public SampleMeter {
   Status end(const SampleContext& c, const std::string&, SampleRow* row) override {
     auto after = c.nodes->cpu_times();
     if (!after) return after.error();
-    record_cpu(before_, *after, row);
+    const CpuTimes sum = record_cpu(before_, *after, row);
+    const double total = sum.busy() + sum.idle + sum.iowait + sum.steal;
+    steal_share_ = total > 0 ? sum.steal / total : 0;
     return ok_status();
   }
+  double steal_share() const { return steal_share_; }
 
  private:
   std::vector<NodeRuntime::MachineCpu> before_;
+  double steal_share_ = 0;
 };
+
+double steal_share(const CpuMeter* meter) { return meter ? meter->steal_share() : 0; }
+
+std::string steal_verdict(double share) {
+  if (!(share > kMaxStealShare)) return "";
+  return fmt::format(
+      "disturbed: the hypervisor took {:.0f} % of the CPUs' time during the sample (steal; at most {:.0f} % is "
+      "accepted), so it measured the host's other guests as much as the product",
+      100 * share, 100 * kMaxStealShare);
+}
+
+namespace {
 
 // The product's daemons' memory every 100 ms: the report's memory over time.
 class RssMeter : public SampleMeter {
@@ -287,6 +307,7 @@ SampleMeters sample_meters(const SampleContext& c, const TestDriver& driver) {
     auto meter = entry.make(c, driver);
     if (!meter) continue;
     if (std::string(entry.name) == "latency") m.latency = static_cast<const LatencyMeter*>(meter.get());
+    if (std::string(entry.name) == "cpu") m.cpu = static_cast<const CpuMeter*>(meter.get());
     m.list.push_back(std::move(meter));
   }
   return m;

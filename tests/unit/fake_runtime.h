@@ -204,6 +204,15 @@ class FakeRuntime : public NodeRuntime {
     if (watches) return std::unique_ptr<PayloadWatch>(std::make_unique<SeeingWatch>());
     return std::unique_ptr<PayloadWatch>();
   }
+  // The machine's CPU clock: each read, 1 s of idle time passes and `steal_per_read()` s
+  // of steal (none when unset: the real machine's counters are read).
+  std::function<double()> steal_per_read;
+  Result<std::vector<MachineCpu>> cpu_times() override {
+    if (!steal_per_read) return NodeRuntime::cpu_times();
+    clock_.idle += 1;
+    clock_.steal += steal_per_read();
+    return std::vector<MachineCpu>{{"", clock_, {clock_}}};
+  }
   std::string limits() const override { return "a fake"; }
   bool can_watch_payload() const override { return watches; }
   std::vector<uint64_t> inodes() const override { return {}; }
@@ -232,6 +241,7 @@ class FakeRuntime : public NodeRuntime {
  private:
   std::map<std::string, int> mtu_;
   std::map<std::string, int64_t> rule_packets_;
+  CpuTimes clock_;
 };
 
 }  // namespace vpnlab::testing

@@ -415,6 +415,37 @@ TEST(Runner, PrecisionStopsAtTheFirstLookWhenEveryRatioIsKnownOrWhenTimeIsUp) {
   EXPECT_EQ(alone.count("build"), 0);
 }
 
+// A sample during which the hypervisor took more than 5 % of the CPUs' time measured the
+// host's other guests as much as the product (issue 66: a quick run's baseline at 5.7
+// Gbit/s against its median 10.2, 36 % steal): its row is kept with the reason and counts
+// for nothing, so its round's ratio is left out. Here the baseline's second sample loses
+// 0.5 s of every 1.5 (33 %); 0.05 s of 1.05 (4.8 %) elsewhere is accepted.
+TEST(Runner, ASampleTheHypervisorDisturbedIsKeptWithItsReasonAndCountsForNothing) {
+  const std::string iperf3 = find_program("iperf3");
+  if (iperf3.empty()) GTEST_SKIP() << "availability probes need iperf3";
+  FakeRun r;
+  int built = 0;
+  r.script = [&built](FakeRuntime& f) {
+    const bool stolen = ++built == 3;  // round 2's first product: the baseline
+    f.steal_per_read = [stolen] { return stolen ? 0.5 : 0.05; };
+  };
+  auto report = run_fake(&r, quick_plan({"baseline", "baseline@b=" + iperf3}, 3));
+  ASSERT_TRUE(report.ok()) << report.error().format();
+  ASSERT_EQ(report->rows.size(), 6u);
+  for (const auto& row : report->rows) {
+    EXPECT_EQ(row.status, "ok");
+    const bool stolen = row.product == "baseline" && row.sample == 2;
+    EXPECT_EQ(row.valid, !stolen) << row.product << " " << row.sample;
+    EXPECT_EQ(counts_as_result(row), !stolen) << row.product << " " << row.sample;
+    if (stolen)
+      EXPECT_EQ(row.reason,
+                "disturbed: the hypervisor took 33 % of the CPUs' time during the sample (steal; at most 5 % is "
+                "accepted), so it measured the host's other guests as much as the product");
+  }
+  RatioSeries series{"baseline@b", "baseline", "a-to-b"};
+  EXPECT_EQ(paired_ratios({series}, report->rows)[0].size(), 2u) << "round 2 has no ratio";
+}
+
 // iperf3's recorded output with every bits_per_second scaled by `factor`.
 std::string scaled_iperf_output(const std::string& text, double factor) {
   static const std::regex rate("(\"bits_per_second\":\\s*)([0-9.eE+]+)");
