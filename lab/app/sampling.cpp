@@ -19,9 +19,9 @@ namespace vpnlab {
 
 namespace {
 
-constexpr int kFewestLooked = 3;  // rounds of the earliest look a budget may bring forward
+constexpr int kFewestLooked = 3;  // the shortest first stage a budget may bring forward
 
-// A sweep multiplies the tests: a budget that cannot hold the 3 rounds a first look needs
+// A sweep multiplies the tests: a budget that cannot hold the 3 rounds a first stage needs
 // would stop before any point is known. Refused, with the count, unless --force.
 Status check_sweep_budget(const Plan& plan, double per_round, int fit, const SamplingRequest& r) {
   size_t points = 0;
@@ -31,7 +31,8 @@ Status check_sweep_budget(const Plan& plan, double per_round, int fit, const Sam
   return make_error("the sweep's " + std::to_string(points) + " points (" + std::to_string(plan.tests.size()) +
                         " tests) x " + std::to_string(plan.products.size()) + " products take ~" +
                         std::to_string(static_cast<long long>(per_round)) + " s a round: the time budget holds " +
-                        std::to_string(fit) + " of the " + std::to_string(kFewestLooked) + " rounds a first look needs",
+                        std::to_string(fit) + " of the " + std::to_string(kFewestLooked) +
+                        " rounds a first stage needs",
                     "raise max_time (--max-time; 3 rounds take about " + std::string(need) +
                         "), sweep fewer points, or give --force to measure what fits");
 }
@@ -61,14 +62,13 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
   if (!r.samples_given) plan->samples = kDefaultMaxRounds;
   SequentialPlan seq;
   seq.target = *plan->precision;
-  seq.min_rounds = r.min_rounds.value_or(5);
-  // A budget bounds the rounds by the plan's estimate, so the looks (and the Bonferroni
-  // correction over them) are those the time can hold; a budget too short for the first
-  // look brings it forward, down to 3 rounds, unless --min-rounds says.
+  seq.min_rounds = r.min_rounds.value_or(kDefaultFirstStage);
+  // A budget bounds the rounds by the plan's estimate; a budget too short for the first
+  // stage shortens it, down to 3 rounds, unless --min-rounds says.
   if (plan->max_time_s > 0 && !r.samples_given) {
     const double per_round = plan->estimated_round_seconds();
     int fit = std::max(1, static_cast<int>(plan->max_time_s / per_round));
-    // vpnlab's own budget (the file asked for none) stretches to the first look rather than
+    // vpnlab's own budget (the file asked for none) stretches to a first stage rather than
     // refusing a sweep the user never gave a budget for; describe_sampling says so.
     if (plan->adaptive_by_default && !r.max_time_s && fit < kFewestLooked) {
       plan->max_time_s = kFewestLooked * per_round;
@@ -93,46 +93,33 @@ std::string minutes(double s) { return fmt::format("{:.1f} min", s / 60); }
 std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s,
                               const std::vector<SampleRow>* earlier) {
   const double per_round = plan.estimated_round_seconds();
-  const auto looks = seq.looks();
-  std::string buf = fmt::format("adaptive sampling to ±{:.1f} %: at least {} rounds (~{}), at most {} (~{})",
-                                100 * seq.target, looks.front(), minutes(per_round * looks.front()).c_str(),
-                                seq.max_rounds, minutes(per_round * seq.max_rounds).c_str());
-  std::string out = std::string(buf) + (max_time_s > 0 ? " or " + minutes(max_time_s) : "") + "; looks after rounds";
+  const int first = seq.first_stage();
+  std::string out = fmt::format(
+      "adaptive sampling to ±{:.1f} %: at least {} rounds (~{}), at most {} (~{}){}; the first {} rounds' spread "
+      "sets the rounds each ratio needs (Stein's two stages, 95 %)\n",
+      100 * seq.target, first, minutes(per_round * first), seq.max_rounds, minutes(per_round * seq.max_rounds),
+      max_time_s > 0 ? " or " + minutes(max_time_s) : "", first);
   if (plan.adaptive_by_default)
     out = std::string(
               "vpnlab's default (the file sets no samples, duration or precision; --samples N measures a fixed N): ") +
           out;
-  for (int n : looks) out += " " + std::to_string(n);
-  if (looks.size() == 1)
-    buf = fmt::format(", at 95.00 % (one look: no correction)\n");
-  else
-    buf = fmt::format(", each at {:.2f} % (Bonferroni over {} looks: 95 % overall)\n", 100 * seq.confidence_per_look(),
-                      looks.size());
-  out += buf;
   if (plan.adaptive_by_default && max_time_s > kDefaultMaxTimeS)
     out += "  the default budget of " + minutes(kDefaultMaxTimeS) + " is stretched to " + minutes(max_time_s) +
-           ": the 3 rounds a first look needs (max_time in [bench] sets your own)\n";
+           ": the 3 rounds a first stage needs (max_time in [bench] sets your own)\n";
   if (!earlier) return out;
   auto series = watched_series(plan);
   if (!series) return out;
-  // The first look at which every series' interval, with the earlier run's spread, is
-  // narrow enough: the spread of a few rounds is a rough guide, said as such.
-  // The widest spread decides; a series with fewer than 2 ratios has none to go by.
+  // The rounds the earlier run's spread would ask for (its whole spread: a rough guide,
+  // said as such). The widest spread decides; a series with fewer than 2 ratios has none.
   double widest_sd = 0;
   bool known = true;
   for (const auto& r : paired_ratios(*series, *earlier)) {
-    auto i = ratio_interval(r, seq.confidence_per_look());
+    auto i = ratio_interval(r, seq.confidence());
     known = known && i.n >= 2;
     widest_sd = std::max(widest_sd, i.log_sd);
   }
-  int expected = 0;
-  for (int n : looks)
-    if (known &&
-        std::exp(t_quantile(seq.confidence_per_look(), n - 1) * widest_sd / std::sqrt(double(n))) - 1 <= seq.target) {
-      expected = n;
-      break;
-    }
-  if (expected > 0)
+  const int expected = known ? seq.rounds_needed(widest_sd) : 0;
+  if (expected > 0 && expected <= seq.max_rounds)
     out += "  expected from the earlier run's spread: " + std::to_string(expected) + " rounds (~" +
            minutes(per_round * expected) + ")\n";
   else

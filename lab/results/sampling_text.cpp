@@ -17,13 +17,19 @@ std::string sampling_line(const nlohmann::json& environment) {
     buf = fmt::format("±{:.1f} %", 100 * widest);
     width = buf;
   }
-  const size_t looks = s.contains("looks") && s["looks"].is_array() ? s["looks"].size() : size_t{0};
-  buf = fmt::format(
-      "sampling: {} after {} rounds (asked ±{:.1f} %; widest {}: {}; each look's interval at {:.2f} %, {} look{} "
-      "planned, so 95 % overall)",
-      s.value("stopped", std::string("?")).c_str(), static_cast<int>(number("rounds")), 100 * number("precision"),
-      width, s.value("widest_series", std::string("-")).c_str(), 100 * number("confidence_per_look"), looks,
-      looks == 1 ? "" : "s");
+  // Files before the two-stage rule recorded their looks and the level of each.
+  std::string rule;
+  if (s.contains("first_stage")) {
+    rule = fmt::format("the first {} rounds' spread set the rounds each ratio needs; its interval at {:.0f} %",
+                       whole_number_or(s, "first_stage", 0), 100 * number("confidence"));
+  } else {
+    const size_t looks = s.contains("looks") && s["looks"].is_array() ? s["looks"].size() : size_t{0};
+    rule = fmt::format("each look's interval at {:.2f} %, {} look{} planned, so 95 % overall",
+                       100 * number("confidence_per_look"), looks, looks == 1 ? "" : "s");
+  }
+  buf = fmt::format("sampling: {} after {} rounds (asked ±{:.1f} %; widest {}: {}; {})",
+                    s.value("stopped", std::string("?")), static_cast<int>(number("rounds")), 100 * number("precision"),
+                    width, s.value("widest_series", std::string("-")), rule);
   std::string line = buf;
   // Series stop one by one: those that did not reach the target, each with where it ended.
   std::string missed;

@@ -1,5 +1,6 @@
 #include "lab/run/adaptive.h"
 
+#include <fmt/format.h>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -66,15 +67,15 @@ std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& s
 }
 
 nlohmann::json sequential_plan_json(const SequentialPlan& plan, double max_time_s) {
-  return {{"precision", plan.target},      {"min_rounds", plan.min_rounds},
-          {"max_rounds", plan.max_rounds}, {"max_time_s", max_time_s},
-          {"looks", plan.looks()},         {"confidence_per_look", plan.confidence_per_look()}};
+  return {{"precision", plan.target}, {"min_rounds", plan.min_rounds},     {"max_rounds", plan.max_rounds},
+          {"max_time_s", max_time_s}, {"first_stage", plan.first_stage()}, {"confidence", plan.confidence()}};
 }
 
 nlohmann::json sampling_json(const SamplingOutcome& s) {
   nlohmann::json j = sequential_plan_json(s.plan, s.max_time_s);
   j["rule"] =
-      "Student t interval of the mean log round-paired ratio at 1 - 0.05/K, K looks planned (Bonferroni over looks)";
+      "Stein's two stages: the first stage's log spread s0 sets the rounds N; the mean log round-paired ratio of all "
+      "rounds +- t(first stage - 1) * s0 / sqrt(rounds), at 95 %";
   j["stopped"] = s.why;
   j["rounds"] = s.rounds;
   j["widest_half_width"] = std::isfinite(s.widest) ? nlohmann::json(s.widest) : nlohmann::json(nullptr);
@@ -85,18 +86,50 @@ nlohmann::json sampling_json(const SamplingOutcome& s) {
         {{"series", x.series},
          {"rounds", x.rounds},
          {"half_width", std::isfinite(x.half_width) ? nlohmann::json(x.half_width) : nlohmann::json(nullptr)},
+         {"needed", x.needed},
+         {"first_sd", x.first_sd},
          {"met", x.met},
          {"why_not", x.why_not}});
   return j;
 }
 
-void SeriesStops::look(int rounds, const std::vector<SampleRow>& rows, const std::set<std::string>& dead) {
-  look_at_series(plan_, rounds, paired_ratios(watched_, rows), &looks_);
+std::vector<size_t> SeriesStops::look(const std::vector<SampleRow>& rows, const std::set<std::string>& dead) {
+  std::vector<bool> planned;
+  for (const auto& l : looks_) planned.push_back(l.needed > 0);
+  look_at_series(plan_, paired_ratios(watched_, rows), &looks_);
+  std::vector<size_t> now_planned;
+  for (size_t i = 0; i < looks_.size(); ++i)
+    if (looks_[i].needed > 0 && (i >= planned.size() || !planned[i])) now_planned.push_back(i);
   dead_.resize(watched_.size());
   for (size_t i = 0; i < watched_.size(); ++i)
     if (!looks_[i].met && dead_[i].empty())
       for (const auto& who : {watched_[i].product, watched_[i].reference})
         if (dead.count(who)) dead_[i] = who;
+  return now_planned;
+}
+
+std::string SeriesStops::planned_line(size_t i) const {
+  const SeriesLook& l = looks_.at(i);
+  const std::string head = fmt::format("{}: log spread {:.1f} % over its first {} rounds: ", watched_.at(i).label(),
+                                       100 * l.first_sd, plan_.first_stage());
+  if (l.needed > plan_.max_rounds)
+    return head + fmt::format("±{:.1f} % needs {} rounds, more than the {} this run may take", 100 * plan_.target,
+                              l.needed, plan_.max_rounds);
+  return head + fmt::format("{} rounds give ±{:.1f} %", l.needed, 100 * plan_.target);
+}
+
+int SeriesStops::expected_rounds(const std::string& product) const {
+  int most = 0;
+  for (size_t i = 0; i < watched_.size(); ++i) {
+    if (watched_[i].product != product && watched_[i].reference != product) continue;
+    int rounds = plan_.max_rounds;  // its first stage is still going
+    if (i < looks_.size() && done(i))
+      rounds = looks_[i].rounds;
+    else if (i < looks_.size() && looks_[i].needed > 0)
+      rounds = looks_[i].needed;
+    most = std::max(most, rounds);
+  }
+  return std::min(most == 0 ? plan_.max_rounds : most, plan_.max_rounds);
 }
 
 bool SeriesStops::all_done() const {
@@ -127,10 +160,12 @@ bool SeriesStops::product_done(const std::string& product) const {
 std::vector<SeriesOutcome> SeriesStops::outcomes(const std::string& why) const {
   std::vector<SeriesOutcome> out;
   for (size_t i = 0; i < watched_.size(); ++i) {
-    SeriesOutcome o{watched_[i].label(), 0, std::numeric_limits<double>::infinity(), false, why};
+    SeriesOutcome o{watched_[i].label(), 0, std::numeric_limits<double>::infinity(), 0, 0, false, why};
     if (i < looks_.size()) {
       o.rounds = looks_[i].rounds;
       o.half_width = looks_[i].half_width;
+      o.needed = looks_[i].needed;
+      o.first_sd = looks_[i].first_sd;
       o.met = looks_[i].met;
     }
     if (o.met)

@@ -36,6 +36,8 @@ struct SeriesOutcome {
   std::string series;  // RatioSeries::label()
   int rounds = 0;
   double half_width = 0;
+  int needed = 0;       // the rounds its first stage asked for (0: the first stage never ended)
+  double first_sd = 0;  // the first stage's log spread
   bool met = false;
   std::string why_not;  // "" when met; "time out", "max rounds", "<product> never came up"
 };
@@ -58,8 +60,15 @@ class SeriesStops {
  public:
   SeriesStops(const SequentialPlan& plan, std::vector<RatioSeries> watched)
       : plan_(plan), watched_(std::move(watched)) {}
-  // After `rounds` rounds of `rows`; `dead`: products that never came up.
-  void look(int rounds, const std::vector<SampleRow>& rows, const std::set<std::string>& dead);
+  // After a round, of `rows`; `dead`: products that never came up. Returns the series whose
+  // first stage ended with this round: how many rounds they need is known now.
+  std::vector<size_t> look(const std::vector<SampleRow>& rows, const std::set<std::string>& dead);
+  // "wireguard-go / a-to-b vs baseline: log spread 8.0 % over its first 6 rounds: 18 rounds
+  // give ±5.0 %" (or: more than the N the run may take).
+  std::string planned_line(size_t series) const;
+  // The rounds `product` is expected to take: the most any series it is part of needs, the
+  // round limit while a first stage is still going (or for a product in none).
+  int expected_rounds(const std::string& product) const;
   bool all_done() const;
   bool all_met() const;
   // No series it measures or serves as reference for is still going.
@@ -74,7 +83,7 @@ class SeriesStops {
   std::vector<SeriesLook> looks_;
   std::vector<std::string> dead_;  // per series: the product that never came up, or ""
 };
-// The plan part of it (also `plan --json`'s "sampling"): precision, rounds, looks, level.
+// The plan part of it (also `plan --json`'s "sampling"): precision, rounds, first stage, level.
 nlohmann::json sequential_plan_json(const SequentialPlan& plan, double max_time_s);
 
 }  // namespace vpnlab

@@ -1,5 +1,7 @@
 #include "lab/run/progress.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -89,6 +91,11 @@ void Progress::start(int total_samples, double estimated_s) {
   estimated_s_ = estimated_s;
   started_ = std::chrono::steady_clock::now();
   last_.clear();
+}
+
+void Progress::set_total(int total_samples) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (total_ > 0) total_ = std::max(total_samples, done_);
 }
 
 void Progress::sample_done(const std::string& where, const std::string& figure, bool ok) {

@@ -19,6 +19,8 @@ class Progress {
 
   bool live() const { return live_; }
   void start(int total_samples, double estimated_s);
+  // The samples the run now expects in all (adaptive sampling learns it as it goes).
+  void set_total(int total_samples);
   void sample_done(const std::string& where, const std::string& figure, bool ok);
   void finish();
 

@@ -135,6 +135,15 @@ struct Rounds {
   EnvironmentRecord* environment;
 };
 
+// Once the first stages say how many rounds each product needs, the progress line counts
+// the samples those rounds hold (each product's tests, from the rounds it still takes).
+void expect_rounds(const Rounds& in, const SeriesStops& stops, int rounds_done) {
+  int total = 0;
+  for (const auto& spec : in.specs)
+    total += static_cast<int>(in.plan.tests.size()) * std::max(stops.expected_rounds(spec.name), rounds_done);
+  Progress::get().set_total(total);
+}
+
 // --precision: whether sampling stops before round `rounds_done + 1` (another round would
 // not fit the time) or after round `rounds_done`: every series done (met at a look, or its
 // product or reference never came up, which no further round can mend) or the round limit.
@@ -151,7 +160,8 @@ bool sampling_stops(const Rounds& in, SeriesStops* stops, int rounds_done, doubl
     std::set<std::string> dead;
     for (const auto& o : outcomes)
       if (!o.started && !o.failure.empty()) dead.insert(o.product);
-    stops->look(rounds_done, report->rows, dead);
+    for (size_t i : stops->look(report->rows, dead)) spdlog::info("{}", stops->planned_line(i));
+    expect_rounds(in, *stops, rounds_done);
     if (stops->all_met())
       why = "target met";
     else if (stops->all_done())
