@@ -35,10 +35,10 @@ while [ $# -gt 0 ]; do
   esac
   shift 2
 done
-# The round limit must leave room for the 6 rounds of adaptive sampling's first stage (said
-# here in this script's own options: it sets no --min-rounds).
+# The round limit must leave room for the 5 rounds adaptive sampling takes before its first
+# look (said here in this script's own options: it sets no --min-rounds).
 case "$samples" in ''|*[!0-9]*) usage_error "--samples '$samples' is not a whole number" ;; esac
-[ "$samples" -ge 6 ] || usage_error "--samples $samples is below 6: the gate's first stage takes 6 rounds; give --samples 6 or more"
+[ "$samples" -ge 5 ] || usage_error "--samples $samples is below 5: the gate takes 5 rounds before its first look; give --samples 5 or more"
 if [ -z "$product" ] || [ -z "$base" ] || [ -z "$pr" ]; then usage; fi
 [ -x "$vpnlab" ] || { echo "ci-gate: error: $vpnlab is not an executable vpnlab (build it, or give --vpnlab)" >&2; exit 1; }
 

@@ -19,9 +19,9 @@ namespace vpnlab {
 
 namespace {
 
-constexpr int kFewestLooked = 3;  // the shortest first stage a budget may bring forward
+constexpr int kFewestLooked = 3;  // rounds of the earliest look a budget may bring forward
 
-// A sweep multiplies the tests: a budget that cannot hold the 3 rounds a first stage needs
+// A sweep multiplies the tests: a budget that cannot hold the 3 rounds a first look needs
 // would stop before any point is known. Refused, with the count, unless --force.
 Status check_sweep_budget(const Plan& plan, double per_round, int fit, const SamplingRequest& r) {
   size_t points = 0;
@@ -31,8 +31,7 @@ Status check_sweep_budget(const Plan& plan, double per_round, int fit, const Sam
   return make_error("the sweep's " + std::to_string(points) + " points (" + std::to_string(plan.tests.size()) +
                         " tests) x " + std::to_string(plan.products.size()) + " products take ~" +
                         std::to_string(static_cast<long long>(per_round)) + " s a round: the time budget holds " +
-                        std::to_string(fit) + " of the " + std::to_string(kFewestLooked) +
-                        " rounds a first stage needs",
+                        std::to_string(fit) + " of the " + std::to_string(kFewestLooked) + " rounds a first look needs",
                     "raise max_time (--max-time; 3 rounds take about " + std::string(need) +
                         "), sweep fewer points, or give --force to measure what fits");
 }
@@ -62,13 +61,13 @@ Result<std::optional<SequentialPlan>> sequential_request(const SamplingRequest& 
   if (!r.samples_given) plan->samples = kDefaultMaxRounds;
   SequentialPlan seq;
   seq.target = *plan->precision;
-  seq.min_rounds = r.min_rounds.value_or(kDefaultFirstStage);
+  seq.min_rounds = r.min_rounds.value_or(kDefaultFirstLook);
   // A budget bounds the rounds by the plan's estimate; a budget too short for the first
-  // stage shortens it, down to 3 rounds, unless --min-rounds says.
+  // look comes forward, down to 3 rounds, unless --min-rounds says.
   if (plan->max_time_s > 0 && !r.samples_given) {
     const double per_round = plan->estimated_round_seconds();
     int fit = std::max(1, static_cast<int>(plan->max_time_s / per_round));
-    // vpnlab's own budget (the file asked for none) stretches to a first stage rather than
+    // vpnlab's own budget (the file asked for none) stretches to a first look rather than
     // refusing a sweep the user never gave a budget for; describe_sampling says so.
     if (plan->adaptive_by_default && !r.max_time_s && fit < kFewestLooked) {
       plan->max_time_s = kFewestLooked * per_round;
@@ -93,10 +92,10 @@ std::string minutes(double s) { return fmt::format("{:.1f} min", s / 60); }
 std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, double max_time_s,
                               const std::vector<SampleRow>* earlier) {
   const double per_round = plan.estimated_round_seconds();
-  const int first = seq.first_stage();
+  const int first = seq.first_look();
   std::string out = fmt::format(
-      "adaptive sampling to ±{:.1f} %: at least {} rounds (~{}), at most {} (~{}){}; the first {} rounds' spread "
-      "sets the rounds each ratio needs (Stein's two stages, 95 %)\n",
+      "adaptive sampling to ±{:.1f} %: at least {} rounds (~{}), at most {} (~{}){}; a look after every round from the "
+      "{}th, each interval at 97.5 % (so that the one it stops on covers with 95 %)\n",
       100 * seq.target, first, minutes(per_round * first), seq.max_rounds, minutes(per_round * seq.max_rounds),
       max_time_s > 0 ? " or " + minutes(max_time_s) : "", first);
   if (plan.adaptive_by_default)
@@ -105,7 +104,7 @@ std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, doubl
           out;
   if (plan.adaptive_by_default && max_time_s > kDefaultMaxTimeS)
     out += "  the default budget of " + minutes(kDefaultMaxTimeS) + " is stretched to " + minutes(max_time_s) +
-           ": the 3 rounds a first stage needs (max_time in [bench] sets your own)\n";
+           ": the 3 rounds a first look needs (max_time in [bench] sets your own)\n";
   if (!earlier) return out;
   auto series = watched_series(plan);
   if (!series) return out;

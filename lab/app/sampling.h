@@ -23,10 +23,8 @@ struct SamplingRequest {
 
 // Rounds a --precision run may take when --samples does not say.
 inline constexpr int kDefaultMaxRounds = 100;
-// The first stage when --min-rounds does not say: simulated (unit.Sequential.*), 6 rounds
-// took the fewest in all at the quick topology's spreads (log sd 0.047: 7.8 rounds against
-// 8.3 with 5 and 8.4 with 8; 0.08: 17.6 against 19.3 and 15.7).
-inline constexpr int kDefaultFirstStage = 6;
+// The first look when --min-rounds does not say.
+inline constexpr int kDefaultFirstLook = 5;
 // Said after the sampling plan when it is the topology's own.
 inline constexpr const char* kTopologySamplingNote =
     "  (the topology's [bench] precision and max_time: --samples N measures a fixed count instead, --precision P asks "

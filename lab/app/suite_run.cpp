@@ -75,7 +75,7 @@ RunInput scenario_input(const SuiteInput& in, const SuiteScenario& sc, const Sce
   r.request.tests = sc.tests;
   r.sampling.precision = in.suite.precision;
   r.sampling.max_time_s = std::max(1.0, share_s);  // 0 would mean no limit: at least one round, then "time out"
-  // A sweep whose share holds fewer rounds than a first stage needs is measured as far as it
+  // A sweep whose share holds fewer rounds than a first look needs is measured as far as it
   // goes (the scorecard says it timed out), not refused after the others have run.
   r.sampling.force = true;
   r.out_dir = in.out_dir + "/runs/" + sc.name;
@@ -247,13 +247,13 @@ Result<SuiteOutcome> run_suite(const SuiteInput& in, const SuiteHooks& hooks) {
 }
 
 std::string budget_note(double budget_s, double round_s) {
-  constexpr double kFirstStage = 3;  // the shortest first stage adaptive sampling takes
-  if (round_s <= 0 || budget_s >= kFirstStage * round_s) return "";
+  constexpr double kFirstLook = 3;  // the rounds adaptive sampling's first look needs
+  if (round_s <= 0 || budget_s >= kFirstLook * round_s) return "";
   return fmt::format(
       "suite: {:.0f} min hold about {:.1f} rounds of every scenario left (one round of each: about {:.0f} s as "
-      "planned); a first stage needs 3 "
+      "planned); a first look needs 3 "
       "rounds: give --budget {:.0f}m or more, or fewer scenarios",
-      budget_s / 60, budget_s / round_s, round_s, std::ceil(kFirstStage * round_s / 60));
+      budget_s / 60, budget_s / round_s, round_s, std::ceil(kFirstLook * round_s / 60));
 }
 
 }  // namespace vpnlab

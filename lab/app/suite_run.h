@@ -62,7 +62,7 @@ Result<SuiteOutcome> run_suite(const SuiteInput& input, const SuiteHooks& hooks)
 // `suite`); an empty list when there is none.
 Result<std::vector<ScenarioState>> read_suite_progress(const std::string& out_dir, const Suite& suite);
 
-// Said before the first scenario when the budget cannot hold a first stage (3 rounds) of
+// Said before the first scenario when the budget cannot hold a first look (3 rounds) of
 // every scenario left: how many rounds of each it holds, and the budget that would give 3
 // ("" when it holds them). `round_s`: one round of every scenario left, as planned.
 std::string budget_note(double budget_s, double round_s);

@@ -238,8 +238,7 @@ void add_verdict_options(std::vector<OptionDef>* o) {
        "rounds (default 100) and --max-time (README: 'Adaptive sampling')",
        parse_precision_option},
       {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)", parse_max_time},
-      {"--min-rounds", "N", "with --precision: the first stage, whose spread sets the rounds needed (default 6)",
-       parse_min_rounds},
+      {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)", parse_min_rounds},
       {"--budget", "D",
        "suite: the whole suite's time (e.g. 20m, 2h), shared among its scenarios (default: the file's budget, else "
        "20m)",

@@ -17,11 +17,11 @@ std::string sampling_line(const nlohmann::json& environment) {
     buf = fmt::format("±{:.1f} %", 100 * widest);
     width = buf;
   }
-  // Files before the two-stage rule recorded their looks and the level of each.
+  // Files before looks at every round recorded the round counts they looked at.
   std::string rule;
-  if (s.contains("first_stage")) {
-    rule = fmt::format("the first {} rounds' spread set the rounds each ratio needs; its interval at {:.0f} %",
-                       whole_number_or(s, "first_stage", 0), 100 * number("confidence"));
+  if (s.contains("first_look")) {
+    rule = fmt::format("a look after every round from the {}th, each interval at {:.1f} %, so 95 % overall",
+                       whole_number_or(s, "first_look", 0), 100 * number("confidence_per_look"));
   } else {
     const size_t looks = s.contains("looks") && s["looks"].is_array() ? s["looks"].size() : size_t{0};
     rule = fmt::format("each look's interval at {:.2f} %, {} look{} planned, so 95 % overall",

@@ -67,15 +67,15 @@ std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& s
 }
 
 nlohmann::json sequential_plan_json(const SequentialPlan& plan, double max_time_s) {
-  return {{"precision", plan.target}, {"min_rounds", plan.min_rounds},     {"max_rounds", plan.max_rounds},
-          {"max_time_s", max_time_s}, {"first_stage", plan.first_stage()}, {"confidence", plan.confidence()}};
+  return {{"precision", plan.target}, {"min_rounds", plan.min_rounds},   {"max_rounds", plan.max_rounds},
+          {"max_time_s", max_time_s}, {"first_look", plan.first_look()}, {"confidence_per_look", plan.confidence()}};
 }
 
 nlohmann::json sampling_json(const SamplingOutcome& s) {
   nlohmann::json j = sequential_plan_json(s.plan, s.max_time_s);
   j["rule"] =
-      "Stein's two stages: the first stage's log spread s0 sets the rounds N; the mean log round-paired ratio of all "
-      "rounds +- t(first stage - 1) * s0 / sqrt(rounds), at 95 %";
+      "Student t interval of the mean log round-paired ratio at 97.5 %, looked at after every round from the first "
+      "look: simulated, the interval it stops on covers with at least 95 %";
   j["stopped"] = s.why;
   j["rounds"] = s.rounds;
   j["widest_half_width"] = std::isfinite(s.widest) ? nlohmann::json(s.widest) : nlohmann::json(nullptr);
@@ -87,35 +87,39 @@ nlohmann::json sampling_json(const SamplingOutcome& s) {
          {"rounds", x.rounds},
          {"half_width", std::isfinite(x.half_width) ? nlohmann::json(x.half_width) : nlohmann::json(nullptr)},
          {"needed", x.needed},
-         {"first_sd", x.first_sd},
          {"met", x.met},
          {"why_not", x.why_not}});
   return j;
 }
 
 std::vector<size_t> SeriesStops::look(const std::vector<SampleRow>& rows, const std::set<std::string>& dead) {
-  std::vector<bool> planned;
-  for (const auto& l : looks_) planned.push_back(l.needed > 0);
+  std::vector<bool> looked;
+  for (const auto& l : looks_) looked.push_back(l.needed > 0);
   look_at_series(plan_, paired_ratios(watched_, rows), &looks_);
-  std::vector<size_t> now_planned;
+  std::vector<size_t> first_looked;
   for (size_t i = 0; i < looks_.size(); ++i)
-    if (looks_[i].needed > 0 && (i >= planned.size() || !planned[i])) now_planned.push_back(i);
+    if (looks_[i].needed > 0 && !looks_[i].met && (i >= looked.size() || !looked[i])) first_looked.push_back(i);
   dead_.resize(watched_.size());
   for (size_t i = 0; i < watched_.size(); ++i)
     if (!looks_[i].met && dead_[i].empty())
       for (const auto& who : {watched_[i].product, watched_[i].reference})
         if (dead.count(who)) dead_[i] = who;
-  return now_planned;
+  return first_looked;
 }
 
 std::string SeriesStops::planned_line(size_t i) const {
   const SeriesLook& l = looks_.at(i);
-  const std::string head = fmt::format("{}: log spread {:.1f} % over its first {} rounds: ", watched_.at(i).label(),
-                                       100 * l.first_sd, plan_.first_stage());
+  // The spread the expectation stands on: the half-width back through the t quantile.
+  const double sd = l.rounds >= 2 ? std::log1p(l.half_width) * std::sqrt(static_cast<double>(l.rounds)) /
+                                        t_quantile(plan_.confidence(), l.rounds - 1)
+                                  : 0;
+  const std::string head =
+      fmt::format("{}: ±{:.1f} % after its first {} rounds (log spread {:.1f} %): ", watched_.at(i).label(),
+                  100 * l.half_width, l.rounds, 100 * sd);
   if (l.needed > plan_.max_rounds)
-    return head + fmt::format("±{:.1f} % needs {} rounds, more than the {} this run may take", 100 * plan_.target,
-                              l.needed, plan_.max_rounds);
-  return head + fmt::format("{} rounds give ±{:.1f} %", l.needed, 100 * plan_.target);
+    return head + fmt::format("±{:.1f} % would take about {} rounds, more than the {} this run may take",
+                              100 * plan_.target, l.needed, plan_.max_rounds);
+  return head + fmt::format("about {} rounds for ±{:.1f} %", l.needed, 100 * plan_.target);
 }
 
 int SeriesStops::expected_rounds(const std::string& product) const {
@@ -160,12 +164,11 @@ bool SeriesStops::product_done(const std::string& product) const {
 std::vector<SeriesOutcome> SeriesStops::outcomes(const std::string& why) const {
   std::vector<SeriesOutcome> out;
   for (size_t i = 0; i < watched_.size(); ++i) {
-    SeriesOutcome o{watched_[i].label(), 0, std::numeric_limits<double>::infinity(), 0, 0, false, why};
+    SeriesOutcome o{watched_[i].label(), 0, std::numeric_limits<double>::infinity(), 0, false, why};
     if (i < looks_.size()) {
       o.rounds = looks_[i].rounds;
       o.half_width = looks_[i].half_width;
       o.needed = looks_[i].needed;
-      o.first_sd = looks_[i].first_sd;
       o.met = looks_[i].met;
     }
     if (o.met)

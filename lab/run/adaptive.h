@@ -36,8 +36,7 @@ struct SeriesOutcome {
   std::string series;  // RatioSeries::label()
   int rounds = 0;
   double half_width = 0;
-  int needed = 0;       // the rounds its first stage asked for (0: the first stage never ended)
-  double first_sd = 0;  // the first stage's log spread
+  int needed = 0;  // the rounds its spread at the last look asked for (0: no look yet)
   bool met = false;
   std::string why_not;  // "" when met; "time out", "max rounds", "<product> never came up"
 };
@@ -60,14 +59,14 @@ class SeriesStops {
  public:
   SeriesStops(const SequentialPlan& plan, std::vector<RatioSeries> watched)
       : plan_(plan), watched_(std::move(watched)) {}
-  // After a round, of `rows`; `dead`: products that never came up. Returns the series whose
-  // first stage ended with this round: how many rounds they need is known now.
+  // After a round, of `rows`; `dead`: products that never came up. Returns the series
+  // whose first look was this round's and did not meet the target.
   std::vector<size_t> look(const std::vector<SampleRow>& rows, const std::set<std::string>& dead);
-  // "wireguard-go / a-to-b vs baseline: log spread 8.0 % over its first 6 rounds: 18 rounds
-  // give ±5.0 %" (or: more than the N the run may take).
+  // "wireguard-go / a-to-b vs baseline: ±13.3 % after its first 5 rounds (log spread 8.0 %):
+  // about 17 rounds for ±5.0 %" (or: more than the N the run may take).
   std::string planned_line(size_t series) const;
-  // The rounds `product` is expected to take: the most any series it is part of needs, the
-  // round limit while a first stage is still going (or for a product in none).
+  // The rounds `product` is expected to take: the most any series it is part of needs by its
+  // spread so far, the round limit before a first look (or for a product in none).
   int expected_rounds(const std::string& product) const;
   bool all_done() const;
   bool all_met() const;
@@ -83,7 +82,7 @@ class SeriesStops {
   std::vector<SeriesLook> looks_;
   std::vector<std::string> dead_;  // per series: the product that never came up, or ""
 };
-// The plan part of it (also `plan --json`'s "sampling"): precision, rounds, first stage, level.
+// The plan part of it (also `plan --json`'s "sampling"): precision, rounds, first look, level.
 nlohmann::json sequential_plan_json(const SequentialPlan& plan, double max_time_s);
 
 }  // namespace vpnlab

@@ -23,7 +23,7 @@ expect() {  # expect CODE TEXT -- COMMAND...: exit CODE and TEXT on stderr
 }
 expect 2 "ci-gate: error: --product needs a value" -- bash "$gate" --product
 expect 2 "ci-gate: error: --threshold-cpu needs a value" -- bash "$gate" --product x --base y --pr z --threshold-cpu
-expect 2 "ci-gate: error: --samples 3 is below 6: the gate's first stage takes 6 rounds; give --samples 6 or more" \
+expect 2 "ci-gate: error: --samples 3 is below 5: the gate takes 5 rounds before its first look; give --samples 5 or more" \
   -- bash "$gate" --product x --base y --pr z --samples 3
 expect 2 "ci-gate: error: unknown argument '--min-rounds'" -- bash "$gate" --min-rounds 3
 expect 2 "--max-time belongs to adaptive sampling: add --precision P" -- "$vpnlab" plan "$root/topologies/quick.toml" --max-time 5m

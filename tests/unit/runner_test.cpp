@@ -373,7 +373,7 @@ namespace {
 // --precision on the fake backend, which reports the same Gbit/s every sample: every ratio
 // is known exactly at the first look, so sampling stops there; a time limit that no round
 // fits stops it after the first round. Both are recorded in environment.json.
-TEST(Runner, PrecisionStopsOnceEveryRatioHasTheRoundsItNeedsOrWhenTimeIsUp) {
+TEST(Runner, PrecisionStopsAtTheFirstLookWhenEveryRatioIsKnownOrWhenTimeIsUp) {
   const std::string iperf3 = find_program("iperf3");
   if (iperf3.empty()) GTEST_SKIP() << "availability probes need iperf3";
   auto adaptive = [](double max_time_s) {
@@ -395,8 +395,8 @@ TEST(Runner, PrecisionStopsOnceEveryRatioHasTheRoundsItNeedsOrWhenTimeIsUp) {
   EXPECT_EQ(r.count("build"), 10) << "5 rounds of 2 products, not the 20 allowed";
   auto env = nlohmann::json::parse(read_file_text(r.run_dir + "/environment.json"));
   EXPECT_EQ(env["sampling"]["stopped"], "target met");
-  EXPECT_EQ(env["sampling"]["first_stage"], 5);
-  EXPECT_EQ(env["sampling"]["series"][0]["needed"], 5) << "an exact ratio needs only its first stage";
+  EXPECT_EQ(env["sampling"]["first_look"], 5);
+  EXPECT_EQ(env["sampling"]["series"][0]["needed"], 5) << "an exact ratio is known at the first look";
 
   FakeRun timed;
   report = run_fake(&timed, quick_plan({"baseline", "baseline@b=" + iperf3}, 20), false, adaptive(1e-6));
@@ -512,11 +512,11 @@ TEST(Runner, AdaptiveSamplingStopsEachProductOnceItsRatioIsKnown) {
   const std::string line = sampling_line(env);
   EXPECT_NE(line.find("\n  not known to ±2.0 %:\n    baseline@x / a-to-b vs baseline (±"), std::string::npos) << line;
   EXPECT_NE(line.find(" after 12 rounds, max rounds)"), std::string::npos) << line;
-  EXPECT_NE(line.find("; the first 5 rounds' spread set the rounds each ratio needs; its interval at 95 %)"),
+  EXPECT_NE(line.find("; a look after every round from the 5th, each interval at 97.5 %, so 95 % overall)"),
             std::string::npos)
       << line;
-  // A run from before the two-stage rule kept its looks: its line says what it did then.
-  env["sampling"].erase("first_stage");
+  // A run from before a look after every round kept its looks: its line says what it did then.
+  env["sampling"].erase("first_look");
   env["sampling"]["looks"] = {5, 8, 12};
   env["sampling"]["confidence_per_look"] = 1 - 0.05 / 3;
   EXPECT_NE(sampling_line(env).find("; each look's interval at 98.33 %, 3 looks planned, so 95 % overall)"),

@@ -365,12 +365,12 @@ TEST(Scorecard, TheHandRecipeIsTheCommandsTheRunRanInTheirOrder) {
 
 namespace vpnlab {
 
-// A budget too short for a first stage of every scenario is said before anything runs, with
+// A budget too short for a first look of every scenario is said before anything runs, with
 // the budget that would hold one.
 TEST(Suite, ABudgetShortOfAFirstLookOfEveryScenarioSaysWhatWouldHoldOne) {
   EXPECT_EQ(budget_note(1200, 600),
             "suite: 20 min hold about 2.0 rounds of every scenario left (one round of each: about 600 s as planned); "
-            "a first stage needs 3 rounds: give --budget 30m or more, or fewer scenarios");
+            "a first look needs 3 rounds: give --budget 30m or more, or fewer scenarios");
   EXPECT_EQ(budget_note(1800, 600), "") << "3 rounds fit";
   EXPECT_EQ(budget_note(1200, 0), "") << "nothing left to run";
 }

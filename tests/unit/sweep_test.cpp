@@ -189,7 +189,7 @@ namespace vpnlab {
 namespace {
 
 // A sweep's points multiply the rounds' length: a time budget that cannot hold the 3 rounds
-// of a first stage is refused with the count (plan and run), unless --force.
+// of a first look is refused with the count (plan and run), unless --force.
 TEST(Sweep, ABudgetTooShortForTheSweepIsRefusedUnlessForced) {
   auto topo = load_topology(VPNLAB_TOPOLOGIES "/cilium-grid.toml");
   ASSERT_TRUE(topo.ok()) << topo.error().format();
@@ -204,7 +204,7 @@ TEST(Sweep, ABudgetTooShortForTheSweepIsRefusedUnlessForced) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message,
             "the sweep's 10 points (10 tests) x 3 products take ~126 s a round: the time budget holds 1 of the 3 "
-            "rounds a first stage needs");
+            "rounds a first look needs");
   EXPECT_EQ(refused.error().hint,
             "raise max_time (--max-time; 3 rounds take about 6.3 min), sweep fewer points, or give --force to measure "
             "what fits");
