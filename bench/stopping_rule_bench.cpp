@@ -8,14 +8,21 @@
 // of the final interval, the mean rounds and the share of ratios that reached the target.
 //
 //   ./build/bench/stopping_rule_bench [RUNS [TARGET_PERCENT [MAX_ROUNDS]]]   (default 20000 5 34)
+//   ./build/bench/stopping_rule_bench --replay RESULTS.csv...
+// --replay: each run's own round-paired ratios of the first product to the baseline (its
+// counted rows, in round order) under the three rules at ±5 % within the rounds it has:
+// the round each would have stopped at (never: -), and the rounds the two stages ask for.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "lab/base/sequential.h"
+#include "lab/record/results_csv.h"
+#include "lab/run/adaptive.h"
 
 using namespace vpnlab;
 
@@ -111,7 +118,47 @@ void print(const char* rule, const Tally& t) {
 
 }  // namespace
 
+int replay(const std::string& path) {
+  auto rows = read_results_csv(path);
+  if (!rows) {
+    fprintf(stderr, "%s: %s\n", path.c_str(), rows.error().message.c_str());
+    return 1;
+  }
+  std::string product;
+  for (const auto& r : *rows)
+    if (r.product != "baseline" && product.empty()) product = r.product;
+  const std::vector<double> ratios =
+      paired_ratios({RatioSeries{product, "baseline", rows->empty() ? "" : rows->front().test}}, *rows)[0];
+  const int n = static_cast<int>(ratios.size());
+  const double within = std::log1p(0.05);
+  auto half = [&](int k, double level) {
+    return ratio_interval(std::vector<double>(ratios.begin(), ratios.begin() + k), level).half_width;
+  };
+  int looks = -1, every = -1;
+  const std::vector<int> planned = bonferroni_looks(34);
+  for (int k : planned)
+    if (looks < 0 && k <= n && half(k, 1 - 0.05 / static_cast<double>(planned.size())) <= 0.05) looks = k;
+  for (int k = 5; k <= n && every < 0; ++k)
+    if (half(k, kLookConfidence) <= 0.05) every = k;
+  const int first = std::min(6, n);
+  const double s0 =
+      first >= 2 ? ratio_interval(std::vector<double>(ratios.begin(), ratios.begin() + first), 0.95).log_sd : 0;
+  const double stein = std::ceil(std::pow(t_quantile(0.95, 5) * s0 / within, 2));
+  auto shown = [](int k) { return k < 0 ? std::string("-") : std::to_string(k); };
+  printf(
+      "%s: %s, %d paired rounds, log spread %.3f: looks stop at %s, two stages ask %.0f, every round at 97.5 %% "
+      "stops at %s\n",
+      path.c_str(), product.c_str(), n, ratio_interval(ratios, 0.95).log_sd, shown(looks).c_str(), std::max(6.0, stein),
+      shown(every).c_str());
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--replay") {
+    int status = 0;
+    for (int i = 2; i < argc; ++i) status |= replay(argv[i]);
+    return status;
+  }
   const int runs = argc > 1 ? std::atoi(argv[1]) : 20000;
   const double target = (argc > 2 ? std::atof(argv[2]) : 5) / 100;
   const int max_rounds = argc > 3 ? std::atoi(argv[3]) : 34;
