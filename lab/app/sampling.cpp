@@ -94,8 +94,8 @@ std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, doubl
   const double per_round = plan.estimated_round_seconds();
   const int first = seq.first_look();
   std::string out = fmt::format(
-      "adaptive sampling to ±{:.1f} %: at least {} rounds (~{}), at most {} (~{}){}; a look after every round from the "
-      "{}th, each interval at 97.5 % (so that the one it stops on covers with 95 %)\n",
+      "adaptive sampling to ±{:.1f} %: at least {} rounds (~{}), at most {} (~{}){}; a look after every round from "
+      "round {}, each interval at 97.5 % (so that the one it stops on covers with 95 %)\n",
       100 * seq.target, first, minutes(per_round * first), seq.max_rounds, minutes(per_round * seq.max_rounds),
       max_time_s > 0 ? " or " + minutes(max_time_s) : "", first);
   if (plan.adaptive_by_default)

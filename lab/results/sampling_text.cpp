@@ -20,7 +20,7 @@ std::string sampling_line(const nlohmann::json& environment) {
   // Files before looks at every round recorded the round counts they looked at.
   std::string rule;
   if (s.contains("first_look")) {
-    rule = fmt::format("a look after every round from the {}th, each interval at {:.1f} %, so 95 % overall",
+    rule = fmt::format("a look after every round from round {}, each interval at {:.1f} %, so 95 % overall",
                        whole_number_or(s, "first_look", 0), 100 * number("confidence_per_look"));
   } else {
     const size_t looks = s.contains("looks") && s["looks"].is_array() ? s["looks"].size() : size_t{0};

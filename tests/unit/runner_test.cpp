@@ -512,7 +512,7 @@ TEST(Runner, AdaptiveSamplingStopsEachProductOnceItsRatioIsKnown) {
   const std::string line = sampling_line(env);
   EXPECT_NE(line.find("\n  not known to ±2.0 %:\n    baseline@x / a-to-b vs baseline (±"), std::string::npos) << line;
   EXPECT_NE(line.find(" after 12 rounds, max rounds)"), std::string::npos) << line;
-  EXPECT_NE(line.find("; a look after every round from the 5th, each interval at 97.5 %, so 95 % overall)"),
+  EXPECT_NE(line.find("; a look after every round from round 5, each interval at 97.5 %, so 95 % overall)"),
             std::string::npos)
       << line;
   // A run from before a look after every round kept its looks: its line says what it did then.
