@@ -123,17 +123,19 @@ std::string SeriesStops::planned_line(size_t i) const {
 }
 
 int SeriesStops::expected_rounds(const std::string& product) const {
+  bool involved = false;
   int most = 0;
   for (size_t i = 0; i < watched_.size(); ++i) {
     if (watched_[i].product != product && watched_[i].reference != product) continue;
-    int rounds = plan_.max_rounds;  // its first stage is still going
+    involved = true;
+    int rounds = plan_.max_rounds;  // before its first look
     if (i < looks_.size() && done(i))
-      rounds = looks_[i].rounds;
+      rounds = looks_[i].rounds;  // met, or a product in it never came up
     else if (i < looks_.size() && looks_[i].needed > 0)
       rounds = looks_[i].needed;
     most = std::max(most, rounds);
   }
-  return std::min(most == 0 ? plan_.max_rounds : most, plan_.max_rounds);
+  return involved ? std::min(most, plan_.max_rounds) : plan_.max_rounds;
 }
 
 bool SeriesStops::all_done() const {

@@ -66,7 +66,8 @@ class SeriesStops {
   // about 17 rounds for ±5.0 %" (or: more than the N the run may take).
   std::string planned_line(size_t series) const;
   // The rounds `product` is expected to take: the most any series it is part of needs by its
-  // spread so far, the round limit before a first look (or for a product in none).
+  // spread so far (a series done: the rounds it took), the round limit before a first look
+  // (or for a product in none).
   int expected_rounds(const std::string& product) const;
   bool all_done() const;
   bool all_met() const;

@@ -135,12 +135,14 @@ struct Rounds {
   EnvironmentRecord* environment;
 };
 
-// Once the first stages say how many rounds each product needs, the progress line counts
-// the samples those rounds hold (each product's tests, from the rounds it still takes).
-void expect_rounds(const Rounds& in, const SeriesStops& stops, int rounds_done) {
+// Once the looks say how many rounds each product is expected to need, the progress line
+// counts the samples those rounds hold (each product's tests; a product that never came up
+// takes no more).
+void expect_rounds(const Rounds& in, const SeriesStops& stops, int rounds_done, const std::set<std::string>& dead) {
   int total = 0;
   for (const auto& spec : in.specs)
-    total += static_cast<int>(in.plan.tests.size()) * std::max(stops.expected_rounds(spec.name), rounds_done);
+    total += static_cast<int>(in.plan.tests.size()) *
+             (dead.count(spec.name) ? rounds_done : std::max(stops.expected_rounds(spec.name), rounds_done));
   Progress::get().set_total(total);
 }
 
@@ -161,7 +163,7 @@ bool sampling_stops(const Rounds& in, SeriesStops* stops, int rounds_done, doubl
     for (const auto& o : outcomes)
       if (!o.started && !o.failure.empty()) dead.insert(o.product);
     for (size_t i : stops->look(report->rows, dead)) spdlog::info("{}", stops->planned_line(i));
-    expect_rounds(in, *stops, rounds_done);
+    expect_rounds(in, *stops, rounds_done, dead);
     if (stops->all_met())
       why = "target met";
     else if (stops->all_done())

@@ -273,6 +273,14 @@ TEST(Sequential, TheFirstLookSaysHowManyRoundsARatioNeeds) {
             "wireguard-go / a-to-b vs baseline: ±5.2 % after its first 5 rounds (log spread 3.2 %): ±1.0 % would take "
             "about 57 rounds, more than the 20 this run may take");
   EXPECT_EQ(hopeless->expected_rounds("wireguard-go"), 20);
+  // A product that never came up ends its series: no rounds are expected of it, not the limit.
+  SequentialPlan plan;
+  plan.target = 0.02;
+  plan.max_rounds = 20;
+  SeriesStops dead(plan, {RatioSeries{"wireguard-go", "baseline", "a-to-b"}});
+  dead.look({rows[0]}, {"wireguard-go"});
+  EXPECT_EQ(dead.expected_rounds("wireguard-go"), 0);
+  EXPECT_EQ(dead.expected_rounds("nebula"), 20) << "in no series: the round limit";
 }
 
 // The seeds' rr-crr scenario never reached its precision: its idle latency test has no
