@@ -174,6 +174,25 @@ TEST(Sequential, FewOrBadRatiosGiveNoInterval) {
 namespace vpnlab {
 namespace {
 
+// `rounds` rounds of valid a-to-b rows: the baseline at 10 Gbit/s, wireguard-go at
+// wireguard_go(round).
+std::vector<SampleRow> paired_rows(int rounds, const std::function<double(int)>& wireguard_go) {
+  std::vector<SampleRow> rows;
+  for (int i = 1; i <= rounds; ++i) {
+    SampleRow b, w;
+    b.product = "baseline", w.product = "wireguard-go";
+    b.test = w.test = "a-to-b";
+    b.sample = w.sample = i;
+    b.status = w.status = "ok";
+    b.valid = w.valid = true;
+    b.gbps = 10;
+    w.gbps = wireguard_go(i);
+    rows.push_back(b);
+    rows.push_back(w);
+  }
+  return rows;
+}
+
 // `plan --precision 2% --from RUN`: an earlier run whose ratio wobbles by ±1 % (log sd 1.1 %:
 // at 5 rounds t(4) at 97.5 % = 3.495 gives ±1.7 %) is expected to be known at the first look;
 // one that wobbles by ±20 % says the target is out of reach; --precision without a
@@ -192,20 +211,7 @@ TEST(Sequential, PlanPredictsTheRoundsFromAnEarlierRunsSpread) {
   ASSERT_TRUE(seq->has_value());
   EXPECT_EQ(plan.samples, kDefaultMaxRounds);
   auto rows_with = [](double wobble) {
-    std::vector<SampleRow> rows;
-    for (int i = 1; i <= 6; ++i) {
-      SampleRow b, w;
-      b.product = "baseline", w.product = "wireguard-go";
-      b.test = w.test = "a-to-b";
-      b.sample = w.sample = i;
-      b.status = w.status = "ok";
-      b.valid = w.valid = true;
-      b.gbps = 10;
-      w.gbps = 3 * (1 + (i % 2 ? wobble : -wobble));
-      rows.push_back(b);
-      rows.push_back(w);
-    }
-    return rows;
+    return paired_rows(6, [wobble](int i) { return 3 * (1 + (i % 2 ? wobble : -wobble)); });
   };
   auto quiet = rows_with(0.01);
   EXPECT_NE(describe_sampling(plan, **seq, 0, &quiet).find("expected from the earlier run's spread: 5 rounds"),
@@ -230,19 +236,7 @@ TEST(Sequential, PlanPredictsTheRoundsFromAnEarlierRunsSpread) {
 // first look, t(4) at 97.5 % = 3.495). At ±6 % the first look meets it; at ±2 % it needs
 // about 17 rounds (t(16) = 2.473 gives ±1.98 %); at ±1 % more than the 20 the run may take.
 TEST(Sequential, TheFirstLookSaysHowManyRoundsARatioNeeds) {
-  std::vector<SampleRow> rows;
-  for (int i = 1; i <= 6; ++i) {
-    SampleRow b, w;
-    b.product = "baseline", w.product = "wireguard-go";
-    b.test = w.test = "a-to-b";
-    b.sample = w.sample = i;
-    b.status = w.status = "ok";
-    b.valid = w.valid = true;
-    b.gbps = 10;
-    w.gbps = 0.4 * (i % 2 ? 1.03 : 1 / 1.03);
-    rows.push_back(b);
-    rows.push_back(w);
-  }
+  const std::vector<SampleRow> rows = paired_rows(6, [](int i) { return 0.4 * (i % 2 ? 1.03 : 1 / 1.03); });
   auto stops_at = [&](double target) {
     SequentialPlan plan;
     plan.target = target;
