@@ -91,11 +91,16 @@ inline constexpr double kGeneratorBoundPct = 90;
 std::string headline_figure(const SampleRow& r);
 
 // Whether a row is a result: a finished sample that provably crossed the tunnel (the
-// baseline has none to cross) undisturbed. Tables, verdicts and sampling count these rows
-// only. The first results files marked every baseline row invalid, "no tunnel (baseline)".
+// baseline has none to cross). Tables, verdicts and sampling count these rows only. The
+// first results files marked every baseline row invalid, "no tunnel (baseline)".
 inline bool counts_as_result(const SampleRow& r) {
   return r.status == "ok" && (r.valid || (r.product == "baseline" && r.reason == "no tunnel (baseline)"));
 }
+
+// A valid row whose sample the hypervisor disturbed (lab/run/sample_meters.h steal_verdict):
+// it counts, with a warning under the table, but adaptive sampling leaves its round out.
+inline constexpr const char* kDisturbedPrefix = "disturbed: ";
+inline bool is_disturbed(const SampleRow& r) { return r.reason.rfind(kDisturbedPrefix, 0) == 0; }
 
 const std::vector<std::string>& results_csv_header();
 // The header as results.csv's first line holds it, without its end of line.

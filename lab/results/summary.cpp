@@ -71,6 +71,7 @@ std::vector<ProductTestSummary> summarize(const std::vector<SampleRow>& rows) {
     out[i].threads = std::max(out[i].threads, r.daemon_threads);
     if (r.outside_load >= 1) out[i].loaded_rows++;
     if (r.generator_cpu_pct >= kGeneratorBoundPct) out[i].generator_bound++;
+    if (is_disturbed(r)) out[i].disturbed++;
   }
   for (size_t i = 0; i < out.size(); ++i) {
     for (const auto& m : metric_columns()) out[i].metrics[m.key] = describe(series[i].values[m.key]);
@@ -230,6 +231,10 @@ std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>&
       warnings.push_back(who + std::to_string(s.generator_bound) +
                          " sample(s) generator-bound (an iperf3 process used >= 90 % of a CPU): " +
                          "this measures iperf3 as much as the product");
+    if (s.disturbed > 0)
+      warnings.push_back(who + std::to_string(s.disturbed) +
+                         " sample(s) disturbed: the hypervisor took more than 5 % of the CPUs' time (their reason "
+                         "says how much); adaptive sampling leaves their rounds out");
     // One runnable task now and then is a kernel worker; most samples is a busy machine.
     if (s.loaded_rows * 2 > static_cast<int>(s.gbps.n))
       warnings.push_back(who + std::to_string(s.loaded_rows) +

@@ -37,6 +37,7 @@ struct ProductTestSummary {
   int threads = 0;                   // most OS threads seen on one node
   int generator_bound = 0;           // rows where an iperf3 process used >= 90 % of a CPU
   int loaded_rows = 0;               // rows that found a task from outside the lab runnable before them
+  int disturbed = 0;                 // rows the hypervisor disturbed (is_disturbed)
 };
 
 // In order of first appearance.

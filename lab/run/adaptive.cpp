@@ -53,7 +53,7 @@ std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& s
   // (product, test) -> sample -> Gbit/s of its valid rows.
   std::map<std::pair<std::string, std::string>, std::map<int, double>> gbps;
   for (const auto& r : rows)
-    if (counts_as_result(r) && r.gbps > 0) gbps[{r.product, r.test}][r.sample] = r.gbps;
+    if (counts_as_result(r) && !is_disturbed(r) && r.gbps > 0) gbps[{r.product, r.test}][r.sample] = r.gbps;
   std::vector<std::vector<double>> out;
   for (const auto& s : series) {
     std::vector<double> ratios;

@@ -27,7 +27,7 @@ struct RatioSeries {
 Result<std::vector<RatioSeries>> watched_series(const Plan& plan);
 
 // Round-paired ratios (product Gbit/s / reference Gbit/s of the same sample number) of
-// each series, from valid rows only.
+// each series, from valid rows the hypervisor did not disturb (is_disturbed).
 std::vector<std::vector<double>> paired_ratios(const std::vector<RatioSeries>& series,
                                                const std::vector<SampleRow>& rows);
 

@@ -267,11 +267,13 @@ SampleRow run_sample(const SampleContext& c, const std::string& label, double du
   auto vpn_of = [&](const std::string& node) { return plan.node(node)->vpn_node(); };
   if (row.reason.empty() && tunnel && !procs.empty())
     row.reason = c.session->check_path(vpn_of(t.client), vpn_of(procs.front().server));
-  if (row.reason.empty()) row.reason = steal_verdict(steal_share(meters.cpu));
   if (row.reason.empty() && c.port_bytes_out) *c.port_bytes_out = delivered;
   row.valid = row.reason.empty();
   row.status = "ok";
   if (!tunnel && row.valid) row.reason = "no tunnel (baseline)";
+  // A sound sample the hypervisor disturbed stays valid (it crossed the tunnel) and says so.
+  if (std::string disturbed = steal_verdict(steal_share(meters.cpu)); row.valid && !disturbed.empty())
+    row.reason = disturbed;
   return row;
 }
 

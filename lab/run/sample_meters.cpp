@@ -92,9 +92,9 @@ double steal_share(const CpuMeter* meter) { return meter ? meter->steal_share() 
 std::string steal_verdict(double share) {
   if (!(share > kMaxStealShare)) return "";
   return fmt::format(
-      "disturbed: the hypervisor took {:.0f} % of the CPUs' time during the sample (steal; at most {:.0f} % is "
-      "accepted), so it measured the host's other guests as much as the product",
-      100 * share, 100 * kMaxStealShare);
+      "{}the hypervisor took {:.0f} % of the CPUs' time during the sample (steal; above {:.0f} % it measures the "
+      "host's other guests as much as the product)",
+      kDisturbedPrefix, 100 * share, 100 * kMaxStealShare);
 }
 
 namespace {

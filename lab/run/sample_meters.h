@@ -30,7 +30,8 @@ const LatencyProbe::Summary* latency_summary(const LatencyMeter* meter);
 // CPU meter), and whether that disturbed it: above kMaxStealShare a CPU-bound tunnel loses
 // about twice that share of its throughput (a quick run here: 36 % steal, the baseline at
 // 5.7 Gbit/s against its median 10.2), so the sample measured the host's other guests as
-// much as the product. Its row is kept, with this reason, and counts for nothing.
+// much as the product. Its row stays valid with this reason (kDisturbedPrefix): the summary
+// warns, and adaptive sampling leaves its round out.
 class CpuMeter;
 double steal_share(const CpuMeter* meter);
 inline constexpr double kMaxStealShare = 0.05;
