@@ -95,9 +95,9 @@ std::string describe_sampling(const Plan& plan, const SequentialPlan& seq, doubl
   const int first = seq.first_look();
   std::string out = fmt::format(
       "adaptive sampling to ±{:.1f} %: at least {} rounds (~{}), at most {} (~{}){}; a look after every round from "
-      "round {}, each interval at 97.5 % (so that the one it stops on covers with 95 %)\n",
+      "round {}, each interval at {:.1f} % (so that the one it stops on covers with 95 %)\n",
       100 * seq.target, first, minutes(per_round * first), seq.max_rounds, minutes(per_round * seq.max_rounds),
-      max_time_s > 0 ? " or " + minutes(max_time_s) : "", first);
+      max_time_s > 0 ? " or " + minutes(max_time_s) : "", first, 100 * seq.confidence());
   if (plan.adaptive_by_default)
     out = std::string(
               "vpnlab's default (the file sets no samples, duration or precision; --samples N measures a fixed N): ") +

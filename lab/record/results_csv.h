@@ -100,6 +100,7 @@ inline bool counts_as_result(const SampleRow& r) {
 // A valid row whose sample the hypervisor disturbed (lab/run/sample_meters.h steal_verdict):
 // it counts, with a warning under the table, but adaptive sampling leaves its round out.
 inline constexpr const char* kDisturbedPrefix = "disturbed: ";
+inline constexpr double kMaxStealShare = 0.05;  // of the CPUs' time; above it a sample is disturbed
 inline bool is_disturbed(const SampleRow& r) { return r.reason.rfind(kDisturbedPrefix, 0) == 0; }
 
 const std::vector<std::string>& results_csv_header();

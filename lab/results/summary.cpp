@@ -232,9 +232,10 @@ std::vector<std::string> summary_warnings(const std::vector<ProductTestSummary>&
                          " sample(s) generator-bound (an iperf3 process used >= 90 % of a CPU): " +
                          "this measures iperf3 as much as the product");
     if (s.disturbed > 0)
-      warnings.push_back(who + std::to_string(s.disturbed) +
-                         " sample(s) disturbed: the hypervisor took more than 5 % of the CPUs' time (their reason "
-                         "says how much); adaptive sampling leaves their rounds out");
+      warnings.push_back(who + fmt::format("{} sample(s) disturbed: the hypervisor took more than {:.0f} % of the "
+                                           "CPUs' time (their reason says how much); adaptive sampling leaves their "
+                                           "rounds out",
+                                           s.disturbed, 100 * kMaxStealShare));
     // One runnable task now and then is a kernel worker; most samples is a busy machine.
     if (s.loaded_rows * 2 > static_cast<int>(s.gbps.n))
       warnings.push_back(who + std::to_string(s.loaded_rows) +

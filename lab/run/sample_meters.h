@@ -34,7 +34,6 @@ const LatencyProbe::Summary* latency_summary(const LatencyMeter* meter);
 // warns, and adaptive sampling leaves its round out.
 class CpuMeter;
 double steal_share(const CpuMeter* meter);
-inline constexpr double kMaxStealShare = 0.05;
 // "" at or under kMaxStealShare, else the row's reason.
 std::string steal_verdict(double share);
 
