@@ -28,7 +28,6 @@ void check_bounds(const vpnlab::Args& a) {
   if (a.min_rounds)
     fuzz_check(*a.min_rounds >= 2 && *a.min_rounds <= vpnlab::kMaxSamples, "--min-rounds inside its bounds");
   if (a.threshold) fuzz_check(*a.threshold >= 0 && *a.threshold < 1, "--threshold a fraction");
-  for (int n : a.nodes) fuzz_check(n >= 3 && n <= 1000, "--nodes inside its bounds");
 }
 
 }  // namespace
@@ -54,13 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   if (size > 1) argv.push_back(piece);
-  auto a = vpnlab::parse_args(verb->name, argv, verb->options);
+  auto a = vpnlab::parse_args(verb->name, argv, verb->options, verb->own.texts);
   if (!a) {
     vpnlab::fuzz_check(sink.str().find("vpnlab: error: ") != std::string::npos,
                        "a refused command line is a usage error");
     return 0;
   }
   check_bounds(*a);
+  // The verb's own options (--nodes, --by, --budget, ...): parsed into its own struct, or
+  // refused with a reason.
+  if (verb->own.check) (void)verb->own.check(*a);
   (void)vpnlab::sampling_usage(*a, verb->name);
   const vpnlab::RunRequest r = vpnlab::request_of(*a, a->positional.empty() ? "" : a->positional[0]);
   vpnlab::fuzz_check(r.samples == a->samples && r.duration_s == a->duration_s, "the request carries what was parsed");

@@ -17,9 +17,6 @@
 
 namespace vpnlab {
 
-namespace {
-
-// The whole string as a number, or nothing: "12x", "", " 3" and out-of-range values are not.
 std::optional<int> whole_int(const std::string& v) {
   int n = 0;
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
@@ -36,22 +33,10 @@ std::optional<double> whole_double(const std::string& v) {
   return x;
 }
 
-// The parsers of a flag and of a value taken as it is: set their field of Args.
-template <bool Args::*Field>
-std::string set_flag(Args& a, const std::string&) {
-  a.*Field = true;
-  return std::string();
-}
-template <std::string Args::*Field>
-std::string set_text(Args& a, const std::string& v) {
-  a.*Field = v;
-  return std::string();
-}
+namespace {
 
 // Each option's parser: sets its field of Args, or says why the value is refused (a usage
 // error, exit 2). The bounds are those of the topology file's own keys.
-using Refusal = std::string;
-
 Refusal parse_samples(Args& a, const std::string& v) {
   // The same bounds as [bench] samples: a typo must not grow vpnlab until the OOM killer.
   a.samples = whole_int(v);
@@ -83,14 +68,6 @@ Refusal parse_threshold(Args& a, const std::string& v) {
   return {};
 }
 
-// A cost may grow by more than 100 %: up to 10 (= 1000 %).
-Refusal parse_cost_threshold(const std::string& name, const std::string& v, std::optional<double>* into) {
-  auto x = whole_double(v);
-  if (!x || !(*x >= 0 && *x <= 10)) return name + " '" + v + "' is not a fraction from 0 to 10, e.g. 0.2 for 20 %";
-  *into = *x;
-  return {};
-}
-
 // "2%" or 0.02: the relative half-width asked for.
 Refusal parse_precision_option(Args& a, const std::string& v) {
   a.precision = parse_precision(v);
@@ -108,13 +85,6 @@ Refusal parse_max_time(Args& a, const std::string& v) {
   return {};
 }
 
-Refusal parse_suite_budget(Args& a, const std::string& v) {
-  a.budget_s = parse_budget(v);
-  if (!a.budget_s || *a.budget_s < 60 || *a.budget_s > kMaxBudgetSeconds)
-    return "--budget '" + v + "' is not a duration from 1m to 168h (e.g. 20m, 2h)";
-  return {};
-}
-
 Refusal parse_min_rounds(Args& a, const std::string& v) {
   a.min_rounds = whole_int(v);
   if (!a.min_rounds) return "--min-rounds '" + v + "' is not a number";
@@ -123,29 +93,9 @@ Refusal parse_min_rounds(Args& a, const std::string& v) {
   return {};
 }
 
-// "5,25" -> {5, 25}; the scale file's parser checks each size's range.
-Refusal parse_nodes(Args& a, const std::string& v) {
-  size_t at = 0;
-  while (at <= v.size()) {
-    size_t comma = v.find(',', at);
-    auto n = whole_int(v.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
-    if (!n || *n < 3 || *n > 1000) return "--nodes '" + v + "': give mesh sizes from 3 up, e.g. --nodes 5,25";
-    a.nodes.push_back(*n);
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-  }
-  return {};
-}
-
 Refusal parse_sort(Args& a, const std::string& v) {
   if (v != "fastest" && v != "file") return "--sort '" + v + "' is not an order: fastest or file";
   a.file_order = v == "file";
-  return {};
-}
-
-Refusal parse_by(Args& a, const std::string& v) {
-  if (v != "date" && v != "version") return "--by '" + v + "' is not an axis: date or version";
-  a.by_version = v == "version";
   return {};
 }
 
@@ -207,9 +157,6 @@ void add_run_options(std::vector<OptionDef>* o) {
        "the history file (default $VPNLAB_HISTORY, else /var/lib/vpnlab/history.sqlite as root, else "
        "~/.local/share/vpnlab/history.sqlite)",
        set_text<&Args::history_path>},
-      {"--binary", "PATH",
-       "product new: your build (an absolute path), run where the --from product runs its main binary",
-       set_text<&Args::binary>},
   };
   o->insert(o->end(), part.begin(), part.end());
 }
@@ -219,19 +166,6 @@ void add_verdict_options(std::vector<OptionDef>* o) {
   std::vector<OptionDef> part = {
       {"--threshold", "X", "exit 3 when a product is slower by more than X (0.1 = 10 %) even at the interval's best",
        parse_threshold},
-      {"--threshold-cpu", "X",
-       "exit 3 when a product's CPU-s/Gbit is higher by more than X even at the interval's best",
-       [](Args& a, const std::string& v) {
-         return parse_cost_threshold("--threshold-cpu", v, &a.cost_thresholds.cpu);
-       }},
-      {"--threshold-rss", "X", "exit 3 when its daemons' peak RSS is larger by more than X (a leak shows here)",
-       [](Args& a, const std::string& v) {
-         return parse_cost_threshold("--threshold-rss", v, &a.cost_thresholds.rss);
-       }},
-      {"--threshold-p99", "X", "exit 3 when its p99 latency under load is higher by more than X",
-       [](Args& a, const std::string& v) {
-         return parse_cost_threshold("--threshold-p99", v, &a.cost_thresholds.p99);
-       }},
       {"--precision", "P",
        "adaptive sampling: rounds go on until the 95 % interval of every product's round-paired ratio to the "
        "baseline (or of NAME@new to NAME@old) is within ±P (e.g. 2%), then stop; at most --samples "
@@ -239,10 +173,6 @@ void add_verdict_options(std::vector<OptionDef>* o) {
        parse_precision_option},
       {"--max-time", "D", "with --precision: start no round that would end after D (e.g. 15m, 2h)", parse_max_time},
       {"--min-rounds", "N", "with --precision: rounds before the first look (default 5)", parse_min_rounds},
-      {"--budget", "D",
-       "suite: the whole suite's time (e.g. 20m, 2h), shared among its scenarios (default: the file's budget, else "
-       "20m)",
-       parse_suite_budget},
   };
   o->insert(o->end(), part.begin(), part.end());
 }
@@ -256,11 +186,6 @@ void add_reading_options(std::vector<OptionDef>* o) {
          a.test = v, a.tests.push_back(v);
          return std::string();
        }},
-      {"--effects", "",
-       "compare RUN --effects: what each swept axis does per product (every point over the axis's first value, the "
-       "other axes held), one family per figure, as the summary prints it",
-       set_flag<&Args::effects>},
-      {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes", parse_nodes},
       {"--vs", "PRODUCT",
        "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT, "
        "round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')",
@@ -269,37 +194,14 @@ void add_reading_options(std::vector<OptionDef>* o) {
        "the table's rows within each test: fastest (default: the highest median Gbit/s first) or file (as the products "
        "ran)",
        parse_sort},
-      {"--relative", "",
-       "compare each product's ratio to its own run's baseline (round-paired): cancels drift of the machine between "
-       "runs",
-       set_flag<&Args::relative>},
       {"--force", "",
        "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts); "
        "run, plan: measure a sweep whose points the time budget cannot give 3 rounds",
        set_flag<&Args::force>},
-      {"--rebuild", "", "build again even if the cache holds the image", set_flag<&Args::rebuild>},
-      {"--dry-run", "", "list what would be removed; remove nothing", set_flag<&Args::dry_run>},
       {"--no-history", "", "do not add this run to the history", set_flag<&Args::no_history>},
-      {"--replace", "",
-       "history import: replace a run whose id is in the history already with other rows (the history is append-only "
-       "without it)",
-       set_flag<&Args::replace>},
       {"--no-build", "",
        "build no registry product: one that is not built yet is an error naming 'vpnlab products build NAME'",
        set_flag<&Args::no_build>},
-      {"--metric", "M",
-       "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, "
-       "daemon_rss_kb, latency_p99_ms, tps, ...)",
-       set_text<&Args::metric>},
-      {"--by", "AXIS",
-       "history: order points by date (default) or version (one series per product across its builds NAME@TAG)",
-       parse_by},
-      {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)",
-       set_flag<&Args::jsonl>},
-      {"--rows-jsonl", "FILE",
-       "run: also write every row, as it goes into results.csv, as one JSON object per line to FILE ('-': stdout, "
-       "and the table goes to stderr); a stream that fails ends with a warning, the run goes on",
-       set_text<&Args::rows_jsonl>},
       {"--json", "", "print JSON (stable keys: README, 'Machine-readable output') instead of text",
        set_flag<&Args::json>},
       {"--markdown", "",
@@ -340,7 +242,7 @@ const OptionDef* option_def(const std::string& name) {
 }
 
 std::optional<Args> parse_args(const std::string& verb, const std::vector<std::string>& argv,
-                               const std::vector<std::string>& allowed) {
+                               const std::vector<std::string>& allowed, const std::vector<OptionText>& own) {
   Args a;
   auto allowed_opt = [&](const std::string& o) {
     return std::find(allowed.begin(), allowed.end(), o) != allowed.end();
@@ -377,14 +279,17 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
       inline_value = s.substr(eq + 1);
       s = s.substr(0, eq);
     }
-    const OptionDef* def = allowed_opt(s) ? option_def(s) : nullptr;
-    if (!def) {
+    const OptionText* own_text = nullptr;
+    for (const auto& o : own)
+      if (s == o.name) own_text = &o;
+    const OptionDef* def = allowed_opt(s) && !own_text ? option_def(s) : nullptr;
+    if (!allowed_opt(s) || (!def && !own_text)) {
       const std::string guess = closest_match(s, allowed);
       usage_error(verb, "unknown option '" + s + "' for '" + verb + "'" +
                             (guess.empty() ? "" : ": did you mean '" + guess + "'?"));
       return std::nullopt;
     }
-    const bool takes_value = *def->value;
+    const bool takes_value = *(own_text ? own_text->value : def->value);
     if (!takes_value && inline_value) {
       usage_error(verb, s + " takes no value");
       return std::nullopt;
@@ -394,6 +299,10 @@ std::optional<Args> parse_args(const std::string& verb, const std::vector<std::s
       return std::nullopt;
     }
     const std::string v = !takes_value ? "" : inline_value ? *inline_value : argv[++i];
+    if (own_text) {
+      a.own.emplace_back(s, v);
+      continue;
+    }
     if (std::string refused = def->parse(a, v); !refused.empty()) {
       usage_error(verb, refused);
       return std::nullopt;

@@ -27,7 +27,7 @@ void print_verb_help(const Verb& v, bool for_man) {
             << wrap_lines(v.help) << "\n\n"
             << (for_man ? "" : "options:\n");
   for (const auto& name : v.options) {
-    const OptionDef* o = option_def(name);
+    const std::optional<OptionText> o = verb_option(v, name);
     std::string head = std::string(o->name) + (*o->value ? std::string(" ") + o->value : "");
     const char* help = o->help;
     for (const auto& [option, own] : v.option_help)
@@ -94,7 +94,7 @@ int cmd_complete(const std::vector<std::string>& words_in) {
   const Verb* verb = find_verb(words[0]);
   if (!verb) return 0;
   const std::string prev = words[cword - 2];
-  if (const OptionDef* o = option_def(prev); o && *o->value) {
+  if (const auto o = verb_option(*verb, prev); o && *o->value) {
     if (prev == "--product" || prev == "--vs") {
       if (prev == "--product") offer("all"), offer("all-plain");
       for (const auto& p : list_products(products_path(own_binary_dir()))) offer(p);
@@ -115,7 +115,7 @@ int cmd_complete(const std::vector<std::string>& words_in) {
   for (int i = 1; i < cword - 1; ++i) {
     const std::string& w = words[static_cast<size_t>(i)];
     if (!w.empty() && w[0] == '-') {
-      if (const OptionDef* o = option_def(w); o && *o->value) ++i;
+      if (const auto o = verb_option(*verb, w); o && *o->value) ++i;
       continue;
     }
     positional.push_back(w);

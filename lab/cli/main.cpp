@@ -60,8 +60,10 @@ int unknown_verb(const std::string& verb) {
 }
 
 int dispatch(const Verb& v, const std::vector<std::string>& words) {
-  auto args = parse_args(v.name, words, v.options);
+  auto args = parse_args(v.name, words, v.options, v.own.texts);
   if (!args) return kExitUsage;
+  if (v.own.check)
+    if (Refusal refused = v.own.check(*args); !refused.empty()) return usage_error(v.name, refused);
   if (args->quiet) spdlog::set_level(spdlog::level::warn);
   if (args->verbose) spdlog::set_level(spdlog::level::debug);
   if (args->help) {

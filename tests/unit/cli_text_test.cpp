@@ -28,8 +28,12 @@ using namespace vpnlab;
 TEST(CliText, AnOptionLongerThanItsFieldHasItsTextOnTheNextLine) {
   EXPECT_EQ(help_line("--out DIR", "parent of the run directory"), "--out DIR        parent of the run directory\n");
   EXPECT_EQ(help_line("--threshold-cpu X", "exit 3 when"), "--threshold-cpu X\n                   exit 3 when\n");
-  // Every option of every verb: its text starts at column 19, on its line or the next.
-  for (const auto& o : option_defs()) {
+  // Every option of every verb (shared and its own): its text starts at column 19, on its
+  // line or the next.
+  std::vector<OptionText> every;
+  for (const auto& o : option_defs()) every.push_back(o.text());
+  for (const Verb* v : verb_table()) every.insert(every.end(), v->own.texts.begin(), v->own.texts.end());
+  for (const auto& o : every) {
     const std::string head = std::string(o.name) + (*o.value ? std::string(" ") + o.value : "");
     const std::string line = "  " + help_line(head, o.help);
     const size_t text =

@@ -15,7 +15,17 @@
 namespace vpnlab {
 namespace {
 
+struct CleanupOptions {
+  bool dry_run = false;
+};
+
+const std::vector<Option<CleanupOptions>> kCleanupOptions = {
+    {"--dry-run", "", "list what would be removed; remove nothing", set_flag<&CleanupOptions::dry_run>},
+};
+
 int cmd_cleanup(const Args& a) {
+  CleanupOptions own;
+  if (auto code = parse_own("cleanup", kCleanupOptions, a, &own)) return *code;
   if (a.positional.size() > 1)
     return usage_error("cleanup", "give at most one topology file (its hosts are cleaned too)");
   // A topology whose backend reaches other machines (hosts): those first, read before
@@ -32,14 +42,14 @@ int cmd_cleanup(const Args& a) {
   std::vector<std::string> remote;
   if (remote_plan) {
     const BackendContext ctx{products_path(own_binary_dir()), helper_dir(own_binary_dir()), -1};
-    auto lines = backend_entry(remote_plan->backend).cleanup_remote(*remote_plan, ctx, a.dry_run);
+    auto lines = backend_entry(remote_plan->backend).cleanup_remote(*remote_plan, ctx, own.dry_run);
     if (!lines) return fail(lines.error());
     remote = std::move(*lines);
   }
-  auto report = cleanup_lab_objects(a.dry_run);
+  auto report = cleanup_lab_objects(own.dry_run);
   if (!report) return fail(report.error());
   if (a.json) {
-    std::cout << cleanup_json(a.dry_run, remote, report->actions)
+    std::cout << cleanup_json(own.dry_run, remote, report->actions)
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";  // a path need not be UTF-8
     return 0;
@@ -59,6 +69,9 @@ extern const Verb kCleanupVerb = {
     "With a hosts topology FILE, on each of its hosts too (over ssh): NICs a killed agent left in a namespace go back\n"
     "under their own names, then the lab's namespaces and their processes.",
     {"--dry-run", "--backend", "--json"},
-    cmd_cleanup};
+    cmd_cleanup,
+    {},
+    nullptr,
+    own_options(kCleanupOptions)};
 
 }  // namespace vpnlab

@@ -24,8 +24,21 @@ int cmd_effects(const Args& a) {
   return 0;
 }
 
+struct CompareOptions {
+  bool effects = false;
+};
+
+const std::vector<Option<CompareOptions>> kCompareOptions = {
+    {"--effects", "",
+     "compare RUN --effects: what each swept axis does per product (every point over the axis's first value, the "
+     "other axes held), one family per figure, as the summary prints it",
+     set_flag<&CompareOptions::effects>},
+};
+
 int cmd_compare(const Args& a) {
-  if (a.effects) return cmd_effects(a);
+  CompareOptions own;
+  if (auto code = parse_own("compare", kCompareOptions, a, &own)) return *code;
+  if (own.effects) return cmd_effects(a);
   if (a.positional.size() != 3)
     return usage_error("compare", "give a run directory and two of its products: compare RUN A B");
   auto c = compare_in_run(run_dir_arg(a.positional[0]), a.positional[1], a.positional[2], a.test);
@@ -65,6 +78,7 @@ extern const Verb kCompareVerb = {
     {"--test", "--effects", "--json"},
     cmd_compare,
     {},
-    complete_run_products};
+    complete_run_products,
+    own_options(kCompareOptions)};
 
 }  // namespace vpnlab

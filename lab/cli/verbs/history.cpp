@@ -93,12 +93,43 @@ void print_trend(const Trend& t) {
   }
 }
 
-Result<std::vector<Trend>> trends_asked(HistoryStore& store, const Args& a, HistoryMetric* metric) {
-  auto m = history_metric(a.metric.empty() ? "gbps" : a.metric);
+// The options only `history` takes.
+struct HistoryOptions {
+  std::string metric;       // --metric M (default gbps)
+  bool by_version = false;  // --by version
+  bool jsonl = false;       // export --jsonl
+  bool replace = false;     // import --replace: a run id there already with other rows is replaced
+};
+
+Refusal parse_by(HistoryOptions& into, const std::string& v) {
+  if (v != "date" && v != "version") return "--by '" + v + "' is not an axis: date or version";
+  into.by_version = v == "version";
+  return {};
+}
+
+const std::vector<Option<HistoryOptions>> kHistoryOptions = {
+    {"--replace", "",
+     "history import: replace a run whose id is in the history already with other rows (the history is append-only "
+     "without it)",
+     set_flag<&HistoryOptions::replace>},
+    {"--metric", "M",
+     "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, "
+     "daemon_rss_kb, latency_p99_ms, tps, ...)",
+     set_text<&HistoryOptions::metric>},
+    {"--by", "AXIS",
+     "history: order points by date (default) or version (one series per product across its builds NAME@TAG)",
+     parse_by},
+    {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)",
+     set_flag<&HistoryOptions::jsonl>},
+};
+
+Result<std::vector<Trend>> trends_asked(HistoryStore& store, const Args& a, const HistoryOptions& own,
+                                        HistoryMetric* metric) {
+  auto m = history_metric(own.metric.empty() ? "gbps" : own.metric);
   if (!m) return m.error();
   *metric = *m;
   const std::string product = a.products.empty() ? "" : a.products.front();
-  auto loaded = load_trends(store, TrendQuery{product, a.test, m->key, a.by_version}, *m);
+  auto loaded = load_trends(store, TrendQuery{product, a.test, m->key, own.by_version}, *m);
   if (!loaded) return loaded.error();
   auto trends = std::move(*loaded);
   // Nothing at all is most likely a misspelt name or test: said, not an empty answer.
@@ -110,12 +141,12 @@ Result<std::vector<Trend>> trends_asked(HistoryStore& store, const Args& a, Hist
   return trends;
 }
 
-int show_series(HistoryStore& store, const Args& a) {
+int show_series(HistoryStore& store, const Args& a, const HistoryOptions& own) {
   HistoryMetric metric;
-  auto trends = trends_asked(store, a, &metric);
+  auto trends = trends_asked(store, a, own, &metric);
   if (!trends) return fail(trends.error());
   if (a.json) {
-    std::cout << history_series_json(store.path(), metric.key, a.by_version, *trends).dump(2) << "\n";
+    std::cout << history_series_json(store.path(), metric.key, own.by_version, *trends).dump(2) << "\n";
     return 0;
   }
   std::cout << store.path() << ": " << metric.title
@@ -124,18 +155,18 @@ int show_series(HistoryStore& store, const Args& a) {
   return 0;
 }
 
-int write_page(HistoryStore& store, const Args& a) {
+int write_page(HistoryStore& store, const Args& a, const HistoryOptions& own) {
   HistoryMetric metric;
-  auto trends = trends_asked(store, a, &metric);
+  auto trends = trends_asked(store, a, own, &metric);
   if (!trends) return fail(trends.error());
-  auto page = write_history_page(a.out_given ? a.out_dir : "history-report", *trends, store.path(), a.by_version);
+  auto page = write_history_page(a.out_given ? a.out_dir : "history-report", *trends, store.path(), own.by_version);
   if (!page) return fail(with_context(page.error(), "history report"));
   std::cout << "history report: " << *page << " (" << trends->size() << " chart(s))\n";
   return 0;
 }
 
-int check(HistoryStore& store, const Args& a) {
-  auto metric = history_metric(a.metric.empty() ? "gbps" : a.metric);
+int check(HistoryStore& store, const Args& a, const HistoryOptions& own) {
+  auto metric = history_metric(own.metric.empty() ? "gbps" : own.metric);
   if (!metric) return fail(metric.error());
   CheckQuery q{a.products.empty() ? "" : a.products.front(), a.test, metric->key, a.threshold.value_or(0.05)};
   auto trends = load_trends(store, TrendQuery{q.product, q.test, metric->key, /*by_version=*/false}, *metric);
@@ -149,8 +180,8 @@ int check(HistoryStore& store, const Args& a) {
   return o.exit_code;
 }
 
-int export_runs(HistoryStore& store, const Args& a) {
-  if (!a.jsonl) return usage_error("history", "history export writes JSON lines: give --jsonl");
+int export_runs(HistoryStore& store, const Args& a, const HistoryOptions& own) {
+  if (!own.jsonl) return usage_error("history", "history export writes JSON lines: give --jsonl");
   if (!a.out_given) {
     auto n = export_jsonl(store, std::cout);
     if (!n) return fail(n.error());
@@ -170,6 +201,8 @@ int export_runs(HistoryStore& store, const Args& a) {
 const std::vector<std::string> kHistorySubverbs = {"import", "export", "report", "check"};
 
 int cmd_history(const Args& a) {
+  HistoryOptions own;
+  if (auto code = parse_own("history", kHistoryOptions, a, &own)) return *code;
   const std::string sub = a.positional.empty() ? "" : a.positional[0];
   if (!sub.empty() && std::find(kHistorySubverbs.begin(), kHistorySubverbs.end(), sub) == kHistorySubverbs.end()) {
     std::string known;
@@ -186,11 +219,12 @@ int cmd_history(const Args& a) {
   auto store = open_history(a.history_path, sub == "import" ? HistoryAccess::read_write : HistoryAccess::read_only);
   if (!store) return fail(store.error());
   if (sub == "import")
-    return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()), a.replace);
-  if (sub == "export") return export_runs(*store, a);
-  if (sub == "report") return write_page(*store, a);
-  if (sub == "check") return check(*store, a);
-  if (!a.products.empty() || !a.test.empty() || !a.metric.empty() || a.by_version) return show_series(*store, a);
+    return import_runs(*store, std::vector<std::string>(a.positional.begin() + 1, a.positional.end()), own.replace);
+  if (sub == "export") return export_runs(*store, a, own);
+  if (sub == "report") return write_page(*store, a, own);
+  if (sub == "check") return check(*store, a, own);
+  if (!a.products.empty() || !a.test.empty() || !own.metric.empty() || own.by_version)
+    return show_series(*store, a, own);
   return list_runs(*store, a.json);
 }
 
@@ -225,6 +259,7 @@ extern const Verb kHistoryVerb = {
      {"--product", "the product (or build NAME@VERSION) whose series to show or check"},
      {"--threshold",
       "check: a regression is worse by more than X (default 0.05) with its interval wholly on the worse side"}},
-    [](const std::vector<std::string>& p) { return first_word_of(p, kHistorySubverbs); }};
+    [](const std::vector<std::string>& p) { return first_word_of(p, kHistorySubverbs); },
+    own_options(kHistoryOptions)};
 
 }  // namespace vpnlab

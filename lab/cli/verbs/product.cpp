@@ -140,16 +140,33 @@ Result<std::string> new_product(const std::string& products_path, const std::str
   return dest;
 }
 
+namespace {
+
+// The options only `product new` takes (--from is shared with run and plan).
+struct ProductOptions {
+  std::string binary;  // --binary PATH
+};
+
+const std::vector<Option<ProductOptions>> kProductOptions = {
+    {"--binary", "PATH",
+     "product new: your build (an absolute path), run where the --from product runs its main binary",
+     set_text<&ProductOptions::binary>},
+};
+
+}  // namespace
+
 int cmd_product(const Args& a) {
+  ProductOptions own;
+  if (auto code = parse_own("product", kProductOptions, a, &own)) return *code;
   if (a.positional.size() != 2 || a.positional[0] != "new")
     return usage_error("product", "expected 'product new NAME --from PRODUCT --binary /path/to/your/build'");
-  if (a.from_dir.empty() || a.binary.empty())
+  if (a.from_dir.empty() || own.binary.empty())
     return usage_error("product", "'product new' needs --from PRODUCT and --binary PATH");
   const std::string into = user_products_dir();
-  auto dest = new_product(products_path(own_binary_dir()), into, a.positional[1], a.from_dir, a.binary);
+  auto dest = new_product(products_path(own_binary_dir()), into, a.positional[1], a.from_dir, own.binary);
   if (!dest) return fail(dest.error());
   std::cout << "product '" << a.positional[1] << "' written to " << *dest << " (from '" << a.from_dir << "', running "
-            << a.binary << ")\nrun it: vpnlab run topologies/quick.toml --product " << a.positional[1] << "\n";
+            << own.binary << ")\nrun it: vpnlab run topologies/quick.toml --product " << a.positional[1] << "\n";
   return 0;
 }
 
@@ -163,6 +180,7 @@ extern const Verb kProductVerb = {
     {"--from", "--binary"},
     cmd_product,
     {},
-    [](const std::vector<std::string>& p) { return first_word_of(p, {"new"}); }};
+    [](const std::vector<std::string>& p) { return first_word_of(p, {"new"}); },
+    own_options(kProductOptions)};
 
 }  // namespace vpnlab

@@ -40,14 +40,26 @@ int run_exit_code(const Completeness& c, const std::string& run_dir) {
   return 0;
 }
 
+// The options only `run` takes.
+struct RunVerbOptions {
+  std::string rows_jsonl;  // --rows-jsonl FILE|-: every row as a JSON line
+};
+
+const std::vector<Option<RunVerbOptions>> kRunOptions = {
+    {"--rows-jsonl", "FILE",
+     "run: also write every row, as it goes into results.csv, as one JSON object per line to FILE ('-': stdout, "
+     "and the table goes to stderr); a stream that fails ends with a warning, the run goes on",
+     set_text<&RunVerbOptions::rows_jsonl>},
+};
+
 // The usage errors of `run`, before anything is planned (exit 2).
-std::optional<int> run_usage(const Args& a) {
+std::optional<int> run_usage(const Args& a, const RunVerbOptions& own) {
   if (a.from_dir.empty() && a.positional.size() != 1)
     return usage_error("run", "give one topology file (or --from RUN_DIR)");
   if (!a.from_dir.empty() && !a.positional.empty())
     return usage_error("run", "--from RUN_DIR takes the topology of that run: give no file");
   if (auto code = sampling_usage(a, "run")) return *code;
-  if (a.json && a.rows_jsonl == "-")
+  if (a.json && own.rows_jsonl == "-")
     return usage_error("run", "--json and --rows-jsonl - both write to stdout: give --rows-jsonl a file");
   // --from repeats a run exactly: an option that would change it is refused, not ignored.
   if (!a.from_dir.empty())
@@ -115,8 +127,9 @@ void announce(const Args& a, const Plan& plan, const RunOptions& opts) {
 
 // The table and its notes. With --json (or rows on stdout), stdout holds only JSON; what a
 // person reads goes to stderr.
-void print_outcome(const Args& a, const RunReport& report, const RunOutputs& outputs, const std::string& run_dir) {
-  std::ostream& out = a.json || a.rows_jsonl == "-" ? std::cerr : std::cout;
+void print_outcome(const Args& a, const RunVerbOptions& own, const RunReport& report, const RunOutputs& outputs,
+                   const std::string& run_dir) {
+  std::ostream& out = a.json || own.rows_jsonl == "-" ? std::cerr : std::cout;
   out << "\n" << outputs.summary;
   if (report.sampling)
     if (auto env = read_environment(run_dir, /*required=*/false); env) out << sampling_line(*env) << "\n";
@@ -145,14 +158,14 @@ int outcome_code(const RunReport& report, const RunOutputs& outputs, const std::
 }
 
 // What the command line asked, as the use case takes it.
-RunInput run_input(const Args& a) {
+RunInput run_input(const Args& a, const RunVerbOptions& own) {
   RunInput in;
   in.request = request_of(a, a.from_dir.empty() ? a.positional[0] : "");
   in.sampling = sampling_request_of(a, /*rerun=*/!a.from_dir.empty());
   in.from_dir = a.from_dir.empty() ? "" : run_dir_arg(a.from_dir);
   in.resume_dir = a.resume_dir.empty() ? "" : run_dir_arg(a.resume_dir);
   in.out_dir = a.out_dir;
-  in.rows_jsonl = a.rows_jsonl;
+  in.rows_jsonl = own.rows_jsonl;
   in.no_build = a.no_build;
   in.no_history = a.no_history;
   in.history_path = a.history_path;
@@ -161,8 +174,10 @@ RunInput run_input(const Args& a) {
 }
 
 int cmd_run(const Args& a) {
-  if (auto code = run_usage(a)) return *code;
-  RunInput input = run_input(a);
+  RunVerbOptions own;
+  if (auto code = parse_own("run", kRunOptions, a, &own)) return *code;
+  if (auto code = run_usage(a, own)) return *code;
+  RunInput input = run_input(a, own);
   auto planned = plan_run(&input);
   if (!planned) return fail(planned.error());
   // Products are as given (NAME@TAG=/path too); rows carry the name before '='.
@@ -173,7 +188,7 @@ int cmd_run(const Args& a) {
   if (!need_root("run")) return kExitError;
   RunHooks hooks;
   hooks.announce = [&](const Plan& plan, const RunOptions& opts) { announce(a, plan, opts); };
-  hooks.finished = [&](const RunOutcome& o) { print_outcome(a, o.report, o.outputs, o.run_dir); };
+  hooks.finished = [&](const RunOutcome& o) { print_outcome(a, own, o.report, o.outputs, o.run_dir); };
   auto outcome = execute_run(&input, std::move(*planned), hooks);
   if (!outcome) return fail(outcome.error());
   if (outcome->stopped_in_build) return kExitInterrupted;
@@ -206,6 +221,9 @@ extern const Verb kRunVerb = {
     {"--product",    "--test",    "--samples",    "--duration", "--out",        "--keys",      "--resume", "--no-pin",
      "--sequential", "--from",    "--precision",  "--max-time", "--min-rounds", "--force",     "--vs",     "--sort",
      "--backend",    "--history", "--no-history", "--no-build", "--json",       "--rows-jsonl"},
-    cmd_run};
+    cmd_run,
+    {},
+    nullptr,
+    own_options(kRunOptions)};
 
 }  // namespace vpnlab

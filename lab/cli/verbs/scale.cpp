@@ -124,9 +124,34 @@ int run_scale(const ScaleRequest& request) {
   return 0;
 }
 
+// The options only `scale` takes.
+struct ScaleOptions {
+  std::vector<int> nodes;  // --nodes 5,25: mesh sizes
+};
+
+// "5,25" -> {5, 25}; the scale file's parser checks each size's range.
+Refusal parse_nodes(ScaleOptions& into, const std::string& v) {
+  size_t at = 0;
+  while (at <= v.size()) {
+    size_t comma = v.find(',', at);
+    auto n = whole_int(v.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (!n || *n < 3 || *n > 1000) return "--nodes '" + v + "': give mesh sizes from 3 up, e.g. --nodes 5,25";
+    into.nodes.push_back(*n);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return {};
+}
+
+const std::vector<Option<ScaleOptions>> kScaleOptions = {
+    {"--nodes", "N[,N]...", "scale: these mesh sizes instead of the file's [scale] nodes", parse_nodes},
+};
+
 int cmd_scale(const Args& a) {
+  ScaleOptions own;
+  if (auto code = parse_own("scale", kScaleOptions, a, &own)) return *code;
   if (a.positional.size() != 1) return usage_error("scale", "give one scale file (e.g. topologies/mesh-scale.toml)");
-  return run_scale(ScaleRequest{a.positional[0], a.products, a.nodes, a.out_dir});
+  return run_scale(ScaleRequest{a.positional[0], a.products, own.nodes, a.out_dir});
 }
 
 }  // namespace
@@ -143,6 +168,9 @@ extern const Verb kScaleVerb = {
     "reason.\n"
     "Exit codes: 0 every row complete; 5 some row failed (the table says why); 1 error; 130 interrupted.",
     {"--product", "--nodes", "--out"},
-    cmd_scale};
+    cmd_scale,
+    {},
+    nullptr,
+    own_options(kScaleOptions)};
 
 }  // namespace vpnlab

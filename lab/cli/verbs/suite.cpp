@@ -96,7 +96,28 @@ int cmd_suite_diff(const Args& a) {
   return kExitOk;
 }
 
+// The options only `suite` takes.
+struct SuiteOptions {
+  std::optional<double> budget_s;  // --budget 20m
+};
+
+Refusal parse_suite_budget(SuiteOptions& into, const std::string& v) {
+  into.budget_s = parse_budget(v);
+  if (!into.budget_s || *into.budget_s < 60 || *into.budget_s > kMaxBudgetSeconds)
+    return "--budget '" + v + "' is not a duration from 1m to 168h (e.g. 20m, 2h)";
+  return {};
+}
+
+const std::vector<Option<SuiteOptions>> kSuiteOptions = {
+    {"--budget", "D",
+     "suite: the whole suite's time (e.g. 20m, 2h), shared among its scenarios (default: the file's budget, else "
+     "20m)",
+     parse_suite_budget},
+};
+
 int cmd_suite(const Args& a) {
+  SuiteOptions own;
+  if (auto code = parse_own("suite", kSuiteOptions, a, &own)) return *code;
   if (!a.positional.empty() && a.positional[0] == "diff") return cmd_suite_diff(a);
   if (a.positional.size() != 1) return usage_error("suite", "give one suite file (e.g. suites/seeds.toml)");
   if (!a.resume_dir.empty() && a.out_given)
@@ -107,7 +128,7 @@ int cmd_suite(const Args& a) {
   SuiteInput in{*suite,
                 a.resume_dir.empty() ? (a.out_given ? a.out_dir : "results/" + suite->name) : run_dir_arg(a.resume_dir),
                 !a.resume_dir.empty(),
-                a.budget_s,
+                own.budget_s,
                 a.no_build,
                 a.no_history,
                 a.history_path};
@@ -157,6 +178,8 @@ extern const Verb kSuiteVerb = {
     {"--budget", "--out", "--resume", "--no-build", "--history", "--no-history", "--json"},
     cmd_suite,
     {{"--resume",
-      "continue the suite whose directory is DIR: finished scenarios are kept, an interrupted one resumes its run"}}};
+      "continue the suite whose directory is DIR: finished scenarios are kept, an interrupted one resumes its run"}},
+    nullptr,
+    own_options(kSuiteOptions)};
 
 }  // namespace vpnlab

@@ -1,6 +1,7 @@
 // A verb of the command line: one file per verb in this folder (with a header of the same
 // name where a test or the help uses more of it: product.h, schema.h), each defining its entry
-// (name, synopsis, help, the options it takes from lab/cli/args.h's table, and what runs);
+// (name, synopsis, help, the options it takes: shared ones from lab/cli/args.h's table by
+// name, its own in its file's table; and what runs);
 // verb_table.cpp lists them in the order `vpnlab --help` prints them. main.cpp only
 // dispatches. A new verb: its file, its line in verb_table.cpp, its line in CMakeLists.txt.
 #pragma once
@@ -18,6 +19,8 @@ struct Verb {
   const char* name;
   const char* synopsis;
   const char* help;
+  // The options it takes, in the order its --help lists them: shared ones (args.h's table)
+  // and its own (own_options).
   std::vector<std::string> options;
   int (*run)(const Args&);
   // An option whose meaning differs for this verb: its help here, not the shared table's.
@@ -25,7 +28,14 @@ struct Verb {
   // What the shell may offer as the next positional word, given those before it (option
   // values left out): sub-verbs, names; nullopt: a file. Null: always a file.
   std::optional<std::vector<std::string>> (*complete)(const std::vector<std::string>& positional) = nullptr;
+  // The options only this verb takes: own_options() of its file's table, whose parsers set
+  // the verb's own options struct (parse_own, first thing in its body).
+  OwnOptions own = {};
 };
+
+// An option `v` takes, as its help shows it: its own, else the shared table's; null if it
+// takes none of that name.
+std::optional<OptionText> verb_option(const Verb& v, const std::string& name);
 
 // A verb's sub-verbs (image build, history check): offered as its first positional word,
 // files after it.

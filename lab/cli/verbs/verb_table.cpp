@@ -1,5 +1,7 @@
 #include "lab/cli/verbs/verb.h"
 
+#include <algorithm>
+
 namespace vpnlab {
 
 // Each defined in its own file of this folder.
@@ -19,6 +21,14 @@ const Verb* find_verb(const std::string& name) {
   for (const Verb* v : verb_table())
     if (name == v->name) return v;
   return nullptr;
+}
+
+std::optional<OptionText> verb_option(const Verb& v, const std::string& name) {
+  if (std::find(v.options.begin(), v.options.end(), name) == v.options.end()) return std::nullopt;
+  for (const auto& o : v.own.texts)
+    if (name == o.name) return o;
+  if (const OptionDef* o = option_def(name)) return o->text();
+  return std::nullopt;
 }
 
 std::string run_dir_arg(std::string dir) {
