@@ -354,4 +354,20 @@ json cleanup_json(bool dry_run, const std::vector<std::string>& remote, const st
   return {{"schema", kJsonSchema}, {"dry_run", dry_run}, {"remote", remote}, {"local", local}};
 }
 
+json image_json(const std::string& action, const std::string& cache, const std::vector<Image>& images,
+                std::optional<int> removed) {
+  json list = json::array();
+  for (const auto& im : images)
+    list.push_back({{"name", im.name},
+                    {"key", im.key},
+                    {"dir", im.dir},
+                    {"kernel_release", im.kernel_release},
+                    {"kernel_package", im.kernel_package},
+                    {"build_s", im.build_s},
+                    {"cached", im.cached}});
+  json j = {{"schema", kJsonSchema}, {"action", action}, {"cache", cache}, {"images", list}};
+  if (removed) j["removed"] = *removed;
+  return j;
+}
+
 }  // namespace vpnlab

@@ -11,6 +11,7 @@
 #include "lab/app/run_compare.h"
 #include "lab/app/run_diff.h"
 #include "lab/app/run_outputs.h"
+#include "lab/backends/vm/image.h"
 #include "lab/history/history_check.h"
 #include "lab/history/history_store.h"
 #include "lab/history/trend.h"
@@ -40,6 +41,11 @@ nlohmann::json validate_json(const std::string& file, const Plan& plan);
 // hosts (`remote`) and on this machine (`local`), one line per object.
 nlohmann::json cleanup_json(bool dry_run, const std::vector<std::string>& remote,
                             const std::vector<std::string>& local);
+
+// `image build|list|clean --json`: the action, the cache, the images it built or found (build:
+// the one; list: every one, by name) and, for clean, how many it removed.
+nlohmann::json image_json(const std::string& action, const std::string& cache, const std::vector<Image>& images,
+                          std::optional<int> removed);
 
 nlohmann::json diff_json(const DiffOutcome& diff, const Thresholds& thresholds);
 

@@ -111,6 +111,9 @@ json validate.json "$vpnlab" validate "$src/topologies/bridge3.toml" --json
 json cleanup.json "$vpnlab" cleanup --dry-run --json
 validate validate "$tmp/validate.json"
 validate cleanup "$tmp/cleanup.json"
+# image list: the cache as it is (read only; empty on a machine without guest images).
+json image.json "$vpnlab" image list --json
+validate image "$tmp/image.json"
 
 # A scorecard: the golden runs as a finished suite's two scenarios (suites/quick.toml's names),
 # so 'suite --resume' measures nothing and writes scorecard.json from their rows.
@@ -134,6 +137,7 @@ validate suite-diff "$tmp/suite-diff.json"
 validate plan "$src/tests/data/json/plan-quick.json"
 validate validate "$src/tests/data/json/validate-quick.json"
 validate cleanup "$src/tests/data/json/cleanup.json"
+validate image "$src/tests/data/json/image.json"
 validate products "$src/tests/data/json/products.json"
 validate diff "$src/tests/data/json/diff.json"
 validate schema "$src/tests/data/json/schema-results-csv.json"

@@ -113,6 +113,22 @@ TEST(Json, CleanupListsEachSideItsLines) {
                 cleanup_json(true, {"h1: would remove namespace vpnlab-x-a"}, {"would remove namespace vpnlab-y-b"}));
 }
 
+TEST(Json, ImageListingNamesEachImageItsKernelAndItsFolder) {
+  Image im;
+  im.name = "debian12";
+  im.key = "53ee667d";
+  im.dir = "/var/cache/vpnlab/images/debian12-53ee667d";
+  im.kernel_release = "6.1.0-57-amd64";
+  im.kernel_package = "linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb";
+  im.build_s = 5.5;
+  im.cached = true;
+  expect_golden("image.json", image_json("list", "/var/cache/vpnlab", {im}, std::nullopt));
+  const nlohmann::json cleaned = image_json("clean", "/tmp/cache", {}, 2);
+  EXPECT_EQ(cleaned["removed"], 2);
+  EXPECT_TRUE(cleaned["images"].empty());
+  EXPECT_FALSE(image_json("list", "/tmp/cache", {}, std::nullopt).contains("removed"));
+}
+
 TEST(Json, ProductsListingMatchesTheGoldenFile) {
   setenv("VPNLAB_CACHE", "/nonexistent/vpnlab-cache", 1);  // the same listing on every machine: nothing built
   auto spec = load_product(VPNLAB_PRODUCTS_DIR, "wireguard-go");

@@ -12,7 +12,7 @@
 #include "lab/backends/vm/domain_xml.h"
 #include "lab/backends/vm/guest_lab.h"
 #include "lab/backends/vm/guest_runtime.h"
-#include "lab/backends/vm/image_command.h"
+#include "lab/backends/vm/image_recipe.h"
 #include "lab/base/fs_util.h"
 
 namespace vpnlab {

@@ -1,7 +1,7 @@
-// `vpnlab image build [RECIPE] [--rebuild]`, `image list`, `image clean`.
+// Which recipe a guest image is made from: the default, or a topology's `image` (what
+// `vpnlab image build` and the VM backend both resolve).
 #pragma once
 #include <string>
-#include <vector>
 
 namespace vpnlab {
 
@@ -9,6 +9,5 @@ namespace vpnlab {
 std::string default_image_recipe();
 // A topology's `image`: a name in images/ ("debian12-rootfs") or a path to a recipe.
 std::string image_recipe_path(const std::string& image);
-int image_command(const std::vector<std::string>& positional, bool rebuild);
 
 }  // namespace vpnlab
