@@ -11,7 +11,11 @@
 #include <regex>
 
 #include "lab/base/bounds.h"
+#include "lab/base/fs_util.h"
 #include "lab/base/wrap_text.h"
+#include "lab/model/backend_traits.h"
+#include "lab/model/install_layout.h"
+#include "lab/model/product_spec.h"
 #include "lab/model/toml_reader.h"
 #include "lab/model/topology.h"
 
@@ -34,6 +38,14 @@ std::optional<double> whole_double(const std::string& v) {
 }
 
 namespace {
+
+// What completion offers after --product, --vs and --backend.
+std::vector<std::string> product_names() { return list_products(products_path(own_binary_dir())); }
+std::vector<std::string> product_choices() {
+  std::vector<std::string> names = {"all", "all-plain"};
+  for (auto& p : product_names()) names.push_back(std::move(p));
+  return names;
+}
 
 // Each option's parser: sets its field of Args, or says why the value is refused (a usage
 // error, exit 2). The bounds are those of the topology file's own keys.
@@ -128,7 +140,8 @@ void add_run_options(std::vector<OptionDef>* o) {
        [](Args& a, const std::string& v) {
          a.products.push_back(v);
          return std::string();
-       }},
+       },
+       product_choices},
       {"--samples", "N", "samples per test, 1 to 1000 (default: [bench] samples)", parse_samples},
       {"--duration", "D", "seconds per sample, 1s to 3600s, e.g. 10s (default: [bench] duration)",
        parse_duration_option},
@@ -143,7 +156,7 @@ void add_run_options(std::vector<OptionDef>* o) {
       {"--backend", "B",
        "netns, vm or hosts instead of [lab] backend (one file serves all: [[host]] and node hosts are used by 'hosts' "
        "only)",
-       parse_backend},
+       parse_backend, backend_names},
       {"--no-pin", "", "pin nothing (daemons, iperf3, softirq), to show what pinning changes", set_flag<&Args::no_pin>},
       {"--sequential", "", "all samples of one product, then the next (default: interleaved rounds)",
        set_flag<&Args::sequential>},
@@ -189,11 +202,14 @@ void add_reading_options(std::vector<OptionDef>* o) {
       {"--vs", "PRODUCT",
        "add a 'vs PRODUCT' block to the table (and the report's pairwise chart): every other product over PRODUCT, "
        "round-paired, with 95 % intervals and verdicts (as 'vpnlab compare')",
-       set_text<&Args::vs>},
+       set_text<&Args::vs>, product_names},
       {"--sort", "ORDER",
        "the table's rows within each test: fastest (default: the highest median Gbit/s first) or file (as the products "
        "ran)",
-       parse_sort},
+       parse_sort,
+       [] {
+         return std::vector<std::string>{"fastest", "file"};
+       }},
       {"--force", "",
        "diff: compare runs of different topologies or pinning anyway (every difference is printed above the verdicts); "
        "run, plan: measure a sweep whose points the time budget cannot give 3 rounds",

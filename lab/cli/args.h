@@ -59,6 +59,9 @@ struct OptionText {
   const char* name;
   const char* value;
   const char* help;
+  // What bash completion offers as its value (null: a directory when the value's name says
+  // DIR, else a file).
+  std::vector<std::string> (*values)() = nullptr;
 };
 
 // An option and its parser, which sets its field of T: the shared Args (option_defs()), or
@@ -69,7 +72,8 @@ struct Option {
   const char* value;
   const char* help;
   Refusal (*parse)(T& into, const std::string& value);
-  OptionText text() const { return {name, value, help}; }
+  std::vector<std::string> (*values)() = nullptr;  // as OptionText's
+  OptionText text() const { return {name, value, help, values}; }
 };
 
 // The parsers of a flag and of a value taken as it is, for any options struct:

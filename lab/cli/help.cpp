@@ -4,12 +4,8 @@
 #include <iostream>
 #include <regex>
 
-#include "lab/app/backends.h"
 #include "lab/base/exit_codes.h"
-#include "lab/base/fs_util.h"
 #include "lab/base/wrap_text.h"
-#include "lab/model/install_layout.h"
-#include "lab/model/product_spec.h"
 
 namespace vpnlab {
 
@@ -95,11 +91,8 @@ int cmd_complete(const std::vector<std::string>& words_in) {
   if (!verb) return 0;
   const std::string prev = words[cword - 2];
   if (const auto o = verb_option(*verb, prev); o && *o->value) {
-    if (prev == "--product" || prev == "--vs") {
-      if (prev == "--product") offer("all"), offer("all-plain");
-      for (const auto& p : list_products(products_path(own_binary_dir()))) offer(p);
-    } else if (prev == "--backend") {
-      for (const auto& b : backend_names()) offer(b);
+    if (o->values) {
+      for (const auto& v : o->values()) offer(v);
     } else if (std::string(o->value).find("DIR") != std::string::npos) {
       std::cout << "_dirs\n";
     }

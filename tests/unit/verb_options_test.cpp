@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lab/cli/args.h"
+#include "lab/cli/help.h"
 #include "lab/cli/verbs/verb.h"
 
 using namespace vpnlab;
@@ -123,4 +124,20 @@ TEST(VerbOptions, AVerbsOwnOptionsAreKeptAsGivenThenParsedByItsTable) {
   EXPECT_FALSE(parse_args("scale", {"--nodes"}, scale.options, scale.own.texts));
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "vpnlab: error: --nodes needs a value\nhint: see 'vpnlab scale --help'\n");
+}
+
+// Completion offers an option's values from its table entry, shared or own: no option is
+// special-cased by name in help.cpp.
+TEST(VerbOptions, CompletionOffersTheValuesAnOptionsEntryLists) {
+  auto complete = [](std::vector<std::string> words) {
+    testing::internal::CaptureStdout();
+    cmd_complete(words);
+    return testing::internal::GetCapturedStdout();
+  };
+  EXPECT_EQ(complete({"3", "history", "--by", ""}), "date\nversion\n");
+  EXPECT_EQ(complete({"3", "report", "--sort", "f"}), "fastest\nfile\n");
+  EXPECT_EQ(complete({"3", "run", "--backend", ""}), "netns\nvm\nhosts\n");
+  EXPECT_EQ(complete({"3", "history", "--metric", "ra"}), "ratio\n");
+  EXPECT_EQ(complete({"3", "run", "--out", ""}), "_dirs\n");
+  EXPECT_EQ(complete({"3", "run", "--duration", ""}), "") << "a value to type: nothing offered";
 }

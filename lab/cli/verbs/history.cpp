@@ -19,6 +19,7 @@
 #include "lab/history/history_jsonl.h"
 #include "lab/history/history_page.h"
 #include "lab/history/history_store.h"
+#include "lab/record/metrics.h"
 
 namespace vpnlab {
 
@@ -115,10 +116,17 @@ const std::vector<Option<HistoryOptions>> kHistoryOptions = {
     {"--metric", "M",
      "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, "
      "daemon_rss_kb, latency_p99_ms, tps, ...)",
-     set_text<&HistoryOptions::metric>},
+     set_text<&HistoryOptions::metric>,
+     [] {
+       std::vector<std::string> keys = {"ratio"};
+       for (const auto& c : metric_columns()) keys.push_back(c.key);
+       return keys;
+     }},
     {"--by", "AXIS",
-     "history: order points by date (default) or version (one series per product across its builds NAME@TAG)",
-     parse_by},
+     "history: order points by date (default) or version (one series per product across its builds NAME@TAG)", parse_by,
+     [] {
+       return std::vector<std::string>{"date", "version"};
+     }},
     {"--jsonl", "", "history export: one JSON object per run per line (history import FILE.jsonl reads it back)",
      set_flag<&HistoryOptions::jsonl>},
 };
