@@ -68,13 +68,15 @@ Result<HistoryMetric> history_metric(const std::string& key) {
   if (key == "ratio") return ratio_metric();
   for (const auto& c : metric_columns())
     if (c.key == key) return HistoryMetric{c.key, c.title, c.higher_is_better, c.better, c.worse};
-  return make_error("'" + key + "' is not a metric the history has", "give --metric one of: " + history_metric_keys());
+  std::string keys;
+  for (const auto& k : history_metric_keys()) keys += (keys.empty() ? "" : ", ") + k;
+  return make_error("'" + key + "' is not a metric the history has", "give --metric one of: " + keys);
 }
 
-std::string history_metric_keys() {
-  std::string o = "ratio";
-  for (const auto& c : metric_columns()) o += ", " + c.key;
-  return o;
+std::vector<std::string> history_metric_keys() {
+  std::vector<std::string> keys = {"ratio"};
+  for (const auto& c : metric_columns()) keys.push_back(c.key);
+  return keys;
 }
 
 TrendBuilder::TrendBuilder(TrendQuery query, HistoryMetric metric)

@@ -24,7 +24,8 @@ struct HistoryMetric {
 };
 // "ratio" (to the same run's baseline) and every results.csv metric (lab/record/metrics.h).
 Result<HistoryMetric> history_metric(const std::string& key);
-std::string history_metric_keys();  // for messages: "ratio, gbps, cpu_s_per_gbit, ..."
+// Their keys: "ratio", "gbps", "cpu_s_per_gbit", ... (messages, completion of --metric).
+std::vector<std::string> history_metric_keys();
 
 // The level of each point's interval.
 inline constexpr double kTrendPointLevel = 0.95;

@@ -19,7 +19,7 @@
 #include "lab/history/history_jsonl.h"
 #include "lab/history/history_page.h"
 #include "lab/history/history_store.h"
-#include "lab/record/metrics.h"
+#include "lab/history/trend.h"
 
 namespace vpnlab {
 
@@ -116,12 +116,7 @@ const std::vector<Option<HistoryOptions>> kHistoryOptions = {
     {"--metric", "M",
      "history: the figure followed (default gbps; 'ratio' = to the same run's baseline; others: cpu_s_per_gbit, "
      "daemon_rss_kb, latency_p99_ms, tps, ...)",
-     set_text<&HistoryOptions::metric>,
-     [] {
-       std::vector<std::string> keys = {"ratio"};
-       for (const auto& c : metric_columns()) keys.push_back(c.key);
-       return keys;
-     }},
+     set_text<&HistoryOptions::metric>, history_metric_keys},
     {"--by", "AXIS",
      "history: order points by date (default) or version (one series per product across its builds NAME@TAG)", parse_by,
      [] {
